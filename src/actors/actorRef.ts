@@ -1,0 +1,126 @@
+/**
+ * A node actor: one mailbox, one behaviour handling one message at a time. The mailbox
+ * belongs to the ref, so messages queued while the behaviour restarts are not lost; the
+ * behaviour (the actor's working state) is rebuilt by its factory on restart.
+ * Ingress is bounded: beyond `capacity` queued messages `send`/`ask` reject at once.
+ */
+export interface Behavior<M> {
+  handle(msg: M): Promise<unknown>;
+  stop?(): Promise<void>;
+}
+
+interface Envelope<M> {
+  msg: M | { type: '__fault'; error: Error };
+  resolve(v: unknown): void;
+  reject(e: unknown): void;
+}
+
+export class MailboxFullError extends Error {
+  constructor(actor: string) {
+    super(`${actor} mailbox is full`);
+  }
+}
+
+export class ActorStoppedError extends Error {
+  constructor(actor: string) {
+    super(`${actor} is stopped`);
+  }
+}
+
+export class ActorRef<M extends { type: string }> {
+  private queue: Envelope<M>[] = [];
+  private behavior: Behavior<M> | null = null;
+  private draining = false;
+  private stopped = false;
+  private current: Promise<unknown> = Promise.resolve();
+  /** Set by the supervisor: called when the behaviour throws. */
+  onCrash: (err: unknown) => void = () => {};
+  processed = 0;
+  dropped = 0;
+
+  constructor(
+    readonly name: string,
+    readonly capacity = 100_000,
+  ) {}
+
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  get running(): boolean {
+    return this.behavior !== null;
+  }
+
+  /** Installs a (new) behaviour and resumes the mailbox. */
+  attach(b: Behavior<M>): void {
+    this.behavior = b;
+    this.stopped = false;
+    void this.drain();
+  }
+
+  /** Removes the behaviour; queued messages wait for the next one. */
+  async detach(): Promise<void> {
+    const b = this.behavior;
+    this.behavior = null;
+    await b?.stop?.();
+  }
+
+  /** Stops for good: pending and future messages are rejected. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.current.catch(() => {}); // let the message in hand finish (e.g. a block being written)
+    await this.detach();
+    for (const e of this.queue.splice(0)) e.reject(new ActorStoppedError(this.name));
+  }
+
+  send(msg: M): void {
+    this.ask(msg).catch(() => {});
+  }
+
+  ask<R = unknown>(msg: M): Promise<R> {
+    return this.enqueue(msg) as Promise<R>;
+  }
+
+  /** Fault injection for tests and chaos drills: the behaviour throws `error` when it reaches it. */
+  injectFault(error = new Error(`injected fault in ${this.name}`)): Promise<unknown> {
+    return this.enqueue({ type: '__fault', error });
+  }
+
+  private enqueue(msg: Envelope<M>['msg']): Promise<unknown> {
+    if (this.stopped) return Promise.reject(new ActorStoppedError(this.name));
+    if (this.queue.length >= this.capacity) {
+      this.dropped++;
+      return Promise.reject(new MailboxFullError(this.name));
+    }
+    return new Promise((resolve, reject) => {
+      this.queue.push({ msg, resolve, reject });
+      void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      while (this.behavior && this.queue.length > 0) {
+        const b = this.behavior;
+        const e = this.queue.shift()!;
+        try {
+          if (e.msg.type === '__fault') throw (e.msg as { error: Error }).error;
+          this.current = b.handle(e.msg as M);
+          e.resolve(await this.current);
+          this.processed++;
+        } catch (err) {
+          e.reject(err);
+          // The behaviour's state may be inconsistent now: hand it to the supervisor.
+          if (this.behavior === b) {
+            this.behavior = null;
+            this.onCrash(err);
+          }
+        }
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+}

@@ -1,0 +1,80 @@
+import type { Logger } from 'pino';
+import { signHeader, txRootOf } from '../chain/block';
+import { buildBlock } from '../chain/buildBlock';
+import { MAX_TXS_PER_BLOCK, TREASURY_ADDRESS } from '../chain/params';
+import type { Address, Block, SignedTx } from '../chain/types';
+import { finalizedHeightFrom } from '../consensus/finality';
+import type { HybridKeys } from '../crypto/keys';
+import type { KvStore } from '../state/kv';
+import { StateTrie } from '../state/stateTrie';
+import type { ChainStore, Head } from '../storage/chainStore';
+import type { ActorRef, Behavior } from './actorRef';
+import type { ChainView } from './chainView';
+import type { ChainMsg, MempoolMsg } from './protocol';
+
+export interface ChainDeps {
+  kv: KvStore;
+  store: ChainStore;
+  view: ChainView;
+  mempool: ActorRef<MempoolMsg>;
+  keys: HybridKeys;
+  idleBlockMs: number;
+  log: Logger;
+}
+
+/**
+ * Producer and single writer of the chain. On each slot tick it builds a block when
+ * transactions are pending, when included transactions still wait for finality, or when
+ * the idle pace is due; then commits the block with its state nodes, indexes and head in
+ * one atomic batch, publishes the new head and tells the mempool.
+ */
+export function chainBehavior(d: ChainDeps): Behavior<ChainMsg> {
+  // Producers of the newest blocks, newest first, for the finality rule.
+  const producers: Address[] = d.view.recent.slice(-64).reverse().map((s) => s.producer);
+  let lastTxHeight = [...d.view.recent].reverse().find((s) => s.txCount > 0)?.height ?? 0;
+
+  async function produce(pending: SignedTx[][], now: number): Promise<void> {
+    const started = performance.now();
+    const parent = d.view.head;
+    const height = parent.height + 1;
+    const state = await StateTrie.open(d.kv, parent.stateRoot);
+    const built = await buildBlock(state, pending, { height, producer: d.keys.address, maxTxs: MAX_TXS_PER_BLOCK });
+    const batch = d.kv.batch();
+    const stateRoot = await state.flush(batch);
+    const header = signHeader(d.keys, {
+      height, parentHash: parent.hash, timestamp: Math.max(now, parent.timestamp + 1), producer: d.keys.address,
+      txRoot: txRootOf(built.txs), stateRoot, txCount: built.txs.length,
+    });
+    const block: Block = { header, txs: built.txs, results: built.results };
+    const finalizedHeight = finalizedHeightFrom(height, [d.keys.address, ...producers], d.view.validators.length, parent.finalizedHeight);
+    const head: Head = { height, hash: header.hash, stateRoot, finalizedHeight, timestamp: header.timestamp };
+    const touched = [d.keys.address, TREASURY_ADDRESS, ...built.txs.flatMap((t) => (t.to ? [t.from, t.to] : [t.from]))];
+    const summary = d.store.putBlock(batch, block, head, await d.store.unseen(touched), await d.store.counters());
+    await d.kv.write(batch);
+    state.settle();
+    producers.unshift(d.keys.address);
+    producers.length = Math.min(producers.length, 64);
+    if (built.txs.length > 0) lastTxHeight = height;
+    d.view.publish(head, summary);
+    d.mempool.send({ type: 'blockCommitted', height, hash: header.hash, included: built.txs.map((t) => t.id), dropped: built.dropped });
+    d.log.info(
+      { height, hash: header.hash, txs: built.txs.length, dropped: built.dropped.length, finalizedHeight, ms: Math.round(performance.now() - started) },
+      'block committed',
+    );
+  }
+
+  return {
+    async handle(msg) {
+      switch (msg.type) {
+        case 'slotTick': {
+          const pending = await d.mempool.ask<SignedTx[][]>({ type: 'collectCandidates' });
+          const head = d.view.head;
+          const awaitingFinality = lastTxHeight > head.finalizedHeight;
+          const idleDue = msg.now - head.timestamp >= d.idleBlockMs;
+          if (pending.length > 0 || awaitingFinality || idleDue) await produce(pending, msg.now);
+          return undefined;
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,330 @@
+import { viewAccount } from '../chain/accounts';
+import { loadSupply } from '../chain/execState';
+import { BLOCK_REWARD, CHAIN_ID, TREASURY_ADDRESS, TREASURY_REWARD } from '../chain/params';
+import type { AccountState, Address, Block, SignedTx, TxResult } from '../chain/types';
+import { parseAddress, toNative } from '../crypto/address';
+import { foldTxLifecycle, lifecycleState, STATUS_OF, type TxLifecycleState } from '../machines/txLifecycle';
+import type { Hex } from '../primitives/hex';
+import type { KvStore } from '../state/kv';
+import { StateTrie } from '../state/stateTrie';
+import type { BlockSummary, ChainStore } from '../storage/chainStore';
+import type { ActorRef } from './actorRef';
+import type { ChainView } from './chainView';
+import type { MempoolLookup, MempoolMsg } from './protocol';
+
+/** JSON shapes served by the HTTP API (and reused by the JSON-RPC layer). */
+export interface AccountView {
+  address: Address;
+  native: string;
+  balance: string;
+  staked: string;
+  nonce: number;
+  nextNonce: number;
+  energy: number;
+  feeExempt: boolean;
+  isValidator: boolean;
+  tokens: unknown[];
+}
+
+export type TxSummary = Omit<SignedTx, 'publicKeys' | 'signatures'> & {
+  fromNative: string;
+  toNative: string | null;
+  status: string;
+  blockHeight?: number;
+  blockHash?: Hex;
+  index?: number;
+  result?: TxResult;
+  reason?: string;
+};
+
+export type TxRecord = TxSummary & Pick<SignedTx, 'publicKeys' | 'signatures'> & { lifecycle: TxLifecycleState; receivedAt?: number };
+
+const HOUR = 3_600_000;
+
+/**
+ * Read queries over the published head, the chain store and the mempool actor. It never
+ * writes and never holds a lock: every read is against an immutable committed root.
+ */
+export class ChainReader {
+  constructor(
+    private readonly d: { kv: KvStore; store: ChainStore; view: ChainView; mempool: ActorRef<MempoolMsg> },
+  ) {}
+
+  get head() {
+    return this.d.view.head;
+  }
+
+  stateAt(root: Hex = this.d.view.head.stateRoot): Promise<StateTrie> {
+    return StateTrie.open(this.d.kv, root);
+  }
+
+  async accountState(addr: Address): Promise<AccountState | undefined> {
+    return (await this.stateAt()).getAccount(addr);
+  }
+
+  async account(addr: Address): Promise<AccountView | undefined> {
+    const head = this.d.view.head;
+    const a = await (await this.stateAt(head.stateRoot)).getAccount(addr);
+    if (!a) return undefined;
+    const v = viewAccount(a, head.height);
+    const nextNonce = await this.d.mempool.ask<number>({ type: 'nextNonce', address: addr, accountNonce: a.nonce });
+    return {
+      address: addr, native: toNative(addr), balance: v.balance.toString(), staked: v.staked.toString(),
+      nonce: v.nonce, nextNonce, energy: Number(v.energy), feeExempt: v.feeExempt, isValidator: v.isValidator, tokens: [],
+    };
+  }
+
+  async status() {
+    const head = this.d.view.head;
+    const state = await this.stateAt(head.stateRoot);
+    const supply = await loadSupply(state);
+    const treasury = (await state.getAccount(TREASURY_ADDRESS))?.balance ?? 0n;
+    return {
+      chainId: CHAIN_ID, height: head.height, finalizedHeight: head.finalizedHeight, headHash: head.hash,
+      stateRoot: head.stateRoot, timestamp: head.timestamp,
+      supply: supply.supply.toString(), minted: supply.minted.toString(), burned: supply.burned.toString(), staked: supply.staked.toString(),
+      treasury: treasury.toString(), treasuryAddress: TREASURY_ADDRESS,
+      validators: this.d.view.validators.map((a) => ({ address: a, native: toNative(a) })),
+      blockReward: BLOCK_REWARD.toString(), treasuryReward: TREASURY_REWARD.toString(),
+    };
+  }
+
+  /** Height or 0x hash → block height, if the block exists. */
+  async resolveRef(ref: string): Promise<number | undefined> {
+    if (/^\d{1,15}$/.test(ref)) {
+      const h = Number(ref);
+      return h <= this.d.view.head.height ? h : undefined;
+    }
+    if (/^0x[0-9a-fA-F]{64}$/.test(ref)) return this.d.store.heightOfHash(ref.toLowerCase() as Hex);
+    return undefined;
+  }
+
+  async blockWithSize(height: number): Promise<{ block: Block; size: number } | undefined> {
+    const text = await this.d.store.blockText(height);
+    if (!text) return undefined;
+    return { block: JSON.parse(Buffer.from(text).toString('utf8')) as Block, size: text.byteLength };
+  }
+
+  /** The block record of /blocks/:ref: header fields, size, finality and its transactions in summary. */
+  async blockView(height: number) {
+    const b = await this.blockWithSize(height);
+    if (!b) return undefined;
+    const { header } = b.block;
+    return {
+      ...header, producerNative: toNative(header.producer), size: b.size,
+      finalized: header.height <= this.d.view.head.finalizedHeight,
+      txs: b.block.txs.map((tx, i) => this.summarize(tx, { block: b.block, index: i })),
+    };
+  }
+
+  summaryView(s: BlockSummary) {
+    return { ...s, producerNative: toNative(s.producer), finalized: s.height <= this.d.view.head.finalizedHeight };
+  }
+
+  async blocks(from: number, limit: number) {
+    return (await this.d.store.summariesDesc(Math.min(from, this.d.view.head.height), limit)).map((s) => this.summaryView(s));
+  }
+
+  /** Contiguous full blocks from `from` upwards (sync format), bounded by count and bytes. */
+  async chain(from: number, limit: number, maxBytes = 16 * 1024 * 1024): Promise<{ blocks: (Block & { size: number })[]; next: number | null }> {
+    const head = this.d.view.head.height;
+    const blocks: (Block & { size: number })[] = [];
+    let bytes = 0;
+    let h = from;
+    for (; h <= head && blocks.length < limit; h++) {
+      const b = await this.blockWithSize(h);
+      if (!b) break;
+      if (blocks.length > 0 && bytes + b.size > maxBytes) break;
+      bytes += b.size;
+      blocks.push({ ...b.block, size: b.size });
+    }
+    return { blocks, next: h <= head ? h : null };
+  }
+
+  private lifecycleOf(height: number, hash: Hex): TxLifecycleState {
+    return lifecycleState(
+      foldTxLifecycle([
+        { type: 'ADMITTED' },
+        { type: 'INCLUDED', height, blockHash: hash },
+        { type: 'FINALIZED', finalizedHeight: this.d.view.head.finalizedHeight },
+      ]),
+    );
+  }
+
+  summarize(tx: SignedTx, at?: { block: Block; index: number }): TxSummary {
+    const { publicKeys: _pk, signatures: _sig, ...fields } = tx;
+    const base = { ...fields, fromNative: toNative(tx.from), toNative: tx.to ? toNative(tx.to) : null };
+    if (!at) return { ...base, status: 'pending' };
+    const h = at.block.header;
+    return {
+      ...base, status: STATUS_OF[this.lifecycleOf(h.height, h.hash)], blockHeight: h.height, blockHash: h.hash,
+      index: at.index, result: at.block.results[at.index],
+    };
+  }
+
+  /** GET /tx/:id — from a block, else from the mempool (pending or recently dropped). */
+  async tx(id: Hex): Promise<TxRecord | undefined> {
+    const loc = await this.d.store.txLocation(id);
+    if (loc) {
+      const block = await this.d.store.block(loc.height);
+      const tx = block?.txs[loc.index];
+      if (block && tx) {
+        const lifecycle = this.lifecycleOf(block.header.height, block.header.hash);
+        return { ...this.summarize(tx, { block, index: loc.index }), lifecycle, publicKeys: tx.publicKeys, signatures: tx.signatures };
+      }
+    }
+    const m = await this.d.mempool.ask<MempoolLookup | undefined>({ type: 'lookup', id });
+    if (!m) return undefined;
+    const lifecycle = lifecycleState(m.lifecycle);
+    const reason = m.lifecycle.context.reason ?? undefined;
+    return {
+      ...this.summarize(m.tx), status: STATUS_OF[lifecycle], lifecycle, receivedAt: m.receivedAt,
+      ...(reason ? { reason } : {}), publicKeys: m.tx.publicKeys, signatures: m.tx.signatures,
+    };
+  }
+
+  async mempool(limit: number) {
+    const list = await this.d.mempool.ask<{ tx: SignedTx; receivedAt: number }[]>({ type: 'list', limit });
+    return list.map((e) => ({ ...this.summarize(e.tx), receivedAt: e.receivedAt }));
+  }
+
+  private async txsAt(locs: { height: number; index: number }[]): Promise<TxSummary[]> {
+    const cache = new Map<number, Block | undefined>();
+    const out: TxSummary[] = [];
+    for (const l of locs) {
+      if (!cache.has(l.height)) cache.set(l.height, await this.d.store.block(l.height));
+      const block = cache.get(l.height);
+      const tx = block?.txs[l.index];
+      if (block && tx) out.push(this.summarize(tx, { block, index: l.index }));
+    }
+    return out;
+  }
+
+  /** Newest first; `before` is the height of the last item of the previous page. */
+  async addressTxs(addr: Address, limit: number, before?: number) {
+    const locs = await this.d.store.addressFeed(addr, limit, before);
+    const txs = await this.txsAt(locs);
+    const last = locs[locs.length - 1];
+    return { txs, nextBefore: locs.length === limit && last ? last.height : null };
+  }
+
+  /** Newest transactions across the chain. */
+  async recentTxs(limit: number): Promise<TxSummary[]> {
+    const out: TxSummary[] = [];
+    let from = this.d.view.head.height;
+    while (out.length < limit && from >= 0) {
+      const page = await this.d.store.summariesDesc(from, 256);
+      if (page.length === 0) break;
+      for (const s of page) {
+        if (s.txCount === 0) continue;
+        const block = await this.d.store.block(s.height);
+        if (!block) continue;
+        for (let i = block.txs.length - 1; i >= 0 && out.length < limit; i--) out.push(this.summarize(block.txs[i], { block, index: i }));
+        if (out.length >= limit) break;
+      }
+      from = page[page.length - 1].height - 1;
+    }
+    return out;
+  }
+
+  /** Aggregates over the address's newest `window` transactions. */
+  async analysis(addr: Address, window = 10_000) {
+    const locs = await this.d.store.addressFeed(addr, window);
+    const txs = await this.txsAt(locs);
+    let sent = 0n;
+    let received = 0n;
+    let fees = 0n;
+    const byType: Record<string, number> = {};
+    const counterparties = new Map<Address, number>();
+    for (const t of txs) {
+      byType[t.type] = (byType[t.type] ?? 0) + 1;
+      const ok = t.result?.status === 'success';
+      if (t.from === addr) {
+        if (ok) sent += BigInt(t.amount);
+        fees += BigInt(t.result?.burned ?? '0');
+        if (t.to) counterparties.set(t.to, (counterparties.get(t.to) ?? 0) + 1);
+      }
+      if (t.to === addr && t.from !== addr) {
+        if (ok) received += BigInt(t.amount);
+        counterparties.set(t.from, (counterparties.get(t.from) ?? 0) + 1);
+      }
+    }
+    return {
+      address: addr, native: toNative(addr), window, counted: txs.length,
+      counts: { total: txs.length, sent: txs.filter((t) => t.from === addr).length, received: txs.filter((t) => t.to === addr && t.from !== addr).length, failed: txs.filter((t) => t.result?.status === 'failed').length },
+      sent: sent.toString(), received: received.toString(), feesBurned: fees.toString(), byType,
+      counterparties: [...counterparties].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 20).map(([address, count]) => ({ address, native: toNative(address), count })),
+      firstSeenHeight: locs.length ? locs[locs.length - 1].height : null, lastSeenHeight: locs.length ? locs[0].height : null,
+    };
+  }
+
+  async proof(addr: Address, height?: number) {
+    const h = height ?? this.d.view.head.height;
+    const summary = await this.d.store.summary(h);
+    const block = summary ? await this.d.store.block(h) : undefined;
+    if (!block) return undefined;
+    const state = await this.stateAt(block.header.stateRoot);
+    const a = await state.getAccount(addr);
+    return {
+      address: addr, native: toNative(addr), height: h, blockHash: block.header.hash, stateRoot: block.header.stateRoot,
+      account: a ? encodeAccountJson(a) : null, proof: await state.proveAccount(addr),
+    };
+  }
+
+  /** Prefix search over addresses, blocks (height or hash) and transactions. */
+  async search(q: string, limit = 10) {
+    const results: { kind: 'address' | 'block' | 'transaction'; id: string; native?: string; height?: number }[] = [];
+    const s = q.trim();
+    const addr = parseAddress(s);
+    if (addr) results.push({ kind: 'address', id: addr, native: toNative(addr) });
+    if (/^\d{1,15}$/.test(s) && Number(s) <= this.d.view.head.height) results.push({ kind: 'block', id: s, height: Number(s) });
+    const hex = /^0x([0-9a-fA-F]{1,64})$/.exec(s)?.[1]?.toLowerCase();
+    if (hex) {
+      if (!addr && hex.length <= 40) {
+        for (const a of await this.d.store.scanHexPrefix('a', hex, limit)) results.push({ kind: 'address', id: a, native: toNative(a) });
+      }
+      for (const h of await this.d.store.scanHexPrefix('H', hex, limit)) {
+        results.push({ kind: 'block', id: h, height: await this.d.store.heightOfHash(h) });
+      }
+      for (const t of await this.d.store.scanHexPrefix('T', hex, limit)) results.push({ kind: 'transaction', id: t });
+    }
+    return results.slice(0, limit);
+  }
+
+  async stats(now: number) {
+    const head = this.d.view.head;
+    const supply = await loadSupply(await this.stateAt(head.stateRoot));
+    const counters = await this.d.store.counters();
+    const recent = this.d.view.recent;
+    const dayAgo = now - 24 * HOUR;
+    let volume = 0n;
+    let txs24h = 0;
+    let txsMinute = 0;
+    const buckets = new Map<number, { time: number; blocks: number; txs: number; volume: bigint }>();
+    for (const s of recent) {
+      if (s.timestamp < dayAgo) continue;
+      volume += BigInt(s.volume);
+      txs24h += s.txCount;
+      if (s.timestamp >= now - 60_000) txsMinute += s.txCount;
+      const t = Math.floor(s.timestamp / HOUR) * HOUR;
+      const b = buckets.get(t) ?? { time: t, blocks: 0, txs: 0, volume: 0n };
+      b.blocks++;
+      b.txs += s.txCount;
+      b.volume += BigInt(s.volume);
+      buckets.set(t, b);
+    }
+    return {
+      height: head.height, accounts: counters.accounts, transactions: counters.txs, stake: supply.staked.toString(),
+      supply: supply.supply.toString(), volume24h: volume.toString(), txs24h,
+      tps: Math.round((txsMinute / 60) * 100) / 100,
+      series: [...buckets.values()].sort((a, b) => a.time - b.time).map((b) => ({ ...b, volume: b.volume.toString() })),
+    };
+  }
+}
+
+function encodeAccountJson(a: AccountState) {
+  return {
+    balance: a.balance.toString(), staked: a.staked.toString(), nonce: a.nonce, energy: a.energy.toString(),
+    energyHeight: a.energyHeight, feeExempt: a.feeExempt, isValidator: a.isValidator, mldsaKeyHash: a.mldsaKeyHash,
+  };
+}

@@ -1,0 +1,69 @@
+import type { Logger } from 'pino';
+import type { AccountState, Address } from '../chain/types';
+import { foldTxLifecycle, type TxLifecycleSnapshot } from '../machines/txLifecycle';
+import { TxPool } from '../mempool/pool';
+import type { Hex } from '../primitives/hex';
+import type { Behavior } from './actorRef';
+import type { AdmitVerdict, MempoolLookup, MempoolMsg } from './protocol';
+
+export interface MempoolDeps {
+  pool: TxPool; // owned by the node so a restart of this actor loses no pending transaction
+  recent: Map<Hex, MempoolLookup>; // dropped/refused outcomes, bounded
+  readAccount: (addr: Address) => Promise<AccountState | undefined>; // at the current head
+  now: () => number;
+  log: Logger;
+}
+
+const RECENT_MAX = 10_000;
+
+export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg> {
+  const remember = (id: Hex, tx: MempoolLookup['tx'], receivedAt: number, lifecycle: TxLifecycleSnapshot) => {
+    d.recent.set(id, { tx, receivedAt, lifecycle });
+    if (d.recent.size > RECENT_MAX) d.recent.delete(d.recent.keys().next().value!);
+  };
+  const admitted = foldTxLifecycle([{ type: 'ADMITTED' }]);
+
+  return {
+    async handle(msg) {
+      switch (msg.type) {
+        case 'admit': {
+          const { tx } = msg;
+          const acc = await d.readAccount(tx.from);
+          const reason = d.pool.admit(tx, acc, msg.keyHash, d.now());
+          const verdict: AdmitVerdict = reason ? { accepted: false, id: tx.id, reason } : { accepted: true, id: tx.id };
+          if (reason) d.log.debug({ id: tx.id, reason }, 'tx refused');
+          return verdict;
+        }
+        case 'collectCandidates':
+          return d.pool.bySenderSorted();
+        case 'blockCommitted': {
+          for (const id of msg.included) d.pool.remove(id);
+          for (const { id, reason } of msg.dropped) {
+            const e = d.pool.get(id);
+            if (!e) continue;
+            d.pool.remove(id);
+            remember(id, e.tx, e.receivedAt, foldTxLifecycle([{ type: 'DROPPED', reason }], admitted));
+            d.log.info({ id, reason }, 'tx dropped');
+          }
+          return undefined;
+        }
+        case 'expire': {
+          for (const tx of d.pool.expire(msg.now)) {
+            remember(tx.id, tx, msg.now, foldTxLifecycle([{ type: 'DROPPED', reason: 'mempool lifetime reached' }], admitted));
+            d.log.info({ id: tx.id }, 'tx expired');
+          }
+          return undefined;
+        }
+        case 'nextNonce':
+          return d.pool.nextNonce(msg.address, msg.accountNonce);
+        case 'lookup': {
+          const e = d.pool.get(msg.id);
+          if (e) return { tx: e.tx, receivedAt: e.receivedAt, lifecycle: admitted } satisfies MempoolLookup;
+          return d.recent.get(msg.id);
+        }
+        case 'list':
+          return d.pool.list(msg.limit);
+      }
+    },
+  };
+}

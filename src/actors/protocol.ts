@@ -1,0 +1,28 @@
+import type { Address, SignedTx } from '../chain/types';
+import type { TxLifecycleSnapshot } from '../machines/txLifecycle';
+import type { Hex } from '../primitives/hex';
+
+/** Every message between node actors, as discriminated unions (commands imperative, events past tense). */
+export type MempoolMsg =
+  | { type: 'admit'; tx: SignedTx; keyHash: Hex }
+  | { type: 'collectCandidates' }
+  | { type: 'blockCommitted'; height: number; hash: Hex; included: Hex[]; dropped: { id: Hex; reason: string }[] }
+  | { type: 'expire'; now: number }
+  | { type: 'nextNonce'; address: Address; accountNonce: number }
+  | { type: 'lookup'; id: Hex }
+  | { type: 'list'; limit: number };
+
+export type ChainMsg = { type: 'slotTick'; now: number };
+
+export interface AdmitVerdict {
+  accepted: boolean;
+  id: Hex;
+  reason?: string;
+}
+
+/** What the mempool knows about a transaction it holds or recently let go. */
+export interface MempoolLookup {
+  tx: SignedTx;
+  receivedAt: number;
+  lifecycle: TxLifecycleSnapshot;
+}

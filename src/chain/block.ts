@@ -1,0 +1,63 @@
+import { addressFromPublicKey } from '../crypto/address';
+import { keccakHex } from '../crypto/hash';
+import { signHybrid, verifyHybridReference } from '../crypto/hybrid';
+import type { HybridKeys } from '../crypto/keys';
+import { canonicalBytes } from '../primitives/canonical';
+import { concatBytes, fromHex, toHex, utf8, type Hex } from '../primitives/hex';
+import { merkleRoot } from './merkle';
+import { BLOCK_DOMAIN } from './params';
+import type { Block, BlockHeader, SignedBlockHeader, SignedTx } from './types';
+
+export const ZERO_HASH: Hex = `0x${'00'.repeat(32)}`;
+export const ZERO_ADDRESS: Hex = `0x${'00'.repeat(20)}`;
+
+/** Bytes both producer signatures cover; the block hash is their keccak. */
+export function headerSigningBytes(h: BlockHeader): Uint8Array {
+  const { height, parentHash, timestamp, producer, txRoot, stateRoot, txCount } = h;
+  return concatBytes(utf8(BLOCK_DOMAIN), canonicalBytes({ height, parentHash, timestamp, producer, txRoot, stateRoot, txCount }));
+}
+
+export const headerHash = (h: BlockHeader): Hex => keccakHex(headerSigningBytes(h));
+
+export const txRootOf = (txs: SignedTx[]): Hex => merkleRoot(txs.map((t) => t.id));
+
+export function signHeader(keys: HybridKeys, h: BlockHeader): SignedBlockHeader {
+  const msg = headerSigningBytes(h);
+  const sig = signHybrid(keys, msg);
+  return {
+    ...h,
+    hash: keccakHex(msg),
+    producerKeys: { secp256k1: toHex(keys.secp256k1.publicKey), mldsa44: toHex(keys.mldsa44.publicKey) },
+    signatures: { secp256k1: toHex(sig.secp256k1), mldsa44: toHex(sig.mldsa44) },
+  };
+}
+
+/** Genesis has no producer and no signatures. */
+export function genesisHeader(h: BlockHeader): SignedBlockHeader {
+  const empty = '0x' as Hex;
+  return { ...h, hash: headerHash(h), producerKeys: { secp256k1: empty, mldsa44: empty }, signatures: { secp256k1: empty, mldsa44: empty } };
+}
+
+/** Checks hash, producer key ↔ address and both signatures (reference implementation). */
+export function verifyHeader(h: SignedBlockHeader): string | undefined {
+  const msg = headerSigningBytes(h);
+  if (keccakHex(msg) !== h.hash) return 'block hash does not match header';
+  let keyAddr: Hex;
+  try {
+    keyAddr = addressFromPublicKey(fromHex(h.producerKeys.secp256k1));
+  } catch {
+    return 'invalid producer key';
+  }
+  if (keyAddr !== h.producer) return 'producer key does not match producer';
+  const ok = verifyHybridReference(
+    msg,
+    { secp256k1: fromHex(h.producerKeys.secp256k1), mldsa44: fromHex(h.producerKeys.mldsa44) },
+    { secp256k1: fromHex(h.signatures.secp256k1), mldsa44: fromHex(h.signatures.mldsa44) },
+  );
+  return ok ? undefined : 'invalid block signature';
+}
+
+/** The block line: its JSON text, whose byte length is the block's `size`. */
+export const encodeBlock = (b: Block): string => JSON.stringify(b);
+export const decodeBlock = (s: string | Uint8Array): Block =>
+  JSON.parse(typeof s === 'string' ? s : Buffer.from(s).toString('utf8')) as Block;

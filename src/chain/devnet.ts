@@ -1,0 +1,56 @@
+import { toNative } from '../crypto/address';
+import { keccak256, keccakHex } from '../crypto/hash';
+import { deriveKeys, devSecret, DEV_SEED, type HybridKeys } from '../crypto/keys';
+import { COIN } from '../primitives/amount';
+import { toHex, utf8 } from '../primitives/hex';
+import type { GenesisSpec } from './genesis';
+import { CHAIN_ID } from './params';
+
+/**
+ * The development network: accounts and the single validator all derive from the fixed,
+ * published DEV_SEED, so every fresh node builds the same genesis. Never use on a real network.
+ */
+export const DEV_GENESIS_TIMESTAMP = 1_767_225_600_000; // 2026-01-01T00:00:00Z
+export const DEV_ACCOUNT_BALANCE = 10_000_000n * COIN;
+export const DEV_VALIDATOR_STAKE = 1_000_000n * COIN;
+
+export interface DevAccount {
+  address: string;
+  native: string;
+  secret: string;
+  secp256k1PrivateKey: string;
+}
+
+export const devValidatorSecret = (seed = DEV_SEED): Uint8Array => keccak256(utf8(`${seed}/validator/0`));
+
+export function devAccounts(count: number, seed = DEV_SEED): { keys: HybridKeys; file: DevAccount }[] {
+  return Array.from({ length: count }, (_, i) => {
+    const keys = deriveKeys(devSecret(i, seed));
+    return {
+      keys,
+      file: {
+        address: keys.address,
+        native: toNative(keys.address),
+        secret: Buffer.from(keys.secret).toString('hex'),
+        secp256k1PrivateKey: toHex(keys.secp256k1.privateKey),
+      },
+    };
+  });
+}
+
+export function devGenesis(count: number, seed = DEV_SEED): { spec: GenesisSpec; validator: HybridKeys; accounts: DevAccount[] } {
+  const accounts = devAccounts(count, seed);
+  const validator = deriveKeys(devValidatorSecret(seed));
+  const spec: GenesisSpec = {
+    chainId: CHAIN_ID,
+    timestamp: DEV_GENESIS_TIMESTAMP,
+    accounts: [
+      ...accounts.map((a) => ({ address: a.keys.address, balance: DEV_ACCOUNT_BALANCE.toString() })),
+      {
+        address: validator.address, balance: '0', staked: DEV_VALIDATOR_STAKE.toString(), isValidator: true,
+        mldsaKeyHash: keccakHex(validator.mldsa44.publicKey),
+      },
+    ],
+  };
+  return { spec, validator, accounts: accounts.map((a) => a.file) };
+}

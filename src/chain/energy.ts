@@ -1,0 +1,26 @@
+import { COIN } from '../primitives/amount';
+import { BURN_PER_ENERGY, DEFAULT_ENERGY_COST, ENERGY_COST, ENERGY_PER_STAKED_COIN, ENERGY_REGEN_BLOCKS, FREE_ENERGY } from './params';
+import type { AccountState, TxType } from './types';
+
+/** Energy cap grows with stake (DESIGN.md §4). Integer arithmetic only. */
+export function maxEnergy(a: AccountState): bigint {
+  return FREE_ENERGY + (a.staked / COIN) * ENERGY_PER_STAKED_COIN;
+}
+
+/** Energy available at `height`: linear regeneration to the cap over ENERGY_REGEN_BLOCKS. */
+export function energyAt(a: AccountState, height: number): bigint {
+  const cap = maxEnergy(a);
+  const elapsed = BigInt(Math.max(0, height - a.energyHeight));
+  const e = a.energy + (elapsed * cap) / ENERGY_REGEN_BLOCKS;
+  return e > cap ? cap : e;
+}
+
+export const energyCost = (type: TxType): bigint => ENERGY_COST[type] ?? DEFAULT_ENERGY_COST;
+
+/** What a transaction costs: the energy it consumes and the base units burned for the shortfall. */
+export function chargeFor(a: AccountState, cost: bigint, height: number): { energyUsed: bigint; burn: bigint; energyLeft: bigint } {
+  if (a.feeExempt) return { energyUsed: 0n, burn: 0n, energyLeft: energyAt(a, height) };
+  const have = energyAt(a, height);
+  const used = have >= cost ? cost : have;
+  return { energyUsed: used, burn: (cost - used) * BURN_PER_ENERGY, energyLeft: have - used };
+}

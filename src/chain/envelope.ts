@@ -1,0 +1,258 @@
+import { CairnError } from '../errors/CairnError';
+import { parseAmount } from '../primitives/amount';
+import { canonicalBytes, canonicalJson } from '../primitives/canonical';
+import { concatBytes, fromHex, isHex, toHex, utf8, type Hex } from '../primitives/hex';
+import { addressFromPublicKey, parseAddress } from '../crypto/address';
+import { keccakHex } from '../crypto/hash';
+import { MLDSA44_PUB_BYTES, signHybrid, type VerifyJob } from '../crypto/hybrid';
+import type { HybridKeys } from '../crypto/keys';
+import { CHAIN_ID, MAX_DATA_BYTES, TX_DOMAIN } from './params';
+import { TX_TYPES, type Address, type SignedTx, type TxPayload, type TxType } from './types';
+
+/**
+ * The hybrid transaction envelope (docs/PROTOCOL.md, "Transaction envelope").
+ * Signing bytes = utf8(TX_DOMAIN) ‖ RFC 8785 JSON of exactly the nine payload fields;
+ * id = keccak256(signing bytes). Signatures and keys are outside the payload, so
+ * re-signing yields the same id.
+ */
+
+const TX_DOMAIN_BYTES = utf8(TX_DOMAIN);
+const DEFAULT_FEE = '1000';
+
+/** The nine signed fields, in a fresh object so no extra property can leak into the hash. */
+function payloadFields(p: TxPayload): TxPayload {
+  return {
+    chainId: p.chainId,
+    type: p.type,
+    from: p.from,
+    to: p.to ?? null,
+    amount: p.amount,
+    nonce: p.nonce,
+    timestamp: p.timestamp,
+    fee: p.fee,
+    data: p.data === undefined ? null : p.data,
+  };
+}
+
+export const signingBytes = (p: TxPayload): Uint8Array => concatBytes(TX_DOMAIN_BYTES, canonicalBytes(payloadFields(p)));
+
+export const txId = (p: TxPayload): Hex => keccakHex(signingBytes(p));
+
+export interface TxFields {
+  type: TxType;
+  to?: Address | string | null;
+  amount?: bigint | string;
+  nonce: number;
+  timestamp?: number;
+  fee?: bigint | string;
+  data?: unknown;
+}
+
+function amountText(v: bigint | string | undefined, fallback: string, field: string): string {
+  if (v === undefined) return fallback;
+  const text = typeof v === 'bigint' ? v.toString(10) : v;
+  if (parseAmount(text) === undefined) throw new CairnError('INVALID_TX_FIELD', `${field} must be a non-negative integer`, { field });
+  return text;
+}
+
+/** Payload for `keys.address` on this chain. Throws CairnError on invalid fields (a caller bug). */
+export function buildPayload(keys: HybridKeys, fields: TxFields): TxPayload {
+  let to: Address | null = null;
+  if (fields.to !== undefined && fields.to !== null) {
+    const parsed = parseAddress(fields.to);
+    if (!parsed) throw new CairnError('INVALID_TX_FIELD', 'invalid to address', { field: 'to' });
+    to = parsed;
+  }
+  const timestamp = fields.timestamp ?? Date.now();
+  if (!Number.isSafeInteger(fields.nonce) || fields.nonce < 0) throw new CairnError('INVALID_TX_FIELD', 'nonce must be a non-negative integer', { field: 'nonce' });
+  if (!Number.isSafeInteger(timestamp) || timestamp <= 0) throw new CairnError('INVALID_TX_FIELD', 'timestamp must be a positive integer', { field: 'timestamp' });
+  const data = fields.data === undefined ? null : fields.data;
+  const problem = dataProblem(data);
+  if (problem) throw new CairnError('INVALID_TX_FIELD', problem, { field: 'data' });
+  return {
+    chainId: CHAIN_ID,
+    type: fields.type,
+    from: keys.address,
+    to,
+    amount: amountText(fields.amount, '0', 'amount'),
+    nonce: fields.nonce,
+    timestamp,
+    fee: amountText(fields.fee, DEFAULT_FEE, 'fee'),
+    data,
+  };
+}
+
+export function signTx(keys: HybridKeys, fields: TxFields): SignedTx {
+  const payload = buildPayload(keys, fields);
+  const msg = signingBytes(payload);
+  const sigs = signHybrid(keys, msg);
+  return {
+    ...payload,
+    id: keccakHex(msg),
+    publicKeys: { secp256k1: toHex(keys.secp256k1.publicKey), mldsa44: toHex(keys.mldsa44.publicKey) },
+    signatures: { secp256k1: toHex(sigs.secp256k1), mldsa44: toHex(sigs.mldsa44) },
+  };
+}
+
+export type DecodeResult = { ok: true; tx: SignedTx } | { ok: false; error: string };
+
+const ENVELOPE_KEYS = new Set([
+  'id', 'chainId', 'type', 'from', 'to', 'amount', 'nonce', 'timestamp', 'fee', 'data', 'publicKeys', 'signatures',
+]);
+const TX_TYPE_SET: ReadonlySet<string> = new Set(TX_TYPES);
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const lowerHex = (s: string): Hex => `0x${s.slice(2).toLowerCase()}`;
+
+/**
+ * Nesting bound for `data`: canonicalization is recursive and overflows the stack near
+ * ~3,000 levels, and a transaction that cannot be hashed must never be admitted.
+ */
+export const MAX_DATA_DEPTH = 64;
+
+/**
+ * Checks that `data` is plain JSON whose numbers are safe integers (RFC 8785 number
+ * formatting is where independent implementations disagree, and the protocol has no
+ * floats), at most MAX_DATA_DEPTH deep and at most MAX_DATA_BYTES as canonical UTF-8.
+ * Iterative, and bails out early on size, so hostile input costs little.
+ */
+function dataProblem(data: unknown): string | undefined {
+  const tooBig = `data field exceeds ${MAX_DATA_BYTES} bytes`;
+  const stack: [unknown, number][] = [[data, 0]];
+  let lowerBound = 0; // bytes the canonical text certainly has (string contents and keys)
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop() as [unknown, number];
+    if (depth > MAX_DATA_DEPTH) return `data nesting exceeds ${MAX_DATA_DEPTH} levels`;
+    if (v === null || typeof v === 'boolean') continue;
+    if (typeof v === 'string') {
+      lowerBound += v.length + 2;
+    } else if (typeof v === 'number') {
+      if (!Number.isSafeInteger(v)) return 'data numbers must be safe integers';
+    } else if (Array.isArray(v)) {
+      for (const item of v) stack.push([item, depth + 1]);
+    } else if (isRecord(v) && [Object.prototype, null].includes(Object.getPrototypeOf(v) as object | null)) {
+      for (const [key, item] of Object.entries(v)) {
+        lowerBound += key.length + 3;
+        stack.push([item, depth + 1]);
+      }
+    } else {
+      return 'data must be a JSON value';
+    }
+    if (lowerBound > MAX_DATA_BYTES) return tooBig;
+  }
+  if (Buffer.byteLength(canonicalJson(data), 'utf8') > MAX_DATA_BYTES) return tooBig;
+  return undefined;
+}
+
+function publicKeysOf(v: unknown): SignedTx['publicKeys'] | string {
+  if (!isRecord(v)) return 'missing field: publicKeys';
+  for (const k of Object.keys(v)) if (k !== 'secp256k1' && k !== 'mldsa44') return `unknown field: publicKeys.${k}`;
+  const { secp256k1, mldsa44 } = v;
+  if (!(isHex(secp256k1, 33) || isHex(secp256k1, 65))) return 'publicKeys.secp256k1 must be 0x hex of a 33- or 65-byte key';
+  if (!isHex(mldsa44, MLDSA44_PUB_BYTES)) return `publicKeys.mldsa44 must be 0x hex of a ${MLDSA44_PUB_BYTES}-byte key`;
+  return { secp256k1: lowerHex(secp256k1), mldsa44: lowerHex(mldsa44) };
+}
+
+/** A missing or malformed signature is not a structural error: it fails verification. */
+function signaturesOf(v: unknown): SignedTx['signatures'] {
+  const pick = (s: unknown): Hex => (isHex(s) ? lowerHex(s) : '0x');
+  return isRecord(v) ? { secp256k1: pick(v.secp256k1), mldsa44: pick(v.mldsa44) } : { secp256k1: '0x', mldsa44: '0x' };
+}
+
+/**
+ * Strict structural decoding of a submitted envelope (a parsed JSON body). Errors are
+ * short sentences for the 400 answer. Signatures are not checked here: a missing or
+ * malformed one decodes as '0x' so verification fails with exactly `invalid signature`.
+ * Addresses may be 0x or cairn1…; the result is always lower-case 0x with the recomputed id.
+ */
+export function decodeEnvelope(body: unknown): DecodeResult {
+  const fail = (error: string): DecodeResult => ({ ok: false, error });
+  if (!isRecord(body)) return fail('transaction must be a JSON object');
+  for (const k of Object.keys(body)) if (!ENVELOPE_KEYS.has(k)) return fail(`unknown field: ${k}`);
+
+  for (const k of ['chainId', 'type', 'from', 'amount', 'nonce', 'timestamp', 'fee'] as const) {
+    if (body[k] === undefined) return fail(`missing field: ${k}`);
+  }
+  if (body.chainId !== CHAIN_ID) return fail('wrong chain id');
+  if (typeof body.type !== 'string' || !TX_TYPE_SET.has(body.type)) return fail('unknown transaction type');
+  const from = typeof body.from === 'string' ? parseAddress(body.from) : undefined;
+  if (!from) return fail('invalid from address');
+  let to: Address | null = null;
+  if (body.to !== undefined && body.to !== null) {
+    const parsed = typeof body.to === 'string' ? parseAddress(body.to) : undefined;
+    if (!parsed) return fail('invalid to address');
+    to = parsed;
+  }
+  if (parseAmount(body.amount) === undefined) return fail('amount must be a non-negative integer string');
+  if (parseAmount(body.fee) === undefined) return fail('fee must be a non-negative integer string');
+  const { nonce, timestamp } = body;
+  if (typeof nonce !== 'number' || !Number.isSafeInteger(nonce) || nonce < 0) return fail('nonce must be a non-negative integer');
+  if (typeof timestamp !== 'number' || !Number.isSafeInteger(timestamp) || timestamp <= 0) return fail('timestamp must be a positive integer');
+
+  const data = body.data === undefined ? null : body.data;
+  const problem = dataProblem(data);
+  if (problem) return fail(problem);
+
+  const publicKeys = publicKeysOf(body.publicKeys);
+  if (typeof publicKeys === 'string') return fail(publicKeys);
+
+  const payload: TxPayload = {
+    chainId: CHAIN_ID,
+    type: body.type as TxType,
+    from,
+    to,
+    amount: body.amount as string,
+    nonce,
+    timestamp,
+    fee: body.fee as string,
+    data,
+  };
+  const id = txId(payload);
+  if (body.id !== undefined && (typeof body.id !== 'string' || body.id.toLowerCase() !== id)) {
+    return fail('id does not match payload');
+  }
+  return { ok: true, tx: { ...payload, id, publicKeys, signatures: signaturesOf(body.signatures) } };
+}
+
+/** The `from` address must be the one the secp256k1 key derives (Ethereum rule). */
+export function senderMatchesKey(tx: SignedTx): boolean {
+  try {
+    return addressFromPublicKey(fromHex(tx.publicKeys.secp256k1)) === tx.from;
+  } catch {
+    return false;
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * Bytes for the verifier or VerifyPool. When `from` is not the key's address the job
+ * carries empty signatures, so it fails like any bad signature (`invalid signature`)
+ * and callers need no separate check. The ML-DSA key binding to the account is state
+ * and is checked by admission/execution, not here.
+ */
+export function verifyJobOf(tx: SignedTx): VerifyJob {
+  const pubs = { secp256k1: fromHex(tx.publicKeys.secp256k1), mldsa44: fromHex(tx.publicKeys.mldsa44) };
+  if (!senderMatchesKey(tx)) return { msg: signingBytes(tx), pubs, sigs: { secp256k1: EMPTY, mldsa44: EMPTY } };
+  return {
+    msg: signingBytes(tx),
+    pubs,
+    sigs: { secp256k1: fromHex(tx.signatures.secp256k1), mldsa44: fromHex(tx.signatures.mldsa44) },
+  };
+}
+
+/**
+ * JSON text for the wire and storage: fixed key order (id first, then the payload
+ * fields in signing order, keys, signatures) and `data` in canonical form, so the same
+ * transaction always encodes to the same text on every node.
+ */
+export function encodeTx(tx: SignedTx): string {
+  const s = JSON.stringify;
+  return (
+    `{"id":${s(tx.id)},"chainId":${s(tx.chainId)},"type":${s(tx.type)},"from":${s(tx.from)},"to":${s(tx.to ?? null)}` +
+    `,"amount":${s(tx.amount)},"nonce":${s(tx.nonce)},"timestamp":${s(tx.timestamp)},"fee":${s(tx.fee)}` +
+    `,"data":${canonicalJson(tx.data === undefined ? null : tx.data)}` +
+    `,"publicKeys":{"secp256k1":${s(tx.publicKeys.secp256k1)},"mldsa44":${s(tx.publicKeys.mldsa44)}}` +
+    `,"signatures":{"secp256k1":${s(tx.signatures.secp256k1)},"mldsa44":${s(tx.signatures.mldsa44)}}}`
+  );
+}

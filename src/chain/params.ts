@@ -1,0 +1,47 @@
+import { COIN } from '../primitives/amount';
+
+/**
+ * Protocol constants. Values named by SPEC.md "Limits" are spelled as there.
+ * Governable parameters will be read through one accessor (issue: governance);
+ * until then these are the genesis values.
+ */
+export const CHAIN_ID = 72020;
+export const CHAIN_ID_HEX = '0x11954';
+
+/** Domain tags keep a tx id / signed message from ever colliding with another hashed thing. */
+export const TX_DOMAIN = 'CAIRN/TX/v1\n';
+export const BLOCK_DOMAIN = 'CAIRN/BLOCK/v1\n';
+
+export const MAX_TXS_PER_BLOCK = 500;
+export const MAX_DATA_BYTES = 65_536;
+export const MAX_FUTURE_NONCE_GAP = 64;
+export const MEMPOOL_CAP_DEFAULT = 5_000;
+export const MEMPOOL_MAX = 50_000;
+export const MEMPOOL_LIFETIME_MS = 21_600_000;
+export const MAX_CHAIN_PAGE = 2_000;
+
+/** Energy: each account regenerates up to its cap over ENERGY_REGEN_BLOCKS. */
+export const BURN_PER_ENERGY = 1n; // base units burned per missing energy unit
+export const FREE_ENERGY = 10_000n; // cap of every account, stake adds to it
+export const ENERGY_PER_STAKED_COIN = 10n;
+export const ENERGY_REGEN_BLOCKS = 28_800n;
+export const GAS_PER_ENERGY = 100n;
+
+/** Energy cost per transaction type (energy units). VM types cost gas / GAS_PER_ENERGY. */
+export const ENERGY_COST: Record<string, bigint> = {
+  TRANSFER: 100n,
+};
+export const DEFAULT_ENERGY_COST = 100n;
+
+/** FEES in base units as the spec's eth_gasPrice formula names them. */
+export const FEES = { VM_TRANSFER: 210n } as const;
+
+export const BLOCK_REWARD = 1n * COIN;
+export const TREASURY_REWARD = COIN / 4n;
+export const MIN_CANDIDATE_STAKE = 1_000n * COIN;
+export const MIN_ORACLE_STAKE = 500n * COIN;
+export const MAX_VALIDATORS = 21;
+export const BANK_SIZE = 6;
+
+/** The treasury is an account with a fixed address no key controls (20 bytes of 0x…7e). */
+export const TREASURY_ADDRESS = '0x000000000000000000000000000000000000007e';

@@ -1,0 +1,24 @@
+import { applyTx } from './applyTx';
+import type { ExecState } from './execState';
+import { finishBlock } from './finishBlock';
+import type { Block } from './types';
+
+/**
+ * Re-executes a block on its parent state (import and replay). Every transaction must
+ * apply with the recorded outcome; the caller compares the resulting root with the header.
+ */
+export async function applyBlock(state: ExecState, block: Block): Promise<string | undefined> {
+  const { header, txs, results } = block;
+  if (txs.length !== results.length || txs.length !== header.txCount) return 'transaction count mismatch';
+  let burned = 0n;
+  for (let i = 0; i < txs.length; i++) {
+    const v = await applyTx(state, txs[i], header.height);
+    if (v.kind !== 'applied') return `transaction ${txs[i].id} cannot be included: ${v.reason}`;
+    if (v.result.status !== results[i].status || v.result.burned !== results[i].burned) {
+      return `transaction ${txs[i].id} outcome differs from the block`;
+    }
+    burned += v.burned;
+  }
+  await finishBlock(state, { height: header.height, producer: header.producer, burned });
+  return undefined;
+}

@@ -1,0 +1,73 @@
+import type { Hex } from '../primitives/hex';
+
+/** 20-byte account address, lower-case 0x hex. */
+export type Address = Hex;
+
+/** Transaction types the node implements. Grows with each module (DESIGN.md §11). */
+export const TX_TYPES = ['TRANSFER'] as const;
+export type TxType = (typeof TX_TYPES)[number];
+
+/**
+ * The signed part of a transaction. Canonical bytes = RFC 8785 JSON of exactly these
+ * fields; id = keccak256(TX_DOMAIN || canonical bytes). See docs/PROTOCOL.md.
+ */
+export interface TxPayload {
+  chainId: number; // 72020
+  type: TxType;
+  from: Address; // sender, derived from the secp256k1 key
+  to: Address | null; // destination (null when the type has none)
+  amount: string; // integer string, base units
+  nonce: number;
+  timestamp: number; // ms, > 0; consensus checks nothing else about it
+  fee: string; // integer string: the most the sender lets the node burn
+  data: unknown; // optional JSON value, canonical size <= MAX_DATA_BYTES; null when absent
+}
+
+/** The hybrid envelope as it travels on the wire (POST /tx) and is stored in blocks. */
+export interface SignedTx extends TxPayload {
+  id: Hex; // redundant on the wire (recomputed and checked), always present in storage
+  publicKeys: { secp256k1: Hex; mldsa44: Hex };
+  signatures: { secp256k1: Hex; mldsa44: Hex };
+}
+
+/** Account as stored in the state trie. Amounts are bigint. */
+export interface AccountState {
+  balance: bigint;
+  staked: bigint;
+  nonce: number;
+  energy: bigint; // energy left at energyHeight
+  energyHeight: number; // height at which `energy` was last written
+  feeExempt: boolean;
+  isValidator: boolean;
+  mldsaKeyHash: Hex | null; // keccak256 of the bound ML-DSA-44 public key
+}
+
+export interface BlockHeader {
+  height: number;
+  parentHash: Hex;
+  timestamp: number; // ms, producer's clock; consensus only requires > parent's
+  producer: Address;
+  txRoot: Hex;
+  stateRoot: Hex;
+  txCount: number;
+}
+
+export interface SignedBlockHeader extends BlockHeader {
+  hash: Hex; // keccak256(BLOCK_DOMAIN || canonical header)
+  producerKeys: { secp256k1: Hex; mldsa44: Hex };
+  signatures: { secp256k1: Hex; mldsa44: Hex };
+}
+
+/** Outcome of one transaction inside a block. */
+export interface TxResult {
+  status: 'success' | 'failed';
+  error?: string; // reason when failed
+  energyUsed: string;
+  burned: string;
+}
+
+export interface Block {
+  header: SignedBlockHeader;
+  txs: SignedTx[];
+  results: TxResult[];
+}

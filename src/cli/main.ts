@@ -1,0 +1,561 @@
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { TX_TYPES, type SignedTx, type TxType } from '../chain/types';
+import { encodeTx, signTx } from '../chain/envelope';
+import { configHelp, loadConfig } from '../config/config';
+import { parseAddress, toNative } from '../crypto/address';
+import { deriveKeys, generateSecret, type HybridKeys } from '../crypto/keys';
+import { CairnError, isCairnError } from '../errors/CairnError';
+import { parseAmount } from '../primitives/amount';
+import { fromHex, isHex, toHex } from '../primitives/hex';
+import { CairnClient, type WaitOutcome, type WaitResult } from '../sdk/client';
+
+/** Where the CLI writes; tests pass collectors, the entry point passes process streams. */
+export interface CliIo {
+  out(s: string): void;
+  err(s: string): void;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Exit codes. A timeout is UNKNOWN (3), never FAILED: the transaction may still land,
+ * so confirm it by id before resending.
+ */
+export const EXIT = { OK: 0, FAILED: 1, USAGE: 2, UNKNOWN: 3 } as const;
+
+const DEFAULT_NODE = 'http://127.0.0.1:6070';
+const DEFAULT_WAIT_TIMEOUT_MS = 60_000;
+const DEFAULT_POLL_MS = 500;
+/** Connection errors after which the request certainly never reached the node. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** Bad invocation: message to stderr, exit 2. */
+function usage(message: string): never {
+  throw new CairnError('USAGE', message);
+}
+
+// ---------------------------------------------------------------------------------------
+// Help texts
+
+const MAIN_HELP = `Usage: cairn <command> [options]
+
+Commands:
+  keygen              generate a new master secret; print it with its keys and addresses
+  address             print the addresses (0x and cairn1) of a secret
+  tx sign             sign a transaction offline; print the envelope to POST to /tx
+  tx send             sign, submit to a node, optionally wait for the outcome
+  tx wait <id>        wait until a transaction is included or finalized
+  status              print the node's GET /status
+  account <address>   print an account (0x or cairn1 address)
+  node [options]      run a node (see "cairn node --help")
+
+Run "cairn <command> --help" for its options and examples.
+
+Environment:
+  CAIRN_SECRET   master secret (64 hex) used when --secret is absent
+  CAIRN_NODE     node URL used when --node is absent (default ${DEFAULT_NODE})
+
+Exit codes:
+  0  success (accepted, included, finalized)
+  1  refused, failed, dropped, or the node answered with an error
+  2  usage error (unknown command or option, invalid value)
+  3  unknown: a wait timed out. A timeout is never a failure: the transaction may
+     still land; check it with "cairn tx wait <id>" before sending it again.`;
+
+const TX_FIELDS_HELP = `  --secret <hex>       32-byte master secret, 64 hex (or $CAIRN_SECRET; prefer the
+                       variable: command-line arguments are visible to other users)
+  --type <TYPE>        one of: ${TX_TYPES.join(', ')}
+  --to <address>       destination, 0x… or cairn1…
+  --amount <n>         integer, base units (1 coin = 1000000); default 0
+  --fee <n>            most base units the node may burn for this transaction
+                       (a limit, not a bid; default: the signer's default)
+  --timestamp <ms>     positive integer; default now
+  --data <json>        type-specific fields as one JSON value (see docs/PROTOCOL.md)`;
+
+const HELP: Record<string, string> = {
+  keygen: `Usage: cairn keygen
+
+Generates a random 32-byte master secret and prints JSON:
+  {secret, address, native, secp256k1PrivateKey}
+secret is 64 hex without 0x; back it up, it derives both the secp256k1 and the
+ML-DSA-44 key. secp256k1PrivateKey (0x…) imports into an Ethereum wallet that
+controls the same account on the VM surface.
+
+Example:
+  cairn keygen > wallet.json`,
+
+  address: `Usage: cairn address [--secret <hex>]
+
+Prints {address, native} of a master secret (from --secret or $CAIRN_SECRET).
+
+Example:
+  CAIRN_SECRET=$(jq -r .secret wallet.json) cairn address`,
+
+  tx: `Usage: cairn tx <sign|send|wait> [options]
+
+  tx sign       sign offline, print the envelope
+  tx send       sign and submit to a node
+  tx wait <id>  wait for a submitted transaction
+
+Run "cairn tx <sub> --help" for details.`,
+
+  'tx sign': `Usage: cairn tx sign --type <TYPE> --nonce <n> [options]
+
+Signs offline (no node is contacted) and prints the envelope JSON, ready to POST to /tx.
+
+${TX_FIELDS_HELP}
+  --nonce <n>          required: the account's nextNonce (read it with "cairn account")
+
+Example:
+  cairn tx sign --type TRANSFER --to cairn1… --amount 1000000 --nonce 0 \\
+    | curl -s -H 'content-type: application/json' --data-binary @- ${DEFAULT_NODE}/tx`,
+
+  'tx send': `Usage: cairn tx send --type <TYPE> [options]
+
+Signs, submits with POST /tx and prints the verdict {accepted, id, reason?}; with
+--wait, also {outcome, blockHeight?, blockHash?}.
+
+${TX_FIELDS_HELP}
+  --nonce <n>          default: the account's nextNonce, read from the node
+  --node <url>         node URL (default $CAIRN_NODE or ${DEFAULT_NODE})
+  --wait <level>       included | finalized: wait for that outcome after acceptance
+  --timeout <ms>       how long --wait waits (default ${DEFAULT_WAIT_TIMEOUT_MS})
+  --poll <ms>          poll interval of --wait (default ${DEFAULT_POLL_MS})
+
+Exit: 0 accepted (and, with --wait, included/finalized), 1 refused/failed/dropped,
+3 unknown (a timeout or a lost answer: the transaction may still land; check it by
+id with "cairn tx wait <id>" and never resend it under a new nonce first).
+
+Example:
+  export CAIRN_SECRET=…
+  cairn tx send --type TRANSFER --to 0x… --amount 250000 --wait finalized`,
+
+  'tx wait': `Usage: cairn tx wait <id> [--until included|finalized] [--timeout <ms>] [--node <url>]
+
+Polls GET /tx/:id and prints {id, outcome, blockHeight?, blockHash?, reason?}.
+A 404 right after submission is tolerated (the transaction may still be propagating).
+
+  --until <level>      included (default) | finalized
+  --timeout <ms>       default ${DEFAULT_WAIT_TIMEOUT_MS}
+  --poll <ms>          poll interval (default ${DEFAULT_POLL_MS})
+  --node <url>         node URL (default $CAIRN_NODE or ${DEFAULT_NODE})
+
+Outcomes and exit codes:
+  included, finalized  0
+  failed               1  included, but execution failed (reason says why)
+  dropped              1  the mempool dropped it
+  unknown              3  timed out. This is NOT a failure: the transaction may still
+                          land. Wait again before resending.
+
+Example:
+  cairn tx wait 0x5f…c1 --until finalized --timeout 30000`,
+
+  status: `Usage: cairn status [--node <url>]
+
+Prints the node's GET /status (height, finalizedHeight, head, supply, …).`,
+
+  account: `Usage: cairn account <address> [--node <url>]
+
+Prints the account of a 0x or cairn1 address. An account that never received
+anything does not exist on the node; it is printed with exists: false, balance 0
+and nonce 0.
+
+Example:
+  cairn account cairn1qyqszqgpqyqszqgpqyqszqgpqyqszqgp…`,
+};
+
+// ---------------------------------------------------------------------------------------
+// Argument parsing helpers (exported for tests)
+
+type Flags = Record<string, string | boolean | undefined>;
+type OptionDefs = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+
+function parse(cmd: string, args: string[], options: OptionDefs, maxPositionals: number): { values: Flags; positionals: string[] } {
+  let parsed: { values: Flags; positionals: string[] };
+  try {
+    parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: true });
+  } catch (e) {
+    return usage(`${(e as Error).message}\nRun "cairn ${cmd} --help" for the options.`);
+  }
+  if (!parsed.values.help && parsed.positionals.length > maxPositionals)
+    usage(`unexpected argument "${parsed.positionals[maxPositionals]}" for "cairn ${cmd}"`);
+  return parsed;
+}
+
+const str = (v: string | boolean | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** A master secret from 64 hex characters, with or without 0x. */
+export function parseSecret(flag: string | undefined, env: NodeJS.ProcessEnv): Uint8Array {
+  const raw = flag ?? env.CAIRN_SECRET;
+  if (raw === undefined || raw === '') return usage('a secret is required: pass --secret <hex> or set $CAIRN_SECRET');
+  const src = flag !== undefined ? '--secret' : '$CAIRN_SECRET';
+  const h = raw.trim().replace(/^0x/i, '');
+  if (!/^[0-9a-fA-F]{64}$/.test(h)) usage(`${src} must be 32 bytes as 64 hex characters`);
+  return fromHex(h);
+}
+
+export function parseNonNegInt(name: string, s: string): number {
+  if (!/^\d+$/.test(s) || !Number.isSafeInteger(Number(s))) usage(`${name} must be a non-negative integer, got "${s}"`);
+  return Number(s);
+}
+
+function parsePositiveInt(name: string, s: string): number {
+  const n = parseNonNegInt(name, s);
+  if (n === 0) usage(`${name} must be positive`);
+  return n;
+}
+
+export function parseTxType(s: string | undefined): TxType {
+  if (s === undefined) return usage(`--type is required; valid types: ${TX_TYPES.join(', ')}`);
+  const t = s.toUpperCase();
+  if (!(TX_TYPES as readonly string[]).includes(t)) usage(`unknown --type "${s}"; valid types: ${TX_TYPES.join(', ')}`);
+  return t as TxType;
+}
+
+function parseLevel(name: string, s: string | undefined): 'included' | 'finalized' | undefined {
+  if (s === undefined) return undefined;
+  if (s !== 'included' && s !== 'finalized') usage(`${name} must be "included" or "finalized", got "${s}"`);
+  return s as 'included' | 'finalized';
+}
+
+function parseAddressArg(name: string, s: string): string {
+  const a = parseAddress(s);
+  if (a === undefined) return usage(`${name} is not a valid address (0x + 40 hex, or cairn1…): "${s}"`);
+  return a;
+}
+
+const TX_OPTIONS: OptionDefs = {
+  secret: { type: 'string' },
+  type: { type: 'string' },
+  to: { type: 'string' },
+  amount: { type: 'string' },
+  nonce: { type: 'string' },
+  fee: { type: 'string' },
+  timestamp: { type: 'string' },
+  data: { type: 'string' },
+};
+
+interface TxFields {
+  type: TxType;
+  to?: string;
+  amount?: string;
+  nonce?: number;
+  fee?: string;
+  timestamp?: number;
+  data?: unknown;
+}
+
+/** Validates the transaction flags shared by `tx sign` and `tx send`. */
+export function parseTxFields(values: Flags): TxFields {
+  const f: TxFields = { type: parseTxType(str(values.type)) };
+  const to = str(values.to);
+  if (to !== undefined) f.to = parseAddressArg('--to', to);
+  for (const k of ['amount', 'fee'] as const) {
+    const v = str(values[k]);
+    if (v === undefined) continue;
+    if (parseAmount(v) === undefined) usage(`--${k} must be a non-negative integer in base units (1 coin = 1000000), got "${v}"`);
+    f[k] = v;
+  }
+  const nonce = str(values.nonce);
+  if (nonce !== undefined) f.nonce = parseNonNegInt('--nonce', nonce);
+  const ts = str(values.timestamp);
+  if (ts !== undefined) f.timestamp = parsePositiveInt('--timestamp', ts);
+  const data = str(values.data);
+  if (data !== undefined) {
+    try {
+      f.data = JSON.parse(data);
+    } catch (e) {
+      usage(`--data is not valid JSON: ${(e as Error).message}`);
+    }
+  }
+  return f;
+}
+
+function sign(keys: HybridKeys, f: TxFields, nonce: number): SignedTx {
+  try {
+    return signTx(keys, {
+      type: f.type,
+      nonce,
+      ...(f.to !== undefined ? { to: f.to } : {}),
+      ...(f.amount !== undefined ? { amount: f.amount } : {}),
+      ...(f.fee !== undefined ? { fee: f.fee } : {}),
+      ...(f.timestamp !== undefined ? { timestamp: f.timestamp } : {}),
+      ...(f.data !== undefined ? { data: f.data } : {}),
+    });
+  } catch (e) {
+    // The envelope refuses what it cannot sign (e.g. oversized data): an input problem.
+    return usage(`cannot sign: ${(e as Error).message}`);
+  }
+}
+
+const json = (v: unknown): string => JSON.stringify(v, null, 2);
+
+function nodeUrl(values: Flags, env: NodeJS.ProcessEnv): string {
+  const flag = str(values.node);
+  const url = flag ?? (env.CAIRN_NODE || DEFAULT_NODE);
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
+    usage(`${flag !== undefined ? '--node' : '$CAIRN_NODE'} must be an http(s) URL, got "${url}"`);
+  return url;
+}
+
+export function exitCodeFor(outcome: WaitOutcome): number {
+  if (outcome === 'included' || outcome === 'finalized') return EXIT.OK;
+  if (outcome === 'unknown') return EXIT.UNKNOWN;
+  return EXIT.FAILED;
+}
+
+/** The printed summary of a wait: the outcome and, when known, where it landed. */
+export function formatWait(id: string, w: WaitResult): Record<string, unknown> {
+  const r = w.record;
+  const out: Record<string, unknown> = { id, outcome: w.outcome };
+  if (r?.blockHeight !== undefined && w.outcome !== 'dropped' && w.outcome !== 'unknown') out.blockHeight = r.blockHeight;
+  if (r?.blockHash !== undefined && w.outcome !== 'dropped' && w.outcome !== 'unknown') out.blockHash = r.blockHash;
+  if (w.outcome === 'failed' && r?.result?.error) out.reason = r.result.error;
+  if (w.outcome === 'unknown') {
+    out.lastStatus = r?.status ?? 'not found';
+    out.note = 'timed out: the transaction may still land; wait again before resending';
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Commands
+
+async function cmdKeygen(args: string[], io: CliIo): Promise<number> {
+  const { values } = parse('keygen', args, {}, 0);
+  if (values.help) return help(io, 'keygen');
+  const keys = deriveKeys(generateSecret());
+  io.out(
+    json({
+      secret: toHex(keys.secret).slice(2),
+      address: keys.address,
+      native: toNative(keys.address),
+      secp256k1PrivateKey: toHex(keys.secp256k1.privateKey),
+    }),
+  );
+  return EXIT.OK;
+}
+
+async function cmdAddress(args: string[], io: CliIo): Promise<number> {
+  const { values } = parse('address', args, { secret: { type: 'string' } }, 0);
+  if (values.help) return help(io, 'address');
+  const keys = deriveKeys(parseSecret(str(values.secret), io.env));
+  io.out(json({ address: keys.address, native: toNative(keys.address) }));
+  return EXIT.OK;
+}
+
+async function cmdTxSign(args: string[], io: CliIo): Promise<number> {
+  const { values } = parse('tx sign', args, TX_OPTIONS, 0);
+  if (values.help) return help(io, 'tx sign');
+  const f = parseTxFields(values);
+  if (f.nonce === undefined) usage('--nonce is required for "tx sign" (it works offline); read nextNonce with "cairn account <address>", or use "cairn tx send", which fetches it');
+  const keys = deriveKeys(parseSecret(str(values.secret), io.env));
+  io.out(encodeTx(sign(keys, f, f.nonce)));
+  return EXIT.OK;
+}
+
+async function cmdTxSend(args: string[], io: CliIo): Promise<number> {
+  const { values } = parse(
+    'tx send',
+    args,
+    { ...TX_OPTIONS, node: { type: 'string' }, wait: { type: 'string' }, timeout: { type: 'string' }, poll: { type: 'string' } },
+    0,
+  );
+  if (values.help) return help(io, 'tx send');
+  const f = parseTxFields(values);
+  const until = parseLevel('--wait', str(values.wait));
+  const timeoutMs = str(values.timeout) !== undefined ? parsePositiveInt('--timeout', str(values.timeout)!) : DEFAULT_WAIT_TIMEOUT_MS;
+  const pollMs = str(values.poll) !== undefined ? parsePositiveInt('--poll', str(values.poll)!) : DEFAULT_POLL_MS;
+  if (until === undefined && (values.timeout !== undefined || values.poll !== undefined)) usage('--timeout and --poll only apply with --wait');
+  const keys = deriveKeys(parseSecret(str(values.secret), io.env));
+  const client = new CairnClient(nodeUrl(values, io.env));
+
+  const nonce = f.nonce ?? (await client.nextNonce(keys.address));
+  const tx = sign(keys, f, nonce);
+  let verdict;
+  try {
+    verdict = await client.submit(tx);
+  } catch (e) {
+    // Refused or unresolvable connection: nothing reached the node, a plain error.
+    if (isCairnError(e) && typeof e.meta.errno === 'string' && NOT_SENT.has(e.meta.errno)) throw e;
+    // Otherwise the request may have reached the node before the answer was lost.
+    if (isCairnError(e) && (e.code === 'NETWORK' || e.code === 'TIMEOUT')) {
+      io.out(json({ accepted: null, id: tx.id, outcome: 'unknown', error: e.message }));
+      io.err(`submission outcome unknown: check with "cairn tx wait ${tx.id}" before resending`);
+      return EXIT.UNKNOWN;
+    }
+    throw e;
+  }
+  if (!verdict.accepted) {
+    io.out(json(verdict));
+    return EXIT.FAILED;
+  }
+  if (until === undefined) {
+    io.out(json(verdict));
+    return EXIT.OK;
+  }
+  const w = await client.waitFor(tx.id, { until, timeoutMs, pollMs });
+  io.out(json({ ...verdict, ...formatWait(tx.id, w) }));
+  return exitCodeFor(w.outcome);
+}
+
+async function cmdTxWait(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse(
+    'tx wait',
+    args,
+    { until: { type: 'string' }, timeout: { type: 'string' }, poll: { type: 'string' }, node: { type: 'string' } },
+    1,
+  );
+  if (values.help) return help(io, 'tx wait');
+  const id = positionals[0];
+  if (id === undefined) return usage('missing transaction id: cairn tx wait <id>');
+  if (!isHex(id, 32)) usage(`"${id}" is not a transaction id (0x + 64 hex)`);
+  const until = parseLevel('--until', str(values.until)) ?? 'included';
+  const timeoutMs = str(values.timeout) !== undefined ? parsePositiveInt('--timeout', str(values.timeout)!) : DEFAULT_WAIT_TIMEOUT_MS;
+  const pollMs = str(values.poll) !== undefined ? parsePositiveInt('--poll', str(values.poll)!) : DEFAULT_POLL_MS;
+  const w = await new CairnClient(nodeUrl(values, io.env)).waitFor(id.toLowerCase(), { until, timeoutMs, pollMs });
+  io.out(json(formatWait(id.toLowerCase(), w)));
+  return exitCodeFor(w.outcome);
+}
+
+async function cmdStatus(args: string[], io: CliIo): Promise<number> {
+  const { values } = parse('status', args, { node: { type: 'string' } }, 0);
+  if (values.help) return help(io, 'status');
+  io.out(json(await new CairnClient(nodeUrl(values, io.env)).status()));
+  return EXIT.OK;
+}
+
+async function cmdAccount(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse('account', args, { node: { type: 'string' } }, 1);
+  if (values.help) return help(io, 'account');
+  if (positionals[0] === undefined) return usage('missing address: cairn account <address>');
+  const address = parseAddressArg('<address>', positionals[0]) as `0x${string}`;
+  const acct = await new CairnClient(nodeUrl(values, io.env)).account(address);
+  io.out(
+    json(
+      acct
+        ? { exists: true, ...acct }
+        : { exists: false, address, native: toNative(address), balance: '0', staked: '0', nonce: 0, nextNonce: 0 },
+    ),
+  );
+  return EXIT.OK;
+}
+
+async function cmdNode(args: string[], io: CliIo): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    io.out(configHelp());
+    return EXIT.OK;
+  }
+  const config = loadConfig(args, io.env);
+  // Loaded lazily so that wallet commands do not pay for the node's dependencies.
+  const { startNode } = await import('../node/node');
+  const node = await startNode(config);
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        io.err(`${signal} again: exiting without a clean shutdown`);
+        process.exit(1);
+      }
+      stopping = true;
+      io.err(`${signal}: stopping (send it again to exit immediately)`);
+      node.stop().then(
+        () => {
+          process.off('SIGINT', onSignal);
+          process.off('SIGTERM', onSignal);
+          resolve(EXIT.OK);
+        },
+        (e: unknown) => {
+          io.err(`shutdown failed: ${(e as Error)?.stack ?? String(e)}`);
+          resolve(EXIT.FAILED);
+        },
+      );
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+function help(io: CliIo, key: string): number {
+  io.out(HELP[key]);
+  return EXIT.OK;
+}
+
+const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> = {
+  keygen: cmdKeygen,
+  address: cmdAddress,
+  status: cmdStatus,
+  account: cmdAccount,
+  node: cmdNode,
+  'tx sign': cmdTxSign,
+  'tx send': cmdTxSend,
+  'tx wait': cmdTxWait,
+};
+
+/** Runs one CLI invocation; returns the exit code (see EXIT). Never calls process.exit except for `node` signals. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const [first, ...rest] = argv;
+  try {
+    if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+      io.out(MAIN_HELP);
+      return first === undefined ? EXIT.USAGE : EXIT.OK;
+    }
+    let name = first;
+    let args = rest;
+    if (first === 'tx') {
+      const sub = rest[0];
+      if (sub === undefined || sub === '--help' || sub === '-h') {
+        io.out(HELP.tx);
+        return sub === undefined ? EXIT.USAGE : EXIT.OK;
+      }
+      name = `tx ${sub}`;
+      args = rest.slice(1);
+      if (!COMMANDS[name]) usage(`unknown command "tx ${sub}"; expected tx sign, tx send or tx wait`);
+    }
+    const cmd = COMMANDS[name];
+    if (!cmd) return usage(`unknown command "${first}"; run "cairn --help" for the list`);
+    return await cmd(args, io);
+  } catch (e) {
+    if (isCairnError(e)) {
+      if (e.code === 'USAGE' || e.code === 'CONFIG') {
+        io.err(`cairn: ${e.message}`);
+        return EXIT.USAGE;
+      }
+      io.err(`cairn: ${e.message}${e.code.startsWith('HTTP_') ? ` (${e.code.slice(5)})` : ''}`);
+      return EXIT.FAILED;
+    }
+    io.err(`cairn: ${(e as Error)?.stack ?? String(e)}`);
+    return EXIT.FAILED;
+  }
+}
+
+/** Runs with the real process; the `node` command ends the process itself once stopped. */
+export async function main(): Promise<void> {
+  const code = await runCli(process.argv.slice(2), {
+    out: (s) => process.stdout.write(s + '\n'),
+    err: (s) => process.stderr.write(s + '\n'),
+    env: process.env,
+  });
+  // A stopped node may leave unref'd-but-open handles behind; wallet commands end naturally.
+  if (process.argv[2] === 'node') process.exit(code);
+  process.exitCode = code;
+}
+
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) void main();

@@ -1,0 +1,197 @@
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import { MEMPOOL_CAP_DEFAULT, MEMPOOL_MAX } from '../chain/params';
+import { CairnError } from '../errors/CairnError';
+
+/**
+ * Node configuration. This module is the only reader of process.env and of the
+ * node's flags; everything else receives a validated NodeConfig.
+ * Precedence: flags > environment > config file (JSON, same keys) > defaults.
+ */
+export interface NodeConfig {
+  dataDir: string;
+  host: string;
+  httpPort: number;
+  rpcPort: number;
+  /** Value of the `x-admin-token` header for admin endpoints; null disables them. */
+  adminToken: string | null;
+  /** Slot length: how often the producer may build a block. */
+  slotMs: number;
+  /** Pace of empty blocks while nothing is pending or awaiting finality. */
+  idleBlockMs: number;
+  /** Resident mempool cap (SPEC states 5,000 and 50,000; 5,000 default, 50,000 ceiling). */
+  mempoolCap: number;
+  /** Signature-verification worker threads (>= 1). */
+  verifyWorkers: number;
+  logLevel: LogLevel;
+  /** Pre-funded development accounts created at genesis. */
+  devAccounts: number;
+  /** The JSON file the values were read from, if any. */
+  configFile: string | null;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const defaultNodeConfig: Readonly<NodeConfig> = Object.freeze({
+  dataDir: './data',
+  host: '127.0.0.1',
+  httpPort: 6070,
+  rpcPort: 7070,
+  adminToken: null,
+  slotMs: 1000,
+  idleBlockMs: 5000,
+  mempoolCap: MEMPOOL_CAP_DEFAULT,
+  verifyWorkers: Math.max(1, os.availableParallelism()),
+  logLevel: 'info',
+  devAccounts: 10,
+  configFile: null,
+});
+
+type Key = Exclude<keyof NodeConfig, 'configFile'>;
+type Kind = 'string' | 'int' | 'token' | 'level';
+
+interface OptionSpec {
+  key: Key;
+  flag: string;
+  env: string;
+  kind: Kind;
+  min?: number;
+  max?: number;
+  help: string;
+}
+
+/** One table drives parsing, validation and --help, so they cannot drift apart. */
+const OPTIONS: readonly OptionSpec[] = [
+  { key: 'dataDir', flag: 'data-dir', env: 'DATA_DIR', kind: 'string', help: 'directory of the RocksDB database' },
+  { key: 'host', flag: 'host', env: 'HOST', kind: 'string', help: 'interface the HTTP and JSON-RPC servers bind to' },
+  { key: 'httpPort', flag: 'http-port', env: 'HTTP_PORT', kind: 'int', min: 0, max: 65535, help: 'native HTTP API port (0 = any free port)' },
+  { key: 'rpcPort', flag: 'rpc-port', env: 'RPC_PORT', kind: 'int', min: 0, max: 65535, help: 'VM JSON-RPC port (0 = any free port)' },
+  { key: 'adminToken', flag: 'admin-token', env: 'ADMIN_TOKEN', kind: 'token', help: 'x-admin-token for /peers and /security/alerts (unset = admin endpoints refuse)' },
+  { key: 'slotMs', flag: 'slot-ms', env: 'SLOT_MS', kind: 'int', min: 50, max: 1000, help: 'slot length in ms (50..1000)' },
+  { key: 'idleBlockMs', flag: 'idle-block-ms', env: 'IDLE_BLOCK_MS', kind: 'int', min: 50, max: 3_600_000, help: 'ms between empty blocks while nothing is pending or awaiting finality (>= slot-ms)' },
+  { key: 'mempoolCap', flag: 'mempool-cap', env: 'MEMPOOL_CAP', kind: 'int', min: 1, max: MEMPOOL_MAX, help: `resident mempool cap (1..${MEMPOOL_MAX})` },
+  { key: 'verifyWorkers', flag: 'verify-workers', env: 'VERIFY_WORKERS', kind: 'int', min: 1, max: 256, help: 'signature-verification worker threads (default: available parallelism)' },
+  { key: 'logLevel', flag: 'log-level', env: 'LOG_LEVEL', kind: 'level', help: LOG_LEVELS.join(' | ') },
+  { key: 'devAccounts', flag: 'dev-accounts', env: 'DEV_ACCOUNTS', kind: 'int', min: 0, max: 1000, help: 'pre-funded development accounts at genesis (0..1000)' },
+];
+
+const fail = (message: string, meta: Record<string, unknown> = {}): never => {
+  throw new CairnError('CONFIG', message, meta);
+};
+
+const describeOpt = (o: OptionSpec, source: string): string =>
+  source === 'flag' ? `--${o.flag}` : source === 'env' ? `$${o.env}` : source === 'file' ? `"${o.key}" in the config file` : o.key;
+
+/** Validates one raw value (string from flag/env, any JSON value from the file). */
+function coerce(o: OptionSpec, raw: unknown, source: 'flag' | 'env' | 'file'): NodeConfig[Key] {
+  const name = describeOpt(o, source);
+  switch (o.kind) {
+    case 'int': {
+      let n: number;
+      if (typeof raw === 'number') n = raw;
+      else if (typeof raw === 'string' && source !== 'file' && /^\s*\d+\s*$/.test(raw)) n = Number(raw.trim());
+      else return fail(`${name} must be an integer, got ${JSON.stringify(raw)}`, { option: o.key });
+      if (!Number.isSafeInteger(n)) return fail(`${name} must be an integer, got ${JSON.stringify(raw)}`, { option: o.key });
+      if ((o.min !== undefined && n < o.min) || (o.max !== undefined && n > o.max))
+        return fail(`${name} must be between ${o.min} and ${o.max}, got ${n}`, { option: o.key });
+      return n;
+    }
+    case 'string':
+      if (typeof raw !== 'string' || raw.trim() === '') return fail(`${name} must be a non-empty string`, { option: o.key });
+      return raw;
+    case 'token':
+      if (raw === null && source === 'file') return null;
+      if (typeof raw !== 'string' || raw === '') return fail(`${name} must be a non-empty string`, { option: o.key });
+      if (/\s/.test(raw)) return fail(`${name} must not contain whitespace`, { option: o.key });
+      return raw;
+    case 'level':
+      if (typeof raw !== 'string' || !(LOG_LEVELS as readonly string[]).includes(raw))
+        return fail(`${name} must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(raw)}`, { option: o.key });
+      return raw as LogLevel;
+  }
+}
+
+function readConfigFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    return fail(`--config: cannot read ${path}: ${(e as Error).message}`, { file: path });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    return fail(`--config: ${path} is not valid JSON: ${(e as Error).message}`, { file: path });
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    return fail(`--config: ${path} must contain a JSON object`, { file: path });
+  const known = new Set<string>(OPTIONS.map((o) => o.key));
+  for (const k of Object.keys(json)) {
+    // A misspelt key would otherwise be ignored silently and the default used.
+    if (!known.has(k)) fail(`--config: unknown key "${k}" in ${path} (known: ${[...known].join(', ')})`, { file: path });
+  }
+  return json as Record<string, unknown>;
+}
+
+/** Reads the node configuration from flags (argv, without the command name) and environment. */
+export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig {
+  const flagOptions: Record<string, { type: 'string' }> = { config: { type: 'string' } };
+  for (const o of OPTIONS) flagOptions[o.flag] = { type: 'string' };
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({ args: argv, options: flagOptions, strict: true, allowPositionals: false }));
+  } catch (e) {
+    return fail(`${(e as Error).message}\nRun "cairn node --help" for the options.`);
+  }
+
+  const configFile = typeof values.config === 'string' ? values.config : null;
+  if (configFile === '') fail('--config must name a file');
+  const file = configFile ? readConfigFile(configFile) : {};
+
+  const cfg: Record<string, unknown> = { ...defaultNodeConfig, configFile };
+  for (const o of OPTIONS) {
+    const flag = values[o.flag];
+    const envValue = env[o.env];
+    if (typeof flag === 'string') cfg[o.key] = coerce(o, flag, 'flag');
+    // An empty variable (VAR= in compose files) means "not set", not "set to empty".
+    else if (envValue !== undefined && envValue !== '') cfg[o.key] = coerce(o, envValue, 'env');
+    else if (Object.hasOwn(file, o.key)) cfg[o.key] = coerce(o, file[o.key], 'file');
+  }
+  const config = cfg as unknown as NodeConfig;
+
+  if (config.httpPort !== 0 && config.httpPort === config.rpcPort)
+    fail(`http-port and rpc-port must differ (both are ${config.httpPort})`, { option: 'rpcPort' });
+  if (config.idleBlockMs < config.slotMs)
+    fail(`idle-block-ms (${config.idleBlockMs}) must be >= slot-ms (${config.slotMs})`, { option: 'idleBlockMs' });
+  return config;
+}
+
+/** Help text of `cairn node`: every option with its flag, environment variable and default. */
+export function configHelp(): string {
+  const rows = OPTIONS.map((o) => {
+    const def = defaultNodeConfig[o.key];
+    return [`--${o.flag} <${o.kind === 'int' ? 'n' : 'value'}>`, `$${o.env}`, def === null ? '(unset)' : String(def), o.help];
+  });
+  rows.push(['--config <file.json>', '', '(none)', 'JSON object with any of the keys: ' + OPTIONS.map((o) => o.key).join(', ')]);
+  const w0 = Math.max(...rows.map((r) => r[0].length));
+  const w1 = Math.max(...rows.map((r) => r[1].length));
+  const w2 = Math.max(...rows.map((r) => r[2].length));
+  const lines = rows.map((r) => `  ${r[0].padEnd(w0)}  ${r[1].padEnd(w1)}  ${r[2].padEnd(w2)}  ${r[3]}`);
+  return [
+    'Usage: cairn node [options]',
+    '',
+    'Runs a Cairn node (a single-validator development network by default).',
+    'Precedence: flags > environment variables > --config file > defaults.',
+    '',
+    `  ${'flag'.padEnd(w0)}  ${'env'.padEnd(w1)}  ${'default'.padEnd(w2)}  meaning`,
+    ...lines,
+    '',
+    'Examples:',
+    '  cairn node',
+    '  cairn node --data-dir /var/lib/cairn --http-port 8080 --slot-ms 500',
+    '  MEMPOOL_CAP=20000 ADMIN_TOKEN=s3cret cairn node --config cairn.json',
+  ].join('\n');
+}

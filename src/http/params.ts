@@ -1,0 +1,30 @@
+import type { Address } from '../chain/types';
+import { parseAddress } from '../crypto/address';
+import { badRequest } from './httpError';
+
+/**
+ * Pagination, the same on every feed: `limit` defaults to DEFAULT_LIMIT and may not exceed
+ * the feed's maximum (MAX_LIMIT, or MAX_CHAIN_PAGE for /chain); `before` and `from` are
+ * heights. A malformed or out-of-range value is a 400, never silently clamped.
+ */
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 100;
+
+export function intParam(q: Record<string, string>, name: string, opts: { def?: number; min?: number; max?: number } = {}): number | undefined {
+  const raw = q[name];
+  if (raw === undefined || raw === '') return opts.def;
+  if (!/^\d{1,15}$/.test(raw)) throw badRequest(`${name} must be a non-negative integer`);
+  const n = Number(raw);
+  if (opts.min !== undefined && n < opts.min) throw badRequest(`${name} must be at least ${opts.min}`);
+  if (opts.max !== undefined && n > opts.max) throw badRequest(`${name} must be at most ${opts.max}`);
+  return n;
+}
+
+export const limitParam = (q: Record<string, string>, max = MAX_LIMIT, def = DEFAULT_LIMIT): number =>
+  intParam(q, 'limit', { def, min: 1, max })!;
+
+export function addressParam(s: string | undefined): Address {
+  const a = s === undefined ? undefined : parseAddress(decodeURIComponent(s));
+  if (!a) throw badRequest('invalid address: expected 0x followed by 40 hex digits or a cairn1… native address');
+  return a;
+}

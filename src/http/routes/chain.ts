@@ -1,0 +1,41 @@
+import type { Server } from 'hyper-express';
+import { MAX_CHAIN_PAGE } from '../../chain/params';
+import { notFound } from '../httpError';
+import { intParam, limitParam } from '../params';
+import type { HttpDeps, RouteWrap } from '../server';
+
+export function registerChainRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
+  app.get('/status', r(async () => d.reader.status()));
+
+  app.get('/blocks/latest', r(async () => d.reader.blockView(d.reader.head.height)));
+
+  app.get('/blocks', r(async (req) => {
+    const q = req.query_parameters;
+    const limit = limitParam(q);
+    const from = intParam(q, 'from', { def: d.reader.head.height })!;
+    return { blocks: await d.reader.blocks(from, limit) };
+  }));
+
+  app.get('/blocks/:ref', r(async (req) => {
+    const ref = req.path_parameters.ref;
+    const h = await d.reader.resolveRef(ref);
+    const b = h === undefined ? undefined : await d.reader.blockView(h);
+    if (!b) throw notFound(`block not found: ${ref}`);
+    return b;
+  }));
+
+  // Full blocks for sync; capped at MAX_CHAIN_PAGE blocks and 16 MiB, `next` says where to go on.
+  app.get('/chain', r(async (req) => {
+    const q = req.query_parameters;
+    const from = intParam(q, 'from', { def: 0 })!;
+    const limit = limitParam(q, MAX_CHAIN_PAGE, 100);
+    return { from, ...(await d.reader.chain(from, limit)) };
+  }));
+
+  app.get('/stats', r(async () => d.reader.stats(d.now())));
+
+  app.get('/search', r(async (req) => {
+    const q = (req.query_parameters.q ?? '').slice(0, 200);
+    return { q, results: q.trim() ? await d.reader.search(q) : [] };
+  }));
+}

@@ -1,0 +1,33 @@
+import type { Server } from 'hyper-express';
+import type { RouteWrap } from '../server';
+
+export const ENDPOINTS: [string, string][] = [
+  ['GET /status', 'Chain state: height, finalizedHeight, head hash, supply, treasury, validators, block reward'],
+  ['GET /blocks/latest', 'Chain head'],
+  ['GET /blocks?limit&from', 'Blocks, newest first from height `from`'],
+  ['GET /blocks/:ref', 'Block by height or hash, with size'],
+  ['GET /chain?from&limit', 'Contiguous full blocks (limit ≤ 2000)'],
+  ['GET /mempool', 'Pending transactions'],
+  ['GET /stats', 'Accounts, stake, 24h volume, TPS, hourly series'],
+  ['GET /address/:end', 'Account by 0x or cairn1 address; 404 if never funded'],
+  ['GET /address/:end/txs?limit&before', 'Wallet transactions, newest first'],
+  ['GET /address/:end/analysis', 'Account aggregates'],
+  ['GET /proof/:end?height', 'Merkle proof of the account against a block stateRoot'],
+  ['GET /txs?limit', 'Global transaction feed'],
+  ['GET /tx/:id', 'Transaction, in mempool or in a block'],
+  ['GET /search?q=', 'Prefix search over addresses, blocks and transactions'],
+  ['POST /tx', 'Submit a hybrid-signed transaction envelope'],
+];
+
+const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+
+export function registerIndexRoute(app: Server, r: RouteWrap): void {
+  app.get('/', r(async (req, res) => {
+    if ((req.headers.accept ?? '').includes('application/json')) {
+      return { name: 'cairn', chainId: 72020, endpoints: ENDPOINTS.map(([path, description]) => ({ path, description })) };
+    }
+    const rows = ENDPOINTS.map(([p, d]) => `<tr><td><code>${esc(p)}</code></td><td>${esc(d)}</td></tr>`).join('');
+    res.type('html').send(`<!doctype html><html><head><meta charset="utf-8"><title>Cairn node</title></head><body><h1>Cairn node</h1><p>Chain id 72020. Every response is JSON; send <code>Accept: application/json</code> here for this index as JSON.</p><table>${rows}</table></body></html>`);
+    return undefined;
+  }));
+}

@@ -1,0 +1,61 @@
+import HyperExpress, { type Request, type Response } from 'hyper-express';
+import type { Logger } from 'pino';
+import type { ChainReader } from '../actors/chainReader';
+import type { Submit } from '../actors/admission';
+import { HttpError } from './httpError';
+import { registerChainRoutes } from './routes/chain';
+import { registerAccountRoutes } from './routes/accounts';
+import { registerTxRoutes } from './routes/txs';
+import { registerIndexRoute } from './routes/index';
+
+export interface HttpDeps {
+  reader: ChainReader;
+  submit: Submit;
+  log: Logger;
+  now: () => number;
+}
+
+/** Largest accepted request body: a full envelope with a 64 KiB data field fits with room to spare. */
+export const MAX_BODY_BYTES = 512 * 1024;
+
+export type Handler = (req: Request, res: Response) => Promise<unknown>;
+
+/** Wraps a handler so that every failure leaves as `{error}` with its status. */
+export function route(log: Logger, h: (req: Request, res: Response) => Promise<unknown>): Handler {
+  return async (req, res) => {
+    try {
+      const body = await h(req, res);
+      if (!res.completed && body !== undefined) res.json(body);
+    } catch (e) {
+      if (res.completed) return;
+      if (e instanceof HttpError) return void res.status(e.status).json({ error: e.message });
+      log.error({ err: e, path: req.path }, 'request failed');
+      res.status(500).json({ error: 'internal error' });
+    }
+  };
+}
+
+export function createHttpServer(d: HttpDeps) {
+  const app = new HyperExpress.Server({ max_body_length: MAX_BODY_BYTES, fast_abort: true });
+  app.set_error_handler((req, res, err) => {
+    d.log.error({ err, path: req.path }, 'unhandled request error');
+    if (!res.completed) res.status(500).json({ error: 'internal error' });
+  });
+  app.set_not_found_handler((req, res) => res.status(404).json({ error: `not found: ${req.method} ${req.path}` }));
+  const r = (h: Parameters<typeof route>[1]) => route(d.log, h);
+  registerIndexRoute(app, r);
+  registerChainRoutes(app, r, d);
+  registerAccountRoutes(app, r, d);
+  registerTxRoutes(app, r, d);
+  return {
+    app,
+    async listen(host: string, port: number): Promise<void> {
+      await app.listen(port, host);
+    },
+    async close(): Promise<void> {
+      app.close();
+    },
+  };
+}
+
+export type RouteWrap = (h: Parameters<typeof route>[1]) => Handler;

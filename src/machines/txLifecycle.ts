@@ -1,0 +1,97 @@
+import { assign, initialTransition, setup, transition, type SnapshotFrom } from 'xstate';
+import type { Hex } from '../primitives/hex';
+
+/**
+ * Lifecycle of a submitted transaction (SPEC "States and transitions"), used as a pure
+ * transition function: the mempool and the chain index fold events through it, and
+ * `/tx/:id` reports the resulting state. No live actor per transaction.
+ */
+export type TxLifecycleEvent =
+  | { type: 'ADMITTED' }
+  | { type: 'REFUSED'; reason: string }
+  | { type: 'INCLUDED'; height: number; blockHash: Hex }
+  | { type: 'DROPPED'; reason: string }
+  | { type: 'FINALIZED'; finalizedHeight: number }
+  | { type: 'UNDONE' };
+
+export interface TxLifecycleContext {
+  reason: string | null;
+  blockHeight: number | null;
+  blockHash: Hex | null;
+}
+
+export const txLifecycleMachine = setup({
+  types: { context: {} as TxLifecycleContext, events: {} as TxLifecycleEvent },
+  guards: {
+    // Finality only covers the transaction once the finalized height reaches its block.
+    reachesBlock: ({ context, event }) =>
+      event.type === 'FINALIZED' && context.blockHeight !== null && event.finalizedHeight >= context.blockHeight,
+  },
+}).createMachine({
+  id: 'tx',
+  initial: 'submitted',
+  context: { reason: null, blockHeight: null, blockHash: null },
+  states: {
+    submitted: {
+      on: {
+        ADMITTED: 'inMempool',
+        REFUSED: { target: 'refused', actions: assign({ reason: ({ event }) => event.reason }) },
+      },
+    },
+    inMempool: {
+      on: {
+        INCLUDED: {
+          target: 'included',
+          actions: assign({ blockHeight: ({ event }) => event.height, blockHash: ({ event }) => event.blockHash }),
+        },
+        DROPPED: { target: 'dropped', actions: assign({ reason: ({ event }) => event.reason }) },
+      },
+    },
+    included: {
+      on: {
+        FINALIZED: { guard: 'reachesBlock', target: 'finalized' },
+        UNDONE: { target: 'undone', actions: assign({ blockHeight: null, blockHash: null }) },
+      },
+    },
+    undone: {
+      // After a reorganization the transaction may be admitted again or land in another block.
+      on: {
+        ADMITTED: 'inMempool',
+        INCLUDED: {
+          target: 'included',
+          actions: assign({ blockHeight: ({ event }) => event.height, blockHash: ({ event }) => event.blockHash }),
+        },
+      },
+    },
+    finalized: { type: 'final' },
+    refused: { type: 'final' },
+    dropped: { type: 'final' },
+  },
+});
+
+export type TxLifecycleSnapshot = SnapshotFrom<typeof txLifecycleMachine>;
+export type TxLifecycleState = 'submitted' | 'inMempool' | 'included' | 'finalized' | 'refused' | 'dropped' | 'undone';
+
+export function initialTxLifecycle(): TxLifecycleSnapshot {
+  return initialTransition(txLifecycleMachine)[0];
+}
+
+/** Folds events; an event the current state does not take leaves it unchanged. */
+export function foldTxLifecycle(events: TxLifecycleEvent[], from = initialTxLifecycle()): TxLifecycleSnapshot {
+  let s = from;
+  for (const e of events) s = transition(txLifecycleMachine, s, e)[0];
+  return s;
+}
+
+export const lifecycleState = (s: TxLifecycleSnapshot): TxLifecycleState => s.value as TxLifecycleState;
+
+/** The status word `/tx/:id` shows for each state. */
+export const STATUS_OF: Record<TxLifecycleState, string> = {
+  submitted: 'submitted',
+  inMempool: 'pending',
+  included: 'included',
+  finalized: 'finalized',
+  refused: 'refused',
+  dropped: 'dropped',
+  undone: 'undone',
+};

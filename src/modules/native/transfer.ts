@@ -1,0 +1,16 @@
+import { credit, debit } from '../../chain/accounts';
+import type { TxHandler } from '../handler';
+
+/** TRANSFER: moves `amount` base units from the sender to `to`. */
+export const transferHandler: TxHandler = {
+  type: 'TRANSFER',
+  validate(tx) {
+    if (tx.to === null) return 'TRANSFER needs a destination';
+    if (BigInt(tx.amount) === 0n) return 'TRANSFER amount must be positive';
+    return undefined;
+  },
+  async execute({ state, height, sender, tx }) {
+    await debit(state, sender, BigInt(tx.amount));
+    await credit(state, tx.to!, BigInt(tx.amount), height);
+  },
+};

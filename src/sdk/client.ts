@@ -1,0 +1,247 @@
+import type { SignedTx, TxPayload } from '../chain/types';
+import { encodeTx } from '../chain/envelope';
+import { CairnError } from '../errors/CairnError';
+
+/** GET /address/:end (SPEC "Account"); amounts are integer strings in base units. */
+export interface Account {
+  address: string; // 0x form
+  native: string; // cairn1… form
+  balance: string;
+  staked: string;
+  nonce: number;
+  nextNonce: number;
+  energy: number;
+  feeExempt: boolean;
+  isValidator: boolean;
+  tokens: unknown[];
+}
+
+export type TxStatus = 'pending' | 'included' | 'finalized' | 'dropped' | 'undone';
+
+/** GET /tx/:id: the envelope fields plus where the node has it. */
+export interface TxRecord extends Partial<Omit<TxPayload, 'type'>> {
+  id: string;
+  type?: string;
+  status: TxStatus;
+  blockHeight?: number;
+  blockHash?: string;
+  index?: number;
+  result?: { status: 'success' | 'failed'; error?: string; energyUsed?: string; burned?: string };
+  [field: string]: unknown;
+}
+
+/** GET /status. Only the fields the SDK relies on are typed. */
+export interface NodeStatus {
+  height: number;
+  finalizedHeight: number;
+  [field: string]: unknown;
+}
+
+/** GET /blocks/:ref. */
+export interface BlockRecord {
+  height: number;
+  hash: string;
+  size: number;
+  [field: string]: unknown;
+}
+
+export interface SubmitVerdict {
+  accepted: boolean;
+  id: string;
+  reason?: string;
+}
+
+export type WaitOutcome = 'included' | 'finalized' | 'failed' | 'dropped' | 'unknown';
+
+export interface WaitOptions {
+  /** 'included' (default): executed in a block; 'finalized': irreversible. */
+  until?: 'included' | 'finalized';
+  timeoutMs?: number; // default 60 000
+  pollMs?: number; // default 500
+}
+
+export interface WaitResult {
+  outcome: WaitOutcome;
+  /** The last record the node returned (null if it never knew the id). */
+  record: TxRecord | null;
+}
+
+export interface ClientOptions {
+  fetch?: typeof fetch;
+  /** Per-request timeout; default 10 000 ms. */
+  timeoutMs?: number;
+}
+
+/** Request errors that say nothing about the transaction: keep polling through them. */
+const TRANSIENT_HTTP = new Set([404, 408, 425, 429, 500, 502, 503, 504]);
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Thin typed client of the native HTTP API. HTTP failures are thrown as CairnError with
+ * code `HTTP_<status>` and the node's `{error}` message; transport failures as `NETWORK`
+ * (meta.errno, e.g. ECONNREFUSED) and request timeouts as `TIMEOUT` (meta.status and
+ * meta.retryAfterMs when present).
+ */
+export class CairnClient {
+  readonly baseUrl: string;
+  private readonly fetchFn: typeof fetch;
+  private readonly timeoutMs: number;
+
+  constructor(baseUrl = 'http://127.0.0.1:6070', opts: ClientOptions = {}) {
+    this.baseUrl = baseUrl.replace(/\/+$/, '');
+    this.fetchFn = opts.fetch ?? globalThis.fetch;
+    this.timeoutMs = opts.timeoutMs ?? 10_000;
+  }
+
+  status(): Promise<NodeStatus> {
+    return this.get<NodeStatus>('/status');
+  }
+
+  /** The account, or null when it never received anything (404: balance 0, nonce 0). */
+  account(addr: string): Promise<Account | null> {
+    return this.getOrNull<Account>(`/address/${encodeURIComponent(addr)}`);
+  }
+
+  /** Nonce for the sender's next transaction; counts its contiguous pending ones. */
+  async nextNonce(addr: string): Promise<number> {
+    return (await this.account(addr))?.nextNonce ?? 0;
+  }
+
+  /**
+   * POST /tx. `accepted: true` only means this node's mempool took it; confirm with
+   * waitFor. A 400 refusal is returned as a verdict, not thrown.
+   */
+  async submit(tx: SignedTx): Promise<SubmitVerdict> {
+    try {
+      const v = await this.request<SubmitVerdict>('POST', '/tx', encodeTx(tx));
+      return { accepted: v.accepted === true, id: v.id ?? tx.id, ...(v.reason !== undefined ? { reason: v.reason } : {}) };
+    } catch (e) {
+      if (e instanceof CairnError && e.code === 'HTTP_400') return { accepted: false, id: tx.id, reason: e.message };
+      throw e;
+    }
+  }
+
+  /** The transaction, confirmed or pending; null when this node does not know it (yet). */
+  tx(id: string): Promise<TxRecord | null> {
+    return this.getOrNull<TxRecord>(`/tx/${encodeURIComponent(id)}`);
+  }
+
+  /** Block by height or hash; null when above the head or unknown. */
+  block(ref: number | string): Promise<BlockRecord | null> {
+    return this.getOrNull<BlockRecord>(`/blocks/${encodeURIComponent(String(ref))}`);
+  }
+
+  /** Merkle proof of the account against the stateRoot (check it with verifyAccountProof). */
+  proof(addr: string): Promise<unknown> {
+    return this.get<unknown>(`/proof/${encodeURIComponent(addr)}`);
+  }
+
+  /**
+   * Polls GET /tx/:id until the transaction reaches `until`, is dropped, or time runs out.
+   * A timeout is 'unknown', never 'failed': the transaction may still land, so confirm
+   * by id before resending. 404s (still propagating), 429s, 5xx and transport errors are
+   * tolerated. 'failed' means included with a failed execution result, reported at the
+   * level asked for (with until 'finalized', only once the block is final).
+   * 'undone' (reorganised away) keeps polling, since the transaction may be re-included.
+   */
+  async waitFor(id: string, opts: WaitOptions = {}): Promise<WaitResult> {
+    const until = opts.until ?? 'included';
+    const pollMs = Math.max(1, opts.pollMs ?? 500);
+    const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+    let record: TxRecord | null = null;
+    for (;;) {
+      let delay = pollMs;
+      try {
+        const remaining = Math.max(1, deadline - Date.now());
+        const r = await this.getOrNull<TxRecord>(`/tx/${encodeURIComponent(id)}`, remaining);
+        if (r) record = r;
+        const outcome = r ? await this.classify(r, until, remaining) : null;
+        if (outcome) return { outcome, record };
+      } catch (e) {
+        if (!isTransient(e)) throw e;
+        const retryAfter = (e as CairnError).meta.retryAfterMs;
+        if (typeof retryAfter === 'number') delay = Math.max(delay, retryAfter);
+      }
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) return { outcome: 'unknown', record };
+      await sleep(Math.min(delay, remaining));
+    }
+  }
+
+  /** A terminal outcome for `r`, or null to keep polling. */
+  private async classify(r: TxRecord, until: 'included' | 'finalized', remainingMs: number): Promise<WaitOutcome | null> {
+    if (r.status === 'dropped') return 'dropped';
+    if (r.status !== 'included' && r.status !== 'finalized') return null; // pending, undone
+    let final = r.status === 'finalized';
+    if (!final && until === 'finalized' && typeof r.blockHeight === 'number') {
+      // SPEC: finality is finalizedHeight (from /status) >= the transaction's blockHeight.
+      const s = await this.request<NodeStatus>('GET', '/status', undefined, remainingMs);
+      final = typeof s.finalizedHeight === 'number' && s.finalizedHeight >= r.blockHeight;
+    }
+    if (until === 'finalized' && !final) return null;
+    if (r.result?.status === 'failed') return 'failed';
+    return final ? 'finalized' : 'included';
+  }
+
+  private get<T>(path: string): Promise<T> {
+    return this.request<T>('GET', path);
+  }
+
+  private async getOrNull<T>(path: string, timeoutMs?: number): Promise<T | null> {
+    try {
+      return await this.request<T>('GET', path, undefined, timeoutMs);
+    } catch (e) {
+      if (e instanceof CairnError && e.code === 'HTTP_404') return null;
+      throw e;
+    }
+  }
+
+  private async request<T>(method: string, path: string, body?: string, timeoutMs = this.timeoutMs): Promise<T> {
+    const url = this.baseUrl + path;
+    let res: Response;
+    try {
+      res = await this.fetchFn(url, {
+        method,
+        headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+        body,
+        signal: AbortSignal.timeout(Math.min(timeoutMs, this.timeoutMs)),
+      });
+    } catch (e) {
+      const name = (e as Error)?.name;
+      if (name === 'TimeoutError' || name === 'AbortError')
+        throw new CairnError('TIMEOUT', `${method} ${url}: no answer within ${Math.min(timeoutMs, this.timeoutMs)} ms`, {}, { cause: e });
+      const code = (e as { cause?: { code?: unknown } })?.cause?.code;
+      throw new CairnError('NETWORK', `${method} ${url}: ${describeCause(e)}`, typeof code === 'string' ? { errno: code } : {}, { cause: e });
+    }
+    const text = await res.text().catch(() => '');
+    let json: unknown;
+    try {
+      json = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    if (!res.ok) {
+      const err = (json as { error?: unknown } | undefined)?.error;
+      const message = typeof err === 'string' ? err : `${method} ${path}: HTTP ${res.status} ${res.statusText}`.trim();
+      const meta: Record<string, unknown> = { status: res.status };
+      const retryAfter = Number(res.headers.get('retry-after'));
+      if (res.headers.has('retry-after') && Number.isFinite(retryAfter)) meta.retryAfterMs = retryAfter * 1000;
+      throw new CairnError(`HTTP_${res.status}`, message, meta);
+    }
+    if (json === undefined) throw new CairnError('BAD_RESPONSE', `${method} ${path}: expected a JSON body`, { status: res.status });
+    return json as T;
+  }
+}
+
+function isTransient(e: unknown): boolean {
+  if (!(e instanceof CairnError)) return false;
+  if (e.code === 'NETWORK' || e.code === 'TIMEOUT' || e.code === 'BAD_RESPONSE') return true;
+  return typeof e.meta.status === 'number' && TRANSIENT_HTTP.has(e.meta.status);
+}
+
+/** fetch wraps the useful reason (ECONNREFUSED…) in `cause`. */
+function describeCause(e: unknown): string {
+  const cause = (e as { cause?: { code?: string; message?: string } })?.cause;
+  return cause?.code ?? cause?.message ?? (e as Error)?.message ?? String(e);
+}
