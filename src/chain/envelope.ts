@@ -38,6 +38,49 @@ export const signingBytes = (p: TxPayload): Uint8Array => concatBytes(TX_DOMAIN_
 
 export const txId = (p: TxPayload): Hex => keccakHex(signingBytes(p));
 
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const lowerHex = (s: string): Hex => `0x${s.slice(2).toLowerCase()}`;
+
+/**
+ * Nesting bound for `data`: canonicalization is recursive and overflows the stack near
+ * ~3,000 levels, and a transaction that cannot be hashed must never be admitted.
+ */
+export const MAX_DATA_DEPTH = 64;
+
+/**
+ * Checks that `data` is plain JSON whose numbers are safe integers (RFC 8785 number
+ * formatting is where independent implementations disagree, and the protocol has no
+ * floats), at most MAX_DATA_DEPTH deep and at most MAX_DATA_BYTES as canonical UTF-8.
+ * Iterative, and bails out early on size, so hostile input costs little.
+ */
+function dataProblem(data: unknown): string | undefined {
+  const tooBig = `data field exceeds ${MAX_DATA_BYTES} bytes`;
+  const stack: [unknown, number][] = [[data, 0]];
+  let lowerBound = 0; // bytes the canonical text certainly has (string contents and keys)
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop() as [unknown, number];
+    if (depth > MAX_DATA_DEPTH) return `data nesting exceeds ${MAX_DATA_DEPTH} levels`;
+    if (v === null || typeof v === 'boolean') continue;
+    if (typeof v === 'string') {
+      lowerBound += v.length + 2;
+    } else if (typeof v === 'number') {
+      if (!Number.isSafeInteger(v)) return 'data numbers must be safe integers';
+    } else if (Array.isArray(v)) {
+      for (const item of v) stack.push([item, depth + 1]);
+    } else if (isRecord(v) && [Object.prototype, null].includes(Object.getPrototypeOf(v) as object | null)) {
+      for (const [key, item] of Object.entries(v)) {
+        lowerBound += key.length + 3;
+        stack.push([item, depth + 1]);
+      }
+    } else {
+      return 'data must be a JSON value';
+    }
+    if (lowerBound > MAX_DATA_BYTES) return tooBig;
+  }
+  if (Buffer.byteLength(canonicalJson(data), 'utf8') > MAX_DATA_BYTES) return tooBig;
+  return undefined;
+}
+
 export interface TxFields {
   type: TxType;
   to?: Address | string | null;
@@ -100,49 +143,6 @@ const ENVELOPE_KEYS = new Set([
   'id', 'chainId', 'type', 'from', 'to', 'amount', 'nonce', 'timestamp', 'fee', 'data', 'publicKeys', 'signatures',
 ]);
 const TX_TYPE_SET: ReadonlySet<string> = new Set(TX_TYPES);
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const lowerHex = (s: string): Hex => `0x${s.slice(2).toLowerCase()}`;
-
-/**
- * Nesting bound for `data`: canonicalization is recursive and overflows the stack near
- * ~3,000 levels, and a transaction that cannot be hashed must never be admitted.
- */
-export const MAX_DATA_DEPTH = 64;
-
-/**
- * Checks that `data` is plain JSON whose numbers are safe integers (RFC 8785 number
- * formatting is where independent implementations disagree, and the protocol has no
- * floats), at most MAX_DATA_DEPTH deep and at most MAX_DATA_BYTES as canonical UTF-8.
- * Iterative, and bails out early on size, so hostile input costs little.
- */
-function dataProblem(data: unknown): string | undefined {
-  const tooBig = `data field exceeds ${MAX_DATA_BYTES} bytes`;
-  const stack: [unknown, number][] = [[data, 0]];
-  let lowerBound = 0; // bytes the canonical text certainly has (string contents and keys)
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop() as [unknown, number];
-    if (depth > MAX_DATA_DEPTH) return `data nesting exceeds ${MAX_DATA_DEPTH} levels`;
-    if (v === null || typeof v === 'boolean') continue;
-    if (typeof v === 'string') {
-      lowerBound += v.length + 2;
-    } else if (typeof v === 'number') {
-      if (!Number.isSafeInteger(v)) return 'data numbers must be safe integers';
-    } else if (Array.isArray(v)) {
-      for (const item of v) stack.push([item, depth + 1]);
-    } else if (isRecord(v) && [Object.prototype, null].includes(Object.getPrototypeOf(v) as object | null)) {
-      for (const [key, item] of Object.entries(v)) {
-        lowerBound += key.length + 3;
-        stack.push([item, depth + 1]);
-      }
-    } else {
-      return 'data must be a JSON value';
-    }
-    if (lowerBound > MAX_DATA_BYTES) return tooBig;
-  }
-  if (Buffer.byteLength(canonicalJson(data), 'utf8') > MAX_DATA_BYTES) return tooBig;
-  return undefined;
-}
 
 function publicKeysOf(v: unknown): SignedTx['publicKeys'] | string {
   if (!isRecord(v)) return 'missing field: publicKeys';

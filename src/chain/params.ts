@@ -44,4 +44,4 @@ export const MAX_VALIDATORS = 21;
 export const BANK_SIZE = 6;
 
 /** The treasury is an account with a fixed address no key controls (20 bytes of 0x…7e). */
-export const TREASURY_ADDRESS = '0x000000000000000000000000000000000000007e';
+export const TREASURY_ADDRESS: `0x${string}` = '0x000000000000000000000000000000000000007e';

@@ -480,6 +480,13 @@ async function cmdNode(args: string[], io: CliIo): Promise<number> {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    // A node that stops by itself (a supervision escalation) is a failure exit.
+    const selfStop = (node as { stopped?: Promise<void> }).stopped;
+    void selfStop?.then(() => {
+      if (stopping) return;
+      io.err('the node stopped on its own; see the log above');
+      resolve(EXIT.FAILED);
+    });
   });
 }
 

@@ -6,7 +6,7 @@ import type { VerifyJob } from './hybrid';
 export interface VerifyPoolOptions {
   /** Worker threads; default: number of CPUs. */
   workers?: number;
-  /** Largest batch in one message; bigger groups are split so results stream back. */
+  /** Largest batch in one message (default 64, ~40 ms of work): bounds the tail imbalance. */
   maxBatch?: number;
   /** A batch not answered in this time means a hung worker: it is killed and respawned. */
   batchTimeoutMs?: number;
@@ -51,6 +51,8 @@ type WorkerReply = { type: 'ready' } | { id: number; results: Uint8Array };
 
 const WORKER_URL = new URL('./verifyWorker.mjs', import.meta.url);
 const PARTS_PER_JOB = 5;
+/** Batches outstanding per worker: two keeps it busy while the next answer travels. */
+const PIPELINE = 2;
 
 const isBytes = (u: unknown): u is Uint8Array => u instanceof Uint8Array;
 const wellFormed = (j: VerifyJob | undefined): boolean =>
@@ -85,8 +87,9 @@ function pack(jobs: Pending[]): ArrayBuffer {
 
 /**
  * Hybrid signature verification on worker threads (OpenSSL + liboqs, the code of
- * verifyCore.mjs). Jobs submitted in the same event-loop turn are grouped and spread
- * over the least-loaded workers, one message per worker per chunk of `maxBatch`.
+ * verifyCore.mjs). Jobs submitted in the same event-loop turn are grouped into one
+ * transferred message per worker (chunks of at most `maxBatch`); each worker holds at
+ * most two batches, the rest waits and goes to whichever worker frees up first.
  * A crashed or hung worker rejects its in-flight jobs (code VERIFY_WORKER_CRASHED) and
  * is replaced; callers treat that rejection as "retry", never as "invalid signature".
  */
@@ -109,7 +112,7 @@ export class VerifyPool {
 
   static async start(opts: VerifyPoolOptions = {}): Promise<VerifyPool> {
     const size = Math.max(1, Math.floor(opts.workers ?? availableParallelism()));
-    const pool = new VerifyPool(size, Math.max(1, opts.maxBatch ?? 256), opts.batchTimeoutMs ?? 60_000);
+    const pool = new VerifyPool(size, Math.max(1, opts.maxBatch ?? 64), opts.batchTimeoutMs ?? 60_000);
     try {
       await Promise.all(Array.from({ length: size }, (_, i) => pool.spawn(i)));
     } catch (e) {
@@ -263,28 +266,32 @@ export class VerifyPool {
       this.pendingCount--;
       p.resolve(results[i] === 1);
     });
+    if (this.queue.length > 0) this.flush();
   }
 
+  /**
+   * Hands queued jobs to workers with room (at most PIPELINE batches each, so a worker
+   * never idles between batches), least-loaded first. Whatever does not fit stays queued
+   * and goes to whichever worker answers first: a slow or contended worker gets less.
+   */
   private flush(): void {
     this.flushScheduled = false;
-    const live = this.slots.filter((s): s is Slot => !!s?.ready);
-    // No live worker (all respawning): keep the queue; the next 'ready' flushes it.
-    if (live.length === 0 || this.queue.length === 0) return;
-    const jobs = this.queue;
-    this.queue = [];
-    // Least-loaded assignment: each job goes to the worker with the fewest outstanding jobs.
-    const load = live.map((s) => s.jobs);
-    const assigned: Pending[][] = live.map(() => []);
-    for (const p of jobs) {
-      let best = 0;
-      for (let i = 1; i < live.length; i++) if (load[i] < load[best]) best = i;
-      load[best]++;
-      assigned[best].push(p);
+    while (this.queue.length > 0) {
+      let best: Slot | undefined;
+      let idle = 0;
+      let roomy = 0;
+      for (const s of this.slots) {
+        if (!s?.ready || s.batches.size >= PIPELINE) continue;
+        roomy++;
+        if (s.batches.size === 0) idle++;
+        if (!best || s.jobs < best.jobs) best = s;
+      }
+      // No room (or all workers respawning): the next answer or 'ready' flushes again.
+      if (!best) return;
+      // Same-turn jobs split evenly over idle workers: one message each when they fit.
+      const size = Math.min(this.maxBatch, Math.ceil(this.queue.length / (idle > 0 ? idle : roomy)));
+      this.dispatch(best, this.queue.splice(0, size));
     }
-    live.forEach((slot, i) => {
-      const mine = assigned[i];
-      for (let from = 0; from < mine.length; from += this.maxBatch) this.dispatch(slot, mine.slice(from, from + this.maxBatch));
-    });
   }
 
   private dispatch(slot: Slot, jobs: Pending[]): void {

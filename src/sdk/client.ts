@@ -1,4 +1,5 @@
-import type { SignedTx, TxPayload } from '../chain/types';
+import type { Address, SignedTx, TxPayload } from '../chain/types';
+import type { Hex } from '../primitives/hex';
 import { encodeTx } from '../chain/envelope';
 import { CairnError } from '../errors/CairnError';
 
@@ -43,6 +44,17 @@ export interface BlockRecord {
   hash: string;
   size: number;
   [field: string]: unknown;
+}
+
+/** GET /proof/:end. `account` is null when the proof shows the account does not exist. */
+export interface AccountProof {
+  address: Address;
+  native: string;
+  height: number;
+  blockHash: Hex;
+  stateRoot: Hex;
+  account: Record<string, unknown> | null;
+  proof: Hex[];
 }
 
 export interface SubmitVerdict {
@@ -132,9 +144,14 @@ export class CairnClient {
     return this.getOrNull<BlockRecord>(`/blocks/${encodeURIComponent(String(ref))}`);
   }
 
-  /** Merkle proof of the account against the stateRoot (check it with verifyAccountProof). */
-  proof(addr: string): Promise<unknown> {
-    return this.get<unknown>(`/proof/${encodeURIComponent(addr)}`);
+  /**
+   * Merkle proof of the account against the stateRoot of the head block (or of block
+   * `height`). Check it with verifyAccountProof(stateRoot, address, proof), taking the
+   * stateRoot from a header you trust, not from this same answer.
+   */
+  proof(addr: string, height?: number): Promise<AccountProof> {
+    const q = height === undefined ? '' : `?height=${height}`;
+    return this.get<AccountProof>(`/proof/${encodeURIComponent(addr)}${q}`);
   }
 
   /**

@@ -2,6 +2,7 @@
 export {
   CairnClient,
   type Account,
+  type AccountProof,
   type BlockRecord,
   type ClientOptions,
   type NodeStatus,

@@ -1,5 +1,5 @@
 import type { Server } from 'hyper-express';
-import { badRequest, notFound } from '../httpError';
+import { badRequest, HttpError, notFound } from '../httpError';
 import { parseJsonBody } from '../json';
 import { limitParam } from '../params';
 import type { HttpDeps, RouteWrap } from '../server';
@@ -9,6 +9,7 @@ export function registerTxRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
     const body = parseJsonBody(await req.text());
     const out = await d.submit(body);
     if (out.kind === 'malformed') throw badRequest(out.error);
+    if (out.kind === 'unavailable') throw new HttpError(503, out.error);
     res.status(200);
     return out.verdict;
   }));

@@ -1,0 +1,97 @@
+import type { AccountState } from '../chain/types';
+import { CairnError } from '../errors/CairnError';
+import { canonicalBytes } from '../primitives/canonical';
+import { isHex } from '../primitives/hex';
+
+/** The stored form: RFC 8785 JSON with amounts as integer strings (JSON has no bigint). */
+interface AccountJson {
+  balance: string;
+  staked: string;
+  nonce: number;
+  energy: string;
+  energyHeight: number;
+  feeExempt: boolean;
+  isValidator: boolean;
+  mldsaKeyHash: string | null;
+}
+
+const FIELDS = ['balance', 'energy', 'energyHeight', 'feeExempt', 'isValidator', 'mldsaKeyHash', 'nonce', 'staked'];
+const UINT_RE = /^(0|[1-9][0-9]*)$/;
+
+export const emptyAccount = (): AccountState => ({
+  balance: 0n,
+  staked: 0n,
+  nonce: 0,
+  energy: 0n,
+  energyHeight: 0,
+  feeExempt: false,
+  isValidator: false,
+  mldsaKeyHash: null,
+});
+
+export function encodeAccount(a: AccountState): Uint8Array {
+  const json: AccountJson = {
+    balance: a.balance.toString(),
+    staked: a.staked.toString(),
+    nonce: a.nonce,
+    energy: a.energy.toString(),
+    energyHeight: a.energyHeight,
+    feeExempt: a.feeExempt,
+    isValidator: a.isValidator,
+    mldsaKeyHash: a.mldsaKeyHash,
+  };
+  return canonicalBytes(json);
+}
+
+/**
+ * Strict decode: exactly the eight fields, the right types, non-negative integers, and
+ * bytes that are already canonical (re-encoding must reproduce them), so one account
+ * has exactly one stored form and therefore one state root.
+ */
+export function decodeAccount(b: Uint8Array): AccountState {
+  let j: unknown;
+  try {
+    j = JSON.parse(Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8'));
+  } catch (e) {
+    throw bad('not JSON', e);
+  }
+  if (typeof j !== 'object' || j === null || Array.isArray(j)) throw bad('not an object');
+  const o = j as Record<string, unknown>;
+  const keys = Object.keys(o).sort();
+  if (keys.length !== FIELDS.length || keys.some((k, i) => k !== FIELDS[i])) throw bad(`fields ${keys.join(',')}`);
+  const a: AccountState = {
+    balance: amount(o.balance, 'balance'),
+    staked: amount(o.staked, 'staked'),
+    nonce: count(o.nonce, 'nonce'),
+    energy: amount(o.energy, 'energy'),
+    energyHeight: count(o.energyHeight, 'energyHeight'),
+    feeExempt: flag(o.feeExempt, 'feeExempt'),
+    isValidator: flag(o.isValidator, 'isValidator'),
+    mldsaKeyHash: keyHash(o.mldsaKeyHash),
+  };
+  if (!Buffer.from(encodeAccount(a)).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength))) throw bad('not canonical');
+  return a;
+}
+
+function amount(v: unknown, name: string): bigint {
+  if (typeof v !== 'string' || !UINT_RE.test(v)) throw bad(`${name} is not an integer string`);
+  return BigInt(v);
+}
+
+function count(v: unknown, name: string): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw bad(`${name} is not a non-negative integer`);
+  return v;
+}
+
+function flag(v: unknown, name: string): boolean {
+  if (typeof v !== 'boolean') throw bad(`${name} is not a boolean`);
+  return v;
+}
+
+function keyHash(v: unknown): AccountState['mldsaKeyHash'] {
+  if (v === null) return null;
+  if (!isHex(v, 32) || v !== v.toLowerCase()) throw bad('mldsaKeyHash is not lower-case 32-byte hex');
+  return v;
+}
+
+const bad = (why: string, cause?: unknown) => new CairnError('BAD_ACCOUNT', `invalid stored account: ${why}`, {}, { cause });

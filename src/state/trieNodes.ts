@@ -1,0 +1,139 @@
+import { BranchMPTNode, ExtensionMPTNode, decodeMPTNode, decodeRawMPTNode, isRawMPTNode } from '@ethereumjs/mpt';
+import type { MPTNode, NodeReferenceOrRawMPTNode } from '@ethereumjs/mpt';
+import type { BatchDBOp, DB } from '@ethereumjs/util';
+import { CairnError } from '../errors/CairnError';
+import type { KvReader } from './kv';
+
+/**
+ * Where trie nodes live and how the trie reaches them. Nodes are content-addressed
+ * (key = keccak of the node), so a node never changes once written: caches can be shared
+ * by every trie over the same store and never go stale, and nothing is ever deleted
+ * (every old root stays readable — the archive).
+ *
+ * Read order: this trie's pending nodes → nodes flushed into a batch that may not be
+ * written yet → the shared cache → the store under 'n/' + hash.
+ */
+export const NODE_PREFIX = new TextEncoder().encode('n/');
+
+export const nodeKey = (hashHex: string): Uint8Array => Buffer.concat([NODE_PREFIX, Buffer.from(hashHex, 'hex')]);
+
+/** Bounded cache in two generations: O(1) per access, keeps what was used in the last two windows. */
+class NodeCache {
+  private young = new Map<string, Uint8Array>();
+  private old = new Map<string, Uint8Array>();
+
+  constructor(private readonly generationSize: number) {}
+
+  get(k: string): Uint8Array | undefined {
+    const y = this.young.get(k);
+    if (y !== undefined) return y;
+    const o = this.old.get(k);
+    if (o !== undefined) this.set(k, o);
+    return o;
+  }
+
+  set(k: string, v: Uint8Array): void {
+    this.young.set(k, v);
+    if (this.young.size >= this.generationSize) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+  }
+}
+
+/** State shared by every trie over one store. */
+export class SharedNodes {
+  readonly cache = new NodeCache(32_768);
+  /** One map per flush whose batch may not be written yet, oldest first. */
+  readonly unwritten: Map<string, Uint8Array>[] = [];
+
+  lookup(k: string): Uint8Array | undefined {
+    for (let i = this.unwritten.length - 1; i >= 0; i--) {
+      const v = this.unwritten[i].get(k);
+      if (v !== undefined) return v;
+    }
+    return this.cache.get(k);
+  }
+
+  /** The batch holding `gen` is written (or abandoned): its nodes now come from the store. */
+  release(gen: Map<string, Uint8Array>): void {
+    const i = this.unwritten.indexOf(gen);
+    if (i >= 0) this.unwritten.splice(i, 1);
+    for (const [k, v] of gen) this.cache.set(k, v);
+  }
+}
+
+const sharedByStore = new WeakMap<KvReader, SharedNodes>();
+
+export function sharedNodesOf(kv: KvReader): SharedNodes {
+  let s = sharedByStore.get(kv);
+  if (s === undefined) sharedByStore.set(kv, (s = new SharedNodes()));
+  return s;
+}
+
+/**
+ * The `DB` the MPT library writes through. It never writes to the store: puts collect
+ * in `pending` until `StateTrie.flush` moves the reachable ones into a batch.
+ * A missing node throws (the library would otherwise read it as "absent").
+ */
+export class TrieNodeDb implements DB<string, string | Uint8Array> {
+  constructor(
+    private readonly kv: KvReader,
+    private readonly shared: SharedNodes,
+    public pending: Map<string, Uint8Array>,
+  ) {}
+
+  async get(key: string): Promise<Uint8Array> {
+    const local = this.pending.get(key) ?? this.shared.lookup(key);
+    if (local !== undefined) return local;
+    const stored = await this.kv.get(nodeKey(key));
+    if (stored === undefined) throw new CairnError('STATE_MISSING_NODE', `state trie node 0x${key} is missing from the store`, { node: `0x${key}` });
+    this.shared.cache.set(key, stored);
+    return stored;
+  }
+
+  async put(key: string, value: string | Uint8Array): Promise<void> {
+    if (typeof value === 'string') throw new TypeError('trie node values must be bytes');
+    this.pending.set(key, value);
+  }
+
+  /** Archive: nodes are never deleted (the library only asks when pruning, which is off). */
+  async del(): Promise<void> {}
+
+  async batch(ops: BatchDBOp<string, string | Uint8Array>[]): Promise<void> {
+    for (const op of ops) if (op.type === 'put') await this.put(op.key, op.value);
+  }
+
+  shallowCopy(): DB<string, string | Uint8Array> {
+    return new TrieNodeDb(this.kv, this.shared, this.pending);
+  }
+
+  async open(): Promise<void> {}
+}
+
+/**
+ * The pending nodes reachable from `rootHex`. Pending also holds nodes of intermediate
+ * roots (every put rewrites its path) and of reverted transactions; those are dropped.
+ * The walk stops at nodes not in pending: they, and everything below them, are stored.
+ */
+export function reachablePending(rootHex: string, pending: Map<string, Uint8Array>): Map<string, Uint8Array> {
+  const out = new Map<string, Uint8Array>();
+  const stack: string[] = [rootHex];
+  const visitRef = (ref: NodeReferenceOrRawMPTNode): void => {
+    if (isRawMPTNode(ref)) visitNode(decodeRawMPTNode(ref));
+    else if (ref.length === 32) stack.push(Buffer.from(ref.buffer, ref.byteOffset, ref.byteLength).toString('hex'));
+  };
+  const visitNode = (node: MPTNode): void => {
+    if (node instanceof BranchMPTNode) for (const [, ref] of node.getChildren()) visitRef(ref);
+    else if (node instanceof ExtensionMPTNode) visitRef(node.value());
+  };
+  while (stack.length > 0) {
+    const h = stack.pop() as string;
+    if (out.has(h)) continue;
+    const bytes = pending.get(h);
+    if (bytes === undefined) continue;
+    out.set(h, bytes);
+    visitNode(decodeMPTNode(bytes));
+  }
+  return out;
+}

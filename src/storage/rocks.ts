@@ -1,0 +1,143 @@
+import { constants as fsc } from 'node:fs';
+import { access, mkdir, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { CairnError } from '../errors/CairnError';
+import { KvOpBatch, opsOf, type KvBatch, type KvRange, type KvStore } from '../state/kv';
+
+/** The part of the rocksdb-native API used here (the package ships no type declarations). */
+interface RocksIteratorRange {
+  gte?: Uint8Array;
+  lt?: Uint8Array;
+  reverse?: boolean;
+  limit?: number;
+}
+interface RocksWriteBatch {
+  tryPut(key: Uint8Array, value: Uint8Array): void;
+  tryDelete(key: Uint8Array): void;
+  flush(): Promise<void>;
+  destroy(): void;
+}
+interface RocksDB {
+  ready(): Promise<void>;
+  get(key: Uint8Array): Promise<Buffer | null>;
+  write(opts?: { capacity?: number }): RocksWriteBatch;
+  iterator(range: RocksIteratorRange): AsyncIterable<{ key: Buffer; value: Buffer }>;
+  close(): Promise<void>;
+}
+type RocksDBClass = new (path: string, opts: { readOnly: boolean; createIfMissing: boolean }) => RocksDB;
+const RocksDBCtor = createRequire(import.meta.url)('rocksdb-native') as RocksDBClass;
+
+/** A Buffer returned by the binding, seen as a plain Uint8Array (no copy). */
+const view = (b: Buffer): Uint8Array => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+
+/**
+ * The KV port over RocksDB. This folder is the only importer of the binding.
+ * One `write(batch)` is one RocksDB WriteBatch, which RocksDB applies atomically
+ * (the WAL records it as one unit), so a crash leaves all of it or none.
+ */
+export class RocksKv implements KvStore {
+  private constructor(
+    private readonly db: RocksDB,
+    readonly dir: string,
+    readonly readOnly: boolean,
+  ) {}
+
+  static async open(dir: string, opts: { readOnly?: boolean } = {}): Promise<RocksKv> {
+    const readOnly = opts.readOnly ?? false;
+    await checkDirectory(dir, readOnly);
+    const db = new RocksDBCtor(dir, { readOnly, createIfMissing: !readOnly });
+    try {
+      await db.ready();
+    } catch (e) {
+      throw openError(dir, e);
+    }
+    return new RocksKv(db, dir, readOnly);
+  }
+
+  async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    const v = await this.db.get(Buffer.from(key.buffer, key.byteOffset, key.byteLength));
+    return v === null ? undefined : view(v);
+  }
+
+  batch(): KvBatch {
+    return new KvOpBatch();
+  }
+
+  async write(b: KvBatch): Promise<void> {
+    const ops = opsOf(b);
+    if (ops.length === 0) return;
+    const w = this.db.write({ capacity: ops.length });
+    for (const op of ops) {
+      if (op.type === 'put') w.tryPut(op.key, op.value);
+      else w.tryDelete(op.key);
+    }
+    try {
+      await w.flush();
+    } finally {
+      w.destroy();
+    }
+  }
+
+  async *iterate(opts: KvRange): AsyncIterable<[Uint8Array, Uint8Array]> {
+    if (opts.limit !== undefined && opts.limit <= 0) return;
+    const range: RocksIteratorRange = { reverse: opts.reverse ?? false };
+    if (opts.gte) range.gte = opts.gte;
+    if (opts.lt) range.lt = opts.lt;
+    if (opts.limit !== undefined) range.limit = opts.limit;
+    for await (const { key, value } of this.db.iterator(range)) yield [view(key), view(value)];
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+}
+
+/** Opens (creating the directory if needed) the store at `dir`. */
+export async function openStore(dir: string, opts: { readOnly?: boolean } = {}): Promise<RocksKv> {
+  if (!opts.readOnly) {
+    try {
+      await mkdir(dir, { recursive: true });
+    } catch (e) {
+      throw new CairnError('STORAGE_OPEN', `cannot create data directory ${dir}: ${messageOf(e)}`, { dir }, { cause: e });
+    }
+  }
+  return RocksKv.open(dir, opts);
+}
+
+/**
+ * Checked before RocksDB sees the path: the binding reports some failures poorly (it
+ * spins forever on paths it cannot create in some virtual filesystems).
+ */
+async function checkDirectory(dir: string, readOnly: boolean): Promise<void> {
+  try {
+    const s = await stat(dir);
+    if (!s.isDirectory()) throw new CairnError('STORAGE_OPEN', `data directory ${dir} is not a directory`, { dir });
+    await access(dir, readOnly ? fsc.R_OK : fsc.R_OK | fsc.W_OK);
+  } catch (e) {
+    if (e instanceof CairnError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && !readOnly) {
+      // RocksDB creates the last path component itself; its parent must exist and be writable.
+      return;
+    }
+    const why =
+      code === 'ENOENT' ? 'does not exist' : code === 'EACCES' || code === 'EPERM' ? `is not ${readOnly ? 'readable' : 'writable'}` : messageOf(e);
+    throw new CairnError('STORAGE_OPEN', `data directory ${dir} ${why}`, { dir, code }, { cause: e });
+  }
+}
+
+function openError(dir: string, e: unknown): CairnError {
+  const msg = messageOf(e);
+  if (/\bLOCK\b/.test(msg) || /lock hold/i.test(msg)) {
+    return new CairnError('STORAGE_OPEN', `data directory ${dir} is in use by another cairn process`, { dir }, { cause: e });
+  }
+  if (/CURRENT: No such file/.test(msg)) {
+    return new CairnError('STORAGE_OPEN', `data directory ${dir} holds no database`, { dir }, { cause: e });
+  }
+  if (/Permission denied/i.test(msg)) {
+    return new CairnError('STORAGE_OPEN', `data directory ${dir} is not writable`, { dir }, { cause: e });
+  }
+  return new CairnError('STORAGE_OPEN', `cannot open data directory ${dir}: ${msg}`, { dir }, { cause: e });
+}
+
+const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));

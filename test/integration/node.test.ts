@@ -1,0 +1,215 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signTx } from '../../src/chain/envelope';
+import type { SignedTx } from '../../src/chain/types';
+import { runCli } from '../../src/cli/main';
+import { deriveKeys, generateSecret } from '../../src/crypto/keys';
+import { fromHex, type Hex } from '../../src/primitives/hex';
+import { verifyAccountProof } from '../../src/sdk';
+import { startTestNode, waitUntil, type TestNode } from '../helpers/testNode';
+
+interface DevAccount { address: Hex; native: string; secret: string; secp256k1PrivateKey: string }
+
+let t: TestNode;
+let dev: DevAccount[];
+const keysOf = (i: number) => deriveKeys(fromHex(dev[i].secret));
+
+async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(argv, { out: (s: string) => (out += s), err: (s: string) => (err += s), env: {} } as never);
+  return { code, out, err };
+}
+
+async function nextNonce(addr: string): Promise<number> {
+  const r = await t.get(`/address/${addr}`);
+  return r.status === 404 ? 0 : r.body.nextNonce;
+}
+
+async function waitStatus(id: string, status: 'included' | 'finalized') {
+  return waitUntil(async () => {
+    const r = await t.get(`/tx/${id}`);
+    return r.status === 200 && (r.body.status === status || (status === 'included' && r.body.status === 'finalized')) ? r.body : undefined;
+  });
+}
+
+beforeAll(async () => {
+  t = await startTestNode();
+  dev = JSON.parse(await readFile(join(t.dataDir, 'dev-accounts.json'), 'utf8'));
+});
+afterAll(async () => t?.cleanup());
+
+describe('single-node chain over HTTP', () => {
+  it('writes 10 funded dev accounts and serves /status', async () => {
+    expect(dev).toHaveLength(10);
+    for (const a of dev) {
+      expect(a.address).toMatch(/^0x[0-9a-f]{40}$/);
+      expect(a.native).toMatch(/^cairn1/);
+      expect(a.secret).toMatch(/^[0-9a-f]{64}$/);
+      expect(deriveKeys(fromHex(a.secret)).address).toBe(a.address);
+      const acc = (await t.get(`/address/${a.native}`)).body;
+      expect(BigInt(acc.balance)).toBeGreaterThanOrEqual(1_000_000n * 1_000_000n);
+    }
+    const s = (await t.get('/status')).body;
+    expect(s).toMatchObject({ chainId: 72020 });
+    for (const k of ['height', 'finalizedHeight', 'headHash', 'supply', 'treasury', 'validators', 'blockReward']) expect(s).toHaveProperty(k);
+    expect(typeof s.supply).toBe('string');
+  });
+
+  it('accepts a CLI-signed transfer, includes and finalizes it, and shows it on both accounts', async () => {
+    const before = BigInt((await t.get(`/address/${dev[1].address}`)).body.balance);
+    const signed = await cli(['tx', 'sign', '--secret', dev[0].secret, '--type', 'TRANSFER', '--to', dev[1].native, '--amount', '1234567', '--nonce', String(await nextNonce(dev[0].address))]);
+    expect(signed.code).toBe(0);
+    const envelope = JSON.parse(signed.out);
+    const r = await t.post('/tx', envelope);
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ accepted: true, id: envelope.id });
+    const rec = await waitStatus(envelope.id, 'finalized');
+    expect(rec.blockHeight).toBeGreaterThan(0);
+    expect(rec.blockHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(rec.result.status).toBe('success');
+    const after = BigInt((await t.get(`/address/${dev[1].address}`)).body.balance);
+    expect(after - before).toBe(1234567n);
+    for (const a of [dev[0].address, dev[1].native]) {
+      const feed = (await t.get(`/address/${a}/txs?limit=5`)).body;
+      expect(feed.txs.map((x: { id: string }) => x.id)).toContain(envelope.id);
+    }
+    const block = (await t.get(`/blocks/${rec.blockHeight}`)).body;
+    expect(block.hash).toBe(rec.blockHash);
+    expect(block.size).toBeGreaterThan(0);
+    expect((await t.get(`/blocks/${rec.blockHash}`)).body.height).toBe(rec.blockHeight);
+    const analysis = (await t.get(`/address/${dev[0].address}/analysis`)).body;
+    expect(analysis.counts.sent).toBeGreaterThanOrEqual(1);
+  });
+
+  it('produces each refusal reason through HTTP', async () => {
+    const k = keysOf(2);
+    const n = await nextNonce(k.address);
+    const good = signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '10', nonce: n });
+    expect((await t.post('/tx', good)).body.accepted).toBe(true);
+    // transaction already known: the same envelope again
+    expect((await t.post('/tx', good)).body).toEqual({ accepted: false, id: good.id, reason: 'transaction already known' });
+    // nonce already used: another payload on the same nonce
+    const rival = signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '11', nonce: n });
+    expect((await t.post('/tx', rival)).body.reason).toBe('nonce already used');
+    // nonce too far ahead: more than 64 beyond the next nonce
+    const ahead = signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '1', nonce: n + 1 + 65 });
+    expect((await t.post('/tx', ahead)).body.reason).toBe('nonce too far ahead');
+    // invalid signature: payload changed after signing
+    const tampered = { ...signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '5', nonce: n + 1 }), amount: '5000' } as SignedTx;
+    delete (tampered as Partial<SignedTx>).id;
+    expect((await t.post('/tx', tampered)).body.reason).toBe('invalid signature');
+    // invalid signature: a signature missing
+    const unsigned = { ...signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '5', nonce: n + 1 }) } as Partial<SignedTx>;
+    delete unsigned.signatures;
+    expect((await t.post('/tx', unsigned)).body.reason).toBe('invalid signature');
+    // insufficient balance: a never-funded sender, and an amount above the balance
+    const stranger = deriveKeys(generateSecret());
+    expect((await t.post('/tx', signTx(stranger, { type: 'TRANSFER', to: dev[3].address, amount: '1', nonce: 0 }))).body.reason).toBe('insufficient balance');
+    const huge = signTx(keysOf(4), { type: 'TRANSFER', to: dev[3].address, amount: (10n ** 30n).toString(), nonce: await nextNonce(dev[4].address) });
+    expect((await t.post('/tx', huge)).body.reason).toBe('insufficient balance');
+  });
+
+  it('refuses with mempool full when the pool is at its cap', async () => {
+    const small = await startTestNode({ mempoolCap: 3 });
+    try {
+      const k = deriveKeys(fromHex(dev[5].secret));
+      // Future nonces wait for the gap, so they stay resident.
+      for (const nonce of [10, 11, 12]) {
+        expect((await small.post('/tx', signTx(k, { type: 'TRANSFER', to: dev[6].address, amount: '1', nonce }))).body.accepted).toBe(true);
+      }
+      const r = await small.post('/tx', signTx(k, { type: 'TRANSFER', to: dev[6].address, amount: '1', nonce: 13 }));
+      expect(r.body).toMatchObject({ accepted: false, reason: 'mempool full' });
+      expect((await small.get('/mempool')).body.count).toBe(3);
+    } finally {
+      await small.cleanup();
+    }
+  });
+
+  it('answers malformed bodies with 400 {error}', async () => {
+    const cases: unknown[] = ['not json', '[]', '{}', { type: 'NOPE' }, '{"__proto__":{"x":1}}'];
+    const k = keysOf(2);
+    const ok = signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '1', nonce: 0 });
+    cases.push({ ...ok, chainId: 1 }, { ...ok, amount: 5 }, { ...ok, to: 'cairn1bad' }, { ...ok, data: 'x'.repeat(70_000) });
+    for (const c of cases) {
+      const r = await t.post('/tx', c);
+      expect(r.status, JSON.stringify(c).slice(0, 60)).toBe(400);
+      expect(typeof r.body.error).toBe('string');
+    }
+  });
+
+  it('answers 404 for unknown things and 400 for bad parameters', async () => {
+    const stranger = deriveKeys(generateSecret());
+    expect((await t.get(`/address/${stranger.address}`)).status).toBe(404);
+    expect((await t.get(`/tx/0x${'00'.repeat(32)}`)).status).toBe(404);
+    expect((await t.get('/blocks/999999999')).status).toBe(404);
+    expect((await t.get('/address/nope')).status).toBe(400);
+    expect((await t.get('/blocks?limit=0')).status).toBe(400);
+    expect((await t.get('/blocks?limit=abc')).status).toBe(400);
+    expect((await t.get('/chain?limit=2001')).status).toBe(400);
+    expect((await t.get('/nowhere')).body.error).toMatch(/not found/);
+  });
+
+  it('serves the read endpoints', async () => {
+    const html = await fetch(t.url + '/');
+    expect(html.headers.get('content-type')).toMatch(/html/);
+    expect((await t.get('/', { accept: 'application/json' })).body.endpoints.length).toBeGreaterThan(5);
+    const latest = (await t.get('/blocks/latest')).body;
+    expect(latest.height).toBeGreaterThan(0);
+    const list = (await t.get('/blocks?limit=3')).body.blocks;
+    expect(list).toHaveLength(3);
+    expect(list[0].height).toBeGreaterThan(list[1].height);
+    const chain = (await t.get('/chain?from=0&limit=3')).body;
+    expect(chain.blocks.map((b: { header: { height: number } }) => b.header.height)).toEqual([0, 1, 2]);
+    expect(chain.blocks[1].header.parentHash).toBe(chain.blocks[0].header.hash);
+    expect((await t.get('/txs?limit=2')).body.txs.length).toBeGreaterThan(0);
+    const stats = (await t.get('/stats')).body;
+    for (const k of ['accounts', 'stake', 'volume24h', 'tps', 'series']) expect(stats).toHaveProperty(k);
+    const q = dev[0].address.slice(0, 8);
+    expect((await t.get(`/search?q=${q}`)).body.results.some((x: { id: string }) => x.id === dev[0].address)).toBe(true);
+    expect((await t.get(`/search?q=${latest.hash.slice(0, 10)}`)).body.results.some((x: { kind: string }) => x.kind === 'block')).toBe(true);
+  });
+
+  it('serves a proof the SDK verifies against the block stateRoot, and rejects a tampered one', async () => {
+    const p = (await t.get(`/proof/${dev[0].native}`)).body;
+    const block = (await t.get(`/blocks/${p.height}`)).body;
+    expect(p.stateRoot).toBe(block.stateRoot);
+    const acc = await verifyAccountProof(block.stateRoot, dev[0].address, p.proof);
+    expect(acc?.balance.toString()).toBe(p.account.balance);
+    const bad = [...p.proof];
+    const last = bad.length - 1;
+    bad[last] = bad[last].slice(0, -2) + (bad[last].endsWith('00') ? '01' : '00');
+    await expect(verifyAccountProof(block.stateRoot, dev[0].address, bad)).rejects.toThrow();
+    const absent = deriveKeys(generateSecret()).address;
+    const pa = (await t.get(`/proof/${absent}`)).body;
+    expect(await verifyAccountProof(pa.stateRoot, absent, pa.proof)).toBeNull();
+  });
+
+  it('restarts a crashed actor and keeps producing and serving', async () => {
+    await expect(t.node.actors.mempool.injectFault()).rejects.toThrow(/injected fault/);
+    const h0 = t.node.view.head.height;
+    const k = keysOf(7);
+    const tx = signTx(k, { type: 'TRANSFER', to: dev[8].address, amount: '77', nonce: await nextNonce(k.address) });
+    expect((await t.post('/tx', tx)).body.accepted).toBe(true);
+    await waitStatus(tx.id, 'included');
+    expect(t.node.view.head.height).toBeGreaterThan(h0);
+    expect(t.node.supervisor.status().find((c) => c.name === 'mempool')?.restarts).toBe(1);
+  });
+});
+
+describe('restart', () => {
+  it('resumes the same chain at the same head and state root', async () => {
+    const a = await startTestNode();
+    const head = { ...a.node.view.head };
+    await a.stop();
+    const b = await startTestNode({ dataDir: a.dataDir });
+    try {
+      expect(b.node.view.head.hash).toBe(head.hash);
+      expect(b.node.view.head.stateRoot).toBe(head.stateRoot);
+      expect(b.node.view.head.height).toBe(head.height);
+    } finally {
+      await b.cleanup();
+    }
+  });
+});
