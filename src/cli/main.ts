@@ -318,6 +318,7 @@ export function formatWait(id: string, w: WaitResult): Record<string, unknown> {
   if (r?.blockHeight !== undefined && w.outcome !== 'dropped' && w.outcome !== 'unknown') out.blockHeight = r.blockHeight;
   if (r?.blockHash !== undefined && w.outcome !== 'dropped' && w.outcome !== 'unknown') out.blockHash = r.blockHash;
   if (w.outcome === 'failed' && r?.result?.error) out.reason = r.result.error;
+  if (w.outcome === 'dropped' && r?.reason) out.reason = r.reason;
   if (w.outcome === 'unknown') {
     out.lastStatus = r?.status ?? 'not found';
     out.note = 'timed out: the transaction may still land; wait again before resending';

@@ -46,6 +46,7 @@ async function ensureGenesis(store: ChainStore, config: NodeConfig, log: Logger)
   const head: Head = { height: 0, hash: block.header.hash, stateRoot, finalizedHeight: 0, timestamp: block.header.timestamp };
   const addrs = [...dev.spec.accounts.map((a) => a.address), TREASURY_ADDRESS];
   store.putBlock(batch, block, head, addrs);
+  store.putGenesisSpec(batch, dev.spec);
   await store.kv.write(batch);
   state.settle();
   await writeFile(join(config.dataDir, 'dev-accounts.json'), `${JSON.stringify(dev.accounts, null, 2)}\n`, { mode: 0o600 });

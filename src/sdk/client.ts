@@ -17,7 +17,8 @@ export interface Account {
   tokens: unknown[];
 }
 
-export type TxStatus = 'pending' | 'included' | 'finalized' | 'dropped' | 'undone';
+/** 'submitted' and 'refused' are transient lifecycle states the node may report too. */
+export type TxStatus = 'submitted' | 'pending' | 'included' | 'finalized' | 'dropped' | 'refused' | 'undone';
 
 /** GET /tx/:id: the envelope fields plus where the node has it. */
 export interface TxRecord extends Partial<Omit<TxPayload, 'type'>> {
@@ -28,6 +29,8 @@ export interface TxRecord extends Partial<Omit<TxPayload, 'type'>> {
   blockHash?: string;
   index?: number;
   result?: { status: 'success' | 'failed'; error?: string; energyUsed?: string; burned?: string };
+  /** Why the mempool dropped or refused it. */
+  reason?: string;
   [field: string]: unknown;
 }
 
@@ -158,7 +161,7 @@ export class CairnClient {
    * Polls GET /tx/:id until the transaction reaches `until`, is dropped, or time runs out.
    * A timeout is 'unknown', never 'failed': the transaction may still land, so confirm
    * by id before resending. 404s (still propagating), 429s, 5xx and transport errors are
-   * tolerated. 'failed' means included with a failed execution result, reported at the
+   * tolerated. 'dropped' covers a 'refused' record too. 'failed' means included with a failed execution result, reported at the
    * level asked for (with until 'finalized', only once the block is final).
    * 'undone' (reorganised away) keeps polling, since the transaction may be re-included.
    */
@@ -188,7 +191,8 @@ export class CairnClient {
 
   /** A terminal outcome for `r`, or null to keep polling. */
   private async classify(r: TxRecord, until: 'included' | 'finalized', remainingMs: number): Promise<WaitOutcome | null> {
-    if (r.status === 'dropped') return 'dropped';
+    // Either way this node will not include it: the caller must decide whether to resend.
+    if (r.status === 'dropped' || r.status === 'refused') return 'dropped';
     if (r.status !== 'included' && r.status !== 'finalized') return null; // pending, undone
     let final = r.status === 'finalized';
     if (!final && until === 'finalized' && typeof r.blockHeight === 'number') {

@@ -188,8 +188,9 @@ function assertPlainJson(v: unknown, key: string, depth = 0): void {
     for (const x of v) assertPlainJson(x, key, depth + 1);
     return;
   }
-  if (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
-    for (const x of Object.values(v)) assertPlainJson(x, key, depth + 1);
+  const proto = typeof v === 'object' ? Object.getPrototypeOf(v) : undefined;
+  if (proto === Object.prototype || proto === null) {
+    for (const x of Object.values(v as object)) assertPlainJson(x, key, depth + 1);
     return;
   }
   throw bad(`${typeof v} is not a JSON value`);

@@ -1,4 +1,5 @@
 import { decodeBlock, encodeBlock } from '../chain/block';
+import type { GenesisSpec } from '../chain/genesis';
 import type { Address, Block } from '../chain/types';
 import { fromHex, type Hex } from '../primitives/hex';
 import { readU64be, u32be, u64be } from '../primitives/height';
@@ -19,6 +20,7 @@ const enc = new TextEncoder();
 const key = (p: string, ...parts: Uint8Array[]) => Buffer.concat([enc.encode(p), ...parts]);
 const HEAD_KEY = enc.encode('Mhead');
 const STATS_KEY = enc.encode('Mstats');
+const GENESIS_KEY = enc.encode('Mgenesis');
 
 export interface StoreCounters {
   accounts: number;
@@ -102,6 +104,21 @@ export class ChainStore {
       out.push({ height: readU64be(kb, 21), index: kb.readUInt32BE(29), id: `0x${Buffer.from(v).toString('hex')}` });
     }
     return out;
+  }
+
+  /** The genesis spec this chain was created from (replays start from it). */
+  async genesisSpec(): Promise<GenesisSpec | undefined> {
+    const v = await this.kv.get(GENESIS_KEY);
+    return v ? (json(v) as GenesisSpec) : undefined;
+  }
+
+  putGenesisSpec(batch: KvBatch, spec: GenesisSpec): void {
+    batch.put(GENESIS_KEY, bytes(spec));
+  }
+
+  /** Blocks from `from` to the head, in order (replay, export). */
+  async *blocksFrom(from: number): AsyncGenerator<Block> {
+    for await (const [, v] of this.kv.iterate({ gte: key('h', u64be(from)), lt: key('h', Buffer.alloc(8, 0xff)) })) yield decodeBlock(v);
   }
 
   async counters(): Promise<StoreCounters> {

@@ -1,0 +1,44 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { freePort } from './testNode';
+
+/** A node in its own process (`cairn node`), for tests that kill it. */
+export interface ChildNode {
+  proc: ChildProcess;
+  url: string;
+  port: number;
+  output(): string;
+  kill(signal: NodeJS.Signals): Promise<number | null>;
+}
+
+export async function spawnNode(dataDir: string, extra: string[] = [], port?: number): Promise<ChildNode> {
+  const p = port ?? (await freePort());
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'node', '--data-dir', dataDir, '--http-port', String(p), '--log-level', 'warn', ...extra], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout!.on('data', (d) => (out += d));
+  proc.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  const url = `http://127.0.0.1:${p}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`node exited early (${proc.exitCode}):\n${out}`);
+    try {
+      if ((await fetch(`${url}/status`)).ok) break;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) {
+      proc.kill('SIGKILL');
+      throw new Error(`node did not start:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    proc, url, port: p, output: () => out,
+    async kill(signal) {
+      proc.kill(signal);
+      return exited;
+    },
+  };
+}

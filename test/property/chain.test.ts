@@ -1,0 +1,136 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { buildBlock } from '../../src/chain/buildBlock';
+import { loadSupply } from '../../src/chain/execState';
+import { applyGenesis, type GenesisSpec } from '../../src/chain/genesis';
+import { CHAIN_ID, TREASURY_ADDRESS } from '../../src/chain/params';
+import { applyBlock } from '../../src/chain/replay';
+import type { Address, Block, SignedTx } from '../../src/chain/types';
+import { keccakHex } from '../../src/crypto/hash';
+import { toHex, utf8, type Hex } from '../../src/primitives/hex';
+import { MemoryKv } from '../../src/state/kv';
+import { StateTrie } from '../../src/state/stateTrie';
+
+// Execution does not verify signatures (admission does), so these properties use unsigned
+// envelopes with a fixed ML-DSA key per sender: thousands of cases stay fast.
+const N = 5;
+const addr = (i: number): Address => `0x${(i + 1).toString(16).padStart(40, '0')}`;
+const mldsaKey = (i: number): Hex => toHex(utf8(`key-${i}`));
+const PRODUCER = addr(99);
+const ALL = [...Array.from({ length: N }, (_, i) => addr(i)), addr(50), PRODUCER, TREASURY_ADDRESS];
+
+const genesis: GenesisSpec = {
+  chainId: CHAIN_ID, timestamp: 1,
+  accounts: [
+    ...Array.from({ length: N }, (_, i) => ({ address: addr(i), balance: String(1_000_000 * (i + 1)) })),
+    { address: PRODUCER, balance: '0', staked: '5000000', isValidator: true },
+  ],
+};
+
+interface Op { from: number; to: number; amount: bigint; fee: bigint; nonceSkew: number }
+const op = fc.record({
+  from: fc.nat(N - 1),
+  to: fc.nat(N),
+  amount: fc.bigInt({ min: 0n, max: 3_000_000n }),
+  fee: fc.bigInt({ min: 0n, max: 500n }),
+  nonceSkew: fc.oneof({ weight: 8, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: -1, max: 2 }) }),
+});
+
+function makeTx(o: Op, nonce: number, ts: number): SignedTx {
+  const to = o.to === N ? addr(50) : addr(o.to);
+  const payload = { chainId: CHAIN_ID, type: 'TRANSFER' as const, from: addr(o.from), to, amount: o.amount.toString(), nonce, timestamp: ts, fee: o.fee.toString(), data: null };
+  return { ...payload, id: keccakHex(utf8(JSON.stringify(payload))), publicKeys: { secp256k1: '0x', mldsa44: mldsaKey(o.from) }, signatures: { secp256k1: '0x', mldsa44: '0x' } };
+}
+
+async function fresh(): Promise<{ kv: MemoryKv; state: StateTrie }> {
+  const kv = new MemoryKv();
+  const state = await StateTrie.open(kv, null);
+  await applyGenesis(state, genesis);
+  return { kv, state };
+}
+
+async function commit(kv: MemoryKv, state: StateTrie): Promise<Hex> {
+  const b = kv.batch();
+  const root = await state.flush(b);
+  await kv.write(b);
+  state.settle();
+  return root;
+}
+
+async function totals(state: StateTrie): Promise<bigint> {
+  let sum = 0n;
+  for (const a of ALL) {
+    const acc = await state.getAccount(a);
+    if (acc) sum += acc.balance + acc.staked;
+  }
+  return sum;
+}
+
+/** Runs blocks of ops; returns the produced blocks and checks invariants after each. */
+async function runChain(blocksOps: Op[][]): Promise<{ blocks: Block[]; roots: Hex[] }> {
+  const { kv, state } = await fresh();
+  await commit(kv, state);
+  const nonces = new Array<number>(N).fill(0);
+  const blocks: Block[] = [];
+  const roots: Hex[] = [];
+  let ts = 1;
+  for (let h = 1; h <= blocksOps.length; h++) {
+    const bySender = new Map<number, SignedTx[]>();
+    for (const o of blocksOps[h - 1]) {
+      const nonce = Math.max(0, nonces[o.from] + o.nonceSkew);
+      if (o.nonceSkew === 0) nonces[o.from]++;
+      const q = bySender.get(o.from) ?? [];
+      q.push(makeTx(o, nonce, ts++));
+      bySender.set(o.from, q);
+    }
+    const pending = [...bySender.values()].map((q) => q.sort((a, b) => a.nonce - b.nonce));
+    const nonceBefore = await Promise.all(Array.from({ length: N }, async (_, i) => (await state.getAccount(addr(i)))?.nonce ?? 0));
+    const built = await buildBlock(state, pending, { height: h, producer: PRODUCER, maxTxs: 500 });
+    const root = await commit(kv, state);
+    // supply conserved: every balance and stake adds up to the supply record
+    const supply = await loadSupply(state);
+    expect(await totals(state)).toBe(supply.supply);
+    expect(supply.supply).toBe(supply.minted - supply.burned + 15_000_000n + 5_000_000n);
+    // nonces monotonic, advancing by exactly the sender's included transactions
+    for (let i = 0; i < N; i++) {
+      const after = (await state.getAccount(addr(i)))?.nonce ?? 0;
+      expect(after - nonceBefore[i]).toBe(built.txs.filter((t) => t.from === addr(i)).length);
+    }
+    // re-sync the generator with what actually got in (skipped txs never will)
+    for (let i = 0; i < N; i++) nonces[i] = (await state.getAccount(addr(i)))?.nonce ?? 0;
+    blocks.push({ header: { height: h, producer: PRODUCER, txCount: built.txs.length } as Block['header'], txs: built.txs, results: built.results });
+    roots.push(root);
+  }
+  return { blocks, roots };
+}
+
+describe('execution properties', () => {
+  it('conserves supply, keeps nonces monotonic, and the same blocks give the same roots', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(op, { maxLength: 12 }), { minLength: 1, maxLength: 5 }), async (ops) => {
+        const a = await runChain(ops);
+        // Replaying the produced blocks on an independent state reproduces every root.
+        const { kv, state } = await fresh();
+        await commit(kv, state);
+        for (let i = 0; i < a.blocks.length; i++) {
+          expect(await applyBlock(state, a.blocks[i])).toBeUndefined();
+          expect(await commit(kv, state)).toBe(a.roots[i]);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  }, 120_000);
+
+  it('a transaction the sender cannot pay for is left out and changes nothing', async () => {
+    const { kv, state } = await fresh();
+    await commit(kv, state);
+    const rootBefore = state.root();
+    const tx = makeTx({ from: 0, to: 1, amount: 10n ** 12n, fee: 10n, nonceSkew: 0 }, 0, 1);
+    state.checkpoint();
+    const { applyTx } = await import('../../src/chain/applyTx');
+    const v = await applyTx(state, tx, 1);
+    expect(v).toMatchObject({ kind: 'skip', reason: 'insufficient balance', permanent: false });
+    expect(state.root()).toBe(rootBefore);
+    await state.revert();
+  });
+});
