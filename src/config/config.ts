@@ -40,7 +40,7 @@ export const defaultNodeConfig: Readonly<NodeConfig> = Object.freeze({
   httpPort: 6070,
   rpcPort: 7070,
   adminToken: null,
-  slotMs: 1000,
+  slotMs: 500,
   idleBlockMs: 5000,
   mempoolCap: MEMPOOL_CAP_DEFAULT,
   verifyWorkers: Math.max(1, os.availableParallelism()),
@@ -65,7 +65,7 @@ interface OptionSpec {
 /** One table drives parsing, validation and --help, so they cannot drift apart. */
 const OPTIONS: readonly OptionSpec[] = [
   { key: 'dataDir', flag: 'data-dir', env: 'DATA_DIR', kind: 'string', help: 'directory of the RocksDB database' },
-  { key: 'host', flag: 'host', env: 'HOST', kind: 'string', help: 'interface the HTTP and JSON-RPC servers bind to' },
+  { key: 'host', flag: 'host', env: 'CAIRN_HOST', kind: 'string', help: 'interface the HTTP and JSON-RPC servers bind to ($HOST is not read: zsh sets it to the machine name)' },
   { key: 'httpPort', flag: 'http-port', env: 'HTTP_PORT', kind: 'int', min: 0, max: 65535, help: 'native HTTP API port (0 = any free port)' },
   { key: 'rpcPort', flag: 'rpc-port', env: 'RPC_PORT', kind: 'int', min: 0, max: 65535, help: 'VM JSON-RPC port (0 = any free port)' },
   { key: 'adminToken', flag: 'admin-token', env: 'ADMIN_TOKEN', kind: 'token', help: 'x-admin-token for /peers and /security/alerts (unset = admin endpoints refuse)' },

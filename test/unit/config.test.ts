@@ -37,7 +37,7 @@ describe('loadConfig', () => {
       httpPort: 6070,
       rpcPort: 7070,
       adminToken: null,
-      slotMs: 1000,
+      slotMs: 500,
       idleBlockMs: 5000,
       mempoolCap: MEMPOOL_CAP_DEFAULT,
       logLevel: 'info',
@@ -65,7 +65,7 @@ describe('loadConfig', () => {
 
   it('reads every environment variable and treats an empty one as unset', () => {
     const c = loadConfig([], {
-      HOST: '0.0.0.0',
+      CAIRN_HOST: '0.0.0.0',
       ADMIN_TOKEN: 'tok',
       SLOT_MS: '50',
       IDLE_BLOCK_MS: '60',
@@ -130,11 +130,11 @@ describe('configHelp', () => {
     const h = configHelp();
     for (const [flag, env, def] of [
       ['--data-dir', '$DATA_DIR', './data'],
-      ['--host', '$HOST', '127.0.0.1'],
+      ['--host', '$CAIRN_HOST', '127.0.0.1'],
       ['--http-port', '$HTTP_PORT', '6070'],
       ['--rpc-port', '$RPC_PORT', '7070'],
       ['--admin-token', '$ADMIN_TOKEN', '(unset)'],
-      ['--slot-ms', '$SLOT_MS', '1000'],
+      ['--slot-ms', '$SLOT_MS', '500'],
       ['--idle-block-ms', '$IDLE_BLOCK_MS', '5000'],
       ['--mempool-cap', '$MEMPOOL_CAP', '5000'],
       ['--verify-workers', '$VERIFY_WORKERS', String(os.availableParallelism())],
