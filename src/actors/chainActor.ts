@@ -10,7 +10,7 @@ import { StateTrie } from '../state/stateTrie';
 import type { ChainStore, Head } from '../storage/chainStore';
 import type { ActorRef, Behavior } from './actorRef';
 import type { ChainView } from './chainView';
-import type { ChainMsg, MempoolMsg } from './protocol';
+import type { Candidates, ChainMsg, MempoolMsg } from './protocol';
 
 export interface ChainDeps {
   kv: KvStore;
@@ -32,8 +32,10 @@ export function chainBehavior(d: ChainDeps): Behavior<ChainMsg> {
   // Producers of the newest blocks, newest first, for the finality rule.
   const producers: Address[] = d.view.recent.slice(-64).reverse().map((s) => s.producer);
   let lastTxHeight = [...d.view.recent].reverse().find((s) => s.txCount > 0)?.height ?? 0;
+  // Pool version whose candidates all failed to get in: no use re-trying until it changes.
+  let barrenVersion = -1;
 
-  async function produce(pending: SignedTx[][], now: number): Promise<void> {
+  async function produce(pending: SignedTx[][], now: number): Promise<number> {
     const started = performance.now();
     const parent = d.view.head;
     const height = parent.height + 1;
@@ -61,17 +63,21 @@ export function chainBehavior(d: ChainDeps): Behavior<ChainMsg> {
       { height, hash: header.hash, txs: built.txs.length, dropped: built.dropped.length, finalizedHeight, ms: Math.round(performance.now() - started) },
       'block committed',
     );
+    return built.txs.length + built.dropped.length;
   }
 
   return {
     async handle(msg) {
       switch (msg.type) {
         case 'slotTick': {
-          const pending = await d.mempool.ask<SignedTx[][]>({ type: 'collectCandidates' });
+          const c = await d.mempool.ask<Candidates>({ type: 'collectCandidates' });
           const head = d.view.head;
+          const worthTrying = c.queues.length > 0 && c.version !== barrenVersion;
           const awaitingFinality = lastTxHeight > head.finalizedHeight;
           const idleDue = msg.now - head.timestamp >= d.idleBlockMs;
-          if (pending.length > 0 || awaitingFinality || idleDue) await produce(pending, msg.now);
+          if (!worthTrying && !awaitingFinality && !idleDue) return undefined;
+          const moved = await produce(c.queues, msg.now);
+          barrenVersion = moved === 0 ? c.version : -1;
           return undefined;
         }
       }

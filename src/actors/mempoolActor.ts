@@ -4,7 +4,7 @@ import { foldTxLifecycle, type TxLifecycleSnapshot } from '../machines/txLifecyc
 import { TxPool } from '../mempool/pool';
 import type { Hex } from '../primitives/hex';
 import type { Behavior } from './actorRef';
-import type { AdmitVerdict, MempoolLookup, MempoolMsg } from './protocol';
+import type { AdmitVerdict, Candidates, MempoolLookup, MempoolMsg } from './protocol';
 
 export interface MempoolDeps {
   pool: TxPool; // owned by the node so a restart of this actor loses no pending transaction
@@ -35,7 +35,7 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg> {
           return verdict;
         }
         case 'collectCandidates':
-          return d.pool.bySenderSorted();
+          return { version: d.pool.version, queues: d.pool.bySenderSorted() } satisfies Candidates;
         case 'blockCommitted': {
           for (const id of msg.included) d.pool.remove(id);
           for (const { id, reason } of msg.dropped) {

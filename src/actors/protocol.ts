@@ -14,6 +14,12 @@ export type MempoolMsg =
 
 export type ChainMsg = { type: 'slotTick'; now: number };
 
+/** Pending transactions per sender (nonce order) and the pool version they were taken at. */
+export interface Candidates {
+  version: number;
+  queues: SignedTx[][];
+}
+
 export interface AdmitVerdict {
   accepted: boolean;
   id: Hex;

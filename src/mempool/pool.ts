@@ -40,6 +40,8 @@ interface Entry {
 export class TxPool {
   private byId = new Map<Hex, Entry>();
   private bySender = new Map<Address, Map<number, Entry>>();
+  /** Bumped on every admission: the producer skips re-trying an unchanged pool that yielded nothing. */
+  version = 0;
 
   constructor(readonly opts: PoolOptions) {}
 
@@ -77,6 +79,7 @@ export class TxPool {
     if (!sender || committed > sender.balance) return REFUSAL.balance;
     if (this.byId.size >= this.opts.cap) return REFUSAL.full;
     const e: Entry = { tx, receivedAt: now, cost };
+    this.version++;
     this.byId.set(tx.id, e);
     if (q) q.set(tx.nonce, e);
     else this.bySender.set(tx.from, new Map([[tx.nonce, e]]));

@@ -111,6 +111,29 @@ describe('single-node chain over HTTP', () => {
     expect((await t.post('/tx', huge)).body.reason).toBe('insufficient balance');
   });
 
+  it('drops a transaction that became permanently invalid, and /tx shows why', async () => {
+    // A fresh account whose ML-DSA key is not bound yet: two transactions signed with two
+    // different ML-DSA keys both pass admission; the first to execute binds its key.
+    const owner = deriveKeys(generateSecret());
+    const fund = signTx(keysOf(9), { type: 'TRANSFER', to: owner.address, amount: '100000000', nonce: await nextNonce(dev[9].address) });
+    expect((await t.post('/tx', fund)).body.accepted).toBe(true);
+    await waitStatus(fund.id, 'included');
+    const otherPq = deriveKeys(generateSecret()).mldsa44;
+    const first = signTx(owner, { type: 'TRANSFER', to: dev[0].address, amount: '1', nonce: 0 });
+    const second = signTx({ ...owner, mldsa44: otherPq }, { type: 'TRANSFER', to: dev[0].address, amount: '1', nonce: 1 });
+    const [a, b] = await Promise.all([t.post('/tx', first), t.post('/tx', second)]);
+    expect(a.body.accepted && b.body.accepted).toBe(true);
+    await waitStatus(first.id, 'included');
+    const dropped = await waitUntil(async () => {
+      const r = await t.get(`/tx/${second.id}`);
+      return r.body.status === 'dropped' ? r.body : undefined;
+    });
+    expect(dropped).toMatchObject({ status: 'dropped', reason: 'invalid signature' });
+    // and the bound key now refuses the other ML-DSA key at admission
+    const third = signTx({ ...owner, mldsa44: otherPq }, { type: 'TRANSFER', to: dev[0].address, amount: '1', nonce: 1 });
+    expect((await t.post('/tx', third)).body.reason).toBe('invalid signature');
+  });
+
   it('refuses with mempool full when the pool is at its cap', async () => {
     const small = await startTestNode({ mempoolCap: 3 });
     try {
