@@ -6,6 +6,7 @@
  *   npx tsx bench/admission.ts [--senders 200] [--per-sender 25] [--concurrency 64]
  *                              [--client http|fetch] [--url http://host:port]
  *                              [--slot-ms n] [--verify-workers n] [--no-cache] [--keep]
+ *                              [--wait-quiet seconds (default 60)] [--inclusion-timeout seconds]
  *
  * Without --url it starts its own node in a child process (a fresh temp data dir with
  * `--dev-accounts <senders>`), so the client's CPU is separate from the node's; it reports
@@ -15,6 +16,10 @@
  * Signing is slow (noble ML-DSA-44 sign ~11 ms): every envelope is signed before the clock
  * starts, on worker threads, and (fresh node only) cached in the OS temp dir, so a rerun
  * with the same shape starts at once. Signing is deterministic, so the cache is exact.
+ *
+ * The numbers only mean something on an otherwise idle machine: before measuring, it waits
+ * up to --wait-quiet seconds for other processes to use less than a quarter of a core, and
+ * reports how much CPU other processes took during the run.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -72,6 +77,7 @@ async function main(): Promise<void> {
       'verify-workers': { type: 'string' },
       'no-cache': { type: 'boolean', default: false },
       'inclusion-timeout': { type: 'string', default: '180' },
+      'wait-quiet': { type: 'string', default: '60' },
       keep: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -107,6 +113,8 @@ async function main(): Promise<void> {
     }
 
     const t0 = performance.now();
+    // A fresh chain (all nonces 0) signs the same bytes as a spawned node: the cache applies.
+    if (startNonces?.every((n) => n === 0)) startNonces = null;
     const bodies = await signAll(senders, perSender, startNonces, !values['no-cache'] && startNonces === null);
     console.error(`signed ${senders * perSender} envelopes in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
@@ -116,6 +124,7 @@ async function main(): Promise<void> {
     // Warm the connections and the server's GET path (no nonce is spent).
     await Promise.all(Array.from({ length: concurrency }, () => getJson(base!, '/status')));
 
+    await waitQuiet(Number(values['wait-quiet']), node?.pgid ?? null);
     const before = { stats: await getJson<{ transactions: number; height: number }>(base, '/stats') };
     const order: string[] = [];
     for (let n = 0; n < perSender; n++) for (let s = 0; s < senders; s++) order.push(bodies[s][n]);
@@ -125,6 +134,7 @@ async function main(): Promise<void> {
     const outcome: string[] = new Array(order.length);
     const cpu0 = process.cpuUsage();
     const node0 = node ? nodeCpu(node.pgid) : null;
+    const sys0 = machineCpu();
     const start = performance.now();
     let next = 0;
     const lane = async () => {
@@ -144,6 +154,7 @@ async function main(): Promise<void> {
     const wall = performance.now() - start;
     const cpu = process.cpuUsage(cpu0);
     const node1 = node ? nodeCpu(node.pgid) : null;
+    const sys1 = machineCpu();
     const submittedAt = Date.now();
 
     const counts = new Map<string, number>();
@@ -170,7 +181,14 @@ async function main(): Promise<void> {
       ['latency p50 / p99 (all)', `${ms(pct(allLat, 0.5))} / ${ms(pct(allLat, 0.99))} ms`],
       ['client CPU', `${((cpu.user + cpu.system) / 1000 / wall * 100).toFixed(0)} % of one core, ${((cpu.user + cpu.system) / order.length).toFixed(0)} µs/request`],
     );
-    if (node0 && node1) rows.push(['node CPU', `${(((node1.total - node0.total) * 1000) / wall * 100).toFixed(0)} % of one core (${availableParallelism()} cores)`]);
+    const clientS = (cpu.user + cpu.system) / 1e6;
+    const nodeS = node0 && node1 ? node1.total - node0.total : null;
+    if (nodeS !== null) rows.push(['node CPU', `${((nodeS * 1000) / wall * 100).toFixed(0)} % of one core (${availableParallelism()} cores), ${((nodeS * 1e6) / order.length).toFixed(0)} µs/request`]);
+    if (sys0 && sys1) {
+      const busy = sys1.busy - sys0.busy;
+      const others = nodeS === null ? null : Math.max(0, busy - nodeS - clientS);
+      rows.push(['machine CPU busy', `${((busy * 1000) / wall * 100).toFixed(0)} % of one core${others === null ? '' : `, other processes ${((others * 1000) / wall * 100).toFixed(0)} % (should be ~0: a busy box skews the result)`}`]);
+    }
     rows.push(
       ['mempool after', `${mempoolAfter.count}${mempoolAfter.count >= 1000 ? '+ (GET /mempool counts at most its limit, 1000)' : ''}`],
       ['height after / finalized', `${statusAfter.height} / ${statusAfter.finalizedHeight} (was ${before.stats.height})`],
@@ -439,6 +457,17 @@ interface CpuSample {
 
 const CLK_TCK = 100;
 
+/** Machine-wide busy CPU seconds (all cores) from /proc/stat; undefined off Linux. */
+function machineCpu(): { busy: number } | undefined {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = f; // idle and iowait are not busy
+    return { busy: (user + nice + system + irq + softirq + (steal ?? 0)) / CLK_TCK };
+  } catch {
+    return undefined;
+  }
+}
+
 /** CPU seconds of every thread of every process in the group (Linux /proc; empty elsewhere). */
 function nodeCpu(pgid: number): CpuSample {
   const threads = new Map<string, { name: string; s: number }>();
@@ -493,6 +522,28 @@ function printThreads(a: CpuSample, b: CpuSample, wallMs: number, title = 'node 
   rows.sort((x, y) => y[1] - x[1]);
   const pct = (s: number) => `${((s * 1000) / wallMs * 100).toFixed(0)} %`;
   printTable(`${title} (${(wallMs / 1000).toFixed(1)} s)`, rows.slice(0, 8).map(([k, s]) => [k, `${s.toFixed(2)} s  ${pct(s)}`]));
+}
+
+/** Waits until processes other than this one and the node use < 0.25 core (1 s samples). */
+async function waitQuiet(maxSeconds: number, pgid: number | null): Promise<void> {
+  const until = Date.now() + maxSeconds * 1000;
+  for (;;) {
+    const m0 = machineCpu();
+    const n0 = pgid === null ? null : nodeCpu(pgid);
+    const c0 = process.cpuUsage();
+    await sleep(1000);
+    const m1 = machineCpu();
+    if (!m0 || !m1) return;
+    const c = process.cpuUsage(c0);
+    const nodeS = n0 && pgid !== null ? nodeCpu(pgid).total - n0.total : 0;
+    const others = m1.busy - m0.busy - nodeS - (c.user + c.system) / 1e6;
+    if (others < 0.25) return;
+    if (Date.now() > until) {
+      console.error(`warning: other processes use ${(others * 100).toFixed(0)} % of a core; measuring anyway`);
+      return;
+    }
+    console.error(`waiting for a quiet machine (other processes use ${(others * 100).toFixed(0)} % of a core)…`);
+  }
 }
 
 // ─────────────────────────────────────────────────────────────────────────── helpers

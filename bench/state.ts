@@ -33,9 +33,10 @@ interface Split {
 }
 
 /** One block: read and rewrite `touch` accounts (a fresh trie per block, as the chain actor does). */
-async function block(kv: KvStore, root: Hex, ids: number[], nonce: number): Promise<{ root: Hex; split: Split }> {
+async function block(kv: KvStore, root: Hex, ids: number[], nonce: number, prefetch: boolean): Promise<{ root: Hex; split: Split }> {
   const t0 = performance.now();
   const state = await StateTrie.open(kv, root);
+  if (prefetch) await state.prefetchAccounts(ids.map(addr));
   for (const i of ids) {
     const a = (await state.getAccount(addr(i))) ?? account(i, 0);
     await state.putAccount(addr(i), { ...a, nonce, balance: a.balance + 1n });
@@ -48,6 +49,29 @@ async function block(kv: KvStore, root: Hex, ids: number[], nonce: number): Prom
   state.settle();
   const t3 = performance.now();
   return { root: next, split: { exec: t1 - t0, flush: t2 - t1, write: t3 - t2, nodes: batch.size } };
+}
+
+/** 500 transfers the way applyTx runs them: sender fee+nonce write, then debit and credit. */
+async function transfers(kv: KvStore, root: Hex, ids: number[], nonce: number, prefetch: boolean): Promise<{ root: Hex; ms: number }> {
+  const t0 = performance.now();
+  const state = await StateTrie.open(kv, root);
+  if (prefetch) await state.prefetchAccounts(ids.map(addr));
+  for (let j = 0; j + 1 < ids.length; j += 2) {
+    const [from, to] = [addr(ids[j]), addr(ids[j + 1])];
+    const s = (await state.getAccount(from)) ?? account(ids[j], 0);
+    await state.putAccount(from, { ...s, nonce });
+    state.checkpoint();
+    const s2 = (await state.getAccount(from)) as AccountState;
+    await state.putAccount(from, { ...s2, balance: s2.balance - 1n });
+    const r = (await state.getAccount(to)) ?? account(ids[j + 1], 0);
+    await state.putAccount(to, { ...r, balance: r.balance + 1n });
+    await state.commit();
+  }
+  const batch = kv.batch();
+  const next = await state.flush(batch);
+  await kv.write(batch);
+  state.settle();
+  return { root: next, ms: performance.now() - t0 };
 }
 
 function pick(n: number, seed: number): number[] {
@@ -64,11 +88,11 @@ function pick(n: number, seed: number): number[] {
   return out;
 }
 
-async function run(kv: KvStore, root: Hex, label: string, seed0: number): Promise<Hex> {
+async function run(kv: KvStore, root: Hex, label: string, seed0: number, prefetch: boolean): Promise<Hex> {
   const total: Split = { exec: 0, flush: 0, write: 0, nodes: 0 };
   const t0 = performance.now();
   for (let b = 0; b < BLOCKS; b++) {
-    const r = await block(kv, root, pick(TOUCH, seed0 + b), seed0 + b);
+    const r = await block(kv, root, pick(TOUCH, seed0 + b), seed0 + b, prefetch);
     root = r.root;
     for (const k of ['exec', 'flush', 'write', 'nodes'] as const) total[k] += r.split[k];
   }
@@ -100,11 +124,23 @@ async function main(): Promise<void> {
     const fillMs = performance.now() - t0;
     console.log(`fill: ${ACCOUNTS} accounts in ${(fillMs / 1000).toFixed(1)} s (${((ACCOUNTS / fillMs) * 1000).toFixed(0)} accounts/s, blocks of 5,000)`);
 
-    let root = await run(kv, state.root(), 'warm cache', 1);
+    let root = await run(kv, state.root(), 'warm cache', 1, false);
+    root = await run(kv, root, 'warm cache, prefetchAccounts first', 100, true);
     // Reopen: a new store object starts with an empty node cache, as after a restart.
     await kv.close();
     kv = await openStore(dir);
-    root = await run(kv, root, 'cold cache (after reopen)', 1_000);
+    root = await run(kv, root, 'cold cache (after reopen)', 1_000, false);
+
+    for (const prefetch of [false, true]) {
+      let ms = 0;
+      for (let b = 0; b < BLOCKS; b++) {
+        const seed = (prefetch ? 7_000 : 5_000) + b;
+        const r = await transfers(kv, root, pick(TOUCH, seed), seed, prefetch);
+        root = r.root;
+        ms += r.ms;
+      }
+      console.log(`blocks of ${TOUCH / 2} transfers (applyTx pattern: 3 gets, 3 puts each)${prefetch ? ', prefetchAccounts first' : ''}: ${(ms / BLOCKS).toFixed(1)} ms per block`);
+    }
 
     const proofState = await StateTrie.open(kv, root);
     const p0 = performance.now();

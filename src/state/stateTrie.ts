@@ -15,13 +15,23 @@ export const EMPTY_TRIE_ROOT: Hex = '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b9
  * The authenticated state: one secure Merkle Patricia trie (keys hashed with keccak256)
  * holding accounts (key = the 20 address bytes) and module records (key = utf8('r/' + name)).
  *
- * Writes stay in memory until `flush(batch)` puts the new nodes in the caller's batch;
- * after the batch is written, the caller calls `settle()`. Reads are correct in between.
+ * Block lifecycle: open at the parent root → execute (checkpoint/commit/revert per tx) →
+ * `flush(batch)` puts the new nodes into the caller's batch → the caller adds the block
+ * and writes the batch → `settle()`. Reads are correct at every step, from this trie or
+ * from any other trie opened on the same store. Await each call before the next: the
+ * library trie is not re-entrant. After a STATE_MISSING_NODE error (a corrupt store or
+ * a root that was never written) the instance is unusable.
  */
 export class StateTrie {
   private readonly checkpoints: Uint8Array[] = [];
   /** Generations this trie flushed whose batches the caller has not reported written. */
   private readonly unsettled: Map<string, Uint8Array>[] = [];
+  /**
+   * Values at the current root by trie key (hex), null = absent. A block reads the same
+   * accounts several times (sender checks, handler, fee), and each trie read is a walk.
+   * Kept exact on every write; dropped on revert, which moves the root back.
+   */
+  private readonly values = new Map<string, Uint8Array | null>();
 
   private constructor(
     private readonly trie: MerklePatriciaTrie,
@@ -56,9 +66,18 @@ export class StateTrie {
     return v === undefined ? undefined : decodeAccount(v);
   }
 
+  /**
+   * Loads these accounts' trie paths with concurrent store reads, so that executing a block
+   * that touches them does not wait on one read at a time. Changes nothing; optional.
+   * Must not run concurrently with writes.
+   */
+  async prefetchAccounts(addrs: readonly Address[]): Promise<void> {
+    const keys = [...new Set(addrs)].map(addressKey).filter((k) => !this.values.has(hexOf(k)));
+    for (let i = 0; i < keys.length; i += PREFETCH_WINDOW) await Promise.all(keys.slice(i, i + PREFETCH_WINDOW).map((k) => this.read(k)));
+  }
+
   async putAccount(addr: Address, a: AccountState): Promise<void> {
-    this.assertWritable();
-    await this.trie.put(addressKey(addr), encodeAccount(a));
+    await this.write(addressKey(addr), encodeAccount(a));
   }
 
   async deleteAccount(addr: Address): Promise<void> {
@@ -74,7 +93,7 @@ export class StateTrie {
   async putRecord(key: string, value: unknown): Promise<void> {
     this.assertWritable();
     assertPlainJson(value, key);
-    await this.trie.put(recordKey(key), canonicalBytes(value));
+    await this.write(recordKey(key), canonicalBytes(value));
   }
 
   async deleteRecord(key: string): Promise<void> {
@@ -100,6 +119,7 @@ export class StateTrie {
     const root = this.checkpoints.pop();
     if (root === undefined) throw new CairnError('STATE_NO_CHECKPOINT', 'revert without a checkpoint');
     this.trie.root(root);
+    this.values.clear();
   }
 
   /**
@@ -127,7 +147,10 @@ export class StateTrie {
     if (gen !== undefined) this.shared.release(gen);
   }
 
-  /** A read-only view at an older root (every flushed root stays readable: nodes are never deleted). */
+  /**
+   * A read-only view at another root: any flushed root (nodes are never deleted), or a
+   * root of this trie's unflushed changes (the view shares them).
+   */
   async atRoot(root: Hex): Promise<StateTrie> {
     return StateTrie.create(this.kv, root, this.db.pending, true);
   }
@@ -144,20 +167,41 @@ export class StateTrie {
   }
 
   private async read(key: Uint8Array): Promise<Uint8Array | undefined> {
-    if (this.isEmpty()) return undefined;
-    // throwIfMissing: a missing node is corruption, never "absent".
-    return (await this.trie.get(key, true)) ?? undefined;
+    const k = hexOf(key);
+    let v = this.values.get(k);
+    if (v === undefined) {
+      // throwIfMissing: a missing node is corruption, never "absent".
+      v = this.isEmpty() ? null : await this.trie.get(key, true);
+      this.remember(k, v);
+    }
+    return v ?? undefined;
+  }
+
+  private async write(key: Uint8Array, value: Uint8Array): Promise<void> {
+    this.assertWritable();
+    await this.trie.put(key, value);
+    this.remember(hexOf(key), value);
   }
 
   private async remove(key: Uint8Array): Promise<void> {
     this.assertWritable();
     if (!this.isEmpty()) await this.trie.del(key);
+    this.remember(hexOf(key), null);
+  }
+
+  private remember(k: string, v: Uint8Array | null): void {
+    if (this.values.size >= MAX_CACHED_VALUES) this.values.clear();
+    this.values.set(k, v);
   }
 
   private assertWritable(): void {
     if (this.readOnly) throw new CairnError('STATE_READ_ONLY', 'this state view is read-only');
   }
 }
+
+const MAX_CACHED_VALUES = 100_000;
+const PREFETCH_WINDOW = 256;
+const hexOf = (k: Uint8Array): string => Buffer.from(k.buffer, k.byteOffset, k.byteLength).toString('hex');
 
 export function addressKey(addr: Address): Uint8Array {
   if (!isHex(addr, 20)) throw new CairnError('BAD_ADDRESS', `not a 20-byte hex address: ${String(addr).slice(0, 80)}`);

@@ -44,6 +44,8 @@ class NodeCache {
 /** State shared by every trie over one store. */
 export class SharedNodes {
   readonly cache = new NodeCache(32_768);
+  /** Store reads in flight, by node hash. */
+  readonly reading = new Map<string, Promise<Uint8Array>>();
   /** One map per flush whose batch may not be written yet, oldest first. */
   readonly unwritten: Map<string, Uint8Array>[] = [];
 
@@ -86,6 +88,16 @@ export class TrieNodeDb implements DB<string, string | Uint8Array> {
   async get(key: string): Promise<Uint8Array> {
     const local = this.pending.get(key) ?? this.shared.lookup(key);
     if (local !== undefined) return local;
+    // Concurrent walks (prefetch) share the upper nodes: read each from the store once.
+    let p = this.shared.reading.get(key);
+    if (p === undefined) {
+      p = this.load(key).finally(() => this.shared.reading.delete(key));
+      this.shared.reading.set(key, p);
+    }
+    return p;
+  }
+
+  private async load(key: string): Promise<Uint8Array> {
     const stored = await this.kv.get(nodeKey(key));
     if (stored === undefined) throw new CairnError('STATE_MISSING_NODE', `state trie node 0x${key} is missing from the store`, { node: `0x${key}` });
     this.shared.cache.set(key, stored);

@@ -79,9 +79,10 @@ export class RocksKv implements KvStore {
   }
 
   async *iterate(opts: KvRange): AsyncIterable<[Uint8Array, Uint8Array]> {
-    if (opts.limit !== undefined && opts.limit <= 0) return;
+    // Nothing sorts below the empty key; the binding would read an empty bound as "none".
+    if ((opts.limit !== undefined && opts.limit <= 0) || opts.lt?.length === 0) return;
     const range: RocksIteratorRange = { reverse: opts.reverse ?? false };
-    if (opts.gte) range.gte = opts.gte;
+    if (opts.gte && opts.gte.length > 0) range.gte = opts.gte;
     if (opts.lt) range.lt = opts.lt;
     if (opts.limit !== undefined) range.limit = opts.limit;
     for await (const { key, value } of this.db.iterator(range)) yield [view(key), view(value)];

@@ -76,6 +76,8 @@ for (const [name, make] of Object.entries(stores)) {
       expect(await collect(kv.iterate({ reverse: true, limit: 2 }))).toEqual(['0xff', '0x80']);
       expect(await collect(kv.iterate({ gte: b(0x02), limit: 1 }))).toEqual(['0x7fff']);
       expect(await collect(kv.iterate({ limit: 0 }))).toEqual([]);
+      expect(await collect(kv.iterate({ lt: b() }))).toEqual([]); // nothing sorts below the empty key
+      expect(await collect(kv.iterate({ gte: b(), limit: 1 }))).toEqual(['0x00']);
       await kv.close();
     });
 
@@ -246,6 +248,7 @@ describe('StateTrie', () => {
       await kv.write(batch);
       t.settle();
       const fresh = await StateTrie.open(kv, root);
+      await fresh.prefetchAccounts([addr(3), addr(4), addr(3), addr(10_000)]);
       expect(fresh.root()).toBe(root);
       for (let i = 0; i < 200; i++) expect(await fresh.getAccount(addr(i))).toEqual(acct(i));
       expect(await fresh.getRecord('r')).toEqual({ n: 1 });
