@@ -426,22 +426,37 @@ async function spawnNode(devAccounts: number, extra: string[]): Promise<SpawnedN
       if (lines.length) console.log(`\nnode log (warn and above, last ${Math.min(10, lines.length)} lines):\n${lines.slice(-10).join('\n')}`);
     },
     async stop(keep) {
-      if (!exited) {
+      // npx exits on SIGTERM before the node it started has closed RocksDB: wait for the
+      // whole process group, not just the direct child.
+      const pgid = child.pid!;
+      const groupAlive = () => {
         try {
-          process.kill(-child.pid!, 'SIGTERM');
+          process.kill(-pgid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      if (groupAlive()) {
+        try {
+          process.kill(-pgid, 'SIGTERM');
         } catch {
           /* already gone */
         }
-        const killed = await Promise.race([exit.then(() => true), sleep(15_000).then(() => false)]);
-        if (!killed) {
+        const until = Date.now() + 15_000;
+        while (groupAlive() && Date.now() < until) await sleep(100);
+        if (groupAlive()) {
+          console.error('node did not stop within 15 s of SIGTERM: killing it');
           try {
-            process.kill(-child.pid!, 'SIGKILL');
+            process.kill(-pgid, 'SIGKILL');
           } catch {
             /* gone */
           }
-          await exit;
+          const hardUntil = Date.now() + 5_000; // a zombie would keep the group 'alive' forever
+          while (groupAlive() && Date.now() < hardUntil) await sleep(100);
         }
       }
+      if (!exited) await exit;
       if (keep) console.error(`data dir kept: ${dir}`);
       else rmSync(dir, { recursive: true, force: true });
     },

@@ -6,7 +6,7 @@ import type { AccountState, Address } from './types';
 export function newAccount(height: number): AccountState {
   const a: AccountState = {
     balance: 0n, staked: 0n, nonce: 0, energy: 0n, energyHeight: height,
-    feeExempt: false, isValidator: false, mldsaKeyHash: null,
+    feeExempt: false, isValidator: false, mldsaKeyHash: null, codeHash: null, weiRemainder: 0n,
   };
   a.energy = maxEnergy(a);
   return a;

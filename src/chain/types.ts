@@ -40,6 +40,8 @@ export interface AccountState {
   feeExempt: boolean;
   isValidator: boolean;
   mldsaKeyHash: Hex | null; // keccak256 of the bound ML-DSA-44 public key
+  codeHash: Hex | null; // keccak256 of deployed VM code; null for a plain account
+  weiRemainder: bigint; // VM sub-base-unit wei (< 10^12): wei balance = balance × 10^12 + weiRemainder
 }
 
 export interface BlockHeader {
@@ -58,12 +60,28 @@ export interface SignedBlockHeader extends BlockHeader {
   signatures: { secp256k1: Hex; mldsa44: Hex };
 }
 
+/** An EVM log as stored in a block's results (its position gives the log index). */
+export interface LogEntry {
+  address: Address;
+  topics: Hex[];
+  data: Hex;
+}
+
+/** Receipt fields of a transaction that ran the VM. */
+export interface VmReceipt {
+  gasUsed: string;
+  logs: LogEntry[];
+  contractAddress?: Address;
+  returnData?: Hex; // revert data on failure, return data on success (capped)
+}
+
 /** Outcome of one transaction inside a block. */
 export interface TxResult {
   status: 'success' | 'failed';
   error?: string; // reason when failed
   energyUsed: string;
   burned: string;
+  vm?: VmReceipt;
 }
 
 export interface Block {

@@ -13,9 +13,13 @@ interface AccountJson {
   feeExempt: boolean;
   isValidator: boolean;
   mldsaKeyHash: string | null;
+  /** VM fields, present only when non-default so plain accounts keep their eight-field form. */
+  codeHash?: string;
+  weiRemainder?: string;
 }
 
 const FIELDS = ['balance', 'energy', 'energyHeight', 'feeExempt', 'isValidator', 'mldsaKeyHash', 'nonce', 'staked'];
+const OPTIONAL = new Set(['codeHash', 'weiRemainder']);
 const UINT_RE = /^(0|[1-9][0-9]*)$/;
 
 export const emptyAccount = (): AccountState => ({
@@ -27,6 +31,8 @@ export const emptyAccount = (): AccountState => ({
   feeExempt: false,
   isValidator: false,
   mldsaKeyHash: null,
+  codeHash: null,
+  weiRemainder: 0n,
 });
 
 export function encodeAccount(a: AccountState): Uint8Array {
@@ -40,6 +46,8 @@ export function encodeAccount(a: AccountState): Uint8Array {
     isValidator: a.isValidator,
     mldsaKeyHash: a.mldsaKeyHash,
   };
+  if (a.codeHash) json.codeHash = a.codeHash;
+  if (a.weiRemainder) json.weiRemainder = a.weiRemainder.toString();
   return canonicalBytes(json);
 }
 
@@ -57,8 +65,8 @@ export function decodeAccount(b: Uint8Array): AccountState {
   }
   if (typeof j !== 'object' || j === null || Array.isArray(j)) throw bad('not an object');
   const o = j as Record<string, unknown>;
-  const keys = Object.keys(o).sort();
-  if (keys.length !== FIELDS.length || keys.some((k, i) => k !== FIELDS[i])) throw bad(`fields ${keys.join(',')}`);
+  const keys = Object.keys(o).filter((k) => !OPTIONAL.has(k)).sort();
+  if (keys.length !== FIELDS.length || keys.some((k, i) => k !== FIELDS[i])) throw bad(`fields ${Object.keys(o).join(',')}`);
   const a: AccountState = {
     balance: amount(o.balance, 'balance'),
     staked: amount(o.staked, 'staked'),
@@ -68,6 +76,8 @@ export function decodeAccount(b: Uint8Array): AccountState {
     feeExempt: flag(o.feeExempt, 'feeExempt'),
     isValidator: flag(o.isValidator, 'isValidator'),
     mldsaKeyHash: keyHash(o.mldsaKeyHash),
+    codeHash: o.codeHash === undefined ? null : keyHash(o.codeHash),
+    weiRemainder: o.weiRemainder === undefined ? 0n : amount(o.weiRemainder, 'weiRemainder'),
   };
   if (!Buffer.from(encodeAccount(a)).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength))) throw bad('not canonical');
   return a;

@@ -29,6 +29,8 @@ const accountArb: fc.Arbitrary<AccountState> = fc.record({
   feeExempt: fc.boolean(),
   isValidator: fc.boolean(),
   mldsaKeyHash: fc.option(fc.uint8Array({ minLength: 32, maxLength: 32 }).map((u) => `0x${Buffer.from(u).toString('hex')}` as Hex)),
+  codeHash: fc.option(fc.uint8Array({ minLength: 32, maxLength: 32 }).map((u) => `0x${Buffer.from(u).toString('hex')}` as Hex)),
+  weiRemainder: fc.bigInt({ min: 0n, max: 10n ** 12n - 1n }),
 });
 
 const recordValueArb = fc.oneof(

@@ -1,0 +1,17 @@
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { RLP } from '@ethereumjs/rlp';
+const b = new Uint8Array(532).map((_, i) => i);
+let t = performance.now();
+for (let i = 0; i < 20000; i++) keccak_256(b);
+console.log('keccak 532B µs', ((performance.now() - t) / 20000) * 1000);
+const s = new Uint8Array(32);
+t = performance.now();
+for (let i = 0; i < 20000; i++) keccak_256(s);
+console.log('keccak 32B µs', ((performance.now() - t) / 20000) * 1000);
+const br = RLP.encode([...Array.from({ length: 16 }, () => new Uint8Array(32).fill(7)), new Uint8Array()]);
+t = performance.now();
+for (let i = 0; i < 20000; i++) RLP.decode(br);
+console.log('rlp decode branch µs', ((performance.now() - t) / 20000) * 1000);
+t = performance.now();
+for (let i = 0; i < 20000; i++) Buffer.from(s.buffer, s.byteOffset, 32).toString('hex');
+console.log('hex µs', ((performance.now() - t) / 20000) * 1000);

@@ -1,0 +1,64 @@
+import type { Address, Block, SignedTx, TxResult } from '../chain/types';
+import type { Hex } from '../primitives/hex';
+
+/**
+ * What the JSON-RPC layer needs from the node. The node implements it (actors/rpcBackend.ts)
+ * over the chain reader, the VM and the admission pipeline; rpc/ never reaches further in.
+ * Block tags are resolved by the RPC layer to heights before calling (`pending` = head).
+ */
+export interface RpcCallMessage {
+  from?: Address;
+  to?: Address | null;
+  valueWei?: bigint;
+  input?: Uint8Array;
+  gasLimit?: bigint;
+  gasPrice?: bigint;
+}
+
+export type RpcCallOutcome =
+  | { ok: true; returnData: Hex; gasUsed: bigint }
+  | { ok: false; error: string; returnData?: Hex };
+
+export interface RpcLog {
+  address: Address;
+  topics: Hex[];
+  data: Hex;
+  blockHeight: number;
+  blockHash: Hex;
+  txHash: Hex;
+  txIndex: number;
+  logIndex: number; // position in the block
+}
+
+export interface RpcLogFilter {
+  fromHeight: number;
+  toHeight: number;
+  addresses: Address[]; // empty = any
+  topics: (Hex[] | null)[]; // per position: null = any, array = one of
+  limit: number; // stop after this many (the RPC layer asks for cap + 1 to detect overflow)
+}
+
+export interface RpcTxLocation {
+  tx: SignedTx;
+  block?: { height: number; hash: Hex; index: number; result: TxResult; timestamp: number };
+}
+
+export interface RpcBackend {
+  readonly chainId: number;
+  readonly clientVersion: string;
+  headHeight(): number;
+  /** Full block with its byte size, by height or hash. */
+  block(ref: number | Hex): Promise<{ block: Block; size: number } | undefined>;
+  balanceWei(addr: Address, height: number): Promise<bigint>;
+  code(addr: Address, height: number): Promise<Hex>;
+  /** `pending` counts the sender's contiguous pending transactions (= nextNonce). */
+  nonce(addr: Address, at: number | 'pending'): Promise<number>;
+  tx(hash: Hex): Promise<RpcTxLocation | undefined>;
+  logs(filter: RpcLogFilter): Promise<RpcLog[]>;
+  call(msg: RpcCallMessage, height: number): Promise<RpcCallOutcome>;
+  estimateGas(msg: RpcCallMessage): Promise<{ ok: true; gas: bigint } | { ok: false; error: string; returnData?: Hex }>;
+  /** Same admission path as POST /vm/tx: accepted → the hash; refused → the spec's reason. */
+  sendRawTransaction(raw: Hex): Promise<{ accepted: true; hash: Hex } | { accepted: false; reason: string }>;
+  /** Fixed gas price in wei: FEES.VM_TRANSFER × 10^12 / 21,000. */
+  gasPrice(): bigint;
+}
