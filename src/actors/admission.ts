@@ -1,45 +1,66 @@
 import { decodeEnvelope, verifyJobOf } from '../chain/envelope';
+import { decodeEthTx } from '../chain/ethTx';
 import type { SignedTx } from '../chain/types';
 import { keccakHex } from '../crypto/hash';
 import type { VerifyPool } from '../crypto/verifyPool';
 import { REFUSAL } from '../mempool/pool';
 import { handlerFor } from '../modules/registry';
-import { fromHex } from '../primitives/hex';
+import { fromHex, type Hex } from '../primitives/hex';
 import type { ChainStore } from '../storage/chainStore';
 import type { ActorRef } from './actorRef';
 import type { AdmitVerdict, MempoolMsg } from './protocol';
 
 export type SubmitOutcome =
-  | { kind: 'verdict'; verdict: AdmitVerdict; tx: SignedTx }
+  | { kind: 'verdict'; verdict: AdmitVerdict; tx?: SignedTx }
   | { kind: 'malformed'; error: string }
   | { kind: 'unavailable'; error: string };
 
 /**
- * The admission pipeline in front of the mempool actor: cheap structural checks first,
- * then the already-known check, then signatures in the worker pool (concurrently, outside
- * the mailbox), and only then the stateful rules inside the mempool actor.
+ * The admission pipeline in front of the mempool actor, for both envelopes: cheap
+ * structural checks first, then the already-known check, then signatures (hybrid: in the
+ * worker pool, concurrently, outside the mailbox; Ethereum: sender recovery at decode),
+ * and only then the stateful rules inside the mempool actor — one path, one set of reasons.
  */
-export function createAdmission(d: { verifier: VerifyPool; store: ChainStore; mempool: ActorRef<MempoolMsg> }) {
-  return async function submit(body: unknown): Promise<SubmitOutcome> {
-    const decoded = decodeEnvelope(body);
-    if (!decoded.ok) return { kind: 'malformed', error: decoded.error };
-    const tx = decoded.tx;
+export function createAdmission(d: { verifier: VerifyPool; store: ChainStore; mempool: ActorRef<MempoolMsg>; now: () => number }) {
+  const refuse = (id: Hex, reason: string): SubmitOutcome => ({ kind: 'verdict', verdict: { accepted: false, id, reason } });
+
+  async function admit(tx: SignedTx, keyHash: Hex | null, verify?: () => Promise<boolean>): Promise<SubmitOutcome> {
     const typeError = handlerFor(tx.type).validate(tx);
     if (typeError) return { kind: 'malformed', error: typeError };
-    const refuse = (reason: string): SubmitOutcome => ({ kind: 'verdict', verdict: { accepted: false, id: tx.id, reason }, tx });
-    if (await d.store.txLocation(tx.id)) return refuse(REFUSAL.known);
-    let valid: boolean;
-    try {
-      valid = await d.verifier.verify(verifyJobOf(tx)); // a key/from mismatch yields a job that fails
-    } catch (e) {
-      // A crashed verifier is not a verdict on the transaction: the client should retry.
-      return { kind: 'unavailable', error: `signature verification unavailable, retry: ${(e as Error).message}` };
+    if (await d.store.txLocation(tx.id)) return refuse(tx.id, REFUSAL.known);
+    if (verify) {
+      let valid: boolean;
+      try {
+        valid = await verify();
+      } catch (e) {
+        // A crashed verifier is not a verdict on the transaction: the client should retry.
+        return { kind: 'unavailable', error: `signature verification unavailable, retry: ${(e as Error).message}` };
+      }
+      if (!valid) return refuse(tx.id, REFUSAL.signature);
     }
-    if (!valid) return refuse(REFUSAL.signature);
-    const keyHash = keccakHex(fromHex(tx.publicKeys.mldsa44));
     const verdict = await d.mempool.ask<AdmitVerdict>({ type: 'admit', tx, keyHash });
     return { kind: 'verdict', verdict, tx };
+  }
+
+  return {
+    /** POST /tx: a hybrid envelope (JSON). */
+    async submit(body: unknown): Promise<SubmitOutcome> {
+      const decoded = decodeEnvelope(body);
+      if (!decoded.ok) return { kind: 'malformed', error: decoded.error };
+      const tx = decoded.tx;
+      // A key/from mismatch yields a verify job that fails: `invalid signature`.
+      return admit(tx, keccakHex(fromHex(tx.publicKeys.mldsa44)), () => d.verifier.verify(verifyJobOf(tx)));
+    },
+    /** POST /vm/tx and eth_sendRawTransaction: a signed Ethereum transaction. */
+    async submitRaw(raw: unknown): Promise<SubmitOutcome> {
+      const decoded = decodeEthTx(raw, d.now());
+      if (!decoded.ok) {
+        if (decoded.signature) return refuse(typeof raw === 'string' && /^0x[0-9a-fA-F]*$/.test(raw) ? keccakHex(fromHex(raw)) : '0x', REFUSAL.signature);
+        return { kind: 'malformed', error: decoded.error };
+      }
+      return admit(decoded.tx, null);
+    },
   };
 }
 
-export type Submit = ReturnType<typeof createAdmission>;
+export type Admission = ReturnType<typeof createAdmission>;

@@ -40,17 +40,19 @@ export function chainBehavior(d: ChainDeps): Behavior<ChainMsg> {
     const parent = d.view.head;
     const height = parent.height + 1;
     const state = await StateTrie.open(d.kv, parent.stateRoot);
-    const built = await buildBlock(state, pending, { height, producer: d.keys.address, maxTxs: MAX_TXS_PER_BLOCK });
+    const timestamp = Math.max(now, parent.timestamp + 1);
+    const built = await buildBlock(state, pending, { height, timestamp, producer: d.keys.address, maxTxs: MAX_TXS_PER_BLOCK });
     const batch = d.kv.batch();
     const stateRoot = await state.flush(batch);
     const header = signHeader(d.keys, {
-      height, parentHash: parent.hash, timestamp: Math.max(now, parent.timestamp + 1), producer: d.keys.address,
+      height, parentHash: parent.hash, timestamp, producer: d.keys.address,
       txRoot: txRootOf(built.txs), stateRoot, txCount: built.txs.length,
     });
     const block: Block = { header, txs: built.txs, results: built.results };
     const finalizedHeight = finalizedHeightFrom(height, [d.keys.address, ...producers], d.view.validators.length, parent.finalizedHeight);
     const head: Head = { height, hash: header.hash, stateRoot, finalizedHeight, timestamp: header.timestamp };
     const touched = [d.keys.address, TREASURY_ADDRESS, ...built.txs.flatMap((t) => (t.to ? [t.from, t.to] : [t.from]))];
+    for (const r of built.results) if (r.vm?.contractAddress) touched.push(r.vm.contractAddress);
     const summary = d.store.putBlock(batch, block, head, await d.store.unseen(touched), await d.store.counters());
     await d.kv.write(batch);
     state.settle();

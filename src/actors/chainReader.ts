@@ -1,7 +1,7 @@
 import { viewAccount } from '../chain/accounts';
 import { loadSupply } from '../chain/execState';
 import { BLOCK_REWARD, CHAIN_ID, TREASURY_ADDRESS, TREASURY_REWARD } from '../chain/params';
-import type { AccountState, Address, Block, SignedTx, TxResult } from '../chain/types';
+import type { AccountState, Address, Block, HybridTx, SignedTx, TxPayload, TxResult } from '../chain/types';
 import { parseAddress, toNative } from '../crypto/address';
 import { foldTxLifecycle, lifecycleState, STATUS_OF, type TxLifecycleState } from '../machines/txLifecycle';
 import type { Hex } from '../primitives/hex';
@@ -26,7 +26,13 @@ export interface AccountView {
   tokens: unknown[];
 }
 
-export type TxSummary = Omit<SignedTx, 'publicKeys' | 'signatures'> & {
+/** A transaction without its bulky authentication (keys and signatures, or the raw bytes). */
+export type TxSummary = TxPayload & {
+  id: Hex;
+  envelope?: 'eth';
+  gasLimit?: string;
+  valueWei?: string;
+  input?: Hex;
   fromNative: string;
   toNative: string | null;
   status: string;
@@ -37,9 +43,19 @@ export type TxSummary = Omit<SignedTx, 'publicKeys' | 'signatures'> & {
   reason?: string;
 };
 
-export type TxRecord = TxSummary & Pick<SignedTx, 'publicKeys' | 'signatures'> & { lifecycle: TxLifecycleState; receivedAt?: number };
+export type TxRecord = TxSummary & {
+  publicKeys?: HybridTx['publicKeys'];
+  signatures?: HybridTx['signatures'];
+  raw?: Hex;
+  lifecycle: TxLifecycleState;
+  receivedAt?: number;
+};
+
+/** The authentication part of a transaction, shown only on `/tx/:id`. */
+const authOf = (tx: SignedTx) => (tx.envelope === 'eth' ? { raw: tx.raw } : { publicKeys: tx.publicKeys, signatures: tx.signatures });
 
 const HOUR = 3_600_000;
+const WEI_PER_BASE = 10n ** 12n;
 
 /**
  * Read queries over the published head, the chain store and the mempool actor. It never
@@ -152,7 +168,7 @@ export class ChainReader {
   }
 
   summarize(tx: SignedTx, at?: { block: Block; index: number }): TxSummary {
-    const { publicKeys: _pk, signatures: _sig, ...fields } = tx;
+    const { publicKeys: _pk, signatures: _sig, raw: _raw, accessList: _al, ...fields } = tx as SignedTx & Partial<HybridTx> & { raw?: Hex; accessList?: unknown };
     const base = { ...fields, fromNative: toNative(tx.from), toNative: tx.to ? toNative(tx.to) : null };
     if (!at) return { ...base, status: 'pending' };
     const h = at.block.header;
@@ -170,7 +186,7 @@ export class ChainReader {
       const tx = block?.txs[loc.index];
       if (block && tx) {
         const lifecycle = this.lifecycleOf(block.header.height, block.header.hash);
-        return { ...this.summarize(tx, { block, index: loc.index }), lifecycle, publicKeys: tx.publicKeys, signatures: tx.signatures };
+        return { ...this.summarize(tx, { block, index: loc.index }), lifecycle, ...authOf(tx) };
       }
     }
     const m = await this.d.mempool.ask<MempoolLookup | undefined>({ type: 'lookup', id });
@@ -179,7 +195,7 @@ export class ChainReader {
     const reason = m.lifecycle.context.reason ?? undefined;
     return {
       ...this.summarize(m.tx), status: STATUS_OF[lifecycle], lifecycle, receivedAt: m.receivedAt,
-      ...(reason ? { reason } : {}), publicKeys: m.tx.publicKeys, signatures: m.tx.signatures,
+      ...(reason ? { reason } : {}), ...authOf(m.tx),
     };
   }
 
@@ -256,6 +272,20 @@ export class ChainReader {
       counterparties: [...counterparties].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 20).map(([address, count]) => ({ address, native: toNative(address), count })),
       firstSeenHeight: locs.length ? locs[locs.length - 1].height : null, lastSeenHeight: locs.length ? locs[0].height : null,
     };
+  }
+
+  /** Internal transfers (value moved inside VM execution), oldest first from height `from`. */
+  async internal(addr: Address | undefined, from: number, limit: number) {
+    const list = await this.d.store.internal(addr, from, limit);
+    return list.map((t) => ({
+      txId: t.txId, kind: t.kind, from: t.from, to: t.to, fromNative: toNative(t.from), toNative: toNative(t.to),
+      amount: (BigInt(t.amountWei) / WEI_PER_BASE).toString(), amountWei: t.amountWei, blockHeight: t.blockHeight,
+    }));
+  }
+
+  /** Newest VM logs first. */
+  async recentLogs(limit: number) {
+    return (await this.d.store.recentLogs(limit)).map((l) => ({ ...l, addressNative: toNative(l.address) }));
   }
 
   async proof(addr: Address, height?: number) {

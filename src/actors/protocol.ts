@@ -4,7 +4,7 @@ import type { Hex } from '../primitives/hex';
 
 /** Every message between node actors, as discriminated unions (commands imperative, events past tense). */
 export type MempoolMsg =
-  | { type: 'admit'; tx: SignedTx; keyHash: Hex }
+  | { type: 'admit'; tx: SignedTx; keyHash: Hex | null }
   | { type: 'collectCandidates' }
   | { type: 'blockCommitted'; height: number; hash: Hex; included: Hex[]; dropped: { id: Hex; reason: string }[] }
   | { type: 'expire'; now: number }

@@ -1,3 +1,4 @@
+import { TxFailure } from '../modules/handler';
 import { energyAt, maxEnergy } from './energy';
 import type { ExecState } from './execState';
 import type { AccountState, Address } from './types';
@@ -12,11 +13,6 @@ export function newAccount(height: number): AccountState {
   return a;
 }
 
-export class TxFailure extends Error {
-  constructor(readonly reason: string) {
-    super(reason);
-  }
-}
 
 /** Credits an account, creating it on first receipt (SPEC: an account exists from its first received transaction). */
 export async function credit(s: ExecState, addr: Address, amount: bigint, height: number): Promise<void> {

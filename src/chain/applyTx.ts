@@ -1,10 +1,10 @@
 import { keccakHex } from '../crypto/hash';
-import { fromHex } from '../primitives/hex';
+import { TxFailure } from '../modules/handler';
 import { handlerFor } from '../modules/registry';
-import { TxFailure } from './accounts';
-import { chargeFor, energyCost } from './energy';
+import { fromHex, type Hex } from '../primitives/hex';
+import { chargeFor } from './energy';
 import type { ExecState } from './execState';
-import type { SignedTx, TxResult } from './types';
+import type { Address, SignedTx, TxResult } from './types';
 
 /**
  * Outcome of trying a transaction against state:
@@ -16,43 +16,62 @@ export type TxVerdict =
   | { kind: 'applied'; result: TxResult; burned: bigint }
   | { kind: 'skip'; reason: string; permanent: boolean; gap: boolean };
 
+export interface BlockContext {
+  height: number;
+  timestamp: number;
+  producer: Address;
+}
+
 const skip = (reason: string, permanent: boolean, gap = false): TxVerdict => ({ kind: 'skip', reason, permanent, gap });
+
+/** keccak256 of the ML-DSA-44 key a hybrid transaction carries; Ethereum-born ones carry none. */
+export const pqKeyHashOf = (tx: SignedTx): Hex | null => (tx.envelope === 'eth' ? null : keccakHex(fromHex(tx.publicKeys.mldsa44)));
 
 /**
  * The one place where a transaction's fee is debited and burned, its energy spent and its
  * nonce advanced, for every type (DESIGN.md §11 lessons). Deterministic: no clock, no floats.
+ * Energy is charged after execution from what the handler reports (VM: gas / 100); the
+ * worst case (`maxEnergy`) is checked against the fee limit first, and since execution
+ * can only spend the sender's `amount`, the fee is still covered afterwards.
  */
-export async function applyTx(state: ExecState, tx: SignedTx, height: number): Promise<TxVerdict> {
+export async function applyTx(state: ExecState, tx: SignedTx, ctx: BlockContext): Promise<TxVerdict> {
   const sender = tx.from;
   const acc = await state.getAccount(sender);
   if (!acc) return skip('insufficient balance', false);
   if (tx.nonce < acc.nonce) return skip('nonce already used', true);
   if (tx.nonce > acc.nonce) return skip('nonce gap', false, true);
-  const keyHash = keccakHex(fromHex(tx.publicKeys.mldsa44));
-  if (acc.mldsaKeyHash !== null && acc.mldsaKeyHash !== keyHash) return skip('invalid signature', true);
+  const keyHash = pqKeyHashOf(tx);
+  if (keyHash && acc.mldsaKeyHash !== null && acc.mldsaKeyHash !== keyHash) return skip('invalid signature', true);
 
-  const amount = BigInt(tx.amount);
+  const handler = handlerFor(tx.type);
   const feeLimit = BigInt(tx.fee);
-  if (acc.balance < amount + feeLimit) return skip('insufficient balance', false);
-  const charge = chargeFor(acc, energyCost(tx.type), height);
-  if (charge.burn > feeLimit) return skip('fee limit below the energy shortfall', false);
+  if (acc.balance < BigInt(tx.amount) + feeLimit) return skip('insufficient balance', false);
+  if (chargeFor(acc, handler.maxEnergy(tx), ctx.height).burn > feeLimit) return skip('fee limit below the energy shortfall', false);
 
-  acc.balance -= charge.burn;
-  acc.energy = charge.energyLeft;
-  acc.energyHeight = height;
   acc.nonce += 1;
-  acc.mldsaKeyHash ??= keyHash;
+  if (keyHash) acc.mldsaKeyHash ??= keyHash;
   await state.putAccount(sender, acc);
 
-  const base = { energyUsed: charge.energyUsed.toString(), burned: charge.burn.toString() };
+  let result: Omit<TxResult, 'energyUsed' | 'burned'>;
+  let energy: bigint;
   state.checkpoint();
   try {
-    await handlerFor(tx.type).execute({ state, height, sender, tx });
+    const out = await handler.execute({ state, height: ctx.height, timestamp: ctx.timestamp, producer: ctx.producer, sender, tx });
     await state.commit();
-    return { kind: 'applied', result: { status: 'success', ...base }, burned: charge.burn };
+    energy = out.energy;
+    result = { status: 'success', ...(out.vm ? { vm: out.vm } : {}) };
   } catch (e) {
     await state.revert();
-    if (e instanceof TxFailure) return { kind: 'applied', result: { status: 'failed', error: e.reason, ...base }, burned: charge.burn };
-    throw e; // a bug, not a transaction outcome: let the supervisor see it
+    if (!(e instanceof TxFailure)) throw e; // a bug, not a transaction outcome: let the supervisor see it
+    energy = e.energy ?? handler.maxEnergy(tx);
+    result = { status: 'failed', error: e.reason, ...(e.vm ? { vm: e.vm } : {}) };
   }
+
+  const payer = (await state.getAccount(sender))!;
+  const charge = chargeFor(payer, energy, ctx.height);
+  payer.balance -= charge.burn;
+  payer.energy = charge.energyLeft;
+  payer.energyHeight = ctx.height;
+  await state.putAccount(sender, payer);
+  return { kind: 'applied', result: { ...result, energyUsed: charge.energyUsed.toString(), burned: charge.burn.toString() }, burned: charge.burn };
 }

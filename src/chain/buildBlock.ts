@@ -20,7 +20,7 @@ export interface BuildResult {
 export async function buildBlock(
   state: ExecState,
   pending: Iterable<SignedTx[]>,
-  opts: { height: number; producer: Address; maxTxs: number },
+  opts: { height: number; timestamp: number; producer: Address; maxTxs: number },
 ): Promise<BuildResult> {
   const heap = new SenderHeap();
   for (const q of pending) heap.push(q);
@@ -29,7 +29,7 @@ export async function buildBlock(
   while (out.txs.length < opts.maxTxs) {
     const next = heap.pop();
     if (!next) break;
-    const v = await applyTx(state, next.tx, opts.height);
+    const v = await applyTx(state, next.tx, opts);
     if (v.kind === 'applied') {
       out.txs.push(next.tx);
       out.results.push(v.result);

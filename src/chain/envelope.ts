@@ -7,7 +7,7 @@ import { keccakHex } from '../crypto/hash';
 import { MLDSA44_PUB_BYTES, signHybrid, type VerifyJob } from '../crypto/hybrid';
 import type { HybridKeys } from '../crypto/keys';
 import { CHAIN_ID, MAX_DATA_BYTES, TX_DOMAIN } from './params';
-import { TX_TYPES, type Address, type SignedTx, type TxPayload, type TxType } from './types';
+import { TX_TYPES, type Address, type HybridTx, type TxPayload, type TxType } from './types';
 
 /**
  * The hybrid transaction envelope (docs/PROTOCOL.md, "Transaction envelope").
@@ -125,7 +125,7 @@ export function buildPayload(keys: HybridKeys, fields: TxFields): TxPayload {
   };
 }
 
-export function signTx(keys: HybridKeys, fields: TxFields): SignedTx {
+export function signTx(keys: HybridKeys, fields: TxFields): HybridTx {
   const payload = buildPayload(keys, fields);
   const msg = signingBytes(payload);
   const sigs = signHybrid(keys, msg);
@@ -137,14 +137,14 @@ export function signTx(keys: HybridKeys, fields: TxFields): SignedTx {
   };
 }
 
-export type DecodeResult = { ok: true; tx: SignedTx } | { ok: false; error: string };
+export type DecodeResult = { ok: true; tx: HybridTx } | { ok: false; error: string };
 
 const ENVELOPE_KEYS = new Set([
   'id', 'chainId', 'type', 'from', 'to', 'amount', 'nonce', 'timestamp', 'fee', 'data', 'publicKeys', 'signatures',
 ]);
 const TX_TYPE_SET: ReadonlySet<string> = new Set(TX_TYPES);
 
-function publicKeysOf(v: unknown): SignedTx['publicKeys'] | string {
+function publicKeysOf(v: unknown): HybridTx['publicKeys'] | string {
   if (!isRecord(v)) return 'missing field: publicKeys';
   for (const k of Object.keys(v)) if (k !== 'secp256k1' && k !== 'mldsa44') return `unknown field: publicKeys.${k}`;
   const { secp256k1, mldsa44 } = v;
@@ -154,7 +154,7 @@ function publicKeysOf(v: unknown): SignedTx['publicKeys'] | string {
 }
 
 /** A missing or malformed signature is not a structural error: it fails verification. */
-function signaturesOf(v: unknown): SignedTx['signatures'] {
+function signaturesOf(v: unknown): HybridTx['signatures'] {
   const pick = (s: unknown): Hex => (isHex(s) ? lowerHex(s) : '0x');
   return isRecord(v) ? { secp256k1: pick(v.secp256k1), mldsa44: pick(v.mldsa44) } : { secp256k1: '0x', mldsa44: '0x' };
 }
@@ -215,7 +215,7 @@ export function decodeEnvelope(body: unknown): DecodeResult {
 }
 
 /** The `from` address must be the one the secp256k1 key derives (Ethereum rule). */
-export function senderMatchesKey(tx: SignedTx): boolean {
+export function senderMatchesKey(tx: HybridTx): boolean {
   try {
     return addressFromPublicKey(fromHex(tx.publicKeys.secp256k1)) === tx.from;
   } catch {
@@ -231,7 +231,7 @@ const EMPTY = new Uint8Array(0);
  * and callers need no separate check. The ML-DSA key binding to the account is state
  * and is checked by admission/execution, not here.
  */
-export function verifyJobOf(tx: SignedTx): VerifyJob {
+export function verifyJobOf(tx: HybridTx): VerifyJob {
   const pubs = { secp256k1: fromHex(tx.publicKeys.secp256k1), mldsa44: fromHex(tx.publicKeys.mldsa44) };
   if (!senderMatchesKey(tx)) return { msg: signingBytes(tx), pubs, sigs: { secp256k1: EMPTY, mldsa44: EMPTY } };
   return {
@@ -246,7 +246,7 @@ export function verifyJobOf(tx: SignedTx): VerifyJob {
  * fields in signing order, keys, signatures) and `data` in canonical form, so the same
  * transaction always encodes to the same text on every node.
  */
-export function encodeTx(tx: SignedTx): string {
+export function encodeTx(tx: HybridTx): string {
   const s = JSON.stringify;
   return (
     `{"id":${s(tx.id)},"chainId":${s(tx.chainId)},"type":${s(tx.type)},"from":${s(tx.from)},"to":${s(tx.to ?? null)}` +

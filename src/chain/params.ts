@@ -45,3 +45,7 @@ export const BANK_SIZE = 6;
 
 /** The treasury is an account with a fixed address no key controls (20 bytes of 0x…7e). */
 export const TREASURY_ADDRESS: `0x${string}` = '0x000000000000000000000000000000000000007e';
+
+/** The fixed VM gas price in wei: FEES.VM_TRANSFER × 10^12 / 21,000 (no gas market). */
+export const GAS_PRICE_WEI = (FEES.VM_TRANSFER * 10n ** 12n) / 21_000n;
+export const VM_MAX_GAS = 5_190_000n;

@@ -12,7 +12,7 @@ export async function applyBlock(state: ExecState, block: Block): Promise<string
   if (txs.length !== results.length || txs.length !== header.txCount) return 'transaction count mismatch';
   let burned = 0n;
   for (let i = 0; i < txs.length; i++) {
-    const v = await applyTx(state, txs[i], header.height);
+    const v = await applyTx(state, txs[i], header);
     if (v.kind !== 'applied') return `transaction ${txs[i].id} cannot be included: ${v.reason}`;
     if (v.result.status !== results[i].status || v.result.burned !== results[i].burned) {
       return `transaction ${txs[i].id} outcome differs from the block`;

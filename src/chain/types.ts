@@ -4,8 +4,10 @@ import type { Hex } from '../primitives/hex';
 export type Address = Hex;
 
 /** Transaction types the node implements. Grows with each module (DESIGN.md §11). */
-export const TX_TYPES = ['TRANSFER'] as const;
+export const TX_TYPES = ['TRANSFER', 'VM_DEPLOY', 'VM_CALL', 'VM_TRANSFER'] as const;
 export type TxType = (typeof TX_TYPES)[number];
+/** VM_TRANSFER is value sent by an EVM wallet: it only exists on the VM path (raw Ethereum transactions). */
+export const VM_TX_TYPES: readonly TxType[] = ['VM_DEPLOY', 'VM_CALL', 'VM_TRANSFER'];
 
 /**
  * The signed part of a transaction. Canonical bytes = RFC 8785 JSON of exactly these
@@ -24,11 +26,33 @@ export interface TxPayload {
 }
 
 /** The hybrid envelope as it travels on the wire (POST /tx) and is stored in blocks. */
-export interface SignedTx extends TxPayload {
+export interface HybridTx extends TxPayload {
+  envelope?: undefined;
   id: Hex; // redundant on the wire (recomputed and checked), always present in storage
   publicKeys: { secp256k1: Hex; mldsa44: Hex };
   signatures: { secp256k1: Hex; mldsa44: Hex };
 }
+
+/**
+ * A transaction born on the VM surface (POST /vm/tx, eth_sendRawTransaction): a signed
+ * Ethereum transaction (legacy EIP-155, EIP-2930, EIP-1559) for chain 72020. `raw` is the
+ * authority; every other field is derived from it at admission (and re-derived on import).
+ * `amount` = value rounded up to base units and `fee` = gasLimit × gas price rounded up to
+ * base units, so the admission balance rule is conservative; execution uses exact wei.
+ * `timestamp` is the admission time (ordering only; not part of the hash).
+ */
+export interface EthTx extends TxPayload {
+  envelope: 'eth';
+  id: Hex; // keccak256(raw): the Ethereum transaction hash
+  raw: Hex;
+  gasLimit: string;
+  gasPrice: string; // wei: gasPrice, or maxFeePerGas for EIP-1559
+  valueWei: string;
+  input: Hex;
+  accessList?: { address: Address; storageKeys: Hex[] }[];
+}
+
+export type SignedTx = HybridTx | EthTx;
 
 /** Account as stored in the state trie. Amounts are bigint. */
 export interface AccountState {
@@ -73,6 +97,8 @@ export interface VmReceipt {
   logs: LogEntry[];
   contractAddress?: Address;
   returnData?: Hex; // revert data on failure, return data on success (capped)
+  /** Value moved by inner calls (feeds the node-local /internal index). */
+  internal?: { kind: string; from: Address; to: Address; amountWei: string }[];
 }
 
 /** Outcome of one transaction inside a block. */

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { TX_TYPES, type SignedTx, type TxType } from '../chain/types';
+import { TX_TYPES, type HybridTx, type TxType } from '../chain/types';
 import { encodeTx, signTx } from '../chain/envelope';
 import { configHelp, loadConfig } from '../config/config';
 import { parseAddress, toNative } from '../crypto/address';
@@ -272,7 +272,7 @@ export function parseTxFields(values: Flags): TxFields {
   return f;
 }
 
-function sign(keys: HybridKeys, f: TxFields, nonce: number): SignedTx {
+function sign(keys: HybridKeys, f: TxFields, nonce: number): HybridTx {
   try {
     return signTx(keys, {
       type: f.type,

@@ -1,16 +1,17 @@
 import HyperExpress, { type Request, type Response } from 'hyper-express';
 import type { Logger } from 'pino';
 import type { ChainReader } from '../actors/chainReader';
-import type { Submit } from '../actors/admission';
+import type { Admission } from '../actors/admission';
 import { HttpError } from './httpError';
 import { registerChainRoutes } from './routes/chain';
 import { registerAccountRoutes } from './routes/accounts';
 import { registerTxRoutes } from './routes/txs';
 import { registerIndexRoute } from './routes/index';
+import { registerVmRoutes } from './routes/vm';
 
 export interface HttpDeps {
   reader: ChainReader;
-  submit: Submit;
+  admission: Admission;
   log: Logger;
   now: () => number;
 }
@@ -47,6 +48,7 @@ export function createHttpServer(d: HttpDeps) {
   registerChainRoutes(app, r, d);
   registerAccountRoutes(app, r, d);
   registerTxRoutes(app, r, d);
+  registerVmRoutes(app, r, d);
   return {
     app,
     async listen(host: string, port: number): Promise<void> {

@@ -66,13 +66,14 @@ export class TxPool {
   }
 
   /** Applies the admission rules; on success the transaction is in the pool. */
-  admit(tx: SignedTx, sender: SenderView | undefined, keyHash: Hex, now: number): Refusal | undefined {
+  /** `keyHash`: the ML-DSA key a hybrid transaction would bind; null for Ethereum-born ones. */
+  admit(tx: SignedTx, sender: SenderView | undefined, keyHash: Hex | null, now: number): Refusal | undefined {
     if (this.byId.has(tx.id)) return REFUSAL.known;
     const accountNonce = sender?.nonce ?? 0;
     const q = this.bySender.get(tx.from);
     if (tx.nonce < accountNonce || q?.has(tx.nonce)) return REFUSAL.nonceUsed;
     if (tx.nonce - this.nextNonce(tx.from, accountNonce) > this.opts.maxNonceGap) return REFUSAL.nonceAhead;
-    if (sender?.mldsaKeyHash && sender.mldsaKeyHash !== keyHash) return REFUSAL.signature;
+    if (keyHash && sender?.mldsaKeyHash && sender.mldsaKeyHash !== keyHash) return REFUSAL.signature;
     const cost = BigInt(tx.amount) + BigInt(tx.fee);
     let committed = cost;
     for (const e of q?.values() ?? []) committed += e.cost;

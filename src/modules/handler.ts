@@ -1,21 +1,41 @@
 import type { ExecState } from '../chain/execState';
-import type { Address, SignedTx, TxType } from '../chain/types';
+import type { Address, SignedTx, TxType, VmReceipt } from '../chain/types';
 
-/** What a handler sees while executing one transaction. Fees and nonce are already settled. */
+/** What a handler sees while executing one transaction. The nonce is already advanced. */
 export interface ExecContext {
   state: ExecState;
   height: number;
+  timestamp: number; // block timestamp, ms (part of the header: deterministic)
+  producer: Address;
   sender: Address;
   tx: SignedTx;
 }
 
+/** What execution cost and produced; applyTx turns `energy` into spent energy and burned fees. */
+export interface HandlerOutcome {
+  energy: bigint;
+  vm?: VmReceipt;
+}
+
+/** A failed execution: its state changes are reverted, but the energy it used is still charged. */
+export class TxFailure extends Error {
+  constructor(
+    readonly reason: string,
+    readonly energy?: bigint,
+    readonly vm?: VmReceipt,
+  ) {
+    super(reason);
+  }
+}
+
 /**
  * One transaction type. `validate` is stateless (run at admission: a failure refuses the
- * envelope); `execute` may throw TxFailure, after which its state changes are reverted
- * and the transaction is recorded as failed.
+ * envelope with 400); `maxEnergy` bounds what execution may cost, so inclusion can check the
+ * fee limit before running; `execute` returns the energy actually used, or throws TxFailure.
  */
 export interface TxHandler {
   type: TxType;
   validate(tx: SignedTx): string | undefined;
-  execute(ctx: ExecContext): Promise<void>;
+  maxEnergy(tx: SignedTx): bigint;
+  execute(ctx: ExecContext): Promise<HandlerOutcome>;
 }

@@ -107,8 +107,8 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   });
 
   const reader = new ChainReader({ kv, store, view, mempool });
-  const submit = createAdmission({ verifier, store, mempool });
-  const http = createHttpServer({ reader, submit, log: log.child({ module: 'http' }), now: Date.now });
+  const admission = createAdmission({ verifier, store, mempool, now: Date.now });
+  const http = createHttpServer({ reader, admission, log: log.child({ module: 'http' }), now: Date.now });
   await http.listen(config.host, config.httpPort);
 
   // Slot clock: one tick per slot unless the previous one is still being handled.

@@ -1,4 +1,4 @@
-import type { Address, SignedTx, TxPayload } from '../chain/types';
+import type { Address, HybridTx, TxPayload } from '../chain/types';
 import type { Hex } from '../primitives/hex';
 import { encodeTx } from '../chain/envelope';
 import { CairnError } from '../errors/CairnError';
@@ -127,7 +127,7 @@ export class CairnClient {
    * POST /tx. `accepted: true` only means this node's mempool took it; confirm with
    * waitFor. A 400 refusal is returned as a verdict, not thrown.
    */
-  async submit(tx: SignedTx): Promise<SubmitVerdict> {
+  async submit(tx: HybridTx): Promise<SubmitVerdict> {
     try {
       const v = await this.request<SubmitVerdict>('POST', '/tx', encodeTx(tx));
       return { accepted: v.accepted === true, id: v.id ?? tx.id, ...(v.reason !== undefined ? { reason: v.reason } : {}) };

@@ -13,6 +13,9 @@ import type { KvBatch, KvStore } from '../state/kv';
  *   T|txid              → height, index
  *   A|addr|height|index → txid          (address feed, newest first by reverse scan)
  *   a|addr              → height first seen (address search, account count)
+ *   L|height|tx|log     → VM log               (eth_getLogs, /logs)
+ *   I|addr|height|tx|n  → internal transfer    (/internal?address)
+ *   J|height|tx|n       → internal transfer    (/internal)
  *   M head, M stats     → head pointer, counters
  * A block, its state nodes, indexes and the head pointer are written in one batch.
  */
@@ -43,6 +46,24 @@ export interface BlockSummary {
   txCount: number;
   size: number;
   volume: string; // sum of transferred amounts, base units
+}
+
+export interface StoredLog {
+  address: Address;
+  topics: Hex[];
+  data: Hex;
+  blockHeight: number;
+  txIndex: number;
+  logIndex: number; // position in the block
+}
+
+export interface StoredInternal {
+  txId: Hex;
+  kind: string;
+  from: Address;
+  to: Address;
+  amountWei: string;
+  blockHeight: number;
 }
 
 export interface TxLocation {
@@ -144,6 +165,33 @@ export class ChainStore {
     return out;
   }
 
+  /** Logs of blocks in [from, to] in order; `match` filters; stops after `limit` matches. */
+  async logs(from: number, to: number, match: (l: StoredLog) => boolean, limit: number): Promise<StoredLog[]> {
+    const out: StoredLog[] = [];
+    for await (const [, v] of this.kv.iterate({ gte: key('L', u64be(from)), lt: key('L', u64be(to + 1)) })) {
+      const l = json(v) as StoredLog;
+      if (match(l)) out.push(l);
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  /** Newest logs first (the /logs feed). */
+  async recentLogs(limit: number): Promise<StoredLog[]> {
+    const out: StoredLog[] = [];
+    for await (const [, v] of this.kv.iterate({ gte: key('L'), lt: key('M'), reverse: true, limit })) out.push(json(v) as StoredLog);
+    return out;
+  }
+
+  /** Internal transfers from height `from` upwards, for one address or all. */
+  async internal(addr: Address | undefined, from: number, limit: number): Promise<StoredInternal[]> {
+    const prefix = addr ? key('I', fromHex(addr)) : key('J');
+    const out: StoredInternal[] = [];
+    const end = addr ? key('I', fromHex(addr), Buffer.alloc(16, 0xff)) : key('J', Buffer.alloc(16, 0xff));
+    for await (const [, v] of this.kv.iterate({ gte: Buffer.concat([prefix, u64be(from)]), lt: end, limit })) out.push(json(v) as StoredInternal);
+    return out;
+  }
+
   /** Adds a block and all its indexes to `batch`, plus the new head pointer and counters. */
   putBlock(batch: KvBatch, block: Block, head: Head, newAddresses: Address[] = [], prev: StoreCounters = { accounts: 0, txs: 0 }): BlockSummary {
     const text = enc.encode(encodeBlock(block));
@@ -152,6 +200,19 @@ export class ChainStore {
     batch.put(key('h', hb), text);
     batch.put(key('H', fromHex(h.hash)), hb);
     let volume = 0n;
+    let logIndex = 0;
+    block.results.forEach((r, i) => {
+      for (const l of r.vm?.logs ?? []) {
+        const rec: StoredLog = { ...l, blockHeight: h.height, txIndex: i, logIndex };
+        batch.put(key('L', hb, u32be(i), u32be(logIndex++)), bytes(rec));
+      }
+      (r.vm?.internal ?? []).forEach((t, n) => {
+        const rec: StoredInternal = { txId: block.txs[i].id, kind: t.kind, from: t.from, to: t.to, amountWei: t.amountWei, blockHeight: h.height };
+        const v = bytes(rec);
+        batch.put(key('J', hb, u32be(i), u32be(n)), v);
+        for (const a of new Set([t.from, t.to])) batch.put(key('I', fromHex(a), hb, u32be(i), u32be(n)), v);
+      });
+    });
     block.txs.forEach((tx, i) => {
       const id = fromHex(tx.id);
       batch.put(key('T', id), Buffer.concat([hb, u32be(i)]));

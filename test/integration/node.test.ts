@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signTx } from '../../src/chain/envelope';
-import type { SignedTx } from '../../src/chain/types';
+import type { HybridTx } from '../../src/chain/types';
 import { runCli } from '../../src/cli/main';
 import { deriveKeys, generateSecret } from '../../src/crypto/keys';
 import { fromHex, type Hex } from '../../src/primitives/hex';
@@ -97,11 +97,11 @@ describe('single-node chain over HTTP', () => {
     const ahead = signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '1', nonce: n + 1 + 65 });
     expect((await t.post('/tx', ahead)).body.reason).toBe('nonce too far ahead');
     // invalid signature: payload changed after signing
-    const tampered = { ...signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '5', nonce: n + 1 }), amount: '5000' } as SignedTx;
-    delete (tampered as Partial<SignedTx>).id;
+    const tampered = { ...signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '5', nonce: n + 1 }), amount: '5000' } as HybridTx;
+    delete (tampered as Partial<HybridTx>).id;
     expect((await t.post('/tx', tampered)).body.reason).toBe('invalid signature');
     // invalid signature: a signature missing
-    const unsigned = { ...signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '5', nonce: n + 1 }) } as Partial<SignedTx>;
+    const unsigned = { ...signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '5', nonce: n + 1 }) } as Partial<HybridTx>;
     delete unsigned.signatures;
     expect((await t.post('/tx', unsigned)).body.reason).toBe('invalid signature');
     // insufficient balance: a never-funded sender, and an amount above the balance

@@ -85,7 +85,7 @@ async function runChain(blocksOps: Op[][]): Promise<{ blocks: Block[]; roots: He
     }
     const pending = [...bySender.values()].map((q) => q.sort((a, b) => a.nonce - b.nonce));
     const nonceBefore = await Promise.all(Array.from({ length: N }, async (_, i) => (await state.getAccount(addr(i)))?.nonce ?? 0));
-    const built = await buildBlock(state, pending, { height: h, producer: PRODUCER, maxTxs: 500 });
+    const built = await buildBlock(state, pending, { height: h, timestamp: h * 1000, producer: PRODUCER, maxTxs: 500 });
     const root = await commit(kv, state);
     // supply conserved: every balance and stake adds up to the supply record
     const supply = await loadSupply(state);
@@ -98,7 +98,7 @@ async function runChain(blocksOps: Op[][]): Promise<{ blocks: Block[]; roots: He
     }
     // re-sync the generator with what actually got in (skipped txs never will)
     for (let i = 0; i < N; i++) nonces[i] = (await state.getAccount(addr(i)))?.nonce ?? 0;
-    blocks.push({ header: { height: h, producer: PRODUCER, txCount: built.txs.length } as Block['header'], txs: built.txs, results: built.results });
+    blocks.push({ header: { height: h, timestamp: h * 1000, producer: PRODUCER, txCount: built.txs.length } as Block['header'], txs: built.txs, results: built.results });
     roots.push(root);
   }
   return { blocks, roots };
@@ -128,7 +128,7 @@ describe('execution properties', () => {
     const tx = makeTx({ from: 0, to: 1, amount: 10n ** 12n, fee: 10n, nonceSkew: 0 }, 0, 1);
     state.checkpoint();
     const { applyTx } = await import('../../src/chain/applyTx');
-    const v = await applyTx(state, tx, 1);
+    const v = await applyTx(state, tx, { height: 1, timestamp: 1000, producer: PRODUCER });
     expect(v).toMatchObject({ kind: 'skip', reason: 'insufficient balance', permanent: false });
     expect(state.root()).toBe(rootBefore);
     await state.revert();

@@ -13,7 +13,7 @@ import {
   verifyJobOf,
 } from '../../src/chain/envelope';
 import { MAX_DATA_BYTES, TX_DOMAIN } from '../../src/chain/params';
-import type { SignedTx } from '../../src/chain/types';
+import type { HybridTx } from '../../src/chain/types';
 import { toNative } from '../../src/crypto/address';
 import { createFastVerifier, type FastVerifier } from '../../src/crypto/fastVerify';
 import { keccakHex } from '../../src/crypto/hash';
@@ -28,7 +28,7 @@ const k1 = deriveKeys(devSecret(1));
 const FIELDS = { type: 'TRANSFER', to: k1.address, amount: '1000000', nonce: 0, timestamp: 1700000000000, fee: '1000', data: null } as const;
 
 /** A valid wire body (plain JSON object), ready to be broken one field at a time. */
-const wire = (tx: SignedTx = signTx(k0, FIELDS)): Record<string, unknown> => JSON.parse(encodeTx(tx)) as Record<string, unknown>;
+const wire = (tx: HybridTx = signTx(k0, FIELDS)): Record<string, unknown> => JSON.parse(encodeTx(tx)) as Record<string, unknown>;
 
 describe('test vectors (test/vectors/envelope.json, docs/PROTOCOL.md)', () => {
   it('reproduces secrets, keys and addresses', () => {
@@ -244,7 +244,7 @@ describe('decodeEnvelope', () => {
 });
 
 describe('encodeTx', () => {
-  let tx: SignedTx;
+  let tx: HybridTx;
   beforeAll(() => {
     tx = signTx(k0, { ...FIELDS, data: { z: 1, a: [true, 'x'] } });
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SignedTx } from '../../src/chain/types';
+import type { HybridTx, SignedTx } from '../../src/chain/types';
 import { REFUSAL, TxPool, type SenderView } from '../../src/mempool/pool';
 import { compareTx, SenderHeap } from '../../src/mempool/senderHeap';
 
@@ -8,7 +8,7 @@ const B = '0x00000000000000000000000000000000000000bb' as const;
 const KEY = `0x${'11'.repeat(32)}` as const;
 
 let seq = 0;
-function tx(from: `0x${string}`, nonce: number, o: Partial<SignedTx> = {}): SignedTx {
+function tx(from: `0x${string}`, nonce: number, o: Partial<HybridTx> = {}): SignedTx {
   seq++;
   return {
     chainId: 72020, type: 'TRANSFER', from, to: B, amount: '10', nonce, timestamp: 1000 + seq, fee: '5', data: null,

@@ -16,7 +16,12 @@ export const ENDPOINTS: [string, string][] = [
   ['GET /txs?limit', 'Global transaction feed'],
   ['GET /tx/:id', 'Transaction, in mempool or in a block'],
   ['GET /search?q=', 'Prefix search over addresses, blocks and transactions'],
+  ['GET /internal?address&from&limit', 'Internal transfers moved by VM execution (node-local index)'],
+  ['GET /logs?limit', 'Recent VM events, newest first'],
+  ['GET /contract/:addr', 'Verification metadata of a VM contract'],
   ['POST /tx', 'Submit a hybrid-signed transaction envelope'],
+  ['POST /vm/tx', 'Submit a signed Ethereum transaction {raw}'],
+  ['POST /contract/:addr/verify', 'Verify a contract: Solidity source and settings'],
 ];
 
 const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);

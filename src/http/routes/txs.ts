@@ -2,16 +2,28 @@ import type { Server } from 'hyper-express';
 import { badRequest, HttpError, notFound } from '../httpError';
 import { parseJsonBody } from '../json';
 import { limitParam } from '../params';
+import type { SubmitOutcome } from '../../actors/admission';
 import type { HttpDeps, RouteWrap } from '../server';
+
+/** 200 with the verdict; 400 for malformed input; 503 when verification is unavailable. */
+function verdictOf(out: SubmitOutcome) {
+  if (out.kind === 'malformed') throw badRequest(out.error);
+  if (out.kind === 'unavailable') throw new HttpError(503, out.error);
+  return out.verdict;
+}
 
 export function registerTxRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
   app.post('/tx', r(async (req, res) => {
     const body = parseJsonBody(await req.text());
-    const out = await d.submit(body);
-    if (out.kind === 'malformed') throw badRequest(out.error);
-    if (out.kind === 'unavailable') throw new HttpError(503, out.error);
-    res.status(200);
-    return out.verdict;
+    return verdictOf(await d.admission.submit(body));
+  }));
+
+  // A signed Ethereum transaction: {"raw": "0x…"} (or the hex string itself as JSON).
+  app.post('/vm/tx', r(async (req) => {
+    const body = parseJsonBody(await req.text());
+    const raw = typeof body === 'string' ? body : (body as { raw?: unknown } | null)?.raw;
+    if (typeof raw !== 'string') throw badRequest('body must be {"raw": "0x…signed transaction"}');
+    return verdictOf(await d.admission.submitRaw(raw));
   }));
 
   app.get('/tx/:id', r(async (req) => {

@@ -1,4 +1,5 @@
 import { credit, debit } from '../../chain/accounts';
+import { ENERGY_COST } from '../../chain/params';
 import type { TxHandler } from '../handler';
 
 /** TRANSFER: moves `amount` base units from the sender to `to`. */
@@ -7,10 +8,13 @@ export const transferHandler: TxHandler = {
   validate(tx) {
     if (tx.to === null) return 'TRANSFER needs a destination';
     if (BigInt(tx.amount) === 0n) return 'TRANSFER amount must be positive';
+    if (tx.envelope === 'eth') return 'TRANSFER is a hybrid-envelope type';
     return undefined;
   },
+  maxEnergy: () => ENERGY_COST.TRANSFER,
   async execute({ state, height, sender, tx }) {
     await debit(state, sender, BigInt(tx.amount));
     await credit(state, tx.to!, BigInt(tx.amount), height);
+    return { energy: ENERGY_COST.TRANSFER };
   },
 };

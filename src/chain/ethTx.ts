@@ -1,0 +1,78 @@
+import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
+import { bytesToHex } from '@ethereumjs/util';
+import { keccakHex } from '../crypto/hash';
+import { fromHex, isHex, toHex, type Hex } from '../primitives/hex';
+import { cairnCommon } from '../vm/common';
+import { CHAIN_ID, MAX_DATA_BYTES, VM_MAX_GAS } from './params';
+import type { Address, EthTx, TxType } from './types';
+
+const WEI_PER_BASE = 10n ** 12n;
+const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;
+
+export type EthDecodeResult = { ok: true; tx: EthTx } | { ok: false; error: string; signature?: boolean };
+
+/** Largest raw transaction accepted: the data limit plus room for the envelope fields. */
+export const MAX_RAW_TX_BYTES = MAX_DATA_BYTES + 4_096;
+
+/**
+ * Decodes a signed Ethereum transaction (legacy EIP-155, EIP-2930, EIP-1559) for chain
+ * 72020 into an EthTx. Stateless: structure, chain id, gas bounds and the signature (the
+ * sender is recovered from it). `signature: true` on failure means the refusal reason is
+ * `invalid signature`; other failures are malformed input (400).
+ */
+export function decodeEthTx(raw: unknown, now: number): EthDecodeResult {
+  if (!isHex(raw) || raw.length < 4) return { ok: false, error: 'raw transaction must be 0x-prefixed hex' };
+  if ((raw.length - 2) / 2 > MAX_RAW_TX_BYTES) return { ok: false, error: `raw transaction exceeds ${MAX_RAW_TX_BYTES} bytes` };
+  const bytes = fromHex(raw);
+  let t: TypedTransaction;
+  try {
+    t = createTxFromRLP(bytes, { common: cairnCommon() }) as TypedTransaction;
+  } catch (e) {
+    const m = (e as Error).message;
+    if (/chain ?id/i.test(m)) return { ok: false, error: `wrong chain id: this node is chain ${CHAIN_ID}` };
+    return { ok: false, error: `malformed raw transaction: ${m.split('\n')[0].slice(0, 200)}` };
+  }
+  if (t.type > 2) return { ok: false, error: `unsupported transaction type ${t.type}: legacy, EIP-2930 and EIP-1559 are accepted` };
+  if (t.type === 0 && !(t as { supports(n: number): boolean }).supports(155)) return { ok: false, error: 'legacy transactions must be EIP-155 protected (chain id 72020)' };
+  if (BigInt((t as { common: { chainId(): bigint } }).common.chainId()) !== BigInt(CHAIN_ID)) return { ok: false, error: `wrong chain id: this node is chain ${CHAIN_ID}` };
+  if (!t.isSigned()) return { ok: false, error: 'transaction is not signed', signature: true };
+  let from: Address;
+  try {
+    if (!t.verifySignature()) return { ok: false, error: 'invalid signature', signature: true };
+    from = t.getSenderAddress().toString().toLowerCase() as Address;
+  } catch {
+    return { ok: false, error: 'invalid signature', signature: true };
+  }
+  if (t.gasLimit > VM_MAX_GAS) return { ok: false, error: `gas limit ${t.gasLimit} exceeds VM_MAX_GAS ${VM_MAX_GAS}` };
+  const minGas = t.getMinimumGasLimit();
+  if (t.gasLimit < minGas) return { ok: false, error: `intrinsic gas too low: needs at least ${minGas}` };
+  if (t.data.length > MAX_DATA_BYTES) return { ok: false, error: `data exceeds ${MAX_DATA_BYTES} bytes` };
+  if (t.nonce > BigInt(Number.MAX_SAFE_INTEGER)) return { ok: false, error: 'nonce out of range' };
+
+  const gasPrice = 'maxFeePerGas' in t ? (t as { maxFeePerGas: bigint }).maxFeePerGas : (t as { gasPrice: bigint }).gasPrice;
+  const to = t.to ? (t.to.toString().toLowerCase() as Address) : null;
+  const type: TxType = to === null ? 'VM_DEPLOY' : t.data.length === 0 ? 'VM_TRANSFER' : 'VM_CALL';
+  const accessList = 'accessList' in t && Array.isArray((t as { accessList: unknown }).accessList)
+    ? (t as unknown as { accessList: [Uint8Array, Uint8Array[]][] }).accessList.map(([a, keys]) => ({ address: bytesToHex(a).toLowerCase() as Address, storageKeys: keys.map((k) => bytesToHex(k) as Hex) }))
+    : [];
+  const tx: EthTx = {
+    envelope: 'eth',
+    id: keccakHex(bytes),
+    raw: toHex(bytes),
+    chainId: CHAIN_ID,
+    type,
+    from,
+    to,
+    amount: ceilDiv(t.value, WEI_PER_BASE).toString(),
+    nonce: Number(t.nonce),
+    timestamp: now,
+    fee: ceilDiv(t.gasLimit * gasPrice, WEI_PER_BASE).toString(),
+    data: null,
+    gasLimit: t.gasLimit.toString(),
+    gasPrice: gasPrice.toString(),
+    valueWei: t.value.toString(),
+    input: toHex(t.data),
+    ...(accessList.length ? { accessList } : {}),
+  };
+  return { ok: true, tx };
+}

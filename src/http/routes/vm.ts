@@ -1,0 +1,16 @@
+import type { Server } from 'hyper-express';
+import { addressParam, intParam, limitParam } from '../params';
+import type { HttpDeps, RouteWrap } from '../server';
+
+export function registerVmRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
+  // Node-local index of value moved by VM execution. `from` is a starting height.
+  app.get('/internal', r(async (req) => {
+    const q = req.query_parameters;
+    const address = q.address === undefined || q.address === '' ? undefined : addressParam(q.address);
+    const from = intParam(q, 'from', { def: 0 })!;
+    return { internal: await d.reader.internal(address, from, limitParam(q)) };
+  }));
+
+  // Recent VM events, newest first (node-local).
+  app.get('/logs', r(async (req) => ({ logs: await d.reader.recentLogs(limitParam(req.query_parameters, 1_000, 100)) })));
+}

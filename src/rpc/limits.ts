@@ -1,0 +1,16 @@
+/**
+ * Limits of the VM JSON-RPC surface (SPEC.md "Limits"). VM_MAX_GAS belongs with the VM
+ * constants in chain/params.ts once the VM lands; it is spelled here so rpc/ has it.
+ */
+export const MAX_RPC_BATCH = 50;
+export const LOGS_MAX_BLOCK_SPAN = 5_000;
+export const LOGS_MAX_RESULTS = 10_000;
+export const VM_MAX_GAS = 5_190_000n;
+/** Gas a plain value transfer costs on Ethereum; what native (non-VM) transactions report. */
+export const NATIVE_TX_GAS = 21_000n;
+/** eth_feeHistory answers at most this many blocks (geth's cap). */
+export const FEE_HISTORY_MAX_BLOCKS = 1_024;
+/** eth_feeHistory accepts at most this many reward percentiles. */
+export const FEE_HISTORY_MAX_PERCENTILES = 100;
+/** Default largest request body (a 50-call batch of large eth_call payloads fits). */
+export const RPC_MAX_BODY_BYTES = 1024 * 1024;

@@ -1,0 +1,40 @@
+import { type Common, Hardfork, Mainnet, type StateManagerInterface, createCustomCommon } from '@ethereumjs/common';
+import { type EVM, createEVM, paramsEVM } from '@ethereumjs/evm';
+import { paramsTx } from '@ethereumjs/tx';
+import { CHAIN_ID } from '../chain/params';
+
+/**
+ * The VM's rules: Ethereum mainnet's EVM at the Prague hardfork (EIP-7623 calldata floor,
+ * EIP-2537 BLS precompiles, EIP-7702 code delegation in the interpreter — no type-4
+ * transactions reach it), with chain id 72020. Prague runs unchanged on
+ * @ethereumjs/evm 10.1.3, so there was no reason to fall back to Cancun.
+ */
+export const VM_HARDFORK = Hardfork.Prague;
+
+/** SPEC "Limits": gas ceiling of one VM execution; a gasLimit above it is refused. */
+export const VM_MAX_GAS = 5_190_000n;
+
+/** GASLIMIT opcode value: a constant block gas limit (no gas market; blocks cap tx count instead). */
+export const VM_BLOCK_GAS_LIMIT = 30_000_000n;
+
+/** EIP-3529: refunds are capped at gasUsed / 5 since London. (A VM-package param, so not in the Common we load.) */
+export const MAX_REFUND_QUOTIENT = 5n;
+
+/**
+ * A fresh Common for chain 72020 / Prague with the EVM and tx parameter tables loaded.
+ * Fresh because a Common is mutable (the EVM and tx constructors call updateParams on it);
+ * each EVM instance gets its own.
+ */
+export function createCairnCommon(): Common {
+  const common = createCustomCommon({ chainId: CHAIN_ID, name: 'cairn' }, Mainnet, { hardfork: VM_HARDFORK, params: paramsTx });
+  common.updateParams(paramsEVM);
+  return common;
+}
+
+/** Shared Common for reading parameters (never handed to anything that mutates it). */
+export const cairnCommon: Common = createCairnCommon();
+
+/** An EVM with Cairn's rules over `stateManager` (normally an EvmStateAdapter). */
+export async function createCairnEvm(stateManager: StateManagerInterface): Promise<EVM> {
+  return createEVM({ common: createCairnCommon(), stateManager });
+}
