@@ -7,6 +7,7 @@ import { foldTxLifecycle, lifecycleState, STATUS_OF, type TxLifecycleState } fro
 import type { Hex } from '../primitives/hex';
 import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
+import { codeKey } from '../vm/stateAdapter';
 import type { BlockSummary, ChainStore } from '../storage/chainStore';
 import type { ActorRef } from './actorRef';
 import type { ChainView } from './chainView';
@@ -72,6 +73,18 @@ export class ChainReader {
 
   stateAt(root: Hex = this.d.view.head.stateRoot): Promise<StateTrie> {
     return StateTrie.open(this.d.kv, root);
+  }
+
+  /** Deployed VM code at a state root ('0x' for a plain or absent account). */
+  async code(addr: Address, root?: Hex): Promise<Hex> {
+    const state = await this.stateAt(root);
+    const a = await state.getAccount(addr);
+    if (!a?.codeHash) return '0x';
+    return (await state.getRecord<Hex>(codeKey(a.codeHash))) ?? '0x';
+  }
+
+  async contractMetadata(addr: Address) {
+    return this.d.store.contractMetadata(addr);
   }
 
   async accountState(addr: Address): Promise<AccountState | undefined> {

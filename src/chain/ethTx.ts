@@ -26,7 +26,7 @@ export function decodeEthTx(raw: unknown, now: number): EthDecodeResult {
   const bytes = fromHex(raw);
   let t: TypedTransaction;
   try {
-    t = createTxFromRLP(bytes, { common: cairnCommon() }) as TypedTransaction;
+    t = createTxFromRLP(bytes, { common: cairnCommon }) as TypedTransaction;
   } catch (e) {
     const m = (e as Error).message;
     if (/chain ?id/i.test(m)) return { ok: false, error: `wrong chain id: this node is chain ${CHAIN_ID}` };

@@ -8,9 +8,14 @@ import { registerAccountRoutes } from './routes/accounts';
 import { registerTxRoutes } from './routes/txs';
 import { registerIndexRoute } from './routes/index';
 import { registerVmRoutes } from './routes/vm';
+import { registerContractRoutes } from './routes/contract';
+import type { SolcCompiler } from '../contracts/compiler';
+import type { ContractMetadata } from '../contracts/verify';
 
 export interface HttpDeps {
   reader: ChainReader;
+  compiler: SolcCompiler;
+  saveContract(addr: string, m: ContractMetadata): Promise<void>;
   admission: Admission;
   log: Logger;
   now: () => number;
@@ -49,6 +54,7 @@ export function createHttpServer(d: HttpDeps) {
   registerAccountRoutes(app, r, d);
   registerTxRoutes(app, r, d);
   registerVmRoutes(app, r, d);
+  registerContractRoutes(app, r, d);
   return {
     app,
     async listen(host: string, port: number): Promise<void> {

@@ -16,6 +16,11 @@ import type { AccountState, Address } from '../chain/types';
 import type { NodeConfig } from '../config/config';
 import { VerifyPool } from '../crypto/verifyPool';
 import { createHttpServer } from '../http/server';
+import { SolcCompiler } from '../contracts/compiler';
+import { NodeRpcBackend } from '../actors/rpcBackend';
+import { createRpcServer } from '../rpc/server';
+
+const CLIENT_VERSION = '0.1.0';
 import { TxPool } from '../mempool/pool';
 import type { Hex } from '../primitives/hex';
 import { StateTrie } from '../state/stateTrie';
@@ -108,8 +113,17 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
 
   const reader = new ChainReader({ kv, store, view, mempool });
   const admission = createAdmission({ verifier, store, mempool, now: Date.now });
-  const http = createHttpServer({ reader, admission, log: log.child({ module: 'http' }), now: Date.now });
+  const compiler = new SolcCompiler();
+  const http = createHttpServer({
+    reader, admission, compiler, saveContract: (addr, m) => store.saveContractMetadata(addr as Address, m),
+    log: log.child({ module: 'http' }), now: Date.now,
+  });
   await http.listen(config.host, config.httpPort);
+  const rpcBackend = new NodeRpcBackend({
+    reader, store, mempool, admission, clientVersion: `cairn/${CLIENT_VERSION}/node-${process.version}`, producer: keys.address, now: Date.now,
+  });
+  const rpc = createRpcServer(rpcBackend, { log: log.child({ module: 'rpc' }) });
+  await rpc.listen(config.host, config.rpcPort);
 
   // Slot clock: one tick per slot unless the previous one is still being handled.
   const slotTimer = setInterval(() => {
@@ -118,7 +132,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const expiryTimer = setInterval(() => mempool.send({ type: 'expire', now: Date.now() }), 60_000);
 
   log.info(
-    { http: `http://${config.host}:${config.httpPort}`, dataDir: config.dataDir, height: head.height, validator: keys.address, mempoolCap: config.mempoolCap, slotMs: config.slotMs },
+    { http: `http://${config.host}:${config.httpPort}`, rpc: `http://${config.host}:${config.rpcPort}`, dataDir: config.dataDir, height: head.height, validator: keys.address, mempoolCap: config.mempoolCap, slotMs: config.slotMs },
     'node started',
   );
 
@@ -130,8 +144,10 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
         clearInterval(slotTimer);
         clearInterval(expiryTimer);
         await http.close(); // stop taking requests first
+        await rpc.close();
         await supervisor.stop(); // the chain actor finishes the block it is writing
         await verifier.close();
+        await compiler.close();
         await kv.close();
         log.info({ height: view.head.height }, 'node stopped');
         resolveStopped();

@@ -47,6 +47,8 @@ export interface RpcBackend {
   readonly chainId: number;
   readonly clientVersion: string;
   headHeight(): number;
+  /** Highest final height (`safe` and `finalized` block tags). */
+  finalizedHeight(): number;
   /** Full block with its byte size, by height or hash. */
   block(ref: number | Hex): Promise<{ block: Block; size: number } | undefined>;
   balanceWei(addr: Address, height: number): Promise<bigint>;

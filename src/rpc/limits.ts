@@ -1,11 +1,11 @@
-/**
- * Limits of the VM JSON-RPC surface (SPEC.md "Limits"). VM_MAX_GAS belongs with the VM
- * constants in chain/params.ts once the VM lands; it is spelled here so rpc/ has it.
- */
+import { MAX_TXS_PER_BLOCK, VM_MAX_GAS } from '../chain/params';
+
+export { VM_MAX_GAS };
+
+/** Limits of the VM JSON-RPC surface (SPEC.md "Limits"). */
 export const MAX_RPC_BATCH = 50;
 export const LOGS_MAX_BLOCK_SPAN = 5_000;
 export const LOGS_MAX_RESULTS = 10_000;
-export const VM_MAX_GAS = 5_190_000n;
 /** Gas a plain value transfer costs on Ethereum; what native (non-VM) transactions report. */
 export const NATIVE_TX_GAS = 21_000n;
 /** eth_feeHistory answers at most this many blocks (geth's cap). */
@@ -14,3 +14,5 @@ export const FEE_HISTORY_MAX_BLOCKS = 1_024;
 export const FEE_HISTORY_MAX_PERCENTILES = 100;
 /** Default largest request body (a 50-call batch of large eth_call payloads fits). */
 export const RPC_MAX_BODY_BYTES = 1024 * 1024;
+/** Block gasLimit as eth_getBlock* reports it: no block can use more than 500 × VM_MAX_GAS. */
+export const BLOCK_GAS_LIMIT = BigInt(MAX_TXS_PER_BLOCK) * VM_MAX_GAS;

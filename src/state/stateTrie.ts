@@ -1,10 +1,9 @@
-import { RLP } from '@ethereumjs/rlp';
-import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { AccountState, Address } from '../chain/types';
 import { CairnError } from '../errors/CairnError';
 import { canonicalBytes } from '../primitives/canonical';
 import { type Hex, fromHex, isHex, toHex, utf8 } from '../primitives/hex';
 import { decodeAccount, encodeAccount } from './account';
+import { keccak256 } from './keccak';
 import type { KvBatch, KvReader } from './kv';
 import { type SharedNodes, TrieNodeDb, nodeKey, sharedNodesOf } from './trieNodes';
 
@@ -19,8 +18,7 @@ export const EMPTY_TRIE_ROOT: Hex = '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b9
  * Block lifecycle: open at the parent root → execute (checkpoint/commit/revert per tx) →
  * `flush(batch)` puts the new nodes into the caller's batch → the caller adds the block
  * and writes the batch → `settle()`. Reads are correct at every step, from this trie or
- * from any other trie opened on the same store. Await each call before the next (only
- * `prefetchAccounts` runs reads concurrently). After a STATE_MISSING_NODE error (a
+ * from any other trie opened on the same store. Await each call before the next. After a STATE_MISSING_NODE error (a
  * corrupt store or a root that was never written) the instance is unusable.
  *
  * Writes cost no hashing: they rebuild the path in memory (see `Mpt`); `root()` hashes
@@ -36,6 +34,7 @@ export class StateTrie {
    * no walk. Kept exact on every write; dropped on revert, which moves the root back.
    */
   private readonly values = new Map<string, Uint8Array | null>();
+  private readonly secureKeys = new Map<string, SecureKey>();
 
   private constructor(
     private readonly mpt: Mpt,
@@ -62,13 +61,19 @@ export class StateTrie {
   }
 
   /**
-   * Loads these accounts' trie paths with concurrent store reads, so that executing a block
-   * that touches them does not wait on one read at a time. Changes nothing; optional.
-   * Must not run concurrently with writes.
+   * Loads these accounts' trie paths into memory, all paths one level at a time with the
+   * store reads of a level issued together (one multi-get when the store has `getMany`), so
+   * that executing a block that touches them does not wait on one read at a time. Changes
+   * nothing; optional. Must not run concurrently with writes.
    */
   async prefetchAccounts(addrs: readonly Address[]): Promise<void> {
-    const keys = [...new Set(addrs)].map(addressKey).filter((k) => !this.values.has(hexOf(k)));
-    for (let i = 0; i < keys.length; i += PREFETCH_WINDOW) await Promise.all(keys.slice(i, i + PREFETCH_WINDOW).map((k) => this.read(k)));
+    const paths: Uint8Array[] = [];
+    for (const a of new Set(addrs)) {
+      const key = addressKey(a);
+      const k = hexOf(key);
+      if (!this.values.has(k)) paths.push(this.secure(k, key).path);
+    }
+    await this.mpt.prefetch(paths);
   }
 
   async putAccount(addr: Address, a: AccountState): Promise<void> {
@@ -156,7 +161,7 @@ export class StateTrie {
 
   /** Merkle proof of the account key against `root()`: the RLP nodes on its path, root first. */
   async proveAccount(addr: Address): Promise<Hex[]> {
-    const nodes = await this.mpt.prove(secureKey(addressKey(addr)));
+    const nodes = await this.mpt.prove(keccak256(addressKey(addr)));
     return nodes.map(toHex);
   }
 
@@ -164,7 +169,8 @@ export class StateTrie {
     const k = hexOf(key);
     let v = this.values.get(k);
     if (v === undefined) {
-      v = await this.mpt.get(secureKey(key));
+      const s = this.secure(k, key);
+      v = await this.mpt.get(s.key, s.path);
       this.remember(k, v);
     }
     return v ?? undefined;
@@ -172,14 +178,30 @@ export class StateTrie {
 
   private async write(key: Uint8Array, value: Uint8Array): Promise<void> {
     this.assertWritable();
-    await this.mpt.put(secureKey(key), value);
-    this.remember(hexOf(key), value);
+    const k = hexOf(key);
+    const s = this.secure(k, key);
+    await this.mpt.put(s.key, value, s.path);
+    this.remember(k, value);
   }
 
   private async remove(key: Uint8Array): Promise<void> {
     this.assertWritable();
-    await this.mpt.del(secureKey(key));
-    this.remember(hexOf(key), null);
+    const k = hexOf(key);
+    const s = this.secure(k, key);
+    await this.mpt.del(s.key, s.path);
+    this.remember(k, null);
+  }
+
+  /** The secure key (keccak256 of the key) and its nibbles, computed once per key. */
+  private secure(k: string, key: Uint8Array): SecureKey {
+    let s = this.secureKeys.get(k);
+    if (s === undefined) {
+      const hashed = keccak256(key);
+      s = { key: hashed, path: nibblesOf(hashed) };
+      if (this.secureKeys.size >= MAX_CACHED_VALUES) this.secureKeys.clear();
+      this.secureKeys.set(k, s);
+    }
+    return s;
   }
 
   private remember(k: string, v: Uint8Array | null): void {
@@ -192,8 +214,12 @@ export class StateTrie {
   }
 }
 
+interface SecureKey {
+  key: Uint8Array;
+  path: Uint8Array;
+}
+
 const MAX_CACHED_VALUES = 100_000;
-const PREFETCH_WINDOW = 256;
 const hexOf = (k: Uint8Array): string => Buffer.from(k.buffer, k.byteOffset, k.byteLength).toString('hex');
 
 export function addressKey(addr: Address): Uint8Array {
@@ -277,7 +303,7 @@ class Short extends NodeBase {
 
 class Full extends NodeBase {
   constructor(
-    readonly children: (Child | null)[],
+    readonly children: Child[],
     readonly value: Uint8Array | null,
   ) {
     super();
@@ -285,24 +311,58 @@ class Full extends NodeBase {
 }
 
 type Node = Short | Full;
-/** A node, or the hash of a stored node. */
+/** A node, the hash of a stored node (a 32-byte Uint8Array), or nothing. */
 type Child = Node | Uint8Array | null;
 
 const isHashRef = (c: Child | Uint8Array): c is Uint8Array => c instanceof Uint8Array;
+
+/** A store that can read many keys in one call (RocksDB: one read batch). Optional. */
+interface MultiGetKv extends KvReader {
+  getMany(keys: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]>;
+}
+const hasGetMany = (kv: KvReader): kv is MultiGetKv => typeof (kv as Partial<MultiGetKv>).getMany === 'function';
 
 /** Where stored nodes come from: this trie's store and the caches shared by every trie over it. */
 class NodeSource {
   readonly shared: SharedNodes;
   private readonly db: TrieNodeDb;
 
-  constructor(kv: KvReader) {
+  constructor(private readonly kv: KvReader) {
     this.shared = sharedNodesOf(kv);
     this.db = new TrieNodeDb(kv, this.shared, new Map());
   }
 
-  /** The stored encoding of the node with this hash; STATE_MISSING_NODE when there is none. */
+  /** The node's encoding if it is in memory (flushed but unwritten, or cached). */
+  peek(hashHex: string): Uint8Array | undefined {
+    return this.shared.lookup(hashHex);
+  }
+
+  /** The node's encoding, from memory or the store; STATE_MISSING_NODE when there is none. */
   get(hashHex: string): Promise<Uint8Array> {
     return this.db.get(hashHex);
+  }
+
+  /** Several nodes' encodings, the ones not in memory read together. */
+  async getMany(hashHexes: readonly string[]): Promise<Uint8Array[]> {
+    const kv = this.kv;
+    if (!hasGetMany(kv)) return Promise.all(hashHexes.map((h) => this.db.get(h)));
+    const out: Uint8Array[] = new Array(hashHexes.length);
+    const missing: number[] = [];
+    for (let i = 0; i < hashHexes.length; i++) {
+      const v = this.peek(hashHexes[i]);
+      if (v === undefined) missing.push(i);
+      else out[i] = v;
+    }
+    if (missing.length === 0) return out;
+    const read = await kv.getMany(missing.map((i) => nodeKey(hashHexes[i])));
+    for (const [j, i] of missing.entries()) {
+      const h = hashHexes[i];
+      const v = this.peek(h) ?? read[j]; // a flush may have happened meanwhile
+      if (v === undefined) throw new CairnError('STATE_MISSING_NODE', `state trie node 0x${h} is missing from the store`, { node: `0x${h}` });
+      this.shared.cache.set(h, v);
+      out[i] = v;
+    }
+    return out;
   }
 }
 
@@ -317,10 +377,15 @@ export async function openMpt(kv: KvReader, root: Uint8Array | null): Promise<Mp
   return mpt;
 }
 
+/**
+ * Reads resolve hashes into nodes on the way down and keep them (replacing a hash with the
+ * node it names changes nothing a parent encodes), so the paths a block touches load once.
+ * Writes first resolve their path that way, then rebuild it synchronously.
+ */
 export class Mpt {
   /** Roots reported by `rootHex` since the last commit, so `atRoot` can find unflushed ones. */
   readonly known = new Map<string, Child>();
-  /** Node loads in flight (concurrent prefetch walks share them). */
+  /** Store reads in flight (concurrent prefetch walks share them). */
   private readonly loading = new Map<string, Promise<Node>>();
 
   constructor(
@@ -330,7 +395,8 @@ export class Mpt {
 
   /** Loads the root node, so that an unknown root fails now. */
   async resolveRoot(): Promise<void> {
-    if (isHashRef(this.root)) this.root = await this.load(this.root);
+    const r = this.root;
+    if (isHashRef(r)) this.root = await this.resolve(r);
   }
 
   /** The root hash; hashes the nodes changed since the last call (CPU only: they are all in memory). */
@@ -350,10 +416,14 @@ export class Mpt {
     return h;
   }
 
-  async get(key: Uint8Array): Promise<Uint8Array | null> {
-    const path = nibblesOf(key);
-    if (isHashRef(this.root)) this.root = await this.load(this.root);
-    let n: Child = this.root;
+  /** The value at `key`; `path` is its nibbles (see `nibblesOf`) when the caller has them. */
+  async get(key: Uint8Array, path = nibblesOf(key)): Promise<Uint8Array | null> {
+    let r = this.root;
+    if (isHashRef(r)) {
+      const p = this.resolve(r);
+      this.root = r = p instanceof Promise ? await p : p;
+    }
+    let n: Child = r;
     let pos = 0;
     for (;;) {
       if (n === null) return null;
@@ -363,13 +433,20 @@ export class Mpt {
         for (let i = 0; i < k.length; i++) if (k[i] !== path[pos + i]) return null;
         if (n.isLeaf) return n.val as Uint8Array;
         pos += k.length;
-        if (isHashRef(n.val)) n.val = await this.load(n.val);
-        n = n.val as Child;
+        let c = n.val as Child;
+        if (isHashRef(c)) {
+          const r = this.resolve(c);
+          n.val = c = r instanceof Promise ? await r : r;
+        }
+        n = c;
       } else if (n instanceof Full) {
         const nib = path[pos];
         if (nib === TERM) return n.value;
         let c: Child = n.children[nib];
-        if (isHashRef(c)) n.children[nib] = c = await this.load(c);
+        if (isHashRef(c)) {
+          const r = this.resolve(c);
+          n.children[nib] = c = r instanceof Promise ? await r : r;
+        }
         n = c;
         pos++;
       } else {
@@ -379,26 +456,88 @@ export class Mpt {
   }
 
   /** Sets `key` to `value` (an empty value deletes, as in Ethereum). */
-  async put(key: Uint8Array, value: Uint8Array): Promise<void> {
-    if (value.length === 0) return this.del(key);
-    const r = await this.insert(this.root, nibblesOf(key), 0, value);
+  async put(key: Uint8Array, value: Uint8Array, path = nibblesOf(key)): Promise<void> {
+    if (value.length === 0) return this.del(key, path);
+    const old = await this.get(key, path); // resolves the path
+    if (old !== null && bytesEqual(old, value)) return;
+    this.root = insert(this.root, path, 0, value);
+  }
+
+  async del(key: Uint8Array, path = nibblesOf(key)): Promise<void> {
+    if ((await this.get(key, path)) === null) return; // absent: nothing changes
+    const r = await this.remove(this.root, path, 0);
     if (r !== undefined) this.root = r;
   }
 
-  async del(key: Uint8Array): Promise<void> {
-    const r = await this.remove(this.root, nibblesOf(key), 0);
-    if (r !== undefined) this.root = r;
+  /**
+   * Resolves the nodes on these paths (nibbles, see `nibblesOf`): every round walks each
+   * path as far as memory allows and then loads all the nodes the walks stopped at at once.
+   */
+  async prefetch(paths: readonly Uint8Array[]): Promise<void> {
+    let active = paths;
+    while (active.length > 0) {
+      const stops = new Map<string, { hash: Uint8Array; slots: Slot[] }>();
+      const next: Uint8Array[] = [];
+      for (const path of active) {
+        const slot = this.firstUnresolved(path);
+        if (slot === null) continue;
+        const hash = slotGet(this, slot) as Uint8Array;
+        const hex = hexOf(hash);
+        const stop = stops.get(hex);
+        if (stop === undefined) stops.set(hex, { hash, slots: [slot] });
+        else stop.slots.push(slot);
+        next.push(path);
+      }
+      if (stops.size === 0) return;
+      const hexes = [...stops.keys()];
+      const encs = await this.source.getMany(hexes);
+      for (const [i, hex] of hexes.entries()) {
+        const { hash, slots } = stops.get(hex) as { hash: Uint8Array; slots: Slot[] };
+        const node = decodeNode(encs[i], hash, hex);
+        // Only where the slot still holds the hash (a concurrent read may have resolved it).
+        for (const s of slots) if (slotGet(this, s) === hash) slotSet(this, s, node);
+      }
+      active = next;
+    }
+  }
+
+  /** Where the walk along `path` first meets a hash (null: the path is resident to its end). */
+  private firstUnresolved(path: Uint8Array): Slot | null {
+    if (isHashRef(this.root)) return { parent: null, index: -1 };
+    let n: Child = this.root;
+    let pos = 0;
+    for (;;) {
+      if (n === null) return null;
+      if (n instanceof Short) {
+        const k = n.key;
+        if (path.length - pos < k.length) return null;
+        for (let i = 0; i < k.length; i++) if (k[i] !== path[pos + i]) return null;
+        if (n.isLeaf) return null;
+        pos += k.length;
+        if (isHashRef(n.val)) return { parent: n, index: -1 };
+        n = n.val as Child;
+      } else if (n instanceof Full) {
+        const nib = path[pos];
+        if (nib === TERM) return null;
+        const c: Child = n.children[nib];
+        if (isHashRef(c)) return { parent: n, index: nib };
+        n = c;
+        pos++;
+      } else {
+        return null;
+      }
+    }
   }
 
   /** The nodes on `key`'s path, root first, as @ethereumjs/mpt's createMerkleProof gives them. */
   async prove(key: Uint8Array): Promise<Uint8Array[]> {
     const path = nibblesOf(key);
+    await this.get(key, path); // resolves the path
     const out: Uint8Array[] = [];
-    let n: Child = this.root;
+    let n = this.root as Node | null;
     let pos = 0;
     for (;;) {
       if (n === null) return out;
-      if (isHashRef(n)) n = await this.load(n);
       out.push(encode(n));
       if (n instanceof Short) {
         const k = n.key;
@@ -406,10 +545,10 @@ export class Mpt {
         for (let i = 0; i < k.length; i++) if (k[i] !== path[pos + i]) return out;
         if (n.isLeaf) return out;
         pos += k.length;
-        n = n.val as Child;
+        n = n.val as Node;
       } else {
         if (path[pos] === TERM) return out;
-        n = n.children[path[pos]];
+        n = n.children[path[pos]] as Node | null;
         pos++;
       }
     }
@@ -434,16 +573,17 @@ export class Mpt {
     return fresh;
   }
 
-  private load(hash: Uint8Array): Promise<Node> {
+  /** The node a hash names: decoded from memory when it is there, else read from the store. */
+  private resolve(hash: Uint8Array): Node | Promise<Node> {
     const hex = hexOf(hash);
+    const enc = this.source.peek(hex);
+    if (enc !== undefined) return decodeNode(enc, hash, hex);
     let p = this.loading.get(hex);
     if (p === undefined) {
       p = this.source.get(hex).then(
-        (enc) => {
+        (e) => {
           this.loading.delete(hex);
-          const n = decodeNode(enc, hex);
-          n.hash = hash;
-          return n;
+          return decodeNode(e, hash, hex);
         },
         (e: unknown) => {
           this.loading.delete(hex);
@@ -455,50 +595,13 @@ export class Mpt {
     return p;
   }
 
-  /** Copy-on-write insert under `n` at `path[pos..]`; undefined = nothing changed. */
-  private async insert(n: Child, path: Uint8Array, pos: number, value: Uint8Array): Promise<Node | undefined> {
-    if (n === null) return new Short(path.subarray(pos), value);
-    if (isHashRef(n)) n = await this.load(n);
+  /** Copy-on-write delete of a present key under `n`; null = `n` is gone. */
+  private async remove(n: Child, path: Uint8Array, pos: number): Promise<Node | null> {
+    if (n === null || isHashRef(n)) throw new Error('unreachable: path not resolved');
     if (n instanceof Short) {
-      const k = n.key;
-      const m = prefixLen(k, path, pos);
-      if (m === k.length) {
-        if (n.isLeaf) return bytesEqual(n.val as Uint8Array, value) ? undefined : new Short(k, value);
-        const c = await this.insert(n.val as Child, path, pos + m, value);
-        return c === undefined ? undefined : new Short(k, c);
-      }
-      // The paths part at k[m]: a branch there holds the old remainder and the new one.
-      const children: (Child | null)[] = new Array(16).fill(null);
-      let bval: Uint8Array | null = null;
-      const oldNib = k[m];
-      if (oldNib === TERM) bval = n.val as Uint8Array;
-      else children[oldNib] = m + 1 === k.length ? (n.val as Child) : new Short(k.subarray(m + 1), n.val);
-      const newNib = path[pos + m];
-      if (newNib === TERM) bval = value;
-      else children[newNib] = new Short(path.subarray(pos + m + 1), value);
-      const branch = new Full(children, bval);
-      return m === 0 ? branch : new Short(k.subarray(0, m), branch);
-    }
-    const nib = path[pos];
-    if (nib === TERM) return n.value !== null && bytesEqual(n.value, value) ? undefined : new Full(n.children.slice(), value);
-    const c = await this.insert(n.children[nib], path, pos + 1, value);
-    if (c === undefined) return undefined;
-    const children = n.children.slice();
-    children[nib] = c;
-    return new Full(children, n.value);
-  }
-
-  /** Copy-on-write delete under `n`; undefined = nothing changed (absent), null = `n` is gone. */
-  private async remove(n: Child, path: Uint8Array, pos: number): Promise<Node | null | undefined> {
-    if (n === null) return undefined;
-    if (isHashRef(n)) n = await this.load(n);
-    if (n instanceof Short) {
-      const k = n.key;
-      const m = prefixLen(k, path, pos);
-      if (m < k.length) return undefined;
       if (n.isLeaf) return null;
+      const k = n.key;
       const c = await this.remove(n.val as Child, path, pos + k.length);
-      if (c === undefined) return undefined;
       // An extension's child is a branch with ≥ 2 entries, so it never vanishes; if it
       // shrank to a short node, the two short nodes merge into one.
       if (c === null) return null;
@@ -509,13 +612,10 @@ export class Mpt {
     let children = n.children;
     let value = n.value;
     if (nib === TERM) {
-      if (value === null) return undefined;
       value = null;
     } else {
-      const c = await this.remove(children[nib], path, pos + 1);
-      if (c === undefined) return undefined;
       children = children.slice();
-      children[nib] = c;
+      children[nib] = await this.remove(children[nib], path, pos + 1);
     }
     // A branch keeps ≥ 2 entries; with one left it becomes a short node.
     let only = -1;
@@ -529,15 +629,57 @@ export class Mpt {
     if (count >= 2) return new Full(children, value);
     if (count === 0) return null;
     if (only < 0) return new Short(Uint8Array.of(TERM), value as Uint8Array);
-    let c = children[only] as Child;
-    if (isHashRef(c)) c = await this.load(c);
+    let c = children[only] as Node | Uint8Array;
+    if (isHashRef(c)) c = await this.resolve(c);
     if (c instanceof Short) return new Short(concatNibbles(Uint8Array.of(only), c.key), c.val);
     return new Short(Uint8Array.of(only), c);
   }
 }
 
+/** A place that holds a child: the root (parent null), an extension's child (index -1), a branch's child. */
+interface Slot {
+  parent: Node | null;
+  index: number;
+}
+const slotGet = (t: Mpt, s: Slot): Child | Uint8Array => (s.parent === null ? t.root : s.parent instanceof Short ? s.parent.val : s.parent.children[s.index]);
+function slotSet(t: Mpt, s: Slot, n: Node): void {
+  if (s.parent === null) t.root = n;
+  else if (s.parent instanceof Short) s.parent.val = n;
+  else s.parent.children[s.index] = n;
+}
+
 const MAX_KNOWN_ROOTS = 1024;
 const EMPTY_ROOT_BYTES = fromHex(EMPTY_TRIE_ROOT);
+
+/** Copy-on-write insert under `n` (its path to `path` resolved) at `path[pos..]`. */
+function insert(n: Child, path: Uint8Array, pos: number, value: Uint8Array): Node {
+  if (n === null) return new Short(path.subarray(pos), value);
+  if (isHashRef(n)) throw new Error('unreachable: path not resolved');
+  if (n instanceof Short) {
+    const k = n.key;
+    const m = prefixLen(k, path, pos);
+    if (m === k.length) {
+      if (n.isLeaf) return new Short(k, value);
+      return new Short(k, insert(n.val as Child, path, pos + m, value));
+    }
+    // The paths part at k[m]: a branch there holds the old remainder and the new one.
+    const children: Child[] = [null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null];
+    let bval: Uint8Array | null = null;
+    const oldNib = k[m];
+    if (oldNib === TERM) bval = n.val as Uint8Array;
+    else children[oldNib] = m + 1 === k.length ? (n.val as Child) : new Short(k.subarray(m + 1), n.val);
+    const newNib = path[pos + m];
+    if (newNib === TERM) bval = value;
+    else children[newNib] = new Short(path.subarray(pos + m + 1), value);
+    const branch = new Full(children, bval);
+    return m === 0 ? branch : new Short(k.subarray(0, m), branch);
+  }
+  const nib = path[pos];
+  if (nib === TERM) return new Full(n.children.slice(), value);
+  const children = n.children.slice();
+  children[nib] = insert(children[nib], path, pos + 1, value);
+  return new Full(children, n.value);
+}
 
 /** Puts the new nodes under `n` (not `n` itself) that are referenced by hash into `out`, and marks them all stored. */
 function collect(n: Node, out: Map<string, Uint8Array>): void {
@@ -553,11 +695,6 @@ function collect(n: Node, out: Map<string, Uint8Array>): void {
     for (const c of n.children) visit(c);
   }
   n.flushed = true;
-}
-
-/** The secure-trie key: keccak256 of the raw key. */
-function secureKey(key: Uint8Array): Uint8Array {
-  return keccak_256(key);
 }
 
 /** Key bytes → nibbles + terminator. */
@@ -593,6 +730,62 @@ function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
 
 // --- encoding -------------------------------------------------------------------------
 
+/** Length of the RLP encoding of a byte string of these bytes. */
+function stringLen(b: Uint8Array): number {
+  if (b.length === 1 && b[0] < 0x80) return 1;
+  return headerLen(b.length) + b.length;
+}
+
+const headerLen = (len: number): number => (len < 56 ? 1 : len < 0x100 ? 2 : len < 0x10000 ? 3 : len < 0x1000000 ? 4 : 5);
+
+/** Writes an RLP header (offset 0x80 for a string, 0xc0 for a list); returns the new offset. */
+function writeHeader(out: Uint8Array, off: number, len: number, offset: number): number {
+  if (len < 56) {
+    out[off] = offset + len;
+    return off + 1;
+  }
+  const ll = headerLen(len) - 1;
+  out[off++] = offset + 55 + ll;
+  for (let i = ll - 1; i >= 0; i--) out[off++] = (len >>> (8 * i)) & 0xff;
+  return off;
+}
+
+function writeString(out: Uint8Array, off: number, b: Uint8Array): number {
+  if (b.length === 1 && b[0] < 0x80) {
+    out[off] = b[0];
+    return off + 1;
+  }
+  off = writeHeader(out, off, b.length, 0x80);
+  out.set(b, off);
+  return off + b.length;
+}
+
+/** How long a parent's reference to `c` is: empty (1), embedded encoding (< 32), or hash (33). */
+function refLen(c: Child): number {
+  if (c === null) return 1;
+  if (isHashRef(c)) return 33;
+  const len = encode(c).length;
+  return len < 32 ? len : 33;
+}
+
+function writeRef(out: Uint8Array, off: number, c: Child): number {
+  if (c === null) {
+    out[off] = 0x80;
+    return off + 1;
+  }
+  if (!isHashRef(c)) {
+    const enc = encode(c);
+    if (enc.length < 32) {
+      out.set(enc, off);
+      return off + enc.length;
+    }
+    c = hashOf(c);
+  }
+  out[off] = 0xa0;
+  out.set(c, off + 1);
+  return off + 33;
+}
+
 /** Hex-prefix ("compact") form of a nibble path, as in the Yellow Paper, appendix C. */
 function compactOf(key: Uint8Array): Uint8Array {
   let len = key.length;
@@ -610,14 +803,137 @@ function compactOf(key: Uint8Array): Uint8Array {
   return out;
 }
 
+function encode(n: Node): Uint8Array {
+  if (n.enc !== undefined) return n.enc;
+  let out: Uint8Array;
+  if (n instanceof Short) {
+    const key = compactOf(n.key);
+    const len = stringLen(key) + (n.isLeaf ? stringLen(n.val as Uint8Array) : refLen(n.val as Child));
+    out = new Uint8Array(headerLen(len) + len);
+    let off = writeHeader(out, 0, len, 0xc0);
+    off = writeString(out, off, key);
+    if (n.isLeaf) writeString(out, off, n.val as Uint8Array);
+    else writeRef(out, off, n.val as Child);
+  } else {
+    let len = n.value === null ? 1 : stringLen(n.value);
+    for (let i = 0; i < 16; i++) len += refLen(n.children[i]);
+    out = new Uint8Array(headerLen(len) + len);
+    let off = writeHeader(out, 0, len, 0xc0);
+    for (let i = 0; i < 16; i++) off = writeRef(out, off, n.children[i]);
+    if (n.value === null) out[off] = 0x80;
+    else writeString(out, off, n.value);
+  }
+  n.enc = out;
+  return out;
+}
+
+function hashOf(n: Node): Uint8Array {
+  let h = n.hash;
+  if (h === undefined) n.hash = h = keccak256(encode(n));
+  return h;
+}
+
+// --- decoding -------------------------------------------------------------------------
+
+/** A stored node from its encoding; `hashHex` names it in errors. Children stay hashes until needed. */
+function decodeNode(enc: Uint8Array, hash: Uint8Array, hashHex: string): Node {
+  const n = decodeAt(enc, 0, enc.length, hashHex);
+  if (item.end !== enc.length) throw badNode(hashHex, 'trailing bytes');
+  n.hash = hash;
+  return n;
+}
+
+/** The last RLP item read by `readItem`: where its payload is, and whether it is a list. */
+const item = { start: 0, end: 0, list: false };
+
+function readItem(b: Uint8Array, pos: number, end: number, hashHex: string): void {
+  if (pos >= end) throw badNode(hashHex, 'truncated');
+  const p = b[pos];
+  let start: number;
+  let len: number;
+  if (p < 0x80) {
+    start = pos;
+    len = 1;
+  } else if (p < 0xb8 || (p >= 0xc0 && p < 0xf8)) {
+    start = pos + 1;
+    len = p - (p < 0xc0 ? 0x80 : 0xc0);
+  } else {
+    const ll = p - (p < 0xc0 ? 0xb7 : 0xf7);
+    if (pos + 1 + ll > end || ll > 4) throw badNode(hashHex, 'bad length');
+    len = 0;
+    for (let i = 0; i < ll; i++) len = len * 256 + b[pos + 1 + i];
+    start = pos + 1 + ll;
+  }
+  if (start + len > end) throw badNode(hashHex, 'truncated');
+  item.start = start;
+  item.end = start + len;
+  item.list = p >= 0xc0;
+}
+
+/** Decodes the node whose RLP list starts at `pos` (embedded nodes are decoded in place). */
+function decodeAt(b: Uint8Array, pos: number, end: number, hashHex: string): Node {
+  readItem(b, pos, end, hashHex);
+  if (!item.list) throw badNode(hashHex, 'not a list');
+  const listEnd = item.end;
+  const refs: Child[] = [];
+  const strings: (Uint8Array | null)[] = [];
+  let p = item.start;
+  while (p < listEnd) {
+    if (refs.length === 17) throw badNode(hashHex, 'more than 17 items');
+    readItem(b, p, listEnd, hashHex);
+    if (item.list) {
+      // An embedded node: its encoding is these bytes, header included.
+      const at = p;
+      p = item.end;
+      const c = decodeAt(b, at, p, hashHex);
+      c.enc = b.subarray(at, p);
+      refs.push(c);
+      strings.push(null);
+    } else {
+      const s = b.subarray(item.start, item.end);
+      p = item.end;
+      refs.push(s.length === 0 ? null : s);
+      strings.push(s);
+    }
+  }
+  item.end = listEnd;
+  let n: Node;
+  if (refs.length === 17) {
+    for (let i = 0; i < 16; i++) {
+      const c = refs[i];
+      if (isHashRef(c) && c.length !== 32) throw badNode(hashHex, `child reference of ${c.length} bytes`);
+    }
+    const v = strings[16];
+    if (v === null) throw badNode(hashHex, 'branch value is a list');
+    n = new Full(refs.slice(0, 16), v.length === 0 ? null : v);
+  } else if (refs.length === 2) {
+    const k = strings[0];
+    if (k === null) throw badNode(hashHex, 'path is a list');
+    const key = nibblesOfCompact(k, hashHex);
+    if (key[key.length - 1] === TERM) {
+      const v = strings[1];
+      if (v === null) throw badNode(hashHex, 'leaf value is a list');
+      n = new Short(key, v);
+    } else {
+      const c = refs[1];
+      if (c === null || key.length === 0) throw badNode(hashHex, 'empty extension');
+      if (isHashRef(c) && c.length !== 32) throw badNode(hashHex, `child reference of ${c.length} bytes`);
+      n = new Short(key, c);
+    }
+  } else {
+    throw badNode(hashHex, `list of ${refs.length} items`);
+  }
+  n.flushed = true;
+  return n;
+}
+
 function nibblesOfCompact(c: Uint8Array, hashHex: string): Uint8Array {
   if (c.length === 0) throw badNode(hashHex, 'empty path');
   const flag = c[0] >> 4;
   if (flag > 3) throw badNode(hashHex, 'bad path flag');
   const leaf = flag >= 2;
   const odd = flag & 1;
-  const n = (c.length - 1) * 2 + odd;
-  const out = new Uint8Array(n + (leaf ? 1 : 0));
+  const out = new Uint8Array((c.length - 1) * 2 + odd + (leaf ? 1 : 0));
   let j = 0;
   if (odd) out[j++] = c[0] & 0x0f;
   for (let i = 1; i < c.length; i++) {
@@ -628,131 +944,4 @@ function nibblesOfCompact(c: Uint8Array, hashHex: string): Uint8Array {
   return out;
 }
 
-const RLP_EMPTY = Uint8Array.of(0x80);
-const RLP_HASH_PREFIX = Uint8Array.of(0xa0);
-
-/** RLP header for a string (offset 0x80) or list (0xc0) of `len` bytes. */
-function header(len: number, offset: number): Uint8Array {
-  if (len < 56) return Uint8Array.of(offset + len);
-  const bytes: number[] = [];
-  for (let l = len; l > 0; l = Math.floor(l / 256)) bytes.unshift(l & 0xff);
-  return Uint8Array.of(offset + 55 + bytes.length, ...bytes);
-}
-
-/** Appends the RLP encoding of a byte string. */
-function pushString(parts: Uint8Array[], b: Uint8Array): number {
-  if (b.length === 1 && b[0] < 0x80) {
-    parts.push(b);
-    return 1;
-  }
-  const h = header(b.length, 0x80);
-  parts.push(h, b);
-  return h.length + b.length;
-}
-
-/** Appends how a parent refers to a child: empty, embedded encoding, or hash. */
-function pushRef(parts: Uint8Array[], c: Child | Uint8Array): number {
-  if (c === null) {
-    parts.push(RLP_EMPTY);
-    return 1;
-  }
-  if (isHashRef(c)) {
-    parts.push(RLP_HASH_PREFIX, c);
-    return 33;
-  }
-  const enc = encode(c);
-  if (enc.length < 32) {
-    parts.push(enc);
-    return enc.length;
-  }
-  parts.push(RLP_HASH_PREFIX, hashOf(c));
-  return 33;
-}
-
-function encode(n: Node): Uint8Array {
-  if (n.enc !== undefined) return n.enc;
-  const parts: Uint8Array[] = [];
-  let len = 0;
-  if (n instanceof Short) {
-    len += pushString(parts, compactOf(n.key));
-    len += n.isLeaf ? pushString(parts, n.val as Uint8Array) : pushRef(parts, n.val);
-  } else {
-    for (const c of n.children) len += pushRef(parts, c);
-    len += n.value === null ? pushString(parts, EMPTY_BYTES) : pushString(parts, n.value);
-  }
-  const h = header(len, 0xc0);
-  const out = new Uint8Array(h.length + len);
-  out.set(h);
-  let off = h.length;
-  for (const p of parts) {
-    out.set(p, off);
-    off += p.length;
-  }
-  n.enc = out;
-  return out;
-}
-
-const EMPTY_BYTES = new Uint8Array(0);
-
-function hashOf(n: Node): Uint8Array {
-  if (n.hash === undefined) n.hash = keccak_256(encode(n));
-  return n.hash;
-}
-
-/** A stored node from its encoding (`hashHex` names it in errors). Its children stay hashes until needed. */
-function decodeNode(enc: Uint8Array, hashHex: string): Node {
-  let raw: Uint8Array | RawNode;
-  try {
-    raw = RLP.decode(enc) as Uint8Array | RawNode;
-  } catch (e) {
-    throw badNode(hashHex, 'not RLP', e);
-  }
-  if (raw instanceof Uint8Array) throw badNode(hashHex, 'not a list');
-  const n = fromRaw(raw, hashHex);
-  n.enc = enc;
-  return n;
-}
-
-type RawNode = (Uint8Array | RawNode)[];
-
-function fromRaw(raw: RawNode, hashHex: string): Node {
-  let n: Node;
-  if (raw.length === 17) {
-    const children: Child[] = new Array(16);
-    for (let i = 0; i < 16; i++) children[i] = refOf(raw[i], hashHex);
-    const v = raw[16];
-    if (!(v instanceof Uint8Array)) throw badNode(hashHex, 'branch value is a list');
-    n = new Full(children, v.length === 0 ? null : v);
-  } else if (raw.length === 2) {
-    const [k, v] = raw;
-    if (!(k instanceof Uint8Array)) throw badNode(hashHex, 'path is a list');
-    const key = nibblesOfCompact(k, hashHex);
-    if (key[key.length - 1] === TERM) {
-      if (!(v instanceof Uint8Array)) throw badNode(hashHex, 'leaf value is a list');
-      n = new Short(key, v);
-    } else {
-      const c = refOf(v, hashHex);
-      if (c === null || key.length === 0) throw badNode(hashHex, 'empty extension');
-      n = new Short(key, c);
-    }
-  } else {
-    throw badNode(hashHex, `list of ${raw.length} items`);
-  }
-  n.flushed = true;
-  return n;
-}
-
-function refOf(r: Uint8Array | RawNode, hashHex: string): Child {
-  if (r instanceof Uint8Array) {
-    if (r.length === 0) return null;
-    if (r.length === 32) return r;
-    throw badNode(hashHex, `child reference of ${r.length} bytes`);
-  }
-  // An embedded node (its encoding is under 32 bytes).
-  const n = fromRaw(r, hashHex);
-  n.enc = RLP.encode(r);
-  return n;
-}
-
-const badNode = (hashHex: string, why: string, cause?: unknown) =>
-  new CairnError('STATE_BAD_NODE', `state trie node 0x${hashHex} is malformed: ${why}`, { node: `0x${hashHex}` }, { cause });
+const badNode = (hashHex: string, why: string) => new CairnError('STATE_BAD_NODE', `state trie node 0x${hashHex} is malformed: ${why}`, { node: `0x${hashHex}` });

@@ -16,6 +16,7 @@ import type { KvBatch, KvStore } from '../state/kv';
  *   L|height|tx|log     → VM log               (eth_getLogs, /logs)
  *   I|addr|height|tx|n  → internal transfer    (/internal?address)
  *   J|height|tx|n       → internal transfer    (/internal)
+ *   V|addr              → contract verification metadata (node-local, written outside blocks)
  *   M head, M stats     → head pointer, counters
  * A block, its state nodes, indexes and the head pointer are written in one batch.
  */
@@ -190,6 +191,18 @@ export class ChainStore {
     const end = addr ? key('I', fromHex(addr), Buffer.alloc(16, 0xff)) : key('J', Buffer.alloc(16, 0xff));
     for await (const [, v] of this.kv.iterate({ gte: Buffer.concat([prefix, u64be(from)]), lt: end, limit })) out.push(json(v) as StoredInternal);
     return out;
+  }
+
+  async contractMetadata(addr: Address): Promise<unknown | undefined> {
+    const v = await this.kv.get(key('V', fromHex(addr)));
+    return v ? json(v) : undefined;
+  }
+
+  /** Node-local data, not consensus state: a write of its own, disjoint from block batches. */
+  async saveContractMetadata(addr: Address, meta: unknown): Promise<void> {
+    const b = this.kv.batch();
+    b.put(key('V', fromHex(addr)), bytes(meta));
+    await this.kv.write(b);
   }
 
   /** Adds a block and all its indexes to `batch`, plus the new head pointer and counters. */

@@ -1,0 +1,134 @@
+import { GAS_PRICE_WEI, VM_MAX_GAS } from '../chain/params';
+import type { Address } from '../chain/types';
+import type { Hex } from '../primitives/hex';
+import type { RpcBackend, RpcCallMessage, RpcLog, RpcLogFilter, RpcTxLocation } from '../rpc/backend';
+import { callVm, estimateGas, type VmMessage } from '../vm/execute';
+import { weiBalance } from '../vm/units';
+import type { Admission } from './admission';
+import type { ChainReader } from './chainReader';
+import type { ActorRef } from './actorRef';
+import type { MempoolLookup, MempoolMsg } from './protocol';
+import type { ChainStore } from '../storage/chainStore';
+
+const ZERO_ADDRESS: Address = `0x${'00'.repeat(20)}`;
+
+/** The node seen from the JSON-RPC layer: reads at a height, VM calls, and raw-tx admission. */
+export class NodeRpcBackend implements RpcBackend {
+  readonly chainId = 72020;
+
+  constructor(
+    private readonly d: { reader: ChainReader; store: ChainStore; mempool: ActorRef<MempoolMsg>; admission: Admission; clientVersion: string; producer: Address; now: () => number },
+  ) {}
+
+  get clientVersion(): string {
+    return this.d.clientVersion;
+  }
+
+  headHeight(): number {
+    return this.d.reader.head.height;
+  }
+
+  finalizedHeight(): number {
+    return this.d.reader.head.finalizedHeight;
+  }
+
+  private async rootAt(height: number): Promise<Hex> {
+    if (height >= this.d.reader.head.height) return this.d.reader.head.stateRoot;
+    const b = await this.d.store.summary(height);
+    if (!b) throw new Error(`no block at height ${height}`);
+    return (await this.d.store.block(height))!.header.stateRoot;
+  }
+
+  async block(ref: number | Hex) {
+    const h = typeof ref === 'number' ? ref : await this.d.store.heightOfHash(ref.toLowerCase() as Hex);
+    if (h === undefined || h > this.d.reader.head.height) return undefined;
+    return this.d.reader.blockWithSize(h);
+  }
+
+  async balanceWei(addr: Address, height: number): Promise<bigint> {
+    const a = await (await this.d.reader.stateAt(await this.rootAt(height))).getAccount(addr);
+    return a ? weiBalance(a) : 0n;
+  }
+
+  async code(addr: Address, height: number): Promise<Hex> {
+    return this.d.reader.code(addr, await this.rootAt(height));
+  }
+
+  async nonce(addr: Address, at: number | 'pending'): Promise<number> {
+    const a = await (await this.d.reader.stateAt(await this.rootAt(at === 'pending' ? this.headHeight() : at))).getAccount(addr);
+    const n = a?.nonce ?? 0;
+    return at === 'pending' ? this.d.mempool.ask<number>({ type: 'nextNonce', address: addr, accountNonce: n }) : n;
+  }
+
+  async tx(hash: Hex): Promise<RpcTxLocation | undefined> {
+    const loc = await this.d.store.txLocation(hash);
+    if (loc) {
+      const block = await this.d.store.block(loc.height);
+      const tx = block?.txs[loc.index];
+      if (block && tx) {
+        return { tx, block: { height: loc.height, hash: block.header.hash, index: loc.index, result: block.results[loc.index], timestamp: block.header.timestamp } };
+      }
+    }
+    const m = await this.d.mempool.ask<MempoolLookup | undefined>({ type: 'lookup', id: hash });
+    return m && m.lifecycle.value === 'inMempool' ? { tx: m.tx } : undefined;
+  }
+
+  async logs(f: RpcLogFilter): Promise<RpcLog[]> {
+    const addrs = new Set(f.addresses);
+    const found = await this.d.store.logs(f.fromHeight, f.toHeight, (l) => {
+      if (addrs.size && !addrs.has(l.address)) return false;
+      return f.topics.every((want, i) => want === null || want.length === 0 || (l.topics[i] !== undefined && want.includes(l.topics[i])));
+    }, f.limit);
+    const hashes = new Map<number, Hex>();
+    const out: RpcLog[] = [];
+    for (const l of found) {
+      if (!hashes.has(l.blockHeight)) hashes.set(l.blockHeight, (await this.d.store.summary(l.blockHeight))!.hash);
+      const block = await this.d.store.block(l.blockHeight); // small blocks cache in RocksDB's block cache
+      out.push({
+        address: l.address, topics: l.topics, data: l.data, blockHeight: l.blockHeight, blockHash: hashes.get(l.blockHeight)!,
+        txHash: block!.txs[l.txIndex].id, txIndex: l.txIndex, logIndex: l.logIndex,
+      });
+    }
+    return out;
+  }
+
+  private messageOf(m: RpcCallMessage, gasLimit: bigint): VmMessage {
+    return {
+      from: m.from ?? ZERO_ADDRESS, to: m.to ?? null, valueWei: m.valueWei ?? 0n, input: m.input ?? new Uint8Array(),
+      gasLimit, gasPrice: m.gasPrice ?? GAS_PRICE_WEI,
+    };
+  }
+
+  /** The context a call runs in: the block after the one it reads, as if produced now. */
+  private ctx(height: number) {
+    return { height: height + 1, timestamp: Math.max(this.d.now(), this.d.reader.head.timestamp + 1), producer: this.d.producer };
+  }
+
+  async call(m: RpcCallMessage, height: number) {
+    const state = await this.d.reader.stateAt(await this.rootAt(height));
+    const gas = m.gasLimit !== undefined && m.gasLimit < VM_MAX_GAS ? m.gasLimit : VM_MAX_GAS;
+    const out = await callVm(state, this.messageOf(m, gas), this.ctx(height));
+    if (out.status === 'success') return { ok: true as const, returnData: out.returnData, gasUsed: out.gasUsed };
+    const error = out.revertReason !== undefined ? `execution reverted: ${out.revertReason}` : out.status === 'reverted' ? 'execution reverted' : (out.error ?? 'execution failed');
+    return { ok: false as const, error, ...(out.returnData !== '0x' ? { returnData: out.returnData } : {}) };
+  }
+
+  async estimateGas(m: RpcCallMessage) {
+    const height = this.headHeight();
+    const state = await this.d.reader.stateAt(await this.rootAt(height));
+    const { gasLimit: _g, ...rest } = this.messageOf(m, VM_MAX_GAS);
+    const out = await estimateGas(state, rest, this.ctx(height));
+    if ('gas' in out) return { ok: true as const, gas: out.gas };
+    return { ok: false as const, error: out.error, ...(out.returnData ? { returnData: out.returnData } : {}) };
+  }
+
+  async sendRawTransaction(raw: Hex) {
+    const out = await this.d.admission.submitRaw(raw);
+    if (out.kind === 'verdict') return out.verdict.accepted ? { accepted: true as const, hash: out.verdict.id } : { accepted: false as const, reason: out.verdict.reason! };
+    return { accepted: false as const, reason: out.error };
+  }
+
+  gasPrice(): bigint {
+    return GAS_PRICE_WEI;
+  }
+}

@@ -1,0 +1,98 @@
+import HyperExpress, { type Request, type Response } from 'hyper-express';
+import type { Logger } from 'pino';
+import type { RpcBackend } from './backend';
+import { createDispatcher, errorResponse, parseRpcBody, type JsonRpcResponse } from './dispatcher';
+import { invalidRequest, RpcError, internalError } from './errors';
+import { RPC_MAX_BODY_BYTES } from './limits';
+import type { RpcBackendExtras } from './methods';
+
+/**
+ * The VM JSON-RPC HTTP server (SPEC.md "VM JSON-RPC"): POST on `/` only, JSON-RPC 2.0,
+ * no WebSocket, no auth.
+ *
+ * - Every JSON-RPC answer (success or error) is HTTP 200 with content-type application/json.
+ * - A body that is not JSON: -32700 with id null.
+ * - Another HTTP method on `/`: 405 (header `Allow: POST, OPTIONS`) with a JSON-RPC -32600 body;
+ *   any other path: 404 `{error}`.
+ * - A body above `maxBodyBytes` (default 1 MiB): 413 with an empty body, from the HTTP layer
+ *   before the handler runs (`fast_abort` is off so the client gets a status, not a reset).
+ * - CORS: `Access-Control-Allow-Origin: *` and an OPTIONS preflight, so browser dapps using
+ *   ethers/viem can reach the surface (it is open and keyless by spec).
+ */
+
+export interface RpcServerOptions {
+  log: Logger;
+  maxBodyBytes?: number;
+}
+
+export interface RpcServer {
+  listen(host: string, port: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+const CORS_HEADERS: Record<string, string> = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'POST, OPTIONS',
+  'access-control-allow-headers': 'content-type',
+  'access-control-max-age': '600',
+};
+
+function sendJson(res: Response, status: number, body: unknown): void {
+  if (res.completed) return;
+  res.status(status);
+  for (const [k, v] of Object.entries(CORS_HEADERS)) res.header(k, v, true);
+  res.header('content-type', 'application/json', true);
+  res.send(JSON.stringify(body));
+}
+
+export function createRpcServer(backend: RpcBackend & RpcBackendExtras, opts: RpcServerOptions): RpcServer {
+  const { log } = opts;
+  const dispatch = createDispatcher(backend, { log });
+  const app = new HyperExpress.Server({ max_body_length: opts.maxBodyBytes ?? RPC_MAX_BODY_BYTES, fast_abort: false });
+
+  app.set_error_handler((req: Request, res: Response, err: Error) => {
+    log.error({ err, path: req.path }, 'unhandled JSON-RPC request error');
+    sendJson(res, 200, errorResponse(null, internalError()));
+  });
+
+  app.set_not_found_handler((req: Request, res: Response) => {
+    if (req.path === '/') {
+      res.header('allow', 'POST, OPTIONS', true);
+      return sendJson(res, 405, errorResponse(null, invalidRequest(`HTTP method ${req.method} is not allowed: JSON-RPC is served by POST only`)));
+    }
+    sendJson(res, 404, { error: `not found: ${req.method} ${req.path} (JSON-RPC is served by POST on /)` });
+  });
+
+  app.options('/', (_req: Request, res: Response) => {
+    res.status(204);
+    for (const [k, v] of Object.entries(CORS_HEADERS)) res.header(k, v, true);
+    res.send();
+  });
+
+  app.post('/', async (req: Request, res: Response) => {
+    let out: JsonRpcResponse | JsonRpcResponse[];
+    try {
+      let body: unknown;
+      try {
+        body = parseRpcBody(await req.text());
+      } catch (e) {
+        if (e instanceof RpcError) return sendJson(res, 200, errorResponse(null, e));
+        throw e;
+      }
+      out = await dispatch(body);
+    } catch (err) {
+      log.error({ err }, 'JSON-RPC request failed');
+      out = errorResponse(null, internalError());
+    }
+    sendJson(res, 200, out);
+  });
+
+  return {
+    async listen(host: string, port: number): Promise<void> {
+      await app.listen(port, host);
+    },
+    async close(): Promise<void> {
+      app.close();
+    },
+  };
+}
