@@ -7,6 +7,8 @@ import type { AccountState, Address } from './types';
 export interface ExecState {
   getAccount(addr: Address): Promise<AccountState | undefined>;
   putAccount(addr: Address, a: AccountState): Promise<void>;
+  /** Removes an account (the VM's SELFDESTRUCT of a contract created in the same transaction). */
+  deleteAccount(addr: Address): Promise<void>;
   getRecord<T>(key: string): Promise<T | undefined>;
   putRecord(key: string, value: unknown): Promise<void>;
   deleteRecord(key: string): Promise<void>;

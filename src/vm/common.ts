@@ -12,7 +12,7 @@ import { CHAIN_ID } from '../chain/params';
 export const VM_HARDFORK = Hardfork.Prague;
 
 /** SPEC "Limits": gas ceiling of one VM execution; a gasLimit above it is refused. */
-export const VM_MAX_GAS = 5_190_000n;
+export { VM_MAX_GAS } from '../chain/params';
 
 /** GASLIMIT opcode value: a constant block gas limit (no gas market; blocks cap tx count instead). */
 export const VM_BLOCK_GAS_LIMIT = 30_000_000n;

@@ -24,11 +24,6 @@ export const genKey = (addr: Address): string => `vm/gen/${addr}`;
 const KECCAK256_NULL_HEX: Hex = toHex(KECCAK256_NULL);
 const EMPTY = new Uint8Array(0);
 
-/** An ExecState that can also remove an account (StateTrie can). Needed for SELFDESTRUCT of a new contract. */
-interface DeletableState extends ExecState {
-  deleteAccount?(addr: Address): Promise<void>;
-}
-
 /**
  * Immutable by construction (keyed by keccak of the bytes), so one process-wide cache is safe.
  * Bounded by total bytes; dropped wholesale when full (no clock, no ordering subtleties).
@@ -65,7 +60,7 @@ function rememberCode(hash: Hex, code: Uint8Array): void {
  * Deterministic: no clock, no floats, no randomness.
  */
 export class EvmStateAdapter implements StateManagerInterface {
-  private state: DeletableState;
+  private state: ExecState;
   private height: number;
   private readonly accounts = new Map<Address, AccountState | null>();
   private readonly slots = new Map<string, Hex | null>();
@@ -160,9 +155,6 @@ export class EvmStateAdapter implements StateManagerInterface {
   async deleteAccount(address: EthAddress): Promise<void> {
     const addr = address.toString() as Address;
     if ((await this.getAccountState(addr)) === undefined) return;
-    if (typeof this.state.deleteAccount !== 'function') {
-      throw new Error('EvmStateAdapter.deleteAccount: this ExecState cannot delete accounts (StateTrie can)');
-    }
     await this.bumpGeneration(addr);
     await this.state.deleteAccount(addr);
     this.accounts.set(addr, null);

@@ -381,7 +381,6 @@ describe('JSON-RPC errors', () => {
       ['eth_sendRawTransaction', []],
       ['eth_sendRawTransaction', ['0x']],
       ['eth_sendRawTransaction', ['hello']],
-      ['eth_getTransactionCount', [k0.address, 'safe']],
     ];
     for (const [m, params] of cases) {
       const r = await post({ jsonrpc: '2.0', id: 1, method: m, params });

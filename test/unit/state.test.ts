@@ -9,7 +9,9 @@ import { type Hex, fromHex, toHex } from '../../src/primitives/hex';
 import { decodeAccount, emptyAccount, encodeAccount } from '../../src/state/account';
 import { type KvStore, MemoryKv } from '../../src/state/kv';
 import { verifyAccountProof } from '../../src/state/proof';
+import { keccak256 } from '../../src/state/keccak';
 import { EMPTY_TRIE_ROOT, StateTrie, recordKey } from '../../src/state/stateTrie';
+import { NODE_PREFIX } from '../../src/state/trieNodes';
 import { RocksKv, openStore } from '../../src/storage/rocks';
 
 const b = (...xs: number[]) => Uint8Array.from(xs);
@@ -273,6 +275,149 @@ describe('StateTrie', () => {
   it('refuses an unknown root', async () => {
     await expectCode(StateTrie.open(new MemoryKv(), `0x${'11'.repeat(32)}`), 'STATE_MISSING_NODE');
     await expectCode(StateTrie.open(new MemoryKv(), '0x1234'), 'BAD_STATE_ROOT');
+  });
+});
+
+/** A MemoryKv that also reads many keys in one call, counting calls and keys read. */
+class MultiGetKv extends MemoryKv {
+  calls = 0;
+  singles = 0;
+  keysRead = 0;
+  override async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    this.singles++;
+    return super.get(key);
+  }
+  async getMany(keys: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
+    this.calls++;
+    this.keysRead += keys.length;
+    return Promise.all(keys.map((k) => super.get(k)));
+  }
+}
+
+/** Writes a fresh store with `n` accounts and returns it with its root (the store object is new: its node cache is empty). */
+async function storeWith(n: number, make: () => MemoryKv): Promise<{ kv: MemoryKv; root: Hex }> {
+  const src = new MemoryKv();
+  const t = await StateTrie.open(src, null);
+  for (let i = 0; i < n; i++) await t.putAccount(addr(i), acct(i));
+  const batch = src.batch();
+  const root = await t.flush(batch);
+  const kv = make();
+  await kv.write(batch);
+  return { kv, root };
+}
+
+describe('StateTrie engine', () => {
+  it('hashes with keccak256 exactly as @noble/hashes does, at every length around the block size', () => {
+    let seed = 7;
+    for (let len = 0; len <= 700; len++) {
+      const data = Uint8Array.from({ length: len }, () => (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24);
+      expect(toHex(keccak256(data)), `length ${len}`).toBe(toHex(keccak_256(data)));
+    }
+    const big = new Uint8Array(100_000).fill(0xab);
+    expect(toHex(keccak256(big))).toBe(toHex(keccak_256(big)));
+  });
+
+  it('prefetches accounts one trie level per store call, and then reads without the store', async () => {
+    const { kv, root } = await storeWith(400, () => new MultiGetKv());
+    const multi = kv as MultiGetKv;
+    const t = await StateTrie.open(kv, root);
+    const wanted = [...Array.from({ length: 100 }, (_, i) => addr(i * 3)), addr(9_999), addr(3)];
+    await t.prefetchAccounts(wanted);
+    expect(multi.calls).toBeGreaterThan(0);
+    expect(multi.calls).toBeLessThanOrEqual(5); // ~ the trie's depth, not one call per node
+    const before = { calls: multi.calls, singles: multi.singles };
+    for (let i = 0; i < 100; i++) expect(await t.getAccount(addr(i * 3))).toEqual(acct(i * 3));
+    expect(await t.getAccount(addr(9_999))).toBeUndefined();
+    await t.putAccount(addr(3), acct(3, { nonce: 5 }));
+    expect({ calls: multi.calls, singles: multi.singles }).toEqual(before);
+    // Prefetching again, or what is already cached, reads nothing.
+    await t.prefetchAccounts(wanted);
+    expect(multi.calls).toBe(before.calls);
+    expect(await t.getAccount(addr(3))).toEqual(acct(3, { nonce: 5 }));
+  });
+
+  it('prefetches over a store with single gets only', async () => {
+    const { kv, root } = await storeWith(300, () => new MemoryKv());
+    const t = await StateTrie.open(kv, root);
+    await t.prefetchAccounts(Array.from({ length: 300 }, (_, i) => addr(i)));
+    for (let i = 0; i < 300; i++) expect(await t.getAccount(addr(i))).toEqual(acct(i));
+  });
+
+  it('reports a missing node as STATE_MISSING_NODE and stays as it was', async () => {
+    const { kv, root } = await storeWith(200, () => new MultiGetKv());
+    // Remove one stored node below the root.
+    const nodes: Uint8Array[] = [];
+    for await (const [k] of kv.iterate({ gte: NODE_PREFIX })) nodes.push(k);
+    const rootKey = toHex(Buffer.concat([NODE_PREFIX, fromHex(root)]));
+    const victim = nodes.find((k) => toHex(k) !== rootKey) as Uint8Array;
+    const del = kv.batch();
+    del.del(victim);
+    await kv.write(del);
+    const t = await StateTrie.open(kv, root);
+    const errors = new Set<string>();
+    const done: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      try {
+        await t.putAccount(addr(i), acct(i, { nonce: 6 }));
+        done.push(i);
+      } catch (e) {
+        errors.add(isCairnError(e) ? e.code : String(e));
+      }
+    }
+    expect([...errors]).toEqual(['STATE_MISSING_NODE']);
+    expect(done.length).toBeGreaterThan(0);
+    expect(done.length).toBeLessThan(200);
+    // The failed writes changed nothing: the root is that of the successful ones alone.
+    const intact = await StateTrie.open(new MemoryKv(), null);
+    for (let i = 0; i < 200; i++) await intact.putAccount(addr(i), done.includes(i) ? acct(i, { nonce: 6 }) : acct(i));
+    expect(t.root()).toBe(intact.root());
+    await expectCode(t.prefetchAccounts(Array.from({ length: 200 }, (_, i) => addr(i))), 'STATE_MISSING_NODE');
+    await expectCode((await StateTrie.open(kv, root)).prefetchAccounts(Array.from({ length: 200 }, (_, i) => addr(i))), 'STATE_MISSING_NODE');
+  });
+
+  it('views an unflushed root reported earlier, and flushes nothing twice', async () => {
+    const kv = new MemoryKv();
+    const t = await StateTrie.open(kv, null);
+    for (let i = 0; i < 50; i++) await t.putAccount(addr(i), acct(i));
+    const r1 = t.root();
+    await t.putAccount(addr(1), acct(1, { nonce: 9 }));
+    await t.deleteAccount(addr(2));
+    const v1 = await t.atRoot(r1);
+    expect(await v1.getAccount(addr(1))).toEqual(acct(1));
+    expect(await v1.getAccount(addr(2))).toEqual(acct(2));
+    expect(v1.root()).toBe(r1);
+    const now = await t.atRoot(t.root());
+    expect(await now.getAccount(addr(2))).toBeUndefined();
+    const b1 = kv.batch();
+    const root = await t.flush(b1);
+    expect(b1.size).toBeGreaterThan(0);
+    const b2 = kv.batch();
+    expect(await t.flush(b2)).toBe(root);
+    expect(b2.size).toBe(0);
+    await kv.write(b1);
+    t.settle();
+    // Unchanged after a write that sets an account to what it already is.
+    await t.putAccount(addr(3), acct(3));
+    const b3 = kv.batch();
+    expect(await t.flush(b3)).toBe(root);
+    expect(b3.size).toBe(0);
+  });
+
+  it('removes accounts down to the empty root, through flushes, in any order', async () => {
+    const kv = new MemoryKv();
+    let t = await StateTrie.open(kv, null);
+    for (let i = 0; i < 120; i++) await t.putAccount(addr(i), acct(i));
+    const batch = kv.batch();
+    const root = await t.flush(batch);
+    await kv.write(batch);
+    t.settle();
+    t = await StateTrie.open(kv, root);
+    for (let i = 0; i < 120; i++) await t.deleteAccount(addr((i * 37) % 120));
+    expect(t.root()).toBe(EMPTY_TRIE_ROOT);
+    const b2 = kv.batch();
+    expect(await t.flush(b2)).toBe(EMPTY_TRIE_ROOT);
+    expect(b2.size).toBe(0);
+    expect(await (await StateTrie.open(kv, EMPTY_TRIE_ROOT)).getAccount(addr(1))).toBeUndefined();
   });
 });
 
