@@ -47,6 +47,7 @@ type Op =
   | { t: 'checkpoint' }
   | { t: 'commit' }
   | { t: 'revert' }
+  | { t: 'prefetch'; is: number[] }
   | { t: 'flush'; mem: boolean; rocks: boolean; writeNow: boolean };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
@@ -57,8 +58,16 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.constant({ t: 'checkpoint' as const }) },
   { weight: 1, arbitrary: fc.constant({ t: 'commit' as const }) },
   { weight: 1, arbitrary: fc.constant({ t: 'revert' as const }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('prefetch' as const), is: fc.array(fc.nat({ max: ADDRS.length - 1 }), { maxLength: 6 }) }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('flush' as const), mem: fc.boolean(), rocks: fc.boolean(), writeNow: fc.boolean() }) },
 );
+
+/** The in-memory store with a multi-key read, so prefetching takes that path on one side. */
+class MultiGetMemoryKv extends MemoryKv {
+  async getMany(keys: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
+    return Promise.all(keys.map((k) => this.get(k)));
+  }
+}
 
 /** One trie over one store, flushing when told and writing batches now or at the next flush. */
 class Subject {
@@ -103,7 +112,7 @@ describe('state determinism', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 60 }), async (ops) => {
         const rocks = await openStore(join(dir, `p${seq++}`));
-        const mem = new MemoryKv();
+        const mem = new MultiGetMemoryKv();
         const subjects = [new Subject(mem, await StateTrie.open(mem, null)), new Subject(rocks, await StateTrie.open(rocks, null))];
         let model: Model = { accounts: new Map(), records: new Map() };
         const saved: Model[] = [];
@@ -118,6 +127,8 @@ describe('state determinism', () => {
               if (m === undefined) continue;
               if (op.t === 'revert') model = m;
               for (const s of subjects) await s.trie[op.t]();
+            } else if (op.t === 'prefetch') {
+              for (const s of subjects) await s.trie.prefetchAccounts(op.is.map((i) => ADDRS[i]));
             } else {
               if (op.t === 'checkpoint') saved.push(copy(model));
               else if (op.t === 'acct') model.accounts.set(op.i, op.a);
@@ -127,8 +138,8 @@ describe('state determinism', () => {
               for (const s of subjects) await apply(s.trie, op);
             }
             expect(subjects[1].trie.root()).toBe(subjects[0].trie.root());
-            // Reads right after a rollback or a flush must already reflect it.
-            if (op.t === 'revert' || op.t === 'flush') for (const s of subjects) await expectMatches(s.trie, model);
+            // Reads right after a rollback, a flush or a prefetch must already reflect it.
+            if (op.t === 'revert' || op.t === 'flush' || op.t === 'prefetch') for (const s of subjects) await expectMatches(s.trie, model);
           }
           while (saved.pop() !== undefined) for (const s of subjects) await s.trie.commit();
           for (const s of subjects) {

@@ -1,15 +1,16 @@
 import { type MerklePatriciaTrie, createMPT, createMerkleProof, verifyMerkleProof } from '@ethereumjs/mpt';
+import { ValueEncoding } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AccountState, Address } from '../../src/chain/types';
 import { canonicalBytes } from '../../src/primitives/canonical';
-import { toHex } from '../../src/primitives/hex';
+import { fromHex, toHex } from '../../src/primitives/hex';
 import { emptyAccount, encodeAccount } from '../../src/state/account';
 import { type KvStore, MemoryKv } from '../../src/state/kv';
 import { verifyAccountProof } from '../../src/state/proof';
 import { EMPTY_TRIE_ROOT, type Mpt, StateTrie, addressKey, openMpt, recordKey } from '../../src/state/stateTrie';
-import { nodeKey } from '../../src/state/trieNodes';
+import { TrieNodeDb, nodeKey, sharedNodesOf } from '../../src/state/trieNodes';
 
 /**
  * Differential tests: our trie against @ethereumjs/mpt, the reference implementation of
@@ -22,7 +23,7 @@ import { nodeKey } from '../../src/state/trieNodes';
  * extensions; and StateTrie itself (secure keys) against the reference with key hashing.
  */
 
-const RUNS = Number(process.env.TRIE_PROPERTY_RUNS ?? 200);
+const RUNS = Number(process.env.TRIE_PROPERTY_RUNS ?? 300);
 const hex = (b: Uint8Array | null | undefined): string | null => (b === null || b === undefined ? null : Buffer.from(b).toString('hex'));
 
 // --- raw engine ------------------------------------------------------------------------
@@ -257,6 +258,7 @@ type StateOp =
   | { t: 'commit' }
   | { t: 'revert' }
   | { t: 'flush'; writeNow: boolean; reopen: boolean }
+  | { t: 'prefetch'; is: number[] }
   | { t: 'prove'; i: number };
 
 const stateOpArb: fc.Arbitrary<StateOp> = fc.oneof(
@@ -268,6 +270,7 @@ const stateOpArb: fc.Arbitrary<StateOp> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ t: 'commit' as const }) },
   { weight: 1, arbitrary: fc.constant({ t: 'revert' as const }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('flush' as const), writeNow: fc.boolean(), reopen: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('prefetch' as const), is: fc.array(fc.nat({ max: ADDRS.length - 1 }), { maxLength: 5 }) }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('prove' as const), i: fc.nat({ max: ADDRS.length - 1 }) }) },
 );
 
@@ -336,6 +339,9 @@ describe('StateTrie vs @ethereumjs/mpt (secure keys)', () => {
               }
               break;
             }
+            case 'prefetch':
+              await t.prefetchAccounts(op.is.map((i) => ADDRS[i]));
+              break;
             case 'prove':
               await expectAccountProof(t, ref, op.i);
               break;
@@ -389,6 +395,44 @@ describe('StateTrie vs @ethereumjs/mpt (secure keys)', () => {
     for (const i of [0, 13, 14, 500, 1999, 2500]) {
       const proof = await t2.proveAccount(addr(i));
       expect(proof).toEqual((await createMerkleProof(ref, addressKey(addr(i)))).map(toHex));
+    }
+  });
+
+  it('reads stores written through @ethereumjs/mpt (the previous engine), and writes stores it reads', async () => {
+    const addr = (i: number): Address => `0x${(BigInt(i + 7) * 0x9e3779b97f4a7c15n).toString(16).padStart(40, '0').slice(-40)}` as Address;
+    const acct = (i: number): AccountState => ({ ...emptyAccount(), balance: BigInt(i) * 3n, nonce: i });
+    // The previous StateTrie: @ethereumjs/mpt over TrieNodeDb, nodes stored under 'n/' + hash.
+    const kv = new MemoryKv();
+    const pending = new Map<string, Uint8Array>();
+    const old = await createMPT({ db: new TrieNodeDb(kv, sharedNodesOf(kv), pending), useKeyHashing: true, valueEncoding: ValueEncoding.Bytes });
+    for (let i = 0; i < 300; i++) await old.put(addressKey(addr(i)), encodeAccount(acct(i)));
+    await old.put(recordKey('chain/supply'), canonicalBytes({ supply: '900' }));
+    const w = kv.batch();
+    for (const [k, v] of pending) w.put(nodeKey(k), v);
+    await kv.write(w);
+    const oldRoot = toHex(old.root());
+
+    const fresh = new MemoryKv(); // a new store object: nothing cached, everything read from the store
+    const copy = fresh.batch();
+    for await (const [k, v] of kv.iterate({})) copy.put(k, v);
+    await fresh.write(copy);
+    const t = await StateTrie.open(fresh, oldRoot);
+    for (let i = 0; i < 300; i++) expect(await t.getAccount(addr(i))).toEqual(acct(i));
+    expect(await t.getRecord('chain/supply')).toEqual({ supply: '900' });
+    expect(await verifyAccountProof(oldRoot, addr(5), await t.proveAccount(addr(5)))).toEqual(acct(5));
+
+    // And the other way: our nodes, read by the reference over the same store.
+    for (let i = 0; i < 40; i++) await t.putAccount(addr(i * 7), acct(1000 + i));
+    await t.deleteAccount(addr(1));
+    const b = fresh.batch();
+    const root = await t.flush(b);
+    await fresh.write(b);
+    t.settle();
+    const ref = await createMPT({ db: new TrieNodeDb(fresh, sharedNodesOf(new MemoryKv()), new Map()), useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, root: fromHex(root) });
+    for (let i = 0; i < 300; i++) {
+      const want = i === 1 ? null : toHex(encodeAccount(i % 7 === 0 && i / 7 < 40 ? acct(1000 + i / 7) : acct(i)));
+      const got = await ref.get(addressKey(addr(i)), true);
+      expect(got === null ? null : toHex(got)).toBe(want);
     }
   });
 });
