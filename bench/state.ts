@@ -1,8 +1,10 @@
 /**
  * State trie cost per block over RocksDB: blocks of 500 transfers (the applyTx pattern) on
  * a state of 100k existing accounts, on a fresh StateTrie per block as the chain actor
- * opens one. Reported per block: exec (gets and puts, checkpoints), root (hashing),
- * flush (encoding into the batch), write (RocksDB), and store reads (node-cache misses).
+ * opens one. Reported per block: wall time (average and median), the process's CPU time
+ * (all threads; on a shared machine the steadier number), and the parts: exec (gets and
+ * puts, checkpoints), root (hashing), flush (encoding into the batch), write (RocksDB),
+ * and store reads (node-cache misses).
  *
  *   warm — the store object stays open, so the shared node cache keeps what earlier blocks
  *          and the fill loaded;
@@ -56,6 +58,7 @@ class CountingKv implements KvStore {
 
 interface Split {
   total: number;
+  cpu: number;
   prefetch: number;
   exec: number;
   root: number;
@@ -68,6 +71,7 @@ interface Split {
 /** One block: `TRANSFERS` transfers between `ids` pairs, applyTx's reads and writes in its order. */
 async function block(kv: CountingKv, root: Hex, ids: number[], prefetch: boolean): Promise<{ root: Hex; split: Split }> {
   const reads0 = kv.gets;
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const state = await StateTrie.open(kv, root);
   if (prefetch) await state.prefetchAccounts(ids.map(addr));
@@ -94,9 +98,10 @@ async function block(kv: CountingKv, root: Hex, ids: number[], prefetch: boolean
   await kv.write(batch);
   state.settle();
   const t5 = performance.now();
+  const cpu = process.cpuUsage(cpu0);
   return {
     root: next,
-    split: { total: t5 - t0, prefetch: t1 - t0, exec: t2 - t1, root: t3 - t2, flush: t4 - t3, write: t5 - t4, reads: kv.gets - reads0, nodes: batch.size },
+    split: { total: t5 - t0, cpu: (cpu.user + cpu.system) / 1000, prefetch: t1 - t0, exec: t2 - t1, root: t3 - t2, flush: t4 - t3, write: t5 - t4, reads: kv.gets - reads0, nodes: batch.size },
   };
 }
 
@@ -119,7 +124,7 @@ function report(label: string, splits: Split[]): void {
   const sorted = splits.map((s) => s.total).sort((a, b) => a - b);
   const f = (v: number) => v.toFixed(1);
   console.log(
-    `${label}: ${f(avg('total'))} ms per block (median ${f(sorted[sorted.length >> 1])}) — prefetch ${f(avg('prefetch'))}, exec ${f(avg('exec'))}, ` +
+    `${label}: ${f(avg('total'))} ms per block (median ${f(sorted[sorted.length >> 1])}, cpu ${f(avg('cpu'))}) — prefetch ${f(avg('prefetch'))}, exec ${f(avg('exec'))}, ` +
       `root ${f(avg('root'))}, flush ${f(avg('flush'))}, write ${f(avg('write'))}; ${avg('reads').toFixed(0)} store reads, ${avg('nodes').toFixed(0)} nodes written`,
   );
 }

@@ -1,4 +1,5 @@
 import { decodeEnvelope, verifyJobOf } from '../chain/envelope';
+import { pqKeyHashOf } from '../chain/applyTx';
 import { decodeEthTx } from '../chain/ethTx';
 import type { SignedTx } from '../chain/types';
 import { keccakHex } from '../crypto/hash';
@@ -7,7 +8,7 @@ import { REFUSAL } from '../mempool/pool';
 import { handlerFor } from '../modules/registry';
 import { fromHex, type Hex } from '../primitives/hex';
 import type { ChainStore } from '../storage/chainStore';
-import type { ActorRef } from './actorRef';
+import { ActorStoppedError, MailboxFullError, type ActorRef } from './actorRef';
 import type { AdmitVerdict, MempoolMsg } from './protocol';
 
 export type SubmitOutcome =
@@ -38,8 +39,14 @@ export function createAdmission(d: { verifier: VerifyPool; store: ChainStore; me
       }
       if (!valid) return refuse(tx.id, REFUSAL.signature);
     }
-    const verdict = await d.mempool.ask<AdmitVerdict>({ type: 'admit', tx, keyHash });
-    return { kind: 'verdict', verdict, tx };
+    try {
+      const verdict = await d.mempool.ask<AdmitVerdict>({ type: 'admit', tx, keyHash });
+      return { kind: 'verdict', verdict, tx };
+    } catch (e) {
+      // Back-pressure or shutdown, not a verdict on the transaction: retry later or elsewhere.
+      if (e instanceof MailboxFullError || e instanceof ActorStoppedError) return { kind: 'unavailable', error: `mempool unavailable, retry: ${e.message}` };
+      throw e;
+    }
   }
 
   return {
@@ -49,7 +56,7 @@ export function createAdmission(d: { verifier: VerifyPool; store: ChainStore; me
       if (!decoded.ok) return { kind: 'malformed', error: decoded.error };
       const tx = decoded.tx;
       // A key/from mismatch yields a verify job that fails: `invalid signature`.
-      return admit(tx, keccakHex(fromHex(tx.publicKeys.mldsa44)), () => d.verifier.verify(verifyJobOf(tx)));
+      return admit(tx, pqKeyHashOf(tx), () => d.verifier.verify(verifyJobOf(tx)));
     },
     /** POST /vm/tx and eth_sendRawTransaction: a signed Ethereum transaction. */
     async submitRaw(raw: unknown): Promise<SubmitOutcome> {

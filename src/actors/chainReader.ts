@@ -1,6 +1,6 @@
 import { viewAccount } from '../chain/accounts';
 import { loadSupply } from '../chain/execState';
-import { BLOCK_REWARD, CHAIN_ID, TREASURY_ADDRESS, TREASURY_REWARD } from '../chain/params';
+import { BLOCK_REWARD, CHAIN_ID, MAX_TXS_PER_BLOCK, TREASURY_ADDRESS, TREASURY_REWARD } from '../chain/params';
 import type { AccountState, Address, Block, HybridTx, SignedTx, TxPayload, TxResult } from '../chain/types';
 import { parseAddress, toNative } from '../crypto/address';
 import { foldTxLifecycle, lifecycleState, STATUS_OF, type TxLifecycleState } from '../machines/txLifecycle';
@@ -55,7 +55,6 @@ export type TxRecord = TxSummary & {
 /** The authentication part of a transaction, shown only on `/tx/:id`. */
 const authOf = (tx: SignedTx) => (tx.envelope === 'eth' ? { raw: tx.raw } : { publicKeys: tx.publicKeys, signatures: tx.signatures });
 
-const HOUR = 3_600_000;
 const WEI_PER_BASE = 10n ** 12n;
 
 /**
@@ -212,9 +211,10 @@ export class ChainReader {
     };
   }
 
+  /** Pending transactions (oldest first, up to `limit`) and the pool's whole size. */
   async mempool(limit: number) {
-    const list = await this.d.mempool.ask<{ tx: SignedTx; receivedAt: number }[]>({ type: 'list', limit });
-    return list.map((e) => ({ ...this.summarize(e.tx), receivedAt: e.receivedAt }));
+    const { size, entries } = await this.d.mempool.ask<{ size: number; entries: { tx: SignedTx; receivedAt: number }[] }>({ type: 'list', limit });
+    return { count: size, txs: entries.map((e) => ({ ...this.summarize(e.tx), receivedAt: e.receivedAt })) };
   }
 
   private async txsAt(locs: { height: number; index: number }[]): Promise<TxSummary[]> {
@@ -229,12 +229,20 @@ export class ChainReader {
     return out;
   }
 
-  /** Newest first; `before` is the height of the last item of the previous page. */
+  /**
+   * Newest first; `before` is the height of the last item of the previous page (SPEC). As the
+   * cursor is a height, a page that would end inside a block is completed with the rest of
+   * that block (at most MAX_TXS_PER_BLOCK more), so the next page loses nothing.
+   */
   async addressTxs(addr: Address, limit: number, before?: number) {
     const locs = await this.d.store.addressFeed(addr, limit, before);
-    const txs = await this.txsAt(locs);
     const last = locs[locs.length - 1];
-    return { txs, nextBefore: locs.length === limit && last ? last.height : null };
+    if (locs.length === limit && last) {
+      const rest = await this.d.store.addressFeed(addr, MAX_TXS_PER_BLOCK, last.height + 1);
+      locs.push(...rest.filter((l) => l.height === last.height && l.index < last.index));
+    }
+    const txs = await this.txsAt(locs);
+    return { txs, nextBefore: locs.length >= limit && last ? last.height : null };
   }
 
   /** Newest transactions across the chain. */
@@ -338,31 +346,12 @@ export class ChainReader {
     const head = this.d.view.head;
     const supply = await loadSupply(await this.stateAt(head.stateRoot));
     const counters = await this.d.store.counters();
-    const recent = this.d.view.recent;
-    const dayAgo = now - 24 * HOUR;
-    let volume = 0n;
-    let txs24h = 0;
-    let txsMinute = 0;
-    const buckets = new Map<number, { time: number; blocks: number; txs: number; volume: bigint }>();
-    for (const s of recent) {
-      if (s.timestamp < dayAgo) continue;
-      volume += BigInt(s.volume);
-      txs24h += s.txCount;
-      if (s.timestamp >= now - 60_000) txsMinute += s.txCount;
-      const t = Math.floor(s.timestamp / HOUR) * HOUR;
-      const b = buckets.get(t) ?? { time: t, blocks: 0, txs: 0, volume: 0n };
-      b.blocks++;
-      b.txs += s.txCount;
-      b.volume += BigInt(s.volume);
-      buckets.set(t, b);
-    }
     return {
       height: head.height, accounts: counters.accounts, transactions: counters.txs, stake: supply.staked.toString(),
-      supply: supply.supply.toString(), volume24h: volume.toString(), txs24h,
-      tps: Math.round((txsMinute / 60) * 100) / 100,
-      series: [...buckets.values()].sort((a, b) => a.time - b.time).map((b) => ({ ...b, volume: b.volume.toString() })),
+      supply: supply.supply.toString(), ...this.d.view.activity(now),
     };
   }
+
 }
 
 function encodeAccountJson(a: AccountState) {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { AccountState, Address } from '../chain/types';
 import { foldTxLifecycle, type TxLifecycleSnapshot } from '../machines/txLifecycle';
-import { TxPool } from '../mempool/pool';
+import { REFUSAL, TxPool } from '../mempool/pool';
 import type { Hex } from '../primitives/hex';
 import type { Behavior } from './actorRef';
 import type { AdmitVerdict, Candidates, MempoolLookup, MempoolMsg } from './protocol';
@@ -10,6 +10,7 @@ export interface MempoolDeps {
   pool: TxPool; // owned by the node so a restart of this actor loses no pending transaction
   recent: Map<Hex, MempoolLookup>; // dropped/refused outcomes, bounded
   readAccount: (addr: Address) => Promise<AccountState | undefined>; // at the current head
+  inChain: (id: Hex) => Promise<boolean>;
   now: () => number;
   log: Logger;
 }
@@ -29,7 +30,9 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg> {
         case 'admit': {
           const { tx } = msg;
           const acc = await d.readAccount(tx.from);
-          const reason = d.pool.admit(tx, acc, msg.keyHash, d.now());
+          let reason: string | undefined = d.pool.admit(tx, acc, msg.keyHash, d.now());
+          // A resubmission racing its own inclusion: the block took it after admission's check.
+          if (reason === REFUSAL.nonceUsed && (await d.inChain(tx.id))) reason = REFUSAL.known;
           const verdict: AdmitVerdict = reason ? { accepted: false, id: tx.id, reason } : { accepted: true, id: tx.id };
           if (reason) d.log.debug({ id: tx.id, reason }, 'tx refused');
           return verdict;
@@ -62,7 +65,7 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg> {
           return d.recent.get(msg.id);
         }
         case 'list':
-          return d.pool.list(msg.limit);
+          return { size: d.pool.size, entries: d.pool.list(msg.limit) };
       }
     },
   };

@@ -24,8 +24,18 @@ export interface BlockContext {
 
 const skip = (reason: string, permanent: boolean, gap = false): TxVerdict => ({ kind: 'skip', reason, permanent, gap });
 
-/** keccak256 of the ML-DSA-44 key a hybrid transaction carries; Ethereum-born ones carry none. */
-export const pqKeyHashOf = (tx: SignedTx): Hex | null => (tx.envelope === 'eth' ? null : keccakHex(fromHex(tx.publicKeys.mldsa44)));
+/**
+ * keccak256 of the ML-DSA-44 key a hybrid transaction carries (Ethereum-born ones carry
+ * none). Memoized per transaction object: admission and block building both need it, and
+ * hashing the 1,312-byte key is a measurable share of admission.
+ */
+const pqKeyHashes = new WeakMap<SignedTx, Hex>();
+export function pqKeyHashOf(tx: SignedTx): Hex | null {
+  if (tx.envelope === 'eth') return null;
+  let h = pqKeyHashes.get(tx);
+  if (!h) pqKeyHashes.set(tx, (h = keccakHex(fromHex(tx.publicKeys.mldsa44))));
+  return h;
+}
 
 /**
  * The one place where a transaction's fee is debited and burned, its energy spent and its

@@ -38,6 +38,10 @@ export const signingBytes = (p: TxPayload): Uint8Array => concatBytes(TX_DOMAIN_
 
 export const txId = (p: TxPayload): Hex => keccakHex(signingBytes(p));
 
+/** Signing bytes computed at decode, reused for verification (the canonical encoding is not free). */
+const signingBytesCache = new WeakMap<HybridTx, Uint8Array>();
+const signingBytesOf = (tx: HybridTx): Uint8Array => signingBytesCache.get(tx) ?? signingBytes(tx);
+
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const lowerHex = (s: string): Hex => `0x${s.slice(2).toLowerCase()}`;
 
@@ -207,11 +211,14 @@ export function decodeEnvelope(body: unknown): DecodeResult {
     fee: body.fee as string,
     data,
   };
-  const id = txId(payload);
+  const msg = signingBytes(payload);
+  const id = keccakHex(msg);
   if (body.id !== undefined && (typeof body.id !== 'string' || body.id.toLowerCase() !== id)) {
     return fail('id does not match payload');
   }
-  return { ok: true, tx: { ...payload, id, publicKeys, signatures: signaturesOf(body.signatures) } };
+  const tx: HybridTx = { ...payload, id, publicKeys, signatures: signaturesOf(body.signatures) };
+  signingBytesCache.set(tx, msg);
+  return { ok: true, tx };
 }
 
 /** The `from` address must be the one the secp256k1 key derives (Ethereum rule). */
@@ -233,9 +240,9 @@ const EMPTY = new Uint8Array(0);
  */
 export function verifyJobOf(tx: HybridTx): VerifyJob {
   const pubs = { secp256k1: fromHex(tx.publicKeys.secp256k1), mldsa44: fromHex(tx.publicKeys.mldsa44) };
-  if (!senderMatchesKey(tx)) return { msg: signingBytes(tx), pubs, sigs: { secp256k1: EMPTY, mldsa44: EMPTY } };
+  if (!senderMatchesKey(tx)) return { msg: signingBytesOf(tx), pubs, sigs: { secp256k1: EMPTY, mldsa44: EMPTY } };
   return {
-    msg: signingBytes(tx),
+    msg: signingBytesOf(tx),
     pubs,
     sigs: { secp256k1: fromHex(tx.signatures.secp256k1), mldsa44: fromHex(tx.signatures.mldsa44) },
   };

@@ -1,4 +1,5 @@
-import { badRequest } from './httpError';
+import type { Request } from 'hyper-express';
+import { badRequest, HttpError } from './httpError';
 
 const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -14,4 +15,11 @@ export function parseJsonBody(text: string): unknown {
     throw badRequest(`malformed JSON body: ${(e as Error).message}`);
   }
   return v;
+}
+
+/** Reads a request body as text, refusing more than `limit` bytes (413 {error}). */
+export async function readBody(req: Request, limit: number): Promise<string> {
+  const text = await req.text();
+  if (Buffer.byteLength(text) > limit) throw new HttpError(413, `request body exceeds ${limit} bytes`);
+  return text;
 }

@@ -23,8 +23,17 @@ export function intParam(q: Record<string, string>, name: string, opts: { def?: 
 export const limitParam = (q: Record<string, string>, max = MAX_LIMIT, def = DEFAULT_LIMIT): number =>
   intParam(q, 'limit', { def, min: 1, max })!;
 
+function decodeSegment(s: string): string | undefined {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return undefined; // a malformed %-escape is a bad address, not a server error
+  }
+}
+
 export function addressParam(s: string | undefined): Address {
-  const a = s === undefined ? undefined : parseAddress(decodeURIComponent(s));
+  const raw = s === undefined ? undefined : decodeSegment(s);
+  const a = raw === undefined ? undefined : parseAddress(raw);
   if (!a) throw badRequest('invalid address: expected 0x followed by 40 hex digits or a cairn1… native address');
   return a;
 }

@@ -23,6 +23,10 @@ export interface HttpDeps {
 
 /** Largest accepted request body: a full envelope with a 64 KiB data field fits with room to spare. */
 export const MAX_BODY_BYTES = 512 * 1024;
+/** Contract verification carries Solidity sources (up to 1,000,000 characters). */
+export const CONTRACT_BODY_BYTES = 2 * 1024 * 1024;
+export const bodyLimitFor = (path: string): number => (path.startsWith('/contract/') ? CONTRACT_BODY_BYTES : MAX_BODY_BYTES);
+const BACKSTOP_BODY_BYTES = 16 * 1024 * 1024;
 
 export type Handler = (req: Request, res: Response) => Promise<unknown>;
 
@@ -42,7 +46,17 @@ export function route(log: Logger, h: (req: Request, res: Response) => Promise<u
 }
 
 export function createHttpServer(d: HttpDeps) {
-  const app = new HyperExpress.Server({ max_body_length: MAX_BODY_BYTES, fast_abort: true });
+  // hyper-express answers its own limit with an empty 413 before any handler runs, so its
+  // limit is only a backstop (bodies without Content-Length); ours answers with {error}.
+  const app = new HyperExpress.Server({ max_body_length: BACKSTOP_BODY_BYTES, fast_abort: false });
+  // Refuse a body larger than any valid request before reading it, with the spec's {error}
+  // (hyper-express's own limit stays as the backstop for bodies without Content-Length).
+  app.use((req, res, next) => {
+    const len = Number(req.headers['content-length'] ?? 0);
+    const limit = bodyLimitFor(req.path);
+    if (len > limit) return void res.status(413).json({ error: `request body exceeds ${limit} bytes` });
+    next();
+  });
   app.set_error_handler((req, res, err) => {
     d.log.error({ err, path: req.path }, 'unhandled request error');
     if (!res.completed) res.status(500).json({ error: 'internal error' });

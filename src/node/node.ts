@@ -59,6 +59,20 @@ async function ensureGenesis(store: ChainStore, config: NodeConfig, log: Logger)
   return head;
 }
 
+/** Block summaries back to `since` (at least the newest 64), oldest first, for the read model. */
+async function loadHistory(store: ChainStore, head: Head, since: number) {
+  const out: Awaited<ReturnType<ChainStore['summariesDesc']>> = [];
+  let from = head.height;
+  for (;;) {
+    const page = await store.summariesDesc(from, 10_000);
+    out.push(...page);
+    const last = page[page.length - 1];
+    if (!last || last.height === 0 || (last.timestamp < since && out.length >= ChainView.RECENT)) break;
+    from = last.height - 1;
+  }
+  return out.reverse();
+}
+
 export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const log = pino({ level: config.logLevel, base: { node: 'cairn' } });
   await mkdir(config.dataDir, { recursive: true });
@@ -68,8 +82,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
 
   const headState = await StateTrie.open(kv, head.stateRoot);
   const validators = (await headState.getRecord<ValidatorSet>(VALIDATORS_KEY))?.active ?? [];
-  const recent = (await store.summariesDesc(head.height, 20_000)).reverse();
-  const view = new ChainView(head, validators, recent);
+  const view = new ChainView(head, validators, await loadHistory(store, head, Date.now() - 24 * 3_600_000));
   const keys = devGenesis(0).validator;
   if (!validators.includes(keys.address)) throw new Error(`this node's key ${keys.address} is not a validator of this chain`);
 
@@ -103,7 +116,10 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const chain = new ActorRef<ChainMsg>('chain', 16);
   await supervisor.startChild({
     ref: mempool,
-    start: async () => mempoolBehavior({ pool, recent: recentOutcomes, readAccount, now: Date.now, log: log.child({ actor: 'mempool' }) }),
+    start: async () => mempoolBehavior({
+      pool, recent: recentOutcomes, readAccount, inChain: async (id) => (await store.txLocation(id)) !== undefined,
+      now: Date.now, log: log.child({ actor: 'mempool' }),
+    }),
   });
   await supervisor.startChild({
     ref: chain,

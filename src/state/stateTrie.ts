@@ -388,7 +388,7 @@ export async function openMpt(kv: KvReader, root: Uint8Array | null): Promise<Mp
 export class Mpt {
   /** Roots reported by `rootHex` since the last commit, so `atRoot` can find unflushed ones. */
   readonly known = new Map<string, Child>();
-  /** Store reads in flight (concurrent prefetch walks share them). */
+  /** Store reads in flight: concurrent reads of one node share one. */
   private readonly loading = new Map<string, Promise<Node>>();
 
   constructor(

@@ -162,7 +162,15 @@ describe('single-node chain over HTTP', () => {
     }
   });
 
+  it('refuses an oversized body with 413 {error} before parsing it', async () => {
+    const r = await t.post('/tx', 'x'.repeat(600 * 1024));
+    expect(r.status).toBe(413);
+    expect(r.body.error).toMatch(/exceeds/);
+    expect((await t.get('/status')).status).toBe(200); // and keeps serving
+  });
+
   it('answers 404 for unknown things and 400 for bad parameters', async () => {
+    expect((await t.get('/address/%E0%A4%A')).status).toBe(400);
     const stranger = deriveKeys(generateSecret());
     expect((await t.get(`/address/${stranger.address}`)).status).toBe(404);
     expect((await t.get(`/tx/0x${'00'.repeat(32)}`)).status).toBe(404);
@@ -172,6 +180,32 @@ describe('single-node chain over HTTP', () => {
     expect((await t.get('/blocks?limit=abc')).status).toBe(400);
     expect((await t.get('/chain?limit=2001')).status).toBe(400);
     expect((await t.get('/nowhere')).body.error).toMatch(/not found/);
+  });
+
+  it('pages an address feed with `before` without losing transactions of a block split across pages', async () => {
+    // 6 transfers from one sender, posted together, land in one or two blocks.
+    const k = keysOf(6);
+    let n = await nextNonce(k.address);
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const tx = signTx(k, { type: 'TRANSFER', to: dev[7].address, amount: String(100 + i), nonce: n++ });
+      expect((await t.post('/tx', tx)).body.accepted).toBe(true);
+      ids.push(tx.id);
+    }
+    await waitStatus(ids[5], 'included');
+    const seen: string[] = [];
+    let before: number | null | undefined;
+    for (let page = 0; page < 20; page++) {
+      const q = before === undefined ? '' : `&before=${before}`;
+      const r = (await t.get(`/address/${k.address}/txs?limit=2${q}`)).body;
+      seen.push(...r.txs.map((x: { id: string }) => x.id));
+      const heights = r.txs.map((x: { blockHeight: number }) => x.blockHeight);
+      expect([...heights].sort((a, b) => b - a)).toEqual(heights); // newest first
+      before = r.nextBefore;
+      if (before === null) break;
+    }
+    for (const id of ids) expect(seen).toContain(id);
+    expect(new Set(seen).size).toBe(seen.length); // no duplicates across pages
   });
 
   it('serves the read endpoints', async () => {

@@ -17,10 +17,15 @@ import { TrieNodeDb, nodeKey, sharedNodesOf } from '../../src/state/trieNodes';
  * Ethereum's Merkle Patricia trie. Same operations ⇒ the same root after every step, the
  * same reads, and byte-identical proofs that the reference verifier accepts.
  *
- * Two layers: the raw engine (no key hashing) with keys from a tiny alphabet and of mixed
- * lengths — long shared prefixes, keys that are prefixes of others (branch values), short
- * values (embedded nodes under 32 bytes), deletions that collapse branches and merge
- * extensions; and StateTrie itself (secure keys) against the reference with key hashing.
+ * Two layers: the raw engine (no key hashing) with keys from a tiny alphabet — long shared
+ * prefixes, short values (embedded nodes under 32 bytes), deletions that collapse branches
+ * and merge extensions — and StateTrie itself (secure keys) against the reference with key
+ * hashing.
+ *
+ * Keys of mixed lengths (one a prefix of another: values held in branches) never occur in
+ * the state trie, whose keys are all 32-byte hashes. The reference's incremental delete
+ * gets that case wrong (see the last raw test), so for mixed lengths the reference is a
+ * trie built afresh from the expected map: put-only, which it gets right.
  */
 
 const RUNS = Number(process.env.TRIE_PROPERTY_RUNS ?? 300);
@@ -28,7 +33,9 @@ const hex = (b: Uint8Array | null | undefined): string | null => (b === null || 
 
 // --- raw engine ------------------------------------------------------------------------
 
-const keyArb = fc.uint8Array({ minLength: 1, maxLength: 4 }).map((k) => k.map((b) => [0x00, 0x01, 0x10, 0x11, 0xf0][b % 5]));
+const ALPHABET = [0x00, 0x01, 0x10, 0x11, 0xf0];
+const fixedKeyArb = fc.uint8Array({ minLength: 3, maxLength: 3 }).map((k) => k.map((b) => ALPHABET[b % 5]));
+const keyArb = fc.uint8Array({ minLength: 1, maxLength: 4 }).map((k) => k.map((b) => ALPHABET[b % 5]));
 const valueArb = fc.oneof(
   { weight: 3, arbitrary: fc.uint8Array({ minLength: 1, maxLength: 4 }).map((v) => v.map((b) => b % 3)) },
   { weight: 1, arbitrary: fc.uint8Array({ minLength: 1, maxLength: 100 }) },
@@ -54,7 +61,7 @@ const rawOpArb: fc.Arbitrary<RawOp> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ t: fc.constant('flush' as const), reopen: fc.boolean() }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('prove' as const), k: fc.nat() }) },
 );
-const poolArb = fc.uniqueArray(keyArb, { selector: hex, minLength: 1, maxLength: 16 });
+const poolOf = (k: fc.Arbitrary<Uint8Array>) => fc.uniqueArray(k, { selector: hex, minLength: 1, maxLength: 16 });
 
 /** Our engine with a store, checkpoints kept the way StateTrie keeps them (root objects). */
 class RawSubject {
@@ -99,11 +106,17 @@ async function reference(useKeyHashing: boolean): Promise<MerklePatriciaTrie> {
   return createMPT({ useKeyHashing });
 }
 
-async function expectRawProof(ours: RawSubject, ref: MerklePatriciaTrie, k: Uint8Array): Promise<void> {
+/** The reference trie built afresh from a map (hex key → value), in the map's order. */
+async function freshReference(map: Map<string, Uint8Array>): Promise<MerklePatriciaTrie> {
+  const t = await reference(false);
+  for (const [k, v] of map) await t.put(Buffer.from(k, 'hex'), v);
+  return t;
+}
+
+/** Our proof for `k` is the reference's, byte for byte, and the reference verifier reads `want` from it. */
+async function expectRawProof(ours: RawSubject, ref: MerklePatriciaTrie, k: Uint8Array, want: Uint8Array | null): Promise<void> {
   const proof = await ours.mpt.prove(k);
-  const theirs = await createMerkleProof(ref, k);
-  expect(proof.map(hex)).toEqual(theirs.map(hex));
-  const want = await ref.get(k);
+  expect(proof.map(hex)).toEqual((await createMerkleProof(ref, k)).map(hex));
   if (proof.length === 0) {
     expect(toHex(ours.mpt.rootHash())).toBe(EMPTY_TRIE_ROOT);
     return;
@@ -112,46 +125,75 @@ async function expectRawProof(ours: RawSubject, ref: MerklePatriciaTrie, k: Uint
   expect(hex(got)).toBe(hex(want));
 }
 
+/**
+ * Runs `ops` on our engine and on a model map. With `incremental`, the reference takes the
+ * same operations (including its own checkpoints) and is compared after every step; without,
+ * the reference is rebuilt from the model where a comparison is made (proofs, flushes, end).
+ */
+async function runRaw(pool: Uint8Array[], ops: RawOp[], incremental: boolean): Promise<void> {
+  const ours = await RawSubject.create();
+  const ref = await reference(false);
+  let model = new Map<string, Uint8Array>();
+  const saved: Map<string, Uint8Array>[] = [];
+  const key = (i: number) => pool[i % pool.length];
+  const check = async (k?: Uint8Array) => {
+    const r = incremental ? ref : await freshReference(model);
+    expect(toHex(ours.mpt.rootHash())).toBe(toHex(r.root()));
+    if (k) await expectRawProof(ours, r, k, model.get(hex(k) as string) ?? null);
+  };
+  for (const op of ops) {
+    if (op.t === 'put') {
+      await ours.mpt.put(key(op.k), op.v);
+      if (incremental) await ref.put(key(op.k), op.v);
+      model.set(hex(key(op.k)) as string, op.v);
+    } else if (op.t === 'del') {
+      await ours.mpt.del(key(op.k));
+      if (incremental) await ref.del(key(op.k));
+      model.delete(hex(key(op.k)) as string);
+    } else if (op.t === 'checkpoint') {
+      ours.checkpoint();
+      if (incremental) ref.checkpoint();
+      saved.push(new Map(model));
+    } else if (op.t === 'commit' || op.t === 'revert') {
+      if (ours.depth === 0) continue;
+      const m = saved.pop() as Map<string, Uint8Array>;
+      if (op.t === 'commit') {
+        ours.commit();
+        if (incremental) await ref.commit();
+      } else {
+        ours.revert();
+        if (incremental) await ref.revert();
+        model = m;
+      }
+    } else if (op.t === 'flush') {
+      if (ours.depth > 0) continue; // like StateTrie: no flush inside a transaction
+      await ours.flush(op.reopen);
+      await check();
+    } else {
+      await check(key(op.k));
+    }
+    if (incremental) await check();
+  }
+  for (const k of pool) expect(hex(await ours.mpt.get(k))).toBe(hex(model.get(hex(k) as string)));
+  const final = incremental ? ref : await freshReference(model);
+  for (const k of pool) await expectRawProof(ours, final, k, model.get(hex(k) as string) ?? null);
+  await check();
+  // Everything the final root needs reaches the store on flush.
+  await ours.flush(true);
+  for (const k of pool) expect(hex(await ours.mpt.get(k))).toBe(hex(model.get(hex(k) as string)));
+}
+
 describe('raw engine vs @ethereumjs/mpt', () => {
-  it('agrees on roots, reads and proofs after every step', async () => {
+  it('agrees on roots, reads and proofs after every step (fixed-length keys, the reference step by step)', async () => {
     await fc.assert(
-      fc.asyncProperty(poolArb, fc.array(rawOpArb, { minLength: 1, maxLength: 80 }), async (pool, ops) => {
-        const ours = await RawSubject.create();
-        const ref = await reference(false);
-        const key = (i: number) => pool[i % pool.length];
-        for (const op of ops) {
-          if (op.t === 'put') {
-            await ours.mpt.put(key(op.k), op.v);
-            await ref.put(key(op.k), op.v);
-          } else if (op.t === 'del') {
-            await ours.mpt.del(key(op.k));
-            await ref.del(key(op.k));
-          } else if (op.t === 'checkpoint') {
-            ours.checkpoint();
-            ref.checkpoint();
-          } else if (op.t === 'commit' || op.t === 'revert') {
-            if (ours.depth === 0) continue;
-            if (op.t === 'commit') {
-              ours.commit();
-              await ref.commit();
-            } else {
-              ours.revert();
-              await ref.revert();
-            }
-          } else if (op.t === 'flush') {
-            if (ours.depth > 0) continue; // like StateTrie: no flush inside a transaction
-            await ours.flush(op.reopen);
-          } else {
-            await expectRawProof(ours, ref, key(op.k));
-          }
-          expect(toHex(ours.mpt.rootHash())).toBe(toHex(ref.root()));
-        }
-        for (const k of pool) expect(hex(await ours.mpt.get(k))).toBe(hex(await ref.get(k)));
-        for (const k of pool) await expectRawProof(ours, ref, k);
-        // Everything the final root needs reaches the store on flush.
-        await ours.flush(true);
-        for (const k of pool) expect(hex(await ours.mpt.get(k))).toBe(hex(await ref.get(k)));
-      }),
+      fc.asyncProperty(poolOf(fixedKeyArb), fc.array(rawOpArb, { minLength: 1, maxLength: 120 }), (pool, ops) => runRaw(pool, ops, true)),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('agrees with a map and the reference built from it (mixed-length keys: values in branches)', async () => {
+    await fc.assert(
+      fc.asyncProperty(poolOf(keyArb), fc.array(rawOpArb, { minLength: 1, maxLength: 120 }), (pool, ops) => runRaw(pool, ops, false)),
       { numRuns: RUNS },
     );
   });
@@ -172,8 +214,7 @@ describe('raw engine vs @ethereumjs/mpt', () => {
         if (noise.length > 3) await b.flush(true);
         for (const [k] of [...noise].reverse()) await b.mpt.del(k);
         expect(toHex(b.mpt.rootHash())).toBe(toHex(a.mpt.rootHash()));
-        const ref = await reference(false);
-        for (const [k, v] of keep) await ref.put(k, v);
+        const ref = await freshReference(new Map(keep.map(([k, v]) => [hex(k) as string, v])));
         expect(toHex(a.mpt.rootHash())).toBe(toHex(ref.root()));
       }),
       { numRuns: RUNS },
@@ -204,23 +245,22 @@ describe('raw engine vs @ethereumjs/mpt', () => {
       [['646f', 'verb'], ['646f67', 'puppy'], ['646f6765', 'coin'], ['686f727365', 'stallion']],
     ];
     for (const entries of cases) {
-      const kvs = entries.map(([k, v]) => [Buffer.from(k, 'hex'), Buffer.from(v)] as const);
-      // Every subset removed in every rotation of the order.
-      for (let rot = 0; rot < kvs.length; rot++) {
-        const order = [...kvs.slice(rot), ...kvs.slice(0, rot)];
+      // Every rotation of the order, inserting then deleting one by one.
+      for (let rot = 0; rot < entries.length; rot++) {
+        const order = [...entries.slice(rot), ...entries.slice(0, rot)];
         const s = await RawSubject.create();
-        const ref = await reference(false);
+        const model = new Map<string, Uint8Array>();
         for (const [k, v] of order) {
-          await s.mpt.put(k, v);
-          await ref.put(k, v);
-          expect(toHex(s.mpt.rootHash())).toBe(toHex(ref.root()));
+          await s.mpt.put(Buffer.from(k, 'hex'), Buffer.from(v));
+          model.set(k, Buffer.from(v));
+          expect(toHex(s.mpt.rootHash())).toBe(toHex((await freshReference(model)).root()));
         }
         await s.flush(true);
         for (const [k] of order) {
-          await s.mpt.del(k);
-          await ref.del(k);
-          expect(toHex(s.mpt.rootHash())).toBe(toHex(ref.root()));
-          for (const [k2] of kvs) expect(hex(await s.mpt.get(k2))).toBe(hex(await ref.get(k2)));
+          await s.mpt.del(Buffer.from(k, 'hex'));
+          model.delete(k);
+          expect(toHex(s.mpt.rootHash())).toBe(toHex((await freshReference(model)).root()));
+          for (const [k2] of entries) expect(hex(await s.mpt.get(Buffer.from(k2, 'hex')))).toBe(hex(model.get(k2)));
         }
       }
     }
@@ -228,6 +268,26 @@ describe('raw engine vs @ethereumjs/mpt', () => {
     const s = await RawSubject.create();
     for (const [k, v] of [['do', 'verb'], ['dog', 'puppy'], ['doge', 'coin'], ['horse', 'stallion']]) await s.mpt.put(Buffer.from(k), Buffer.from(v));
     expect(toHex(s.mpt.rootHash())).toBe('0x5991bb8c6514148a29db676a14ac506cd2cd5775ace63c30a4fe457715e9ac84');
+  });
+
+  it("keeps a branch's value when a sibling is deleted (where @ethereumjs/mpt 10's incremental delete loses it)", async () => {
+    const [k0, k1, k2] = [Uint8Array.of(0x01, 0x00), Uint8Array.of(0x01, 0x10), Uint8Array.of(0x01)];
+    const v = new Uint8Array(28);
+    const s = await RawSubject.create();
+    const ref = await reference(false);
+    for (const t of [s.mpt, ref]) {
+      await t.put(k0, Uint8Array.of(0));
+      await t.put(k1, v);
+      await t.put(k2, v);
+      await t.del(k0);
+    }
+    expect(hex(await s.mpt.get(k2))).toBe(hex(v));
+    const fresh = await freshReference(new Map([[hex(k1) as string, v], [hex(k2) as string, v]]));
+    expect(toHex(s.mpt.rootHash())).toBe(toHex(fresh.root()));
+    // The reference trie updated in place disagrees with itself built afresh. If this starts
+    // failing, the library was fixed: the mixed-length test can then compare step by step.
+    expect(await ref.get(k2)).toBeNull();
+    expect(toHex(ref.root())).not.toBe(toHex(fresh.root()));
   });
 });
 

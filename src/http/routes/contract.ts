@@ -2,9 +2,9 @@ import type { Server } from 'hyper-express';
 import { parseVerifyRequest, verifyContract, type ContractMetadata } from '../../contracts/verify';
 import { fromHex } from '../../primitives/hex';
 import { badRequest, notFound } from '../httpError';
-import { parseJsonBody } from '../json';
+import { parseJsonBody, readBody } from '../json';
 import { addressParam } from '../params';
-import type { HttpDeps, RouteWrap } from '../server';
+import { CONTRACT_BODY_BYTES, type HttpDeps, type RouteWrap } from '../server';
 
 export function registerContractRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
   app.get('/contract/:addr', r(async (req) => {
@@ -16,7 +16,7 @@ export function registerContractRoutes(app: Server, r: RouteWrap, d: HttpDeps): 
 
   app.post('/contract/:addr/verify', r(async (req) => {
     const addr = addressParam(req.path_parameters.addr);
-    const parsed = parseVerifyRequest(parseJsonBody(await req.text()));
+    const parsed = parseVerifyRequest(parseJsonBody(await readBody(req, CONTRACT_BODY_BYTES)));
     if (typeof parsed === 'string') throw badRequest(parsed);
     const code = await d.reader.code(addr);
     if (code === '0x') throw notFound(`no contract code at ${addr}`);

@@ -1,9 +1,9 @@
 import type { Server } from 'hyper-express';
 import { badRequest, HttpError, notFound } from '../httpError';
-import { parseJsonBody } from '../json';
+import { parseJsonBody, readBody } from '../json';
 import { limitParam } from '../params';
 import type { SubmitOutcome } from '../../actors/admission';
-import type { HttpDeps, RouteWrap } from '../server';
+import { MAX_BODY_BYTES, type HttpDeps, type RouteWrap } from '../server';
 
 /** 200 with the verdict; 400 for malformed input; 503 when verification is unavailable. */
 function verdictOf(out: SubmitOutcome) {
@@ -14,13 +14,13 @@ function verdictOf(out: SubmitOutcome) {
 
 export function registerTxRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
   app.post('/tx', r(async (req, res) => {
-    const body = parseJsonBody(await req.text());
+    const body = parseJsonBody(await readBody(req, MAX_BODY_BYTES));
     return verdictOf(await d.admission.submit(body));
   }));
 
   // A signed Ethereum transaction: {"raw": "0x…"} (or the hex string itself as JSON).
   app.post('/vm/tx', r(async (req) => {
-    const body = parseJsonBody(await req.text());
+    const body = parseJsonBody(await readBody(req, MAX_BODY_BYTES));
     const raw = typeof body === 'string' ? body : (body as { raw?: unknown } | null)?.raw;
     if (typeof raw !== 'string') throw badRequest('body must be {"raw": "0x…signed transaction"}');
     return verdictOf(await d.admission.submitRaw(raw));
@@ -38,7 +38,6 @@ export function registerTxRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
 
   app.get('/mempool', r(async (req) => {
     const limit = limitParam(req.query_parameters, 1_000, 100);
-    const txs = await d.reader.mempool(limit);
-    return { count: txs.length, txs };
+    return d.reader.mempool(limit);
   }));
 }
