@@ -386,7 +386,9 @@ export function summarizeProfile(dir: string, window?: { from: number; to: numbe
       self.set(p.samples[i], (self.get(p.samples[i]) ?? 0) + dt);
       total += dt;
     }
-    if (total < 50_000) continue; // an idle worker thread
+    let idle = 0;
+    for (const [id, us] of self) if (byId.get(id)!.callFrame.functionName === '(idle)') idle += us;
+    if (total - idle < 50_000) continue; // a thread that did (almost) nothing in the window
     const parent = new Map<number, number>();
     for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
     const srcOf = new Map<string, number>(); // self time charged to the nearest src/ frame

@@ -41,7 +41,9 @@ export function chainBehavior(d: ChainDeps): Behavior<ChainMsg> {
     const height = parent.height + 1;
     const state = await StateTrie.open(d.kv, parent.stateRoot);
     const timestamp = Math.max(now, parent.timestamp + 1);
-    const built = await buildBlock(state, pending, { height, timestamp, producer: d.keys.address, maxTxs: MAX_TXS_PER_BLOCK });
+    // Yield between slices of the block so HTTP and verify-worker replies are not held up.
+    const pause = () => new Promise<void>((r) => setImmediate(r));
+    const built = await buildBlock(state, pending, { height, timestamp, producer: d.keys.address, maxTxs: MAX_TXS_PER_BLOCK, pause });
     const batch = d.kv.batch();
     const stateRoot = await state.flush(batch);
     const header = signHeader(d.keys, {

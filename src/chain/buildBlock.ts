@@ -20,7 +20,14 @@ export interface BuildResult {
 export async function buildBlock(
   state: ExecState,
   pending: Iterable<SignedTx[]>,
-  opts: { height: number; timestamp: number; producer: Address; maxTxs: number },
+  opts: {
+    height: number;
+    timestamp: number;
+    producer: Address;
+    maxTxs: number;
+    /** Called every few transactions so a runtime can let other work in; never changes the result. */
+    pause?: () => Promise<void>;
+  },
 ): Promise<BuildResult> {
   const heap = new SenderHeap();
   for (const q of pending) heap.push(q);
@@ -29,6 +36,7 @@ export async function buildBlock(
   while (out.txs.length < opts.maxTxs) {
     const next = heap.pop();
     if (!next) break;
+    if (opts.pause && (out.txs.length + out.dropped.length) % 32 === 31) await opts.pause();
     const v = await applyTx(state, next.tx, opts);
     if (v.kind === 'applied') {
       out.txs.push(next.tx);

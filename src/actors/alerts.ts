@@ -1,0 +1,34 @@
+/** Security sentinel alerts (SPEC: /security/alerts). Produced by actors/sentinel.ts, served by http/. */
+export type AlertKind =
+  | 'reorg'
+  | 'finality_stall'
+  | 'double_sign'
+  | 'producer_concentration'
+  | 'mempool_flood'
+  | 'large_transfer'
+  | 'validator_degradation'
+  | 'storage_failure';
+
+export interface SecurityAlert {
+  id: number; // increasing
+  kind: AlertKind;
+  severity: 'info' | 'warning' | 'critical';
+  message: string;
+  at: number; // wall-clock ms when raised (node-local; never used by consensus)
+  height: number; // head height when raised
+  details: Record<string, unknown>;
+}
+
+/** Read side of the sentinel. */
+export interface AlertSource {
+  /** Newest first. */
+  recent(limit: number): SecurityAlert[];
+}
+
+/** A peer as /peers and /gateway show it (single-node networks have none yet). */
+export interface PeerInfo {
+  url: string;
+  height: number;
+  lag: number;
+  lastSeen: number;
+}
