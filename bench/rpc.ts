@@ -307,7 +307,7 @@ async function runPipelined(url: string, bodies: string[], o: { connections: num
       sock.setNoDelay(true);
       const sent: number[] = [];
       let head = 0;
-      let buf = Buffer.alloc(0);
+      let buf: Buffer = Buffer.alloc(0);
       const pump = () => {
         const now = performance.now();
         if (now >= endAt) return;

@@ -40,6 +40,9 @@ export function chainBehavior(d: ChainDeps): Behavior<ChainMsg> {
     const parent = d.view.head;
     const height = parent.height + 1;
     const state = await StateTrie.open(d.kv, parent.stateRoot);
+    // Load the block's likely accounts level by level in batched reads before executing.
+    const likely = pending.flatMap((q) => q.slice(0, 4)).slice(0, MAX_TXS_PER_BLOCK);
+    await state.prefetchAccounts([d.keys.address, TREASURY_ADDRESS, ...likely.flatMap((t) => (t.to ? [t.from, t.to] : [t.from]))]);
     const timestamp = Math.max(now, parent.timestamp + 1);
     // Yield between slices of the block so HTTP and verify-worker replies are not held up.
     const pause = () => new Promise<void>((r) => setImmediate(r));

@@ -1,7 +1,11 @@
-import { keccak_256 } from '@noble/hashes/sha3.js';
 import { toHex, type Hex } from '../primitives/hex';
+import { keccak256 as fastKeccak } from './keccak';
 
-/** keccak-256 (the Ethereum hash, not NIST SHA3-256): addresses, tx ids, key hashes. */
-export const keccak256 = (b: Uint8Array): Uint8Array => keccak_256(b);
+/**
+ * keccak-256 (the Ethereum hash, not NIST SHA3-256): addresses, tx ids, key hashes.
+ * An unrolled implementation ~2.5x faster than @noble/hashes, checked against it on every
+ * input length 0..700 (test/unit/state.test.ts).
+ */
+export const keccak256 = (b: Uint8Array): Uint8Array => fastKeccak(b);
 
-export const keccakHex = (b: Uint8Array): Hex => toHex(keccak_256(b));
+export const keccakHex = (b: Uint8Array): Hex => toHex(fastKeccak(b));

@@ -3,7 +3,7 @@ import { CairnError } from '../errors/CairnError';
 import { canonicalBytes } from '../primitives/canonical';
 import { type Hex, fromHex, isHex, toHex, utf8 } from '../primitives/hex';
 import { decodeAccount, encodeAccount } from './account';
-import { keccak256 } from './keccak';
+import { keccak256 } from '../crypto/keccak';
 import type { KvBatch, KvReader } from './kv';
 import { type SharedNodes, TrieNodeDb, nodeKey, sharedNodesOf } from './trieNodes';
 

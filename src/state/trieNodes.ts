@@ -43,7 +43,9 @@ class NodeCache {
 
 /** State shared by every trie over one store. */
 export class SharedNodes {
-  readonly cache = new NodeCache(32_768);
+  // Two generations of 262,144 nodes: enough for the working set of ~100k accounts (~135k
+  // live nodes); measured 107–130 ms per 500-transfer block against ~350 ms with 32,768 (~50 MB).
+  readonly cache = new NodeCache(262_144);
   /** Store reads in flight, by node hash. */
   readonly reading = new Map<string, Promise<Uint8Array>>();
   /** One map per flush whose batch may not be written yet, oldest first. */

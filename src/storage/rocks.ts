@@ -17,9 +17,14 @@ interface RocksWriteBatch {
   flush(): Promise<void>;
   destroy(): void;
 }
+interface RocksReadBatch {
+  get(key: Uint8Array): Promise<Buffer | null>;
+  tryFlush(): void;
+}
 interface RocksDB {
   ready(): Promise<void>;
   get(key: Uint8Array): Promise<Buffer | null>;
+  read(opts?: { capacity?: number; autoDestroy?: boolean }): RocksReadBatch;
   write(opts?: { capacity?: number }): RocksWriteBatch;
   iterator(range: RocksIteratorRange): AsyncIterable<{ key: Buffer; value: Buffer }>;
   close(): Promise<void>;
@@ -57,6 +62,15 @@ export class RocksKv implements KvStore {
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
     const v = await this.db.get(Buffer.from(key.buffer, key.byteOffset, key.byteLength));
     return v === null ? undefined : view(v);
+  }
+
+  /** Many keys in one read batch: ~13 µs per key instead of 30–80 µs for separate gets (trie prefetch). */
+  async getMany(keys: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
+    if (keys.length === 0) return [];
+    const r = this.db.read({ capacity: keys.length, autoDestroy: true });
+    const ps = keys.map((k) => r.get(Buffer.from(k.buffer, k.byteOffset, k.byteLength)));
+    r.tryFlush();
+    return (await Promise.all(ps)).map((v) => (v === null ? undefined : view(v)));
   }
 
   batch(): KvBatch {

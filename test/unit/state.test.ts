@@ -9,7 +9,7 @@ import { type Hex, fromHex, toHex } from '../../src/primitives/hex';
 import { decodeAccount, emptyAccount, encodeAccount } from '../../src/state/account';
 import { type KvStore, MemoryKv } from '../../src/state/kv';
 import { verifyAccountProof } from '../../src/state/proof';
-import { keccak256 } from '../../src/state/keccak';
+import { keccak256 } from '../../src/crypto/keccak';
 import { EMPTY_TRIE_ROOT, StateTrie, recordKey } from '../../src/state/stateTrie';
 import { NODE_PREFIX } from '../../src/state/trieNodes';
 import { RocksKv, openStore } from '../../src/storage/rocks';
