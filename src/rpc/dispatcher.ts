@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { RpcBackend } from './backend';
 import { internalError, invalidParams, invalidRequest, methodNotFound, parseError, RpcError, type RpcErrorObject } from './errors';
 import { MAX_RPC_BATCH } from './limits';
-import { createMethods, UNIMPLEMENTED_METHODS, type RpcBackendExtras } from './methods';
+import { createMethods, UNIMPLEMENTED_METHODS } from './methods';
 import { isPlainObject } from './params';
 
 /**
@@ -51,7 +51,7 @@ export const errorResponse = (id: JsonRpcId, e: RpcError): JsonRpcResponse => ({
 const isValidId = (v: unknown): v is JsonRpcId =>
   v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
 
-export function createDispatcher(backend: RpcBackend & RpcBackendExtras, opts: DispatcherOptions = {}): Dispatch {
+export function createDispatcher(backend: RpcBackend, opts: DispatcherOptions = {}): Dispatch {
   const methods = createMethods(backend);
 
   async function one(req: unknown): Promise<JsonRpcResponse> {

@@ -11,16 +11,10 @@ import * as P from './params';
  *
  * Block tags: `latest` and `pending` = the head (the backend has no pending state; `pending`
  * in eth_getTransactionCount asks backend.nonce(addr, 'pending') = nextNonce); `earliest` = 0;
- * `safe` and `finalized` = the finalized height when the backend offers `finalizedHeight()`,
- * otherwise -32602 (never silently the head: a client asking for finality must not get less).
+ * `safe` and `finalized` = the finalized height.
  * A height above the head: eth_getBlockByNumber answers null, state reads answer -32000
  * "header not found" (geth's wording), eth_getLogs clamps toBlock to the head.
  */
-
-/** Optional extension of RpcBackend the RPC layer uses when present (proposed for backend.ts). */
-export interface RpcBackendExtras {
-  finalizedHeight?(): number;
-}
 
 export type MethodHandler = (params: unknown[]) => Promise<unknown>;
 
@@ -74,7 +68,7 @@ export function executionFailure(error: string, returnData?: Hex) {
   return executionError(reason !== undefined ? `execution reverted: ${reason}` : 'execution reverted', returnData ?? '0x');
 }
 
-export function createMethods(backend: RpcBackend & RpcBackendExtras): Map<string, MethodHandler> {
+export function createMethods(backend: RpcBackend): Map<string, MethodHandler> {
   const ctx = (): FormatContext => ({ chainId: backend.chainId, gasPrice: backend.gasPrice() });
 
   /** Height a block spec denotes, or undefined when there is no such block. */
@@ -89,9 +83,6 @@ export function createMethods(backend: RpcBackend & RpcBackendExtras): Map<strin
           return 0;
         case 'safe':
         case 'finalized':
-          if (typeof backend.finalizedHeight !== 'function') {
-            throw invalidParams(`invalid argument ${argIndex}: block tag "${spec.tag}" is not supported; use a height or "latest"`);
-          }
           return backend.finalizedHeight();
       }
     }

@@ -4,7 +4,6 @@ import type { RpcBackend } from './backend';
 import { createDispatcher, errorResponse, parseRpcBody, type JsonRpcResponse } from './dispatcher';
 import { invalidRequest, RpcError, internalError } from './errors';
 import { RPC_MAX_BODY_BYTES } from './limits';
-import type { RpcBackendExtras } from './methods';
 
 /**
  * The VM JSON-RPC HTTP server (SPEC.md "VM JSON-RPC"): POST on `/` only, JSON-RPC 2.0,
@@ -45,7 +44,7 @@ function sendJson(res: Response, status: number, body: unknown): void {
   res.send(JSON.stringify(body));
 }
 
-export function createRpcServer(backend: RpcBackend & RpcBackendExtras, opts: RpcServerOptions): RpcServer {
+export function createRpcServer(backend: RpcBackend, opts: RpcServerOptions): RpcServer {
   const { log } = opts;
   const dispatch = createDispatcher(backend, { log });
   const app = new HyperExpress.Server({ max_body_length: opts.maxBodyBytes ?? RPC_MAX_BODY_BYTES, fast_abort: false });

@@ -1,5 +1,3 @@
-import { BranchMPTNode, ExtensionMPTNode, decodeMPTNode, decodeRawMPTNode, isRawMPTNode } from '@ethereumjs/mpt';
-import type { MPTNode, NodeReferenceOrRawMPTNode } from '@ethereumjs/mpt';
 import type { BatchDBOp, DB } from '@ethereumjs/util';
 import { CairnError } from '../errors/CairnError';
 import type { KvReader } from './kv';
@@ -125,29 +123,3 @@ export class TrieNodeDb implements DB<string, string | Uint8Array> {
   async open(): Promise<void> {}
 }
 
-/**
- * The pending nodes reachable from `rootHex`. Pending also holds nodes of intermediate
- * roots (every put rewrites its path) and of reverted transactions; those are dropped.
- * The walk stops at nodes not in pending: they, and everything below them, are stored.
- */
-export function reachablePending(rootHex: string, pending: Map<string, Uint8Array>): Map<string, Uint8Array> {
-  const out = new Map<string, Uint8Array>();
-  const stack: string[] = [rootHex];
-  const visitRef = (ref: NodeReferenceOrRawMPTNode): void => {
-    if (isRawMPTNode(ref)) visitNode(decodeRawMPTNode(ref));
-    else if (ref.length === 32) stack.push(Buffer.from(ref.buffer, ref.byteOffset, ref.byteLength).toString('hex'));
-  };
-  const visitNode = (node: MPTNode): void => {
-    if (node instanceof BranchMPTNode) for (const [, ref] of node.getChildren()) visitRef(ref);
-    else if (node instanceof ExtensionMPTNode) visitRef(node.value());
-  };
-  while (stack.length > 0) {
-    const h = stack.pop() as string;
-    if (out.has(h)) continue;
-    const bytes = pending.get(h);
-    if (bytes === undefined) continue;
-    out.set(h, bytes);
-    visitNode(decodeMPTNode(bytes));
-  }
-  return out;
-}
