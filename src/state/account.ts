@@ -35,7 +35,24 @@ export const emptyAccount = (): AccountState => ({
   weiRemainder: 0n,
 });
 
+/**
+ * RFC 8785 form of an account, written directly: keys in JCS (UTF-16) order, values that
+ * never need escaping (digits, lower-case hex, booleans, null). Byte-identical to
+ * canonicalBytes(json) (property-tested) at a fraction of the cost — every state read and
+ * write of an account goes through here.
+ */
 export function encodeAccount(a: AccountState): Uint8Array {
+  const q = (v: string) => `"${v}"`;
+  let s = `{"balance":${q(a.balance.toString())}`;
+  if (a.codeHash) s += `,"codeHash":${q(a.codeHash)}`;
+  s += `,"energy":${q(a.energy.toString())},"energyHeight":${a.energyHeight},"feeExempt":${a.feeExempt},"isValidator":${a.isValidator}`;
+  s += `,"mldsaKeyHash":${a.mldsaKeyHash === null ? 'null' : q(a.mldsaKeyHash)},"nonce":${a.nonce},"staked":${q(a.staked.toString())}`;
+  if (a.weiRemainder) s += `,"weiRemainder":${q(a.weiRemainder.toString())}`;
+  return Buffer.from(`${s}}`, 'latin1');
+}
+
+/** The generic canonical encoding the fast path must equal (tests compare the two). */
+export function encodeAccountReference(a: AccountState): Uint8Array {
   const json: AccountJson = {
     balance: a.balance.toString(),
     staked: a.staked.toString(),
