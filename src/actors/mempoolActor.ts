@@ -4,7 +4,7 @@ import { foldTxLifecycle, type TxLifecycleSnapshot } from '../machines/txLifecyc
 import { REFUSAL, TxPool } from '../mempool/pool';
 import type { Hex } from '../primitives/hex';
 import type { Behavior } from './actorRef';
-import type { AdmitVerdict, Candidates, MempoolLookup, MempoolMsg } from './protocol';
+import type { AdmitVerdict, Candidates, MempoolLookup, MempoolMsg, MempoolStats } from './protocol';
 
 export interface MempoolDeps {
   pool: TxPool; // owned by the node so a restart of this actor loses no pending transaction
@@ -23,6 +23,7 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg> {
     if (d.recent.size > RECENT_MAX) d.recent.delete(d.recent.keys().next().value!);
   };
   const admitted = foldTxLifecycle([{ type: 'ADMITTED' }]);
+  let admissions = 0; // accepted since this behaviour started (the sentinel reads the rate)
 
   return {
     async handle(msg) {
@@ -35,6 +36,7 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg> {
           if (reason === REFUSAL.nonceUsed && (await d.inChain(tx.id))) reason = REFUSAL.known;
           const verdict: AdmitVerdict = reason ? { accepted: false, id: tx.id, reason } : { accepted: true, id: tx.id };
           if (reason) d.log.debug({ id: tx.id, reason }, 'tx refused');
+          else admissions++;
           return verdict;
         }
         case 'collectCandidates':
@@ -66,6 +68,8 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg> {
         }
         case 'list':
           return { size: d.pool.size, entries: d.pool.list(msg.limit) };
+        case 'stats':
+          return { size: d.pool.size, cap: d.pool.opts.cap, admitted: admissions } satisfies MempoolStats;
       }
     },
   };

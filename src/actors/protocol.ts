@@ -1,6 +1,7 @@
-import type { Address, SignedTx } from '../chain/types';
+import type { Address, SignedBlockHeader, SignedTx } from '../chain/types';
 import type { TxLifecycleSnapshot } from '../machines/txLifecycle';
 import type { Hex } from '../primitives/hex';
+import type { Head } from '../storage/chainStore';
 
 /** Every message between node actors, as discriminated unions (commands imperative, events past tense). */
 export type MempoolMsg =
@@ -10,9 +11,23 @@ export type MempoolMsg =
   | { type: 'expire'; now: number }
   | { type: 'nextNonce'; address: Address; accountNonce: number }
   | { type: 'lookup'; id: Hex }
-  | { type: 'list'; limit: number };
+  | { type: 'list'; limit: number }
+  | { type: 'stats' };
 
 export type ChainMsg = { type: 'slotTick'; now: number };
+
+/** The security sentinel's mailbox (actors/sentinel.ts): observation only, never consensus. */
+export type SentinelMsg =
+  | { type: 'head'; head: Head } // a new head was published (ChainView.onHead)
+  | { type: 'header'; header: SignedBlockHeader } // a signed header seen elsewhere (gossip)
+  | { type: 'tick' }; // periodic checks: stalls, mempool pressure
+
+/** Mempool pressure for the sentinel: resident size, cap, and admissions counted since the actor started. */
+export interface MempoolStats {
+  size: number;
+  cap: number;
+  admitted: number;
+}
 
 /** Pending transactions per sender (nonce order) and the pool version they were taken at. */
 export interface Candidates {

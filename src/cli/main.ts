@@ -481,11 +481,10 @@ async function cmdNode(args: string[], io: CliIo): Promise<number> {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    // A node that stops by itself (a supervision escalation) is a failure exit.
-    const selfStop = (node as { stopped?: Promise<void> }).stopped;
-    void selfStop?.then(() => {
+    // A node that stops by itself (a supervision escalation, a storage failure) is a failure exit.
+    void node.stopped.then(() => {
       if (stopping) return;
-      io.err('the node stopped on its own; see the log above');
+      io.err(`cairn: the node stopped: ${node.failure ?? 'see the log above'}`);
       resolve(EXIT.FAILED);
     });
   });

@@ -25,6 +25,10 @@ export interface NodeConfig {
   /** Signature-verification worker threads (>= 1). */
   verifyWorkers: number;
   logLevel: LogLevel;
+  /** Client addresses or CIDR blocks the HTTP rate limit and guard never apply to (e.g. a monitoring host). */
+  rateLimitExempt: string[];
+  /** Reverse proxies whose X-Forwarded-For is believed for the client address (addresses or CIDR blocks). */
+  trustedProxies: string[];
   /** Pre-funded development accounts created at genesis. */
   devAccounts: number;
   /** The JSON file the values were read from, if any. */
@@ -46,11 +50,13 @@ export const defaultNodeConfig: Readonly<NodeConfig> = Object.freeze({
   verifyWorkers: Math.max(1, os.availableParallelism()),
   logLevel: 'info',
   devAccounts: 10,
+  rateLimitExempt: [],
+  trustedProxies: [],
   configFile: null,
 });
 
 type Key = Exclude<keyof NodeConfig, 'configFile'>;
-type Kind = 'string' | 'int' | 'token' | 'level';
+type Kind = 'string' | 'int' | 'token' | 'level' | 'list';
 
 interface OptionSpec {
   key: Key;
@@ -74,6 +80,8 @@ const OPTIONS: readonly OptionSpec[] = [
   { key: 'mempoolCap', flag: 'mempool-cap', env: 'MEMPOOL_CAP', kind: 'int', min: 1, max: MEMPOOL_MAX, help: `resident mempool cap (1..${MEMPOOL_MAX})` },
   { key: 'verifyWorkers', flag: 'verify-workers', env: 'VERIFY_WORKERS', kind: 'int', min: 1, max: 256, help: 'signature-verification worker threads (default: available parallelism)' },
   { key: 'logLevel', flag: 'log-level', env: 'LOG_LEVEL', kind: 'level', help: LOG_LEVELS.join(' | ') },
+  { key: 'rateLimitExempt', flag: 'rate-limit-exempt', env: 'RATE_LIMIT_EXEMPT', kind: 'list', help: 'comma-separated addresses or CIDR blocks never rate-limited or guarded (default: none, loopback included)' },
+  { key: 'trustedProxies', flag: 'trusted-proxies', env: 'TRUSTED_PROXIES', kind: 'list', help: 'comma-separated proxy addresses or CIDR blocks whose X-Forwarded-For is believed' },
   { key: 'devAccounts', flag: 'dev-accounts', env: 'DEV_ACCOUNTS', kind: 'int', min: 0, max: 1000, help: 'pre-funded development accounts at genesis (0..1000)' },
 ];
 
@@ -106,6 +114,15 @@ function coerce(o: OptionSpec, raw: unknown, source: 'flag' | 'env' | 'file'): N
       if (typeof raw !== 'string' || raw === '') return fail(`${name} must be a non-empty string`, { option: o.key });
       if (/\s/.test(raw)) return fail(`${name} must not contain whitespace`, { option: o.key });
       return raw;
+    case 'list': {
+      // Flags and variables: comma-separated; the config file: an array of strings (or the same string).
+      const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : undefined;
+      if (!items || items.some((x) => typeof x !== 'string')) return fail(`${name} must be a comma-separated list (or an array of strings in the file)`, { option: o.key });
+      const list = (items as string[]).map((x) => x.trim()).filter((x) => x !== '');
+      const bad = list.find((x) => !/^[0-9A-Fa-f.:]+(\/\d{1,3})?$/.test(x));
+      if (bad !== undefined) return fail(`${name}: "${bad}" is not an IP address or CIDR block`, { option: o.key });
+      return list;
+    }
     case 'level':
       if (typeof raw !== 'string' || !(LOG_LEVELS as readonly string[]).includes(raw))
         return fail(`${name} must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(raw)}`, { option: o.key });
@@ -173,7 +190,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig {
 export function configHelp(): string {
   const rows = OPTIONS.map((o) => {
     const def = defaultNodeConfig[o.key];
-    return [`--${o.flag} <${o.kind === 'int' ? 'n' : 'value'}>`, `$${o.env}`, def === null ? '(unset)' : String(def), o.help];
+    const shown = def === null ? '(unset)' : Array.isArray(def) ? (def.length ? def.join(',') : '(none)') : String(def);
+    return [`--${o.flag} <${o.kind === 'int' ? 'n' : o.kind === 'list' ? 'a,b' : 'value'}>`, `$${o.env}`, shown, o.help];
   });
   rows.push(['--config <file.json>', '', '(none)', 'JSON object with any of the keys: ' + OPTIONS.map((o) => o.key).join(', ')]);
   const w0 = Math.max(...rows.map((r) => r[0].length));

@@ -2,30 +2,37 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { ActorRef } from '../actors/actorRef';
-import { createAdmission } from '../actors/admission';
+import { createAdmission, type Admission } from '../actors/admission';
+import type { AlertSource } from '../actors/alerts';
 import { chainBehavior } from '../actors/chainActor';
 import { ChainReader } from '../actors/chainReader';
 import { ChainView } from '../actors/chainView';
 import { mempoolBehavior } from '../actors/mempoolActor';
-import type { ChainMsg, MempoolLookup, MempoolMsg } from '../actors/protocol';
+import type { ChainMsg, MempoolLookup, MempoolMsg, MempoolStats } from '../actors/protocol';
+import { NodeRpcBackend } from '../actors/rpcBackend';
+import { Sentinel } from '../actors/sentinel';
 import { Supervisor } from '../actors/supervisor';
 import { devGenesis } from '../chain/devnet';
 import { applyGenesis, VALIDATORS_KEY, type ValidatorSet } from '../chain/genesis';
 import { MAX_FUTURE_NONCE_GAP, MEMPOOL_LIFETIME_MS, TREASURY_ADDRESS } from '../chain/params';
 import type { AccountState, Address } from '../chain/types';
 import type { NodeConfig } from '../config/config';
-import { VerifyPool } from '../crypto/verifyPool';
-import { createHttpServer } from '../http/server';
 import { SolcCompiler } from '../contracts/compiler';
-import { NodeRpcBackend } from '../actors/rpcBackend';
-import { createRpcServer } from '../rpc/server';
-
-const CLIENT_VERSION = '0.1.0';
+import { VerifyPool } from '../crypto/verifyPool';
+import { CairnError, isCairnError } from '../errors/CairnError';
+import { HttpError } from '../http/httpError';
+import { createHttpServer, type HttpDeps } from '../http/server';
 import { TxPool } from '../mempool/pool';
 import type { Hex } from '../primitives/hex';
+import { createRpcServer } from '../rpc/server';
+import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
 import { ChainStore, type Head } from '../storage/chainStore';
-import { openStore } from '../storage/rocks';
+import { dirError, openStore } from '../storage/rocks';
+
+const CLIENT_VERSION = '0.1.0';
+/** How often the sentinel runs its periodic checks (stalls, mempool pressure). */
+const SENTINEL_TICK_MS = 1_000;
 
 export interface RunningNode {
   config: NodeConfig;
@@ -34,9 +41,24 @@ export interface RunningNode {
   reader: ChainReader;
   supervisor: Supervisor;
   actors: { mempool: ActorRef<MempoolMsg>; chain: ActorRef<ChainMsg> };
+  /** Security sentinel alerts (GET /security/alerts); `sentinel` also takes headers from gossip. */
+  alerts: AlertSource;
+  sentinel: Sentinel;
+  /** Why the node stopped by itself (e.g. "storage failure: …"); null while running or after a requested stop. */
+  failure: string | null;
   /** Resolves when the node has stopped (by stop() or by an escalated failure). */
   stopped: Promise<void>;
   stop(reason?: string): Promise<void>;
+}
+
+/** Test and drill seams; production passes none. */
+export interface StartHooks {
+  /** Wraps the store everything reads and writes through (fault injection: a failing write). */
+  wrapKv?: (kv: KvStore) => KvStore;
+  /** Awaited once the HTTP port is open and before the chain is opened: the 503 window. */
+  beforeOpen?: () => Promise<void>;
+  /** HTTP protection settings (rate limit, guard) passed to the server as they are. */
+  http?: Pick<HttpDeps, 'rateLimit' | 'guard'>;
 }
 
 /** Creates the genesis block on an empty store (dev network) and writes dev-accounts.json. */
@@ -54,7 +76,12 @@ async function ensureGenesis(store: ChainStore, config: NodeConfig, log: Logger)
   store.putGenesisSpec(batch, dev.spec);
   await store.kv.write(batch);
   state.settle();
-  await writeFile(join(config.dataDir, 'dev-accounts.json'), `${JSON.stringify(dev.accounts, null, 2)}\n`, { mode: 0o600 });
+  const file = join(config.dataDir, 'dev-accounts.json');
+  try {
+    await writeFile(file, `${JSON.stringify(dev.accounts, null, 2)}\n`, { mode: 0o600 });
+  } catch (e) {
+    throw new CairnError('STORAGE_WRITE', `cannot write ${file}: ${(e as Error).message}`, { dir: config.dataDir }, { cause: e });
+  }
   log.info({ hash: head.hash, stateRoot, accounts: dev.accounts.length }, 'genesis created (development network)');
   return head;
 }
@@ -73,26 +100,140 @@ async function loadHistory(store: ChainStore, head: Head, since: number) {
   return out.reverse();
 }
 
-export async function startNode(config: NodeConfig): Promise<RunningNode> {
+/** uWebSockets reports a busy port or a bad host as a bare string. */
+const listenError = (what: string, host: string, port: number, e: unknown) =>
+  new CairnError('LISTEN', `cannot listen on ${host}:${port} (${what}): the port is in use or the host is not an address of this machine`, { host, port, cause: String(e) }, { cause: e });
+
+/** A storage failure is an escalation whose cause is a failed write or open of the store. */
+const isStorageFailure = (e: unknown): e is CairnError => isCairnError(e) && (e.code === 'STORAGE_WRITE' || e.code === 'STORAGE_OPEN');
+
+/**
+ * Starts a node. The HTTP API listens first and answers 503 `{error}` with Retry-After
+ * until the chain is open (genesis written or the store reopened), the actors run and
+ * the JSON-RPC port listens; then it serves. JSON-RPC opens only once ready (ethers and
+ * viem handle a refused connection better than a JSON-RPC error they would surface).
+ * A failure while starting closes whatever was opened and rejects with a one-line error.
+ */
+export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Promise<RunningNode> {
   const log = pino({ level: config.logLevel, base: { node: 'cairn' } });
-  await mkdir(config.dataDir, { recursive: true });
-  const kv = await openStore(join(config.dataDir, 'chain'));
-  const store = new ChainStore(kv);
-  const head = await ensureGenesis(store, config, log);
+  const closers: { name: string; close: () => Promise<void> }[] = []; // reverse order of opening
+  const closeAll = async () => {
+    for (const c of closers.splice(0).reverse()) {
+      try {
+        await c.close();
+      } catch (e) {
+        log.error({ err: e, what: c.name }, 'close failed during shutdown');
+      }
+    }
+  };
 
-  const headState = await StateTrie.open(kv, head.stateRoot);
-  const validators = (await headState.getRecord<ValidatorSet>(VALIDATORS_KEY))?.active ?? [];
-  const view = new ChainView(head, validators, await loadHistory(store, head, Date.now() - 24 * 3_600_000));
-  const keys = devGenesis(0).validator;
-  if (!validators.includes(keys.address)) throw new Error(`this node's key ${keys.address} is not a validator of this chain`);
+  // --- 1. The HTTP API listens first and answers 503 until the node is ready.
+  let ready = false;
+  let reader: ChainReader | undefined;
+  let admission: Admission | undefined;
+  let store: ChainStore | undefined;
+  let sentinel: Sentinel | undefined;
+  let mempoolRef: ActorRef<MempoolMsg> | undefined;
+  const starting = () => new HttpError(503, 'node is starting: retry shortly');
+  const compiler = new SolcCompiler();
+  closers.push({ name: 'compiler', close: () => compiler.close() });
+  const httpDeps: HttpDeps = {
+    // Routes read these per request; the readiness gate answers 503 before any route runs.
+    get reader(): ChainReader {
+      if (!reader) throw starting();
+      return reader;
+    },
+    get admission(): Admission {
+      if (!admission) throw starting();
+      return admission;
+    },
+    compiler,
+    saveContract: (addr, m) => {
+      if (!store) throw starting();
+      return store.saveContractMetadata(addr as Address, m);
+    },
+    log: log.child({ module: 'http' }),
+    now: Date.now,
+    ready: () => ready,
+    adminToken: config.adminToken,
+    alerts: { recent: (limit) => sentinel?.recent(limit) ?? [] },
+    rateLimit: { exempt: config.rateLimitExempt ?? [], trustedProxies: config.trustedProxies ?? [], ...hooks.http?.rateLimit },
+    guard: hooks.http?.guard,
+    metrics: {
+      mempoolSize: async () => (mempoolRef ? (await mempoolRef.ask<MempoolStats>({ type: 'stats' })).size : 0),
+    },
+  };
+  let http: ReturnType<typeof createHttpServer>;
+  try {
+    http = createHttpServer(httpDeps);
+  } catch (e) {
+    await compiler.close();
+    throw new CairnError('CONFIG', `HTTP settings: ${(e as Error).message}`, {}, { cause: e });
+  }
+  let httpOpen = false;
+  const closeHttp = async () => {
+    if (!httpOpen) return;
+    httpOpen = false;
+    await http.close();
+  };
+  try {
+    await http.listen(config.host, config.httpPort);
+  } catch (e) {
+    await compiler.close();
+    throw listenError('HTTP API', config.host, config.httpPort, e);
+  }
+  httpOpen = true;
+  closers.push({ name: 'http', close: closeHttp });
 
-  const verifier = await VerifyPool.start({ workers: config.verifyWorkers });
+  let kv: KvStore;
+  let view: ChainView;
+  let verifier: VerifyPool;
+  let head: Head;
+  let keys: ReturnType<typeof devGenesis>['validator'];
+  try {
+    await hooks.beforeOpen?.();
+    // --- 2. The chain: open (or create) the store, genesis, the read model.
+    try {
+      await mkdir(config.dataDir, { recursive: true });
+    } catch (e) {
+      throw await dirError(config.dataDir, e);
+    }
+    const rocks = await openStore(join(config.dataDir, 'chain'));
+    closers.push({ name: 'store', close: () => rocks.close() });
+    kv = hooks.wrapKv ? hooks.wrapKv(rocks) : rocks;
+    store = new ChainStore(kv);
+    head = await ensureGenesis(store, config, log);
+    const headState = await StateTrie.open(kv, head.stateRoot);
+    const validators = (await headState.getRecord<ValidatorSet>(VALIDATORS_KEY))?.active ?? [];
+    view = new ChainView(head, validators, await loadHistory(store, head, Date.now() - 24 * 3_600_000));
+    keys = devGenesis(0).validator;
+    if (!validators.includes(keys.address)) {
+      throw new CairnError('CONFIG', `this node's key ${keys.address} is not a validator of the chain in ${config.dataDir}`);
+    }
+    verifier = await VerifyPool.start({ workers: config.verifyWorkers });
+    closers.push({ name: 'verifier', close: () => verifier.close() });
+  } catch (e) {
+    await closeAll();
+    throw e;
+  }
+  const chainStore = store;
+
+  // --- 3. Actors under one supervisor: mempool, chain (critical), sentinel.
   let stopping: Promise<void> | null = null;
+  let failure: string | null = null;
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((r) => (resolveStopped = r));
   const supervisor = new Supervisor(log, (reason, err) => {
-    log.fatal({ err, reason }, 'supervision escalated: stopping the node');
-    void node.stop(reason);
+    if (isStorageFailure(err)) {
+      // Nothing of the failed batch was applied: the store still ends at the last committed block.
+      failure = `storage failure: ${err.message}`;
+      log.error({ dir: err.meta.dir, reason: err.meta.reason, height: view.head.height }, `${failure}; stopping the node (the store keeps block ${view.head.height})`);
+      sentinel?.raise('storage_failure', 'critical', err.message, { dir: err.meta.dir, reason: err.meta.reason, code: err.meta.code, lastCommitted: view.head.height });
+    } else {
+      failure = reason;
+      log.fatal({ err, reason }, 'supervision escalated: stopping the node');
+    }
+    void stop(failure);
   });
 
   // Head-state account reads for admission, cached per head (cleared when a block commits).
@@ -113,63 +254,91 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const pool = new TxPool({ cap: config.mempoolCap, lifetimeMs: MEMPOOL_LIFETIME_MS, maxNonceGap: MAX_FUTURE_NONCE_GAP });
   const recentOutcomes = new Map<Hex, MempoolLookup>();
   const mempool = new ActorRef<MempoolMsg>('mempool');
+  mempoolRef = mempool;
   const chain = new ActorRef<ChainMsg>('chain', 16);
-  await supervisor.startChild({
-    ref: mempool,
-    start: async () => mempoolBehavior({
-      pool, recent: recentOutcomes, readAccount, inChain: async (id) => (await store.txLocation(id)) !== undefined,
-      now: Date.now, log: log.child({ actor: 'mempool' }),
-    }),
+  sentinel = new Sentinel({
+    view, store: chainStore, mempool, now: Date.now, log: log.child({ actor: 'sentinel' }),
+    // A block comes at least every idle pace (plus one slot of tick granularity).
+    options: { expectedBlockMs: config.idleBlockMs + config.slotMs },
   });
-  await supervisor.startChild({
-    ref: chain,
-    critical: true, // consensus and persistence: a crash halts the node rather than papering over a broken invariant
-    start: async () => chainBehavior({ kv, store, view, mempool, keys, idleBlockMs: config.idleBlockMs, log: log.child({ actor: 'chain' }) }),
-  });
+  const sentinelRef = sentinel;
+  let slotTimer: NodeJS.Timeout | undefined;
+  let expiryTimer: NodeJS.Timeout | undefined;
+  let disconnectSentinel = () => {};
+  let rpcClose = async () => {};
 
-  const reader = new ChainReader({ kv, store, view, mempool });
-  const admission = createAdmission({ verifier, store, mempool, now: Date.now });
-  const compiler = new SolcCompiler();
-  const http = createHttpServer({
-    reader, admission, compiler, saveContract: (addr, m) => store.saveContractMetadata(addr as Address, m),
-    log: log.child({ module: 'http' }), now: Date.now,
-  });
-  await http.listen(config.host, config.httpPort);
-  const rpcBackend = new NodeRpcBackend({
-    reader, store, mempool, admission, clientVersion: `cairn/${CLIENT_VERSION}/node-${process.version}`, producer: keys.address, now: Date.now,
-  });
-  const rpc = createRpcServer(rpcBackend, { log: log.child({ module: 'rpc' }) });
-  await rpc.listen(config.host, config.rpcPort);
+  async function stop(reason = 'requested'): Promise<void> {
+    stopping ??= (async () => {
+      log.info({ reason }, 'node stopping');
+      ready = false;
+      clearInterval(slotTimer);
+      clearInterval(expiryTimer);
+      disconnectSentinel();
+      try {
+        await closeHttp(); // stop taking requests first
+        await rpcClose();
+        await supervisor.stop(); // the chain actor finishes the block it is writing
+      } catch (e) {
+        log.error({ err: e }, 'error while stopping');
+      }
+      await closeAll(); // verifier, store, compiler
+      log.info({ height: view.head.height }, 'node stopped');
+      resolveStopped();
+    })();
+    return stopping;
+  }
+
+  try {
+    await supervisor.startChild({
+      ref: mempool,
+      start: async () => mempoolBehavior({
+        pool, recent: recentOutcomes, readAccount, inChain: async (id) => (await chainStore.txLocation(id)) !== undefined,
+        now: Date.now, log: log.child({ actor: 'mempool' }),
+      }),
+    });
+    await supervisor.startChild({
+      ref: chain,
+      critical: true, // consensus and persistence: a crash halts the node rather than papering over a broken invariant
+      start: async () => chainBehavior({ kv, store: chainStore, view, mempool, keys, idleBlockMs: config.idleBlockMs, log: log.child({ actor: 'chain' }) }),
+    });
+    // Permanent: restarted after a crash; it only observes, so it can never halt production.
+    await supervisor.startChild(sentinelRef.childSpec());
+    disconnectSentinel = sentinelRef.connect(SENTINEL_TICK_MS);
+
+    reader = new ChainReader({ kv, store: chainStore, view, mempool });
+    admission = createAdmission({ verifier, store: chainStore, mempool, now: Date.now });
+    const rpcBackend = new NodeRpcBackend({
+      reader, store: chainStore, mempool, admission, clientVersion: `cairn/${CLIENT_VERSION}/node-${process.version}`, producer: keys.address, now: Date.now,
+    });
+    const rpc = createRpcServer(rpcBackend, { log: log.child({ module: 'rpc' }) });
+    try {
+      await rpc.listen(config.host, config.rpcPort);
+    } catch (e) {
+      throw listenError('JSON-RPC', config.host, config.rpcPort, e);
+    }
+    rpcClose = () => rpc.close();
+  } catch (e) {
+    await stop(`start failed: ${(e as Error).message}`);
+    throw e;
+  }
 
   // Slot clock: one tick per slot unless the previous one is still being handled.
-  const slotTimer = setInterval(() => {
+  slotTimer = setInterval(() => {
     if (chain.queued === 0) chain.send({ type: 'slotTick', now: Date.now() });
   }, config.slotMs);
-  const expiryTimer = setInterval(() => mempool.send({ type: 'expire', now: Date.now() }), 60_000);
+  expiryTimer = setInterval(() => mempool.send({ type: 'expire', now: Date.now() }), 60_000);
+  ready = true;
 
   log.info(
     { http: `http://${config.host}:${config.httpPort}`, rpc: `http://${config.host}:${config.rpcPort}`, dataDir: config.dataDir, height: head.height, validator: keys.address, mempoolCap: config.mempoolCap, slotMs: config.slotMs },
     'node started',
   );
 
-  const node: RunningNode = {
-    config, log, view, reader, supervisor, actors: { mempool, chain }, stopped,
-    stop(reason = 'requested') {
-      stopping ??= (async () => {
-        log.info({ reason }, 'node stopping');
-        clearInterval(slotTimer);
-        clearInterval(expiryTimer);
-        await http.close(); // stop taking requests first
-        await rpc.close();
-        await supervisor.stop(); // the chain actor finishes the block it is writing
-        await verifier.close();
-        await compiler.close();
-        await kv.close();
-        log.info({ height: view.head.height }, 'node stopped');
-        resolveStopped();
-      })();
-      return stopping;
+  return {
+    config, log, view, reader, supervisor, actors: { mempool, chain }, alerts: sentinelRef, sentinel: sentinelRef, stopped,
+    get failure() {
+      return failure;
     },
+    stop,
   };
-  return node;
 }

@@ -1,5 +1,6 @@
 import { constants as fsc } from 'node:fs';
 import { access, mkdir, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { CairnError } from '../errors/CairnError';
 import { KvOpBatch, opsOf, type KvBatch, type KvRange, type KvStore } from '../state/kv';
@@ -87,6 +88,8 @@ export class RocksKv implements KvStore {
     }
     try {
       await w.flush();
+    } catch (e) {
+      throw writeError(this.dir, e);
     } finally {
       w.destroy();
     }
@@ -113,7 +116,7 @@ export async function openStore(dir: string, opts: { readOnly?: boolean } = {}):
     try {
       await mkdir(dir, { recursive: true });
     } catch (e) {
-      throw new CairnError('STORAGE_OPEN', `cannot create data directory ${dir}: ${messageOf(e)}`, { dir }, { cause: e });
+      throw await dirError(dir, e);
     }
   }
   return RocksKv.open(dir, opts);
@@ -136,9 +139,43 @@ async function checkDirectory(dir: string, readOnly: boolean): Promise<void> {
       return;
     }
     const why =
-      code === 'ENOENT' ? 'does not exist' : code === 'EACCES' || code === 'EPERM' ? `is not ${readOnly ? 'readable' : 'writable'}` : messageOf(e);
+      code === 'ENOENT' ? 'does not exist'
+        : code === 'EROFS' ? 'is on a read-only file system'
+          : code === 'EACCES' || code === 'EPERM' ? `is not ${readOnly ? 'readable' : 'writable'}` : messageOf(e);
     throw new CairnError('STORAGE_OPEN', `data directory ${dir} ${why}`, { dir, code }, { cause: e });
   }
+}
+
+/**
+ * A data directory that cannot be created or written, as a one-line STORAGE_OPEN error
+ * naming it. A recursive mkdir reports ENOENT when a parent cannot be written (e.g. on a
+ * read-only file system): the nearest existing parent says why.
+ */
+export async function dirError(dir: string, e: unknown): Promise<CairnError> {
+  let code = (e as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') {
+    for (let p = dirname(resolve(dir)); ; p = dirname(p)) {
+      try {
+        await stat(p);
+      } catch {
+        if (p === dirname(p)) break;
+        continue;
+      }
+      try {
+        await access(p, fsc.W_OK);
+      } catch (e2) {
+        code = (e2 as NodeJS.ErrnoException).code ?? code;
+      }
+      break;
+    }
+  }
+  const why =
+    code === 'EROFS' ? 'is on a read-only file system'
+      : code === 'EACCES' || code === 'EPERM' ? 'is not writable'
+        : code === 'ENOSPC' ? 'cannot be created: the disk is full'
+          : code === 'ENOTDIR' ? 'has a file where a directory is expected'
+            : `cannot be created: ${messageOf(e)}`;
+  return new CairnError('STORAGE_OPEN', `data directory ${dir} ${why}`, { dir, code }, { cause: e });
 }
 
 function openError(dir: string, e: unknown): CairnError {
@@ -149,10 +186,31 @@ function openError(dir: string, e: unknown): CairnError {
   if (/CURRENT: No such file/.test(msg)) {
     return new CairnError('STORAGE_OPEN', `data directory ${dir} holds no database`, { dir }, { cause: e });
   }
-  if (/Permission denied/i.test(msg)) {
+  if (/Read-only file system/i.test(msg)) {
+    return new CairnError('STORAGE_OPEN', `data directory ${dir} is on a read-only file system`, { dir }, { cause: e });
+  }
+  if (/Permission denied|Operation not permitted/i.test(msg)) {
     return new CairnError('STORAGE_OPEN', `data directory ${dir} is not writable`, { dir }, { cause: e });
   }
   return new CairnError('STORAGE_OPEN', `cannot open data directory ${dir}: ${msg}`, { dir }, { cause: e });
+}
+
+/**
+ * A failed write batch (nothing of it was applied: RocksDB applies a batch whole or not at
+ * all) as a CairnError 'STORAGE_WRITE' naming the directory and the reason. The binding
+ * reports "Batch was not applied" with the file-system error as its cause.
+ */
+export function writeError(dir: string, e: unknown): CairnError {
+  const cause = (e as { cause?: unknown } | null)?.cause ?? e;
+  const code = (cause as NodeJS.ErrnoException | null)?.code;
+  const msg = messageOf(cause);
+  const why =
+    code === 'ENOSPC' || /no space left/i.test(msg) ? 'the disk is full (no space left on device)'
+      : code === 'EDQUOT' || /quota exceeded/i.test(msg) ? 'the disk quota is exceeded'
+        : code === 'EROFS' || /read-only file system/i.test(msg) ? 'the file system is read-only'
+          : code === 'EACCES' || code === 'EPERM' || /permission denied|operation not permitted/i.test(msg) ? 'permission denied'
+            : msg;
+  return new CairnError('STORAGE_WRITE', `cannot write to data directory ${dir}: ${why}`, { dir, code, reason: msg }, { cause: e });
 }
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));

@@ -7,12 +7,16 @@ export interface ChildNode {
   url: string;
   port: number;
   output(): string;
+  /** Resolves with the exit code when the process ends (by itself or killed). */
+  exited: Promise<number | null>;
   kill(signal: NodeJS.Signals): Promise<number | null>;
 }
 
 export async function spawnNode(dataDir: string, extra: string[] = [], port?: number): Promise<ChildNode> {
   const p = port ?? (await freePort());
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'node', '--data-dir', dataDir, '--http-port', String(p), '--log-level', 'warn', ...extra], {
+  // A free JSON-RPC port too, unless given: test files run in parallel and 7070 may be taken.
+  const rpc = extra.includes('--rpc-port') ? [] : ['--rpc-port', String(await freePort())];
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'node', '--data-dir', dataDir, '--http-port', String(p), '--log-level', 'warn', '--rate-limit-exempt', '127.0.0.0/8,::1', ...rpc, ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -35,7 +39,7 @@ export async function spawnNode(dataDir: string, extra: string[] = [], port?: nu
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
-    proc, url, port: p, output: () => out,
+    proc, url, port: p, output: () => out, exited,
     async kill(signal) {
       proc.kill(signal);
       return exited;

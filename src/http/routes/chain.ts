@@ -35,7 +35,8 @@ export function registerChainRoutes(app: Server, r: RouteWrap, d: HttpDeps): voi
   app.get('/stats', r(async () => d.reader.stats(d.now())));
 
   app.get('/search', r(async (req) => {
-    const q = (req.query_parameters.q ?? '').slice(0, 200);
+    const raw: unknown = req.query_parameters.q; // ?q=a&q=b parses as an array: use the first
+    const q = (Array.isArray(raw) ? String(raw[0] ?? '') : typeof raw === 'string' ? raw : '').slice(0, 200);
     return { q, results: q.trim() ? await d.reader.search(q) : [] };
   }));
 }

@@ -1,10 +1,25 @@
 import type { Server } from 'hyper-express';
 import { parseVerifyRequest, verifyContract, type ContractMetadata } from '../../contracts/verify';
+import type { SolcCompiler } from '../../contracts/compiler';
 import { fromHex } from '../../primitives/hex';
-import { badRequest, notFound } from '../httpError';
-import { parseJsonBody, readBody } from '../json';
+import { badRequest, HttpError, notFound } from '../httpError';
+import { readJsonBody } from '../json';
 import { addressParam } from '../params';
 import { CONTRACT_BODY_BYTES, type HttpDeps, type RouteWrap } from '../server';
+
+/**
+ * The solc worker is the one service above the node that a request waits on: when it fails
+ * (crashes, times out, exits) rather than reporting compilation errors, the answer is 502 —
+ * the node is fine, the compiler service is not; retry with backoff.
+ */
+function upstream(compiler: SolcCompiler): SolcCompiler {
+  return {
+    compile: (input: unknown) =>
+      compiler.compile(input).catch((e: unknown) => {
+        throw new HttpError(502, `compiler service failed: ${(e as Error).message}`);
+      }),
+  } as SolcCompiler;
+}
 
 export function registerContractRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
   app.get('/contract/:addr', r(async (req) => {
@@ -16,11 +31,11 @@ export function registerContractRoutes(app: Server, r: RouteWrap, d: HttpDeps): 
 
   app.post('/contract/:addr/verify', r(async (req) => {
     const addr = addressParam(req.path_parameters.addr);
-    const parsed = parseVerifyRequest(parseJsonBody(await readBody(req, CONTRACT_BODY_BYTES)));
+    const parsed = parseVerifyRequest(await readJsonBody(req, CONTRACT_BODY_BYTES));
     if (typeof parsed === 'string') throw badRequest(parsed);
     const code = await d.reader.code(addr);
     if (code === '0x') throw notFound(`no contract code at ${addr}`);
-    const out = await verifyContract(d.compiler, parsed, Buffer.from(fromHex(code)));
+    const out = await verifyContract(upstream(d.compiler), parsed, Buffer.from(fromHex(code)));
     if (!out.ok) throw badRequest(out.error);
     const metadata: ContractMetadata = { address: addr, ...out.metadata, verifiedAtHeight: d.reader.head.height };
     await d.saveContract(addr, metadata);

@@ -22,6 +22,11 @@ export const ENDPOINTS: [string, string][] = [
   ['POST /tx', 'Submit a hybrid-signed transaction envelope'],
   ['POST /vm/tx', 'Submit a signed Ethereum transaction {raw}'],
   ['POST /contract/:addr/verify', 'Verify a contract: Solidity source and settings'],
+  ['GET /gateway', 'Gateway observability: requests and errors per route, latency percentiles, in-flight, uptime, peers'],
+  ['GET /guard?limit', 'Auto-mitigation state: thresholds and active blocks'],
+  ['GET /metrics', 'Prometheus metrics (text format 0.0.4)'],
+  ['GET /peers', 'Connected peers (admin: x-admin-token)'],
+  ['GET /security/alerts?limit', 'Security sentinel alerts, newest first (admin: x-admin-token)'],
 ];
 
 const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);

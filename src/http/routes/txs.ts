@@ -1,29 +1,38 @@
-import type { Server } from 'hyper-express';
-import { badRequest, HttpError, notFound } from '../httpError';
-import { parseJsonBody, readBody } from '../json';
-import { limitParam } from '../params';
+import type { Request, Server } from 'hyper-express';
 import type { SubmitOutcome } from '../../actors/admission';
+import { REFUSAL } from '../../mempool/pool';
+import { markOffence } from '../guard';
+import { badRequest, HttpError, notFound } from '../httpError';
+import { readJsonBody } from '../json';
+import { limitParam } from '../params';
 import { MAX_BODY_BYTES, type HttpDeps, type RouteWrap } from '../server';
 
-/** 200 with the verdict; 400 for malformed input; 503 when verification is unavailable. */
-function verdictOf(out: SubmitOutcome) {
-  if (out.kind === 'malformed') throw badRequest(out.error);
+/**
+ * 200 with the verdict; 400 for malformed input; 503 when verification is unavailable.
+ * A 400 or an `invalid signature` refusal counts as an invalid submission for the guard.
+ */
+function verdictOf(req: Request, out: SubmitOutcome) {
+  if (out.kind === 'malformed') {
+    markOffence(req, 'invalid_submission');
+    throw badRequest(out.error);
+  }
   if (out.kind === 'unavailable') throw new HttpError(503, out.error);
+  if (!out.verdict.accepted && out.verdict.reason === REFUSAL.signature) markOffence(req, 'invalid_submission');
   return out.verdict;
 }
 
 export function registerTxRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
-  app.post('/tx', r(async (req, res) => {
-    const body = parseJsonBody(await readBody(req, MAX_BODY_BYTES));
-    return verdictOf(await d.admission.submit(body));
-  }));
+  app.post('/tx', r(async (req) => verdictOf(req, await d.admission.submit(await readJsonBody(req, MAX_BODY_BYTES)))));
 
   // A signed Ethereum transaction: {"raw": "0x…"} (or the hex string itself as JSON).
   app.post('/vm/tx', r(async (req) => {
-    const body = parseJsonBody(await readBody(req, MAX_BODY_BYTES));
+    const body = await readJsonBody(req, MAX_BODY_BYTES);
     const raw = typeof body === 'string' ? body : (body as { raw?: unknown } | null)?.raw;
-    if (typeof raw !== 'string') throw badRequest('body must be {"raw": "0x…signed transaction"}');
-    return verdictOf(await d.admission.submitRaw(raw));
+    if (typeof raw !== 'string') {
+      markOffence(req, 'invalid_submission');
+      throw badRequest('body must be {"raw": "0x…signed transaction"}');
+    }
+    return verdictOf(req, await d.admission.submitRaw(raw));
   }));
 
   app.get('/tx/:id', r(async (req) => {

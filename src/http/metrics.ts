@@ -1,0 +1,91 @@
+import { BLOCK_SECONDS_BUCKETS, family, formatValue, Histogram, labelText, VERIFY_SECONDS_BUCKETS } from './histogram';
+import type { Gateway } from './gateway';
+
+/**
+ * GET /metrics: Prometheus text exposition format 0.0.4. The HTTP series come from the
+ * gateway's counters; chain gauges and the two node histograms come from the node through
+ * `MetricsSource` (small callbacks and histogram objects the composition root wires).
+ */
+
+export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+/** Histograms the node observes into (created by the composition root, shared with http/). */
+export interface NodeMetrics {
+  /** Seconds to build, execute and commit one block (the producer). */
+  blockProductionSeconds: Histogram;
+  /** Seconds per signature verification job (the verify pool). */
+  verifySeconds: Histogram;
+}
+
+export const createNodeMetrics = (): NodeMetrics => ({
+  blockProductionSeconds: new Histogram(BLOCK_SECONDS_BUCKETS),
+  verifySeconds: new Histogram(VERIFY_SECONDS_BUCKETS),
+});
+
+/** What /metrics reads from the node. Every field is optional: a missing gauge is left out. */
+export interface MetricsSource {
+  height?: () => number;
+  finalizedHeight?: () => number;
+  /** Resident mempool size (may ask an actor). */
+  mempoolSize?: () => number | Promise<number>;
+  /** Connected peers. */
+  peers?: () => number;
+  node?: NodeMetrics;
+}
+
+/** Counters of the ingress protection (from server.ts). */
+export interface ProtectionCounters {
+  rateLimited: number;
+  rateLimitClients: number;
+  guardBlocksActive: number;
+  guardBlocksTotal: number;
+  guardRejected: number;
+}
+
+export async function renderMetrics(src: MetricsSource, gateway: Gateway, p: ProtectionCounters): Promise<string> {
+  const out: string[] = [];
+  const gauge = (name: string, help: string, v: number | undefined) => {
+    if (v === undefined || !Number.isFinite(v)) return;
+    out.push(...family(name, 'gauge', help), `${name} ${formatValue(v)}`);
+  };
+  const counter = (name: string, help: string, v: number) => out.push(...family(name, 'counter', help), `${name} ${formatValue(v)}`);
+  const safe = async (f: (() => number | Promise<number>) | undefined): Promise<number | undefined> => {
+    if (!f) return undefined;
+    try {
+      return await f();
+    } catch {
+      return undefined; // a gauge that cannot be read now is left out of this scrape
+    }
+  };
+
+  gauge('cairn_height', 'Height of the chain head.', await safe(src.height));
+  gauge('cairn_finalized_height', 'Highest finalized block height.', await safe(src.finalizedHeight));
+  gauge('cairn_mempool_size', 'Transactions resident in the mempool.', await safe(src.mempoolSize));
+  gauge('cairn_peers', 'Connected peers.', await safe(src.peers));
+
+  const series = gateway.series();
+  out.push(...family('cairn_http_requests_total', 'counter', 'HTTP requests answered, by route pattern and status (0 = aborted by the client).'));
+  for (const s of series) for (const [status, n] of s.byStatus) out.push(`cairn_http_requests_total${labelText({ route: s.route, status: String(status) })} ${n}`);
+  out.push(...family('cairn_http_request_duration_seconds', 'histogram', 'HTTP request handling time, by route pattern.'));
+  for (const s of series) out.push(...s.seconds.lines('cairn_http_request_duration_seconds', { route: s.route }));
+  gauge('cairn_http_requests_in_flight', 'HTTP requests being handled.', gateway.inFlight);
+
+  counter('cairn_rate_limited_total', 'Requests refused with 429 by the rate limiter.', p.rateLimited);
+  gauge('cairn_rate_limit_clients', 'Clients tracked by the rate limiter (bounded table).', p.rateLimitClients);
+  gauge('cairn_guard_blocks_active', 'Clients currently blocked by the guard.', p.guardBlocksActive);
+  counter('cairn_guard_blocks_total', 'Blocks imposed by the guard.', p.guardBlocksTotal);
+  counter('cairn_guard_rejected_total', 'Requests refused with 429 because their client was blocked by the guard.', p.guardRejected);
+
+  if (src.node) {
+    out.push(...family('cairn_block_production_seconds', 'histogram', 'Time to build, execute and commit a block.'));
+    out.push(...src.node.blockProductionSeconds.lines('cairn_block_production_seconds'));
+    out.push(...family('cairn_verify_seconds', 'histogram', 'Time per hybrid signature verification job.'));
+    out.push(...src.node.verifySeconds.lines('cairn_verify_seconds'));
+  }
+
+  const mem = process.memoryUsage();
+  gauge('process_resident_memory_bytes', 'Resident memory size in bytes.', mem.rss);
+  gauge('nodejs_heap_used_bytes', 'V8 heap used in bytes.', mem.heapUsed);
+  gauge('cairn_uptime_seconds', 'Seconds since the HTTP server started.', Math.floor(gateway.uptimeMs() / 1000));
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,32 @@
+import type { Request, Server } from 'hyper-express';
+import type { AlertSource, PeerInfo } from '../../actors/alerts';
+import { ADMIN_HEADER, type AdminAuth } from '../admin';
+import { markOffence } from '../guard';
+import { HttpError } from '../httpError';
+import { limitParam } from '../params';
+import type { RouteWrap } from '../server';
+
+/** Default and maximum number of alerts per GET /security/alerts. */
+export const ALERTS_DEFAULT = 50;
+export const ALERTS_MAX = 500;
+
+/** Admin endpoints (x-admin-token): GET /peers, GET /security/alerts. */
+export function registerAdminRoutes(app: Server, r: RouteWrap, o: { admin: AdminAuth; peers: () => PeerInfo[]; alerts?: AlertSource }): void {
+  const authorize = (req: Request) => {
+    const v = o.admin.check(req.headers[ADMIN_HEADER]);
+    if (v.ok) return;
+    if (v.wrongToken) markOffence(req, 'admin_auth_failed'); // guessing tokens is abuse
+    throw new HttpError(v.status, v.error);
+  };
+
+  app.get('/peers', r(async (req) => {
+    authorize(req);
+    return { peers: o.peers() };
+  }));
+
+  app.get('/security/alerts', r(async (req) => {
+    authorize(req);
+    const limit = limitParam(req.query_parameters, ALERTS_MAX, ALERTS_DEFAULT);
+    return { alerts: o.alerts ? o.alerts.recent(limit).slice(0, limit) : [] };
+  }));
+}
