@@ -168,7 +168,10 @@ export async function spawnNode(opts: { devAccounts: number; slotMs: number; mem
     if (problems.length > 200) problems.shift();
   };
   let partial = '';
+  // CAIRN_BENCH_LOG=<file>: keep the node's whole log for inspection.
+  const tee = process.env.CAIRN_BENCH_LOG ? (await import('node:fs')).createWriteStream(process.env.CAIRN_BENCH_LOG) : null;
   child.stdout!.on('data', (c: Buffer) => {
+    tee?.write(c);
     const lines = (partial + c.toString('utf8')).split('\n');
     partial = lines.pop()!;
     for (const line of lines) {
