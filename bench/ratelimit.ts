@@ -15,10 +15,10 @@
  *   dependencies, with the default limits (240 / 10 000 ms, nobody exempt) and 127.0.0.9
  *   as a trusted proxy, so the memory phase can also present hundreds of thousands of
  *   client addresses through X-Forwarded-For.
- * --target node: a real node (`src/cli/main.ts node`, fresh data dir) in a child process,
- *   or the node at --url. Needs the HTTP protection wired into the node; without it the
- *   report says that no request was limited. The X-Forwarded-For phases are skipped (they
- *   need the node started with 127.0.0.9 as a trusted proxy).
+ * --target node: a real node (`src/cli/main.ts node --trusted-proxies 127.0.0.9`, fresh
+ *   data dir, default limits, nobody exempt) in a child process, or the node at --url (then
+ *   the X-Forwarded-For phases are skipped, and RSS needs NODE_PID). If the node had no
+ *   protection wired, the report would say that no request was limited.
  *
  * Offenders are 127.0.0.2.., the well-behaved client 127.0.0.7 (half the limit), the
  * polite client 127.0.0.8; distinct socket addresses come from 127.1.0.0/16 (one
@@ -193,7 +193,7 @@ async function main(): Promise<void> {
       base = new URL(a.url);
       pid = Number(process.env.NODE_PID ?? NaN);
     } else {
-      node = await spawnNode({ devAccounts: 2, slotMs: 500, mempoolCap: 5000, logLevel: 'warn' });
+      node = await spawnNode({ devAccounts: 2, slotMs: 500, mempoolCap: 5000, logLevel: 'warn', extra: ['--trusted-proxies', '127.0.0.9'] });
       await node.ready;
       pid = node.pgid;
       base = new URL(node.httpUrl);
@@ -296,7 +296,7 @@ async function main(): Promise<void> {
       });
       await snap(`+${distinctSockets} distinct socket addresses (${((performance.now() - t) / 1000).toFixed(1)} s, ${fails} not 200)`);
     }
-    if (standalone && distinctForwarded > 0) {
+    if ((standalone || node) && distinctForwarded > 0) {
       const agent = agentFor('127.0.0.9', 64);
       for (const half of [1, 2]) {
         const n = Math.floor(distinctForwarded / 2);

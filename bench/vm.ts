@@ -289,7 +289,9 @@ async function main(): Promise<void> {
 
     // ── after the clock: receipts, blocks
     const acceptedIdx = hashes.map((h, i) => (h ? i : -1)).filter((i) => i >= 0);
+    const tr0 = performance.now();
     const rs = await receipts(acceptedIdx.map((i) => hashes[i]!));
+    const receiptMs = performance.now() - tr0;
     const included = rs.filter((r) => r !== null) as Receipt[];
     const failed = included.filter((r) => r.status !== '0x1').length;
     const gasUsed = included.reduce((a, r) => a + Number(BigInt(r.gasUsed)), 0) / Math.max(1, included.length);
@@ -329,6 +331,7 @@ async function main(): Promise<void> {
       ['inclusion', `${end}`],
       ['included (receipts)', `${included.length} of ${accepted} accepted${included.length < accepted ? '  ← INCOMPLETE' : ''}`],
       ['failed receipts (status 0x0)', `${failed}`],
+      ['receipt lookups (after the clock)', `${rs.length} eth_getTransactionReceipt in ${(receiptMs / 1000).toFixed(2)} s = ${(rs.length / (receiptMs / 1000)).toFixed(0)}/s (batches of 50, 4 in flight)`],
       ['mean gasUsed per transfer', gasUsed.toFixed(0)],
       ['blocks in window / with txs', `${blocks.length} / ${withTxs.length}; txs per block mean ${(inBlocks / Math.max(1, withTxs.length)).toFixed(0)}, max ${Math.max(0, ...withTxs.map((b) => b.txs))}`],
       ['EXECUTED transfers/s', `${fmt(execRate, 0)}  ((included − first block's) ÷ commit-time span first→last block: ${inBlocks - (first?.txs ?? 0)} / ${(spanMs / 1000).toFixed(2)} s)`],

@@ -12,6 +12,7 @@ import type { BlockSummary, ChainStore } from '../storage/chainStore';
 import type { ActorRef } from './actorRef';
 import type { ChainView } from './chainView';
 import type { MempoolLookup, MempoolMsg } from './protocol';
+import { decodeBlock } from '../chain/block';
 
 /** JSON shapes served by the HTTP API (and reused by the JSON-RPC layer). */
 export interface AccountView {
@@ -56,15 +57,58 @@ export type TxRecord = TxSummary & {
 const authOf = (tx: SignedTx) => (tx.envelope === 'eth' ? { raw: tx.raw } : { publicKeys: tx.publicKeys, signatures: tx.signatures });
 
 const WEI_PER_BASE = 10n ** 12n;
+/** Encoded size of each cached block (for the cache's byte budget). */
+const sizes = new WeakMap<Block, number>();
 
 /**
  * Read queries over the published head, the chain store and the mempool actor. It never
  * writes and never holds a lock: every read is against an immutable committed root.
  */
 export class ChainReader {
+  /** Recently decoded blocks by height (a full block is up to a few MB of JSON to parse), newest last. */
+  private readonly decoded = new Map<number, Block>();
+  private blockBytes = 0;
+  static readonly BLOCK_CACHE_BYTES = 32 * 1024 * 1024;
+
   constructor(
     private readonly d: { kv: KvStore; store: ChainStore; view: ChainView; mempool: ActorRef<MempoolMsg> },
   ) {}
+
+  /**
+   * A committed block, decoded once for many reads (GET /tx/:id of its transactions, feeds).
+   * A cached block is used only while the store's summary at its height still names its
+   * hash, so a block replaced at the same height is never served from the cache.
+   */
+  private async cachedBlock(height: number): Promise<Block | undefined> {
+    const cached = this.decoded.get(height);
+    if (cached) {
+      const s = await this.d.store.summary(height);
+      if (s?.hash === cached.header.hash) {
+        this.decoded.delete(height); // most recently used last
+        this.decoded.set(height, cached);
+        return cached;
+      }
+      this.forget(height);
+    }
+    const text = await this.d.store.blockText(height);
+    if (!text) return undefined;
+    const b = decodeBlock(text);
+    this.decoded.set(height, b);
+    this.blockBytes += text.byteLength;
+    sizes.set(b, text.byteLength);
+    for (const h of this.decoded.keys()) {
+      if (this.blockBytes <= ChainReader.BLOCK_CACHE_BYTES || h === height) break;
+      this.forget(h);
+    }
+    return b;
+  }
+
+  private forget(height: number): void {
+    const b = this.decoded.get(height);
+    if (!b) return;
+    this.decoded.delete(height);
+    this.blockBytes -= sizes.get(b) ?? 0;
+  }
 
   get head() {
     return this.d.view.head;
@@ -194,7 +238,7 @@ export class ChainReader {
   async tx(id: Hex): Promise<TxRecord | undefined> {
     const loc = await this.d.store.txLocation(id);
     if (loc) {
-      const block = await this.d.store.block(loc.height);
+      const block = await this.cachedBlock(loc.height);
       const tx = block?.txs[loc.index];
       if (block && tx) {
         const lifecycle = this.lifecycleOf(block.header.height, block.header.hash);
@@ -221,7 +265,7 @@ export class ChainReader {
     const cache = new Map<number, Block | undefined>();
     const out: TxSummary[] = [];
     for (const l of locs) {
-      if (!cache.has(l.height)) cache.set(l.height, await this.d.store.block(l.height));
+      if (!cache.has(l.height)) cache.set(l.height, await this.cachedBlock(l.height));
       const block = cache.get(l.height);
       const tx = block?.txs[l.index];
       if (block && tx) out.push(this.summarize(tx, { block, index: l.index }));
@@ -254,7 +298,7 @@ export class ChainReader {
       if (page.length === 0) break;
       for (const s of page) {
         if (s.txCount === 0) continue;
-        const block = await this.d.store.block(s.height);
+        const block = await this.cachedBlock(s.height);
         if (!block) continue;
         for (let i = block.txs.length - 1; i >= 0 && out.length < limit; i--) out.push(this.summarize(block.txs[i], { block, index: i }));
         if (out.length >= limit) break;
@@ -312,7 +356,7 @@ export class ChainReader {
   async proof(addr: Address, height?: number) {
     const h = height ?? this.d.view.head.height;
     const summary = await this.d.store.summary(h);
-    const block = summary ? await this.d.store.block(h) : undefined;
+    const block = summary ? await this.cachedBlock(h) : undefined;
     if (!block) return undefined;
     const state = await this.stateAt(block.header.stateRoot);
     const a = await state.getAccount(addr);

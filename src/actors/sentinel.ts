@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import { verifyHeader } from '../chain/block';
-import type { Address, Block, SignedBlockHeader } from '../chain/types';
+import type { Address, SignedBlockHeader } from '../chain/types';
 import { finalityThreshold } from '../consensus/finality';
 import { COIN } from '../primitives/amount';
 import type { Hex } from '../primitives/hex';
-import type { ChainStore, Head } from '../storage/chainStore';
+import type { BlockSummary, ChainStore, Head } from '../storage/chainStore';
 import { ActorRef, type Behavior } from './actorRef';
 import type { AlertKind, AlertSource, SecurityAlert } from './alerts';
 import type { ChainView } from './chainView';
@@ -129,7 +129,9 @@ function signedBy(h: SignedBlockHeader): boolean {
 }
 
 interface SeenHeader {
-  header: SignedBlockHeader;
+  hash: Hex;
+  /** Gossiped headers are kept whole; the node's own blocks are read back only as evidence. */
+  header?: SignedBlockHeader;
   verified: boolean; // committed by this node, or checked after a conflict
 }
 
@@ -176,25 +178,27 @@ export function sentinelBehavior(d: SentinelDeps): Behavior<SentinelMsg> {
 
   // ---- double signing ------------------------------------------------------------------
 
-  function observeHeader(h: SignedBlockHeader, trusted: boolean): void {
+  /** A header claimed by its producer: from gossip (`header` given, unverified) or committed here (trusted). */
+  async function observeHeader(h: { height: number; producer: Address; hash: Hex; header?: SignedBlockHeader }, trusted: boolean): Promise<void> {
     if (!Number.isSafeInteger(h.height) || h.height < 1) return; // genesis has no producer
     if (Math.abs(h.height - head.height) > o.headerWindow) return; // outside the window kept
     let byProducer = headers.get(h.height);
     if (!byProducer) headers.set(h.height, (byProducer = new Map()));
     const first = byProducer.get(h.producer);
+    const entry: SeenHeader = { hash: h.hash, header: h.header, verified: trusted };
     if (!first) {
-      byProducer.set(h.producer, { header: h, verified: trusted });
+      byProducer.set(h.producer, entry);
       return;
     }
-    if (first.header.hash === h.hash) {
+    if (first.hash === h.hash) {
       if (trusted) first.verified = true;
       return;
     }
     // Two different headers claim the same producer and height: only signed ones count.
-    const newValid = trusted || signedBy(h);
-    if (!first.verified) first.verified = signedBy(first.header);
+    const newValid = trusted || (h.header !== undefined && signedBy(h.header));
+    if (!first.verified) first.verified = first.header !== undefined && signedBy(first.header);
     if (!first.verified) {
-      if (newValid) byProducer.set(h.producer, { header: h, verified: true });
+      if (newValid) byProducer.set(h.producer, { ...entry, verified: true });
       else byProducer.delete(h.producer);
       return;
     }
@@ -202,13 +206,20 @@ export function sentinelBehavior(d: SentinelDeps): Behavior<SentinelMsg> {
       d.log.debug({ height: h.height, producer: h.producer, hash: h.hash }, 'sentinel: ignored an unsigned conflicting header');
       return;
     }
-    const pair = [first.header.hash, h.hash].sort();
+    const pair = [first.hash, h.hash].sort();
     const key = `${h.height}/${h.producer}/${pair[0]}/${pair[1]}`;
     if (reported.has(key)) return;
     reported.add(key);
+    // Evidence: both signed headers (a committed one is read back from the store).
+    const evidence = await Promise.all([first, entry].map(async (e) => e.header ?? (await committedHeader(h.height, e.hash))));
     raise('double_sign', 'critical', `producer ${h.producer} signed two different blocks at height ${h.height}`, {
-      producer: h.producer, height: h.height, hashes: [first.header.hash, h.hash], evidence: [first.header, h],
+      producer: h.producer, height: h.height, hashes: [first.hash, h.hash], evidence: evidence.filter((x) => x !== undefined),
     });
+  }
+
+  async function committedHeader(height: number, hash: Hex): Promise<SignedBlockHeader | undefined> {
+    const b = await d.store.block(height);
+    return b?.header.hash === hash ? b.header : undefined;
   }
 
   function pruneHeaders(): void {
@@ -219,18 +230,21 @@ export function sentinelBehavior(d: SentinelDeps): Behavior<SentinelMsg> {
 
   // ---- committed blocks ----------------------------------------------------------------
 
-  function onBlock(b: Block): void {
-    const h = b.header;
-    hashes.set(h.height, h.hash);
-    observeHeader(h, true);
-    producers.push(h.producer);
+  /** A committed block: its summary always, the whole block only when it carries transactions. */
+  async function onCommitted(sum: BlockSummary): Promise<void> {
+    hashes.set(sum.height, sum.hash);
+    await observeHeader(sum, true);
+    producers.push(sum.producer);
     if (producers.length > o.window) producers.splice(0, producers.length - o.window);
+    if (sum.txCount === 0) return;
+    const b = await d.store.block(sum.height);
+    if (!b || b.header.hash !== sum.hash) return;
     b.txs.forEach((tx, i) => {
       if (b.results[i]?.status !== 'success' || !/^\d{1,78}$/.test(tx.amount)) return;
       const amount = BigInt(tx.amount);
       if (amount >= o.largeTransfer) {
         raise('large_transfer', 'warning', `transaction ${tx.id} moved ${amount} base units`, {
-          txId: tx.id, type: tx.type, from: tx.from, to: tx.to, amount: amount.toString(), blockHeight: h.height,
+          txId: tx.id, type: tx.type, from: tx.from, to: tx.to, amount: amount.toString(), blockHeight: sum.height,
         });
       }
       for (const t of b.results[i].vm?.internal ?? []) {
@@ -238,7 +252,7 @@ export function sentinelBehavior(d: SentinelDeps): Behavior<SentinelMsg> {
         const base = BigInt(t.amountWei) / WEI_PER_BASE_UNIT;
         if (base < o.largeTransfer) continue;
         raise('large_transfer', 'warning', `an inner VM transfer of transaction ${tx.id} moved ${base} base units`, {
-          txId: tx.id, kind: t.kind, from: t.from, to: t.to, amount: base.toString(), blockHeight: h.height,
+          txId: tx.id, kind: t.kind, from: t.from, to: t.to, amount: base.toString(), blockHeight: sum.height,
         });
       }
     });
@@ -311,10 +325,10 @@ export function sentinelBehavior(d: SentinelDeps): Behavior<SentinelMsg> {
       from = h.height - o.maxCatchUp + 1;
     }
     for (let height = from; height <= h.height; height++) {
-      const b = await d.store.block(height);
-      if (!b) break;
+      const sum = await d.store.summary(height);
+      if (!sum) break;
       cursor.height = height; // first: a block that crashes the sentinel is not read again
-      onBlock(b);
+      await onCommitted(sum);
     }
     const now = d.now();
     if (h.height !== prev.height || h.hash !== prev.hash) {
@@ -389,7 +403,7 @@ export function sentinelBehavior(d: SentinelDeps): Behavior<SentinelMsg> {
           await onHead(msg.head);
           return undefined;
         case 'header':
-          observeHeader(msg.header, false);
+          await observeHeader({ height: msg.header.height, producer: msg.header.producer, hash: msg.header.hash, header: msg.header }, false);
           pruneHeaders();
           return undefined;
         case 'tick': {

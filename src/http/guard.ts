@@ -4,7 +4,8 @@
  * never touches block production, validation, finality or the mempool's contents, so it
  * cannot change consensus — at worst it refuses a client's HTTP requests for a while.
  *
- * Score: each offence adds its weight; the score halves every `halfLifeMs`. When it
+ * Score: each offence adds its weight; the score halves at every full `halfLifeMs` since
+ * the client's first offence (in steps, so offences within one period add up exactly). When it
  * reaches `threshold` the client is blocked for `blockMs[level]` (level = blocks it earned
  * before, forgotten `forgetMs` after its last block ended) and the score restarts at 0.
  * While blocked every request answers 429 with Retry-After, and a request during the
@@ -20,7 +21,7 @@ export interface GuardOptions {
   enabled: boolean;
   /** Score at which a client is blocked. */
   threshold: number;
-  /** The score halves every halfLifeMs. */
+  /** The score halves at every full halfLifeMs (counted from the client's first offence). */
   halfLifeMs: number;
   weights: Record<Offence, number>;
   /** Block periods by level; the last one repeats. */
@@ -42,7 +43,7 @@ export const defaultGuardOptions: Readonly<GuardOptions> = Object.freeze({
 
 interface Entry {
   score: number;
-  scoredAt: number;
+  scoredAt: number; // start of the current decay period
   level: number; // blocks earned (within forgetMs of each other)
   blockedAt: number;
   blockedUntil: number; // 0 when never blocked
@@ -111,8 +112,12 @@ export class Guard {
     this.touch(key, e, now);
     e.offences[kind]++;
     if (e.blockedUntil > now) return 0; // already blocked: the block itself is the answer
-    e.score = this.scoreAt(e, now) + o.weights[kind];
-    e.scoredAt = now;
+    const steps = Math.floor((now - e.scoredAt) / o.halfLifeMs);
+    if (steps > 0) {
+      e.score = steps >= 64 ? 0 : e.score / 2 ** steps;
+      e.scoredAt += steps * o.halfLifeMs;
+    }
+    e.score += o.weights[kind];
     if (e.score < o.threshold) return 0;
     if (e.blockedUntil > 0 && now - e.blockedUntil > o.forgetMs) e.level = 0;
     e.periodMs = o.blockMs[Math.min(e.level, o.blockMs.length - 1)];
@@ -145,7 +150,7 @@ export class Guard {
   }
 
   private scoreAt(e: Entry, now: number): number {
-    return e.score * 2 ** (-(now - e.scoredAt) / this.opts.halfLifeMs);
+    return e.score / 2 ** Math.floor((now - e.scoredAt) / this.opts.halfLifeMs);
   }
 
   private viewOf(client: string, e: Entry, now: number): GuardBlockView {

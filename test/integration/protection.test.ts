@@ -90,6 +90,9 @@ function stubDeps(over: Partial<HttpDeps> = {}): HttpDeps {
   };
 }
 
+// hyper-express adds exit/signal listeners per server (and keeps them after close): many short-lived servers here.
+process.setMaxListeners(100);
+
 const servers: ReturnType<typeof createHttpServer>[] = [];
 afterEach(async () => {
   while (servers.length) await servers.pop()!.close();
@@ -199,9 +202,11 @@ describe('Guard', () => {
   it('re-arms a block on a request during it, and decays scores', () => {
     const g = new Guard({ threshold: 4, halfLifeMs: 1000, weights: { rate_limited: 1, invalid_submission: 2, malformed_body: 2, admin_auth_failed: 5 } });
     g.offence('x', 'malformed_body', 0);
-    g.offence('x', 'malformed_body', 2000); // the first has decayed to 0.5: 2.5 < 4
+    g.offence('x', 'malformed_body', 2000); // two periods later the first counts 0.5: 2.5 < 4
     expect(g.check('x', 2000)).toBe(0);
     expect(g.score('x', 2000)).toBeCloseTo(2.5);
+    expect(g.score('x', 2999)).toBeCloseTo(2.5); // steps, not a slope: nothing is lost within a period
+    expect(g.score('x', 3000)).toBeCloseTo(1.25);
     expect(g.offence('x', 'invalid_submission', 2000)).toBe(30_000); // 4.5 ≥ 4
     expect(g.check('x', 12_000)).toBe(30_000); // retry at +10 s: blocked until 42 000
     expect(g.check('x', 41_999)).toBe(30_000);
@@ -335,7 +340,7 @@ describe('guard over HTTP', () => {
   const post = (port: number, from: string, path: string, body: string) => request(port, from, 'POST', path, { body });
 
   it('blocks a client that keeps sending invalid transactions, shows it on /guard, and answers 429 with Retry-After', async () => {
-    const { get, port } = await start({ adminToken: 'op-token', guard: { threshold: 7.5 } }); // weights: invalid 2, malformed 2 (scores decay: stay under the exact sum)
+    const { get, port } = await start({ adminToken: 'op-token', guard: { threshold: 8 } }); // weights: invalid 2, malformed 2
     expect((await post(port, '127.0.0.2', '/tx', '{"bad":true}')).status).toBe(400);
     expect((await post(port, '127.0.0.2', '/tx', '{"sig":false}')).body).toMatchObject({ accepted: false, reason: 'invalid signature' });
     expect((await post(port, '127.0.0.2', '/tx', '{not json')).status).toBe(400);
@@ -347,7 +352,7 @@ describe('guard over HTTP', () => {
     expect((await get('127.0.0.3', '/status')).status).toBe(200); // nobody else
 
     const view = (await get('127.0.0.3', '/guard')).body;
-    expect(view).toMatchObject({ enabled: true, activeBlocks: 1, blocksTotal: 1, thresholds: { score: 7.5, blockMs: [30_000, 120_000, 600_000, 3_600_000] } });
+    expect(view).toMatchObject({ enabled: true, activeBlocks: 1, blocksTotal: 1, thresholds: { score: 8, blockMs: [30_000, 120_000, 600_000, 3_600_000] } });
     expect(view.blocks[0]).toMatchObject({ client: '127.0.0.x', level: 1, periodMs: 30_000, offences: { invalid_submission: 3, malformed_body: 1 } });
     expect(view.blocks[0].remainingMs).toBeGreaterThan(29_000);
     expect(view.blocks[0].remainingMs).toBeLessThanOrEqual(30_000);
@@ -356,7 +361,7 @@ describe('guard over HTTP', () => {
   });
 
   it('counts 429s the client ignored: the guard then blocks for 30 s', async () => {
-    const { get } = await start({ rateLimit: { max: 3, windowMs: 10_000 }, guard: { threshold: 9.5 } });
+    const { get } = await start({ rateLimit: { max: 3, windowMs: 10_000 }, guard: { threshold: 10 } });
     for (let i = 0; i < 3; i++) await get('127.0.0.2', '/status');
     for (let i = 0; i < 9; i++) expect((await get('127.0.0.2', '/status')).headers['retry-after']).toBe('10'); // 9 rate-limit offences
     expect((await get('127.0.0.3', '/guard')).body.activeBlocks).toBe(0);
@@ -367,7 +372,7 @@ describe('guard over HTTP', () => {
   });
 
   it('counts oversized bodies and wrong admin tokens; accepted traffic and exempt clients never', async () => {
-    const { get, port } = await start({ adminToken: 'op-token', rateLimit: { exempt: ['127.0.0.4'] }, guard: { threshold: 9.5 } });
+    const { get, port } = await start({ adminToken: 'op-token', rateLimit: { exempt: ['127.0.0.4'] }, guard: { threshold: 10 } });
     const big = 'x'.repeat(600 * 1024);
     for (let i = 0; i < 5; i++) expect((await post(port, '127.0.0.6', '/tx', big)).status).toBe(413);
     expect((await get('127.0.0.6', '/status')).status).toBe(429); // 5 × malformed_body (2)

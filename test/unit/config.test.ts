@@ -149,3 +149,15 @@ describe('configHelp', () => {
     expect(h).toContain('--config <file.json>');
   });
 });
+
+describe('address lists (rate-limit exemptions, trusted proxies)', () => {
+  it('reads comma-separated lists from flags and env, arrays from the file, and refuses non-addresses', () => {
+    expect(loadConfig(['--rate-limit-exempt', '127.0.0.0/8, ::1'], {}).rateLimitExempt).toEqual(['127.0.0.0/8', '::1']);
+    expect(loadConfig([], { TRUSTED_PROXIES: '10.0.0.1' }).trustedProxies).toEqual(['10.0.0.1']);
+    expect(loadConfig(['--config', file('lists.json', { rateLimitExempt: ['192.168.0.0/16'] })], {}).rateLimitExempt).toEqual(['192.168.0.0/16']);
+    expect(loadConfig([], {}).rateLimitExempt).toEqual([]);
+    expect(configError(() => loadConfig(['--rate-limit-exempt', 'localhost'], {})).message).toMatch(/"localhost" is not an IP address or CIDR block/);
+    expect(configError(() => loadConfig(['--config', file('bad-list.json', { trustedProxies: [1] })], {})).message).toMatch(/comma-separated list/);
+  });
+});
+

@@ -13,7 +13,7 @@ describe('raw Ethereum transactions', () => {
 
   for (const [name, fields] of [
     ['legacy EIP-155', { ...base, type: 0, gasPrice: 10_000_000_000n }],
-    ['EIP-2930', { ...base, gasLimit: 30_000n, type: 1, gasPrice: 10_000_000_000n, accessList: [{ address: '0x' + '33'.repeat(20), storageKeys: ['0x' + '00'.repeat(32)] }] }],
+    ['EIP-2930', { ...base, gasLimit: 30_000n, type: 1, gasPrice: 10_000_000_000n, accessList: [{ address: '0x' + '33'.repeat(20), storageKeys: ['0x' + '00'.repeat(32)] }] as { address: string; storageKeys: string[] }[] }],
     ['EIP-1559', { ...base, type: 2, maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 0n }],
   ] as const) {
     it(`recovers the sender of a ${name} transaction`, async () => {

@@ -143,6 +143,8 @@ describe('sentinel', () => {
     await h.commit(keys.address, { header: three });
     expect(h.kinds()).toEqual(['double_sign', 'double_sign']);
     expect(h.alerts.recent(1)[0].details.hashes).toEqual([one.hash, three.hash]);
+    // The committed header is read back from the store as evidence, signatures included.
+    expect(h.alerts.recent(1)[0].details.evidence).toEqual([one, three]);
   });
 
   it('detects a finality stall while the head advances, and a head that does not advance', async () => {
