@@ -396,7 +396,7 @@ async function spawnNode(devAccounts: number, extra: string[]): Promise<SpawnedN
   while (rpcPort === port) rpcPort = await freePort();
   const args = [
     'tsx', 'src/cli/main.ts', 'node', '--data-dir', dir, '--http-port', String(port), '--rpc-port', String(rpcPort),
-    '--dev-accounts', String(devAccounts), '--mempool-cap', '50000', '--log-level', 'warn', ...extra,
+    '--dev-accounts', String(devAccounts), '--mempool-cap', '50000', '--log-level', 'warn', '--rate-limit-exempt', '127.0.0.1', ...extra, // the operator exemption for a local benchmark
   ];
   // Own process group (detached), so stop() reaches npx, tsx and the node process by one id.
   const child: ChildProcess = spawn('npx', args, { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });

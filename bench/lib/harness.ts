@@ -155,7 +155,7 @@ export async function spawnNode(opts: { devAccounts: number; slotMs: number; mem
     ...(opts.nodeFlags ?? []),
     ...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []),
     '--import', 'tsx', 'src/cli/main.ts', 'node', '--data-dir', dir, '--http-port', String(port), '--rpc-port', String(rpcPort),
-    '--dev-accounts', String(opts.devAccounts), '--mempool-cap', String(opts.mempoolCap), '--slot-ms', String(opts.slotMs),
+    '--dev-accounts', String(opts.devAccounts), '--rate-limit-exempt', '127.0.0.1', '--mempool-cap', String(opts.mempoolCap), '--slot-ms', String(opts.slotMs),
     '--log-level', opts.logLevel, ...(opts.extra ?? []),
   ];
   // The native API limits requests per IP (SPEC: 240 per 10 s); a bench from loopback must not be.
