@@ -133,7 +133,8 @@ export function createHttpServer(d: HttpDeps) {
         const offence = offenceOf(req) ?? (status === 413 ? 'malformed_body' : undefined);
         if (offence) guard.offence(key, offence, d.now());
       }
-      if (status >= 500) d.log.warn({ reqId: id, route: label, status, ms }, 'request answered with a server error');
+      // 500s are logged with their error where they happen (route, error handler); 503s are expected back-pressure
+      if (status === 502) d.log.warn({ reqId: id, route: label, status, ms }, 'upstream service failed');
       else if (d.log.isLevelEnabled('debug')) d.log.debug({ reqId: id, client: ip, route: label, status, ms }, 'request');
     });
 
