@@ -22,7 +22,14 @@ export type SubmitOutcome =
  * worker pool, concurrently, outside the mailbox; Ethereum: sender recovery at decode),
  * and only then the stateful rules inside the mempool actor — one path, one set of reasons.
  */
-export function createAdmission(d: { verifier: VerifyPool; store: ChainStore; mempool: ActorRef<MempoolMsg>; now: () => number }) {
+export function createAdmission(d: {
+  verifier: VerifyPool;
+  store: ChainStore;
+  mempool: ActorRef<MempoolMsg>;
+  now: () => number;
+  /** Observes each signature verification's duration in seconds (metrics). */
+  onVerified?: (seconds: number) => void;
+}) {
   const refuse = (id: Hex, reason: string): SubmitOutcome => ({ kind: 'verdict', verdict: { accepted: false, id, reason } });
 
   async function admit(tx: SignedTx, keyHash: Hex | null, verify?: () => Promise<boolean>): Promise<SubmitOutcome> {
@@ -56,7 +63,14 @@ export function createAdmission(d: { verifier: VerifyPool; store: ChainStore; me
       if (!decoded.ok) return { kind: 'malformed', error: decoded.error };
       const tx = decoded.tx;
       // A key/from mismatch yields a verify job that fails: `invalid signature`.
-      return admit(tx, pqKeyHashOf(tx), () => d.verifier.verify(verifyJobOf(tx)));
+      return admit(tx, pqKeyHashOf(tx), async () => {
+        const t0 = performance.now();
+        try {
+          return await d.verifier.verify(verifyJobOf(tx));
+        } finally {
+          d.onVerified?.((performance.now() - t0) / 1000);
+        }
+      });
     },
     /** POST /vm/tx and eth_sendRawTransaction: a signed Ethereum transaction. */
     async submitRaw(raw: unknown): Promise<SubmitOutcome> {

@@ -20,6 +20,8 @@ export interface ChainDeps {
   keys: HybridKeys;
   idleBlockMs: number;
   log: Logger;
+  /** Observes each block's build + commit time in seconds (metrics). */
+  onBlockProduced?: (seconds: number) => void;
 }
 
 /**
@@ -64,6 +66,7 @@ export function chainBehavior(d: ChainDeps): Behavior<ChainMsg> {
     producers.unshift(d.keys.address);
     producers.length = Math.min(producers.length, 64);
     if (built.txs.length > 0) lastTxHeight = height;
+    d.onBlockProduced?.((performance.now() - started) / 1000);
     d.view.publish(head, summary);
     d.mempool.send({ type: 'blockCommitted', height, hash: header.hash, included: built.txs.map((t) => t.id), dropped: built.dropped });
     d.log.info(

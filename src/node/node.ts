@@ -21,6 +21,7 @@ import { SolcCompiler } from '../contracts/compiler';
 import { VerifyPool } from '../crypto/verifyPool';
 import { CairnError, isCairnError } from '../errors/CairnError';
 import { HttpError } from '../http/httpError';
+import { createNodeMetrics } from '../http/metrics';
 import { createHttpServer, type HttpDeps } from '../http/server';
 import { TxPool } from '../mempool/pool';
 import type { Hex } from '../primitives/hex';
@@ -137,6 +138,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   const starting = () => new HttpError(503, 'node is starting: retry shortly');
   const compiler = new SolcCompiler();
   closers.push({ name: 'compiler', close: () => compiler.close() });
+  const nodeMetrics = createNodeMetrics();
   const httpDeps: HttpDeps = {
     // Routes read these per request; the readiness gate answers 503 before any route runs.
     get reader(): ChainReader {
@@ -161,6 +163,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     guard: hooks.http?.guard,
     metrics: {
       mempoolSize: async () => (mempoolRef ? (await mempoolRef.ask<MempoolStats>({ type: 'stats' })).size : 0),
+      node: nodeMetrics,
     },
   };
   let http: ReturnType<typeof createHttpServer>;
@@ -299,14 +302,17 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     await supervisor.startChild({
       ref: chain,
       critical: true, // consensus and persistence: a crash halts the node rather than papering over a broken invariant
-      start: async () => chainBehavior({ kv, store: chainStore, view, mempool, keys, idleBlockMs: config.idleBlockMs, log: log.child({ actor: 'chain' }) }),
+      start: async () => chainBehavior({
+        kv, store: chainStore, view, mempool, keys, idleBlockMs: config.idleBlockMs, log: log.child({ actor: 'chain' }),
+        onBlockProduced: (s) => nodeMetrics.blockProductionSeconds.observe(s),
+      }),
     });
     // Permanent: restarted after a crash; it only observes, so it can never halt production.
     await supervisor.startChild(sentinelRef.childSpec());
     disconnectSentinel = sentinelRef.connect(SENTINEL_TICK_MS);
 
     reader = new ChainReader({ kv, store: chainStore, view, mempool });
-    admission = createAdmission({ verifier, store: chainStore, mempool, now: Date.now });
+    admission = createAdmission({ verifier, store: chainStore, mempool, now: Date.now, onVerified: (s) => nodeMetrics.verifySeconds.observe(s) });
     const rpcBackend = new NodeRpcBackend({
       reader, store: chainStore, mempool, admission, clientVersion: `cairn/${CLIENT_VERSION}/node-${process.version}`, producer: keys.address, now: Date.now,
     });

@@ -228,6 +228,17 @@ describe('single-node chain over HTTP', () => {
     expect((await t.get(`/search?q=${latest.hash.slice(0, 10)}`)).body.results.some((x: { kind: string }) => x.kind === 'block')).toBe(true);
   });
 
+  it('exposes Prometheus metrics with block production and verification timings', async () => {
+    const r = await fetch(t.url + '/metrics');
+    expect(r.status).toBe(200);
+    const text = await r.text();
+    const count = (name: string) => Number(new RegExp(`^${name}_count (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+    expect(count('cairn_block_production_seconds')).toBeGreaterThan(0);
+    expect(count('cairn_verify_seconds')).toBeGreaterThan(0); // earlier tests submitted hybrid transactions
+    expect(text).toMatch(/^cairn_height \d+/m);
+    expect(text).toMatch(/^cairn_mempool_size \d+/m);
+  });
+
   it('serves a proof the SDK verifies against the block stateRoot, and rejects a tampered one', async () => {
     const p = (await t.get(`/proof/${dev[0].native}`)).body;
     const block = (await t.get(`/blocks/${p.height}`)).body;
