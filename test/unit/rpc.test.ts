@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { freePort } from '../helpers/testNode';
 import { AbiCoder, JsonRpcProvider, Network, Transaction, Wallet } from 'ethers';
 import pino from 'pino';
 import { createPublicClient, http, type PublicClient } from 'viem';
@@ -209,16 +209,6 @@ class TestBackend implements RpcBackend {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 // ---------------------------------------------------------------------------------------------
 
