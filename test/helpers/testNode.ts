@@ -5,8 +5,28 @@ import { join } from 'node:path';
 import { defaultNodeConfig, type NodeConfig } from '../../src/config/config';
 import { startNode, type RunningNode } from '../../src/node/node';
 
-/** A free loopback port (bound then released). */
-export function freePort(): Promise<number> {
+/**
+ * A free loopback port. uWS listens with SO_REUSEPORT, so two servers given the same port
+ * both bind and the kernel splits connections between them: a port released by a probe and
+ * picked again by another test process would silently cross-wire two nodes. So each test
+ * process takes ports from its own range (by pid, below the ephemeral range), never hands
+ * out the same port twice, and still probes to skip ports something else holds.
+ */
+let nextPort = 10_000 + (process.pid % 500) * 40;
+const rangeEnd = nextPort + 40;
+function probe(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+export async function freePort(): Promise<number> {
+  while (nextPort < rangeEnd) {
+    const p = nextPort++;
+    if (await probe(p)) return p;
+  }
+  // Range exhausted (a long test run): fall back to an OS-assigned port.
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
