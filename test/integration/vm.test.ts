@@ -28,7 +28,8 @@ beforeAll(async () => {
   t = await startTestNode();
   dev = JSON.parse(await readFile(join(t.dataDir, 'dev-accounts.json'), 'utf8'));
   rpcUrl = `http://127.0.0.1:${t.node.config.rpcPort}`;
-  provider = new JsonRpcProvider(rpcUrl, 72020, { staticNetwork: true, pollingInterval: 100 });
+  // cacheTimeout -1: ethers otherwise reuses a pending-nonce answer for 250 ms, longer than a test slot.
+  provider = new JsonRpcProvider(rpcUrl, 72020, { staticNetwork: true, pollingInterval: 100, cacheTimeout: -1 });
 });
 afterAll(async () => {
   provider?.destroy();
