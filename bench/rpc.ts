@@ -261,18 +261,18 @@ function done(summary, latency, requests)
 end
 `);
   const args = ['-t', String(o.threads), '-c', String(o.connections), '-d', `${o.duration}s`, '--timeout', '10s', '-s', script, `${url}/`];
-  const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Through bash so that its `times` builtin reports wrk's CPU (children's user and system time).
+  const child = spawn('bash', ['-c', 'wrk "$@"; rc=$?; echo; echo WRKTIMES; times; exit $rc', 'wrk', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d));
   child.stderr.on('data', (d: Buffer) => (out += d));
-  // wrk's own CPU, sampled just before it exits (a reaped process has no /proc entry).
-  let cpu = 0;
-  const sampler = setInterval(() => {
-    const s = groupCpu(child.pid!, true);
-    if (s.threads.size) cpu = s.total;
-  }, 250);
   const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
-  clearInterval(sampler);
+  const times = out.split('WRKTIMES')[1]?.trim().split('\n')[1]?.trim().split(/\s+/) ?? [];
+  const secs = (t: string | undefined) => {
+    const m = /^(\d+)m([\d.]+)s$/.exec(t ?? '');
+    return m ? Number(m[1]) * 60 + Number(m[2]) : NaN;
+  };
+  const cpu = secs(times[0]) + secs(times[1]) || 0;
   const line = out.split('\n').find((l) => l.startsWith('WRKJSON '));
   if (code !== 0 || !line) throw new Error(`wrk ${args.join(' ')} failed (exit ${code}):\n${out}`);
   const j = JSON.parse(line.slice('WRKJSON '.length)) as Record<string, number>;

@@ -290,7 +290,9 @@ async function main(): Promise<void> {
     // ── after the clock: receipts, blocks
     const acceptedIdx = hashes.map((h, i) => (h ? i : -1)).filter((i) => i >= 0);
     const tr0 = performance.now();
+    const receiptStartMono = monoMs();
     const rs = await receipts(acceptedIdx.map((i) => hashes[i]!));
+    const receiptEndMono = monoMs();
     const receiptMs = performance.now() - tr0;
     const included = rs.filter((r) => r !== null) as Receipt[];
     const failed = included.filter((r) => r.status !== '0x1').length;
@@ -361,6 +363,8 @@ async function main(): Promise<void> {
       summarizeProfile(node.cpuProfDir, { from: startMono, to: submitEndMono });
       console.log(`\n════ node CPU profile, after the last submission until the last inclusion (${((endMono - submitEndMono) / 1000).toFixed(2)} s: block production only)`);
       summarizeProfile(node.cpuProfDir, { from: submitEndMono, to: endMono });
+      console.log(`\n════ node CPU profile, receipt lookups after the clock (${((receiptEndMono - receiptStartMono) / 1000).toFixed(2)} s)`);
+      summarizeProfile(node.cpuProfDir, { from: receiptStartMono, to: receiptEndMono }, 15);
     }
     const target = 1000;
     console.log(`\ntarget ≥ ${target} executed ERC-20 transfers/s: ${execRate >= target ? 'MET' : 'MISSED'} (${fmt(execRate, 0)})`);
