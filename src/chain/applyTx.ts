@@ -69,7 +69,7 @@ export async function applyTx(state: ExecState, tx: SignedTx, ctx: BlockContext)
     const out = await handler.execute({ state, height: ctx.height, timestamp: ctx.timestamp, producer: ctx.producer, sender, tx });
     await state.commit();
     energy = out.energy;
-    result = { status: 'success', ...(out.vm ? { vm: out.vm } : {}) };
+    result = { status: 'success', ...(out.vm ? { vm: out.vm } : {}), ...(out.events?.length ? { events: out.events } : {}) };
   } catch (e) {
     await state.revert();
     if (!(e instanceof TxFailure)) throw e; // a bug, not a transaction outcome: let the supervisor see it

@@ -30,6 +30,12 @@ export const GAS_PER_ENERGY = 100n;
 /** Energy cost per transaction type (energy units). VM types cost gas / GAS_PER_ENERGY. */
 export const ENERGY_COST: Record<string, bigint> = {
   TRANSFER: 100n,
+  // Creating an asset writes several records and an index entry; moving one writes two or three.
+  TOKEN_CREATE: 2_000n, TOKEN_TRANSFER: 150n, TOKEN_APPROVE: 100n, TOKEN_TRANSFER_FROM: 200n,
+  TOKEN_MINT: 150n, TOKEN_BURN: 150n, TOKEN_PAUSE: 100n, TOKEN_UNPAUSE: 100n,
+  TOKEN_BLACKLIST: 100n, TOKEN_FREEZE: 100n, TOKEN_UNFREEZE: 100n,
+  NFT_CREATE: 2_000n, NFT_MINT: 300n, NFT_TRANSFER: 150n, NFT_APPROVE: 100n, NFT_BURN: 150n,
+  NAME_REGISTER: 500n, NAME_UPDATE: 100n, NAME_TRANSFER: 150n, NAME_RELEASE: 100n,
 };
 export const DEFAULT_ENERGY_COST = 100n;
 
@@ -49,3 +55,21 @@ export const TREASURY_ADDRESS: `0x${string}` = '0x000000000000000000000000000000
 /** The fixed VM gas price in wei: FEES.VM_TRANSFER × 10^12 / 21,000 (no gas market). */
 export const GAS_PRICE_WEI = (FEES.VM_TRANSFER * 10n ** 12n) / 21_000n;
 export const VM_MAX_GAS = 5_190_000n;
+
+/** FT20 (docs/PROTOCOL.md "Tokens"). Amounts and supplies are integer strings up to 2^256 − 1. */
+export const MAX_TOKEN_AMOUNT = 2n ** 256n - 1n;
+export const MAX_TOKEN_DECIMALS = 18;
+export const MAX_ASSET_NAME_BYTES = 64;
+/** Symbols: an upper-case letter, then up to 11 upper-case letters or digits; unique per chain. */
+export const SYMBOL_RE = /^[A-Z][A-Z0-9]{0,11}$/;
+
+/** NFT721: items are numbered 1, 2, 3… per collection; a URI is optional and bounded. */
+export const MAX_NFT_URI_BYTES = 256;
+
+/**
+ * Name service: 3–32 characters of a–z, 0–9 and '-', not starting or ending with '-'.
+ * Registering costs NAME_REGISTRATION_COST base units, carried in the transaction's
+ * `amount` and paid to the treasury.
+ */
+export const NAME_RE = /^[a-z0-9][a-z0-9-]{1,30}[a-z0-9]$/;
+export const NAME_REGISTRATION_COST = 10n * COIN;

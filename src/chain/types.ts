@@ -1,10 +1,17 @@
 import type { Hex } from '../primitives/hex';
+import type { ChainEvent } from './events';
 
 /** 20-byte account address, lower-case 0x hex. */
 export type Address = Hex;
 
 /** Transaction types the node implements. Grows with each module (DESIGN.md §11). */
-export const TX_TYPES = ['TRANSFER', 'VM_DEPLOY', 'VM_CALL', 'VM_TRANSFER'] as const;
+export const TX_TYPES = [
+  'TRANSFER', 'VM_DEPLOY', 'VM_CALL', 'VM_TRANSFER',
+  'TOKEN_CREATE', 'TOKEN_TRANSFER', 'TOKEN_APPROVE', 'TOKEN_TRANSFER_FROM', 'TOKEN_MINT', 'TOKEN_BURN',
+  'TOKEN_PAUSE', 'TOKEN_UNPAUSE', 'TOKEN_BLACKLIST', 'TOKEN_FREEZE', 'TOKEN_UNFREEZE',
+  'NFT_CREATE', 'NFT_MINT', 'NFT_TRANSFER', 'NFT_APPROVE', 'NFT_BURN',
+  'NAME_REGISTER', 'NAME_UPDATE', 'NAME_TRANSFER', 'NAME_RELEASE',
+] as const;
 export type TxType = (typeof TX_TYPES)[number];
 /** VM_TRANSFER is value sent by an EVM wallet: it only exists on the VM path (raw Ethereum transactions). */
 export const VM_TX_TYPES: readonly TxType[] = ['VM_DEPLOY', 'VM_CALL', 'VM_TRANSFER'];
@@ -108,6 +115,8 @@ export interface TxResult {
   energyUsed: string;
   burned: string;
   vm?: VmReceipt;
+  /** What a successful module transaction changed, for node-local indexes (chain/events.ts). */
+  events?: ChainEvent[];
 }
 
 export interface Block {

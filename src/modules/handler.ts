@@ -1,4 +1,5 @@
 import type { ExecState } from '../chain/execState';
+import type { ChainEvent } from '../chain/events';
 import type { Address, SignedTx, TxType, VmReceipt } from '../chain/types';
 
 /** What a handler sees while executing one transaction. The nonce is already advanced. */
@@ -15,6 +16,7 @@ export interface ExecContext {
 export interface HandlerOutcome {
   energy: bigint;
   vm?: VmReceipt;
+  events?: ChainEvent[];
 }
 
 /** A failed execution: its state changes are reverted, but the energy it used is still charged. */

@@ -1,6 +1,9 @@
 import type { TxType } from '../chain/types';
 import type { TxHandler } from './handler';
+import { NAME_HANDLERS } from './names';
 import { transferHandler } from './native/transfer';
+import { NFT_HANDLERS } from './nft';
+import { TOKEN_HANDLERS } from './tokens';
 import { vmCallHandler, vmDeployHandler, vmTransferHandler } from './vm/handlers';
 
 /** Every implemented transaction type, by name. */
@@ -9,6 +12,9 @@ export const HANDLERS: Record<TxType, TxHandler> = {
   VM_DEPLOY: vmDeployHandler,
   VM_CALL: vmCallHandler,
   VM_TRANSFER: vmTransferHandler,
+  ...TOKEN_HANDLERS,
+  ...NFT_HANDLERS,
+  ...NAME_HANDLERS,
 };
 
 export const handlerFor = (type: TxType): TxHandler => HANDLERS[type];
