@@ -4,7 +4,7 @@ import { addressFromPublicKey } from '../crypto/address';
 import { nativeSecp256k1 } from '../crypto/nativeSecp';
 import { keccakHex } from '../crypto/hash';
 import { fromHex, isHex, toHex, type Hex } from '../primitives/hex';
-import { cairnCommon } from '../vm/common';
+import { txDecodeCommon } from '../vm/common';
 import { CHAIN_ID, MAX_DATA_BYTES, VM_MAX_GAS } from './params';
 import type { Address, EthTx, TxType } from './types';
 
@@ -52,7 +52,7 @@ export function decodeEthTx(raw: unknown, now: number): EthDecodeResult {
   const bytes = fromHex(raw);
   let t: TypedTransaction;
   try {
-    t = createTxFromRLP(bytes, { common: cairnCommon }) as TypedTransaction;
+    t = createTxFromRLP(bytes, { common: txDecodeCommon }) as TypedTransaction;
   } catch (e) {
     const m = (e as Error).message;
     if (/chain ?id/i.test(m)) return { ok: false, error: `wrong chain id: this node is chain ${CHAIN_ID}` };
