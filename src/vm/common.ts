@@ -2,6 +2,7 @@ import { type Common, Hardfork, Mainnet, type StateManagerInterface, createCusto
 import { type EVM, createEVM, paramsEVM } from '@ethereumjs/evm';
 import { paramsTx } from '@ethereumjs/tx';
 import { CHAIN_ID } from '../chain/params';
+import { fastEipLookup, installEvmSpeedups } from './speedups';
 
 /**
  * The VM's rules: Ethereum mainnet's EVM at the Prague hardfork (EIP-7623 calldata floor,
@@ -50,5 +51,8 @@ export const txDecodeCommon: Common = (() => {
 
 /** An EVM with Cairn's rules over `stateManager` (normally an EvmStateAdapter). */
 export async function createCairnEvm(stateManager: StateManagerInterface): Promise<EVM> {
-  return createEVM({ common: createCairnCommon(), stateManager });
+  await installEvmSpeedups();
+  const evm = await createEVM({ common: createCairnCommon(), stateManager });
+  fastEipLookup(evm.common);
+  return evm;
 }

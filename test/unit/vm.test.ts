@@ -14,6 +14,7 @@ import { type VmBlockContext, type VmMessage, type VmOutcome, callVm, decodeReve
 import { intrinsicGas } from '../../src/vm/intrinsic';
 import { codeKey } from '../../src/vm/stateAdapter';
 import { WEI_PER_BASE, weiBalance, withWeiBalance } from '../../src/vm/units';
+import * as speedups from '../../src/vm/speedups';
 import { type Compiled, compileContracts } from '../helpers/vmContracts';
 
 const alice: Address = '0x00000000000000000000000000000000000a11ce';
@@ -149,6 +150,17 @@ describe('executeVm: ERC-20', () => {
     expect(out.gasUsed).toBeLessThanOrEqual(out.gasPeak);
     expect((await view(s, token, t, 'balanceOf', [alice]))[0]).toBe(750n);
     expect((await view(s, token, t, 'balanceOf', [bob]))[0]).toBe(250n);
+  });
+
+  it('runs with the jump-analysis memo installed (src/vm/speedups.ts), and repeated calls agree', async () => {
+    const s = await freshState();
+    const t = await deploy(s, C.Token, ['T', 'T', 1_000n]);
+    expect(speedups.jumpAnalysisCached).toBe(true);
+    const input = token.encodeFunctionData('transfer', [bob, 1n]);
+    const first = await callVm(s, msg(alice, t, input), ctx);
+    const again = await callVm(s, msg(alice, t, input), ctx);
+    expect(again).toEqual(first);
+    expect(first.status).toBe('success');
   });
 
   it('checksummed addresses behave exactly like lower-case ones (same gas, same warm set)', async () => {
