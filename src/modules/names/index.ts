@@ -1,5 +1,11 @@
 import type { TxHandler } from '../handler';
-import { notYet } from '../assets/pending';
+import { nameReleaseHandler, nameTransferHandler, nameUpdateHandler } from './manage';
+import { nameRegisterHandler } from './register';
 
 /** Name service handlers by type. */
-export const NAME_HANDLERS = notYet(['NAME_REGISTER', 'NAME_UPDATE', 'NAME_TRANSFER', 'NAME_RELEASE'] as const) satisfies Record<string, TxHandler>;
+export const NAME_HANDLERS = {
+  NAME_REGISTER: nameRegisterHandler,
+  NAME_UPDATE: nameUpdateHandler,
+  NAME_TRANSFER: nameTransferHandler,
+  NAME_RELEASE: nameReleaseHandler,
+} satisfies Record<string, TxHandler>;

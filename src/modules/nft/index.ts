@@ -1,5 +1,15 @@
 import type { TxHandler } from '../handler';
-import { notYet } from '../assets/pending';
+import { nftApproveHandler } from './approve';
+import { nftBurnHandler } from './burn';
+import { nftCreateHandler } from './create';
+import { nftMintHandler } from './mint';
+import { nftTransferHandler } from './transfer';
 
 /** NFT721 handlers by type. */
-export const NFT_HANDLERS = notYet(['NFT_CREATE', 'NFT_MINT', 'NFT_TRANSFER', 'NFT_APPROVE', 'NFT_BURN'] as const) satisfies Record<string, TxHandler>;
+export const NFT_HANDLERS = {
+  NFT_CREATE: nftCreateHandler,
+  NFT_MINT: nftMintHandler,
+  NFT_TRANSFER: nftTransferHandler,
+  NFT_APPROVE: nftApproveHandler,
+  NFT_BURN: nftBurnHandler,
+} satisfies Record<string, TxHandler>;

@@ -1,0 +1,22 @@
+import { requireOwner } from '../assets/common';
+import { defineHandler } from './define';
+import { parseItemRef } from './fields';
+import { loadItem, saveItem } from './load';
+
+/**
+ * NFT_APPROVE: the item's owner lets `to` transfer it (one approval per item), or clears the
+ * approval with to = null. Approving oneself is refused at admission: the sender must be the
+ * owner, so to = sender could only ever approve the owner.
+ */
+export const nftApproveHandler = defineHandler({
+  type: 'NFT_APPROVE',
+  to: 'optional',
+  required: ['collection', 'item'],
+  parse: (d, tx) => (tx.to === tx.from ? `${tx.type} cannot approve the owner: to must differ from the sender` : parseItemRef(tx.type, d)),
+  async run({ state, sender, tx }, ref) {
+    const { item } = await loadItem(state, ref);
+    requireOwner(sender, item.owner, 'the item');
+    await saveItem(state, { ...item, approved: tx.to });
+    return [];
+  },
+});
