@@ -2,6 +2,7 @@ import { type Common, Hardfork, Mainnet, type StateManagerInterface, createCusto
 import { type EVM, createEVM, paramsEVM } from '@ethereumjs/evm';
 import { paramsTx } from '@ethereumjs/tx';
 import { CHAIN_ID } from '../chain/params';
+import { keccak256 } from '../crypto/hash';
 import { fastEipLookup, installEvmSpeedups } from './speedups';
 
 /**
@@ -27,7 +28,8 @@ export const MAX_REFUND_QUOTIENT = 5n;
  * each EVM instance gets its own.
  */
 export function createCairnCommon(): Common {
-  const common = createCustomCommon({ chainId: CHAIN_ID, name: 'cairn' }, Mainnet, { hardfork: VM_HARDFORK, params: paramsTx });
+  // customCrypto: SHA3 and mapping-slot hashing use our keccak (src/crypto/keccak.ts), not noble's.
+  const common = createCustomCommon({ chainId: CHAIN_ID, name: 'cairn' }, Mainnet, { hardfork: VM_HARDFORK, params: paramsTx, customCrypto: { keccak256 } });
   common.updateParams(paramsEVM);
   return common;
 }
