@@ -1,4 +1,4 @@
-import { viewAccount } from '../chain/accounts';
+import { newAccount, viewAccount } from '../chain/accounts';
 import { loadSupply } from '../chain/execState';
 import { BLOCK_REWARD, CHAIN_ID, MAX_TXS_PER_BLOCK, TREASURY_ADDRESS, TREASURY_REWARD } from '../chain/params';
 import type { AccountState, Address, Block, HybridTx, SignedTx, TxPayload, TxResult } from '../chain/types';
@@ -10,6 +10,7 @@ import { StateTrie } from '../state/stateTrie';
 import { codeKey } from '../vm/stateAdapter';
 import type { BlockSummary, ChainStore } from '../storage/chainStore';
 import type { ActorRef } from './actorRef';
+import { AssetReader, type AccountTokenView } from './assetReader';
 import type { ChainView } from './chainView';
 import type { MempoolLookup, MempoolMsg } from './protocol';
 import { decodeBlock } from '../chain/block';
@@ -25,7 +26,7 @@ export interface AccountView {
   energy: number;
   feeExempt: boolean;
   isValidator: boolean;
-  tokens: unknown[];
+  tokens: AccountTokenView[];
 }
 
 /** A transaction without its bulky authentication (keys and signatures, or the raw bytes). */
@@ -70,9 +71,14 @@ export class ChainReader {
   private blockBytes = 0;
   static readonly BLOCK_CACHE_BYTES = 32 * 1024 * 1024;
 
+  /** Token, NFT and name reads (node-local asset indexes and asset state). */
+  readonly assets: AssetReader;
+
   constructor(
     private readonly d: { kv: KvStore; store: ChainStore; view: ChainView; mempool: ActorRef<MempoolMsg> },
-  ) {}
+  ) {
+    this.assets = new AssetReader({ kv: d.kv, view: d.view });
+  }
 
   /**
    * A committed block, decoded once for many reads (GET /tx/:id of its transactions, feeds).
@@ -134,15 +140,21 @@ export class ChainReader {
     return (await this.stateAt()).getAccount(addr);
   }
 
+  /**
+   * The account at the head with its non-zero FT20 holdings. An address that only ever
+   * received tokens (no native account yet) shows as a fresh account with its tokens.
+   */
   async account(addr: Address): Promise<AccountView | undefined> {
     const head = this.d.view.head;
-    const a = await (await this.stateAt(head.stateRoot)).getAccount(addr);
-    if (!a) return undefined;
+    const found = await (await this.stateAt(head.stateRoot)).getAccount(addr);
+    const tokens = await this.assets.accountTokens(addr);
+    if (!found && tokens.length === 0) return undefined;
+    const a = found ?? newAccount(head.height);
     const v = viewAccount(a, head.height);
     const nextNonce = await this.d.mempool.ask<number>({ type: 'nextNonce', address: addr, accountNonce: a.nonce });
     return {
       address: addr, native: toNative(addr), balance: v.balance.toString(), staked: v.staked.toString(),
-      nonce: v.nonce, nextNonce, energy: Number(v.energy), feeExempt: v.feeExempt, isValidator: v.isValidator, tokens: [],
+      nonce: v.nonce, nextNonce, energy: Number(v.energy), feeExempt: v.feeExempt, isValidator: v.isValidator, tokens,
     };
   }
 
@@ -366,9 +378,9 @@ export class ChainReader {
     };
   }
 
-  /** Prefix search over addresses, blocks (height or hash) and transactions. */
+  /** Prefix search over addresses, blocks (height or hash), transactions, tokens (symbol, name) and names. */
   async search(q: string, limit = 10) {
-    const results: { kind: 'address' | 'block' | 'transaction'; id: string; native?: string; height?: number }[] = [];
+    const results: { kind: 'address' | 'block' | 'transaction' | 'token' | 'name'; id: string; native?: string; height?: number; symbol?: string; name?: string; address?: Address }[] = [];
     const s = q.trim();
     const addr = parseAddress(s);
     if (addr) results.push({ kind: 'address', id: addr, native: toNative(addr) });
@@ -383,6 +395,7 @@ export class ChainReader {
       }
       for (const t of await this.d.store.scanHexPrefix('T', hex, limit)) results.push({ kind: 'transaction', id: t });
     }
+    if (results.length < limit) results.push(...(await this.assets.search(s, limit - results.length)));
     return results.slice(0, limit);
   }
 

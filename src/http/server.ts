@@ -19,6 +19,7 @@ import { registerVmRoutes } from './routes/vm';
 import { registerContractRoutes } from './routes/contract';
 import { registerOpsRoutes } from './routes/ops';
 import { registerAdminRoutes } from './routes/admin';
+import { registerAssetRoutes } from './routes/assets';
 import type { SolcCompiler } from '../contracts/compiler';
 import type { ContractMetadata } from '../contracts/verify';
 
@@ -172,6 +173,7 @@ export function createHttpServer(d: HttpDeps) {
   registerTxRoutes(app, r, d);
   registerVmRoutes(app, r, d);
   registerContractRoutes(app, r, d);
+  registerAssetRoutes(app, r, d);
   const protection = { limiter, guard, gateway, exempt, trusted, admin, rateLimit: rl };
   registerOpsRoutes(app, r, d, { ...protection, peers });
   registerAdminRoutes(app, r, { admin, peers, alerts: d.alerts });

@@ -4,6 +4,7 @@ import type { Address, Block } from '../chain/types';
 import { fromHex, type Hex } from '../primitives/hex';
 import { readU64be, u32be, u64be } from '../primitives/height';
 import type { KvBatch, KvStore } from '../state/kv';
+import { putAssetIndexes } from './assetIndex';
 
 /**
  * Buckets (one-byte prefixes) of the chain database. Trie nodes live under 'n/' (state/).
@@ -17,6 +18,10 @@ import type { KvBatch, KvStore } from '../state/kv';
  *   I|addr|height|tx|n  → internal transfer    (/internal?address)
  *   J|height|tx|n       → internal transfer    (/internal)
  *   V|addr              → contract verification metadata (node-local, written outside blocks)
+ *   K O C P X Y G E N R → token, NFT and name indexes from block events (storage/assetIndex.ts):
+ *                         K token list, O holders by balance, C holder-count deltas, P account
+ *                         holdings, X token transfers, Y token symbol/name search, G collection
+ *                         list, E items per collection, N names list, R names by name
  *   M head, M stats     → head pointer, counters
  * A block, its state nodes, indexes and the head pointer are written in one batch.
  */
@@ -226,6 +231,7 @@ export class ChainStore {
         for (const a of new Set([t.from, t.to])) batch.put(key('I', fromHex(a), hb, u32be(i), u32be(n)), v);
       });
     });
+    putAssetIndexes(batch, block);
     block.txs.forEach((tx, i) => {
       const id = fromHex(tx.id);
       batch.put(key('T', id), Buffer.concat([hb, u32be(i)]));

@@ -1,0 +1,117 @@
+import type { Server } from 'hyper-express';
+import type { AssetRef } from '../../actors/assetReader';
+import { NAME_RE, SYMBOL_RE } from '../../chain/params';
+import type { Hex } from '../../primitives/hex';
+import { decodeCursor, type Feed } from '../../storage/assetIndex';
+import { badRequest, notFound } from '../httpError';
+import { limitParam } from '../params';
+import type { HttpDeps, RouteWrap } from '../server';
+
+const ID_RE = /^0x[0-9a-fA-F]{40}$/;
+
+function segment(s: string | undefined): string {
+  try {
+    return decodeURIComponent(s ?? '');
+  } catch {
+    return ''; // a malformed %-escape is a malformed parameter, not a server error
+  }
+}
+
+/** `before`: a cursor this feed returned as `nextBefore`; absent or empty = from the newest. */
+function cursorParam(q: Record<string, unknown>, feed: Feed): Uint8Array | undefined {
+  const raw = q.before;
+  if (raw === undefined || raw === '') return undefined;
+  const p = typeof raw === 'string' ? decodeCursor(feed, raw) : undefined;
+  if (!p) throw badRequest('invalid cursor: before must be a nextBefore value returned by this feed');
+  return p;
+}
+
+/** A token or collection: 0x + 40 hex digits (any case), or a symbol (any case). */
+function assetRef(raw: string, what: string): AssetRef {
+  if (ID_RE.test(raw)) return { id: raw.toLowerCase() as Hex };
+  const symbol = raw.toUpperCase();
+  if (SYMBOL_RE.test(symbol)) return { symbol };
+  throw badRequest(`invalid ${what}: expected 0x followed by 40 hex digits or a symbol (a letter, then up to 11 letters or digits)`);
+}
+
+const shown = (ref: AssetRef) => ('id' in ref ? ref.id : ref.symbol);
+
+export function registerAssetRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
+  const assets = () => d.reader.assets; // the reader exists only once the node has started
+
+  const tokenIdOf = async (raw: string | undefined): Promise<Hex> => {
+    const ref = assetRef(segment(raw), 'token');
+    const id = await assets().tokenId(ref);
+    if (!id) throw notFound(`token not found: ${shown(ref)}`);
+    return id;
+  };
+
+  app.get('/tokens', r(async (req) => {
+    const q = req.query_parameters;
+    const limit = limitParam(q);
+    return assets().tokens(limit, cursorParam(q, 'tokens'));
+  }));
+
+  app.get('/tokens/:id', r(async (req) => {
+    const ref = assetRef(segment(req.path_parameters.id), 'token');
+    const t = await assets().token(ref);
+    if (!t) throw notFound(`token not found: ${shown(ref)}`);
+    return t;
+  }));
+
+  app.get('/tokens/:id/holders', r(async (req) => {
+    const q = req.query_parameters;
+    const limit = limitParam(q);
+    const before = cursorParam(q, 'holders');
+    const token = await tokenIdOf(req.path_parameters.id);
+    return { token, ...(await assets().holders(token, limit, before)) };
+  }));
+
+  app.get('/tokens/:id/transfers', r(async (req) => {
+    const q = req.query_parameters;
+    const limit = limitParam(q);
+    const before = cursorParam(q, 'transfers');
+    const token = await tokenIdOf(req.path_parameters.id);
+    return { token, ...(await assets().transfers(token, limit, before)) };
+  }));
+
+  app.get('/nfts', r(async (req) => {
+    const q = req.query_parameters;
+    const limit = limitParam(q);
+    return assets().collections(limit, cursorParam(q, 'collections'));
+  }));
+
+  // `<collection>:<item>` → the item; `<collection>` → the collection with a page of its items.
+  app.get('/nfts/:id', r(async (req) => {
+    const raw = segment(req.path_parameters.id);
+    const m = /^([^:]+)(?::(\d{1,15}))?$/.exec(raw);
+    if (!m) throw badRequest('invalid NFT id: expected <collection> or <collection>:<item> (collection: 0x + 40 hex digits or a symbol; item: a positive integer)');
+    const ref = assetRef(m[1], 'collection');
+    if (m[2] !== undefined) {
+      const item = Number(m[2]);
+      if (item < 1) throw badRequest('invalid NFT id: items are numbered from 1');
+      const v = await assets().item(ref, item);
+      if (!v) throw notFound(`NFT not found: ${shown(ref)}:${item}`);
+      return v;
+    }
+    const q = req.query_parameters;
+    const limit = limitParam(q);
+    const c = await assets().collection(ref, limit, cursorParam(q, 'items'));
+    if (!c) throw notFound(`collection not found: ${shown(ref)}`);
+    return c;
+  }));
+
+  app.get('/names', r(async (req) => {
+    const q = req.query_parameters;
+    const limit = limitParam(q);
+    return assets().names(limit, cursorParam(q, 'names'));
+  }));
+
+  app.get('/name/:name', r(async (req) => {
+    const name = segment(req.path_parameters.name).toLowerCase();
+    if (!NAME_RE.test(name)) throw badRequest("invalid name: 3–32 characters of a–z, 0–9 and '-', not starting or ending with '-'");
+    const v = await assets().name(name);
+    if (!v) throw notFound(`name not registered: ${name}`);
+    return { name: v.name, address: v.target, native: v.targetNative, owner: v.owner, ownerNative: v.ownerNative, registeredAt: v.registeredAt };
+  }));
+}

@@ -1,0 +1,320 @@
+import type { ChainEvent } from '../chain/events';
+import { NAME_RE } from '../chain/params';
+import type { Address, Block } from '../chain/types';
+import { fromHex, toHex, type Hex } from '../primitives/hex';
+import { readU64be, u32be, u64be } from '../primitives/height';
+import type { KvBatch, KvStore } from '../state/kv';
+
+/**
+ * Node-local indexes of FT20 tokens, NFT721 collections and names, derived from the events
+ * of a block's successful module transactions (chain/events.ts) and written by
+ * `putAssetIndexes` into the block's own batch (synchronous, no reads: every entry is
+ * computed from the events alone). Values that change with state (supplies, item owners,
+ * name records) stay authoritative in the state trie; these buckets give order and lists.
+ *
+ *   K|height|tx|ev               → token id                         token list (newest first)
+ *   O|token|balance32|holder     → ''                               holders by balance (reverse scan = desc)
+ *   C|token|height               → int32 net holder-count change    holder count = sum (delta log: no reads on write)
+ *   P|account|token              → balance32                        holdings of an account (non-zero only)
+ *   X|token|height|tx|ev         → StoredTokenTransfer (JSON)       transfers per token (newest first)
+ *   Y|s|lower(symbol)|0|token    → {symbol, name}                   token search by symbol prefix
+ *   Y|n|lower(name)|0|token      → {symbol, name}                   token search by name prefix
+ *   G|height|tx|ev               → collection id                    collection list (newest first)
+ *   E|collection|item64          → ''                               live items per collection (newest = highest id)
+ *   N|registeredAt|name          → {owner, target}                  names list (newest first)
+ *   R|name                       → {owner, target, registeredAt}    names by name (prefix search)
+ *
+ * Addresses and asset ids are their 20 bytes; heights u64be, tx and event indexes u32be
+ * (`ev` = the event's position in its transaction's events); balances 32-byte big-endian,
+ * so that byte order is numeric order.
+ */
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+const key = (p: string, ...parts: Uint8Array[]) => Buffer.concat([enc.encode(p), ...parts]);
+const json = (b: Uint8Array) => JSON.parse(Buffer.from(b).toString('utf8'));
+const bytes = (v: unknown) => enc.encode(JSON.stringify(v));
+const EMPTY = new Uint8Array(0);
+
+/** A balance as 32 big-endian bytes (balances are at most 2^256 − 1). */
+export function u256be(n: bigint): Buffer {
+  const b = Buffer.alloc(32);
+  let v = n;
+  for (let i = 31; i >= 0 && v > 0n; i--) {
+    b[i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
+  return b;
+}
+
+export function readU256be(b: Uint8Array, offset = 0): bigint {
+  return BigInt(`0x${Buffer.from(b.buffer, b.byteOffset + offset, 32).toString('hex')}`);
+}
+
+/** The smallest key above every key that starts with `prefix`. */
+function prefixEnd(prefix: Uint8Array): Buffer {
+  const b = Buffer.from(prefix);
+  let i = b.length - 1;
+  while (i >= 0 && b[i] === 0xff) i--;
+  if (i < 0) return Buffer.concat([b, Buffer.alloc(64, 0xff)]); // not reached with our one-letter buckets
+  const out = b.subarray(0, i + 1);
+  out[i]++;
+  return out;
+}
+
+export interface StoredTokenTransfer {
+  txId: Hex;
+  kind: 'transfer' | 'mint' | 'burn';
+  from: Address | null;
+  to: Address | null;
+  amount: string;
+  blockHeight: number;
+}
+
+export interface StoredName {
+  owner: Address;
+  target: Address;
+  registeredAt: number;
+}
+
+/** Adds the asset index entries of `block` to `batch` (called by ChainStore.putBlock). */
+export function putAssetIndexes(batch: KvBatch, block: Block): void {
+  const height = block.header.height;
+  const hb = u64be(height);
+  // Net effect of the block per (token, holder): the first `previous` and the last `balance`.
+  const moves = new Map<string, { token: Hex; holder: Address; first: bigint; last: bigint }>();
+  block.results.forEach((r, i) => {
+    if (r.status !== 'success' || !r.events?.length) return;
+    const txId = block.txs[i].id;
+    r.events.forEach((e: ChainEvent, n) => {
+      const pos = Buffer.concat([u32be(i), u32be(n)]);
+      switch (e.kind) {
+        case 'token.create': {
+          const id = fromHex(e.token);
+          batch.put(key('K', u64be(e.height), pos), id);
+          const meta = bytes({ symbol: e.symbol, name: e.name });
+          batch.put(key('Y', enc.encode('s'), enc.encode(e.symbol.toLowerCase()), Buffer.of(0), id), meta);
+          batch.put(key('Y', enc.encode('n'), enc.encode(e.name.toLowerCase()), Buffer.of(0), id), meta);
+          break;
+        }
+        case 'token.transfer': {
+          const kind = e.from === null ? 'mint' : e.to === null ? 'burn' : 'transfer';
+          const rec: StoredTokenTransfer = { txId, kind, from: e.from, to: e.to, amount: e.amount, blockHeight: height };
+          batch.put(key('X', fromHex(e.token), hb, pos), bytes(rec));
+          break;
+        }
+        case 'token.balance': {
+          const k = `${e.token}${e.holder}`;
+          const m = moves.get(k);
+          if (m) m.last = BigInt(e.balance);
+          else moves.set(k, { token: e.token, holder: e.holder, first: BigInt(e.previous), last: BigInt(e.balance) });
+          break;
+        }
+        case 'nft.create':
+          batch.put(key('G', u64be(e.height), pos), fromHex(e.collection));
+          break;
+        case 'nft.transfer': {
+          const k = key('E', fromHex(e.collection), u64be(e.item));
+          if (e.from === null) batch.put(k, EMPTY);
+          if (e.to === null) batch.del(k);
+          break;
+        }
+        case 'name.register':
+        case 'name.update': {
+          const registeredAt = e.kind === 'name.register' ? e.height : e.registeredAt;
+          const nb = enc.encode(e.name);
+          batch.put(key('N', u64be(registeredAt), nb), bytes({ owner: e.owner, target: e.target }));
+          batch.put(key('R', nb), bytes({ owner: e.owner, target: e.target, registeredAt } satisfies StoredName));
+          break;
+        }
+        case 'name.release': {
+          const nb = enc.encode(e.name);
+          batch.del(key('N', u64be(e.registeredAt), nb));
+          batch.del(key('R', nb));
+          break;
+        }
+      }
+    });
+  });
+  const countDelta = new Map<Hex, number>();
+  for (const m of moves.values()) {
+    const token = fromHex(m.token);
+    const holder = fromHex(m.holder);
+    if (m.first > 0n && m.first !== m.last) batch.del(key('O', token, u256be(m.first), holder));
+    if (m.last > 0n) {
+      batch.put(key('O', token, u256be(m.last), holder), EMPTY);
+      batch.put(key('P', holder, token), u256be(m.last));
+    } else batch.del(key('P', holder, token));
+    const d = (m.first === 0n && m.last > 0n ? 1 : 0) - (m.first > 0n && m.last === 0n ? 1 : 0);
+    if (d !== 0) countDelta.set(m.token, (countDelta.get(m.token) ?? 0) + d);
+  }
+  for (const [token, d] of countDelta) {
+    if (d === 0) continue;
+    const v = Buffer.alloc(4);
+    v.writeInt32BE(d);
+    batch.put(key('C', fromHex(token), hb), v);
+  }
+}
+
+/* ---------------------------------------------------------------- cursors */
+
+/**
+ * A feed cursor: base64url (no padding) of a one-letter feed tag followed by the position
+ * (the key suffix of the page's last entry). Opaque to clients; `before` = strictly after
+ * that entry in the feed's order.
+ */
+export type Feed = 'tokens' | 'holders' | 'transfers' | 'collections' | 'items' | 'names';
+const TAG: Record<Feed, number> = { tokens: 0x74, holders: 0x68, transfers: 0x78, collections: 0x63, items: 0x69, names: 0x6e };
+
+function validPosition(feed: Feed, p: Uint8Array): boolean {
+  switch (feed) {
+    case 'tokens':
+    case 'transfers':
+    case 'collections':
+      return p.length === 16;
+    case 'holders':
+      return p.length === 52;
+    case 'items':
+      return p.length === 8;
+    case 'names':
+      return p.length > 8 && NAME_RE.test(dec.decode(p.subarray(8)));
+  }
+}
+
+export function encodeCursor(feed: Feed, position: Uint8Array): string {
+  return Buffer.concat([Buffer.of(TAG[feed]), position]).toString('base64url');
+}
+
+/** The position in a cursor of `feed`, or undefined if it is not one (wrong feed, length, encoding). */
+export function decodeCursor(feed: Feed, s: string): Uint8Array | undefined {
+  if (typeof s !== 'string' || s.length === 0 || s.length > 200 || !/^[A-Za-z0-9_-]+$/.test(s)) return undefined;
+  const b = Buffer.from(s, 'base64url');
+  if (b.toString('base64url') !== s || b.length < 1 || b[0] !== TAG[feed]) return undefined;
+  const p = new Uint8Array(b.subarray(1));
+  return validPosition(feed, p) ? p : undefined;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextBefore: string | null;
+}
+
+/* ----------------------------------------------------------------- reads */
+
+/** Read side of the asset indexes. Holds only a memo of holder counts (append-only deltas). */
+export class AssetIndex {
+  /** token → count summed over the delta log up to `height` (deltas are only ever appended at new heights). */
+  private readonly counts = new Map<Hex, { height: number; count: number }>();
+  static readonly COUNT_MEMO = 10_000;
+
+  constructor(private readonly kv: KvStore) {}
+
+  /**
+   * Newest first under `prefix`: entries strictly below `before` (a position: the key part
+   * after the prefix), at most `limit`, and the cursor of the next page (null when done).
+   */
+  private async page<T>(feed: Feed, prefix: Buffer, limit: number, before: Uint8Array | undefined, map: (pos: Buffer, v: Uint8Array) => T): Promise<Page<T>> {
+    const lt = before ? Buffer.concat([prefix, before]) : prefixEnd(prefix);
+    const items: T[] = [];
+    let lastPos: Buffer | undefined;
+    let more = false;
+    for await (const [k, v] of this.kv.iterate({ gte: prefix, lt, reverse: true, limit: limit + 1 })) {
+      if (items.length === limit) {
+        more = true;
+        break;
+      }
+      lastPos = Buffer.from(k).subarray(prefix.length);
+      items.push(map(lastPos, v));
+    }
+    return { items, nextBefore: more && lastPos ? encodeCursor(feed, lastPos) : null };
+  }
+
+  /** Token ids, newest first. */
+  tokens(limit: number, before?: Uint8Array): Promise<Page<Hex>> {
+    return this.page('tokens', key('K'), limit, before, (_p, v) => toHex(v));
+  }
+
+  /** Holders of `token` by balance, largest first (ties: higher address first). */
+  holders(token: Hex, limit: number, before?: Uint8Array): Promise<Page<{ address: Address; balance: string }>> {
+    return this.page('holders', key('O', fromHex(token)), limit, before, (p) => ({
+      address: toHex(p.subarray(32, 52)),
+      balance: readU256be(p).toString(),
+    }));
+  }
+
+  /** Accounts holding a non-zero balance of `token`. */
+  async holderCount(token: Hex): Promise<number> {
+    const memo = this.counts.get(token);
+    const prefix = key('C', fromHex(token));
+    let { height, count } = memo ?? { height: -1, count: 0 };
+    for await (const [k, v] of this.kv.iterate({ gte: Buffer.concat([prefix, u64be(height + 1)]), lt: prefixEnd(prefix) })) {
+      count += Buffer.from(v).readInt32BE(0);
+      height = readU64be(k, prefix.length);
+    }
+    if (height >= 0) {
+      this.counts.delete(token);
+      this.counts.set(token, { height, count });
+      if (this.counts.size > AssetIndex.COUNT_MEMO) this.counts.delete(this.counts.keys().next().value as Hex);
+    }
+    return count;
+  }
+
+  /** Non-zero token balances of `account` (by token id), at most `limit`. */
+  async holdings(account: Address, limit: number): Promise<{ token: Hex; balance: string }[]> {
+    const prefix = key('P', fromHex(account));
+    const out: { token: Hex; balance: string }[] = [];
+    for await (const [k, v] of this.kv.iterate({ gte: prefix, lt: prefixEnd(prefix), limit })) {
+      out.push({ token: toHex(Buffer.from(k).subarray(prefix.length)), balance: readU256be(v).toString() });
+    }
+    return out;
+  }
+
+  /** Transfers (mints and burns included) of `token`, newest first. */
+  transfers(token: Hex, limit: number, before?: Uint8Array): Promise<Page<StoredTokenTransfer>> {
+    return this.page('transfers', key('X', fromHex(token)), limit, before, (_p, v) => json(v) as StoredTokenTransfer);
+  }
+
+  /** Tokens whose symbol or name starts with `prefix` (case-insensitive), symbol matches first. */
+  async searchTokens(prefix: string, limit: number): Promise<{ id: Hex; symbol: string; name: string }[]> {
+    const q = enc.encode(prefix.toLowerCase());
+    const out = new Map<Hex, { id: Hex; symbol: string; name: string }>();
+    for (const kind of ['s', 'n']) {
+      const p = key('Y', enc.encode(kind), q);
+      for await (const [k, v] of this.kv.iterate({ gte: p, lt: prefixEnd(p), limit })) {
+        const id = toHex(Buffer.from(k).subarray(k.length - 20));
+        if (!out.has(id)) out.set(id, { id, ...(json(v) as { symbol: string; name: string }) });
+        if (out.size >= limit) return [...out.values()];
+      }
+    }
+    return [...out.values()];
+  }
+
+  /** Collection ids, newest first. */
+  collections(limit: number, before?: Uint8Array): Promise<Page<Hex>> {
+    return this.page('collections', key('G'), limit, before, (_p, v) => toHex(v));
+  }
+
+  /** Live (not burned) item numbers of `collection`, newest (highest) first. */
+  items(collection: Hex, limit: number, before?: Uint8Array): Promise<Page<number>> {
+    return this.page('items', key('E', fromHex(collection)), limit, before, (p) => readU64be(p));
+  }
+
+  /** Registered names, newest registration first. */
+  names(limit: number, before?: Uint8Array): Promise<Page<StoredName & { name: string }>> {
+    return this.page('names', key('N'), limit, before, (p, v) => ({
+      name: dec.decode(p.subarray(8)),
+      ...(json(v) as { owner: Address; target: Address }),
+      registeredAt: readU64be(p),
+    }));
+  }
+
+  /** Registered names starting with `prefix`, in name order. */
+  async searchNames(prefix: string, limit: number): Promise<(StoredName & { name: string })[]> {
+    const p = key('R', enc.encode(prefix));
+    const out: (StoredName & { name: string })[] = [];
+    for await (const [k, v] of this.kv.iterate({ gte: p, lt: prefixEnd(p), limit })) {
+      out.push({ name: dec.decode(Buffer.from(k).subarray(1)), ...(json(v) as StoredName) });
+    }
+    return out;
+  }
+}
