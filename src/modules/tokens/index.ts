@@ -1,5 +1,21 @@
 import type { TxHandler } from '../handler';
-import { notYet } from '../assets/pending';
+import { tokenBlacklistHandler, tokenPauseHandler, tokenUnpauseHandler } from './admin';
+import { tokenCreateHandler } from './create';
+import type { TokenTxType } from './define';
+import { tokenFreezeHandler, tokenUnfreezeHandler } from './freeze';
+import { tokenApproveHandler, tokenBurnHandler, tokenMintHandler, tokenTransferFromHandler, tokenTransferHandler } from './move';
 
-/** FT20 handlers by type. */
-export const TOKEN_HANDLERS = notYet(['TOKEN_CREATE', 'TOKEN_TRANSFER', 'TOKEN_APPROVE', 'TOKEN_TRANSFER_FROM', 'TOKEN_MINT', 'TOKEN_BURN', 'TOKEN_PAUSE', 'TOKEN_UNPAUSE', 'TOKEN_BLACKLIST', 'TOKEN_FREEZE', 'TOKEN_UNFREEZE'] as const) satisfies Record<string, TxHandler>;
+/** FT20 handlers by type (rules and reasons: docs/protocol/tokens.md). */
+export const TOKEN_HANDLERS: Record<TokenTxType, TxHandler> = {
+  TOKEN_CREATE: tokenCreateHandler,
+  TOKEN_TRANSFER: tokenTransferHandler,
+  TOKEN_APPROVE: tokenApproveHandler,
+  TOKEN_TRANSFER_FROM: tokenTransferFromHandler,
+  TOKEN_MINT: tokenMintHandler,
+  TOKEN_BURN: tokenBurnHandler,
+  TOKEN_PAUSE: tokenPauseHandler,
+  TOKEN_UNPAUSE: tokenUnpauseHandler,
+  TOKEN_BLACKLIST: tokenBlacklistHandler,
+  TOKEN_FREEZE: tokenFreezeHandler,
+  TOKEN_UNFREEZE: tokenUnfreezeHandler,
+};

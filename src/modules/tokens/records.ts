@@ -41,3 +41,34 @@ export async function getTokenBalance(s: ExecState, id: Hex, holder: Address): P
 export async function getAllowance(s: ExecState, id: Hex, owner: Address, spender: Address): Promise<bigint> {
   return BigInt((await s.getRecord<string>(allowanceKey(id, owner, spender))) ?? '0');
 }
+
+/** tokfrz/<id>/<holder>: the holder cannot send the token while the height is below `until`. */
+export interface FreezeRecord {
+  until: number;
+}
+
+export const putToken = (s: ExecState, t: TokenRecord): Promise<void> => s.putRecord(tokenKey(t.id), t);
+
+/** Writes a balance; a zero balance is deleted rather than stored. */
+export async function setTokenBalance(s: ExecState, id: Hex, holder: Address, v: bigint): Promise<void> {
+  if (v === 0n) await s.deleteRecord(balanceKey(id, holder));
+  else await s.putRecord(balanceKey(id, holder), v.toString());
+}
+
+/** Writes an allowance; a zero allowance is deleted rather than stored. */
+export async function setAllowance(s: ExecState, id: Hex, owner: Address, spender: Address, v: bigint): Promise<void> {
+  if (v === 0n) await s.deleteRecord(allowanceKey(id, owner, spender));
+  else await s.putRecord(allowanceKey(id, owner, spender), v.toString());
+}
+
+export async function isBlacklisted(s: ExecState, id: Hex, addr: Address): Promise<boolean> {
+  return (await s.getRecord<boolean>(blacklistKey(id, addr))) === true;
+}
+
+export const getFreeze = (s: ExecState, id: Hex, holder: Address): Promise<FreezeRecord | undefined> => s.getRecord<FreezeRecord>(freezeKey(id, holder));
+
+/** Blacklists `addr` (stores true) or clears it (deletes the record). */
+export async function setBlacklisted(s: ExecState, id: Hex, addr: Address, on: boolean): Promise<void> {
+  if (on) await s.putRecord(blacklistKey(id, addr), true);
+  else await s.deleteRecord(blacklistKey(id, addr));
+}
