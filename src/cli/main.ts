@@ -1,39 +1,43 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { TX_TYPES, type HybridTx, type TxType } from '../chain/types';
-import { encodeTx, signTx } from '../chain/envelope';
+import { TX_TYPES, type TxType } from '../chain/types';
+import { encodeTx } from '../chain/envelope';
 import { configHelp, loadConfig } from '../config/config';
-import { parseAddress, toNative } from '../crypto/address';
-import { deriveKeys, generateSecret, type HybridKeys } from '../crypto/keys';
-import { CairnError, isCairnError } from '../errors/CairnError';
+import { toNative } from '../crypto/address';
+import { deriveKeys, generateSecret } from '../crypto/keys';
+import { isCairnError } from '../errors/CairnError';
 import { parseAmount } from '../primitives/amount';
-import { fromHex, isHex, toHex } from '../primitives/hex';
-import { CairnClient, type WaitOutcome, type WaitResult } from '../sdk/client';
+import { isHex, toHex } from '../primitives/hex';
+import { CairnClient } from '../sdk/client';
+import { ASSET_COMMANDS, ASSET_GROUPS, ASSET_HELP, ASSET_MAIN_HELP } from './assets';
+import {
+  DEFAULT_NODE,
+  DEFAULT_POLL_MS,
+  DEFAULT_WAIT_TIMEOUT_MS,
+  EXIT,
+  exitCodeFor,
+  formatWait,
+  json,
+  nodeUrl,
+  parse,
+  parseAddressArg,
+  parseLevel,
+  parseNonNegInt,
+  parsePositiveInt,
+  parseSecret,
+  parseWaitFlags,
+  SEND_OPTIONS,
+  sign,
+  str,
+  submitAndReport,
+  usage,
+  type CliIo,
+  type CliTxFields,
+  type Flags,
+  type OptionDefs,
+} from './common';
 
-/** Where the CLI writes; tests pass collectors, the entry point passes process streams. */
-export interface CliIo {
-  out(s: string): void;
-  err(s: string): void;
-  env: NodeJS.ProcessEnv;
-}
-
-/**
- * Exit codes. A timeout is UNKNOWN (3), never FAILED: the transaction may still land,
- * so confirm it by id before resending.
- */
-export const EXIT = { OK: 0, FAILED: 1, USAGE: 2, UNKNOWN: 3 } as const;
-
-const DEFAULT_NODE = 'http://127.0.0.1:6070';
-const DEFAULT_WAIT_TIMEOUT_MS = 60_000;
-const DEFAULT_POLL_MS = 500;
-/** Connection errors after which the request certainly never reached the node. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
-
-/** Bad invocation: message to stderr, exit 2. */
-function usage(message: string): never {
-  throw new CairnError('USAGE', message);
-}
+export { EXIT, exitCodeFor, formatWait, parseNonNegInt, parseSecret, type CliIo };
 
 // ---------------------------------------------------------------------------------------
 // Help texts
@@ -46,6 +50,7 @@ Commands:
   tx sign             sign a transaction offline; print the envelope to POST to /tx
   tx send             sign, submit to a node, optionally wait for the outcome
   tx wait <id>        wait until a transaction is included or finalized
+${ASSET_MAIN_HELP}
   status              print the node's GET /status
   account <address>   print an account (0x or cairn1 address)
   node [options]      run a node (see "cairn node --help")
@@ -74,6 +79,7 @@ const TX_FIELDS_HELP = `  --secret <hex>       32-byte master secret, 64 hex (or
   --data <json>        type-specific fields as one JSON value (see docs/PROTOCOL.md)`;
 
 const HELP: Record<string, string> = {
+  ...ASSET_HELP,
   keygen: `Usage: cairn keygen
 
 Generates a random 32-byte master secret and prints JSON:
@@ -98,6 +104,8 @@ Example:
   tx send       sign and submit to a node
   tx wait <id>  wait for a submitted transaction
 
+For token, NFT and name transactions, "cairn token|nft|name …" build the data from
+named flags and check it before signing.
 Run "cairn tx <sub> --help" for details.`,
 
   'tx sign': `Usage: cairn tx sign --type <TYPE> --nonce <n> [options]
@@ -168,61 +176,11 @@ Example:
 // ---------------------------------------------------------------------------------------
 // Argument parsing helpers (exported for tests)
 
-type Flags = Record<string, string | boolean | undefined>;
-type OptionDefs = Record<string, { type: 'string' | 'boolean'; short?: string }>;
-
-function parse(cmd: string, args: string[], options: OptionDefs, maxPositionals: number): { values: Flags; positionals: string[] } {
-  let parsed: { values: Flags; positionals: string[] };
-  try {
-    parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: true });
-  } catch (e) {
-    return usage(`${(e as Error).message}\nRun "cairn ${cmd} --help" for the options.`);
-  }
-  if (!parsed.values.help && parsed.positionals.length > maxPositionals)
-    usage(`unexpected argument "${parsed.positionals[maxPositionals]}" for "cairn ${cmd}"`);
-  return parsed;
-}
-
-const str = (v: string | boolean | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
-
-/** A master secret from 64 hex characters, with or without 0x. */
-export function parseSecret(flag: string | undefined, env: NodeJS.ProcessEnv): Uint8Array {
-  const raw = flag ?? env.CAIRN_SECRET;
-  if (raw === undefined || raw === '') return usage('a secret is required: pass --secret <hex> or set $CAIRN_SECRET');
-  const src = flag !== undefined ? '--secret' : '$CAIRN_SECRET';
-  const h = raw.trim().replace(/^0x/i, '');
-  if (!/^[0-9a-fA-F]{64}$/.test(h)) usage(`${src} must be 32 bytes as 64 hex characters`);
-  return fromHex(h);
-}
-
-export function parseNonNegInt(name: string, s: string): number {
-  if (!/^\d+$/.test(s) || !Number.isSafeInteger(Number(s))) usage(`${name} must be a non-negative integer, got "${s}"`);
-  return Number(s);
-}
-
-function parsePositiveInt(name: string, s: string): number {
-  const n = parseNonNegInt(name, s);
-  if (n === 0) usage(`${name} must be positive`);
-  return n;
-}
-
 export function parseTxType(s: string | undefined): TxType {
   if (s === undefined) return usage(`--type is required; valid types: ${TX_TYPES.join(', ')}`);
   const t = s.toUpperCase();
   if (!(TX_TYPES as readonly string[]).includes(t)) usage(`unknown --type "${s}"; valid types: ${TX_TYPES.join(', ')}`);
   return t as TxType;
-}
-
-function parseLevel(name: string, s: string | undefined): 'included' | 'finalized' | undefined {
-  if (s === undefined) return undefined;
-  if (s !== 'included' && s !== 'finalized') usage(`${name} must be "included" or "finalized", got "${s}"`);
-  return s as 'included' | 'finalized';
-}
-
-function parseAddressArg(name: string, s: string): string {
-  const a = parseAddress(s);
-  if (a === undefined) return usage(`${name} is not a valid address (0x + 40 hex, or cairn1…): "${s}"`);
-  return a;
 }
 
 const TX_OPTIONS: OptionDefs = {
@@ -236,15 +194,7 @@ const TX_OPTIONS: OptionDefs = {
   data: { type: 'string' },
 };
 
-interface TxFields {
-  type: TxType;
-  to?: string;
-  amount?: string;
-  nonce?: number;
-  fee?: string;
-  timestamp?: number;
-  data?: unknown;
-}
+type TxFields = CliTxFields;
 
 /** Validates the transaction flags shared by `tx sign` and `tx send`. */
 export function parseTxFields(values: Flags): TxFields {
@@ -270,60 +220,6 @@ export function parseTxFields(values: Flags): TxFields {
     }
   }
   return f;
-}
-
-function sign(keys: HybridKeys, f: TxFields, nonce: number): HybridTx {
-  try {
-    return signTx(keys, {
-      type: f.type,
-      nonce,
-      ...(f.to !== undefined ? { to: f.to } : {}),
-      ...(f.amount !== undefined ? { amount: f.amount } : {}),
-      ...(f.fee !== undefined ? { fee: f.fee } : {}),
-      ...(f.timestamp !== undefined ? { timestamp: f.timestamp } : {}),
-      ...(f.data !== undefined ? { data: f.data } : {}),
-    });
-  } catch (e) {
-    // The envelope refuses what it cannot sign (e.g. oversized data): an input problem.
-    return usage(`cannot sign: ${(e as Error).message}`);
-  }
-}
-
-const json = (v: unknown): string => JSON.stringify(v, null, 2);
-
-function nodeUrl(values: Flags, env: NodeJS.ProcessEnv): string {
-  const flag = str(values.node);
-  const url = flag ?? (env.CAIRN_NODE || DEFAULT_NODE);
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = undefined;
-  }
-  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
-    usage(`${flag !== undefined ? '--node' : '$CAIRN_NODE'} must be an http(s) URL, got "${url}"`);
-  return url;
-}
-
-export function exitCodeFor(outcome: WaitOutcome): number {
-  if (outcome === 'included' || outcome === 'finalized') return EXIT.OK;
-  if (outcome === 'unknown') return EXIT.UNKNOWN;
-  return EXIT.FAILED;
-}
-
-/** The printed summary of a wait: the outcome and, when known, where it landed. */
-export function formatWait(id: string, w: WaitResult): Record<string, unknown> {
-  const r = w.record;
-  const out: Record<string, unknown> = { id, outcome: w.outcome };
-  if (r?.blockHeight !== undefined && w.outcome !== 'dropped' && w.outcome !== 'unknown') out.blockHeight = r.blockHeight;
-  if (r?.blockHash !== undefined && w.outcome !== 'dropped' && w.outcome !== 'unknown') out.blockHash = r.blockHash;
-  if (w.outcome === 'failed' && r?.result?.error) out.reason = r.result.error;
-  if (w.outcome === 'dropped' && r?.reason) out.reason = r.reason;
-  if (w.outcome === 'unknown') {
-    out.lastStatus = r?.status ?? 'not found';
-    out.note = 'timed out: the transaction may still land; wait again before resending';
-  }
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -363,48 +259,14 @@ async function cmdTxSign(args: string[], io: CliIo): Promise<number> {
 }
 
 async function cmdTxSend(args: string[], io: CliIo): Promise<number> {
-  const { values } = parse(
-    'tx send',
-    args,
-    { ...TX_OPTIONS, node: { type: 'string' }, wait: { type: 'string' }, timeout: { type: 'string' }, poll: { type: 'string' } },
-    0,
-  );
+  const { values } = parse('tx send', args, { ...TX_OPTIONS, ...SEND_OPTIONS }, 0);
   if (values.help) return help(io, 'tx send');
   const f = parseTxFields(values);
-  const until = parseLevel('--wait', str(values.wait));
-  const timeoutMs = str(values.timeout) !== undefined ? parsePositiveInt('--timeout', str(values.timeout)!) : DEFAULT_WAIT_TIMEOUT_MS;
-  const pollMs = str(values.poll) !== undefined ? parsePositiveInt('--poll', str(values.poll)!) : DEFAULT_POLL_MS;
-  if (until === undefined && (values.timeout !== undefined || values.poll !== undefined)) usage('--timeout and --poll only apply with --wait');
+  const wait = parseWaitFlags(values);
   const keys = deriveKeys(parseSecret(str(values.secret), io.env));
   const client = new CairnClient(nodeUrl(values, io.env));
-
   const nonce = f.nonce ?? (await client.nextNonce(keys.address));
-  const tx = sign(keys, f, nonce);
-  let verdict;
-  try {
-    verdict = await client.submit(tx);
-  } catch (e) {
-    // Refused or unresolvable connection: nothing reached the node, a plain error.
-    if (isCairnError(e) && typeof e.meta.errno === 'string' && NOT_SENT.has(e.meta.errno)) throw e;
-    // Otherwise the request may have reached the node before the answer was lost.
-    if (isCairnError(e) && (e.code === 'NETWORK' || e.code === 'TIMEOUT')) {
-      io.out(json({ accepted: null, id: tx.id, outcome: 'unknown', error: e.message }));
-      io.err(`submission outcome unknown: check with "cairn tx wait ${tx.id}" before resending`);
-      return EXIT.UNKNOWN;
-    }
-    throw e;
-  }
-  if (!verdict.accepted) {
-    io.out(json(verdict));
-    return EXIT.FAILED;
-  }
-  if (until === undefined) {
-    io.out(json(verdict));
-    return EXIT.OK;
-  }
-  const w = await client.waitFor(tx.id, { until, timeoutMs, pollMs });
-  io.out(json({ ...verdict, ...formatWait(tx.id, w) }));
-  return exitCodeFor(w.outcome);
+  return submitAndReport(io, client, sign(keys, f, nonce), wait);
 }
 
 async function cmdTxWait(args: string[], io: CliIo): Promise<number> {
@@ -504,7 +366,13 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
   'tx sign': cmdTxSign,
   'tx send': cmdTxSend,
   'tx wait': cmdTxWait,
+  ...ASSET_COMMANDS,
 };
+
+/** Commands with sub-commands: `cairn <group> <sub>`. */
+const GROUPS: Record<string, readonly string[]> = { tx: ['sign', 'send', 'wait'], ...ASSET_GROUPS };
+
+const orList = (xs: string[]): string => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}`);
 
 /** Runs one CLI invocation; returns the exit code (see EXIT). Never calls process.exit except for `node` signals. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -516,17 +384,17 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     let name = first;
     let args = rest;
-    if (first === 'tx') {
+    if (Object.hasOwn(GROUPS, first)) {
       const sub = rest[0];
       if (sub === undefined || sub === '--help' || sub === '-h') {
-        io.out(HELP.tx);
+        io.out(HELP[first]);
         return sub === undefined ? EXIT.USAGE : EXIT.OK;
       }
-      name = `tx ${sub}`;
+      name = `${first} ${sub}`;
       args = rest.slice(1);
-      if (!COMMANDS[name]) usage(`unknown command "tx ${sub}"; expected tx sign, tx send or tx wait`);
+      if (!Object.hasOwn(COMMANDS, name)) usage(`unknown command "${name}"; expected ${orList(GROUPS[first].map((x) => `${first} ${x}`))}`);
     }
-    const cmd = COMMANDS[name];
+    const cmd = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (!cmd) return usage(`unknown command "${first}"; run "cairn --help" for the list`);
     return await cmd(args, io);
   } catch (e) {

@@ -1,7 +1,24 @@
 import type { Address, HybridTx, TxPayload } from '../chain/types';
 import type { Hex } from '../primitives/hex';
-import { encodeTx } from '../chain/envelope';
+import { encodeTx, signTx, type TxFields } from '../chain/envelope';
+import type { HybridKeys } from '../crypto/keys';
 import { CairnError } from '../errors/CairnError';
+import {
+  buildAssetTx,
+  createdAssetId,
+  pageQuery,
+  type AssetTxInput,
+  type CollectionDetail,
+  type CollectionList,
+  type NameList,
+  type NameView,
+  type NftItemView,
+  type PageOptions,
+  type TokenHolders,
+  type TokenList,
+  type TokenTransfers,
+  type TokenView,
+} from './assets';
 
 /** GET /address/:end (SPEC "Account"); amounts are integer strings in base units. */
 export interface Account {
@@ -81,6 +98,31 @@ export interface WaitResult {
   record: TxRecord | null;
 }
 
+/** Options of send / sendAsset. */
+export interface SendOptions {
+  /** Default: the account's nextNonce, read from the node. */
+  nonce?: number;
+  /** Most base units the node may burn (a limit, not a bid); default the signer's default. */
+  fee?: bigint | string;
+  timestamp?: number;
+  /** After acceptance, wait for this outcome (waitFor); default: do not wait. */
+  wait?: 'included' | 'finalized';
+  timeoutMs?: number;
+  pollMs?: number;
+}
+
+export interface SendResult {
+  tx: HybridTx;
+  verdict: SubmitVerdict;
+  /** Present when `wait` was asked for and the node accepted the transaction. */
+  wait?: WaitResult;
+}
+
+export interface SendAssetResult extends SendResult {
+  /** TOKEN_CREATE / NFT_CREATE: the id of the token or collection the transaction creates. */
+  assetId?: Hex;
+}
+
 export interface ClientOptions {
   fetch?: typeof fetch;
   /** Per-request timeout; default 10 000 ms. */
@@ -135,6 +177,90 @@ export class CairnClient {
       if (e instanceof CairnError && e.code === 'HTTP_400') return { accepted: false, id: tx.id, reason: e.message };
       throw e;
     }
+  }
+
+  /**
+   * Signs `fields` with `keys` (nonce from the node unless given), submits, and with
+   * opts.wait waits for the outcome. A refusal is a verdict with accepted false, not an
+   * error; transport errors are thrown (the transaction may then have reached the node:
+   * check `tx.id` with waitFor before resending, see CairnError meta.txId).
+   */
+  async send(keys: HybridKeys, fields: Omit<TxFields, 'nonce'> & { nonce?: number }, opts: SendOptions = {}): Promise<SendResult> {
+    const nonce = opts.nonce ?? fields.nonce ?? (await this.nextNonce(keys.address));
+    const tx = signTx(keys, {
+      ...fields,
+      nonce,
+      ...(opts.fee !== undefined ? { fee: opts.fee } : {}),
+      ...(opts.timestamp !== undefined ? { timestamp: opts.timestamp } : {}),
+    });
+    let verdict: SubmitVerdict;
+    try {
+      verdict = await this.submit(tx);
+    } catch (e) {
+      if (e instanceof CairnError) e.meta.txId ??= tx.id;
+      throw e;
+    }
+    if (!verdict.accepted || opts.wait === undefined) return { tx, verdict };
+    const wait = await this.waitFor(tx.id, { until: opts.wait, timeoutMs: opts.timeoutMs, pollMs: opts.pollMs });
+    return { tx, verdict, wait };
+  }
+
+  /**
+   * Builds (buildAssetTx: throws CairnError INVALID_ASSET_TX on bad input), signs and
+   * submits one asset transaction; see send. For TOKEN_CREATE and NFT_CREATE the result
+   * carries the new asset's id.
+   */
+  async sendAsset(keys: HybridKeys, input: AssetTxInput, opts: SendOptions = {}): Promise<SendAssetResult> {
+    const r = await this.send(keys, buildAssetTx(input), opts);
+    const id = createdAssetId(r.tx);
+    return id === undefined ? r : { ...r, assetId: id };
+  }
+
+  // ---- Assets (FT20, NFT721, names) ----
+
+  /** GET /tokens: issued tokens, newest first; pass nextBefore as `before` for the next page. */
+  tokens(page?: PageOptions): Promise<TokenList> {
+    return this.get<TokenList>(`/tokens${pageQuery(page)}`);
+  }
+
+  /** GET /tokens/:id by id or symbol; null when no such token. */
+  token(idOrSymbol: string): Promise<TokenView | null> {
+    return this.getOrNull<TokenView>(`/tokens/${encodeURIComponent(idOrSymbol)}`);
+  }
+
+  /** GET /tokens/:id/holders, token by id or symbol (throws HTTP_404 for an unknown token). */
+  tokenHolders(id: string, page?: PageOptions): Promise<TokenHolders> {
+    return this.get<TokenHolders>(`/tokens/${encodeURIComponent(id)}/holders${pageQuery(page)}`);
+  }
+
+  /** GET /tokens/:id/transfers, token by id or symbol, newest first (throws HTTP_404 for an unknown token). */
+  tokenTransfers(id: string, page?: PageOptions): Promise<TokenTransfers> {
+    return this.get<TokenTransfers>(`/tokens/${encodeURIComponent(id)}/transfers${pageQuery(page)}`);
+  }
+
+  /** GET /nfts: NFT721 collections. */
+  nfts(page?: PageOptions): Promise<CollectionList> {
+    return this.get<CollectionList>(`/nfts${pageQuery(page)}`);
+  }
+
+  /** GET /nfts/:collection by id or symbol, with a page of its items; null when unknown. */
+  nftCollection(collection: string, page?: PageOptions): Promise<CollectionDetail | null> {
+    return this.getOrNull<CollectionDetail>(`/nfts/${encodeURIComponent(collection)}${pageQuery(page)}`);
+  }
+
+  /** GET /nfts/:collection:item (collection by id or symbol); null when unknown or burned. */
+  nftItem(collection: string, item: number): Promise<NftItemView | null> {
+    return this.getOrNull<NftItemView>(`/nfts/${encodeURIComponent(collection)}:${item}`);
+  }
+
+  /** GET /names: registered names. */
+  names(page?: PageOptions): Promise<NameList> {
+    return this.get<NameList>(`/names${pageQuery(page)}`);
+  }
+
+  /** GET /name/:name: what the name resolves to; null when it is not registered. */
+  resolveName(name: string): Promise<NameView | null> {
+    return this.getOrNull<NameView>(`/name/${encodeURIComponent(name)}`);
   }
 
   /** The transaction, confirmed or pending; null when this node does not know it (yet). */

@@ -6,6 +6,9 @@ export {
   type BlockRecord,
   type ClientOptions,
   type NodeStatus,
+  type SendAssetResult,
+  type SendOptions,
+  type SendResult,
   type SubmitVerdict,
   type TxRecord,
   type TxStatus,
@@ -18,3 +21,33 @@ export { deriveKeys, generateSecret, type HybridKeys } from '../crypto/keys';
 export { toNative, parseAddress } from '../crypto/address';
 export { verifyAccountProof } from '../state/proof';
 export { TX_TYPES, type TxType, type SignedTx, type Address } from '../chain/types';
+export {
+  buildAssetTx,
+  createdAssetId,
+  assetId,
+  isValidName,
+  ASSET_TX_TYPES,
+  TOKEN_TX_TYPES,
+  NFT_TX_TYPES,
+  NAME_TX_TYPES,
+  type AssetTxInput,
+  type AssetTxType,
+  type UnsignedAssetTx,
+  type TokenAmount,
+  type Cursor,
+  type PageOptions,
+  type TokenView,
+  type TokenList,
+  type TokenHolder,
+  type TokenHolders,
+  type TokenTransfer,
+  type TokenTransfers,
+  type CollectionView,
+  type CollectionDetail,
+  type CollectionList,
+  type NftItemView,
+  type NameView,
+  type NameEntry,
+  type NameList,
+} from './assets';
+export { NAME_REGISTRATION_COST } from '../chain/params';
