@@ -183,10 +183,10 @@ export class ChainReader {
     return undefined;
   }
 
+  /** A block (shared and cached: callers must not mutate it) and its encoded size. */
   async blockWithSize(height: number): Promise<{ block: Block; size: number } | undefined> {
-    const text = await this.d.store.blockText(height);
-    if (!text) return undefined;
-    return { block: JSON.parse(Buffer.from(text).toString('utf8')) as Block, size: text.byteLength };
+    const block = await this.cachedBlock(height);
+    return block ? { block, size: sizes.get(block)! } : undefined;
   }
 
   /** The block record of /blocks/:ref: header fields, size, finality and its transactions in summary. */

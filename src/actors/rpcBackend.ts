@@ -36,7 +36,7 @@ export class NodeRpcBackend implements RpcBackend {
     if (height >= this.d.reader.head.height) return this.d.reader.head.stateRoot;
     const b = await this.d.store.summary(height);
     if (!b) throw new Error(`no block at height ${height}`);
-    return (await this.d.store.block(height))!.header.stateRoot;
+    return (await this.d.reader.blockWithSize(height))!.block.header.stateRoot;
   }
 
   async block(ref: number | Hex) {
@@ -63,7 +63,7 @@ export class NodeRpcBackend implements RpcBackend {
   async tx(hash: Hex): Promise<RpcTxLocation | undefined> {
     const loc = await this.d.store.txLocation(hash);
     if (loc) {
-      const block = await this.d.store.block(loc.height);
+      const block = (await this.d.reader.blockWithSize(loc.height))?.block;
       const tx = block?.txs[loc.index];
       if (block && tx) {
         return { tx, block: { height: loc.height, hash: block.header.hash, index: loc.index, result: block.results[loc.index], timestamp: block.header.timestamp } };
@@ -83,7 +83,7 @@ export class NodeRpcBackend implements RpcBackend {
     const out: RpcLog[] = [];
     for (const l of found) {
       if (!hashes.has(l.blockHeight)) hashes.set(l.blockHeight, (await this.d.store.summary(l.blockHeight))!.hash);
-      const block = await this.d.store.block(l.blockHeight); // small blocks cache in RocksDB's block cache
+      const block = (await this.d.reader.blockWithSize(l.blockHeight))?.block;
       out.push({
         address: l.address, topics: l.topics, data: l.data, blockHeight: l.blockHeight, blockHash: hashes.get(l.blockHeight)!,
         txHash: block!.txs[l.txIndex].id, txIndex: l.txIndex, logIndex: l.logIndex,
