@@ -77,6 +77,8 @@ const height = fc.oneof(fc.nat({ max: 50 }).map(String), junkString);
 const addressLike = () => fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...dev.flatMap((d) => [d.address, d.native, d.address.toUpperCase().replace('0X', '0x')])) }, { weight: 2, arbitrary: junkString });
 const refLike = () => fc.oneof(fc.constantFrom('latest', '0', '1', blockHash, blockHash.toUpperCase()), height);
 const idLike = () => fc.oneof(fc.stringMatching(/^0x[0-9a-f]{64}$/), fc.constant(signed.hybrid.id), junkString);
+const assetLike = () => fc.oneof(fc.stringMatching(/^0x[0-9a-f]{40}$/), fc.stringMatching(/^[A-Za-z][A-Za-z0-9]{0,13}$/), junkString);
+const nameLike = () => fc.oneof(fc.stringMatching(/^[a-z0-9-]{1,40}$/), junkString);
 const queryValue = fc.oneof(fc.nat({ max: 3_000 }).map(String), fc.constantFrom('0', '1', '100', '101', '2000', '2001', '-1', '1.5', '', '1e2', '0x10', ' 5'), junkString);
 const QUERY_KEYS = ['limit', 'before', 'from', 'height', 'q', 'address', 'format'];
 
@@ -84,7 +86,7 @@ const QUERY_KEYS = ['limit', 'before', 'from', 'height', 'q', 'address', 'format
 function getPaths(): fc.Arbitrary<string> {
   const q = queryString(QUERY_KEYS, queryValue);
   const seg = (a: fc.Arbitrary<string>) => encoded(a);
-  const fixed = ['/', '/status', '/blocks/latest', '/blocks', '/chain', '/stats', '/search', '/txs', '/mempool', '/internal', '/logs', '/gateway', '/guard', '/metrics', '/peers', '/security/alerts'];
+  const fixed = ['/', '/status', '/blocks/latest', '/blocks', '/chain', '/stats', '/search', '/txs', '/mempool', '/internal', '/logs', '/gateway', '/guard', '/metrics', '/peers', '/security/alerts', '/tokens', '/nfts', '/names'];
   return fc.oneof(
     { weight: 6, arbitrary: fc.tuple(fc.constantFrom(...fixed), q).map(([p, s]) => p + s) },
     { weight: 2, arbitrary: fc.tuple(seg(refLike()), q).map(([r, s]) => `/blocks/${r}${s}`) },
@@ -95,6 +97,9 @@ function getPaths(): fc.Arbitrary<string> {
     { weight: 2, arbitrary: fc.tuple(seg(idLike()), q).map(([i, s]) => `/tx/${i}${s}`) },
     { weight: 1, arbitrary: fc.tuple(seg(addressLike()), q).map(([a, s]) => `/contract/${a}${s}`) },
     { weight: 2, arbitrary: seg(fc.oneof(junkString, addressLike(), refLike())).map((v) => `/search?q=${v}`) },
+    { weight: 2, arbitrary: fc.tuple(seg(assetLike()), fc.constantFrom('', '/holders', '/transfers'), q).map(([a, sub, s]) => `/tokens/${a}${sub}${s}`) },
+    { weight: 1, arbitrary: fc.tuple(seg(fc.oneof(assetLike(), fc.tuple(assetLike(), fc.oneof(fc.nat().map(String), junkString)).map(([a, n]) => `${a}:${n}`))), q).map(([a, s]) => `/nfts/${a}${s}`) },
+    { weight: 1, arbitrary: fc.tuple(seg(nameLike()), q).map(([n, s]) => `/name/${n}${s}`) },
     { weight: 1, arbitrary: fc.tuple(seg(junkString), seg(junkString), q).map(([a, b, s]) => `/${a}/${b}${s}`) },
     { weight: 1, arbitrary: fc.constantFrom('//status', '/status/', '/STATUS', '/blocks//latest', '/address/', '/tx/', '/proof/', '/%2e%2e/status', '/blocks/latest/..', '/./status') },
   );
