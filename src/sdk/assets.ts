@@ -12,6 +12,16 @@ import { parseAddress } from '../crypto/address';
 import { CairnError } from '../errors/CairnError';
 import { assetId, ASSET_ID_RE } from '../modules/assets/common';
 import type { Hex } from '../primitives/hex';
+// The response shapes are the server's own types (type-only imports: nothing of the node is
+// bundled into the SDK), so the two cannot drift apart.
+import type {
+  CollectionView as ServerCollectionView,
+  HolderView,
+  ItemView,
+  NameView as ServerNameEntry,
+  TokenTransferView,
+  TokenView as ServerTokenView,
+} from '../actors/assetReader';
 
 /**
  * Typed builders of the asset transactions (FT20 tokens, NFT721 collections, names):
@@ -244,34 +254,22 @@ export interface PageOptions {
   before?: Cursor;
 }
 
-/** GET /tokens/:id (by id or symbol). Only the fields the SDK relies on are typed. */
-export interface TokenView {
-  id: Hex;
-  name: string;
-  symbol: string;
-  decimals: number;
-  owner: Address;
-  ownerNative: string;
-  mintable: boolean;
-  paused: boolean;
-  /** Total supply, base units. */
-  supply: string;
-  /** Number of accounts holding a non-zero balance. */
-  holders: number;
-  createdAt: number;
-  createdBy: Hex;
-  [field: string]: unknown;
-}
+
+/** GET /tokens/:id (by id or symbol); also the entries of GET /tokens. */
+export type TokenView = ServerTokenView;
+export type TokenHolder = HolderView;
+/** A mint has from null, a burn to null. */
+export type TokenTransfer = TokenTransferView;
+/** A collection as GET /nfts lists it: `supply` = minted − burned. */
+export type CollectionView = ServerCollectionView;
+/** GET /nfts/:collection:item. */
+export type NftItemView = ItemView;
+/** A name as GET /names lists it. */
+export type NameEntry = ServerNameEntry;
 
 export interface TokenList {
   tokens: TokenView[];
   nextBefore: Cursor | null;
-}
-
-export interface TokenHolder {
-  address: Address;
-  native: string;
-  balance: string;
 }
 
 export interface TokenHolders {
@@ -280,53 +278,10 @@ export interface TokenHolders {
   nextBefore: Cursor | null;
 }
 
-export interface TokenTransfer {
-  txId: Hex;
-  /** A mint has from null, a burn to null. */
-  kind: 'transfer' | 'mint' | 'burn';
-  from: Address | null;
-  to: Address | null;
-  fromNative: string | null;
-  toNative: string | null;
-  amount: string;
-  blockHeight: number;
-}
-
 export interface TokenTransfers {
   token: Hex;
   transfers: TokenTransfer[];
   nextBefore: Cursor | null;
-}
-
-/** A collection as GET /nfts lists it. */
-export interface CollectionView {
-  id: Hex;
-  name: string;
-  symbol: string;
-  owner: Address;
-  ownerNative: string;
-  /** Items minted so far; the next item is minted + 1. */
-  minted: number;
-  burned: number;
-  /** Live items (minted − burned). */
-  supply: number;
-  createdAt: number;
-  createdBy: Hex;
-  [field: string]: unknown;
-}
-
-/** GET /nfts/:collection:item. */
-export interface NftItemView {
-  /** "<collection>:<item>" */
-  id: string;
-  collection: Hex;
-  item: number;
-  owner: Address;
-  ownerNative: string;
-  uri: string | null;
-  approved: Address | null;
-  mintedAt: number;
-  [field: string]: unknown;
 }
 
 /** GET /nfts/:collection: the collection with a page of its live items, newest first. */
@@ -348,18 +303,6 @@ export interface NameView {
   owner: Address;
   ownerNative: string;
   registeredAt: number;
-  [field: string]: unknown;
-}
-
-/** A name as GET /names lists it. */
-export interface NameEntry {
-  name: string;
-  owner: Address;
-  ownerNative: string;
-  target: Address;
-  targetNative: string;
-  registeredAt: number;
-  [field: string]: unknown;
 }
 
 export interface NameList {
