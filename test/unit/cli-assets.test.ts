@@ -1,6 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeEnvelope } from '../../src/chain/envelope';
 import { NAME_REGISTRATION_COST } from '../../src/chain/params';
 import { runCli, type CliIo } from '../../src/cli/main';
@@ -8,6 +6,7 @@ import { toNative } from '../../src/crypto/address';
 import { deriveKeys } from '../../src/crypto/keys';
 import { assetId } from '../../src/modules/assets/common';
 import { fromHex } from '../../src/primitives/hex';
+import { useStubNode } from '../helpers/stubNode';
 
 const SECRET = '11'.repeat(32);
 const FROM = deriveKeys(fromHex(SECRET)).address;
@@ -172,38 +171,14 @@ describe('help texts', () => {
 
 // ---------------------------------------------------------------------------------------
 
-type Handler = (req: IncomingMessage, body: string) => { status: number; body?: unknown };
 
 describe('asset commands against a node (local node:http server)', () => {
-  let server: Server;
-  let url: string;
-  let handler: Handler;
-  let seen: string[];
-
-  beforeAll(async () => {
-    server = createServer((req: IncomingMessage, res: ServerResponse) => {
-      let body = '';
-      req.on('data', (c) => (body += c));
-      req.on('end', () => {
-        seen.push(`${req.method} ${req.url}`);
-        const r = handler(req, body);
-        res.writeHead(r.status, { 'content-type': 'application/json' });
-        res.end(r.body === undefined ? '' : JSON.stringify(r.body));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  beforeEach(() => {
-    seen = [];
-    handler = () => ({ status: 500, body: { error: 'unexpected' } });
-  });
+  const stub = useStubNode();
 
   /** A node that knows token CUSD and collection STONE, accepts everything and includes it at once. */
   function fakeNode(events: unknown[] = []): { posted: () => Record<string, unknown> | undefined } {
     let posted: Record<string, unknown> | undefined;
-    handler = (req, body) => {
+    stub.handler = (req, body) => {
       if (req.url === `/address/${FROM}`) return { status: 200, body: { address: FROM, nextNonce: 5 } };
       if (req.url === '/tokens/CUSD') return { status: 200, body: { id: TOKEN, symbol: 'CUSD' } };
       if (req.url?.startsWith('/nfts/STONE')) return { status: 200, body: { id: COLL, symbol: 'STONE', items: [], nextBefore: null } };
@@ -220,49 +195,49 @@ describe('asset commands against a node (local node:http server)', () => {
 
   it('token transfer by symbol: resolves the id, reads the nonce, sends, waits', async () => {
     const node = fakeNode();
-    const r = await run(['token', 'transfer', '--token', 'cusd', '--to', A, '--amount', '10', '--node', url, '--wait', 'included', '--poll', '10'], { CAIRN_SECRET: SECRET });
+    const r = await run(['token', 'transfer', '--token', 'cusd', '--to', A, '--amount', '10', '--node', stub.url, '--wait', 'included', '--poll', '10'], { CAIRN_SECRET: SECRET });
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const sent = node.posted()!;
     expect(decodeEnvelope(sent).ok).toBe(true);
     expect(sent).toMatchObject({ type: 'TOKEN_TRANSFER', nonce: 5, to: A, data: { token: TOKEN, amount: '10' } });
     expect(JSON.parse(r.out)).toEqual({ accepted: true, id: sent.id, outcome: 'included', blockHeight: 8, blockHash: '0x08' });
-    expect(seen.slice(0, 3).sort()).toEqual(['GET /address/' + FROM, 'GET /tokens/CUSD', 'POST /tx'].sort());
+    expect(stub.seen.slice(0, 3).sort()).toEqual(['GET /address/' + FROM, 'GET /tokens/CUSD', 'POST /tx'].sort());
   });
 
   it('token create prints the token id with the verdict; --sign-only without --nonce asks the node', async () => {
     const node = fakeNode();
-    const r = await run(['token', 'create', '--name', 'X', '--symbol', 'XX', '--supply', '5', '--node', url, '--secret', SECRET]);
+    const r = await run(['token', 'create', '--name', 'X', '--symbol', 'XX', '--supply', '5', '--node', stub.url, '--secret', SECRET]);
     expect(r.code).toBe(0);
     const id = node.posted()!.id as `0x${string}`;
     expect(JSON.parse(r.out)).toEqual({ accepted: true, id, token: assetId(id) });
 
-    seen = [];
-    const s = await run(['nft', 'mint', '--collection', 'stone', '--to', A, '--sign-only', '--node', url, '--secret', SECRET]);
+    stub.seen = [];
+    const s = await run(['nft', 'mint', '--collection', 'stone', '--to', A, '--sign-only', '--node', stub.url, '--secret', SECRET]);
     expect(s.code).toBe(0);
     expect(JSON.parse(s.out)).toMatchObject({ type: 'NFT_MINT', nonce: 5, data: { collection: COLL } });
-    expect(seen).toEqual(['GET /nfts/STONE?limit=1', `GET /address/${FROM}`]); // nothing posted
+    expect(stub.seen).toEqual(['GET /nfts/STONE?limit=1', `GET /address/${FROM}`]); // nothing posted
   });
 
   it('nft mint --wait reports the minted item; a refusal exits 1; an unknown symbol exits 1', async () => {
     fakeNode([{ kind: 'nft.transfer', collection: COLL, item: 7, from: null, to: A }]);
-    const r = await run(['nft', 'mint', '--collection', COLL, '--to', A, '--node', url, '--secret', SECRET, '--wait', 'included', '--poll', '10']);
+    const r = await run(['nft', 'mint', '--collection', COLL, '--to', A, '--node', stub.url, '--secret', SECRET, '--wait', 'included', '--poll', '10']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toMatchObject({ accepted: true, outcome: 'included', item: 7 });
 
-    handler = (req) => (req.method === 'POST' ? { status: 400, body: { error: 'NAME_REGISTER amount must be 10000000' } } : { status: 404, body: { error: 'nf' } });
-    const refused = await run(['name', 'register', 'alice', '--node', url, '--secret', SECRET]);
+    stub.handler = (req) => (req.method === 'POST' ? { status: 400, body: { error: 'NAME_REGISTER amount must be 10000000' } } : { status: 404, body: { error: 'nf' } });
+    const refused = await run(['name', 'register', 'alice', '--node', stub.url, '--secret', SECRET]);
     expect(refused.code).toBe(1);
     expect(JSON.parse(refused.out)).toMatchObject({ accepted: false, reason: 'NAME_REGISTER amount must be 10000000' });
 
-    handler = () => ({ status: 404, body: { error: 'token not found: NOPE' } });
-    const missing = await run(['token', 'burn', '--token', 'NOPE', '--amount', '1', '--node', url, '--secret', SECRET]);
+    stub.handler = () => ({ status: 404, body: { error: 'token not found: NOPE' } });
+    const missing = await run(['token', 'burn', '--token', 'NOPE', '--amount', '1', '--node', stub.url, '--secret', SECRET]);
     expect(missing.code).toBe(1);
     expect(missing.err).toMatch(/no token with symbol NOPE/);
   });
 
   it('reads: token info/holders/transfers/list, nft info/list, name resolve/list', async () => {
-    handler = (req) => {
+    stub.handler = (req) => {
       const u = req.url!;
       if (u === '/tokens/CUSD' || u === `/tokens/${TOKEN}`) return { status: 200, body: { id: TOKEN, symbol: 'CUSD', supply: '1' } };
       if (u === '/tokens/CUSD/holders?limit=2') return { status: 200, body: { token: TOKEN, holders: [{ address: A, native: toNative(A), balance: '1' }], nextBefore: 'n1' } };
@@ -273,32 +248,32 @@ describe('asset commands against a node (local node:http server)', () => {
       if (u === '/name/alice') return { status: 200, body: { name: 'alice', address: A } };
       return { status: 404, body: { error: `not found: ${u}` } };
     };
-    const info = await run(['token', 'info', 'cusd', '--node', url]);
+    const info = await run(['token', 'info', 'cusd', '--node', stub.url]);
     expect(info.code).toBe(0);
     expect(JSON.parse(info.out)).toEqual({ id: TOKEN, symbol: 'CUSD', supply: '1' });
-    expect(JSON.parse((await run(['token', 'info', TOKEN, '--node', url])).out).id).toBe(TOKEN);
-    const holders = await run(['token', 'holders', 'CUSD', '--limit', '2', '--node', url]);
+    expect(JSON.parse((await run(['token', 'info', TOKEN, '--node', stub.url])).out).id).toBe(TOKEN);
+    const holders = await run(['token', 'holders', 'CUSD', '--limit', '2', '--node', stub.url]);
     expect(JSON.parse(holders.out)).toMatchObject({ token: TOKEN, nextBefore: 'n1' });
-    const transfers = await run(['token', 'transfers', TOKEN, '--limit', '1', '--before', 'n1', '--node', url]);
+    const transfers = await run(['token', 'transfers', TOKEN, '--limit', '1', '--before', 'n1', '--node', stub.url]);
     expect(transfers.code).toBe(0);
     expect(JSON.parse(transfers.out)).toEqual({ token: TOKEN, transfers: [], nextBefore: null });
-    expect(JSON.parse((await run(['token', 'list', '--node', url])).out)).toEqual({ list: '/tokens' });
-    expect(JSON.parse((await run(['nft', 'list', '--node', url])).out)).toEqual({ list: '/nfts' });
-    expect(JSON.parse((await run(['name', 'list', '--limit', '3', '--node', url])).out)).toEqual({ list: '/names?limit=3' });
-    expect(JSON.parse((await run(['nft', 'info', `${COLL}:3`, '--node', url])).out)).toMatchObject({ item: 3 });
-    expect(JSON.parse((await run(['nft', 'info', COLL, '--item', '3', '--node', url])).out)).toMatchObject({ item: 3 });
-    expect(JSON.parse((await run(['nft', 'info', 'stone', '--limit', '2', '--node', url])).out)).toMatchObject({ id: COLL });
-    expect(JSON.parse((await run(['name', 'resolve', 'alice', '--node', url])).out)).toEqual({ name: 'alice', address: A });
+    expect(JSON.parse((await run(['token', 'list', '--node', stub.url])).out)).toEqual({ list: '/tokens' });
+    expect(JSON.parse((await run(['nft', 'list', '--node', stub.url])).out)).toEqual({ list: '/nfts' });
+    expect(JSON.parse((await run(['name', 'list', '--limit', '3', '--node', stub.url])).out)).toEqual({ list: '/names?limit=3' });
+    expect(JSON.parse((await run(['nft', 'info', `${COLL}:3`, '--node', stub.url])).out)).toMatchObject({ item: 3 });
+    expect(JSON.parse((await run(['nft', 'info', COLL, '--item', '3', '--node', stub.url])).out)).toMatchObject({ item: 3 });
+    expect(JSON.parse((await run(['nft', 'info', 'stone', '--limit', '2', '--node', stub.url])).out)).toMatchObject({ id: COLL });
+    expect(JSON.parse((await run(['name', 'resolve', 'alice', '--node', stub.url])).out)).toEqual({ name: 'alice', address: A });
 
-    const none = await run(['name', 'resolve', 'nobody', '--node', url]);
+    const none = await run(['name', 'resolve', 'nobody', '--node', stub.url]);
     expect(none.code).toBe(1);
     expect(none.err).toMatch(/name "nobody" is not registered/);
-    const noToken = await run(['token', 'info', 'ZZZ', '--node', url]);
+    const noToken = await run(['token', 'info', 'ZZZ', '--node', stub.url]);
     expect(noToken.code).toBe(1);
     expect(noToken.err).toMatch(/token ZZZ not found/);
-    expect((await run(['nft', 'info', `${COLL}:9`, '--node', url])).code).toBe(1);
-    expect((await run(['token', 'holders', 'x!', '--node', url])).code).toBe(2);
-    expect((await run(['name', 'resolve', 'A', '--node', url])).code).toBe(2);
-    expect((await run(['nft', 'info', `${COLL}:1`, '--item', '1', '--node', url])).code).toBe(2);
+    expect((await run(['nft', 'info', `${COLL}:9`, '--node', stub.url])).code).toBe(1);
+    expect((await run(['token', 'holders', 'x!', '--node', stub.url])).code).toBe(2);
+    expect((await run(['name', 'resolve', 'A', '--node', stub.url])).code).toBe(2);
+    expect((await run(['nft', 'info', `${COLL}:1`, '--item', '1', '--node', stub.url])).code).toBe(2);
   });
 });

@@ -1,12 +1,11 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeEnvelope } from '../../src/chain/envelope';
 import { TX_TYPES } from '../../src/chain/types';
 import { runCli, type CliIo } from '../../src/cli/main';
 import { parseAddress, toNative } from '../../src/crypto/address';
 import { deriveKeys } from '../../src/crypto/keys';
 import { fromHex } from '../../src/primitives/hex';
+import { useStubNode } from '../helpers/stubNode';
 
 const SECRET = '11'.repeat(32);
 const TO = '0x000000000000000000000000000000000000beef';
@@ -129,46 +128,21 @@ describe('offline commands', () => {
   });
 });
 
-/** A tiny real node stand-in: each test sets how it answers. */
-type Handler = (req: IncomingMessage, body: string) => { status: number; body?: unknown };
 
 describe('commands that talk to a node (local node:http server)', () => {
-  let server: Server;
-  let url: string;
-  let handler: Handler;
-  let seen: string[];
-
-  beforeAll(async () => {
-    server = createServer((req: IncomingMessage, res: ServerResponse) => {
-      let body = '';
-      req.on('data', (c) => (body += c));
-      req.on('end', () => {
-        seen.push(`${req.method} ${req.url}`);
-        const r = handler(req, body);
-        res.writeHead(r.status, { 'content-type': 'application/json' });
-        res.end(r.body === undefined ? '' : JSON.stringify(r.body));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  beforeEach(() => {
-    seen = [];
-    handler = () => ({ status: 500, body: { error: 'unexpected' } });
-  });
+  const stub = useStubNode();
 
   const ID = `0x${'ab'.repeat(32)}`;
 
   it('tx wait: 404 then pending until the timeout gives outcome unknown (exit 3), never failed', async () => {
     let calls = 0;
-    handler = (req) => {
+    stub.handler = (req) => {
       if (req.url !== `/tx/${ID}`) return { status: 500, body: { error: 'unexpected' } };
       calls++;
       return calls === 1 ? { status: 404, body: { error: 'transaction not found' } } : { status: 200, body: { id: ID, status: 'pending' } };
     };
     const started = Date.now();
-    const r = await run(['tx', 'wait', ID, '--timeout', '1500', '--poll', '50', '--node', url]);
+    const r = await run(['tx', 'wait', ID, '--timeout', '1500', '--poll', '50', '--node', stub.url]);
     expect(Date.now() - started).toBeLessThan(8000);
     expect(r.code).toBe(3);
     const out = JSON.parse(r.out);
@@ -178,33 +152,33 @@ describe('commands that talk to a node (local node:http server)', () => {
   });
 
   it('tx wait: included, failed, and finalized through /status finalizedHeight', async () => {
-    handler = () => ({ status: 200, body: { id: ID, status: 'included', blockHeight: 5, blockHash: '0x' + '05'.repeat(32), result: { status: 'success' } } });
-    const inc = await run(['tx', 'wait', ID, '--node', url]);
+    stub.handler = () => ({ status: 200, body: { id: ID, status: 'included', blockHeight: 5, blockHash: '0x' + '05'.repeat(32), result: { status: 'success' } } });
+    const inc = await run(['tx', 'wait', ID, '--node', stub.url]);
     expect(inc.code).toBe(0);
     expect(JSON.parse(inc.out)).toEqual({ id: ID, outcome: 'included', blockHeight: 5, blockHash: '0x' + '05'.repeat(32) });
 
-    handler = () => ({ status: 200, body: { id: ID, status: 'included', blockHeight: 6, blockHash: '0x06', result: { status: 'failed', error: 'insufficient balance' } } });
-    const failed = await run(['tx', 'wait', ID, '--node', url]);
+    stub.handler = () => ({ status: 200, body: { id: ID, status: 'included', blockHeight: 6, blockHash: '0x06', result: { status: 'failed', error: 'insufficient balance' } } });
+    const failed = await run(['tx', 'wait', ID, '--node', stub.url]);
     expect(failed.code).toBe(1);
     expect(JSON.parse(failed.out)).toMatchObject({ outcome: 'failed', reason: 'insufficient balance' });
 
     let finalizedHeight = 4;
-    handler = (req) =>
+    stub.handler = (req) =>
       req.url === '/status'
         ? { status: 200, body: { height: 9, finalizedHeight: finalizedHeight++ } }
         : { status: 200, body: { id: ID, status: 'included', blockHeight: 6, blockHash: '0x06' } };
-    const fin = await run(['tx', 'wait', ID, '--until', 'finalized', '--poll', '10', '--timeout', '5000', '--node', url]);
+    const fin = await run(['tx', 'wait', ID, '--until', 'finalized', '--poll', '10', '--timeout', '5000', '--node', stub.url]);
     expect(fin.code).toBe(0);
     expect(JSON.parse(fin.out)).toMatchObject({ outcome: 'finalized', blockHeight: 6 });
 
-    handler = () => ({ status: 200, body: { id: ID, status: 'dropped' } });
-    expect((await run(['tx', 'wait', ID, '--node', url])).code).toBe(1);
+    stub.handler = () => ({ status: 200, body: { id: ID, status: 'dropped' } });
+    expect((await run(['tx', 'wait', ID, '--node', stub.url])).code).toBe(1);
   });
 
   it('tx send fetches nextNonce, posts the envelope, and maps the verdict to the exit code', async () => {
     const from = deriveKeys(fromHex(SECRET)).address;
     let posted: Record<string, unknown> | undefined;
-    handler = (req, body) => {
+    stub.handler = (req, body) => {
       if (req.method === 'GET' && req.url === `/address/${from}`) return { status: 200, body: { address: from, nextNonce: 12 } };
       if (req.method === 'POST' && req.url === '/tx') {
         posted = JSON.parse(body);
@@ -212,28 +186,28 @@ describe('commands that talk to a node (local node:http server)', () => {
       }
       return { status: 404, body: { error: 'not found' } };
     };
-    const ok = await run(['tx', 'send', '--type', 'TRANSFER', '--to', TO, '--amount', '1', '--node', url], { CAIRN_SECRET: SECRET });
+    const ok = await run(['tx', 'send', '--type', 'TRANSFER', '--to', TO, '--amount', '1', '--node', stub.url], { CAIRN_SECRET: SECRET });
     expect(ok.code).toBe(0);
     expect(posted?.nonce).toBe(12);
     expect(decodeEnvelope(posted).ok).toBe(true);
     expect(JSON.parse(ok.out)).toEqual({ accepted: true, id: posted!.id });
 
-    handler = (req) =>
+    stub.handler = (req) =>
       req.method === 'POST' ? { status: 400, body: { error: 'nonce already used' } } : { status: 404, body: { error: 'not found' } };
-    const refused = await run(['tx', 'send', '--type', 'TRANSFER', '--to', TO, '--node', url], { CAIRN_SECRET: SECRET });
+    const refused = await run(['tx', 'send', '--type', 'TRANSFER', '--to', TO, '--node', stub.url], { CAIRN_SECRET: SECRET });
     expect(refused.code).toBe(1);
     expect(JSON.parse(refused.out)).toMatchObject({ accepted: false, reason: 'nonce already used' });
-    expect(seen).toContain(`GET /address/${from}`); // 404 account → nonce 0, still sent
+    expect(stub.seen).toContain(`GET /address/${from}`); // 404 account → nonce 0, still sent
   });
 
   it('account prints a zero account on 404 and HTTP errors exit 1 with the message', async () => {
-    handler = () => ({ status: 404, body: { error: 'account not found' } });
-    const r = await run(['account', toNative(TO), '--node', url]);
+    stub.handler = () => ({ status: 404, body: { error: 'account not found' } });
+    const r = await run(['account', toNative(TO), '--node', stub.url]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toMatchObject({ exists: false, address: TO, balance: '0', nonce: 0, nextNonce: 0 });
 
-    handler = () => ({ status: 503, body: { error: 'node is syncing' } });
-    const s = await run(['status', '--node', url]);
+    stub.handler = () => ({ status: 503, body: { error: 'node is syncing' } });
+    const s = await run(['status', '--node', stub.url]);
     expect(s.code).toBe(1);
     expect(s.err).toMatch(/node is syncing \(503\)/);
   });

@@ -1,6 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { decodeEnvelope } from '../../src/chain/envelope';
 import { NAME_REGISTRATION_COST } from '../../src/chain/params';
 import { TX_TYPES } from '../../src/chain/types';
@@ -18,6 +16,7 @@ import {
   type AssetTxInput,
   type UnsignedAssetTx,
 } from '../../src/sdk';
+import { useStubNode } from '../helpers/stubNode';
 
 const A = '0x00000000000000000000000000000000000000aa';
 const B = '0x00000000000000000000000000000000000000bb';
@@ -180,32 +179,14 @@ describe('buildAssetTx', () => {
 
 // ---------------------------------------------------------------------------------------
 
-type Handler = (req: IncomingMessage, body: string) => { status: number; body?: unknown };
-
 describe('CairnClient asset reads and sendAsset (local node:http server)', () => {
-  let server: Server;
+  const stub = useStubNode();
   let client: CairnClient;
-  let handler: Handler;
-  let seen: string[];
-
-  beforeAll(async () => {
-    server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c) => (body += c));
-      req.on('end', () => {
-        seen.push(`${req.method} ${req.url}`);
-        const r = handler(req, body);
-        res.writeHead(r.status, { 'content-type': 'application/json' });
-        res.end(r.body === undefined ? '' : JSON.stringify(r.body));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    client = new CairnClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+  beforeAll(() => {
+    client = new CairnClient(`${stub.url}/`);
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
   beforeEach(() => {
-    seen = [];
-    handler = () => ({ status: 200, body: { ok: true } });
+    stub.handler = () => ({ status: 200, body: { ok: true } });
   });
 
   it('reads hit the documented paths with limit/before, and 404 reads give null', async () => {
@@ -219,7 +200,7 @@ describe('CairnClient asset reads and sendAsset (local node:http server)', () =>
     await client.nftItem(COLL, 4);
     await client.names({ limit: 10, before: 'x' });
     await client.resolveName('alice');
-    expect(seen).toEqual([
+    expect(stub.seen).toEqual([
       'GET /tokens',
       'GET /tokens?limit=5&before=abc%2F%2B%3D',
       'GET /tokens/CUSD',
@@ -232,7 +213,7 @@ describe('CairnClient asset reads and sendAsset (local node:http server)', () =>
       'GET /name/alice',
     ]);
 
-    handler = () => ({ status: 404, body: { error: 'not found' } });
+    stub.handler = () => ({ status: 404, body: { error: 'not found' } });
     expect(await client.token('NOPE')).toBeNull();
     expect(await client.nftCollection(COLL)).toBeNull();
     expect(await client.nftItem(COLL, 1)).toBeNull();
@@ -243,7 +224,7 @@ describe('CairnClient asset reads and sendAsset (local node:http server)', () =>
   it('sendAsset: nonce from the node, signed envelope posted, asset id returned, optional wait', async () => {
     const keys = deriveKeys(fromHex('33'.repeat(32)));
     let posted: Record<string, unknown> | undefined;
-    handler = (req, body) => {
+    stub.handler = (req, body) => {
       if (req.url === `/address/${keys.address}`) return { status: 200, body: { address: keys.address, nextNonce: 4 } };
       if (req.method === 'POST' && req.url === '/tx') {
         posted = JSON.parse(body);
@@ -261,18 +242,18 @@ describe('CairnClient asset reads and sendAsset (local node:http server)', () =>
     expect(d.ok && d.tx).toMatchObject({ type: 'TOKEN_CREATE', from: keys.address, to: null, amount: '0', data: { name: 'T', symbol: 'T', decimals: 2, supply: '100' } });
 
     // An explicit nonce skips the account read; a refusal is a verdict, not an error.
-    seen = [];
-    handler = (req) => (req.method === 'POST' ? { status: 400, body: { error: 'TOKEN_BURN data.amount …' } } : { status: 500 });
+    stub.seen = [];
+    stub.handler = (req) => (req.method === 'POST' ? { status: 400, body: { error: 'TOKEN_BURN data.amount …' } } : { status: 500 });
     const refused = await client.sendAsset(keys, { type: 'TOKEN_BURN', token: TOKEN, amount: '1' }, { nonce: 9, fee: 5n, wait: 'included' });
     expect(refused.verdict).toMatchObject({ accepted: false, reason: 'TOKEN_BURN data.amount …' });
     expect(refused.wait).toBeUndefined();
     expect(refused.assetId).toBeUndefined();
     expect(refused.tx).toMatchObject({ nonce: 9, fee: '5' });
-    expect(seen).toEqual(['POST /tx']);
+    expect(stub.seen).toEqual(['POST /tx']);
 
     // Bad input throws before anything is sent.
-    seen = [];
+    stub.seen = [];
     await expect(client.sendAsset(keys, { type: 'NAME_REGISTER', name: 'X' }, { nonce: 0 })).rejects.toMatchObject({ code: 'INVALID_ASSET_TX' });
-    expect(seen).toEqual([]);
+    expect(stub.seen).toEqual([]);
   });
 });
