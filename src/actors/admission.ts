@@ -33,7 +33,8 @@ export function createAdmission(d: {
   const refuse = (id: Hex, reason: string): SubmitOutcome => ({ kind: 'verdict', verdict: { accepted: false, id, reason } });
 
   async function admit(tx: SignedTx, keyHash: Hex | null, verify?: () => Promise<boolean>): Promise<SubmitOutcome> {
-    const typeError = handlerFor(tx.type).validate(tx);
+    const handler = handlerFor(tx.type);
+    const typeError = handler ? handler.validate(tx) : `unknown transaction type ${String(tx.type)}`;
     if (typeError) return { kind: 'malformed', error: typeError };
     if (await d.store.txLocation(tx.id)) return refuse(tx.id, REFUSAL.known);
     if (verify) {

@@ -53,7 +53,12 @@ export async function applyTx(state: ExecState, tx: SignedTx, ctx: BlockContext)
   const keyHash = pqKeyHashOf(tx);
   if (keyHash && acc.mldsaKeyHash !== null && acc.mldsaKeyHash !== keyHash) return skip('invalid signature', true);
 
+  // Admission ran these stateless checks already; a block from elsewhere (import, replay) may
+  // not have, and a transaction admission would refuse can never be in a block.
   const handler = handlerFor(tx.type);
+  if (!handler) return skip(`unknown transaction type ${String(tx.type)}`, true);
+  const invalid = handler.validate(tx);
+  if (invalid !== undefined) return skip(invalid, true);
   const feeLimit = BigInt(tx.fee);
   if (acc.balance < BigInt(tx.amount) + feeLimit) return skip('insufficient balance', false);
   if (chargeFor(acc, handler.maxEnergy(tx), ctx.height).burn > feeLimit) return skip('fee limit below the energy shortfall', false);

@@ -17,4 +17,4 @@ export const HANDLERS: Record<TxType, TxHandler> = {
   ...NAME_HANDLERS,
 };
 
-export const handlerFor = (type: TxType): TxHandler => HANDLERS[type];
+export const handlerFor = (type: TxType): TxHandler | undefined => HANDLERS[type];

@@ -16,10 +16,13 @@ import { StateTrie } from '../../src/state/stateTrie';
 /**
  * Model test of FT20: random blocks of token operations by random senders (owners and
  * strangers, valid and invalid) go through buildBlock/applyTx; a plain in-memory model of
- * the documented rules predicts every outcome (status and reason) and the resulting records.
- * After each block: state == model, supply == sum of balances, allowances positive, the
- * token.balance events chain up to the stored balances, a paused token's balances never
- * move, and replaying the blocks on a fresh state reproduces every state root.
+ * the documented rules predicts every outcome and the resulting records. An operation that
+ * breaks a stateless rule is never included: block building drops it with the refusal as
+ * the reason, and a block carrying it is invalid. Every other one is included, as success
+ * or as failed with the predicted reason. After each block: state == model, supply == sum
+ * of balances, allowances positive, the token.balance events chain up to the stored
+ * balances, a paused token's balances never move, and replaying the blocks on a fresh state
+ * reproduces every state root.
  */
 
 const N = 4; // funded senders
@@ -131,10 +134,18 @@ class Model {
     return u !== undefined && h < u ? u : undefined;
   };
 
-  /** Predicts a transaction's outcome and applies it: undefined = success, else the failure reason. */
+  /**
+   * The stateless verdict: a refusal means the transaction is never included (admission
+   * refuses it, block building drops it, a block carrying it is invalid). These rules are
+   * unit-tested (test/unit/tokens.test.ts); the model takes them from the handlers.
+   */
+  refusal(tx: SignedTx): string | undefined {
+    return TOKEN_HANDLERS[tx.type as keyof typeof TOKEN_HANDLERS].validate(tx);
+  }
+
+  /** Predicts an admissible transaction's outcome and applies it: undefined = success, else the failure reason. */
   apply(tx: SignedTx, h: number): string | undefined {
-    const refusal = TOKEN_HANDLERS[tx.type as keyof typeof TOKEN_HANDLERS].validate(tx);
-    if (refusal) return refusal; // stateless rules: unit-tested; a block carrying such a tx fails it
+    if (this.refusal(tx) !== undefined) throw new Error('the model applies admissible transactions only');
     const d = tx.data as Record<string, unknown>;
     const s = tx.from;
     const to = tx.to!;
@@ -316,50 +327,91 @@ const SEED: Op[][] = [
   ],
 ];
 
-async function runChain(blocksOps: Op[][]): Promise<{ blocks: Block[]; roots: Hex[]; failed: number; ok: number }> {
+interface Run {
+  blocks: Block[];
+  roots: Hex[];
+  ok: number;
+  failed: number;
+  refused: number;
+}
+
+/**
+ * A block carrying a transaction admission refuses is invalid: `block` with `tx` put back
+ * where its sender's nonce order has it, re-executed on its parent state (a scratch trie at
+ * `parentRoot` that is never flushed), is rejected by applyBlock with the refusal.
+ */
+async function checkBlockCarryingRejected(kv: MemoryKv, parentRoot: Hex, block: Block, tx: SignedTx, reason: string): Promise<void> {
+  const at = block.txs.findIndex((t) => t.from === tx.from && t.nonce === tx.nonce);
+  const i = at === -1 ? block.txs.length : at;
+  const claimed: TxResult = { status: 'failed', error: reason, energyUsed: '0', burned: '0' };
+  const carrying: Block = {
+    header: { ...block.header, txCount: block.txs.length + 1 },
+    txs: [...block.txs.slice(0, i), tx, ...block.txs.slice(i)],
+    results: [...block.results.slice(0, i), claimed, ...block.results.slice(i)],
+  };
+  const scratch = await StateTrie.open(kv, parentRoot);
+  expect(await applyBlock(scratch, carrying)).toBe(`transaction ${tx.id} cannot be included: ${reason}`);
+}
+
+async function runChain(blocksOps: Op[][]): Promise<Run> {
   const { kv, state } = await fresh();
-  await commit(kv, state);
+  let parentRoot = await commit(kv, state);
   const m = new Model();
   const eventBal = new Map<string, bigint>();
   const nonces = new Array<number>(N).fill(0);
-  const blocks: Block[] = [];
-  const roots: Hex[] = [];
+  const run: Run = { blocks: [], roots: [], ok: 0, failed: 0, refused: 0 };
   let ts = 1;
-  let failed = 0;
-  let ok = 0;
   for (let h = 1; h <= blocksOps.length; h++) {
     const bySender = new Map<number, SignedTx[]>();
+    const refused = new Map<Hex, string>(); // id → the refusal the model predicts
+    const refusedTxs: SignedTx[] = [];
     for (const o of blocksOps[h - 1]) {
       const token = m.order[o.token] ?? UNKNOWN_TOKEN;
       const owner = m.tokens.get(token)?.owner;
       const sender = o.asOwner && owner ? USERS.indexOf(owner) : o.sender;
+      const tx = makeTx({ ...o, sender }, token, h, nonces[sender], ts++);
+      const reason = m.refusal(tx);
+      // A refused transaction never takes its nonce: the sender's next one reuses it. It
+      // stays in the pool here so that block building meets it (and must drop it).
+      if (reason === undefined) nonces[sender]++;
+      else {
+        refused.set(tx.id, reason);
+        refusedTxs.push(tx);
+      }
       const q = bySender.get(sender) ?? [];
-      q.push(makeTx({ ...o, sender }, token, h, nonces[sender]++, ts++));
+      q.push(tx);
       bySender.set(sender, q);
     }
     const built = await buildBlock(state, bySender.values(), { height: h, timestamp: h * 1000, producer: PRODUCER, maxTxs: 500 });
-    expect(built.txs.length, 'every transaction is included (fees are covered)').toBe(blocksOps[h - 1].length);
+    expect(new Map(built.dropped.map((d) => [d.id, d.reason])), 'block building drops exactly the refused transactions, with the refusal as the reason').toEqual(refused);
+    expect(built.txs.length, 'every other transaction is included (fees are covered)').toBe(blocksOps[h - 1].length - refused.size);
+    run.refused += refused.size;
     for (let i = 0; i < built.txs.length; i++) {
       checkResult(built.txs[i], built.results[i], m, h, eventBal);
-      if (built.results[i].status === 'failed') failed++;
-      else ok++;
+      if (built.results[i].status === 'failed') run.failed++;
+      else run.ok++;
     }
-    roots.push(await commit(kv, state));
+    const block: Block = { header: { height: h, timestamp: h * 1000, producer: PRODUCER, txCount: built.txs.length } as Block['header'], txs: built.txs, results: built.results };
+    if (refusedTxs.length > 0) await checkBlockCarryingRejected(kv, parentRoot, block, refusedTxs[0], refused.get(refusedTxs[0].id)!);
+    parentRoot = await commit(kv, state);
+    run.roots.push(parentRoot);
     await checkState(state, m, eventBal);
-    blocks.push({ header: { height: h, timestamp: h * 1000, producer: PRODUCER, txCount: built.txs.length } as Block['header'], txs: built.txs, results: built.results });
+    run.blocks.push(block);
   }
-  return { blocks, roots, failed, ok };
+  return run;
 }
 
 describe('FT20 model', () => {
-  it('state follows the model, supply = sum of balances, paused tokens stay put, and replays reproduce every root', async () => {
+  it('state follows the model, refused operations are never included, supply = sum of balances, paused tokens stay put, and replays reproduce every root', async () => {
     let failed = 0;
     let ok = 0;
+    let refused = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(fc.array(opArb, { minLength: 5, maxLength: 25 }), { minLength: 2, maxLength: 6 }), async (ops) => {
         const a = await runChain([...SEED, ...ops]);
         failed += a.failed;
         ok += a.ok;
+        refused += a.refused;
         const { kv, state } = await fresh();
         await commit(kv, state);
         for (let i = 0; i < a.blocks.length; i++) {
@@ -369,8 +421,9 @@ describe('FT20 model', () => {
       }),
       { numRuns: 50 },
     );
-    // the generator exercises both outcomes in quantity
+    // the generator exercises every outcome in quantity
     expect(ok).toBeGreaterThan(500);
     expect(failed).toBeGreaterThan(300);
+    expect(refused).toBeGreaterThan(150);
   }, 60_000);
 });

@@ -1,123 +1,16 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { applyTx } from '../../src/chain/applyTx';
-import type { ChainEvent } from '../../src/chain/events';
-import type { ExecState } from '../../src/chain/execState';
-import { applyGenesis } from '../../src/chain/genesis';
-import { CHAIN_ID, ENERGY_COST, MAX_NFT_URI_BYTES } from '../../src/chain/params';
-import type { AccountState, Address, SignedTx, TxResult, TxType } from '../../src/chain/types';
-import { keccakHex } from '../../src/crypto/hash';
+import { ENERGY_COST, MAX_NFT_URI_BYTES } from '../../src/chain/params';
+import type { Address, SignedTx, TxType } from '../../src/chain/types';
 import { assetId } from '../../src/modules/assets/common';
 import { NFT_HANDLERS } from '../../src/modules/nft';
 import { collectionKey, getCollection, getItem, itemKey, nftSymbolKey, type CollectionRecord } from '../../src/modules/nft/records';
 import { HANDLERS } from '../../src/modules/registry';
-import { COIN } from '../../src/primitives/amount';
-import { toHex, utf8, type Hex } from '../../src/primitives/hex';
-import { MemoryKv } from '../../src/state/kv';
-import { StateTrie } from '../../src/state/stateTrie';
+import type { Hex } from '../../src/primitives/hex';
+import { ALICE, AssetWorld, BOB, CAROL, DAVE, envelope, refusal, type TxOpts } from '../helpers/assetHarness';
 
-// ---- harness: unsigned envelopes (execution does not verify signatures) over StateTrie/MemoryKv.
-// Every record and account write goes through a tracking wrapper, so "state unchanged" can be
-// checked over everything the test world has ever written, including what a failure tried to write.
-
-const addr = (i: number): Address => `0x${(i + 1).toString(16).padStart(40, '0')}`;
-const [ALICE, BOB, CAROL, DAVE] = [addr(0), addr(1), addr(2), addr(3)];
-const PRODUCER = addr(99);
-
-interface TxOpts { to?: Address | null; amount?: string; data?: unknown; nonce?: number }
-let seq = 0;
-function envelope(type: TxType, from: Address, { to = null, amount = '0', data = null, nonce = 0 }: TxOpts = {}): SignedTx {
-  const payload = { chainId: CHAIN_ID, type, from, to, amount, nonce, timestamp: ++seq, fee: String(COIN), data };
-  return { ...payload, id: keccakHex(utf8(JSON.stringify(payload))), publicKeys: { secp256k1: '0x', mldsa44: toHex(utf8(`key-${from}`)) }, signatures: { secp256k1: '0x', mldsa44: '0x' } };
-}
-
-class World {
-  readonly keys = new Set<string>();
-  readonly addrs = new Set<Address>();
-  height = 0;
-  state!: ExecState;
-
-  static async create(): Promise<World> {
-    const w = new World();
-    const s = await StateTrie.open(new MemoryKv(), null);
-    w.state = {
-      getAccount: (a) => s.getAccount(a),
-      putAccount: (a, v) => (w.addrs.add(a), s.putAccount(a, v)),
-      deleteAccount: (a) => (w.addrs.add(a), s.deleteAccount(a)),
-      getRecord: <T,>(k: string) => s.getRecord<T>(k),
-      putRecord: (k, v) => (w.keys.add(k), s.putRecord(k, v)),
-      deleteRecord: (k) => (w.keys.add(k), s.deleteRecord(k)),
-      checkpoint: () => s.checkpoint(),
-      commit: () => s.commit(),
-      revert: () => s.revert(),
-      root: () => s.root(),
-    };
-    await applyGenesis(w.state, {
-      chainId: CHAIN_ID, timestamp: 1,
-      accounts: [...[ALICE, BOB, CAROL, DAVE].map((address) => ({ address, balance: String(1_000n * COIN) })), { address: PRODUCER, balance: '0', staked: '5000000', isValidator: true }],
-    });
-    return w;
-  }
-
-  async tx(type: TxType, from: Address, opts: TxOpts = {}): Promise<SignedTx> {
-    return envelope(type, from, { ...opts, nonce: (await this.state.getAccount(from))!.nonce });
-  }
-
-  async apply(tx: SignedTx): Promise<TxResult> {
-    this.height += 1;
-    const v = await applyTx(this.state, tx, { height: this.height, timestamp: this.height * 1000, producer: PRODUCER });
-    if (v.kind !== 'applied') throw new Error(`not applied: ${v.reason}`);
-    // the type's energy is charged whatever the outcome (from the allowance, the rest burned)
-    expect(BigInt(v.result.energyUsed) + BigInt(v.result.burned)).toBe(ENERGY_COST[tx.type]);
-    return v.result;
-  }
-
-  /** Applies a transaction that must succeed; returns its events. */
-  async ok(type: TxType, from: Address, opts: TxOpts = {}): Promise<ChainEvent[]> {
-    const tx = await this.tx(type, from, opts);
-    expect(HANDLERS[type].validate(tx)).toBeUndefined();
-    const r = await this.apply(tx);
-    expect(r.error).toBeUndefined();
-    expect(r.status).toBe('success');
-    return r.events ?? [];
-  }
-
-  /** Everything ever written, with each account's envelope bookkeeping (nonce, energy, bound key) blanked. */
-  private async snapshot(): Promise<{ records: Map<string, unknown>; accounts: Map<Address, AccountState | undefined> }> {
-    const records = new Map<string, unknown>();
-    for (const k of this.keys) records.set(k, await this.state.getRecord(k));
-    const accounts = new Map<Address, AccountState | undefined>();
-    for (const a of this.addrs) {
-      const acc = await this.state.getAccount(a);
-      accounts.set(a, acc && { ...acc, nonce: 0, energy: 0n, energyHeight: 0, mldsaKeyHash: null });
-    }
-    return { records, accounts };
-  }
-
-  /** Applies a transaction that passes admission but must fail with `reason`, leaving state as it was. */
-  async fails(type: TxType, from: Address, opts: TxOpts, reason: string, { admitted = true } = {}): Promise<void> {
-    const tx = await this.tx(type, from, opts);
-    if (admitted) expect(HANDLERS[type].validate(tx)).toBeUndefined();
-    const before = await this.snapshot();
-    const known = new Set(this.keys);
-    const r = await this.apply(tx);
-    expect(r.status).toBe('failed');
-    expect(r.error).toBe(reason);
-    expect(r.events).toBeUndefined();
-    const after = await this.snapshot();
-    const payer = after.accounts.get(from)!;
-    payer.balance += BigInt(r.burned); // the only balance change a failure makes
-    for (const [k, v] of after.records) expect(v, k).toEqual(known.has(k) ? before.records.get(k) : undefined);
-    for (const [a, v] of after.accounts) expect(v, a).toEqual(before.accounts.get(a));
-  }
-}
-
-const refusal = (type: TxType, opts: TxOpts, from: Address = ALICE): string | undefined => HANDLERS[type].validate(envelope(type, from, opts));
-
-// ---- tests
-
-let w: World;
+let w: AssetWorld;
 beforeEach(async () => {
-  w = await World.create();
+  w = await AssetWorld.create();
 });
 
 /** Creates a collection owned by `owner`; returns its id. */
@@ -145,10 +38,20 @@ describe('NFT721 handlers', () => {
     }
   });
 
-  it('re-check the stateless rules at execution (a block from a peer skipped admission)', async () => {
+  it('never include what admission refuses: applyTx skips it permanently with the same reason, and a block carrying it is invalid', async () => {
     const id = await collection();
-    await w.fails('NFT_MINT', ALICE, { to: BOB, data: { collection: id, uri: 7 } }, `NFT_MINT data.uri must be a string of at most ${MAX_NFT_URI_BYTES} UTF-8 bytes, or null`, { admitted: false });
-    await w.fails('NFT_CREATE', ALICE, { data: { name: 'X', symbol: 'x' } }, 'NFT_CREATE data.symbol must be an upper-case letter followed by at most 11 upper-case letters or digits', { admitted: false });
+    await w.ok('NFT_MINT', ALICE, { to: BOB, data: { collection: id } });
+    const cases: [TxType, Address, TxOpts, string][] = [
+      ['NFT_CREATE', ALICE, { data: { name: 'X', symbol: 'x' } }, 'NFT_CREATE data.symbol must be an upper-case letter followed by at most 11 upper-case letters or digits'],
+      ['NFT_MINT', ALICE, { to: BOB, data: { collection: id, uri: 7 } }, `NFT_MINT data.uri must be a string of at most ${MAX_NFT_URI_BYTES} UTF-8 bytes, or null`],
+      ['NFT_TRANSFER', BOB, { data: { collection: id, item: 1 } }, 'NFT_TRANSFER needs the recipient address in to'],
+      ['NFT_APPROVE', BOB, { to: BOB, data: { collection: id, item: 1 } }, 'NFT_APPROVE cannot approve the owner: to must differ from the sender'],
+      ['NFT_BURN', BOB, { data: { collection: id, item: 0 } }, 'NFT_BURN data.item must be a positive safe integer'],
+    ];
+    for (const [type, from, opts, reason] of cases) await w.refused(type, from, opts, reason);
+    // nothing moved: the item is still BOB's, and nonces were not spent
+    expect(await getItem(w.state, id, 1)).toMatchObject({ owner: BOB, approved: null });
+    await w.ok('NFT_TRANSFER', BOB, { to: CAROL, data: { collection: id, item: 1 } });
   });
 });
 

@@ -46,9 +46,6 @@ export function tokenAmount(v: unknown, allowZero = false): bigint | undefined {
   return n;
 }
 
-/** The data object of a transaction that passed `validate` (execution trusts admission's shape checks). */
-export const dataOf = (tx: SignedTx): Record<string, unknown> => tx.data as Record<string, unknown>;
-
 /** Fails the transaction unless `who` is `expected` (owner checks). */
 export function requireOwner(who: Address, expected: Address, what: string): void {
   if (who !== expected) throw new TxFailure(`only the owner of ${what} may do this`);

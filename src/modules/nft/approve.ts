@@ -1,6 +1,6 @@
 import { requireOwner } from '../assets/common';
-import { defineHandler } from './define';
-import { parseItemRef } from './fields';
+import { defineAssetTx, refuse } from '../assets/define';
+import { readItemRef } from './fields';
 import { loadItem, saveItem } from './load';
 
 /**
@@ -8,15 +8,17 @@ import { loadItem, saveItem } from './load';
  * approval with to = null. Approving oneself is refused at admission: the sender must be the
  * owner, so to = sender could only ever approve the owner.
  */
-export const nftApproveHandler = defineHandler({
+export const nftApproveHandler = defineAssetTx({
   type: 'NFT_APPROVE',
   to: 'optional',
   required: ['collection', 'item'],
-  parse: (d, tx) => (tx.to === tx.from ? `${tx.type} cannot approve the owner: to must differ from the sender` : parseItemRef(tx.type, d)),
-  async run({ state, sender, tx }, ref) {
+  parse(tx, d) {
+    if (tx.to === tx.from) refuse(`${tx.type} cannot approve the owner: to must differ from the sender`);
+    return readItemRef(tx.type, d);
+  },
+  async run({ state, sender, party }, ref) {
     const { item } = await loadItem(state, ref);
     requireOwner(sender, item.owner, 'the item');
-    await saveItem(state, { ...item, approved: tx.to });
-    return [];
+    await saveItem(state, { ...item, approved: party });
   },
 });

@@ -1,13 +1,14 @@
+import { defineAssetTx, refuse } from '../assets/define';
 import { TxFailure } from '../handler';
-import { defineTokenTx, field, refuse } from './define';
+import { field } from './fields';
 import { loadOwnedToken } from './ledger';
 import { isBlacklisted, putToken, setBlacklisted } from './records';
 
 /** TOKEN_PAUSE / TOKEN_UNPAUSE: the owner stops (or resumes) every movement of the token; approvals stay allowed. */
 const pauseSwitch = (type: 'TOKEN_PAUSE' | 'TOKEN_UNPAUSE', paused: boolean) =>
-  defineTokenTx({
+  defineAssetTx({
     type,
-    to: null,
+    to: 'none',
     required: ['token'],
     parse: (tx, d) => ({ token: field.token(tx, d) }),
     async run(c, d) {
@@ -21,7 +22,7 @@ export const tokenPauseHandler = pauseSwitch('TOKEN_PAUSE', true);
 export const tokenUnpauseHandler = pauseSwitch('TOKEN_UNPAUSE', false);
 
 /** TOKEN_BLACKLIST: the owner bars (or clears) address `to` from sending and receiving the token. */
-export const tokenBlacklistHandler = defineTokenTx({
+export const tokenBlacklistHandler = defineAssetTx({
   type: 'TOKEN_BLACKLIST',
   to: 'target',
   required: ['token', 'blacklisted'],

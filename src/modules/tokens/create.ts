@@ -1,7 +1,8 @@
 import { MAX_ASSET_NAME_BYTES, MAX_TOKEN_DECIMALS, SYMBOL_RE } from '../../chain/params';
 import { assetId, utf8Length } from '../assets/common';
+import { defineAssetTx, refuse } from '../assets/define';
 import { TxFailure } from '../handler';
-import { defineTokenTx, field, refuse } from './define';
+import { field } from './fields';
 import { moveTokens } from './ledger';
 import { putToken, symbolKey, type TokenRecord } from './records';
 
@@ -12,9 +13,9 @@ const BAD_NAME_CHAR = /[\p{Cc}\p{Cs}]/u;
  * TOKEN_CREATE: a new token owned by the sender, with the whole initial supply credited to
  * the sender. Its id is assetId(tx.id); its symbol is unique across tokens.
  */
-export const tokenCreateHandler = defineTokenTx({
+export const tokenCreateHandler = defineAssetTx({
   type: 'TOKEN_CREATE',
-  to: null,
+  to: 'none',
   required: ['name', 'symbol', 'decimals', 'supply'],
   optional: ['mintable'],
   parse(tx, d) {

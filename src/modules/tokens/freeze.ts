@@ -1,5 +1,6 @@
+import { defineAssetTx, refuse } from '../assets/define';
 import { TxFailure } from '../handler';
-import { defineTokenTx, field, refuse } from './define';
+import { field } from './fields';
 import { frozenUntil, loadToken } from './ledger';
 import { freezeKey, getFreeze, type FreezeRecord } from './records';
 
@@ -8,9 +9,9 @@ import { freezeKey, getFreeze, type FreezeRecord } from './records';
  * cannot send or burn while height < until; receiving still works). A freeze can only be
  * extended, never shortened.
  */
-export const tokenFreezeHandler = defineTokenTx({
+export const tokenFreezeHandler = defineAssetTx({
   type: 'TOKEN_FREEZE',
-  to: null,
+  to: 'none',
   required: ['token', 'until'],
   parse(tx, d) {
     const until = d.until;
@@ -27,9 +28,9 @@ export const tokenFreezeHandler = defineTokenTx({
 });
 
 /** TOKEN_UNFREEZE: removes the sender's freeze record of a token once it has expired. */
-export const tokenUnfreezeHandler = defineTokenTx({
+export const tokenUnfreezeHandler = defineAssetTx({
   type: 'TOKEN_UNFREEZE',
-  to: null,
+  to: 'none',
   required: ['token'],
   parse: (tx, d) => ({ token: field.token(tx, d) }),
   async run(c, d) {

@@ -1,9 +1,12 @@
+import type { TxType } from '../../chain/types';
 import type { TxHandler } from '../handler';
 import { tokenBlacklistHandler, tokenPauseHandler, tokenUnpauseHandler } from './admin';
 import { tokenCreateHandler } from './create';
-import type { TokenTxType } from './define';
 import { tokenFreezeHandler, tokenUnfreezeHandler } from './freeze';
 import { tokenApproveHandler, tokenBurnHandler, tokenMintHandler, tokenTransferFromHandler, tokenTransferHandler } from './move';
+
+/** The 11 FT20 types (TOKEN_CREATE … TOKEN_UNFREEZE). */
+export type TokenTxType = Extract<TxType, `TOKEN_${string}`>;
 
 /** FT20 handlers by type (rules and reasons: docs/protocol/tokens.md). */
 export const TOKEN_HANDLERS: Record<TokenTxType, TxHandler> = {

@@ -4,7 +4,7 @@ import type { Address } from '../../chain/types';
 import type { Hex } from '../../primitives/hex';
 import { requireOwner } from '../assets/common';
 import { TxFailure } from '../handler';
-import type { TokenCtx } from './define';
+import type { AssetCtx } from '../assets/define';
 import { getFreeze, getToken, getTokenBalance, isBlacklisted, putToken, setTokenBalance, type TokenRecord } from './records';
 
 /**
@@ -55,13 +55,13 @@ export async function loadUnpausedToken(s: ExecState, id: Hex): Promise<TokenRec
 }
 
 /** `holder` may send the token at `height`: not blacklisted, not frozen. */
-export async function requireCanSend(c: TokenCtx, t: TokenRecord, holder: Address, role: Role): Promise<void> {
+export async function requireCanSend(c: AssetCtx, t: TokenRecord, holder: Address, role: Role): Promise<void> {
   await requireNotBlacklisted(c.state, t, holder, role);
   await requireNotFrozen(c.state, t, holder, c.height, role);
 }
 
 /** Adds `delta` (may be negative) to a holder's balance; emits token.balance. */
-async function adjustBalance(c: TokenCtx, id: Hex, holder: Address, delta: bigint): Promise<void> {
+async function adjustBalance(c: AssetCtx, id: Hex, holder: Address, delta: bigint): Promise<void> {
   const previous = await getTokenBalance(c.state, id, holder);
   const balance = previous + delta;
   if (balance < 0n) throw new TxFailure('insufficient token balance');
@@ -74,7 +74,7 @@ async function adjustBalance(c: TokenCtx, id: Hex, holder: Address, delta: bigin
  * `to` null is a burn (supply shrinks). Emits token.transfer, then one token.balance per
  * changed holder (sender first). Callers check pause, blacklist, freeze and allowance first.
  */
-export async function moveTokens(c: TokenCtx, t: TokenRecord, from: Address | null, to: Address | null, amount: bigint): Promise<void> {
+export async function moveTokens(c: AssetCtx, t: TokenRecord, from: Address | null, to: Address | null, amount: bigint): Promise<void> {
   const supply = BigInt(t.supply) + (from === null ? amount : 0n) - (to === null ? amount : 0n);
   if (supply > MAX_TOKEN_AMOUNT) throw new TxFailure('mint would take the supply above 2^256 − 1');
   c.events.push({ kind: 'token.transfer', token: t.id, from, to, amount: amount.toString() });

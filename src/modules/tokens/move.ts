@@ -1,6 +1,7 @@
 import type { SignedTx } from '../../chain/types';
+import { defineAssetTx, refuse } from '../assets/define';
 import { TxFailure } from '../handler';
-import { defineTokenTx, field, refuse } from './define';
+import { field } from './fields';
 import { loadOwnedToken, loadToken, loadUnpausedToken, moveTokens, requireCanSend, requireNotBlacklisted, requireUnpaused } from './ledger';
 import { getAllowance, setAllowance } from './records';
 
@@ -11,7 +12,7 @@ const tokenAndAmount = (allowZero = false) => (tx: SignedTx, d: Record<string, u
 });
 
 /** TOKEN_TRANSFER: moves `amount` from the sender to `to`. */
-export const tokenTransferHandler = defineTokenTx({
+export const tokenTransferHandler = defineAssetTx({
   type: 'TOKEN_TRANSFER',
   to: 'recipient',
   required: ['token', 'amount'],
@@ -28,7 +29,7 @@ export const tokenTransferHandler = defineTokenTx({
 });
 
 /** TOKEN_APPROVE: sets (not adds) the allowance of spender `to` over the sender's tokens; "0" clears it. */
-export const tokenApproveHandler = defineTokenTx({
+export const tokenApproveHandler = defineAssetTx({
   type: 'TOKEN_APPROVE',
   to: 'spender',
   required: ['token', 'amount'],
@@ -43,7 +44,7 @@ export const tokenApproveHandler = defineTokenTx({
 });
 
 /** TOKEN_TRANSFER_FROM: the sender (spender) moves `amount` of data.from's tokens to `to`, spending allowance. */
-export const tokenTransferFromHandler = defineTokenTx({
+export const tokenTransferFromHandler = defineAssetTx({
   type: 'TOKEN_TRANSFER_FROM',
   to: 'recipient',
   required: ['token', 'from', 'amount'],
@@ -66,7 +67,7 @@ export const tokenTransferFromHandler = defineTokenTx({
 });
 
 /** TOKEN_MINT: the owner of a mintable token creates `amount` new tokens for `to`. */
-export const tokenMintHandler = defineTokenTx({
+export const tokenMintHandler = defineAssetTx({
   type: 'TOKEN_MINT',
   to: 'recipient',
   required: ['token', 'amount'],
@@ -81,9 +82,9 @@ export const tokenMintHandler = defineTokenTx({
 });
 
 /** TOKEN_BURN: any holder destroys `amount` of its own tokens. */
-export const tokenBurnHandler = defineTokenTx({
+export const tokenBurnHandler = defineAssetTx({
   type: 'TOKEN_BURN',
-  to: null,
+  to: 'none',
   required: ['token', 'amount'],
   parse: tokenAndAmount(),
   async run(c, d) {
