@@ -8,7 +8,7 @@ import { tokenApproveHandler, tokenBurnHandler, tokenMintHandler, tokenTransferF
 /** The 11 FT20 types (TOKEN_CREATE … TOKEN_UNFREEZE). */
 export type TokenTxType = Extract<TxType, `TOKEN_${string}`>;
 
-/** FT20 handlers by type (rules and reasons: docs/protocol/tokens.md). */
+/** FT20 handlers by type (rules and reasons: docs/PROTOCOL.md "Tokens (FT20)"). */
 export const TOKEN_HANDLERS: Record<TokenTxType, TxHandler> = {
   TOKEN_CREATE: tokenCreateHandler,
   TOKEN_TRANSFER: tokenTransferHandler,
