@@ -4,8 +4,13 @@
  * of it (the sender's nonce is bumped outside the timed section, as applyTx would).
  * Blocks of 500 transfers are flushed to the store between blocks (not timed).
  *
- *   npx tsx bench/evm.ts [--holders 1000] [--blocks 10] [--per-block 500]
+ *   npx tsx bench/evm.ts [--holders 1000] [--blocks 10] [--per-block 500] [--profile out.cpuprofile]
+ *
+ * `--profile` writes a V8 CPU profile of the measured blocks only (no compile, deploy or
+ * warm-up in it): open it in Chrome DevTools or summarize it with a script.
  */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { Interface } from 'ethers';
 import { newAccount } from '../src/chain/accounts';
@@ -17,7 +22,7 @@ import { type VmBlockContext, executeVm } from '../src/vm/execute';
 import { compileContracts } from '../test/helpers/vmContracts';
 
 const { values } = parseArgs({
-  options: { holders: { type: 'string', default: '1000' }, blocks: { type: 'string', default: '10' }, 'per-block': { type: 'string', default: '500' } },
+  options: { holders: { type: 'string', default: '1000' }, blocks: { type: 'string', default: '10' }, 'per-block': { type: 'string', default: '500' }, profile: { type: 'string' } },
 });
 const HOLDERS = Number(values.holders);
 const BLOCKS = Number(values.blocks);
@@ -77,8 +82,14 @@ async function main(): Promise<void> {
   let gas = 0n;
   let n = 0;
   const wall0 = performance.now();
+  const profiler = values.profile ? new Session() : undefined;
   for (let b = 0; b < BLOCKS + 1; b++) {
     const warmup = b === 0;
+    if (b === 1 && profiler) {
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+    }
     for (let k = 0; k < PER_BLOCK; k++) {
       const i = next();
       let j = next();
@@ -93,6 +104,11 @@ async function main(): Promise<void> {
     await endBlock();
   }
   const wall = performance.now() - wall0;
+  if (profiler) {
+    const { profile } = await profiler.post('Profiler.stop');
+    writeFileSync(values.profile!, JSON.stringify(profile));
+    profiler.disconnect();
+  }
   console.log(`holders ${HOLDERS}, ${n} ERC-20 transfers in ${BLOCKS} blocks of ${PER_BLOCK} (after 1 warm-up block)`);
   console.log(`executeVm alone: ${(n / (execMs / 1000)).toFixed(0)} transfers/s (${((execMs * 1000) / n).toFixed(0)} µs each, ${Number(gas) / n} gas avg)`);
   console.log(`incl. nonce write + block flush: ${(((BLOCKS + 1) * PER_BLOCK) / (wall / 1000)).toFixed(0)} transfers/s`);

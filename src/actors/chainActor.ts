@@ -48,9 +48,12 @@ export function chainBehavior(d: ChainDeps): Behavior<ChainMsg> {
     const timestamp = Math.max(now, parent.timestamp + 1);
     // Yield between slices of the block so HTTP and verify-worker replies are not held up.
     const pause = () => new Promise<void>((r) => setImmediate(r));
+    const tPrefetched = performance.now();
     const built = await buildBlock(state, pending, { height, timestamp, producer: d.keys.address, maxTxs: MAX_TXS_PER_BLOCK, pause });
+    const tBuilt = performance.now();
     const batch = d.kv.batch();
     const stateRoot = await state.flush(batch);
+    const tFlushed = performance.now();
     const header = signHeader(d.keys, {
       height, parentHash: parent.hash, timestamp, producer: d.keys.address,
       txRoot: txRootOf(built.txs), stateRoot, txCount: built.txs.length,
@@ -61,7 +64,9 @@ export function chainBehavior(d: ChainDeps): Behavior<ChainMsg> {
     const touched = [d.keys.address, TREASURY_ADDRESS, ...built.txs.flatMap((t) => (t.to ? [t.from, t.to] : [t.from]))];
     for (const r of built.results) if (r.vm?.contractAddress) touched.push(r.vm.contractAddress);
     const summary = d.store.putBlock(batch, block, head, await d.store.unseen(touched), await d.store.counters());
+    const tIndexed = performance.now();
     await d.kv.write(batch);
+    const tWritten = performance.now();
     state.settle();
     producers.unshift(d.keys.address);
     producers.length = Math.min(producers.length, 64);
@@ -70,7 +75,11 @@ export function chainBehavior(d: ChainDeps): Behavior<ChainMsg> {
     d.view.publish(head, summary);
     d.mempool.send({ type: 'blockCommitted', height, hash: header.hash, included: built.txs.map((t) => t.id), dropped: built.dropped });
     d.log.info(
-      { height, hash: header.hash, txs: built.txs.length, dropped: built.dropped.length, finalizedHeight, ms: Math.round(performance.now() - started) },
+      {
+        height, hash: header.hash, txs: built.txs.length, dropped: built.dropped.length, finalizedHeight, ms: Math.round(performance.now() - started),
+        // Where the time went: state prefetch, execution, trie hashing, header + indexes, disk write.
+        phases: { prefetch: Math.round(tPrefetched - started), execute: Math.round(tBuilt - tPrefetched), trie: Math.round(tFlushed - tBuilt), index: Math.round(tIndexed - tFlushed), write: Math.round(tWritten - tIndexed) },
+      },
       'block committed',
     );
     return built.txs.length + built.dropped.length;

@@ -155,9 +155,12 @@ export class ChainStore {
 
   /** Of `addrs`, those never seen before. */
   async unseen(addrs: Iterable<Address>): Promise<Address[]> {
-    const out: Address[] = [];
-    for (const a of new Set(addrs)) if (!(await this.kv.get(key('a', fromHex(a))))) out.push(a);
-    return out;
+    const unique = [...new Set(addrs)];
+    const keys = unique.map((a) => key('a', fromHex(a)));
+    // One multi-get for a block's ~1,000 addresses instead of as many awaited reads (~25 ms).
+    const kv = this.kv as KvStore & { getMany?: (k: readonly Uint8Array[]) => Promise<(Uint8Array | undefined)[]> };
+    const found = kv.getMany ? await kv.getMany(keys) : await Promise.all(keys.map((k) => this.kv.get(k)));
+    return unique.filter((_, i) => !found[i]);
   }
 
   /** Keys under `prefix` followed by hex `hexPrefix` (any length), for prefix search. */

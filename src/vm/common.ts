@@ -3,7 +3,7 @@ import { type EVM, createEVM, paramsEVM } from '@ethereumjs/evm';
 import { paramsTx } from '@ethereumjs/tx';
 import { CHAIN_ID } from '../chain/params';
 import { keccak256 } from '../crypto/hash';
-import { fastEipLookup, installEvmSpeedups } from './speedups';
+import { fastEipLookup, fastOpcodes, installEvmSpeedups } from './speedups';
 
 /**
  * The VM's rules: Ethereum mainnet's EVM at the Prague hardfork (EIP-7623 calldata floor,
@@ -56,5 +56,6 @@ export async function createCairnEvm(stateManager: StateManagerInterface): Promi
   await installEvmSpeedups();
   const evm = await createEVM({ common: createCairnCommon(), stateManager });
   fastEipLookup(evm.common);
+  fastOpcodes(evm);
   return evm;
 }

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { createEVM } from '@ethereumjs/evm';
 import { createAccessList2930Tx, getCalldataFloorGas, getMinimumGasLimit } from '@ethereumjs/tx';
 import { Account, bytesToHex, createAddressFromString } from '@ethereumjs/util';
@@ -110,6 +111,28 @@ describe('intrinsic gas', () => {
   it('is 21000 for a plain transfer and 53000+ for an empty create', () => {
     expect(intrinsicGas({ to: bob, input: new Uint8Array() }).minimum).toBe(21_000n);
     expect(intrinsicGas({ to: null, input: new Uint8Array() }).intrinsic).toBe(53_000n);
+  });
+});
+
+describe('opcode speedups (src/vm/speedups.ts)', () => {
+  it('MSTORE writes the same bytes and charges the same gas as the library handler', async () => {
+    const plain = await createEVM({ common: createCairnCommon() });
+    const fast = await createEVM({ common: createCairnCommon() });
+    speedups.fastOpcodes(fast);
+    const hex = (n: bigint, bytes: number) => n.toString(16).padStart(bytes * 2, '0');
+    await fc.assert(
+      fc.asyncProperty(fc.bigInt({ min: 0n, max: 2n ** 256n - 1n }), fc.nat({ max: 4_000 }), async (word, offset) => {
+        // PUSH32 word, PUSH2 offset, MSTORE, PUSH2 offset+32, PUSH1 0, RETURN
+        const code = fromHex(`0x7f${hex(word, 32)}61${hex(BigInt(offset), 2)}5261${hex(BigInt(offset + 32), 2)}6000f3`);
+        const a = await plain.runCode({ code, gasLimit: 1_000_000n });
+        const b = await fast.runCode({ code, gasLimit: 1_000_000n });
+        expect(b.exceptionError).toBeUndefined();
+        expect(b.returnValue).toEqual(a.returnValue);
+        expect(b.executionGasUsed).toBe(a.executionGasUsed);
+        expect(BigInt(`0x${Buffer.from(b.returnValue.subarray(offset)).toString('hex')}`)).toBe(word);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
