@@ -1,5 +1,5 @@
 import type { AccountFields, StateManagerInterface } from '@ethereumjs/common';
-import { Account, type Address as EthAddress, KECCAK256_NULL, KECCAK256_RLP, bigIntToUnpaddedBytes, bytesToBigInt } from '@ethereumjs/util';
+import { Account, type Address as EthAddress, KECCAK256_NULL, KECCAK256_RLP, bytesToBigInt } from '@ethereumjs/util';
 import { newAccount } from '../chain/accounts';
 import type { ExecState } from '../chain/execState';
 import type { AccountState, Address } from '../chain/types';
@@ -194,7 +194,9 @@ export class EvmStateAdapter implements StateManagerInterface {
 
   async getStorage(address: EthAddress, key: Uint8Array): Promise<Uint8Array> {
     const v = await this.readSlot(address.toString() as Address, slotHex(key));
-    return v === null ? EMPTY : bigIntToUnpaddedBytes(BigInt(v));
+    // Non-zero values as full 32-byte words: the EVM left-pads every loaded value to 32 bytes
+    // anyway (setLengthLeftStorage), through a slow spread copy unless it already is 32 bytes.
+    return v === null ? EMPTY : Buffer.from(v.slice(2).padStart(64, '0'), 'hex');
   }
 
   async putStorage(address: EthAddress, key: Uint8Array, value: Uint8Array): Promise<void> {
