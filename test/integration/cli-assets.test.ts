@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/main';
 import { deriveKeys } from '../../src/crypto/keys';
 import { fromHex, type Hex } from '../../src/primitives/hex';
 import { CairnClient, NAME_REGISTRATION_COST } from '../../src/sdk';
+import { runCliCaptured, type CliRun } from '../helpers/cliRun';
 import { startTestNode, type TestNode } from '../helpers/testNode';
 
 /** The asset CLI and SDK against a real node: build, sign, send, wait, read back. */
@@ -15,17 +15,15 @@ let t: TestNode;
 let dev: DevAccount[];
 let client: CairnClient;
 
-async function cli(argv: string[], secret?: string): Promise<{ code: number; out: string; err: string; json: any }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli([...argv, '--node', t.url], { out: (s) => out.push(s), err: (s) => err.push(s), env: secret ? { CAIRN_SECRET: secret } : {} });
+async function cli(argv: string[], secret?: string): Promise<CliRun & { json: any }> {
+  const r = await runCliCaptured([...argv, '--node', t.url], secret ? { CAIRN_SECRET: secret } : {});
   let json: unknown;
   try {
-    json = JSON.parse(out.join('\n'));
+    json = JSON.parse(r.out);
   } catch {
     json = undefined;
   }
-  return { code, out: out.join('\n'), err: err.join('\n'), json };
+  return { ...r, json };
 }
 
 const WAIT = ['--wait', 'included', '--poll', '50', '--timeout', '30000'];

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { decodeEnvelope } from '../../src/chain/envelope';
 import { NAME_REGISTRATION_COST } from '../../src/chain/params';
-import { runCli, type CliIo } from '../../src/cli/main';
 import { toNative } from '../../src/crypto/address';
 import { deriveKeys } from '../../src/crypto/keys';
 import { assetId } from '../../src/modules/assets/common';
 import { fromHex } from '../../src/primitives/hex';
 import { useStubNode } from '../helpers/stubNode';
+import { runCliCaptured } from '../helpers/cliRun';
 
 const SECRET = '11'.repeat(32);
 const FROM = deriveKeys(fromHex(SECRET)).address;
@@ -15,13 +15,7 @@ const B = '0x00000000000000000000000000000000000000bb';
 const TOKEN = '0x1111111111111111111111111111111111111111';
 const COLL = '0x2222222222222222222222222222222222222222';
 
-async function run(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = { out: (s) => out.push(s), err: (s) => err.push(s), env };
-  const code = await runCli(argv, io);
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const run = runCliCaptured;
 
 const OFFLINE = ['--secret', SECRET, '--nonce', '3', '--timestamp', '1700000000000', '--sign-only'];
 

@@ -1,22 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { decodeEnvelope } from '../../src/chain/envelope';
 import { TX_TYPES } from '../../src/chain/types';
-import { runCli, type CliIo } from '../../src/cli/main';
 import { parseAddress, toNative } from '../../src/crypto/address';
 import { deriveKeys } from '../../src/crypto/keys';
 import { fromHex } from '../../src/primitives/hex';
 import { useStubNode } from '../helpers/stubNode';
+import { runCliCaptured } from '../helpers/cliRun';
 
 const SECRET = '11'.repeat(32);
 const TO = '0x000000000000000000000000000000000000beef';
 
-async function run(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = { out: (s) => out.push(s), err: (s) => err.push(s), env };
-  const code = await runCli(argv, io);
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const run = runCliCaptured;
 
 describe('offline commands', () => {
   it('keygen prints a fresh secret with its keys and both address forms', async () => {
