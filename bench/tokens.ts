@@ -45,6 +45,7 @@ import { assetId, buildAssetTx } from '../src/sdk/assets';
 import {
   fmt, groupCpu, jsonClient, machineCpu, monoMs, pct, posInt, printTable, sleep, spawnNode, summarizeProfile,
   threadRows, waitQuiet, type JsonClient, type SpawnedNode,
+  blockRates, txsInBlocksAfter as txsInBlocksAfterOf, watchInclusion,
 } from './lib/harness';
 import { signDevTxs, type DevTxItem, type SignedEnvelope } from './lib/sign';
 
@@ -163,7 +164,7 @@ async function main(): Promise<void> {
     await node.ready;
     api = jsonClient(node.httpUrl, concurrency + 4);
     const status = () => api!.get<{ height: number; finalizedHeight: number }>('/status');
-    const txsInBlocksAfter = (h: number) => node.blocks.reduce((a, b) => (b.height > h ? a + b.txs : a), 0);
+    const txsInBlocksAfter = (h: number) => txsInBlocksAfterOf(node, h);
     /** Results of the transactions in blocks `heights`, by id (GET /blocks/:height, 8 in flight). */
     const resultsIn = async (heights: number[]): Promise<Map<string, BlockTx>> => {
       const out = new Map<string, BlockTx>();
@@ -243,22 +244,7 @@ async function main(): Promise<void> {
         if (outcome[i] === 'accepted') accepted++;
       }
     };
-    const timeoutMs = Number(values.timeout) * 1000;
-    let lastTx = 0;
-    let lastChangeWall = Date.now();
-    const watcher = (async () => {
-      for (;;) {
-        await sleep(20);
-        const inBlocks = txsInBlocksAfter(before.height);
-        if (inBlocks !== lastTx) {
-          lastTx = inBlocks;
-          lastChangeWall = Date.now();
-        }
-        if (submitted && inBlocks >= accepted) return 'complete';
-        if (submitted && Date.now() - lastChangeWall > 20_000) return 'stalled (no new transaction in a block for 20 s)';
-        if (Date.now() - startWall > timeoutMs) return `timed out after ${values.timeout} s`;
-      }
-    })();
+    const watcher = watchInclusion({ node, afterHeight: before.height, accepted: () => accepted, submitted: () => submitted, startWall, timeoutS: Number(values.timeout) });
     await Promise.all(Array.from({ length: concurrency }, lane));
     const submitWallEnd = Date.now();
     const submitEndMono = monoMs();
@@ -294,17 +280,7 @@ async function main(): Promise<void> {
     const ours = new Set<string>(order.map((e) => e.id));
     const strangers = [...results.keys()].filter((id) => !ours.has(id)).length;
 
-    const inBlocks = withTxs.reduce((a, b) => a + b.txs, 0);
-    const first = withTxs[0];
-    const last = withTxs.at(-1);
-    const spanMs = first && last ? last.time - first.time : 0;
-    const execRate = spanMs > 0 ? (inBlocks - first!.txs) / (spanMs / 1000) : NaN;
-    const e2eMs = last ? last.time - startWall : NaN;
-    const buildMs = withTxs.map((b) => b.ms).sort((a, b) => a - b);
-    const buildSum = buildMs.reduce((a, b) => a + b, 0);
-    const quiet = withTxs.filter((b) => b.time - b.ms > submitWallEnd);
-    const quietTxs = quiet.reduce((a, b) => a + b.txs, 0);
-    const quietMsPerTx = quietTxs ? quiet.reduce((a, b) => a + b.ms, 0) / quietTxs : NaN;
+    const { inBlocks, first, spanMs, execRate, e2eMs, buildMs, buildSum, quiet, quietTxs, quietMsPerTx } = blockRates(withTxs, startWall, submitWallEnd);
 
     // ── correctness: the token's index against its supply and the transfers made
     const sumHolders = async () => {

@@ -40,6 +40,7 @@ import { compileSolidity, ERC20_SOURCE } from '../test/helpers/solidity';
 import {
   fmt, groupCpu, jsonClient, machineCpu, monoMs, pct, posInt, printTable, rpcClient, sleep, spawnNode, summarizeProfile,
   threadRows, waitQuiet, type RpcReply, type SpawnedNode,
+  blockRates, watchInclusion,
 } from './lib/harness';
 
 const CHAIN_ID = 72020;
@@ -203,7 +204,6 @@ async function main(): Promise<void> {
     while (Date.now() < settleUntil) await sleep(200);
     if (node.blocks.length === 0) throw new Error('no "block committed" line in the node log: cannot watch inclusion (log format changed?)');
     const before = { height: Number(await rpc.call<string>('eth_blockNumber')) };
-    const txsInBlocksAfter = (h: number) => node.blocks.reduce((a, b) => (b.height > h ? a + b.txs : a), 0);
 
     // ── submit, and watch inclusion at the same time
     const outcome: string[] = new Array(order.length);
@@ -257,22 +257,7 @@ async function main(): Promise<void> {
       }
     };
 
-    const timeoutMs = Number(values.timeout) * 1000;
-    let lastTx = 0;
-    let lastChangeWall = Date.now();
-    const watcher = (async () => {
-      for (;;) {
-        await sleep(20);
-        const inBlocks = txsInBlocksAfter(before.height);
-        if (inBlocks !== lastTx) {
-          lastTx = inBlocks;
-          lastChangeWall = Date.now();
-        }
-        if (submitted && inBlocks >= accepted) return 'complete';
-        if (submitted && Date.now() - lastChangeWall > 20_000) return 'stalled (no new transaction in a block for 20 s)';
-        if (Date.now() - startWall > timeoutMs) return `timed out after ${values.timeout} s`;
-      }
-    })();
+    const watcher = watchInclusion({ node, afterHeight: before.height, accepted: () => accepted, submitted: () => submitted, startWall, timeoutS: Number(values.timeout) });
     await Promise.all(Array.from({ length: lanes }, lane));
     submitWallEnd = Date.now();
     const submitEndMono = monoMs();
@@ -300,18 +285,7 @@ async function main(): Promise<void> {
 
     const blocks = node.blocks.filter((b) => b.height > before.height && b.height <= endHeight);
     const withTxs = blocks.filter((b) => b.txs > 0);
-    const inBlocks = withTxs.reduce((a, b) => a + b.txs, 0);
-    const first = withTxs[0];
-    const last = withTxs.at(-1);
-    const spanMs = first && last ? last.time - first.time : 0;
-    const execRate = spanMs > 0 ? (inBlocks - first!.txs) / (spanMs / 1000) : NaN;
-    const e2eMs = last ? last.time - startWall : NaN;
-    const buildMs = withTxs.map((b) => b.ms).sort((a, b) => a - b);
-    const buildSum = buildMs.reduce((a, b) => a + b, 0);
-    // Blocks committed after the last submission: the producer alone (admission competes before).
-    const quiet = withTxs.filter((b) => b.time - b.ms > submitWallEnd);
-    const quietTxs = quiet.reduce((a, b) => a + b.txs, 0);
-    const quietMsPerTx = quietTxs ? quiet.reduce((a, b) => a + b.ms, 0) / quietTxs : NaN;
+    const { inBlocks, first, spanMs, execRate, e2eMs, buildMs, buildSum, quiet, quietTxs, quietMsPerTx } = blockRates(withTxs, startWall, submitWallEnd);
 
     const counts = new Map<string, number>();
     for (const o of outcome) counts.set(o ?? 'not sent', (counts.get(o ?? 'not sent') ?? 0) + 1);

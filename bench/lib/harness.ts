@@ -453,3 +453,57 @@ function shortUrl(url: string): string {
   }
   return u.startsWith(ROOT) ? u.slice(ROOT.length + 1) : u;
 }
+
+/** Transactions in the node's logged blocks above height `h`. */
+export const txsInBlocksAfter = (node: SpawnedNode, h: number): number => node.blocks.reduce((a, b) => (b.height > h ? a + b.txs : a), 0);
+
+/**
+ * Resolves when every accepted transaction is in a block ('complete'), or with the reason it
+ * gave up: no new transaction in a block for 20 s after submission ended, or the timeout.
+ * The getters are read on every 20 ms poll (submission is still running when this starts).
+ */
+export async function watchInclusion(o: {
+  node: SpawnedNode;
+  afterHeight: number;
+  accepted: () => number;
+  submitted: () => boolean;
+  startWall: number;
+  timeoutS: number;
+}): Promise<string> {
+  let lastTx = 0;
+  let lastChangeWall = Date.now();
+  for (;;) {
+    await sleep(20);
+    const inBlocks = txsInBlocksAfter(o.node, o.afterHeight);
+    if (inBlocks !== lastTx) {
+      lastTx = inBlocks;
+      lastChangeWall = Date.now();
+    }
+    if (o.submitted() && inBlocks >= o.accepted()) return 'complete';
+    if (o.submitted() && Date.now() - lastChangeWall > 20_000) return 'stalled (no new transaction in a block for 20 s)';
+    if (Date.now() - o.startWall > o.timeoutS * 1000) return `timed out after ${o.timeoutS} s`;
+  }
+}
+
+/**
+ * Throughput from the blocks that carried the run's transactions (wall-clock `time` of each
+ * "block committed" log line):
+ * - execRate: (included − the first block's) ÷ commit-time span first → last block: the first
+ *   block's transactions were executed before the span starts;
+ * - quietMsPerTx: build+commit ms per transaction of the blocks started after the last
+ *   submission (the producer alone; admission competes before).
+ */
+export function blockRates(withTxs: BlockLog[], startWall: number, submitWallEnd: number) {
+  const inBlocks = withTxs.reduce((a, b) => a + b.txs, 0);
+  const first = withTxs[0];
+  const last = withTxs.at(-1);
+  const spanMs = first && last ? last.time - first.time : 0;
+  const execRate = spanMs > 0 ? (inBlocks - first!.txs) / (spanMs / 1000) : NaN;
+  const e2eMs = last ? last.time - startWall : NaN;
+  const buildMs = withTxs.map((b) => b.ms).sort((a, b) => a - b);
+  const buildSum = buildMs.reduce((a, b) => a + b, 0);
+  const quiet = withTxs.filter((b) => b.time - b.ms > submitWallEnd);
+  const quietTxs = quiet.reduce((a, b) => a + b.txs, 0);
+  const quietMsPerTx = quietTxs ? quiet.reduce((a, b) => a + b.ms, 0) / quietTxs : NaN;
+  return { inBlocks, first, last, spanMs, execRate, e2eMs, buildMs, buildSum, quiet, quietTxs, quietMsPerTx };
+}
