@@ -1,9 +1,8 @@
-import { createCustomCommon, Mainnet } from '@ethereumjs/common';
 import { createTxFromRLP } from '@ethereumjs/tx';
+import { txDecodeCommon } from '../vm/common';
 import { keccak256, keccakHex } from '../crypto/hash';
 import { canonicalJson } from '../primitives/canonical';
 import { fromHex, toHex, utf8, type Hex } from '../primitives/hex';
-import { CHAIN_ID } from '../chain/params';
 import type { Address, Block, EthTx, HybridTx, LogEntry, SignedTx, TxResult } from '../chain/types';
 import type { RpcLog } from './backend';
 import { BLOCK_GAS_LIMIT, NATIVE_TX_GAS } from './limits';
@@ -78,7 +77,8 @@ export function bloomMayContain(bloomHex: Hex, item: Uint8Array): boolean {
 // ---------------------------------------------------------------------------------------------
 // Ethereum transactions: `raw` is the authority; decode it once for the signature and fee fields.
 
-const common = createCustomCommon({ chainId: CHAIN_ID }, Mainnet);
+// The shared decode Common (src/vm/common.ts): a per-call copy of a Common costs ~120 µs.
+const common = txDecodeCommon;
 
 interface DecodedEth {
   type: number;
