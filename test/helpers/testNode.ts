@@ -13,6 +13,8 @@ import { startNode, type RunningNode } from '../../src/node/node';
  * out the same port twice, and still probes to skip ports something else holds.
  */
 let nextPort = 10_000 + (process.pid % 500) * 40;
+/** Ports fetch() refuses ("bad port", the Fetch standard's list) that fall in these ranges. */
+const FETCH_BLOCKED = new Set([10_080]);
 const rangeEnd = nextPort + 40;
 function probe(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -24,7 +26,7 @@ function probe(port: number): Promise<boolean> {
 export async function freePort(): Promise<number> {
   while (nextPort < rangeEnd) {
     const p = nextPort++;
-    if (await probe(p)) return p;
+    if (!FETCH_BLOCKED.has(p) && (await probe(p))) return p;
   }
   // Range exhausted (a long test run): fall back to an OS-assigned port.
   return new Promise((resolve, reject) => {
