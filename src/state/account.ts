@@ -74,9 +74,28 @@ export function encodeAccountReference(a: AccountState): Uint8Array {
  * has exactly one stored form and therefore one state root.
  */
 export function decodeAccount(b: Uint8Array): AccountState {
+  const text = Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8');
+  const hit = decoded.get(text);
+  if (hit) return { ...hit }; // callers mutate what they get
+  const a = decodeChecked(b, text);
+  if (decoded.size >= DECODED_MAX) decoded.delete(decoded.keys().next().value!);
+  decoded.set(text, a);
+  return { ...a };
+}
+
+/**
+ * Recently decoded accounts by stored text. Decoding parses, validates and re-encodes (the
+ * canonical check): ~25 µs, paid several times per transaction for the same few accounts
+ * (sender, contract, recipients) while a block executes. Same bytes, same account, so a hit
+ * skips all of it.
+ */
+const decoded = new Map<string, AccountState>();
+const DECODED_MAX = 8_192;
+
+function decodeChecked(b: Uint8Array, text: string): AccountState {
   let j: unknown;
   try {
-    j = JSON.parse(Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8'));
+    j = JSON.parse(text);
   } catch (e) {
     throw bad('not JSON', e);
   }
