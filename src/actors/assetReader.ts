@@ -10,7 +10,8 @@ import { AssetIndex, type Page } from '../storage/assetIndex';
 import type { ChainView } from './chainView';
 
 /** JSON shapes of the token, NFT and name endpoints. */
-export type TokenView = TokenRecord & { ownerNative: string; holders: number };
+/** `holders` (accounts with a non-zero balance) is part of the token's state record. */
+export type TokenView = TokenRecord & { ownerNative: string };
 export interface HolderView { address: Address; native: string; balance: string }
 export interface TokenTransferView {
   txId: Hex;
@@ -63,7 +64,7 @@ export class AssetReader {
   private async tokenView(s: StateTrie, id: Hex): Promise<TokenView | undefined> {
     const t = await s.getRecord<TokenRecord>(tokenKey(id));
     if (!t) return undefined;
-    return { ...t, ownerNative: toNative(t.owner), holders: await this.index.holderCount(id) };
+    return { ...t, ownerNative: toNative(t.owner) };
   }
 
   private async resolve(s: StateTrie, ref: AssetRef, bySymbol: (sym: string) => string): Promise<Hex | undefined> {

@@ -14,7 +14,6 @@ import type { KvBatch, KvStore } from '../state/kv';
  *
  *   K|height|tx|ev               → token id                         token list (newest first)
  *   O|token|balance32|holder     → ''                               holders by balance (reverse scan = desc)
- *   C|token|height               → int32 net holder-count change    holder count = sum (delta log: no reads on write)
  *   P|account|token              → balance32                        holdings of an account (non-zero only)
  *   X|token|height|tx|ev         → StoredTokenTransfer (JSON)       transfers per token (newest first)
  *   Y|s|lower(symbol)|0|token    → {symbol, name}                   token search by symbol prefix
@@ -136,7 +135,6 @@ export function putAssetIndexes(batch: KvBatch, block: Block): void {
       }
     });
   });
-  const countDelta = new Map<Hex, number>();
   for (const m of moves.values()) {
     const token = fromHex(m.token);
     const holder = fromHex(m.holder);
@@ -145,14 +143,6 @@ export function putAssetIndexes(batch: KvBatch, block: Block): void {
       batch.put(key('O', token, u256be(m.last), holder), EMPTY);
       batch.put(key('P', holder, token), u256be(m.last));
     } else batch.del(key('P', holder, token));
-    const d = (m.first === 0n && m.last > 0n ? 1 : 0) - (m.first > 0n && m.last === 0n ? 1 : 0);
-    if (d !== 0) countDelta.set(m.token, (countDelta.get(m.token) ?? 0) + d);
-  }
-  for (const [token, d] of countDelta) {
-    if (d === 0) continue;
-    const v = Buffer.alloc(4);
-    v.writeInt32BE(d);
-    batch.put(key('C', fromHex(token), hb), v);
   }
 }
 
@@ -201,11 +191,9 @@ export interface Page<T> {
 
 /* ----------------------------------------------------------------- reads */
 
-/** Read side of the asset indexes. Holds only a memo of holder counts (append-only deltas). */
+/** Read side of the asset indexes (stateless). */
 export class AssetIndex {
   /** token → count summed over the delta log up to `height` (deltas are only ever appended at new heights). */
-  private readonly counts = new Map<Hex, { height: number; count: number }>();
-  static readonly COUNT_MEMO = 10_000;
 
   constructor(private readonly kv: KvStore) {}
 
@@ -240,23 +228,6 @@ export class AssetIndex {
       address: toHex(p.subarray(32, 52)),
       balance: readU256be(p).toString(),
     }));
-  }
-
-  /** Accounts holding a non-zero balance of `token`. */
-  async holderCount(token: Hex): Promise<number> {
-    const memo = this.counts.get(token);
-    const prefix = key('C', fromHex(token));
-    let { height, count } = memo ?? { height: -1, count: 0 };
-    for await (const [k, v] of this.kv.iterate({ gte: Buffer.concat([prefix, u64be(height + 1)]), lt: prefixEnd(prefix) })) {
-      count += Buffer.from(v).readInt32BE(0);
-      height = readU64be(k, prefix.length);
-    }
-    if (height >= 0) {
-      this.counts.delete(token);
-      this.counts.set(token, { height, count });
-      if (this.counts.size > AssetIndex.COUNT_MEMO) this.counts.delete(this.counts.keys().next().value as Hex);
-    }
-    return count;
   }
 
   /** Non-zero token balances of `account` (by token id), at most `limit`. */

@@ -264,7 +264,7 @@ async function commit(kv: MemoryKv, state: StateTrie): Promise<Hex> {
   return root;
 }
 
-/** Every token record in state equals the model; supply = sum of balances; events chain up. */
+/** Every token record in state equals the model; supply = sum of balances; holders = non-zero balances; events chain up. */
 async function checkState(state: StateTrie, m: Model, eventBal: Map<string, bigint>): Promise<void> {
   for (const sym of SYMBOLS) {
     const rec = await state.getRecord<{ id: Hex }>(symbolKey(sym));
@@ -274,8 +274,10 @@ async function checkState(state: StateTrie, m: Model, eventBal: Map<string, bigi
     const rec = (await getToken(state, t.id))!;
     expect({ owner: rec.owner, mintable: rec.mintable, paused: rec.paused, supply: rec.supply }).toEqual({ owner: t.owner, mintable: t.mintable, paused: t.paused, supply: t.supply.toString() });
     let sum = 0n;
+    let holders = 0;
     for (const a of PARTIES) {
       const raw = await state.getRecord<string>(balanceKey(t.id, a));
+      if (raw !== undefined) holders++;
       if (raw !== undefined) expect(BigInt(raw) > 0n, 'zero balances are deleted').toBe(true);
       const v = BigInt(raw ?? '0');
       expect(v, `balance ${t.id}/${a}`).toBe(m.bal.get(`${t.id}/${a}`) ?? 0n);
@@ -291,6 +293,7 @@ async function checkState(state: StateTrie, m: Model, eventBal: Map<string, bigi
       }
     }
     expect(sum, `supply of ${t.id}`).toBe(t.supply);
+    expect(rec.holders, `holder count of ${t.id}`).toBe(holders);
   }
 }
 

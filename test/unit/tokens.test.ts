@@ -68,7 +68,7 @@ describe('TOKEN_CREATE', () => {
     expect(r.status).toBe('success');
     const id = assetId(tx.id);
     expect(await tokenOf(id)).toEqual({
-      id, name: 'Bob Coin', symbol: 'BOB1', decimals: 18, owner: BOB, mintable: false, paused: false, supply: '12345', createdAt: 7, createdBy: tx.id,
+      id, name: 'Bob Coin', symbol: 'BOB1', decimals: 18, owner: BOB, mintable: false, paused: false, supply: '12345', holders: 1, createdAt: 7, createdBy: tx.id,
     });
     expect(await c.state.getRecord(symbolKey('BOB1'))).toEqual({ id });
     expect(await bal(id, BOB)).toBe(12345n);

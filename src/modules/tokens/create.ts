@@ -39,7 +39,7 @@ export const tokenCreateHandler = defineAssetTx({
     const id = assetId(c.tx.id);
     const token: TokenRecord = {
       id, name: d.name, symbol: d.symbol, decimals: d.decimals, owner: c.sender,
-      mintable: d.mintable, paused: false, supply: '0', createdAt: c.height, createdBy: c.tx.id,
+      mintable: d.mintable, paused: false, supply: '0', holders: 0, createdAt: c.height, createdBy: c.tx.id,
     };
     await putToken(c.state, token);
     await c.state.putRecord(symbolKey(d.symbol), { id });

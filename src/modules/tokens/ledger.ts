@@ -60,13 +60,17 @@ export async function requireCanSend(c: AssetCtx, t: TokenRecord, holder: Addres
   await requireNotFrozen(c.state, t, holder, c.height, role);
 }
 
-/** Adds `delta` (may be negative) to a holder's balance; emits token.balance. */
-async function adjustBalance(c: AssetCtx, id: Hex, holder: Address, delta: bigint): Promise<void> {
+/**
+ * Adds `delta` (may be negative) to a holder's balance; emits token.balance. Returns the
+ * change in the token's holder count: +1 when the balance leaves zero, −1 when it reaches it.
+ */
+async function adjustBalance(c: AssetCtx, id: Hex, holder: Address, delta: bigint): Promise<number> {
   const previous = await getTokenBalance(c.state, id, holder);
   const balance = previous + delta;
   if (balance < 0n) throw new TxFailure('insufficient token balance');
   await setTokenBalance(c.state, id, holder, balance);
   c.events.push({ kind: 'token.balance', token: id, holder, previous: previous.toString(), balance: balance.toString() });
+  return (previous === 0n && balance > 0n ? 1 : 0) - (previous > 0n && balance === 0n ? 1 : 0);
 }
 
 /**
@@ -78,7 +82,8 @@ export async function moveTokens(c: AssetCtx, t: TokenRecord, from: Address | nu
   const supply = BigInt(t.supply) + (from === null ? amount : 0n) - (to === null ? amount : 0n);
   if (supply > MAX_TOKEN_AMOUNT) throw new TxFailure('mint would take the supply above 2^256 − 1');
   c.events.push({ kind: 'token.transfer', token: t.id, from, to, amount: amount.toString() });
-  if (from !== null) await adjustBalance(c, t.id, from, -amount);
-  if (to !== null) await adjustBalance(c, t.id, to, amount);
-  if (from === null || to === null) await putToken(c.state, { ...t, supply: supply.toString() });
+  let holders = t.holders;
+  if (from !== null) holders += await adjustBalance(c, t.id, from, -amount);
+  if (to !== null) holders += await adjustBalance(c, t.id, to, amount);
+  if (supply !== BigInt(t.supply) || holders !== t.holders) await putToken(c.state, { ...t, supply: supply.toString(), holders });
 }

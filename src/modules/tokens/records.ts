@@ -21,6 +21,7 @@ export interface TokenRecord {
   mintable: boolean;
   paused: boolean;
   supply: string; // total supply: sum of all balances
+  holders: number; // accounts holding a non-zero balance
   createdAt: number; // height
   createdBy: Hex; // id of the TOKEN_CREATE transaction
 }
