@@ -31,6 +31,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { stopProcessGroup } from './lib/harness';
 import { encodeTx, signTx } from '../src/chain/envelope';
 import { deriveKeys, devSecret } from '../src/crypto/keys';
 
@@ -428,34 +429,7 @@ async function spawnNode(devAccounts: number, extra: string[]): Promise<SpawnedN
     async stop(keep) {
       // npx exits on SIGTERM before the node it started has closed RocksDB: wait for the
       // whole process group, not just the direct child.
-      const pgid = child.pid!;
-      const groupAlive = () => {
-        try {
-          process.kill(-pgid, 0);
-          return true;
-        } catch {
-          return false;
-        }
-      };
-      if (groupAlive()) {
-        try {
-          process.kill(-pgid, 'SIGTERM');
-        } catch {
-          /* already gone */
-        }
-        const until = Date.now() + 15_000;
-        while (groupAlive() && Date.now() < until) await sleep(100);
-        if (groupAlive()) {
-          console.error('node did not stop within 15 s of SIGTERM: killing it');
-          try {
-            process.kill(-pgid, 'SIGKILL');
-          } catch {
-            /* gone */
-          }
-          const hardUntil = Date.now() + 5_000; // a zombie would keep the group 'alive' forever
-          while (groupAlive() && Date.now() < hardUntil) await sleep(100);
-        }
-      }
+      await stopProcessGroup(child.pid!, 15_000);
       if (!exited) await exit;
       if (keep) console.error(`data dir kept: ${dir}`);
       else rmSync(dir, { recursive: true, force: true });

@@ -205,34 +205,7 @@ export async function spawnNode(opts: { devAccounts: number; slotMs: number; mem
   return {
     httpUrl, rpcUrl, dataDir: dir, pgid: child.pid!, ready, blocks, problems, cpuProfDir,
     async stop(keep) {
-      const pgid = child.pid!;
-      const groupAlive = () => {
-        try {
-          process.kill(-pgid, 0);
-          return true;
-        } catch {
-          return false;
-        }
-      };
-      if (groupAlive()) {
-        try {
-          process.kill(-pgid, 'SIGTERM');
-        } catch {
-          /* gone */
-        }
-        const until = Date.now() + 20_000;
-        while (groupAlive() && Date.now() < until) await sleep(100);
-        if (groupAlive()) {
-          console.error('node did not stop within 20 s of SIGTERM: killing it');
-          try {
-            process.kill(-pgid, 'SIGKILL');
-          } catch {
-            /* gone */
-          }
-          const hard = Date.now() + 5_000;
-          while (groupAlive() && Date.now() < hard) await sleep(100);
-        }
-      }
+      await stopProcessGroup(child.pid!, 20_000);
       if (!exited) await exit;
       if (keep) console.error(`data dir kept: ${dir}`);
       else rmSync(dir, { recursive: true, force: true });
@@ -506,4 +479,35 @@ export function blockRates(withTxs: BlockLog[], startWall: number, submitWallEnd
   const quietTxs = quiet.reduce((a, b) => a + b.txs, 0);
   const quietMsPerTx = quietTxs ? quiet.reduce((a, b) => a + b.ms, 0) / quietTxs : NaN;
   return { inBlocks, first, last, spanMs, execRate, e2eMs, buildMs, buildSum, quiet, quietTxs, quietMsPerTx };
+}
+
+/**
+ * SIGTERM to a whole process group, then waits for every member to exit (a launcher such as
+ * npx exits before the node it started has closed RocksDB); SIGKILL after `graceMs`.
+ */
+export async function stopProcessGroup(pgid: number, graceMs: number): Promise<void> {
+  const alive = () => {
+    try {
+      process.kill(-pgid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const signal = (s: NodeJS.Signals) => {
+    try {
+      process.kill(-pgid, s);
+    } catch {
+      /* already gone */
+    }
+  };
+  if (!alive()) return;
+  signal('SIGTERM');
+  const until = Date.now() + graceMs;
+  while (alive() && Date.now() < until) await sleep(100);
+  if (!alive()) return;
+  console.error(`node did not stop within ${graceMs / 1000} s of SIGTERM: killing it`);
+  signal('SIGKILL');
+  const hard = Date.now() + 5_000; // a zombie would keep the group 'alive' forever
+  while (alive() && Date.now() < hard) await sleep(100);
 }

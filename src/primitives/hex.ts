@@ -30,3 +30,9 @@ export function concatBytes(...parts: Uint8Array[]): Uint8Array {
 }
 
 export const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+/** An unsigned integer below 2^256 as 32 big-endian bytes (byte order = numeric order). */
+export function word32(n: bigint): Buffer {
+  const hex = n.toString(16);
+  return Buffer.from(hex.length === 64 ? hex : hex.padStart(64, '0'), 'hex');
+}

@@ -7,6 +7,18 @@ export interface KvReader {
   get(key: Uint8Array): Promise<Uint8Array | undefined>;
 }
 
+/** A store that can read many keys in one call (RocksDB: one read batch). Optional. */
+export interface MultiGetKv extends KvReader {
+  getMany(keys: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]>;
+}
+
+export const hasGetMany = (kv: KvReader): kv is MultiGetKv => typeof (kv as Partial<MultiGetKv>).getMany === 'function';
+
+/** Reads many keys: one multi-get where the store has it, else concurrent single reads. */
+export function getMany(kv: KvReader, keys: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
+  return hasGetMany(kv) ? kv.getMany(keys) : Promise.all(keys.map((k) => kv.get(k)));
+}
+
 export interface KvBatch {
   put(key: Uint8Array, value: Uint8Array): void;
   del(key: Uint8Array): void;

@@ -4,7 +4,7 @@ import { canonicalBytes } from '../primitives/canonical';
 import { type Hex, fromHex, isHex, toHex, utf8 } from '../primitives/hex';
 import { decodeAccount, encodeAccount } from './account';
 import { keccak256 } from '../crypto/keccak';
-import type { KvBatch, KvReader } from './kv';
+import { hasGetMany, type KvBatch, type KvReader } from './kv';
 import { type SharedNodes, TrieNodeDb, nodeKey, sharedNodesOf } from './trieNodes';
 
 /** keccak256(rlp('')) — the root of the empty trie, as in Ethereum. */
@@ -319,11 +319,13 @@ type Child = Node | Uint8Array | null;
 
 const isHashRef = (c: Child | Uint8Array): c is Uint8Array => c instanceof Uint8Array;
 
-/** A store that can read many keys in one call (RocksDB: one read batch). Optional. */
-interface MultiGetKv extends KvReader {
-  getMany(keys: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]>;
+/** Whether `path` continues with the nibbles `k` at `pos` (a Short node on the walk matches). */
+function continuesAt(path: Uint8Array, pos: number, k: Uint8Array): boolean {
+  if (path.length - pos < k.length) return false;
+  for (let i = 0; i < k.length; i++) if (k[i] !== path[pos + i]) return false;
+  return true;
 }
-const hasGetMany = (kv: KvReader): kv is MultiGetKv => typeof (kv as Partial<MultiGetKv>).getMany === 'function';
+
 
 /** Where stored nodes come from: this trie's store and the caches shared by every trie over it. */
 class NodeSource {
@@ -432,8 +434,7 @@ export class Mpt {
       if (n === null) return null;
       if (n instanceof Short) {
         const k = n.key;
-        if (path.length - pos < k.length) return null;
-        for (let i = 0; i < k.length; i++) if (k[i] !== path[pos + i]) return null;
+        if (!continuesAt(path, pos, k)) return null;
         if (n.isLeaf) return n.val as Uint8Array;
         pos += k.length;
         let c = n.val as Child;
@@ -513,8 +514,7 @@ export class Mpt {
       if (n === null) return null;
       if (n instanceof Short) {
         const k = n.key;
-        if (path.length - pos < k.length) return null;
-        for (let i = 0; i < k.length; i++) if (k[i] !== path[pos + i]) return null;
+        if (!continuesAt(path, pos, k)) return null;
         if (n.isLeaf) return null;
         pos += k.length;
         if (isHashRef(n.val)) return { parent: n, index: -1 };

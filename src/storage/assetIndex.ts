@@ -1,7 +1,7 @@
 import type { ChainEvent } from '../chain/events';
 import { NAME_RE } from '../chain/params';
 import type { Address, Block } from '../chain/types';
-import { fromHex, toHex, type Hex } from '../primitives/hex';
+import { fromHex, toHex, word32, type Hex } from '../primitives/hex';
 import { readU64be, u32be, u64be } from '../primitives/height';
 import type { KvBatch, KvStore } from '../state/kv';
 
@@ -35,16 +35,6 @@ const json = (b: Uint8Array) => JSON.parse(Buffer.from(b).toString('utf8'));
 const bytes = (v: unknown) => enc.encode(JSON.stringify(v));
 const EMPTY = new Uint8Array(0);
 
-/** A balance as 32 big-endian bytes (balances are at most 2^256 − 1). */
-export function u256be(n: bigint): Buffer {
-  const b = Buffer.alloc(32);
-  let v = n;
-  for (let i = 31; i >= 0 && v > 0n; i--) {
-    b[i] = Number(v & 0xffn);
-    v >>= 8n;
-  }
-  return b;
-}
 
 export function readU256be(b: Uint8Array, offset = 0): bigint {
   return BigInt(`0x${Buffer.from(b.buffer, b.byteOffset + offset, 32).toString('hex')}`);
@@ -138,10 +128,10 @@ export function putAssetIndexes(batch: KvBatch, block: Block): void {
   for (const m of moves.values()) {
     const token = fromHex(m.token);
     const holder = fromHex(m.holder);
-    if (m.first > 0n && m.first !== m.last) batch.del(key('O', token, u256be(m.first), holder));
+    if (m.first > 0n && m.first !== m.last) batch.del(key('O', token, word32(m.first), holder));
     if (m.last > 0n) {
-      batch.put(key('O', token, u256be(m.last), holder), EMPTY);
-      batch.put(key('P', holder, token), u256be(m.last));
+      batch.put(key('O', token, word32(m.last), holder), EMPTY);
+      batch.put(key('P', holder, token), word32(m.last));
     } else batch.del(key('P', holder, token));
   }
 }

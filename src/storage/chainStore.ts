@@ -3,7 +3,7 @@ import type { GenesisSpec } from '../chain/genesis';
 import type { Address, Block } from '../chain/types';
 import { fromHex, type Hex } from '../primitives/hex';
 import { readU64be, u32be, u64be } from '../primitives/height';
-import type { KvBatch, KvStore } from '../state/kv';
+import { getMany, type KvBatch, type KvStore } from '../state/kv';
 import { putAssetIndexes } from './assetIndex';
 
 /**
@@ -158,8 +158,7 @@ export class ChainStore {
     const unique = [...new Set(addrs)];
     const keys = unique.map((a) => key('a', fromHex(a)));
     // One multi-get for a block's ~1,000 addresses instead of as many awaited reads (~25 ms).
-    const kv = this.kv as KvStore & { getMany?: (k: readonly Uint8Array[]) => Promise<(Uint8Array | undefined)[]> };
-    const found = kv.getMany ? await kv.getMany(keys) : await Promise.all(keys.map((k) => this.kv.get(k)));
+    const found = await getMany(this.kv, keys);
     return unique.filter((_, i) => !found[i]);
   }
 

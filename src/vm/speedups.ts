@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Common } from '@ethereumjs/common';
 import type { EVM } from '@ethereumjs/evm';
+import { word32 } from '../primitives/hex';
 
 /**
  * Two memoizations of work @ethereumjs/evm 10.1.3 repeats on every message, measured in
@@ -100,10 +101,6 @@ export function mstore(runState: RunState): void {
   runState.memory.write(Number(offset), 32, word32(word));
 }
 
-export function word32(word: bigint): Uint8Array {
-  const hex = word.toString(16);
-  return Buffer.from(hex.length === 64 ? hex : hex.padStart(64, '0'), 'hex');
-}
 
 /** Installs the faster opcode handlers on one EVM (its opcode table is its own). */
 export function fastOpcodes(evm: EVM): void {

@@ -2,14 +2,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildBlock } from '../../src/chain/buildBlock';
 import { loadSupply } from '../../src/chain/execState';
-import { applyGenesis, type GenesisSpec } from '../../src/chain/genesis';
+import type { GenesisSpec } from '../../src/chain/genesis';
 import { CHAIN_ID, TREASURY_ADDRESS } from '../../src/chain/params';
 import { applyBlock } from '../../src/chain/replay';
 import type { Address, Block, SignedTx } from '../../src/chain/types';
 import { keccakHex } from '../../src/crypto/hash';
 import { toHex, utf8, type Hex } from '../../src/primitives/hex';
-import { MemoryKv } from '../../src/state/kv';
 import { StateTrie } from '../../src/state/stateTrie';
+import { commitState, freshChainState } from '../helpers/memChain';
 
 // Execution does not verify signatures (admission does), so these properties use unsigned
 // envelopes with a fixed ML-DSA key per sender: thousands of cases stay fast.
@@ -42,20 +42,8 @@ function makeTx(o: Op, nonce: number, ts: number): SignedTx {
   return { ...payload, id: keccakHex(utf8(JSON.stringify(payload))), publicKeys: { secp256k1: '0x', mldsa44: mldsaKey(o.from) }, signatures: { secp256k1: '0x', mldsa44: '0x' } };
 }
 
-async function fresh(): Promise<{ kv: MemoryKv; state: StateTrie }> {
-  const kv = new MemoryKv();
-  const state = await StateTrie.open(kv, null);
-  await applyGenesis(state, genesis);
-  return { kv, state };
-}
-
-async function commit(kv: MemoryKv, state: StateTrie): Promise<Hex> {
-  const b = kv.batch();
-  const root = await state.flush(b);
-  await kv.write(b);
-  state.settle();
-  return root;
-}
+const fresh = () => freshChainState(genesis);
+const commit = commitState;
 
 async function totals(state: StateTrie): Promise<bigint> {
   let sum = 0n;

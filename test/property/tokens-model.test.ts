@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildBlock } from '../../src/chain/buildBlock';
-import { applyGenesis, type GenesisSpec } from '../../src/chain/genesis';
+import type { GenesisSpec } from '../../src/chain/genesis';
 import { CHAIN_ID, MAX_TOKEN_AMOUNT } from '../../src/chain/params';
 import { applyBlock } from '../../src/chain/replay';
 import type { Address, Block, SignedTx, TxResult, TxType } from '../../src/chain/types';
@@ -12,6 +12,7 @@ import { allowanceKey, balanceKey, blacklistKey, freezeKey, getToken, symbolKey 
 import { toHex, utf8, type Hex } from '../../src/primitives/hex';
 import { MemoryKv } from '../../src/state/kv';
 import { StateTrie } from '../../src/state/stateTrie';
+import { commitState, freshChainState } from '../helpers/memChain';
 
 /**
  * Model test of FT20: random blocks of token operations by random senders (owners and
@@ -249,20 +250,8 @@ class Model {
 
 // ---- running blocks ----
 
-async function fresh(): Promise<{ kv: MemoryKv; state: StateTrie }> {
-  const kv = new MemoryKv();
-  const state = await StateTrie.open(kv, null);
-  await applyGenesis(state, genesis);
-  return { kv, state };
-}
-
-async function commit(kv: MemoryKv, state: StateTrie): Promise<Hex> {
-  const b = kv.batch();
-  const root = await state.flush(b);
-  await kv.write(b);
-  state.settle();
-  return root;
-}
+const fresh = () => freshChainState(genesis);
+const commit = commitState;
 
 /** Every token record in state equals the model; supply = sum of balances; holders = non-zero balances; events chain up. */
 async function checkState(state: StateTrie, m: Model, eventBal: Map<string, bigint>): Promise<void> {

@@ -3,7 +3,8 @@ import type { ChainEvent } from '../../src/chain/events';
 import type { Address, Block, SignedTx, TxResult } from '../../src/chain/types';
 import type { Hex } from '../../src/primitives/hex';
 import { MemoryKv } from '../../src/state/kv';
-import { AssetIndex, decodeCursor, encodeCursor, readU256be, u256be } from '../../src/storage/assetIndex';
+import { word32 as u256be } from '../../src/primitives/hex';
+import { AssetIndex, decodeCursor, encodeCursor, readU256be } from '../../src/storage/assetIndex';
 import { ChainStore } from '../../src/storage/chainStore';
 
 const addr = (n: number): Address => `0x${n.toString(16).padStart(40, '0')}`;
