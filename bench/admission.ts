@@ -243,7 +243,7 @@ async function main(): Promise<void> {
 async function signAll(senders: number, perSender: number, startNonces: number[] | null, useCache: boolean): Promise<string[][]> {
   // The cache key covers the inputs and the code that shapes the bytes.
   const h = createHash('sha256').update(`${senders}/${perSender}/${TX_TIMESTAMP}`);
-  for (const f of ['src/chain/envelope.ts', 'src/crypto/hybrid.ts', 'src/crypto/keys.ts', 'src/chain/params.ts', 'src/primitives/canonical.ts']) {
+  for (const f of ['src/chain/envelope.ts', 'src/crypto/hybrid.ts', 'src/crypto/keys.ts', 'src/protocol/params.ts', 'src/primitives/canonical.ts']) {
     const p = join(ROOT, f);
     if (existsSync(p)) h.update(readFileSync(p));
   }

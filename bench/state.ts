@@ -17,7 +17,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { AccountState, Address } from '../src/chain/types';
+import type { AccountState, Address } from '../src/protocol/types';
 import type { Hex } from '../src/primitives/hex';
 import { emptyAccount } from '../src/state/account';
 import type { KvBatch, KvRange, KvStore } from '../src/state/kv';

@@ -42,7 +42,7 @@ export async function signDevTxs(items: DevTxItem[], opts: { cache?: boolean; la
   let cacheFile: string | null = null;
   if (opts.cache) {
     const h = createHash('sha256').update(JSON.stringify(items));
-    for (const f of ['src/chain/envelope.ts', 'src/crypto/hybrid.ts', 'src/crypto/keys.ts', 'src/chain/params.ts', 'src/primitives/canonical.ts']) {
+    for (const f of ['src/chain/envelope.ts', 'src/crypto/hybrid.ts', 'src/crypto/keys.ts', 'src/protocol/params.ts', 'src/primitives/canonical.ts']) {
       const p = join(ROOT, f);
       if (existsSync(p)) h.update(readFileSync(p));
     }

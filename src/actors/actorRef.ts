@@ -4,9 +4,34 @@
  * behaviour (the actor's working state) is rebuilt by its factory on restart.
  * Ingress is bounded: beyond `capacity` queued messages `send`/`ask` reject at once.
  */
-export interface Behavior<M> {
-  handle(msg: M): Promise<unknown>;
+/**
+ * What each message of an actor answers, keyed by message type: `ask` returns exactly that
+ * type and a behaviour must produce it, so no caller asserts its own reply type.
+ */
+export type Replies<M extends { type: string }> = { [K in M['type']]: unknown };
+
+/** Messages that carry no answer. */
+export type NoReplies<M extends { type: string }> = { [K in M['type']]: void };
+
+export interface Behavior<M extends { type: string }, R extends Replies<M> = NoReplies<M>> {
+  handle<T extends M>(msg: T): Promise<R[T['type']]>;
   stop?(): Promise<void>;
+}
+
+/**
+ * A behaviour written as one handler per message type (the usual way to write one): each
+ * handler gets its own message and must return its own reply.
+ */
+export type Handlers<M extends { type: string }, R extends Replies<M>> = {
+  [K in M['type']]: (msg: Extract<M, { type: K }>) => Promise<R[K]> | R[K];
+};
+
+/** Turns per-type handlers into a Behavior. */
+export function behaviorOf<M extends { type: string }, R extends Replies<M>>(handlers: Handlers<M, R>, stop?: () => Promise<void>): Behavior<M, R> {
+  return {
+    handle: async <T extends M>(msg: T) => (handlers[msg.type as T['type']] as unknown as (m: T) => Promise<R[T['type']]> | R[T['type']])(msg),
+    ...(stop ? { stop } : {}),
+  };
 }
 
 interface Envelope<M> {
@@ -27,9 +52,9 @@ export class ActorStoppedError extends Error {
   }
 }
 
-export class ActorRef<M extends { type: string }> {
+export class ActorRef<M extends { type: string }, R extends Replies<M> = NoReplies<M>> {
   private queue: Envelope<M>[] = [];
-  private behavior: Behavior<M> | null = null;
+  private behavior: Behavior<M, R> | null = null;
   private draining = false;
   private stopped = false;
   private current: Promise<unknown> = Promise.resolve();
@@ -52,7 +77,7 @@ export class ActorRef<M extends { type: string }> {
   }
 
   /** Installs a (new) behaviour and resumes the mailbox. */
-  attach(b: Behavior<M>): void {
+  attach(b: Behavior<M, R>): void {
     this.behavior = b;
     this.stopped = false;
     void this.drain();
@@ -77,8 +102,9 @@ export class ActorRef<M extends { type: string }> {
     this.ask(msg).catch(() => {});
   }
 
-  ask<R = unknown>(msg: M): Promise<R> {
-    return this.enqueue(msg) as Promise<R>;
+  /** The reply type is the one declared for the message's type. */
+  ask<T extends M>(msg: T): Promise<R[T['type']]> {
+    return this.enqueue(msg) as Promise<R[T['type']]>;
   }
 
   /** Fault injection for tests and chaos drills: the behaviour throws `error` when it reaches it. */

@@ -1,7 +1,7 @@
 import { decodeEnvelope, verifyJobOf } from '../chain/envelope';
 import { pqKeyHashOf } from '../chain/applyTx';
 import { decodeEthTx } from '../chain/ethTx';
-import type { SignedTx } from '../chain/types';
+import type { SignedTx } from '../protocol/types';
 import { keccakHex } from '../crypto/hash';
 import type { VerifyPool } from '../crypto/verifyPool';
 import { REFUSAL } from '../mempool/pool';
@@ -9,7 +9,7 @@ import { handlerFor } from '../modules/registry';
 import { fromHex, type Hex } from '../primitives/hex';
 import type { ChainStore } from '../storage/chainStore';
 import { ActorStoppedError, MailboxFullError, type ActorRef } from './actorRef';
-import type { AdmitVerdict, MempoolMsg } from './protocol';
+import type { AdmitVerdict, MempoolMsg, MempoolReplies } from './protocol';
 
 export type SubmitOutcome =
   | { kind: 'verdict'; verdict: AdmitVerdict; tx?: SignedTx }
@@ -25,7 +25,7 @@ export type SubmitOutcome =
 export function createAdmission(d: {
   verifier: VerifyPool;
   store: ChainStore;
-  mempool: ActorRef<MempoolMsg>;
+  mempool: ActorRef<MempoolMsg, MempoolReplies>;
   now: () => number;
   /** Observes each signature verification's duration in seconds (metrics). */
   onVerified?: (seconds: number) => void;
@@ -48,7 +48,7 @@ export function createAdmission(d: {
       if (!valid) return refuse(tx.id, REFUSAL.signature);
     }
     try {
-      const verdict = await d.mempool.ask<AdmitVerdict>({ type: 'admit', tx, keyHash });
+      const verdict = await d.mempool.ask({ type: 'admit', tx, keyHash });
       return { kind: 'verdict', verdict, tx };
     } catch (e) {
       // Back-pressure or shutdown, not a verdict on the transaction: retry later or elsewhere.

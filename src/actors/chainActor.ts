@@ -1,22 +1,22 @@
 import type { Logger } from 'pino';
 import { signHeader, txRootOf } from '../chain/block';
 import { buildBlock } from '../chain/buildBlock';
-import { MAX_TXS_PER_BLOCK, TREASURY_ADDRESS } from '../chain/params';
-import type { Address, Block, SignedTx } from '../chain/types';
+import { MAX_TXS_PER_BLOCK, TREASURY_ADDRESS } from '../protocol/params';
+import type { Address, Block, SignedTx } from '../protocol/types';
 import { finalizedHeightFrom } from '../consensus/finality';
 import type { HybridKeys } from '../crypto/keys';
 import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
 import type { ChainStore, Head } from '../storage/chainStore';
 import type { ActorRef, Behavior } from './actorRef';
-import type { ChainView } from './chainView';
-import type { Candidates, ChainMsg, MempoolMsg } from './protocol';
+import type { ChainView } from '../api/chainView';
+import type { Candidates, ChainMsg, MempoolMsg, MempoolReplies } from './protocol';
 
 export interface ChainDeps {
   kv: KvStore;
   store: ChainStore;
   view: ChainView;
-  mempool: ActorRef<MempoolMsg>;
+  mempool: ActorRef<MempoolMsg, MempoolReplies>;
   keys: HybridKeys;
   idleBlockMs: number;
   log: Logger;
@@ -89,7 +89,7 @@ export function chainBehavior(d: ChainDeps): Behavior<ChainMsg> {
     async handle(msg) {
       switch (msg.type) {
         case 'slotTick': {
-          const c = await d.mempool.ask<Candidates>({ type: 'collectCandidates' });
+          const c = await d.mempool.ask({ type: 'collectCandidates' });
           const head = d.view.head;
           const worthTrying = c.queues.length > 0 && c.version !== barrenVersion;
           const awaitingFinality = lastTxHeight > head.finalizedHeight;

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
-import type { AccountState, Address } from '../chain/types';
+import type { AccountState, Address } from '../protocol/types';
 import { foldTxLifecycle, type TxLifecycleSnapshot } from '../machines/txLifecycle';
 import { REFUSAL, TxPool } from '../mempool/pool';
 import type { Hex } from '../primitives/hex';
-import type { Behavior } from './actorRef';
-import type { AdmitVerdict, Candidates, MempoolLookup, MempoolMsg, MempoolStats } from './protocol';
+import { behaviorOf, type Behavior } from './actorRef';
+import type { AdmitVerdict, MempoolLookup, MempoolMsg, MempoolReplies } from './protocol';
 
 export interface MempoolDeps {
   pool: TxPool; // owned by the node so a restart of this actor loses no pending transaction
@@ -17,7 +17,7 @@ export interface MempoolDeps {
 
 const RECENT_MAX = 10_000;
 
-export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg> {
+export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolReplies> {
   const remember = (id: Hex, tx: MempoolLookup['tx'], receivedAt: number, lifecycle: TxLifecycleSnapshot) => {
     d.recent.set(id, { tx, receivedAt, lifecycle });
     if (d.recent.size > RECENT_MAX) d.recent.delete(d.recent.keys().next().value!);
@@ -25,52 +25,41 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg> {
   const admitted = foldTxLifecycle([{ type: 'ADMITTED' }]);
   let admissions = 0; // accepted since this behaviour started (the sentinel reads the rate)
 
-  return {
-    async handle(msg) {
-      switch (msg.type) {
-        case 'admit': {
-          const { tx } = msg;
-          const acc = await d.readAccount(tx.from);
-          let reason: string | undefined = d.pool.admit(tx, acc, msg.keyHash, d.now());
-          // A resubmission racing its own inclusion: the block took it after admission's check.
-          if (reason === REFUSAL.nonceUsed && (await d.inChain(tx.id))) reason = REFUSAL.known;
-          const verdict: AdmitVerdict = reason ? { accepted: false, id: tx.id, reason } : { accepted: true, id: tx.id };
-          if (reason) d.log.debug({ id: tx.id, reason }, 'tx refused');
-          else admissions++;
-          return verdict;
-        }
-        case 'collectCandidates':
-          return { version: d.pool.version, queues: d.pool.bySenderSorted() } satisfies Candidates;
-        case 'blockCommitted': {
-          for (const id of msg.included) d.pool.remove(id);
-          for (const { id, reason } of msg.dropped) {
-            const e = d.pool.get(id);
-            if (!e) continue;
-            d.pool.remove(id);
-            remember(id, e.tx, e.receivedAt, foldTxLifecycle([{ type: 'DROPPED', reason }], admitted));
-            d.log.info({ id, reason }, 'tx dropped');
-          }
-          return undefined;
-        }
-        case 'expire': {
-          for (const tx of d.pool.expire(msg.now)) {
-            remember(tx.id, tx, msg.now, foldTxLifecycle([{ type: 'DROPPED', reason: 'mempool lifetime reached' }], admitted));
-            d.log.info({ id: tx.id }, 'tx expired');
-          }
-          return undefined;
-        }
-        case 'nextNonce':
-          return d.pool.nextNonce(msg.address, msg.accountNonce);
-        case 'lookup': {
-          const e = d.pool.get(msg.id);
-          if (e) return { tx: e.tx, receivedAt: e.receivedAt, lifecycle: admitted } satisfies MempoolLookup;
-          return d.recent.get(msg.id);
-        }
-        case 'list':
-          return { size: d.pool.size, entries: d.pool.list(msg.limit) };
-        case 'stats':
-          return { size: d.pool.size, cap: d.pool.opts.cap, admitted: admissions } satisfies MempoolStats;
+  return behaviorOf<MempoolMsg, MempoolReplies>({
+    async admit({ tx, keyHash }) {
+      const acc = await d.readAccount(tx.from);
+      let reason: string | undefined = d.pool.admit(tx, acc, keyHash, d.now());
+      // A resubmission racing its own inclusion: the block took it after admission's check.
+      if (reason === REFUSAL.nonceUsed && (await d.inChain(tx.id))) reason = REFUSAL.known;
+      const verdict: AdmitVerdict = reason ? { accepted: false, id: tx.id, reason } : { accepted: true, id: tx.id };
+      if (reason) d.log.debug({ id: tx.id, reason }, 'tx refused');
+      else admissions++;
+      return verdict;
+    },
+    collectCandidates: () => ({ version: d.pool.version, queues: d.pool.bySenderSorted() }),
+    blockCommitted(msg) {
+      for (const id of msg.included) d.pool.remove(id);
+      for (const { id, reason } of msg.dropped) {
+        const e = d.pool.get(id);
+        if (!e) continue;
+        d.pool.remove(id);
+        remember(id, e.tx, e.receivedAt, foldTxLifecycle([{ type: 'DROPPED', reason }], admitted));
+        d.log.info({ id, reason }, 'tx dropped');
       }
     },
-  };
+    expire(msg) {
+      for (const tx of d.pool.expire(msg.now)) {
+        remember(tx.id, tx, msg.now, foldTxLifecycle([{ type: 'DROPPED', reason: 'mempool lifetime reached' }], admitted));
+        d.log.info({ id: tx.id }, 'tx expired');
+      }
+    },
+    nextNonce: (msg) => d.pool.nextNonce(msg.address, msg.accountNonce),
+    lookup(msg) {
+      const e = d.pool.get(msg.id);
+      if (e) return { tx: e.tx, receivedAt: e.receivedAt, lifecycle: admitted } satisfies MempoolLookup;
+      return d.recent.get(msg.id);
+    },
+    list: (msg) => ({ size: d.pool.size, entries: d.pool.list(msg.limit) }),
+    stats: () => ({ size: d.pool.size, cap: d.pool.opts.cap, admitted: admissions }),
+  });
 }

@@ -1,4 +1,4 @@
-import type { Address, SignedBlockHeader, SignedTx } from '../chain/types';
+import type { Address, SignedBlockHeader, SignedTx } from '../protocol/types';
 import type { TxLifecycleSnapshot } from '../machines/txLifecycle';
 import type { Hex } from '../primitives/hex';
 import type { Head } from '../storage/chainStore';
@@ -14,7 +14,23 @@ export type MempoolMsg =
   | { type: 'list'; limit: number }
   | { type: 'stats' };
 
+/** What each mempool message answers (ActorRef.ask returns exactly this). */
+export interface MempoolReplies {
+  admit: AdmitVerdict;
+  collectCandidates: Candidates;
+  blockCommitted: void;
+  expire: void;
+  nextNonce: number;
+  lookup: MempoolLookup | undefined;
+  list: { size: number; entries: { tx: SignedTx; receivedAt: number }[] };
+  stats: MempoolStats;
+}
+
 export type ChainMsg = { type: 'slotTick'; now: number };
+export type ChainReplies = { slotTick: void };
+
+/** Sentinel messages answer nothing. */
+export type SentinelReplies = { head: void; header: void; tick: void };
 
 /** The security sentinel's mailbox (actors/sentinel.ts): observation only, never consensus. */
 export type SentinelMsg =

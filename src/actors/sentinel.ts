@@ -1,14 +1,14 @@
 import type { Logger } from 'pino';
 import { verifyHeader } from '../chain/block';
-import type { Address, SignedBlockHeader } from '../chain/types';
+import type { Address, SignedBlockHeader } from '../protocol/types';
 import { finalityThreshold } from '../consensus/finality';
 import { COIN } from '../primitives/amount';
 import type { Hex } from '../primitives/hex';
 import type { BlockSummary, ChainStore, Head } from '../storage/chainStore';
 import { ActorRef, type Behavior } from './actorRef';
 import type { AlertKind, AlertSource, SecurityAlert } from './alerts';
-import type { ChainView } from './chainView';
-import type { MempoolMsg, MempoolStats, SentinelMsg } from './protocol';
+import type { ChainView } from '../api/chainView';
+import type { MempoolMsg, MempoolReplies, MempoolStats, SentinelMsg } from './protocol';
 import type { ChildSpec } from './supervisor';
 
 /**
@@ -107,7 +107,7 @@ export interface SentinelDeps {
   alerts: AlertLog;
   view: Pick<ChainView, 'head' | 'validators' | 'recent'>;
   store: Pick<ChainStore, 'block' | 'summary'>;
-  mempool?: Pick<ActorRef<MempoolMsg>, 'ask'>;
+  mempool?: Pick<ActorRef<MempoolMsg, MempoolReplies>, 'ask'>;
   /** Node actors may read the clock (DESIGN.md §1); tests pass a fake one. */
   now: () => number;
   /**
@@ -410,7 +410,7 @@ export function sentinelBehavior(d: SentinelDeps): Behavior<SentinelMsg> {
           const now = d.now();
           checkStalls(now);
           if (d.mempool) {
-            const s = await d.mempool.ask<MempoolStats>({ type: 'stats' }).catch(() => undefined); // stopped or restarting
+            const s = await d.mempool.ask({ type: 'stats' }).catch(() => undefined); // stopped or restarting
             if (s) checkMempool(s, d.now());
           }
           return undefined;

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ActorRef, Behavior } from './actorRef';
+import type { ActorRef, Behavior, Replies } from './actorRef';
 
 /**
  * One-for-one supervision (OTP vocabulary). A permanent child is restarted after a crash
@@ -7,9 +7,9 @@ import type { ActorRef, Behavior } from './actorRef';
  * critical child never restarts: its crash means a broken invariant, and the node halts
  * rather than paper over it.
  */
-export interface ChildSpec<M extends { type: string }> {
-  ref: ActorRef<M>;
-  start: () => Promise<Behavior<M>>;
+export interface ChildSpec<M extends { type: string }, R extends Replies<M> = Replies<M>> {
+  ref: ActorRef<M, R>;
+  start: () => Promise<Behavior<M, R>>;
   critical?: boolean;
 }
 
@@ -40,7 +40,7 @@ export class Supervisor {
   ) {}
 
   /** Starts children in order; `stop` stops them in reverse. */
-  async startChild<M extends { type: string }>(spec: ChildSpec<M>): Promise<void> {
+  async startChild<M extends { type: string }, R extends Replies<M>>(spec: ChildSpec<M, R>): Promise<void> {
     const child: Child = { spec: spec as unknown as ChildSpec<{ type: string }>, crashes: [], restarts: 0 };
     this.children.push(child);
     spec.ref.onCrash = (err) => this.crashed(child, err);

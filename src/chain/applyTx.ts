@@ -1,10 +1,10 @@
 import { keccakHex } from '../crypto/hash';
-import { TxFailure } from '../modules/handler';
+import { TxFailure } from '../protocol/handler';
 import { handlerFor } from '../modules/registry';
 import { fromHex, type Hex } from '../primitives/hex';
-import { chargeFor } from './energy';
-import type { ExecState } from './execState';
-import type { Address, SignedTx, TxResult } from './types';
+import { chargeFor } from '../protocol/energy';
+import type { ExecState } from '../protocol/execState';
+import type { Address, SignedTx, TxResult } from '../protocol/types';
 
 /**
  * Outcome of trying a transaction against state:

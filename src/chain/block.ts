@@ -5,8 +5,8 @@ import type { HybridKeys } from '../crypto/keys';
 import { canonicalBytes } from '../primitives/canonical';
 import { concatBytes, fromHex, toHex, utf8, type Hex } from '../primitives/hex';
 import { merkleRoot } from './merkle';
-import { BLOCK_DOMAIN } from './params';
-import type { Block, BlockHeader, SignedBlockHeader, SignedTx } from './types';
+import { BLOCK_DOMAIN } from '../protocol/params';
+import type { Block, BlockHeader, SignedBlockHeader, SignedTx } from '../protocol/types';
 
 export const ZERO_HASH: Hex = `0x${'00'.repeat(32)}`;
 export const ZERO_ADDRESS: Hex = `0x${'00'.repeat(20)}`;

@@ -1,8 +1,8 @@
 import { SenderHeap } from '../mempool/senderHeap';
 import { applyTx } from './applyTx';
-import type { ExecState } from './execState';
+import type { ExecState } from '../protocol/execState';
 import { finishBlock } from './finishBlock';
-import type { Address, SignedTx, TxResult } from './types';
+import type { Address, SignedTx, TxResult } from '../protocol/types';
 
 export interface BuildResult {
   txs: SignedTx[];

@@ -4,7 +4,7 @@ import { deriveKeys, devSecret, DEV_SEED, type HybridKeys } from '../crypto/keys
 import { COIN } from '../primitives/amount';
 import { toHex, utf8 } from '../primitives/hex';
 import type { GenesisSpec } from './genesis';
-import { CHAIN_ID } from './params';
+import { CHAIN_ID } from '../protocol/params';
 
 /**
  * The development network: accounts and the single validator all derive from the fixed,

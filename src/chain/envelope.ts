@@ -6,8 +6,8 @@ import { addressFromPublicKey, parseAddress } from '../crypto/address';
 import { keccakHex } from '../crypto/hash';
 import { MLDSA44_PUB_BYTES, signHybrid, type VerifyJob } from '../crypto/hybrid';
 import type { HybridKeys } from '../crypto/keys';
-import { CHAIN_ID, MAX_DATA_BYTES, TX_DOMAIN } from './params';
-import { TX_TYPES, type Address, type HybridTx, type TxPayload, type TxType } from './types';
+import { CHAIN_ID, MAX_DATA_BYTES, TX_DOMAIN } from '../protocol/params';
+import { TX_TYPES, type Address, type HybridTx, type TxPayload, type TxType } from '../protocol/types';
 
 /**
  * The hybrid transaction envelope (docs/PROTOCOL.md, "Transaction envelope").

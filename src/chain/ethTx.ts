@@ -5,8 +5,8 @@ import { nativeSecp256k1 } from '../crypto/nativeSecp';
 import { keccakHex } from '../crypto/hash';
 import { fromHex, isHex, toHex, type Hex } from '../primitives/hex';
 import { txDecodeCommon } from '../vm/common';
-import { CHAIN_ID, MAX_DATA_BYTES, VM_MAX_GAS } from './params';
-import type { Address, EthTx, TxType } from './types';
+import { CHAIN_ID, MAX_DATA_BYTES, VM_MAX_GAS } from '../protocol/params';
+import type { Address, EthTx, TxType } from '../protocol/types';
 
 const WEI_PER_BASE = 10n ** 12n;
 const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;

@@ -1,7 +1,7 @@
-import { credit } from './accounts';
-import { loadSupply, saveSupply, type ExecState } from './execState';
-import { BLOCK_REWARD, TREASURY_ADDRESS, TREASURY_REWARD } from './params';
-import type { Address } from './types';
+import { credit } from '../protocol/accounts';
+import { loadSupply, saveSupply, type ExecState } from '../protocol/execState';
+import { BLOCK_REWARD, TREASURY_ADDRESS, TREASURY_REWARD } from '../protocol/params';
+import type { Address } from '../protocol/types';
 
 /** End of block: mint the producer's reward and the treasury's share, account for burns. */
 export async function finishBlock(state: ExecState, b: { height: number; producer: Address; burned: bigint }): Promise<void> {

@@ -1,9 +1,10 @@
 import { genesisHeader, txRootOf, ZERO_ADDRESS, ZERO_HASH } from './block';
-import { newAccount } from './accounts';
-import { saveSupply, type ExecState } from './execState';
-import { CHAIN_ID } from './params';
-import type { Address, Block } from './types';
+import { newAccount } from '../protocol/accounts';
+import { saveSupply, type ExecState } from '../protocol/execState';
+import { CHAIN_ID } from '../protocol/params';
+import type { Address, Block } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
+import { RECORD_PREFIX } from '../protocol/records';
 
 export interface GenesisAccount {
   address: Address;
@@ -23,7 +24,7 @@ export interface GenesisSpec {
 export interface ValidatorSet {
   active: Address[];
 }
-export const VALIDATORS_KEY = 'consensus/validators';
+export const VALIDATORS_KEY = RECORD_PREFIX.validators;
 
 /** Writes the genesis state and returns the genesis block (height 0, unsigned). */
 export async function applyGenesis(state: ExecState, spec: GenesisSpec): Promise<Block> {

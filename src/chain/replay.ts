@@ -1,7 +1,7 @@
 import { applyTx } from './applyTx';
-import type { ExecState } from './execState';
+import type { ExecState } from '../protocol/execState';
 import { finishBlock } from './finishBlock';
-import type { Block } from './types';
+import type { Block } from '../protocol/types';
 
 /**
  * Re-executes a block on its parent state (import and replay). Every transaction must

@@ -3,7 +3,7 @@ import { StateTrie } from '../state/stateTrie';
 import { txRootOf, verifyHeader } from './block';
 import { applyGenesis, type GenesisSpec } from './genesis';
 import { applyBlock } from './replay';
-import type { Block } from './types';
+import type { Block } from '../protocol/types';
 
 export interface ChainCheck {
   height: number; // last block verified

@@ -1,4 +1,4 @@
-import { NAME_REGISTRATION_COST, SYMBOL_RE } from '../chain/params';
+import { NAME_REGISTRATION_COST, SYMBOL_RE } from '../protocol/params';
 import { deriveKeys } from '../crypto/keys';
 import { CairnError, isCairnError } from '../errors/CairnError';
 import { parseAmount } from '../primitives/amount';

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { encodeTx, signTx } from '../chain/envelope';
-import type { HybridTx, TxType } from '../chain/types';
+import type { HybridTx, TxType } from '../protocol/types';
 import { parseAddress } from '../crypto/address';
 import type { HybridKeys } from '../crypto/keys';
 import { CairnError, isCairnError } from '../errors/CairnError';

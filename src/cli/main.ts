@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { TX_TYPES, type TxType } from '../chain/types';
+import { TX_TYPES, type TxType } from '../protocol/types';
 import { encodeTx } from '../chain/envelope';
 import { configHelp, loadConfig } from '../config/config';
 import { toNative } from '../crypto/address';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { MEMPOOL_CAP_DEFAULT, MEMPOOL_MAX } from '../chain/params';
+import { MEMPOOL_CAP_DEFAULT, MEMPOOL_MAX } from '../protocol/params';
 import { CairnError } from '../errors/CairnError';
 
 /**

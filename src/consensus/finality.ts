@@ -1,4 +1,4 @@
-import type { Address } from '../chain/types';
+import type { Address } from '../protocol/types';
 
 /** ⌊2n/3⌋+1 distinct active validators must have produced on top of a block. */
 export const finalityThreshold = (n: number): number => Math.floor((2 * n) / 3) + 1;

@@ -1,6 +1,6 @@
 import { bech32m } from '@scure/base';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import type { Address } from '../chain/types';
+import type { Address } from '../protocol/types';
 import { CairnError } from '../errors/CairnError';
 import { fromHex, toHex } from '../primitives/hex';
 import { keccak256 } from './hash';

@@ -3,7 +3,7 @@ import { hkdf } from '@noble/hashes/hkdf.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { ml_dsa44 } from '@noble/post-quantum/ml-dsa.js';
-import type { Address } from '../chain/types';
+import type { Address } from '../protocol/types';
 import { CairnError } from '../errors/CairnError';
 import { toHex, utf8 } from '../primitives/hex';
 import { addressFromPublicKey } from './address';

@@ -1,4 +1,4 @@
-import type { Address } from '../chain/types';
+import type { Address } from '../protocol/types';
 import { parseAddress } from '../crypto/address';
 import { badRequest } from './httpError';
 

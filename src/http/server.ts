@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import HyperExpress, { type Request, type Response } from 'hyper-express';
 import type { Logger } from 'pino';
 import type { AlertSource, PeerInfo } from '../actors/alerts';
-import type { ChainReader } from '../actors/chainReader';
+import type { ChainReader } from '../api/chainReader';
 import type { Admission } from '../actors/admission';
 import { AdminAuth } from './admin';
 import { AddressList, clientKey, normalizeIp, resolveClientIp } from './clientIp';

@@ -1,4 +1,4 @@
-import type { Address, SignedTx } from '../chain/types';
+import type { Address, SignedTx } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
 
 /** The spec's refusal reasons, exactly as the API shows them. */

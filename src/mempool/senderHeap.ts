@@ -1,4 +1,4 @@
-import type { SignedTx } from '../chain/types';
+import type { SignedTx } from '../protocol/types';
 
 /** Block order: (nonce, timestamp, id) ascending across senders. */
 export function compareTx(a: SignedTx, b: SignedTx): number {

@@ -1,5 +1,5 @@
-import type { TxType } from '../chain/types';
-import type { TxHandler } from './handler';
+import type { TxType } from '../protocol/types';
+import type { TxHandler } from '../protocol/handler';
 import { NAME_HANDLERS } from './names';
 import { transferHandler } from './native/transfer';
 import { NFT_HANDLERS } from './nft';

@@ -5,17 +5,17 @@ import { ActorRef } from '../actors/actorRef';
 import { createAdmission, type Admission } from '../actors/admission';
 import type { AlertSource } from '../actors/alerts';
 import { chainBehavior } from '../actors/chainActor';
-import { ChainReader } from '../actors/chainReader';
-import { ChainView } from '../actors/chainView';
+import { ChainReader } from '../api/chainReader';
+import { ChainView } from '../api/chainView';
 import { mempoolBehavior } from '../actors/mempoolActor';
-import type { ChainMsg, MempoolLookup, MempoolMsg, MempoolStats } from '../actors/protocol';
-import { NodeRpcBackend } from '../actors/rpcBackend';
+import type { ChainMsg, MempoolLookup, MempoolMsg, MempoolReplies, MempoolStats } from '../actors/protocol';
+import { NodeRpcBackend } from '../api/rpcBackend';
 import { Sentinel } from '../actors/sentinel';
 import { Supervisor } from '../actors/supervisor';
 import { devGenesis } from '../chain/devnet';
 import { applyGenesis, VALIDATORS_KEY, type ValidatorSet } from '../chain/genesis';
-import { MAX_FUTURE_NONCE_GAP, MEMPOOL_LIFETIME_MS, TREASURY_ADDRESS } from '../chain/params';
-import type { AccountState, Address } from '../chain/types';
+import { MAX_FUTURE_NONCE_GAP, MEMPOOL_LIFETIME_MS, TREASURY_ADDRESS } from '../protocol/params';
+import type { AccountState, Address } from '../protocol/types';
 import type { NodeConfig } from '../config/config';
 import { SolcCompiler } from '../contracts/compiler';
 import { VerifyPool } from '../crypto/verifyPool';
@@ -41,7 +41,7 @@ export interface RunningNode {
   view: ChainView;
   reader: ChainReader;
   supervisor: Supervisor;
-  actors: { mempool: ActorRef<MempoolMsg>; chain: ActorRef<ChainMsg> };
+  actors: { mempool: ActorRef<MempoolMsg, MempoolReplies>; chain: ActorRef<ChainMsg> };
   /** Security sentinel alerts (GET /security/alerts); `sentinel` also takes headers from gossip. */
   alerts: AlertSource;
   sentinel: Sentinel;
@@ -134,7 +134,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   let admission: Admission | undefined;
   let store: ChainStore | undefined;
   let sentinel: Sentinel | undefined;
-  let mempoolRef: ActorRef<MempoolMsg> | undefined;
+  let mempoolRef: ActorRef<MempoolMsg, MempoolReplies> | undefined;
   const starting = () => new HttpError(503, 'node is starting: retry shortly');
   const compiler = new SolcCompiler();
   closers.push({ name: 'compiler', close: () => compiler.close() });
@@ -162,7 +162,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     rateLimit: { exempt: config.rateLimitExempt ?? [], trustedProxies: config.trustedProxies ?? [], ...hooks.http?.rateLimit },
     guard: hooks.http?.guard,
     metrics: {
-      mempoolSize: async () => (mempoolRef ? (await mempoolRef.ask<MempoolStats>({ type: 'stats' })).size : 0),
+      mempoolSize: async () => (mempoolRef ? (await mempoolRef.ask({ type: 'stats' })).size : 0),
       node: nodeMetrics,
     },
   };
@@ -256,7 +256,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
 
   const pool = new TxPool({ cap: config.mempoolCap, lifetimeMs: MEMPOOL_LIFETIME_MS, maxNonceGap: MAX_FUTURE_NONCE_GAP });
   const recentOutcomes = new Map<Hex, MempoolLookup>();
-  const mempool = new ActorRef<MempoolMsg>('mempool');
+  const mempool = new ActorRef<MempoolMsg, MempoolReplies>('mempool');
   mempoolRef = mempool;
   const chain = new ActorRef<ChainMsg>('chain', 16);
   sentinel = new Sentinel({

@@ -1,4 +1,4 @@
-import type { Address, Block, SignedTx, TxResult } from '../chain/types';
+import type { Address, Block, SignedTx, TxResult } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
 
 /**

@@ -3,7 +3,7 @@ import { txDecodeCommon } from '../vm/common';
 import { keccak256, keccakHex } from '../crypto/hash';
 import { canonicalJson } from '../primitives/canonical';
 import { fromHex, toHex, utf8, type Hex } from '../primitives/hex';
-import type { Address, Block, EthTx, HybridTx, LogEntry, SignedTx, TxResult } from '../chain/types';
+import type { Address, Block, EthTx, HybridTx, LogEntry, SignedTx, TxResult } from '../protocol/types';
 import type { RpcLog } from './backend';
 import { BLOCK_GAS_LIMIT, NATIVE_TX_GAS } from './limits';
 

@@ -1,4 +1,4 @@
-import { MAX_TXS_PER_BLOCK, VM_MAX_GAS } from '../chain/params';
+import { MAX_TXS_PER_BLOCK, VM_MAX_GAS } from '../protocol/params';
 
 export { VM_MAX_GAS };
 

@@ -1,4 +1,4 @@
-import type { Address } from '../chain/types';
+import type { Address } from '../protocol/types';
 import { fromHex, type Hex } from '../primitives/hex';
 import type { RpcCallMessage } from './backend';
 import { invalidParams } from './errors';

@@ -6,8 +6,8 @@ import {
   NAME_RE,
   NAME_REGISTRATION_COST,
   SYMBOL_RE,
-} from '../chain/params';
-import type { Address, TxType } from '../chain/types';
+} from '../protocol/params';
+import type { Address, TxType } from '../protocol/types';
 import { parseAddress } from '../crypto/address';
 import { CairnError } from '../errors/CairnError';
 import { assetId, ASSET_ID_RE } from '../modules/assets/common';
@@ -21,7 +21,7 @@ import type {
   NameView as ServerNameEntry,
   TokenTransferView,
   TokenView as ServerTokenView,
-} from '../actors/assetReader';
+} from '../api/assetReader';
 
 /**
  * Typed builders of the asset transactions (FT20 tokens, NFT721 collections, names):

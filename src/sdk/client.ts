@@ -1,4 +1,4 @@
-import type { Address, HybridTx, TxPayload } from '../chain/types';
+import type { Address, HybridTx, TxPayload } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
 import { encodeTx, signTx, type TxFields } from '../chain/envelope';
 import type { HybridKeys } from '../crypto/keys';

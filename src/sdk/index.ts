@@ -20,7 +20,7 @@ export { signTx, encodeTx, decodeEnvelope } from '../chain/envelope';
 export { deriveKeys, generateSecret, type HybridKeys } from '../crypto/keys';
 export { toNative, parseAddress } from '../crypto/address';
 export { verifyAccountProof } from '../state/proof';
-export { TX_TYPES, type TxType, type SignedTx, type Address } from '../chain/types';
+export { TX_TYPES, type TxType, type SignedTx, type Address } from '../protocol/types';
 export {
   buildAssetTx,
   createdAssetId,
@@ -50,4 +50,4 @@ export {
   type NameEntry,
   type NameList,
 } from './assets';
-export { NAME_REGISTRATION_COST } from '../chain/params';
+export { NAME_REGISTRATION_COST } from '../protocol/params';

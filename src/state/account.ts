@@ -1,4 +1,4 @@
-import type { AccountState } from '../chain/types';
+import type { AccountState } from '../protocol/types';
 import { CairnError } from '../errors/CairnError';
 import { canonicalBytes } from '../primitives/canonical';
 import { isHex } from '../primitives/hex';

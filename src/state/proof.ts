@@ -1,5 +1,5 @@
 import { verifyMerkleProof } from '@ethereumjs/mpt';
-import type { AccountState, Address } from '../chain/types';
+import type { AccountState, Address } from '../protocol/types';
 import { CairnError } from '../errors/CairnError';
 import { type Hex, fromHex, isHex } from '../primitives/hex';
 import { decodeAccount } from './account';

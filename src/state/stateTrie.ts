@@ -1,4 +1,4 @@
-import type { AccountState, Address } from '../chain/types';
+import type { AccountState, Address } from '../protocol/types';
 import { CairnError } from '../errors/CairnError';
 import { canonicalBytes } from '../primitives/canonical';
 import { type Hex, fromHex, isHex, toHex, utf8 } from '../primitives/hex';

@@ -1,6 +1,6 @@
-import type { ChainEvent } from '../chain/events';
-import { NAME_RE } from '../chain/params';
-import type { Address, Block } from '../chain/types';
+import type { ChainEvent } from '../protocol/events';
+import { NAME_RE } from '../protocol/params';
+import type { Address, Block } from '../protocol/types';
 import { fromHex, toHex, word32, type Hex } from '../primitives/hex';
 import { readU64be, u32be, u64be } from '../primitives/height';
 import type { KvBatch, KvStore } from '../state/kv';

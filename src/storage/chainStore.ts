@@ -1,6 +1,6 @@
 import { decodeBlock, encodeBlock } from '../chain/block';
 import type { GenesisSpec } from '../chain/genesis';
-import type { Address, Block } from '../chain/types';
+import type { Address, Block } from '../protocol/types';
 import { fromHex, type Hex } from '../primitives/hex';
 import { readU64be, u32be, u64be } from '../primitives/height';
 import { getMany, type KvBatch, type KvStore } from '../state/kv';

@@ -1,7 +1,7 @@
 import { type Common, Hardfork, Mainnet, type StateManagerInterface, createCustomCommon } from '@ethereumjs/common';
 import { type EVM, createEVM, paramsEVM } from '@ethereumjs/evm';
 import { paramsTx } from '@ethereumjs/tx';
-import { CHAIN_ID } from '../chain/params';
+import { CHAIN_ID } from '../protocol/params';
 import { keccak256 } from '../crypto/hash';
 import { fastEipLookup, fastOpcodes, installEvmSpeedups } from './speedups';
 
@@ -14,7 +14,7 @@ import { fastEipLookup, fastOpcodes, installEvmSpeedups } from './speedups';
 export const VM_HARDFORK = Hardfork.Prague;
 
 /** SPEC "Limits": gas ceiling of one VM execution; a gasLimit above it is refused. */
-export { VM_MAX_GAS } from '../chain/params';
+export { VM_MAX_GAS } from '../protocol/params';
 
 /** GASLIMIT opcode value: a constant block gas limit (no gas market; blocks cap tx count instead). */
 export const VM_BLOCK_GAS_LIMIT = 30_000_000n;

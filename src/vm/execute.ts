@@ -1,8 +1,8 @@
 import { type EVM, EVMError, type EVMResult, type Message } from '@ethereumjs/evm';
 import { Address as EthAddress, bigIntToBytes, createAddressFromBigInt, setLengthLeft } from '@ethereumjs/util';
-import { newAccount } from '../chain/accounts';
-import type { ExecState } from '../chain/execState';
-import type { Address } from '../chain/types';
+import { newAccount } from '../protocol/accounts';
+import type { ExecState } from '../protocol/execState';
+import type { Address } from '../protocol/types';
 import { keccak256 } from '../crypto/hash';
 import { type Hex, fromHex, isHex, toHex } from '../primitives/hex';
 import { MAX_REFUND_QUOTIENT, VM_BLOCK_GAS_LIMIT, VM_MAX_GAS, createCairnEvm } from './common';

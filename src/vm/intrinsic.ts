@@ -1,5 +1,5 @@
 import type { Common } from '@ethereumjs/common';
-import type { Address } from '../chain/types';
+import type { Address } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
 import { cairnCommon } from './common';
 

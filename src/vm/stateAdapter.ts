@@ -1,11 +1,12 @@
 import type { AccountFields, StateManagerInterface } from '@ethereumjs/common';
 import { Account, type Address as EthAddress, KECCAK256_NULL, KECCAK256_RLP, bytesToBigInt } from '@ethereumjs/util';
-import { newAccount } from '../chain/accounts';
-import type { ExecState } from '../chain/execState';
-import type { AccountState, Address } from '../chain/types';
+import { newAccount } from '../protocol/accounts';
+import type { ExecState } from '../protocol/execState';
+import type { AccountState, Address } from '../protocol/types';
 import { keccak256 } from '../crypto/hash';
 import { type Hex, fromHex, toHex } from '../primitives/hex';
 import { weiBalance, withWeiBalance } from './units';
+import { recordKey } from '../protocol/records';
 
 /**
  * Record layout of VM data inside the authenticated state (all covered by the state root):
@@ -17,9 +18,9 @@ import { weiBalance, withWeiBalance } from './units';
  *                                 Clearing storage bumps it, so old slots become unreachable
  *                                 in O(1) without enumerating them (they stay as garbage).
  */
-export const codeKey = (codeHash: Hex): string => `vm/code/${codeHash}`;
-export const slotKey = (addr: Address, gen: number, slot: Hex): string => `vm/s/${addr}/${gen}/${slot}`;
-export const genKey = (addr: Address): string => `vm/gen/${addr}`;
+export const codeKey = (codeHash: Hex): string => recordKey('vmCode', codeHash);
+export const slotKey = (addr: Address, gen: number, slot: Hex): string => recordKey('vmSlot', addr, gen, slot);
+export const genKey = (addr: Address): string => recordKey('vmGeneration', addr);
 
 const KECCAK256_NULL_HEX: Hex = toHex(KECCAK256_NULL);
 const EMPTY = new Uint8Array(0);

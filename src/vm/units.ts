@@ -1,4 +1,4 @@
-import type { AccountState } from '../chain/types';
+import type { AccountState } from '../protocol/types';
 
 /**
  * Scale between the native surface (base units) and the VM surface (wei): 1 base unit =

@@ -7,7 +7,7 @@ import http from 'node:http';
 import fc from 'fast-check';
 import { Wallet } from 'ethers';
 import { signTx } from '../../src/chain/envelope';
-import type { HybridTx } from '../../src/chain/types';
+import type { HybridTx } from '../../src/protocol/types';
 import { deriveKeys } from '../../src/crypto/keys';
 import { fromHex } from '../../src/primitives/hex';
 

@@ -1,11 +1,11 @@
 import { expect } from 'vitest';
 import { applyTx, type TxVerdict } from '../../src/chain/applyTx';
-import type { ChainEvent } from '../../src/chain/events';
-import type { ExecState } from '../../src/chain/execState';
+import type { ChainEvent } from '../../src/protocol/events';
+import type { ExecState } from '../../src/protocol/execState';
 import { applyGenesis } from '../../src/chain/genesis';
-import { CHAIN_ID, ENERGY_COST } from '../../src/chain/params';
+import { CHAIN_ID, ENERGY_COST } from '../../src/protocol/params';
 import { applyBlock } from '../../src/chain/replay';
-import type { Address, Block, SignedTx, TxResult, TxType } from '../../src/chain/types';
+import type { Address, Block, SignedTx, TxResult, TxType } from '../../src/protocol/types';
 import { keccakHex } from '../../src/crypto/hash';
 import { HANDLERS } from '../../src/modules/registry';
 import { COIN } from '../../src/primitives/amount';

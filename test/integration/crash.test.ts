@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifyChain } from '../../src/chain/verifyChain';
 import { signTx } from '../../src/chain/envelope';
-import type { SignedTx } from '../../src/chain/types';
+import type { SignedTx } from '../../src/protocol/types';
 import { deriveKeys } from '../../src/crypto/keys';
 import { assetId } from '../../src/modules/assets/common';
 import { fromHex, type Hex } from '../../src/primitives/hex';

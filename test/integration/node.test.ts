@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signTx } from '../../src/chain/envelope';
-import type { HybridTx } from '../../src/chain/types';
+import type { HybridTx } from '../../src/protocol/types';
 import { runCli } from '../../src/cli/main';
 import { deriveKeys, generateSecret } from '../../src/crypto/keys';
 import { fromHex, type Hex } from '../../src/primitives/hex';

@@ -10,7 +10,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AlertSource, PeerInfo, SecurityAlert } from '../../src/actors/alerts';
 import type { Admission } from '../../src/actors/admission';
-import type { ChainReader } from '../../src/actors/chainReader';
+import type { ChainReader } from '../../src/api/chainReader';
 import type { SolcCompiler } from '../../src/contracts/compiler';
 import { AdminAuth, ADMIN_DISABLED } from '../../src/http/admin';
 import { AddressList, clientKey, maskKey, normalizeIp, resolveClientIp } from '../../src/http/clientIp';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyTx } from '../../src/chain/applyTx';
-import { NAME_REGISTRATION_COST } from '../../src/chain/params';
-import type { Address, TxType } from '../../src/chain/types';
+import { NAME_REGISTRATION_COST } from '../../src/protocol/params';
+import type { Address, TxType } from '../../src/protocol/types';
 import { assetId } from '../../src/modules/assets/common';
 import { ALICE, AssetWorld, BOB, CAROL, envelope, PRODUCER, validate } from '../helpers/assetHarness';
 

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildBlock } from '../../src/chain/buildBlock';
-import { loadSupply } from '../../src/chain/execState';
+import { loadSupply } from '../../src/protocol/execState';
 import type { GenesisSpec } from '../../src/chain/genesis';
-import { CHAIN_ID, TREASURY_ADDRESS } from '../../src/chain/params';
+import { CHAIN_ID, TREASURY_ADDRESS } from '../../src/protocol/params';
 import { applyBlock } from '../../src/chain/replay';
-import type { Address, Block, SignedTx } from '../../src/chain/types';
+import type { Address, Block, SignedTx } from '../../src/protocol/types';
 import { keccakHex } from '../../src/crypto/hash';
 import { toHex, utf8, type Hex } from '../../src/primitives/hex';
 import { StateTrie } from '../../src/state/stateTrie';

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildBlock } from '../../src/chain/buildBlock';
-import type { ChainEvent } from '../../src/chain/events';
+import type { ChainEvent } from '../../src/protocol/events';
 import { finishBlock } from '../../src/chain/finishBlock';
-import { NAME_REGISTRATION_COST, TREASURY_ADDRESS, TREASURY_REWARD } from '../../src/chain/params';
+import { NAME_REGISTRATION_COST, TREASURY_ADDRESS, TREASURY_REWARD } from '../../src/protocol/params';
 import { applyBlock } from '../../src/chain/replay';
-import type { Address, Block, SignedTx, TxResult, TxType } from '../../src/chain/types';
+import type { Address, Block, SignedTx, TxResult, TxType } from '../../src/protocol/types';
 import { assetId } from '../../src/modules/assets/common';
 import { getName } from '../../src/modules/names/records';
 import { getCollection, getItem, nftSymbolKey } from '../../src/modules/nft/records';
@@ -194,11 +194,12 @@ class Model {
         if (tx.type === 'NAME_RELEASE') {
           this.names.delete(name);
           this.released.add(name);
-          return { events: [{ kind: 'name.release', name, registeredAt: rec.registeredAt }] };
+          return { events: [{ kind: 'name.release', name, registeredAt: rec.registeredAt, owner: rec.owner, target: rec.target }] };
         }
+        const previous = { owner: rec.owner, target: rec.target };
         if (tx.type === 'NAME_UPDATE') rec.target = tx.to!;
         else rec.owner = tx.to!;
-        return { events: [{ kind: 'name.update', name, owner: rec.owner, target: rec.target, registeredAt: rec.registeredAt }] };
+        return { events: [{ kind: 'name.update', name, owner: rec.owner, target: rec.target, registeredAt: rec.registeredAt, previous }] };
       }
     }
     throw new Error(`model has no rule for ${tx.type}`);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AccountState, Address } from '../../src/chain/types';
+import type { AccountState, Address } from '../../src/protocol/types';
 import type { Hex } from '../../src/primitives/hex';
 import { type KvBatch, type KvStore, MemoryKv } from '../../src/state/kv';
 import { verifyAccountProof } from '../../src/state/proof';

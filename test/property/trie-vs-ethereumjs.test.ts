@@ -3,7 +3,7 @@ import { ValueEncoding } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { AccountState, Address } from '../../src/chain/types';
+import type { AccountState, Address } from '../../src/protocol/types';
 import { canonicalBytes } from '../../src/primitives/canonical';
 import { fromHex, toHex } from '../../src/primitives/hex';
 import { emptyAccount, encodeAccount } from '../../src/state/account';

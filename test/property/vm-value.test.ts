@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { Interface } from 'ethers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { newAccount } from '../../src/chain/accounts';
-import type { Address } from '../../src/chain/types';
+import { newAccount } from '../../src/protocol/accounts';
+import type { Address } from '../../src/protocol/types';
 import { type Hex, fromHex } from '../../src/primitives/hex';
 import { MemoryKv } from '../../src/state/kv';
 import { StateTrie } from '../../src/state/stateTrie';

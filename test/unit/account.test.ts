@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { AccountState } from '../../src/chain/types';
+import type { AccountState } from '../../src/protocol/types';
 import { decodeAccount, encodeAccount, encodeAccountReference } from '../../src/state/account';
 
 const hex32 = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((u) => `0x${Buffer.from(u).toString('hex')}` as const);

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { ChainEvent } from '../../src/chain/events';
-import type { Address, Block, SignedTx, TxResult } from '../../src/chain/types';
+import type { ChainEvent } from '../../src/protocol/events';
+import type { Address, Block, SignedTx, TxResult } from '../../src/protocol/types';
 import type { Hex } from '../../src/primitives/hex';
 import { MemoryKv } from '../../src/state/kv';
 import { word32 as u256be } from '../../src/primitives/hex';
@@ -194,14 +194,14 @@ describe('name indexes', () => {
     const [A, B, C] = [addr(0xa), addr(0xb), addr(0xc)];
     await block(1, [{ events: [{ kind: 'name.register', name: 'alice', owner: A, target: A, height: 1 }] }]);
     await block(2, [{ events: [{ kind: 'name.register', name: 'bob', owner: B, target: B, height: 2 }] }]);
-    await block(3, [{ events: [{ kind: 'name.update', name: 'alice', owner: A, target: C, registeredAt: 1 }] }]);
+    await block(3, [{ events: [{ kind: 'name.update', name: 'alice', owner: A, target: C, registeredAt: 1, previous: { owner: A, target: A } }] }]);
     expect((await index.names(10)).items).toEqual([
       { name: 'bob', owner: B, target: B, registeredAt: 2 },
       { name: 'alice', owner: A, target: C, registeredAt: 1 },
     ]);
     expect(await index.searchNames('al', 10)).toEqual([{ name: 'alice', owner: A, target: C, registeredAt: 1 }]);
 
-    await block(4, [{ events: [{ kind: 'name.release', name: 'alice', registeredAt: 1 }] }]);
+    await block(4, [{ events: [{ kind: 'name.release', name: 'alice', registeredAt: 1, owner: A, target: C }] }]);
     expect((await index.names(10)).items.map((n) => n.name)).toEqual(['bob']);
     expect(await index.searchNames('al', 10)).toEqual([]);
 
@@ -212,7 +212,7 @@ describe('name indexes', () => {
     ]);
     // Release and re-register inside one block (two transactions).
     await block(6, [
-      { events: [{ kind: 'name.release', name: 'bob', registeredAt: 2 }] },
+      { events: [{ kind: 'name.release', name: 'bob', registeredAt: 2, owner: B, target: B }] },
       { events: [{ kind: 'name.register', name: 'bob', owner: C, target: A, height: 6 }] },
     ]);
     const pages = await all((b) => index.names(1, b), 'names');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeEnvelope } from '../../src/chain/envelope';
-import { NAME_REGISTRATION_COST } from '../../src/chain/params';
+import { NAME_REGISTRATION_COST } from '../../src/protocol/params';
 import { toNative } from '../../src/crypto/address';
 import { deriveKeys } from '../../src/crypto/keys';
 import { assetId } from '../../src/modules/assets/common';

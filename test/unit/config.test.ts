@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MEMPOOL_CAP_DEFAULT, MEMPOOL_MAX } from '../../src/chain/params';
+import { MEMPOOL_CAP_DEFAULT, MEMPOOL_MAX } from '../../src/protocol/params';
 import { configHelp, defaultNodeConfig, loadConfig } from '../../src/config/config';
 import { CairnError } from '../../src/errors/CairnError';
 

@@ -12,8 +12,8 @@ import {
   txId,
   verifyJobOf,
 } from '../../src/chain/envelope';
-import { MAX_DATA_BYTES, TX_DOMAIN } from '../../src/chain/params';
-import type { HybridTx } from '../../src/chain/types';
+import { MAX_DATA_BYTES, TX_DOMAIN } from '../../src/protocol/params';
+import type { HybridTx } from '../../src/protocol/types';
 import { toNative } from '../../src/crypto/address';
 import { createFastVerifier, type FastVerifier } from '../../src/crypto/fastVerify';
 import { keccakHex } from '../../src/crypto/hash';

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ENERGY_COST, NAME_REGISTRATION_COST, TREASURY_ADDRESS } from '../../src/chain/params';
-import type { Address, SignedTx, TxType } from '../../src/chain/types';
+import { ENERGY_COST, NAME_REGISTRATION_COST, TREASURY_ADDRESS } from '../../src/protocol/params';
+import type { Address, SignedTx, TxType } from '../../src/protocol/types';
 import { NAME_HANDLERS } from '../../src/modules/names';
 import { getName, nameKey, type NameRecord } from '../../src/modules/names/records';
 import { HANDLERS } from '../../src/modules/registry';
@@ -110,7 +110,7 @@ describe('NAME_UPDATE', () => {
 
   it('points the name at a new target and reports name.update', async () => {
     const registeredAt = await register('alice');
-    expect(await w.ok('NAME_UPDATE', ALICE, { to: CAROL, data: { name: 'alice' } })).toEqual([{ kind: 'name.update', name: 'alice', owner: ALICE, target: CAROL, registeredAt }]);
+    expect(await w.ok('NAME_UPDATE', ALICE, { to: CAROL, data: { name: 'alice' } })).toEqual([{ kind: 'name.update', name: 'alice', owner: ALICE, target: CAROL, registeredAt, previous: { owner: ALICE, target: ALICE } }]);
     expect(await getName(w.state, 'alice')).toMatchObject({ owner: ALICE, target: CAROL, registeredAt });
   });
 
@@ -130,7 +130,7 @@ describe('NAME_TRANSFER', () => {
 
   it('hands the name to a new owner, keeps its target and reports name.update', async () => {
     const registeredAt = await register('alice');
-    expect(await w.ok('NAME_TRANSFER', ALICE, { to: BOB, data: { name: 'alice' } })).toEqual([{ kind: 'name.update', name: 'alice', owner: BOB, target: ALICE, registeredAt }]);
+    expect(await w.ok('NAME_TRANSFER', ALICE, { to: BOB, data: { name: 'alice' } })).toEqual([{ kind: 'name.update', name: 'alice', owner: BOB, target: ALICE, registeredAt, previous: { owner: ALICE, target: ALICE } }]);
     expect(await getName(w.state, 'alice')).toMatchObject({ owner: BOB, target: ALICE, registeredAt });
     // the new owner controls it; the old one no longer does
     await w.fails('NAME_UPDATE', ALICE, { to: CAROL, data: { name: 'alice' } }, 'only the owner of the name may do this');
@@ -158,7 +158,7 @@ describe('NAME_RELEASE', () => {
     const tx = await w.tx('NAME_RELEASE', ALICE, { data: { name: 'alice' } });
     const r = await w.apply(tx);
     expect(r.status).toBe('success');
-    expect(r.events).toEqual([{ kind: 'name.release', name: 'alice', registeredAt }]);
+    expect(r.events).toEqual([{ kind: 'name.release', name: 'alice', registeredAt, owner: ALICE, target: ALICE }]);
     expect(await w.state.getRecord(nameKey('alice'))).toBeUndefined();
     expect(await balance(ALICE)).toBe(aliceBefore - BigInt(r.burned));
     expect(await balance(TREASURY_ADDRESS)).toBe(treasuryBefore);

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ENERGY_COST, MAX_NFT_URI_BYTES } from '../../src/chain/params';
-import type { Address, SignedTx, TxType } from '../../src/chain/types';
+import { ENERGY_COST, MAX_NFT_URI_BYTES } from '../../src/protocol/params';
+import type { Address, SignedTx, TxType } from '../../src/protocol/types';
 import { assetId } from '../../src/modules/assets/common';
 import { NFT_HANDLERS } from '../../src/modules/nft';
 import { collectionKey, getCollection, getItem, itemKey, nftSymbolKey, type CollectionRecord } from '../../src/modules/nft/records';

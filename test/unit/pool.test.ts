@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { HybridTx, SignedTx } from '../../src/chain/types';
+import type { HybridTx, SignedTx } from '../../src/protocol/types';
 import { REFUSAL, TxPool, type SenderView } from '../../src/mempool/pool';
 import { compareTx, SenderHeap } from '../../src/mempool/senderHeap';
 

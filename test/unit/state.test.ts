@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AccountState, Address } from '../../src/chain/types';
+import type { AccountState, Address } from '../../src/protocol/types';
 import { isCairnError } from '../../src/errors/CairnError';
 import { type Hex, fromHex, toHex } from '../../src/primitives/hex';
 import { decodeAccount, emptyAccount, encodeAccount } from '../../src/state/account';

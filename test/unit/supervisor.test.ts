@@ -1,22 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
-import { ActorRef, MailboxFullError } from '../../src/actors/actorRef';
+import { ActorRef, behaviorOf, MailboxFullError } from '../../src/actors/actorRef';
 import { Supervisor } from '../../src/actors/supervisor';
 
 type Msg = { type: 'add'; n: number } | { type: 'get' };
+type Replies = { add: number; get: number };
 const log = pino({ level: 'silent' });
 const fast = { maxRestarts: 3, windowMs: 10_000, backoffMs: 1, maxBackoffMs: 5 };
 
 function counter(starts: { n: number }) {
   starts.n++;
   let total = 0;
-  return { async handle(m: Msg) { if (m.type === 'add') total += m.n; return total; } };
+  return behaviorOf<Msg, Replies>({ add: (m) => (total += m.n), get: () => total });
 }
 
 describe('supervisor', () => {
   it('restarts a crashed permanent child and keeps queued messages', async () => {
     const starts = { n: 0 };
-    const ref = new ActorRef<Msg>('counter');
+    const ref = new ActorRef<Msg, Replies>('counter');
     const sup = new Supervisor(log, () => { throw new Error('should not escalate'); }, fast);
     await sup.startChild({ ref, start: async () => counter(starts) });
     expect(await ref.ask({ type: 'add', n: 2 })).toBe(2);
@@ -27,7 +28,7 @@ describe('supervisor', () => {
     await sup.stop();
   });
   it('escalates a crash of a critical child without restarting it', async () => {
-    const ref = new ActorRef<Msg>('critical');
+    const ref = new ActorRef<Msg, Replies>('critical');
     let escalated = '';
     const sup = new Supervisor(log, (r) => { escalated = r; }, fast);
     await sup.startChild({ ref, start: async () => counter({ n: 0 }), critical: true });
@@ -37,7 +38,7 @@ describe('supervisor', () => {
     await sup.stop();
   });
   it('escalates when a child keeps crashing', async () => {
-    const ref = new ActorRef<Msg>('flaky');
+    const ref = new ActorRef<Msg, Replies>('flaky');
     let escalated = '';
     const sup = new Supervisor(log, (r) => { escalated = r; }, fast);
     await sup.startChild({ ref, start: async () => counter({ n: 0 }) });
@@ -49,7 +50,7 @@ describe('supervisor', () => {
     await sup.stop();
   });
   it('bounds the mailbox', async () => {
-    const ref = new ActorRef<Msg>('small', 1); // no behaviour attached: messages stay queued
+    const ref = new ActorRef<Msg, Replies>('small', 1); // no behaviour attached: messages stay queued
     ref.send({ type: 'get' });
     await expect(ref.ask({ type: 'get' })).rejects.toBeInstanceOf(MailboxFullError);
     expect(ref.dropped).toBe(1);

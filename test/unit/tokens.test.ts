@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { ChainEvent } from '../../src/chain/events';
-import { ENERGY_COST, MAX_TOKEN_AMOUNT } from '../../src/chain/params';
-import type { Address, SignedTx, TxType } from '../../src/chain/types';
+import type { ChainEvent } from '../../src/protocol/events';
+import { ENERGY_COST, MAX_TOKEN_AMOUNT } from '../../src/protocol/params';
+import type { Address, SignedTx, TxType } from '../../src/protocol/types';
 import { assetId } from '../../src/modules/assets/common';
 import { TOKEN_HANDLERS } from '../../src/modules/tokens';
 import {

@@ -4,8 +4,8 @@ import { createAccessList2930Tx, getCalldataFloorGas, getMinimumGasLimit } from 
 import { Account, bytesToHex, createAddressFromString } from '@ethereumjs/util';
 import { Interface, getAddress, getCreateAddress } from 'ethers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { newAccount } from '../../src/chain/accounts';
-import type { AccountState, Address } from '../../src/chain/types';
+import { newAccount } from '../../src/protocol/accounts';
+import type { AccountState, Address } from '../../src/protocol/types';
 import { keccakHex } from '../../src/crypto/hash';
 import { type Hex, fromHex } from '../../src/primitives/hex';
 import { MemoryKv } from '../../src/state/kv';

@@ -1,6 +1,6 @@
 import type { Server } from 'hyper-express';
-import type { AssetRef } from '../../actors/assetReader';
-import { NAME_RE, SYMBOL_RE } from '../../chain/params';
+import type { AssetRef } from '../../api/assetReader';
+import { NAME_RE, SYMBOL_RE } from '../../protocol/params';
 import type { Hex } from '../../primitives/hex';
 import { decodeCursor, type Feed } from '../../storage/assetIndex';
 import { badRequest, notFound } from '../httpError';

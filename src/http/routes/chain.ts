@@ -1,5 +1,5 @@
 import type { Server } from 'hyper-express';
-import { MAX_CHAIN_PAGE } from '../../chain/params';
+import { MAX_CHAIN_PAGE } from '../../protocol/params';
 import { notFound } from '../httpError';
 import { intParam, limitParam } from '../params';
 import type { HttpDeps, RouteWrap } from '../server';

@@ -1,9 +1,9 @@
-import { MAX_TOKEN_AMOUNT } from '../../chain/params';
-import type { Address, SignedTx } from '../../chain/types';
+import { MAX_TOKEN_AMOUNT } from '../../protocol/params';
+import type { Address, SignedTx } from '../../protocol/types';
 import { keccakHex } from '../../crypto/hash';
 import { concatBytes, fromHex, utf8, type Hex } from '../../primitives/hex';
 import { parseAmount } from '../../primitives/amount';
-import { TxFailure } from '../handler';
+import { TxFailure } from '../../protocol/handler';
 
 /** Domain tag for ids of assets (tokens, collections) born from a transaction. */
 const ASSET_DOMAIN = 'CAIRN/ASSET/v1\n';

@@ -1,7 +1,7 @@
-import type { ChainEvent } from '../../chain/events';
-import { ENERGY_COST } from '../../chain/params';
-import type { Address, SignedTx, TxType } from '../../chain/types';
-import type { ExecContext, TxHandler } from '../handler';
+import type { ChainEvent } from '../../protocol/events';
+import { ENERGY_COST } from '../../protocol/params';
+import type { Address, SignedTx, TxType } from '../../protocol/types';
+import type { ExecContext, TxHandler } from '../../protocol/handler';
 import { commonChecks, dataFields } from './common';
 
 /**

@@ -1,4 +1,4 @@
-import { NAME_RE } from '../../chain/params';
+import { NAME_RE } from '../../protocol/params';
 import { refuse } from '../assets/define';
 
 /** Data of every name-service type: { name }. Upper case is refused, never folded. */

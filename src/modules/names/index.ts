@@ -1,4 +1,4 @@
-import type { TxHandler } from '../handler';
+import type { TxHandler } from '../../protocol/handler';
 import { nameReleaseHandler, nameTransferHandler, nameUpdateHandler } from './manage';
 import { nameRegisterHandler } from './register';
 

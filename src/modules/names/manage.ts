@@ -1,8 +1,8 @@
-import type { ExecState } from '../../chain/execState';
-import type { Address } from '../../chain/types';
+import type { ExecState } from '../../protocol/execState';
+import type { Address } from '../../protocol/types';
 import { requireOwner } from '../assets/common';
 import { defineAssetTx } from '../assets/define';
-import { TxFailure } from '../handler';
+import { TxFailure } from '../../protocol/handler';
 import { readName } from './fields';
 import { getName, nameKey, type NameRecord } from './records';
 
@@ -22,9 +22,10 @@ function changeHandler<T extends 'NAME_UPDATE' | 'NAME_TRANSFER'>(type: T, to: '
     required: ['name'],
     parse: (tx, d) => readName(tx.type, d),
     async run({ state, sender, party, events }, { name }) {
-      const rec = change(await ownedName(state, name, sender), party!);
+      const before = await ownedName(state, name, sender);
+      const rec = change(before, party!);
       await state.putRecord(nameKey(name), rec);
-      events.push({ kind: 'name.update', name, owner: rec.owner, target: rec.target, registeredAt: rec.registeredAt });
+      events.push({ kind: 'name.update', name, owner: rec.owner, target: rec.target, registeredAt: rec.registeredAt, previous: { owner: before.owner, target: before.target } });
     },
   });
 }
@@ -44,6 +45,6 @@ export const nameReleaseHandler = defineAssetTx({
   async run({ state, sender, events }, { name }) {
     const rec = await ownedName(state, name, sender);
     await state.deleteRecord(nameKey(name));
-    events.push({ kind: 'name.release', name, registeredAt: rec.registeredAt });
+    events.push({ kind: 'name.release', name, registeredAt: rec.registeredAt, owner: rec.owner, target: rec.target });
   },
 });

@@ -1,6 +1,7 @@
-import type { ExecState } from '../../chain/execState';
-import type { Address } from '../../chain/types';
+import type { ExecState } from '../../protocol/execState';
+import type { Address } from '../../protocol/types';
 import type { Hex } from '../../primitives/hex';
+import { recordKey } from '../../protocol/records';
 
 /**
  * Name service state, as records in the authenticated state.
@@ -14,5 +15,5 @@ export interface NameRecord {
   registeredBy: Hex; // id of the NAME_REGISTER transaction
 }
 
-export const nameKey = (name: string): string => `name/${name}`;
+export const nameKey = (name: string): string => recordKey('name', name);
 export const getName = (s: ExecState, name: string): Promise<NameRecord | undefined> => s.getRecord<NameRecord>(nameKey(name));

@@ -1,7 +1,7 @@
-import { credit, debit } from '../../chain/accounts';
-import { NAME_REGISTRATION_COST, TREASURY_ADDRESS } from '../../chain/params';
+import { credit, debit } from '../../protocol/accounts';
+import { NAME_REGISTRATION_COST, TREASURY_ADDRESS } from '../../protocol/params';
 import { defineAssetTx, refuse } from '../assets/define';
-import { TxFailure } from '../handler';
+import { TxFailure } from '../../protocol/handler';
 import { readName } from './fields';
 import { getName, nameKey, type NameRecord } from './records';
 

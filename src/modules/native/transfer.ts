@@ -1,6 +1,6 @@
-import { credit, debit } from '../../chain/accounts';
-import { ENERGY_COST } from '../../chain/params';
-import type { TxHandler } from '../handler';
+import { credit, debit } from '../../protocol/accounts';
+import { ENERGY_COST } from '../../protocol/params';
+import type { TxHandler } from '../../protocol/handler';
 
 /** TRANSFER: moves `amount` base units from the sender to `to`. */
 export const transferHandler: TxHandler = {

@@ -1,6 +1,6 @@
 import { assetId } from '../assets/common';
 import { defineAssetTx } from '../assets/define';
-import { TxFailure } from '../handler';
+import { TxFailure } from '../../protocol/handler';
 import { readCollectionName, readSymbol } from './fields';
 import { saveCollection } from './load';
 import { nftSymbolKey } from './records';

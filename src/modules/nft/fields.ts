@@ -1,4 +1,4 @@
-import { MAX_ASSET_NAME_BYTES, MAX_NFT_URI_BYTES, SYMBOL_RE } from '../../chain/params';
+import { MAX_ASSET_NAME_BYTES, MAX_NFT_URI_BYTES, SYMBOL_RE } from '../../protocol/params';
 import type { Hex } from '../../primitives/hex';
 import { ASSET_ID_RE, utf8Length } from '../assets/common';
 import { refuse } from '../assets/define';

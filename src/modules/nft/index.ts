@@ -1,4 +1,4 @@
-import type { TxHandler } from '../handler';
+import type { TxHandler } from '../../protocol/handler';
 import { nftApproveHandler } from './approve';
 import { nftBurnHandler } from './burn';
 import { nftCreateHandler } from './create';

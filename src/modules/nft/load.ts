@@ -1,6 +1,6 @@
-import type { ExecState } from '../../chain/execState';
+import type { ExecState } from '../../protocol/execState';
 import type { Hex } from '../../primitives/hex';
-import { TxFailure } from '../handler';
+import { TxFailure } from '../../protocol/handler';
 import { collectionKey, getCollection, getItem, itemKey, type CollectionRecord, type ItemRecord } from './records';
 import type { ItemRef } from './fields';
 

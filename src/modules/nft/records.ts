@@ -1,6 +1,7 @@
-import type { ExecState } from '../../chain/execState';
-import type { Address } from '../../chain/types';
+import type { ExecState } from '../../protocol/execState';
+import type { Address } from '../../protocol/types';
 import type { Hex } from '../../primitives/hex';
+import { recordKey } from '../../protocol/records';
 
 /**
  * NFT721 state, as records in the authenticated state.
@@ -28,9 +29,9 @@ export interface ItemRecord {
   mintedAt: number; // height
 }
 
-export const collectionKey = (id: Hex): string => `nftc/${id}`;
-export const nftSymbolKey = (symbol: string): string => `nftsym/${symbol}`;
-export const itemKey = (collection: Hex, item: number): string => `nfti/${collection}/${item}`;
+export const collectionKey = (id: Hex): string => recordKey('nftCollection', id);
+export const nftSymbolKey = (symbol: string): string => recordKey('nftSymbol', symbol);
+export const itemKey = (collection: Hex, item: number): string => recordKey('nftItem', collection, item);
 
 export const getCollection = (s: ExecState, id: Hex): Promise<CollectionRecord | undefined> => s.getRecord<CollectionRecord>(collectionKey(id));
 export const getItem = (s: ExecState, collection: Hex, item: number): Promise<ItemRecord | undefined> => s.getRecord<ItemRecord>(itemKey(collection, item));

@@ -1,5 +1,5 @@
 import { defineAssetTx } from '../assets/define';
-import { TxFailure } from '../handler';
+import { TxFailure } from '../../protocol/handler';
 import { readItemRef } from './fields';
 import { loadItem, saveItem } from './load';
 

@@ -1,7 +1,7 @@
-import { MAX_ASSET_NAME_BYTES, MAX_TOKEN_DECIMALS, SYMBOL_RE } from '../../chain/params';
+import { MAX_ASSET_NAME_BYTES, MAX_TOKEN_DECIMALS, SYMBOL_RE } from '../../protocol/params';
 import { assetId, utf8Length } from '../assets/common';
 import { defineAssetTx, refuse } from '../assets/define';
-import { TxFailure } from '../handler';
+import { TxFailure } from '../../protocol/handler';
 import { field } from './fields';
 import { moveTokens } from './ledger';
 import { putToken, symbolKey, type TokenRecord } from './records';

@@ -1,4 +1,4 @@
-import type { Address, SignedTx } from '../../chain/types';
+import type { Address, SignedTx } from '../../protocol/types';
 import type { Hex } from '../../primitives/hex';
 import { ASSET_ID_RE, tokenAmount } from '../assets/common';
 import { refuse } from '../assets/define';

@@ -1,5 +1,5 @@
 import { defineAssetTx, refuse } from '../assets/define';
-import { TxFailure } from '../handler';
+import { TxFailure } from '../../protocol/handler';
 import { field } from './fields';
 import { frozenUntil, loadToken } from './ledger';
 import { freezeKey, getFreeze, type FreezeRecord } from './records';

@@ -1,5 +1,5 @@
-import type { TxType } from '../../chain/types';
-import type { TxHandler } from '../handler';
+import type { TxType } from '../../protocol/types';
+import type { TxHandler } from '../../protocol/handler';
 import { tokenBlacklistHandler, tokenPauseHandler, tokenUnpauseHandler } from './admin';
 import { tokenCreateHandler } from './create';
 import { tokenFreezeHandler, tokenUnfreezeHandler } from './freeze';

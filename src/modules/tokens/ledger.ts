@@ -1,9 +1,9 @@
-import type { ExecState } from '../../chain/execState';
-import { MAX_TOKEN_AMOUNT } from '../../chain/params';
-import type { Address } from '../../chain/types';
+import type { ExecState } from '../../protocol/execState';
+import { MAX_TOKEN_AMOUNT } from '../../protocol/params';
+import type { Address } from '../../protocol/types';
 import type { Hex } from '../../primitives/hex';
 import { requireOwner } from '../assets/common';
-import { TxFailure } from '../handler';
+import { TxFailure } from '../../protocol/handler';
 import type { AssetCtx } from '../assets/define';
 import { getFreeze, getToken, getTokenBalance, isBlacklisted, putToken, setTokenBalance, type TokenRecord } from './records';
 

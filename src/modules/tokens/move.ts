@@ -1,6 +1,6 @@
-import type { SignedTx } from '../../chain/types';
+import type { SignedTx } from '../../protocol/types';
 import { defineAssetTx, refuse } from '../assets/define';
-import { TxFailure } from '../handler';
+import { TxFailure } from '../../protocol/handler';
 import { field } from './fields';
 import { loadOwnedToken, loadToken, loadUnpausedToken, moveTokens, requireCanSend, requireNotBlacklisted, requireUnpaused } from './ledger';
 import { getAllowance, setAllowance } from './records';

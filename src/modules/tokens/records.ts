@@ -1,6 +1,7 @@
-import type { ExecState } from '../../chain/execState';
-import type { Address } from '../../chain/types';
+import type { ExecState } from '../../protocol/execState';
+import type { Address } from '../../protocol/types';
 import type { Hex } from '../../primitives/hex';
+import { recordKey } from '../../protocol/records';
 
 /**
  * FT20 state, as records in the authenticated state (covered by the state root). Amounts are
@@ -26,12 +27,12 @@ export interface TokenRecord {
   createdBy: Hex; // id of the TOKEN_CREATE transaction
 }
 
-export const tokenKey = (id: Hex): string => `tok/${id}`;
-export const symbolKey = (symbol: string): string => `toksym/${symbol}`;
-export const balanceKey = (id: Hex, holder: Address): string => `tokbal/${id}/${holder}`;
-export const allowanceKey = (id: Hex, owner: Address, spender: Address): string => `tokalw/${id}/${owner}/${spender}`;
-export const blacklistKey = (id: Hex, addr: Address): string => `tokbl/${id}/${addr}`;
-export const freezeKey = (id: Hex, holder: Address): string => `tokfrz/${id}/${holder}`;
+export const tokenKey = (id: Hex): string => recordKey('token', id);
+export const symbolKey = (symbol: string): string => recordKey('tokenSymbol', symbol);
+export const balanceKey = (id: Hex, holder: Address): string => recordKey('tokenBalance', id, holder);
+export const allowanceKey = (id: Hex, owner: Address, spender: Address): string => recordKey('tokenAllowance', id, owner, spender);
+export const blacklistKey = (id: Hex, addr: Address): string => recordKey('tokenBlacklist', id, addr);
+export const freezeKey = (id: Hex, holder: Address): string => recordKey('tokenFreeze', id, holder);
 
 export const getToken = (s: ExecState, id: Hex): Promise<TokenRecord | undefined> => s.getRecord<TokenRecord>(tokenKey(id));
 

@@ -1,8 +1,8 @@
-import { GAS_PER_ENERGY } from '../../chain/params';
-import type { TxType, VmReceipt } from '../../chain/types';
+import { GAS_PER_ENERGY } from '../../protocol/params';
+import type { TxType, VmReceipt } from '../../protocol/types';
 import { toHex } from '../../primitives/hex';
 import { executeVm, type VmOutcome } from '../../vm/execute';
-import { TxFailure, type TxHandler } from '../handler';
+import { TxFailure, type TxHandler } from '../../protocol/handler';
 import { gasLimitOf, validateVmData, vmMessageOf } from './message';
 
 const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;

@@ -1,5 +1,5 @@
-import { GAS_PRICE_WEI, VM_MAX_GAS } from '../../chain/params';
-import type { SignedTx } from '../../chain/types';
+import { GAS_PRICE_WEI, VM_MAX_GAS } from '../../protocol/params';
+import type { SignedTx } from '../../protocol/types';
 import { fromHex, isHex, type Hex } from '../../primitives/hex';
 import type { VmMessage } from '../../vm/execute';
 import { WEI_PER_BASE } from '../../vm/units';

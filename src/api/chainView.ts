@@ -1,4 +1,4 @@
-import type { Address } from '../chain/types';
+import type { Address } from '../protocol/types';
 import type { BlockSummary, Head } from '../storage/chainStore';
 
 const HOUR = 3_600_000;

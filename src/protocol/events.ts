@@ -1,11 +1,14 @@
 import type { Hex } from '../primitives/hex';
-import type { Address } from './types';
+import type { Address } from './address';
 
 /**
  * Events a successful module transaction reports in its result (TxResult.events). They are
  * derived deterministically by execution (a replay recomputes them) and feed node-local
  * indexes: token holders and transfers, asset and name listings. A failed transaction
  * reports none. Amounts and balances are integer strings.
+ *
+ * Every event carries what is needed to undo its effect on an index (a previous balance,
+ * owner or target), so a replaced block's index writes can be reverted from its events alone.
  */
 export type ChainEvent =
   /** A token came into existence (TOKEN_CREATE). `height` is its record's createdAt. */
@@ -20,9 +23,15 @@ export type ChainEvent =
   | { kind: 'nft.transfer'; collection: Hex; item: number; from: Address | null; to: Address | null }
   /** A name was registered at `height` (NAME_REGISTER). */
   | { kind: 'name.register'; name: string; owner: Address; target: Address; height: number }
-  /** A name's owner or target changed (NAME_UPDATE, NAME_TRANSFER). */
-  | { kind: 'name.update'; name: string; owner: Address; target: Address; registeredAt: number }
-  /** A name was released; `registeredAt` is the height it had been registered at. */
-  | { kind: 'name.release'; name: string; registeredAt: number };
+  /** A name's owner or target changed (NAME_UPDATE, NAME_TRANSFER); `previous` is what it was, so the change can be undone. */
+  | { kind: 'name.update'; name: string; owner: Address; target: Address; registeredAt: number; previous: { owner: Address; target: Address } }
+  /** A name was released; `registeredAt`, `owner` and `target` are what it had (an undo restores them). */
+  | { kind: 'name.release'; name: string; registeredAt: number; owner: Address; target: Address }
+  /**
+   * An on-chain machine (machines/) moved from state `from` to `to` on `event` at `height`.
+   * `machine` names the definition, `id` the instance (e.g. a proposal id). Indexed
+   * node-locally as the machine's history; consensus state keeps only the current record.
+   */
+  | { kind: 'machine.transition'; machine: string; id: string; from: string; to: string; event: string; height: number };
 
 export type ChainEventKind = ChainEvent['kind'];

@@ -1,7 +1,7 @@
-import { newAccount, viewAccount } from '../chain/accounts';
-import { loadSupply } from '../chain/execState';
-import { BLOCK_REWARD, CHAIN_ID, MAX_TXS_PER_BLOCK, TREASURY_ADDRESS, TREASURY_REWARD } from '../chain/params';
-import type { AccountState, Address, Block, HybridTx, SignedTx, TxPayload, TxResult } from '../chain/types';
+import { newAccount, viewAccount } from '../protocol/accounts';
+import { loadSupply } from '../protocol/execState';
+import { BLOCK_REWARD, CHAIN_ID, MAX_TXS_PER_BLOCK, TREASURY_ADDRESS, TREASURY_REWARD } from '../protocol/params';
+import type { AccountState, Address, Block, HybridTx, SignedTx, TxPayload, TxResult } from '../protocol/types';
 import { parseAddress, toNative } from '../crypto/address';
 import { foldTxLifecycle, lifecycleState, STATUS_OF, type TxLifecycleState } from '../machines/txLifecycle';
 import type { Hex } from '../primitives/hex';
@@ -9,10 +9,10 @@ import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
 import { codeKey } from '../vm/stateAdapter';
 import type { BlockSummary, ChainStore } from '../storage/chainStore';
-import type { ActorRef } from './actorRef';
+import type { ActorRef } from '../actors/actorRef';
 import { AssetReader, type AccountTokenView } from './assetReader';
 import type { ChainView } from './chainView';
-import type { MempoolLookup, MempoolMsg } from './protocol';
+import type { MempoolLookup, MempoolMsg, MempoolReplies } from '../actors/protocol';
 import { decodeBlock } from '../chain/block';
 
 /** JSON shapes served by the HTTP API (and reused by the JSON-RPC layer). */
@@ -76,7 +76,7 @@ export class ChainReader {
   readonly assets: AssetReader;
 
   constructor(
-    private readonly d: { kv: KvStore; store: ChainStore; view: ChainView; mempool: ActorRef<MempoolMsg> },
+    private readonly d: { kv: KvStore; store: ChainStore; view: ChainView; mempool: ActorRef<MempoolMsg, MempoolReplies> },
   ) {
     this.assets = new AssetReader({ kv: d.kv, view: d.view });
   }
@@ -165,7 +165,7 @@ export class ChainReader {
     if (!found && tokens.length === 0) return undefined;
     const a = found ?? newAccount(head.height);
     const v = viewAccount(a, head.height);
-    const nextNonce = await this.d.mempool.ask<number>({ type: 'nextNonce', address: addr, accountNonce: a.nonce });
+    const nextNonce = await this.d.mempool.ask({ type: 'nextNonce', address: addr, accountNonce: a.nonce });
     return {
       address: addr, native: toNative(addr), balance: v.balance.toString(), staked: v.staked.toString(),
       nonce: v.nonce, nextNonce, energy: Number(v.energy), feeExempt: v.feeExempt, isValidator: v.isValidator, tokens,
@@ -271,7 +271,7 @@ export class ChainReader {
         return { ...this.summarize(tx, { block, index: loc.index }), lifecycle, ...authOf(tx) };
       }
     }
-    const m = await this.d.mempool.ask<MempoolLookup | undefined>({ type: 'lookup', id });
+    const m = await this.d.mempool.ask({ type: 'lookup', id });
     if (!m) return undefined;
     const lifecycle = lifecycleState(m.lifecycle);
     const reason = m.lifecycle.context.reason ?? undefined;
@@ -283,7 +283,7 @@ export class ChainReader {
 
   /** Pending transactions (oldest first, up to `limit`) and the pool's whole size. */
   async mempool(limit: number) {
-    const { size, entries } = await this.d.mempool.ask<{ size: number; entries: { tx: SignedTx; receivedAt: number }[] }>({ type: 'list', limit });
+    const { size, entries } = await this.d.mempool.ask({ type: 'list', limit });
     return { count: size, txs: entries.map((e) => ({ ...this.summarize(e.tx), receivedAt: e.receivedAt })) };
   }
 

@@ -1,6 +1,6 @@
-import type { ExecState } from '../chain/execState';
-import type { ChainEvent } from '../chain/events';
-import type { Address, SignedTx, TxType, VmReceipt } from '../chain/types';
+import type { ExecState } from './execState';
+import type { ChainEvent } from './events';
+import type { Address, SignedTx, TxType, VmReceipt } from './types';
 
 /** What a handler sees while executing one transaction. The nonce is already advanced. */
 export interface ExecContext {

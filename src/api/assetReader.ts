@@ -1,4 +1,4 @@
-import type { Address } from '../chain/types';
+import type { Address } from '../protocol/types';
 import { toNative } from '../crypto/address';
 import { nameKey, type NameRecord } from '../modules/names/records';
 import { collectionKey, itemKey, nftSymbolKey, type CollectionRecord, type ItemRecord } from '../modules/nft/records';

@@ -1,13 +1,13 @@
-import { GAS_PRICE_WEI, VM_MAX_GAS } from '../chain/params';
-import type { Address } from '../chain/types';
+import { GAS_PRICE_WEI, VM_MAX_GAS } from '../protocol/params';
+import type { Address } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
 import type { RpcBackend, RpcCallMessage, RpcLog, RpcLogFilter, RpcTxLocation } from '../rpc/backend';
 import { callVm, estimateGas, type VmMessage } from '../vm/execute';
 import { weiBalance } from '../vm/units';
-import type { Admission } from './admission';
+import type { Admission } from '../actors/admission';
 import type { ChainReader } from './chainReader';
-import type { ActorRef } from './actorRef';
-import type { MempoolLookup, MempoolMsg } from './protocol';
+import type { ActorRef } from '../actors/actorRef';
+import type { MempoolLookup, MempoolMsg, MempoolReplies } from '../actors/protocol';
 import type { ChainStore } from '../storage/chainStore';
 
 const ZERO_ADDRESS: Address = `0x${'00'.repeat(20)}`;
@@ -17,7 +17,7 @@ export class NodeRpcBackend implements RpcBackend {
   readonly chainId = 72020;
 
   constructor(
-    private readonly d: { reader: ChainReader; store: ChainStore; mempool: ActorRef<MempoolMsg>; admission: Admission; clientVersion: string; producer: Address; now: () => number },
+    private readonly d: { reader: ChainReader; store: ChainStore; mempool: ActorRef<MempoolMsg, MempoolReplies>; admission: Admission; clientVersion: string; producer: Address; now: () => number },
   ) {}
 
   get clientVersion(): string {
@@ -57,7 +57,7 @@ export class NodeRpcBackend implements RpcBackend {
   async nonce(addr: Address, at: number | 'pending'): Promise<number> {
     const a = await (await this.d.reader.stateAt(await this.rootAt(at === 'pending' ? this.headHeight() : at))).getAccount(addr);
     const n = a?.nonce ?? 0;
-    return at === 'pending' ? this.d.mempool.ask<number>({ type: 'nextNonce', address: addr, accountNonce: n }) : n;
+    return at === 'pending' ? this.d.mempool.ask({ type: 'nextNonce', address: addr, accountNonce: n }) : n;
   }
 
   async tx(hash: Hex): Promise<RpcTxLocation | undefined> {
@@ -69,7 +69,7 @@ export class NodeRpcBackend implements RpcBackend {
         return { tx, block: { height: loc.height, hash: block.header.hash, index: loc.index, result: block.results[loc.index], timestamp: block.header.timestamp } };
       }
     }
-    const m = await this.d.mempool.ask<MempoolLookup | undefined>({ type: 'lookup', id: hash });
+    const m = await this.d.mempool.ask({ type: 'lookup', id: hash });
     return m && m.lifecycle.value === 'inMempool' ? { tx: m.tx } : undefined;
   }
 

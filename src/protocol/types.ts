@@ -1,8 +1,9 @@
 import type { Hex } from '../primitives/hex';
 import type { ChainEvent } from './events';
 
-/** 20-byte account address, lower-case 0x hex. */
-export type Address = Hex;
+import type { Address } from './address';
+
+export type { Address };
 
 /** Transaction types the node implements. Grows with each module (DESIGN.md §11). */
 export const TX_TYPES = [

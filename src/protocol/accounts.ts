@@ -1,4 +1,4 @@
-import { TxFailure } from '../modules/handler';
+import { TxFailure } from './handler';
 import { energyAt, maxEnergy } from './energy';
 import type { ExecState } from './execState';
 import type { AccountState, Address } from './types';

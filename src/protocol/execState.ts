@@ -1,4 +1,5 @@
 import type { AccountState, Address } from './types';
+import { RECORD_PREFIX } from './records';
 
 /**
  * The slice of the authenticated state that execution uses. StateTrie implements it;
@@ -25,7 +26,7 @@ export interface SupplyRecord {
   burned: string;
   staked: string;
 }
-export const SUPPLY_KEY = 'chain/supply';
+export const SUPPLY_KEY = RECORD_PREFIX.supply;
 
 export interface Supply {
   supply: bigint; // all coins in existence: liquid + staked

@@ -1,0 +1,67 @@
+/**
+ * The layers of src/ and the direction of their imports (DESIGN.md §1; docs/LAYERS.md).
+ * `.ci/run` fails on any violation: `npm run check:layers`.
+ *
+ * Each folder may import only the folders listed for it (and itself). Type-only imports
+ * count: a type import against the direction is still a dependency on a higher layer.
+ */
+const LAYERS = {
+  primitives: [],
+  errors: ['primitives'],
+  protocol: ['primitives', 'errors'],
+  crypto: ['primitives', 'errors', 'protocol'],
+  state: ['primitives', 'errors', 'protocol', 'crypto'],
+  vm: ['primitives', 'errors', 'protocol', 'crypto', 'state'],
+  machines: ['primitives', 'errors', 'protocol'],
+  modules: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'vm', 'machines'],
+  mempool: ['primitives', 'errors', 'protocol', 'crypto'],
+  consensus: ['primitives', 'errors', 'protocol', 'crypto'],
+  chain: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'vm', 'machines', 'modules', 'mempool', 'consensus'],
+  contracts: ['primitives', 'errors', 'protocol', 'crypto'],
+  config: ['primitives', 'errors', 'protocol'],
+  storage: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'machines', 'modules', 'chain'],
+  actors: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'vm', 'machines', 'modules', 'mempool', 'consensus', 'chain', 'storage'],
+  api: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'vm', 'machines', 'modules', 'mempool', 'consensus', 'chain', 'storage', 'contracts'],
+  http: ['primitives', 'errors', 'protocol', 'crypto', 'api', 'contracts'],
+  rpc: ['primitives', 'errors', 'protocol', 'crypto', 'api'],
+  sdk: ['primitives', 'errors', 'protocol', 'crypto', 'modules', 'chain', 'state'],
+  cli: ['primitives', 'errors', 'protocol', 'crypto', 'config', 'sdk', 'modules', 'chain', 'node'],
+  node: Object.keys({}) /* filled below: everything */,
+};
+const ALL = Object.keys(LAYERS);
+LAYERS.node = ALL.filter((l) => l !== 'node' && l !== 'cli');
+
+const forbidden = [
+  {
+    name: 'no-folder-cycle',
+    comment: 'A cycle between modules (and so between folders) of src/.',
+    severity: 'error',
+    from: { path: '^src/' },
+    to: { circular: true },
+  },
+  {
+    name: 'unknown-layer',
+    comment: 'Every folder of src/ is a layer listed in .dependency-cruiser.cjs.',
+    severity: 'error',
+    from: { path: `^src/(?!(${ALL.join('|')})/)` },
+    to: {},
+  },
+  ...ALL.map((layer) => ({
+    name: `layer-${layer}`,
+    comment: `${layer}/ may import only: ${LAYERS[layer].join(', ') || 'nothing outside itself'}.`,
+    severity: 'error',
+    from: { path: `^src/${layer}/` },
+    to: { path: `^src/(?!(${[layer, ...LAYERS[layer]].join('|')})/)` },
+  })),
+];
+
+module.exports = {
+  forbidden,
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|test|bench)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.mts', '.js', '.mjs', '.json'] },
+  },
+};

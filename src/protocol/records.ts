@@ -1,0 +1,38 @@
+/**
+ * Every key prefix of consensus records (ExecState.getRecord/putRecord), in one place.
+ * A record key is its prefix followed by the record's own parts; no prefix may be a prefix
+ * of another (test/unit/records.test.ts), so two modules can never write the same key.
+ * Adding a record kind means one line here. Node-local storage buckets are a separate
+ * registry (storage/buckets.ts): they are not consensus state.
+ */
+export const RECORD_PREFIX = {
+  /** chain/supply: whole-chain counters (exact key). */
+  supply: 'chain/supply',
+  /** consensus/validators: the validator set (exact key). */
+  validators: 'consensus/validators',
+  /** EVM: code by hash, storage slots by account generation, account generation. */
+  vmCode: 'vm/code/',
+  vmSlot: 'vm/s/',
+  vmGeneration: 'vm/gen/',
+  /** FT20: token, symbol → id, balance, allowance, blacklist entry, holder freeze. */
+  token: 'tok/',
+  tokenSymbol: 'toksym/',
+  tokenBalance: 'tokbal/',
+  tokenAllowance: 'tokalw/',
+  tokenBlacklist: 'tokbl/',
+  tokenFreeze: 'tokfrz/',
+  /** NFT721: collection, symbol → id, item. */
+  nftCollection: 'nftc/',
+  nftSymbol: 'nftsym/',
+  nftItem: 'nfti/',
+  /** Name service: name → record. */
+  name: 'name/',
+  /** On-chain machines: a machine's record, and the due-height index of their deadlines. */
+  machine: 'mach/',
+  machineDue: 'due/',
+} as const;
+
+export type RecordKind = keyof typeof RECORD_PREFIX;
+
+/** The key of a record: its kind's prefix, then its parts joined by '/'. */
+export const recordKey = (kind: RecordKind, ...parts: (string | number)[]): string => RECORD_PREFIX[kind] + parts.join('/');
