@@ -1,6 +1,7 @@
 import { keccakHex } from '../crypto/hash';
 import { TxFailure } from '../protocol/handler';
 import { handlerFor } from '../modules/registry';
+import { evmEngine } from '../modules/vm/engine';
 import { fromHex, type Hex } from '../primitives/hex';
 import { chargeFor } from '../protocol/energy';
 import type { ExecState } from '../protocol/execState';
@@ -71,7 +72,7 @@ export async function applyTx(state: ExecState, tx: SignedTx, ctx: BlockContext)
   let energy: bigint;
   state.checkpoint();
   try {
-    const out = await handler.execute({ state, height: ctx.height, timestamp: ctx.timestamp, producer: ctx.producer, sender, tx });
+    const out = await handler.execute({ state, height: ctx.height, timestamp: ctx.timestamp, producer: ctx.producer, sender, tx, vm: evmEngine });
     await state.commit();
     energy = out.energy;
     result = { status: 'success', ...(out.vm ? { vm: out.vm } : {}), ...(out.events?.length ? { events: out.events } : {}) };

@@ -7,7 +7,8 @@ import { keccakHex } from '../crypto/hash';
 import { MLDSA44_PUB_BYTES, signHybrid, type VerifyJob } from '../crypto/hybrid';
 import type { HybridKeys } from '../crypto/keys';
 import { CHAIN_ID, MAX_DATA_BYTES, TX_DOMAIN } from '../protocol/params';
-import { TX_TYPES, type Address, type HybridTx, type TxPayload, type TxType } from '../protocol/types';
+import type { Address, HybridTx, TxPayload, TxType } from '../protocol/types';
+import { isImplemented } from '../modules/registry';
 
 /**
  * The hybrid transaction envelope (docs/PROTOCOL.md, "Transaction envelope").
@@ -146,7 +147,6 @@ export type DecodeResult = { ok: true; tx: HybridTx } | { ok: false; error: stri
 const ENVELOPE_KEYS = new Set([
   'id', 'chainId', 'type', 'from', 'to', 'amount', 'nonce', 'timestamp', 'fee', 'data', 'publicKeys', 'signatures',
 ]);
-const TX_TYPE_SET: ReadonlySet<string> = new Set(TX_TYPES);
 
 function publicKeysOf(v: unknown): HybridTx['publicKeys'] | string {
   if (!isRecord(v)) return 'missing field: publicKeys';
@@ -178,7 +178,7 @@ export function decodeEnvelope(body: unknown): DecodeResult {
     if (body[k] === undefined) return fail(`missing field: ${k}`);
   }
   if (body.chainId !== CHAIN_ID) return fail('wrong chain id');
-  if (typeof body.type !== 'string' || !TX_TYPE_SET.has(body.type)) return fail('unknown transaction type');
+  if (!isImplemented(body.type)) return fail('unknown transaction type');
   const from = typeof body.from === 'string' ? parseAddress(body.from) : undefined;
   if (!from) return fail('invalid from address');
   let to: Address | null = null;

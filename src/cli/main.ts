@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { TX_TYPES, type TxType } from '../protocol/types';
+import type { TxType } from '../protocol/types';
+import { TX_TYPES } from '../modules/registry';
 import { encodeTx } from '../chain/envelope';
 import { configHelp, loadConfig } from '../config/config';
 import { toNative } from '../crypto/address';

@@ -1,20 +1,58 @@
-import type { TxType } from '../protocol/types';
 import type { TxHandler } from '../protocol/handler';
-import { NAME_HANDLERS } from './names';
-import { transferHandler } from './native/transfer';
-import { NFT_HANDLERS } from './nft';
-import { TOKEN_HANDLERS } from './tokens';
-import { vmCallHandler, vmDeployHandler, vmTransferHandler } from './vm/handlers';
+import type { TxType } from '../protocol/types';
+import { nameRegister, nameRelease, nameTransfer, nameUpdate } from './names';
+import { transfer } from './native/transfer';
+import { nftApprove, nftBurn, nftCreate, nftMint, nftTransfer } from './nft';
+import { tokenApprove, tokenBlacklist, tokenBurn, tokenCreate, tokenFreeze, tokenMint, tokenPause, tokenTransfer, tokenTransferFrom, tokenUnfreeze, tokenUnpause } from './tokens';
+import type { AnyTxEntry } from './tx/entry';
+import { vmCall, vmDeploy, vmTransfer } from './vm/vm';
 
-/** Every implemented transaction type, by name. */
-export const HANDLERS: Record<TxType, TxHandler> = {
-  TRANSFER: transferHandler,
-  VM_DEPLOY: vmDeployHandler,
-  VM_CALL: vmCallHandler,
-  VM_TRANSFER: vmTransferHandler,
-  ...TOKEN_HANDLERS,
-  ...NFT_HANDLERS,
-  ...NAME_HANDLERS,
-};
+/**
+ * The registry: every implemented transaction type, one line each, in the order docs and
+ * help list them. A type of the protocol's catalogue (protocol/types.ts) that is not here is
+ * refused on the wire. Light by design: entries import no EVM, storage or node code (the VM
+ * runs behind ExecContext.vm), so the SDK reads this file too.
+ */
+export const REGISTRY = {
+  TRANSFER: transfer,
+  VM_DEPLOY: vmDeploy,
+  VM_CALL: vmCall,
+  VM_TRANSFER: vmTransfer,
+  TOKEN_CREATE: tokenCreate,
+  TOKEN_TRANSFER: tokenTransfer,
+  TOKEN_APPROVE: tokenApprove,
+  TOKEN_TRANSFER_FROM: tokenTransferFrom,
+  TOKEN_MINT: tokenMint,
+  TOKEN_BURN: tokenBurn,
+  TOKEN_PAUSE: tokenPause,
+  TOKEN_UNPAUSE: tokenUnpause,
+  TOKEN_BLACKLIST: tokenBlacklist,
+  TOKEN_FREEZE: tokenFreeze,
+  TOKEN_UNFREEZE: tokenUnfreeze,
+  NFT_CREATE: nftCreate,
+  NFT_MINT: nftMint,
+  NFT_TRANSFER: nftTransfer,
+  NFT_APPROVE: nftApprove,
+  NFT_BURN: nftBurn,
+  NAME_REGISTER: nameRegister,
+  NAME_UPDATE: nameUpdate,
+  NAME_TRANSFER: nameTransfer,
+  NAME_RELEASE: nameRelease,
+} as const satisfies { [K in TxType]?: AnyTxEntry & { type: K } };
 
-export const handlerFor = (type: TxType): TxHandler | undefined => HANDLERS[type];
+export type Registry = typeof REGISTRY;
+/** A transaction type the node implements. */
+export type ImplementedTxType = keyof Registry;
+
+/** The implemented types, in registry order. */
+export const TX_TYPES = Object.keys(REGISTRY) as ImplementedTxType[];
+
+const IMPLEMENTED: ReadonlySet<string> = new Set(TX_TYPES);
+export const isImplemented = (type: unknown): type is ImplementedTxType => typeof type === 'string' && IMPLEMENTED.has(type);
+
+/** Every entry, in registry order. */
+export const ENTRIES: readonly AnyTxEntry[] = Object.values(REGISTRY);
+
+export const entryOf = (type: TxType): AnyTxEntry | undefined => (isImplemented(type) ? REGISTRY[type] : undefined);
+
+export const handlerFor = (type: TxType): TxHandler | undefined => entryOf(type)?.handler;

@@ -1,6 +1,6 @@
 import { COIN } from '../primitives/amount';
-import { BURN_PER_ENERGY, DEFAULT_ENERGY_COST, ENERGY_COST, ENERGY_PER_STAKED_COIN, ENERGY_REGEN_BLOCKS, FREE_ENERGY } from './params';
-import type { AccountState, TxType } from './types';
+import { BURN_PER_ENERGY, ENERGY_PER_STAKED_COIN, ENERGY_REGEN_BLOCKS, FREE_ENERGY } from './params';
+import type { AccountState } from './types';
 
 /** Energy cap grows with stake (DESIGN.md §4). Integer arithmetic only. */
 export function maxEnergy(a: AccountState): bigint {
@@ -14,8 +14,6 @@ export function energyAt(a: AccountState, height: number): bigint {
   const e = a.energy + (elapsed * cap) / ENERGY_REGEN_BLOCKS;
   return e > cap ? cap : e;
 }
-
-export const energyCost = (type: TxType): bigint => ENERGY_COST[type] ?? DEFAULT_ENERGY_COST;
 
 /** What a transaction costs: the energy it consumes and the base units burned for the shortfall. */
 export function chargeFor(a: AccountState, cost: bigint, height: number): { energyUsed: bigint; burn: bigint; energyLeft: bigint } {

@@ -10,6 +10,13 @@ export interface ExecContext {
   producer: Address;
   sender: Address;
   tx: SignedTx;
+  /** The EVM, behind a port: the VM types' entries run through it without importing it (applyTx hands it in). */
+  vm: VmEngine;
+}
+
+/** Runs a VM transaction (VM_DEPLOY, VM_CALL, VM_TRANSFER) on the EVM: its outcome, or TxFailure with its receipt. */
+export interface VmEngine {
+  execute(ctx: ExecContext): Promise<HandlerOutcome>;
 }
 
 /** What execution cost and produced; applyTx turns `energy` into spent energy and burned fees. */

@@ -27,17 +27,7 @@ export const ENERGY_PER_STAKED_COIN = 10n;
 export const ENERGY_REGEN_BLOCKS = 28_800n;
 export const GAS_PER_ENERGY = 100n;
 
-/** Energy cost per transaction type (energy units). VM types cost gas / GAS_PER_ENERGY. */
-export const ENERGY_COST: Record<string, bigint> = {
-  TRANSFER: 100n,
-  // Creating an asset writes several records and an index entry; moving one writes two or three.
-  TOKEN_CREATE: 2_000n, TOKEN_TRANSFER: 150n, TOKEN_APPROVE: 100n, TOKEN_TRANSFER_FROM: 200n,
-  TOKEN_MINT: 150n, TOKEN_BURN: 150n, TOKEN_PAUSE: 100n, TOKEN_UNPAUSE: 100n,
-  TOKEN_BLACKLIST: 100n, TOKEN_FREEZE: 100n, TOKEN_UNFREEZE: 100n,
-  NFT_CREATE: 2_000n, NFT_MINT: 300n, NFT_TRANSFER: 150n, NFT_APPROVE: 100n, NFT_BURN: 150n,
-  NAME_REGISTER: 500n, NAME_UPDATE: 100n, NAME_TRANSFER: 150n, NAME_RELEASE: 100n,
-};
-export const DEFAULT_ENERGY_COST = 100n;
+/** Energy cost per transaction type: each type's entry (modules/registry.ts). VM types cost gas / GAS_PER_ENERGY. */
 
 /** FEES in base units as the spec's eth_gasPrice formula names them. */
 export const FEES = { VM_TRANSFER: 210n } as const;

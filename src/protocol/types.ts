@@ -5,17 +5,41 @@ import type { Address } from './address';
 
 export type { Address };
 
-/** Transaction types the node implements. Grows with each module (DESIGN.md §11). */
-export const TX_TYPES = [
-  'TRANSFER', 'VM_DEPLOY', 'VM_CALL', 'VM_TRANSFER',
+/**
+ * The catalogue of the protocol's 58 transaction types (DESIGN.md §11), by module: the
+ * vocabulary every layer may name. Which of them the node implements is not decided here:
+ * it is the keys of the registry (modules/registry.ts, `TX_TYPES`), so naming a type here
+ * never makes it acceptable on the wire.
+ */
+export const TX_TYPE_CATALOGUE = [
+  // native
+  'TRANSFER', 'STAKE', 'UNSTAKE', 'VM_TRANSFER',
+  // consensus
+  'VOTE', 'SET_COMMISSION', 'CLAIM_VOTER_REWARD', 'SLASH_DOUBLE_SIGN',
+  // resources
+  'DELEGATE_RESOURCE', 'UNDELEGATE_RESOURCE',
+  // permissions
+  'PERMISSION_UPDATE', 'PERMISSION_PROPOSE', 'PERMISSION_APPROVE', 'PERMISSION_VETO', 'MULTISIG_PROPOSE', 'MULTISIG_APPROVE',
+  // governance
+  'GOV_PROPOSE', 'GOV_VOTE',
+  // vesting & relay
+  'VESTING_CREATE', 'VESTING_CLAIM', 'META_TX',
+  // FT20 tokens
   'TOKEN_CREATE', 'TOKEN_TRANSFER', 'TOKEN_APPROVE', 'TOKEN_TRANSFER_FROM', 'TOKEN_MINT', 'TOKEN_BURN',
   'TOKEN_PAUSE', 'TOKEN_UNPAUSE', 'TOKEN_BLACKLIST', 'TOKEN_FREEZE', 'TOKEN_UNFREEZE',
+  // NFT721
   'NFT_CREATE', 'NFT_MINT', 'NFT_TRANSFER', 'NFT_APPROVE', 'NFT_BURN',
+  // name service
   'NAME_REGISTER', 'NAME_UPDATE', 'NAME_TRANSFER', 'NAME_RELEASE',
+  // AI layer
+  'ORACLE_REGISTER', 'AI_TASK', 'AI_RESULT', 'AI_REFUND', 'AI_COMMIT', 'AI_REVEAL', 'AI_CLAIM', 'AI_CHALLENGE', 'AI_VERDICT', 'AI_BID', 'AI_AWARD',
+  // bridge
+  'BRIDGE_OUT', 'BRIDGE_IN', 'BRIDGE_SETTLE', 'BRIDGE_COMMITTEE_UPDATE',
+  // VM
+  'VM_DEPLOY', 'VM_CALL',
 ] as const;
-export type TxType = (typeof TX_TYPES)[number];
-/** VM_TRANSFER is value sent by an EVM wallet: it only exists on the VM path (raw Ethereum transactions). */
-export const VM_TX_TYPES: readonly TxType[] = ['VM_DEPLOY', 'VM_CALL', 'VM_TRANSFER'];
+/** A transaction type name of the protocol (implemented or not: see modules/registry.ts). */
+export type TxType = (typeof TX_TYPE_CATALOGUE)[number];
 
 /**
  * The signed part of a transaction. Canonical bytes = RFC 8785 JSON of exactly these

@@ -20,7 +20,9 @@ export { signTx, encodeTx, decodeEnvelope } from '../chain/envelope';
 export { deriveKeys, generateSecret, type HybridKeys } from '../crypto/keys';
 export { toNative, parseAddress } from '../crypto/address';
 export { verifyAccountProof } from '../state/proof';
-export { TX_TYPES, type TxType, type SignedTx, type Address } from '../protocol/types';
+export { type SignedTx, type Address } from '../protocol/types';
+/** The transaction types the node implements (the registry's keys). */
+export { TX_TYPES, type ImplementedTxType as TxType } from '../modules/registry';
 export {
   buildAssetTx,
   createdAssetId,

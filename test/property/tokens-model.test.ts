@@ -7,7 +7,7 @@ import { applyBlock } from '../../src/chain/replay';
 import type { Address, Block, SignedTx, TxResult, TxType } from '../../src/protocol/types';
 import { keccakHex } from '../../src/crypto/hash';
 import { assetId } from '../../src/modules/assets/common';
-import { TOKEN_HANDLERS } from '../../src/modules/tokens';
+import { handlerFor } from '../../src/modules/registry';
 import { allowanceKey, balanceKey, blacklistKey, freezeKey, getToken, symbolKey } from '../../src/modules/tokens/records';
 import { toHex, utf8, type Hex } from '../../src/primitives/hex';
 import { MemoryKv } from '../../src/state/kv';
@@ -141,7 +141,7 @@ class Model {
    * unit-tested (test/unit/tokens.test.ts); the model takes them from the handlers.
    */
   refusal(tx: SignedTx): string | undefined {
-    return TOKEN_HANDLERS[tx.type as keyof typeof TOKEN_HANDLERS].validate(tx);
+    return handlerFor(tx.type)?.validate(tx);
   }
 
   /** Predicts an admissible transaction's outcome and applies it: undefined = success, else the failure reason. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeEnvelope } from '../../src/chain/envelope';
-import { TX_TYPES } from '../../src/protocol/types';
+import { TX_TYPES } from '../../src/modules/registry';
 import { parseAddress, toNative } from '../../src/crypto/address';
 import { deriveKeys } from '../../src/crypto/keys';
 import { fromHex } from '../../src/primitives/hex';

@@ -1,10 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ENERGY_COST, NAME_REGISTRATION_COST, TREASURY_ADDRESS } from '../../src/protocol/params';
+import { NAME_REGISTRATION_COST, TREASURY_ADDRESS } from '../../src/protocol/params';
 import type { Address, SignedTx, TxType } from '../../src/protocol/types';
-import { NAME_HANDLERS } from '../../src/modules/names';
 import { getName, nameKey, type NameRecord } from '../../src/modules/names/records';
-import { HANDLERS } from '../../src/modules/registry';
-import { ALICE, AssetWorld, BOB, CAROL, envelope, refusal, type TxOpts } from '../helpers/assetHarness';
+import { ENTRIES, REGISTRY } from '../../src/modules/registry';
+
+const NAME_HANDLERS = Object.fromEntries(ENTRIES.filter((e) => e.module === 'names').map((e) => [e.type, e.handler]));
+import { ALICE, AssetWorld, BOB, CAROL, ENERGY_COST, envelope, refusal, validate, type TxOpts } from '../helpers/assetHarness';
 
 const COST = NAME_REGISTRATION_COST.toString();
 const FEE_REFUSAL = `NAME_REGISTER amount must be exactly the registration cost, ${COST} base units`;
@@ -29,7 +30,7 @@ describe('name-service handlers', () => {
     expect(Object.keys(NAME_HANDLERS).sort()).toEqual(['NAME_REGISTER', 'NAME_RELEASE', 'NAME_TRANSFER', 'NAME_UPDATE']);
     for (const [type, h] of Object.entries(NAME_HANDLERS)) {
       expect(h.type).toBe(type);
-      expect(HANDLERS[h.type]).toBe(h);
+      expect(REGISTRY[h.type as keyof typeof REGISTRY].handler).toBe(h);
       expect(h.maxEnergy(envelope(h.type, ALICE))).toBe(ENERGY_COST[type]);
     }
   });
@@ -39,7 +40,7 @@ describe('name-service handlers', () => {
       const to = type === 'NAME_RELEASE' ? null : BOB;
       const amount = type === 'NAME_REGISTER' ? COST : '0';
       const eth = { ...envelope(type, ALICE, { to, amount, data: { name: 'abc' } }), envelope: 'eth' } as unknown as SignedTx;
-      expect(HANDLERS[type].validate(eth)).toBe(`${type} is a hybrid-envelope type`);
+      expect(validate(eth)).toBe(`${type} is a hybrid-envelope type`);
       const check = (data: unknown) => refusal(type, { to, amount, data });
       expect(check(null)).toBe(`${type} needs a data object with name`);
       expect(check(['abc'])).toBe(`${type} needs a data object with name`);

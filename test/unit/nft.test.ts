@@ -1,12 +1,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ENERGY_COST, MAX_NFT_URI_BYTES } from '../../src/protocol/params';
+import { MAX_NFT_URI_BYTES } from '../../src/protocol/params';
 import type { Address, SignedTx, TxType } from '../../src/protocol/types';
 import { assetId } from '../../src/modules/assets/common';
-import { NFT_HANDLERS } from '../../src/modules/nft';
 import { collectionKey, getCollection, getItem, itemKey, nftSymbolKey, type CollectionRecord } from '../../src/modules/nft/records';
-import { HANDLERS } from '../../src/modules/registry';
+import { ENTRIES, REGISTRY } from '../../src/modules/registry';
+
+const NFT_HANDLERS = Object.fromEntries(ENTRIES.filter((e) => e.module === 'nft').map((e) => [e.type, e.handler]));
 import type { Hex } from '../../src/primitives/hex';
-import { ALICE, AssetWorld, BOB, CAROL, DAVE, envelope, refusal, type TxOpts } from '../helpers/assetHarness';
+import { ALICE, AssetWorld, BOB, CAROL, DAVE, ENERGY_COST, envelope, refusal, validate, type TxOpts } from '../helpers/assetHarness';
 
 let w: AssetWorld;
 beforeEach(async () => {
@@ -25,7 +26,7 @@ describe('NFT721 handlers', () => {
     expect(Object.keys(NFT_HANDLERS).sort()).toEqual(['NFT_APPROVE', 'NFT_BURN', 'NFT_CREATE', 'NFT_MINT', 'NFT_TRANSFER']);
     for (const [type, h] of Object.entries(NFT_HANDLERS)) {
       expect(h.type).toBe(type);
-      expect(HANDLERS[h.type]).toBe(h);
+      expect(REGISTRY[h.type as keyof typeof REGISTRY].handler).toBe(h);
       expect(h.maxEnergy(envelope(h.type, ALICE))).toBe(ENERGY_COST[type]);
     }
   });
@@ -33,7 +34,7 @@ describe('NFT721 handlers', () => {
   it('refuse the Ethereum envelope and a native amount for every type', () => {
     for (const type of Object.keys(NFT_HANDLERS) as TxType[]) {
       const eth = { ...envelope(type, ALICE), envelope: 'eth' } as unknown as SignedTx;
-      expect(HANDLERS[type].validate(eth)).toBe(`${type} is a hybrid-envelope type`);
+      expect(validate(eth)).toBe(`${type} is a hybrid-envelope type`);
       expect(refusal(type, { amount: '1' })).toBe(`${type} moves no native coins: amount must be "0"`);
     }
   });

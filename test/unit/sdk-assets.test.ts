@@ -1,7 +1,7 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { decodeEnvelope } from '../../src/chain/envelope';
 import { NAME_REGISTRATION_COST } from '../../src/protocol/params';
-import { TX_TYPES } from '../../src/protocol/types';
+import { TX_TYPES } from '../../src/modules/registry';
 import { toNative } from '../../src/crypto/address';
 import { deriveKeys } from '../../src/crypto/keys';
 import { isCairnError } from '../../src/errors/CairnError';

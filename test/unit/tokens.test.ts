@@ -1,14 +1,14 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ChainEvent } from '../../src/protocol/events';
-import { ENERGY_COST, MAX_TOKEN_AMOUNT } from '../../src/protocol/params';
+import { MAX_TOKEN_AMOUNT } from '../../src/protocol/params';
 import type { Address, SignedTx, TxType } from '../../src/protocol/types';
 import { assetId } from '../../src/modules/assets/common';
-import { TOKEN_HANDLERS } from '../../src/modules/tokens';
+import { ENTRIES } from '../../src/modules/registry';
 import {
   allowanceKey, balanceKey, blacklistKey, freezeKey, getAllowance, getToken, getTokenBalance, symbolKey, type TokenRecord,
 } from '../../src/modules/tokens/records';
 import type { Hex } from '../../src/primitives/hex';
-import { ALICE, AssetWorld, BOB, CAROL, DAVE, envelope, validate } from '../helpers/assetHarness';
+import { ALICE, AssetWorld, BOB, CAROL, DAVE, ENERGY_COST, envelope, validate } from '../helpers/assetHarness';
 
 const NOBODY: Hex = `0x${'ab'.repeat(20)}`;
 const MAX = MAX_TOKEN_AMOUNT.toString();
@@ -39,11 +39,14 @@ beforeEach(async () => {
   F = await create(ALICE, 'FIX', '500');
 });
 
-describe('TOKEN_HANDLERS', () => {
+/** The registry's FT20 entries. */
+const TOKEN_ENTRIES = ENTRIES.filter((e) => e.module === 'tokens');
+
+describe('FT20 entries', () => {
   it('has the 11 types, each with its own energy cost', () => {
     const types = ['TOKEN_CREATE', 'TOKEN_TRANSFER', 'TOKEN_APPROVE', 'TOKEN_TRANSFER_FROM', 'TOKEN_MINT', 'TOKEN_BURN', 'TOKEN_PAUSE', 'TOKEN_UNPAUSE', 'TOKEN_BLACKLIST', 'TOKEN_FREEZE', 'TOKEN_UNFREEZE'];
-    expect(Object.keys(TOKEN_HANDLERS).sort()).toEqual([...types].sort());
-    for (const [k, h] of Object.entries(TOKEN_HANDLERS)) {
+    expect(TOKEN_ENTRIES.map((e) => e.type).sort()).toEqual([...types].sort());
+    for (const { type: k, handler: h } of TOKEN_ENTRIES) {
       expect(h.type).toBe(k);
       expect(h.maxEnergy(envelope(h.type, ALICE))).toBe(ENERGY_COST[k]);
     }
@@ -51,7 +54,7 @@ describe('TOKEN_HANDLERS', () => {
 
   it('every type refuses the Ethereum envelope, a native amount and a non-object data', () => {
     const noTo = new Set(['TOKEN_CREATE', 'TOKEN_BURN', 'TOKEN_PAUSE', 'TOKEN_UNPAUSE', 'TOKEN_FREEZE', 'TOKEN_UNFREEZE']);
-    for (const type of Object.keys(TOKEN_HANDLERS) as TxType[]) {
+    for (const { type } of TOKEN_ENTRIES) {
       const base = envelope(type, ALICE, { to: noTo.has(type) ? null : BOB, data: { token: T } });
       expect(validate({ ...base, envelope: 'eth' } as SignedTx)).toBe(`${type} is a hybrid-envelope type`);
       expect(validate({ ...base, amount: '1' })).toBe(`${type} moves no native coins: amount must be "0"`);

@@ -1,20 +1,16 @@
 import { credit, debit } from '../../protocol/accounts';
-import { ENERGY_COST } from '../../protocol/params';
-import type { TxHandler } from '../../protocol/handler';
+import { defineTx } from '../tx/define';
 
 /** TRANSFER: moves `amount` base units from the sender to `to`. */
-export const transferHandler: TxHandler = {
+export const transfer = defineTx({
   type: 'TRANSFER',
-  validate(tx) {
-    if (tx.to === null) return 'TRANSFER needs a destination';
-    if (BigInt(tx.amount) === 0n) return 'TRANSFER amount must be positive';
-    if (tx.envelope === 'eth') return 'TRANSFER is a hybrid-envelope type';
-    return undefined;
-  },
-  maxEnergy: () => ENERGY_COST.TRANSFER,
-  async execute({ state, height, sender, tx }) {
+  module: 'native',
+  summary: 'moves amount base units from the sender to `to`; data is not read',
+  to: { kind: 'required', role: 'destination', reason: 'TRANSFER needs a destination' },
+  amount: { kind: 'positive', reason: 'TRANSFER amount must be positive' },
+  energy: 100n,
+  async run({ state, height, sender, tx, to }) {
     await debit(state, sender, BigInt(tx.amount));
-    await credit(state, tx.to!, BigInt(tx.amount), height);
-    return { energy: ENERGY_COST.TRANSFER };
+    await credit(state, to, BigInt(tx.amount), height);
   },
-};
+});

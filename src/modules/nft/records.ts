@@ -17,7 +17,7 @@ export interface CollectionRecord {
   minted: number; // items minted so far; the next item id is minted + 1
   burned: number;
   createdAt: number; // height
-  createdBy: Hex; // id of the NFT_CREATE transaction
+  createdBy: Hex; // id of the transaction that created it
 }
 
 export interface ItemRecord {

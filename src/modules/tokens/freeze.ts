@@ -1,6 +1,7 @@
-import { defineAssetTx, refuse } from '../assets/define';
 import { TxFailure } from '../../protocol/handler';
-import { field } from './fields';
+import { defineTx } from '../tx/define';
+import { integerField } from '../tx/fields';
+import { TOKEN_FLAG, tokenField } from './fields';
 import { frozenUntil, loadToken } from './ledger';
 import { freezeKey, getFreeze, type FreezeRecord } from './records';
 
@@ -9,15 +10,14 @@ import { freezeKey, getFreeze, type FreezeRecord } from './records';
  * cannot send or burn while height < until; receiving still works). A freeze can only be
  * extended, never shortened.
  */
-export const tokenFreezeHandler = defineAssetTx({
+export const tokenFreeze = defineTx({
   type: 'TOKEN_FREEZE',
-  to: 'none',
-  required: ['token', 'until'],
-  parse(tx, d) {
-    const until = d.until;
-    if (typeof until !== 'number' || !Number.isSafeInteger(until) || until < 1) refuse('TOKEN_FREEZE data.until must be a positive integer height');
-    return { token: field.token(tx, d), until };
-  },
+  module: 'tokens',
+  summary: 'a holder locks its own balance until height `until` (sending and burning refused before it); only extends',
+  to: { kind: 'none' },
+  fields: { token: tokenField, until: integerField('must be a positive integer height', 'block height, a positive safe integer', 1) },
+  checkOrder: ['until', 'token'],
+  energy: 100n,
   async run(c, d) {
     const t = await loadToken(c.state, d.token);
     if (d.until <= c.height) throw new TxFailure(`data.until must be above the current height ${c.height}`);
@@ -25,19 +25,35 @@ export const tokenFreezeHandler = defineAssetTx({
     if (current !== undefined && d.until <= current) throw new TxFailure(`a freeze can only be extended: frozen until height ${current}`);
     await c.state.putRecord(freezeKey(t.id, c.sender), { until: d.until } satisfies FreezeRecord);
   },
+  cli: {
+    command: 'token freeze',
+    about: "Freezes the sender's own balance of the token until block --until.",
+    summary: '--token --until <height> (your own balance)',
+    flags: [TOKEN_FLAG, { flag: 'until', field: 'until', kind: 'int', metavar: '<height>', help: 'block height the freeze lasts until' }],
+    example: 'cairn token freeze --token CUSD --until 250000',
+  },
 });
 
 /** TOKEN_UNFREEZE: removes the sender's freeze record of a token once it has expired. */
-export const tokenUnfreezeHandler = defineAssetTx({
+export const tokenUnfreeze = defineTx({
   type: 'TOKEN_UNFREEZE',
-  to: 'none',
-  required: ['token'],
-  parse: (tx, d) => ({ token: field.token(tx, d) }),
+  module: 'tokens',
+  summary: "removes the sender's expired freeze of a token",
+  to: { kind: 'none' },
+  fields: { token: tokenField },
+  energy: 100n,
   async run(c, d) {
     const t = await loadToken(c.state, d.token);
     const f = await getFreeze(c.state, t.id, c.sender);
     if (!f) throw new TxFailure('not frozen');
     if (c.height < f.until) throw new TxFailure(`frozen until height ${f.until}`);
     await c.state.deleteRecord(freezeKey(t.id, c.sender));
+  },
+  cli: {
+    command: 'token unfreeze',
+    about: "Lifts the sender's own freeze of the token.",
+    summary: '--token',
+    flags: [TOKEN_FLAG],
+    example: 'cairn token unfreeze --token CUSD',
   },
 });

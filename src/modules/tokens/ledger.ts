@@ -4,13 +4,16 @@ import type { Address } from '../../protocol/types';
 import type { Hex } from '../../primitives/hex';
 import { requireOwner } from '../assets/common';
 import { TxFailure } from '../../protocol/handler';
-import type { AssetCtx } from '../assets/define';
+import type { RunCtx, ToRule } from '../tx/entry';
 import { getFreeze, getToken, getTokenBalance, isBlacklisted, putToken, setTokenBalance, type TokenRecord } from './records';
 
 /**
  * Shared state-dependent rules of the FT20 handlers and the one place token balances and
  * supplies change (with their events). Every rule fails with TxFailure; applyTx reverts.
  */
+
+/** What the ledger needs of a handler's context: state, height and the event list. */
+type LedgerCtx = Pick<RunCtx<ToRule>, 'state' | 'height' | 'events'>;
 
 /** Who an address is in the transaction, as refusal reasons name it. */
 export type Role = 'sender' | 'recipient' | 'owner' | 'spender';
@@ -55,7 +58,7 @@ export async function loadUnpausedToken(s: ExecState, id: Hex): Promise<TokenRec
 }
 
 /** `holder` may send the token at `height`: not blacklisted, not frozen. */
-export async function requireCanSend(c: AssetCtx, t: TokenRecord, holder: Address, role: Role): Promise<void> {
+export async function requireCanSend(c: LedgerCtx, t: TokenRecord, holder: Address, role: Role): Promise<void> {
   await requireNotBlacklisted(c.state, t, holder, role);
   await requireNotFrozen(c.state, t, holder, c.height, role);
 }
@@ -64,7 +67,7 @@ export async function requireCanSend(c: AssetCtx, t: TokenRecord, holder: Addres
  * Adds `delta` (may be negative) to a holder's balance; emits token.balance. Returns the
  * change in the token's holder count: +1 when the balance leaves zero, −1 when it reaches it.
  */
-async function adjustBalance(c: AssetCtx, id: Hex, holder: Address, delta: bigint): Promise<number> {
+async function adjustBalance(c: LedgerCtx, id: Hex, holder: Address, delta: bigint): Promise<number> {
   const previous = await getTokenBalance(c.state, id, holder);
   const balance = previous + delta;
   if (balance < 0n) throw new TxFailure('insufficient token balance');
@@ -78,7 +81,7 @@ async function adjustBalance(c: AssetCtx, id: Hex, holder: Address, delta: bigin
  * `to` null is a burn (supply shrinks). Emits token.transfer, then one token.balance per
  * changed holder (sender first). Callers check pause, blacklist, freeze and allowance first.
  */
-export async function moveTokens(c: AssetCtx, t: TokenRecord, from: Address | null, to: Address | null, amount: bigint): Promise<void> {
+export async function moveTokens(c: LedgerCtx, t: TokenRecord, from: Address | null, to: Address | null, amount: bigint): Promise<void> {
   const supply = BigInt(t.supply) + (from === null ? amount : 0n) - (to === null ? amount : 0n);
   if (supply > MAX_TOKEN_AMOUNT) throw new TxFailure('mint would take the supply above 2^256 − 1');
   c.events.push({ kind: 'token.transfer', token: t.id, from, to, amount: amount.toString() });
