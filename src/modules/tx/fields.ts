@@ -32,6 +32,9 @@ function utf8Max(max: number): string {
   return name;
 }
 
+/** The SDK's refusal of an address input (a data field or the envelope's `to`). */
+export const ADDRESS_INPUT = (got: string): string => `must be an address (0x + 40 hex, or cairn1…), got ${got}`;
+
 /** How an SDK input value prints in a message. */
 export const show = (v: unknown): string => (typeof v === 'string' ? `"${v}"` : typeof v === 'bigint' ? `${v}n` : (JSON.stringify(v) ?? String(v)));
 
@@ -76,9 +79,9 @@ export function tokenAmountField(doc: string, allowZero = false): Field<bigint> 
 /** An address in data: 0x + 40 hex in any letter case, read in the canonical lower case (the SDK also takes cairn1…). */
 export function addressField(doc: string): Field<Address> {
   return {
-    checks: [check(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' }), 'must be a 0x address (40 hex digits)', (got) => `must be an address (0x + 40 hex, or cairn1…), got ${got}`)],
+    checks: [check(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' }), 'must be a 0x address (40 hex digits)', ADDRESS_INPUT)],
     read: (v) => `0x${(v as string).slice(2).toLowerCase()}`,
-    input: { convert: (v) => (typeof v === 'string' ? parseAddress(v) : undefined), refused: (got) => `must be an address (0x + 40 hex, or cairn1…), got ${got}` },
+    input: { convert: (v) => (typeof v === 'string' ? parseAddress(v) : undefined), refused: ADDRESS_INPUT },
     doc,
   };
 }
