@@ -1,0 +1,231 @@
+import { CairnError } from '../../errors/CairnError';
+import { SYMBOL_RE } from '../../protocol/params';
+import { isValidName, type PageOptions } from '../../sdk/assets';
+import { CairnClient } from '../../sdk/client';
+import { DEFAULT_NODE, EXIT, json, nodeUrl, parse, parsePositiveInt, str, usage, type CliIo, type Flags, type OptionDefs } from '../common';
+import { ADDRESS_LIKE, nameArg, type Command, type Ctx } from './context';
+
+/** The read commands over GET /tokens, /nfts, /names, /name/:name. */
+
+const READ_NODE_HELP = `  --node <url>         node URL (default $CAIRN_NODE or ${DEFAULT_NODE})`;
+const PAGE_HELP = `  --limit <n>          page size (the node's default when absent)
+  --before <cursor>    the nextBefore of the previous page`;
+
+const PAGE_OPTIONS: OptionDefs = { node: { type: 'string' }, limit: { type: 'string' }, before: { type: 'string' } };
+const PAGE_OPTIONS_WITH_ITEM: OptionDefs = { ...PAGE_OPTIONS, item: { type: 'string' } };
+
+function pageOf(values: Flags): PageOptions {
+  const p: PageOptions = {};
+  const limit = str(values.limit);
+  if (limit !== undefined) p.limit = parsePositiveInt('--limit', limit);
+  const before = str(values.before);
+  if (before !== undefined) p.before = before;
+  return p;
+}
+
+interface ReadSpec {
+  options: OptionDefs;
+  positional: boolean;
+  run(ctx: Ctx, io: CliIo): Promise<number>;
+  help: string;
+}
+
+function tokenArg(ctx: Ctx, cmd: string): string {
+  const t = ctx.positionals[0];
+  if (t === undefined) return usage(`missing token: cairn ${cmd} <id|SYMBOL>`);
+  return t;
+}
+
+/** A token id (lower-cased) or symbol (upper-cased) as the read endpoints take it. */
+function tokenRef(t: string): string {
+  const ref = ADDRESS_LIKE.test(t) ? t.toLowerCase() : t.toUpperCase();
+  if (!ADDRESS_LIKE.test(ref) && !SYMBOL_RE.test(ref)) usage(`<token> must be a token id (0x + 40 hex) or a token symbol (e.g. USDC), got "${t}"`);
+  return ref;
+}
+
+const notFound = (what: string): never => {
+  throw new CairnError('NOT_FOUND', `${what} not found`);
+};
+
+const READ: Record<string, ReadSpec> = {
+  'token info': {
+    options: { node: { type: 'string' } },
+    positional: true,
+    async run(ctx, io) {
+      const t = tokenArg(ctx, 'token info');
+      const ref = tokenRef(t);
+      io.out(json((await ctx.client().token(ref)) ?? notFound(`token ${t}`)));
+      return EXIT.OK;
+    },
+    help: `Usage: cairn token info <id|SYMBOL> [--node <url>]
+
+Prints the token (GET /tokens/:id): id, name, symbol, decimals, owner, supply, paused…
+Exit 1 when the node has no such token.
+
+${READ_NODE_HELP}
+
+Example:
+  cairn token info CUSD`,
+  },
+  'token holders': {
+    options: PAGE_OPTIONS,
+    positional: true,
+    async run(ctx, io) {
+      const ref = tokenRef(tokenArg(ctx, 'token holders'));
+      io.out(json(await ctx.client().tokenHolders(ref, pageOf(ctx.values))));
+      return EXIT.OK;
+    },
+    help: `Usage: cairn token holders <id|SYMBOL> [--limit <n>] [--before <cursor>] [--node <url>]
+
+Prints {token, holders: [{address, native, balance}], nextBefore}, largest first
+(GET /tokens/:id/holders). Pass nextBefore as --before for the next page.
+
+${PAGE_HELP}
+${READ_NODE_HELP}
+
+Example:
+  cairn token holders CUSD --limit 20`,
+  },
+  'token transfers': {
+    options: PAGE_OPTIONS,
+    positional: true,
+    async run(ctx, io) {
+      const ref = tokenRef(tokenArg(ctx, 'token transfers'));
+      io.out(json(await ctx.client().tokenTransfers(ref, pageOf(ctx.values))));
+      return EXIT.OK;
+    },
+    help: `Usage: cairn token transfers <id|SYMBOL> [--limit <n>] [--before <cursor>] [--node <url>]
+
+Prints {token, transfers: [{txId, kind, from, to, amount, blockHeight…}], nextBefore},
+newest first (GET /tokens/:id/transfers). Mints have from null, burns to null.
+
+${PAGE_HELP}
+${READ_NODE_HELP}
+
+Example:
+  cairn token transfers 0x… --limit 50`,
+  },
+  'token list': {
+    options: PAGE_OPTIONS,
+    positional: false,
+    async run(ctx, io) {
+      io.out(json(await ctx.client().tokens(pageOf(ctx.values))));
+      return EXIT.OK;
+    },
+    help: `Usage: cairn token list [--limit <n>] [--before <cursor>] [--node <url>]
+
+Prints {tokens, nextBefore} (GET /tokens).
+
+${PAGE_HELP}
+${READ_NODE_HELP}`,
+  },
+  'nft info': {
+    options: PAGE_OPTIONS_WITH_ITEM,
+    positional: true,
+    async run(ctx, io) {
+      const arg = ctx.positionals[0];
+      if (arg === undefined) return usage('missing collection: cairn nft info <collection>[:<item>]');
+      const m = /^([^:]+)(?::([^:]*))?$/.exec(arg);
+      const ref = m ? (ADDRESS_LIKE.test(m[1]) ? m[1].toLowerCase() : m[1].toUpperCase()) : '';
+      if (!m || !(ADDRESS_LIKE.test(ref) || SYMBOL_RE.test(ref)))
+        usage(`expected <collection>[:<item>] with a collection id (0x + 40 hex) or symbol, got "${arg}"`);
+      if (m[2] !== undefined && ctx.values.item !== undefined) usage('give the item either as <collection>:<item> or with --item, not both');
+      const itemText = m[2] ?? str(ctx.values.item);
+      if (itemText === undefined) {
+        io.out(json((await ctx.client().nftCollection(ref, pageOf(ctx.values))) ?? notFound(`collection ${ref}`)));
+      } else {
+        if (ctx.values.limit !== undefined || ctx.values.before !== undefined) usage('--limit and --before page the items of a collection, not one item');
+        const item = parsePositiveInt('item', itemText);
+        io.out(json((await ctx.client().nftItem(ref, item)) ?? notFound(`item ${item} of collection ${ref}`)));
+      }
+      return EXIT.OK;
+    },
+    help: `Usage: cairn nft info <collection>[:<item>] [--item <n>] [--limit <n>] [--before <cursor>] [--node <url>]
+
+Prints a collection (name, symbol, owner, minted, supply… and a page of its items,
+newest first) or, with an item number, one item (owner, uri, approved…), from
+GET /nfts/:id. The collection is its id (0x + 40 hex) or its symbol. Exit 1 when the
+node has no such collection or item (a burned item no longer exists).
+
+  --item <n>           the item number (same as <collection>:<n>)
+${PAGE_HELP}
+${READ_NODE_HELP}
+
+Example:
+  cairn nft info STONE:3`,
+  },
+  'nft list': {
+    options: PAGE_OPTIONS,
+    positional: false,
+    async run(ctx, io) {
+      io.out(json(await ctx.client().nfts(pageOf(ctx.values))));
+      return EXIT.OK;
+    },
+    help: `Usage: cairn nft list [--limit <n>] [--before <cursor>] [--node <url>]
+
+Prints {collections, nextBefore} (GET /nfts).
+
+${PAGE_HELP}
+${READ_NODE_HELP}`,
+  },
+  'name resolve': {
+    options: { node: { type: 'string' } },
+    positional: true,
+    async run(ctx, io) {
+      const name = nameArg(ctx, 'name resolve');
+      if (!isValidName(name)) usage(`"${name}" is not a valid name: 3 to 32 characters of a-z, 0-9 and '-', not starting or ending with '-'`);
+      const r = await ctx.client().resolveName(name);
+      if (!r) throw new CairnError('NOT_FOUND', `name "${name}" is not registered`);
+      io.out(json(r));
+      return EXIT.OK;
+    },
+    help: `Usage: cairn name resolve <name> [--node <url>]
+
+Prints {name, address, native, owner, ownerNative, registeredAt} (GET /name/:name).
+Exit 1 when the name is not registered.
+
+${READ_NODE_HELP}
+
+Example:
+  cairn name resolve alice`,
+  },
+  'name list': {
+    options: PAGE_OPTIONS,
+    positional: false,
+    async run(ctx, io) {
+      io.out(json(await ctx.client().names(pageOf(ctx.values))));
+      return EXIT.OK;
+    },
+    help: `Usage: cairn name list [--limit <n>] [--before <cursor>] [--node <url>]
+
+Prints {names, nextBefore} (GET /names).
+
+${PAGE_HELP}
+${READ_NODE_HELP}`,
+  },
+};
+
+function readCommand(key: string, spec: ReadSpec): Command {
+  return async (args, io) => {
+    const { values, positionals } = parse(key, args, spec.options, spec.positional ? 1 : 0);
+    if (values.help) {
+      io.out(spec.help);
+      return EXIT.OK;
+    }
+    let client: CairnClient | undefined;
+    const ctx: Ctx = { values, positionals, client: () => (client ??= new CairnClient(nodeUrl(values, io.env))) };
+    ctx.client();
+    return spec.run(ctx, io);
+  };
+}
+
+
+/** Read sub-commands by group, in help order. */
+export const READ_SUBS: Record<string, readonly string[]> = {
+  token: ['info', 'holders', 'transfers', 'list'],
+  nft: ['info', 'list'],
+  name: ['resolve', 'list'],
+};
+
+export const READ_COMMANDS: Record<string, Command> = Object.fromEntries(Object.entries(READ).map(([k, spec]) => [k, readCommand(k, spec)]));
+export const READ_HELP: Record<string, string> = Object.fromEntries(Object.entries(READ).map(([k, s]) => [k, s.help]));
