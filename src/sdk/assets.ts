@@ -122,13 +122,15 @@ export function buildAssetTx(input: AssetTxInput): UnsignedAssetTx {
   if (!isAssetType(type)) throw new CairnError('INVALID_ASSET_TX', `type must be one of ${ASSET_TX_TYPES.join(', ')}, got ${show(type)}`, { field: 'type' });
   const entry: AnyTxEntry = REGISTRY[type];
   const i = input as unknown as Record<string, unknown>;
-  const to = partyOf(entry.to, i);
+  const toLast = entry.to.kind === 'required' && entry.to.inputLast === true;
+  let to = toLast ? null : partyOf(entry.to, i);
   const fields: Record<string, Field> = entry.fields ?? {};
   const data: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(fields)) {
     if (i[key] === undefined && field.optional) continue;
     data[key] = valueOf(key, field, i[key]);
   }
+  if (toLast) to = partyOf(entry.to, i);
   if (entry.dataRules?.length) {
     const typed = Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, f.read(data[k])]));
     for (const rule of entry.dataRules) if (rule.broken(typed)) invalid(rule.sdk.field, rule.sdk.message);

@@ -9,7 +9,7 @@ export const nftMint = defineTx({
   type: 'NFT_MINT',
   module: 'nft',
   summary: 'the collection owner mints the next item (minted + 1) to `to`',
-  to: { kind: 'required', role: 'recipient' },
+  to: { kind: 'required', role: 'recipient', inputLast: true },
   fields: { collection: collectionField, uri: uriField },
   energy: 300n,
   async run({ state, height, sender, to, events }, { collection, uri }) {

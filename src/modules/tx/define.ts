@@ -46,7 +46,7 @@ export function defineTx<const T extends TxType, const R extends ToRule, F exten
   const envelope = spec.envelope ?? 'hybrid';
   const amount = spec.amount ?? { kind: 'zero' };
   const energy = spec.energy;
-  const energyOf = typeof energy === 'bigint' ? () => energy : energy;
+  const energyOf = typeof energy === 'bigint' ? () => energy : energy.most;
 
   const names = fields ? (Object.keys(fields) as (keyof F & string)[]) : [];
   const required = names.filter((k) => !fields![k].optional);

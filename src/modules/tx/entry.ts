@@ -54,7 +54,14 @@ export type DataOf<F extends Fields> = { [K in keyof F]: F[K] extends Field<infe
 export type ToRule =
   | { readonly kind: 'none'; readonly reason?: string }
   | { readonly kind: 'optional'; readonly role: string; readonly input?: string; readonly explicit?: boolean }
-  | { readonly kind: 'required'; readonly role: string; readonly input?: string; readonly reason?: string };
+  | {
+      readonly kind: 'required';
+      readonly role: string;
+      readonly input?: string;
+      readonly reason?: string;
+      /** The SDK reads this input after the data fields (which refusal a multi-fault input gets). */
+      readonly inputLast?: boolean;
+    };
 
 /** The `to` a handler sees: an Address where the rule requires one. */
 export type ToOf<R extends ToRule> = R extends { kind: 'required' } ? Address : R extends { kind: 'optional' } ? Address | null : null;
@@ -155,8 +162,12 @@ export interface TxSpec<T extends TxType, R extends ToRule, F extends Fields> {
   readonly rules?: readonly ((tx: SignedTx) => string | undefined)[];
   /** Rules across the checked fields, checked last. */
   readonly dataRules?: readonly DataRule<DataOf<F>>[];
-  /** Energy units a transaction costs, success or failure (the VM's comes from its gas limit and gas used). */
-  readonly energy: bigint | ((tx: SignedTx) => bigint);
+  /**
+   * Energy units a transaction costs, success or failure; or, for the VM types, the most it
+   * may cost (from its gas limit: the charge is what `run` reports from the gas used) and how
+   * docs/PROTOCOL.md says it.
+   */
+  readonly energy: bigint | { readonly most: (tx: SignedTx) => bigint; readonly doc: string };
   /** What the created asset is called when a transaction creates one (its id is assetId(tx.id)). */
   readonly creates?: string;
   /** The state-dependent part: throws TxFailure(reason) to fail; appends its events to `c.events`. */

@@ -107,8 +107,8 @@ export function integerField(reason: string, doc: string, min: number, max = Num
 
 /**
  * A token or collection display name: 1 to `maxBytes` UTF-8 bytes of text without control
- * characters or lone surrogates (BAD_TEXT) — one rule for TOKEN_CREATE and NFT_CREATE,
- * node and SDK alike. `shape` is the node's reason for a non-string, empty or long name;
+ * characters or lone surrogates (BAD_TEXT) — one rule for every asset that has a display
+ * name (tokens, collections), node and SDK alike. `shape` is the node's reason for a non-string, empty or long name;
  * `text` for a forbidden character (the same sentence for types that word both at once).
  */
 export function assetNameField(maxBytes: number, reasons: { shape: string; text: string }, doc: string): Field<string> {

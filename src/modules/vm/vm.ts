@@ -24,7 +24,7 @@ export interface VmCallData {
 const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;
 
 export const gasLimitOf = (tx: SignedTx): bigint => (tx.envelope === 'eth' ? BigInt(tx.gasLimit) : BigInt((tx.data as VmCallData).gasLimit));
-const gasEnergy = (tx: SignedTx): bigint => ceilDiv(gasLimitOf(tx), GAS_PER_ENERGY);
+const gasEnergy = { most: (tx: SignedTx): bigint => ceilDiv(gasLimitOf(tx), GAS_PER_ENERGY), doc: `gas used ÷ ${GAS_PER_ENERGY}, rounded up (at most gas limit ÷ ${GAS_PER_ENERGY})` };
 
 const VM_MESSAGES: DataMessages = {
   notObject: () => 'data must be an object {input, gasLimit}',

@@ -1,0 +1,74 @@
+import type { AnyTxEntry, AmountRule, EnvelopeRule, Fields, ToRule } from './tx/entry';
+
+/**
+ * The types section of docs/PROTOCOL.md, rendered from the registry entries (pure: the
+ * writer is scripts/docs-types.ts, `npm run docs:types`; a test fails when the committed
+ * doc differs). It lives between the two marker comments below.
+ */
+
+export const DOC_BEGIN = '<!-- BEGIN GENERATED: transaction types (npm run docs:types, from src/modules/registry.ts) -->';
+export const DOC_END = '<!-- END GENERATED: transaction types -->';
+
+const code = (s: string) => `\`${s}\``;
+const cell = (s: string) => s.replace(/\|/g, '\\|');
+const thousands = (n: bigint) => n.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
+const fieldsOf = (e: AnyTxEntry): [string, Fields[string]][] => Object.entries((e.fields ?? {}) as Fields);
+
+const envelopeText = (e: EnvelopeRule): string => (e === 'hybrid' ? 'hybrid' : e === 'both' ? 'hybrid or Ethereum' : 'Ethereum only');
+const toText = (r: ToRule): string => (r.kind === 'none' ? 'null' : r.kind === 'optional' ? `${r.role} or null` : r.role);
+const amountText = (a: AmountRule): string =>
+  a.kind === 'zero' ? code('"0"') : a.kind === 'positive' ? '> 0' : a.kind === 'exactly' ? `exactly ${thousands(a.value)}` : 'any (value sent)';
+
+function typesTable(entries: readonly AnyTxEntry[]): string {
+  const rows = entries.map((e) => {
+    const fields = fieldsOf(e).map(([k, f]) => code(f.optional ? `${k}?` : k));
+    return `| ${code(e.type)} | ${e.module} | ${envelopeText(e.envelope ?? 'hybrid')} | ${toText(e.to)} | ${amountText(e.amount ?? { kind: 'zero' })} | ${fields.join(', ') || 'not read'} | ${cell(e.summary)} |`;
+  });
+  return ['| type | module | envelope | `to` | `amount` | `data` | what it does |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
+}
+
+/** One row per distinct field (key and rule), with the types that have it. */
+function fieldsTable(entries: readonly AnyTxEntry[]): string {
+  const rows = new Map<string, { key: string; doc: string; types: string[] }>();
+  for (const e of entries) {
+    for (const [key, f] of fieldsOf(e)) {
+      const id = `${key}\n${f.doc}`;
+      const row = rows.get(id) ?? { key, doc: f.doc, types: [] as string[] };
+      row.types.push(e.type);
+      rows.set(id, row);
+    }
+  }
+  return ['| field | rule | types |', '|---|---|---|', ...[...rows.values()].map((r) => `| ${code(r.key)} | ${cell(r.doc)} | ${r.types.join(', ')} |`)].join('\n');
+}
+
+function energyTable(entries: readonly AnyTxEntry[]): string {
+  const rows = entries.map((e) => `| ${code(e.type)} | ${typeof e.energy === 'bigint' ? thousands(e.energy) : cell(e.energy.doc)} |`);
+  return ['| type | energy |', '|---|---|', ...rows].join('\n');
+}
+
+export function typesSection(entries: readonly AnyTxEntry[]): string {
+  return `${DOC_BEGIN}
+The node implements these ${entries.length} types (the keys of the registry, \`src/modules/registry.ts\`: \`TX_TYPES\`;
+the CLI's \`--type\` takes exactly this list). Any other name of the protocol's catalogue
+(\`src/protocol/types.ts\`) is refused as \`unknown transaction type\`.
+
+${typesTable(entries)}
+
+Data fields (\`?\` marks an optional one):
+
+${fieldsTable(entries)}
+
+Energy per type, charged whether the transaction succeeds or fails:
+
+${energyTable(entries)}
+${DOC_END}`;
+}
+
+/** `doc` with its generated section replaced by `section` (throws when the markers are missing). */
+export function withTypesSection(doc: string, section: string): string {
+  const start = doc.indexOf(DOC_BEGIN);
+  const end = doc.indexOf(DOC_END);
+  if (start < 0 || end < start) throw new Error('docs/PROTOCOL.md has no generated types section markers');
+  return doc.slice(0, start) + section + doc.slice(end + DOC_END.length);
+}
