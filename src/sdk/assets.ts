@@ -5,9 +5,9 @@ import { parseAddress } from '../crypto/address';
 import { CairnError } from '../errors/CairnError';
 import { assetId } from '../modules/assets/common';
 import { NAME_FIELDS } from '../modules/names/fields';
-import { entryOf, isImplemented, REGISTRY, TX_TYPES, type ImplementedTxType } from '../modules/registry';
+import { entryOf, isImplemented, REGISTRY, TX_TYPES, type ImplementedTxType, type Registry } from '../modules/registry';
 import type { AnyTxEntry, Field, ToRule } from '../modules/tx/entry';
-import { ADDRESS_INPUT, show } from '../modules/tx/fields';
+import { ADDRESS_INPUT, show, type TokenAmount } from '../modules/tx/fields';
 import type { Hex } from '../primitives/hex';
 // The response shapes are the server's own types (type-only imports: nothing of the node is
 // bundled into the SDK), so the two cannot drift apart.
@@ -40,38 +40,33 @@ export const ASSET_TX_TYPES: readonly AssetTxType[] = [...TOKEN_TX_TYPES, ...NFT
 const isAssetType = (t: unknown): t is AssetTxType => (ASSET_TX_TYPES as readonly unknown[]).includes(t);
 
 /** A token amount in the token's base units: integer string, bigint or safe integer. */
-export type TokenAmount = bigint | string | number;
+export type { TokenAmount };
 /** 0x (any case) or cairn1… address. */
 export type AddressInput = string;
 
-export type AssetTxInput =
-  // FT20
-  | { type: 'TOKEN_CREATE'; name: string; symbol: string; decimals: number; supply: TokenAmount; mintable?: boolean }
-  | { type: 'TOKEN_TRANSFER'; token: string; to: AddressInput; amount: TokenAmount }
-  /** Sets the spender's allowance to `amount` (0 revokes it). */
-  | { type: 'TOKEN_APPROVE'; token: string; spender: AddressInput; amount: TokenAmount }
-  | { type: 'TOKEN_TRANSFER_FROM'; token: string; from: AddressInput; to: AddressInput; amount: TokenAmount }
-  | { type: 'TOKEN_MINT'; token: string; to: AddressInput; amount: TokenAmount }
-  | { type: 'TOKEN_BURN'; token: string; amount: TokenAmount }
-  | { type: 'TOKEN_PAUSE'; token: string }
-  | { type: 'TOKEN_UNPAUSE'; token: string }
-  | { type: 'TOKEN_BLACKLIST'; token: string; target: AddressInput; blacklisted: boolean }
-  /** Freezes the sender's own balance of the token until block height `until`. */
-  | { type: 'TOKEN_FREEZE'; token: string; until: number }
-  | { type: 'TOKEN_UNFREEZE'; token: string }
-  // NFT721
-  | { type: 'NFT_CREATE'; name: string; symbol: string }
-  | { type: 'NFT_MINT'; collection: string; to: AddressInput; uri?: string }
-  | { type: 'NFT_TRANSFER'; collection: string; item: number; to: AddressInput }
-  /** `approved: null` clears the approval. */
-  | { type: 'NFT_APPROVE'; collection: string; item: number; approved: AddressInput | null }
-  | { type: 'NFT_BURN'; collection: string; item: number }
-  // Names
-  /** `target` is what the name resolves to; default (null) the sender. */
-  | { type: 'NAME_REGISTER'; name: string; target?: AddressInput | null }
-  | { type: 'NAME_UPDATE'; name: string; target: AddressInput }
-  | { type: 'NAME_TRANSFER'; name: string; owner: AddressInput }
-  | { type: 'NAME_RELEASE'; name: string };
+/** What the SDK takes for each data field (required ones required, optional ones optional). */
+type DataInput<F> = { [K in keyof F as F[K] extends { readonly optional: true } ? never : K]: F[K] extends Field<unknown, infer I> ? I : never } & {
+  [K in keyof F as F[K] extends { readonly optional: true } ? K : never]?: F[K] extends Field<unknown, infer I> ? I : never;
+};
+/** The input field that fills the envelope's `to` (`to`, `spender`, `target`, `owner`, `approved`). */
+type ToInput<R> = R extends { kind: 'required' }
+  ? { [P in R extends { input: infer N extends string } ? N : 'to']: AddressInput }
+  : R extends { kind: 'optional'; explicit: true; input: infer N extends string }
+    ? { [P in N]: AddressInput | null }
+    : R extends { kind: 'optional'; input: infer N extends string }
+      ? { [P in N]?: AddressInput | null }
+      : unknown;
+type Flat<T> = { [K in keyof T]: T[K] } & {};
+type InputOf<K extends AssetTxType> = Flat<{ type: K } & DataInput<NonNullable<Registry[K]['fields']>> & ToInput<Registry[K]['to']>>;
+
+/**
+ * One asset transaction's input, derived from its registry entry: its data fields (amounts
+ * as TokenAmount, addresses as AddressInput) and the input that fills the envelope's `to`
+ * (TOKEN_APPROVE's `spender`, TOKEN_BLACKLIST's and NAME_*'s `target`, NAME_TRANSFER's
+ * `owner`, NFT_APPROVE's `approved` — null clears it; NAME_REGISTER's `target` defaults to
+ * the sender).
+ */
+export type AssetTxInput = { [K in AssetTxType]: InputOf<K> }[AssetTxType];
 
 /** The unsigned fields of an asset transaction: pass them with a nonce to signTx. */
 export interface UnsignedAssetTx {
@@ -145,11 +140,11 @@ export function isValidName(v: unknown): v is string {
 }
 
 /**
- * The id of the token or collection a transaction creates (TOKEN_CREATE, NFT_CREATE: the
- * entries with `creates`), known as soon as it is signed; undefined for other types.
+ * The id of the token or collection a transaction creates (the types whose entry has
+ * `creates`), known as soon as it is signed; undefined for other types.
  */
 export function createdAssetId(tx: { type: string; id: Hex }): Hex | undefined {
-  return isImplemented(tx.type) && entryOf(tx.type)?.creates !== undefined ? assetId(tx.id) : undefined;
+  return createdAssetKind(tx.type) !== undefined ? assetId(tx.id) : undefined;
 }
 
 /** What a created asset is called ("token", "collection"), for types that create one. */

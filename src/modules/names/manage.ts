@@ -17,9 +17,9 @@ async function ownedName(s: ExecState, name: string, sender: Address): Promise<N
 }
 
 /** A change to an owned name's record (the new owner or target is the envelope's `to`). */
-function changeName<T extends 'NAME_UPDATE' | 'NAME_TRANSFER'>(spec: {
+function changeName<T extends 'NAME_UPDATE' | 'NAME_TRANSFER', const I extends string>(spec: {
   type: T;
-  to: { role: string; input: string };
+  to: { role: string; input: I };
   summary: string;
   energy: bigint;
   change: (rec: NameRecord, to: Address) => NameRecord;

@@ -20,8 +20,8 @@ export interface Check {
   readonly sdk: (got: string) => string;
 }
 
-/** A field of a transaction's `data` object, typed as `V` once checked. */
-export interface Field<V = unknown> {
+/** A field of a transaction's `data` object, typed as `V` once checked and `I` as the SDK takes it. */
+export interface Field<V = unknown, I = V> {
   /** Checked in order; the first broken one is the refusal. */
   readonly checks: readonly Check[];
   /** May be absent (then `read(undefined)` gives its default). */
@@ -37,13 +37,18 @@ export interface Field<V = unknown> {
   refine?(tx: SignedTx, value: V): string | undefined;
   /** JSON type and meaning, for docs/PROTOCOL.md. */
   readonly doc: string;
+  /** Type only: what the SDK's input of this field may be (never set). */
+  readonly _input?: I;
 }
 
+/** A field that may be absent. */
+export type OptionalField<V, I = V> = Field<V, I> & { readonly optional: true };
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Fields = Record<string, Field<any>>;
+export type Fields = Record<string, Field<any, any>>;
 
 /** The typed data of a field set. */
-export type DataOf<F extends Fields> = { [K in keyof F]: F[K] extends Field<infer V> ? V : never };
+export type DataOf<F extends Fields> = { [K in keyof F]: F[K] extends Field<infer V, unknown> ? V : never };
 
 /**
  * What the envelope's `to` carries, and the SDK input name that fills it:

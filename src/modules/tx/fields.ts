@@ -5,7 +5,7 @@ import { parseAddress } from '../../crypto/address';
 import { parseAmount } from '../../primitives/amount';
 import { isHex, type Hex } from '../../primitives/hex';
 import { ASSET_ID_RE } from '../assets/common';
-import type { Check, Field } from './entry';
+import type { Check, Field, OptionalField } from './entry';
 
 /**
  * The field kinds of transaction data: each is one rule (TypeBox schemas, with the custom
@@ -42,7 +42,7 @@ const check = (schema: Check['schema'], reason: string, sdk: Check['sdk']): Chec
 const same = <V>(v: unknown) => v as V;
 
 /** A token or collection id: lower-case 0x + 40 hex (the SDK lower-cases its input first). */
-export function assetIdField(what: 'token' | 'collection', doc: string): Field<Hex> {
+export function assetIdField(what: 'token' | 'collection', doc: string): Field<Hex, string> {
   const sdk = (got: string) => `must be an asset id (0x + 40 hex), got ${got}`;
   return {
     checks: [check(Type.String({ pattern: ASSET_ID_RE.source }), `must be a ${what} id (0x + 40 lower-case hex digits)`, sdk)],
@@ -53,7 +53,10 @@ export function assetIdField(what: 'token' | 'collection', doc: string): Field<H
 }
 
 /** A token amount: an integer string 1..2^256 − 1 (0..2^256 − 1 with `allowZero`); the SDK also takes bigint and safe integers. */
-export function tokenAmountField(doc: string, allowZero = false): Field<bigint> {
+/** A token amount as the SDK takes it: integer string, bigint or safe integer. */
+export type TokenAmount = bigint | string | number;
+
+export function tokenAmountField(doc: string, allowZero = false): Field<bigint, TokenAmount> {
   const range = allowZero ? '0 to 2^256 - 1' : '1 to 2^256 - 1';
   return {
     checks: [
@@ -77,7 +80,7 @@ export function tokenAmountField(doc: string, allowZero = false): Field<bigint> 
 }
 
 /** An address in data: 0x + 40 hex in any letter case, read in the canonical lower case (the SDK also takes cairn1…). */
-export function addressField(doc: string): Field<Address> {
+export function addressField(doc: string): Field<Address, string> {
   return {
     checks: [check(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' }), 'must be a 0x address (40 hex digits)', ADDRESS_INPUT)],
     read: (v) => `0x${(v as string).slice(2).toLowerCase()}`,
@@ -87,6 +90,8 @@ export function addressField(doc: string): Field<Address> {
 }
 
 /** A boolean; `fallback` makes it optional. */
+export function booleanField(doc: string): Field<boolean>;
+export function booleanField(doc: string, fallback: boolean): OptionalField<boolean>;
 export function booleanField(doc: string, fallback?: boolean): Field<boolean> {
   return {
     checks: [check(Type.Boolean(), 'must be a boolean', (got) => `must be true or false, got ${got}`)],
@@ -130,7 +135,7 @@ export function symbolField(reason: string, doc: string): Field<string> {
 }
 
 /** An optional text of at most `maxBytes` UTF-8 bytes, or null (absent reads as null; the SDK takes a string only). */
-export function optionalTextField(maxBytes: number, doc: string): Field<string | null> {
+export function optionalTextField(maxBytes: number, doc: string): OptionalField<string | null, string> {
   return {
     checks: [
       check(Type.Union([Type.Null(), Type.String({ format: utf8Max(maxBytes) })]), `must be a string of at most ${maxBytes} UTF-8 bytes, or null`, () => `must be at most ${maxBytes} bytes of UTF-8`),
@@ -156,6 +161,6 @@ export function nsNameField(doc: string): Field<string> {
 }
 
 /** 0x-prefixed hex of whole bytes. */
-export function hexField(reason: string, doc: string): Field<Hex> {
+export function hexField(reason: string, doc: string): Field<Hex, string> {
   return { checks: [check(Type.String({ format: 'cairn.hex' }), reason, (got) => `${reason}, got ${got}`)], read: same<Hex>, doc };
 }
