@@ -90,3 +90,17 @@ describe('the SDK stays light', () => {
     expect(seen.has('src/modules/registry.ts')).toBe(true);
   }, 60_000);
 });
+
+describe('the VM entries', () => {
+  it('run through ExecContext.vm for both envelopes (an Ethereum-born transaction has no data object)', async () => {
+    const seen: string[] = [];
+    const vm = { execute: async (c: { tx: { envelope?: string; type: string } }) => (seen.push(`${c.tx.type}/${c.tx.envelope ?? 'hybrid'}`), { energy: 7n }) };
+    const hybrid = envelope('VM_CALL', ALICE, { to: BOB, data: { input: '0x', gasLimit: 21_000 } });
+    const eth = { ...envelope('VM_TRANSFER', ALICE, { to: BOB, amount: '1' }), envelope: 'eth', data: null, gasLimit: '21000' } as unknown as typeof hybrid;
+    expect(validate(eth)).toBeUndefined();
+    const ctx = { state: {} as never, height: 1, timestamp: 1, producer: BOB, sender: ALICE, vm };
+    expect(await REGISTRY.VM_CALL.handler.execute({ ...ctx, tx: hybrid })).toEqual({ energy: 7n });
+    expect(await REGISTRY.VM_TRANSFER.handler.execute({ ...ctx, tx: eth })).toEqual({ energy: 7n });
+    expect(seen).toEqual(['VM_CALL/hybrid', 'VM_TRANSFER/eth']);
+  });
+});

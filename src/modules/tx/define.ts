@@ -135,9 +135,10 @@ export function defineTx<const T extends TxType, const R extends ToRule, F exten
     },
     maxEnergy: energyOf,
     async execute(ctx) {
-      // applyTx ran validate first, so the data reads as typed and `to` obeys the rule.
+      // applyTx ran validate first, so the data reads as typed and `to` obeys the rule. An
+      // Ethereum-born transaction (VM types) has no data object: its run reads the raw fields.
       const c: RunCtx<R> = { ...ctx, to: ctx.tx.to as ToOf<R>, events: [] };
-      const out = await spec.run(c, fields ? read(ctx.tx.data) : ({} as DataOf<F>));
+      const out = await spec.run(c, fields && ctx.tx.envelope !== 'eth' ? read(ctx.tx.data) : ({} as DataOf<F>));
       return out ?? { energy: energyOf(ctx.tx), events: c.events };
     },
   };
