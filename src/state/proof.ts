@@ -3,7 +3,8 @@ import type { AccountState, Address } from '../protocol/types';
 import { CairnError } from '../errors/CairnError';
 import { type Hex, fromHex, isHex } from '../primitives/hex';
 import { decodeAccount } from './account';
-import { EMPTY_TRIE_ROOT, addressKey } from './stateTrie';
+import { EMPTY_TRIE_ROOT } from './mptCodec';
+import { addressKey } from './trieKeys';
 
 /**
  * Checks an account proof against a state root without trusting whoever sent it:

@@ -1,6 +1,6 @@
 import type { BatchDBOp, DB } from '@ethereumjs/util';
 import { CairnError } from '../errors/CairnError';
-import type { KvReader } from './kv';
+import { type KvReader, hasGetMany } from './kv';
 
 /**
  * Where trie nodes live and how the trie reaches them. Nodes are content-addressed
@@ -74,9 +74,10 @@ export function sharedNodesOf(kv: KvReader): SharedNodes {
 }
 
 /**
- * The `DB` the MPT library writes through. It never writes to the store: puts collect
- * in `pending` until `StateTrie.flush` moves the reachable ones into a batch.
- * A missing node throws (the library would otherwise read it as "absent").
+ * The node store in @ethereumjs/mpt's `DB` shape: `NodeSource` reads through it, and the
+ * differential test runs @ethereumjs/mpt over it. It never writes to the store: puts
+ * collect in `pending`. A missing node throws (the library would otherwise read it as
+ * "absent").
  */
 export class TrieNodeDb implements DB<string, string | Uint8Array> {
   constructor(
@@ -99,7 +100,7 @@ export class TrieNodeDb implements DB<string, string | Uint8Array> {
 
   private async load(key: string): Promise<Uint8Array> {
     const stored = await this.kv.get(nodeKey(key));
-    if (stored === undefined) throw new CairnError('STATE_MISSING_NODE', `state trie node 0x${key} is missing from the store`, { node: `0x${key}` });
+    if (stored === undefined) throw missingNode(key);
     this.shared.cache.set(key, stored);
     return stored;
   }
@@ -123,3 +124,48 @@ export class TrieNodeDb implements DB<string, string | Uint8Array> {
   async open(): Promise<void> {}
 }
 
+/** Where stored nodes come from: this trie's store and the caches shared by every trie over it. */
+export class NodeSource {
+  readonly shared: SharedNodes;
+  private readonly db: TrieNodeDb;
+
+  constructor(private readonly kv: KvReader) {
+    this.shared = sharedNodesOf(kv);
+    this.db = new TrieNodeDb(kv, this.shared, new Map());
+  }
+
+  /** The node's encoding if it is in memory (flushed but unwritten, or cached). */
+  peek(hashHex: string): Uint8Array | undefined {
+    return this.shared.lookup(hashHex);
+  }
+
+  /** The node's encoding, from memory or the store; STATE_MISSING_NODE when there is none. */
+  get(hashHex: string): Promise<Uint8Array> {
+    return this.db.get(hashHex);
+  }
+
+  /** Several nodes' encodings, the ones not in memory read together. */
+  async getMany(hashHexes: readonly string[]): Promise<Uint8Array[]> {
+    const kv = this.kv;
+    if (!hasGetMany(kv)) return Promise.all(hashHexes.map((h) => this.db.get(h)));
+    const out: Uint8Array[] = new Array(hashHexes.length);
+    const missing: number[] = [];
+    for (let i = 0; i < hashHexes.length; i++) {
+      const v = this.peek(hashHexes[i]);
+      if (v === undefined) missing.push(i);
+      else out[i] = v;
+    }
+    if (missing.length === 0) return out;
+    const read = await kv.getMany(missing.map((i) => nodeKey(hashHexes[i])));
+    for (const [j, i] of missing.entries()) {
+      const h = hashHexes[i];
+      const v = this.peek(h) ?? read[j]; // a flush may have happened meanwhile
+      if (v === undefined) throw missingNode(h);
+      this.shared.cache.set(h, v);
+      out[i] = v;
+    }
+    return out;
+  }
+}
+
+const missingNode = (hashHex: string) => new CairnError('STATE_MISSING_NODE', `state trie node 0x${hashHex} is missing from the store`, { node: `0x${hashHex}` });

@@ -58,7 +58,16 @@ function request(port: number, from: string, method: string, path: string, opts:
   });
 }
 
+/**
+ * Waits out part of a rate-limit window: here the passing of time is what is tested, so
+ * there is no condition to wait on instead (a retry while blocked extends the block).
+ */
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * Added to a wait that must end after a block does: a timer is measured from the event
+ * loop's cached clock, which can lag `Date.now()` by a few ms.
+ */
+const TIMER_SLACK_MS = 25;
 
 const HEAD = { height: 7, hash: `0x${'ab'.repeat(32)}`, stateRoot: `0x${'cd'.repeat(32)}`, finalizedHeight: 5, timestamp: 1 };
 
@@ -281,7 +290,8 @@ describe('Gateway, histogram, admin token', () => {
 
 describe('rate limit over HTTP', () => {
   it('answers 429 {error} with Retry-After beyond the limit, while other clients are served', async () => {
-    const { get } = await start({ rateLimit: { max: 5, windowMs: 500 } });
+    const WINDOW_MS = 500;
+    const { get } = await start({ rateLimit: { max: 5, windowMs: WINDOW_MS } });
     for (let i = 0; i < 5; i++) expect((await get('127.0.0.2', '/status')).status).toBe(200);
     const r = await get('127.0.0.2', '/status');
     expect(r.status).toBe(429);
@@ -289,21 +299,27 @@ describe('rate limit over HTTP', () => {
     expect(r.body.error).toMatch(/rate limit exceeded: 5 requests per 500 ms/);
     expect((await get('127.0.0.3', '/status')).status).toBe(200); // another address
     expect((await get('127.0.0.2', '/nowhere')).status).toBe(429); // every route, unknown ones too
-    await sleep(1100); // honour Retry-After (1 s, the block re-armed by the retry above)
+    // Retry-After rounds up to whole seconds (1 s); the block the retry above re-armed ends
+    // one window after it: waiting that long, no longer, is enough to be served.
+    await sleep(WINDOW_MS + TIMER_SLACK_MS);
     expect((await get('127.0.0.2', '/status')).status).toBe(200);
   });
 
   it('extends the block on an immediate retry', async () => {
-    const { get } = await start({ rateLimit: { max: 2, windowMs: 600 } });
+    // The waits are fractions of the window, leaving each request at least a sixth of a
+    // window (100 ms) from the edge it must fall on the right side of, against a loaded
+    // machine: a shorter window would leave less.
+    const WINDOW_MS = 600;
+    const { get } = await start({ rateLimit: { max: 2, windowMs: WINDOW_MS } });
     await get('127.0.0.2', '/status');
     await get('127.0.0.2', '/status');
     const t0 = Date.now();
     expect((await get('127.0.0.2', '/status')).status).toBe(429); // blocked until the window ends (≤ t0 + 600)
-    await sleep(400);
+    await sleep((WINDOW_MS * 2) / 3);
     expect((await get('127.0.0.2', '/status')).status).toBe(429); // retry: blocked until ≈ t0 + 400 + 600
-    await sleep(Math.max(0, t0 + 700 - Date.now()));
+    await sleep(Math.max(0, t0 + (WINDOW_MS * 7) / 6 - Date.now()));
     expect((await get('127.0.0.2', '/status')).status).toBe(429); // past the original window, still blocked (and re-armed)
-    await sleep(650);
+    await sleep(WINDOW_MS + TIMER_SLACK_MS); // the re-armed block ends one window after that retry
     expect((await get('127.0.0.2', '/status')).status).toBe(200);
   });
 
@@ -393,15 +409,17 @@ describe('guard over HTTP', () => {
 describe('gateway, metrics, admin, readiness, upstream over HTTP', () => {
   it('GET /gateway reports routes by pattern, errors, latency percentiles, in-flight, uptime and peers', async () => {
     const peers: PeerInfo[] = [{ url: 'http://10.0.0.2:6070', height: 40, lag: 2, lastSeen: 123 }];
-    const { get } = await start({ peers: () => peers });
+    const clock = { t: 1_000_000 };
+    const { get } = await start({ peers: () => peers, now: () => clock.t });
     await get('127.0.0.2', '/address/0x00000000000000000000000000000000000000aa'); // 404
     await get('127.0.0.2', '/address/0x00000000000000000000000000000000000000bb');
     await get('127.0.0.2', '/address/nope'); // 400
     await get('127.0.0.2', '/status');
     await get('127.0.0.2', '/no/such/thing');
+    clock.t += 4_321;
     const g = (await get('127.0.0.2', '/gateway')).body;
     expect(g.inFlight).toBe(1); // this request
-    expect(g.uptimeMs).toBeGreaterThanOrEqual(0);
+    expect(g.uptimeMs).toBe(4_321); // since the server started, on its clock
     expect(g.requests).toMatchObject({ total: 5, errors4xx: 4, errors5xx: 0 });
     const byRoute = Object.fromEntries(g.routes.map((x: any) => [x.route, x]));
     expect(byRoute['GET /address/:end']).toMatchObject({ requests: 3, errors4xx: 3, status: { 400: 1, 404: 2 } });

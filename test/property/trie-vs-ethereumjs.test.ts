@@ -9,7 +9,9 @@ import { fromHex, toHex } from '../../src/primitives/hex';
 import { emptyAccount, encodeAccount } from '../../src/state/account';
 import { type KvStore, MemoryKv } from '../../src/state/kv';
 import { verifyAccountProof } from '../../src/state/proof';
-import { EMPTY_TRIE_ROOT, type Mpt, StateTrie, addressKey, openMpt, recordKey } from '../../src/state/stateTrie';
+import { type Mpt, openMpt } from '../../src/state/mpt';
+import { EMPTY_TRIE_ROOT, StateTrie } from '../../src/state/stateTrie';
+import { addressKey, recordKey } from '../../src/state/trieKeys';
 import { TrieNodeDb, nodeKey, sharedNodesOf } from '../../src/state/trieNodes';
 
 /**

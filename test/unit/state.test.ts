@@ -10,7 +10,8 @@ import { decodeAccount, emptyAccount, encodeAccount } from '../../src/state/acco
 import { type KvStore, MemoryKv } from '../../src/state/kv';
 import { verifyAccountProof } from '../../src/state/proof';
 import { keccak256 } from '../../src/crypto/keccak';
-import { EMPTY_TRIE_ROOT, StateTrie, recordKey } from '../../src/state/stateTrie';
+import { EMPTY_TRIE_ROOT, StateTrie } from '../../src/state/stateTrie';
+import { recordKey } from '../../src/state/trieKeys';
 import { NODE_PREFIX } from '../../src/state/trieNodes';
 import { RocksKv, openStore } from '../../src/storage/rocks';
 

@@ -1,0 +1,59 @@
+import { finalityThreshold } from '../../consensus/finality';
+import type { Head } from '../../storage/chainStore';
+import type { Detector, DetectorContext } from './detector';
+
+/**
+ * `finality_stall`: the head has not advanced for `stallFactor` × the expected block time
+ * (reason 'head'), or the head advances while the finalized height does not (reason
+ * 'finality'). One alert per episode; progress re-arms it.
+ */
+export function finalityStallDetector(ctx: DetectorContext): Detector {
+  const o = ctx.options;
+  // Progress clocks start when the sentinel starts: a node restarted after downtime is not stalled.
+  const start = ctx.now();
+  let headAt = start;
+  let finalized = ctx.head.finalizedHeight;
+  let finalizedAt = start;
+  let headWhenFinalized = ctx.head.height;
+  let headStalled = false;
+  let finalityStalled = false;
+
+  function noteFinality(h: Head): void {
+    if (h.finalizedHeight > finalized) {
+      finalized = h.finalizedHeight;
+      finalizedAt = ctx.now();
+      headWhenFinalized = h.height;
+      finalityStalled = false;
+    }
+  }
+
+  return {
+    head(h, prev) {
+      const now = ctx.now();
+      if (h.height !== prev.height || h.hash !== prev.hash) {
+        headAt = now;
+        headStalled = false;
+      }
+      noteFinality(h);
+    },
+    headRepeated: noteFinality,
+    tick(now) {
+      const head = ctx.head;
+      const headLimit = o.stallFactor * o.expectedBlockMs;
+      if (!headStalled && now - headAt > headLimit) {
+        headStalled = true;
+        ctx.raise('finality_stall', 'critical', `the head has not advanced for ${Math.round((now - headAt) / 1000)} s (height ${head.height})`, {
+          reason: 'head', headHeight: head.height, finalizedHeight: head.finalizedHeight, sinceMs: now - headAt, limitMs: headLimit,
+        });
+      }
+      // Finality needs ⌊2n/3⌋+1 distinct producers on top: about that many blocks.
+      const finalityLimit = o.stallFactor * o.expectedBlockMs * (finalityThreshold(Math.max(1, ctx.validators.length)) + 1);
+      if (!finalityStalled && !headStalled && head.height > headWhenFinalized && now - finalizedAt > finalityLimit) {
+        finalityStalled = true;
+        ctx.raise('finality_stall', 'critical', `finalizedHeight stuck at ${finalized} for ${Math.round((now - finalizedAt) / 1000)} s while the head advanced to ${head.height}`, {
+          reason: 'finality', headHeight: head.height, finalizedHeight: finalized, sinceMs: now - finalizedAt, limitMs: finalityLimit,
+        });
+      }
+    },
+  };
+}
