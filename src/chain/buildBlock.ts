@@ -2,6 +2,7 @@ import { SenderHeap } from '../mempool/senderHeap';
 import { applyTx } from './applyTx';
 import type { ExecState } from '../protocol/execState';
 import { finishBlock } from './finishBlock';
+import type { ChainEvent } from '../protocol/events';
 import type { Address, SignedTx, TxResult } from '../protocol/types';
 
 export interface BuildResult {
@@ -9,6 +10,8 @@ export interface BuildResult {
   results: TxResult[];
   /** Transactions that can never be included: the mempool drops them with this reason. */
   dropped: { id: SignedTx['id']; reason: string }[];
+  /** End-of-block events (machines ticked at this height): the block's `events`, omitted when empty. */
+  events: ChainEvent[];
 }
 
 /**
@@ -31,7 +34,7 @@ export async function buildBlock(
 ): Promise<BuildResult> {
   const heap = new SenderHeap();
   for (const q of pending) heap.push(q);
-  const out: BuildResult = { txs: [], results: [], dropped: [] };
+  const out: BuildResult = { txs: [], results: [], dropped: [], events: [] };
   let burned = 0n;
   while (out.txs.length < opts.maxTxs) {
     const next = heap.pop();
@@ -49,6 +52,6 @@ export async function buildBlock(
     }
     // a temporary skip or a gap leaves the sender out of this block
   }
-  await finishBlock(state, { height: opts.height, producer: opts.producer, burned });
+  out.events = await finishBlock(state, { height: opts.height, producer: opts.producer, burned });
   return out;
 }

@@ -1,3 +1,4 @@
+import { canonicalJson } from '../primitives/canonical';
 import { applyTx } from './applyTx';
 import type { ExecState } from '../protocol/execState';
 import { finishBlock } from './finishBlock';
@@ -19,6 +20,7 @@ export async function applyBlock(state: ExecState, block: Block): Promise<string
     }
     burned += v.burned;
   }
-  await finishBlock(state, { height: header.height, producer: header.producer, burned });
+  const events = await finishBlock(state, { height: header.height, producer: header.producer, burned });
+  if (canonicalJson(events) !== canonicalJson(block.events ?? [])) return 'end-of-block events differ from the block';
   return undefined;
 }

@@ -148,4 +148,6 @@ export interface Block {
   header: SignedBlockHeader;
   txs: SignedTx[];
   results: TxResult[];
+  /** End-of-block events (the on-chain machines' DEADLINE transitions); omitted when empty, so such blocks encode as before. */
+  events?: ChainEvent[];
 }

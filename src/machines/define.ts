@@ -1,0 +1,94 @@
+import type { AnyStateMachine, EventFrom, ParameterizedObject, SnapshotFrom, StateMachine } from 'xstate';
+import type { ChainEvent } from '../protocol/events';
+import type { ExecState } from '../protocol/execState';
+import { MachineError } from './errors';
+
+/**
+ * The event the end-of-block tick sends an instance at the height its `deadline` named.
+ * Deadlines are heights, never XState `after` delays: every node ticks the same heights.
+ */
+export interface DeadlineEvent {
+  type: 'DEADLINE';
+  height: number;
+}
+export const DEADLINE: DeadlineEvent['type'] = 'DEADLINE';
+
+type ActionsOf<M> = M extends StateMachine<any, any, any, any, infer A, any, any, any, any, any, any, any, any, any, any> ? A : never;
+
+/**
+ * An effect of machine M as data: one of the named actions declared in its `setup({ actions })`,
+ * with the params XState resolved for this transition. The helper hands each one to the
+ * applier of the same name in the definition's `effects`.
+ */
+export type EffectOf<M> = ActionsOf<M> extends infer A ? (A extends ParameterizedObject ? { type: A['type']; params: A['params'] } : never) : never;
+
+/** What an effect applier sees: the state to change and which instance asked, at which height. */
+export interface EffectContext {
+  state: ExecState;
+  height: number;
+  machine: string;
+  id: string;
+}
+
+/**
+ * One applier per named action of M (a forgotten one fails to compile). It may change state,
+ * return ChainEvents for the indexes (e.g. a token transfer), or throw TxFailure.
+ */
+export type EffectAppliers<M> = {
+  [A in EffectOf<M> as A['type']]: (ctx: EffectContext, params: A['params']) => Promise<ChainEvent[] | void>;
+};
+
+/** A machine as it runs on-chain. Build one with `defineMachine`. */
+export interface MachineDef<M extends AnyStateMachine> {
+  /** Names the record (`mach/<name>/<id>`) and the history; no '/'. */
+  name: string;
+  /** Stored in every record; a record of another version halts loading (bump it with any change to states or context). */
+  version: number;
+  /** `setup({ types, actions, guards }).createMachine(…)`: guards and assigns pure, no delays, no invocations. */
+  machine: M;
+  /**
+   * The height at which this snapshot wants a DEADLINE event, or null. Recomputed after every
+   * transition; only machines whose events include DeadlineEvent may have one.
+   */
+  deadline?: DeadlineEvent extends EventFrom<M> ? (snapshot: SnapshotFrom<M>) => number | null : never;
+  /** Appliers of the machine's named actions. */
+  effects: EffectAppliers<M>;
+  /**
+   * The event to send instead when an effect of a DEADLINE transition throws TxFailure (the
+   * tick has no transaction to fail): e.g. a proposal whose execution is refused becomes FAILED.
+   * Without it such a failure halts the block.
+   */
+  onTickFailure?: (reason: string, height: number) => EventFrom<M>;
+}
+
+/**
+ * Declares a named effect in `setup({ actions })` with the type of its params. The body never
+ * runs: `transition()` only returns the action, and the helper applies it via `effects`.
+ *   actions: { refundDeposit: effect<{ to: Address; amount: string }>() }
+ */
+export const effect =
+  <P extends ParameterizedObject['params'] = undefined>() =>
+  (_args: unknown, _params: P): void => {};
+
+type AnyNode = AnyStateMachine['root'];
+function* nodesOf(n: AnyNode): Generator<AnyNode> {
+  yield n;
+  for (const c of Object.values(n.states)) yield* nodesOf(c as AnyNode);
+}
+
+/**
+ * Checks that a definition can run on-chain and returns it. Refused: a '/' in the name (record
+ * keys must not collide), a version that is not a positive integer, history states (their
+ * value is not in the stored record), `after` delays (wall clock) and invocations (live actors).
+ */
+export function defineMachine<M extends AnyStateMachine>(def: { machine: M } & NoInfer<MachineDef<M>>): MachineDef<M> {
+  const bad = (why: string) => new MachineError('MACHINE_BAD_DEFINITION', `machine ${def.name}: ${why}`, { machine: def.name });
+  if (def.name === '' || def.name.includes('/')) throw bad('the name must be non-empty and without "/"');
+  if (!Number.isSafeInteger(def.version) || def.version < 1) throw bad('the version must be a positive integer');
+  for (const n of nodesOf(def.machine.root)) {
+    if (n.type === 'history') throw bad(`history state ${n.id} is not stored in the record`);
+    if (n.after.length > 0) throw bad(`state ${n.id} has an "after" delay: deadlines are heights (deadline + DEADLINE)`);
+    if (n.invoke.length > 0) throw bad(`state ${n.id} invokes an actor: on-chain machines are pure transitions`);
+  }
+  return def;
+}

@@ -1,0 +1,141 @@
+import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMachine, type EventFrom, type EventObject, type InputFrom, type SnapshotFrom } from 'xstate';
+import type { ChainEvent } from '../protocol/events';
+import type { ExecState } from '../protocol/execState';
+import { TxFailure } from '../protocol/handler';
+import type { EffectContext, EffectOf, MachineDef } from './define';
+import { moveDeadline } from './dueIndex';
+import { MachineError } from './errors';
+import { loadRecord, machineKey, restore, stateName, toRecord } from './record';
+
+/** What one accepted event did: the new snapshot, the effects applied (in order), the events to report. */
+export interface MachineStep<M extends AnyStateMachine> {
+  snapshot: SnapshotFrom<M>;
+  effects: EffectOf<M>[];
+  /** The `machine.transition` event first, then whatever the effect appliers returned. */
+  events: ChainEvent[];
+}
+
+/**
+ * Where a step runs. In a transaction ('tx') a refusal is a TxFailure: the transaction fails
+ * and its changes are reverted. In the end-of-block tick there is no transaction to fail,
+ * so the same refusal is a broken invariant (MachineError, halts).
+ */
+export type Phase = 'tx' | 'tick';
+
+/** Generic snapshots do not resolve to MachineSnapshot inside generic code; this is the same object. */
+const snap = (s: unknown): AnyMachineSnapshot => s as AnyMachineSnapshot;
+
+const refusal = (phase: Phase, message: string, meta: Record<string, unknown>): Error =>
+  phase === 'tx' ? new TxFailure(message) : new MachineError('MACHINE_TICK_FAILED', message, meta);
+
+/** The current snapshot of an instance, or undefined if it was never created. */
+export async function loadInstance<M extends AnyStateMachine>(state: ExecState, def: MachineDef<M>, id: string): Promise<SnapshotFrom<M> | undefined> {
+  const rec = await loadRecord(state, def.name, id);
+  return rec === undefined ? undefined : restore(def, id, rec);
+}
+
+/** Starts instance `id` in the machine's initial state (its entry actions are effects too). */
+export async function createInstance<M extends AnyStateMachine>(
+  state: ExecState,
+  def: MachineDef<M>,
+  id: string,
+  input: InputFrom<M>,
+  height: number,
+): Promise<MachineStep<M>> {
+  if ((await loadRecord(state, def.name, id)) !== undefined) throw new TxFailure(`${def.name} ${id} already exists`);
+  const [snapshot, actions] = (initialTransition as (m: M, i: InputFrom<M>) => [SnapshotFrom<M>, unknown[]])(def.machine, input);
+  return save(state, def, id, { before: undefined, event: 'xstate.init', after: snapshot, actions, height, phase: 'tx' });
+}
+
+/**
+ * Sends `event` to instance `id` inside a transaction. An event its state does not take
+ * (`snapshot.can` is false: no such transition, or its guard refuses) is a TxFailure naming the
+ * machine, id, state and event, and nothing is written.
+ */
+export async function sendEvent<M extends AnyStateMachine>(
+  state: ExecState,
+  def: MachineDef<M>,
+  id: string,
+  event: EventFrom<M>,
+  height: number,
+): Promise<MachineStep<M>> {
+  const before = await loadInstance(state, def, id);
+  if (before === undefined) throw new TxFailure(`${def.name} ${id} does not exist`);
+  return step(state, def, id, before, event, height, 'tx');
+}
+
+/** One event through `transition`, after the `can` check; shared by transactions and the tick. */
+export async function step<M extends AnyStateMachine>(
+  state: ExecState,
+  def: MachineDef<M>,
+  id: string,
+  before: SnapshotFrom<M>,
+  event: EventFrom<M>,
+  height: number,
+  phase: Phase,
+): Promise<MachineStep<M>> {
+  const type = (event as EventObject).type;
+  if (!snap(before).can(event)) {
+    throw refusal(phase, `${def.name} ${id} in state ${stateName(snap(before).value)} does not take ${type}`, { machine: def.name, id, event: type });
+  }
+  const [after, actions] = transition(def.machine, before, event) as [SnapshotFrom<M>, unknown[]];
+  return save(state, def, id, { before, event: type, after, actions, height, phase });
+}
+
+interface Change<M extends AnyStateMachine> {
+  before: SnapshotFrom<M> | undefined;
+  event: string;
+  after: SnapshotFrom<M>;
+  actions: unknown[];
+  height: number;
+  phase: Phase;
+}
+
+/** Stores the new record, moves the deadline, reports the transition, then applies the effects in order. */
+async function save<M extends AnyStateMachine>(state: ExecState, def: MachineDef<M>, id: string, c: Change<M>): Promise<MachineStep<M>> {
+  const effects = effectsOf(def, id, c.actions);
+  const from = c.before === undefined ? null : deadlineOf(def, c.before);
+  const to = deadlineOf(def, c.after);
+  // A tick may not schedule at the height it is ticking (that entry is already being visited).
+  const earliest = c.phase === 'tx' ? c.height : c.height + 1;
+  if (to !== null && (!Number.isSafeInteger(to) || to < earliest)) {
+    const message = `${def.name} ${id} in state ${stateName(snap(c.after).value)} sets a deadline at ${to}, before height ${earliest}`;
+    throw c.phase === 'tx' ? new TxFailure(message) : new MachineError('MACHINE_BAD_DEADLINE', message, { machine: def.name, id, deadline: to });
+  }
+  await state.putRecord(machineKey(def.name, id), toRecord(def, c.after));
+  await moveDeadline(state, { machine: def.name, id }, from, to);
+
+  const events: ChainEvent[] = [
+    {
+      kind: 'machine.transition',
+      machine: def.name,
+      id,
+      from: c.before === undefined ? '' : stateName(snap(c.before).value),
+      to: stateName(snap(c.after).value),
+      event: c.event,
+      height: c.height,
+    },
+  ];
+  const ctx: EffectContext = { state, height: c.height, machine: def.name, id };
+  const appliers = def.effects as Record<string, (ctx: EffectContext, params: unknown) => Promise<ChainEvent[] | void>>;
+  for (const e of effects) {
+    const { type, params } = e as { type: string; params: unknown };
+    const out = await appliers[type](ctx, params);
+    if (out) events.push(...out);
+  }
+  return { snapshot: c.after, effects, events };
+}
+
+export const deadlineOf = <M extends AnyStateMachine>(def: MachineDef<M>, s: SnapshotFrom<M>): number | null =>
+  def.deadline ? (def.deadline as (s: SnapshotFrom<M>) => number | null)(s) : null;
+
+/** The named actions of a transition as plain data; XState's own (spawn, sendTo, delayed raise) cannot run on-chain. */
+function effectsOf<M extends AnyStateMachine>(def: MachineDef<M>, id: string, actions: unknown[]): EffectOf<M>[] {
+  return actions.map((a) => {
+    const { type, params } = a as { type: string; params: unknown };
+    if (!Object.hasOwn(def.effects, type)) {
+      throw new MachineError('MACHINE_UNSUPPORTED_ACTION', `machine ${def.name} ${id}: action ${type} has no applier`, { machine: def.name, id, action: type });
+    }
+    return { type, params } as EffectOf<M>;
+  });
+}
