@@ -21,7 +21,7 @@ const LAYERS = {
   config: ['primitives', 'errors', 'protocol'],
   storage: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'machines', 'modules', 'chain'],
   actors: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'vm', 'machines', 'modules', 'mempool', 'consensus', 'chain', 'storage'],
-  api: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'vm', 'machines', 'modules', 'mempool', 'consensus', 'chain', 'storage', 'contracts'],
+  api: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'vm', 'machines', 'modules', 'mempool', 'consensus', 'chain', 'storage', 'actors', 'contracts'],
   http: ['primitives', 'errors', 'protocol', 'crypto', 'api', 'contracts'],
   rpc: ['primitives', 'errors', 'protocol', 'crypto', 'api'],
   sdk: ['primitives', 'errors', 'protocol', 'crypto', 'modules', 'chain', 'state'],

@@ -4,7 +4,7 @@ import type { Hex } from '../primitives/hex';
 import type { RpcBackend, RpcCallMessage, RpcLog, RpcLogFilter, RpcTxLocation } from '../rpc/backend';
 import { callVm, estimateGas, type VmMessage } from '../vm/execute';
 import { weiBalance } from '../vm/units';
-import type { Admission } from '../actors/admission';
+import type { Admission } from './admission';
 import type { ChainReader } from './chainReader';
 import type { ActorRef } from '../actors/actorRef';
 import type { MempoolLookup, MempoolMsg, MempoolReplies } from '../actors/protocol';

@@ -1,5 +1,5 @@
 import type { Request } from 'hyper-express';
-import type { PeerInfo } from '../actors/alerts';
+import type { PeerInfo } from '../api/ports';
 import { Histogram, HTTP_SECONDS_BUCKETS } from './histogram';
 
 /**

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import HyperExpress, { type Request, type Response } from 'hyper-express';
 import type { Logger } from 'pino';
-import type { AlertSource, PeerInfo } from '../actors/alerts';
+import type { AlertSource, PeerInfo } from '../api/ports';
 import type { ChainReader } from '../api/chainReader';
-import type { Admission } from '../actors/admission';
+import type { Admission } from '../api/ports';
 import { AdminAuth } from './admin';
 import { AddressList, clientKey, normalizeIp, resolveClientIp } from './clientIp';
 import { Gateway, routeLabel } from './gateway';

@@ -8,8 +8,9 @@
 import http from 'node:http';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AlertSource, PeerInfo, SecurityAlert } from '../../src/actors/alerts';
-import type { Admission } from '../../src/actors/admission';
+import type { AlertSource, SecurityAlert } from '../../src/actors/sentinel/alerts';
+import type { PeerInfo } from '../../src/actors/peers';
+import type { Admission } from '../../src/api/admission';
 import type { ChainReader } from '../../src/api/chainReader';
 import type { SolcCompiler } from '../../src/contracts/compiler';
 import { AdminAuth, ADMIN_DISABLED } from '../../src/http/admin';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { AlertKind, AlertSource, SecurityAlert } from '../alerts';
+import type { AlertKind, AlertSource, SecurityAlert } from './alerts';
 
 /** Bounded ring of recent alerts, newest first; each alert is also logged (warn, or error when critical). */
 export class AlertLog implements AlertSource {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Address, SignedBlockHeader } from '../../protocol/types';
 import type { BlockSummary, ChainStore, Head } from '../../storage/chainStore';
-import type { AlertKind, SecurityAlert } from '../alerts';
+import type { AlertKind, SecurityAlert } from './alerts';
 import type { MempoolStats } from '../protocol';
 import type { SentinelOptions } from './options';
 

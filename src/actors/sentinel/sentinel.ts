@@ -1,6 +1,6 @@
 import type { SignedBlockHeader } from '../../protocol/types';
 import { ActorRef } from '../actorRef';
-import type { AlertKind, AlertSource, SecurityAlert } from '../alerts';
+import type { AlertKind, AlertSource, SecurityAlert } from './alerts';
 import type { SentinelMsg } from '../protocol';
 import type { ChildSpec } from '../supervisor';
 import { AlertLog } from './alertLog';

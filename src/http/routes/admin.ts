@@ -1,5 +1,5 @@
 import type { Request, Server } from 'hyper-express';
-import type { AlertSource, PeerInfo } from '../../actors/alerts';
+import type { AlertSource, PeerInfo } from '../../api/ports';
 import { ADMIN_HEADER, type AdminAuth } from '../admin';
 import { markOffence } from '../guard';
 import { HttpError } from '../httpError';

@@ -1,5 +1,5 @@
 import type { Server } from 'hyper-express';
-import type { PeerInfo } from '../../actors/alerts';
+import type { PeerInfo } from '../../api/ports';
 import { ADMIN_HEADER, type AdminAuth } from '../admin';
 import { maskKey, type AddressList } from '../clientIp';
 import type { Gateway } from '../gateway';

@@ -1,5 +1,5 @@
 import type { Request, Server } from 'hyper-express';
-import type { SubmitOutcome } from '../../actors/admission';
+import type { SubmitOutcome } from '../../api/ports';
 import { REFUSAL } from '../../mempool/pool';
 import { markOffence } from '../guard';
 import { badRequest, HttpError, notFound } from '../httpError';

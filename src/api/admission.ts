@@ -8,8 +8,8 @@ import { REFUSAL } from '../mempool/pool';
 import { handlerFor } from '../modules/registry';
 import { fromHex, type Hex } from '../primitives/hex';
 import type { ChainStore } from '../storage/chainStore';
-import { ActorStoppedError, MailboxFullError, type ActorRef } from './actorRef';
-import type { AdmitVerdict, MempoolMsg, MempoolReplies } from './protocol';
+import { ActorStoppedError, MailboxFullError, type ActorRef } from '../actors/actorRef';
+import type { AdmitVerdict, MempoolMsg, MempoolReplies } from '../actors/protocol';
 
 export type SubmitOutcome =
   | { kind: 'verdict'; verdict: AdmitVerdict; tx?: SignedTx }

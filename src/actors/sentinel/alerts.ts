@@ -24,11 +24,3 @@ export interface AlertSource {
   /** Newest first. */
   recent(limit: number): SecurityAlert[];
 }
-
-/** A peer as /peers and /gateway show it (single-node networks have none yet). */
-export interface PeerInfo {
-  url: string;
-  height: number;
-  lag: number;
-  lastSeen: number;
-}
