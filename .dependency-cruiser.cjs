@@ -19,12 +19,14 @@ const LAYERS = {
   chain: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'vm', 'machines', 'modules', 'mempool', 'consensus'],
   contracts: ['primitives', 'errors', 'protocol', 'crypto'],
   config: ['primitives', 'errors', 'protocol'],
+  // The JSON shapes of the HTTP API, shared by the server (api/) and the SDK.
+  views: ['primitives', 'protocol', 'machines', 'modules'],
   storage: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'machines', 'modules', 'chain'],
   actors: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'vm', 'machines', 'modules', 'mempool', 'consensus', 'chain', 'storage'],
-  api: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'vm', 'machines', 'modules', 'mempool', 'consensus', 'chain', 'storage', 'actors', 'contracts'],
-  http: ['primitives', 'errors', 'protocol', 'crypto', 'api', 'contracts'],
-  rpc: ['primitives', 'errors', 'protocol', 'crypto', 'api'],
-  sdk: ['primitives', 'errors', 'protocol', 'crypto', 'modules', 'chain', 'state'],
+  api: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'vm', 'machines', 'modules', 'mempool', 'consensus', 'chain', 'storage', 'actors', 'contracts', 'views'],
+  http: ['primitives', 'errors', 'protocol', 'crypto', 'api', 'contracts', 'views'],
+  rpc: ['primitives', 'errors', 'protocol', 'crypto', 'api', 'views'],
+  sdk: ['primitives', 'errors', 'protocol', 'crypto', 'modules', 'chain', 'state', 'views'],
   cli: ['primitives', 'errors', 'protocol', 'crypto', 'config', 'sdk', 'modules', 'chain', 'node'],
   node: Object.keys({}) /* filled below: everything */,
 };

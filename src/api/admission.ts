@@ -12,7 +12,8 @@ import { ActorStoppedError, MailboxFullError, type ActorRef } from '../actors/ac
 import type { AdmitVerdict, MempoolMsg, MempoolReplies } from '../actors/protocol';
 
 export type SubmitOutcome =
-  | { kind: 'verdict'; verdict: AdmitVerdict; tx?: SignedTx }
+  /** `badSignature`: refused for an invalid signature (the guard counts it as an invalid submission). */
+  | { kind: 'verdict'; verdict: AdmitVerdict; tx?: SignedTx; badSignature: boolean }
   | { kind: 'malformed'; error: string }
   | { kind: 'unavailable'; error: string };
 
@@ -30,7 +31,7 @@ export function createAdmission(d: {
   /** Observes each signature verification's duration in seconds (metrics). */
   onVerified?: (seconds: number) => void;
 }) {
-  const refuse = (id: Hex, reason: string): SubmitOutcome => ({ kind: 'verdict', verdict: { accepted: false, id, reason } });
+  const refuse = (id: Hex, reason: string): SubmitOutcome => ({ kind: 'verdict', verdict: { accepted: false, id, reason }, badSignature: reason === REFUSAL.signature });
 
   async function admit(tx: SignedTx, keyHash: Hex | null, verify?: () => Promise<boolean>): Promise<SubmitOutcome> {
     const handler = handlerFor(tx.type);
@@ -49,7 +50,7 @@ export function createAdmission(d: {
     }
     try {
       const verdict = await d.mempool.ask({ type: 'admit', tx, keyHash });
-      return { kind: 'verdict', verdict, tx };
+      return { kind: 'verdict', verdict, tx, badSignature: !verdict.accepted && verdict.reason === REFUSAL.signature };
     } catch (e) {
       // Back-pressure or shutdown, not a verdict on the transaction: retry later or elsewhere.
       if (e instanceof MailboxFullError || e instanceof ActorStoppedError) return { kind: 'unavailable', error: `mempool unavailable, retry: ${e.message}` };

@@ -7,40 +7,8 @@ import type { Hex } from '../primitives/hex';
 import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
 import { AssetIndex, type Page } from '../storage/assetIndex';
-import type { ChainView } from './chainView';
-
-/** JSON shapes of the token, NFT and name endpoints. */
-/** `holders` (accounts with a non-zero balance) is part of the token's state record. */
-export type TokenView = TokenRecord & { ownerNative: string };
-export interface HolderView { address: Address; native: string; balance: string }
-export interface TokenTransferView {
-  txId: Hex;
-  kind: 'transfer' | 'mint' | 'burn';
-  from: Address | null;
-  to: Address | null;
-  fromNative: string | null;
-  toNative: string | null;
-  amount: string;
-  blockHeight: number;
-}
-export type CollectionView = CollectionRecord & { ownerNative: string; supply: number };
-export interface ItemView {
-  id: string; // "<collection>:<item>"
-  collection: Hex;
-  item: number;
-  owner: Address;
-  ownerNative: string;
-  uri: string | null;
-  approved: Address | null;
-  mintedAt: number;
-  name: string; // the collection's
-  symbol: string;
-}
-export interface NameView { name: string; owner: Address; ownerNative: string; target: Address; targetNative: string; registeredAt: number }
-export interface AccountTokenView { token: Hex; symbol: string; name: string; decimals: number; balance: string }
-
-/** A token or collection named by its id or by its symbol (upper-case in state). */
-export type AssetRef = { id: Hex } | { symbol: string };
+import type { AccountTokenView, CollectionDetail, CollectionList, CollectionView, ItemView, NameEntryView, NameList, TokenHolders, TokenList, TokenTransfers, TokenView } from '../views';
+import type { AssetQueries, AssetRef, ReadModel } from './ports';
 
 /** Most holdings listed on one account view. */
 export const MAX_ACCOUNT_TOKENS = 1_000;
@@ -50,10 +18,10 @@ export const MAX_ACCOUNT_TOKENS = 1_000;
  * values that are consensus state (token records, balances, collections, items, names) are
  * read from the state trie at the published head root.
  */
-export class AssetReader {
+export class AssetReader implements AssetQueries {
   readonly index: AssetIndex;
 
-  constructor(private readonly d: { kv: KvStore; view: ChainView }) {
+  constructor(private readonly d: { kv: KvStore; view: ReadModel }) {
     this.index = new AssetIndex(d.kv);
   }
 
@@ -73,7 +41,7 @@ export class AssetReader {
   }
 
   /** Tokens, newest first. */
-  async tokens(limit: number, before?: Uint8Array): Promise<{ tokens: TokenView[]; nextBefore: string | null }> {
+  async tokens(limit: number, before?: Uint8Array): Promise<TokenList> {
     const page = await this.index.tokens(limit, before);
     const s = await this.state();
     const tokens: TokenView[] = [];
@@ -98,12 +66,12 @@ export class AssetReader {
   }
 
   /** Holders by balance, largest first (balances as indexed, i.e. as of the newest block). */
-  async holders(token: Hex, limit: number, before?: Uint8Array): Promise<{ holders: HolderView[]; nextBefore: string | null }> {
+  async holders(token: Hex, limit: number, before?: Uint8Array): Promise<Omit<TokenHolders, 'token'>> {
     const page = await this.index.holders(token, limit, before);
     return { holders: page.items.map((h) => ({ address: h.address, native: toNative(h.address), balance: h.balance })), nextBefore: page.nextBefore };
   }
 
-  async transfers(token: Hex, limit: number, before?: Uint8Array): Promise<{ transfers: TokenTransferView[]; nextBefore: string | null }> {
+  async transfers(token: Hex, limit: number, before?: Uint8Array): Promise<Omit<TokenTransfers, 'token'>> {
     const page = await this.index.transfers(token, limit, before);
     return {
       transfers: page.items.map((t) => ({
@@ -142,7 +110,7 @@ export class AssetReader {
   }
 
   /** Collections, newest first. */
-  async collections(limit: number, before?: Uint8Array): Promise<{ collections: CollectionView[]; nextBefore: string | null }> {
+  async collections(limit: number, before?: Uint8Array): Promise<CollectionList> {
     const page = await this.index.collections(limit, before);
     const s = await this.state();
     const collections: CollectionView[] = [];
@@ -154,7 +122,7 @@ export class AssetReader {
   }
 
   /** A collection with a page of its live items, newest first. */
-  async collection(ref: AssetRef, limit: number, before?: Uint8Array): Promise<(CollectionView & { items: ItemView[]; nextBefore: string | null }) | undefined> {
+  async collection(ref: AssetRef, limit: number, before?: Uint8Array): Promise<CollectionDetail | undefined> {
     const s = await this.state();
     const id = await this.resolve(s, ref, nftSymbolKey);
     const c = id ? await s.getRecord<CollectionRecord>(collectionKey(id)) : undefined;
@@ -176,18 +144,18 @@ export class AssetReader {
     return c && i ? this.itemView(c, i) : undefined;
   }
 
-  private nameView(n: { name: string; owner: Address; target: Address; registeredAt: number }): NameView {
+  private nameView(n: { name: string; owner: Address; target: Address; registeredAt: number }): NameEntryView {
     return { name: n.name, owner: n.owner, ownerNative: toNative(n.owner), target: n.target, targetNative: toNative(n.target), registeredAt: n.registeredAt };
   }
 
   /** Registered names, newest registration first. */
-  async names(limit: number, before?: Uint8Array): Promise<{ names: NameView[]; nextBefore: string | null }> {
+  async names(limit: number, before?: Uint8Array): Promise<NameList> {
     const page = await this.index.names(limit, before);
     return { names: page.items.map((n) => this.nameView(n)), nextBefore: page.nextBefore };
   }
 
   /** A registered name (from state at the head). */
-  async name(name: string): Promise<NameView | undefined> {
+  async name(name: string): Promise<NameEntryView | undefined> {
     const r = await (await this.state()).getRecord<NameRecord>(nameKey(name));
     return r ? this.nameView(r) : undefined;
   }

@@ -1,133 +1,53 @@
 import { newAccount, viewAccount } from '../protocol/accounts';
 import { loadSupply } from '../protocol/execState';
 import { BLOCK_REWARD, CHAIN_ID, MAX_TXS_PER_BLOCK, TREASURY_ADDRESS, TREASURY_REWARD } from '../protocol/params';
-import type { AccountState, Address, Block, HybridTx, SignedTx, TxPayload, TxResult } from '../protocol/types';
+import type { BlockSummary } from '../protocol/chain';
+import type { AccountState, Address, Block, HybridTx, SignedTx } from '../protocol/types';
 import { parseAddress, toNative } from '../crypto/address';
 import { foldTxLifecycle, lifecycleState, STATUS_OF, type TxLifecycleState } from '../machines/txLifecycle';
 import type { Hex } from '../primitives/hex';
 import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
 import { codeKey } from '../vm/stateAdapter';
-import type { BlockSummary, ChainStore } from '../storage/chainStore';
+import type { ContractMetadata } from '../contracts/verify';
+import type { ChainStore } from '../storage/chainStore';
 import type { ActorRef } from '../actors/actorRef';
-import { AssetReader, type AccountTokenView } from './assetReader';
-import type { ChainView } from './chainView';
-import type { MempoolLookup, MempoolMsg, MempoolReplies } from '../actors/protocol';
-import { decodeBlock } from '../chain/block';
+import type { MempoolMsg, MempoolReplies } from '../actors/protocol';
+import type {
+  AccountProofView, AccountView, AddressTxsPage, AnalysisView, BlockSummaryView, BlockView, ChainPage, InternalTransferView,
+  LogView, MempoolView, ProvedAccount, SearchHit, StatsView, StatusView, TxRecord, TxSummary,
+} from '../views';
+import { AssetReader } from './assetReader';
+import { BlockCache } from './blockCache';
+import type { ChainQueries, ReadModel } from './ports';
 
-/** JSON shapes served by the HTTP API (and reused by the JSON-RPC layer). */
-export interface AccountView {
-  address: Address;
-  native: string;
-  balance: string;
-  staked: string;
-  nonce: number;
-  nextNonce: number;
-  energy: number;
-  feeExempt: boolean;
-  isValidator: boolean;
-  tokens: AccountTokenView[];
-}
-
-/** A transaction without its bulky authentication (keys and signatures, or the raw bytes). */
-export type TxSummary = TxPayload & {
-  id: Hex;
-  envelope?: 'eth';
-  gasLimit?: string;
-  valueWei?: string;
-  input?: Hex;
-  fromNative: string;
-  toNative: string | null;
-  status: string;
-  blockHeight?: number;
-  blockHash?: Hex;
-  index?: number;
-  result?: TxResult;
-  reason?: string;
-};
-
-export type TxRecord = TxSummary & {
-  publicKeys?: HybridTx['publicKeys'];
-  signatures?: HybridTx['signatures'];
-  raw?: Hex;
-  lifecycle: TxLifecycleState;
-  receivedAt?: number;
-};
+/** The read model with the explorer aggregates (api/chainView.ts). */
+export type StatsModel = ReadModel & { activity(now: number): Omit<StatsView, 'height' | 'accounts' | 'transactions' | 'stake' | 'supply'> };
 
 /** The authentication part of a transaction, shown only on `/tx/:id`. */
 const authOf = (tx: SignedTx) => (tx.envelope === 'eth' ? { raw: tx.raw } : { publicKeys: tx.publicKeys, signatures: tx.signatures });
 
 const WEI_PER_BASE = 10n ** 12n;
-/** Encoded size of each cached block (for the cache's byte budget). */
-const sizes = new WeakMap<Block, number>();
 
 /**
  * Read queries over the published head, the chain store and the mempool actor. It never
  * writes and never holds a lock: every read is against an immutable committed root.
  */
-export class ChainReader {
-  /** Recently decoded blocks by height (a full block is up to a few MB of JSON to parse), newest last. */
-  private readonly decoded = new Map<number, Block>();
-  private blockBytes = 0;
-  private readonly loading = new Map<number, Promise<Block | undefined>>();
-  static readonly BLOCK_CACHE_BYTES = 32 * 1024 * 1024;
+export class ChainReader implements ChainQueries {
+  private readonly blocksCache: BlockCache;
 
   /** Token, NFT and name reads (node-local asset indexes and asset state). */
   readonly assets: AssetReader;
 
   constructor(
-    private readonly d: { kv: KvStore; store: ChainStore; view: ChainView; mempool: ActorRef<MempoolMsg, MempoolReplies> },
+    private readonly d: { kv: KvStore; store: ChainStore; view: StatsModel; mempool: ActorRef<MempoolMsg, MempoolReplies> },
   ) {
     this.assets = new AssetReader({ kv: d.kv, view: d.view });
+    this.blocksCache = new BlockCache(d.store);
   }
 
-  /**
-   * A committed block, decoded once for many reads (GET /tx/:id of its transactions, feeds).
-   * A cached block is used only while the store's summary at its height still names its
-   * hash, so a block replaced at the same height is never served from the cache.
-   */
-  private async cachedBlock(height: number): Promise<Block | undefined> {
-    const cached = this.decoded.get(height);
-    if (cached) {
-      const s = await this.d.store.summary(height);
-      if (s?.hash === cached.header.hash) {
-        this.decoded.delete(height); // most recently used last
-        this.decoded.set(height, cached);
-        return cached;
-      }
-      this.forget(height);
-    }
-    // Concurrent misses for one height share one read and parse: a batch of receipt lookups
-    // in the same block would otherwise parse it once per lookup (measured: 200 parses of a
-    // 500-transaction block for one JSON-RPC batch).
-    let loading = this.loading.get(height);
-    if (!loading) {
-      loading = this.load(height).finally(() => this.loading.delete(height));
-      this.loading.set(height, loading);
-    }
-    return loading;
-  }
-
-  private async load(height: number): Promise<Block | undefined> {
-    const text = await this.d.store.blockText(height);
-    if (!text) return undefined;
-    const b = decodeBlock(text);
-    this.forget(height);
-    this.decoded.set(height, b);
-    this.blockBytes += text.byteLength;
-    sizes.set(b, text.byteLength);
-    for (const h of this.decoded.keys()) {
-      if (this.blockBytes <= ChainReader.BLOCK_CACHE_BYTES || h === height) break;
-      this.forget(h);
-    }
-    return b;
-  }
-
-  private forget(height: number): void {
-    const b = this.decoded.get(height);
-    if (!b) return;
-    this.decoded.delete(height);
-    this.blockBytes -= sizes.get(b) ?? 0;
+  private cachedBlock(height: number): Promise<Block | undefined> {
+    return this.blocksCache.get(height);
   }
 
   get head() {
@@ -146,8 +66,8 @@ export class ChainReader {
     return (await state.getRecord<Hex>(codeKey(a.codeHash))) ?? '0x';
   }
 
-  async contractMetadata(addr: Address) {
-    return this.d.store.contractMetadata(addr);
+  async contractMetadata(addr: Address): Promise<ContractMetadata | undefined> {
+    return (await this.d.store.contractMetadata(addr)) as ContractMetadata | undefined;
   }
 
   async accountState(addr: Address): Promise<AccountState | undefined> {
@@ -172,7 +92,7 @@ export class ChainReader {
     };
   }
 
-  async status() {
+  async status(): Promise<StatusView> {
     const head = this.d.view.head;
     const state = await this.stateAt(head.stateRoot);
     const supply = await loadSupply(state);
@@ -199,12 +119,11 @@ export class ChainReader {
 
   /** A block (shared and cached: callers must not mutate it) and its encoded size. */
   async blockWithSize(height: number): Promise<{ block: Block; size: number } | undefined> {
-    const block = await this.cachedBlock(height);
-    return block ? { block, size: sizes.get(block)! } : undefined;
+    return this.blocksCache.withSize(height);
   }
 
   /** The block record of /blocks/:ref: header fields, size, finality and its transactions in summary. */
-  async blockView(height: number) {
+  async blockView(height: number): Promise<BlockView | undefined> {
     const b = await this.blockWithSize(height);
     if (!b) return undefined;
     const { header } = b.block;
@@ -215,16 +134,16 @@ export class ChainReader {
     };
   }
 
-  summaryView(s: BlockSummary) {
+  summaryView(s: BlockSummary): BlockSummaryView {
     return { ...s, producerNative: toNative(s.producer), finalized: s.height <= this.d.view.head.finalizedHeight };
   }
 
-  async blocks(from: number, limit: number) {
+  async blocks(from: number, limit: number): Promise<BlockSummaryView[]> {
     return (await this.d.store.summariesDesc(Math.min(from, this.d.view.head.height), limit)).map((s) => this.summaryView(s));
   }
 
   /** Contiguous full blocks from `from` upwards (sync format), bounded by count and bytes. */
-  async chain(from: number, limit: number, maxBytes = 16 * 1024 * 1024): Promise<{ blocks: (Block & { size: number })[]; next: number | null }> {
+  async chain(from: number, limit: number, maxBytes = 16 * 1024 * 1024): Promise<ChainPage> {
     const head = this.d.view.head.height;
     const blocks: (Block & { size: number })[] = [];
     let bytes = 0;
@@ -282,7 +201,7 @@ export class ChainReader {
   }
 
   /** Pending transactions (oldest first, up to `limit`) and the pool's whole size. */
-  async mempool(limit: number) {
+  async mempool(limit: number): Promise<MempoolView> {
     const { size, entries } = await this.d.mempool.ask({ type: 'list', limit });
     return { count: size, txs: entries.map((e) => ({ ...this.summarize(e.tx), receivedAt: e.receivedAt })) };
   }
@@ -304,7 +223,7 @@ export class ChainReader {
    * cursor is a height, a page that would end inside a block is completed with the rest of
    * that block (at most MAX_TXS_PER_BLOCK more), so the next page loses nothing.
    */
-  async addressTxs(addr: Address, limit: number, before?: number) {
+  async addressTxs(addr: Address, limit: number, before?: number): Promise<AddressTxsPage> {
     const locs = await this.d.store.addressFeed(addr, limit, before);
     const last = locs[locs.length - 1];
     if (locs.length === limit && last) {
@@ -335,7 +254,7 @@ export class ChainReader {
   }
 
   /** Aggregates over the address's newest `window` transactions. */
-  async analysis(addr: Address, window = 10_000) {
+  async analysis(addr: Address, window = 10_000): Promise<AnalysisView> {
     const locs = await this.d.store.addressFeed(addr, window);
     const txs = await this.txsAt(locs);
     let sent = 0n;
@@ -366,7 +285,7 @@ export class ChainReader {
   }
 
   /** Internal transfers (value moved inside VM execution), oldest first from height `from`. */
-  async internal(addr: Address | undefined, from: number, limit: number) {
+  async internal(addr: Address | undefined, from: number, limit: number): Promise<InternalTransferView[]> {
     const list = await this.d.store.internal(addr, from, limit);
     return list.map((t) => ({
       txId: t.txId, kind: t.kind, from: t.from, to: t.to, fromNative: toNative(t.from), toNative: toNative(t.to),
@@ -375,11 +294,11 @@ export class ChainReader {
   }
 
   /** Newest VM logs first. */
-  async recentLogs(limit: number) {
+  async recentLogs(limit: number): Promise<LogView[]> {
     return (await this.d.store.recentLogs(limit)).map((l) => ({ ...l, addressNative: toNative(l.address) }));
   }
 
-  async proof(addr: Address, height?: number) {
+  async proof(addr: Address, height?: number): Promise<AccountProofView | undefined> {
     const h = height ?? this.d.view.head.height;
     const summary = await this.d.store.summary(h);
     const block = summary ? await this.cachedBlock(h) : undefined;
@@ -393,8 +312,8 @@ export class ChainReader {
   }
 
   /** Prefix search over addresses, blocks (height or hash), transactions, tokens (symbol, name) and names. */
-  async search(q: string, limit = 10) {
-    const results: { kind: 'address' | 'block' | 'transaction' | 'token' | 'name'; id: string; native?: string; height?: number; symbol?: string; name?: string; address?: Address }[] = [];
+  async search(q: string, limit = 10): Promise<SearchHit[]> {
+    const results: SearchHit[] = [];
     const s = q.trim();
     const addr = parseAddress(s);
     if (addr) results.push({ kind: 'address', id: addr, native: toNative(addr) });
@@ -413,7 +332,7 @@ export class ChainReader {
     return results.slice(0, limit);
   }
 
-  async stats(now: number) {
+  async stats(now: number): Promise<StatsView> {
     const head = this.d.view.head;
     const supply = await loadSupply(await this.stateAt(head.stateRoot));
     const counters = await this.d.store.counters();
@@ -425,7 +344,7 @@ export class ChainReader {
 
 }
 
-function encodeAccountJson(a: AccountState) {
+function encodeAccountJson(a: AccountState): ProvedAccount {
   return {
     balance: a.balance.toString(), staked: a.staked.toString(), nonce: a.nonce, energy: a.energy.toString(),
     energyHeight: a.energyHeight, feeExempt: a.feeExempt, isValidator: a.isValidator, mldsaKeyHash: a.mldsaKeyHash,

@@ -1,5 +1,7 @@
 import type { Address } from '../protocol/types';
-import type { BlockSummary, Head } from '../storage/chainStore';
+import type { BlockSummary, Head } from '../protocol/chain';
+import type { HourView, StatsView } from '../views';
+import type { ReadModel } from './ports';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -17,36 +19,49 @@ interface HourBucket {
  * explorer aggregates by time (hourly buckets over the last 24 h, the last minute for TPS),
  * so /stats costs nothing per request whatever the block rate.
  */
-export class ChainView {
-  private listeners = new Set<(h: Head) => void>();
+export class ChainView implements ReadModel {
+  private listeners = new Set<(h: Readonly<Head>) => void>();
   private hours = new Map<number, HourBucket>();
   private lastMinute: BlockSummary[] = [];
-  /** The newest blocks, newest last (producers for finality, last tx height). */
-  recent: BlockSummary[] = [];
+  private current: Readonly<Head>;
+  private newest: Readonly<BlockSummary>[] = [];
+  readonly validators: readonly Address[];
   static readonly RECENT = 64;
 
   constructor(
-    public head: Head,
-    public validators: Address[],
+    head: Head,
+    validators: Address[],
     history: BlockSummary[], // oldest first: at least the last 24 h
   ) {
+    this.current = Object.freeze({ ...head });
+    this.validators = Object.freeze([...validators]);
     for (const s of history) this.add(s);
   }
 
-  publish(head: Head, summary?: BlockSummary): void {
-    this.head = head;
-    if (summary) this.add(summary);
-    for (const l of this.listeners) l(head);
+  /** The head readers see: frozen, replaced whole by publish(). */
+  get head(): Readonly<Head> {
+    return this.current;
   }
 
-  onHead(l: (h: Head) => void): () => void {
+  /** The newest blocks, newest last (producers for finality, last tx height). */
+  get recent(): readonly Readonly<BlockSummary>[] {
+    return this.newest;
+  }
+
+  publish(head: Head, summary?: BlockSummary): void {
+    this.current = Object.freeze({ ...head });
+    if (summary) this.add(summary);
+    for (const l of this.listeners) l(this.current);
+  }
+
+  onHead(l: (h: Readonly<Head>) => void): () => void {
     this.listeners.add(l);
     return () => this.listeners.delete(l);
   }
 
   private add(s: BlockSummary): void {
-    this.recent.push(s);
-    if (this.recent.length > ChainView.RECENT) this.recent.shift();
+    // A fresh frozen array per block: a reader holding the previous one keeps a consistent list.
+    this.newest = Object.freeze([...this.newest.slice(this.newest.length >= ChainView.RECENT ? 1 : 0), Object.freeze({ ...s })]) as Readonly<BlockSummary>[];
     const t = Math.floor(s.timestamp / HOUR) * HOUR;
     const b = this.hours.get(t) ?? { time: t, blocks: 0, txs: 0, volume: 0n };
     b.blocks++;
@@ -59,7 +74,7 @@ export class ChainView {
   }
 
   /** 24 h volume and count (hour granularity at the window's far edge), TPS over the last minute, hourly series. */
-  activity(now: number) {
+  activity(now: number): Pick<StatsView, 'volume24h' | 'txs24h' | 'tps' | 'series'> {
     const from = now - DAY;
     const series = [...this.hours.values()].filter((b) => b.time + HOUR > from).sort((a, b) => a.time - b.time);
     const minute = this.lastMinute.filter((s) => s.timestamp >= now - 60_000).reduce((n, s) => n + s.txCount, 0);
@@ -67,7 +82,7 @@ export class ChainView {
       volume24h: series.reduce((v, b) => v + b.volume, 0n).toString(),
       txs24h: series.reduce((n, b) => n + b.txs, 0),
       tps: Math.round((minute / 60) * 100) / 100,
-      series: series.map((b) => ({ ...b, volume: b.volume.toString() })),
+      series: series.map((b): HourView => ({ ...b, volume: b.volume.toString() })),
     };
   }
 }

@@ -1,7 +1,73 @@
+import type { BlockSummary, Head } from '../protocol/chain';
+import type { Address } from '../protocol/types';
+import type { Hex } from '../primitives/hex';
+import type { ContractMetadata } from '../contracts/verify';
+import type {
+  AccountProofView, AccountView, AddressTxsPage, AnalysisView, BlockSummaryView, BlockView, ChainPage, CollectionDetail,
+  CollectionList, InternalTransferView, ItemView, LogView, MempoolView, NameEntryView, NameList, SearchHit, StatsView,
+  StatusView, TokenHolders, TokenList, TokenTransfers, TokenView, TxRecord, TxSummary,
+} from '../views';
+
 /**
- * What http/ and rpc/ may know of the node below them: the types of the services the node
- * hands them. They import these from here, never from actors/, storage/ or mempool/.
+ * The ports of the query side: what http/ and rpc/ may know of the node below them. They
+ * import from here (types, and the few functions re-exported at the end), never from
+ * actors/, storage/, mempool/ or chain/.
  */
+
+/** The published read model: replaced as a whole after each commit, never mutated in place for readers. */
+export interface ReadModel {
+  readonly head: Readonly<Head>;
+  readonly validators: readonly Address[];
+  /** The newest block summaries, newest last. */
+  readonly recent: readonly Readonly<BlockSummary>[];
+  onHead(listener: (head: Readonly<Head>) => void): () => void;
+}
+
+/** A token or collection named by its id or by its symbol (upper-case in state). */
+export type AssetRef = { id: Hex } | { symbol: string };
+
+/** Token, NFT and name reads. `before` is a decoded cursor position of the same feed (see api/cursors.ts). */
+export interface AssetQueries {
+  tokens(limit: number, before?: Uint8Array): Promise<TokenList>;
+  token(ref: AssetRef): Promise<TokenView | undefined>;
+  tokenId(ref: AssetRef): Promise<Hex | undefined>;
+  holders(token: Hex, limit: number, before?: Uint8Array): Promise<Omit<TokenHolders, 'token'>>;
+  transfers(token: Hex, limit: number, before?: Uint8Array): Promise<Omit<TokenTransfers, 'token'>>;
+  collections(limit: number, before?: Uint8Array): Promise<CollectionList>;
+  collection(ref: AssetRef, limit: number, before?: Uint8Array): Promise<CollectionDetail | undefined>;
+  item(ref: AssetRef, item: number): Promise<ItemView | undefined>;
+  names(limit: number, before?: Uint8Array): Promise<NameList>;
+  name(name: string): Promise<NameEntryView | undefined>;
+}
+
+/** Everything the HTTP routes read; implemented by api/chainReader.ts. */
+export interface ChainQueries {
+  readonly head: Readonly<Head>;
+  readonly assets: AssetQueries;
+  status(): Promise<StatusView>;
+  account(addr: Address): Promise<AccountView | undefined>;
+  code(addr: Address, root?: Hex): Promise<Hex>;
+  contractMetadata(addr: Address): Promise<ContractMetadata | undefined>;
+  resolveRef(ref: string): Promise<number | undefined>;
+  blockView(height: number): Promise<BlockView | undefined>;
+  blocks(from: number, limit: number): Promise<BlockSummaryView[]>;
+  chain(from: number, limit: number): Promise<ChainPage>;
+  tx(id: Hex): Promise<TxRecord | undefined>;
+  mempool(limit: number): Promise<MempoolView>;
+  addressTxs(addr: Address, limit: number, before?: number): Promise<AddressTxsPage>;
+  recentTxs(limit: number): Promise<TxSummary[]>;
+  analysis(addr: Address): Promise<AnalysisView>;
+  internal(addr: Address | undefined, from: number, limit: number): Promise<InternalTransferView[]>;
+  recentLogs(limit: number): Promise<LogView[]>;
+  proof(addr: Address, height?: number): Promise<AccountProofView | undefined>;
+  search(q: string, limit?: number): Promise<SearchHit[]>;
+  stats(now: number): Promise<StatsView>;
+}
+
+
 export type { AlertKind, AlertSource, SecurityAlert } from '../actors/sentinel/alerts';
 export type { PeerInfo } from '../actors/peers';
 export type { Admission, SubmitOutcome } from './admission';
+export type * from './rpcPort';
+export { decodeEthFields } from './ethFields';
+export { decodeCursor, type Feed } from './cursors';

@@ -1,13 +1,13 @@
 import { GAS_PRICE_WEI, VM_MAX_GAS } from '../protocol/params';
 import type { Address } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
-import type { RpcBackend, RpcCallMessage, RpcLog, RpcLogFilter, RpcTxLocation } from '../rpc/backend';
+import type { RpcBackend, RpcCallMessage, RpcLog, RpcLogFilter, RpcTxLocation } from './rpcPort';
 import { callVm, estimateGas, type VmMessage } from '../vm/execute';
 import { weiBalance } from '../vm/units';
 import type { Admission } from './admission';
 import type { ChainReader } from './chainReader';
 import type { ActorRef } from '../actors/actorRef';
-import type { MempoolLookup, MempoolMsg, MempoolReplies } from '../actors/protocol';
+import type { MempoolMsg, MempoolReplies } from '../actors/protocol';
 import type { ChainStore } from '../storage/chainStore';
 
 const ZERO_ADDRESS: Address = `0x${'00'.repeat(20)}`;

@@ -85,8 +85,11 @@ export function foldTxLifecycle(events: TxLifecycleEvent[], from = initialTxLife
 
 export const lifecycleState = (s: TxLifecycleSnapshot): TxLifecycleState => s.value as TxLifecycleState;
 
+/** The status word of a transaction (SPEC "States and transitions"); 'submitted' and 'refused' are transient. */
+export type TxStatus = 'submitted' | 'pending' | 'included' | 'finalized' | 'dropped' | 'refused' | 'undone';
+
 /** The status word `/tx/:id` shows for each state. */
-export const STATUS_OF: Record<TxLifecycleState, string> = {
+export const STATUS_OF: Record<TxLifecycleState, TxStatus> = {
   submitted: 'submitted',
   inMempool: 'pending',
   included: 'included',

@@ -7,15 +7,16 @@ import type { AlertSource } from '../actors/sentinel/alerts';
 import { chainBehavior } from '../actors/chainActor';
 import { ChainReader } from '../api/chainReader';
 import { ChainView } from '../api/chainView';
+import { HeadAccounts } from '../api/headAccounts';
 import { mempoolBehavior } from '../actors/mempoolActor';
-import type { ChainMsg, MempoolLookup, MempoolMsg, MempoolReplies, MempoolStats } from '../actors/protocol';
+import type { ChainMsg, MempoolLookup, MempoolMsg, MempoolReplies } from '../actors/protocol';
 import { NodeRpcBackend } from '../api/rpcBackend';
 import { Sentinel } from '../actors/sentinel';
 import { Supervisor } from '../actors/supervisor';
 import { devGenesis } from '../chain/devnet';
 import { applyGenesis, VALIDATORS_KEY, type ValidatorSet } from '../chain/genesis';
 import { MAX_FUTURE_NONCE_GAP, MEMPOOL_LIFETIME_MS, TREASURY_ADDRESS } from '../protocol/params';
-import type { AccountState, Address } from '../protocol/types';
+import type { Address } from '../protocol/types';
 import type { NodeConfig } from '../config/config';
 import { SolcCompiler } from '../contracts/compiler';
 import { VerifyPool } from '../crypto/verifyPool';
@@ -239,20 +240,8 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     void stop(failure);
   });
 
-  // Head-state account reads for admission, cached per head (cleared when a block commits).
-  let cache = new Map<Address, AccountState | undefined>();
-  let cacheRoot: Hex = head.stateRoot;
-  const readAccount = async (addr: Address) => {
-    const root = view.head.stateRoot;
-    if (root !== cacheRoot) {
-      cache = new Map();
-      cacheRoot = root;
-    }
-    if (cache.has(addr)) return cache.get(addr);
-    const a = await (await StateTrie.open(kv, root)).getAccount(addr);
-    if (root === cacheRoot) cache.set(addr, a);
-    return a;
-  };
+  const headAccounts = new HeadAccounts(kv, view);
+  const readAccount = (addr: Address) => headAccounts.read(addr);
 
   const pool = new TxPool({ cap: config.mempoolCap, lifetimeMs: MEMPOOL_LIFETIME_MS, maxNonceGap: MAX_FUTURE_NONCE_GAP });
   const recentOutcomes = new Map<Hex, MempoolLookup>();

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { RpcBackend } from './backend';
+import type { RpcBackend } from '../api/ports';
 import { internalError, invalidParams, invalidRequest, methodNotFound, parseError, RpcError, type RpcErrorObject } from './errors';
 import { MAX_RPC_BATCH } from './limits';
 import { createMethods, UNIMPLEMENTED_METHODS } from './methods';

@@ -1,10 +1,8 @@
-import { createTxFromRLP } from '@ethereumjs/tx';
-import { txDecodeCommon } from '../vm/common';
 import { keccak256, keccakHex } from '../crypto/hash';
 import { canonicalJson } from '../primitives/canonical';
 import { fromHex, toHex, utf8, type Hex } from '../primitives/hex';
-import type { Address, Block, EthTx, HybridTx, LogEntry, SignedTx, TxResult } from '../protocol/types';
-import type { RpcLog } from './backend';
+import type { Address, Block, HybridTx, LogEntry, SignedTx, TxResult } from '../protocol/types';
+import { decodeEthFields, type RpcLog } from '../api/ports';
 import { BLOCK_GAS_LIMIT, NATIVE_TX_GAS } from './limits';
 
 /**
@@ -77,48 +75,6 @@ export function bloomMayContain(bloomHex: Hex, item: Uint8Array): boolean {
 // ---------------------------------------------------------------------------------------------
 // Ethereum transactions: `raw` is the authority; decode it once for the signature and fee fields.
 
-interface DecodedEth {
-  type: number;
-  fields: Record<string, unknown>; // JSON-RPC fields taken from the signed bytes
-}
-
-const DECODE_CACHE_MAX = 4_096;
-const decodeCache = new Map<Hex, DecodedEth | null>();
-
-function decodeEth(tx: EthTx): DecodedEth | null {
-  const hit = decodeCache.get(tx.id);
-  if (hit !== undefined) return hit;
-  let out: DecodedEth | null;
-  try {
-    const t = createTxFromRLP(fromHex(tx.raw), { common: txDecodeCommon }); // shared: a per-call Common copy costs ~120 µs
-    const j = t.toJSON() as Record<string, unknown>;
-    const type = Number(t.type);
-    const fields: Record<string, unknown> = { v: j.v ?? '0x0', r: j.r ?? '0x0', s: j.s ?? '0x0' };
-    const isPre155 = type === 0 && (j.v === '0x1b' || j.v === '0x1c');
-    fields.chainId = isPre155 ? undefined : j.chainId; // undefined: omitted from the JSON, as geth does
-    if (type === 0 || type === 1) fields.gasPrice = j.gasPrice;
-    if (type >= 2) {
-      fields.maxFeePerGas = j.maxFeePerGas;
-      fields.maxPriorityFeePerGas = j.maxPriorityFeePerGas;
-    }
-    if (type >= 1) {
-      fields.accessList = j.accessList ?? [];
-      fields.yParity = j.v;
-    }
-    if (type === 3) {
-      fields.maxFeePerBlobGas = j.maxFeePerBlobGas;
-      fields.blobVersionedHashes = j.blobVersionedHashes ?? [];
-    }
-    if (type === 4) fields.authorizationList = j.authorizationList ?? [];
-    out = { type, fields };
-  } catch {
-    out = null; // stored fields still describe the transaction; the signature reads as zero
-  }
-  if (decodeCache.size >= DECODE_CACHE_MAX) decodeCache.delete(decodeCache.keys().next().value as Hex);
-  decodeCache.set(tx.id, out);
-  return out;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Hybrid transactions born on the native API.
 
@@ -159,7 +115,7 @@ export function formatTx(tx: SignedTx, loc: TxLocation | undefined, ctx: FormatC
     transactionIndex: loc ? hexQ(loc.index) : null,
   };
   if (tx.envelope === 'eth') {
-    const d = decodeEth(tx);
+    const d = decodeEthFields(tx);
     const type = d?.type ?? 0;
     const out: Record<string, unknown> = {
       hash: tx.id,
@@ -237,7 +193,7 @@ export function formatReceipt(block: Block, index: number, ctx: FormatContext): 
   const result = block.results[index];
   const gasUsed = gasUsedOf(tx, result);
   const entries = result?.vm?.logs ?? [];
-  const type = tx.envelope === 'eth' ? (decodeEth(tx)?.type ?? 0) : 0;
+  const type = tx.envelope === 'eth' ? (decodeEthFields(tx)?.type ?? 0) : 0;
   return {
     transactionHash: tx.id,
     transactionIndex: hexQ(index),

@@ -1,6 +1,6 @@
 import { keccakHex } from '../crypto/hash';
 import { fromHex, type Hex } from '../primitives/hex';
-import type { RpcBackend } from './backend';
+import type { RpcBackend } from '../api/ports';
 import { executionError, invalidParams } from './errors';
 import { formatBlock, formatLog, formatReceipt, formatTx, hexQ, type FormatContext } from './format';
 import { FEE_HISTORY_MAX_BLOCKS, FEE_HISTORY_MAX_PERCENTILES, LOGS_MAX_BLOCK_SPAN, LOGS_MAX_RESULTS } from './limits';

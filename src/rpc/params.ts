@@ -1,6 +1,6 @@
 import type { Address } from '../protocol/types';
 import { fromHex, type Hex } from '../primitives/hex';
-import type { RpcCallMessage } from './backend';
+import type { RpcCallMessage } from '../api/ports';
 import { invalidParams } from './errors';
 
 /**

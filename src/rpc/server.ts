@@ -1,6 +1,6 @@
 import HyperExpress, { type Request, type Response } from 'hyper-express';
 import type { Logger } from 'pino';
-import type { RpcBackend } from './backend';
+import type { RpcBackend } from '../api/ports';
 import { createDispatcher, errorResponse, parseRpcBody, type JsonRpcResponse } from './dispatcher';
 import { invalidRequest, RpcError, internalError } from './errors';
 import { RPC_MAX_BODY_BYTES } from './limits';

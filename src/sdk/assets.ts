@@ -9,16 +9,12 @@ import { entryOf, isImplemented, REGISTRY, TX_TYPES, type ImplementedTxType, typ
 import type { AnyTxEntry, Field, ToRule } from '../modules/tx/entry';
 import { ADDRESS_INPUT, show, type TokenAmount } from '../modules/tx/fields';
 import type { Hex } from '../primitives/hex';
-// The response shapes are the server's own types (type-only imports: nothing of the node is
+// The response shapes are the server's own types (views/, type-only: nothing of the node is
 // bundled into the SDK), so the two cannot drift apart.
 import type {
-  CollectionView as ServerCollectionView,
-  HolderView,
-  ItemView,
-  NameView as ServerNameEntry,
-  TokenTransferView,
-  TokenView as ServerTokenView,
-} from '../api/assetReader';
+  CollectionDetail, CollectionList, CollectionView, Cursor, HolderView, ItemView, NameEntryView, NameList,
+  NameResolutionView, TokenHolders, TokenList, TokenTransfers, TokenTransferView, TokenView,
+} from '../views';
 
 /**
  * Typed builders of the asset transactions (FT20 tokens, NFT721 collections, names):
@@ -155,69 +151,22 @@ export { assetId };
 // ---------------------------------------------------------------------------------------
 // Read endpoints (GET /tokens…, /nfts…, /names, /name/:name)
 
-/** An opaque pagination cursor: pass a page's `nextBefore` as the next call's `before`. */
-export type Cursor = string;
+export type { Cursor, TokenView, CollectionView, TokenList, TokenHolders, TokenTransfers, CollectionDetail, CollectionList, NameList };
 
 export interface PageOptions {
   limit?: number;
   before?: Cursor;
 }
 
-
-/** GET /tokens/:id (by id or symbol); also the entries of GET /tokens. */
-export type TokenView = ServerTokenView;
 export type TokenHolder = HolderView;
 /** A mint has from null, a burn to null. */
 export type TokenTransfer = TokenTransferView;
-/** A collection as GET /nfts lists it: `supply` = minted − burned. */
-export type CollectionView = ServerCollectionView;
 /** GET /nfts/:collection:item. */
 export type NftItemView = ItemView;
 /** A name as GET /names lists it. */
-export type NameEntry = ServerNameEntry;
-
-export interface TokenList {
-  tokens: TokenView[];
-  nextBefore: Cursor | null;
-}
-
-export interface TokenHolders {
-  token: Hex;
-  holders: TokenHolder[];
-  nextBefore: Cursor | null;
-}
-
-export interface TokenTransfers {
-  token: Hex;
-  transfers: TokenTransfer[];
-  nextBefore: Cursor | null;
-}
-
-/** GET /nfts/:collection: the collection with a page of its live items, newest first. */
-export interface CollectionDetail extends CollectionView {
-  items: NftItemView[];
-  nextBefore: Cursor | null;
-}
-
-export interface CollectionList {
-  collections: CollectionView[];
-  nextBefore: Cursor | null;
-}
-
+export type NameEntry = NameEntryView;
 /** GET /name/:name. `address` is what the name resolves to. */
-export interface NameView {
-  name: string;
-  address: Address;
-  native: string;
-  owner: Address;
-  ownerNative: string;
-  registeredAt: number;
-}
-
-export interface NameList {
-  names: NameEntry[];
-  nextBefore: Cursor | null;
-}
+export type NameView = NameResolutionView;
 
 /** `?limit=…&before=…` of a page request ('' when neither is set). */
 export function pageQuery(opts: PageOptions = {}): string {

@@ -1,4 +1,5 @@
-import type { Address, HybridTx, TxPayload } from '../protocol/types';
+import type { HybridTx } from '../protocol/types';
+import type { AccountProofView, AccountView, BlockView, StatusView, TxRecord, TxStatus } from '../views';
 import type { Hex } from '../primitives/hex';
 import { encodeTx, signTx, type TxFields } from '../chain/envelope';
 import type { HybridKeys } from '../crypto/keys';
@@ -20,62 +21,17 @@ import {
   type TokenView,
 } from './assets';
 
+// The response shapes are the server's own (views/), so the two cannot drift apart.
 /** GET /address/:end (SPEC "Account"); amounts are integer strings in base units. */
-export interface Account {
-  address: string; // 0x form
-  native: string; // cairn1… form
-  balance: string;
-  staked: string;
-  nonce: number;
-  nextNonce: number;
-  energy: number;
-  feeExempt: boolean;
-  isValidator: boolean;
-  tokens: unknown[];
-}
-
-/** 'submitted' and 'refused' are transient lifecycle states the node may report too. */
-export type TxStatus = 'submitted' | 'pending' | 'included' | 'finalized' | 'dropped' | 'refused' | 'undone';
-
-/** GET /tx/:id: the envelope fields plus where the node has it. */
-export interface TxRecord extends Partial<Omit<TxPayload, 'type'>> {
-  id: string;
-  type?: string;
-  status: TxStatus;
-  blockHeight?: number;
-  blockHash?: string;
-  index?: number;
-  result?: { status: 'success' | 'failed'; error?: string; energyUsed?: string; burned?: string };
-  /** Why the mempool dropped or refused it. */
-  reason?: string;
-  [field: string]: unknown;
-}
-
-/** GET /status. Only the fields the SDK relies on are typed. */
-export interface NodeStatus {
-  height: number;
-  finalizedHeight: number;
-  [field: string]: unknown;
-}
-
+export type Account = AccountView;
+/** GET /tx/:id: the transaction, where the node has it and its lifecycle state. */
+export type { TxRecord, TxStatus };
+/** GET /status. */
+export type NodeStatus = StatusView;
 /** GET /blocks/:ref. */
-export interface BlockRecord {
-  height: number;
-  hash: string;
-  size: number;
-  [field: string]: unknown;
-}
-
+export type BlockRecord = BlockView;
 /** GET /proof/:end. `account` is null when the proof shows the account does not exist. */
-export interface AccountProof {
-  address: Address;
-  native: string;
-  height: number;
-  blockHash: Hex;
-  stateRoot: Hex;
-  account: Record<string, unknown> | null;
-  proof: Hex[];
-}
+export type AccountProof = AccountProofView;
 
 export interface SubmitVerdict {
   accepted: boolean;

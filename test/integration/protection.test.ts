@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AlertSource, SecurityAlert } from '../../src/actors/sentinel/alerts';
 import type { PeerInfo } from '../../src/actors/peers';
 import type { Admission } from '../../src/api/admission';
-import type { ChainReader } from '../../src/api/chainReader';
+import type { ChainQueries } from '../../src/api/ports';
 import type { SolcCompiler } from '../../src/contracts/compiler';
 import { AdminAuth, ADMIN_DISABLED } from '../../src/http/admin';
 import { AddressList, clientKey, maskKey, normalizeIp, resolveClientIp } from '../../src/http/clientIp';
@@ -80,15 +80,15 @@ function stubDeps(over: Partial<HttpDeps> = {}): HttpDeps {
     code: async () => '0x6080',
     mempool: async () => ({ count: 0, txs: [] }),
     search: async (q: string) => [{ kind: 'block', id: q }],
-  } as unknown as ChainReader;
+  } as unknown as ChainQueries;
   const id = `0x${'11'.repeat(32)}`;
   const admission = {
     // {"bad":…} → malformed (400); {"sig":false} → invalid signature; else accepted
     async submit(body: any) {
       if (body?.bad) return { kind: 'malformed', error: 'missing field: nonce' };
-      if (body?.sig === false) return { kind: 'verdict', verdict: { accepted: false, id, reason: 'invalid signature' } };
+      if (body?.sig === false) return { kind: 'verdict', verdict: { accepted: false, id, reason: 'invalid signature' }, badSignature: true };
       if (body?.down) return { kind: 'unavailable', error: 'signature verification unavailable, retry: worker crashed' };
-      return { kind: 'verdict', verdict: { accepted: true, id } };
+      return { kind: 'verdict', verdict: { accepted: true, id }, badSignature: false };
     },
     async submitRaw() {
       return { kind: 'malformed', error: 'raw transaction must be 0x-prefixed hex' };

@@ -10,7 +10,7 @@ import type { Address, Block, EthTx, HybridTx, SignedTx, TxResult } from '../../
 import { keccakHex } from '../../src/crypto/hash';
 import { deriveKeys, devSecret } from '../../src/crypto/keys';
 import { fromHex, toHex, utf8, type Hex } from '../../src/primitives/hex';
-import type { RpcBackend, RpcCallMessage, RpcCallOutcome, RpcLog, RpcLogFilter, RpcTxLocation } from '../../src/rpc/backend';
+import type { RpcBackend, RpcCallMessage, RpcCallOutcome, RpcLog, RpcLogFilter, RpcTxLocation } from '../../src/api/rpcPort';
 import { bloomMayContain, logsBloom } from '../../src/rpc/format';
 import { createRpcServer, type RpcServer } from '../../src/rpc/server';
 

@@ -1,7 +1,7 @@
 import type { Server } from 'hyper-express';
 import { notFound } from '../httpError';
 import { addressParam, intParam, limitParam } from '../params';
-import type { HttpDeps, RouteWrap } from '../server';
+import type { HttpDeps, RouteWrap } from '../route';
 
 export function registerAccountRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
   app.get('/address/:end', r(async (req) => {

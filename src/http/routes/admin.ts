@@ -4,7 +4,7 @@ import { ADMIN_HEADER, type AdminAuth } from '../admin';
 import { markOffence } from '../guard';
 import { HttpError } from '../httpError';
 import { limitParam } from '../params';
-import type { RouteWrap } from '../server';
+import type { RouteWrap } from '../route';
 
 /** Default and maximum number of alerts per GET /security/alerts. */
 export const ALERTS_DEFAULT = 50;

@@ -1,11 +1,10 @@
 import type { Server } from 'hyper-express';
-import type { AssetRef } from '../../api/assetReader';
+import { decodeCursor, type AssetRef, type Feed } from '../../api/ports';
 import { NAME_RE, SYMBOL_RE } from '../../protocol/params';
 import type { Hex } from '../../primitives/hex';
-import { decodeCursor, type Feed } from '../../storage/assetIndex';
 import { badRequest, notFound } from '../httpError';
 import { limitParam } from '../params';
-import type { HttpDeps, RouteWrap } from '../server';
+import type { HttpDeps, RouteWrap } from '../route';
 
 const ID_RE = /^0x[0-9a-fA-F]{40}$/;
 

@@ -2,7 +2,7 @@ import type { Server } from 'hyper-express';
 import { MAX_CHAIN_PAGE } from '../../protocol/params';
 import { notFound } from '../httpError';
 import { intParam, limitParam } from '../params';
-import type { HttpDeps, RouteWrap } from '../server';
+import type { HttpDeps, RouteWrap } from '../route';
 
 export function registerChainRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
   app.get('/status', r(async () => d.reader.status()));

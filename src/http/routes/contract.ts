@@ -5,7 +5,7 @@ import { fromHex } from '../../primitives/hex';
 import { badRequest, HttpError, notFound } from '../httpError';
 import { readJsonBody } from '../json';
 import { addressParam } from '../params';
-import { CONTRACT_BODY_BYTES, type HttpDeps, type RouteWrap } from '../server';
+import { CONTRACT_BODY_BYTES, type HttpDeps, type RouteWrap } from '../route';
 
 /**
  * The solc worker is the one service above the node that a request waits on: when it fails

@@ -1,5 +1,5 @@
 import type { Server } from 'hyper-express';
-import type { RouteWrap } from '../server';
+import type { RouteWrap } from '../route';
 
 export const ENDPOINTS: [string, string][] = [
   ['GET /status', 'Chain state: height, finalizedHeight, head hash, supply, treasury, validators, block reward'],

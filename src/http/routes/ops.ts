@@ -7,7 +7,7 @@ import type { Guard } from '../guard';
 import { PROMETHEUS_CONTENT_TYPE, renderMetrics } from '../metrics';
 import { limitParam } from '../params';
 import type { RateLimiter, RateLimitOptions } from '../rateLimit';
-import type { HttpDeps, RouteWrap } from '../server';
+import type { HttpDeps, RouteWrap } from '../route';
 
 export interface OpsDeps {
   limiter: RateLimiter;

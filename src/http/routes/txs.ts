@@ -1,11 +1,10 @@
 import type { Request, Server } from 'hyper-express';
 import type { SubmitOutcome } from '../../api/ports';
-import { REFUSAL } from '../../mempool/pool';
 import { markOffence } from '../guard';
 import { badRequest, HttpError, notFound } from '../httpError';
 import { readJsonBody } from '../json';
 import { limitParam } from '../params';
-import { MAX_BODY_BYTES, type HttpDeps, type RouteWrap } from '../server';
+import { MAX_BODY_BYTES, type HttpDeps, type RouteWrap } from '../route';
 
 /**
  * 200 with the verdict; 400 for malformed input; 503 when verification is unavailable.
@@ -17,7 +16,7 @@ function verdictOf(req: Request, out: SubmitOutcome) {
     throw badRequest(out.error);
   }
   if (out.kind === 'unavailable') throw new HttpError(503, out.error);
-  if (!out.verdict.accepted && out.verdict.reason === REFUSAL.signature) markOffence(req, 'invalid_submission');
+  if (out.badSignature) markOffence(req, 'invalid_submission');
   return out.verdict;
 }
 

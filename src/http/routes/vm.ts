@@ -1,6 +1,6 @@
 import type { Server } from 'hyper-express';
 import { addressParam, intParam, limitParam } from '../params';
-import type { HttpDeps, RouteWrap } from '../server';
+import type { HttpDeps, RouteWrap } from '../route';
 
 export function registerVmRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
   // Node-local index of value moved by VM execution. `from` is a starting height.

@@ -2,8 +2,9 @@ import type { Address, Block, SignedTx, TxResult } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
 
 /**
- * What the JSON-RPC layer needs from the node. The node implements it (actors/rpcBackend.ts)
- * over the chain reader, the VM and the admission pipeline; rpc/ never reaches further in.
+ * What the JSON-RPC layer needs from the node. The node implements it
+ * (api/rpcBackend.ts) over the chain reader, the VM and the admission pipeline; rpc/ never
+ * reaches further in.
  * Block tags are resolved by the RPC layer to heights before calling (`pending` = head).
  */
 export interface RpcCallMessage {

@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import type { Request, Response } from 'hyper-express';
+import type { Logger } from 'pino';
+import type { Admission, AlertSource, ChainQueries, PeerInfo } from '../api/ports';
+import type { SolcCompiler } from '../contracts/compiler';
+import type { ContractMetadata } from '../contracts/verify';
+import { routeLabel } from './gateway';
+import type { GuardOptions } from './guard';
+import { HttpError } from './httpError';
+import type { MetricsSource } from './metrics';
+import type { RateLimitOptions } from './rateLimit';
+
+/** What the HTTP server and its routes are given (routes/ import it from here, not from server.ts). */
+export interface HttpDeps {
+  reader: ChainQueries;
+  compiler: SolcCompiler;
+  saveContract(addr: string, m: ContractMetadata): Promise<void>;
+  admission: Admission;
+  log: Logger;
+  now: () => number;
+  /** False while the node is starting: every route answers 503 with Retry-After. Default: always ready. */
+  ready?: () => boolean;
+  /** `x-admin-token` of GET /peers and GET /security/alerts; null/undefined disables them (403). */
+  adminToken?: string | null;
+  /** The security sentinel (GET /security/alerts); none: an empty list. */
+  alerts?: AlertSource;
+  /** Peers for /peers, /gateway and cairn_peers; none: a single node, []. */
+  peers?: () => PeerInfo[];
+  /** Per-client request limit; defaults: defaultRateLimitOptions (240 per 10 000 ms, nobody exempt). */
+  rateLimit?: Partial<RateLimitOptions>;
+  /** Auto-mitigation; defaults: defaultGuardOptions (enabled). */
+  guard?: Partial<GuardOptions>;
+  /** Chain gauges and node histograms for /metrics (height and finalized height default to the reader's head). */
+  metrics?: MetricsSource;
+}
+
+/** Largest accepted request body: a full envelope with a 64 KiB data field fits with room to spare. */
+export const MAX_BODY_BYTES = 512 * 1024;
+/** Contract verification carries Solidity sources (up to 1,000,000 characters). */
+export const CONTRACT_BODY_BYTES = 2 * 1024 * 1024;
+export const bodyLimitFor = (path: string): number => (path.startsWith('/contract/') ? CONTRACT_BODY_BYTES : MAX_BODY_BYTES);
+export const BACKSTOP_BODY_BYTES = 16 * 1024 * 1024;
+/** Retry-After (s) of a 503 while the node starts or a dependency is briefly unavailable. */
+export const UNAVAILABLE_RETRY_AFTER_S = 1;
+
+export type Handler = (req: Request, res: Response) => Promise<unknown>;
+
+/** Short, process-unique request ids: a random per-process prefix and a counter. */
+const ID_PREFIX = randomBytes(3).toString('hex');
+let idSeq = 0;
+export const nextRequestId = () => `${ID_PREFIX}-${(++idSeq).toString(36)}`;
+/** An x-request-id a trusted proxy may pass on (anything else is replaced by our own). */
+export const FORWARDED_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+export const requestIdOf = (req: Request): string | undefined => req.locals.requestId as string | undefined;
+
+/** The logger for a failed request: the server's, with the request id and route. */
+export const requestLog = (log: Logger, req: Request): Logger =>
+  log.child({ reqId: requestIdOf(req), route: routeLabel(req), client: req.locals.clientIp as string | undefined });
+
+/** Wraps a handler so that every failure leaves as `{error}` with its status. */
+export function route(log: Logger, h: (req: Request, res: Response) => Promise<unknown>): Handler {
+  return async (req, res) => {
+    try {
+      const body = await h(req, res);
+      if (!res.completed && body !== undefined) res.json(body);
+    } catch (e) {
+      if (res.completed) return;
+      if (e instanceof HttpError) {
+        if (e.status === 503) res.header('retry-after', String(UNAVAILABLE_RETRY_AFTER_S));
+        return void res.status(e.status).json({ error: e.message });
+      }
+      requestLog(log, req).error({ err: e }, 'request failed');
+      res.status(500).json({ error: 'internal error' });
+    }
+  };
+}
+
+export type RouteWrap = (h: Parameters<typeof route>[1]) => Handler;

@@ -1,0 +1,40 @@
+import type { Address } from '../protocol/types';
+import type { Hex } from '../primitives/hex';
+import type { AccountTokenView } from './assets';
+
+/** GET /address/:end (SPEC "Account"); amounts are integer strings in base units. */
+export interface AccountView {
+  address: Address; // 0x form
+  native: string; // cairn1… form
+  balance: string;
+  staked: string;
+  nonce: number;
+  nextNonce: number;
+  energy: number;
+  feeExempt: boolean;
+  isValidator: boolean;
+  tokens: AccountTokenView[];
+}
+
+/** The account record as a proof proves it (integers as strings). */
+export interface ProvedAccount {
+  balance: string;
+  staked: string;
+  nonce: number;
+  energy: string;
+  energyHeight: number;
+  feeExempt: boolean;
+  isValidator: boolean;
+  mldsaKeyHash: Hex | null;
+}
+
+/** GET /proof/:end. `account` is null when the proof shows the account does not exist. */
+export interface AccountProofView {
+  address: Address;
+  native: string;
+  height: number;
+  blockHash: Hex;
+  stateRoot: Hex;
+  account: ProvedAccount | null;
+  proof: Hex[];
+}

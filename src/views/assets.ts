@@ -1,0 +1,97 @@
+import type { Address } from '../protocol/types';
+import type { Hex } from '../primitives/hex';
+import type { CollectionRecord } from '../modules/nft/records';
+import type { TokenRecord } from '../modules/tokens/records';
+
+/** JSON shapes of the token, NFT and name endpoints (served by api/assetReader, typed by the SDK). */
+
+/** An opaque pagination cursor: pass a page's `nextBefore` as the next call's `before`. */
+export type Cursor = string;
+
+/** GET /tokens/:id (by id or symbol); also the entries of GET /tokens. `holders` is part of the token's state record. */
+export type TokenView = TokenRecord & { ownerNative: string };
+export interface HolderView {
+  address: Address;
+  native: string;
+  balance: string;
+}
+/** A mint has from null, a burn to null. */
+export interface TokenTransferView {
+  txId: Hex;
+  kind: 'transfer' | 'mint' | 'burn';
+  from: Address | null;
+  to: Address | null;
+  fromNative: string | null;
+  toNative: string | null;
+  amount: string;
+  blockHeight: number;
+}
+/** A collection as GET /nfts lists it: `supply` = minted − burned. */
+export type CollectionView = CollectionRecord & { ownerNative: string; supply: number };
+/** GET /nfts/:collection:item. */
+export interface ItemView {
+  id: string; // "<collection>:<item>"
+  collection: Hex;
+  item: number;
+  owner: Address;
+  ownerNative: string;
+  uri: string | null;
+  approved: Address | null;
+  mintedAt: number;
+  name: string; // the collection's
+  symbol: string;
+}
+/** A name as GET /names lists it. */
+export interface NameEntryView {
+  name: string;
+  owner: Address;
+  ownerNative: string;
+  target: Address;
+  targetNative: string;
+  registeredAt: number;
+}
+/** GET /name/:name. `address` is what the name resolves to. */
+export interface NameResolutionView {
+  name: string;
+  address: Address;
+  native: string;
+  owner: Address;
+  ownerNative: string;
+  registeredAt: number;
+}
+/** One FT20 holding on an account view. */
+export interface AccountTokenView {
+  token: Hex;
+  symbol: string;
+  name: string;
+  decimals: number;
+  balance: string;
+}
+
+export interface TokenList {
+  tokens: TokenView[];
+  nextBefore: Cursor | null;
+}
+export interface TokenHolders {
+  token: Hex;
+  holders: HolderView[];
+  nextBefore: Cursor | null;
+}
+export interface TokenTransfers {
+  token: Hex;
+  transfers: TokenTransferView[];
+  nextBefore: Cursor | null;
+}
+/** GET /nfts/:collection: the collection with a page of its live items, newest first. */
+export interface CollectionDetail extends CollectionView {
+  items: ItemView[];
+  nextBefore: Cursor | null;
+}
+export interface CollectionList {
+  collections: CollectionView[];
+  nextBefore: Cursor | null;
+}
+export interface NameList {
+  names: NameEntryView[];
+  nextBefore: Cursor | null;
+}

@@ -1,0 +1,73 @@
+import type { BlockSummary } from '../protocol/chain';
+import type { Address, Block, SignedBlockHeader } from '../protocol/types';
+import type { Hex } from '../primitives/hex';
+import type { TxSummary } from './tx';
+
+/** JSON shapes of the chain endpoints (GET /status, /blocks, /chain, /stats, /search). */
+
+export interface AddressRef {
+  address: Address;
+  native: string;
+}
+
+/** GET /status. */
+export interface StatusView {
+  chainId: number;
+  height: number;
+  finalizedHeight: number;
+  headHash: Hex;
+  stateRoot: Hex;
+  timestamp: number;
+  supply: string;
+  minted: string;
+  burned: string;
+  staked: string;
+  treasury: string;
+  treasuryAddress: Address;
+  validators: AddressRef[];
+  blockReward: string;
+  treasuryReward: string;
+}
+
+/** An entry of GET /blocks. */
+export type BlockSummaryView = BlockSummary & { producerNative: string; finalized: boolean };
+
+/** GET /blocks/:ref: header fields, size, finality and the transactions in summary. */
+export type BlockView = SignedBlockHeader & { producerNative: string; size: number; finalized: boolean; txs: TxSummary[] };
+
+/** GET /chain: contiguous full blocks (sync format) and where the next page starts. */
+export interface ChainPage {
+  blocks: (Block & { size: number })[];
+  next: number | null;
+}
+
+export interface SearchHit {
+  kind: 'address' | 'block' | 'transaction' | 'token' | 'name';
+  id: string;
+  native?: string;
+  height?: number;
+  symbol?: string;
+  name?: string;
+  address?: Address;
+}
+
+/** One hour of GET /stats' series. */
+export interface HourView {
+  time: number;
+  blocks: number;
+  txs: number;
+  volume: string;
+}
+
+/** GET /stats. */
+export interface StatsView {
+  height: number;
+  accounts: number;
+  transactions: number;
+  stake: string;
+  supply: string;
+  volume24h: string;
+  txs24h: number;
+  tps: number;
+  series: HourView[];
+}

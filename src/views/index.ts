@@ -1,0 +1,9 @@
+/**
+ * The JSON shapes of the node's HTTP API: the server (api/) builds them and the SDK
+ * (sdk/) types its responses with them, so the two cannot drift apart.
+ */
+export type * from './account';
+export type * from './assets';
+export type * from './chain';
+export type * from './feeds';
+export type * from './tx';
