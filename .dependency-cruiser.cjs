@@ -16,7 +16,7 @@ const LAYERS = {
   modules: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'vm', 'machines'],
   mempool: ['primitives', 'errors', 'protocol', 'crypto'],
   consensus: ['primitives', 'errors', 'protocol', 'crypto'],
-  chain: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'vm', 'machines', 'modules', 'mempool', 'consensus'],
+  chain: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'vm', 'machines', 'modules', 'consensus'],
   contracts: ['primitives', 'errors', 'protocol', 'crypto'],
   config: ['primitives', 'errors', 'protocol'],
   // The JSON shapes of the HTTP API, shared by the server (api/) and the SDK.

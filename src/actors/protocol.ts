@@ -1,7 +1,7 @@
 import type { Address, SignedBlockHeader, SignedTx } from '../protocol/types';
 import type { TxLifecycleSnapshot } from '../machines/txLifecycle';
 import type { Hex } from '../primitives/hex';
-import type { Head } from '../storage/chainStore';
+import type { BlockSummary, Head } from '../protocol/chain';
 
 /** Every message between node actors, as discriminated unions (commands imperative, events past tense). */
 export type MempoolMsg =
@@ -32,7 +32,7 @@ export type ChainReplies = { slotTick: void };
 /** Sentinel messages answer nothing. */
 export type SentinelReplies = { head: void; header: void; tick: void };
 
-/** The security sentinel's mailbox (actors/sentinel.ts): observation only, never consensus. */
+/** The security sentinel's mailbox (actors/sentinel/): observation only, never consensus. */
 export type SentinelMsg =
   | { type: 'head'; head: Head } // a new head was published (ChainView.onHead)
   | { type: 'header'; header: SignedBlockHeader } // a signed header seen elsewhere (gossip)
@@ -62,4 +62,17 @@ export interface MempoolLookup {
   tx: SignedTx;
   receivedAt: number;
   lifecycle: TxLifecycleSnapshot;
+}
+
+/**
+ * Where the chain actor publishes what it committed: the read model (api/chainView.ts
+ * implements it). The actor reads back the head, the validators and the newest summaries
+ * (producers for finality) from it when it starts.
+ */
+export interface HeadSink {
+  readonly head: Readonly<Head>;
+  readonly validators: readonly Address[];
+  /** The newest block summaries, newest last. */
+  readonly recent: readonly Readonly<BlockSummary>[];
+  publish(head: Head, summary?: BlockSummary): void;
 }

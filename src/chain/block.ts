@@ -32,6 +32,21 @@ export function signHeader(keys: HybridKeys, h: BlockHeader): SignedBlockHeader 
   };
 }
 
+/**
+ * The signed block of a built body on `parent`: header (tx root, state root, count), the
+ * producer's signatures, and the end-of-block events when there are any.
+ */
+export function sealBlock(
+  keys: HybridKeys,
+  b: { parent: { height: number; hash: Hex }; timestamp: number; producer: BlockHeader['producer']; stateRoot: Hex; txs: SignedTx[]; results: Block['results']; events: NonNullable<Block['events']> },
+): Block {
+  const header = signHeader(keys, {
+    height: b.parent.height + 1, parentHash: b.parent.hash, timestamp: b.timestamp, producer: b.producer,
+    txRoot: txRootOf(b.txs), stateRoot: b.stateRoot, txCount: b.txs.length,
+  });
+  return { header, txs: b.txs, results: b.results, ...(b.events.length ? { events: b.events } : {}) };
+}
+
 /** Genesis has no producer and no signatures. */
 export function genesisHeader(h: BlockHeader): SignedBlockHeader {
   const empty = '0x' as Hex;

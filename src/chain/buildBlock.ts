@@ -1,8 +1,8 @@
-import { SenderHeap } from '../mempool/senderHeap';
 import { applyTx } from './applyTx';
 import type { ExecState } from '../protocol/execState';
 import { finishBlock } from './finishBlock';
 import type { ChainEvent } from '../protocol/events';
+import type { Candidates } from '../protocol/candidates';
 import type { Address, SignedTx, TxResult } from '../protocol/types';
 
 export interface BuildResult {
@@ -15,14 +15,14 @@ export interface BuildResult {
 }
 
 /**
- * Fills a block from pending transactions (each sender's list sorted by nonce), simulating
- * execution as it goes: ordered by (nonce, timestamp) across senders while each sender's
- * nonce order is kept. A sender whose next transaction cannot run now is skipped for this
- * block; a gap makes the rest of that sender wait.
+ * Fills a block from the candidates in the order they come (the mempool's: by nonce and
+ * timestamp across senders, each sender's nonce order kept), executing as it goes. A
+ * sender whose next transaction cannot run now is skipped for this block; a gap makes the
+ * rest of that sender wait. Pure: no clock, no I/O but state reads.
  */
 export async function buildBlock(
   state: ExecState,
-  pending: Iterable<SignedTx[]>,
+  candidates: Candidates,
   opts: {
     height: number;
     timestamp: number;
@@ -32,13 +32,11 @@ export async function buildBlock(
     pause?: () => Promise<void>;
   },
 ): Promise<BuildResult> {
-  const heap = new SenderHeap();
-  for (const q of pending) heap.push(q);
   const out: BuildResult = { txs: [], results: [], dropped: [], events: [] };
   let burned = 0n;
   while (out.txs.length < opts.maxTxs) {
-    const next = heap.pop();
-    if (!next) break;
+    const { done, value: next } = candidates.next();
+    if (done) break;
     if (opts.pause && (out.txs.length + out.dropped.length) % 32 === 31) await opts.pause();
     const v = await applyTx(state, next.tx, opts);
     if (v.kind === 'applied') {

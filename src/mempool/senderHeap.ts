@@ -1,3 +1,4 @@
+import type { Candidate, Candidates } from '../protocol/candidates';
 import type { SignedTx } from '../protocol/types';
 
 /** Block order: (nonce, timestamp, id) ascending across senders. */
@@ -56,4 +57,16 @@ export class SenderHeap {
       i = m;
     }
   }
+}
+
+/** The block-building order over per-sender queues (each sorted by nonce), as block building pulls it. */
+export function orderedCandidates(queues: Iterable<SignedTx[]>): Candidates {
+  const heap = new SenderHeap();
+  for (const q of queues) heap.push(q);
+  return {
+    next: (): IteratorResult<Candidate, undefined> => {
+      const c = heap.pop();
+      return c ? { done: false, value: c } : { done: true, value: undefined };
+    },
+  };
 }

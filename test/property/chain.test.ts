@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildBlock } from '../../src/chain/buildBlock';
+import { orderedCandidates } from '../../src/mempool/senderHeap';
 import { loadSupply } from '../../src/protocol/execState';
 import type { GenesisSpec } from '../../src/chain/genesis';
 import { CHAIN_ID, TREASURY_ADDRESS } from '../../src/protocol/params';
@@ -73,7 +74,7 @@ async function runChain(blocksOps: Op[][]): Promise<{ blocks: Block[]; roots: He
     }
     const pending = [...bySender.values()].map((q) => q.sort((a, b) => a.nonce - b.nonce));
     const nonceBefore = await Promise.all(Array.from({ length: N }, async (_, i) => (await state.getAccount(addr(i)))?.nonce ?? 0));
-    const built = await buildBlock(state, pending, { height: h, timestamp: h * 1000, producer: PRODUCER, maxTxs: 500 });
+    const built = await buildBlock(state, orderedCandidates(pending), { height: h, timestamp: h * 1000, producer: PRODUCER, maxTxs: 500 });
     const root = await commit(kv, state);
     // supply conserved: every balance and stake adds up to the supply record
     const supply = await loadSupply(state);

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildBlock } from '../../src/chain/buildBlock';
+import { orderedCandidates } from '../../src/mempool/senderHeap';
 import type { ChainEvent } from '../../src/protocol/events';
 import { finishBlock } from '../../src/chain/finishBlock';
 import { NAME_REGISTRATION_COST, TREASURY_ADDRESS, TREASURY_REWARD } from '../../src/protocol/params';
@@ -434,7 +435,7 @@ async function runChain(blocksOps: Op[][]): Promise<Run> {
       q.push(tx);
       bySender.set(sender, q);
     }
-    const built = await buildBlock(w.state, bySender.values(), { height: h, timestamp: h * 1000, producer: PRODUCER, maxTxs: 500 });
+    const built = await buildBlock(w.state, orderedCandidates(bySender.values()), { height: h, timestamp: h * 1000, producer: PRODUCER, maxTxs: 500 });
     expect(new Map(built.dropped.map((d) => [d.id, d.reason])), 'block building drops exactly the refused transactions').toEqual(refused);
     expect(built.txs.length, 'every other transaction is included').toBe(blocksOps[h - 1].length - refused.size);
     run.refused += refused.size;

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildBlock } from '../../src/chain/buildBlock';
+import { orderedCandidates } from '../../src/mempool/senderHeap';
 import type { GenesisSpec } from '../../src/chain/genesis';
 import { CHAIN_ID, MAX_TOKEN_AMOUNT } from '../../src/protocol/params';
 import { applyBlock } from '../../src/chain/replay';
@@ -374,7 +375,7 @@ async function runChain(blocksOps: Op[][]): Promise<Run> {
       q.push(tx);
       bySender.set(sender, q);
     }
-    const built = await buildBlock(state, bySender.values(), { height: h, timestamp: h * 1000, producer: PRODUCER, maxTxs: 500 });
+    const built = await buildBlock(state, orderedCandidates(bySender.values()), { height: h, timestamp: h * 1000, producer: PRODUCER, maxTxs: 500 });
     expect(new Map(built.dropped.map((d) => [d.id, d.reason])), 'block building drops exactly the refused transactions, with the refusal as the reason').toEqual(refused);
     expect(built.txs.length, 'every other transaction is included (fees are covered)').toBe(blocksOps[h - 1].length - refused.size);
     run.refused += refused.size;
