@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import PQueue from 'p-queue';
 
 /** The one compiler version bundled (solc-js, offline). Verification requests must ask for it. */
 export const SOLC_VERSION = '0.8.30';
@@ -8,18 +9,37 @@ interface Pending {
   reject(e: Error): void;
 }
 
+/** The compiler's waiting line is full: the caller should retry later. */
+export class CompilerBusyError extends Error {
+  constructor(waiting: number) {
+    super(`compiler busy: ${waiting} compilations already waiting, retry later`);
+  }
+}
+
 /**
- * solc-js in a worker thread, started on first use and kept; compiles are serialized in the
- * worker. A compile that hangs past `timeoutMs` kills the worker (the next call starts anew).
+ * solc-js in a worker thread, started on first use and kept. Compiles run one at a time
+ * from a bounded queue (p-queue): a compile's `timeoutMs` counts from its own start, not
+ * from when it joined the line, and beyond `maxWaiting` a request is refused at once
+ * instead of piling up. A compile that hangs past `timeoutMs` kills the worker (the next
+ * one starts anew).
  */
 export class SolcCompiler {
   private worker: Worker | null = null;
   private pending = new Map<number, Pending>();
   private nextId = 1;
+  private readonly line = new PQueue({ concurrency: 1 });
 
-  constructor(private readonly timeoutMs = 60_000) {}
+  constructor(
+    private readonly timeoutMs = 60_000,
+    private readonly maxWaiting = 16,
+  ) {}
 
   compile(standardJson: unknown): Promise<{ output: any; version: string }> {
+    if (this.line.size >= this.maxWaiting) return Promise.reject(new CompilerBusyError(this.line.size));
+    return this.line.add(() => this.run(standardJson)) as Promise<{ output: any; version: string }>;
+  }
+
+  private run(standardJson: unknown): Promise<{ output: any; version: string }> {
     const w = this.ensure();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -70,6 +90,7 @@ export class SolcCompiler {
   }
 
   async close(): Promise<void> {
+    this.line.clear();
     await this.worker?.terminate();
     this.worker = null;
   }

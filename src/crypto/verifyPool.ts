@@ -10,6 +10,12 @@ export interface VerifyPoolOptions {
   maxBatch?: number;
   /** A batch not answered in this time means a hung worker: it is killed and respawned. */
   batchTimeoutMs?: number;
+  /**
+   * Most jobs accepted and not yet answered (default 16 384, ~10 s of work on two cores);
+   * beyond it verify() rejects at once with VERIFY_POOL_FULL, which callers treat like a
+   * full mailbox: back-pressure, retry later — never "invalid signature".
+   */
+  maxPending?: number;
 }
 
 export interface VerifyPoolStats {
@@ -24,7 +30,7 @@ export interface VerifyPoolStats {
   meanBatchSize: number;
 }
 
-export type VerifyPoolErrorCode = 'VERIFY_POOL_CLOSED' | 'VERIFY_WORKER_CRASHED' | 'VERIFY_WORKER_START_FAILED';
+export type VerifyPoolErrorCode = 'VERIFY_POOL_CLOSED' | 'VERIFY_POOL_FULL' | 'VERIFY_WORKER_CRASHED' | 'VERIFY_WORKER_START_FAILED';
 
 interface Pending {
   job: VerifyJob;
@@ -106,13 +112,14 @@ export class VerifyPool {
     private readonly size: number,
     private readonly maxBatch: number,
     private readonly batchTimeoutMs: number,
+    private readonly maxPending: number,
   ) {
     this.slots = new Array<Slot | undefined>(size).fill(undefined);
   }
 
   static async start(opts: VerifyPoolOptions = {}): Promise<VerifyPool> {
     const size = Math.max(1, Math.floor(opts.workers ?? availableParallelism()));
-    const pool = new VerifyPool(size, Math.max(1, opts.maxBatch ?? 64), opts.batchTimeoutMs ?? 60_000);
+    const pool = new VerifyPool(size, Math.max(1, opts.maxBatch ?? 64), opts.batchTimeoutMs ?? 60_000, Math.max(1, opts.maxPending ?? 16_384));
     try {
       await Promise.all(Array.from({ length: size }, (_, i) => pool.spawn(i)));
     } catch (e) {
@@ -131,6 +138,9 @@ export class VerifyPool {
   verify(job: VerifyJob): Promise<boolean> {
     if (this.closed) return Promise.reject(new CairnError<VerifyPoolErrorCode>('VERIFY_POOL_CLOSED', 'verify pool is closed'));
     if (!wellFormed(job)) return Promise.resolve(false);
+    if (this.pendingCount >= this.maxPending) {
+      return Promise.reject(new CairnError<VerifyPoolErrorCode>('VERIFY_POOL_FULL', `signature verification queue is full (${this.maxPending} jobs)`, { maxPending: this.maxPending }));
+    }
     return new Promise<boolean>((resolve, reject) => {
       this.queue.push({ job, resolve, reject });
       this.pendingCount++;

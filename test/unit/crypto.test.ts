@@ -217,10 +217,11 @@ describe('VerifyPool', () => {
   });
 
   it('rejects in-flight jobs when a worker crashes, then respawns it', async () => {
-    const many = Array.from({ length: 40 }, (_, i) => jobs[i % jobs.length]);
+    // Enough work that worker 0 still holds batches when it is killed, however loaded the machine.
+    const many = Array.from({ length: 400 }, (_, i) => jobs[i % jobs.length]);
     const pending = many.map((j) => pool.verify(j));
-    await new Promise((r) => setImmediate(r)); // let the batch be dispatched
-    expect(pool.inFlight).toBe(40);
+    await new Promise((r) => setImmediate(r)); // let the batches be dispatched
+    expect(pool.inFlight).toBe(400);
     await pool.terminateWorker(0);
     const settled = await Promise.allSettled(pending);
     const rejected = settled.filter((s) => s.status === 'rejected');
@@ -231,6 +232,20 @@ describe('VerifyPool', () => {
     expect(pool.inFlight).toBe(0);
     await expect.poll(() => pool.stats().alive, { timeout: 10_000 }).toBe(2);
     expect(await pool.verifyMany(jobs)).toEqual(jobs.map(() => true));
+  });
+
+  it('bounds the jobs it holds: beyond maxPending a job is refused at once (VERIFY_POOL_FULL), the held ones complete', async () => {
+    const p = await VerifyPool.start({ workers: 1, maxPending: 5 });
+    try {
+      const held = Array.from({ length: 5 }, (_, i) => p.verify(jobs[i % jobs.length]));
+      expect(p.inFlight).toBe(5);
+      await expect(p.verify(jobs[0])).rejects.toMatchObject({ code: 'VERIFY_POOL_FULL' });
+      expect(await Promise.all(held)).toEqual([true, true, true, true, true]);
+      expect(p.inFlight).toBe(0);
+      expect(await p.verify(jobs[0])).toBe(true); // room again once answered
+    } finally {
+      await p.close();
+    }
   });
 
   it('refuses work after close', async () => {

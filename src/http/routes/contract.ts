@@ -1,6 +1,6 @@
 import type { Server } from 'hyper-express';
 import { parseVerifyRequest, verifyContract, type ContractMetadata } from '../../contracts/verify';
-import type { SolcCompiler } from '../../contracts/compiler';
+import { CompilerBusyError, type SolcCompiler } from '../../contracts/compiler';
 import { fromHex } from '../../primitives/hex';
 import { badRequest, HttpError, notFound } from '../httpError';
 import { readJsonBody } from '../json';
@@ -10,12 +10,14 @@ import { CONTRACT_BODY_BYTES, type HttpDeps, type RouteWrap } from '../route';
 /**
  * The solc worker is the one service above the node that a request waits on: when it fails
  * (crashes, times out, exits) rather than reporting compilation errors, the answer is 502 —
- * the node is fine, the compiler service is not; retry with backoff.
+ * the node is fine, the compiler service is not; retry with backoff. A full compile queue is
+ * a 503 with Retry-After.
  */
 function upstream(compiler: SolcCompiler): SolcCompiler {
   return {
     compile: (input: unknown) =>
       compiler.compile(input).catch((e: unknown) => {
+        if (e instanceof CompilerBusyError) throw new HttpError(503, e.message);
         throw new HttpError(502, `compiler service failed: ${(e as Error).message}`);
       }),
   } as SolcCompiler;
