@@ -46,6 +46,21 @@ export class MailboxFullError extends Error {
   }
 }
 
+/**
+ * A behaviour's answer that the message cannot be taken (e.g. an event its machine does not
+ * accept in the current state): the caller's `ask` rejects with it, and the actor keeps
+ * running — unlike any other error, which is a crash handed to the supervisor.
+ */
+export class MessageRefusedError extends Error {
+  constructor(
+    readonly actor: string,
+    readonly messageType: string,
+    reason: string,
+  ) {
+    super(`${actor} refused ${messageType}: ${reason}`);
+  }
+}
+
 export class ActorStoppedError extends Error {
   constructor(actor: string) {
     super(`${actor} is stopped`);
@@ -138,6 +153,7 @@ export class ActorRef<M extends { type: string }, R extends Replies<M> = NoRepli
           this.processed++;
         } catch (err) {
           e.reject(err);
+          if (err instanceof MessageRefusedError) continue; // an answer, not a fault
           // The behaviour's state may be inconsistent now: hand it to the supervisor.
           if (this.behavior === b) {
             this.behavior = null;
