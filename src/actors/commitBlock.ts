@@ -49,7 +49,7 @@ export function createBlockCommitter(d: CommitDeps) {
     const touched = [header.producer, TREASURY_ADDRESS, ...txs.flatMap((t) => (t.to ? [t.from, t.to] : [t.from]))];
     for (const r of results) if (r.vm?.contractAddress) touched.push(r.vm.contractAddress);
     const tIndex = performance.now();
-    const summary = d.store.putBlock(x.batch, x.block, head, await d.store.unseen(touched), await d.store.counters());
+    const summary = await d.store.putUndoableBlock(x.batch, x.block, head, await d.store.unseen(touched), await d.store.counters());
     const tWrite = performance.now();
     await d.kv.write(x.batch);
     const tWritten = performance.now();

@@ -15,7 +15,7 @@ import type { ActorRef } from '../actors/actorRef';
 import type { MempoolMsg, MempoolReplies } from '../actors/protocol';
 import type {
   AccountProofView, AccountView, AddressTxsPage, AnalysisView, BlockSummaryView, BlockView, ChainPage, InternalTransferView,
-  LogView, MempoolView, ProvedAccount, SearchHit, StatsView, StatusView, TxRecord, TxSummary,
+  LogView, MempoolView, ProvedAccount, SearchHit, StatsView, StatusView, TxRecord, TxStatus, TxSummary,
 } from '../views';
 import { AssetReader } from './assetReader';
 import { BlockCache } from './blockCache';
@@ -158,14 +158,20 @@ export class ChainReader implements ChainQueries {
     return { blocks, next: h <= head ? h : null };
   }
 
-  private lifecycleOf(height: number, hash: Hex): TxLifecycleState {
-    return lifecycleState(
-      foldTxLifecycle([
-        { type: 'ADMITTED' },
-        { type: 'INCLUDED', height, blockHash: hash },
-        { type: 'FINALIZED', finalizedHeight: this.d.view.head.finalizedHeight },
-      ]),
-    );
+  /**
+   * The lifecycle of a transaction in a block, folded from what the store recorded (its
+   * inclusions and undos, in order) and the finalized height; blocks written without a
+   * history (genesis) count as one inclusion at their location.
+   */
+  private async lifecycleOf(id: Hex, at: { height: number; hash: Hex }): Promise<TxLifecycleState> {
+    const recorded = await this.d.store.txLifecycleEvents(id);
+    const events = recorded.length ? recorded : [{ type: 'INCLUDED', height: at.height, blockHash: at.hash } as const];
+    return lifecycleState(foldTxLifecycle([{ type: 'ADMITTED' }, ...events, { type: 'FINALIZED', finalizedHeight: this.d.view.head.finalizedHeight }]));
+  }
+
+  /** The status word of a transaction in a block: final once the finalized height reaches it. */
+  private statusAt(height: number): TxStatus {
+    return height <= this.d.view.head.finalizedHeight ? 'finalized' : 'included';
   }
 
   summarize(tx: SignedTx, at?: { block: Block; index: number }): TxSummary {
@@ -174,7 +180,7 @@ export class ChainReader implements ChainQueries {
     if (!at) return { ...base, status: 'pending' };
     const h = at.block.header;
     return {
-      ...base, status: STATUS_OF[this.lifecycleOf(h.height, h.hash)], blockHeight: h.height, blockHash: h.hash,
+      ...base, status: this.statusAt(h.height), blockHeight: h.height, blockHash: h.hash,
       index: at.index, result: at.block.results[at.index],
     };
   }
@@ -186,18 +192,26 @@ export class ChainReader implements ChainQueries {
       const block = await this.cachedBlock(loc.height);
       const tx = block?.txs[loc.index];
       if (block && tx) {
-        const lifecycle = this.lifecycleOf(block.header.height, block.header.hash);
-        return { ...this.summarize(tx, { block, index: loc.index }), lifecycle, ...authOf(tx) };
+        const lifecycle = await this.lifecycleOf(id, block.header);
+        return { ...this.summarize(tx, { block, index: loc.index }), status: STATUS_OF[lifecycle], lifecycle, ...authOf(tx) };
       }
     }
     const m = await this.d.mempool.ask({ type: 'lookup', id });
-    if (!m) return undefined;
+    if (!m) return this.undoneRecord(id);
     const lifecycle = lifecycleState(m.lifecycle);
     const reason = m.lifecycle.context.reason ?? undefined;
     return {
       ...this.summarize(m.tx), status: STATUS_OF[lifecycle], lifecycle, receivedAt: m.receivedAt,
       ...(reason ? { reason } : {}), ...authOf(m.tx),
     };
+  }
+
+  /** A transaction whose block was undone (reorganization) and that is in no block or pool now. */
+  private async undoneRecord(id: Hex): Promise<TxRecord | undefined> {
+    const tx = await this.d.store.undoneTx(id);
+    if (!tx) return undefined;
+    const lifecycle = lifecycleState(foldTxLifecycle([{ type: 'ADMITTED' }, ...(await this.d.store.txLifecycleEvents(id))]));
+    return { ...this.summarize(tx), status: STATUS_OF[lifecycle], lifecycle, ...authOf(tx) };
   }
 
   /** Pending transactions (oldest first, up to `limit`) and the pool's whole size. */
@@ -321,12 +335,12 @@ export class ChainReader implements ChainQueries {
     const hex = /^0x([0-9a-fA-F]{1,64})$/.exec(s)?.[1]?.toLowerCase();
     if (hex) {
       if (!addr && hex.length <= 40) {
-        for (const a of await this.d.store.scanHexPrefix('a', hex, limit)) results.push({ kind: 'address', id: a, native: toNative(a) });
+        for (const a of await this.d.store.scanHexPrefix('firstSeen', hex, limit)) results.push({ kind: 'address', id: a, native: toNative(a) });
       }
-      for (const h of await this.d.store.scanHexPrefix('H', hex, limit)) {
+      for (const h of await this.d.store.scanHexPrefix('blockHash', hex, limit)) {
         results.push({ kind: 'block', id: h, height: await this.d.store.heightOfHash(h) });
       }
-      for (const t of await this.d.store.scanHexPrefix('T', hex, limit)) results.push({ kind: 'transaction', id: t });
+      for (const t of await this.d.store.scanHexPrefix('txLocation', hex, limit)) results.push({ kind: 'transaction', id: t });
     }
     if (results.length < limit) results.push(...(await this.assets.search(s, limit - results.length)));
     return results.slice(0, limit);

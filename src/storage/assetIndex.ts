@@ -4,24 +4,18 @@ import type { Address, Block } from '../protocol/types';
 import { fromHex, toHex, word32, type Hex } from '../primitives/hex';
 import { readU64be, u32be, u64be } from '../primitives/height';
 import type { KvBatch, KvStore } from '../state/kv';
+import { bucketKey } from './buckets';
 
 /**
  * Node-local indexes of FT20 tokens, NFT721 collections and names, derived from the events
- * of a block's successful module transactions (chain/events.ts) and written by
+ * of a block's successful module transactions (protocol/events.ts) and written by
  * `putAssetIndexes` into the block's own batch (synchronous, no reads: every entry is
  * computed from the events alone). Values that change with state (supplies, item owners,
  * name records) stay authoritative in the state trie; these buckets give order and lists.
  *
- *   K|height|tx|ev               → token id                         token list (newest first)
- *   O|token|balance32|holder     → ''                               holders by balance (reverse scan = desc)
- *   P|account|token              → balance32                        holdings of an account (non-zero only)
- *   X|token|height|tx|ev         → StoredTokenTransfer (JSON)       transfers per token (newest first)
- *   Y|s|lower(symbol)|0|token    → {symbol, name}                   token search by symbol prefix
- *   Y|n|lower(name)|0|token      → {symbol, name}                   token search by name prefix
- *   G|height|tx|ev               → collection id                    collection list (newest first)
- *   E|collection|item64          → ''                               live items per collection (newest = highest id)
- *   N|registeredAt|name          → {owner, target}                  names list (newest first)
- *   R|name                       → {owner, target, registeredAt}    names by name (prefix search)
+ * The buckets (tokenList, holdersByBalance, holdings, tokenTransfers, tokenSearch,
+ * collectionList, collectionItems, namesList, namesByName) are declared with their key
+ * layouts in storage/buckets.ts.
  *
  * Addresses and asset ids are their 20 bytes; heights u64be, tx and event indexes u32be
  * (`ev` = the event's position in its transaction's events); balances 32-byte big-endian,
@@ -30,7 +24,6 @@ import type { KvBatch, KvStore } from '../state/kv';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
-const key = (p: string, ...parts: Uint8Array[]) => Buffer.concat([enc.encode(p), ...parts]);
 const json = (b: Uint8Array) => JSON.parse(Buffer.from(b).toString('utf8'));
 const bytes = (v: unknown) => enc.encode(JSON.stringify(v));
 const EMPTY = new Uint8Array(0);
@@ -80,16 +73,16 @@ export function putAssetIndexes(batch: KvBatch, block: Block): void {
       switch (e.kind) {
         case 'token.create': {
           const id = fromHex(e.token);
-          batch.put(key('K', u64be(e.height), pos), id);
+          batch.put(bucketKey('tokenList', u64be(e.height), pos), id);
           const meta = bytes({ symbol: e.symbol, name: e.name });
-          batch.put(key('Y', enc.encode('s'), enc.encode(e.symbol.toLowerCase()), Buffer.of(0), id), meta);
-          batch.put(key('Y', enc.encode('n'), enc.encode(e.name.toLowerCase()), Buffer.of(0), id), meta);
+          batch.put(bucketKey('tokenSearch', enc.encode('s'), enc.encode(e.symbol.toLowerCase()), Buffer.of(0), id), meta);
+          batch.put(bucketKey('tokenSearch', enc.encode('n'), enc.encode(e.name.toLowerCase()), Buffer.of(0), id), meta);
           break;
         }
         case 'token.transfer': {
           const kind = e.from === null ? 'mint' : e.to === null ? 'burn' : 'transfer';
           const rec: StoredTokenTransfer = { txId, kind, from: e.from, to: e.to, amount: e.amount, blockHeight: height };
-          batch.put(key('X', fromHex(e.token), hb, pos), bytes(rec));
+          batch.put(bucketKey('tokenTransfers', fromHex(e.token), hb, pos), bytes(rec));
           break;
         }
         case 'token.balance': {
@@ -100,10 +93,10 @@ export function putAssetIndexes(batch: KvBatch, block: Block): void {
           break;
         }
         case 'nft.create':
-          batch.put(key('G', u64be(e.height), pos), fromHex(e.collection));
+          batch.put(bucketKey('collectionList', u64be(e.height), pos), fromHex(e.collection));
           break;
         case 'nft.transfer': {
-          const k = key('E', fromHex(e.collection), u64be(e.item));
+          const k = bucketKey('collectionItems', fromHex(e.collection), u64be(e.item));
           if (e.from === null) batch.put(k, EMPTY);
           if (e.to === null) batch.del(k);
           break;
@@ -112,14 +105,14 @@ export function putAssetIndexes(batch: KvBatch, block: Block): void {
         case 'name.update': {
           const registeredAt = e.kind === 'name.register' ? e.height : e.registeredAt;
           const nb = enc.encode(e.name);
-          batch.put(key('N', u64be(registeredAt), nb), bytes({ owner: e.owner, target: e.target }));
-          batch.put(key('R', nb), bytes({ owner: e.owner, target: e.target, registeredAt } satisfies StoredName));
+          batch.put(bucketKey('namesList', u64be(registeredAt), nb), bytes({ owner: e.owner, target: e.target }));
+          batch.put(bucketKey('namesByName', nb), bytes({ owner: e.owner, target: e.target, registeredAt } satisfies StoredName));
           break;
         }
         case 'name.release': {
           const nb = enc.encode(e.name);
-          batch.del(key('N', u64be(e.registeredAt), nb));
-          batch.del(key('R', nb));
+          batch.del(bucketKey('namesList', u64be(e.registeredAt), nb));
+          batch.del(bucketKey('namesByName', nb));
           break;
         }
       }
@@ -128,11 +121,11 @@ export function putAssetIndexes(batch: KvBatch, block: Block): void {
   for (const m of moves.values()) {
     const token = fromHex(m.token);
     const holder = fromHex(m.holder);
-    if (m.first > 0n && m.first !== m.last) batch.del(key('O', token, word32(m.first), holder));
+    if (m.first > 0n && m.first !== m.last) batch.del(bucketKey('holdersByBalance', token, word32(m.first), holder));
     if (m.last > 0n) {
-      batch.put(key('O', token, word32(m.last), holder), EMPTY);
-      batch.put(key('P', holder, token), word32(m.last));
-    } else batch.del(key('P', holder, token));
+      batch.put(bucketKey('holdersByBalance', token, word32(m.last), holder), EMPTY);
+      batch.put(bucketKey('holdings', holder, token), word32(m.last));
+    } else batch.del(bucketKey('holdings', holder, token));
   }
 }
 
@@ -209,12 +202,12 @@ export class AssetIndex {
 
   /** Token ids, newest first. */
   tokens(limit: number, before?: Uint8Array): Promise<Page<Hex>> {
-    return this.page('tokens', key('K'), limit, before, (_p, v) => toHex(v));
+    return this.page('tokens', bucketKey('tokenList'), limit, before, (_p, v) => toHex(v));
   }
 
   /** Holders of `token` by balance, largest first (ties: higher address first). */
   holders(token: Hex, limit: number, before?: Uint8Array): Promise<Page<{ address: Address; balance: string }>> {
-    return this.page('holders', key('O', fromHex(token)), limit, before, (p) => ({
+    return this.page('holders', bucketKey('holdersByBalance', fromHex(token)), limit, before, (p) => ({
       address: toHex(p.subarray(32, 52)),
       balance: readU256be(p).toString(),
     }));
@@ -222,7 +215,7 @@ export class AssetIndex {
 
   /** Non-zero token balances of `account` (by token id), at most `limit`. */
   async holdings(account: Address, limit: number): Promise<{ token: Hex; balance: string }[]> {
-    const prefix = key('P', fromHex(account));
+    const prefix = bucketKey('holdings', fromHex(account));
     const out: { token: Hex; balance: string }[] = [];
     for await (const [k, v] of this.kv.iterate({ gte: prefix, lt: prefixEnd(prefix), limit })) {
       out.push({ token: toHex(Buffer.from(k).subarray(prefix.length)), balance: readU256be(v).toString() });
@@ -232,7 +225,7 @@ export class AssetIndex {
 
   /** Transfers (mints and burns included) of `token`, newest first. */
   transfers(token: Hex, limit: number, before?: Uint8Array): Promise<Page<StoredTokenTransfer>> {
-    return this.page('transfers', key('X', fromHex(token)), limit, before, (_p, v) => json(v) as StoredTokenTransfer);
+    return this.page('transfers', bucketKey('tokenTransfers', fromHex(token)), limit, before, (_p, v) => json(v) as StoredTokenTransfer);
   }
 
   /** Tokens whose symbol or name starts with `prefix` (case-insensitive), symbol matches first. */
@@ -240,7 +233,7 @@ export class AssetIndex {
     const q = enc.encode(prefix.toLowerCase());
     const out = new Map<Hex, { id: Hex; symbol: string; name: string }>();
     for (const kind of ['s', 'n']) {
-      const p = key('Y', enc.encode(kind), q);
+      const p = bucketKey('tokenSearch', enc.encode(kind), q);
       for await (const [k, v] of this.kv.iterate({ gte: p, lt: prefixEnd(p), limit })) {
         const id = toHex(Buffer.from(k).subarray(k.length - 20));
         if (!out.has(id)) out.set(id, { id, ...(json(v) as { symbol: string; name: string }) });
@@ -252,17 +245,17 @@ export class AssetIndex {
 
   /** Collection ids, newest first. */
   collections(limit: number, before?: Uint8Array): Promise<Page<Hex>> {
-    return this.page('collections', key('G'), limit, before, (_p, v) => toHex(v));
+    return this.page('collections', bucketKey('collectionList'), limit, before, (_p, v) => toHex(v));
   }
 
   /** Live (not burned) item numbers of `collection`, newest (highest) first. */
   items(collection: Hex, limit: number, before?: Uint8Array): Promise<Page<number>> {
-    return this.page('items', key('E', fromHex(collection)), limit, before, (p) => readU64be(p));
+    return this.page('items', bucketKey('collectionItems', fromHex(collection)), limit, before, (p) => readU64be(p));
   }
 
   /** Registered names, newest registration first. */
   names(limit: number, before?: Uint8Array): Promise<Page<StoredName & { name: string }>> {
-    return this.page('names', key('N'), limit, before, (p, v) => ({
+    return this.page('names', bucketKey('namesList'), limit, before, (p, v) => ({
       name: dec.decode(p.subarray(8)),
       ...(json(v) as { owner: Address; target: Address }),
       registeredAt: readU64be(p),
@@ -271,7 +264,7 @@ export class AssetIndex {
 
   /** Registered names starting with `prefix`, in name order. */
   async searchNames(prefix: string, limit: number): Promise<(StoredName & { name: string })[]> {
-    const p = key('R', enc.encode(prefix));
+    const p = bucketKey('namesByName', enc.encode(prefix));
     const out: (StoredName & { name: string })[] = [];
     for await (const [k, v] of this.kv.iterate({ gte: p, lt: prefixEnd(p), limit })) {
       out.push({ name: dec.decode(Buffer.from(k).subarray(1)), ...(json(v) as StoredName) });

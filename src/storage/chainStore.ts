@@ -1,58 +1,52 @@
 import { decodeBlock, encodeBlock } from '../chain/block';
 import type { GenesisSpec } from '../chain/genesis';
+import type { BlockSummary, Head } from '../protocol/chain';
 import type { Address, Block } from '../protocol/types';
 import { fromHex, type Hex } from '../primitives/hex';
 import { readU64be, u32be, u64be } from '../primitives/height';
 import { getMany, type KvBatch, type KvStore } from '../state/kv';
+import { kindOf } from './buckets';
 import { putAssetIndexes } from './assetIndex';
+import { decodeUndo, encodeUndo, RecordingBatch, type UndoEntry } from './undo';
+import { CairnError } from '../errors/CairnError';
+import type { TxLifecycleEvent } from '../machines/txLifecycle';
+import type { ChainEvent } from '../protocol/events';
+import { bucketEnd, bucketKey, type BucketName } from './buckets';
 
 /**
- * Buckets (one-byte prefixes) of the chain database. Trie nodes live under 'n/' (state/).
- *   h|height            → block line (JSON)
- *   s|height            → block summary (for feeds and stats without reading whole blocks)
- *   H|hash              → height
- *   T|txid              → height, index
- *   A|addr|height|index → txid          (address feed, newest first by reverse scan)
- *   a|addr              → height first seen (address search, account count)
- *   L|height|tx|log     → VM log               (eth_getLogs, /logs)
- *   I|addr|height|tx|n  → internal transfer    (/internal?address)
- *   J|height|tx|n       → internal transfer    (/internal)
- *   V|addr              → contract verification metadata (node-local, written outside blocks)
- *   K O C P X Y G E N R → token, NFT and name indexes from block events (storage/assetIndex.ts):
- *                         K token list, O holders by balance, C holder-count deltas, P account
- *                         holdings, X token transfers, Y token symbol/name search, G collection
- *                         list, E items per collection, N names list, R names by name
- *   M head, M stats     → head pointer, counters
- * A block, its state nodes, indexes and the head pointer are written in one batch.
+ * The chain database: blocks, their indexes and the head pointer. Every key is built from
+ * a bucket of storage/buckets.ts (prefix, layout, and what undoing a block does with it).
+ * A block, its state nodes, indexes, undo record and the head pointer are written in one batch.
  */
 const enc = new TextEncoder();
-const key = (p: string, ...parts: Uint8Array[]) => Buffer.concat([enc.encode(p), ...parts]);
-const HEAD_KEY = enc.encode('Mhead');
-const STATS_KEY = enc.encode('Mstats');
-const GENESIS_KEY = enc.encode('Mgenesis');
+const HEAD_KEY = bucketKey('head');
+const STATS_KEY = bucketKey('stats');
+const GENESIS_KEY = bucketKey('genesis');
+const SEQ_KEY = bucketKey('commitSeq');
+const undoKey = (height: number) => bucketKey('undo', u64be(height));
+
+/** One entry of a transaction's lifecycle history (bucket txLifecycle). */
+interface LifecycleEntry {
+  event: 'included' | 'undone';
+  height: number;
+  hash: Hex;
+  /** On `undone`: the transaction itself, which no block holds any more. */
+  tx?: Block['txs'][number];
+}
+
+/** A machine instance's history key prefix: length-prefixed names so one id is never a prefix of another's. */
+const machinePrefix = (machine: string, id: string) => {
+  const m = enc.encode(machine);
+  const i = enc.encode(id);
+  return bucketKey('machineHistory', Buffer.of(m.length), m, u32be(i.length), i);
+};
 
 export interface StoreCounters {
   accounts: number;
   txs: number;
 }
 
-export interface Head {
-  height: number;
-  hash: Hex;
-  stateRoot: Hex;
-  finalizedHeight: number;
-  timestamp: number;
-}
-
-export interface BlockSummary {
-  height: number;
-  hash: Hex;
-  timestamp: number;
-  producer: Address;
-  txCount: number;
-  size: number;
-  volume: string; // sum of transferred amounts, base units
-}
+export type { BlockSummary, Head } from '../protocol/chain';
 
 export interface StoredLog {
   address: Address;
@@ -89,7 +83,7 @@ export class ChainStore {
   }
 
   async blockText(height: number): Promise<Uint8Array | undefined> {
-    return this.kv.get(key('h', u64be(height)));
+    return this.kv.get(bucketKey('block', u64be(height)));
   }
 
   async block(height: number): Promise<Block | undefined> {
@@ -98,35 +92,35 @@ export class ChainStore {
   }
 
   async summary(height: number): Promise<BlockSummary | undefined> {
-    const v = await this.kv.get(key('s', u64be(height)));
+    const v = await this.kv.get(bucketKey('summary', u64be(height)));
     return v ? (json(v) as BlockSummary) : undefined;
   }
 
   /** Summaries from `fromHeight` downwards (newest first), at most `limit`. */
   async summariesDesc(fromHeight: number, limit: number): Promise<BlockSummary[]> {
     const out: BlockSummary[] = [];
-    for await (const [, v] of this.kv.iterate({ gte: key('s', u64be(0)), lt: key('s', u64be(fromHeight + 1)), reverse: true, limit })) {
+    for await (const [, v] of this.kv.iterate({ gte: bucketKey('summary', u64be(0)), lt: bucketKey('summary', u64be(fromHeight + 1)), reverse: true, limit })) {
       out.push(json(v) as BlockSummary);
     }
     return out;
   }
 
   async heightOfHash(hash: Hex): Promise<number | undefined> {
-    const v = await this.kv.get(key('H', fromHex(hash)));
+    const v = await this.kv.get(bucketKey('blockHash', fromHex(hash)));
     return v ? readU64be(v) : undefined;
   }
 
   async txLocation(id: Hex): Promise<TxLocation | undefined> {
-    const v = await this.kv.get(key('T', fromHex(id)));
+    const v = await this.kv.get(bucketKey('txLocation', fromHex(id)));
     return v ? { height: readU64be(v), index: Buffer.from(v).readUInt32BE(8) } : undefined;
   }
 
   /** Transactions touching `addr`, newest first, strictly below height `before` when given. */
   async addressFeed(addr: Address, limit: number, before?: number): Promise<(TxLocation & { id: Hex })[]> {
     const a = fromHex(addr);
-    const upper = before === undefined ? key('A', a, Buffer.alloc(12, 0xff)) : key('A', a, u64be(before));
+    const upper = before === undefined ? bucketKey('addressFeed', a, Buffer.alloc(12, 0xff)) : bucketKey('addressFeed', a, u64be(before));
     const out: (TxLocation & { id: Hex })[] = [];
-    for await (const [k, v] of this.kv.iterate({ gte: key('A', a), lt: upper, reverse: true, limit })) {
+    for await (const [k, v] of this.kv.iterate({ gte: bucketKey('addressFeed', a), lt: upper, reverse: true, limit })) {
       const kb = Buffer.from(k);
       out.push({ height: readU64be(kb, 21), index: kb.readUInt32BE(29), id: `0x${Buffer.from(v).toString('hex')}` });
     }
@@ -145,7 +139,7 @@ export class ChainStore {
 
   /** Blocks from `from` to the head, in order (replay, export). */
   async *blocksFrom(from: number): AsyncGenerator<Block> {
-    for await (const [, v] of this.kv.iterate({ gte: key('h', u64be(from)), lt: key('h', Buffer.alloc(8, 0xff)) })) yield decodeBlock(v);
+    for await (const [, v] of this.kv.iterate({ gte: bucketKey('block', u64be(from)), lt: bucketKey('block', Buffer.alloc(8, 0xff)) })) yield decodeBlock(v);
   }
 
   async counters(): Promise<StoreCounters> {
@@ -156,18 +150,18 @@ export class ChainStore {
   /** Of `addrs`, those never seen before. */
   async unseen(addrs: Iterable<Address>): Promise<Address[]> {
     const unique = [...new Set(addrs)];
-    const keys = unique.map((a) => key('a', fromHex(a)));
+    const keys = unique.map((a) => bucketKey('firstSeen', fromHex(a)));
     // One multi-get for a block's ~1,000 addresses instead of as many awaited reads (~25 ms).
     const found = await getMany(this.kv, keys);
     return unique.filter((_, i) => !found[i]);
   }
 
   /** Keys under `prefix` followed by hex `hexPrefix` (any length), for prefix search. */
-  async scanHexPrefix(bucket: 'a' | 'H' | 'T', hexPrefix: string, limit: number): Promise<Hex[]> {
+  async scanHexPrefix(bucket: Extract<BucketName, 'firstSeen' | 'blockHash' | 'txLocation'>, hexPrefix: string, limit: number): Promise<Hex[]> {
     const lo = hexPrefix.padEnd(2 * Math.ceil(hexPrefix.length / 2), '0');
     const hi = hexPrefix.padEnd(2 * Math.ceil(hexPrefix.length / 2), 'f');
-    const gte = key(bucket, Buffer.from(lo, 'hex'));
-    const lt = Buffer.concat([key(bucket, Buffer.from(hi, 'hex')), Buffer.alloc(32, 0xff)]);
+    const gte = bucketKey(bucket, Buffer.from(lo, 'hex'));
+    const lt = Buffer.concat([bucketKey(bucket, Buffer.from(hi, 'hex')), Buffer.alloc(32, 0xff)]);
     const out: Hex[] = [];
     for await (const [k] of this.kv.iterate({ gte, lt, limit })) out.push(`0x${Buffer.from(k).subarray(1).toString('hex')}`);
     return out;
@@ -176,7 +170,7 @@ export class ChainStore {
   /** Logs of blocks in [from, to] in order; `match` filters; stops after `limit` matches. */
   async logs(from: number, to: number, match: (l: StoredLog) => boolean, limit: number): Promise<StoredLog[]> {
     const out: StoredLog[] = [];
-    for await (const [, v] of this.kv.iterate({ gte: key('L', u64be(from)), lt: key('L', u64be(to + 1)) })) {
+    for await (const [, v] of this.kv.iterate({ gte: bucketKey('logs', u64be(from)), lt: bucketKey('logs', u64be(to + 1)) })) {
       const l = json(v) as StoredLog;
       if (match(l)) out.push(l);
       if (out.length >= limit) break;
@@ -187,28 +181,28 @@ export class ChainStore {
   /** Newest logs first (the /logs feed). */
   async recentLogs(limit: number): Promise<StoredLog[]> {
     const out: StoredLog[] = [];
-    for await (const [, v] of this.kv.iterate({ gte: key('L'), lt: key('M'), reverse: true, limit })) out.push(json(v) as StoredLog);
+    for await (const [, v] of this.kv.iterate({ gte: bucketKey('logs'), lt: bucketEnd('logs'), reverse: true, limit })) out.push(json(v) as StoredLog);
     return out;
   }
 
   /** Internal transfers from height `from` upwards, for one address or all. */
   async internal(addr: Address | undefined, from: number, limit: number): Promise<StoredInternal[]> {
-    const prefix = addr ? key('I', fromHex(addr)) : key('J');
+    const prefix = addr ? bucketKey('internalByAddress', fromHex(addr)) : bucketKey('internal');
     const out: StoredInternal[] = [];
-    const end = addr ? key('I', fromHex(addr), Buffer.alloc(16, 0xff)) : key('J', Buffer.alloc(16, 0xff));
+    const end = addr ? bucketKey('internalByAddress', fromHex(addr), Buffer.alloc(16, 0xff)) : bucketKey('internal', Buffer.alloc(16, 0xff));
     for await (const [, v] of this.kv.iterate({ gte: Buffer.concat([prefix, u64be(from)]), lt: end, limit })) out.push(json(v) as StoredInternal);
     return out;
   }
 
   async contractMetadata(addr: Address): Promise<unknown | undefined> {
-    const v = await this.kv.get(key('V', fromHex(addr)));
+    const v = await this.kv.get(bucketKey('contract', fromHex(addr)));
     return v ? json(v) : undefined;
   }
 
   /** Node-local data, not consensus state: a write of its own, disjoint from block batches. */
   async saveContractMetadata(addr: Address, meta: unknown): Promise<void> {
     const b = this.kv.batch();
-    b.put(key('V', fromHex(addr)), bytes(meta));
+    b.put(bucketKey('contract', fromHex(addr)), bytes(meta));
     await this.kv.write(b);
   }
 
@@ -217,44 +211,147 @@ export class ChainStore {
     const text = enc.encode(encodeBlock(block));
     const h = block.header;
     const hb = u64be(h.height);
-    batch.put(key('h', hb), text);
-    batch.put(key('H', fromHex(h.hash)), hb);
+    batch.put(bucketKey('block', hb), text);
+    batch.put(bucketKey('blockHash', fromHex(h.hash)), hb);
     let volume = 0n;
     let logIndex = 0;
     block.results.forEach((r, i) => {
       for (const l of r.vm?.logs ?? []) {
         const rec: StoredLog = { ...l, blockHeight: h.height, txIndex: i, logIndex };
-        batch.put(key('L', hb, u32be(i), u32be(logIndex++)), bytes(rec));
+        batch.put(bucketKey('logs', hb, u32be(i), u32be(logIndex++)), bytes(rec));
       }
       (r.vm?.internal ?? []).forEach((t, n) => {
         const rec: StoredInternal = { txId: block.txs[i].id, kind: t.kind, from: t.from, to: t.to, amountWei: t.amountWei, blockHeight: h.height };
         const v = bytes(rec);
-        batch.put(key('J', hb, u32be(i), u32be(n)), v);
-        for (const a of new Set([t.from, t.to])) batch.put(key('I', fromHex(a), hb, u32be(i), u32be(n)), v);
+        batch.put(bucketKey('internal', hb, u32be(i), u32be(n)), v);
+        for (const a of new Set([t.from, t.to])) batch.put(bucketKey('internalByAddress', fromHex(a), hb, u32be(i), u32be(n)), v);
       });
     });
     putAssetIndexes(batch, block);
+    putMachineHistory(batch, block);
     block.txs.forEach((tx, i) => {
       const id = fromHex(tx.id);
-      batch.put(key('T', id), Buffer.concat([hb, u32be(i)]));
+      batch.put(bucketKey('txLocation', id), Buffer.concat([hb, u32be(i)]));
       const touched = new Set<Address>([tx.from]);
       if (tx.to) touched.add(tx.to);
-      for (const a of touched) batch.put(key('A', fromHex(a), hb, u32be(i)), id);
+      for (const a of touched) batch.put(bucketKey('addressFeed', fromHex(a), hb, u32be(i)), id);
       if (block.results[i]?.status === 'success') volume += BigInt(tx.amount);
     });
     const summary: BlockSummary = {
       height: h.height, hash: h.hash, timestamp: h.timestamp, producer: h.producer,
       txCount: block.txs.length, size: text.byteLength, volume: volume.toString(),
     };
-    batch.put(key('s', hb), bytes(summary));
-    for (const a of newAddresses) batch.put(key('a', fromHex(a)), hb);
+    batch.put(bucketKey('summary', hb), bytes(summary));
+    for (const a of newAddresses) batch.put(bucketKey('firstSeen', fromHex(a)), hb);
     batch.put(STATS_KEY, bytes({ accounts: prev.accounts + newAddresses.length, txs: prev.txs + block.txs.length } satisfies StoreCounters));
     batch.put(HEAD_KEY, bytes(head));
     return summary;
+  }
+
+  /**
+   * putBlock, undoably: the block's writes go through a recording batch, and an undo record
+   * (bucket undo) keeps what each written key held before — one multi-get of the keys of
+   * mutable buckets; keys unique to the block held nothing. The transactions' lifecycle
+   * history gets its `included` entries. Undo records of blocks now final are pruned in the
+   * same batch: a final block is never undone.
+   */
+  async putUndoableBlock(batch: KvBatch, block: Block, head: Head, newAddresses: Address[] = [], prev?: StoreCounters): Promise<BlockSummary> {
+    const rec = new RecordingBatch(batch);
+    const summary = this.putBlock(rec, block, head, newAddresses, prev);
+    const written = [...rec.keys.values()];
+    const mutable = written.filter((k) => kindOf(k) === 'mutable');
+    const found = await getMany(this.kv, [...mutable, SEQ_KEY]);
+    const before = new Map(mutable.map((k, i) => [Buffer.from(k).toString('hex'), found[i]]));
+    const entries: UndoEntry[] = written.map((k) => [k, before.get(Buffer.from(k).toString('hex'))]);
+    const h = block.header.height;
+    batch.put(undoKey(h), encodeUndo(entries));
+    const previousHead = before.get(Buffer.from(HEAD_KEY).toString('hex'));
+    const prevFinal = previousHead ? (json(previousHead) as Head).finalizedHeight : 0;
+    for (let f = prevFinal + 1; f <= head.finalizedHeight; f++) batch.del(undoKey(f));
+    this.putLifecycle(batch, found[found.length - 1], block, 'included');
+    return summary;
+  }
+
+  /**
+   * Takes back the head block: every key it wrote returns to what it held before (the head
+   * pointer and counters included), its undo record goes, and its transactions' lifecycle
+   * history gets `undone`. Only the head can be undone, and only while it is not final.
+   * Returns the head it restores.
+   */
+  async undoBlock(batch: KvBatch, height: number): Promise<Head> {
+    const head = await this.head();
+    if (!head || head.height !== height) throw new CairnError('UNDO', `only the head block can be undone: head is ${head?.height}, asked ${height}`);
+    if (height <= head.finalizedHeight) throw new CairnError('UNDO', `block ${height} is final (finalized height ${head.finalizedHeight}): it cannot be undone`);
+    const [record, block, seq] = await Promise.all([this.kv.get(undoKey(height)), this.block(height), this.kv.get(SEQ_KEY)]);
+    if (!record || !block) throw new CairnError('UNDO', `block ${height} has no undo record`);
+    let restored: Head | undefined;
+    for (const [k, v] of decodeUndo(record)) {
+      if (v) batch.put(k, v);
+      else batch.del(k);
+      if (v && Buffer.compare(k, HEAD_KEY) === 0) restored = json(v) as Head;
+    }
+    batch.del(undoKey(height));
+    this.putLifecycle(batch, seq, block, 'undone');
+    if (!restored) throw new CairnError('UNDO', `block ${height}'s undo record has no previous head`);
+    // Finality never goes back: what the undone block finalized stays final.
+    if (head.finalizedHeight > restored.finalizedHeight) {
+      restored = { ...restored, finalizedHeight: head.finalizedHeight };
+      batch.put(HEAD_KEY, bytes(restored));
+    }
+    return restored;
+  }
+
+  /** The recorded lifecycle of a transaction in blocks, oldest first (INCLUDED and UNDONE events). */
+  async txLifecycleEvents(id: Hex): Promise<TxLifecycleEvent[]> {
+    const prefix = bucketKey('txLifecycle', fromHex(id));
+    const out: TxLifecycleEvent[] = [];
+    for await (const [, v] of this.kv.iterate({ gte: prefix, lt: Buffer.concat([prefix, Buffer.alloc(8, 0xff)]) })) {
+      const e = json(v) as LifecycleEntry;
+      out.push(e.event === 'included' ? { type: 'INCLUDED', height: e.height, blockHash: e.hash } : { type: 'UNDONE' });
+    }
+    return out;
+  }
+
+  /** The transaction of the newest `undone` entry of its history, if it has one. */
+  async undoneTx(id: Hex): Promise<Block['txs'][number] | undefined> {
+    const prefix = bucketKey('txLifecycle', fromHex(id));
+    for await (const [, v] of this.kv.iterate({ gte: prefix, lt: Buffer.concat([prefix, Buffer.alloc(8, 0xff)]), reverse: true })) {
+      const e = json(v) as LifecycleEntry;
+      if (e.tx) return e.tx;
+    }
+    return undefined;
+  }
+
+  /** A machine instance's transitions, oldest first, with their heights. */
+  async machineHistory(machine: string, id: string, limit = 1_000): Promise<Extract<ChainEvent, { kind: 'machine.transition' }>[]> {
+    const prefix = machinePrefix(machine, id);
+    const out: Extract<ChainEvent, { kind: 'machine.transition' }>[] = [];
+    for await (const [, v] of this.kv.iterate({ gte: prefix, lt: Buffer.concat([prefix, Buffer.alloc(12, 0xff)]), limit })) out.push(json(v));
+    return out;
+  }
+
+  /** History entries of the block's transactions, under the next commit sequence number. */
+  private putLifecycle(batch: KvBatch, seqValue: Uint8Array | undefined, block: Block, event: LifecycleEntry['event']): void {
+    const seq = seqValue ? readU64be(seqValue) : 0;
+    const base = { event, height: block.header.height, hash: block.header.hash } satisfies LifecycleEntry;
+    const shared = event === 'included' ? bytes(base) : undefined;
+    for (const tx of block.txs) batch.put(bucketKey('txLifecycle', fromHex(tx.id), u64be(seq)), shared ?? bytes({ ...base, tx }));
+    batch.put(SEQ_KEY, u64be(seq + 1));
   }
 
   /** Only the finalized height moved: rewrite the head pointer alone. */
   putHead(batch: KvBatch, head: Head): void {
     batch.put(HEAD_KEY, bytes(head));
   }
+}
+
+/** Machine transitions of the block (from its transactions and its end-of-block tick), by instance. */
+function putMachineHistory(batch: KvBatch, block: Block): void {
+  const hb = u64be(block.header.height);
+  let n = 0;
+  const put = (e: ChainEvent) => {
+    if (e.kind === 'machine.transition') batch.put(Buffer.concat([machinePrefix(e.machine, e.id), hb, u32be(n++)]), bytes(e));
+  };
+  for (const r of block.results) if (r.status === 'success') r.events?.forEach(put);
+  block.events?.forEach(put);
 }
