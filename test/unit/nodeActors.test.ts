@@ -5,6 +5,7 @@ import { chainBehavior } from '../../src/actors/chainActor';
 import { mempoolBehavior } from '../../src/actors/mempoolActor';
 import type { ChainMsg, MempoolLookup, MempoolMsg, MempoolReplies } from '../../src/actors/protocol';
 import { ChainView } from '../../src/api/chainView';
+import { ChainReader } from '../../src/api/chainReader';
 import { HeadAccounts } from '../../src/api/headAccounts';
 import { pqKeyHashOf } from '../../src/chain/applyTx';
 import { devAccounts, devGenesis } from '../../src/chain/devnet';
@@ -162,5 +163,35 @@ describe('chain actor', () => {
     await w.tick();
     expect(w.view.head.height).toBe(3);
     expect((await w.store.block(3))!.txs.map((t) => t.nonce)).toEqual([0]);
+  });
+});
+
+describe('transaction lifecycle from recorded events', () => {
+  it('/tx/:id reads included, then finalized, and undone after its block is taken back', async () => {
+    const w = await world();
+    const reader = new ChainReader({ kv: w.kv, store: w.store, view: w.view, mempool: w.mempool });
+    const t = w.transfer(w.alice, 0);
+    await w.admit(t);
+    expect(await reader.tx(t.id)).toMatchObject({ status: 'pending', lifecycle: 'inMempool' });
+    await w.tick();
+    expect(await reader.tx(t.id)).toMatchObject({ status: 'included', lifecycle: 'included', blockHeight: 1 });
+    // A reorganization takes block 1 back before it is final.
+    const batch = w.kv.batch();
+    const restored = await w.store.undoBlock(batch, 1);
+    await w.kv.write(batch);
+    w.view.publish(restored);
+    expect(await reader.tx(t.id)).toMatchObject({ id: t.id, status: 'undone', lifecycle: 'undone' });
+    expect(await w.store.txLocation(t.id)).toBeUndefined();
+  });
+
+  it('reports finalized once the finalized height reaches the block', async () => {
+    const w = await world();
+    const reader = new ChainReader({ kv: w.kv, store: w.store, view: w.view, mempool: w.mempool });
+    const t = w.transfer(w.alice, 0);
+    await w.admit(t);
+    await w.tick();
+    await w.tick();
+    expect(await reader.tx(t.id)).toMatchObject({ status: 'finalized', lifecycle: 'finalized' });
+    expect((await reader.recentTxs(5))[0]).toMatchObject({ id: t.id, status: 'finalized' });
   });
 });
