@@ -69,18 +69,22 @@ export const bucketKey = (bucket: BucketName, ...parts: Uint8Array[]): Buffer =>
 /** Longest prefixes first, so an exact key (Mhead) is not taken for a shorter prefix. */
 const BUCKET_NAMES = (Object.keys(BUCKETS) as BucketName[]).sort((a, b) => BUCKETS[b].prefix.length - BUCKETS[a].prefix.length);
 
+/** Buckets by the first byte of their prefix, longest prefixes first (an exact key before a shorter prefix). */
+const BY_FIRST_BYTE: BucketName[][] = Array.from({ length: 256 }, () => []);
+for (const name of BUCKET_NAMES) BY_FIRST_BYTE[PREFIX_BYTES[name][0]].push(name);
+
 /** The bucket a key belongs to (undefined: a key no bucket declares — a bug). */
 export function bucketOf(key: Uint8Array): BucketName | undefined {
-  for (const name of BUCKET_NAMES) {
+  if (key.length === 0) return undefined;
+  for (const name of BY_FIRST_BYTE[key[0]]) {
     const p = PREFIX_BYTES[name];
     if (key.length < p.length) continue;
-    let i = 0;
+    let i = 1;
     while (i < p.length && key[i] === p[i]) i++;
     if (i === p.length && (!(BUCKETS[name] as BucketDef).exact || key.length === p.length)) return name;
   }
   return undefined;
 }
-
 
 /** The smallest key above every key of `bucket` (the end of a scan over it). */
 export function bucketEnd(bucket: BucketName): Buffer {

@@ -258,14 +258,17 @@ export class ChainStore {
   async putUndoableBlock(batch: KvBatch, block: Block, head: Head, newAddresses: Address[] = [], prev?: StoreCounters): Promise<BlockSummary> {
     const rec = new RecordingBatch(batch);
     const summary = this.putBlock(rec, block, head, newAddresses, prev);
-    const written = [...rec.keys.values()];
-    const mutable = written.filter((k) => kindOf(k) === 'mutable');
+    // Keys of block buckets held nothing before the block; mutable ones are read, in one multi-get.
+    const mutable = rec.keys.filter((k) => kindOf(k) === 'mutable');
     const found = await getMany(this.kv, [...mutable, SEQ_KEY]);
-    const before = new Map(mutable.map((k, i) => [Buffer.from(k).toString('hex'), found[i]]));
-    const entries: UndoEntry[] = written.map((k) => [k, before.get(Buffer.from(k).toString('hex'))]);
+    const entries: UndoEntry[] = rec.keys.filter((k) => kindOf(k) === 'block').map((k) => [k, undefined]);
+    let previousHead: Uint8Array | undefined;
+    mutable.forEach((k, i) => {
+      entries.push([k, found[i]]);
+      if (Buffer.compare(k, HEAD_KEY) === 0) previousHead = found[i];
+    });
     const h = block.header.height;
     batch.put(undoKey(h), encodeUndo(entries));
-    const previousHead = before.get(Buffer.from(HEAD_KEY).toString('hex'));
     const prevFinal = previousHead ? (json(previousHead) as Head).finalizedHeight : 0;
     for (let f = prevFinal + 1; f <= head.finalizedHeight; f++) batch.del(undoKey(f));
     this.putLifecycle(batch, found[found.length - 1], block, 'included');

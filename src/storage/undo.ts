@@ -8,8 +8,12 @@ import { kindOf } from './buckets';
  * those values back — one mechanism for every index, whatever wrote it.
  */
 export class RecordingBatch implements KvBatch {
-  /** Keys written, by hex, first write first; history and undo buckets are not recorded. */
-  readonly keys = new Map<string, Uint8Array>();
+  /**
+   * Keys written, first write first (history and undo buckets are not recorded). A key
+   * written twice appears twice: its previous value is read from the store either way,
+   * so restoring it twice restores the same value.
+   */
+  readonly keys: Uint8Array[] = [];
 
   constructor(readonly inner: KvBatch) {}
 
@@ -30,9 +34,7 @@ export class RecordingBatch implements KvBatch {
   private note(key: Uint8Array): void {
     const kind = kindOf(key);
     if (kind === undefined) throw new Error(`write to a key of no bucket: ${Buffer.from(key).toString('hex')}`);
-    if (kind !== 'block' && kind !== 'mutable') return;
-    const k = Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('hex');
-    if (!this.keys.has(k)) this.keys.set(k, key);
+    if (kind === 'block' || kind === 'mutable') this.keys.push(key);
   }
 }
 
