@@ -1,6 +1,8 @@
 import { newAccount, viewAccount } from '../protocol/accounts';
 import { loadSupply } from '../protocol/execState';
-import { BLOCK_REWARD, CHAIN_ID, MAX_TXS_PER_BLOCK, TREASURY_ADDRESS, TREASURY_REWARD } from '../protocol/params';
+import { CHAIN_ID, MAX_TXS_PER_BLOCK, TREASURY_ADDRESS } from '../protocol/params';
+import { loadParams } from '../protocol/governable';
+import { isFeeExempt } from '../protocol/energy';
 import type { BlockSummary } from '../protocol/chain';
 import type { AccountState, Address, Block, HybridTx, SignedTx } from '../protocol/types';
 import { parseAddress, toNative } from '../crypto/address';
@@ -80,7 +82,8 @@ export class ChainReader implements ChainQueries {
    */
   async account(addr: Address): Promise<AccountView | undefined> {
     const head = this.d.view.head;
-    const found = await (await this.stateAt(head.stateRoot)).getAccount(addr);
+    const state = await this.stateAt(head.stateRoot);
+    const found = await state.getAccount(addr);
     const tokens = await this.assets.accountTokens(addr);
     if (!found && tokens.length === 0) return undefined;
     const a = found ?? newAccount(head.height);
@@ -88,7 +91,7 @@ export class ChainReader implements ChainQueries {
     const nextNonce = await this.d.mempool.ask({ type: 'nextNonce', address: addr, accountNonce: a.nonce });
     return {
       address: addr, native: toNative(addr), balance: v.balance.toString(), staked: v.staked.toString(),
-      nonce: v.nonce, nextNonce, energy: Number(v.energy), feeExempt: v.feeExempt, isValidator: v.isValidator, tokens,
+      nonce: v.nonce, nextNonce, energy: Number(v.energy), feeExempt: isFeeExempt(v, v.staked > 0n ? (await loadParams(state)).FEE_EXEMPT_STAKE : 0n), isValidator: v.isValidator, tokens,
     };
   }
 
@@ -96,6 +99,7 @@ export class ChainReader implements ChainQueries {
     const head = this.d.view.head;
     const state = await this.stateAt(head.stateRoot);
     const supply = await loadSupply(state);
+    const params = await loadParams(state);
     const treasury = (await state.getAccount(TREASURY_ADDRESS))?.balance ?? 0n;
     return {
       chainId: CHAIN_ID, height: head.height, finalizedHeight: head.finalizedHeight, headHash: head.hash,
@@ -103,7 +107,7 @@ export class ChainReader implements ChainQueries {
       supply: supply.supply.toString(), minted: supply.minted.toString(), burned: supply.burned.toString(), staked: supply.staked.toString(),
       treasury: treasury.toString(), treasuryAddress: TREASURY_ADDRESS,
       validators: this.d.view.validators.map((a) => ({ address: a, native: toNative(a) })),
-      blockReward: BLOCK_REWARD.toString(), treasuryReward: TREASURY_REWARD.toString(),
+      blockReward: params.BLOCK_REWARD.toString(), treasuryReward: params.TREASURY_REWARD.toString(),
     };
   }
 

@@ -3,9 +3,10 @@ import { TxFailure } from '../protocol/handler';
 import { handlerFor } from '../modules/registry';
 import { evmEngine } from '../modules/vm/engine';
 import { fromHex, type Hex } from '../primitives/hex';
-import { chargeFor } from '../protocol/energy';
+import { chargeFor, isFeeExempt } from '../protocol/energy';
+import { paramOf } from '../protocol/governable';
 import type { ExecState } from '../protocol/execState';
-import type { Address, SignedTx, TxResult } from '../protocol/types';
+import type { AccountState, Address, SignedTx, TxResult } from '../protocol/types';
 
 /**
  * Outcome of trying a transaction against state:
@@ -62,7 +63,10 @@ export async function applyTx(state: ExecState, tx: SignedTx, ctx: BlockContext)
   if (invalid !== undefined) return skip(invalid, true);
   const feeLimit = BigInt(tx.fee);
   if (acc.balance < BigInt(tx.amount) + feeLimit) return skip('insufficient balance', false);
-  if (chargeFor(acc, handler.maxEnergy(tx), ctx.height).burn > feeLimit) return skip('fee limit below the energy shortfall', false);
+  // Only a staker can be exempt by stake: the parameter is read for stakers alone.
+  const exemptByStake = async (a: AccountState) => a.staked > 0n && isFeeExempt(a, await paramOf(state, 'FEE_EXEMPT_STAKE'));
+  const exempt = acc.feeExempt || (await exemptByStake(acc));
+  if (chargeFor(acc, handler.maxEnergy(tx), ctx.height, exempt).burn > feeLimit) return skip('fee limit below the energy shortfall', false);
 
   acc.nonce += 1;
   if (keyHash) acc.mldsaKeyHash ??= keyHash;
@@ -84,7 +88,7 @@ export async function applyTx(state: ExecState, tx: SignedTx, ctx: BlockContext)
   }
 
   const payer = (await state.getAccount(sender))!;
-  const charge = chargeFor(payer, energy, ctx.height);
+  const charge = chargeFor(payer, energy, ctx.height, payer.feeExempt || (await exemptByStake(payer)));
   payer.balance -= charge.burn;
   payer.energy = charge.energyLeft;
   payer.energyHeight = ctx.height;

@@ -1,26 +1,37 @@
 import { MACHINES, type MachineRegistry } from '../machines/registry';
 import { tickMachines } from '../machines/tick';
+import { recountDue } from '../modules/governance';
+import { elect, isEpochBoundary, matureUnbonding, payBlockReward } from '../modules/staking';
 import { credit } from '../protocol/accounts';
 import type { ChainEvent } from '../protocol/events';
 import { loadSupply, saveSupply, type ExecState } from '../protocol/execState';
-import { BLOCK_REWARD, TREASURY_ADDRESS, TREASURY_REWARD } from '../protocol/params';
+import { loadParams } from '../protocol/governable';
+import { TREASURY_ADDRESS } from '../protocol/params';
 import type { Address } from '../protocol/types';
 
 /**
- * End of block: tick the on-chain machines due at this height (after the block's transactions,
- * so they see its votes and bids), then mint the producer's reward and the treasury's share and
- * account for burns. Returns the tick's events: the block carries them in `Block.events`.
+ * End of block, in this order: recount the proposals whose voting ends here, tick the
+ * on-chain machines due at this height (after the
+ * block's transactions, so they see its votes; a proposal executed here takes effect from
+ * here), pay the block reward (producer's commission, voters' accumulator) and the treasury's
+ * share, pay out matured unbondings, run the election at an epoch boundary, and account for
+ * what was minted and burned. Returns the end-of-block events (`Block.events`).
  */
 export async function finishBlock(
   state: ExecState,
   b: { height: number; producer: Address; burned: bigint },
   machines: MachineRegistry = MACHINES,
 ): Promise<ChainEvent[]> {
+  const recounted = await recountDue(state, b.height);
   const { events } = await tickMachines(state, machines, b.height);
-  await credit(state, b.producer, BLOCK_REWARD, b.height);
-  await credit(state, TREASURY_ADDRESS, TREASURY_REWARD, b.height);
+  events.unshift(...recounted);
+  const p = await loadParams(state);
+  await payBlockReward(state, b.producer, p.BLOCK_REWARD, b.height);
+  if (p.TREASURY_REWARD > 0n) await credit(state, TREASURY_ADDRESS, p.TREASURY_REWARD, b.height);
+  await matureUnbonding(state, b.height);
+  if (isEpochBoundary(b.height, p)) events.push(...(await elect(state, p, b.height)));
   const s = await loadSupply(state);
-  const minted = BLOCK_REWARD + TREASURY_REWARD;
+  const minted = p.BLOCK_REWARD + p.TREASURY_REWARD;
   await saveSupply(state, { ...s, supply: s.supply + minted - b.burned, minted: s.minted + minted, burned: s.burned + b.burned });
   return events;
 }

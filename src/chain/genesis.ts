@@ -1,30 +1,36 @@
 import { genesisHeader, txRootOf, ZERO_ADDRESS, ZERO_HASH } from './block';
 import { newAccount } from '../protocol/accounts';
 import { saveSupply, type ExecState } from '../protocol/execState';
+import { genesisParams, PARAMS_KEY } from '../protocol/governable';
 import { CHAIN_ID } from '../protocol/params';
 import type { Address, Block } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
-import { RECORD_PREFIX } from '../protocol/records';
+import { DEFAULT_COMMISSION_BPS, registerCandidate, VALIDATORS_KEY, type ValidatorSet } from '../modules/staking';
 
 export interface GenesisAccount {
   address: Address;
   balance: string;
   staked?: string;
   feeExempt?: boolean;
+  /** A genesis validator: in the first active set, and a candidate from the start. */
   isValidator?: boolean;
+  /** A validator's block-signing public keys (absent: not bound yet). */
+  signingKeys?: { secp256k1: Hex; mldsa44: Hex };
+  commissionBps?: number;
   mldsaKeyHash?: Hex | null;
 }
 
+/** The chain specification (`cairn node --genesis <file>`; docs/GENESIS.md). */
 export interface GenesisSpec {
   chainId: number;
   timestamp: number;
   accounts: GenesisAccount[];
+  /** Governable parameters (protocol/governable.ts): integer strings overriding the defaults. */
+  params?: Record<string, string>;
 }
 
-export interface ValidatorSet {
-  active: Address[];
-}
-export const VALIDATORS_KEY = RECORD_PREFIX.validators;
+export type { ValidatorSet };
+export { VALIDATORS_KEY };
 
 /** Writes the genesis state and returns the genesis block (height 0, unsigned). */
 export async function applyGenesis(state: ExecState, spec: GenesisSpec): Promise<Block> {
@@ -32,6 +38,7 @@ export async function applyGenesis(state: ExecState, spec: GenesisSpec): Promise
   let supply = 0n;
   let staked = 0n;
   const active: Address[] = [];
+  await state.putRecord(PARAMS_KEY, genesisParams(spec.params));
   for (const g of spec.accounts) {
     const a = newAccount(0);
     a.balance = BigInt(g.balance);
@@ -42,10 +49,14 @@ export async function applyGenesis(state: ExecState, spec: GenesisSpec): Promise
     await state.putAccount(g.address, a);
     supply += a.balance + a.staked;
     staked += a.staked;
-    if (a.isValidator) active.push(g.address);
+    if (a.isValidator) {
+      active.push(g.address);
+      const keys = g.signingKeys ?? { secp256k1: '0x' as Hex, mldsa44: '0x' as Hex };
+      await registerCandidate(state, { address: g.address, signingKeys: keys, commissionBps: g.commissionBps ?? DEFAULT_COMMISSION_BPS, registeredAt: 0 });
+    }
   }
   if (active.length === 0) throw new Error('genesis needs at least one validator');
-  await state.putRecord(VALIDATORS_KEY, { active: [...active].sort() } satisfies ValidatorSet);
+  await state.putRecord(VALIDATORS_KEY, { active: [...active].sort(), bank: [], epoch: 0, electedAt: 0 } satisfies ValidatorSet);
   await saveSupply(state, { supply, minted: 0n, burned: 0n, staked });
   const header = genesisHeader({
     height: 0, parentHash: ZERO_HASH, timestamp: spec.timestamp, producer: ZERO_ADDRESS,

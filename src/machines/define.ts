@@ -59,6 +59,11 @@ export interface MachineDef<M extends AnyStateMachine> {
    * Without it such a failure halts the block.
    */
   onTickFailure?: (reason: string, height: number) => EventFrom<M>;
+  /**
+   * A few figures of the snapshot worth keeping in its history (e.g. a proposal's tally):
+   * added to every `machine.transition` event as `summary`, so the history by height shows them.
+   */
+  summary?: (snapshot: SnapshotFrom<M>) => Record<string, string>;
 }
 
 /**

@@ -114,6 +114,7 @@ async function save<M extends AnyStateMachine>(state: ExecState, def: MachineDef
       to: stateName(snap(c.after).value),
       event: c.event,
       height: c.height,
+      ...(def.summary ? { summary: (def.summary as (s: SnapshotFrom<M>) => Record<string, string>)(c.after) } : {}),
     },
   ];
   const ctx: EffectContext = { state, height: c.height, machine: def.name, id };

@@ -1,5 +1,6 @@
 import type { MachineDef } from './define';
 import { MachineError } from './errors';
+import { proposalDef } from './proposal';
 
 /** A definition of any machine, as the tick sees it (it only needs the name to find it). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -18,7 +19,7 @@ export function machineRegistry(defs: readonly AnyMachineDef[]): MachineRegistry
 }
 
 /**
- * Every on-chain machine of the protocol. Empty until the proposal machine (issue 10); the
- * AI-task and bridge-transfer machines follow (issue 12). Adding one is one line here.
+ * Every on-chain machine of the protocol: the governance proposal; the AI-task and
+ * bridge-transfer machines follow (issue 12). Adding one is one line here.
  */
-export const MACHINES: MachineRegistry = machineRegistry([]);
+export const MACHINES: MachineRegistry = machineRegistry([proposalDef]);

@@ -2,6 +2,8 @@ import type { TxHandler } from '../protocol/handler';
 import type { TxType } from '../protocol/types';
 import { nameRegister, nameRelease, nameTransfer, nameUpdate } from './names';
 import { transfer } from './native/transfer';
+import { claimVoterReward, setCommission, stake, unstake, vote } from './staking';
+import { govPropose, govVote } from './governance';
 import { nftApprove, nftBurn, nftCreate, nftMint, nftTransfer } from './nft';
 import { tokenApprove, tokenBlacklist, tokenBurn, tokenCreate, tokenFreeze, tokenMint, tokenPause, tokenTransfer, tokenTransferFrom, tokenUnfreeze, tokenUnpause } from './tokens';
 import type { AnyTxEntry } from './tx/entry';
@@ -15,6 +17,13 @@ import { vmCall, vmDeploy, vmTransfer } from './vm/vm';
  */
 export const REGISTRY = {
   TRANSFER: transfer,
+  STAKE: stake,
+  UNSTAKE: unstake,
+  VOTE: vote,
+  SET_COMMISSION: setCommission,
+  CLAIM_VOTER_REWARD: claimVoterReward,
+  GOV_PROPOSE: govPropose,
+  GOV_VOTE: govVote,
   VM_DEPLOY: vmDeploy,
   VM_CALL: vmCall,
   VM_TRANSFER: vmTransfer,

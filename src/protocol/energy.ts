@@ -15,9 +15,16 @@ export function energyAt(a: AccountState, height: number): bigint {
   return e > cap ? cap : e;
 }
 
+/**
+ * The fee-exemption rule (docs/PROTOCOL.md "Energy and fees"): an account burns no fees when
+ * genesis made it exempt (system accounts), or while its own stake is at least the governable
+ * FEE_EXEMPT_STAKE (0 turns the stake rule off). `/address` shows the same rule's answer.
+ */
+export const isFeeExempt = (a: AccountState, feeExemptStake: bigint): boolean => a.feeExempt || (feeExemptStake > 0n && a.staked >= feeExemptStake);
+
 /** What a transaction costs: the energy it consumes and the base units burned for the shortfall. */
-export function chargeFor(a: AccountState, cost: bigint, height: number): { energyUsed: bigint; burn: bigint; energyLeft: bigint } {
-  if (a.feeExempt) return { energyUsed: 0n, burn: 0n, energyLeft: energyAt(a, height) };
+export function chargeFor(a: AccountState, cost: bigint, height: number, exempt = a.feeExempt): { energyUsed: bigint; burn: bigint; energyLeft: bigint } {
+  if (exempt) return { energyUsed: 0n, burn: 0n, energyLeft: energyAt(a, height) };
   const have = energyAt(a, height);
   const used = have >= cost ? cost : have;
   return { energyUsed: used, burn: (cost - used) * BURN_PER_ENERGY, energyLeft: have - used };

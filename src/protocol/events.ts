@@ -27,11 +27,15 @@ export type ChainEvent =
   | { kind: 'name.update'; name: string; owner: Address; target: Address; registeredAt: number; previous: { owner: Address; target: Address } }
   /** A name was released; `registeredAt`, `owner` and `target` are what it had (an undo restores them). */
   | { kind: 'name.release'; name: string; registeredAt: number; owner: Address; target: Address }
+  /** A voter claimed its block rewards (CLAIM_VOTER_REWARD). */
+  | { kind: 'reward.claim'; voter: Address; amount: string }
+  /** The election at an epoch boundary changed the active set or the bank (`previous`: the active set before). */
+  | { kind: 'validators.elect'; epoch: number; height: number; active: Address[]; bank: Address[]; previous: Address[] }
   /**
    * An on-chain machine (machines/) moved from state `from` to `to` on `event` at `height`.
    * `machine` names the definition, `id` the instance (e.g. a proposal id). Indexed
    * node-locally as the machine's history; consensus state keeps only the current record.
    */
-  | { kind: 'machine.transition'; machine: string; id: string; from: string; to: string; event: string; height: number };
+  | { kind: 'machine.transition'; machine: string; id: string; from: string; to: string; event: string; height: number; summary?: Record<string, string> };
 
 export type ChainEventKind = ChainEvent['kind'];

@@ -32,15 +32,17 @@ export const GAS_PER_ENERGY = 100n;
 /** FEES in base units as the spec's eth_gasPrice formula names them. */
 export const FEES = { VM_TRANSFER: 210n } as const;
 
-export const BLOCK_REWARD = 1n * COIN;
-export const TREASURY_REWARD = COIN / 4n;
-export const MIN_CANDIDATE_STAKE = 1_000n * COIN;
-export const MIN_ORACLE_STAKE = 500n * COIN;
-export const MAX_VALIDATORS = 21;
-export const BANK_SIZE = 6;
+/** Block reward, stakes, set sizes, windows: governable, in protocol/governable.ts (read through its one accessor). */
+
 
 /** The treasury is an account with a fixed address no key controls (20 bytes of 0x…7e). */
 export const TREASURY_ADDRESS: `0x${string}` = '0x000000000000000000000000000000000000007e';
+/** Voters' block rewards wait here until CLAIM_VOTER_REWARD (an account no key controls: 0x…7f). */
+export const REWARD_POOL_ADDRESS: `0x${string}` = '0x000000000000000000000000000000000000007f';
+/** Coins of an UNSTAKE wait here until they mature (0x…7c). */
+export const UNBONDING_ADDRESS: `0x${string}` = '0x000000000000000000000000000000000000007c';
+/** Governance deposits are held here while their proposal runs (0x…7d). */
+export const GOV_ESCROW_ADDRESS: `0x${string}` = '0x000000000000000000000000000000000000007d';
 
 /** The fixed VM gas price in wei: FEES.VM_TRANSFER × 10^12 / 21,000 (no gas market). */
 export const GAS_PRICE_WEI = (FEES.VM_TRANSFER * 10n ** 12n) / 21_000n;

@@ -27,6 +27,18 @@ export const RECORD_PREFIX = {
   nftItem: 'nfti/',
   /** Name service: name → record. */
   name: 'name/',
+  /** Governable parameters (exact key): protocol/governable.ts. */
+  params: 'gov/params',
+  /** Governance: a voter's vote on a proposal (proposal id / voter), the proposal's voters (proposal id), treasury spends (exact key). */
+  govVote: 'gov/vote/',
+  govVoters: 'gov/voters/',
+  treasury: 'gov/treasury',
+  /** Staking: candidate record, the list of candidates (exact key), voter record, unbonding queue of an account, addresses maturing at a height. */
+  candidate: 'stk/cand/',
+  candidates: 'stk/candidates',
+  voter: 'stk/voter/',
+  unbonding: 'stk/unb/',
+  unbondingDue: 'stk/due/',
   /** On-chain machines: a machine's record, and the due-height index of their deadlines. */
   machine: 'mach/',
   machineDue: 'due/',

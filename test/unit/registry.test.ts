@@ -14,16 +14,16 @@ describe('the registry', () => {
     expect(TX_TYPE_CATALOGUE).toHaveLength(58);
     expect(new Set(TX_TYPE_CATALOGUE).size).toBe(58);
     expect(TX_TYPES).toEqual(Object.keys(REGISTRY));
-    expect(TX_TYPES).toHaveLength(24);
+    expect(TX_TYPES).toHaveLength(31);
     for (const [type, entry] of Object.entries(REGISTRY)) {
       expect(entry.type).toBe(type);
       expect(entry.handler.type).toBe(type);
       expect(TX_TYPE_CATALOGUE).toContain(type);
       expect(handlerFor(entry.type)).toBe(entry.handler);
     }
-    expect(isImplemented('STAKE')).toBe(false);
-    expect(entryOf('STAKE')).toBeUndefined();
-    expect(handlerFor('STAKE')).toBeUndefined();
+    expect(isImplemented('ORACLE_REGISTER')).toBe(false);
+    expect(entryOf('ORACLE_REGISTER')).toBeUndefined();
+    expect(handlerFor('ORACLE_REGISTER')).toBeUndefined();
   });
 
   it('keeps every fixed energy cost, and VM energy is the gas limit ÷ 100 rounded up', () => {
@@ -41,7 +41,7 @@ describe('the registry', () => {
       expect(decodeEnvelope(JSON.parse(JSON.stringify(tx))).ok, type).toBe(true);
     }
     const base = JSON.parse(JSON.stringify(signTx(keys, { type: 'TRANSFER', to: BOB, amount: 1n, nonce: 0 })));
-    for (const type of ['STAKE', 'GOV_VOTE', 'transfer', 'NOPE', 5]) {
+    for (const type of ['ORACLE_REGISTER', 'BRIDGE_IN', 'transfer', 'NOPE', 5]) {
       expect(decodeEnvelope({ ...base, type, id: undefined })).toEqual({ ok: false, error: 'unknown transaction type' });
     }
   });

@@ -61,6 +61,9 @@ export function defineTx<const T extends TxType, const R extends ToRule, F exten
       )
     : undefined;
 
+  /** A type whose fields are all optional takes a null (absent) data as {}. */
+  const dataOf = (tx: SignedTx): unknown => (required.length === 0 && names.length > 0 && (tx.data === null || tx.data === undefined) ? {} : tx.data);
+
   /** The typed data of checked data. */
   const read = (d: unknown): DataOf<F> => {
     const out: Record<string, unknown> = {};
@@ -92,7 +95,7 @@ export function defineTx<const T extends TxType, const R extends ToRule, F exten
 
   /** Every data rule in order, naming the first broken one (the slow path: refused data). */
   const walk = (tx: SignedTx): string | undefined => {
-    const d = tx.data;
+    const d = dataOf(tx);
     if (!isObject(d)) return messages.notObject(type, required);
     if (messages.missing) for (const k of required) if (!(k in d)) return messages.missing(type, k);
     for (const k of Object.keys(d)) if (!names.includes(k as keyof F & string)) return messages.unknown(type, k);
@@ -112,8 +115,9 @@ export function defineTx<const T extends TxType, const R extends ToRule, F exten
 
   const dataRefusal = (tx: SignedTx): string | undefined => {
     if (!whole) return envelopeRules(tx);
-    if (!whole.Check(tx.data)) return walk(tx);
-    return envelopeRules(tx) ?? dataRules(tx, read(tx.data));
+    const d = dataOf(tx);
+    if (!whole.Check(d)) return walk(tx);
+    return envelopeRules(tx) ?? dataRules(tx, read(d));
   };
 
   const handler: TxHandler & { type: T } = {
@@ -138,7 +142,7 @@ export function defineTx<const T extends TxType, const R extends ToRule, F exten
       // applyTx ran validate first, so the data reads as typed and `to` obeys the rule. An
       // Ethereum-born transaction (VM types) has no data object: its run reads the raw fields.
       const c: RunCtx<R> = { ...ctx, to: ctx.tx.to as ToOf<R>, events: [] };
-      const out = await spec.run(c, fields && ctx.tx.envelope !== 'eth' ? read(ctx.tx.data) : ({} as DataOf<F>));
+      const out = await spec.run(c, fields && ctx.tx.envelope !== 'eth' ? read(dataOf(ctx.tx)) : ({} as DataOf<F>));
       return out ?? { energy: energyOf(ctx.tx), events: c.events };
     },
   };

@@ -23,6 +23,7 @@ const FORMATS: Record<string, (v: string) => boolean> = {
   'cairn.plain-text': (v) => !BAD_TEXT.test(v),
   'cairn.name-any-case': (v) => NAME_RE.test(v.toLowerCase()),
   'cairn.hex': (v) => isHex(v),
+  'cairn.address': (v) => parseAddress(v) !== undefined,
 };
 for (const [name, check] of Object.entries(FORMATS)) FormatRegistry.Set(name, check);
 /** A string of at most `max` UTF-8 bytes. */

@@ -1,0 +1,175 @@
+import { assign, setup } from 'xstate';
+import { credit, debit } from '../protocol/accounts';
+import type { ExecState } from '../protocol/execState';
+import { isParamName, paramRefusal, setParam } from '../protocol/governable';
+import { TxFailure } from '../protocol/handler';
+import { GOV_ESCROW_ADDRESS, TREASURY_ADDRESS } from '../protocol/params';
+import { RECORD_PREFIX } from '../protocol/records';
+import type { Address } from '../protocol/types';
+import { defineMachine, effect, type DeadlineEvent } from './define';
+
+/**
+ * The governance proposal (docs/PROTOCOL.md "Governance"), an on-chain machine. Its state
+ * names are the `status` words of /governance/proposals:
+ *
+ *   VOTING ──DEADLINE at votingEnds──► EXPIRED   turnout below quorum            (deposit refunded)
+ *                                  ├─► VETOED    veto share above the veto bar   (deposit to the treasury)
+ *                                  ├─► QUEUED    yes share above the threshold   (deposit refunded; timelock)
+ *                                  └─► REJECTED  otherwise                       (deposit refunded)
+ *   QUEUED ──DEADLINE at executeAt──► EXECUTED   the change is applied
+ *          └─EXECUTION_FAILED───────► FAILED     the change was refused (e.g. the treasury cannot pay)
+ *
+ * TALLY events carry the tally the governance module recounts from stakes after each GOV_VOTE
+ * and at the end of the voting window's last block (modules/governance/tally.ts). The rules (quorum, threshold,
+ * veto, windows) are the governable values when the proposal was made, kept in its context;
+ * quorum is measured against the coins staked at that time.
+ */
+export type ProposalAction = { kind: 'param'; param: string; value: string } | { kind: 'spend'; to: Address; amount: string };
+
+export const OPTIONS = ['yes', 'no', 'abstain', 'veto'] as const;
+export type VoteOption = (typeof OPTIONS)[number];
+export type Tally = Record<VoteOption, string>;
+
+export interface ProposalInput {
+  proposer: Address;
+  deposit: string;
+  action: ProposalAction;
+  createdAt: number;
+  votingEnds: number;
+  timelock: number;
+  /** Staked coins when the proposal was made: the quorum's base. */
+  stakeAtStart: string;
+  quorumBps: number;
+  thresholdBps: number;
+  vetoBps: number;
+}
+
+export interface ProposalContext extends ProposalInput {
+  tally: Tally;
+  /** Accounts that have voted. */
+  voters: number;
+  decidedAt: number | null;
+  executeAt: number | null;
+  failure: string | null;
+}
+
+export type ProposalEvent =
+  /** The tally recounted after a GOV_VOTE (and once more at the voting end), with the number of voters. */
+  | { type: 'TALLY'; tally: Tally; voters: number }
+  | { type: 'EXECUTION_FAILED'; reason: string }
+  | DeadlineEvent;
+
+export const PROPOSAL_STATES = ['VOTING', 'QUEUED', 'EXECUTED', 'REJECTED', 'VETOED', 'EXPIRED', 'FAILED'] as const;
+export type ProposalStatus = (typeof PROPOSAL_STATES)[number];
+
+export const ZERO_TALLY: Tally = { yes: '0', no: '0', abstain: '0', veto: '0' };
+const n = (t: Tally, k: VoteOption): bigint => BigInt(t[k]);
+export const turnout = (t: Tally): bigint => n(t, 'yes') + n(t, 'no') + n(t, 'abstain') + n(t, 'veto');
+
+/** The tally rules, pure: used by the machine's guards and by readers showing a live outcome. */
+export const rules = {
+  quorumReached: (c: ProposalContext) => turnout(c.tally) * 10_000n >= BigInt(c.stakeAtStart) * BigInt(c.quorumBps),
+  vetoed: (c: ProposalContext) => turnout(c.tally) > 0n && n(c.tally, 'veto') * 10_000n > turnout(c.tally) * BigInt(c.vetoBps),
+  passed: (c: ProposalContext) => {
+    const decisive = n(c.tally, 'yes') + n(c.tally, 'no') + n(c.tally, 'veto');
+    return decisive > 0n && n(c.tally, 'yes') * 10_000n > decisive * BigInt(c.thresholdBps);
+  },
+};
+
+const deadlineHeight = (e: ProposalEvent): number => (e as DeadlineEvent).height;
+
+export const proposalMachine = setup({
+  types: { context: {} as ProposalContext, events: {} as ProposalEvent, input: {} as ProposalInput },
+  actions: {
+    refund: effect<{ to: Address; amount: string }>(),
+    forfeit: effect<{ amount: string }>(),
+    execute: effect<{ action: ProposalAction }>(),
+  },
+  guards: {
+    noQuorum: ({ context }) => !rules.quorumReached(context),
+    vetoed: ({ context }) => rules.vetoed(context),
+    passed: ({ context }) => rules.passed(context),
+  },
+}).createMachine({
+  id: 'proposal',
+  initial: 'VOTING',
+  context: ({ input }) => ({ ...input, tally: { ...ZERO_TALLY }, voters: 0, decidedAt: null, executeAt: null, failure: null }),
+  states: {
+    VOTING: {
+      on: {
+        TALLY: {
+          actions: assign({
+            tally: ({ event }) => ({ ...(event as Extract<ProposalEvent, { type: 'TALLY' }>).tally }),
+            voters: ({ event }) => (event as Extract<ProposalEvent, { type: 'TALLY' }>).voters,
+          }),
+        },
+        DEADLINE: [
+          { guard: 'noQuorum', target: 'EXPIRED', actions: [assign({ decidedAt: ({ event }) => deadlineHeight(event) }), { type: 'refund', params: ({ context }) => ({ to: context.proposer, amount: context.deposit }) }] },
+          { guard: 'vetoed', target: 'VETOED', actions: [assign({ decidedAt: ({ event }) => deadlineHeight(event) }), { type: 'forfeit', params: ({ context }) => ({ amount: context.deposit }) }] },
+          {
+            guard: 'passed',
+            target: 'QUEUED',
+            actions: [assign({ decidedAt: ({ event }) => deadlineHeight(event) }), { type: 'refund', params: ({ context }) => ({ to: context.proposer, amount: context.deposit }) }, assign({ executeAt: ({ context, event }) => deadlineHeight(event) + context.timelock })],
+          },
+          { target: 'REJECTED', actions: [assign({ decidedAt: ({ event }) => deadlineHeight(event) }), { type: 'refund', params: ({ context }) => ({ to: context.proposer, amount: context.deposit }) }] },
+        ],
+      },
+    },
+    QUEUED: {
+      on: {
+        DEADLINE: { target: 'EXECUTED', actions: { type: 'execute', params: ({ context }) => ({ action: context.action }) } },
+        EXECUTION_FAILED: { target: 'FAILED', actions: assign({ failure: ({ event }) => (event as Extract<ProposalEvent, { type: 'EXECUTION_FAILED' }>).reason }) },
+      },
+    },
+    EXECUTED: { type: 'final' },
+    REJECTED: { type: 'final' },
+    VETOED: { type: 'final' },
+    EXPIRED: { type: 'final' },
+    FAILED: { type: 'final' },
+  },
+});
+
+/** gov/treasury: what proposals have spent (income = balance + spent). */
+export interface TreasuryRecord {
+  spent: string;
+  spends: { proposal: string; to: Address; amount: string; height: number }[];
+}
+export const TREASURY_KEY = RECORD_PREFIX.treasury;
+export const loadTreasury = async (s: ExecState): Promise<TreasuryRecord> => (await s.getRecord<TreasuryRecord>(TREASURY_KEY)) ?? { spent: '0', spends: [] };
+
+/** Applies a passed proposal's change; TxFailure when it cannot be applied (the proposal FAILS). */
+async function execute(s: ExecState, a: ProposalAction, id: string, height: number): Promise<void> {
+  if (a.kind === 'param') {
+    const refused = paramRefusal(a.param, a.value);
+    if (refused || !isParamName(a.param)) throw new TxFailure(refused ?? `unknown parameter ${a.param}`);
+    await setParam(s, a.param, BigInt(a.value), height);
+    return;
+  }
+  const amount = BigInt(a.amount);
+  const have = (await s.getAccount(TREASURY_ADDRESS))?.balance ?? 0n;
+  if (have < amount) throw new TxFailure(`the treasury holds ${have} base units, less than the ${amount} to spend`);
+  await debit(s, TREASURY_ADDRESS, amount);
+  await credit(s, a.to, amount, height);
+  const t = await loadTreasury(s);
+  await s.putRecord(TREASURY_KEY, { spent: (BigInt(t.spent) + amount).toString(), spends: [...t.spends, { proposal: id, to: a.to, amount: a.amount, height }] } satisfies TreasuryRecord);
+}
+
+export const proposalDef = defineMachine({
+  name: 'proposal',
+  version: 1,
+  machine: proposalMachine,
+  deadline: (s) => (s.matches('VOTING') ? s.context.votingEnds : s.matches('QUEUED') ? s.context.executeAt : null),
+  effects: {
+    refund: async ({ state, height }, { to, amount }) => {
+      await debit(state, GOV_ESCROW_ADDRESS, BigInt(amount));
+      await credit(state, to, BigInt(amount), height);
+    },
+    forfeit: async ({ state, height }, { amount }) => {
+      await debit(state, GOV_ESCROW_ADDRESS, BigInt(amount));
+      await credit(state, TREASURY_ADDRESS, BigInt(amount), height);
+    },
+    execute: async ({ state, height, id }, { action }) => execute(state, action, id, height),
+  },
+  onTickFailure: (reason) => ({ type: 'EXECUTION_FAILED', reason }),
+  summary: (s) => ({ ...s.context.tally, voters: String(s.context.voters) }),
+});

@@ -1,0 +1,2 @@
+export { govPropose, govVote } from './propose';
+export { recount, recountDue, powerOf, getVoters, voteKey, votersKey } from './tally';

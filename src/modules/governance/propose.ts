@@ -1,0 +1,94 @@
+import { createInstance, loadInstance, sendEvent } from '../../machines/instance';
+import { proposalDef, type ProposalAction } from '../../machines/proposal';
+import { credit, debit } from '../../protocol/accounts';
+import { loadSupply } from '../../protocol/execState';
+import { loadParams, paramRefusal } from '../../protocol/governable';
+import { TxFailure } from '../../protocol/handler';
+import { GOV_ESCROW_ADDRESS } from '../../protocol/params';
+import type { Address } from '../../protocol/types';
+import { defineTx } from '../tx/define';
+import { getCandidate } from '../staking/records';
+import { paramNameField, paramValueField, proposalIdField, spendField, voteOptionField } from './fields';
+import { getVoters, recount, voteKey, votersKey } from './tally';
+
+/**
+ * GOV_PROPOSE: opens a proposal whose id is this transaction's id. `amount` is the deposit
+ * (at least GOV_DEPOSIT), held in escrow and refunded when the vote ends unless the proposal
+ * is vetoed. Either `data.param` + `data.value` (a parameter change) or `data.spend` (a
+ * treasury spend). The rules are the governable values of the proposal's block.
+ */
+export const govPropose = defineTx({
+  type: 'GOV_PROPOSE',
+  module: 'governance',
+  summary: 'opens a proposal (id = this transaction id) changing a governable parameter or spending from the treasury; amount = the deposit',
+  to: { kind: 'none', reason: 'GOV_PROPOSE takes no to address (to must be null)' },
+  amount: { kind: 'positive', reason: 'GOV_PROPOSE amount is the deposit and must be positive' },
+  fields: {
+    param: paramNameField('a governable parameter\'s name (with value), e.g. "MAX_VALIDATORS"'),
+    value: paramValueField('the new value, an integer string within the parameter\'s bounds'),
+    spend: spendField('{to, amount}: a treasury spend (instead of param/value)'),
+  },
+  dataRules: [
+    {
+      broken: (d) => (d.spend === null) === (d.param === null),
+      reason: 'GOV_PROPOSE needs either data.param with data.value, or data.spend',
+      sdk: { field: 'param', message: 'give either param with value, or spend' },
+    },
+    {
+      broken: (d) => (d.param === null) !== (d.value === null),
+      reason: 'GOV_PROPOSE data.param and data.value go together',
+      sdk: { field: 'value', message: 'goes with param' },
+    },
+    {
+      broken: (d) => d.param !== null && d.value !== null && paramRefusal(d.param, d.value) !== undefined,
+      reason: 'GOV_PROPOSE data.value is outside the parameter\'s bounds (see GET /governance)',
+      sdk: { field: 'value', message: 'is outside the parameter\'s bounds (see GET /governance)' },
+    },
+  ],
+  energy: 1_000n,
+  async run({ state, height, sender, tx, events }, d) {
+    const p = await loadParams(state);
+    const deposit = BigInt(tx.amount);
+    if (deposit < p.GOV_DEPOSIT) throw new TxFailure(`the deposit must be at least ${p.GOV_DEPOSIT} base units (GOV_DEPOSIT)`);
+    await debit(state, sender, deposit);
+    await credit(state, GOV_ESCROW_ADDRESS, deposit, height);
+    const action: ProposalAction = d.spend ? { kind: 'spend', to: d.spend.to, amount: d.spend.amount.toString() } : { kind: 'param', param: d.param!, value: d.value! };
+    const step = await createInstance(state, proposalDef, tx.id, {
+      proposer: sender, deposit: deposit.toString(), action, createdAt: height,
+      votingEnds: height + Number(p.GOV_VOTING_BLOCKS), timelock: Number(p.GOV_TIMELOCK_BLOCKS),
+      stakeAtStart: (await loadSupply(state)).staked.toString(),
+      quorumBps: Number(p.GOV_QUORUM_BPS), thresholdBps: Number(p.GOV_THRESHOLD_BPS), vetoBps: Number(p.GOV_VETO_BPS),
+    }, height);
+    events.push(...step.events);
+  },
+});
+
+/**
+ * GOV_VOTE: the sender's choice on a proposal under vote (a later GOV_VOTE replaces it). Its
+ * power is its stake (and, for a candidate, its backers' votes unless they voted): the tally
+ * is recounted and handed to the proposal machine, which refuses it outside VOTING.
+ */
+export const govVote = defineTx({
+  type: 'GOV_VOTE',
+  module: 'governance',
+  summary: 'votes yes, no, abstain or veto on a proposal under vote; a later vote replaces the sender\'s earlier one',
+  to: { kind: 'none', reason: 'GOV_VOTE takes no to address (to must be null)' },
+  fields: {
+    proposalId: proposalIdField('the proposal (its GOV_PROPOSE transaction id)'),
+    vote: voteOptionField('"yes", "no", "abstain" or "veto"'),
+  },
+  energy: 300n,
+  async run({ state, height, sender, events }, { proposalId, vote }) {
+    const snap = await loadInstance(state, proposalDef, proposalId);
+    if (!snap) throw new TxFailure(`proposal ${proposalId} does not exist`);
+    if (!snap.matches('VOTING')) throw new TxFailure(`proposal ${proposalId} is ${String(snap.value)}, not under vote`);
+    const acc = await state.getAccount(sender);
+    const received = BigInt((await getCandidate(state, sender))?.received ?? '0');
+    if ((acc?.staked ?? 0n) === 0n && received === 0n) throw new TxFailure('GOV_VOTE needs voting power: stake coins first (STAKE)');
+    const voters = await getVoters(state, proposalId);
+    if (!voters.includes(sender)) await state.putRecord(votersKey(proposalId), [...voters, sender].sort() satisfies Address[]);
+    await state.putRecord(voteKey(proposalId, sender), vote);
+    const { tally, voters: count } = await recount(state, proposalId);
+    events.push(...(await sendEvent(state, proposalDef, proposalId, { type: 'TALLY', tally, voters: count }, height)).events);
+  },
+});

@@ -1,0 +1,66 @@
+import { readDue } from '../../machines/dueIndex';
+import { loadInstance, sendEvent } from '../../machines/instance';
+import { OPTIONS, proposalDef, ZERO_TALLY, type Tally, type VoteOption } from '../../machines/proposal';
+import type { ChainEvent } from '../../protocol/events';
+import type { ExecState } from '../../protocol/execState';
+import { recordKey } from '../../protocol/records';
+import type { Address } from '../../protocol/types';
+import { getCandidate, getVoter } from '../staking/records';
+
+/**
+ * Voting power (docs/PROTOCOL.md "Governance"): a voter's power is its own staked coins. A
+ * validator candidate that votes also carries the votes its backers allocated to it — except
+ * the part of backers who voted on the proposal themselves (their own vote wins). The tally
+ * is recounted from the current stakes and allocations after every GOV_VOTE and once more at
+ * the end of the last voting block, so it never depends on the order of votes.
+ *   gov/voters/<proposal>        → Address[]  who voted, sorted
+ *   gov/vote/<proposal>/<voter>  → VoteOption its latest choice
+ */
+export const votersKey = (proposal: string): string => recordKey('govVoters', proposal);
+export const voteKey = (proposal: string, voter: Address): string => recordKey('govVote', proposal, voter);
+
+export const getVoters = async (s: ExecState, proposal: string): Promise<Address[]> => (await s.getRecord<Address[]>(votersKey(proposal))) ?? [];
+
+/** The power `voter` would vote with now, among `voters` (the proposal's direct voters). */
+export async function powerOf(s: ExecState, voter: Address, direct: ReadonlySet<Address>): Promise<bigint> {
+  const own = (await s.getAccount(voter))?.staked ?? 0n;
+  const cand = await getCandidate(s, voter);
+  if (!cand) return own;
+  // Votes received from backers who did not vote themselves (its own allocation is in `own`).
+  let inherited = BigInt(cand.received) - BigInt((await getVoter(s, voter)).votes[voter] ?? '0');
+  for (const w of direct) if (w !== voter) inherited -= BigInt((await getVoter(s, w)).votes[voter] ?? '0');
+  return own + (inherited > 0n ? inherited : 0n);
+}
+
+/** The tally of `proposal` from its recorded votes and the stakes as they are now. */
+export async function recount(s: ExecState, proposal: string): Promise<{ tally: Tally; voters: number }> {
+  const voters = await getVoters(s, proposal);
+  const direct = new Set(voters);
+  const sums: Record<VoteOption, bigint> = { yes: 0n, no: 0n, abstain: 0n, veto: 0n };
+  for (const v of voters) {
+    const option = (await s.getRecord<VoteOption>(voteKey(proposal, v)))!;
+    sums[option] += await powerOf(s, v, direct);
+  }
+  const tally = { ...ZERO_TALLY };
+  for (const k of OPTIONS) tally[k] = sums[k].toString();
+  return { tally, voters: voters.length };
+}
+
+/**
+ * Before the tick of `height`: the final recount of every proposal whose voting ends here, so
+ * the decision sees the stakes of the window's last block. Returns the TALLY transitions.
+ */
+export async function recountDue(s: ExecState, height: number): Promise<ChainEvent[]> {
+  const due = await readDue(s, height);
+  if (!due) return [];
+  const events: ChainEvent[] = [];
+  for (const e of due) {
+    if (e.machine !== proposalDef.name) continue;
+    const snap = await loadInstance(s, proposalDef, e.id);
+    if (!snap?.matches('VOTING')) continue;
+    const { tally, voters } = await recount(s, e.id);
+    const same = voters === snap.context.voters && OPTIONS.every((k) => tally[k] === snap.context.tally[k]);
+    if (!same) events.push(...(await sendEvent(s, proposalDef, e.id, { type: 'TALLY', tally, voters }, height)).events);
+  }
+  return events;
+}

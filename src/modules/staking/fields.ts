@@ -1,0 +1,81 @@
+import { Kind, Type, TypeRegistry } from '@sinclair/typebox';
+import { parseAddress } from '../../crypto/address';
+import type { Address } from '../../protocol/types';
+import type { Hex } from '../../primitives/hex';
+import { integerField } from '../tx/fields';
+import type { Check, Field, OptionalField } from '../tx/entry';
+
+/** Field kinds of the staking types. */
+
+/** At most this many candidates in one VOTE (TRON's limit). */
+export const MAX_VOTE_TARGETS = 30;
+const AMOUNT = '^[1-9][0-9]{0,77}$';
+/** A compressed (33-byte) or uncompressed (65-byte) secp256k1 public key; an ML-DSA-44 public key is 1,312 bytes. */
+const SECP_KEY = '^0x(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$';
+const MLDSA_KEY = '^0x[0-9a-fA-F]{2624}$';
+
+// JSON Schema cannot check a record's keys by format: a custom kind does (compiled like the rest).
+TypeRegistry.Set('CairnAddressKeys', (_schema, value) => value !== null && typeof value === 'object' && Object.keys(value).every((k) => parseAddress(k) !== undefined));
+const addressKeys = () => Type.Unsafe<Record<string, unknown>>({ [Kind]: 'CairnAddressKeys' });
+
+const check = (schema: Check['schema'], reason: string, sdk: Check['sdk']): Check => ({ schema, reason, sdk });
+
+/** VOTE's data.votes: candidate (0x or cairn1…) → positive integer string; read with 0x lower-case keys. */
+export function votesField(doc: string): Field<Record<Address, bigint>, Record<string, bigint | string>> {
+  const sdk = (got: string) => `must map candidate addresses to positive integer amounts, got ${got}`;
+  return {
+    checks: [
+      check(Type.Record(Type.String(), Type.String({ pattern: AMOUNT })), 'must map candidate addresses to positive integer strings (base units)', sdk),
+      check(Type.Record(Type.String(), Type.String(), { maxProperties: MAX_VOTE_TARGETS }), `names at most ${MAX_VOTE_TARGETS} candidates`, sdk),
+      check(addressKeys(), 'has a key that is not an address (0x… or cairn1…)', sdk),
+    ],
+    read: (v) => {
+      const out: Record<Address, bigint> = {};
+      for (const [k, n] of Object.entries(v as Record<string, string>)) {
+        const a = parseAddress(k)!;
+        out[a] = (out[a] ?? 0n) + BigInt(n);
+      }
+      return out;
+    },
+    input: {
+      convert: (v) => {
+        if (v === null || typeof v !== 'object' || Array.isArray(v)) return undefined;
+        const out: Record<string, string> = {};
+        for (const [k, n] of Object.entries(v as Record<string, unknown>)) {
+          const a = parseAddress(k);
+          const amount = typeof n === 'bigint' ? n.toString() : typeof n === 'string' ? n : typeof n === 'number' && Number.isSafeInteger(n) ? String(n) : undefined;
+          if (!a || amount === undefined) return undefined;
+          out[a] = amount;
+        }
+        return out;
+      },
+      refused: sdk,
+    },
+    doc: 'object: candidate address (0x or cairn1…) → votes, a positive integer string of base units; replaces the previous allocation ({} clears it)',
+  };
+}
+
+/** STAKE's optional data.signingKeys: the block-signing public keys a candidate binds. */
+export function signingKeysField(doc: string): OptionalField<{ secp256k1: Hex; mldsa44: Hex } | null, { secp256k1: string; mldsa44: string }> {
+  const sdk = (got: string) => `must be {secp256k1, mldsa44} hex public keys, got ${got}`;
+  return {
+    checks: [
+      check(
+        Type.Object({ secp256k1: Type.String({ pattern: SECP_KEY }), mldsa44: Type.String({ pattern: MLDSA_KEY }) }, { additionalProperties: false }),
+        'must be {secp256k1, mldsa44}: a 33- or 65-byte secp256k1 and a 1,312-byte ML-DSA-44 public key, 0x hex',
+        sdk,
+      ),
+    ],
+    optional: true,
+    read: (v) => (v === undefined ? null : { secp256k1: (v as { secp256k1: string }).secp256k1.toLowerCase() as Hex, mldsa44: (v as { mldsa44: string }).mldsa44.toLowerCase() as Hex }),
+    doc,
+  };
+}
+
+/** A commission in basis points, 0..10,000. */
+export const commissionField = (doc: string): Field<number> => integerField('must be an integer from 0 to 10000 (basis points)', doc, 0, 10_000);
+
+/** An optional commission (absent: the default). */
+export function optionalCommissionField(doc: string, fallback: number): OptionalField<number> {
+  return { ...commissionField(doc), optional: true, read: (v) => (v === undefined ? fallback : (v as number)) };
+}

@@ -1,0 +1,96 @@
+import { loadSupply, saveSupply, type ExecState } from '../../protocol/execState';
+import { loadParams } from '../../protocol/governable';
+import { TxFailure } from '../../protocol/handler';
+import type { Address } from '../../protocol/types';
+import { booleanField } from '../tx/fields';
+import { defineTx } from '../tx/define';
+import { optionalCommissionField, signingKeysField } from './fields';
+import { CANDIDATES_KEY, getCandidate, getCandidates, getVoter, putCandidate, type CandidateRecord } from './records';
+import { queueUnbonding } from './unbonding';
+import { standings } from './election';
+
+/** Commission of a candidate that does not name one, in basis points. */
+export const DEFAULT_COMMISSION_BPS = 1_000;
+
+/** Moves `delta` into (or, negative, out of) the chain's staked counter. */
+async function addStaked(s: ExecState, delta: bigint): Promise<void> {
+  const sup = await loadSupply(s);
+  await saveSupply(s, { ...sup, staked: sup.staked + delta });
+}
+
+/** Registers a candidate record (genesis validators and STAKE with data.candidate). */
+export async function registerCandidate(s: ExecState, c: Omit<CandidateRecord, 'received' | 'accPerVote' | 'pendingCommission'>): Promise<void> {
+  await putCandidate(s, { ...c, pendingCommission: null, received: '0', accPerVote: '0' });
+  const list = await getCandidates(s);
+  await s.putRecord(CANDIDATES_KEY, [...list, c.address].sort());
+}
+
+/**
+ * STAKE: locks `amount` of the sender's balance as stake (energy, voting power). With
+ * `data.candidate: true` the sender also stands for election: it binds its block-signing keys
+ * (`data.signingKeys`, or the keys that signed this transaction) and needs MIN_CANDIDATE_STAKE
+ * of own stake after this one. Staking alone never gives a validator slot.
+ */
+export const stake = defineTx({
+  type: 'STAKE',
+  module: 'staking',
+  summary: 'locks amount of the balance as stake; data.candidate: true also registers the sender as a validator candidate',
+  to: { kind: 'none', reason: 'STAKE takes no to address (to must be null)' },
+  amount: { kind: 'positive', reason: 'STAKE amount must be positive' },
+  fields: {
+    candidate: booleanField('stand for election (needs MIN_CANDIDATE_STAKE of own stake after this STAKE); default false', false),
+    signingKeys: signingKeysField('{secp256k1, mldsa44}: the block-signing public keys a candidate binds; default: the keys signing this transaction'),
+    commission: optionalCommissionField('a candidate\'s commission in basis points (0..10000); default 1000 (10%)', DEFAULT_COMMISSION_BPS),
+  },
+  energy: 300n,
+  async run({ state, height, sender, tx }, d) {
+    const acc = await state.getAccount(sender);
+    const amount = BigInt(tx.amount);
+    if (!acc || acc.balance < amount) throw new TxFailure('insufficient balance');
+    acc.balance -= amount;
+    acc.staked += amount;
+    await state.putAccount(sender, acc);
+    await addStaked(state, amount);
+    if (!d.candidate) return;
+    if (await getCandidate(state, sender)) throw new TxFailure('the sender is already a validator candidate');
+    const min = (await loadParams(state)).MIN_CANDIDATE_STAKE;
+    if (acc.staked < min) throw new TxFailure(`a validator candidate needs at least ${min} base units of own stake (MIN_CANDIDATE_STAKE); it would have ${acc.staked}`);
+    const keys = d.signingKeys ?? (tx.envelope === 'eth' ? null : tx.publicKeys);
+    if (!keys) throw new TxFailure('a validator candidate must bind block-signing keys');
+    await registerCandidate(state, { address: sender, signingKeys: keys, commissionBps: d.commission, registeredAt: height });
+  },
+});
+
+/**
+ * UNSTAKE: moves `amount` of the sender's stake into the unbonding queue; it is liquid again
+ * UNBONDING_BLOCKS later. Stake that backs votes cannot leave from under them (re-VOTE first),
+ * and no UNSTAKE may leave the chain without an eligible validator candidate.
+ */
+export const unstake = defineTx({
+  type: 'UNSTAKE',
+  module: 'staking',
+  summary: 'moves amount of stake into the unbonding queue; liquid again UNBONDING_BLOCKS later',
+  to: { kind: 'none', reason: 'UNSTAKE takes no to address (to must be null)' },
+  amount: { kind: 'positive', reason: 'UNSTAKE amount must be positive' },
+  energy: 300n,
+  async run({ state, height, sender, tx }) {
+    const amount = BigInt(tx.amount);
+    const acc = await state.getAccount(sender);
+    if (!acc || acc.staked < amount) throw new TxFailure(`insufficient stake: ${acc?.staked ?? 0n} base units staked`);
+    const allocated = BigInt((await getVoter(state, sender)).total);
+    if (acc.staked - amount < allocated) {
+      throw new TxFailure(`stake backs votes: ${allocated} base units are allocated by VOTE; reduce them first`);
+    }
+    const p = await loadParams(state);
+    if (await getCandidate(state, sender)) {
+      const eligible = (await standings(state, p.MIN_CANDIDATE_STAKE)).filter((c) => c.eligible).map((c) => c.address as Address);
+      if (eligible.length === 1 && eligible[0] === sender && acc.staked - amount < p.MIN_CANDIDATE_STAKE) {
+        throw new TxFailure('UNSTAKE would leave the chain without an eligible validator candidate');
+      }
+    }
+    acc.staked -= amount;
+    await state.putAccount(sender, acc);
+    await addStaked(state, -amount);
+    await queueUnbonding(state, sender, amount, height + Number(p.UNBONDING_BLOCKS), height);
+  },
+});

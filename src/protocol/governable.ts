@@ -1,0 +1,108 @@
+import { COIN } from '../primitives/amount';
+import type { ExecState } from './execState';
+import { RECORD_PREFIX } from './records';
+
+/**
+ * The governable parameters: one table, one record in consensus state, one accessor.
+ * Genesis writes every value (its chain specification may override the defaults); a
+ * GOV_PROPOSE parameter change that passes writes one. Execution reads them only through
+ * `loadParams` / `paramOf`, so a voted value always takes effect (DESIGN.md §11 lessons).
+ *
+ * Values are non-negative integers (bigint): amounts in base units, fractions in basis
+ * points (1/10,000), windows in blocks. No floats anywhere.
+ */
+export interface ParamSpec {
+  /** The default of a chain specification that does not name it (long, production-like windows). */
+  readonly default: bigint;
+  readonly min: bigint;
+  readonly max: bigint;
+  readonly unit: 'base units' | 'basis points' | 'blocks' | 'count';
+  readonly doc: string;
+}
+
+const coins = (n: bigint) => n * COIN;
+
+export const PARAMS = {
+  BLOCK_REWARD: { default: coins(1n), min: 0n, max: coins(1_000n), unit: 'base units', doc: "minted per block for its producer and the producer's voters (commission to the producer, the rest to its voters)" },
+  TREASURY_REWARD: { default: COIN / 4n, min: 0n, max: coins(1_000n), unit: 'base units', doc: "minted per block into the treasury (the treasury's share of issuance)" },
+  MIN_CANDIDATE_STAKE: { default: coins(1_000n), min: 1n, max: coins(100_000_000n), unit: 'base units', doc: 'own stake a validator candidate must keep' },
+  MAX_VALIDATORS: { default: 21n, min: 1n, max: 101n, unit: 'count', doc: 'size of the active set' },
+  BANK_SIZE: { default: 6n, min: 0n, max: 100n, unit: 'count', doc: 'candidates kept in the standby bank behind the active set' },
+  EPOCH_BLOCKS: { default: 1_200n, min: 1n, max: 1_000_000n, unit: 'blocks', doc: 'the active set is elected at heights that are multiples of this' },
+  COMMISSION_DELAY_BLOCKS: { default: 2_400n, min: 0n, max: 1_000_000n, unit: 'blocks', doc: 'blocks before a SET_COMMISSION takes effect' },
+  UNBONDING_BLOCKS: { default: 50_400n, min: 1n, max: 10_000_000n, unit: 'blocks', doc: 'blocks an UNSTAKE waits before the coins are liquid again' },
+  MIN_ORACLE_STAKE: { default: coins(500n), min: 1n, max: coins(100_000_000n), unit: 'base units', doc: 'stake an oracle must lock (ORACLE_REGISTER)' },
+  FEE_EXEMPT_STAKE: { default: coins(100_000n), min: 0n, max: coins(10_000_000_000n), unit: 'base units', doc: 'own stake from which an account burns no fees (0: nobody is exempt by stake)' },
+  GOV_DEPOSIT: { default: coins(100n), min: 1n, max: coins(100_000_000n), unit: 'base units', doc: 'least deposit a GOV_PROPOSE locks (refunded unless the proposal is vetoed)' },
+  GOV_QUORUM_BPS: { default: 3_340n, min: 1n, max: 10_000n, unit: 'basis points', doc: 'turnout (all votes, abstain included) a proposal needs, of staked coins' },
+  GOV_THRESHOLD_BPS: { default: 5_000n, min: 1n, max: 10_000n, unit: 'basis points', doc: 'share of yes among yes + no + veto needed to pass (more than this)' },
+  GOV_VETO_BPS: { default: 3_340n, min: 1n, max: 10_000n, unit: 'basis points', doc: 'share of veto among all votes that vetoes (and burns the deposit)' },
+  GOV_VOTING_BLOCKS: { default: 100_800n, min: 1n, max: 10_000_000n, unit: 'blocks', doc: 'voting window, from the proposal block' },
+  GOV_TIMELOCK_BLOCKS: { default: 14_400n, min: 1n, max: 10_000_000n, unit: 'blocks', doc: 'blocks between passing and execution' },
+  BRIDGE_BREAKER_BPS: { default: 1_000n, min: 1n, max: 10_000n, unit: 'basis points', doc: 'share of the bridge float that may leave per window before the breaker trips' },
+} as const satisfies Record<string, ParamSpec>;
+
+export type ParamName = keyof typeof PARAMS;
+export const PARAM_NAMES = Object.keys(PARAMS) as ParamName[];
+export const isParamName = (v: unknown): v is ParamName => typeof v === 'string' && Object.hasOwn(PARAMS, v);
+
+/** Every parameter's value. */
+export type Params = Readonly<Record<ParamName, bigint>>;
+
+/** The stored record: values as integer strings, and the height a proposal last changed each. */
+export interface ParamsRecord {
+  values: Record<ParamName, string>;
+  changedAt: Partial<Record<ParamName, number>>;
+}
+export const PARAMS_KEY = RECORD_PREFIX.params;
+
+/** Why `value` cannot be `name`'s value, or undefined. */
+export function paramRefusal(name: string, value: string): string | undefined {
+  if (!isParamName(name)) return `unknown parameter ${JSON.stringify(name)}`;
+  if (!/^(0|[1-9][0-9]{0,77})$/.test(value)) return `${name} must be an integer string`;
+  const v = BigInt(value);
+  const s: ParamSpec = PARAMS[name];
+  if (v < s.min || v > s.max) return `${name} must be from ${s.min} to ${s.max}`;
+  return undefined;
+}
+
+/** The record genesis writes: defaults, overridden by the chain specification's values. */
+export function genesisParams(overrides: Partial<Record<string, string>> = {}): ParamsRecord {
+  const values = {} as Record<ParamName, string>;
+  for (const n of PARAM_NAMES) values[n] = PARAMS[n].default.toString();
+  for (const [n, v] of Object.entries(overrides)) {
+    const r = paramRefusal(n, String(v));
+    if (r) throw new Error(`genesis params: ${r}`);
+    values[n as ParamName] = String(v);
+  }
+  return { values, changedAt: {} };
+}
+
+const toParams = (r: ParamsRecord): Params => {
+  const out = {} as Record<ParamName, bigint>;
+  for (const n of PARAM_NAMES) out[n] = BigInt(r.values[n] ?? PARAMS[n].default);
+  return out;
+};
+
+/** The stored record (genesis always writes one; a state without one reads the defaults). */
+export async function loadParamsRecord(s: ExecState): Promise<ParamsRecord> {
+  return (await s.getRecord<ParamsRecord>(PARAMS_KEY)) ?? genesisParams();
+}
+
+/** THE accessor: every parameter as it stands in this state. */
+export async function loadParams(s: ExecState): Promise<Params> {
+  return toParams(await loadParamsRecord(s));
+}
+
+export async function paramOf(s: ExecState, name: ParamName): Promise<bigint> {
+  return (await loadParams(s))[name];
+}
+
+/** Writes a voted value (the governance module's parameter change). */
+export async function setParam(s: ExecState, name: ParamName, value: bigint, height: number): Promise<void> {
+  const r = await loadParamsRecord(s);
+  await s.putRecord(PARAMS_KEY, { values: { ...r.values, [name]: value.toString() }, changedAt: { ...r.changedAt, [name]: height } } satisfies ParamsRecord);
+}
+
+/** Basis points of an amount, rounded down. */
+export const bps = (amount: bigint, points: bigint): bigint => (amount * points) / 10_000n;
