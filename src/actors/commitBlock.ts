@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { finalizedHeightFrom } from '../consensus/finality';
+import { VALIDATORS_KEY, type ValidatorSet } from '../chain/genesis';
 import { TREASURY_ADDRESS } from '../protocol/params';
 import type { Head } from '../protocol/chain';
 import type { Address, Block } from '../protocol/types';
@@ -56,7 +57,8 @@ export function createBlockCommitter(d: CommitDeps) {
     x.state.settle();
     producers.unshift(header.producer);
     producers.length = Math.min(producers.length, WINDOW);
-    d.view.publish(head, summary);
+    const validators = (await x.state.getRecord<ValidatorSet>(VALIDATORS_KEY))?.active;
+    d.view.publish(head, summary, validators);
     d.mempool.send({ type: 'blockCommitted', height: header.height, hash: header.hash, included: txs.map((t) => t.id), dropped: x.dropped });
     d.log.info(
       {

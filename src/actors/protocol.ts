@@ -74,5 +74,5 @@ export interface HeadSink {
   readonly validators: readonly Address[];
   /** The newest block summaries, newest last. */
   readonly recent: readonly Readonly<BlockSummary>[];
-  publish(head: Head, summary?: BlockSummary): void;
+  publish(head: Head, summary?: BlockSummary, validators?: readonly Address[]): void;
 }

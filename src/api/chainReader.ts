@@ -20,6 +20,7 @@ import type {
   LogView, MempoolView, ProvedAccount, SearchHit, StatsView, StatusView, TxRecord, TxStatus, TxSummary,
 } from '../views';
 import { AssetReader } from './assetReader';
+import { GovernanceReader } from './governanceReader';
 import { BlockCache } from './blockCache';
 import type { ChainQueries, ReadModel } from './ports';
 
@@ -40,11 +41,14 @@ export class ChainReader implements ChainQueries {
 
   /** Token, NFT and name reads (node-local asset indexes and asset state). */
   readonly assets: AssetReader;
+  /** Validators, governance and treasury. */
+  readonly governance: GovernanceReader;
 
   constructor(
     private readonly d: { kv: KvStore; store: ChainStore; view: StatsModel; mempool: ActorRef<MempoolMsg, MempoolReplies> },
   ) {
     this.assets = new AssetReader({ kv: d.kv, view: d.view });
+    this.governance = new GovernanceReader({ kv: d.kv, store: d.store, view: d.view });
     this.blocksCache = new BlockCache(d.store);
   }
 

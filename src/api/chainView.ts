@@ -25,7 +25,7 @@ export class ChainView implements ReadModel {
   private lastMinute: BlockSummary[] = [];
   private current: Readonly<Head>;
   private newest: Readonly<BlockSummary>[] = [];
-  readonly validators: readonly Address[];
+  private active: readonly Address[];
   static readonly RECENT = 64;
 
   constructor(
@@ -34,7 +34,7 @@ export class ChainView implements ReadModel {
     history: BlockSummary[], // oldest first: at least the last 24 h
   ) {
     this.current = Object.freeze({ ...head });
-    this.validators = Object.freeze([...validators]);
+    this.active = Object.freeze([...validators]);
     for (const s of history) this.add(s);
   }
 
@@ -48,8 +48,14 @@ export class ChainView implements ReadModel {
     return this.newest;
   }
 
-  publish(head: Head, summary?: BlockSummary): void {
+  /** The active validator set as of the head (elections change it at epoch boundaries). */
+  get validators(): readonly Address[] {
+    return this.active;
+  }
+
+  publish(head: Head, summary?: BlockSummary, validators?: readonly Address[]): void {
     this.current = Object.freeze({ ...head });
+    if (validators && (validators.length !== this.active.length || validators.some((v, i) => v !== this.active[i]))) this.active = Object.freeze([...validators]);
     if (summary) this.add(summary);
     for (const l of this.listeners) l(this.current);
   }

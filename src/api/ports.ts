@@ -6,6 +6,7 @@ import type {
   AccountProofView, AccountView, AddressTxsPage, AnalysisView, BlockSummaryView, BlockView, ChainPage, CollectionDetail,
   CollectionList, InternalTransferView, ItemView, LogView, MempoolView, NameEntryView, NameList, SearchHit, StatsView,
   StatusView, TokenHolders, TokenList, TokenTransfers, TokenView, TxRecord, TxSummary,
+  GovernanceView, ProposalsPage, ProposalView, TreasuryView, ValidatorsView, ProposalStatus,
 } from '../views';
 
 /**
@@ -40,10 +41,20 @@ export interface AssetQueries {
   name(name: string): Promise<NameEntryView | undefined>;
 }
 
+/** Validators, governance and treasury reads (api/governanceReader.ts). */
+export interface GovernanceQueries {
+  validators(): Promise<ValidatorsView>;
+  governance(): Promise<GovernanceView>;
+  proposal(id: string): Promise<ProposalView | undefined>;
+  proposals(q: { status?: ProposalStatus; since?: number; limit?: number }): Promise<ProposalsPage>;
+  treasury(): Promise<TreasuryView>;
+}
+
 /** Everything the HTTP routes read; implemented by api/chainReader.ts. */
 export interface ChainQueries {
   readonly head: Readonly<Head>;
   readonly assets: AssetQueries;
+  readonly governance: GovernanceQueries;
   status(): Promise<StatusView>;
   account(addr: Address): Promise<AccountView | undefined>;
   code(addr: Address, root?: Hex): Promise<Hex>;

@@ -14,6 +14,18 @@ export const DEV_GENESIS_TIMESTAMP = 1_767_225_600_000; // 2026-01-01T00:00:00Z
 export const DEV_ACCOUNT_BALANCE = 10_000_000n * COIN;
 export const DEV_VALIDATOR_STAKE = 1_000_000n * COIN;
 
+/**
+ * The development network's short windows (docs/PROTOCOL.md "Development network"): every
+ * lifecycle can be watched within a minute or two of blocks. Other parameters keep their defaults.
+ */
+export const DEV_PARAMS: Record<string, string> = {
+  EPOCH_BLOCKS: '10',
+  COMMISSION_DELAY_BLOCKS: '5',
+  UNBONDING_BLOCKS: '10',
+  GOV_VOTING_BLOCKS: '10',
+  GOV_TIMELOCK_BLOCKS: '5',
+};
+
 export interface DevAccount {
   address: string;
   native: string;
@@ -44,11 +56,13 @@ export function devGenesis(count: number, seed = DEV_SEED): { spec: GenesisSpec;
   const spec: GenesisSpec = {
     chainId: CHAIN_ID,
     timestamp: DEV_GENESIS_TIMESTAMP,
+    params: DEV_PARAMS,
     accounts: [
       ...accounts.map((a) => ({ address: a.keys.address, balance: DEV_ACCOUNT_BALANCE.toString() })),
       {
         address: validator.address, balance: '0', staked: DEV_VALIDATOR_STAKE.toString(), isValidator: true,
         mldsaKeyHash: keccakHex(validator.mldsa44.publicKey),
+        signingKeys: { secp256k1: toHex(validator.secp256k1.publicKey), mldsa44: toHex(validator.mldsa44.publicKey) },
       },
     ],
   };

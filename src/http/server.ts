@@ -14,6 +14,7 @@ import { registerContractRoutes } from './routes/contract';
 import { registerOpsRoutes } from './routes/ops';
 import { registerAdminRoutes } from './routes/admin';
 import { registerAssetRoutes } from './routes/assets';
+import { registerGovernanceRoutes } from './routes/governance';
 
 function refuse(res: Response, status: number, retryAfterS: number, error: string): void {
   res.status(status).header('retry-after', String(retryAfterS)).json({ error });
@@ -103,6 +104,7 @@ export function createHttpServer(d: HttpDeps) {
   registerVmRoutes(app, r, d);
   registerContractRoutes(app, r, d);
   registerAssetRoutes(app, r, d);
+  registerGovernanceRoutes(app, r, d);
   const protection = { limiter, guard, gateway, exempt, trusted, admin, rateLimit: rl };
   registerOpsRoutes(app, r, d, { ...protection, peers });
   registerAdminRoutes(app, r, { admin, peers, alerts: d.alerts });

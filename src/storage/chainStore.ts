@@ -333,6 +333,21 @@ export class ChainStore {
     return out;
   }
 
+  /**
+   * A machine's transitions of every instance after height `since`, oldest first, at most
+   * `limit` (whole blocks: a block's transitions are never split across pages).
+   */
+  async machineFeed(machine: string, since: number, limit = 1_000): Promise<Extract<ChainEvent, { kind: 'machine.transition' }>[]> {
+    const prefix = feedPrefix(machine);
+    const out: Extract<ChainEvent, { kind: 'machine.transition' }>[] = [];
+    for await (const [, v] of this.kv.iterate({ gte: Buffer.concat([prefix, u64be(since + 1)]), lt: Buffer.concat([prefix, Buffer.alloc(12, 0xff)]) })) {
+      const e = json(v) as Extract<ChainEvent, { kind: 'machine.transition' }>;
+      if (out.length >= limit && e.height !== out[out.length - 1].height) break;
+      out.push(e);
+    }
+    return out;
+  }
+
   /** History entries of the block's transactions, under the next commit sequence number. */
   private putLifecycle(batch: KvBatch, seqValue: Uint8Array | undefined, block: Block, event: LifecycleEntry['event']): void {
     const seq = seqValue ? readU64be(seqValue) : 0;
@@ -348,12 +363,22 @@ export class ChainStore {
   }
 }
 
-/** Machine transitions of the block (from its transactions and its end-of-block tick), by instance. */
+/** A machine's feed key prefix (every instance, by height). */
+const feedPrefix = (machine: string) => {
+  const m = enc.encode(machine);
+  return bucketKey('machineFeed', Buffer.of(m.length), m);
+};
+
+/** Machine transitions of the block (from its transactions and its end-of-block tick), by instance and by height. */
 function putMachineHistory(batch: KvBatch, block: Block): void {
   const hb = u64be(block.header.height);
   let n = 0;
   const put = (e: ChainEvent) => {
-    if (e.kind === 'machine.transition') batch.put(Buffer.concat([machinePrefix(e.machine, e.id), hb, u32be(n++)]), bytes(e));
+    if (e.kind !== 'machine.transition') return;
+    const v = bytes(e);
+    const seq = u32be(n++);
+    batch.put(Buffer.concat([machinePrefix(e.machine, e.id), hb, seq]), v);
+    batch.put(Buffer.concat([feedPrefix(e.machine), hb, seq]), v);
   };
   for (const r of block.results) if (r.status === 'success') r.events?.forEach(put);
   block.events?.forEach(put);

@@ -7,3 +7,4 @@ export type * from './assets';
 export type * from './chain';
 export type * from './feeds';
 export type * from './tx';
+export type * from './governance';

@@ -1,0 +1,37 @@
+import type { Server } from 'hyper-express';
+import type { ProposalStatus } from '../../views';
+import { badRequest, notFound } from '../httpError';
+import { intParam, limitParam } from '../params';
+import type { HttpDeps, RouteWrap } from '../route';
+
+const STATUSES: readonly ProposalStatus[] = ['VOTING', 'QUEUED', 'EXECUTED', 'REJECTED', 'VETOED', 'EXPIRED', 'FAILED'];
+
+/** GET /validators, /governance, /governance/proposals[/:id], /treasury. */
+export function registerGovernanceRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
+  const g = () => d.reader.governance;
+
+  app.get('/validators', r(async () => g().validators()));
+
+  app.get('/governance', r(async () => g().governance()));
+
+  app.get('/governance/proposals', r(async (req) => {
+    const q = req.query_parameters;
+    const status = q.status === undefined || q.status === '' ? undefined : q.status.toUpperCase();
+    if (status !== undefined && !STATUSES.includes(status as ProposalStatus)) throw badRequest(`status must be one of ${STATUSES.join(', ')}`);
+    const since = intParam(q, 'since');
+    const head = d.reader.head.height;
+    // An empty list for a height not yet processed would read as "nothing happened": say so instead.
+    if (since !== undefined && since > head) throw badRequest(`since (${since}) is above this node's head (${head}): it has not processed that height yet`);
+    return g().proposals({ status: status as ProposalStatus | undefined, since, limit: limitParam(q) });
+  }));
+
+  app.get('/governance/proposals/:id', r(async (req) => {
+    const id = req.path_parameters.id.toLowerCase();
+    if (!/^0x[0-9a-f]{64}$/.test(id)) throw badRequest('invalid proposal id: expected 0x followed by 64 hex digits (the GOV_PROPOSE transaction id)');
+    const p = await g().proposal(id);
+    if (!p) throw notFound(`proposal not found: ${id}`);
+    return p;
+  }));
+
+  app.get('/treasury', r(async () => g().treasury()));
+}
