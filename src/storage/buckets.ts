@@ -37,7 +37,7 @@ export const BUCKETS = {
   internalByAddress: { prefix: 'I', kind: 'block', layout: 'addr|height|tx|n → internal transfer' },
   internal: { prefix: 'J', kind: 'block', layout: 'height|tx|n → internal transfer' },
   machineHistory: { prefix: 'Q', kind: 'block', layout: 'len(machine)|machine|len(id)|id|height|n → machine.transition event' },
-  machineFeed: { prefix: 'Z', kind: 'block', layout: 'len(machine)|machine|height|n → machine.transition event (every instance, in height order: ?since feeds)' },
+  machineFeed: { prefix: 'F', kind: 'block', layout: 'len(machine)|machine|height|n → machine.transition event (every instance, in height order: ?since feeds)' },
   txLifecycle: { prefix: 'W', kind: 'history', layout: 'txid|seq (Mseq at the write) → {event: included | undone, height, hash}' },
   undo: { prefix: 'U', kind: 'undo', layout: 'height → the previous values of the keys the block wrote' },
   contract: { prefix: 'V', kind: 'local', layout: 'addr → contract verification metadata' },
