@@ -115,6 +115,8 @@ describe('asset transaction inputs (fast-check)', () => {
       { numRuns: 4_000 },
     );
     expect(admitted).toBeGreaterThan(300);
-    expect(succeeded).toBeGreaterThan(50);
+    // The generator must reach successful executions too (measured 50–76 of 4,000 runs over
+    // random seeds; a bar at 50 failed one CI run on an unlucky seed).
+    expect(succeeded).toBeGreaterThan(25);
   });
 });
