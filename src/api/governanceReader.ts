@@ -1,7 +1,6 @@
 import { toNative } from '../crypto/address';
 import { loadInstance } from '../machines/instance';
-import { PROPOSAL_STATES, proposalDef, rules, turnout, type ProposalStatus } from '../machines/proposal';
-import { loadTreasury } from '../machines/proposal';
+import { loadTreasury, PROPOSAL_STATES, proposalDef, rules, turnout, type ProposalStatus } from '../machines/proposal';
 import { stateName } from '../machines/record';
 import { commissionAt, getCandidate, getCandidates, getValidatorSet, standings, type Standing } from '../modules/staking';
 import { loadParams, loadParamsRecord, PARAM_NAMES, PARAMS } from '../protocol/governable';
@@ -81,7 +80,10 @@ export class GovernanceReader implements GovernanceQueries {
       };
     });
     const counts = Object.fromEntries(PROPOSAL_STATES.map((k) => [k, 0])) as Record<ProposalStatus, number>;
-    for (const p of (await this.proposals({ limit: 10_000 })).proposals) counts[p.status]++;
+    for (const id of new Set((await this.d.store.machineFeed(proposalDef.name, -1, 10_000)).map((e) => e.id))) {
+      const snap = await loadInstance(s, proposalDef, id);
+      if (snap) counts[stateName(snap.value) as ProposalStatus]++;
+    }
     const head = this.d.view.head;
     return {
       height: head.height, finalizedHeight: head.finalizedHeight, params, proposals: counts,

@@ -82,3 +82,4 @@ export type { Admission, SubmitOutcome } from './admission';
 export type * from './rpcPort';
 export { decodeEthFields } from './ethFields';
 export { decodeCursor, type Feed } from './cursors';
+export { PROPOSAL_STATES } from '../machines/proposal';

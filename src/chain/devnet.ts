@@ -35,18 +35,18 @@ export interface DevAccount {
 
 export const devValidatorSecret = (seed = DEV_SEED): Uint8Array => keccak256(utf8(`${seed}/validator/0`));
 
+/** The entry of dev-accounts.json / dev-validators.json for a key pair. */
+export const devAccountFile = (keys: HybridKeys): DevAccount => ({
+  address: keys.address,
+  native: toNative(keys.address),
+  secret: Buffer.from(keys.secret).toString('hex'),
+  secp256k1PrivateKey: toHex(keys.secp256k1.privateKey),
+});
+
 export function devAccounts(count: number, seed = DEV_SEED): { keys: HybridKeys; file: DevAccount }[] {
   return Array.from({ length: count }, (_, i) => {
     const keys = deriveKeys(devSecret(i, seed));
-    return {
-      keys,
-      file: {
-        address: keys.address,
-        native: toNative(keys.address),
-        secret: Buffer.from(keys.secret).toString('hex'),
-        secp256k1PrivateKey: toHex(keys.secp256k1.privateKey),
-      },
-    };
+    return { keys, file: devAccountFile(keys) };
   });
 }
 

@@ -1,7 +1,7 @@
 import { assign, setup } from 'xstate';
 import { credit, debit } from '../protocol/accounts';
 import type { ExecState } from '../protocol/execState';
-import { isParamName, paramRefusal, setParam } from '../protocol/governable';
+import { paramRefusal, setParam, type ParamName } from '../protocol/governable';
 import { TxFailure } from '../protocol/handler';
 import { GOV_ESCROW_ADDRESS, TREASURY_ADDRESS } from '../protocol/params';
 import { RECORD_PREFIX } from '../protocol/records';
@@ -141,8 +141,8 @@ export const loadTreasury = async (s: ExecState): Promise<TreasuryRecord> => (aw
 async function execute(s: ExecState, a: ProposalAction, id: string, height: number): Promise<void> {
   if (a.kind === 'param') {
     const refused = paramRefusal(a.param, a.value);
-    if (refused || !isParamName(a.param)) throw new TxFailure(refused ?? `unknown parameter ${a.param}`);
-    await setParam(s, a.param, BigInt(a.value), height);
+    if (refused) throw new TxFailure(refused);
+    await setParam(s, a.param as ParamName, BigInt(a.value), height);
     return;
   }
   const amount = BigInt(a.amount);

@@ -13,7 +13,7 @@ import type { ChainMsg, MempoolLookup, MempoolMsg, MempoolReplies } from '../act
 import { NodeRpcBackend } from '../api/rpcBackend';
 import { Sentinel } from '../actors/sentinel';
 import { Supervisor } from '../actors/supervisor';
-import { devGenesis, type DevAccount } from '../chain/devnet';
+import { devAccountFile, devGenesis } from '../chain/devnet';
 import { applyGenesis, VALIDATORS_KEY, type ValidatorSet } from '../chain/genesis';
 import { MAX_FUTURE_NONCE_GAP, MEMPOOL_LIFETIME_MS, TREASURY_ADDRESS } from '../protocol/params';
 import type { Address } from '../protocol/types';
@@ -25,8 +25,7 @@ import { HttpError } from '../http/httpError';
 import { createNodeMetrics } from '../http/metrics';
 import { createHttpServer, type HttpDeps } from '../http/server';
 import { TxPool } from '../mempool/pool';
-import { toHex, type Hex } from '../primitives/hex';
-import { toNative } from '../crypto/address';
+import type { Hex } from '../primitives/hex';
 import { createRpcServer } from '../rpc/server';
 import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
@@ -80,11 +79,7 @@ async function ensureGenesis(store: ChainStore, config: NodeConfig, log: Logger)
   await store.kv.write(batch);
   state.settle();
   // The development keys, so a developer can act as any account and as the validator locally.
-  const validators: DevAccount[] = [{
-    address: dev.validator.address, native: toNative(dev.validator.address), secret: Buffer.from(dev.validator.secret).toString('hex'),
-    secp256k1PrivateKey: toHex(dev.validator.secp256k1.privateKey),
-  }];
-  for (const [name, content] of [['dev-accounts.json', dev.accounts], ['dev-validators.json', validators]] as const) {
+  for (const [name, content] of [['dev-accounts.json', dev.accounts], ['dev-validators.json', [devAccountFile(dev.validator)]]] as const) {
     const file = join(config.dataDir, name);
     try {
       await writeFile(file, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });

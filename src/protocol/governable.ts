@@ -94,8 +94,9 @@ export async function loadParams(s: ExecState): Promise<Params> {
   return toParams(await loadParamsRecord(s));
 }
 
+/** One parameter (the same record, without building the whole table: applyTx reads it per staker). */
 export async function paramOf(s: ExecState, name: ParamName): Promise<bigint> {
-  return (await loadParams(s))[name];
+  return BigInt((await loadParamsRecord(s)).values[name] ?? PARAMS[name].default);
 }
 
 /** Writes a voted value (the governance module's parameter change). */

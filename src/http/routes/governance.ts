@@ -1,10 +1,11 @@
 import type { Server } from 'hyper-express';
+import { PROPOSAL_STATES } from '../../api/ports';
 import type { ProposalStatus } from '../../views';
 import { badRequest, notFound } from '../httpError';
 import { intParam, limitParam } from '../params';
 import type { HttpDeps, RouteWrap } from '../route';
 
-const STATUSES: readonly ProposalStatus[] = ['VOTING', 'QUEUED', 'EXECUTED', 'REJECTED', 'VETOED', 'EXPIRED', 'FAILED'];
+const STATUSES: readonly string[] = PROPOSAL_STATES;
 
 /** GET /validators, /governance, /governance/proposals[/:id], /treasury. */
 export function registerGovernanceRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
@@ -17,7 +18,7 @@ export function registerGovernanceRoutes(app: Server, r: RouteWrap, d: HttpDeps)
   app.get('/governance/proposals', r(async (req) => {
     const q = req.query_parameters;
     const status = q.status === undefined || q.status === '' ? undefined : q.status.toUpperCase();
-    if (status !== undefined && !STATUSES.includes(status as ProposalStatus)) throw badRequest(`status must be one of ${STATUSES.join(', ')}`);
+    if (status !== undefined && !STATUSES.includes(status)) throw badRequest(`status must be one of ${STATUSES.join(', ')}`);
     const since = intParam(q, 'since');
     const head = d.reader.head.height;
     // An empty list for a height not yet processed would read as "nothing happened": say so instead.

@@ -4,10 +4,8 @@ import { OPTIONS, type VoteOption } from '../../machines/proposal';
 import { PARAM_NAMES, type ParamName } from '../../protocol/governable';
 import type { Address } from '../../protocol/types';
 import type { Hex } from '../../primitives/hex';
-import type { Check, Field, OptionalField } from '../tx/entry';
-import { ADDRESS_INPUT } from '../tx/fields';
-
-const check = (schema: Check['schema'], reason: string, sdk: Check['sdk']): Check => ({ schema, reason, sdk });
+import type { Field, OptionalField } from '../tx/entry';
+import { ADDRESS_INPUT, check } from '../tx/fields';
 
 /** GOV_PROPOSE data.param: the name of a governable parameter. */
 export function paramNameField(doc: string): OptionalField<ParamName | null, string> {

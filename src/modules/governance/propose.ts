@@ -21,7 +21,7 @@ export const govPropose = defineTx({
   type: 'GOV_PROPOSE',
   module: 'governance',
   summary: 'opens a proposal (id = this transaction id) changing a governable parameter or spending from the treasury; amount = the deposit',
-  to: { kind: 'none', reason: 'GOV_PROPOSE takes no to address (to must be null)' },
+  to: { kind: 'none' },
   amount: { kind: 'positive', reason: 'GOV_PROPOSE amount is the deposit and must be positive' },
   fields: {
     param: paramNameField('a governable parameter\'s name (with value), e.g. "MAX_VALIDATORS"'),
@@ -72,7 +72,7 @@ export const govVote = defineTx({
   type: 'GOV_VOTE',
   module: 'governance',
   summary: 'votes yes, no, abstain or veto on a proposal under vote; a later vote replaces the sender\'s earlier one',
-  to: { kind: 'none', reason: 'GOV_VOTE takes no to address (to must be null)' },
+  to: { kind: 'none' },
   fields: {
     proposalId: proposalIdField('the proposal (its GOV_PROPOSE transaction id)'),
     vote: voteOptionField('"yes", "no", "abstain" or "veto"'),

@@ -21,25 +21,29 @@ export const voteKey = (proposal: string, voter: Address): string => recordKey('
 
 export const getVoters = async (s: ExecState, proposal: string): Promise<Address[]> => (await s.getRecord<Address[]>(votersKey(proposal))) ?? [];
 
-/** The power `voter` would vote with now, among `voters` (the proposal's direct voters). */
-export async function powerOf(s: ExecState, voter: Address, direct: ReadonlySet<Address>): Promise<bigint> {
+/**
+ * The power of `voter` now, given every direct voter's vote allocation (`allocations`, its
+ * own included): its stake, plus — for a candidate — the votes received from backers who did
+ * not vote themselves (its own allocation is already in its stake).
+ */
+export async function powerOf(s: ExecState, voter: Address, allocations: ReadonlyMap<Address, Record<Address, string>>): Promise<bigint> {
   const own = (await s.getAccount(voter))?.staked ?? 0n;
   const cand = await getCandidate(s, voter);
   if (!cand) return own;
-  // Votes received from backers who did not vote themselves (its own allocation is in `own`).
-  let inherited = BigInt(cand.received) - BigInt((await getVoter(s, voter)).votes[voter] ?? '0');
-  for (const w of direct) if (w !== voter) inherited -= BigInt((await getVoter(s, w)).votes[voter] ?? '0');
+  let inherited = BigInt(cand.received);
+  for (const votes of allocations.values()) inherited -= BigInt(votes[voter] ?? '0');
   return own + (inherited > 0n ? inherited : 0n);
 }
 
 /** The tally of `proposal` from its recorded votes and the stakes as they are now. */
 export async function recount(s: ExecState, proposal: string): Promise<{ tally: Tally; voters: number }> {
   const voters = await getVoters(s, proposal);
-  const direct = new Set(voters);
+  const allocations = new Map<Address, Record<Address, string>>();
+  for (const v of voters) allocations.set(v, (await getVoter(s, v)).votes);
   const sums: Record<VoteOption, bigint> = { yes: 0n, no: 0n, abstain: 0n, veto: 0n };
   for (const v of voters) {
     const option = (await s.getRecord<VoteOption>(voteKey(proposal, v)))!;
-    sums[option] += await powerOf(s, v, direct);
+    sums[option] += await powerOf(s, v, allocations);
   }
   const tally = { ...ZERO_TALLY };
   for (const k of OPTIONS) tally[k] = sums[k].toString();

@@ -35,7 +35,7 @@ export const stake = defineTx({
   type: 'STAKE',
   module: 'staking',
   summary: 'locks amount of the balance as stake; data.candidate: true also registers the sender as a validator candidate',
-  to: { kind: 'none', reason: 'STAKE takes no to address (to must be null)' },
+  to: { kind: 'none' },
   amount: { kind: 'positive', reason: 'STAKE amount must be positive' },
   fields: {
     candidate: booleanField('stand for election (needs MIN_CANDIDATE_STAKE of own stake after this STAKE); default false', false),
@@ -70,7 +70,7 @@ export const unstake = defineTx({
   type: 'UNSTAKE',
   module: 'staking',
   summary: 'moves amount of stake into the unbonding queue; liquid again UNBONDING_BLOCKS later',
-  to: { kind: 'none', reason: 'UNSTAKE takes no to address (to must be null)' },
+  to: { kind: 'none' },
   amount: { kind: 'positive', reason: 'UNSTAKE amount must be positive' },
   energy: 300n,
   async run({ state, height, sender, tx }) {

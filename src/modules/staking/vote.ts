@@ -17,7 +17,7 @@ export const vote = defineTx({
   type: 'VOTE',
   module: 'staking',
   summary: "allocates the sender's stake to validator candidates (data.votes), replacing its previous allocation",
-  to: { kind: 'none', reason: 'VOTE takes no to address (to must be null)' },
+  to: { kind: 'none' },
   fields: { votes: votesField('candidate → votes') },
   energy: 300n,
   async run({ state, sender }, { votes }) {
@@ -55,7 +55,7 @@ export const setCommission = defineTx({
   type: 'SET_COMMISSION',
   module: 'staking',
   summary: "changes a candidate's commission (data.commission, basis points), effective COMMISSION_DELAY_BLOCKS later",
-  to: { kind: 'none', reason: 'SET_COMMISSION takes no to address (to must be null)' },
+  to: { kind: 'none' },
   fields: { commission: commissionField('the new commission in basis points (0..10000)') },
   energy: 200n,
   async run({ state, height, sender }, { commission }) {
@@ -72,7 +72,7 @@ export const claimVoterReward = defineTx({
   type: 'CLAIM_VOTER_REWARD',
   module: 'staking',
   summary: 'pays the sender the block rewards its votes have earned (from the reward pool)',
-  to: { kind: 'none', reason: 'CLAIM_VOTER_REWARD takes no to address (to must be null)' },
+  to: { kind: 'none' },
   energy: 200n,
   async run({ state, height, sender, events }) {
     const v = await getVoter(state, sender);

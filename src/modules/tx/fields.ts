@@ -39,7 +39,8 @@ export const ADDRESS_INPUT = (got: string): string => `must be an address (0x + 
 /** How an SDK input value prints in a message. */
 export const show = (v: unknown): string => (typeof v === 'string' ? `"${v}"` : typeof v === 'bigint' ? `${v}n` : (JSON.stringify(v) ?? String(v)));
 
-const check = (schema: Check['schema'], reason: string, sdk: Check['sdk']): Check => ({ schema, reason, sdk });
+/** One rule of a field kind: its schema, the node's reason and the SDK's message. */
+export const check = (schema: Check['schema'], reason: string, sdk: Check['sdk']): Check => ({ schema, reason, sdk });
 const same = <V>(v: unknown) => v as V;
 
 /** A token or collection id: lower-case 0x + 40 hex (the SDK lower-cases its input first). */
