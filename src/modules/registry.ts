@@ -7,6 +7,7 @@ import { govPropose, govVote } from './governance';
 import { nftApprove, nftBurn, nftCreate, nftMint, nftTransfer } from './nft';
 import { tokenApprove, tokenBlacklist, tokenBurn, tokenCreate, tokenFreeze, tokenMint, tokenPause, tokenTransfer, tokenTransferFrom, tokenUnfreeze, tokenUnpause } from './tokens';
 import type { AnyTxEntry } from './tx/entry';
+import { bindInnerLookup } from './tx/inner';
 import { vmCall, vmDeploy, vmTransfer } from './vm/vm';
 
 /**
@@ -65,3 +66,4 @@ export const ENTRIES: readonly AnyTxEntry[] = Object.values(REGISTRY);
 export const entryOf = (type: TxType): AnyTxEntry | undefined => (isImplemented(type) ? REGISTRY[type] : undefined);
 
 export const handlerFor = (type: TxType): TxHandler | undefined => entryOf(type)?.handler;
+bindInnerLookup((type) => handlerFor(type as TxType));

@@ -8,6 +8,7 @@ export function newAccount(height: number): AccountState {
   const a: AccountState = {
     balance: 0n, staked: 0n, nonce: 0, energy: 0n, energyHeight: height,
     feeExempt: false, isValidator: false, mldsaKeyHash: null, codeHash: null, weiRemainder: 0n,
+    delegatedOut: 0n, delegatedIn: 0n, permissioned: false,
   };
   a.energy = maxEnergy(a);
   return a;

@@ -2,9 +2,12 @@ import { COIN } from '../primitives/amount';
 import { BURN_PER_ENERGY, ENERGY_PER_STAKED_COIN, ENERGY_REGEN_BLOCKS, FREE_ENERGY } from './params';
 import type { AccountState } from './types';
 
-/** Energy cap grows with stake (DESIGN.md §4). Integer arithmetic only. */
+/**
+ * Energy cap grows with the stake whose capacity the account holds (DESIGN.md §4): its own
+ * stake less what it lends (DELEGATE_RESOURCE), plus what others lend it. Integer arithmetic only.
+ */
 export function maxEnergy(a: AccountState): bigint {
-  return FREE_ENERGY + (a.staked / COIN) * ENERGY_PER_STAKED_COIN;
+  return FREE_ENERGY + ((a.staked - a.delegatedOut + a.delegatedIn) / COIN) * ENERGY_PER_STAKED_COIN;
 }
 
 /** Energy available at `height`: linear regeneration to the cap over ENERGY_REGEN_BLOCKS. */

@@ -98,6 +98,12 @@ export interface AccountState {
   mldsaKeyHash: Hex | null; // keccak256 of the bound ML-DSA-44 public key
   codeHash: Hex | null; // keccak256 of deployed VM code; null for a plain account
   weiRemainder: bigint; // VM sub-base-unit wei (< 10^12): wei balance = balance × 10^12 + weiRemainder
+  /** Stake whose energy capacity this account lends to others (DELEGATE_RESOURCE); it still counts for the owner's votes. */
+  delegatedOut: bigint;
+  /** Stake whose energy capacity others lend to this account. */
+  delegatedIn: bigint;
+  /** A multisig permission governs this account (PERMISSION_UPDATE): its key alone no longer sends the governed types. */
+  permissioned: boolean;
 }
 
 export interface BlockHeader {

@@ -16,10 +16,14 @@ interface AccountJson {
   /** VM fields, present only when non-default so plain accounts keep their eight-field form. */
   codeHash?: string;
   weiRemainder?: string;
+  /** Resource delegation and permission fields, present only when non-default (same reason). */
+  delegatedIn?: string;
+  delegatedOut?: string;
+  permissioned?: true;
 }
 
 const FIELDS = ['balance', 'energy', 'energyHeight', 'feeExempt', 'isValidator', 'mldsaKeyHash', 'nonce', 'staked'];
-const OPTIONAL = new Set(['codeHash', 'weiRemainder']);
+const OPTIONAL = new Set(['codeHash', 'weiRemainder', 'delegatedIn', 'delegatedOut', 'permissioned']);
 const UINT_RE = /^(0|[1-9][0-9]*)$/;
 
 export const emptyAccount = (): AccountState => ({
@@ -33,6 +37,9 @@ export const emptyAccount = (): AccountState => ({
   mldsaKeyHash: null,
   codeHash: null,
   weiRemainder: 0n,
+  delegatedOut: 0n,
+  delegatedIn: 0n,
+  permissioned: false,
 });
 
 /**
@@ -45,8 +52,12 @@ export function encodeAccount(a: AccountState): Uint8Array {
   const q = (v: string) => `"${v}"`;
   let s = `{"balance":${q(a.balance.toString())}`;
   if (a.codeHash) s += `,"codeHash":${q(a.codeHash)}`;
+  if (a.delegatedIn) s += `,"delegatedIn":${q(a.delegatedIn.toString())}`;
+  if (a.delegatedOut) s += `,"delegatedOut":${q(a.delegatedOut.toString())}`;
   s += `,"energy":${q(a.energy.toString())},"energyHeight":${a.energyHeight},"feeExempt":${a.feeExempt},"isValidator":${a.isValidator}`;
-  s += `,"mldsaKeyHash":${a.mldsaKeyHash === null ? 'null' : q(a.mldsaKeyHash)},"nonce":${a.nonce},"staked":${q(a.staked.toString())}`;
+  s += `,"mldsaKeyHash":${a.mldsaKeyHash === null ? 'null' : q(a.mldsaKeyHash)},"nonce":${a.nonce}`;
+  if (a.permissioned) s += ',"permissioned":true';
+  s += `,"staked":${q(a.staked.toString())}`;
   if (a.weiRemainder) s += `,"weiRemainder":${q(a.weiRemainder.toString())}`;
   return Buffer.from(`${s}}`, 'latin1');
 }
@@ -65,11 +76,14 @@ export function encodeAccountReference(a: AccountState): Uint8Array {
   };
   if (a.codeHash) json.codeHash = a.codeHash;
   if (a.weiRemainder) json.weiRemainder = a.weiRemainder.toString();
+  if (a.delegatedIn) json.delegatedIn = a.delegatedIn.toString();
+  if (a.delegatedOut) json.delegatedOut = a.delegatedOut.toString();
+  if (a.permissioned) json.permissioned = true;
   return canonicalBytes(json);
 }
 
 /**
- * Strict decode: exactly the eight fields, the right types, non-negative integers, and
+ * Strict decode: exactly the eight fields (and the optional ones, only when non-default), the right types, non-negative integers, and
  * bytes that are already canonical (re-encoding must reproduce them), so one account
  * has exactly one stored form and therefore one state root.
  */
@@ -114,6 +128,9 @@ function decodeChecked(b: Uint8Array, text: string): AccountState {
     mldsaKeyHash: keyHash(o.mldsaKeyHash),
     codeHash: o.codeHash === undefined ? null : keyHash(o.codeHash),
     weiRemainder: o.weiRemainder === undefined ? 0n : amount(o.weiRemainder, 'weiRemainder'),
+    delegatedOut: o.delegatedOut === undefined ? 0n : amount(o.delegatedOut, 'delegatedOut'),
+    delegatedIn: o.delegatedIn === undefined ? 0n : amount(o.delegatedIn, 'delegatedIn'),
+    permissioned: o.permissioned === undefined ? false : flag(o.permissioned, 'permissioned'),
   };
   if (!Buffer.from(encodeAccount(a)).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength))) throw bad('not canonical');
   return a;

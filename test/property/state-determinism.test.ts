@@ -31,6 +31,9 @@ const accountArb: fc.Arbitrary<AccountState> = fc.record({
   mldsaKeyHash: fc.option(fc.uint8Array({ minLength: 32, maxLength: 32 }).map((u) => `0x${Buffer.from(u).toString('hex')}` as Hex)),
   codeHash: fc.option(fc.uint8Array({ minLength: 32, maxLength: 32 }).map((u) => `0x${Buffer.from(u).toString('hex')}` as Hex)),
   weiRemainder: fc.bigInt({ min: 0n, max: 10n ** 12n - 1n }),
+  delegatedOut: fc.oneof(fc.constant(0n), fc.bigInt({ min: 1n, max: 10n ** 24n })),
+  delegatedIn: fc.oneof(fc.constant(0n), fc.bigInt({ min: 1n, max: 10n ** 24n })),
+  permissioned: fc.boolean(),
 });
 
 const recordValueArb = fc.oneof(

@@ -15,6 +15,9 @@ const account: fc.Arbitrary<AccountState> = fc.record({
   mldsaKeyHash: fc.option(hex32),
   codeHash: fc.option(hex32),
   weiRemainder: fc.bigInt({ min: 0n, max: 10n ** 12n - 1n }),
+  delegatedOut: fc.oneof(fc.constant(0n), fc.bigInt({ min: 1n, max: 10n ** 24n })),
+  delegatedIn: fc.oneof(fc.constant(0n), fc.bigInt({ min: 1n, max: 10n ** 24n })),
+  permissioned: fc.boolean(),
 });
 
 describe('account encoding', () => {

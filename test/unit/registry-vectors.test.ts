@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isCairnError } from '../../src/errors/CairnError';
 import { TX_TYPES } from '../../src/modules/registry';
@@ -29,7 +29,10 @@ interface SdkCase {
   built?: unknown;
   refusal?: { field: string; message: string };
 }
-const vectors = JSON.parse(readFileSync(new URL('../vectors/tx-fields.json', import.meta.url), 'utf8')) as { node: NodeCase[]; sdk: SdkCase[] };
+/** tx-fields.json and one tx-fields.<module>.json per later module, read as one set. */
+const VECTOR_FILES = readdirSync(new URL('../vectors/', import.meta.url)).filter((f) => /^tx-fields(\.[a-z-]+)?\.json$/.test(f));
+const vectors = VECTOR_FILES.map((f) => JSON.parse(readFileSync(new URL(`../vectors/${f}`, import.meta.url), 'utf8')) as { node: NodeCase[]; sdk?: SdkCase[] })
+  .reduce<{ node: NodeCase[]; sdk: SdkCase[] }>((all, v) => ({ node: [...all.node, ...v.node], sdk: [...all.sdk, ...(v.sdk ?? [])] }), { node: [], sdk: [] });
 
 describe('golden vectors of the stateless rules (test/vectors/tx-fields.json)', () => {
   it('cover every implemented type, each with an accepted and a refused input', () => {
