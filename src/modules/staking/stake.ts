@@ -63,7 +63,8 @@ export const stake = defineTx({
 
 /**
  * UNSTAKE: moves `amount` of the sender's stake into the unbonding queue; it is liquid again
- * UNBONDING_BLOCKS later. Stake that backs votes cannot leave from under them (re-VOTE first),
+ * UNBONDING_BLOCKS later. Stake that backs votes or resource delegations cannot leave from
+ * under them (re-VOTE or UNDELEGATE_RESOURCE first),
  * and no UNSTAKE may leave the chain without an eligible validator candidate.
  */
 export const unstake = defineTx({
@@ -80,6 +81,9 @@ export const unstake = defineTx({
     const allocated = BigInt((await getVoter(state, sender)).total);
     if (acc.staked - amount < allocated) {
       throw new TxFailure(`stake backs votes: ${allocated} base units are allocated by VOTE; reduce them first`);
+    }
+    if (acc.staked - amount < acc.delegatedOut) {
+      throw new TxFailure(`stake backs resource delegations: ${acc.delegatedOut} base units are lent by DELEGATE_RESOURCE; undelegate first`);
     }
     const p = await loadParams(state);
     if (await getCandidate(state, sender)) {
