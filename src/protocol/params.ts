@@ -43,6 +43,8 @@ export const REWARD_POOL_ADDRESS: `0x${string}` = '0x000000000000000000000000000
 export const UNBONDING_ADDRESS: `0x${string}` = '0x000000000000000000000000000000000000007c';
 /** Governance deposits are held here while their proposal runs (0x…7d). */
 export const GOV_ESCROW_ADDRESS: `0x${string}` = '0x000000000000000000000000000000000000007d';
+/** Holds the coins of vesting schedules until their beneficiaries claim them (VESTING_CREATE / VESTING_CLAIM). */
+export const VESTING_ESCROW_ADDRESS: `0x${string}` = '0x000000000000000000000000000000000000007b';
 
 /** The fixed VM gas price in wei: FEES.VM_TRANSFER × 10^12 / 21,000 (no gas market). */
 export const GAS_PRICE_WEI = (FEES.VM_TRANSFER * 10n ** 12n) / 21_000n;
