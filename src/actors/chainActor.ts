@@ -47,7 +47,9 @@ export function chainBehavior(d: ChainDeps): Behavior<ChainMsg> {
     await state.prefetchAccounts([producer, TREASURY_ADDRESS, ...likely.flatMap((t) => (t.to ? [t.from, t.to] : [t.from]))]);
     const timestamp = Math.max(now, parent.timestamp + 1);
     const tPrefetched = performance.now();
-    const built = await buildBlock(state, orderedCandidates(pending), { height, timestamp, producer, maxTxs: MAX_TXS_PER_BLOCK, pause });
+    let tTxs = 0;
+    const txsDone = () => void (tTxs = performance.now());
+    const built = await buildBlock(state, orderedCandidates(pending), { height, timestamp, producer, maxTxs: MAX_TXS_PER_BLOCK, pause, txsDone });
     const tBuilt = performance.now();
     const batch = d.kv.batch();
     const stateRoot = await state.flush(batch);
@@ -55,7 +57,8 @@ export function chainBehavior(d: ChainDeps): Behavior<ChainMsg> {
     const block = sealBlock(d.keys, { parent, timestamp, producer, stateRoot, txs: built.txs, results: built.results, events: built.events });
     await commitBlock({
       block, state, batch, dropped: built.dropped, started,
-      phases: { prefetch: Math.round(tPrefetched - started), execute: Math.round(tBuilt - tPrefetched), trie: Math.round(tFlushed - tBuilt) },
+      // finish: the end-of-block work (machine ticks, rewards, unbonding, elections: finishBlock)
+      phases: { prefetch: Math.round(tPrefetched - started), execute: Math.round(tTxs - tPrefetched), finish: Math.round(tBuilt - tTxs), trie: Math.round(tFlushed - tBuilt) },
     });
     if (built.txs.length > 0) lastTxHeight = height;
     d.onBlockProduced?.((performance.now() - started) / 1000);

@@ -30,6 +30,8 @@ export async function buildBlock(
     maxTxs: number;
     /** Called every few transactions so a runtime can let other work in; never changes the result. */
     pause?: () => Promise<void>;
+    /** Called once the transactions are in, before the end-of-block work: lets a runtime time the two phases (never changes the result). */
+    txsDone?: () => void;
   },
 ): Promise<BuildResult> {
   const out: BuildResult = { txs: [], results: [], dropped: [], events: [] };
@@ -50,6 +52,7 @@ export async function buildBlock(
     }
     // a temporary skip or a gap leaves the sender out of this block
   }
+  opts.txsDone?.();
   out.events = await finishBlock(state, { height: opts.height, producer: opts.producer, burned });
   return out;
 }
