@@ -1,10 +1,11 @@
-/** `npm run docs:types`: rewrites the generated types section of docs/PROTOCOL.md from the registry. */
+/** `npm run docs:types`: rewrites the generated sections of docs/PROTOCOL.md (types from the registry, governable parameters). */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { typesSection, withTypesSection } from '../src/modules/docs';
+import { DEV_PARAMS } from '../src/chain/devnet';
+import { paramsSection, typesSection, withParamsSection, withTypesSection } from '../src/modules/docs';
 import { ENTRIES } from '../src/modules/registry';
 
 const path = new URL('../docs/PROTOCOL.md', import.meta.url);
 const before = readFileSync(path, 'utf8');
-const after = withTypesSection(before, typesSection(ENTRIES));
+const after = withParamsSection(withTypesSection(before, typesSection(ENTRIES)), paramsSection(DEV_PARAMS));
 writeFileSync(path, after);
-console.log(after === before ? 'docs/PROTOCOL.md: types section up to date' : 'docs/PROTOCOL.md: types section rewritten');
+console.log(after === before ? 'docs/PROTOCOL.md: generated sections up to date' : 'docs/PROTOCOL.md: generated sections rewritten');

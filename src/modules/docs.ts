@@ -1,3 +1,4 @@
+import { PARAMS, type ParamSpec } from '../protocol/governable';
 import type { AnyTxEntry, AmountRule, EnvelopeRule, Fields, ToRule } from './tx/entry';
 
 /**
@@ -65,10 +66,29 @@ ${energyTable(entries)}
 ${DOC_END}`;
 }
 
-/** `doc` with its generated section replaced by `section` (throws when the markers are missing). */
-export function withTypesSection(doc: string, section: string): string {
-  const start = doc.indexOf(DOC_BEGIN);
-  const end = doc.indexOf(DOC_END);
-  if (start < 0 || end < start) throw new Error('docs/PROTOCOL.md has no generated types section markers');
-  return doc.slice(0, start) + section + doc.slice(end + DOC_END.length);
+/** `doc` with the section between `begin` and `end` replaced by `section` (which carries the markers). */
+function withSection(doc: string, begin: string, end: string, section: string): string {
+  const start = doc.indexOf(begin);
+  const stop = doc.indexOf(end);
+  if (start < 0 || stop < start) throw new Error(`docs/PROTOCOL.md has no markers ${begin} … ${end}`);
+  return doc.slice(0, start) + section + doc.slice(stop + end.length);
 }
+
+/** `doc` with its generated types section replaced by `section`. */
+export const withTypesSection = (doc: string, section: string): string => withSection(doc, DOC_BEGIN, DOC_END, section);
+
+export const PARAMS_BEGIN = '<!-- BEGIN GENERATED: governable parameters (npm run docs:types, from src/protocol/governable.ts) -->';
+export const PARAMS_END = '<!-- END GENERATED: governable parameters -->';
+
+const paramValue = (v: bigint, s: ParamSpec): string =>
+  s.unit === 'base units' ? (v > 0n && v % 1_000_000n === 0n ? `${thousands(v / 1_000_000n)} coin${v === 1_000_000n ? '' : 's'}` : `${thousands(v)} base units`) : s.unit === 'count' ? thousands(v) : `${thousands(v)} ${s.unit === 'blocks' ? 'blocks' : 'bps'}`;
+
+/** The governable parameters table: default, the development network's value, bounds, meaning. */
+export function paramsSection(dev: Readonly<Record<string, string>>): string {
+  const rows = (Object.entries(PARAMS) as [string, ParamSpec][]).map(
+    ([n, s]) => `| ${code(n)} | ${paramValue(s.default, s)} | ${dev[n] !== undefined ? paramValue(BigInt(dev[n]), s) : 'same'} | ${paramValue(s.min, s)} .. ${paramValue(s.max, s)} | ${cell(s.doc)} |`,
+  );
+  return [PARAMS_BEGIN, '| parameter | default | development network | bounds | meaning |', '|---|---|---|---|---|', ...rows, PARAMS_END].join('\n');
+}
+
+export const withParamsSection = (doc: string, section: string): string => withSection(doc, PARAMS_BEGIN, PARAMS_END, section);

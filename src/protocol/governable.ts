@@ -36,7 +36,7 @@ export const PARAMS = {
   GOV_DEPOSIT: { default: coins(100n), min: 1n, max: coins(100_000_000n), unit: 'base units', doc: 'least deposit a GOV_PROPOSE locks (refunded unless the proposal is vetoed)' },
   GOV_QUORUM_BPS: { default: 3_340n, min: 1n, max: 10_000n, unit: 'basis points', doc: 'turnout (all votes, abstain included) a proposal needs, of staked coins' },
   GOV_THRESHOLD_BPS: { default: 5_000n, min: 1n, max: 10_000n, unit: 'basis points', doc: 'share of yes among yes + no + veto needed to pass (more than this)' },
-  GOV_VETO_BPS: { default: 3_340n, min: 1n, max: 10_000n, unit: 'basis points', doc: 'share of veto among all votes that vetoes (and burns the deposit)' },
+  GOV_VETO_BPS: { default: 3_340n, min: 1n, max: 10_000n, unit: 'basis points', doc: 'share of veto among all votes above which a proposal is vetoed (its deposit goes to the treasury)' },
   GOV_VOTING_BLOCKS: { default: 100_800n, min: 1n, max: 10_000_000n, unit: 'blocks', doc: 'voting window, from the proposal block' },
   GOV_TIMELOCK_BLOCKS: { default: 14_400n, min: 1n, max: 10_000_000n, unit: 'blocks', doc: 'blocks between passing and execution' },
   BRIDGE_BREAKER_BPS: { default: 1_000n, min: 1n, max: 10_000n, unit: 'basis points', doc: 'share of the bridge float that may leave per window before the breaker trips' },
