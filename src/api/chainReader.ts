@@ -2,7 +2,7 @@ import { newAccount, viewAccount } from '../protocol/accounts';
 import { loadSupply } from '../protocol/execState';
 import { CHAIN_ID, MAX_TXS_PER_BLOCK, TREASURY_ADDRESS } from '../protocol/params';
 import { loadParams } from '../protocol/governable';
-import { isFeeExempt } from '../protocol/energy';
+import { isFeeExempt, maxEnergy } from '../protocol/energy';
 import type { BlockSummary } from '../protocol/chain';
 import type { AccountState, Address, Block, HybridTx, SignedTx } from '../protocol/types';
 import { parseAddress, toNative } from '../crypto/address';
@@ -95,7 +95,9 @@ export class ChainReader implements ChainQueries {
     const nextNonce = await this.d.mempool.ask({ type: 'nextNonce', address: addr, accountNonce: a.nonce });
     return {
       address: addr, native: toNative(addr), balance: v.balance.toString(), staked: v.staked.toString(),
-      nonce: v.nonce, nextNonce, energy: Number(v.energy), feeExempt: isFeeExempt(v, v.staked > 0n ? (await loadParams(state)).FEE_EXEMPT_STAKE : 0n), isValidator: v.isValidator, tokens,
+      nonce: v.nonce, nextNonce, energy: Number(v.energy), maxEnergy: Number(maxEnergy(v)),
+      feeExempt: isFeeExempt(v, v.staked > 0n ? (await loadParams(state)).FEE_EXEMPT_STAKE : 0n), isValidator: v.isValidator,
+      delegatedOut: v.delegatedOut.toString(), delegatedIn: v.delegatedIn.toString(), permissioned: v.permissioned, tokens,
     };
   }
 
@@ -370,5 +372,10 @@ function encodeAccountJson(a: AccountState): ProvedAccount {
   return {
     balance: a.balance.toString(), staked: a.staked.toString(), nonce: a.nonce, energy: a.energy.toString(),
     energyHeight: a.energyHeight, feeExempt: a.feeExempt, isValidator: a.isValidator, mldsaKeyHash: a.mldsaKeyHash,
+    ...(a.codeHash ? { codeHash: a.codeHash } : {}),
+    ...(a.weiRemainder ? { weiRemainder: a.weiRemainder.toString() } : {}),
+    ...(a.delegatedOut ? { delegatedOut: a.delegatedOut.toString() } : {}),
+    ...(a.delegatedIn ? { delegatedIn: a.delegatedIn.toString() } : {}),
+    ...(a.permissioned ? { permissioned: true as const } : {}),
   };
 }

@@ -11,8 +11,15 @@ export interface AccountView {
   nonce: number;
   nextNonce: number;
   energy: number;
+  /** The energy cap: 10,000 + 10 per coin of stake held (own − lent + borrowed). */
+  maxEnergy: number;
   feeExempt: boolean;
   isValidator: boolean;
+  /** Stake whose energy capacity this account lends (DELEGATE_RESOURCE) and borrows. */
+  delegatedOut: string;
+  delegatedIn: string;
+  /** A multisig permission governs the account (PERMISSION_UPDATE). */
+  permissioned: boolean;
   tokens: AccountTokenView[];
 }
 
@@ -26,6 +33,12 @@ export interface ProvedAccount {
   feeExempt: boolean;
   isValidator: boolean;
   mldsaKeyHash: Hex | null;
+  /** Present only when not the default, as in the stored form. */
+  codeHash?: Hex;
+  weiRemainder?: string;
+  delegatedOut?: string;
+  delegatedIn?: string;
+  permissioned?: true;
 }
 
 /** GET /proof/:end. `account` is null when the proof shows the account does not exist. */
