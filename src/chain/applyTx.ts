@@ -3,6 +3,7 @@ import { TxFailure } from '../protocol/handler';
 import { handlerFor } from '../modules/registry';
 import { evmEngine } from '../modules/vm/engine';
 import { fromHex, type Hex } from '../primitives/hex';
+import { liquidCost } from '../protocol/cost';
 import { chargeFor, isFeeExempt } from '../protocol/energy';
 import { paramOf } from '../protocol/governable';
 import type { ExecState } from '../protocol/execState';
@@ -62,7 +63,7 @@ export async function applyTx(state: ExecState, tx: SignedTx, ctx: BlockContext)
   const invalid = handler.validate(tx);
   if (invalid !== undefined) return skip(invalid, true);
   const feeLimit = BigInt(tx.fee);
-  if (acc.balance < BigInt(tx.amount) + feeLimit) return skip('insufficient balance', false);
+  if (acc.balance < liquidCost(tx)) return skip('insufficient balance', false);
   // Only a staker can be exempt by stake: the parameter is read for stakers alone.
   const exemptByStake = async (a: AccountState) => a.staked > 0n && isFeeExempt(a, await paramOf(state, 'FEE_EXEMPT_STAKE'));
   const exempt = acc.feeExempt || (await exemptByStake(acc));

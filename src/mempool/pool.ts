@@ -1,3 +1,4 @@
+import { liquidCost } from '../protocol/cost';
 import type { Address, SignedTx } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
 
@@ -28,7 +29,7 @@ export interface PoolOptions {
 interface Entry {
   tx: SignedTx;
   receivedAt: number;
-  cost: bigint; // amount + fee limit: what the sender commits
+  cost: bigint; // liquidCost: the amount it spends from the balance + the fee limit
 }
 
 /**
@@ -74,7 +75,7 @@ export class TxPool {
     if (tx.nonce < accountNonce || q?.has(tx.nonce)) return REFUSAL.nonceUsed;
     if (tx.nonce - this.nextNonce(tx.from, accountNonce) > this.opts.maxNonceGap) return REFUSAL.nonceAhead;
     if (keyHash && sender?.mldsaKeyHash && sender.mldsaKeyHash !== keyHash) return REFUSAL.signature;
-    const cost = BigInt(tx.amount) + BigInt(tx.fee);
+    const cost = liquidCost(tx);
     let committed = cost;
     for (const e of q?.values() ?? []) committed += e.cost;
     if (!sender || committed > sender.balance) return REFUSAL.balance;

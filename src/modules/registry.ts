@@ -4,6 +4,8 @@ import { nameRegister, nameRelease, nameTransfer, nameUpdate } from './names';
 import { transfer } from './native/transfer';
 import { claimVoterReward, setCommission, stake, unstake, vote } from './staking';
 import { govPropose, govVote } from './governance';
+import { delegateResource, undelegateResource } from './resources';
+import { vestingClaim, vestingCreate } from './vesting';
 import { nftApprove, nftBurn, nftCreate, nftMint, nftTransfer } from './nft';
 import { tokenApprove, tokenBlacklist, tokenBurn, tokenCreate, tokenFreeze, tokenMint, tokenPause, tokenTransfer, tokenTransferFrom, tokenUnfreeze, tokenUnpause } from './tokens';
 import type { AnyTxEntry } from './tx/entry';
@@ -25,6 +27,10 @@ export const REGISTRY = {
   CLAIM_VOTER_REWARD: claimVoterReward,
   GOV_PROPOSE: govPropose,
   GOV_VOTE: govVote,
+  DELEGATE_RESOURCE: delegateResource,
+  UNDELEGATE_RESOURCE: undelegateResource,
+  VESTING_CREATE: vestingCreate,
+  VESTING_CLAIM: vestingClaim,
   VM_DEPLOY: vmDeploy,
   VM_CALL: vmCall,
   VM_TRANSFER: vmTransfer,

@@ -39,6 +39,10 @@ export const RECORD_PREFIX = {
   voter: 'stk/voter/',
   unbonding: 'stk/unb/',
   unbondingDue: 'stk/due/',
+  /** Resources: stake whose energy capacity a lender lends a receiver (lender / receiver). */
+  resourceDelegation: 'res/',
+  /** Vesting: a schedule by its VESTING_CREATE transaction id. */
+  vesting: 'vest/',
   /** On-chain machines: a machine's record, and the due-height index of their deadlines. */
   machine: 'mach/',
   machineDue: 'due/',

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { getCandidate, getValidatorSet, getVoter, unbondingOf } from '../../src/modules/staking';
 import { loadSupply } from '../../src/protocol/execState';
 import { maxEnergy } from '../../src/protocol/energy';
+import { liquidCost } from '../../src/protocol/cost';
 import { REWARD_POOL_ADDRESS, TREASURY_ADDRESS, UNBONDING_ADDRESS, GOV_ESCROW_ADDRESS } from '../../src/protocol/params';
 import { COIN } from '../../src/primitives/amount';
 import { EconWorld, U1, U2, U3, U4, V0 } from '../helpers/econWorld';
@@ -147,6 +148,16 @@ describe('UNSTAKE', () => {
     expect(await unbondingOf(w.state, U2)).toEqual([]);
     await expectSupplyConserved(w);
     await w.fails('UNSTAKE', U2, { amount: c(201) }, `insufficient stake: ${c(200)} base units staked`);
+  });
+
+  it('needs no liquid balance for the amount: it comes out of stake (only the fee limit must be covered)', async () => {
+    const w = await EconWorld.create();
+    const all = (await w.account(U2)).balance - 2n * COIN; // keep 2 coins: one fee limit each
+    await w.ok('STAKE', U2, { amount: String(all) });
+    expect((await w.account(U2)).balance).toBeLessThan(100n * COIN);
+    await w.ok('UNSTAKE', U2, { amount: c(5_000) });
+    expect(liquidCost(await w.tx('UNSTAKE', U2, { amount: c(5_000) }))).toBe(COIN); // the fee limit alone
+    expect(liquidCost(await w.tx('STAKE', U2, { amount: c(5) }))).toBe(6n * COIN);
   });
 
   it('cannot take stake that backs votes, nor leave the chain without an eligible validator', async () => {

@@ -1,0 +1,66 @@
+import { credit, debit } from '../../protocol/accounts';
+import { TxFailure } from '../../protocol/handler';
+import { VESTING_ESCROW_ADDRESS } from '../../protocol/params';
+import { defineTx } from '../tx/define';
+import { blocksField, optionalBlocksField, vestingIdField } from './fields';
+import { cliffHeight, getVesting, putVesting, vestedAt } from './records';
+
+/**
+ * Linear vesting with a cliff, counted in blocks. VESTING_CREATE moves `amount` from the
+ * sender to the vesting escrow (0x…7b: an account no key controls, so Σ balances stays the
+ * supply); from its inclusion height `start`, nothing vests before start + cliff, then
+ * total × min(height − start, duration) / duration (floored) has vested. VESTING_CLAIM pays
+ * the beneficiary what has vested and was not yet claimed; the last claim gets the rounding
+ * remainder, so the claims sum to the total exactly.
+ */
+export const vestingCreate = defineTx({
+  type: 'VESTING_CREATE',
+  module: 'vesting',
+  summary: 'locks amount in the vesting escrow for `to`, vesting linearly over data.durationBlocks after a cliff of data.cliffBlocks (id = this transaction id)',
+  to: { kind: 'required', role: 'beneficiary' },
+  amount: { kind: 'positive', reason: 'VESTING_CREATE amount is the coins locked and must be positive' },
+  fields: {
+    durationBlocks: blocksField(1, 'integer, 1 to 10^9: blocks from the inclusion height until everything has vested'),
+    cliffBlocks: optionalBlocksField('integer, 0 to 10^9 (at most durationBlocks): blocks from the inclusion height before anything vests; default 0'),
+  },
+  dataRules: [
+    {
+      broken: (d) => d.cliffBlocks > d.durationBlocks,
+      reason: 'VESTING_CREATE data.cliffBlocks must not exceed data.durationBlocks',
+      sdk: { field: 'cliffBlocks', message: 'must not exceed durationBlocks' },
+    },
+  ],
+  energy: 500n,
+  async run({ state, height, sender, to, tx }, d) {
+    const total = BigInt(tx.amount);
+    await debit(state, sender, total);
+    await credit(state, VESTING_ESCROW_ADDRESS, total, height);
+    await putVesting(state, {
+      id: tx.id, from: sender, beneficiary: to, total: total.toString(), claimed: '0',
+      start: height, cliff: d.cliffBlocks, duration: d.durationBlocks,
+    });
+  },
+});
+
+/** VESTING_CLAIM: pays the beneficiary (the sender) what has vested of data.vestingId and was not claimed yet. */
+export const vestingClaim = defineTx({
+  type: 'VESTING_CLAIM',
+  module: 'vesting',
+  summary: 'pays the sender, the beneficiary of data.vestingId, what has vested and was not claimed yet',
+  to: { kind: 'none' },
+  fields: { vestingId: vestingIdField('the schedule (its VESTING_CREATE transaction id)') },
+  energy: 200n,
+  async run({ state, height, sender }, { vestingId: id }) {
+    const v = await getVesting(state, id);
+    if (!v) throw new TxFailure(`unknown vesting ${id}`);
+    if (v.beneficiary !== sender) throw new TxFailure(`only the beneficiary ${v.beneficiary} can claim vesting ${id}`);
+    if (height < cliffHeight(v)) throw new TxFailure(`vesting ${id} has its cliff at height ${cliffHeight(v)}: nothing is claimable before it`);
+    if (v.claimed === v.total) throw new TxFailure(`vesting ${id} is fully claimed`);
+    const vested = vestedAt(v, height);
+    const due = vested - BigInt(v.claimed);
+    if (due === 0n) throw new TxFailure(`nothing vested to claim yet for ${id}`);
+    await debit(state, VESTING_ESCROW_ADDRESS, due);
+    await credit(state, sender, due, height);
+    await putVesting(state, { ...v, claimed: vested.toString() });
+  },
+});
