@@ -4,6 +4,7 @@ import { handlerFor } from '../modules/registry';
 import { evmEngine } from '../modules/vm/engine';
 import { fromHex, type Hex } from '../primitives/hex';
 import { liquidCost } from '../protocol/cost';
+import { governedRefusal } from '../protocol/permissions';
 import { chargeFor, isFeeExempt } from '../protocol/energy';
 import { paramOf } from '../protocol/governable';
 import type { ExecState } from '../protocol/execState';
@@ -77,6 +78,9 @@ export async function applyTx(state: ExecState, tx: SignedTx, ctx: BlockContext)
   let energy: bigint;
   state.checkpoint();
   try {
+    // A permissioned account's own key may not send what its permission governs.
+    const governed = acc.permissioned ? await governedRefusal(state, sender, tx.type) : undefined;
+    if (governed !== undefined) throw new TxFailure(governed);
     const out = await handler.execute({ state, height: ctx.height, timestamp: ctx.timestamp, producer: ctx.producer, sender, tx, vm: evmEngine });
     await state.commit();
     energy = out.energy;

@@ -1,5 +1,6 @@
 import type { MachineDef } from './define';
 import { MachineError } from './errors';
+import { permissionChangeDef } from './permissionChange';
 import { proposalDef } from './proposal';
 
 /** A definition of any machine, as the tick sees it (it only needs the name to find it). */
@@ -19,7 +20,7 @@ export function machineRegistry(defs: readonly AnyMachineDef[]): MachineRegistry
 }
 
 /**
- * Every on-chain machine of the protocol: the governance proposal; the AI-task and
+ * Every on-chain machine of the protocol: the governance proposal, the permission change; the AI-task and
  * bridge-transfer machines follow (issue 12). Adding one is one line here.
  */
-export const MACHINES: MachineRegistry = machineRegistry([proposalDef]);
+export const MACHINES: MachineRegistry = machineRegistry([proposalDef, permissionChangeDef]);

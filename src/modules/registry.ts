@@ -6,6 +6,7 @@ import { claimVoterReward, setCommission, stake, unstake, vote } from './staking
 import { govPropose, govVote } from './governance';
 import { delegateResource, undelegateResource } from './resources';
 import { vestingClaim, vestingCreate } from './vesting';
+import { multisigApprove, multisigPropose, permissionApprove, permissionPropose, permissionUpdate, permissionVeto } from './permissions';
 import { nftApprove, nftBurn, nftCreate, nftMint, nftTransfer } from './nft';
 import { tokenApprove, tokenBlacklist, tokenBurn, tokenCreate, tokenFreeze, tokenMint, tokenPause, tokenTransfer, tokenTransferFrom, tokenUnfreeze, tokenUnpause } from './tokens';
 import type { AnyTxEntry } from './tx/entry';
@@ -31,6 +32,12 @@ export const REGISTRY = {
   UNDELEGATE_RESOURCE: undelegateResource,
   VESTING_CREATE: vestingCreate,
   VESTING_CLAIM: vestingClaim,
+  PERMISSION_UPDATE: permissionUpdate,
+  PERMISSION_PROPOSE: permissionPropose,
+  PERMISSION_APPROVE: permissionApprove,
+  PERMISSION_VETO: permissionVeto,
+  MULTISIG_PROPOSE: multisigPropose,
+  MULTISIG_APPROVE: multisigApprove,
   VM_DEPLOY: vmDeploy,
   VM_CALL: vmCall,
   VM_TRANSFER: vmTransfer,

@@ -43,6 +43,9 @@ export const RECORD_PREFIX = {
   resourceDelegation: 'res/',
   /** Vesting: a schedule by its VESTING_CREATE transaction id. */
   vesting: 'vest/',
+  /** Permissions: an account's multisig permission, and multisig operation proposals by id. */
+  permission: 'perm/',
+  multisig: 'msig/',
   /** On-chain machines: a machine's record, and the due-height index of their deadlines. */
   machine: 'mach/',
   machineDue: 'due/',

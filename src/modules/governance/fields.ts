@@ -5,7 +5,7 @@ import { PARAM_NAMES, type ParamName } from '../../protocol/governable';
 import type { Address } from '../../protocol/types';
 import type { Hex } from '../../primitives/hex';
 import type { Field, OptionalField } from '../tx/entry';
-import { ADDRESS_INPUT, check } from '../tx/fields';
+import { ADDRESS_INPUT, check, txIdField } from '../tx/fields';
 
 /** GOV_PROPOSE data.param: the name of a governable parameter. */
 export function paramNameField(doc: string): OptionalField<ParamName | null, string> {
@@ -58,15 +58,7 @@ export function spendField(doc: string): OptionalField<{ to: Address; amount: bi
 }
 
 /** GOV_VOTE data.proposalId: the id of the GOV_PROPOSE transaction. */
-export function proposalIdField(doc: string): Field<Hex, string> {
-  const reason = 'must be a proposal id (0x + 64 hex digits: the GOV_PROPOSE transaction id)';
-  return {
-    checks: [check(Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' }), reason, (got) => `${reason}, got ${got}`)],
-    read: (v) => (v as string).toLowerCase() as Hex,
-    input: { convert: (v) => (typeof v === 'string' ? v.toLowerCase() : undefined), refused: (got) => `${reason}, got ${got}` },
-    doc,
-  };
-}
+export const proposalIdField = (doc: string): Field<Hex, string> => txIdField('a proposal', 'GOV_PROPOSE', doc);
 
 /** GOV_VOTE data.vote. */
 export function voteOptionField(doc: string): Field<VoteOption, string> {

@@ -1,8 +1,8 @@
-import { Kind, Type, TypeRegistry } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { parseAddress } from '../../crypto/address';
 import type { Address } from '../../protocol/types';
 import type { Hex } from '../../primitives/hex';
-import { check, integerField } from '../tx/fields';
+import { addressKeys, check, integerField } from '../tx/fields';
 import type { Field, OptionalField } from '../tx/entry';
 
 /** Field kinds of the staking types. */
@@ -14,9 +14,6 @@ const AMOUNT = '^[1-9][0-9]{0,77}$';
 const SECP_KEY = '^0x(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$';
 const MLDSA_KEY = '^0x[0-9a-fA-F]{2624}$';
 
-// JSON Schema cannot check a record's keys by format: a custom kind does (compiled like the rest).
-TypeRegistry.Set('CairnAddressKeys', (_schema, value) => value !== null && typeof value === 'object' && Object.keys(value).every((k) => parseAddress(k) !== undefined));
-const addressKeys = () => Type.Unsafe<Record<string, unknown>>({ [Kind]: 'CairnAddressKeys' });
 
 /** VOTE's data.votes: candidate (0x or cairn1…) → positive integer string; read with 0x lower-case keys. */
 export function votesField(doc: string): Field<Record<Address, bigint>, Record<string, bigint | string>> {

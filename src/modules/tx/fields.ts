@@ -1,4 +1,4 @@
-import { FormatRegistry, Type } from '@sinclair/typebox';
+import { FormatRegistry, Kind, Type, TypeRegistry } from '@sinclair/typebox';
 import { MAX_TOKEN_AMOUNT, NAME_RE, SYMBOL_RE } from '../../protocol/params';
 import type { Address } from '../../protocol/types';
 import { parseAddress } from '../../crypto/address';
@@ -32,6 +32,11 @@ function utf8Max(max: number): string {
   if (!FormatRegistry.Has(name)) FormatRegistry.Set(name, (v) => utf8Bytes(v) <= max);
   return name;
 }
+
+// JSON Schema cannot check a record's keys by format: a custom kind does (compiled like the rest).
+TypeRegistry.Set('CairnAddressKeys', (_schema, value) => value !== null && typeof value === 'object' && Object.keys(value).every((k) => parseAddress(k) !== undefined));
+/** An object whose keys are all addresses (0x… or cairn1…). */
+export const addressKeys = () => Type.Unsafe<Record<string, unknown>>({ [Kind]: 'CairnAddressKeys' });
 
 /** The SDK's refusal of an address input (a data field or the envelope's `to`). */
 export const ADDRESS_INPUT = (got: string): string => `must be an address (0x + 40 hex, or cairn1…), got ${got}`;
@@ -165,4 +170,15 @@ export function nsNameField(doc: string): Field<string> {
 /** 0x-prefixed hex of whole bytes. */
 export function hexField(reason: string, doc: string): Field<Hex, string> {
   return { checks: [check(Type.String({ format: 'cairn.hex' }), reason, (got) => `${reason}, got ${got}`)], read: same<Hex>, doc };
+}
+
+/** The id of an earlier transaction that created something (a proposal, a schedule…): 0x + 64 hex, read in lower case. */
+export function txIdField(what: string, creator: string, doc: string): Field<Hex, string> {
+  const reason = `must be ${what} id (0x + 64 hex digits: the ${creator} transaction id)`;
+  return {
+    checks: [check(Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' }), reason, (got) => `${reason}, got ${got}`)],
+    read: (v) => (v as string).toLowerCase() as Hex,
+    input: { convert: (v) => (typeof v === 'string' ? v.toLowerCase() : undefined), refused: (got) => `${reason}, got ${got}` },
+    doc,
+  };
 }

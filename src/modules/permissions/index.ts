@@ -1,0 +1,3 @@
+export { permissionApprove, permissionPropose, permissionUpdate, permissionVeto } from './permission';
+export { multisigApprove, multisigPropose } from './multisig';
+export { getMultisig, type MultisigProposal } from './records';
