@@ -1,12 +1,13 @@
 import { CairnError } from '../errors/CairnError';
 import { parseAmount } from '../primitives/amount';
-import { canonicalBytes, canonicalJson } from '../primitives/canonical';
-import { concatBytes, fromHex, isHex, toHex, utf8, type Hex } from '../primitives/hex';
-import { addressFromPublicKey, parseAddress } from '../crypto/address';
+import { canonicalJson } from '../primitives/canonical';
+import { fromHex, isHex, toHex, type Hex } from '../primitives/hex';
+import { parseAddress } from '../crypto/address';
 import { keccakHex } from '../crypto/hash';
+import { senderMatchesKey, signingBytes, txId } from '../crypto/txSigning';
 import { MLDSA44_PUB_BYTES, signHybrid, type VerifyJob } from '../crypto/hybrid';
 import type { HybridKeys } from '../crypto/keys';
-import { CHAIN_ID, MAX_DATA_BYTES, TX_DOMAIN } from '../protocol/params';
+import { CHAIN_ID, MAX_DATA_BYTES } from '../protocol/params';
 import type { Address, HybridTx, TxPayload, TxType } from '../protocol/types';
 import { isImplemented } from '../modules/registry';
 
@@ -17,27 +18,9 @@ import { isImplemented } from '../modules/registry';
  * re-signing yields the same id.
  */
 
-const TX_DOMAIN_BYTES = utf8(TX_DOMAIN);
 const DEFAULT_FEE = '1000';
 
-/** The nine signed fields, in a fresh object so no extra property can leak into the hash. */
-function payloadFields(p: TxPayload): TxPayload {
-  return {
-    chainId: p.chainId,
-    type: p.type,
-    from: p.from,
-    to: p.to ?? null,
-    amount: p.amount,
-    nonce: p.nonce,
-    timestamp: p.timestamp,
-    fee: p.fee,
-    data: p.data === undefined ? null : p.data,
-  };
-}
-
-export const signingBytes = (p: TxPayload): Uint8Array => concatBytes(TX_DOMAIN_BYTES, canonicalBytes(payloadFields(p)));
-
-export const txId = (p: TxPayload): Hex => keccakHex(signingBytes(p));
+export { senderMatchesKey, signingBytes, txId };
 
 /** Signing bytes computed at decode, reused for verification (the canonical encoding is not free). */
 const signingBytesCache = new WeakMap<HybridTx, Uint8Array>();
@@ -219,15 +202,6 @@ export function decodeEnvelope(body: unknown): DecodeResult {
   const tx: HybridTx = { ...payload, id, publicKeys, signatures: signaturesOf(body.signatures) };
   signingBytesCache.set(tx, msg);
   return { ok: true, tx };
-}
-
-/** The `from` address must be the one the secp256k1 key derives (Ethereum rule). */
-export function senderMatchesKey(tx: HybridTx): boolean {
-  try {
-    return addressFromPublicKey(fromHex(tx.publicKeys.secp256k1)) === tx.from;
-  } catch {
-    return false;
-  }
 }
 
 const EMPTY = new Uint8Array(0);

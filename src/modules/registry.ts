@@ -6,6 +6,7 @@ import { claimVoterReward, setCommission, stake, unstake, vote } from './staking
 import { govPropose, govVote } from './governance';
 import { delegateResource, undelegateResource } from './resources';
 import { vestingClaim, vestingCreate } from './vesting';
+import { metaTx } from './relay';
 import { multisigApprove, multisigPropose, permissionApprove, permissionPropose, permissionUpdate, permissionVeto } from './permissions';
 import { nftApprove, nftBurn, nftCreate, nftMint, nftTransfer } from './nft';
 import { tokenApprove, tokenBlacklist, tokenBurn, tokenCreate, tokenFreeze, tokenMint, tokenPause, tokenTransfer, tokenTransferFrom, tokenUnfreeze, tokenUnpause } from './tokens';
@@ -38,6 +39,7 @@ export const REGISTRY = {
   PERMISSION_VETO: permissionVeto,
   MULTISIG_PROPOSE: multisigPropose,
   MULTISIG_APPROVE: multisigApprove,
+  META_TX: metaTx,
   VM_DEPLOY: vmDeploy,
   VM_CALL: vmCall,
   VM_TRANSFER: vmTransfer,

@@ -20,12 +20,13 @@ import { addr, SHORT_WINDOWS } from '../helpers/econWorld';
 
 /**
  * Model test (fc.commands) of the economic and governance types: random sequences of STAKE,
- * UNSTAKE, VOTE, SET_COMMISSION, CLAIM_VOTER_REWARD, GOV_PROPOSE, GOV_VOTE, TRANSFER and empty
+ * UNSTAKE, VOTE, SET_COMMISSION, CLAIM_VOTER_REWARD, GOV_PROPOSE, GOV_VOTE, DELEGATE_RESOURCE,
+ * UNDELEGATE_RESOURCE, VESTING_CREATE, VESTING_CLAIM, TRANSFER and empty
  * blocks run against the real execution (applyTx + finishBlock, committed block by block).
  * Each command is one block. The model keeps what the rules say must hold whatever the
  * outcome of each transaction, and after every block the test checks:
  * - supply = genesis + minted − burned, and Σ (balance + staked) over every account = supply;
- * - the staked counter = Σ staked; every voter's allocation ≤ its stake and = Σ its votes;
+ * - the staked counter = Σ staked; lent stake ≤ own stake and Σ lent = Σ borrowed; every voter's allocation ≤ its stake and = Σ its votes;
  *   every candidate's received votes = Σ of the votes allocated to it;
  * - nonces: each sender's nonce grows by exactly one per included transaction, never back;
  * - every proposal transition is a legal move of the proposal machine (its graph);
@@ -60,6 +61,9 @@ interface Chain {
 interface Model {
   nonces: Map<Address, number>;
   proposals: Hex[];
+  vestings: Hex[];
+  /** (lender, receiver) pairs of included delegations (UNDELEGATE picks among them). */
+  delegations: [Address, Address][];
   /** The last status of each proposal seen in transitions. */
   status: Map<string, string>;
 }
@@ -98,13 +102,18 @@ async function checkInvariants(c: Chain, m: Model, included: SignedTx[], events:
   expect(s.supply).toBe(GENESIS_SUPPLY + s.minted - s.burned);
   let total = 0n;
   let staked = 0n;
+  let lent = 0n;
+  let borrowed = 0n;
   for (const a of ALL) {
     const acc = await c.state.getAccount(a);
     if (!acc) continue;
     total += acc.balance + acc.staked;
     staked += acc.staked;
     expect(acc.delegatedOut <= acc.staked, `${a} lends more than its stake`).toBe(true);
+    lent += acc.delegatedOut;
+    borrowed += acc.delegatedIn;
   }
+  expect(lent).toBe(borrowed);
   expect(total).toBe(s.supply);
   expect(staked).toBe(s.staked);
 
@@ -155,6 +164,8 @@ class TxCommand implements fc.AsyncCommand<Model, Chain> {
     for (const t of this.make(nonce, m)) txs.push(envelope(t.type, t.from, { to: t.to ?? null, amount: t.amount ?? '0', data: t.data ?? null, nonce: await nonce(t.from) }));
     const { included, events } = await runBlock(c, txs);
     for (const tx of included) if (tx.type === 'GOV_PROPOSE') m.proposals.push(tx.id);
+    for (const tx of included) if (tx.type === 'VESTING_CREATE') m.vestings.push(tx.id);
+    for (const tx of included) if (tx.type === 'DELEGATE_RESOURCE') m.delegations.push([tx.from, tx.to!]);
     await checkInvariants(c, m, included, events);
   }
   toString = () => this.label;
@@ -188,6 +199,22 @@ const commands = [
     ),
   ),
   fc.record({ from: anyone, to: anyone, amount: coins }).map((a) => new TxCommand(`TRANSFER ${a.from}→${a.to} ${a.amount}`, () => [{ type: 'TRANSFER', from: a.from, to: a.to, amount: String(a.amount) }])),
+  fc.record({ from: anyone, to: anyone, amount: coins }).map(
+    (a) => new TxCommand(`DELEGATE_RESOURCE ${a.from}→${a.to} ${a.amount}`, () => [{ type: 'DELEGATE_RESOURCE', from: a.from, to: a.to, data: { amount: String(a.amount) } }]),
+  ),
+  fc.record({ which: fc.nat(), amount: coins }).map(
+    (a) => new TxCommand(`UNDELEGATE_RESOURCE #${a.which} ${a.amount}`, (_n, m) => {
+      if (m.delegations.length === 0) return [];
+      const [from, to] = m.delegations[a.which % m.delegations.length];
+      return [{ type: 'UNDELEGATE_RESOURCE' as const, from, to, data: { amount: String(a.amount) } }];
+    }),
+  ),
+  fc.record({ from: anyone, to: anyone, amount: coins, duration: fc.integer({ min: 1, max: 8 }), cliff: fc.integer({ min: 0, max: 8 }) }).map(
+    (a) => new TxCommand(`VESTING_CREATE ${a.from}→${a.to} ${a.amount}`, () => [{ type: 'VESTING_CREATE', from: a.from, to: a.to, amount: String(a.amount), data: { durationBlocks: a.duration, cliffBlocks: a.cliff } }]),
+  ),
+  fc.record({ from: anyone, which: fc.nat() }).map(
+    (a) => new TxCommand(`VESTING_CLAIM ${a.from}`, (_n, m) => (m.vestings.length === 0 ? [] : [{ type: 'VESTING_CLAIM' as const, from: a.from, data: { vestingId: m.vestings[a.which % m.vestings.length] } }])),
+  ),
   fc.integer({ min: 1, max: 4 }).map((n) => new TxCommand(`${n} empty block(s)`, () => [])),
 ];
 
@@ -206,14 +233,14 @@ describe('economic and governance model (fc.commands)', () => {
     await fc.assert(
       fc.asyncProperty(fc.commands(commands, { maxCommands: 40, size: 'max' }), async (cmds) => {
         const chain = await newChain();
-        const model: Model = { nonces: new Map(), proposals: [], status: new Map() };
+        const model: Model = { nonces: new Map(), proposals: [], vestings: [], delegations: [], status: new Map() };
         await fc.asyncModelRun(() => ({ model, real: chain }), cmds);
         await replaySameRoots(chain);
       }),
       { numRuns: Number(process.env.ECON_MODEL_RUNS ?? 60) },
     );
     // Sequences that only ever fail would prove little: each type must have succeeded somewhere.
-    for (const type of ['STAKE', 'UNSTAKE', 'VOTE', 'SET_COMMISSION', 'GOV_PROPOSE', 'GOV_VOTE', 'TRANSFER']) expect(OUTCOMES[`${type} success`] ?? 0, `${type} succeeded`).toBeGreaterThan(0);
+    for (const type of ['STAKE', 'UNSTAKE', 'VOTE', 'SET_COMMISSION', 'GOV_PROPOSE', 'GOV_VOTE', 'TRANSFER', 'DELEGATE_RESOURCE', 'UNDELEGATE_RESOURCE', 'VESTING_CREATE', 'VESTING_CLAIM']) expect(OUTCOMES[`${type} success`] ?? 0, `${type} succeeded`).toBeGreaterThan(0);
     for (const status of ['QUEUED', 'EXPIRED', 'REJECTED']) expect(OUTCOMES[`proposal ${status}`] ?? 0, `a proposal reached ${status}`).toBeGreaterThan(0);
     if (process.env.ECON_DEBUG) console.log(OUTCOMES);
   }, 240_000);

@@ -1,0 +1,1 @@
+export { metaTx, RELAYABLE } from './metaTx';
