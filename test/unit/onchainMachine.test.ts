@@ -236,8 +236,8 @@ describe('on-chain machine helper: finishBlock', () => {
     expect((await finishBlock(state, block(10), registry)).map((e) => e.kind)).toEqual(['machine.transition']);
   });
 
-  it('the production registry holds the proposal machine; a block with nothing due ticks nothing', async () => {
-    expect([...MACHINES.keys()]).toEqual(['proposal']);
+  it('the production registry holds the proposal and permission-change machines; a block with nothing due ticks nothing', async () => {
+    expect([...MACHINES.keys()]).toEqual(['proposal', 'permissionChange']);
     expect(await finishBlock(await freshState(), block(1))).toEqual([]);
   });
 
