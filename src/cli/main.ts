@@ -11,6 +11,7 @@ import { parseAmount } from '../primitives/amount';
 import { isHex, toHex } from '../primitives/hex';
 import { CairnClient } from '../sdk/client';
 import { ASSET_COMMANDS, ASSET_GROUPS, ASSET_HELP, ASSET_MAIN_HELP } from './assets';
+import { wrap } from './assets/help';
 import {
   DEFAULT_NODE,
   DEFAULT_POLL_MS,
@@ -71,13 +72,17 @@ Exit codes:
 
 const TX_FIELDS_HELP = `  --secret <hex>       32-byte master secret, 64 hex (or $CAIRN_SECRET; prefer the
                        variable: command-line arguments are visible to other users)
-  --type <TYPE>        one of: ${TX_TYPES.join(', ')}
+${wrap('  --type <TYPE>        one of: ', TX_TYPES.map((t, i) => (i < TX_TYPES.length - 1 ? `${t},` : t)), ' '.repeat(23), 88)}
   --to <address>       destination, 0x… or cairn1…
   --amount <n>         integer, base units (1 coin = 1000000); default 0
   --fee <n>            most base units the node may burn for this transaction
                        (a limit, not a bid; default: the signer's default)
   --timestamp <ms>     positive integer; default now
-  --data <json>        type-specific fields as one JSON value (see docs/PROTOCOL.md)`;
+  --data <json>        type-specific fields as one JSON value (see docs/PROTOCOL.md).
+                       The types without a command of their own go this way:
+                       PERMISSION_UPDATE/PROPOSE/APPROVE/VETO, MULTISIG_PROPOSE/
+                       APPROVE and META_TX (its data.tx: the user's signed envelope,
+                       e.g. from "cairn tx sign --fee 0")`;
 
 const HELP: Record<string, string> = {
   ...ASSET_HELP,

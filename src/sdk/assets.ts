@@ -106,12 +106,45 @@ function valueOf(key: string, field: Field, v: unknown): unknown {
   return value;
 }
 
+/**
+ * The types the builder takes beyond the asset ones: every implemented type but the VM's
+ * (built from code and a gas limit: `VmTx`), with their inputs checked at run time by the
+ * same entry rules. The envelope amount of a type whose amount is positive is the input its
+ * entry names (`amount`, or GOV_PROPOSE's `deposit`), in base units of the native coin.
+ */
+export type EconTxType = Exclude<ImplementedTxType, AssetTxType | 'VM_DEPLOY' | 'VM_CALL' | 'VM_TRANSFER'>;
+export const ECON_TX_TYPES = TX_TYPES.filter((t): t is EconTxType => !isAssetType(t) && !t.startsWith('VM_'));
+/** Its input: data fields and `to` as for the asset types, plus the coins of a positive envelope amount. */
+type EconInputOf<K extends EconTxType> = Flat<
+  { type: K } & DataInput<NonNullable<Registry[K]['fields']>> & ToInput<Registry[K]['to']> & { amount?: TokenAmount; deposit?: TokenAmount }
+>;
+export type EconTxInput = { [K in EconTxType]: EconInputOf<K> }[EconTxType];
+export type TxInput = AssetTxInput | EconTxInput;
+export interface UnsignedTx extends Omit<UnsignedAssetTx, 'type'> {
+  type: AssetTxType | EconTxType;
+}
+
+/** A native amount input: integer string, bigint or safe integer of base units, > 0. */
+function coinsOf(name: string, v: unknown): string {
+  const s = typeof v === 'bigint' ? v.toString(10) : typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : v;
+  if (typeof s !== 'string' || !/^[1-9][0-9]{0,77}$/.test(s)) invalid(name, `must be a positive integer of base units (1 coin = 1000000), got ${show(v)}`);
+  return s;
+}
+
 /** The unsigned fields of one asset transaction. Throws CairnError('INVALID_ASSET_TX') on bad input. */
 export function buildAssetTx(input: AssetTxInput): UnsignedAssetTx {
+  const type = (input as { type?: unknown } | null)?.type;
+  if (input !== null && typeof input === 'object' && !isAssetType(type)) throw new CairnError('INVALID_ASSET_TX', `type must be one of ${ASSET_TX_TYPES.join(', ')}, got ${show(type)}`, { field: 'type' });
+  return buildTx(input) as UnsignedAssetTx;
+}
+
+/** The unsigned fields of one transaction of any type but the VM's. Throws CairnError('INVALID_ASSET_TX') on bad input. */
+export function buildTx(input: TxInput): UnsignedTx {
   if (input === null || typeof input !== 'object') throw new CairnError('INVALID_ASSET_TX', 'input must be an object with a type', { field: 'type' });
   const type = (input as { type?: unknown }).type;
-  if (!isAssetType(type)) throw new CairnError('INVALID_ASSET_TX', `type must be one of ${ASSET_TX_TYPES.join(', ')}, got ${show(type)}`, { field: 'type' });
-  const entry: AnyTxEntry = REGISTRY[type];
+  const buildable = [...ASSET_TX_TYPES, ...ECON_TX_TYPES] as readonly unknown[];
+  if (!buildable.includes(type)) throw new CairnError('INVALID_ASSET_TX', `type must be one of ${ASSET_TX_TYPES.join(', ')}, ${ECON_TX_TYPES.join(', ')}, got ${show(type)}`, { field: 'type' });
+  const entry: AnyTxEntry = REGISTRY[type as AssetTxType | EconTxType];
   const i = input as unknown as Record<string, unknown>;
   const toLast = entry.to.kind === 'required' && entry.to.inputLast === true;
   let to = toLast ? null : partyOf(entry.to, i);
@@ -126,8 +159,9 @@ export function buildAssetTx(input: AssetTxInput): UnsignedAssetTx {
     const typed = Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, f.read(data[k])]));
     for (const rule of entry.dataRules) if (rule.broken(typed)) invalid(rule.sdk.field, rule.sdk.message);
   }
-  const amount = entry.amount?.kind === 'exactly' ? entry.amount.value.toString(10) : '0';
-  return { type, to, amount, data };
+  const rule = entry.amount;
+  const amount = rule?.kind === 'exactly' ? rule.value.toString(10) : rule?.kind === 'positive' ? coinsOf(rule.input ?? 'amount', i[rule.input ?? 'amount']) : '0';
+  return { type: type as UnsignedTx['type'], to, amount, data };
 }
 
 /** NS names: 3–32 characters of a–z, 0–9 and '-', not starting or ending with '-' (the entries' name rule). */

@@ -1,11 +1,13 @@
 import type { HybridTx } from '../protocol/types';
-import type { AccountProofView, AccountView, BlockView, StatusView, TxRecord, TxStatus } from '../views';
+import type { AccountProofView, AccountView, BlockView, GovernanceView, ProposalStatus, ProposalsPage, ProposalView, StatusView, TreasuryView, TxRecord, TxStatus, ValidatorsView } from '../views';
 import type { Hex } from '../primitives/hex';
 import { encodeTx, signTx, type TxFields } from '../chain/envelope';
 import type { HybridKeys } from '../crypto/keys';
 import { CairnError } from '../errors/CairnError';
 import {
   buildAssetTx,
+  buildTx,
+  type TxInput,
   createdAssetId,
   pageQuery,
   type AssetTxInput,
@@ -172,6 +174,11 @@ export class CairnClient {
     return id === undefined ? r : { ...r, assetId: id };
   }
 
+  /** Builds (buildTx: staking, governance, resources, vesting, permissions, META_TX and the asset types), signs and submits; see send. */
+  sendTx(keys: HybridKeys, input: TxInput, opts: SendOptions = {}): Promise<SendResult> {
+    return this.send(keys, buildTx(input), opts);
+  }
+
   // ---- Assets (FT20, NFT721, names) ----
 
   /** GET /tokens: issued tokens, newest first; pass nextBefore as `before` for the next page. */
@@ -222,6 +229,32 @@ export class CairnClient {
   /** The transaction, confirmed or pending; null when this node does not know it (yet). */
   tx(id: string): Promise<TxRecord | null> {
     return this.getOrNull<TxRecord>(`/tx/${encodeURIComponent(id)}`);
+  }
+
+  /** GET /validators: the active set, the bank, the slot producer, the epoch, each validator's performance. */
+  validators(): Promise<ValidatorsView> {
+    return this.get<ValidatorsView>('/validators');
+  }
+
+  /** GET /governance: every governable parameter (value, bounds, changedAt) and the proposal counts. */
+  governance(): Promise<GovernanceView> {
+    return this.get<GovernanceView>('/governance');
+  }
+
+  /** GET /governance/proposals: filtered by status; `since` returns what changed after that height (follow with the cursor). */
+  proposals(q: { status?: ProposalStatus; since?: number; limit?: number } = {}): Promise<ProposalsPage> {
+    const parts = Object.entries(q).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`);
+    return this.get<ProposalsPage>(`/governance/proposals${parts.length ? `?${parts.join('&')}` : ''}`);
+  }
+
+  /** GET /governance/proposals/:id; null when unknown. */
+  proposal(id: string): Promise<ProposalView | null> {
+    return this.getOrNull<ProposalView>(`/governance/proposals/${encodeURIComponent(id)}`);
+  }
+
+  /** GET /treasury. */
+  treasury(): Promise<TreasuryView> {
+    return this.get<TreasuryView>('/treasury');
   }
 
   /** Block by height or hash; null when above the head or unknown. */

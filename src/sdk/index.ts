@@ -25,6 +25,12 @@ export { type SignedTx, type Address } from '../protocol/types';
 export { TX_TYPES, type ImplementedTxType as TxType } from '../modules/registry';
 export {
   buildAssetTx,
+  buildTx,
+  ECON_TX_TYPES,
+  type EconTxType,
+  type EconTxInput,
+  type TxInput,
+  type UnsignedTx,
   createdAssetId,
   assetId,
   isValidName,

@@ -43,17 +43,20 @@ export function usageLine(cli: CliMeta): string {
     if (clear) parts.push(`(${spelled(f)} | --${clear.flag})`);
     else parts.push(isOptional(f) ? `[${spelled(f)}]` : spelled(f));
   }
-  return `${cli.command} ${parts.join(' ')}`;
+  return [cli.command, ...parts].join(' ');
 }
 
-export const flagLine = (f: CliFlag): string => `  ${spelled(f).padEnd(OPTION_WIDTH)}  ${f.help.split('\n').join(CONTINUATION)}`;
+/** A flag and its help; a flag too long for the column gets its help on the next line. */
+export function flagLine(f: CliFlag): string {
+  const name = spelled(f);
+  const help = f.help.split('\n').join(CONTINUATION);
+  return name.length > OPTION_WIDTH ? `  ${name}${CONTINUATION}${help}` : `  ${name.padEnd(OPTION_WIDTH)}  ${help}`;
+}
 
 export const writeHelp = (cli: CliMeta): string =>
   `Usage: cairn ${usageLine(cli)}
 
-${cli.about}
-
-${cli.flags.map(flagLine).join('\n')}
+${[cli.about, ...(cli.flags.length ? [cli.flags.map(flagLine).join('\n')] : [])].join('\n\n')}
 
 ${WRITE_COMMON_HELP}
 

@@ -41,6 +41,45 @@ The name service: names of 3 to 32 characters of a-z, 0-9 and '-'.`,
   name list              all names, paginated
 `,
   },
+  stake: {
+    title: 'staking and elections',
+    intro: `Usage: cairn stake <sub> [options]
+
+Staking, validator candidacy and votes. Amounts are integers in base units of the
+native coin (1 coin = 1000000).`,
+    read: `  stake validators     the active set, candidates, the slot producer, performance
+`,
+  },
+  gov: {
+    title: 'governance and treasury',
+    intro: `Usage: cairn gov <sub> [options]
+
+Proposals to change governable parameters or spend from the treasury, voted by stake.
+A proposal is VOTING, then QUEUED (timelock), EXECUTED or FAILED; or REJECTED, VETOED
+or EXPIRED. Follow changes with "cairn gov list --since <height>".`,
+    read: `  gov list             proposals, by status or changed since a height
+  gov show <id>        one proposal: status, tally, history
+  gov params           every governable parameter with its bounds
+  gov treasury         the treasury's balance, income and spends
+`,
+  },
+  resource: {
+    title: 'resource delegation',
+    intro: `Usage: cairn resource <sub> [options]
+
+Lend the energy capacity of your stake to another account, and take it back.`,
+    read: `  cairn account <address> shows maxEnergy, delegatedOut and delegatedIn.
+`,
+  },
+  vesting: {
+    title: 'vesting',
+    intro: `Usage: cairn vesting <sub> [options]
+
+Linear vesting schedules with a cliff, counted in blocks.`,
+    read: `  cairn account <address> shows the balances; a schedule's id is its
+  VESTING_CREATE transaction's id (cairn tx wait <id>).
+`,
+  },
 } as const;
 type Group = keyof typeof GROUPS;
 
@@ -56,7 +95,7 @@ export const ASSET_GROUPS: Record<string, readonly string[]> = Object.fromEntrie
 export const ASSET_MAIN_HELP = Object.entries(GROUPS)
   .map(([g, { title }]) => {
     const writes = writesOf(g as Group).map((c) => subOf(c.command));
-    const words = [...writes.map((s, i) => (i === writes.length - 1 ? `${s};` : `${s},`)), ...READ_SUBS[g].map((s, i, all) => (i < all.length - 1 ? `${s},` : s))];
+    const words = [...writes.map((s, i) => (i < writes.length - 1 ? `${s},` : READ_SUBS[g].length > 0 ? `${s};` : s)), ...READ_SUBS[g].map((s, i, all) => (i < all.length - 1 ? `${s},` : s))];
     return wrap(`  ${`${g} <sub>`.padEnd(20)}${title}: `, words, ' '.repeat(22), 88);
   })
   .join('\n');

@@ -220,11 +220,68 @@ function readCommand(key: string, spec: ReadSpec): Command {
 }
 
 
+/** The staking and governance reads (GET /validators, /governance…, /treasury). */
+const plain = (cmd: string, path: string, call: (ctx: Ctx) => Promise<unknown>): ReadSpec => ({
+  options: { node: { type: 'string' } },
+  positional: false,
+  async run(ctx, io) {
+    io.out(json(await call(ctx)));
+    return EXIT.OK;
+  },
+  help: `Usage: cairn ${cmd} [--node <url>]
+
+Prints GET ${path}.
+
+${READ_NODE_HELP}`,
+});
+READ['stake validators'] = plain('stake validators', '/validators (active set, bank, slot producer, epoch, performance)', (ctx) => ctx.client().validators());
+READ['gov params'] = plain('gov params', '/governance (every governable parameter: value, bounds, changedAt)', (ctx) => ctx.client().governance());
+READ['gov treasury'] = plain('gov treasury', '/treasury (balance, income, spends, policy)', (ctx) => ctx.client().treasury());
+READ['gov list'] = {
+  options: { node: { type: 'string' }, status: { type: 'string' }, since: { type: 'string' }, limit: { type: 'string' } },
+  positional: false,
+  async run(ctx, io) {
+    const { values } = ctx;
+    const status = str(values.status) as never;
+    const since = str(values.since) !== undefined ? parsePositiveInt('--since', str(values.since)!) : undefined;
+    const limit = str(values.limit) !== undefined ? parsePositiveInt('--limit', str(values.limit)!) : undefined;
+    io.out(json(await ctx.client().proposals({ status, since, limit })));
+    return EXIT.OK;
+  },
+  help: `Usage: cairn gov list [--status <S>] [--since <height>] [--limit <n>] [--node <url>]
+
+Prints GET /governance/proposals: {proposals, cursor, finalizedHeight}.
+
+  --status <S>         VOTING, QUEUED, EXECUTED, REJECTED, VETOED, EXPIRED or FAILED
+  --since <height>     only proposals that changed after this height (poll again
+                       with the answer's cursor: no transition is skipped)
+  --limit <n>          page size
+${READ_NODE_HELP}`,
+};
+READ['gov show'] = {
+  options: { node: { type: 'string' } },
+  positional: true,
+  async run(ctx, io) {
+    const id = ctx.positionals[0] ?? usage('missing proposal: cairn gov show <id>');
+    io.out(json((await ctx.client().proposal(id)) ?? notFound(`proposal ${id}`)));
+    return EXIT.OK;
+  },
+  help: `Usage: cairn gov show <id> [--node <url>]
+
+Prints GET /governance/proposals/:id: status, live tally, tally and state history.
+
+${READ_NODE_HELP}`,
+};
+
 /** Read sub-commands by group, in help order. */
 export const READ_SUBS: Record<string, readonly string[]> = {
   token: ['info', 'holders', 'transfers', 'list'],
   nft: ['info', 'list'],
   name: ['resolve', 'list'],
+  stake: ['validators'],
+  gov: ['list', 'show', 'params', 'treasury'],
+  resource: [],
+  vesting: [],
 };
 
 export const READ_COMMANDS: Record<string, Command> = Object.fromEntries(Object.entries(READ).map(([k, spec]) => [k, readCommand(k, spec)]));

@@ -3,7 +3,7 @@ import { isCairnError } from '../../errors/CairnError';
 import { ENTRIES } from '../../modules/registry';
 import type { AnyTxEntry, CliFlag, CliMeta } from '../../modules/tx/entry';
 import { parseAmount } from '../../primitives/amount';
-import { buildAssetTx, createdAssetId, createdAssetKind, type AssetTxInput, type UnsignedAssetTx } from '../../sdk/assets';
+import { buildTx, createdAssetId, createdAssetKind, type TxInput, type UnsignedTx } from '../../sdk/assets';
 import { CairnClient, type TxRecord } from '../../sdk/client';
 import {
   EXIT,
@@ -42,7 +42,22 @@ const WRITE_OPTIONS: OptionDefs = {
 
 /** The parseArgs options of a command's own flags. */
 const optionsOf = (cli: CliMeta): OptionDefs =>
-  Object.fromEntries(cli.flags.filter((f) => !f.flag.startsWith('<')).map((f) => [f.flag, { type: f.metavar === undefined ? 'boolean' : 'string' }]));
+  Object.fromEntries(
+    cli.flags.filter((f) => !f.flag.startsWith('<')).map((f) => [f.flag, f.kind === 'map' ? { type: 'string', multiple: true } : { type: f.metavar === undefined ? 'boolean' : 'string' }]),
+  );
+
+/** A repeatable `<address>=<amount>` flag as an object (the builder checks addresses and amounts). */
+function mapOf(name: string, raw: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const item of (Array.isArray(raw) ? raw : []) as string[]) {
+    const eq = item.lastIndexOf('=');
+    if (eq <= 0) usage(`${name} takes <address>=<amount>, got "${item}"`);
+    const key = parseAddressArg(name, item.slice(0, eq));
+    if (Object.hasOwn(out, key)) usage(`${name} names ${key} twice`);
+    out[key] = item.slice(eq + 1);
+  }
+  return out;
+}
 
 /** One flag's value for the builder (undefined: leave the input field out). */
 async function flagValue(ctx: Ctx, cli: CliMeta, f: CliFlag): Promise<unknown> {
@@ -53,8 +68,10 @@ async function flagValue(ctx: Ctx, cli: CliMeta, f: CliFlag): Promise<unknown> {
       return raw === true ? true : undefined;
     case 'unless':
       return raw !== true;
-    case 'clear':
-      return raw === true ? null : undefined;
+    case 'clear': // a map's clear flag gives the empty map (VOTE --none: no votes)
+      return raw !== true ? undefined : cli.flags.some((p) => p.kind === 'map' && p.field === f.field) ? {} : null;
+    case 'map':
+      return raw === undefined && f.optional ? undefined : mapOf(`--${f.flag}`, raw);
   }
   if (f.flag.startsWith('<')) return nameArg(ctx, cli.command);
   if (raw === undefined && (f.optional || f.default !== undefined)) return f.default;
@@ -70,11 +87,16 @@ async function flagValue(ctx: Ctx, cli: CliMeta, f: CliFlag): Promise<unknown> {
       return resolveToken(ctx, name, need(values, f.flag));
     case 'collection':
       return resolveCollection(ctx, name, need(values, f.flag));
+    case 'coins': {
+      const v = need(values, f.flag);
+      if (!/^[1-9][0-9]*$/.test(v)) usage(`${name} must be a positive integer of base units (1 coin = 1000000), got "${v}"`);
+      return v;
+    }
   }
 }
 
 /** The builder input a command's flags give, in the order of its flags. */
-async function inputOf(entry: AnyTxEntry, cli: CliMeta, ctx: Ctx): Promise<AssetTxInput> {
+async function inputOf(entry: AnyTxEntry, cli: CliMeta, ctx: Ctx): Promise<TxInput> {
   for (const f of cli.flags) {
     const clear = clearOf(cli, f);
     if (clear && (ctx.values[clear.flag] === true) === (ctx.values[f.flag] !== undefined)) usage(cli.exclusive ?? `give exactly one of ${spelled(f)} or --${clear.flag}`);
@@ -84,19 +106,22 @@ async function inputOf(entry: AnyTxEntry, cli: CliMeta, ctx: Ctx): Promise<Asset
     const clear = clearOf(cli, f);
     if (clear && ctx.values[clear.flag] === true) continue; // the clear flag gives the value
     const v = await flagValue(ctx, cli, f);
-    if (v !== undefined) input[f.field] = v;
+    if (v === undefined) continue;
+    const [field, part] = f.field.split('.');
+    if (part === undefined) input[field] = v;
+    else input[field] = { ...(input[field] as object | undefined), [part]: v };
   }
-  return input as unknown as AssetTxInput;
+  return input as unknown as TxInput;
 }
 
 /** The builder's field-prefixed message, with the field spelled as the user typed it. */
-function buildOrUsage(cli: CliMeta, input: AssetTxInput): UnsignedAssetTx {
+function buildOrUsage(cli: CliMeta, input: TxInput): UnsignedTx {
   try {
-    return buildAssetTx(input);
+    return buildTx(input);
   } catch (e) {
     if (!isCairnError(e) || e.code !== 'INVALID_ASSET_TX') throw e;
     const field = String(e.meta.field ?? '');
-    const flag = cli.flags.find((f) => f.field === field && f.kind !== 'clear');
+    const flag = cli.flags.find((f) => (f.field === field || f.field.startsWith(`${field}.`)) && f.kind !== 'clear');
     const as = flag ? (flag.flag.startsWith('<') ? flag.flag : `--${flag.flag}`) : `--${field}`;
     return usage(e.message.startsWith(`${field} `) ? `${as}${e.message.slice(field.length)}` : e.message);
   }

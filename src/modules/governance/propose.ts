@@ -7,6 +7,7 @@ import { TxFailure } from '../../protocol/handler';
 import { GOV_ESCROW_ADDRESS } from '../../protocol/params';
 import type { Address } from '../../protocol/types';
 import { defineTx } from '../tx/define';
+import { addressFlag, coinsFlag, textFlag } from '../tx/cli';
 import { getCandidate } from '../staking/records';
 import { paramNameField, paramValueField, proposalIdField, spendField, voteOptionField } from './fields';
 import { getVoters, recount, voteKey, votersKey } from './tally';
@@ -22,7 +23,7 @@ export const govPropose = defineTx({
   module: 'governance',
   summary: 'opens a proposal (id = this transaction id) changing a governable parameter or spending from the treasury; amount = the deposit',
   to: { kind: 'none' },
-  amount: { kind: 'positive', reason: 'GOV_PROPOSE amount is the deposit and must be positive' },
+  amount: { kind: 'positive', reason: 'GOV_PROPOSE amount is the deposit and must be positive', input: 'deposit' },
   fields: {
     param: paramNameField('a governable parameter\'s name (with value), e.g. "MAX_VALIDATORS"'),
     value: paramValueField('the new value, an integer string within the parameter\'s bounds'),
@@ -46,6 +47,22 @@ export const govPropose = defineTx({
     },
   ],
   energy: 1_000n,
+  cli: {
+    command: 'gov propose',
+    about: `Opens a proposal to set a governable parameter (--param with --value; see
+"cairn gov params") or to spend from the treasury (--spend-to with --spend-amount),
+with --deposit (at least GOV_DEPOSIT) held until it ends. The proposal's id is this
+transaction's id.`,
+    summary: '--param --value | --spend-to --spend-amount; --deposit',
+    flags: [
+      textFlag('param', '<NAME>', 'a governable parameter, e.g. MAX_VALIDATORS'),
+      textFlag('value', '<n>', "its new value, an integer within the parameter's bounds"),
+      addressFlag('spend-to', 'a treasury spend: the recipient, 0x… or cairn1…', 'spend.to'),
+      coinsFlag('spend-amount', 'a treasury spend: the coins', 'spend.amount', true),
+      coinsFlag('deposit', 'the deposit'),
+    ].map((f) => (f.flag === 'deposit' ? f : { ...f, optional: true })),
+    example: 'cairn gov propose --param MAX_VALIDATORS --value 25 --deposit 100000000',
+  },
   async run({ state, height, sender, tx, events }, d) {
     const p = await loadParams(state);
     const deposit = BigInt(tx.amount);
@@ -78,6 +95,16 @@ export const govVote = defineTx({
     vote: voteOptionField('"yes", "no", "abstain" or "veto"'),
   },
   energy: 300n,
+  cli: {
+    command: 'gov vote',
+    about: 'Votes on a proposal under vote with the power of your stake; a later vote replaces it.',
+    summary: '--proposal <id> --vote yes|no|abstain|veto',
+    flags: [
+      textFlag('proposal', '<id>', "the proposal: its GOV_PROPOSE transaction's id", 'proposalId'),
+      textFlag('vote', '<choice>', 'yes, no, abstain or veto'),
+    ],
+    example: 'cairn gov vote --proposal 0x… --vote yes --wait included',
+  },
   async run({ state, height, sender, events }, { proposalId, vote }) {
     const snap = await loadInstance(state, proposalDef, proposalId);
     if (!snap) throw new TxFailure(`proposal ${proposalId} does not exist`);

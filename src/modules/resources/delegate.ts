@@ -4,6 +4,7 @@ import type { ExecState } from '../../protocol/execState';
 import { TxFailure } from '../../protocol/handler';
 import type { AccountState, Address } from '../../protocol/types';
 import { defineTx } from '../tx/define';
+import { addressFlag, coinsFlag } from '../tx/cli';
 import { tokenAmountField } from '../tx/fields';
 import { getDelegation, putDelegation } from './records';
 
@@ -50,6 +51,15 @@ export const delegateResource = defineTx({
   rules: [(tx) => (tx.to === tx.from ? 'DELEGATE_RESOURCE cannot delegate to the sender itself' : undefined)],
   fields: { amount: tokenAmountField('integer string: base units of the sender\'s stake whose energy capacity is lent (1 to 2^256 − 1)') },
   energy: 300n,
+  cli: {
+    command: 'resource delegate',
+    about: `Lends the energy capacity of --amount of your stake to --to. Only capacity moves:
+the coins stay your stake, with its votes and governance power; UNSTAKE cannot take them
+until you undelegate.`,
+    summary: '--to --amount (lend energy capacity)',
+    flags: [addressFlag('to', 'the receiver, 0x… or cairn1…'), coinsFlag('amount', 'stake whose capacity is lent')],
+    example: 'cairn resource delegate --to cairn1… --amount 5000000',
+  },
   async run({ state, height, sender, to }, { amount }) {
     const acc = (await state.getAccount(sender))!;
     const free = acc.staked - acc.delegatedOut;
@@ -69,6 +79,13 @@ export const undelegateResource = defineTx({
   rules: [(tx) => (tx.to === tx.from ? 'UNDELEGATE_RESOURCE cannot take back from the sender itself' : undefined)],
   fields: { amount: tokenAmountField('integer string: base units of lent stake to take back (1 to 2^256 − 1)') },
   energy: 300n,
+  cli: {
+    command: 'resource undelegate',
+    about: 'Takes back --amount of the stake whose energy capacity you lend --to.',
+    summary: '--to --amount (take capacity back)',
+    flags: [addressFlag('to', 'the receiver, 0x… or cairn1…'), coinsFlag('amount', 'lent stake to take back')],
+    example: 'cairn resource undelegate --to cairn1… --amount 5000000',
+  },
   async run({ state, height, sender, to }, { amount }) {
     const lent = await getDelegation(state, sender, to);
     if (lent === 0n) throw new TxFailure(`no resources delegated to ${to}`);

@@ -4,6 +4,7 @@ import { TxFailure } from '../../protocol/handler';
 import type { Address } from '../../protocol/types';
 import { booleanField } from '../tx/fields';
 import { defineTx } from '../tx/define';
+import { coinsFlag } from '../tx/cli';
 import { optionalCommissionField, signingKeysField } from './fields';
 import { CANDIDATES_KEY, getCandidate, getCandidates, getVoter, putCandidate, type CandidateRecord } from './records';
 import { queueUnbonding } from './unbonding';
@@ -43,6 +44,20 @@ export const stake = defineTx({
     commission: optionalCommissionField('a candidate\'s commission in basis points (0..10000); default 1000 (10%)', DEFAULT_COMMISSION_BPS),
   },
   energy: 300n,
+  cli: {
+    command: 'stake add',
+    about: `Locks --amount of your balance as stake: energy capacity and voting power. With
+--candidate you also stand for election as a validator: you need MIN_CANDIDATE_STAKE of
+own stake after this one, and the keys signing this transaction become your block-signing
+keys. Staking alone never gives a validator slot: voters elect (cairn stake vote).`,
+    summary: 'stake coins: --amount [--candidate [--commission <bps>]]',
+    flags: [
+      coinsFlag('amount', 'coins to stake'),
+      { flag: 'candidate', field: 'candidate', kind: 'switch', help: 'also stand for election as a validator candidate' },
+      { flag: 'commission', field: 'commission', kind: 'int', metavar: '<bps>', optional: true, help: "a candidate's commission in basis points, 0 to 10000 (default 1000)" },
+    ],
+    example: 'cairn stake add --amount 10000000000 --candidate --commission 500 --wait included',
+  },
   async run({ state, height, sender, tx }, d) {
     const acc = await state.getAccount(sender);
     const amount = BigInt(tx.amount);
@@ -74,6 +89,15 @@ export const unstake = defineTx({
   to: { kind: 'none' },
   amount: { kind: 'positive', reason: 'UNSTAKE amount must be positive' },
   energy: 300n,
+  cli: {
+    command: 'stake remove',
+    about: `Moves --amount of your stake into the unbonding queue: it is liquid again
+UNBONDING_BLOCKS later. Stake allocated by VOTE or lent by DELEGATE_RESOURCE cannot leave
+(re-vote or take the loan back first).`,
+    summary: 'unstake: --amount (liquid after UNBONDING_BLOCKS)',
+    flags: [coinsFlag('amount', 'stake to unbond')],
+    example: 'cairn stake remove --amount 1000000 --wait included',
+  },
   async run({ state, height, sender, tx }) {
     const amount = BigInt(tx.amount);
     const acc = await state.getAccount(sender);

@@ -20,6 +20,19 @@ export const vote = defineTx({
   to: { kind: 'none' },
   fields: { votes: votesField('candidate → votes') },
   energy: 300n,
+  cli: {
+    command: 'stake vote',
+    about: `Allocates your stake to validator candidates, replacing your previous allocation
+(rewards earned under it are kept). The amounts may not exceed your stake; --none
+withdraws every vote.`,
+    summary: '--for <address>=<amount>… | --none',
+    flags: [
+      { flag: 'for', field: 'votes', kind: 'map', metavar: '<address>=<n>', help: 'a candidate and the base units of your stake it gets; repeat for\nseveral candidates (at most 30)' },
+      { flag: 'none', field: 'votes', kind: 'clear', help: 'withdraw every vote' },
+    ],
+    exclusive: 'give --for <address>=<n> (repeatable) or --none',
+    example: 'cairn stake vote --for cairn1…=6000000 --for cairn1…=4000000 --wait included',
+  },
   async run({ state, sender }, { votes }) {
     const acc = await state.getAccount(sender);
     const total = Object.values(votes).reduce((n, v) => n + v, 0n);
@@ -58,6 +71,13 @@ export const setCommission = defineTx({
   to: { kind: 'none' },
   fields: { commission: commissionField('the new commission in basis points (0..10000)') },
   energy: 200n,
+  cli: {
+    command: 'stake commission',
+    about: 'Changes your commission as a validator candidate; it takes effect COMMISSION_DELAY_BLOCKS later.',
+    summary: '--bps <n> (candidates)',
+    flags: [{ flag: 'bps', field: 'commission', kind: 'int', metavar: '<n>', help: 'the new commission in basis points, 0 to 10000' }],
+    example: 'cairn stake commission --bps 800',
+  },
   async run({ state, height, sender }, { commission }) {
     const cand = await getCandidate(state, sender);
     if (!cand) throw new TxFailure('the sender is not a validator candidate');
@@ -74,6 +94,15 @@ export const claimVoterReward = defineTx({
   summary: 'pays the sender the block rewards its votes have earned (from the reward pool)',
   to: { kind: 'none' },
   energy: 200n,
+  cli: {
+    command: 'stake claim',
+    about: `Pays you every block reward your votes have earned, from the reward pool.
+With --wait, the answer also carries the amount paid ("reward").`,
+    summary: 'claim voter rewards',
+    flags: [],
+    example: 'cairn stake claim --wait included',
+  },
+  report: (events) => ({ reward: events.find((e) => e.kind === 'reward.claim')?.amount }),
   async run({ state, height, sender, events }) {
     const v = await getVoter(state, sender);
     await settle(state, v);

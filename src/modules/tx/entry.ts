@@ -74,7 +74,8 @@ export type ToOf<R extends ToRule> = R extends { kind: 'required' } ? Address : 
 /** The native `amount`: "0" (checked with the envelope), positive, one exact value, or anything. */
 export type AmountRule =
   | { readonly kind: 'zero' }
-  | { readonly kind: 'positive'; readonly reason: string }
+  /** `input`: the SDK/CLI input that fills it (default "amount"; GOV_PROPOSE's is "deposit"). */
+  | { readonly kind: 'positive'; readonly reason: string; readonly input?: string }
   | { readonly kind: 'exactly'; readonly value: bigint; readonly reason: string }
   | { readonly kind: 'any' };
 
@@ -117,12 +118,14 @@ export type CliFlagKind =
   | 'collection' // a collection id, or a symbol looked up on the node
   | 'switch' // boolean flag: true when present, absent otherwise
   | 'unless' // boolean flag: the field is false when present, true otherwise
-  | 'clear'; // boolean flag: the field is null when present (exclusive with the field's own flag)
+  | 'clear' // boolean flag: the field is null when present (exclusive with the field's own flag)
+  | 'coins' // native base units, a positive integer (the envelope amount, or a field of coins)
+  | 'map'; // repeatable <address>=<amount>: an object address → amount (VOTE's votes)
 
 export interface CliFlag {
   /** Flag name without "--", or "<name>" for the positional argument. */
   readonly flag: string;
-  /** The input field it fills (the builder's name: `to`, `spender`, `name`…). */
+  /** The input field it fills (the builder's name: `to`, `spender`, `name`…; `a.b` fills field b of object a). */
   readonly field: string;
   readonly kind: CliFlagKind;
   /** Placeholder in usage and help ("<n>"); none for boolean flags. */

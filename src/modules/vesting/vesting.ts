@@ -2,6 +2,7 @@ import { credit, debit } from '../../protocol/accounts';
 import { TxFailure } from '../../protocol/handler';
 import { VESTING_ESCROW_ADDRESS } from '../../protocol/params';
 import { defineTx } from '../tx/define';
+import { addressFlag, coinsFlag, textFlag } from '../tx/cli';
 import { blocksField, optionalBlocksField, vestingIdField } from './fields';
 import { cliffHeight, getVesting, putVesting, vestedAt } from './records';
 
@@ -31,6 +32,20 @@ export const vestingCreate = defineTx({
     },
   ],
   energy: 500n,
+  cli: {
+    command: 'vesting create',
+    about: `Locks --amount of your balance in the vesting escrow for --to. From the inclusion
+height, nothing vests for --cliff blocks; everything has vested after --duration blocks,
+linearly. The schedule's id is this transaction's id.`,
+    summary: '--to --amount --duration [--cliff]',
+    flags: [
+      addressFlag('to', 'the beneficiary, 0x… or cairn1…'),
+      coinsFlag('amount', 'coins to lock'),
+      { flag: 'duration', field: 'durationBlocks', kind: 'int', metavar: '<blocks>', help: 'blocks until everything has vested, 1 to 10^9' },
+      { flag: 'cliff', field: 'cliffBlocks', kind: 'int', metavar: '<blocks>', optional: true, help: 'blocks before anything vests (default 0, at most --duration)' },
+    ],
+    example: 'cairn vesting create --to cairn1… --amount 100000000 --duration 100000 --cliff 10000',
+  },
   async run({ state, height, sender, to, tx }, d) {
     const total = BigInt(tx.amount);
     await debit(state, sender, total);
@@ -50,6 +65,13 @@ export const vestingClaim = defineTx({
   to: { kind: 'none' },
   fields: { vestingId: vestingIdField('the schedule (its VESTING_CREATE transaction id)') },
   energy: 200n,
+  cli: {
+    command: 'vesting claim',
+    about: 'Pays you, the beneficiary, what has vested of a schedule and was not claimed yet.',
+    summary: '--id <tx id> (beneficiary)',
+    flags: [textFlag('id', '<tx id>', "the schedule: its VESTING_CREATE transaction's id", 'vestingId')],
+    example: 'cairn vesting claim --id 0x…',
+  },
   async run({ state, height, sender }, { vestingId: id }) {
     const v = await getVesting(state, id);
     if (!v) throw new TxFailure(`unknown vesting ${id}`);
