@@ -1,9 +1,10 @@
 import { toNative } from '../crypto/address';
-import { keccak256, keccakHex } from '../crypto/hash';
+import { keccak256 } from '../crypto/hash';
 import { deriveKeys, devSecret, DEV_SEED, type HybridKeys } from '../crypto/keys';
 import { COIN } from '../primitives/amount';
 import { toHex, utf8 } from '../primitives/hex';
 import type { GenesisSpec } from './genesis';
+import { parseGenesisSpec } from './genesisSpec';
 import { CHAIN_ID } from '../protocol/params';
 
 /**
@@ -53,7 +54,7 @@ export function devAccounts(count: number, seed = DEV_SEED): { keys: HybridKeys;
 export function devGenesis(count: number, seed = DEV_SEED): { spec: GenesisSpec; validator: HybridKeys; accounts: DevAccount[] } {
   const accounts = devAccounts(count, seed);
   const validator = deriveKeys(devValidatorSecret(seed));
-  const spec: GenesisSpec = {
+  const spec = parseGenesisSpec({
     chainId: CHAIN_ID,
     timestamp: DEV_GENESIS_TIMESTAMP,
     params: DEV_PARAMS,
@@ -61,10 +62,9 @@ export function devGenesis(count: number, seed = DEV_SEED): { spec: GenesisSpec;
       ...accounts.map((a) => ({ address: a.keys.address, balance: DEV_ACCOUNT_BALANCE.toString() })),
       {
         address: validator.address, balance: '0', staked: DEV_VALIDATOR_STAKE.toString(), isValidator: true,
-        mldsaKeyHash: keccakHex(validator.mldsa44.publicKey),
         signingKeys: { secp256k1: toHex(validator.secp256k1.publicKey), mldsa44: toHex(validator.mldsa44.publicKey) },
       },
     ],
-  };
+  });
   return { spec, validator, accounts: accounts.map((a) => a.file) };
 }

@@ -12,6 +12,7 @@ import { isHex, toHex } from '../primitives/hex';
 import { CairnClient } from '../sdk/client';
 import { ASSET_COMMANDS, ASSET_GROUPS, ASSET_HELP, ASSET_MAIN_HELP } from './assets';
 import { wrap } from './assets/help';
+import { GENESIS_COMMANDS, GENESIS_HELP, GENESIS_SUBS } from './genesis';
 import {
   DEFAULT_NODE,
   DEFAULT_POLL_MS,
@@ -56,6 +57,7 @@ ${ASSET_MAIN_HELP}
   status              print the node's GET /status
   account <address>   print an account (0x or cairn1 address)
   node [options]      run a node (see "cairn node --help")
+  genesis <sub>       chain specification for "node --genesis": template, validator, check
 
 Run "cairn <command> --help" for its options and examples.
 
@@ -86,6 +88,7 @@ ${wrap('  --type <TYPE>        one of: ', TX_TYPES.map((t, i) => (i < TX_TYPES.l
 
 const HELP: Record<string, string> = {
   ...ASSET_HELP,
+  ...GENESIS_HELP,
   keygen: `Usage: cairn keygen
 
 Generates a random 32-byte master secret and prints JSON:
@@ -373,10 +376,11 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
   'tx send': cmdTxSend,
   'tx wait': cmdTxWait,
   ...ASSET_COMMANDS,
+  ...GENESIS_COMMANDS,
 };
 
 /** Commands with sub-commands: `cairn <group> <sub>`. */
-const GROUPS: Record<string, readonly string[]> = { tx: ['sign', 'send', 'wait'], ...ASSET_GROUPS };
+const GROUPS: Record<string, readonly string[]> = { tx: ['sign', 'send', 'wait'], ...ASSET_GROUPS, genesis: GENESIS_SUBS };
 
 const orList = (xs: string[]): string => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}`);
 

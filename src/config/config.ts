@@ -29,8 +29,12 @@ export interface NodeConfig {
   rateLimitExempt: string[];
   /** Reverse proxies whose X-Forwarded-For is believed for the client address (addresses or CIDR blocks). */
   trustedProxies: string[];
-  /** Pre-funded development accounts created at genesis. */
+  /** Pre-funded development accounts created at genesis (development network only). */
   devAccounts: number;
+  /** Chain specification (JSON) an empty data directory starts from; null: the development network. */
+  genesisFile: string | null;
+  /** File holding this node's block-signing master secret; null: the development validator's key. */
+  validatorKey: string | null;
   /** The JSON file the values were read from, if any. */
   configFile: string | null;
 }
@@ -50,6 +54,8 @@ export const defaultNodeConfig: Readonly<NodeConfig> = Object.freeze({
   verifyWorkers: Math.max(1, os.availableParallelism()),
   logLevel: 'info',
   devAccounts: 10,
+  genesisFile: null,
+  validatorKey: null,
   rateLimitExempt: [],
   trustedProxies: [],
   configFile: null,
@@ -83,6 +89,8 @@ const OPTIONS: readonly OptionSpec[] = [
   { key: 'rateLimitExempt', flag: 'rate-limit-exempt', env: 'RATE_LIMIT_EXEMPT', kind: 'list', help: 'comma-separated addresses or CIDR blocks never rate-limited or guarded (default: none, loopback included)' },
   { key: 'trustedProxies', flag: 'trusted-proxies', env: 'TRUSTED_PROXIES', kind: 'list', help: 'comma-separated proxy addresses or CIDR blocks whose X-Forwarded-For is believed' },
   { key: 'devAccounts', flag: 'dev-accounts', env: 'DEV_ACCOUNTS', kind: 'int', min: 0, max: 1000, help: 'pre-funded development accounts at genesis (0..1000)' },
+  { key: 'genesisFile', flag: 'genesis', env: 'CAIRN_GENESIS', kind: 'string', help: 'chain specification (JSON, see "cairn genesis --help") an empty data dir starts from; unset: the development network' },
+  { key: 'validatorKey', flag: 'validator-key', env: 'CAIRN_VALIDATOR_KEY', kind: 'string', help: "file with this node's block-signing master secret (64 hex, or dev-validators.json's shape); unset: the development validator" },
 ];
 
 const fail = (message: string, meta: Record<string, unknown> = {}): never => {

@@ -13,8 +13,10 @@ import type { ChainMsg, MempoolLookup, MempoolMsg, MempoolReplies } from '../act
 import { NodeRpcBackend } from '../api/rpcBackend';
 import { Sentinel } from '../actors/sentinel';
 import { Supervisor } from '../actors/supervisor';
-import { devAccountFile, devGenesis } from '../chain/devnet';
+import { devAccountFile } from '../chain/devnet';
+import { checkSameGenesis, genesisSource, validatorKeys } from './genesisSource';
 import { applyGenesis, VALIDATORS_KEY, type ValidatorSet } from '../chain/genesis';
+import { getCandidate } from '../modules/staking';
 import { MAX_FUTURE_NONCE_GAP, MEMPOOL_LIFETIME_MS, TREASURY_ADDRESS } from '../protocol/params';
 import type { Address } from '../protocol/types';
 import type { NodeConfig } from '../config/config';
@@ -25,7 +27,8 @@ import { HttpError } from '../http/httpError';
 import { createNodeMetrics } from '../http/metrics';
 import { createHttpServer, type HttpDeps } from '../http/server';
 import { TxPool } from '../mempool/pool';
-import type { Hex } from '../primitives/hex';
+import { toHex, type Hex } from '../primitives/hex';
+import type { HybridKeys } from '../crypto/keys';
 import { createRpcServer } from '../rpc/server';
 import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
@@ -65,19 +68,28 @@ export interface StartHooks {
 
 /** Creates the genesis block on an empty store (dev network) and writes dev-accounts.json. */
 async function ensureGenesis(store: ChainStore, config: NodeConfig, log: Logger): Promise<Head> {
+  const source = await genesisSource(config);
   const existing = await store.head();
-  if (existing) return existing;
-  const dev = devGenesis(config.devAccounts);
+  if (existing) {
+    checkSameGenesis(source, await store.genesisSpec(), config.dataDir);
+    return existing;
+  }
+  const { spec } = source;
   const state = await StateTrie.open(store.kv, null);
-  const block = await applyGenesis(state, dev.spec);
+  const block = await applyGenesis(state, spec);
   const batch = store.kv.batch();
   const stateRoot = await state.flush(batch);
   const head: Head = { height: 0, hash: block.header.hash, stateRoot, finalizedHeight: 0, timestamp: block.header.timestamp };
-  const addrs = [...dev.spec.accounts.map((a) => a.address), TREASURY_ADDRESS];
+  const addrs = [...spec.accounts.map((a) => a.address), TREASURY_ADDRESS];
   store.putBlock(batch, block, head, addrs);
-  store.putGenesisSpec(batch, dev.spec);
+  store.putGenesisSpec(batch, spec);
   await store.kv.write(batch);
   state.settle();
+  if (source.kind === 'file') {
+    log.info({ hash: head.hash, stateRoot, file: source.file, accounts: spec.accounts.length, validators: spec.accounts.filter((a) => a.isValidator).length }, 'genesis created from the chain specification');
+    return head;
+  }
+  const dev = { accounts: source.accounts, validator: source.validator };
   // The development keys, so a developer can act as any account and as the validator locally.
   for (const [name, content] of [['dev-accounts.json', dev.accounts], ['dev-validators.json', [devAccountFile(dev.validator)]]] as const) {
     const file = join(config.dataDir, name);
@@ -196,7 +208,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   let view: ChainView;
   let verifier: VerifyPool;
   let head: Head;
-  let keys: ReturnType<typeof devGenesis>['validator'];
+  let keys: HybridKeys;
   try {
     await hooks.beforeOpen?.();
     // --- 2. The chain: open (or create) the store, genesis, the read model.
@@ -210,12 +222,20 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     kv = hooks.wrapKv ? hooks.wrapKv(rocks) : rocks;
     store = new ChainStore(kv);
     head = await ensureGenesis(store, config, log);
+    if (head.height === 0 && head.timestamp > Date.now()) {
+      log.warn({ genesisTime: new Date(head.timestamp).toISOString() }, 'the genesis time is in the future: the first block comes after it');
+    }
     const headState = await StateTrie.open(kv, head.stateRoot);
     const validators = (await headState.getRecord<ValidatorSet>(VALIDATORS_KEY))?.active ?? [];
     view = new ChainView(head, validators, await loadHistory(store, head, Date.now() - 24 * 3_600_000));
-    keys = devGenesis(0).validator;
+    keys = await validatorKeys(config);
     if (!validators.includes(keys.address)) {
-      throw new CairnError('CONFIG', `this node's key ${keys.address} is not a validator of the chain in ${config.dataDir}`);
+      const hint = config.validatorKey === null ? ' (the development validator\'s key: pass --validator-key with a validator\'s secret)' : '';
+      throw new CairnError('CONFIG', `this node's key ${keys.address} is not a validator of the chain in ${config.dataDir}${hint}`);
+    }
+    const bound = (await getCandidate(headState, keys.address))?.signingKeys;
+    if (bound && (bound.secp256k1 !== toHex(keys.secp256k1.publicKey) || bound.mldsa44 !== toHex(keys.mldsa44.publicKey))) {
+      throw new CairnError('CONFIG', `validator ${keys.address} has bound other block-signing keys than this node's key (signingKeys ${bound.secp256k1.slice(0, 12)}…)`);
     }
     verifier = await VerifyPool.start({ workers: config.verifyWorkers });
     closers.push({ name: 'verifier', close: () => verifier.close() });

@@ -1,0 +1,75 @@
+import { readFile } from 'node:fs/promises';
+import { devGenesis, type DevAccount } from '../chain/devnet';
+import type { GenesisSpec } from '../chain/genesis';
+import { GenesisSpecError, parseGenesisText } from '../chain/genesisSpec';
+import { deriveKeys, type HybridKeys } from '../crypto/keys';
+import { CairnError } from '../errors/CairnError';
+import { canonicalJson } from '../primitives/canonical';
+import { fromHex } from '../primitives/hex';
+import type { NodeConfig } from '../config/config';
+
+/**
+ * Where a node's chain comes from: the chain specification of --genesis, or the development
+ * network (which also hands out its keys); and the key this node signs blocks with.
+ */
+
+export type GenesisSource =
+  | { kind: 'file'; file: string; spec: GenesisSpec }
+  | { kind: 'dev'; spec: GenesisSpec; accounts: DevAccount[]; validator: HybridKeys };
+
+const configError = (message: string, meta: Record<string, unknown>, cause?: unknown) => new CairnError('CONFIG', message, meta, { cause });
+
+async function readText(flag: string, file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (e) {
+    throw configError(`${flag}: cannot read ${file}: ${(e as Error).message}`, { file }, e);
+  }
+}
+
+export async function genesisSource(config: NodeConfig): Promise<GenesisSource> {
+  if (config.genesisFile === null) {
+    const dev = devGenesis(config.devAccounts);
+    return { kind: 'dev', spec: dev.spec, accounts: dev.accounts, validator: dev.validator };
+  }
+  const text = await readText('--genesis', config.genesisFile);
+  try {
+    return { kind: 'file', file: config.genesisFile, spec: parseGenesisText(text) };
+  } catch (e) {
+    if (e instanceof GenesisSpecError) throw configError(`--genesis ${config.genesisFile}: ${e.message}`, { file: config.genesisFile, path: e.meta.path }, e);
+    throw e;
+  }
+}
+
+/**
+ * Refuses to run a data directory's chain under a different specification: the store keeps
+ * the one it was created from, and a --genesis file must say the same (normalised) thing.
+ */
+export function checkSameGenesis(source: GenesisSource, stored: GenesisSpec | undefined, dataDir: string): void {
+  if (source.kind !== 'file') return; // without --genesis the node runs whatever chain the directory holds
+  if (stored !== undefined && canonicalJson(stored) === canonicalJson(source.spec)) return;
+  throw configError(
+    `--genesis ${source.file} is not the chain specification the chain in ${dataDir} was created from; start with that file, without --genesis, or with an empty --data-dir`,
+    { file: source.file, dataDir },
+  );
+}
+
+/** The block-signing key: a file with the 64-hex master secret, or dev-validators.json's shape ([{secret}] or {secret}). */
+export async function validatorKeys(config: NodeConfig): Promise<HybridKeys> {
+  if (config.validatorKey === null) return devGenesis(0).validator;
+  const file = config.validatorKey;
+  const text = (await readText('--validator-key', file)).trim();
+  let secret: unknown = text;
+  if (text.startsWith('{') || text.startsWith('[')) {
+    try {
+      const json = JSON.parse(text) as unknown;
+      const entry = Array.isArray(json) && json.length === 1 ? json[0] : json;
+      secret = (entry as { secret?: unknown } | null)?.secret;
+    } catch (e) {
+      throw configError(`--validator-key ${file}: not valid JSON: ${(e as Error).message}`, { file }, e);
+    }
+  }
+  const hex = typeof secret === 'string' ? secret.replace(/^0x/i, '') : '';
+  if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw configError(`--validator-key ${file}: must hold a 32-byte master secret as 64 hex, or {"secret": …} as in dev-validators.json`, { file });
+  return deriveKeys(fromHex(hex));
+}
