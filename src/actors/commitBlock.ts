@@ -1,3 +1,4 @@
+import { partiesOf } from '../modules/registry';
 import type { Logger } from 'pino';
 import { finalizedHeightFrom } from '../consensus/finality';
 import { VALIDATORS_KEY, type ValidatorSet } from '../chain/genesis';
@@ -47,7 +48,7 @@ export function createBlockCommitter(d: CommitDeps) {
     const parent = d.view.head;
     const finalizedHeight = finalizedHeightFrom(header.height, [header.producer, ...producers], d.view.validators.length, parent.finalizedHeight);
     const head: Head = { height: header.height, hash: header.hash, stateRoot: header.stateRoot, finalizedHeight, timestamp: header.timestamp };
-    const touched = [header.producer, TREASURY_ADDRESS, ...txs.flatMap((t) => (t.to ? [t.from, t.to] : [t.from]))];
+    const touched = [header.producer, TREASURY_ADDRESS, ...txs.flatMap(partiesOf)];
     for (const r of results) if (r.vm?.contractAddress) touched.push(r.vm.contractAddress);
     const tIndex = performance.now();
     const summary = await d.store.putUndoableBlock(x.batch, x.block, head, await d.store.unseen(touched), await d.store.counters());

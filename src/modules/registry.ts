@@ -1,5 +1,5 @@
 import type { TxHandler } from '../protocol/handler';
-import type { TxType } from '../protocol/types';
+import type { Address, SignedTx, TxType } from '../protocol/types';
 import { nameRegister, nameRelease, nameTransfer, nameUpdate } from './names';
 import { transfer } from './native/transfer';
 import { claimVoterReward, setCommission, stake, unstake, vote } from './staking';
@@ -81,4 +81,12 @@ export const ENTRIES: readonly AnyTxEntry[] = Object.values(REGISTRY);
 export const entryOf = (type: TxType): AnyTxEntry | undefined => (isImplemented(type) ? REGISTRY[type] : undefined);
 
 export const handlerFor = (type: TxType): TxHandler | undefined => entryOf(type)?.handler;
+
+/** The accounts a transaction concerns: its sender, its `to`, and its type's other parties. */
+export function partiesOf(tx: SignedTx): Address[] {
+  const out = new Set<Address>([tx.from]);
+  if (tx.to) out.add(tx.to);
+  for (const a of entryOf(tx.type)?.parties?.(tx) ?? []) out.add(a);
+  return [...out];
+}
 bindInnerLookup((type) => handlerFor(type as TxType));

@@ -1,3 +1,4 @@
+import { partiesOf } from '../modules/registry';
 import { decodeBlock, encodeBlock } from '../chain/block';
 import type { GenesisSpec } from '../chain/genesis';
 import type { BlockSummary, Head } from '../protocol/chain';
@@ -232,9 +233,7 @@ export class ChainStore {
     block.txs.forEach((tx, i) => {
       const id = fromHex(tx.id);
       batch.put(bucketKey('txLocation', id), Buffer.concat([hb, u32be(i)]));
-      const touched = new Set<Address>([tx.from]);
-      if (tx.to) touched.add(tx.to);
-      for (const a of touched) batch.put(bucketKey('addressFeed', fromHex(a), hb, u32be(i)), id);
+      for (const a of partiesOf(tx)) batch.put(bucketKey('addressFeed', fromHex(a), hb, u32be(i)), id);
       if (block.results[i]?.status === 'success') volume += BigInt(tx.amount);
     });
     const summary: BlockSummary = {

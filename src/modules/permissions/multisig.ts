@@ -3,7 +3,7 @@ import { AUTHORISABLE } from '../../protocol/permissions';
 import type { Address, HybridTx, SignedTx } from '../../protocol/types';
 import { defineTx } from '../tx/define';
 import { innerHandler } from '../tx/inner';
-import { addressField, txIdField } from '../tx/fields';
+import { addressesIn, addressField, txIdField } from '../tx/fields';
 import { operationField, type Operation } from './fields';
 import { APPROVAL_WINDOW_BLOCKS, getMultisig, keyHolder, putMultisig, type MultisigProposal } from './records';
 
@@ -66,6 +66,7 @@ export const multisigPropose = defineTx({
   module: 'permissions',
   summary: 'a key holder proposes an operation (data.op) for data.account to send; it runs once approvals reach the threshold (id = this transaction id)',
   to: { kind: 'none' },
+  parties: (tx) => [...addressesIn(tx.data, ['account']), ...addressesIn((tx.data as { op?: unknown }).op, ['to'])],
   fields: {
     account: addressField('the permissioned account that would send the operation'),
     op: {

@@ -3,7 +3,7 @@ import { permissionChangeDef } from '../../machines/permissionChange';
 import { TxFailure } from '../../protocol/handler';
 import { setPermission } from '../../protocol/permissions';
 import { defineTx } from '../tx/define';
-import { addressField, txIdField } from '../tx/fields';
+import { addressesIn, addressField, txIdField } from '../tx/fields';
 import { changeField, permissionField } from './fields';
 import { APPROVAL_WINDOW_BLOCKS, keyHolder } from './records';
 
@@ -34,6 +34,7 @@ export const permissionPropose = defineTx({
   module: 'permissions',
   summary: 'a key holder proposes a change to data.account\'s permission (a new one, or {remove: true}); id = this transaction id',
   to: { kind: 'none' },
+  parties: (tx) => addressesIn(tx.data, ['account']),
   fields: {
     account: addressField('the permissioned account'),
     change: changeField('the new permission (as PERMISSION_UPDATE\'s), or {remove: true}'),

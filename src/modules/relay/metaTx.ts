@@ -8,7 +8,7 @@ import { CHAIN_ID } from '../../protocol/params';
 import type { Address, HybridTx, SignedTx } from '../../protocol/types';
 import type { Field } from '../tx/entry';
 import { defineTx } from '../tx/define';
-import { check } from '../tx/fields';
+import { addressesIn, check } from '../tx/fields';
 import { innerHandler } from '../tx/inner';
 
 /**
@@ -89,6 +89,7 @@ export const metaTx = defineTx({
   summary: 'a relayer submits a user\'s signed TRANSFER or TOKEN_TRANSFER (data.tx, fee "0") and pays its energy; the user\'s nonce is used',
   to: { kind: 'none' },
   fields: { tx: innerField('the user\'s signed hybrid envelope (as POSTed to /tx) of a TRANSFER or TOKEN_TRANSFER with fee "0"') },
+  parties: (tx) => addressesIn((tx.data as { tx: { from: unknown; to: unknown } }).tx, ['from', 'to']),
   energy: {
     most: (tx) => {
       const inner = (tx.data as { tx: { type: string } }).tx;

@@ -178,6 +178,12 @@ export interface TxSpec<T extends TxType, R extends ToRule, F extends Fields> {
   readonly energy: bigint | { readonly most: (tx: SignedTx) => bigint; readonly doc: string };
   /** What the created asset is called when a transaction creates one (its id is assetId(tx.id)). */
   readonly creates?: string;
+  /**
+   * Accounts a transaction concerns beyond `from` and `to` (the address feed lists it for
+   * them too): META_TX's user and recipient, a multisig's account and its operation's `to`.
+   * Reads the admitted transaction's data; returns 0x addresses.
+   */
+  readonly parties?: (tx: SignedTx) => Address[];
   /** The state-dependent part: throws TxFailure(reason) to fail; appends its events to `c.events`. */
   run(c: RunCtx<R>, d: DataOf<F>): Promise<void | HandlerOutcome>;
   readonly cli?: CliMeta;

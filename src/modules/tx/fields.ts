@@ -182,3 +182,13 @@ export function txIdField(what: string, creator: string, doc: string): Field<Hex
     doc,
   };
 }
+
+/** The addresses (0x) among `o`'s `keys`, skipping what is absent or not an address: an entry's `parties`. */
+export function addressesIn(o: unknown, keys: readonly string[]): Address[] {
+  if (o === null || typeof o !== 'object') return [];
+  const rec = o as Record<string, unknown>;
+  return keys.flatMap((k) => {
+    const a = typeof rec[k] === 'string' ? parseAddress(rec[k] as string) : undefined;
+    return a ? [a] : [];
+  });
+}
