@@ -47,7 +47,7 @@ describe('the registry', () => {
     }
   });
 
-  it('validation costs about a microsecond per transaction (admission runs it on every POST /tx)', () => {
+  it('validates the representative types (their speed: npx tsx bench/validate.ts)', () => {
     const txs = [
       envelope('TOKEN_TRANSFER', ALICE, { to: BOB, data: { token: `0x${'11'.repeat(20)}`, amount: '12345' } }),
       envelope('TOKEN_CREATE', ALICE, { data: { name: 'Cairn Dollar', symbol: 'CUSD', decimals: 6, supply: '1000000', mintable: true } }),
@@ -55,13 +55,6 @@ describe('the registry', () => {
       envelope('TRANSFER', ALICE, { to: BOB, amount: '5' }),
     ];
     for (const tx of txs) expect(validate(tx)).toBeUndefined();
-    const runs = 20_000;
-    for (let i = 0; i < runs; i++) for (const tx of txs) validate(tx); // warm up
-    const t0 = process.hrtime.bigint();
-    for (let i = 0; i < runs; i++) for (const tx of txs) validate(tx);
-    const usPerTx = Number(process.hrtime.bigint() - t0) / 1000 / (runs * txs.length);
-    // ~0.1–0.6 µs here; 2,000 tx/s of admission would spend well under 1% of a core even at 20 µs.
-    expect(usPerTx).toBeLessThan(20);
   });
 });
 
