@@ -134,7 +134,7 @@ describe('staking and governance through the CLI on a real node', () => {
     expect(BigInt((await client.account(user.address))!.balance)).toBe(before - 3n * COIN); // the amount, no fee
     expect((await client.account(user.address))!.nextNonce).toBe(nonce + 1);
     for (const who of [user, dev[0], dev[1]]) {
-      const feed = await (await fetch(`${t.url}/address/${who.address}/txs`)).json();
+      const feed = (await (await fetch(`${t.url}/address/${who.address}/txs`)).json()) as { txs: { id: string }[] };
       expect(feed.txs.map((x: { id: string }) => x.id), who.address).toContain(relayed.id);
     }
   });
