@@ -64,6 +64,8 @@ describe('META_TX', () => {
     await w.fails('META_TX', RELAYER, { data: { tx: inner({ amount: c(1000) }) } }, 'META_TX inner transaction failed: insufficient balance');
     expect((await w.account(USER.address)).nonce).toBe(0);
     await w.ok('META_TX', RELAYER, { data: { tx: t } });
+    // A user the chain has never seen has nothing to move.
+    await w.fails('META_TX', RELAYER, { data: { tx: inner({}, OTHER) } }, 'META_TX inner transaction: insufficient balance');
   });
 
   it('refuses at admission what can never run', () => {
