@@ -1,4 +1,3 @@
-import { addressFromPublicKey } from '../crypto/address';
 import { keccakHex } from '../crypto/hash';
 import { signHybrid, verifyHybridReference } from '../crypto/hybrid';
 import type { HybridKeys } from '../crypto/keys';
@@ -6,7 +5,7 @@ import { canonicalBytes } from '../primitives/canonical';
 import { concatBytes, fromHex, toHex, utf8, type Hex } from '../primitives/hex';
 import { merkleRoot } from './merkle';
 import { BLOCK_DOMAIN } from '../protocol/params';
-import type { Block, BlockHeader, SignedBlockHeader, SignedTx } from '../protocol/types';
+import type { Block, BlockHeader, SignedBlockHeader, SignedTx, SigningKeys } from '../protocol/types';
 
 export const ZERO_HASH: Hex = `0x${'00'.repeat(32)}`;
 export const ZERO_ADDRESS: Hex = `0x${'00'.repeat(20)}`;
@@ -24,12 +23,7 @@ export const txRootOf = (txs: SignedTx[]): Hex => merkleRoot(txs.map((t) => t.id
 export function signHeader(keys: HybridKeys, h: BlockHeader): SignedBlockHeader {
   const msg = headerSigningBytes(h);
   const sig = signHybrid(keys, msg);
-  return {
-    ...h,
-    hash: keccakHex(msg),
-    producerKeys: { secp256k1: toHex(keys.secp256k1.publicKey), mldsa44: toHex(keys.mldsa44.publicKey) },
-    signatures: { secp256k1: toHex(sig.secp256k1), mldsa44: toHex(sig.mldsa44) },
-  };
+  return { ...h, hash: keccakHex(msg), signatures: { secp256k1: toHex(sig.secp256k1), mldsa44: toHex(sig.mldsa44) } };
 }
 
 /**
@@ -50,25 +44,26 @@ export function sealBlock(
 /** Genesis has no producer and no signatures. */
 export function genesisHeader(h: BlockHeader): SignedBlockHeader {
   const empty = '0x' as Hex;
-  return { ...h, hash: headerHash(h), producerKeys: { secp256k1: empty, mldsa44: empty }, signatures: { secp256k1: empty, mldsa44: empty } };
+  return { ...h, hash: headerHash(h), signatures: { secp256k1: empty, mldsa44: empty } };
 }
 
-/** Checks hash, producer key ↔ address and both signatures (reference implementation). */
-export function verifyHeader(h: SignedBlockHeader): string | undefined {
+/**
+ * Checks the hash and both producer signatures against the producer's bound signing keys
+ * (its candidate record in the parent state; reference implementation).
+ */
+export function verifyHeader(h: SignedBlockHeader, keys: SigningKeys): string | undefined {
   const msg = headerSigningBytes(h);
   if (keccakHex(msg) !== h.hash) return 'block hash does not match header';
-  let keyAddr: Hex;
+  let ok: boolean;
   try {
-    keyAddr = addressFromPublicKey(fromHex(h.producerKeys.secp256k1));
+    ok = verifyHybridReference(
+      msg,
+      { secp256k1: fromHex(keys.secp256k1), mldsa44: fromHex(keys.mldsa44) },
+      { secp256k1: fromHex(h.signatures.secp256k1), mldsa44: fromHex(h.signatures.mldsa44) },
+    );
   } catch {
-    return 'invalid producer key';
+    ok = false;
   }
-  if (keyAddr !== h.producer) return 'producer key does not match producer';
-  const ok = verifyHybridReference(
-    msg,
-    { secp256k1: fromHex(h.producerKeys.secp256k1), mldsa44: fromHex(h.producerKeys.mldsa44) },
-    { secp256k1: fromHex(h.signatures.secp256k1), mldsa44: fromHex(h.signatures.mldsa44) },
-  );
   return ok ? undefined : 'invalid block signature';
 }
 

@@ -1,6 +1,6 @@
 import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
-import { txRootOf, verifyHeader } from './block';
+import { blockRefusal } from './blockRules';
 import { applyGenesis, type GenesisSpec } from './genesis';
 import { applyBlock } from './replay';
 import type { Block } from '../protocol/types';
@@ -31,10 +31,8 @@ export async function verifyChain(genesis: GenesisSpec, blocks: AsyncIterable<Bl
       continue;
     }
     if (h !== height + 1) return fail(h, `expected height ${height + 1}`);
-    if (b.header.parentHash !== prevHash) return fail(h, 'parent hash does not link');
-    const headerError = verifyHeader(b.header);
-    if (headerError) return fail(h, headerError);
-    if (txRootOf(b.txs) !== b.header.txRoot) return fail(h, 'tx root mismatch');
+    const refused = await blockRefusal(state, b, { height, hash: prevHash });
+    if (refused) return fail(h, refused);
     const err = await applyBlock(state, b);
     if (err) return fail(h, err);
     const batch = kv.batch();

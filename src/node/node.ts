@@ -17,6 +17,7 @@ import { devAccountFile } from '../chain/devnet';
 import { checkSameGenesis, genesisSource, validatorKeys } from './genesisSource';
 import { applyGenesis, VALIDATORS_KEY, type ValidatorSet } from '../chain/genesis';
 import { getCandidate } from '../modules/staking';
+import { producerKeysOf } from '../chain/blockRules';
 import { MAX_FUTURE_NONCE_GAP, MEMPOOL_LIFETIME_MS, TREASURY_ADDRESS } from '../protocol/params';
 import type { Address } from '../protocol/types';
 import type { NodeConfig } from '../config/config';
@@ -273,6 +274,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   const chain = new ActorRef<ChainMsg>('chain', 16);
   sentinel = new Sentinel({
     view, store: chainStore, mempool, now: Date.now, log: log.child({ actor: 'sentinel' }),
+    signingKeys: async (producer) => producerKeysOf(await StateTrie.open(kv, view.head.stateRoot), producer),
     // A block comes at least every idle pace (plus one slot of tick granularity).
     options: { expectedBlockMs: config.idleBlockMs + config.slotMs },
   });

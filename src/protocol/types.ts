@@ -116,9 +116,15 @@ export interface BlockHeader {
   txCount: number;
 }
 
+/** A validator's block-signing public keys (bound in state when it stands for election). */
+export interface SigningKeys {
+  secp256k1: Hex;
+  mldsa44: Hex;
+}
+
+/** Headers carry the producer's signatures only: its keys are in state, not repeated per block. */
 export interface SignedBlockHeader extends BlockHeader {
   hash: Hex; // keccak256(BLOCK_DOMAIN || canonical header)
-  producerKeys: { secp256k1: Hex; mldsa44: Hex };
   signatures: { secp256k1: Hex; mldsa44: Hex };
 }
 

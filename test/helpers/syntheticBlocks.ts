@@ -112,7 +112,7 @@ export function materialize(spec: BlockSpec, height: number, parent: Hex): Block
   return {
     header: {
       height, parentHash: parent, timestamp: 1_000_000 + height * 1000, producer: ADDRS[height % 4], txRoot: hex32(`txroot/${hash}`),
-      stateRoot: hex32(`state/${hash}`), txCount: txs.length, hash, producerKeys: { secp256k1: '0x', mldsa44: '0x' }, signatures: { secp256k1: '0x', mldsa44: '0x' },
+      stateRoot: hex32(`state/${hash}`), txCount: txs.length, hash, signatures: { secp256k1: '0x', mldsa44: '0x' },
     },
     txs, results, ...(events.length ? { events } : {}),
   };

@@ -23,7 +23,7 @@ async function block(height: number, txs: TxSpec[]): Promise<Block> {
     header: {
       height, parentHash: `0x${'0'.repeat(64)}`, timestamp: 1_000 + height, producer: addr(999), txRoot: `0x${'0'.repeat(64)}`,
       stateRoot: `0x${'0'.repeat(64)}`, txCount: txs.length, hash: txId(height, 0xffff),
-      producerKeys: { secp256k1: '0x', mldsa44: '0x' }, signatures: { secp256k1: '0x', mldsa44: '0x' },
+      signatures: { secp256k1: '0x', mldsa44: '0x' },
     },
     txs: txs.map((_, i) => ({ id: txId(height, i), from: addr(1), to: null, amount: '0', type: 'TOKEN_TRANSFER' }) as unknown as SignedTx),
     results: txs.map((t): TxResult => (t.failed

@@ -11,7 +11,7 @@ import type { Address, Block, BlockHeader, SignedBlockHeader, SignedTx, TxResult
 import { keccakHex } from '../../src/crypto/hash';
 import { deriveKeys } from '../../src/crypto/keys';
 import { COIN } from '../../src/primitives/amount';
-import { utf8, type Hex } from '../../src/primitives/hex';
+import { toHex, utf8, type Hex } from '../../src/primitives/hex';
 import { MemoryKv } from '../../src/state/kv';
 import { ChainStore, type Head } from '../../src/storage/chainStore';
 
@@ -22,7 +22,7 @@ const A = addr(0xa), B = addr(0xb), C = addr(0xc);
 /** A header with placeholder signatures: the sentinel trusts blocks its own node committed. */
 function header(height: number, parentHash: Hex, producer: Address, salt = ''): SignedBlockHeader {
   const h: BlockHeader = { height, parentHash, timestamp: 1_000 + height, producer, txRoot: ZERO_HASH, stateRoot: keccakHex(utf8(`${height}/${salt}`)), txCount: 0 };
-  return { ...h, hash: headerHash(h), producerKeys: { secp256k1: '0x', mldsa44: '0x' }, signatures: { secp256k1: '0x', mldsa44: '0x' } };
+  return { ...h, hash: headerHash(h), signatures: { secp256k1: '0x', mldsa44: '0x' } };
 }
 
 function transfer(n: number, amount: bigint): SignedTx {
@@ -33,6 +33,11 @@ function transfer(n: number, amount: bigint): SignedTx {
 }
 
 /** A chain in a MemoryKv store, a read model over it, and the sentinel's behaviour on a fake clock. */
+/** The signing key of the double-sign test, bound for its address (the sentinel reads bound keys from state). */
+const SIGNER = deriveKeys(new Uint8Array(32).fill(7));
+const boundKeys = async (producer: Address) =>
+  producer === SIGNER.address ? { secp256k1: toHex(SIGNER.secp256k1.publicKey), mldsa44: toHex(SIGNER.mldsa44.publicKey) } : undefined;
+
 async function harness(validators: Address[], options: Partial<SentinelOptions> = {}, mempoolStats?: () => MempoolStats) {
   const store = new ChainStore(new MemoryKv());
   const g = genesisHeader({ height: 0, parentHash: ZERO_HASH, timestamp: 1_000, producer: addr(0), txRoot: ZERO_HASH, stateRoot: ZERO_HASH, txCount: 0 });
@@ -44,7 +49,7 @@ async function harness(validators: Address[], options: Partial<SentinelOptions> 
   const clock = { t: 1_000_000 };
   const alerts = new AlertLog(silent, 1_000, () => clock.t);
   const behavior = sentinelBehavior({
-    alerts, view, store, now: () => clock.t, log: silent, options,
+    alerts, view, store, now: () => clock.t, log: silent, options, signingKeys: boundKeys,
     mempool: mempoolStats ? { ask: async () => mempoolStats() as never } : undefined,
   });
   const send = (m: SentinelMsg) => behavior.handle(m);
@@ -118,7 +123,7 @@ describe('sentinel', () => {
 
   it('detects double signing from two real signed headers, ignores forgeries, and checks committed blocks', async () => {
     const h = await harness([A]);
-    const keys = deriveKeys(new Uint8Array(32).fill(7));
+    const keys = SIGNER;
     const base: BlockHeader = { height: 1, parentHash: h.genesis.hash, timestamp: 2_000, producer: keys.address, txRoot: ZERO_HASH, stateRoot: ZERO_HASH, txCount: 0 };
     const one = signHeader(keys, base);
     const two = signHeader(keys, { ...base, stateRoot: keccakHex(utf8('other state')) });

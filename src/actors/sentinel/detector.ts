@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Address, SignedBlockHeader } from '../../protocol/types';
+import type { Address, SignedBlockHeader, SigningKeys } from '../../protocol/types';
 import type { BlockSummary, ChainStore, Head } from '../../storage/chainStore';
 import type { AlertKind, SecurityAlert } from './alerts';
 import type { MempoolStats } from '../protocol';
@@ -44,6 +44,8 @@ export interface DetectorContext {
   /** Producers of the newest committed blocks looked at, oldest first, at most `options.window`. */
   readonly producers: readonly Address[];
   readonly store: Pick<ChainStore, 'block' | 'summary'>;
+  /** A producer's bound block-signing keys at the head. */
+  signingKeys(producer: Address): Promise<SigningKeys | undefined>;
   readonly log: Logger;
   now(): number;
   raise(kind: AlertKind, severity: SecurityAlert['severity'], message: string, details: Record<string, unknown>): void;

@@ -10,14 +10,6 @@ interface SeenHeader {
   verified: boolean; // committed by this node, or checked after a conflict
 }
 
-/** Hash, producer key and both producer signatures check out (a malformed header does not). */
-function signedBy(h: SignedBlockHeader): boolean {
-  try {
-    return verifyHeader(h) === undefined;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * `double_sign`: one producer signed two different blocks at one height — seen on the
@@ -25,6 +17,16 @@ function signedBy(h: SignedBlockHeader): boolean {
  * pair is reported once, with both headers as evidence.
  */
 export function doubleSignDetector(ctx: DetectorContext): Detector {
+  /** Hash and both signatures check out against the producer's bound keys (a malformed header does not). */
+  async function signedBy(h: SignedBlockHeader): Promise<boolean> {
+    const keys = await ctx.signingKeys(h.producer);
+    try {
+      return keys !== undefined && verifyHeader(h, keys) === undefined;
+    } catch {
+      return false;
+    }
+  }
+
   const o = ctx.options;
   const headers = new Map<number, Map<Address, SeenHeader>>(); // height → producer → first valid header
   const reported = new Set<string>();
@@ -46,8 +48,8 @@ export function doubleSignDetector(ctx: DetectorContext): Detector {
       return;
     }
     // Two different headers claim the same producer and height: only signed ones count.
-    const newValid = trusted || (h.header !== undefined && signedBy(h.header));
-    if (!first.verified) first.verified = first.header !== undefined && signedBy(first.header);
+    const newValid = trusted || (h.header !== undefined && (await signedBy(h.header)));
+    if (!first.verified) first.verified = first.header !== undefined && (await signedBy(first.header));
     if (!first.verified) {
       if (newValid) byProducer.set(h.producer, { ...entry, verified: true });
       else byProducer.delete(h.producer);

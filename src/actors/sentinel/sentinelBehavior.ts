@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Address } from '../../protocol/types';
+import type { Address, SigningKeys } from '../../protocol/types';
 import type { Hex } from '../../primitives/hex';
 import type { ChainStore, Head } from '../../storage/chainStore';
 import type { ActorRef, Behavior } from '../actorRef';
@@ -22,6 +22,8 @@ export interface SentinelDeps {
    * skips blocks whose heads are still queued nor re-reads the block that crashed it.
    */
   cursor?: { height: number };
+  /** A producer's bound block-signing keys at the head (to check a gossiped header's signatures); none: unknown producer. */
+  signingKeys?: (producer: Address) => Promise<SigningKeys | undefined>;
   log: Logger;
   options?: Partial<SentinelOptions>;
 }
@@ -57,6 +59,7 @@ export function sentinelBehavior(d: SentinelDeps): Behavior<SentinelMsg> {
     },
     producers,
     store: d.store,
+    signingKeys: d.signingKeys ?? (async () => undefined),
     log: d.log,
     now: d.now,
     raise: (kind, severity, message, details) => void d.alerts.raise(kind, severity, message, head.height, details),

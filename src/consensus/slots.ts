@@ -1,0 +1,34 @@
+import type { Address } from '../protocol/types';
+
+/**
+ * The slot schedule. Time is cut into slots of `slotMs` (every validator of a chain runs the
+ * same slot length); the producer of a slot is the active set's member at slot mod n, the
+ * set as it stands in the parent block's state. Slots advance with time, not with blocks:
+ * a producer that misses its slot simply leaves it empty and the next slot's producer builds
+ * on the last block — the skip rule. A block's slot must be later than its parent's (at most
+ * one block per slot) and not beyond the local clock plus CLOCK_TOLERANCE_MS.
+ */
+export const CLOCK_TOLERANCE_MS = 1_000;
+
+export const slotOf = (timestamp: number, slotMs: number): number => Math.floor(timestamp / slotMs);
+
+export function slotProducer(active: readonly Address[], slot: number): Address | undefined {
+  return active.length === 0 ? undefined : active[slot % active.length];
+}
+
+/** Why a block at `timestamp` by `producer` does not fit the schedule after `parentTimestamp`, or undefined. */
+export function scheduleRefusal(
+  b: { timestamp: number; producer: Address },
+  parentTimestamp: number,
+  active: readonly Address[],
+  slotMs: number,
+  now: number,
+): string | undefined {
+  if (b.timestamp > now + CLOCK_TOLERANCE_MS) return `block from a future slot: timestamp ${b.timestamp} is ${b.timestamp - now} ms ahead of this node's clock (tolerance ${CLOCK_TOLERANCE_MS} ms)`;
+  const slot = slotOf(b.timestamp, slotMs);
+  const parentSlot = slotOf(parentTimestamp, slotMs);
+  if (slot <= parentSlot) return `block slot ${slot} is not after its parent's slot ${parentSlot}`;
+  const expected = slotProducer(active, slot);
+  if (expected !== b.producer) return `wrong producer for slot ${slot}: expected ${expected}, got ${b.producer}`;
+  return undefined;
+}
