@@ -40,12 +40,11 @@ const WINDOW = 64;
  * one atomic write, then the state settles, the head is published and the mempool told.
  */
 export function createBlockCommitter(d: CommitDeps) {
-  // Producers of the newest blocks, newest first, for the finality rule.
-  const producers: Address[] = d.view.recent.slice(-WINDOW).reverse().map((s) => s.producer);
-
   return async function commitBlock(x: ExecutedBlock): Promise<Head> {
     const { header, txs, results } = x.block;
     const parent = d.view.head;
+    // Producers of the newest blocks, newest first (read back from the view: a reorganization rewinds it).
+    const producers: Address[] = d.view.recent.filter((s) => s.height >= 1 && s.height <= parent.height).slice(-WINDOW).reverse().map((s) => s.producer);
     const finalizedHeight = finalizedHeightFrom(header.height, [header.producer, ...producers], d.view.validators.length, parent.finalizedHeight);
     const head: Head = { height: header.height, hash: header.hash, stateRoot: header.stateRoot, finalizedHeight, timestamp: header.timestamp };
     const touched = [header.producer, TREASURY_ADDRESS, ...txs.flatMap(partiesOf)];
@@ -56,8 +55,6 @@ export function createBlockCommitter(d: CommitDeps) {
     await d.kv.write(x.batch);
     const tWritten = performance.now();
     x.state.settle();
-    producers.unshift(header.producer);
-    producers.length = Math.min(producers.length, WINDOW);
     const validators = (await x.state.getRecord<ValidatorSet>(VALIDATORS_KEY))?.active;
     d.view.publish(head, summary, validators);
     d.mempool.send({ type: 'blockCommitted', height: header.height, hash: header.hash, included: txs.map((t) => t.id), dropped: x.dropped });

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { AccountState, Address } from '../protocol/types';
 import { foldTxLifecycle, type TxLifecycleSnapshot } from '../machines/txLifecycle';
 import { REFUSAL, TxPool } from '../mempool/pool';
+import { pqKeyHashOf } from '../chain/applyTx';
 import type { Hex } from '../primitives/hex';
 import { behaviorOf, type Behavior } from './actorRef';
 import type { AdmitVerdict, MempoolLookup, MempoolMsg, MempoolReplies } from './protocol';
@@ -45,6 +46,13 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolRep
         d.pool.remove(id);
         remember(id, e.tx, e.receivedAt, foldTxLifecycle([{ type: 'DROPPED', reason }], admitted));
         d.log.info({ id, reason }, 'tx dropped');
+      }
+    },
+    async readmit({ txs }) {
+      for (const tx of txs) {
+        const acc = await d.readAccount(tx.from);
+        const reason = d.pool.admit(tx, acc, pqKeyHashOf(tx), d.now());
+        d.log.info({ id: tx.id, readmitted: reason === undefined, reason }, 'tx of an undone block');
       }
     },
     expire(msg) {

@@ -1,4 +1,4 @@
-import type { Address, SignedBlockHeader, SignedTx } from '../protocol/types';
+import type { Address, Block, SignedBlockHeader, SignedTx } from '../protocol/types';
 import type { TxLifecycleSnapshot } from '../machines/txLifecycle';
 import type { Hex } from '../primitives/hex';
 import type { BlockSummary, Head } from '../protocol/chain';
@@ -8,6 +8,7 @@ export type MempoolMsg =
   | { type: 'admit'; tx: SignedTx; keyHash: Hex | null }
   | { type: 'collectCandidates' }
   | { type: 'blockCommitted'; height: number; hash: Hex; included: Hex[]; dropped: { id: Hex; reason: string }[] }
+  | { type: 'readmit'; txs: SignedTx[] } // transactions of undone blocks: back in the pool if still valid
   | { type: 'expire'; now: number }
   | { type: 'nextNonce'; address: Address; accountNonce: number }
   | { type: 'lookup'; id: Hex }
@@ -19,6 +20,7 @@ export interface MempoolReplies {
   admit: AdmitVerdict;
   collectCandidates: Candidates;
   blockCommitted: void;
+  readmit: void;
   expire: void;
   nextNonce: number;
   lookup: MempoolLookup | undefined;
@@ -26,8 +28,26 @@ export interface MempoolReplies {
   stats: MempoolStats;
 }
 
-export type ChainMsg = { type: 'slotTick'; now: number };
-export type ChainReplies = { slotTick: void };
+export type ChainMsg =
+  | { type: 'slotTick'; now: number } // produce, if this slot is this validator's
+  | { type: 'importBlocks'; blocks: Block[]; now: number }; // blocks from a peer, in height order
+
+export type ChainReplies = { slotTick: void; importBlocks: ImportOutcome };
+
+/** What importing a run of blocks did. */
+export interface ImportOutcome {
+  imported: number;
+  known: number;
+  head: Head;
+  /** The first block's parent is unknown here: fetch earlier blocks. */
+  orphan?: boolean;
+  /** A branch fork choice does not prefer: ignored. */
+  stale?: boolean;
+  /** Branches switched to (each undid the blocks above its fork point). */
+  reorganized?: number;
+  /** The reason a block was refused (the blocks before it stay imported). */
+  rejected?: string;
+}
 
 /** Sentinel messages answer nothing. */
 export type SentinelReplies = { head: void; header: void; tick: void };
@@ -75,4 +95,6 @@ export interface HeadSink {
   /** The newest block summaries, newest last. */
   readonly recent: readonly Readonly<BlockSummary>[];
   publish(head: Head, summary?: BlockSummary, validators?: readonly Address[]): void;
+  /** The chain was taken back to `head` (a reorganization undid the blocks above it). */
+  rewind(head: Head): void;
 }

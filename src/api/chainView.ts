@@ -60,6 +60,26 @@ export class ChainView implements ReadModel {
     for (const l of this.listeners) l(this.current);
   }
 
+  /**
+   * A reorganization took the chain back to `head`: the summaries above it leave the recent
+   * list and the activity counters; listeners see the restored head.
+   */
+  rewind(head: Head): void {
+    const gone = this.newest.filter((s) => s.height > head.height);
+    this.newest = Object.freeze(this.newest.filter((s) => s.height <= head.height)) as Readonly<BlockSummary>[];
+    for (const s of gone) {
+      const b = this.hours.get(Math.floor(s.timestamp / HOUR) * HOUR);
+      if (b) {
+        b.blocks--;
+        b.txs -= s.txCount;
+        b.volume -= BigInt(s.volume);
+      }
+    }
+    this.lastMinute = this.lastMinute.filter((s) => s.height <= head.height);
+    this.current = Object.freeze({ ...head });
+    for (const l of this.listeners) l(this.current);
+  }
+
   onHead(l: (h: Readonly<Head>) => void): () => void {
     this.listeners.add(l);
     return () => this.listeners.delete(l);

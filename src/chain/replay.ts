@@ -15,7 +15,8 @@ export async function applyBlock(state: ExecState, block: Block): Promise<string
   for (let i = 0; i < txs.length; i++) {
     const v = await applyTx(state, txs[i], header);
     if (v.kind !== 'applied') return `transaction ${txs[i].id} cannot be included: ${v.reason}`;
-    if (v.result.status !== results[i].status || v.result.burned !== results[i].burned) {
+    // The whole recorded result (events and VM receipt included: indexes are built from them) must be what execution gives.
+    if (canonicalJson(JSON.parse(JSON.stringify(v.result))) !== canonicalJson(results[i])) {
       return `transaction ${txs[i].id} outcome differs from the block`;
     }
     burned += v.burned;

@@ -9,7 +9,7 @@ import { ChainReader } from '../api/chainReader';
 import { ChainView } from '../api/chainView';
 import { HeadAccounts } from '../api/headAccounts';
 import { mempoolBehavior } from '../actors/mempoolActor';
-import type { ChainMsg, MempoolLookup, MempoolMsg, MempoolReplies } from '../actors/protocol';
+import type { ChainMsg, ChainReplies, MempoolLookup, MempoolMsg, MempoolReplies } from '../actors/protocol';
 import { NodeRpcBackend } from '../api/rpcBackend';
 import { Sentinel } from '../actors/sentinel';
 import { Supervisor } from '../actors/supervisor';
@@ -17,6 +17,7 @@ import { devAccountFile } from '../chain/devnet';
 import { checkSameGenesis, genesisSource, validatorKeys } from './genesisSource';
 import { applyGenesis, VALIDATORS_KEY, type ValidatorSet } from '../chain/genesis';
 import { getCandidate } from '../modules/staking';
+import { SigningGuard } from '../storage/signingGuard';
 import { producerKeysOf } from '../chain/blockRules';
 import { MAX_FUTURE_NONCE_GAP, MEMPOOL_LIFETIME_MS, TREASURY_ADDRESS } from '../protocol/params';
 import type { Address } from '../protocol/types';
@@ -46,7 +47,7 @@ export interface RunningNode {
   view: ChainView;
   reader: ChainReader;
   supervisor: Supervisor;
-  actors: { mempool: ActorRef<MempoolMsg, MempoolReplies>; chain: ActorRef<ChainMsg> };
+  actors: { mempool: ActorRef<MempoolMsg, MempoolReplies>; chain: ActorRef<ChainMsg, ChainReplies> };
   /** Security sentinel alerts (GET /security/alerts); `sentinel` also takes headers from gossip. */
   alerts: AlertSource;
   sentinel: Sentinel;
@@ -208,6 +209,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   let kv: KvStore;
   let view: ChainView;
   let verifier: VerifyPool;
+  let signingGuard: SigningGuard;
   let head: Head;
   let keys: HybridKeys;
   try {
@@ -238,6 +240,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     if (bound && (bound.secp256k1 !== toHex(keys.secp256k1.publicKey) || bound.mldsa44 !== toHex(keys.mldsa44.publicKey))) {
       throw new CairnError('CONFIG', `validator ${keys.address} has bound other block-signing keys than this node's key (signingKeys ${bound.secp256k1.slice(0, 12)}…)`);
     }
+    signingGuard = await SigningGuard.open(join(config.dataDir, 'signing-guard.json'));
     verifier = await VerifyPool.start({ workers: config.verifyWorkers });
     closers.push({ name: 'verifier', close: () => verifier.close() });
   } catch (e) {
@@ -271,7 +274,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   const recentOutcomes = new Map<Hex, MempoolLookup>();
   const mempool = new ActorRef<MempoolMsg, MempoolReplies>('mempool');
   mempoolRef = mempool;
-  const chain = new ActorRef<ChainMsg>('chain', 16);
+  const chain = new ActorRef<ChainMsg, ChainReplies>('chain', 16);
   sentinel = new Sentinel({
     view, store: chainStore, mempool, now: Date.now, log: log.child({ actor: 'sentinel' }),
     signingKeys: async (producer) => producerKeysOf(await StateTrie.open(kv, view.head.stateRoot), producer),
@@ -317,7 +320,8 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
       ref: chain,
       critical: true, // consensus and persistence: a crash halts the node rather than papering over a broken invariant
       start: async () => chainBehavior({
-        kv, store: chainStore, view, mempool, keys, idleBlockMs: config.idleBlockMs, log: log.child({ actor: 'chain' }),
+        kv, store: chainStore, view, mempool, keys, idleBlockMs: config.idleBlockMs, slotMs: config.slotMs, verifier, guard: signingGuard,
+        log: log.child({ actor: 'chain' }),
         onBlockProduced: (s) => nodeMetrics.blockProductionSeconds.observe(s),
       }),
     });

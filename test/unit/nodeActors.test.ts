@@ -1,9 +1,12 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ActorRef } from '../../src/actors/actorRef';
 import { chainBehavior } from '../../src/actors/chainActor';
 import { mempoolBehavior } from '../../src/actors/mempoolActor';
-import type { ChainMsg, MempoolLookup, MempoolMsg, MempoolReplies } from '../../src/actors/protocol';
+import type { ChainMsg, ChainReplies, MempoolLookup, MempoolMsg, MempoolReplies } from '../../src/actors/protocol';
 import { ChainView } from '../../src/api/chainView';
 import { ChainReader } from '../../src/api/chainReader';
 import { HeadAccounts } from '../../src/api/headAccounts';
@@ -19,6 +22,7 @@ import type { Hex } from '../../src/primitives/hex';
 import { MemoryKv } from '../../src/state/kv';
 import { StateTrie } from '../../src/state/stateTrie';
 import { ChainStore } from '../../src/storage/chainStore';
+import { SigningGuard } from '../../src/storage/signingGuard';
 
 const IDLE_MS = 1_000;
 const log = pino({ level: 'silent' });
@@ -49,8 +53,10 @@ async function world() {
     pool, recent: new Map<Hex, MempoolLookup>(), readAccount: (a) => headAccounts.read(a),
     inChain: async (id) => (await store.txLocation(id)) !== undefined, now: () => clock.now, log,
   }));
-  const chain = new ActorRef<ChainMsg>('chain');
-  chain.attach(chainBehavior({ kv, store, view, mempool, keys: dev.validator, idleBlockMs: IDLE_MS, log }));
+  const chain = new ActorRef<ChainMsg, ChainReplies>('chain');
+  const guard = await SigningGuard.open(join(await mkdtemp(join(tmpdir(), 'cairn-guard-')), 'signing-guard.json'));
+  // One-millisecond slots: every tick of the fake clock is a new slot of the single validator.
+  chain.attach(chainBehavior({ kv, store, view, mempool, keys: dev.validator, idleBlockMs: IDLE_MS, slotMs: 1, verifier: { verifyMany: async (j) => j.map(() => true) }, guard, log }));
 
   let ts = clock.now;
   const transfer = (keys: HybridKeys, nonce: number, amount = 1_000n) =>

@@ -1,0 +1,92 @@
+import type { Logger } from 'pino';
+import { blockRefusal } from '../chain/blockRules';
+import { decodeEnvelope, verifyJobOf } from '../chain/envelope';
+import { decodeEthTx } from '../chain/ethTx';
+import { VALIDATORS_KEY, type ValidatorSet } from '../chain/genesis';
+import { applyBlock } from '../chain/replay';
+import { scheduleRefusal } from '../consensus/slots';
+import type { VerifyPool } from '../crypto/verifyPool';
+import { handlerFor } from '../modules/registry';
+import { canonicalJson } from '../primitives/canonical';
+import type { Head } from '../protocol/chain';
+import type { Block, HybridTx } from '../protocol/types';
+import type { KvStore } from '../state/kv';
+import { StateTrie } from '../state/stateTrie';
+import type { CommitBlock } from './commitBlock';
+import type { HeadSink } from './protocol';
+
+/**
+ * The importer: a block from a peer (or a sync page) is checked and executed on its parent
+ * state exactly as its producer did, and committed through the same commit path as this
+ * node's own blocks. Checks, cheapest first: schedule (slot, producer, clock), link, tx root,
+ * producer signature with its bound keys, every transaction's envelope and rules, the
+ * transactions' signatures (in the verify pool, in parallel), then execution: each result,
+ * the end-of-block events and the state root must be what the block says.
+ */
+export interface ImporterDeps {
+  kv: KvStore;
+  view: HeadSink;
+  verifier: Pick<VerifyPool, 'verifyMany'>;
+  commitBlock: CommitBlock;
+  slotMs: number;
+  log: Logger;
+}
+
+/** Why one of the block's transactions is not acceptable by itself (envelope, rules, id), or undefined. */
+function txRefusal(block: Block): string | undefined {
+  for (const [i, tx] of block.txs.entries()) {
+    if ((tx as { envelope?: unknown }).envelope === 'eth') {
+      const raw = (tx as { raw?: unknown }).raw;
+      const d = decodeEthTx(raw, tx.timestamp);
+      if (!d.ok) return `transaction ${i}: ${d.error}`;
+      if (canonicalJson(d.tx) !== canonicalJson(tx)) return `transaction ${i}: does not match its raw bytes`;
+      continue;
+    }
+    const d = decodeEnvelope(tx);
+    if (!d.ok) return `transaction ${i}: ${d.error}`;
+    if (d.tx.id !== tx.id) return `transaction ${i}: id does not match its payload`;
+    const rule = handlerFor(tx.type)?.validate(d.tx);
+    if (rule) return `transaction ${i}: ${rule}`;
+  }
+  return undefined;
+}
+
+export function createImporter(d: ImporterDeps) {
+  /** Imports `block` on top of the current head; a refusal leaves everything as it was. */
+  return async function importOnHead(block: Block, now: number): Promise<{ head: Head } | { refused: string }> {
+    const started = performance.now();
+    const parent = d.view.head;
+    const h = block.header;
+    const state = await StateTrie.open(d.kv, parent.stateRoot);
+    const active = (await state.getRecord<ValidatorSet>(VALIDATORS_KEY))?.active ?? [];
+    const refused =
+      scheduleRefusal(h, parent.timestamp, active, d.slotMs, now) ??
+      (await blockRefusal(state, block, parent)) ??
+      txRefusal(block) ??
+      (await signaturesRefusal(block));
+    if (refused) return { refused };
+    const tChecked = performance.now();
+    const executed = await applyBlock(state, block);
+    if (executed) return { refused: executed };
+    const tExecuted = performance.now();
+    const batch = d.kv.batch();
+    const root = await state.flush(batch);
+    if (root !== h.stateRoot) return { refused: `state root ${root} differs from the header's ${h.stateRoot}` };
+    const tFlushed = performance.now();
+    const head = await d.commitBlock({
+      block, state, batch, dropped: [], started,
+      phases: { verify: Math.round(tChecked - started), execute: Math.round(tExecuted - tChecked), trie: Math.round(tFlushed - tExecuted) },
+    });
+    return { head };
+  };
+
+  async function signaturesRefusal(block: Block): Promise<string | undefined> {
+    const hybrid = block.txs.filter((t): t is HybridTx => (t as { envelope?: unknown }).envelope !== 'eth');
+    if (hybrid.length === 0) return undefined;
+    const ok = await d.verifier.verifyMany(hybrid.map(verifyJobOf));
+    const bad = ok.findIndex((x) => !x);
+    return bad < 0 ? undefined : `transaction ${hybrid[bad].id}: invalid signature`;
+  }
+}
+
+export type ImportOnHead = ReturnType<typeof createImporter>;
