@@ -165,7 +165,10 @@ export function chainBehavior(d: ChainDeps): Behavior<ChainMsg, ChainReplies> {
           const worthTrying = c.queues.length > 0 && c.version !== barrenVersion;
           // Included transactions wait for finality: keep producing until they are final.
           const awaitingFinality = d.view.recent.some((s) => s.txCount > 0 && s.height > head.finalizedHeight);
-          const idleDue = msg.now - head.timestamp >= d.idleBlockMs;
+          // The idle pace rotates: the head's own producer waits one more period, so an idle period
+          // that is a multiple of the schedule's round cannot leave every empty block to one validator.
+          const idleFor = msg.now - head.timestamp;
+          const idleDue = idleFor >= d.idleBlockMs && (d.view.validators.length === 1 || idleFor >= 2 * d.idleBlockMs || (d.view.recent.at(-1)?.producer ?? null) !== d.keys.address);
           if (!worthTrying && !awaitingFinality && !idleDue) return undefined;
           const moved = await produce(c.queues, msg.now);
           barrenVersion = moved === 0 ? c.version : -1;

@@ -101,14 +101,17 @@ export class ChainReader implements ChainQueries {
     };
   }
 
+  private genesisHash: Hex | undefined;
+
   async status(): Promise<StatusView> {
     const head = this.d.view.head;
     const state = await this.stateAt(head.stateRoot);
     const supply = await loadSupply(state);
     const params = await loadParams(state);
     const treasury = (await state.getAccount(TREASURY_ADDRESS))?.balance ?? 0n;
+    this.genesisHash ??= (await this.d.store.summary(0))!.hash;
     return {
-      chainId: CHAIN_ID, height: head.height, finalizedHeight: head.finalizedHeight, headHash: head.hash,
+      chainId: CHAIN_ID, genesisHash: this.genesisHash, height: head.height, finalizedHeight: head.finalizedHeight, headHash: head.hash,
       stateRoot: head.stateRoot, timestamp: head.timestamp,
       supply: supply.supply.toString(), minted: supply.minted.toString(), burned: supply.burned.toString(), staked: supply.staked.toString(),
       treasury: treasury.toString(), treasuryAddress: TREASURY_ADDRESS,

@@ -34,7 +34,7 @@ export interface DevAccount {
   secp256k1PrivateKey: string;
 }
 
-export const devValidatorSecret = (seed = DEV_SEED): Uint8Array => keccak256(utf8(`${seed}/validator/0`));
+export const devValidatorSecret = (seed = DEV_SEED, index = 0): Uint8Array => keccak256(utf8(`${seed}/validator/${index}`));
 
 /** The entry of dev-accounts.json / dev-validators.json for a key pair. */
 export const devAccountFile = (keys: HybridKeys): DevAccount => ({
@@ -51,20 +51,29 @@ export function devAccounts(count: number, seed = DEV_SEED): { keys: HybridKeys;
   });
 }
 
-export function devGenesis(count: number, seed = DEV_SEED): { spec: GenesisSpec; validator: HybridKeys; accounts: DevAccount[] } {
+/**
+ * The development genesis with `validators` validators (keys `<seed>/validator/<i>`, each
+ * staking DEV_VALIDATOR_STAKE): one for `cairn node`, N for `cairn devnet`.
+ */
+export function devNetworkGenesis(count: number, validators: number, seed = DEV_SEED): { spec: GenesisSpec; validators: HybridKeys[]; accounts: DevAccount[] } {
   const accounts = devAccounts(count, seed);
-  const validator = deriveKeys(devValidatorSecret(seed));
+  const keys = Array.from({ length: validators }, (_, i) => deriveKeys(devValidatorSecret(seed, i)));
   const spec = parseGenesisSpec({
     chainId: CHAIN_ID,
     timestamp: DEV_GENESIS_TIMESTAMP,
     params: DEV_PARAMS,
     accounts: [
       ...accounts.map((a) => ({ address: a.keys.address, balance: DEV_ACCOUNT_BALANCE.toString() })),
-      {
-        address: validator.address, balance: '0', staked: DEV_VALIDATOR_STAKE.toString(), isValidator: true,
-        signingKeys: { secp256k1: toHex(validator.secp256k1.publicKey), mldsa44: toHex(validator.mldsa44.publicKey) },
-      },
+      ...keys.map((v) => ({
+        address: v.address, balance: '0', staked: DEV_VALIDATOR_STAKE.toString(), isValidator: true,
+        signingKeys: { secp256k1: toHex(v.secp256k1.publicKey), mldsa44: toHex(v.mldsa44.publicKey) },
+      })),
     ],
   });
-  return { spec, validator, accounts: accounts.map((a) => a.file) };
+  return { spec, validators: keys, accounts: accounts.map((a) => a.file) };
+}
+
+export function devGenesis(count: number, seed = DEV_SEED): { spec: GenesisSpec; validator: HybridKeys; accounts: DevAccount[] } {
+  const { spec, validators, accounts } = devNetworkGenesis(count, 1, seed);
+  return { spec, validator: validators[0], accounts };
 }

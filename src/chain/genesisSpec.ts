@@ -45,7 +45,8 @@ function publicKey(path: string, v: unknown, bytes: number): Hex {
 
 function account(path: string, v: unknown): GenesisAccount {
   if (!isObject(v)) throw new GenesisSpecError(path, 'must be an object {address, balance, staked?, isValidator?, signingKeys?, commissionBps?, feeExempt?}');
-  onlyKeys(path, v, ['address', 'balance', 'staked', 'feeExempt', 'isValidator', 'signingKeys', 'commissionBps']);
+  // mldsaKeyHash is derived; accepted when it says the same, so a normalised specification reads back as itself.
+  onlyKeys(path, v, ['address', 'balance', 'staked', 'feeExempt', 'isValidator', 'signingKeys', 'commissionBps', 'mldsaKeyHash']);
   const address = typeof v.address === 'string' ? parseAddress(v.address) : undefined;
   if (!address) throw new GenesisSpecError(`${path}.address`, `must be an address (0x + 40 hex, or cairn1…), got ${JSON.stringify(v.address)}`);
   const out: GenesisAccount = { address, balance: coins(`${path}.balance`, v.balance, false)! };
@@ -71,6 +72,7 @@ function account(path: string, v: unknown): GenesisAccount {
     // The account's ML-DSA key is bound from genesis: nobody can claim it with another key first.
     out.mldsaKeyHash = keccakHex(fromHex(keys.mldsa44));
   }
+  if (v.mldsaKeyHash !== undefined && v.mldsaKeyHash !== out.mldsaKeyHash) throw new GenesisSpecError(`${path}.mldsaKeyHash`, 'must be keccak256 of signingKeys.mldsa44 (or be left out: it is derived)');
   return out;
 }
 

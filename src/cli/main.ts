@@ -13,6 +13,7 @@ import { CairnClient } from '../sdk/client';
 import { ASSET_COMMANDS, ASSET_GROUPS, ASSET_HELP, ASSET_MAIN_HELP } from './assets';
 import { wrap } from './assets/help';
 import { GENESIS_COMMANDS, GENESIS_HELP, GENESIS_SUBS } from './genesis';
+import { cmdDevnet, DEVNET_HELP } from './devnet';
 import {
   DEFAULT_NODE,
   DEFAULT_POLL_MS,
@@ -58,6 +59,7 @@ ${ASSET_MAIN_HELP}
   account <address>   print an account (0x or cairn1 address)
   node [options]      run a node (see "cairn node --help")
   genesis <sub>       chain specification for "node --genesis": template, validator, check
+  devnet [options]    a local network of N validator nodes (see "cairn devnet --help")
 
 Run "cairn <command> --help" for its options and examples.
 
@@ -89,6 +91,7 @@ ${wrap('  --type <TYPE>        one of: ', TX_TYPES.map((t, i) => (i < TX_TYPES.l
 const HELP: Record<string, string> = {
   ...ASSET_HELP,
   ...GENESIS_HELP,
+  devnet: DEVNET_HELP,
   keygen: `Usage: cairn keygen
 
 Generates a random 32-byte master secret and prints JSON:
@@ -377,6 +380,7 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
   'tx wait': cmdTxWait,
   ...ASSET_COMMANDS,
   ...GENESIS_COMMANDS,
+  devnet: cmdDevnet,
 };
 
 /** Commands with sub-commands: `cairn <group> <sub>`. */

@@ -35,6 +35,8 @@ export interface NodeConfig {
   genesisFile: string | null;
   /** File holding this node's block-signing master secret; null: the development validator's key. */
   validatorKey: string | null;
+  /** Peers' native API base URLs (http://host:port): gossip, status polls and sync go only to these. */
+  peers: string[];
   /** The JSON file the values were read from, if any. */
   configFile: string | null;
 }
@@ -56,13 +58,14 @@ export const defaultNodeConfig: Readonly<NodeConfig> = Object.freeze({
   devAccounts: 10,
   genesisFile: null,
   validatorKey: null,
+  peers: [],
   rateLimitExempt: [],
   trustedProxies: [],
   configFile: null,
 });
 
 type Key = Exclude<keyof NodeConfig, 'configFile'>;
-type Kind = 'string' | 'int' | 'token' | 'level' | 'list';
+type Kind = 'string' | 'int' | 'token' | 'level' | 'list' | 'urls';
 
 interface OptionSpec {
   key: Key;
@@ -89,6 +92,7 @@ const OPTIONS: readonly OptionSpec[] = [
   { key: 'rateLimitExempt', flag: 'rate-limit-exempt', env: 'RATE_LIMIT_EXEMPT', kind: 'list', help: 'comma-separated addresses or CIDR blocks never rate-limited or guarded (default: none, loopback included)' },
   { key: 'trustedProxies', flag: 'trusted-proxies', env: 'TRUSTED_PROXIES', kind: 'list', help: 'comma-separated proxy addresses or CIDR blocks whose X-Forwarded-For is believed' },
   { key: 'devAccounts', flag: 'dev-accounts', env: 'DEV_ACCOUNTS', kind: 'int', min: 0, max: 1000, help: 'pre-funded development accounts at genesis (0..1000)' },
+  { key: 'peers', flag: 'peers', env: 'CAIRN_PEERS', kind: 'urls', help: "comma-separated peers' HTTP API URLs (http://host:port); none: a single node" },
   { key: 'genesisFile', flag: 'genesis', env: 'CAIRN_GENESIS', kind: 'string', help: 'chain specification (JSON, see "cairn genesis --help") an empty data dir starts from; unset: the development network' },
   { key: 'validatorKey', flag: 'validator-key', env: 'CAIRN_VALIDATOR_KEY', kind: 'string', help: "file with this node's block-signing master secret (64 hex, or dev-validators.json's shape); unset: the development validator" },
 ];
@@ -130,6 +134,21 @@ function coerce(o: OptionSpec, raw: unknown, source: 'flag' | 'env' | 'file'): N
       const bad = list.find((x) => !/^[0-9A-Fa-f.:]+(\/\d{1,3})?$/.test(x));
       if (bad !== undefined) return fail(`${name}: "${bad}" is not an IP address or CIDR block`, { option: o.key });
       return list;
+    }
+    case 'urls': {
+      const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : undefined;
+      if (!items || items.some((x) => typeof x !== 'string')) return fail(`${name} must be a comma-separated list of URLs (or an array of strings in the file)`, { option: o.key });
+      const list = (items as string[]).map((x) => x.trim().replace(/\/+$/, '')).filter((x) => x !== '');
+      for (const u of list) {
+        let url: URL | undefined;
+        try {
+          url = new URL(u);
+        } catch {
+          url = undefined;
+        }
+        if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search || url.hash) return fail(`${name}: "${u}" is not a peer URL like http://host:port`, { option: o.key });
+      }
+      return [...new Set(list)];
     }
     case 'level':
       if (typeof raw !== 'string' || !(LOG_LEVELS as readonly string[]).includes(raw))
@@ -199,7 +218,7 @@ export function configHelp(): string {
   const rows = OPTIONS.map((o) => {
     const def = defaultNodeConfig[o.key];
     const shown = def === null ? '(unset)' : Array.isArray(def) ? (def.length ? def.join(',') : '(none)') : String(def);
-    return [`--${o.flag} <${o.kind === 'int' ? 'n' : o.kind === 'list' ? 'a,b' : 'value'}>`, `$${o.env}`, shown, o.help];
+    return [`--${o.flag} <${o.kind === 'int' ? 'n' : o.kind === 'list' || o.kind === 'urls' ? 'a,b' : 'value'}>`, `$${o.env}`, shown, o.help];
   });
   rows.push(['--config <file.json>', '', '(none)', 'JSON object with any of the keys: ' + OPTIONS.map((o) => o.key).join(', ')]);
   const w0 = Math.max(...rows.map((r) => r[0].length));

@@ -120,7 +120,7 @@ export class Gateway {
           status: Object.fromEntries([...r.byStatus].sort((a, b) => a[0] - b[0])),
           latencyMs: { window: ROUTE_WINDOW, ...r.latency.percentiles() },
         })),
-      peers: peers.map((p) => ({ url: p.url, height: p.height, lag: p.lag, lastSeen: p.lastSeen })),
+      peers: peers.map((p) => ({ url: p.url, height: p.height, head: p.head, lag: p.lag, latencyMs: p.latencyMs, score: p.score, lastSeen: p.lastSeen })),
     };
   }
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Request, Response } from 'hyper-express';
 import type { Logger } from 'pino';
-import type { Admission, AlertSource, ChainQueries, PeerInfo } from '../api/ports';
+import type { Admission, AlertSource, BlockIntake, ChainQueries, PeerInfo } from '../api/ports';
 import type { SolcCompiler } from '../contracts/compiler';
 import type { ContractMetadata } from '../contracts/verify';
 import { routeLabel } from './gateway';
@@ -16,6 +16,12 @@ export interface HttpDeps {
   compiler: SolcCompiler;
   saveContract(addr: string, m: ContractMetadata): Promise<void>;
   admission: Admission;
+  /** Blocks this node is behind its peers while far behind (syncing), else null: reads answer 503 meanwhile. */
+  syncing?: () => number | null;
+  /** GET /health/ready: synced and producing or following. Default: ready. */
+  readiness?: () => { ready: boolean; reason?: string; [k: string]: unknown };
+  /** POST /blocks (gossip from peers); none: the route answers 503. */
+  blocks?: BlockIntake;
   log: Logger;
   now: () => number;
   /** False while the node is starting: every route answers 503 with Retry-After. Default: always ready. */
@@ -36,9 +42,11 @@ export interface HttpDeps {
 
 /** Largest accepted request body: a full envelope with a 64 KiB data field fits with room to spare. */
 export const MAX_BODY_BYTES = 512 * 1024;
+/** A gossiped block: up to 500 hybrid transactions with their signatures and results. */
+export const BLOCK_BODY_BYTES = 16 * 1024 * 1024;
 /** Contract verification carries Solidity sources (up to 1,000,000 characters). */
 export const CONTRACT_BODY_BYTES = 2 * 1024 * 1024;
-export const bodyLimitFor = (path: string): number => (path.startsWith('/contract/') ? CONTRACT_BODY_BYTES : MAX_BODY_BYTES);
+export const bodyLimitFor = (path: string): number => (path.startsWith('/contract/') ? CONTRACT_BODY_BYTES : path === '/blocks' ? BLOCK_BODY_BYTES : MAX_BODY_BYTES);
 export const BACKSTOP_BODY_BYTES = 16 * 1024 * 1024;
 /** Retry-After (s) of a 503 while the node starts or a dependency is briefly unavailable. */
 export const UNAVAILABLE_RETRY_AFTER_S = 1;

@@ -22,6 +22,10 @@ function refuse(res: Response, status: number, retryAfterS: number, error: strin
 
 export type { HttpDeps } from './route';
 
+/** Sync (GET /chain, POST /blocks, /status), health, metrics and admin stay up while the node syncs. */
+const SERVED_WHILE_SYNCING = /^\/(status|chain|blocks|health\/(live|ready)|metrics|gateway|peers|security\/alerts)?$/;
+const SYNCING_RETRY_AFTER_S = 5;
+
 export function createHttpServer(d: HttpDeps) {
   const rl: RateLimitOptions = { ...defaultRateLimitOptions, ...d.rateLimit };
   const exempt = new AddressList(rl.exempt);
@@ -83,6 +87,9 @@ export function createHttpServer(d: HttpDeps) {
       }
     }
     if (!ready()) return void refuse(res, 503, UNAVAILABLE_RETRY_AFTER_S, 'node is starting: retry shortly');
+    // Far behind its peers, the node's answers would be stale: only what sync and operators need is served.
+    const behind = d.syncing?.() ?? null;
+    if (behind !== null && !SERVED_WHILE_SYNCING.test(req.path)) return void refuse(res, 503, SYNCING_RETRY_AFTER_S, `node is syncing: ${behind} blocks behind its peers`);
 
     // Refuse a body larger than any valid request before reading it, with the spec's {error}
     // (hyper-express's own limit stays as the backstop for bodies without Content-Length).

@@ -18,6 +18,7 @@ import { checkSameGenesis, genesisSource, validatorKeys } from './genesisSource'
 import { applyGenesis, VALIDATORS_KEY, type ValidatorSet } from '../chain/genesis';
 import { getCandidate } from '../modules/staking';
 import { SigningGuard } from '../storage/signingGuard';
+import { startNetwork, type Network } from './network';
 import { producerKeysOf } from '../chain/blockRules';
 import { MAX_FUTURE_NONCE_GAP, MEMPOOL_LIFETIME_MS, TREASURY_ADDRESS } from '../protocol/params';
 import type { Address } from '../protocol/types';
@@ -150,6 +151,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   let ready = false;
   let reader: ChainReader | undefined;
   let admission: Admission | undefined;
+  let network: Network | undefined;
   let store: ChainStore | undefined;
   let sentinel: Sentinel | undefined;
   let mempoolRef: ActorRef<MempoolMsg, MempoolReplies> | undefined;
@@ -176,6 +178,12 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     now: Date.now,
     ready: () => ready,
     adminToken: config.adminToken,
+    peers: () => (network ? [...network.book.values()] : []),
+    syncing: () => network?.behind() ?? null,
+    readiness: () => network?.readiness() ?? { ready: false, reason: 'starting' },
+    get blocks() {
+      return network?.blocks;
+    },
     alerts: { recent: (limit) => sentinel?.recent(limit) ?? [] },
     rateLimit: { exempt: config.rateLimitExempt ?? [], trustedProxies: config.trustedProxies ?? [], ...hooks.http?.rateLimit },
     guard: hooks.http?.guard,
@@ -284,6 +292,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   const sentinelRef = sentinel;
   let slotTimer: NodeJS.Timeout | undefined;
   let expiryTimer: NodeJS.Timeout | undefined;
+  let peerTimer: NodeJS.Timeout | undefined;
   let disconnectSentinel = () => {};
   let rpcClose = async () => {};
 
@@ -293,6 +302,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
       ready = false;
       clearInterval(slotTimer);
       clearInterval(expiryTimer);
+      clearInterval(peerTimer);
       disconnectSentinel();
       try {
         await closeHttp(); // stop taking requests first
@@ -323,14 +333,19 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
         kv, store: chainStore, view, mempool, keys, idleBlockMs: config.idleBlockMs, slotMs: config.slotMs, verifier, guard: signingGuard,
         log: log.child({ actor: 'chain' }),
         onBlockProduced: (s) => nodeMetrics.blockProductionSeconds.observe(s),
+        onProduced: (b) => network?.produced(b),
       }),
+    });
+    network = await startNetwork({
+      peers: config.peers, chain, view, genesisHash: (await chainStore.summary(0))!.hash, supervisor, log: log.child({ actor: 'p2p' }),
+      staleMs: Math.max(10_000, 3 * config.idleBlockMs),
     });
     // Permanent: restarted after a crash; it only observes, so it can never halt production.
     await supervisor.startChild(sentinelRef.childSpec());
     disconnectSentinel = sentinelRef.connect(SENTINEL_TICK_MS);
 
     reader = new ChainReader({ kv, store: chainStore, view, mempool });
-    admission = createAdmission({ verifier, store: chainStore, mempool, now: Date.now, onVerified: (s) => nodeMetrics.verifySeconds.observe(s) });
+    admission = network.relaying(createAdmission({ verifier, store: chainStore, mempool, now: Date.now, onVerified: (s) => nodeMetrics.verifySeconds.observe(s) }));
     const rpcBackend = new NodeRpcBackend({
       reader, store: chainStore, mempool, admission, clientVersion: `cairn/${CLIENT_VERSION}/node-${process.version}`, producer: keys.address, now: Date.now,
     });
@@ -351,10 +366,13 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     if (chain.queued === 0) chain.send({ type: 'slotTick', now: Date.now() });
   }, config.slotMs);
   expiryTimer = setInterval(() => mempool.send({ type: 'expire', now: Date.now() }), 60_000);
+  // Peer status polls (and sync when a peer is ahead): twice per slot length, at least every 250 ms.
+  const net = network!;
+  peerTimer = setInterval(() => net.tick(Date.now()), Math.max(250, 2 * config.slotMs));
   ready = true;
 
   log.info(
-    { http: `http://${config.host}:${config.httpPort}`, rpc: `http://${config.host}:${config.rpcPort}`, dataDir: config.dataDir, height: head.height, validator: keys.address, mempoolCap: config.mempoolCap, slotMs: config.slotMs },
+    { http: `http://${config.host}:${config.httpPort}`, rpc: `http://${config.host}:${config.rpcPort}`, dataDir: config.dataDir, height: head.height, validator: keys.address, mempoolCap: config.mempoolCap, slotMs: config.slotMs, peers: config.peers },
     'node started',
   );
 

@@ -13,6 +13,8 @@ export interface AddressRef {
 /** GET /status. */
 export interface StatusView {
   chainId: number;
+  /** The genesis block's hash: peers of one network share it. */
+  genesisHash: Hex;
   height: number;
   finalizedHeight: number;
   headHash: Hex;

@@ -252,7 +252,7 @@ describe('Gateway, histogram, admin token', () => {
       gw.end('GET /blocks/:ref', i % 10 === 0 ? 404 : 200, i % 100); // 0..99 ms
     }
     gw.begin();
-    const s = gw.snapshot([{ url: 'http://127.0.0.1:6071', height: 9, lag: 1, lastSeen: 5 }]);
+    const s = gw.snapshot([{ url: 'http://127.0.0.1:6071', height: 9, lag: 1, lastSeen: 5, head: null, finalizedHeight: 0, latencyMs: null, score: 0, droppedUntil: 0 }]);
     expect(s.inFlight).toBe(1);
     expect(s.requests).toEqual({ total: 10_000, errors4xx: 1000, errors5xx: 0 });
     expect(s.latencyMs.samples).toBe(4096);
@@ -261,7 +261,7 @@ describe('Gateway, histogram, admin token', () => {
     expect(s.latencyMs.p99).toBeGreaterThanOrEqual(97);
     expect(s.routes[0]).toMatchObject({ route: 'GET /blocks/:ref', requests: 10_000, errors4xx: 1000, status: { 200: 9000, 404: 1000 } });
     expect(s.routes[0].latencyMs.samples).toBe(512);
-    expect(s.peers).toEqual([{ url: 'http://127.0.0.1:6071', height: 9, lag: 1, lastSeen: 5 }]);
+    expect(s.peers).toEqual([{ url: 'http://127.0.0.1:6071', height: 9, head: null, lag: 1, latencyMs: null, score: 0, lastSeen: 5 }]);
   });
 
   it('renders cumulative histogram buckets', () => {
@@ -409,7 +409,7 @@ describe('guard over HTTP', () => {
 
 describe('gateway, metrics, admin, readiness, upstream over HTTP', () => {
   it('GET /gateway reports routes by pattern, errors, latency percentiles, in-flight, uptime and peers', async () => {
-    const peers: PeerInfo[] = [{ url: 'http://10.0.0.2:6070', height: 40, lag: 2, lastSeen: 123 }];
+    const peers: PeerInfo[] = [{ url: 'http://10.0.0.2:6070', height: 40, lag: 2, lastSeen: 123, head: null, finalizedHeight: 0, latencyMs: null, score: 0, droppedUntil: 0 }];
     const clock = { t: 1_000_000 };
     const { get } = await start({ peers: () => peers, now: () => clock.t });
     await get('127.0.0.2', '/address/0x00000000000000000000000000000000000000aa'); // 404
@@ -429,7 +429,7 @@ describe('gateway, metrics, admin, readiness, upstream over HTTP', () => {
     expect(g.latencyMs).toMatchObject({ window: 4096, samples: 5 });
     expect(g.latencyMs.p50).toBeGreaterThan(0);
     expect(g.latencyMs.p99).toBeGreaterThanOrEqual(g.latencyMs.p90);
-    expect(g.peers).toEqual(peers);
+    expect(g.peers).toEqual(peers.map(({ finalizedHeight: _f, droppedUntil: _d, ...p }) => p));
     expect(g.rateLimit).toMatchObject({ max: 240, windowMs: 10_000, exempt: 0, trustedProxies: 0 });
     expect((await start()).s.protection.gateway.snapshot([]).peers).toEqual([]); // a single node
   });
@@ -466,10 +466,10 @@ describe('gateway, metrics, admin, readiness, upstream over HTTP', () => {
 
     const alerts: SecurityAlert[] = [1, 2, 3].map((id) => ({ id, kind: 'reorg', severity: 'warning', message: `a${id}`, at: id, height: id, details: {} }));
     const source: AlertSource = { recent: (limit) => [...alerts].reverse().slice(0, limit) };
-    const on = await start({ adminToken: 'op-token', alerts: source, peers: () => [{ url: 'http://p', height: 1, lag: 0, lastSeen: 1 }] });
+    const on = await start({ adminToken: 'op-token', alerts: source, peers: () => [{ url: 'http://p', height: 1, lag: 0, lastSeen: 1, head: null, finalizedHeight: 0, latencyMs: null, score: 0, droppedUntil: 0 }] });
     expect(await on.get('127.0.0.2', '/peers')).toMatchObject({ status: 401, body: { error: 'missing x-admin-token header' } });
     expect(await on.get('127.0.0.2', '/peers', { 'x-admin-token': 'nope' })).toMatchObject({ status: 403, body: { error: 'invalid x-admin-token' } });
-    expect((await on.get('127.0.0.2', '/peers', { 'x-admin-token': 'op-token' })).body).toEqual({ peers: [{ url: 'http://p', height: 1, lag: 0, lastSeen: 1 }] });
+    expect((await on.get('127.0.0.2', '/peers', { 'x-admin-token': 'op-token' })).body).toEqual({ peers: [{ url: 'http://p', height: 1, lag: 0, lastSeen: 1, head: null, finalizedHeight: 0, latencyMs: null, score: 0, droppedUntil: 0 }] });
     const a = await on.get('127.0.0.2', '/security/alerts?limit=2', { 'x-admin-token': 'op-token' });
     expect(a.body.alerts.map((x: SecurityAlert) => x.id)).toEqual([3, 2]);
     expect((await on.get('127.0.0.2', '/security/alerts?limit=501', { 'x-admin-token': 'op-token' })).status).toBe(400);

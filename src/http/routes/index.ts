@@ -34,10 +34,13 @@ export const ENDPOINTS: [string, string][] = [
   ['GET /contract/:addr', 'Verification metadata of a VM contract'],
   ['POST /tx', 'Submit a hybrid-signed transaction envelope'],
   ['POST /vm/tx', 'Submit a signed Ethereum transaction {raw}'],
+  ['POST /blocks', 'A block gossiped by a peer: {status: imported | known | stale | orphan, height} or 400 {error}'],
   ['POST /contract/:addr/verify', 'Verify a contract: Solidity source and settings'],
   ['GET /gateway', 'Gateway observability: requests and errors per route, latency percentiles, in-flight, uptime, peers'],
   ['GET /guard?limit', 'Auto-mitigation state: thresholds and active blocks'],
   ['GET /metrics', 'Prometheus metrics (text format 0.0.4)'],
+  ['GET /health/live', 'Liveness: the process answers'],
+  ['GET /health/ready', 'Readiness: synced, and producing or following (503 when not)'],
   ['GET /peers', 'Connected peers (admin: x-admin-token)'],
   ['GET /security/alerts?limit', 'Security sentinel alerts, newest first (admin: x-admin-token)'],
 ];

@@ -60,6 +60,14 @@ export function registerOpsRoutes(app: Server, r: RouteWrap, d: HttpDeps, o: Ops
     };
   }));
 
+  // Liveness: the process answers. Readiness: synced, and producing or following the network.
+  app.get('/health/live', r(async () => ({ live: true })));
+  app.get('/health/ready', r(async (_req, res) => {
+    const s = d.readiness?.() ?? { ready: true };
+    if (!s.ready) res.status(503);
+    return s;
+  }));
+
   app.get('/metrics', r(async (_req, res) => {
     const now = d.now();
     const text = await renderMetrics(

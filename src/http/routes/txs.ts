@@ -4,7 +4,7 @@ import { markOffence } from '../guard';
 import { badRequest, HttpError, notFound } from '../httpError';
 import { readJsonBody } from '../json';
 import { limitParam } from '../params';
-import { MAX_BODY_BYTES, type HttpDeps, type RouteWrap } from '../route';
+import { BLOCK_BODY_BYTES, MAX_BODY_BYTES, type HttpDeps, type RouteWrap } from '../route';
 
 /**
  * 200 with the verdict; 400 for malformed input; 503 when verification is unavailable.
@@ -22,6 +22,19 @@ function verdictOf(req: Request, out: SubmitOutcome) {
 
 export function registerTxRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
   app.post('/tx', r(async (req) => verdictOf(req, await d.admission.submit(await readJsonBody(req, MAX_BODY_BYTES)))));
+
+  // A block gossiped by a peer: 400 {error} when malformed or invalid (nothing changes), else what became of it.
+  app.post('/blocks', r(async (req) => {
+    if (!d.blocks) throw new HttpError(503, 'this node does not take blocks yet');
+    const body = await readJsonBody(req, BLOCK_BODY_BYTES);
+    const out = await d.blocks(body);
+    if (out.status === 400) {
+      markOffence(req, 'invalid_submission');
+      throw badRequest(out.body.error);
+    }
+    if (out.status === 503) throw new HttpError(503, out.body.error);
+    return out.body;
+  }));
 
   // A signed Ethereum transaction: {"raw": "0x…"} (or the hex string itself as JSON).
   app.post('/vm/tx', r(async (req) => {

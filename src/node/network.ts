@@ -1,0 +1,96 @@
+import type { Logger } from 'pino';
+import { ActorRef } from '../actors/actorRef';
+import type { PeerInfo } from '../actors/peers';
+import type { ChainMsg, ChainReplies, HeadSink } from '../actors/protocol';
+import type { Supervisor } from '../actors/supervisor';
+import { createBlockIntake, type BlockIntake } from '../api/blockIntake';
+import type { Admission, SubmitOutcome } from '../api/admission';
+import { p2pBehavior, type P2pMsg } from '../p2p/p2pActor';
+import type { Hex } from '../primitives/hex';
+import { CHAIN_ID } from '../protocol/params';
+import type { Block } from '../protocol/types';
+
+/**
+ * The node's side of the network: the p2p actor under the supervisor, its peer book
+ * (/peers, /gateway, metrics), POST /blocks, relaying accepted transactions, and what
+ * readiness and the syncing 503 read.
+ */
+
+/** Behind the best peer by more than this, the node is syncing: reads answer 503. */
+export const SYNC_LAG_BLOCKS = 32;
+
+export interface Network {
+  book: Map<string, PeerInfo>;
+  blocks: BlockIntake;
+  /** Gossip a block this node produced. */
+  produced(block: Block): void;
+  /** The admission with relaying: an accepted transaction goes on to the peers. */
+  relaying(a: Admission): Admission;
+  /** Blocks behind the best peer when syncing, else null. */
+  behind(): number | null;
+  readiness(): { ready: boolean; reason?: string; height: number; peers: number; reachable: number; behind: number };
+  tick(now: number): void;
+  /** Blocks/s of the last sync page (metrics). */
+  syncRate(): number;
+}
+
+export async function startNetwork(d: {
+  peers: readonly string[];
+  chain: ActorRef<ChainMsg, ChainReplies>;
+  view: Pick<HeadSink, 'head'>;
+  genesisHash: Hex;
+  supervisor: Supervisor;
+  log: Logger;
+  /** How long without a block before a validator is not "producing or following". */
+  staleMs: number;
+}): Promise<Network> {
+  const book = new Map<string, PeerInfo>();
+  const p2p = new ActorRef<P2pMsg>('p2p', 256);
+  let target = 0;
+  let rate = 0;
+  await d.supervisor.startChild({
+    ref: p2p,
+    start: async () =>
+      p2pBehavior({
+        peers: d.peers, chain: d.chain, view: d.view, genesisHash: d.genesisHash, chainId: CHAIN_ID, book, log: d.log, now: Date.now,
+        onSync: (s) => {
+          target = s.target;
+          rate = s.blocksPerSec;
+        },
+      }),
+  });
+  const send = (m: P2pMsg) => {
+    if (p2p.queued < 200) p2p.send(m); // gossip is best effort: a full mailbox drops it, sync catches up
+  };
+  const blocks = createBlockIntake({ chain: d.chain, now: Date.now, onImported: (b) => send({ type: 'gossipBlock', block: b }) });
+  const behindBy = () => Math.max(0, Math.max(target, ...[...book.values()].map((p) => p.height)) - d.view.head.height);
+
+  return {
+    book,
+    blocks,
+    produced: (block) => send({ type: 'gossipBlock', block }),
+    relaying(a: Admission): Admission {
+      const relay = (o: SubmitOutcome): SubmitOutcome => {
+        if (o.kind === 'verdict' && o.verdict.accepted && o.tx) send({ type: 'relayTx', tx: o.tx });
+        return o;
+      };
+      return { submit: async (b) => relay(await a.submit(b)), submitRaw: async (r) => relay(await a.submitRaw(r)) };
+    },
+    behind: () => (d.peers.length > 0 && behindBy() > SYNC_LAG_BLOCKS ? behindBy() : null),
+    readiness() {
+      const now = Date.now();
+      const peers = [...book.values()];
+      const reachable = peers.filter((p) => now - p.lastSeen < 10_000).length;
+      const behind = behindBy();
+      const base = { height: d.view.head.height, peers: peers.length, reachable, behind };
+      if (d.peers.length > 0 && behind > SYNC_LAG_BLOCKS) return { ready: false, reason: `syncing: ${behind} blocks behind`, ...base };
+      if (d.peers.length > 0 && reachable === 0) return { ready: false, reason: 'no peer reachable', ...base };
+      if (now - d.view.head.timestamp > d.staleMs) return { ready: false, reason: `no block for ${Math.round((now - d.view.head.timestamp) / 1000)} s`, ...base };
+      return { ready: true, ...base };
+    },
+    tick(now) {
+      if (d.peers.length > 0 && p2p.queued === 0) p2p.send({ type: 'tick', now });
+    },
+    syncRate: () => rate,
+  };
+}

@@ -1,0 +1,175 @@
+import type { Logger } from 'pino';
+import { prefers } from '../consensus/forkChoice';
+import type { ActorRef, Behavior } from '../actors/actorRef';
+import type { PeerInfo } from '../actors/peers';
+import type { ChainMsg, ChainReplies, HeadSink } from '../actors/protocol';
+import type { Hex } from '../primitives/hex';
+import type { Block, SignedTx } from '../protocol/types';
+import { fetchChain, fetchStatus, postBlock, postTx } from './peerClient';
+
+/**
+ * The p2p actor: the configured peers, their heads, gossip and sync.
+ * - Gossip: this node's new blocks (and blocks it imported, once) go to every peer by
+ *   POST /blocks, accepted transactions by POST /tx; hashes and ids already sent are not
+ *   sent again (duplicate suppression), and at most FANOUT peers are sent to.
+ * - Sync: each tick polls every peer's /status; a peer on another genesis or chain id is
+ *   refused; when a peer's head is preferred over ours (higher, or equal with a lower hash)
+ *   its chain is pulled in GET /chain pages and handed to the chain actor, which verifies
+ *   and imports (or reorganizes). An orphan page steps back towards the finalized height
+ *   to find the fork point.
+ * - Scoring: unreachable peers and invalid data lower a peer's score; at DROP_SCORE it is
+ *   ignored for DROP_MS. Only configured URLs are ever fetched.
+ */
+export type P2pMsg =
+  | { type: 'tick'; now: number }
+  | { type: 'gossipBlock'; block: Block }
+  | { type: 'relayTx'; tx: SignedTx };
+
+export interface P2pDeps {
+  peers: readonly string[];
+  chain: Pick<ActorRef<ChainMsg, ChainReplies>, 'ask'>;
+  view: Pick<HeadSink, 'head'>;
+  genesisHash: Hex;
+  chainId: number;
+  /** Shared with /peers, /gateway and the metrics: the actor updates it in place. */
+  book: Map<string, PeerInfo>;
+  log: Logger;
+  now: () => number;
+  /** Sync progress for the logs and readiness: the best height seen among peers. */
+  onSync?: (s: { target: number; height: number; blocksPerSec: number }) => void;
+}
+
+export const FANOUT = 8;
+const PAGE = 200;
+const DROP_SCORE = -100;
+const DROP_MS = 60_000;
+const SEEN_MAX = 4_096;
+
+export function newPeer(url: string): PeerInfo {
+  return { url, height: 0, head: null, finalizedHeight: 0, lag: 0, latencyMs: null, score: 0, lastSeen: 0, droppedUntil: 0 };
+}
+
+export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
+  for (const url of d.peers) if (!d.book.has(url)) d.book.set(url, newPeer(url));
+  const sent = new Set<string>();
+  let syncing = false;
+
+  const remember = (key: string): boolean => {
+    if (sent.has(key)) return false;
+    sent.add(key);
+    if (sent.size > SEEN_MAX) sent.delete(sent.values().next().value!);
+    return true;
+  };
+  const active = (now: number) => [...d.book.values()].filter((p) => p.droppedUntil <= now);
+  function penalize(p: PeerInfo, by: number, why: string): void {
+    p.score -= by;
+    if (p.score <= DROP_SCORE) {
+      p.droppedUntil = d.now() + DROP_MS;
+      p.score = 0;
+      d.log.warn({ peer: p.url, why }, `peer dropped for ${DROP_MS / 1000} s`);
+    } else d.log.debug({ peer: p.url, score: p.score, why }, 'peer scored down');
+  }
+  const fanout = () => active(d.now()).sort((a, b) => b.score - a.score).slice(0, FANOUT);
+
+  async function poll(p: PeerInfo): Promise<void> {
+    const t0 = performance.now();
+    try {
+      const s = await fetchStatus(p.url);
+      if ((s.genesisHash !== undefined && s.genesisHash !== d.genesisHash) || (s.chainId !== undefined && s.chainId !== d.chainId)) {
+        p.droppedUntil = d.now() + DROP_MS;
+        d.log.error({ peer: p.url, genesisHash: s.genesisHash, chainId: s.chainId }, 'peer refused: another genesis or chain id');
+        return;
+      }
+      Object.assign(p, { height: s.height, head: s.hash, finalizedHeight: s.finalizedHeight, latencyMs: Math.round(performance.now() - t0), lastSeen: d.now() });
+      p.lag = s.height - d.view.head.height;
+      if (p.score < 0) p.score = Math.min(0, p.score + 1); // recovers slowly while it behaves
+    } catch (e) {
+      penalize(p, 5, `status: ${(e as Error).message}`);
+    }
+  }
+
+  /** Pulls the peer's chain until our head is not behind it; verification and import are the chain actor's. */
+  async function syncFrom(p: PeerInfo): Promise<void> {
+    const t0 = performance.now();
+    let from = d.view.head.height + 1;
+    let imported = 0;
+    for (let pages = 0; pages < 10_000; pages++) {
+      const head = d.view.head;
+      if (!(p.head && prefers({ height: p.height, hash: p.head }, head))) break;
+      const page = await fetchChain(p.url, from, PAGE);
+      if (page.blocks.length === 0) break;
+      const r = await d.chain.ask({ type: 'importBlocks', blocks: page.blocks, now: d.now() });
+      imported += r.imported;
+      if (r.rejected) {
+        penalize(p, 50, `invalid block: ${r.rejected}`);
+        break;
+      }
+      if (r.orphan) {
+        // The peer's blocks do not link to our head: step back to find where the chains part.
+        const floor = r.head.finalizedHeight + 1;
+        if (from <= floor) {
+          penalize(p, 20, 'its chain does not link to ours above our finalized height');
+          break;
+        }
+        from = Math.max(floor, from - PAGE);
+        continue;
+      }
+      if (r.stale) break;
+      from = r.head.height + 1;
+      if (page.next === null) {
+        // Its head may have moved on while we paged: the next tick's poll says.
+        break;
+      }
+      const secs = (performance.now() - t0) / 1000;
+      d.onSync?.({ target: p.height, height: r.head.height, blocksPerSec: imported / Math.max(secs, 1e-3) });
+      d.log.info({ peer: p.url, height: r.head.height, target: p.height, percent: Math.floor((100 * r.head.height) / Math.max(1, p.height)), blocksPerSec: Math.round(imported / Math.max(secs, 1e-3)) }, 'syncing');
+    }
+    if (imported > 0) d.log.info({ peer: p.url, imported, height: d.view.head.height, ms: Math.round(performance.now() - t0) }, 'synced from peer');
+  }
+
+  return {
+    async handle(msg) {
+      switch (msg.type) {
+        case 'tick': {
+          const peers = active(msg.now);
+          await Promise.all(peers.map(poll));
+          if (syncing) return;
+          // The most preferred reachable head; ties to the best score.
+          const best = peers.filter((p) => p.head && p.lastSeen > 0).sort((a, b) => (prefers({ height: a.height, hash: a.head! }, { height: b.height, hash: b.head! }) ? -1 : 1))[0];
+          if (!best || !prefers({ height: best.height, hash: best.head! }, d.view.head)) {
+            d.onSync?.({ target: Math.max(d.view.head.height, ...peers.map((p) => p.height)), height: d.view.head.height, blocksPerSec: 0 });
+            return;
+          }
+          syncing = true;
+          try {
+            await syncFrom(best);
+          } catch (e) {
+            penalize(best, 10, `sync: ${(e as Error).message}`);
+          } finally {
+            syncing = false;
+          }
+          return;
+        }
+        case 'gossipBlock': {
+          if (!remember(msg.block.header.hash)) return;
+          // Not awaited: a slow peer must not hold up the next message.
+          void Promise.all(
+            fanout().map(async (p) => {
+              try {
+                await postBlock(p.url, msg.block);
+              } catch (e) {
+                penalize(p, 1, `gossip: ${(e as Error).message}`);
+              }
+            }),
+          );
+          return;
+        }
+        case 'relayTx': {
+          if (!remember(msg.tx.id)) return;
+          void Promise.all(fanout().map((p) => postTx(p.url, msg.tx).catch(() => false)));
+          return;
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import { parseBlock } from '../chain/blockShape';
+import type { Hex } from '../primitives/hex';
+import type { Block, SignedTx } from '../protocol/types';
+
+/**
+ * HTTP calls to a configured peer (its native API): status, chain pages, gossip. Only the
+ * URLs of the configuration are ever fetched — never one a peer names. Every call has a
+ * timeout; every answer is shape-checked before use.
+ */
+export interface PeerStatus {
+  height: number;
+  hash: Hex;
+  finalizedHeight: number;
+  genesisHash?: Hex;
+  chainId?: number;
+}
+
+const TIMEOUT_MS = 5_000;
+
+async function call(url: string, init?: RequestInit, timeoutMs = TIMEOUT_MS): Promise<Response> {
+  return fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+}
+
+export async function fetchStatus(peer: string): Promise<PeerStatus> {
+  const r = await call(`${peer}/status`);
+  if (!r.ok) throw new Error(`GET /status answered ${r.status}`);
+  const s = (await r.json()) as Record<string, unknown>;
+  const height = s.height;
+  const hash = s.headHash;
+  if (!Number.isSafeInteger(height) || typeof hash !== 'string' || !Number.isSafeInteger(s.finalizedHeight)) throw new Error('GET /status: not a Cairn status');
+  return {
+    height: height as number, hash: hash as Hex, finalizedHeight: s.finalizedHeight as number,
+    ...(typeof s.genesisHash === 'string' ? { genesisHash: s.genesisHash as Hex } : {}),
+    ...(Number.isSafeInteger(s.chainId) ? { chainId: s.chainId as number } : {}),
+  };
+}
+
+/** One page of full blocks from `from` (GET /chain), each shape-checked. */
+export async function fetchChain(peer: string, from: number, limit: number): Promise<{ blocks: Block[]; next: number | null }> {
+  const r = await call(`${peer}/chain?from=${from}&limit=${limit}`, undefined, 30_000);
+  if (!r.ok) throw new Error(`GET /chain answered ${r.status}`);
+  const page = (await r.json()) as { blocks?: unknown; next?: unknown };
+  if (!Array.isArray(page.blocks)) throw new Error('GET /chain: no blocks array');
+  const blocks: Block[] = [];
+  for (const raw of page.blocks) {
+    const { size: _, ...b } = raw as { size?: unknown };
+    const parsed = parseBlock(b);
+    if (!parsed.ok) throw new Error(`GET /chain: ${parsed.error}`);
+    blocks.push(parsed.block);
+  }
+  return { blocks, next: Number.isSafeInteger(page.next) ? (page.next as number) : null };
+}
+
+/** POST /blocks; resolves to the peer's HTTP status (a refusal is the peer's business, not an error). */
+export async function postBlock(peer: string, block: Block): Promise<number> {
+  const r = await call(`${peer}/blocks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(block) });
+  await r.arrayBuffer();
+  return r.status;
+}
+
+/** POST /tx (relay); resolves to whether the peer accepted it. */
+export async function postTx(peer: string, tx: SignedTx): Promise<boolean> {
+  const r = await call(`${peer}/tx`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(tx) });
+  const v = (await r.json().catch(() => ({}))) as { accepted?: unknown };
+  return v.accepted === true;
+}
