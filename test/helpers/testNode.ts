@@ -39,6 +39,18 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** `n` consecutive free ports from this process's range (a devnet's base+i ports). */
+export async function freePortRun(n: number): Promise<number> {
+  for (;;) {
+    if (nextPort + n > rangeEnd) throw new Error('test port range exhausted');
+    const base = nextPort;
+    let ok = true;
+    for (let i = 0; i < n; i++) if (FETCH_BLOCKED.has(base + i) || !(await probe(base + i))) ok = false;
+    nextPort = base + (ok ? n : 1);
+    if (ok) return base;
+  }
+}
+
 export const tempDir = (prefix = 'cairn-test-') => mkdtemp(join(tmpdir(), prefix));
 
 export interface TestNode {

@@ -1,0 +1,156 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { freePortRun, tempDir } from './testNode';
+
+/**
+ * A `cairn devnet` in its own process (which runs each node as a process of its own), for
+ * multi-node tests on loopback ports: kill and restart nodes, read their HTTP APIs, and
+ * record every finalized block every node reports, so a test can check none ever changes.
+ */
+export interface DevnetNode {
+  index: number;
+  pid: number;
+  http: string;
+  dataDir: string;
+  validator: string;
+  command: string[];
+}
+
+export interface Devnet {
+  dir: string;
+  nodes: DevnetNode[];
+  accounts: { address: string; native: string; secret: string }[];
+  get(i: number, path: string): Promise<any>;
+  post(i: number, path: string, body: unknown): Promise<any>;
+  alive(i: number): boolean;
+  kill(i: number): Promise<void>;
+  restart(i: number): Promise<void>;
+  /** Every finalized height → hash seen on any node; throws if two nodes (or one over time) disagree. */
+  finalized: Map<number, string>;
+  stop(): Promise<void>;
+}
+
+export async function startDevnet(n: number, opts: { slotMs?: number; idleBlockMs?: number } = {}): Promise<Devnet> {
+  const dir = await tempDir('cairn-devnet-');
+  const httpBase = await freePortRun(n);
+  const rpcBase = await freePortRun(n);
+  const proc = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli/main.ts', 'devnet', '--validators', String(n), '--dir', dir, '--http-base-port', String(httpBase), '--rpc-base-port', String(rpcBase),
+      '--slot-ms', String(opts.slotMs ?? 200), '--idle-block-ms', String(opts.idleBlockMs ?? 800), '--dev-accounts', '4', '--log-level', 'info'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  proc.stdout!.on('data', (d) => (out += d));
+  proc.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+  const deadline = Date.now() + 60_000;
+  let info: { nodes: DevnetNode[]; accounts: string } | undefined;
+  while (!info) {
+    if (proc.exitCode !== null) throw new Error(`devnet exited:\n${out}`);
+    info = await readFile(join(dir, 'devnet.json'), 'utf8').then((t) => JSON.parse(t), () => undefined);
+    if (Date.now() > deadline) throw new Error(`devnet did not start:\n${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const nodes = info.nodes;
+  const restarted = new Map<number, ChildProcess>();
+  const dead = new Set<number>();
+  const get = async (i: number, path: string) => {
+    const r = await fetch(`${nodes[i].http}${path}`, { signal: AbortSignal.timeout(5_000) });
+    return r.json();
+  };
+  const post = async (i: number, path: string, body: unknown) => {
+    const r = await fetch(`${nodes[i].http}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+    return r.json();
+  };
+  for (const node of nodes) {
+    for (;;) {
+      if (Date.now() > deadline) throw new Error(`node ${node.index} did not start:\n${await readFile(join(node.dataDir, 'node.log'), 'utf8').catch(() => '')}`);
+      const ok = await fetch(`${node.http}/status`).then((r) => r.ok, () => false);
+      if (ok) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  // The finality recorder: every 200 ms, each live node's newly finalized heights and their hashes.
+  const finalized = new Map<number, string>();
+  const seen = nodes.map(() => 0);
+  let failure: Error | undefined;
+  let recording = true;
+  const record = async () => {
+    while (recording) {
+      for (const node of nodes) {
+        if (dead.has(node.index)) continue;
+        try {
+          const s = await get(node.index, '/status');
+          for (let h = seen[node.index] + 1; h <= s.finalizedHeight; h++) {
+            const b = await get(node.index, `/blocks/${h}`);
+            const hash = b.hash ?? b.header?.hash;
+            const before = finalized.get(h);
+            if (before !== undefined && before !== hash) failure ??= new Error(`finalized block ${h} differs: ${before} vs ${hash} on node ${node.index}`);
+            finalized.set(h, hash);
+            seen[node.index] = h;
+          }
+        } catch {
+          /* a node being killed or restarted */
+        }
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+  const recorder = record();
+
+  return {
+    dir, nodes, finalized,
+    accounts: JSON.parse(await readFile(info.accounts, 'utf8')),
+    get, post,
+    alive: (i) => !dead.has(i),
+    async kill(i) {
+      dead.add(i);
+      const child = restarted.get(i);
+      if (child) {
+        const gone = new Promise((r) => child.once('exit', r));
+        child.kill('SIGKILL');
+        await gone;
+      } else {
+        process.kill(nodes[i].pid, 'SIGKILL');
+        for (let k = 0; k < 100; k++) {
+          try {
+            process.kill(nodes[i].pid, 0);
+          } catch {
+            break;
+          }
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      }
+    },
+    async restart(i) {
+      const [cmd, ...args] = nodes[i].command;
+      const log = openSync(join(nodes[i].dataDir, 'node.log'), 'a');
+      restarted.set(i, spawn(cmd, args, { stdio: ['ignore', log, log] }));
+      for (let k = 0; k < 300; k++) {
+        if (await fetch(`${nodes[i].http}/status`).then((r) => r.ok, () => false)) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      dead.delete(i);
+    },
+    async stop() {
+      recording = false;
+      await recorder;
+      for (const c of restarted.values()) c.kill('SIGTERM');
+      proc.kill('SIGTERM');
+      await exited;
+      for (const node of nodes) {
+        try {
+          process.kill(node.pid, 'SIGKILL'); // a node the devnet lost track of
+        } catch {
+          /* gone */
+        }
+      }
+      await rm(dir, { recursive: true, force: true });
+      if (failure) throw failure;
+    },
+  };
+}
