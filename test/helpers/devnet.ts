@@ -57,11 +57,11 @@ export async function startDevnet(n: number, opts: { slotMs?: number; idleBlockM
   const nodes = info.nodes;
   const restarted = new Map<number, ChildProcess>();
   const dead = new Set<number>();
-  const get = async (i: number, path: string) => {
+  const get = async (i: number, path: string): Promise<any> => {
     const r = await fetch(`${nodes[i].http}${path}`, { signal: AbortSignal.timeout(5_000) });
     return r.json();
   };
-  const post = async (i: number, path: string, body: unknown) => {
+  const post = async (i: number, path: string, body: unknown): Promise<any> => {
     const r = await fetch(`${nodes[i].http}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
     return r.json();
   };
