@@ -159,7 +159,8 @@ describe('reorganizations (two validators, real chain actors)', () => {
           expect(r.rejected).toBeUndefined();
           expect(fresh.view.head.hash).toBe(n.view.head.hash);
           const idx = await indexes(n.kv);
-          expect(idx.some((e) => e.startsWith('addressFeed '))).toBe(true); // the comparison is about real entries
+          // The comparison is about real entries: a chain holding transactions has their feed entries.
+          if ((await blocksOf(n)).some((b) => b.txs.length > 0)) expect(idx.some((e) => e.startsWith('addressFeed '))).toBe(true);
           expect(idx).toEqual(await indexes(fresh.kv));
           // Every accepted transaction is in this node's chain or still pending in its pool (or it was never sent to this node).
           for (const [id, tx] of sent) {
