@@ -15,6 +15,10 @@ import type { SigningGuard } from '../storage/signingGuard';
 import type { Behavior } from './actorRef';
 import { createBlockCommitter, type CommitDeps } from './commitBlock';
 import { createImporter } from './importer';
+import { blockState, receivedBlock, stepBlock } from '../machines/blockLifecycle';
+
+/** A committed block's lifecycle snapshot (the start of an undo). */
+const COMMITTED = (height: number) => [{ type: 'VERIFIED' }, { type: 'EXECUTED' }, { type: 'COMMITTED' }].reduce((s, e) => stepBlock(s, e as never), receivedBlock(height));
 import type { ChainMsg, ChainReplies, ImportOutcome } from './protocol';
 
 export interface ChainDeps extends CommitDeps {
@@ -103,7 +107,7 @@ export function chainBehavior(d: ChainDeps): Behavior<ChainMsg, ChainReplies> {
       const restored = await d.store.undoBlock(batch, head.height);
       await d.kv.write(batch);
       undone.push(...(block?.txs ?? []));
-      d.log.warn({ height: head.height, hash: head.hash, txs: block?.txs.length ?? 0 }, 'block undone (reorganization)');
+      d.log.warn({ height: head.height, hash: head.hash, txs: block?.txs.length ?? 0, state: blockState(stepBlock(COMMITTED(head.height), { type: 'UNDONE' })) }, 'block undone (reorganization)');
       head = restored;
     }
     const state = await StateTrie.open(d.kv, head.stateRoot);
@@ -135,7 +139,10 @@ export function chainBehavior(d: ChainDeps): Behavior<ChainMsg, ChainReplies> {
       let head = d.view.head;
       if (h.parentHash !== head.hash) {
         const forkAt = await d.store.heightOfHash(h.parentHash);
-        if (forkAt === undefined || forkAt !== h.height - 1) return { ...out, orphan: true, head };
+        if (forkAt === undefined || forkAt !== h.height - 1) {
+          d.log.debug({ height: h.height, hash: h.hash, state: blockState(stepBlock(receivedBlock(h.height), { type: 'ORPHANED' })) }, 'block parent unknown');
+          return { ...out, orphan: true, head };
+        }
         const tip = blocks[blocks.length - 1].header;
         if (forkAt < head.finalizedHeight) return { ...out, rejected: `branch forks at ${forkAt}, below the finalized height ${head.finalizedHeight}`, head };
         if (!prefers(tip, head)) return { ...out, stale: true, head };
@@ -145,7 +152,7 @@ export function chainBehavior(d: ChainDeps): Behavior<ChainMsg, ChainReplies> {
       }
       const r = await importOnHead(block, now);
       if ('refused' in r) {
-        d.log.warn({ height: h.height, hash: h.hash, producer: h.producer, reason: r.refused, index: i }, 'block rejected');
+        d.log.warn({ height: h.height, hash: h.hash, producer: h.producer, state: blockState(r.lifecycle), reason: r.refused, index: i }, 'block rejected');
         d.onRejected?.(r.refused);
         return { ...out, rejected: r.refused, head: d.view.head };
       }

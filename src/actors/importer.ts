@@ -4,6 +4,7 @@ import { decodeEnvelope, verifyJobOf } from '../chain/envelope';
 import { decodeEthTx } from '../chain/ethTx';
 import { VALIDATORS_KEY, type ValidatorSet } from '../chain/genesis';
 import { applyBlock } from '../chain/replay';
+import { receivedBlock, stepBlock, type BlockLifecycleSnapshot } from '../machines/blockLifecycle';
 import { scheduleRefusal } from '../consensus/slots';
 import type { VerifyPool } from '../crypto/verifyPool';
 import { handlerFor } from '../modules/registry';
@@ -53,10 +54,13 @@ function txRefusal(block: Block): string | undefined {
 
 export function createImporter(d: ImporterDeps) {
   /** Imports `block` on top of the current head; a refusal leaves everything as it was. */
-  return async function importOnHead(block: Block, now: number): Promise<{ head: Head } | { refused: string }> {
+  /** The block's lifecycle (machines/blockLifecycle.ts) from `received` to `committed` or `rejected`. */
+  return async function importOnHead(block: Block, now: number): Promise<{ head: Head; lifecycle: BlockLifecycleSnapshot } | { refused: string; lifecycle: BlockLifecycleSnapshot }> {
     const started = performance.now();
     const parent = d.view.head;
     const h = block.header;
+    let life = receivedBlock(h.height);
+    const rejected = (reason: string) => ({ refused: reason, lifecycle: stepBlock(life, { type: 'REJECTED', reason }) });
     const state = await StateTrie.open(d.kv, parent.stateRoot);
     const active = (await state.getRecord<ValidatorSet>(VALIDATORS_KEY))?.active ?? [];
     const refused =
@@ -64,20 +68,23 @@ export function createImporter(d: ImporterDeps) {
       (await blockRefusal(state, block, parent)) ??
       txRefusal(block) ??
       (await signaturesRefusal(block));
-    if (refused) return { refused };
+    if (refused) return rejected(refused);
+    life = stepBlock(life, { type: 'VERIFIED' });
     const tChecked = performance.now();
     const executed = await applyBlock(state, block);
-    if (executed) return { refused: executed };
+    if (executed) return rejected(executed);
     const tExecuted = performance.now();
     const batch = d.kv.batch();
     const root = await state.flush(batch);
-    if (root !== h.stateRoot) return { refused: `state root ${root} differs from the header's ${h.stateRoot}` };
+    if (root !== h.stateRoot) return rejected(`state root ${root} differs from the header's ${h.stateRoot}`);
+    life = stepBlock(life, { type: 'EXECUTED' });
     const tFlushed = performance.now();
     const head = await d.commitBlock({
       block, state, batch, dropped: [], started,
       phases: { verify: Math.round(tChecked - started), execute: Math.round(tExecuted - tChecked), trie: Math.round(tFlushed - tExecuted) },
     });
-    return { head };
+    life = stepBlock(life, { type: 'COMMITTED' });
+    return { head, lifecycle: stepBlock(life, { type: 'FINALIZED', finalizedHeight: head.finalizedHeight }) };
   };
 
   async function signaturesRefusal(block: Block): Promise<string | undefined> {
