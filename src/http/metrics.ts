@@ -30,6 +30,15 @@ export interface MetricsSource {
   mempoolSize?: () => number | Promise<number>;
   /** Connected peers. */
   peers?: () => number;
+  /** Peers that answered their last status poll within 10 s. */
+  peersReachable?: () => number;
+  /** Blocks behind the best peer. */
+  syncBehind?: () => number;
+  /** Blocks per second of the last sync page. */
+  syncBlocksPerSecond?: () => number;
+  /** Slots that passed without a block on this chain, and those of them that were this validator's. */
+  missedSlots?: () => number;
+  ownMissedSlots?: () => number;
   node?: NodeMetrics;
 }
 
@@ -62,6 +71,13 @@ export async function renderMetrics(src: MetricsSource, gateway: Gateway, p: Pro
   gauge('cairn_finalized_height', 'Highest finalized block height.', await safe(src.finalizedHeight));
   gauge('cairn_mempool_size', 'Transactions resident in the mempool.', await safe(src.mempoolSize));
   gauge('cairn_peers', 'Connected peers.', await safe(src.peers));
+  gauge('cairn_peers_reachable', 'Peers that answered their last status poll within 10 s.', await safe(src.peersReachable));
+  gauge('cairn_sync_behind_blocks', 'Blocks behind the best peer.', await safe(src.syncBehind));
+  gauge('cairn_sync_blocks_per_second', 'Blocks per second of the last sync page.', await safe(src.syncBlocksPerSecond));
+  const missed = await safe(src.missedSlots);
+  if (missed !== undefined) counter('cairn_missed_slots_total', 'Slots that passed without a block since this node started (their producer down or late, or idle with nothing to produce).', missed);
+  const own = await safe(src.ownMissedSlots);
+  if (own !== undefined) counter('cairn_own_missed_slots_total', "Slots of this node's validator without its block since this node started.", own);
 
   const series = gateway.series();
   out.push(...family('cairn_http_requests_total', 'counter', 'HTTP requests answered, by route pattern and status (0 = aborted by the client).'));

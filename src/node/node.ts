@@ -18,6 +18,7 @@ import { checkSameGenesis, genesisSource, validatorKeys } from './genesisSource'
 import { applyGenesis, VALIDATORS_KEY, type ValidatorSet } from '../chain/genesis';
 import { getCandidate } from '../modules/staking';
 import { SigningGuard } from '../storage/signingGuard';
+import { slotOf, slotProducer } from '../consensus/slots';
 import { startNetwork, type Network } from './network';
 import { producerKeysOf } from '../chain/blockRules';
 import { MAX_FUTURE_NONCE_GAP, MEMPOOL_LIFETIME_MS, TREASURY_ADDRESS } from '../protocol/params';
@@ -159,6 +160,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   const compiler = new SolcCompiler();
   closers.push({ name: 'compiler', close: () => compiler.close() });
   const nodeMetrics = createNodeMetrics();
+  const slotStats = { missed: 0, ownMissed: 0 };
   const httpDeps: HttpDeps = {
     // Routes read these per request; the readiness gate answers 503 before any route runs.
     get reader(): ChainReader {
@@ -189,6 +191,11 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     guard: hooks.http?.guard,
     metrics: {
       mempoolSize: async () => (mempoolRef ? (await mempoolRef.ask({ type: 'stats' })).size : 0),
+      peersReachable: () => network?.readiness().reachable ?? 0,
+      syncBehind: () => network?.readiness().behind ?? 0,
+      syncBlocksPerSecond: () => network?.syncRate() ?? 0,
+      missedSlots: () => slotStats.missed,
+      ownMissedSlots: () => slotStats.ownMissed,
       node: nodeMetrics,
     },
   };
@@ -360,6 +367,18 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     await stop(`start failed: ${(e as Error).message}`);
     throw e;
   }
+
+  // Missed slots: the empty slots between each new head and its parent, and which were this validator's.
+  let lastHead = view.head;
+  view.onHead((h) => {
+    if (h.height === lastHead.height + 1) {
+      for (let s = slotOf(lastHead.timestamp, config.slotMs) + 1; s < slotOf(h.timestamp, config.slotMs); s++) {
+        slotStats.missed++;
+        if (slotProducer(view.validators, s) === keys.address) slotStats.ownMissed++;
+      }
+    }
+    lastHead = h;
+  });
 
   // Slot clock: one tick per slot unless the previous one is still being handled.
   slotTimer = setInterval(() => {
