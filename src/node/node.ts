@@ -248,8 +248,9 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     view = new ChainView(head, validators, await loadHistory(store, head, Date.now() - 24 * 3_600_000));
     keys = await validatorKeys(config);
     if (!validators.includes(keys.address)) {
-      const hint = config.validatorKey === null ? ' (the development validator\'s key: pass --validator-key with a validator\'s secret)' : '';
-      throw new CairnError('CONFIG', `this node's key ${keys.address} is not a validator of the chain in ${config.dataDir}${hint}`);
+      // A follower (an exchange's or an indexer's node), or a candidate not elected yet: it imports and serves, and produces once its key is in the active set.
+      const hint = config.validatorKey === null ? ' (no --validator-key: the development validator\'s key)' : '';
+      log.warn({ key: keys.address, validators }, `this node's key is not in the active set${hint}: it follows the chain and produces only if elected`);
     }
     const bound = (await getCandidate(headState, keys.address))?.signingKeys;
     if (bound && (bound.secp256k1 !== toHex(keys.secp256k1.publicKey) || bound.mldsa44 !== toHex(keys.mldsa44.publicKey))) {
