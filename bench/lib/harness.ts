@@ -145,8 +145,8 @@ export interface SpawnedNode {
  * profile per thread, written when the node exits cleanly on SIGTERM; Node 20 refuses
  * --cpu-prof in NODE_OPTIONS).
  */
-export async function spawnNode(opts: { devAccounts: number; slotMs: number; mempoolCap: number; logLevel: string; extra?: string[]; cpuProf?: boolean; nodeFlags?: string[] }): Promise<SpawnedNode> {
-  const dir = mkdtempSync(join(tmpdir(), 'cairn-bench-'));
+export async function spawnNode(opts: { devAccounts: number; slotMs: number; mempoolCap: number; logLevel: string; extra?: string[]; cpuProf?: boolean; nodeFlags?: string[]; dataDir?: string }): Promise<SpawnedNode> {
+  const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'cairn-bench-'));
   const port = await freePort();
   let rpcPort = await freePort();
   while (rpcPort === port) rpcPort = await freePort();

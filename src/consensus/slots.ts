@@ -32,3 +32,10 @@ export function scheduleRefusal(
   if (expected !== b.producer) return `wrong producer for slot ${slot}: expected ${expected}, got ${b.producer}`;
   return undefined;
 }
+
+/** How many slots in [from, to) belong to schedule position `index` of `n` (slot mod n = index). */
+export function slotsOf(index: number, n: number, from: number, to: number): number {
+  if (to <= from || n <= 0 || index < 0) return 0;
+  const upTo = (x: number) => Math.floor((x - index + n - 1) / n); // slots s < x with s ≡ index (mod n), s ≥ 0
+  return upTo(to) - upTo(from);
+}

@@ -18,7 +18,7 @@ import { checkSameGenesis, genesisSource, validatorKeys } from './genesisSource'
 import { applyGenesis, VALIDATORS_KEY, type ValidatorSet } from '../chain/genesis';
 import { getCandidate } from '../modules/staking';
 import { SigningGuard } from '../storage/signingGuard';
-import { slotOf, slotProducer } from '../consensus/slots';
+import { slotOf, slotsOf } from '../consensus/slots';
 import { startNetwork, type Network } from './network';
 import { producerKeysOf } from '../chain/blockRules';
 import { MAX_FUTURE_NONCE_GAP, MEMPOOL_LIFETIME_MS, TREASURY_ADDRESS } from '../protocol/params';
@@ -372,11 +372,12 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   // Missed slots: the empty slots between each new head and its parent, and which were this validator's.
   let lastHead = view.head;
   view.onHead((h) => {
-    if (h.height === lastHead.height + 1) {
-      for (let s = slotOf(lastHead.timestamp, config.slotMs) + 1; s < slotOf(h.timestamp, config.slotMs); s++) {
-        slotStats.missed++;
-        if (slotProducer(view.validators, s) === keys.address) slotStats.ownMissed++;
-      }
+    // Counted from the second block on: the gap after genesis (or a restart) is not a missed slot.
+    if (h.height === lastHead.height + 1 && lastHead.height > 0) {
+      const from = slotOf(lastHead.timestamp, config.slotMs) + 1;
+      const to = slotOf(h.timestamp, config.slotMs);
+      slotStats.missed += Math.max(0, to - from);
+      slotStats.ownMissed += slotsOf(view.validators.indexOf(keys.address), view.validators.length, from, to);
     }
     lastHead = h;
   });

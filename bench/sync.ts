@@ -1,0 +1,140 @@
+/**
+ * Sync speed: a fresh node pulls a chain of `--blocks` blocks (each with `--txs` hybrid-signed
+ * transfers) from a peer and must reach the same state root. The chain is built in process
+ * into a RocksDB data directory (real signatures, the development validator sealing each
+ * block one slot apart, in the past); node A serves it; node B, a follower with its own
+ * key, starts empty with `--peers A`. Measured: from B's first answer to B's head = A's head.
+ * Usage: npx tsx bench/sync.ts [--blocks 5000] [--txs 4] [--senders 200]
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sealBlock } from '../src/chain/block';
+import { buildBlock } from '../src/chain/buildBlock';
+import { decodeEnvelope } from '../src/chain/envelope';
+import { devGenesis } from '../src/chain/devnet';
+import { applyGenesis } from '../src/chain/genesis';
+import { deriveKeys, devSecret } from '../src/crypto/keys';
+import { orderedCandidates } from '../src/mempool/senderHeap';
+import { COIN } from '../src/primitives/amount';
+import type { Head } from '../src/protocol/chain';
+import { MAX_TXS_PER_BLOCK, TREASURY_ADDRESS } from '../src/protocol/params';
+import type { SignedTx } from '../src/protocol/types';
+import { StateTrie } from '../src/state/stateTrie';
+import { ChainStore } from '../src/storage/chainStore';
+import { openStore } from '../src/storage/rocks';
+import { fmt, posInt, printTable, sleep, spawnNode } from './lib/harness';
+import { signDevTxs, type DevTxItem } from './lib/sign';
+
+const arg = (name: string, def: number, max: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? posInt(process.argv[i + 1], name, max) : def;
+};
+const BLOCKS = arg('blocks', 5_000, 100_000);
+const TXS = arg('txs', 4, MAX_TXS_PER_BLOCK);
+const SENDERS = arg('senders', 200, 1_000);
+const SLOT_MS = 50;
+
+async function buildChain(dir: string): Promise<{ head: Head; txs: number }> {
+  const dev = devGenesis(SENDERS);
+  const validator = dev.validator;
+  // Every envelope signed up front (worker threads, cached in the temp dir between runs).
+  const nonces = new Array<number>(SENDERS).fill(0);
+  const items: DevTxItem[] = [];
+  for (let b = 0; b < BLOCKS; b++) {
+    for (let k = 0; k < TXS; k++) {
+      const from = (b * TXS + k) % SENDERS;
+      const to = deriveKeys(devSecret((from + 1) % SENDERS)).address;
+      items.push({ dev: from, fields: { type: 'TRANSFER', to, amount: '1000', nonce: nonces[from]++, fee: String(COIN), timestamp: 1_767_225_600_000 + b * TXS + k } });
+    }
+  }
+  const t0 = performance.now();
+  const signed = await signDevTxs(items, { cache: true, label: 'sync' });
+  console.error(`signed ${signed.length} envelopes in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+  const kv = await openStore(join(dir, 'chain'));
+  const store = new ChainStore(kv);
+  const genesisState = await StateTrie.open(kv, null);
+  const g = await applyGenesis(genesisState, dev.spec);
+  let batch = kv.batch();
+  const root0 = await genesisState.flush(batch);
+  let head: Head = { height: 0, hash: g.header.hash, stateRoot: root0, finalizedHeight: 0, timestamp: g.header.timestamp };
+  store.putBlock(batch, g, head, [...dev.spec.accounts.map((a) => a.address), TREASURY_ADDRESS]);
+  store.putGenesisSpec(batch, dev.spec);
+  await kv.write(batch);
+  genesisState.settle();
+
+  const start = Math.floor((Date.now() - (BLOCKS + 20) * SLOT_MS) / SLOT_MS) * SLOT_MS;
+  let txs = 0;
+  const t1 = performance.now();
+  for (let b = 1; b <= BLOCKS; b++) {
+    const body = signed.slice((b - 1) * TXS, b * TXS).map((e) => {
+      const d = decodeEnvelope(JSON.parse(e.body));
+      if (!d.ok) throw new Error(d.error);
+      return d.tx as SignedTx;
+    });
+    const state = await StateTrie.open(kv, head.stateRoot);
+    const timestamp = start + b * SLOT_MS;
+    const built = await buildBlock(state, orderedCandidates(body.map((t) => [t])), { height: b, timestamp, producer: validator.address, maxTxs: MAX_TXS_PER_BLOCK });
+    if (built.txs.length !== body.length) throw new Error(`block ${b}: ${body.length - built.txs.length} transactions left out (${built.dropped.map((x) => x.reason).join(', ')})`);
+    batch = kv.batch();
+    const stateRoot = await state.flush(batch);
+    const block = sealBlock(validator, { parent: head, timestamp, producer: validator.address, stateRoot, txs: built.txs, results: built.results, events: built.events });
+    const next: Head = { height: b, hash: block.header.hash, stateRoot, finalizedHeight: b - 1, timestamp };
+    await store.putUndoableBlock(batch, block, next, await store.unseen(body.flatMap((t) => [t.from, t.to!])), await store.counters());
+    await kv.write(batch);
+    state.settle();
+    head = next;
+    txs += built.txs.length;
+    if (b % 1000 === 0) console.error(`built ${b} blocks`);
+  }
+  console.error(`built ${BLOCKS} blocks (${txs} transactions) in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
+  await kv.close();
+  return { head, txs };
+}
+
+async function main() {
+  const dirA = mkdtempSync(join(tmpdir(), 'cairn-sync-a-'));
+  const { head, txs } = await buildChain(dirA);
+  const quiet = ['--idle-block-ms', '3600000'];
+  const a = await spawnNode({ devAccounts: SENDERS, slotMs: SLOT_MS, mempoolCap: 5_000, logLevel: 'warn', extra: quiet, dataDir: dirA });
+  await a.ready;
+  const keyFile = join(mkdtempSync(join(tmpdir(), 'cairn-sync-key-')), 'follower.json');
+  writeFileSync(keyFile, JSON.stringify({ secret: '7'.repeat(64) }));
+  if (process.env.SYNC_DEBUG) process.env.CAIRN_BENCH_LOG = '/tmp/sync-b.log';
+  const b = await spawnNode({ devAccounts: SENDERS, slotMs: SLOT_MS, mempoolCap: 5_000, logLevel: 'info', extra: [...quiet, '--peers', a.httpUrl, '--validator-key', keyFile] });
+  try {
+    await b.ready;
+    const t0 = performance.now();
+    let h = 0;
+    let last = 0;
+    while (h < head.height) {
+      await sleep(200);
+      const s = (await (await fetch(`${b.httpUrl}/status`)).json()) as { height?: number };
+      h = s.height ?? h;
+      if (performance.now() - last > 5_000) {
+        last = performance.now();
+        console.error(`B at ${h} / ${head.height}`);
+      }
+      if (performance.now() - t0 > 1_800_000) throw new Error('sync did not finish in 30 min');
+    }
+    const secs = (performance.now() - t0) / 1000;
+    if (process.env.SYNC_DEBUG) console.error(b.blocks.slice(0, 5), b.problems.slice(-10));
+    const [ra, rb] = await Promise.all([a, b].map(async (n) => ((await (await fetch(`${n.httpUrl}/blocks/${head.height}`)).json()) as { stateRoot: string; hash: string })));
+    if (ra.stateRoot !== rb.stateRoot || ra.hash !== rb.hash || rb.stateRoot !== head.stateRoot) throw new Error(`divergence at ${head.height}: ${JSON.stringify({ ra, rb })}`);
+    printTable(`sync of ${head.height} blocks (${txs} hybrid-signed transfers) from one peer`, [
+      ['wall', `${fmt(secs)} s`],
+      ['blocks/s', fmt(head.height / secs, 0)],
+      ['verified tx/s', fmt(txs / secs, 0)],
+      ['state root', `${rb.stateRoot} (same on both)`],
+    ]);
+  } finally {
+    await b.stop(false);
+    await a.stop(false);
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
