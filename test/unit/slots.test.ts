@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { prefers } from '../../src/consensus/forkChoice';
 import { CLOCK_TOLERANCE_MS, scheduleRefusal, slotOf, slotProducer, slotsOf } from '../../src/consensus/slots';
 
-const A = '0x00000000000000000000000000000000000000aa';
-const B = '0x00000000000000000000000000000000000000bb';
-const C = '0x00000000000000000000000000000000000000cc';
+const A = '0x00000000000000000000000000000000000000aa' as const;
+const B = '0x00000000000000000000000000000000000000bb' as const;
+const C = '0x00000000000000000000000000000000000000cc' as const;
 
 describe('slot schedule', () => {
   it('rotates the active set by slot; refuses the wrong producer, a slot not after the parent, a block from the future', () => {
