@@ -23,7 +23,7 @@ import type { SignedTx } from '../src/protocol/types';
 import { StateTrie } from '../src/state/stateTrie';
 import { ChainStore } from '../src/storage/chainStore';
 import { openStore } from '../src/storage/rocks';
-import { fmt, posInt, printTable, sleep, spawnNode } from './lib/harness';
+import { fmt, posInt, printTable, sleep, spawnNode, summarizeProfile } from './lib/harness';
 import { signDevTxs, type DevTxItem } from './lib/sign';
 
 const arg = (name: string, def: number, max: number) => {
@@ -102,7 +102,7 @@ async function main() {
   const keyFile = join(mkdtempSync(join(tmpdir(), 'cairn-sync-key-')), 'follower.json');
   writeFileSync(keyFile, JSON.stringify({ secret: '7'.repeat(64) }));
   if (process.env.SYNC_DEBUG) process.env.CAIRN_BENCH_LOG = '/tmp/sync-b.log';
-  const b = await spawnNode({ devAccounts: SENDERS, slotMs: SLOT_MS, mempoolCap: 5_000, logLevel: 'info', extra: [...quiet, '--peers', a.httpUrl, '--validator-key', keyFile] });
+  const b = await spawnNode({ devAccounts: SENDERS, slotMs: SLOT_MS, mempoolCap: 5_000, logLevel: 'info', extra: [...quiet, '--peers', a.httpUrl, '--validator-key', keyFile], cpuProf: process.env.SYNC_PROF === '1' });
   try {
     await b.ready;
     const t0 = performance.now();
@@ -131,6 +131,7 @@ async function main() {
   } finally {
     await b.stop(false);
     await a.stop(false);
+    if (b.cpuProfDir) summarizeProfile(b.cpuProfDir);
   }
 }
 

@@ -14,7 +14,7 @@ import { StateTrie } from '../state/stateTrie';
 import type { SigningGuard } from '../storage/signingGuard';
 import type { Behavior } from './actorRef';
 import { createBlockCommitter, type CommitDeps } from './commitBlock';
-import { createImporter } from './importer';
+import { createImporter, preverifyTxs } from './importer';
 import { blockState, receivedBlock, stepBlock } from '../machines/blockLifecycle';
 
 /** A committed block's lifecycle snapshot (the start of an undo). */
@@ -125,6 +125,8 @@ export function chainBehavior(d: ChainDeps): Behavior<ChainMsg, ChainReplies> {
    */
   async function importBlocks(blocks: Block[], now: number): Promise<ImportOutcome> {
     const out: ImportOutcome = { imported: 0, known: 0, head: d.view.head };
+    const preverified = blocks.length > 1 ? preverifyTxs(d.verifier, blocks) : undefined;
+    preverified?.forEach((p) => p.catch(() => {})); // a crashed verifier is seen when awaited
     for (const [i, block] of blocks.entries()) {
       const h = block.header;
       const at = await d.store.heightOfHash(h.hash);
@@ -150,7 +152,7 @@ export function chainBehavior(d: ChainDeps): Behavior<ChainMsg, ChainReplies> {
         head = await rewindTo(forkAt);
         out.reorganized = (out.reorganized ?? 0) + 1;
       }
-      const r = await importOnHead(block, now);
+      const r = await importOnHead(block, now, await preverified?.[i]);
       if ('refused' in r) {
         d.log.warn({ height: h.height, hash: h.hash, producer: h.producer, state: blockState(r.lifecycle), reason: r.refused, index: i }, 'block rejected');
         d.onRejected?.(r.refused);

@@ -55,7 +55,7 @@ function txRefusal(block: Block): string | undefined {
 export function createImporter(d: ImporterDeps) {
   /** Imports `block` on top of the current head; a refusal leaves everything as it was. */
   /** The block's lifecycle (machines/blockLifecycle.ts) from `received` to `committed` or `rejected`. */
-  return async function importOnHead(block: Block, now: number): Promise<{ head: Head; lifecycle: BlockLifecycleSnapshot } | { refused: string; lifecycle: BlockLifecycleSnapshot }> {
+  return async function importOnHead(block: Block, now: number, preverified?: WeakSet<object>): Promise<{ head: Head; lifecycle: BlockLifecycleSnapshot } | { refused: string; lifecycle: BlockLifecycleSnapshot }> {
     const started = performance.now();
     const parent = d.view.head;
     const h = block.header;
@@ -67,7 +67,7 @@ export function createImporter(d: ImporterDeps) {
       scheduleRefusal(h, parent.timestamp, active, d.slotMs, now) ??
       (await blockRefusal(state, block, parent)) ??
       txRefusal(block) ??
-      (await signaturesRefusal(block));
+      (await signaturesRefusal(block, preverified));
     if (refused) return rejected(refused);
     life = stepBlock(life, { type: 'VERIFIED' });
     const tChecked = performance.now();
@@ -87,8 +87,9 @@ export function createImporter(d: ImporterDeps) {
     return { head, lifecycle: stepBlock(life, { type: 'FINALIZED', finalizedHeight: head.finalizedHeight }) };
   };
 
-  async function signaturesRefusal(block: Block): Promise<string | undefined> {
-    const hybrid = block.txs.filter((t): t is HybridTx => (t as { envelope?: unknown }).envelope !== 'eth');
+  async function signaturesRefusal(block: Block, preverified?: WeakSet<object>): Promise<string | undefined> {
+    // Transactions whose signatures a batch check already passed (a sync page, verified at once) are not checked twice.
+    const hybrid = block.txs.filter((t): t is HybridTx => (t as { envelope?: unknown }).envelope !== 'eth' && !preverified?.has(t));
     if (hybrid.length === 0) return undefined;
     const ok = await d.verifier.verifyMany(hybrid.map(verifyJobOf));
     const bad = ok.findIndex((x) => !x);
@@ -97,3 +98,29 @@ export function createImporter(d: ImporterDeps) {
 }
 
 export type ImportOnHead = ReturnType<typeof createImporter>;
+
+/**
+ * Starts checking the signatures of every hybrid transaction of a run of blocks at once, one
+ * batch per block (the verify pool's workers stay busy while the main thread executes the
+ * earlier blocks), and gives each block the set of its transactions that passed. A
+ * transaction not in its set is checked again, and refused, when its block is imported.
+ */
+export function preverifyTxs(verifier: Pick<VerifyPool, 'verifyMany'>, blocks: Block[]): Promise<WeakSet<object>>[] {
+  return blocks.map(async (b) => {
+    const txs: HybridTx[] = [];
+    const jobs = [];
+    for (const t of b.txs) {
+      if ((t as { envelope?: unknown }).envelope === 'eth') continue;
+      try {
+        jobs.push(verifyJobOf(t as HybridTx));
+        txs.push(t as HybridTx);
+      } catch {
+        /* malformed: the import refuses it with its reason */
+      }
+    }
+    const passed = new WeakSet<object>();
+    if (jobs.length === 0) return passed;
+    (await verifier.verifyMany(jobs)).forEach((v, i) => v && passed.add(txs[i]));
+    return passed;
+  });
+}

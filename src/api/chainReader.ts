@@ -156,6 +156,23 @@ export class ChainReader implements ChainQueries {
   }
 
   /** Contiguous full blocks from `from` upwards (sync format), bounded by count and bytes. */
+  async chainJson(from: number, limit: number, maxBytes = 16 * 1024 * 1024): Promise<string> {
+    const head = this.d.view.head.height;
+    const parts: string[] = [];
+    let bytes = 0;
+    let h = from;
+    for (; h <= head && parts.length < limit; h++) {
+      const t = await this.d.store.blockText(h);
+      if (!t) break;
+      if (parts.length > 0 && bytes + t.length > maxBytes) break;
+      bytes += t.length;
+      // A stored line is one JSON object: `size` (its byte length) goes in before its closing brace.
+      const text = Buffer.from(t.buffer, t.byteOffset, t.byteLength).toString('utf8');
+      parts.push(`${text.slice(0, text.lastIndexOf('}'))},"size":${t.length}}`);
+    }
+    return `{"from":${from},"blocks":[${parts.join(',')}],"next":${h <= head ? h : null}}`;
+  }
+
   async chain(from: number, limit: number, maxBytes = 16 * 1024 * 1024): Promise<ChainPage> {
     const head = this.d.view.head.height;
     const blocks: (Block & { size: number })[] = [];

@@ -63,6 +63,8 @@ export interface ChainQueries {
   blockView(height: number): Promise<BlockView | undefined>;
   blocks(from: number, limit: number): Promise<BlockSummaryView[]>;
   chain(from: number, limit: number): Promise<ChainPage>;
+  /** The same page as JSON text, built from the stored block lines without parsing them (sync serves pages of up to 16 MiB). */
+  chainJson(from: number, limit: number): Promise<string>;
   tx(id: Hex): Promise<TxRecord | undefined>;
   mempool(limit: number): Promise<MempoolView>;
   addressTxs(addr: Address, limit: number, before?: number): Promise<AddressTxsPage>;

@@ -39,6 +39,8 @@ export interface P2pDeps {
   onSync?: (s: { target: number; height: number; blocksPerSec: number }) => void;
 }
 
+type ChainPage = Awaited<ReturnType<typeof fetchChain>>;
+
 export const FANOUT = 8;
 const PAGE = 200;
 const DROP_SCORE = -100;
@@ -93,11 +95,16 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
     const t0 = performance.now();
     let from = d.view.head.height + 1;
     let imported = 0;
-    for (let pages = 0; pages < 10_000; pages++) {
+    // The next page is fetched while the chain actor imports this one (bounded: one page ahead).
+    let ahead: Promise<ChainPage> | null = fetchChain(p.url, from, PAGE);
+    for (let pages = 0; pages < 10_000 && ahead; pages++) {
       const head = d.view.head;
       if (!(p.head && prefers({ height: p.height, hash: p.head }, head))) break;
-      const page = await fetchChain(p.url, from, PAGE);
+      const page: ChainPage = await ahead;
       if (page.blocks.length === 0) break;
+      const nextFrom = page.blocks[page.blocks.length - 1].header.height + 1;
+      ahead = page.next === null ? null : fetchChain(p.url, nextFrom, PAGE);
+      ahead?.catch(() => {}); // a failed prefetch is seen when awaited
       const r = await d.chain.ask({ type: 'importBlocks', blocks: page.blocks, now: d.now() });
       imported += r.imported;
       if (r.rejected) {
@@ -112,14 +119,13 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
           break;
         }
         from = Math.max(floor, from - PAGE);
+        ahead = fetchChain(p.url, from, PAGE);
         continue;
       }
       if (r.stale) break;
-      from = r.head.height + 1;
-      if (page.next === null) {
-        // Its head may have moved on while we paged: the next tick's poll says.
-        break;
-      }
+      if (r.head.height + 1 !== nextFrom) ahead = fetchChain(p.url, (from = r.head.height + 1), PAGE);
+      else from = nextFrom;
+      // With no next page, its head may have moved on while we paged: the next tick's poll says.
       const secs = (performance.now() - t0) / 1000;
       d.onSync?.({ target: p.height, height: r.head.height, blocksPerSec: imported / Math.max(secs, 1e-3) });
       d.log.info({ peer: p.url, height: r.head.height, target: p.height, percent: Math.floor((100 * r.head.height) / Math.max(1, p.height)), blocksPerSec: Math.round(imported / Math.max(secs, 1e-3)) }, 'syncing');
