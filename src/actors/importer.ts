@@ -1,10 +1,9 @@
-import type { Logger } from 'pino';
 import { blockRefusal } from '../chain/blockRules';
 import { decodeEnvelope, verifyJobOf } from '../chain/envelope';
 import { decodeEthTx } from '../chain/ethTx';
-import { VALIDATORS_KEY, type ValidatorSet } from '../chain/genesis';
+import { getSchedule } from '../modules/staking';
 import { applyBlock } from '../chain/replay';
-import { receivedBlock, stepBlock, type BlockLifecycleSnapshot } from '../machines/blockLifecycle';
+import { receivedBlock, stepBlock } from '../machines/blockLifecycle';
 import { scheduleRefusal } from '../consensus/slots';
 import type { VerifyPool } from '../crypto/verifyPool';
 import { handlerFor } from '../modules/registry';
@@ -13,24 +12,21 @@ import type { Head } from '../protocol/chain';
 import type { Block, HybridTx } from '../protocol/types';
 import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
-import type { CommitBlock } from './commitBlock';
-import type { HeadSink } from './protocol';
+import type { Behavior } from './actorRef';
+import type { ImporterMsg, ImporterReplies, ImportVerdict } from './protocol';
 
 /**
- * The importer: a block from a peer (or a sync page) is checked and executed on its parent
- * state exactly as its producer did, and committed through the same commit path as this
- * node's own blocks. Checks, cheapest first: schedule (slot, producer, clock), link, tx root,
+ * The importer actor: a block from a peer (or a sync page) is checked and executed on its
+ * parent state exactly as its producer did; the consensus actor then commits it through the
+ * same commit path as this node's own blocks. Checks, cheapest first: schedule (slot, producer, clock), link, tx root,
  * producer signature with its bound keys, every transaction's envelope and rules, the
  * transactions' signatures (in the verify pool, in parallel), then execution: each result,
  * the end-of-block events and the state root must be what the block says.
  */
 export interface ImporterDeps {
   kv: KvStore;
-  view: HeadSink;
   verifier: Pick<VerifyPool, 'verifyMany'>;
-  commitBlock: CommitBlock;
   slotMs: number;
-  log: Logger;
 }
 
 /** Why one of the block's transactions is not acceptable by itself (envelope, rules, id), or undefined. */
@@ -52,17 +48,24 @@ function txRefusal(block: Block): string | undefined {
   return undefined;
 }
 
-export function createImporter(d: ImporterDeps) {
-  /** Imports `block` on top of the current head; a refusal leaves everything as it was. */
-  /** The block's lifecycle (machines/blockLifecycle.ts) from `received` to `committed` or `rejected`. */
-  return async function importOnHead(block: Block, now: number, preverified?: WeakSet<object>): Promise<{ head: Head; lifecycle: BlockLifecycleSnapshot } | { refused: string; lifecycle: BlockLifecycleSnapshot }> {
+export function importerBehavior(d: ImporterDeps): Behavior<ImporterMsg, ImporterReplies> {
+  return {
+    handle: (msg) => executeOn(msg.parent, msg.block, msg.now, msg.preverified),
+  } as Behavior<ImporterMsg, ImporterReplies>;
+
+  /**
+   * Checks and executes `block` on `parent` and returns it ready to commit, with its
+   * lifecycle (machines/blockLifecycle.ts) from `received` to `executed`, or `rejected`
+   * with the reason. Writes nothing: a refusal leaves everything as it was.
+   */
+  async function executeOn(parent: Head, block: Block, now: number, preverified?: WeakSet<object>): Promise<ImportVerdict> {
     const started = performance.now();
-    const parent = d.view.head;
     const h = block.header;
     let life = receivedBlock(h.height);
     const rejected = (reason: string) => ({ refused: reason, lifecycle: stepBlock(life, { type: 'REJECTED', reason }) });
     const state = await StateTrie.open(d.kv, parent.stateRoot);
-    const active = (await state.getRecord<ValidatorSet>(VALIDATORS_KEY))?.active ?? [];
+    // The set in force in the parent state schedules this block (an elected set waits for finality).
+    const { active } = await getSchedule(state);
     const refused =
       scheduleRefusal(h, parent.timestamp, active, d.slotMs, now) ??
       (await blockRefusal(state, block, parent)) ??
@@ -79,13 +82,11 @@ export function createImporter(d: ImporterDeps) {
     if (root !== h.stateRoot) return rejected(`state root ${root} differs from the header's ${h.stateRoot}`);
     life = stepBlock(life, { type: 'EXECUTED' });
     const tFlushed = performance.now();
-    const head = await d.commitBlock({
-      block, state, batch, dropped: [], started,
-      phases: { verify: Math.round(tChecked - started), execute: Math.round(tExecuted - tChecked), trie: Math.round(tFlushed - tExecuted) },
-    });
-    life = stepBlock(life, { type: 'COMMITTED' });
-    return { head, lifecycle: stepBlock(life, { type: 'FINALIZED', finalizedHeight: head.finalizedHeight }) };
-  };
+    return {
+      executed: { block, state, batch, dropped: [], started, phases: { verify: Math.round(tChecked - started), execute: Math.round(tExecuted - tChecked), trie: Math.round(tFlushed - tExecuted) } },
+      lifecycle: life,
+    };
+  }
 
   async function signaturesRefusal(block: Block, preverified?: WeakSet<object>): Promise<string | undefined> {
     // Transactions whose signatures a batch check already passed (a sync page, verified at once) are not checked twice.
@@ -96,8 +97,6 @@ export function createImporter(d: ImporterDeps) {
     return bad < 0 ? undefined : `transaction ${hybrid[bad].id}: invalid signature`;
   }
 }
-
-export type ImportOnHead = ReturnType<typeof createImporter>;
 
 /**
  * Starts checking the signatures of every hybrid transaction of a run of blocks at once, one

@@ -1,5 +1,8 @@
 import type { Address, Block, SignedBlockHeader, SignedTx } from '../protocol/types';
 import type { TxLifecycleSnapshot } from '../machines/txLifecycle';
+import type { BlockLifecycleSnapshot } from '../machines/blockLifecycle';
+import type { KvBatch } from '../state/kv';
+import type { StateTrie } from '../state/stateTrie';
 import type { Hex } from '../primitives/hex';
 import type { BlockSummary, Head } from '../protocol/chain';
 
@@ -28,11 +31,28 @@ export interface MempoolReplies {
   stats: MempoolStats;
 }
 
+/** The consensus actor's mailbox (actors/consensusActor.ts): the slot clock and blocks from peers. */
 export type ChainMsg =
   | { type: 'slotTick'; now: number } // produce, if this slot is this validator's
   | { type: 'importBlocks'; blocks: Block[]; now: number }; // blocks from a peer, in height order
 
 export type ChainReplies = { slotTick: void; importBlocks: ImportOutcome };
+
+/** The producer actor (actors/producerActor.ts): consensus asks for a block in its slot, then confirms it committed. */
+export type ProducerMsg =
+  | { type: 'build'; parent: Head; now: number; pending: SignedTx[][] }
+  | { type: 'signed'; height: number; slot: number }; // committed: record it for double-sign protection
+
+/** A signed block, executed but not written; null: not signing (double-sign protection). */
+export type ProducerReplies = { build: (ExecutedBlock & { slot: number; considered: number }) | null; signed: void };
+
+/** The importer actor (actors/importer.ts): check and execute a block on `parent` without writing. */
+export type ImporterMsg = { type: 'execute'; block: Block; parent: Head; now: number; preverified?: WeakSet<object> };
+
+export type ImporterReplies = { execute: ImportVerdict };
+
+/** The importer's verdict, with the block's lifecycle so far (executed, or rejected with the reason). */
+export type ImportVerdict = { executed: ExecutedBlock; lifecycle: BlockLifecycleSnapshot } | { refused: string; lifecycle: BlockLifecycleSnapshot };
 
 /** What importing a run of blocks did. */
 export interface ImportOutcome {
@@ -95,6 +115,18 @@ export interface HeadSink {
   /** The newest block summaries, newest last. */
   readonly recent: readonly Readonly<BlockSummary>[];
   publish(head: Head, summary?: BlockSummary, validators?: readonly Address[]): void;
-  /** The chain was taken back to `head` (a reorganization undid the blocks above it). */
-  rewind(head: Head): void;
+  /** The chain was taken back to `head` (a reorganization undid the blocks above it); `validators`: the set in force there. */
+  rewind(head: Head, validators?: readonly Address[]): void;
+}
+
+/** A block ready to commit: executed on `state`, whose nodes are already in `batch`. */
+export interface ExecutedBlock {
+  block: Block;
+  state: StateTrie;
+  batch: KvBatch;
+  /** Transactions the mempool should drop for good, with the reason (our own blocks). */
+  dropped: { id: Block['txs'][number]['id']; reason: string }[];
+  /** Timings so far (ms since `started`), for the commit log line. */
+  started: number;
+  phases: Record<string, number>;
 }

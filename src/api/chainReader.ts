@@ -45,10 +45,10 @@ export class ChainReader implements ChainQueries {
   readonly governance: GovernanceReader;
 
   constructor(
-    private readonly d: { kv: KvStore; store: ChainStore; view: StatsModel; mempool: ActorRef<MempoolMsg, MempoolReplies> },
+    private readonly d: { kv: KvStore; store: ChainStore; view: StatsModel; mempool: ActorRef<MempoolMsg, MempoolReplies>; slotMs?: number },
   ) {
     this.assets = new AssetReader({ kv: d.kv, view: d.view });
-    this.governance = new GovernanceReader({ kv: d.kv, store: d.store, view: d.view });
+    this.governance = new GovernanceReader({ kv: d.kv, store: d.store, view: d.view, slotMs: d.slotMs });
     this.blocksCache = new BlockCache(d.store);
   }
 

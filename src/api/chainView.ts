@@ -55,7 +55,7 @@ export class ChainView implements ReadModel {
 
   publish(head: Head, summary?: BlockSummary, validators?: readonly Address[]): void {
     this.current = Object.freeze({ ...head });
-    if (validators && (validators.length !== this.active.length || validators.some((v, i) => v !== this.active[i]))) this.active = Object.freeze([...validators]);
+    this.setValidators(validators);
     if (summary) this.add(summary);
     for (const l of this.listeners) l(this.current);
   }
@@ -64,7 +64,8 @@ export class ChainView implements ReadModel {
    * A reorganization took the chain back to `head`: the summaries above it leave the recent
    * list and the activity counters; listeners see the restored head.
    */
-  rewind(head: Head): void {
+  rewind(head: Head, validators?: readonly Address[]): void {
+    this.setValidators(validators);
     const gone = this.newest.filter((s) => s.height > head.height);
     this.newest = Object.freeze(this.newest.filter((s) => s.height <= head.height)) as Readonly<BlockSummary>[];
     for (const s of gone) {
@@ -78,6 +79,10 @@ export class ChainView implements ReadModel {
     this.lastMinute = this.lastMinute.filter((s) => s.height <= head.height);
     this.current = Object.freeze({ ...head });
     for (const l of this.listeners) l(this.current);
+  }
+
+  private setValidators(validators?: readonly Address[]): void {
+    if (validators && (validators.length !== this.active.length || validators.some((v, i) => v !== this.active[i]))) this.active = Object.freeze([...validators]);
   }
 
   onHead(l: (h: Readonly<Head>) => void): () => void {

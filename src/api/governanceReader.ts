@@ -2,7 +2,8 @@ import { toNative } from '../crypto/address';
 import { loadInstance } from '../machines/instance';
 import { loadTreasury, PROPOSAL_STATES, proposalDef, rules, turnout, type ProposalStatus } from '../machines/proposal';
 import { stateName } from '../machines/record';
-import { commissionAt, getCandidate, getCandidates, getValidatorSet, standings, type Standing } from '../modules/staking';
+import { commissionAt, getCandidate, getCandidates, getSchedule, getValidatorSet, standings, type Standing } from '../modules/staking';
+import { slotOf, slotProducer } from '../consensus/slots';
 import { loadParams, loadParamsRecord, PARAM_NAMES, PARAMS } from '../protocol/governable';
 import { TREASURY_ADDRESS } from '../protocol/params';
 import type { Address } from '../protocol/types';
@@ -14,7 +15,7 @@ import type {
 } from '../views';
 import type { GovernanceQueries, ReadModel } from './ports';
 
-/** The rotation: the producer of `height` is active[height mod n] (docs/PROTOCOL.md "Validators"). */
+/** Turns by height: with n validators producing in turn, each makes about every n-th block (the performance window's expectation). */
 export const slotProducerOf = (active: readonly Address[], height: number): Address => active[height % active.length];
 
 /**
@@ -23,7 +24,8 @@ export const slotProducerOf = (active: readonly Address[], height: number): Addr
  * transitions with heights, and the `since` feed).
  */
 export class GovernanceReader implements GovernanceQueries {
-  constructor(private readonly d: { kv: KvStore; store: ChainStore; view: ReadModel }) {}
+  /** `slotMs`: the chain's slot length (the slot producer of now); without it, the next height's turn. */
+  constructor(private readonly d: { kv: KvStore; store: ChainStore; view: ReadModel; slotMs?: number; now?: () => number }) {}
 
   private state(): Promise<StateTrie> {
     return StateTrie.open(this.d.kv, this.d.view.head.stateRoot);
@@ -34,6 +36,7 @@ export class GovernanceReader implements GovernanceQueries {
     const head = this.d.view.head;
     const p = await loadParams(s);
     const set = await getValidatorSet(s);
+    const sch = await getSchedule(s);
     const all = await standings(s, p.MIN_CANDIDATE_STAKE);
     const recent = this.d.view.recent;
     const perf = (a: Address, status: ValidatorPerformance['status']): ValidatorPerformance => {
@@ -41,7 +44,7 @@ export class GovernanceReader implements GovernanceQueries {
       let produced = 0;
       for (const b of recent) {
         if (b.height === 0) continue;
-        if (set.active.length && slotProducerOf(set.active, b.height) === a) expected++;
+        if (sch.active.length && slotProducerOf(sch.active, b.height) === a) expected++;
         if (b.producer === a) produced++;
       }
       const missed = Math.max(0, expected - produced);
@@ -52,7 +55,8 @@ export class GovernanceReader implements GovernanceQueries {
       return {
         address: st.address, native: toNative(st.address), stake: st.stake.toString(), votes: st.votes.toString(), weight: st.weight.toString(),
         commissionBps: commissionAt(c, head.height), pendingCommission: c.pendingCommission && c.pendingCommission.at > head.height ? c.pendingCommission : null,
-        eligible: st.eligible, registeredAt: c.registeredAt, performance: perf(st.address, status),
+        eligible: st.eligible, registeredAt: c.registeredAt, jailed: c.jailed ?? null, lastProduced: sch.lastProduced[st.address] ?? null,
+        performance: perf(st.address, c.jailed ? 'jailed' : status),
       };
     };
     const byAddr = new Map(all.map((st) => [st.address, st]));
@@ -65,7 +69,9 @@ export class GovernanceReader implements GovernanceQueries {
     return {
       height: head.height, epoch: set.epoch, epochBlocks, nextElection: (Math.floor(head.height / epochBlocks) + 1) * epochBlocks, electedAt: set.electedAt,
       maxValidators: Number(p.MAX_VALIDATORS), bankSize: Number(p.BANK_SIZE),
-      slotProducer: slotProducerOf(set.active, head.height + 1), active, bank, candidates, performanceWindow: recent.length,
+      slotProducer: (this.d.slotMs ? slotProducer(sch.active, slotOf((this.d.now ?? Date.now)(), this.d.slotMs)) : undefined) ?? slotProducerOf(sch.active, head.height + 1),
+      inForce: sch.active, inForceSince: sch.since, pending: sch.pending, jailAfterBlocks: Number(p.JAIL_MISSED_ROUNDS) * sch.active.length,
+      active, bank, candidates, performanceWindow: recent.length,
     };
   }
 

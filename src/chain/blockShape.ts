@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { SIGNED_HEADER_SCHEMA } from '../crypto/blockHeader';
 import { MAX_TXS_PER_BLOCK } from '../protocol/params';
 import type { Block } from '../protocol/types';
 
@@ -8,25 +9,9 @@ import type { Block } from '../protocol/types';
  * before anything else reads it. Transactions are checked one by one afterwards, with the
  * envelope decoders and the registry's rules, like a `POST /tx`.
  */
-const HEX32 = Type.String({ pattern: '^0x[0-9a-f]{64}$' });
-const HEX = Type.String({ pattern: '^0x([0-9a-f]{2})*$', maxLength: 10_000 });
-const HEADER = Type.Object(
-  {
-    height: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
-    parentHash: HEX32,
-    timestamp: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
-    producer: Type.String({ pattern: '^0x[0-9a-f]{40}$' }),
-    txRoot: HEX32,
-    stateRoot: HEX32,
-    txCount: Type.Integer({ minimum: 0, maximum: MAX_TXS_PER_BLOCK }),
-    hash: HEX32,
-    signatures: Type.Object({ secp256k1: HEX, mldsa44: HEX }, { additionalProperties: false }),
-  },
-  { additionalProperties: false },
-);
 const BLOCK = Type.Object(
   {
-    header: HEADER,
+    header: SIGNED_HEADER_SCHEMA,
     txs: Type.Array(Type.Object({}), { maxItems: MAX_TXS_PER_BLOCK }),
     results: Type.Array(Type.Object({}), { maxItems: MAX_TXS_PER_BLOCK }),
     events: Type.Optional(Type.Array(Type.Object({}))),

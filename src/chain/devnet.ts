@@ -55,13 +55,14 @@ export function devAccounts(count: number, seed = DEV_SEED): { keys: HybridKeys;
  * The development genesis with `validators` validators (keys `<seed>/validator/<i>`, each
  * staking DEV_VALIDATOR_STAKE): one for `cairn node`, N for `cairn devnet`.
  */
-export function devNetworkGenesis(count: number, validators: number, seed = DEV_SEED): { spec: GenesisSpec; validators: HybridKeys[]; accounts: DevAccount[] } {
+/** `params` override the development parameters (names and ranges checked like any chain specification's). */
+export function devNetworkGenesis(count: number, validators: number, seed = DEV_SEED, params: Record<string, string> = {}): { spec: GenesisSpec; validators: HybridKeys[]; accounts: DevAccount[] } {
   const accounts = devAccounts(count, seed);
   const keys = Array.from({ length: validators }, (_, i) => deriveKeys(devValidatorSecret(seed, i)));
   const spec = parseGenesisSpec({
     chainId: CHAIN_ID,
     timestamp: DEV_GENESIS_TIMESTAMP,
-    params: DEV_PARAMS,
+    params: { ...DEV_PARAMS, ...params },
     accounts: [
       ...accounts.map((a) => ({ address: a.keys.address, balance: DEV_ACCOUNT_BALANCE.toString() })),
       ...keys.map((v) => ({

@@ -1,7 +1,7 @@
 import { MACHINES, type MachineRegistry } from '../machines/registry';
 import { tickMachines } from '../machines/tick';
 import { recountDue } from '../modules/governance';
-import { elect, isEpochBoundary, matureUnbonding, payBlockReward } from '../modules/staking';
+import { advanceSchedule, elect, isEpochBoundary, matureUnbonding, payBlockReward } from '../modules/staking';
 import { credit } from '../protocol/accounts';
 import type { ChainEvent } from '../protocol/events';
 import { loadSupply, saveSupply, type ExecState } from '../protocol/execState';
@@ -14,7 +14,8 @@ import type { Address } from '../protocol/types';
  * on-chain machines due at this height (after the
  * block's transactions, so they see its votes; a proposal executed here takes effect from
  * here), pay the block reward (producer's commission, voters' accumulator) and the treasury's
- * share, pay out matured unbondings, run the election at an epoch boundary, and account for
+ * share, pay out matured unbondings, advance the schedule (finality, downtime jailing, the
+ * election at an epoch boundary, a decided set coming into force: modules/staking/schedule.ts), and account for
  * what was minted and burned. Returns the end-of-block events (`Block.events`).
  */
 export async function finishBlock(
@@ -29,7 +30,8 @@ export async function finishBlock(
   await payBlockReward(state, b.producer, p.BLOCK_REWARD, b.height);
   if (p.TREASURY_REWARD > 0n) await credit(state, TREASURY_ADDRESS, p.TREASURY_REWARD, b.height);
   await matureUnbonding(state, b.height);
-  if (isEpochBoundary(b.height, p)) events.push(...(await elect(state, p, b.height)));
+  // Finality, downtime jailing, the election at an epoch boundary, and the set in force.
+  events.push(...(await advanceSchedule(state, p, b.height, b.producer, async () => (isEpochBoundary(b.height, p) ? elect(state, p, b.height) : []))));
   const s = await loadSupply(state);
   const minted = p.BLOCK_REWARD + p.TREASURY_REWARD;
   await saveSupply(state, { ...s, supply: s.supply + minted - b.burned, minted: s.minted + minted, burned: s.burned + b.burned });

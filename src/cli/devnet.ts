@@ -13,6 +13,7 @@ import { EXIT, json, parse, parseNonNegInt, str, usage, type CliIo } from './com
  */
 export const DEVNET_HELP = `Usage: cairn devnet [--validators <n>] [--dir <path>] [--http-base-port <p>] [--rpc-base-port <p>]
                     [--slot-ms <ms>] [--idle-block-ms <ms>] [--dev-accounts <n>] [--log-level <l>]
+                    [--params NAME=VALUE,...]
 
 Starts a local network of validator nodes: node i listens on HTTP base+i and RPC base+i,
 keeps its data in <dir>/node<i> (log: <dir>/node<i>/node.log) and peers with every other
@@ -32,6 +33,8 @@ then stops every node cleanly. $ADMIN_TOKEN applies to every node. Restarting on
   --idle-block-ms <ms>  default 2000
   --dev-accounts <n>    default 10
   --log-level <l>       the nodes' log level (default info)
+  --params <list>       governable parameters of the genesis, e.g. JAIL_MISSED_ROUNDS=2,EPOCH_BLOCKS=20
+                        (names and ranges: cairn genesis --help)
 
 Example:
   ADMIN_TOKEN=secret cairn devnet --validators 4 --dir ./devnet`;
@@ -39,6 +42,7 @@ Example:
 const OPTIONS = {
   validators: { type: 'string' }, dir: { type: 'string' }, 'http-base-port': { type: 'string' }, 'rpc-base-port': { type: 'string' },
   'slot-ms': { type: 'string' }, 'idle-block-ms': { type: 'string' }, 'dev-accounts': { type: 'string' }, 'log-level': { type: 'string' },
+  params: { type: 'string' },
 } as const;
 
 function intFlag(values: Record<string, unknown>, name: string, def: number, min: number, max: number): number {
@@ -62,7 +66,19 @@ export async function cmdDevnet(args: string[], io: CliIo): Promise<number> {
   const logLevel = str(values['log-level']) ?? 'info';
   if (httpBase + n > rpcBase && rpcBase + n > httpBase) usage('the HTTP and RPC port ranges overlap');
 
-  const { spec, validators, accounts: devAccounts } = devNetworkGenesis(accounts, n);
+  const params: Record<string, string> = {};
+  for (const kv of (str(values.params) ?? '').split(',').filter(Boolean)) {
+    const m = /^([A-Z0-9_]+)=(.+)$/.exec(kv.trim());
+    if (!m) usage(`--params takes NAME=VALUE,..., got "${kv}"`);
+    params[m![1]] = m![2];
+  }
+  let network: ReturnType<typeof devNetworkGenesis>;
+  try {
+    network = devNetworkGenesis(accounts, n, undefined, params);
+  } catch (e) {
+    return usage(`--params: ${(e as Error).message}`);
+  }
+  const { spec, validators, accounts: devAccounts } = network;
   await mkdir(dir, { recursive: true });
   const genesisFile = join(dir, 'genesis.json');
   const existing = await readFile(genesisFile, 'utf8').catch(() => undefined);

@@ -2,7 +2,7 @@ import type { TxHandler } from '../protocol/handler';
 import type { Address, SignedTx, TxType } from '../protocol/types';
 import { nameRegister, nameRelease, nameTransfer, nameUpdate } from './names';
 import { transfer } from './native/transfer';
-import { claimVoterReward, setCommission, stake, unstake, vote } from './staking';
+import { claimVoterReward, setCommission, slashDoubleSign, stake, unstake, vote } from './staking';
 import { govPropose, govVote } from './governance';
 import { delegateResource, undelegateResource } from './resources';
 import { vestingClaim, vestingCreate } from './vesting';
@@ -27,6 +27,7 @@ export const REGISTRY = {
   VOTE: vote,
   SET_COMMISSION: setCommission,
   CLAIM_VOTER_REWARD: claimVoterReward,
+  SLASH_DOUBLE_SIGN: slashDoubleSign,
   GOV_PROPOSE: govPropose,
   GOV_VOTE: govVote,
   DELEGATE_RESOURCE: delegateResource,

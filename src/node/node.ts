@@ -4,19 +4,19 @@ import pino, { type Logger } from 'pino';
 import { ActorRef } from '../actors/actorRef';
 import { createAdmission, type Admission } from '../api/admission';
 import type { AlertSource } from '../actors/sentinel/alerts';
-import { chainBehavior } from '../actors/chainActor';
+import { chainActors } from '../actors/chainActor';
 import { ChainReader } from '../api/chainReader';
 import { ChainView } from '../api/chainView';
 import { HeadAccounts } from '../api/headAccounts';
 import { mempoolBehavior } from '../actors/mempoolActor';
-import type { ChainMsg, ChainReplies, MempoolLookup, MempoolMsg, MempoolReplies } from '../actors/protocol';
+import type { ChainMsg, ChainReplies, ImporterMsg, ImporterReplies, MempoolLookup, MempoolMsg, MempoolReplies, ProducerMsg, ProducerReplies } from '../actors/protocol';
 import { NodeRpcBackend } from '../api/rpcBackend';
 import { Sentinel } from '../actors/sentinel';
-import { Supervisor } from '../actors/supervisor';
+import { Supervisor, type ChildSpec } from '../actors/supervisor';
 import { devAccountFile } from '../chain/devnet';
 import { checkSameGenesis, genesisSource, validatorKeys } from './genesisSource';
-import { applyGenesis, VALIDATORS_KEY, type ValidatorSet } from '../chain/genesis';
-import { getCandidate } from '../modules/staking';
+import { applyGenesis } from '../chain/genesis';
+import { getCandidate, getSchedule } from '../modules/staking';
 import { SigningGuard } from '../storage/signingGuard';
 import { slotOf, slotsOf } from '../consensus/slots';
 import { startNetwork, type Network } from './network';
@@ -49,7 +49,13 @@ export interface RunningNode {
   view: ChainView;
   reader: ChainReader;
   supervisor: Supervisor;
-  actors: { mempool: ActorRef<MempoolMsg, MempoolReplies>; chain: ActorRef<ChainMsg, ChainReplies> };
+  /** `chain` is the consensus actor (the one writer); `producer` and `importer` work for it. */
+  actors: {
+    mempool: ActorRef<MempoolMsg, MempoolReplies>;
+    chain: ActorRef<ChainMsg, ChainReplies>;
+    producer: ActorRef<ProducerMsg, ProducerReplies>;
+    importer: ActorRef<ImporterMsg, ImporterReplies>;
+  };
   /** Security sentinel alerts (GET /security/alerts); `sentinel` also takes headers from gossip. */
   alerts: AlertSource;
   sentinel: Sentinel;
@@ -244,7 +250,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
       log.warn({ genesisTime: new Date(head.timestamp).toISOString() }, 'the genesis time is in the future: the first block comes after it');
     }
     const headState = await StateTrie.open(kv, head.stateRoot);
-    const validators = (await headState.getRecord<ValidatorSet>(VALIDATORS_KEY))?.active ?? [];
+    const validators = (await getSchedule(headState)).active;
     view = new ChainView(head, validators, await loadHistory(store, head, Date.now() - 24 * 3_600_000));
     keys = await validatorKeys(config);
     if (!validators.includes(keys.address)) {
@@ -290,7 +296,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   const recentOutcomes = new Map<Hex, MempoolLookup>();
   const mempool = new ActorRef<MempoolMsg, MempoolReplies>('mempool');
   mempoolRef = mempool;
-  const chain = new ActorRef<ChainMsg, ChainReplies>('chain', 16);
+  const chain = new ActorRef<ChainMsg, ChainReplies>('consensus', 16);
   sentinel = new Sentinel({
     view, store: chainStore, mempool, now: Date.now, log: log.child({ actor: 'sentinel' }),
     signingKeys: async (producer) => producerKeysOf(await StateTrie.open(kv, view.head.stateRoot), producer),
@@ -304,6 +310,14 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   let disconnectSentinel = () => {};
   let rpcClose = async () => {};
 
+  // The producer and importer are permanent (restarted after a crash: they hold nothing); consensus is critical.
+  const chainParts = chainActors({
+    kv, store: chainStore, view, mempool, keys, idleBlockMs: config.idleBlockMs, slotMs: config.slotMs, verifier, guard: signingGuard,
+    log: log.child({ actor: 'consensus' }),
+    onBlockProduced: (s) => nodeMetrics.blockProductionSeconds.observe(s),
+    onProduced: (b) => network?.produced(b),
+    onHeaderSeen: (h) => sentinelRef.observeHeader(h),
+  });
   async function stop(reason = 'requested'): Promise<void> {
     stopping ??= (async () => {
       log.info({ reason }, 'node stopping');
@@ -334,15 +348,11 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
         now: Date.now, log: log.child({ actor: 'mempool' }),
       }),
     });
+    for (const child of chainParts.children) await supervisor.startChild(child as ChildSpec<{ type: string }>);
     await supervisor.startChild({
       ref: chain,
       critical: true, // consensus and persistence: a crash halts the node rather than papering over a broken invariant
-      start: async () => chainBehavior({
-        kv, store: chainStore, view, mempool, keys, idleBlockMs: config.idleBlockMs, slotMs: config.slotMs, verifier, guard: signingGuard,
-        log: log.child({ actor: 'chain' }),
-        onBlockProduced: (s) => nodeMetrics.blockProductionSeconds.observe(s),
-        onProduced: (b) => network?.produced(b),
-      }),
+      start: async () => chainParts.consensus(),
     });
     network = await startNetwork({
       peers: config.peers, chain, view, genesisHash: (await chainStore.summary(0))!.hash, supervisor, log: log.child({ actor: 'p2p' }),
@@ -352,7 +362,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     await supervisor.startChild(sentinelRef.childSpec());
     disconnectSentinel = sentinelRef.connect(SENTINEL_TICK_MS);
 
-    reader = new ChainReader({ kv, store: chainStore, view, mempool });
+    reader = new ChainReader({ kv, store: chainStore, view, mempool, slotMs: config.slotMs });
     admission = network.relaying(createAdmission({ verifier, store: chainStore, mempool, now: Date.now, onVerified: (s) => nodeMetrics.verifySeconds.observe(s) }));
     const rpcBackend = new NodeRpcBackend({
       reader, store: chainStore, mempool, admission, clientVersion: `cairn/${CLIENT_VERSION}/node-${process.version}`, producer: keys.address, now: Date.now,
@@ -398,7 +408,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   );
 
   return {
-    config, log, view, reader, supervisor, actors: { mempool, chain }, alerts: sentinelRef, sentinel: sentinelRef, stopped,
+    config, log, view, reader, supervisor, actors: { mempool, chain, producer: chainParts.producer, importer: chainParts.importer }, alerts: sentinelRef, sentinel: sentinelRef, stopped,
     get failure() {
       return failure;
     },

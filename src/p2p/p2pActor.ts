@@ -43,6 +43,8 @@ type ChainPage = Awaited<ReturnType<typeof fetchChain>>;
 
 export const FANOUT = 8;
 const PAGE = 200;
+/** How far back an equal-height fork is first looked for (deeper forks step back a page at a time). */
+const FORK_LOOKBACK = 32;
 const DROP_SCORE = -100;
 const DROP_MS = 60_000;
 const SEEN_MAX = 4_096;
@@ -93,7 +95,10 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
   /** Pulls the peer's chain until our head is not behind it; verification and import are the chain actor's. */
   async function syncFrom(p: PeerInfo): Promise<void> {
     const t0 = performance.now();
-    let from = d.view.head.height + 1;
+    const start = d.view.head;
+    // A preferred head at our height (an equal-height fork, lower hash) has no block above ours:
+    // start a page back so the page holds where the chains part (known blocks are skipped).
+    let from = p.height > start.height ? start.height + 1 : Math.max(start.finalizedHeight + 1, p.height - FORK_LOOKBACK + 1);
     let imported = 0;
     // The next page is fetched while the chain actor imports this one (bounded: one page ahead).
     let ahead: Promise<ChainPage> | null = fetchChain(p.url, from, PAGE);

@@ -31,6 +31,15 @@ export type ChainEvent =
   | { kind: 'reward.claim'; voter: Address; amount: string }
   /** The election at an epoch boundary changed the active set or the bank (`previous`: the active set before). */
   | { kind: 'validators.elect'; epoch: number; height: number; active: Address[]; bank: Address[]; previous: Address[] }
+  /** A validator was jailed (out of the active set and of elections): downtime, or a proven double sign. */
+  | { kind: 'validators.jail'; address: Address; height: number; reason: 'downtime' | 'double-sign'; active: Address[] }
+  /**
+   * A proven double sign was slashed (SLASH_DOUBLE_SIGN, reported by `reporter`): `penalty` base units of the producer's
+   * coins went to the treasury, `fromStake` of them from its stake (the rest from its liquid balance). `height` is the offence's.
+   */
+  | { kind: 'validators.slash'; address: Address; height: number; penalty: string; fromStake: string; reporter: Address }
+  /** An active set elected (or changed by a jailing) at `decidedAt` became final and now schedules slots from `height`. */
+  | { kind: 'validators.schedule'; height: number; decidedAt: number; active: Address[]; previous: Address[] }
   /**
    * An on-chain machine (machines/) moved from state `from` to `to` on `event` at `height`.
    * `machine` names the definition, `id` the instance (e.g. a proposal id). Indexed

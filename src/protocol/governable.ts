@@ -39,6 +39,8 @@ export const PARAMS = {
   GOV_VETO_BPS: { default: 3_340n, min: 1n, max: 10_000n, unit: 'basis points', doc: 'share of veto among all votes above which a proposal is vetoed (its deposit goes to the treasury)' },
   GOV_VOTING_BLOCKS: { default: 100_800n, min: 1n, max: 10_000_000n, unit: 'blocks', doc: 'voting window, from the proposal block' },
   GOV_TIMELOCK_BLOCKS: { default: 14_400n, min: 1n, max: 10_000_000n, unit: 'blocks', doc: 'blocks between passing and execution' },
+  JAIL_MISSED_ROUNDS: { default: 100n, min: 2n, max: 1_000_000n, unit: 'count', doc: 'a scheduled validator that produced no block for this many rounds of the schedule (rounds × set size blocks) is jailed for downtime' },
+  SLASH_DOUBLE_SIGN_BPS: { default: 500n, min: 0n, max: 10_000n, unit: 'basis points', doc: "share of a producer's own stake a SLASH_DOUBLE_SIGN takes to the treasury (the producer is also jailed for good)" },
   BRIDGE_BREAKER_BPS: { default: 1_000n, min: 1n, max: 10_000n, unit: 'basis points', doc: 'share of the bridge float that may leave per window before the breaker trips' },
 } as const satisfies Record<string, ParamSpec>;
 

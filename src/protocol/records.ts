@@ -10,6 +10,8 @@ export const RECORD_PREFIX = {
   supply: 'chain/supply',
   /** consensus/validators: the validator set (exact key). */
   validators: 'consensus/validators',
+  /** consensus/schedule: the set that schedules slots, finality, liveness (exact key). */
+  schedule: 'consensus/schedule',
   /** EVM: code by hash, storage slots by account generation, account generation. */
   vmCode: 'vm/code/',
   vmSlot: 'vm/s/',
@@ -39,6 +41,7 @@ export const RECORD_PREFIX = {
   voter: 'stk/voter/',
   unbonding: 'stk/unb/',
   unbondingDue: 'stk/due/',
+  slashed: 'slash/', // SLASH_DOUBLE_SIGN's nullifier: an offence already slashed (producer / offence height)
   /** Resources: stake whose energy capacity a lender lends a receiver (lender / receiver). */
   resourceDelegation: 'res/',
   /** Vesting: a schedule by its VESTING_CREATE transaction id. */

@@ -7,13 +7,13 @@ export type { ProposalAction, ProposalStatus, Tally };
 /** JSON shapes of GET /validators, /governance, /governance/proposals and /treasury. */
 
 export interface ValidatorPerformance {
-  /** Blocks of the window the rotation gave it. */
+  /** Its turns among the window's blocks by the set in force (blocks ÷ n each): a live validator produces about that many. */
   expected: number;
   produced: number;
   missed: number;
   /** produced / expected, 0..1 (1 when nothing was expected). */
   productivity: number;
-  status: 'active' | 'standby' | 'candidate' | 'ineligible';
+  status: 'active' | 'standby' | 'candidate' | 'ineligible' | 'jailed';
 }
 
 export interface ValidatorView {
@@ -29,6 +29,10 @@ export interface ValidatorView {
   pendingCommission: { bps: number; at: number } | null;
   eligible: boolean;
   registeredAt: number;
+  /** Out of elections since `at`: downtime (ask back in with STAKE candidate) or a proven double sign (for good). */
+  jailed: { at: number; reason: 'downtime' | 'double-sign' } | null;
+  /** Height of its last block while in the set in force, or null. */
+  lastProduced: number | null;
   performance: ValidatorPerformance;
 }
 
@@ -41,8 +45,16 @@ export interface ValidatorsView {
   electedAt: number;
   maxValidators: number;
   bankSize: number;
-  /** Who produces the next block by the rotation (height mod active set). */
+  /** Who holds the current slot (slot mod n of the set in force). */
   slotProducer: Address;
+  /** The set in force: it schedules slots and counts for finality (an elected set waits for finality first). */
+  inForce: Address[];
+  /** Height from which `inForce` schedules. */
+  inForceSince: number;
+  /** Elected sets waiting until the height that decided them is final. */
+  pending: { active: Address[]; decidedAt: number }[];
+  /** Blocks without one of its own after which a member of the set in force is jailed (JAIL_MISSED_ROUNDS × n). */
+  jailAfterBlocks: number;
   active: ValidatorView[];
   bank: ValidatorView[];
   /** Candidates neither active nor banked. */

@@ -9,6 +9,17 @@ import { freePortRun, tempDir } from './testNode';
  * multi-node tests on loopback ports: kill and restart nodes, read their HTTP APIs, and
  * record every finalized block every node reports, so a test can check none ever changes.
  */
+/** Polls `f` until it gives a value (errors count as not yet); fails naming `what` after `ms`. */
+export async function until<T>(f: () => Promise<T | undefined | false>, ms = 30_000, what = 'condition'): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f().catch(() => undefined);
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`${what} not met within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 export interface DevnetNode {
   index: number;
   pid: number;
@@ -32,14 +43,16 @@ export interface Devnet {
   stop(): Promise<void>;
 }
 
-export async function startDevnet(n: number, opts: { slotMs?: number; idleBlockMs?: number } = {}): Promise<Devnet> {
+/** `params`: governable parameters of the genesis (`cairn devnet --params`), e.g. 'JAIL_MISSED_ROUNDS=2'. */
+export async function startDevnet(n: number, opts: { slotMs?: number; idleBlockMs?: number; params?: string } = {}): Promise<Devnet> {
   const dir = await tempDir('cairn-devnet-');
   const httpBase = await freePortRun(n);
   const rpcBase = await freePortRun(n);
   const proc = spawn(
     process.execPath,
     ['--import', 'tsx', 'src/cli/main.ts', 'devnet', '--validators', String(n), '--dir', dir, '--http-base-port', String(httpBase), '--rpc-base-port', String(rpcBase),
-      '--slot-ms', String(opts.slotMs ?? 200), '--idle-block-ms', String(opts.idleBlockMs ?? 800), '--dev-accounts', '4', '--log-level', 'info'],
+      '--slot-ms', String(opts.slotMs ?? 200), '--idle-block-ms', String(opts.idleBlockMs ?? 800), '--dev-accounts', '4', '--log-level', 'info',
+      ...(opts.params ? ['--params', opts.params] : [])],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';

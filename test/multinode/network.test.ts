@@ -3,7 +3,7 @@ import { signTx } from '../../src/chain/envelope';
 import { deriveKeys } from '../../src/crypto/keys';
 import { COIN } from '../../src/primitives/amount';
 import { fromHex, type Hex } from '../../src/primitives/hex';
-import { startDevnet, type Devnet } from '../helpers/devnet';
+import { startDevnet, until, type Devnet } from '../helpers/devnet';
 
 /**
  * Four validators, each its own process with its own RocksDB, on loopback ports (cairn
@@ -12,15 +12,6 @@ import { startDevnet, type Devnet } from '../helpers/devnet';
  * finalized block every node reports and fails the run if one ever changes.
  */
 let net: Devnet;
-const until = async <T>(f: () => Promise<T | undefined | false>, ms = 30_000, what = 'condition'): Promise<T> => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`${what} not met within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
 const status = (i: number) => net.get(i, '/status');
 const live = () => net.nodes.filter((n) => net.alive(n.index)).map((n) => n.index);
 /** Every live node is at or past `height`, and all agree on the block at `height`. */
@@ -114,11 +105,13 @@ describe('four validators on loopback (separate processes)', () => {
     expect(metrics).toMatch(/^cairn_peers 3$/m);
 
     await net.kill(2);
-    await new Promise((r) => setTimeout(r, 1_500)); // what was about to finalize does
+    // What was about to finalize does once both live validators have produced above node 2's last block.
+    const h0 = (await status(0)).height;
+    await until(async () => (await status(0)).height >= h0 + 4, 30_000, 'blocks with 2 of 4');
     const stuck = (await status(0)).finalizedHeight;
     const h = (await status(0)).height;
-    await until(async () => (await status(0)).height >= h + 4, 30_000, 'blocks with 2 of 4');
-    await new Promise((r) => setTimeout(r, 1_000));
+    await until(async () => (await status(0)).height >= h + 4, 30_000, 'more blocks with 2 of 4');
+    await new Promise((r) => setTimeout(r, 500));
     expect((await status(0)).finalizedHeight).toBe(stuck);
     expect((await status(1)).finalizedHeight).toBe(stuck);
     // Accepted and included, not final while half the validators are down.

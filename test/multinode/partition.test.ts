@@ -9,6 +9,7 @@ import { deriveKeys } from '../../src/crypto/keys';
 import { spawnNode, type ChildNode } from '../helpers/childNode';
 import { linkTo, type Link } from '../helpers/linkProxy';
 import { freePort, tempDir } from '../helpers/testNode';
+import { until } from '../helpers/devnet';
 
 /**
  * A 2 | 2 partition of four validators (separate processes). Every node reaches every peer
@@ -28,15 +29,6 @@ let recording = true;
 let recorder: Promise<void>;
 
 const get = async (i: number, path: string): Promise<any> => (await fetch(`${nodes[i].url}${path}`, { signal: AbortSignal.timeout(5_000) })).json();
-const until = async <T>(f: () => Promise<T | undefined | false>, ms: number, what: string): Promise<T> => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`${what} not met within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
 const halves = [[0, 1], [2, 3]];
 const setLinks = (between: 'cut' | 'heal') => {
   for (const i of halves[0]) for (const j of halves[1]) for (const [a, b] of [[i, j], [j, i]]) links[a][b][between]();

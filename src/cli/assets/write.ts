@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { deriveKeys } from '../../crypto/keys';
 import { isCairnError } from '../../errors/CairnError';
 import { ENTRIES } from '../../modules/registry';
@@ -92,6 +93,23 @@ async function flagValue(ctx: Ctx, cli: CliMeta, f: CliFlag): Promise<unknown> {
       if (!/^[1-9][0-9]*$/.test(v)) usage(`${name} must be a positive integer of base units (1 coin = 1000000), got "${v}"`);
       return v;
     }
+    case 'json':
+      return jsonFile(name, need(values, f.flag));
+  }
+}
+
+/** The parsed content of a JSON file (the builder checks what it holds). */
+async function jsonFile(name: string, file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    return usage(`${name}: cannot read ${file}: ${(e as Error).message}`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    return usage(`${name}: ${file} is not JSON: ${(e as Error).message}`);
   }
 }
 

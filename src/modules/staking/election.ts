@@ -9,7 +9,7 @@ import { getCandidate, getCandidates, getValidatorSet, getVoter, VALIDATORS_KEY,
  * EPOCH_BLOCKS, after the block's transactions, the eligible candidates (own stake ≥
  * MIN_CANDIDATE_STAKE) are ranked by weight — own stake not allocated elsewhere plus votes
  * received — highest first, ties broken by the lower address. The first MAX_VALIDATORS form
- * the active set, the next BANK_SIZE the standby bank. Between epochs the set never changes.
+ * the active set, the next BANK_SIZE the standby bank. A jailed candidate is not eligible. Between epochs only a jailing (jail.ts) changes the set.
  * With no eligible candidate the previous set stays: the chain is never left without one.
  */
 export interface Standing {
@@ -30,7 +30,8 @@ export async function standings(s: ExecState, minStake: bigint): Promise<Standin
     const stake = (await s.getAccount(address))?.staked ?? 0n;
     const votes = BigInt(c?.received ?? '0');
     const allocated = BigInt((await getVoter(s, address)).total);
-    out.push({ address, stake, votes, weight: stake - allocated + votes, eligible: stake >= minStake });
+    // A jailed candidate keeps its standing (shown by /validators) but is not eligible.
+    out.push({ address, stake, votes, weight: stake - allocated + votes, eligible: stake >= minStake && !c?.jailed });
   }
   return out.sort((a, b) => Number(b.eligible) - Number(a.eligible) || (a.weight === b.weight ? (a.address < b.address ? -1 : 1) : a.weight > b.weight ? -1 : 1));
 }
@@ -49,17 +50,22 @@ export async function elect(s: ExecState, p: Params, height: number): Promise<Ch
   const active = ranked.slice(0, Number(p.MAX_VALIDATORS));
   const bank = ranked.slice(active.length, active.length + Number(p.BANK_SIZE));
   const next: ValidatorSet = { active, bank, epoch, electedAt: height };
+  await writeValidatorSet(s, before, next);
+  if (sameList(before.active, active) && sameList(before.bank, bank)) return [];
+  return [{ kind: 'validators.elect', epoch, height, active, bank, previous: before.active }];
+}
+
+export const sameList = (x: readonly Address[], y: readonly Address[]): boolean => x.length === y.length && x.every((v, i) => v === y[i]);
+
+/** Stores a new elected set; the accounts' `isValidator` flag follows its active part. */
+export async function writeValidatorSet(s: ExecState, before: ValidatorSet, next: ValidatorSet): Promise<void> {
   await s.putRecord(VALIDATORS_KEY, next);
-  // The account flag follows the active set.
-  const now = new Set(active);
-  for (const a of [...new Set([...before.active, ...active])].sort()) {
+  const now = new Set(next.active);
+  for (const a of [...new Set([...before.active, ...next.active])].sort()) {
     const acc = await s.getAccount(a);
     if (acc && acc.isValidator !== now.has(a)) {
       acc.isValidator = now.has(a);
       await s.putAccount(a, acc);
     }
   }
-  const same = (x: Address[], y: Address[]) => x.length === y.length && x.every((v, i) => v === y[i]);
-  if (same(before.active, active) && same(before.bank, bank)) return [];
-  return [{ kind: 'validators.elect', epoch, height, active, bank, previous: before.active }];
 }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { parseAddress } from '../../crypto/address';
-import type { Address } from '../../protocol/types';
+import { SIGNED_HEADER_SCHEMA } from '../../crypto/blockHeader';
+import type { Address, SignedBlockHeader } from '../../protocol/types';
 import type { Hex } from '../../primitives/hex';
 import { addressKeys, check, integerField } from '../tx/fields';
 import type { Field, OptionalField } from '../tx/entry';
@@ -73,4 +74,50 @@ export const commissionField = (doc: string): Field<number> => integerField('mus
 /** An optional commission (absent: the default). */
 export function optionalCommissionField(doc: string, fallback: number): OptionalField<number> {
   return { ...commissionField(doc), optional: true, read: (v) => (v === undefined ? fallback : (v as number)) };
+}
+
+/** Two signed block headers of one producer: SLASH_DOUBLE_SIGN's evidence. */
+export interface DoubleSignEvidence {
+  a: SignedBlockHeader;
+  b: SignedBlockHeader;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * The evidence in what an operator has at hand: `{a, b}` itself; the node's `double_sign`
+ * alert (GET /security/alerts: `details.evidence` holds both headers) or its `details`; or a
+ * SLASH_DOUBLE_SIGN data object `{evidence: {a, b}}`. Undefined when it holds none of these.
+ */
+export function evidenceOf(v: unknown): unknown {
+  if (!isRecord(v)) return undefined;
+  if ('a' in v || 'b' in v) return v;
+  const details = isRecord(v.details) ? v.details : v;
+  const e = details.evidence;
+  if (Array.isArray(e)) return e.length === 2 ? { a: e[0], b: e[1] } : undefined;
+  return isRecord(e) ? e : undefined;
+}
+
+/** A long input (a whole alert) prints its beginning only in SDK messages. */
+const brief = (got: string): string => (got.length > 120 ? `${got.slice(0, 117)}…` : got);
+
+/** SLASH_DOUBLE_SIGN's data.evidence: two signed block headers (the shape only; `run` checks what they prove). */
+export function evidenceField(doc: string): Field<DoubleSignEvidence, unknown> {
+  const headers = '{a, b}: two signed block headers';
+  return {
+    checks: [
+      check(Type.Object({ a: Type.Object({}), b: Type.Object({}) }, { additionalProperties: false }), `must be ${headers}`, (got) => `must be ${headers}, got ${brief(got)}`),
+      check(
+        Type.Object({ a: SIGNED_HEADER_SCHEMA, b: SIGNED_HEADER_SCHEMA }, { additionalProperties: false }),
+        'must hold two signed block headers {height, parentHash, timestamp, producer, txRoot, stateRoot, txCount, hash, signatures: {secp256k1, mldsa44}}: integers (height ≥ 1), lower-case 0x hex, a 64-byte secp256k1 and a 2,420-byte ML-DSA-44 signature',
+        (got) => `must hold two signed block headers as blocks carry them, got ${brief(got)}`,
+      ),
+    ],
+    read: (v) => v as DoubleSignEvidence,
+    input: {
+      convert: evidenceOf,
+      refused: (got) => `must be ${headers}, a double_sign alert or its details, got ${brief(got)}`,
+    },
+    doc,
+  };
 }

@@ -12,6 +12,7 @@ import type { Hex } from '../../primitives/hex';
  *   stk/unb/<addr>       → UnbondingEntry[]     coins of UNSTAKEs waiting to mature
  *   stk/due/<height>     → Address[]            accounts with an entry maturing at that height
  *   consensus/validators → ValidatorSet         the elected active set and standby bank
+ *   consensus/schedule   → ScheduleRecord       the set in force for slots and finality (schedule.ts)
  *
  * An account's own stake is `AccountState.staked`. Each staked coin counts once in an
  * election: for the candidate it is allocated to by VOTE, or, unallocated, for its owner if
@@ -31,6 +32,14 @@ export interface CandidateRecord {
   /** Reward per vote accumulated so far, scaled by REWARD_SCALE. */
   accPerVote: string;
   registeredAt: number;
+  /** Out of elections since `at` (modules/staking/jail.ts); absent or null: free to stand. */
+  jailed?: Jail | null;
+}
+
+/** Why and since when a candidate is jailed. Downtime is lifted by asking back in (STAKE with candidate); double signing is for good. */
+export interface Jail {
+  at: number;
+  reason: 'downtime' | 'double-sign';
 }
 
 export interface VoterRecord {

@@ -9,12 +9,13 @@ import { optionalCommissionField, signingKeysField } from './fields';
 import { CANDIDATES_KEY, getCandidate, getCandidates, getVoter, putCandidate, type CandidateRecord } from './records';
 import { queueUnbonding } from './unbonding';
 import { standings } from './election';
+import { unjailCandidate } from './jail';
 
 /** Commission of a candidate that does not name one, in basis points. */
 export const DEFAULT_COMMISSION_BPS = 1_000;
 
 /** Moves `delta` into (or, negative, out of) the chain's staked counter. */
-async function addStaked(s: ExecState, delta: bigint): Promise<void> {
+export async function addStaked(s: ExecState, delta: bigint): Promise<void> {
   const sup = await loadSupply(s);
   await saveSupply(s, { ...sup, staked: sup.staked + delta });
 }
@@ -30,7 +31,8 @@ export async function registerCandidate(s: ExecState, c: Omit<CandidateRecord, '
  * STAKE: locks `amount` of the sender's balance as stake (energy, voting power). With
  * `data.candidate: true` the sender also stands for election: it binds its block-signing keys
  * (`data.signingKeys`, or the keys that signed this transaction) and needs MIN_CANDIDATE_STAKE
- * of own stake after this one. Staking alone never gives a validator slot.
+ * of own stake after this one. Staking alone never gives a validator slot. A candidate jailed
+ * for downtime sends it again to ask back in (jail.ts).
  */
 export const stake = defineTx({
   type: 'STAKE',
@@ -67,9 +69,13 @@ keys. Staking alone never gives a validator slot: voters elect (cairn stake vote
     await state.putAccount(sender, acc);
     await addStaked(state, amount);
     if (!d.candidate) return;
-    if (await getCandidate(state, sender)) throw new TxFailure('the sender is already a validator candidate');
+    const existing = await getCandidate(state, sender);
+    if (existing?.jailed?.reason === 'double-sign') throw new TxFailure('the sender was slashed for double signing and cannot stand again');
+    if (existing && !existing.jailed) throw new TxFailure('the sender is already a validator candidate');
     const min = (await loadParams(state)).MIN_CANDIDATE_STAKE;
     if (acc.staked < min) throw new TxFailure(`a validator candidate needs at least ${min} base units of own stake (MIN_CANDIDATE_STAKE); it would have ${acc.staked}`);
+    // A candidate jailed for downtime asks back in: eligible again from the next election, keys unchanged.
+    if (existing) return unjailCandidate(state, sender);
     const keys = d.signingKeys ?? (tx.envelope === 'eth' ? null : tx.publicKeys);
     if (!keys) throw new TxFailure('a validator candidate must bind block-signing keys');
     await registerCandidate(state, { address: sender, signingKeys: keys, commissionBps: d.commission, registeredAt: height });

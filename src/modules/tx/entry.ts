@@ -120,7 +120,8 @@ export type CliFlagKind =
   | 'unless' // boolean flag: the field is false when present, true otherwise
   | 'clear' // boolean flag: the field is null when present (exclusive with the field's own flag)
   | 'coins' // native base units, a positive integer (the envelope amount, or a field of coins)
-  | 'map'; // repeatable <address>=<amount>: an object address → amount (VOTE's votes)
+  | 'map' // repeatable <address>=<amount>: an object address → amount (VOTE's votes)
+  | 'json'; // a path to a JSON file: its parsed content, as the field's SDK input (SLASH_DOUBLE_SIGN's evidence)
 
 export interface CliFlag {
   /** Flag name without "--", or "<name>" for the positional argument. */

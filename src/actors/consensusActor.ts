@@ -1,0 +1,163 @@
+import type { Logger } from 'pino';
+import { prefers } from '../consensus/forkChoice';
+import { slotOf, slotProducer } from '../consensus/slots';
+import type { VerifyPool } from '../crypto/verifyPool';
+import { blockState, receivedBlock, stepBlock } from '../machines/blockLifecycle';
+import { getSchedule } from '../modules/staking';
+import type { Head } from '../protocol/chain';
+import type { Address, Block, SignedBlockHeader, SignedTx } from '../protocol/types';
+import type { KvStore } from '../state/kv';
+import { StateTrie } from '../state/stateTrie';
+import type { ActorRef, Behavior } from './actorRef';
+import { createBlockCommitter, type CommitDeps } from './commitBlock';
+import { preverifyTxs } from './importer';
+import type { ChainMsg, ChainReplies, ImporterMsg, ImporterReplies, ImportOutcome, ProducerMsg, ProducerReplies } from './protocol';
+
+export interface ConsensusDeps extends CommitDeps {
+  kv: KvStore;
+  /** This validator's address (its slots in the schedule). */
+  self: Address;
+  idleBlockMs: number;
+  slotMs: number;
+  verifier: Pick<VerifyPool, 'verifyMany'>;
+  producer: Pick<ActorRef<ProducerMsg, ProducerReplies>, 'ask'>;
+  importer: Pick<ActorRef<ImporterMsg, ImporterReplies>, 'ask'>;
+  log: Logger;
+  /** Observes each block's build + commit time in seconds (metrics). */
+  onBlockProduced?: (seconds: number) => void;
+  /** A block of ours, committed: the p2p actor gossips it. */
+  onProduced?: (block: Block) => void;
+  /** A block was refused (the reason is logged): metrics and peer scoring. */
+  onRejected?: (reason: string) => void;
+  /** A header from a peer (before any check): the sentinel looks for double signs. */
+  onHeaderSeen?: (header: SignedBlockHeader) => void;
+}
+
+/** A committed block's lifecycle snapshot (the start of an undo). */
+const COMMITTED = (height: number) => [{ type: 'VERIFIED' }, { type: 'EXECUTED' }, { type: 'COMMITTED' }].reduce((s, e) => stepBlock(s, e as never), receivedBlock(height));
+
+/**
+ * The consensus actor: the slot clock (is this slot ours, is a block worth making), fork
+ * choice, finality as the committed state says, and the one writer of the chain. It asks the
+ * producer actor for a block in its slots and the importer actor to check and execute blocks
+ * from peers, and commits what they return (commitBlock) — or, for a branch fork choice
+ * prefers, first undoes the blocks above the fork point. Everything that writes the store
+ * passes through this one mailbox.
+ */
+export function consensusBehavior(d: ConsensusDeps): Behavior<ChainMsg, ChainReplies> {
+  const commitBlock = createBlockCommitter(d);
+  // Pool version whose candidates all failed to get in: no use re-trying until it changes.
+  let barrenVersion = -1;
+  // Set when a block signed with this node's key arrives that it did not produce: another
+  // instance runs with the same key (a copied data directory); this one stops signing.
+  let keyInUseElsewhere = false;
+  const ownHashes = new Set<string>();
+
+  async function produce(pending: SignedTx[][], now: number): Promise<number> {
+    const built = await d.producer.ask({ type: 'build', parent: d.view.head, now, pending });
+    if (!built) return 0;
+    const { block, slot } = built;
+    ownHashes.add(block.header.hash);
+    await commitBlock(built);
+    await d.producer.ask({ type: 'signed', height: block.header.height, slot });
+    d.onBlockProduced?.((performance.now() - built.started) / 1000);
+    d.onProduced?.(block);
+    return built.considered;
+  }
+
+  /** Undoes head blocks down to `height` (never below the finalized height); their transactions go back to the mempool. */
+  async function rewindTo(height: number): Promise<Head> {
+    let head = d.view.head;
+    // This node's final height never goes back, even if the restored blocks' state says less.
+    const finalizedHeight = head.finalizedHeight;
+    const undone: SignedTx[] = [];
+    while (head.height > height) {
+      if (head.height <= finalizedHeight) throw new Error(`cannot undo final block ${head.height}`);
+      const block = await d.store.block(head.height);
+      const batch = d.kv.batch();
+      const restored = await d.store.undoBlock(batch, head.height);
+      await d.kv.write(batch);
+      undone.push(...(block?.txs ?? []));
+      d.log.warn({ height: head.height, hash: head.hash, txs: block?.txs.length ?? 0, state: blockState(stepBlock(COMMITTED(head.height), { type: 'UNDONE' })) }, 'block undone (reorganization)');
+      head = { ...restored, finalizedHeight: Math.max(restored.finalizedHeight, finalizedHeight) };
+    }
+    d.view.rewind(head, (await getSchedule(await StateTrie.open(d.kv, head.stateRoot))).active);
+    if (undone.length) d.mempool.send({ type: 'readmit', txs: undone });
+    return head;
+  }
+
+  /**
+   * Blocks from a peer, in height order (a gossiped block, or a sync page). Each either
+   * extends the head, is already known, or starts a branch from an earlier block: the branch
+   * is taken when fork choice prefers its last block over the head and its fork point is not
+   * below the finalized height.
+   */
+  async function importBlocks(blocks: Block[], now: number): Promise<ImportOutcome> {
+    const out: ImportOutcome = { imported: 0, known: 0, head: d.view.head };
+    const preverified = blocks.length > 1 ? preverifyTxs(d.verifier, blocks) : undefined;
+    preverified?.forEach((p) => p.catch(() => {})); // a crashed verifier is seen when awaited
+    for (const [i, block] of blocks.entries()) {
+      const h = block.header;
+      const at = await d.store.heightOfHash(h.hash);
+      if (at !== undefined) {
+        out.known++;
+        continue;
+      }
+      d.onHeaderSeen?.(h);
+      if (h.producer === d.self && !ownHashes.has(h.hash)) {
+        keyInUseElsewhere = true;
+        d.log.error({ height: h.height, hash: h.hash }, 'a block signed with this node\'s validator key was produced elsewhere: this node stops signing (another instance runs with the same key)');
+      }
+      let head = d.view.head;
+      if (h.parentHash !== head.hash) {
+        const forkAt = await d.store.heightOfHash(h.parentHash);
+        if (forkAt === undefined || forkAt !== h.height - 1) {
+          d.log.debug({ height: h.height, hash: h.hash, state: blockState(stepBlock(receivedBlock(h.height), { type: 'ORPHANED' })) }, 'block parent unknown');
+          return { ...out, orphan: true, head };
+        }
+        const tip = blocks[blocks.length - 1].header;
+        if (forkAt < head.finalizedHeight) return { ...out, rejected: `branch forks at ${forkAt}, below the finalized height ${head.finalizedHeight}`, head };
+        if (!prefers(tip, head)) return { ...out, stale: true, head };
+        d.log.warn({ from: head.height, fork: forkAt, to: tip.height, tip: tip.hash }, 'reorganization: switching to a preferred branch');
+        head = await rewindTo(forkAt);
+        out.reorganized = (out.reorganized ?? 0) + 1;
+      }
+      const r = await d.importer.ask({ type: 'execute', block, parent: head, now, preverified: await preverified?.[i] });
+      if ('refused' in r) {
+        d.log.warn({ height: h.height, hash: h.hash, producer: h.producer, state: blockState(r.lifecycle), reason: r.refused, index: i }, 'block rejected');
+        d.onRejected?.(r.refused);
+        return { ...out, rejected: r.refused, head: d.view.head };
+      }
+      const committed = await commitBlock(r.executed);
+      d.log.debug({ height: h.height, state: blockState(stepBlock(stepBlock(r.lifecycle, { type: 'COMMITTED' }), { type: 'FINALIZED', finalizedHeight: committed.finalizedHeight })) }, 'block imported');
+      out.imported++;
+    }
+    return { ...out, head: d.view.head };
+  }
+
+  return {
+    async handle(msg) {
+      switch (msg.type) {
+        case 'slotTick': {
+          const head = d.view.head;
+          const slot = slotOf(Math.max(msg.now, head.timestamp + 1), d.slotMs);
+          if (keyInUseElsewhere || slotProducer(d.view.validators, slot) !== d.self || slot <= slotOf(head.timestamp, d.slotMs)) return undefined;
+          const c = await d.mempool.ask({ type: 'collectCandidates' });
+          const worthTrying = c.queues.length > 0 && c.version !== barrenVersion;
+          // Included transactions wait for finality: keep producing until they are final.
+          const awaitingFinality = d.view.recent.some((s) => s.txCount > 0 && s.height > head.finalizedHeight);
+          // The idle pace rotates: the head's own producer waits one more period, so an idle period
+          // that is a multiple of the schedule's round cannot leave every empty block to one validator.
+          const idleFor = msg.now - head.timestamp;
+          const idleDue = idleFor >= d.idleBlockMs && (d.view.validators.length === 1 || idleFor >= 2 * d.idleBlockMs || (d.view.recent.at(-1)?.producer ?? null) !== d.self);
+          if (!worthTrying && !awaitingFinality && !idleDue) return undefined;
+          const moved = await produce(c.queues, msg.now);
+          barrenVersion = moved === 0 ? c.version : -1;
+          return undefined;
+        }
+        case 'importBlocks':
+          return importBlocks(msg.blocks, msg.now);
+      }
+    },
+  } as Behavior<ChainMsg, ChainReplies>;
+}

@@ -1,0 +1,76 @@
+import type { Logger } from 'pino';
+import { sealBlock } from '../chain/block';
+import { buildBlock } from '../chain/buildBlock';
+import { slotOf } from '../consensus/slots';
+import type { HybridKeys } from '../crypto/keys';
+import { orderedCandidates } from '../mempool/senderHeap';
+import { MAX_TXS_PER_BLOCK, TREASURY_ADDRESS } from '../protocol/params';
+import type { KvStore } from '../state/kv';
+import { StateTrie } from '../state/stateTrie';
+import type { SigningGuard } from '../storage/signingGuard';
+import type { Behavior } from './actorRef';
+import type { ProducerMsg, ProducerReplies } from './protocol';
+
+export interface ProducerDeps {
+  kv: KvStore;
+  keys: HybridKeys;
+  slotMs: number;
+  /** Double-sign protection: the last height and slot this validator signed. */
+  guard: SigningGuard;
+  log: Logger;
+}
+
+/** Yield between slices of the block so HTTP and verify-worker replies are not held up. */
+const pause = () => new Promise<void>((r) => setImmediate(r));
+
+/**
+ * The producer: builds and signs a block on the parent the consensus actor names, in the
+ * slot it decided is this validator's. It executes and hashes but writes nothing: the
+ * consensus actor commits (the one writer), then tells it the block is signed for good, and
+ * only then does the producer's double-sign record move (before the block leaves the node).
+ */
+export function producerBehavior(d: ProducerDeps): Behavior<ProducerMsg, ProducerReplies> {
+  async function build(msg: Extract<ProducerMsg, { type: 'build' }>): Promise<ProducerReplies['build']> {
+    const started = performance.now();
+    const { parent, pending } = msg;
+    const height = parent.height + 1;
+    const producer = d.keys.address;
+    const timestamp = Math.max(msg.now, parent.timestamp + 1);
+    const slot = slotOf(timestamp, d.slotMs);
+    const refused = d.guard.refusal(height, slot);
+    if (refused) {
+      d.log.warn({ height, slot, reason: refused }, 'not signing: double-sign protection');
+      return null;
+    }
+    const state = await StateTrie.open(d.kv, parent.stateRoot);
+    // Load the block's likely accounts level by level in batched reads before executing.
+    const likely = pending.flatMap((q) => q.slice(0, 4)).slice(0, MAX_TXS_PER_BLOCK);
+    await state.prefetchAccounts([producer, TREASURY_ADDRESS, ...likely.flatMap((t) => (t.to ? [t.from, t.to] : [t.from]))]);
+    const tPrefetched = performance.now();
+    let tTxs = 0;
+    const txsDone = () => void (tTxs = performance.now());
+    const built = await buildBlock(state, orderedCandidates(pending), { height, timestamp, producer, maxTxs: MAX_TXS_PER_BLOCK, pause, txsDone });
+    const tBuilt = performance.now();
+    const batch = d.kv.batch();
+    const stateRoot = await state.flush(batch);
+    const tFlushed = performance.now();
+    const block = sealBlock(d.keys, { parent, timestamp, producer, stateRoot, txs: built.txs, results: built.results, events: built.events });
+    return {
+      block, state, batch, dropped: built.dropped, started, slot, considered: built.txs.length + built.dropped.length,
+      // finish: the end-of-block work (machine ticks, rewards, unbonding, schedule, elections: finishBlock)
+      phases: { prefetch: Math.round(tPrefetched - started), execute: Math.round(tTxs - tPrefetched), finish: Math.round(tBuilt - tTxs), trie: Math.round(tFlushed - tBuilt) },
+    };
+  }
+
+  return {
+    async handle(msg) {
+      switch (msg.type) {
+        case 'build':
+          return build(msg);
+        case 'signed':
+          // Durable before the block leaves the node (a block whose commit failed never left: it may be signed again).
+          return d.guard.record(msg.height, msg.slot);
+      }
+    },
+  } as Behavior<ProducerMsg, ProducerReplies>;
+}

@@ -1,0 +1,65 @@
+import { canonicalBytes } from '../primitives/canonical';
+import { concatBytes, fromHex, utf8, type Hex } from '../primitives/hex';
+import { BLOCK_DOMAIN } from '../protocol/params';
+import type { BlockHeader, SignedBlockHeader, SigningKeys } from '../protocol/types';
+import { keccakHex } from './hash';
+import { Type } from '@sinclair/typebox';
+import { MLDSA44_SIG_BYTES, SECP_SIG_BYTES, verifyHybridReference } from './hybrid';
+
+/**
+ * What a block header's hash and its producer's signatures cover, and their check: pure
+ * functions over a header, here (not in chain/) so that modules/ can verify headers too
+ * (SLASH_DOUBLE_SIGN's evidence). chain/block.ts re-exports them.
+ */
+
+/** Bytes both producer signatures cover; the block hash is their keccak. */
+export function headerSigningBytes(h: BlockHeader): Uint8Array {
+  const { height, parentHash, timestamp, producer, txRoot, stateRoot, txCount } = h;
+  return concatBytes(utf8(BLOCK_DOMAIN), canonicalBytes({ height, parentHash, timestamp, producer, txRoot, stateRoot, txCount }));
+}
+
+export const headerHash = (h: BlockHeader): Hex => keccakHex(headerSigningBytes(h));
+
+/**
+ * Checks the hash and both producer signatures against the producer's bound signing keys
+ * (its candidate record in the parent state; reference implementation).
+ */
+export function verifyHeader(h: SignedBlockHeader, keys: SigningKeys): string | undefined {
+  const msg = headerSigningBytes(h);
+  if (keccakHex(msg) !== h.hash) return 'block hash does not match header';
+  let ok: boolean;
+  try {
+    ok = verifyHybridReference(
+      msg,
+      { secp256k1: fromHex(keys.secp256k1), mldsa44: fromHex(keys.mldsa44) },
+      { secp256k1: fromHex(h.signatures.secp256k1), mldsa44: fromHex(h.signatures.mldsa44) },
+    );
+  } catch {
+    ok = false;
+  }
+  return ok ? undefined : 'invalid block signature';
+}
+
+const HASH = Type.String({ pattern: '^0x[0-9a-f]{64}$' });
+
+/**
+ * A signed block header as blocks carry it (POST /blocks, GET /chain, SLASH_DOUBLE_SIGN
+ * evidence): integers, lower-case 0x hex, the producer's two signatures at their lengths.
+ */
+export const SIGNED_HEADER_SCHEMA = Type.Object(
+  {
+    height: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+    parentHash: HASH,
+    timestamp: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+    producer: Type.String({ pattern: '^0x[0-9a-f]{40}$' }),
+    txRoot: HASH,
+    stateRoot: HASH,
+    txCount: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+    hash: HASH,
+    signatures: Type.Object(
+      { secp256k1: Type.String({ pattern: `^0x[0-9a-f]{${2 * SECP_SIG_BYTES}}$` }), mldsa44: Type.String({ pattern: `^0x[0-9a-f]{${2 * MLDSA44_SIG_BYTES}}$` }) },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
