@@ -41,10 +41,12 @@ async function buildChain(dir: string): Promise<{ head: Head; txs: number }> {
   // Every envelope signed up front (worker threads, cached in the temp dir between runs).
   const nonces = new Array<number>(SENDERS).fill(0);
   const items: DevTxItem[] = [];
+  // Key derivation (ML-DSA keygen) once per sender, not once per transaction.
+  const addresses = Array.from({ length: SENDERS }, (_, i) => deriveKeys(devSecret(i)).address);
   for (let b = 0; b < BLOCKS; b++) {
     for (let k = 0; k < TXS; k++) {
       const from = (b * TXS + k) % SENDERS;
-      const to = deriveKeys(devSecret((from + 1) % SENDERS)).address;
+      const to = addresses[(from + 1) % SENDERS];
       items.push({ dev: from, fields: { type: 'TRANSFER', to, amount: '1000', nonce: nonces[from]++, fee: String(COIN), timestamp: 1_767_225_600_000 + b * TXS + k } });
     }
   }

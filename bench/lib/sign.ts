@@ -6,7 +6,7 @@
  * the items and the source files that shape the bytes.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
@@ -36,6 +36,25 @@ function signItems(items: DevTxItem[]): SignedEnvelope[] {
   });
 }
 
+/** The lines of a file of any size (read in chunks). */
+function readLines(file: string): string[] {
+  const fd = openSync(file, 'r');
+  const buf = Buffer.alloc(1 << 24);
+  const lines: string[] = [];
+  let rest = '';
+  try {
+    for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0; ) {
+      const parts = (rest + buf.toString('utf8', 0, n)).split('\n');
+      rest = parts.pop()!;
+      for (const l of parts) if (l) lines.push(l);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  if (rest) lines.push(rest);
+  return lines;
+}
+
 /** Signs `items` (in order) on up to availableParallelism() worker threads. */
 export async function signDevTxs(items: DevTxItem[], opts: { cache?: boolean; label?: string } = {}): Promise<SignedEnvelope[]> {
   const label = opts.label ?? 'bench';
@@ -46,11 +65,12 @@ export async function signDevTxs(items: DevTxItem[], opts: { cache?: boolean; la
       const p = join(ROOT, f);
       if (existsSync(p)) h.update(readFileSync(p));
     }
-    cacheFile = join(tmpdir(), `cairn-bench-${label}-${h.digest('hex').slice(0, 16)}.json`);
+    cacheFile = join(tmpdir(), `cairn-bench-${label}-${h.digest('hex').slice(0, 16)}.jsonl`);
     if (existsSync(cacheFile)) {
       try {
-        const cached = JSON.parse(readFileSync(cacheFile, 'utf8')) as SignedEnvelope[];
-        if (Array.isArray(cached) && cached.length === items.length) return cached;
+        // One envelope per line: a whole run's envelopes may exceed the longest string V8 makes.
+        const cached = readLines(cacheFile).map((l) => JSON.parse(l) as SignedEnvelope);
+        if (cached.length === items.length) return cached;
       } catch {
         /* re-sign */
       }
@@ -77,7 +97,11 @@ export async function signDevTxs(items: DevTxItem[], opts: { cache?: boolean; la
     }),
   );
   const all = shards.flat();
-  if (cacheFile) writeFileSync(cacheFile, JSON.stringify(all));
+  if (cacheFile) {
+    const fd = openSync(cacheFile, 'w');
+    for (const e of all) writeSync(fd, `${JSON.stringify(e)}\n`);
+    closeSync(fd);
+  }
   return all;
 }
 
