@@ -4,9 +4,11 @@
  * into a RocksDB data directory (real signatures, the development validator sealing each
  * block one slot apart, in the past); node A serves it; node B, a follower with its own
  * key, starts empty with `--peers A`. Measured: from B's first answer to B's head = A's head.
- * Usage: npx tsx bench/sync.ts [--blocks 5000] [--txs 4] [--senders 200]
+ * Usage: npx tsx bench/sync.ts [--blocks 5000] [--txs 4] [--senders 200] [--chain-dir <dir>]
+ * (--chain-dir keeps node A's built chain and reuses it when the shape matches; A's node only
+ * reads it: its idle pace is an hour.)
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sealBlock } from '../src/chain/block';
@@ -35,24 +37,26 @@ const TXS = arg('txs', 4, MAX_TXS_PER_BLOCK);
 const SENDERS = arg('senders', 200, 1_000);
 const SLOT_MS = 50;
 
+/** Blocks signed and built at a time: a chunk's envelopes only are in memory (500-tx blocks: ~380 MB). */
+const CHUNK_BLOCKS = 100;
+
 async function buildChain(dir: string): Promise<{ head: Head; txs: number }> {
   const dev = devGenesis(SENDERS);
   const validator = dev.validator;
-  // Every envelope signed up front (worker threads, cached in the temp dir between runs).
   const nonces = new Array<number>(SENDERS).fill(0);
-  const items: DevTxItem[] = [];
   // Key derivation (ML-DSA keygen) once per sender, not once per transaction.
   const addresses = Array.from({ length: SENDERS }, (_, i) => deriveKeys(devSecret(i)).address);
-  for (let b = 0; b < BLOCKS; b++) {
-    for (let k = 0; k < TXS; k++) {
-      const from = (b * TXS + k) % SENDERS;
-      const to = addresses[(from + 1) % SENDERS];
-      items.push({ dev: from, fields: { type: 'TRANSFER', to, amount: '1000', nonce: nonces[from]++, fee: String(COIN), timestamp: 1_767_225_600_000 + b * TXS + k } });
+  /** The envelopes of blocks [from, to), signed on worker threads (cached in the temp dir for small runs). */
+  const signChunk = async (from: number, to: number) => {
+    const items: DevTxItem[] = [];
+    for (let b = from; b < to; b++) {
+      for (let k = 0; k < TXS; k++) {
+        const sender = (b * TXS + k) % SENDERS;
+        items.push({ dev: sender, fields: { type: 'TRANSFER', to: addresses[(sender + 1) % SENDERS], amount: '1000', nonce: nonces[sender]++, fee: String(COIN), timestamp: 1_767_225_600_000 + b * TXS + k } });
+      }
     }
-  }
-  const t0 = performance.now();
-  const signed = await signDevTxs(items, { cache: true, label: 'sync' });
-  console.error(`signed ${signed.length} envelopes in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    return signDevTxs(items, { cache: BLOCKS * TXS <= 100_000, label: 'sync' });
+  };
 
   const kv = await openStore(join(dir, 'chain'));
   const store = new ChainStore(kv);
@@ -68,36 +72,60 @@ async function buildChain(dir: string): Promise<{ head: Head; txs: number }> {
 
   const start = Math.floor((Date.now() - (BLOCKS + 20) * SLOT_MS) / SLOT_MS) * SLOT_MS;
   let txs = 0;
+  let signSecs = 0;
   const t1 = performance.now();
-  for (let b = 1; b <= BLOCKS; b++) {
-    const body = signed.slice((b - 1) * TXS, b * TXS).map((e) => {
-      const d = decodeEnvelope(JSON.parse(e.body));
-      if (!d.ok) throw new Error(d.error);
-      return d.tx as SignedTx;
-    });
-    const state = await StateTrie.open(kv, head.stateRoot);
-    const timestamp = start + b * SLOT_MS;
-    const built = await buildBlock(state, orderedCandidates(body.map((t) => [t])), { height: b, timestamp, producer: validator.address, maxTxs: MAX_TXS_PER_BLOCK });
-    if (built.txs.length !== body.length) throw new Error(`block ${b}: ${body.length - built.txs.length} transactions left out (${built.dropped.map((x) => x.reason).join(', ')})`);
-    batch = kv.batch();
-    const stateRoot = await state.flush(batch);
-    const block = sealBlock(validator, { parent: head, timestamp, producer: validator.address, stateRoot, txs: built.txs, results: built.results, events: built.events });
-    const next: Head = { height: b, hash: block.header.hash, stateRoot, finalizedHeight: b - 1, timestamp };
-    await store.putUndoableBlock(batch, block, next, await store.unseen(body.flatMap((t) => [t.from, t.to!])), await store.counters());
-    await kv.write(batch);
-    state.settle();
-    head = next;
-    txs += built.txs.length;
-    if (b % 1000 === 0) console.error(`built ${b} blocks`);
+  for (let c = 0; c < BLOCKS; c += CHUNK_BLOCKS) {
+    const t0 = performance.now();
+    const signed = await signChunk(c, Math.min(BLOCKS, c + CHUNK_BLOCKS));
+    signSecs += (performance.now() - t0) / 1000;
+    for (let b = c + 1; b <= Math.min(BLOCKS, c + CHUNK_BLOCKS); b++) {
+      const body = signed.slice((b - 1 - c) * TXS, (b - c) * TXS).map((e) => {
+        const d = decodeEnvelope(JSON.parse(e.body));
+        if (!d.ok) throw new Error(d.error);
+        return d.tx as SignedTx;
+      });
+      const state = await StateTrie.open(kv, head.stateRoot);
+      const timestamp = start + b * SLOT_MS;
+      const built = await buildBlock(state, orderedCandidates(body.map((t) => [t])), { height: b, timestamp, producer: validator.address, maxTxs: MAX_TXS_PER_BLOCK });
+      if (built.txs.length !== body.length) throw new Error(`block ${b}: ${body.length - built.txs.length} transactions left out (${built.dropped.map((x) => x.reason).join(', ')})`);
+      batch = kv.batch();
+      const stateRoot = await state.flush(batch);
+      const block = sealBlock(validator, { parent: head, timestamp, producer: validator.address, stateRoot, txs: built.txs, results: built.results, events: built.events });
+      const next: Head = { height: b, hash: block.header.hash, stateRoot, finalizedHeight: b - 1, timestamp };
+      await store.putUndoableBlock(batch, block, next, await store.unseen(body.flatMap((t) => [t.from, t.to!])), await store.counters());
+      await kv.write(batch);
+      state.settle();
+      head = next;
+      txs += built.txs.length;
+    }
+    console.error(`built ${Math.min(BLOCKS, c + CHUNK_BLOCKS)} / ${BLOCKS} blocks (${txs} transactions; signing ${signSecs.toFixed(0)} s of ${((performance.now() - t1) / 1000).toFixed(0)} s)`);
   }
-  console.error(`built ${BLOCKS} blocks (${txs} transactions) in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
   await kv.close();
   return { head, txs };
 }
 
+/**
+ * Node A's chain: built into `--chain-dir` (kept, with `built.json`) or a temp dir. A kept
+ * chain of the same shape is reused: a 5,000 × 500 chain takes hours to sign on 2 cores.
+ */
+async function chainFor(): Promise<{ dir: string; head: Head; txs: number; kept: boolean }> {
+  const i = process.argv.indexOf('--chain-dir');
+  const kept = i > 0 ? process.argv[i + 1] : undefined;
+  const shape = { blocks: BLOCKS, txs: TXS, senders: SENDERS };
+  if (kept && existsSync(join(kept, 'built.json'))) {
+    const b = JSON.parse(readFileSync(join(kept, 'built.json'), 'utf8')) as typeof shape & { head: Head; total: number };
+    if (b.blocks !== BLOCKS || b.txs !== TXS || b.senders !== SENDERS) throw new Error(`${kept} holds a chain of ${b.blocks} × ${b.txs} (${b.senders} senders): use another --chain-dir`);
+    console.error(`reusing the chain in ${kept} (${b.blocks} blocks, ${b.total} transactions)`);
+    return { dir: kept, head: b.head, txs: b.total, kept: true };
+  }
+  const dir = kept ?? mkdtempSync(join(tmpdir(), 'cairn-sync-a-'));
+  const { head, txs } = await buildChain(dir);
+  if (kept) writeFileSync(join(kept, 'built.json'), JSON.stringify({ ...shape, head, total: txs }));
+  return { dir, head, txs, kept: kept !== undefined };
+}
+
 async function main() {
-  const dirA = mkdtempSync(join(tmpdir(), 'cairn-sync-a-'));
-  const { head, txs } = await buildChain(dirA);
+  const { dir: dirA, head, txs, kept } = await chainFor();
   const quiet = ['--idle-block-ms', '3600000'];
   const a = await spawnNode({ devAccounts: SENDERS, slotMs: SLOT_MS, mempoolCap: 5_000, logLevel: 'warn', extra: quiet, dataDir: dirA });
   await a.ready;
@@ -132,7 +160,7 @@ async function main() {
     ]);
   } finally {
     await b.stop(false);
-    await a.stop(false);
+    await a.stop(kept); // a kept chain stays for the next run
     if (b.cpuProfDir) summarizeProfile(b.cpuProfDir);
   }
 }
