@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveKeys } from '../../src/crypto/keys';
 import { fromHex, type Hex } from '../../src/primitives/hex';
 import { CairnClient, NAME_REGISTRATION_COST } from '../../src/sdk';
-import { runCliCaptured, type CliRun } from '../helpers/cliRun';
+import { runCliJson } from '../helpers/cliRun';
 import { startTestNode, type TestNode } from '../helpers/testNode';
 
 /** The asset CLI and SDK against a real node: build, sign, send, wait, read back. */
@@ -15,16 +15,7 @@ let t: TestNode;
 let dev: DevAccount[];
 let client: CairnClient;
 
-async function cli(argv: string[], secret?: string): Promise<CliRun & { json: any }> {
-  const r = await runCliCaptured([...argv, '--node', t.url], secret ? { CAIRN_SECRET: secret } : {});
-  let json: unknown;
-  try {
-    json = JSON.parse(r.out);
-  } catch {
-    json = undefined;
-  }
-  return { ...r, json };
-}
+const cli = (argv: string[], secret?: string) => runCliJson(t.url, argv, secret);
 
 const WAIT = ['--wait', 'included', '--poll', '50', '--timeout', '30000'];
 /** With one validator a block is final as soon as it is in: a wait for inclusion may see either. */

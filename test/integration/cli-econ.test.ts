@@ -5,7 +5,7 @@ import { COIN } from '../../src/primitives/amount';
 import type { Hex } from '../../src/primitives/hex';
 import { CairnClient, deriveKeys } from '../../src/sdk';
 import { fromHex } from '../../src/primitives/hex';
-import { runCliCaptured, type CliRun } from '../helpers/cliRun';
+import { runCliCaptured, runCliJson } from '../helpers/cliRun';
 import { startTestNode, waitUntil, type TestNode } from '../helpers/testNode';
 
 /**
@@ -20,16 +20,7 @@ let dev: Key[];
 let validator: Key;
 let client: CairnClient;
 
-async function cli(argv: string[], secret?: string): Promise<CliRun & { json: any }> {
-  const r = await runCliCaptured([...argv, '--node', t.url], secret ? { CAIRN_SECRET: secret } : {});
-  let json: unknown;
-  try {
-    json = JSON.parse(r.out);
-  } catch {
-    json = undefined;
-  }
-  return { ...r, json };
-}
+const cli = (argv: string[], secret?: string) => runCliJson(t.url, argv, secret);
 
 const WAIT = ['--wait', 'included', '--poll', '50', '--timeout', '30000'];
 
