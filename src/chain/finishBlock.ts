@@ -1,4 +1,5 @@
-import { MACHINES, type MachineRegistry } from '../machines/registry';
+import type { MachineRegistry } from '../machines/registry';
+import { MACHINES } from '../modules/machines';
 import { tickMachines } from '../machines/tick';
 import { recountDue } from '../modules/governance';
 import { advanceSchedule, elect, isEpochBoundary, matureUnbonding, payBlockReward } from '../modules/staking';

@@ -1,7 +1,5 @@
 import type { MachineDef } from './define';
 import { MachineError } from './errors';
-import { permissionChangeDef } from './permissionChange';
-import { proposalDef } from './proposal';
 
 /** A definition of any machine, as the tick sees it (it only needs the name to find it). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -18,9 +16,3 @@ export function machineRegistry(defs: readonly AnyMachineDef[]): MachineRegistry
   }
   return byName;
 }
-
-/**
- * Every on-chain machine of the protocol: the governance proposal, the permission change; the AI-task and
- * bridge-transfer machines follow (issue 12). Adding one is one line here.
- */
-export const MACHINES: MachineRegistry = machineRegistry([proposalDef, permissionChangeDef]);

@@ -45,6 +45,10 @@ export const UNBONDING_ADDRESS: `0x${string}` = '0x00000000000000000000000000000
 export const GOV_ESCROW_ADDRESS: `0x${string}` = '0x000000000000000000000000000000000000007d';
 /** Holds the coins of vesting schedules until their beneficiaries claim them (VESTING_CREATE / VESTING_CLAIM). */
 export const VESTING_ESCROW_ADDRESS: `0x${string}` = '0x000000000000000000000000000000000000007b';
+/** AI task rewards, challenge bonds and oracle stakes are held here (0x…7a). */
+export const AI_ESCROW_ADDRESS: `0x${string}` = '0x000000000000000000000000000000000000007a';
+/** Coins locked by BRIDGE_OUT (and tokens, in its token balance) wait here until released by BRIDGE_IN (0x…79). */
+export const BRIDGE_ESCROW_ADDRESS: `0x${string}` = '0x0000000000000000000000000000000000000079';
 
 /** The fixed VM gas price in wei: FEES.VM_TRANSFER × 10^12 / 21,000 (no gas market). */
 export const GAS_PRICE_WEI = (FEES.VM_TRANSFER * 10n ** 12n) / 21_000n;

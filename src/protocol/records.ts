@@ -49,6 +49,10 @@ export const RECORD_PREFIX = {
   /** Permissions: an account's multisig permission, and multisig operation proposals by id. */
   permission: 'perm/',
   multisig: 'msig/',
+  /** AI layer (modules/ai): oracle records and the oracle list, task side records (commits, reveals, bids, verdicts). */
+  ai: 'ai/',
+  /** Bridge (modules/bridge): committee, pools, breaker windows, replay nullifiers. */
+  bridge: 'bridge/',
   /** On-chain machines: a machine's record, and the due-height index of their deadlines. */
   machine: 'mach/',
   machineDue: 'due/',

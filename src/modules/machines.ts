@@ -1,0 +1,12 @@
+import { permissionChangeDef } from '../machines/permissionChange';
+import { proposalDef } from '../machines/proposal';
+import { machineRegistry, type MachineRegistry } from '../machines/registry';
+
+/**
+ * Every on-chain machine of the protocol, as the end-of-block tick finds them: the governance
+ * proposal and the permission change (machines/), the AI task and the oracle (modules/ai), the
+ * bridge transfer (modules/bridge). It lives here, not in machines/, because the AI and bridge
+ * definitions' effects use module code (token ledger, oracle records) that machines/ may not
+ * import. Adding a machine is one line here.
+ */
+export const MACHINES: MachineRegistry = machineRegistry([proposalDef, permissionChangeDef]);
