@@ -5,8 +5,8 @@
  * block one slot apart, in the past); node A serves it; node B, a follower with its own
  * key, starts empty with `--peers A`. Measured: from B's first answer to B's head = A's head.
  * Usage: npx tsx bench/sync.ts [--blocks 5000] [--txs 4] [--senders 200] [--chain-dir <dir>]
- * (--chain-dir keeps node A's built chain and reuses it when the shape matches; A's node only
- * reads it: its idle pace is an hour.)
+ * (--chain-dir keeps node A's built chain and reuses it when the shape matches; a build cut
+ * short resumes from its last block; A's node only reads it: its idle pace is an hour.)
  */
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,21 +60,30 @@ async function buildChain(dir: string): Promise<{ head: Head; txs: number }> {
 
   const kv = await openStore(join(dir, 'chain'));
   const store = new ChainStore(kv);
-  const genesisState = await StateTrie.open(kv, null);
-  const g = await applyGenesis(genesisState, dev.spec);
   let batch = kv.batch();
-  const root0 = await genesisState.flush(batch);
-  let head: Head = { height: 0, hash: g.header.hash, stateRoot: root0, finalizedHeight: 0, timestamp: g.header.timestamp };
-  store.putBlock(batch, g, head, [...dev.spec.accounts.map((a) => a.address), TREASURY_ADDRESS]);
-  store.putGenesisSpec(batch, dev.spec);
-  await kv.write(batch);
-  genesisState.settle();
+  // A build cut short (a session ends during hours of signing) resumes from its last stored block.
+  let head = await store.head();
+  if (head) {
+    for (let i = 0; i < head.height * TXS; i++) nonces[i % SENDERS]++;
+    console.error(`resuming the build at block ${head.height + 1}`);
+  } else {
+    const genesisState = await StateTrie.open(kv, null);
+    const g = await applyGenesis(genesisState, dev.spec);
+    const root0 = await genesisState.flush(batch);
+    head = { height: 0, hash: g.header.hash, stateRoot: root0, finalizedHeight: 0, timestamp: g.header.timestamp };
+    store.putBlock(batch, g, head, [...dev.spec.accounts.map((a) => a.address), TREASURY_ADDRESS]);
+    store.putGenesisSpec(batch, dev.spec);
+    await kv.write(batch);
+    genesisState.settle();
+  }
+  const resumeAt = head.height;
 
-  const start = Math.floor((Date.now() - (BLOCKS + 20) * SLOT_MS) / SLOT_MS) * SLOT_MS;
-  let txs = 0;
+  // Block b is stamped start + b slots: in the past once built, and after a resumed build's parent (start only grows).
+  const start = Math.max(Math.floor((Date.now() - (BLOCKS + 20) * SLOT_MS) / SLOT_MS) * SLOT_MS, head.timestamp - resumeAt * SLOT_MS);
+  let txs = resumeAt * TXS;
   let signSecs = 0;
   const t1 = performance.now();
-  for (let c = 0; c < BLOCKS; c += CHUNK_BLOCKS) {
+  for (let c = resumeAt; c < BLOCKS; c += CHUNK_BLOCKS) {
     const t0 = performance.now();
     const signed = await signChunk(c, Math.min(BLOCKS, c + CHUNK_BLOCKS));
     signSecs += (performance.now() - t0) / 1000;
