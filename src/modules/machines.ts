@@ -1,6 +1,7 @@
 import { permissionChangeDef } from '../machines/permissionChange';
 import { proposalDef } from '../machines/proposal';
 import { machineRegistry, type MachineRegistry } from '../machines/registry';
+import { taskDef } from './ai/taskMachine';
 
 /**
  * Every on-chain machine of the protocol, as the end-of-block tick finds them: the governance
@@ -9,4 +10,4 @@ import { machineRegistry, type MachineRegistry } from '../machines/registry';
  * definitions' effects use module code (token ledger, oracle records) that machines/ may not
  * import. Adding a machine is one line here.
  */
-export const MACHINES: MachineRegistry = machineRegistry([proposalDef, permissionChangeDef]);
+export const MACHINES: MachineRegistry = machineRegistry([proposalDef, permissionChangeDef, taskDef]);

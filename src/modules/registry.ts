@@ -6,6 +6,7 @@ import { claimVoterReward, setCommission, slashDoubleSign, stake, unstake, vote 
 import { govPropose, govVote } from './governance';
 import { delegateResource, undelegateResource } from './resources';
 import { vestingClaim, vestingCreate } from './vesting';
+import { aiAward, aiBid, aiChallenge, aiClaim, aiCommit, aiRefund, aiResult, aiReveal, aiTask, aiVerdict, oracleRegister } from './ai';
 import { metaTx } from './relay';
 import { multisigApprove, multisigPropose, permissionApprove, permissionPropose, permissionUpdate, permissionVeto } from './permissions';
 import { nftApprove, nftBurn, nftCreate, nftMint, nftTransfer } from './nft';
@@ -64,6 +65,17 @@ export const REGISTRY = {
   NAME_UPDATE: nameUpdate,
   NAME_TRANSFER: nameTransfer,
   NAME_RELEASE: nameRelease,
+  ORACLE_REGISTER: oracleRegister,
+  AI_TASK: aiTask,
+  AI_COMMIT: aiCommit,
+  AI_REVEAL: aiReveal,
+  AI_BID: aiBid,
+  AI_AWARD: aiAward,
+  AI_RESULT: aiResult,
+  AI_CHALLENGE: aiChallenge,
+  AI_VERDICT: aiVerdict,
+  AI_CLAIM: aiClaim,
+  AI_REFUND: aiRefund,
 } as const satisfies { [K in TxType]?: AnyTxEntry & { type: K } };
 
 export type Registry = typeof REGISTRY;

@@ -40,6 +40,8 @@ export type ChainEvent =
   | { kind: 'validators.slash'; address: Address; height: number; penalty: string; fromStake: string; reporter: Address }
   /** An active set elected (or changed by a jailing) at `decidedAt` became final and now schedules slots from `height`. */
   | { kind: 'validators.schedule'; height: number; decidedAt: number; active: Address[]; previous: Address[] }
+  /** A challenge overturned a result: `amount` base units of `oracle`'s stake went to the challenger `to` (ORACLE_SLASH_BPS). */
+  | { kind: 'ai.slash'; oracle: Address; amount: string; to: Address; task: string; height: number }
   /**
    * An on-chain machine (machines/) moved from state `from` to `to` on `event` at `height`.
    * `machine` names the definition, `id` the instance (e.g. a proposal id). Indexed

@@ -237,8 +237,8 @@ describe('on-chain machine helper: finishBlock', () => {
     expect((await finishBlock(state, block(10), registry)).map((e) => e.kind)).toEqual(['machine.transition']);
   });
 
-  it('the production registry holds the proposal and permission-change machines; a block with nothing due ticks nothing', async () => {
-    expect([...MACHINES.keys()]).toEqual(['proposal', 'permissionChange']);
+  it('the production registry holds every on-chain machine; a block with nothing due ticks nothing', async () => {
+    expect([...MACHINES.keys()]).toEqual(expect.arrayContaining(['proposal', 'permissionChange', 'aiTask']));
     expect(await finishBlock(await freshState(), block(1))).toEqual([]);
   });
 

@@ -3,7 +3,7 @@ export { vote, setCommission, claimVoterReward } from './vote';
 export { slashDoubleSign, slashedKey, SLASH_DOUBLE_SIGN_ENERGY, type SlashedRecord } from './slash';
 export { elect, isEpochBoundary, standings, type Standing } from './election';
 export { payBlockReward, claimableNow, commissionAt } from './rewards';
-export { matureUnbonding, unbondingOf } from './unbonding';
+export { matureUnbonding, queueUnbonding, unbondingOf } from './unbonding';
 export * from './records';
 export { advanceSchedule, getSchedule, finalizedFrom, finalityThreshold, SCHEDULE_KEY, type ScheduleRecord } from './schedule';
 export { jailCandidate, unjailCandidate } from './jail';

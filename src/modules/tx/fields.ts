@@ -27,7 +27,7 @@ const FORMATS: Record<string, (v: string) => boolean> = {
 };
 for (const [name, check] of Object.entries(FORMATS)) FormatRegistry.Set(name, check);
 /** A string of at most `max` UTF-8 bytes. */
-function utf8Max(max: number): string {
+export function utf8Max(max: number): string {
   const name = `cairn.utf8-max-${max}`;
   if (!FormatRegistry.Has(name)) FormatRegistry.Set(name, (v) => utf8Bytes(v) <= max);
   return name;

@@ -1,0 +1,324 @@
+import { assign, setup } from 'xstate';
+import { defineMachine, effect, type DeadlineEvent } from '../../machines/define';
+import type { Hex } from '../../primitives/hex';
+import type { Address } from '../../protocol/types';
+import { decide, split, type Aggregate, type Decision } from './aggregate';
+import { bindOracle, payFromEscrow, scoreOracles, slashOracles } from './effects';
+import type { OracleScore } from './oracles';
+
+/**
+ * The AI task (docs/PROTOCOL.md "AI tasks"), an on-chain machine. Its state names are the
+ * `status` words of /ai/tasks:
+ *
+ *   quorum:     COMMIT ──DEADLINE──► REVEAL ──DEADLINE (decided)──► CHALLENGE ──AI_CLAIM──► DONE
+ *   designated: PENDING ──AI_RESULT──► CHALLENGE                     │
+ *   auction:    BIDDING ──AI_AWARD / DEADLINE──► PENDING             └─AI_CHALLENGE─► DISPUTED ──DEADLINE──► UPHELD | OVERTURNED
+ *   nothing decided in its window (too few commits or reveals, a tie, no result, no bid): ──► EXPIRED ──AI_REFUND──► REFUNDED
+ *
+ * Commits, reveals, bids and verdicts are context steps; phases change only at a block's end
+ * (the tick) or by a transaction of the party the phase waits for, so the outcome never depends
+ * on the order of transactions within a block. A full commit list or a complete set of reveals
+ * closes its window at the end of the block it happened in. Windows are the chain's governable
+ * values when the task was made, kept in its context.
+ */
+export type TaskMode = 'quorum' | 'designated' | 'auction';
+
+export interface TaskWindows {
+  commit: number;
+  reveal: number;
+  bid: number;
+  expiry: number;
+  challenge: number;
+  verdict: number;
+}
+
+export interface TaskInput {
+  requester: Address;
+  prompt: string;
+  mode: TaskMode;
+  aggregate: Aggregate;
+  /** Escrowed reward, base units. */
+  reward: string;
+  quorum: number | null;
+  /** The designated oracle (designated mode). */
+  oracle: Address | null;
+  createdAt: number;
+  windows: TaskWindows;
+  maxCommitters: number;
+  maxJurors: number;
+}
+
+export interface TaskContext extends TaskInput {
+  commitEnds: number | null;
+  revealEnds: number | null;
+  bidEnds: number | null;
+  expiresAt: number | null;
+  challengeEnds: number | null;
+  verdictEnds: number | null;
+  commits: Record<Address, { commit: Hex; height: number }>;
+  reveals: Record<Address, { output: string; height: number }>;
+  bids: Record<Address, { price: string; height: number }>;
+  /** What the awarded oracle is paid (auction); the rest of the reward went back at the award. */
+  price: string | null;
+  result: string | null;
+  winners: Address[];
+  decidedAt: number | null;
+  challenger: Address | null;
+  bond: string | null;
+  verdicts: Record<Address, 'uphold' | 'overturn'>;
+}
+
+export type TaskEvent =
+  | { type: 'COMMIT'; oracle: Address; commit: Hex; height: number }
+  | { type: 'REVEAL'; oracle: Address; output: string; height: number }
+  | { type: 'BID'; oracle: Address; price: string; height: number }
+  | { type: 'AWARD'; oracle: Address; height: number }
+  | { type: 'RESULT'; oracle: Address; output: string; height: number }
+  | { type: 'CHALLENGE'; challenger: Address; bond: string; height: number }
+  | { type: 'VERDICT'; juror: Address; verdict: 'uphold' | 'overturn' }
+  | { type: 'CLAIM'; height: number }
+  | { type: 'REFUND' }
+  | DeadlineEvent;
+
+export const TASK_STATES = ['COMMIT', 'REVEAL', 'BIDDING', 'PENDING', 'CHALLENGE', 'DISPUTED', 'DONE', 'UPHELD', 'OVERTURNED', 'EXPIRED', 'REFUNDED'] as const;
+export type TaskStatus = (typeof TASK_STATES)[number];
+export const TASK_MODES: readonly TaskMode[] = ['quorum', 'designated', 'auction'];
+
+type Ev<T extends TaskEvent['type']> = Extract<TaskEvent, { type: T }>;
+type Args = { context: TaskContext; event: TaskEvent };
+const ev = <T extends TaskEvent['type']>(e: TaskEvent) => e as Ev<T>;
+const h = (e: TaskEvent) => (e as { height: number }).height;
+const keys = (o: Record<Address, unknown>): Address[] => (Object.keys(o) as Address[]).sort();
+
+/** What the task pays for its answer: the award price in an auction, else the whole reward. */
+export const payable = (c: TaskContext): bigint => BigInt(c.price ?? c.reward);
+
+/** The quorum decision over the reveals so far (pure; readers show it live). */
+export const decision = (c: TaskContext): Decision | null =>
+  decide(Object.fromEntries(keys(c.reveals).map((o) => [o, c.reveals[o].output])) as Record<Address, string>, c.quorum ?? Infinity, c.aggregate);
+
+/** The best bid: lowest price, then earliest height, then address. */
+export const bestBid = (c: TaskContext): Address | null =>
+  keys(c.bids).sort((a, b) => {
+    const d = BigInt(c.bids[a].price) - BigInt(c.bids[b].price);
+    return d < 0n ? -1 : d > 0n ? 1 : c.bids[a].height - c.bids[b].height || (a < b ? -1 : 1);
+  })[0] ?? null;
+
+const overturned = (c: TaskContext) => {
+  const v = Object.values(c.verdicts);
+  return v.filter((x) => x === 'overturn').length > v.filter((x) => x === 'uphold').length;
+};
+
+/** Scores at the quorum decision: losing reveals −1, committed and never revealed −2 (missed); their duties end. */
+const quorumScores = (c: TaskContext, d: Decision | null): OracleScore[] =>
+  keys(c.commits).flatMap((o): OracleScore[] => {
+    if (!(o in c.reveals)) return [{ oracle: o, missed: 1, reputation: -2, release: 1 }];
+    if (d && d.winners.includes(o)) return [];
+    return d ? [{ oracle: o, failed: 1, reputation: -1, release: 1 }] : [{ oracle: o, reputation: 0, release: 1 }];
+  });
+
+/** The assigners of an award to the oracle `pick` names (setup's actions hold only effects, so both award transitions inline them). */
+const awardTo = (pick: (a: Args) => Address) => ({
+  oracle: (a: Args) => pick(a),
+  price: (a: Args) => a.context.bids[pick(a)].price,
+  expiresAt: (a: Args) => h(a.event) + a.context.windows.expiry,
+});
+/** What goes back to the requester at an award: the reward above the winning price. */
+const awardRefund = (c: TaskContext, oracle: Address) => ({ payments: split(BigInt(c.reward) - BigInt(c.bids[oracle].price), [], c.requester) });
+const awarded = (a: Args) => ev<'AWARD'>(a.event).oracle;
+const best = (a: Args) => bestBid(a.context)!;
+
+const settleWin = [
+  { type: 'pay' as const, params: ({ context }: Args) => ({ payments: split(payable(context), context.winners, context.requester) }) },
+  { type: 'score' as const, params: ({ context }: Args) => ({ scores: context.winners.map((o) => ({ oracle: o, completed: 1, reputation: 1, release: 1 })) }) },
+];
+
+export const taskMachine = setup({
+  types: { context: {} as TaskContext, events: {} as TaskEvent, input: {} as TaskInput },
+  actions: {
+    bind: effect<{ oracle: Address }>(),
+    pay: effect<{ payments: { to: Address; amount: string }[] }>(),
+    score: effect<{ scores: OracleScore[] }>(),
+    slash: effect<{ oracles: Address[]; to: Address }>(),
+  },
+  guards: {
+    quorumMode: ({ context }) => context.mode === 'quorum',
+    auctionMode: ({ context }) => context.mode === 'auction',
+    canCommit: ({ context, event }) => !(ev<'COMMIT'>(event).oracle in context.commits) && keys(context.commits).length < context.maxCommitters,
+    canReveal: ({ context, event }) => ev<'REVEAL'>(event).oracle in context.commits && !(ev<'REVEAL'>(event).oracle in context.reveals),
+    enoughCommits: ({ context }) => keys(context.commits).length >= (context.quorum ?? Infinity),
+    decided: ({ context }) => decision(context) !== null,
+    canBid: ({ context, event }) => BigInt(ev<'BID'>(event).price) <= BigInt(context.reward) && (ev<'BID'>(event).oracle in context.bids || keys(context.bids).length < context.maxCommitters),
+    bidder: ({ context, event }) => ev<'AWARD'>(event).oracle in context.bids,
+    hasBids: ({ context }) => keys(context.bids).length > 0,
+    assigned: ({ context, event }) => ev<'RESULT'>(event).oracle === context.oracle,
+    challengeOpen: ({ context, event }) => h(event) <= context.challengeEnds!,
+    challengeOver: ({ context, event }) => h(event) > context.challengeEnds!,
+    canVote: ({ context, event }) => !(ev<'VERDICT'>(event).juror in context.verdicts) && keys(context.verdicts).length < context.maxJurors,
+    overturned: ({ context }) => overturned(context),
+  },
+}).createMachine({
+  id: 'aiTask',
+  initial: 'OPEN',
+  context: ({ input }) => ({
+    ...input,
+    commitEnds: input.mode === 'quorum' ? input.createdAt + input.windows.commit : null,
+    revealEnds: null,
+    bidEnds: input.mode === 'auction' ? input.createdAt + input.windows.bid : null,
+    expiresAt: input.mode === 'designated' ? input.createdAt + input.windows.expiry : null,
+    challengeEnds: null, verdictEnds: null,
+    commits: {}, reveals: {}, bids: {}, price: null, result: null, winners: [], decidedAt: null, challenger: null, bond: null, verdicts: {},
+  }),
+  states: {
+    // Transient: the mode picks the first phase (no history entry of its own).
+    OPEN: {
+      always: [
+        { guard: 'quorumMode', target: 'COMMIT' },
+        { guard: 'auctionMode', target: 'BIDDING' },
+        { target: 'PENDING', actions: { type: 'bind', params: ({ context }) => ({ oracle: context.oracle! }) } },
+      ],
+    },
+    COMMIT: {
+      on: {
+        COMMIT: {
+          guard: 'canCommit',
+          actions: [
+            assign({
+              commits: ({ context, event }) => ({ ...context.commits, [ev<'COMMIT'>(event).oracle]: { commit: ev<'COMMIT'>(event).commit, height: h(event) } }),
+              // The last seat taken closes the window at the end of this block.
+              commitEnds: ({ context, event }) => (keys(context.commits).length + 1 >= context.maxCommitters ? h(event) : context.commitEnds),
+            }),
+            { type: 'bind', params: ({ event }) => ({ oracle: ev<'COMMIT'>(event).oracle }) },
+          ],
+        },
+        DEADLINE: [
+          { guard: 'enoughCommits', target: 'REVEAL', actions: assign({ revealEnds: ({ context, event }) => h(event) + context.windows.reveal }) },
+          // Too few commits: nobody had a chance to reveal, so the committers' duties just end.
+          { target: 'EXPIRED', actions: { type: 'score', params: ({ context }) => ({ scores: keys(context.commits).map((o) => ({ oracle: o, reputation: 0, release: 1 })) }) } },
+        ],
+      },
+    },
+    REVEAL: {
+      on: {
+        REVEAL: {
+          guard: 'canReveal',
+          actions: assign({
+            reveals: ({ context, event }) => ({ ...context.reveals, [ev<'REVEAL'>(event).oracle]: { output: ev<'REVEAL'>(event).output, height: h(event) } }),
+            // Every committer revealed: decide at the end of this block.
+            revealEnds: ({ context, event }) => (keys(context.reveals).length + 1 >= keys(context.commits).length ? h(event) : context.revealEnds),
+          }),
+        },
+        DEADLINE: [
+          {
+            guard: 'decided',
+            target: 'CHALLENGE',
+            actions: [
+              { type: 'score', params: ({ context }) => ({ scores: quorumScores(context, decision(context)) }) },
+              assign({
+                result: ({ context }) => decision(context)!.result,
+                winners: ({ context }) => decision(context)!.winners,
+                decidedAt: ({ event }) => h(event),
+                challengeEnds: ({ context, event }) => h(event) + context.windows.challenge,
+              }),
+            ],
+          },
+          { target: 'EXPIRED', actions: { type: 'score', params: ({ context }) => ({ scores: quorumScores(context, null) }) } },
+        ],
+      },
+    },
+    BIDDING: {
+      on: {
+        BID: { guard: 'canBid', actions: assign({ bids: ({ context, event }) => ({ ...context.bids, [ev<'BID'>(event).oracle]: { price: ev<'BID'>(event).price, height: h(event) } }) }) },
+        AWARD: {
+          guard: 'bidder',
+          target: 'PENDING',
+          actions: [assign(awardTo(awarded)), { type: 'bind', params: (a) => ({ oracle: awarded(a) }) }, { type: 'pay', params: (a) => awardRefund(a.context, awarded(a)) }],
+        },
+        DEADLINE: [
+          {
+            guard: 'hasBids',
+            target: 'PENDING',
+            actions: [assign(awardTo(best)), { type: 'bind', params: (a) => ({ oracle: best(a) }) }, { type: 'pay', params: (a) => awardRefund(a.context, best(a)) }],
+          },
+          { target: 'EXPIRED' },
+        ],
+      },
+    },
+    PENDING: {
+      on: {
+        RESULT: {
+          guard: 'assigned',
+          target: 'CHALLENGE',
+          actions: assign({
+            result: ({ event }) => ev<'RESULT'>(event).output,
+            winners: ({ event }) => [ev<'RESULT'>(event).oracle],
+            decidedAt: ({ event }) => h(event),
+            challengeEnds: ({ context, event }) => h(event) + context.windows.challenge,
+          }),
+        },
+        DEADLINE: { target: 'EXPIRED', actions: { type: 'score', params: ({ context }) => ({ scores: [{ oracle: context.oracle!, missed: 1, reputation: -2, release: 1 }] }) } },
+      },
+    },
+    CHALLENGE: {
+      on: {
+        CHALLENGE: {
+          guard: 'challengeOpen',
+          target: 'DISPUTED',
+          actions: assign({
+            challenger: ({ event }) => ev<'CHALLENGE'>(event).challenger,
+            bond: ({ event }) => ev<'CHALLENGE'>(event).bond,
+            verdictEnds: ({ context, event }) => h(event) + context.windows.verdict,
+          }),
+        },
+        CLAIM: { guard: 'challengeOver', target: 'DONE', actions: settleWin },
+      },
+    },
+    DISPUTED: {
+      on: {
+        VERDICT: { guard: 'canVote', actions: assign({ verdicts: ({ context, event }) => ({ ...context.verdicts, [ev<'VERDICT'>(event).juror]: ev<'VERDICT'>(event).verdict }) }) },
+        DEADLINE: [
+          {
+            guard: 'overturned',
+            target: 'OVERTURNED',
+            actions: [
+              { type: 'pay', params: ({ context }) => ({ payments: [...split(payable(context), [], context.requester), ...split(BigInt(context.bond!), [], context.challenger!)] }) },
+              { type: 'slash', params: ({ context }) => ({ oracles: context.winners, to: context.challenger! }) },
+              { type: 'score', params: ({ context }) => ({ scores: context.winners.map((o) => ({ oracle: o, failed: 1, reputation: -5, release: 1 })) }) },
+            ],
+          },
+          {
+            target: 'UPHELD',
+            actions: [...settleWin, { type: 'pay', params: ({ context }) => ({ payments: split(BigInt(context.bond!), context.winners, context.challenger!) }) }],
+          },
+        ],
+      },
+    },
+    EXPIRED: { on: { REFUND: { target: 'REFUNDED', actions: { type: 'pay', params: ({ context }) => ({ payments: split(payable(context), [], context.requester) }) } } } },
+    DONE: { type: 'final' },
+    UPHELD: { type: 'final' },
+    OVERTURNED: { type: 'final' },
+    REFUNDED: { type: 'final' },
+  },
+});
+
+export const taskDef = defineMachine({
+  name: 'aiTask',
+  version: 1,
+  machine: taskMachine,
+  deadline: (s) => {
+    const c = s.context;
+    if (s.matches('COMMIT')) return c.commitEnds;
+    if (s.matches('REVEAL')) return c.revealEnds;
+    if (s.matches('BIDDING')) return c.bidEnds;
+    if (s.matches('PENDING')) return c.expiresAt;
+    if (s.matches('DISPUTED')) return c.verdictEnds;
+    return null;
+  },
+  effects: {
+    bind: async ({ state }, { oracle }) => bindOracle(state, oracle),
+    pay: async ({ state, height }, { payments }) => payFromEscrow(state, payments, height),
+    score: async ({ state }, { scores }) => scoreOracles(state, scores),
+    slash: async ({ state, height, id }, { oracles, to }) => slashOracles(state, oracles, to, id, height),
+  },
+  summary: (s) => ({ commits: String(Object.keys(s.context.commits).length), reveals: String(Object.keys(s.context.reveals).length), bids: String(Object.keys(s.context.bids).length), verdicts: String(Object.keys(s.context.verdicts).length) }),
+});
