@@ -29,13 +29,14 @@ export class EconWorld {
   events: ChainEvent[] = [];
   private constructor(readonly state: StateTrie, readonly kv: MemoryKv) {}
 
-  static async create(params: Record<string, string> = {}, validatorStake = 2_000n * COIN): Promise<EconWorld> {
+  /** `funded`: more accounts holding FUNDS at genesis (oracles, jurors…). */
+  static async create(params: Record<string, string> = {}, validatorStake = 2_000n * COIN, funded: Address[] = []): Promise<EconWorld> {
     const kv = new MemoryKv();
     const state = await StateTrie.open(kv, null);
     await applyGenesis(state, {
       chainId: CHAIN_ID, timestamp: 1, params: { ...SHORT_WINDOWS, ...params },
       accounts: [
-        ...[U1, U2, U3, U4].map((address) => ({ address, balance: String(FUNDS) })),
+        ...[U1, U2, U3, U4, ...funded].map((address) => ({ address, balance: String(FUNDS) })),
         { address: V0, balance: String(FUNDS), staked: String(validatorStake), isValidator: true },
       ],
     });
