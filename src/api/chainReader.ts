@@ -21,6 +21,7 @@ import type {
 } from '../views';
 import { AssetReader } from './assetReader';
 import { GovernanceReader } from './governanceReader';
+import { AiReader } from './aiReader';
 import { BlockCache } from './blockCache';
 import type { ChainQueries, ReadModel } from './ports';
 
@@ -43,12 +44,15 @@ export class ChainReader implements ChainQueries {
   readonly assets: AssetReader;
   /** Validators, governance and treasury. */
   readonly governance: GovernanceReader;
+  /** AI tasks and oracles. */
+  readonly ai: AiReader;
 
   constructor(
     private readonly d: { kv: KvStore; store: ChainStore; view: StatsModel; mempool: ActorRef<MempoolMsg, MempoolReplies>; slotMs?: number },
   ) {
     this.assets = new AssetReader({ kv: d.kv, view: d.view });
     this.governance = new GovernanceReader({ kv: d.kv, store: d.store, view: d.view, slotMs: d.slotMs });
+    this.ai = new AiReader({ kv: d.kv, store: d.store, view: d.view, addressTxs: (a, limit) => this.addressTxs(a, limit) });
     this.blocksCache = new BlockCache(d.store);
   }
 

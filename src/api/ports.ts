@@ -7,6 +7,7 @@ import type {
   CollectionList, InternalTransferView, ItemView, LogView, MempoolView, NameEntryView, NameList, SearchHit, StatsView,
   StatusView, TokenHolders, TokenList, TokenTransfers, TokenView, TxRecord, TxSummary,
   GovernanceView, ProposalsPage, ProposalView, TreasuryView, ValidatorsView, ProposalStatus,
+  OraclesView, TaskMode, TasksPage, TaskStatus, TaskView,
 } from '../views';
 
 /**
@@ -50,11 +51,19 @@ export interface GovernanceQueries {
   treasury(): Promise<TreasuryView>;
 }
 
+/** AI tasks and oracles (api/aiReader.ts). */
+export interface AiQueries {
+  task(id: string): Promise<TaskView | undefined>;
+  tasks(q: { status?: TaskStatus; mode?: TaskMode; oracle?: Address; since?: number; final?: boolean; limit?: number }): Promise<TasksPage>;
+  oracles(): Promise<OraclesView>;
+}
+
 /** Everything the HTTP routes read; implemented by api/chainReader.ts. */
 export interface ChainQueries {
   readonly head: Readonly<Head>;
   readonly assets: AssetQueries;
   readonly governance: GovernanceQueries;
+  readonly ai: AiQueries;
   status(): Promise<StatusView>;
   account(addr: Address): Promise<AccountView | undefined>;
   code(addr: Address, root?: Hex): Promise<Hex>;
@@ -86,3 +95,4 @@ export type * from './rpcPort';
 export { decodeEthFields } from './ethFields';
 export { decodeCursor, type Feed } from './cursors';
 export { PROPOSAL_STATES } from '../machines/proposal';
+export { TASK_MODES, TASK_STATES } from '../modules/ai/taskMachine';

@@ -15,6 +15,7 @@ import { registerOpsRoutes } from './routes/ops';
 import { registerAdminRoutes } from './routes/admin';
 import { registerAssetRoutes } from './routes/assets';
 import { registerGovernanceRoutes } from './routes/governance';
+import { registerAiRoutes } from './routes/ai';
 
 function refuse(res: Response, status: number, retryAfterS: number, error: string): void {
   res.status(status).header('retry-after', String(retryAfterS)).json({ error });
@@ -112,6 +113,7 @@ export function createHttpServer(d: HttpDeps) {
   registerContractRoutes(app, r, d);
   registerAssetRoutes(app, r, d);
   registerGovernanceRoutes(app, r, d);
+  registerAiRoutes(app, r, d);
   const protection = { limiter, guard, gateway, exempt, trusted, admin, rateLimit: rl };
   registerOpsRoutes(app, r, d, { ...protection, peers });
   registerAdminRoutes(app, r, { admin, peers, alerts: d.alerts });

@@ -8,3 +8,4 @@ export type * from './chain';
 export type * from './feeds';
 export type * from './tx';
 export type * from './governance';
+export type * from './ai';
