@@ -1,5 +1,8 @@
 import type { HybridTx } from '../protocol/types';
-import type { AccountProofView, AccountView, BlockView, GovernanceView, ProposalStatus, ProposalsPage, ProposalView, StatusView, TreasuryView, TxRecord, TxStatus, ValidatorsView } from '../views';
+import type {
+  AccountProofView, AccountView, BlockView, GovernanceView, OraclesView, ProposalStatus, ProposalsPage, ProposalView, StatusView, TaskMode, TasksPage, TaskStatus,
+  TaskView, TreasuryView, TxRecord, TxStatus, ValidatorsView,
+} from '../views';
 import type { Hex } from '../primitives/hex';
 import { encodeTx, signTx, type TxFields } from '../chain/envelope';
 import type { HybridKeys } from '../crypto/keys';
@@ -98,6 +101,12 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
  * (meta.errno, e.g. ECONNREFUSED) and request timeouts as `TIMEOUT` (meta.status and
  * meta.retryAfterMs when present).
  */
+/** `?k=v&…` of the defined entries (empty without any). */
+const query = (q: Record<string, unknown>): string => {
+  const parts = Object.entries(q).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`);
+  return parts.length ? `?${parts.join('&')}` : '';
+};
+
 export class CairnClient {
   readonly baseUrl: string;
   private readonly fetchFn: typeof fetch;
@@ -243,8 +252,7 @@ export class CairnClient {
 
   /** GET /governance/proposals: filtered by status; `since` returns what changed after that height (follow with the cursor). */
   proposals(q: { status?: ProposalStatus; since?: number; limit?: number } = {}): Promise<ProposalsPage> {
-    const parts = Object.entries(q).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`);
-    return this.get<ProposalsPage>(`/governance/proposals${parts.length ? `?${parts.join('&')}` : ''}`);
+    return this.get<ProposalsPage>(`/governance/proposals${query(q)}`);
   }
 
   /** GET /governance/proposals/:id; null when unknown. */
@@ -255,6 +263,25 @@ export class CairnClient {
   /** GET /treasury. */
   treasury(): Promise<TreasuryView> {
     return this.get<TreasuryView>('/treasury');
+  }
+
+  /**
+   * GET /ai/tasks, filtered by status, mode or oracle. With `since`: the task transitions after
+   * that height, whole blocks, and a `cursor` to pass next (nothing skipped or repeated); with
+   * `final: true` only final heights, so no reorganization can take a transition back.
+   */
+  tasks(q: { status?: TaskStatus; mode?: TaskMode; oracle?: string; since?: number; final?: boolean; limit?: number } = {}): Promise<TasksPage> {
+    return this.get<TasksPage>(`/ai/tasks${query(q)}`);
+  }
+
+  /** GET /ai/tasks/:id; null when unknown. */
+  task(id: string): Promise<TaskView | null> {
+    return this.getOrNull<TaskView>(`/ai/tasks/${encodeURIComponent(id)}`);
+  }
+
+  /** GET /ai/oracles. */
+  oracles(): Promise<OraclesView> {
+    return this.get<OraclesView>('/ai/oracles');
   }
 
   /** Block by height or hash; null when above the head or unknown. */

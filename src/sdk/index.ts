@@ -23,6 +23,7 @@ export { verifyAccountProof } from '../state/proof';
 export { type SignedTx, type Address } from '../protocol/types';
 /** The transaction types the node implements (the registry's keys). */
 export { TX_TYPES, type ImplementedTxType as TxType } from '../modules/registry';
+export { taskCommitment } from '../modules/ai/commitment';
 export {
   buildAssetTx,
   buildTx,
