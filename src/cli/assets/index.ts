@@ -80,6 +80,28 @@ Linear vesting schedules with a cliff, counted in blocks.`,
   VESTING_CREATE transaction's id (cairn tx wait <id>).
 `,
   },
+  oracle: {
+    title: 'oracles',
+    intro: `Usage: cairn oracle <sub> [options]
+
+Oracles stake (at least MIN_ORACLE_STAKE) to answer AI tasks: commit-reveal quorums, bids
+and designated tasks, and to judge disputes. Amounts are base units (1 coin = 1000000).`,
+    read: `  oracle list          every oracle: stake, completed, failed, missed, late, reputation
+`,
+  },
+  ai: {
+    title: 'AI tasks',
+    intro: `Usage: cairn ai <sub> [options]
+
+Tasks answered by staked oracles: a quorum (commit, then reveal), a designated oracle, or
+an auction. A task is COMMIT → REVEAL → CHALLENGE → DONE (quorum), PENDING → CHALLENGE →
+DONE (designated), BIDDING → PENDING → … (auction); DISPUTED → UPHELD | OVERTURNED when
+challenged; EXPIRED → REFUNDED when nothing was decided. Windows are counted in blocks.`,
+    read: `  ai list              tasks, filtered; --since <height> follows transitions with a cursor
+  ai show <id>         one task: state, deadlines, commits, reveals, result, history
+  ai commitment        computes the AI_COMMIT hash of an output and salt (offline)
+`,
+  },
 } as const;
 type Group = keyof typeof GROUPS;
 

@@ -2,6 +2,8 @@ import { CairnError } from '../../errors/CairnError';
 import { SYMBOL_RE } from '../../protocol/params';
 import { isValidName, type PageOptions } from '../../sdk/assets';
 import { CairnClient } from '../../sdk/client';
+import { parseAddress, taskCommitment } from '../../sdk';
+import type { Hex } from '../../primitives/hex';
 import { DEFAULT_NODE, EXIT, json, nodeUrl, parse, parsePositiveInt, str, usage, type CliIo, type Flags, type OptionDefs } from '../common';
 import { ADDRESS_LIKE, nameArg, type Command, type Ctx } from './context';
 
@@ -273,6 +275,65 @@ Prints GET /governance/proposals/:id: status, live tally, tally and state histor
 ${READ_NODE_HELP}`,
 };
 
+READ['oracle list'] = plain('oracle list', '/ai/oracles (stake, counters, reputation, open duties)', (ctx) => ctx.client().oracles());
+READ['ai list'] = {
+  options: { node: { type: 'string' }, status: { type: 'string' }, mode: { type: 'string' }, oracle: { type: 'string' }, since: { type: 'string' }, final: { type: 'boolean' }, limit: { type: 'string' } },
+  positional: false,
+  async run(ctx, io) {
+    const { values } = ctx;
+    const since = str(values.since) !== undefined ? parsePositiveInt('--since', str(values.since)!) : undefined;
+    const limit = str(values.limit) !== undefined ? parsePositiveInt('--limit', str(values.limit)!) : undefined;
+    const final = values.final === true ? true : undefined;
+    io.out(json(await ctx.client().tasks({ status: str(values.status) as never, mode: str(values.mode) as never, oracle: str(values.oracle), since, final, limit })));
+    return EXIT.OK;
+  },
+  help: `Usage: cairn ai list [--status <S>] [--mode <m>] [--oracle <address>] [--since <height> [--final]] [--limit <n>] [--node <url>]
+
+Prints GET /ai/tasks: {tasks, transitions (with --since), cursor, finalizedHeight}.
+
+  --status <S>         COMMIT, REVEAL, BIDDING, PENDING, CHALLENGE, DISPUTED, DONE, UPHELD,
+                       OVERTURNED, EXPIRED or REFUNDED
+  --mode <m>           quorum, designated or auction
+  --oracle <address>   tasks this oracle takes part in
+  --since <height>     the transitions after this height, whole blocks; poll again with
+                       the answer's cursor: nothing is skipped or repeated
+  --final              with --since: final heights only (no reorganization can undo them)
+  --limit <n>          page size
+${READ_NODE_HELP}`,
+};
+READ['ai show'] = {
+  options: { node: { type: 'string' } },
+  positional: true,
+  async run(ctx, io) {
+    const id = ctx.positionals[0] ?? usage('missing task: cairn ai show <id>');
+    io.out(json((await ctx.client().task(id)) ?? notFound(`task ${id}`)));
+    return EXIT.OK;
+  },
+  help: `Usage: cairn ai show <id> [--node <url>]
+
+Prints GET /ai/tasks/:id: status, deadlines (and the next one), commits, reveals, bids,
+verdicts, result and transitions with heights.
+
+${READ_NODE_HELP}`,
+};
+READ['ai commitment'] = {
+  options: { task: { type: 'string' }, oracle: { type: 'string' }, output: { type: 'string' }, salt: { type: 'string' } },
+  positional: false,
+  async run(ctx, io) {
+    const need = (k: string) => str(ctx.values[k]) ?? usage(`missing --${k}: cairn ai commitment --task <id> --oracle <address> --output <text> --salt <text>`);
+    const oracle = parseAddress(need('oracle')) ?? usage('--oracle must be an address (0x… or cairn1…)');
+    const taskId = need('task');
+    if (!/^0x[0-9a-fA-F]{64}$/.test(taskId)) usage('--task must be a task id (0x + 64 hex digits)');
+    io.out(json({ commit: taskCommitment({ oracle, output: need('output'), salt: need('salt'), taskId: taskId as Hex }) }));
+    return EXIT.OK;
+  },
+  help: `Usage: cairn ai commitment --task <id> --oracle <address> --output <text> --salt <text>
+
+Prints {commit}: the AI_COMMIT commitment, 0x + keccak-256 of the UTF-8 RFC 8785 JSON of
+{"oracle", "output", "salt", "taskId"} (computed here, nothing is sent). Keep the output and
+the salt: "cairn ai reveal" needs them.`,
+};
+
 /** Read sub-commands by group, in help order. */
 export const READ_SUBS: Record<string, readonly string[]> = {
   token: ['info', 'holders', 'transfers', 'list'],
@@ -282,6 +343,8 @@ export const READ_SUBS: Record<string, readonly string[]> = {
   gov: ['list', 'show', 'params', 'treasury'],
   resource: [],
   vesting: [],
+  oracle: ['list'],
+  ai: ['list', 'show', 'commitment'],
 };
 
 export const READ_COMMANDS: Record<string, Command> = Object.fromEntries(Object.entries(READ).map(([k, spec]) => [k, readCommand(k, spec)]));
