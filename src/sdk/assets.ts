@@ -110,13 +110,14 @@ function valueOf(key: string, field: Field, v: unknown): unknown {
  * The types the builder takes beyond the asset ones: every implemented type but the VM's
  * (built from code and a gas limit: `VmTx`), with their inputs checked at run time by the
  * same entry rules. The envelope amount of a type whose amount is positive is the input its
- * entry names (`amount`, or GOV_PROPOSE's `deposit`), in base units of the native coin.
+ * entry names (`amount`, GOV_PROPOSE's `deposit`, AI_TASK's `reward`, AI_CHALLENGE's `bond`), in base
+ * units of the native coin; ORACLE_REGISTER's `amount` may be absent or 0 (leaving).
  */
 export type EconTxType = Exclude<ImplementedTxType, AssetTxType | 'VM_DEPLOY' | 'VM_CALL' | 'VM_TRANSFER'>;
 export const ECON_TX_TYPES = TX_TYPES.filter((t): t is EconTxType => !isAssetType(t) && !t.startsWith('VM_'));
 /** Its input: data fields and `to` as for the asset types, plus the coins of a positive envelope amount. */
 type EconInputOf<K extends EconTxType> = Flat<
-  { type: K } & DataInput<NonNullable<Registry[K]['fields']>> & ToInput<Registry[K]['to']> & { amount?: TokenAmount; deposit?: TokenAmount }
+  { type: K } & DataInput<NonNullable<Registry[K]['fields']>> & ToInput<Registry[K]['to']> & { amount?: TokenAmount; deposit?: TokenAmount; reward?: TokenAmount; bond?: TokenAmount }
 >;
 export type EconTxInput = { [K in EconTxType]: EconInputOf<K> }[EconTxType];
 export type TxInput = AssetTxInput | EconTxInput;
@@ -160,7 +161,11 @@ export function buildTx(input: TxInput): UnsignedTx {
     for (const rule of entry.dataRules) if (rule.broken(typed)) invalid(rule.sdk.field, rule.sdk.message);
   }
   const rule = entry.amount;
-  const amount = rule?.kind === 'exactly' ? rule.value.toString(10) : rule?.kind === 'positive' ? coinsOf(rule.input ?? 'amount', i[rule.input ?? 'amount']) : '0';
+  const amount =
+    rule?.kind === 'exactly' ? rule.value.toString(10)
+    : rule?.kind === 'positive' ? coinsOf(rule.input ?? 'amount', i[rule.input ?? 'amount'])
+    : rule?.kind === 'any' && i.amount !== undefined && i.amount !== 0 && i.amount !== 0n && i.amount !== '0' ? coinsOf('amount', i.amount)
+    : '0';
   return { type: type as UnsignedTx['type'], to, amount, data };
 }
 

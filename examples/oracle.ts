@@ -1,0 +1,182 @@
+/**
+ * An oracle built on the SDK: registers (staking MIN_ORACLE_STAKE), follows the AI task feed
+ * with a cursor, commits to quorum tasks, reveals, posts results of tasks designated to it,
+ * and claims settled rewards. It survives its own restart: the cursor and every commitment's
+ * output and salt are on disk (written before the commit is sent), so a restarted oracle
+ * reveals what it committed to. It honours 429 Retry-After and 503 (a syncing node) by waiting.
+ *
+ *   npx tsx examples/oracle.ts --node http://127.0.0.1:6070 --key oracle.json --state oracle-state.json [--stake <base units>]
+ *
+ * `--key` is a JSON file {"secret": "<64 hex>"} (cairn keys new writes one). The "model" here
+ * answers "what is A + B" with the sum and anything else with the prompt in upper case: replace
+ * `answer` with a real one.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { CairnClient, deriveKeys, taskCommitment, type HybridKeys } from '../src/sdk';
+import { CairnError } from '../src/errors/CairnError';
+import { fromHex, type Hex } from '../src/primitives/hex';
+import type { TaskView } from '../src/views';
+
+export const answer = (prompt: string): string => {
+  const m = /^what is (-?\d+) \+ (-?\d+)\??$/i.exec(prompt.trim());
+  return m ? String(BigInt(m[1]) + BigInt(m[2])) : prompt.toUpperCase();
+};
+
+interface Duty {
+  output: string;
+  salt: string;
+  committed?: boolean;
+  revealed?: boolean;
+  resulted?: boolean;
+  done?: boolean;
+}
+interface OracleState {
+  cursor: number | null;
+  duties: Record<string, Duty>;
+}
+
+export interface OracleOptions {
+  node: string;
+  keys: HybridKeys;
+  stateFile: string;
+  stake?: bigint;
+  pollMs?: number;
+  answer?: (prompt: string) => string;
+  log?: (msg: string) => void;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export class Oracle {
+  private readonly client: CairnClient;
+  private state: OracleState;
+  private stopped = false;
+  private readonly log: (msg: string) => void;
+
+  constructor(private readonly o: OracleOptions) {
+    this.client = new CairnClient(o.node);
+    this.state = existsSync(o.stateFile) ? (JSON.parse(readFileSync(o.stateFile, 'utf8')) as OracleState) : { cursor: null, duties: {} };
+    this.log = o.log ?? ((m) => console.error(`[oracle ${o.keys.address.slice(0, 10)}] ${m}`));
+  }
+
+  get address() {
+    return this.o.keys.address;
+  }
+
+  /** The state file is replaced atomically: a crash leaves the old one or the new one. */
+  private save(): void {
+    writeFileSync(`${this.o.stateFile}.tmp`, JSON.stringify(this.state));
+    renameSync(`${this.o.stateFile}.tmp`, this.o.stateFile);
+  }
+
+  /** Sends a transaction and waits for its inclusion; a refusal or failure is logged, not thrown. */
+  private async send(input: Parameters<CairnClient['sendTx']>[1], what: string): Promise<boolean> {
+    const r = await this.client.sendTx(this.o.keys, input, { wait: 'included', timeoutMs: 30_000, pollMs: 100 });
+    if (!r.verdict.accepted) return this.log(`${what}: refused: ${r.verdict.reason}`), false;
+    const res = r.wait?.record?.result;
+    if (r.wait?.outcome !== 'included' || res?.status !== 'success') return this.log(`${what}: ${r.wait?.outcome} ${res?.error ?? ''}`), false;
+    this.log(`${what}: included`);
+    return true;
+  }
+
+  async register(): Promise<void> {
+    const me = (await this.client.oracles()).oracles.find((x) => x.address === this.address);
+    if (me && me.status !== 'left') return;
+    const stake = this.o.stake ?? BigInt((await this.client.oracles()).minStake);
+    await this.send({ type: 'ORACLE_REGISTER', amount: stake }, `register with ${stake}`);
+  }
+
+  /** One round: the feed since the cursor, then every open duty by id (windows pass without transitions). */
+  async poll(): Promise<void> {
+    const page = await this.client.tasks(this.state.cursor === null ? { limit: 100 } : { since: this.state.cursor, limit: 100 });
+    const head = page.height;
+    for (const t of page.tasks) await this.consider(t, head);
+    for (const id of Object.keys(this.state.duties)) {
+      if (this.state.duties[id].done) continue;
+      const t = await this.client.task(id);
+      if (t) await this.act(t, head);
+    }
+    this.state.cursor = page.cursor;
+    this.save();
+  }
+
+  /** A task seen in the feed: take a seat if it is one this oracle can serve. */
+  private async consider(t: TaskView, head: number): Promise<void> {
+    const mine = this.state.duties[t.id];
+    const serve = (t.status === 'COMMIT' && !t.commits.some((c) => c.oracle === this.address)) || (t.status === 'PENDING' && t.oracle === this.address);
+    if (!mine && serve && t.requester !== this.address) {
+      this.state.duties[t.id] = { output: (this.o.answer ?? answer)(t.prompt), salt: randomBytes(16).toString('hex') };
+      this.save(); // before the commit goes out: a restart must be able to reveal it
+    }
+    if (this.state.duties[t.id]) await this.act(t, head);
+  }
+
+  private async act(t: TaskView, head: number): Promise<void> {
+    const d = this.state.duties[t.id];
+    const taskId = t.id as Hex;
+    if (t.status === 'COMMIT' && !d.committed && !t.commits.some((c) => c.oracle === this.address)) {
+      const commit = taskCommitment({ oracle: this.address, output: d.output, salt: d.salt, taskId });
+      d.committed = await this.send({ type: 'AI_COMMIT', taskId, commit }, `commit to ${taskId.slice(0, 10)}`);
+    } else if (t.status === 'REVEAL' && t.commits.some((c) => c.oracle === this.address) && !t.reveals.some((r) => r.oracle === this.address)) {
+      d.revealed = await this.send({ type: 'AI_REVEAL', taskId, output: d.output, salt: d.salt }, `reveal for ${taskId.slice(0, 10)}`);
+    } else if (t.status === 'PENDING' && t.oracle === this.address && !d.resulted) {
+      d.resulted = await this.send({ type: 'AI_RESULT', taskId, output: d.output }, `result for ${taskId.slice(0, 10)}`);
+    } else if (t.status === 'CHALLENGE' && t.winners.includes(this.address) && head > (t.deadlines.challengeEnds ?? Infinity)) {
+      await this.send({ type: 'AI_CLAIM', taskId }, `claim ${taskId.slice(0, 10)}`);
+    } else if (!['COMMIT', 'REVEAL', 'PENDING', 'CHALLENGE', 'DISPUTED', 'BIDDING'].includes(t.status) || (t.status !== 'COMMIT' && !t.commits.some((c) => c.oracle === this.address) && t.oracle !== this.address)) {
+      d.done = true; // settled, expired, or no seat for us
+    }
+    this.save();
+  }
+
+  /** Polls until stop(), waiting out 429 (Retry-After) and 503 (syncing) answers. */
+  async run(): Promise<void> {
+    await this.withRetry(() => this.register());
+    while (!this.stopped) {
+      await this.withRetry(() => this.poll());
+      await sleep(this.o.pollMs ?? 500);
+    }
+  }
+
+  private async withRetry(f: () => Promise<void>): Promise<void> {
+    for (;;) {
+      try {
+        return await f();
+      } catch (e) {
+        if (!(e instanceof CairnError) || this.stopped) throw e;
+        const status = Number(e.code.replace('HTTP_', ''));
+        if (status !== 429 && status !== 503 && e.code !== 'NETWORK' && e.code !== 'TIMEOUT') throw e;
+        const wait = typeof e.meta.retryAfterMs === 'number' ? e.meta.retryAfterMs : 1_000;
+        this.log(`${e.code}: waiting ${wait} ms`);
+        await sleep(wait);
+      }
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+}
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+}
+
+if (process.argv[1]?.endsWith('oracle.ts')) {
+  const keyFile = arg('key');
+  const stateFile = arg('state') ?? 'oracle-state.json';
+  if (!keyFile || process.argv.includes('--help')) {
+    console.error('usage: npx tsx examples/oracle.ts --key <key.json> [--node <url>] [--state <file>] [--stake <base units>]');
+    process.exit(keyFile ? 0 : 2);
+  }
+  const keys = deriveKeys(fromHex((JSON.parse(readFileSync(keyFile, 'utf8')) as { secret: string }).secret));
+  const oracle = new Oracle({ node: arg('node') ?? process.env.CAIRN_NODE ?? 'http://127.0.0.1:6070', keys, stateFile, stake: arg('stake') ? BigInt(arg('stake')!) : undefined });
+  process.on('SIGINT', () => oracle.stop());
+  process.on('SIGTERM', () => oracle.stop());
+  oracle.run().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}
