@@ -132,7 +132,9 @@ function blocksOf(steps: Step[]): SignedTx[][] {
       blocks.push(seats.map(([o, out]) => tx('AI_COMMIT', o, { data: { taskId: t.id, commit: taskCommitment({ oracle: o, output: out, salt: salt(o), taskId: t.id }) } })));
       for (let i = 0; i < 3; i++) blocks.push([]);
       blocks.push(seats.filter((_, i) => s.reveal[i]).map(([o, out]) => tx('AI_REVEAL', o, { data: { taskId: t.id, output: out, salt: salt(o) } })));
-      blocks.push([]);
+      for (let i = 0; i < 4; i++) blocks.push([]);
+      // Decided: the challenge window has passed and the claim settles it; not decided: the refund.
+      blocks.push([tx('AI_CLAIM', USERS[s.user], { data: { taskId: t.id } }), tx('AI_REFUND', USERS[s.user], { data: { taskId: t.id } })]);
       continue;
     }
     if (s.k === 'dispute') {
