@@ -7,7 +7,7 @@
  *
  *   npx tsx examples/oracle.ts --node http://127.0.0.1:6070 --key oracle.json --state oracle-state.json [--stake <base units>]
  *
- * `--key` is a JSON file {"secret": "<64 hex>"} (cairn keys new writes one). The "model" here
+ * `--key` is a JSON file {"secret": "<64 hex>"} (`cairn keygen > oracle.json` writes one). The "model" here
  * answers "what is A + B" with the sum and anything else with the prompt in upper case: replace
  * `answer` with a real one.
  */
@@ -132,14 +132,15 @@ export class Oracle {
 
   /** Polls until stop(), waiting out 429 (Retry-After) and 503 (syncing) answers. */
   async run(): Promise<void> {
-    await this.withRetry(() => this.register());
+    await this.retrying(() => this.register());
     while (!this.stopped) {
-      await this.withRetry(() => this.poll());
+      await this.retrying(() => this.poll());
       await sleep(this.o.pollMs ?? 500);
     }
   }
 
-  private async withRetry(f: () => Promise<void>): Promise<void> {
+  /** Runs `f`, waiting out 429 (its Retry-After), 503 (a syncing node) and transport errors. */
+  async retrying(f: () => Promise<void>): Promise<void> {
     for (;;) {
       try {
         return await f();

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 
 /** How the stand-in answers one request. */
-export type StubHandler = (req: IncomingMessage, body: string) => { status: number; body?: unknown };
+export type StubHandler = (req: IncomingMessage, body: string) => { status: number; body?: unknown; headers?: Record<string, string> };
 
 export interface StubNode {
   /** Base URL, e.g. http://127.0.0.1:41234 (no trailing slash). */
@@ -29,7 +29,7 @@ export function useStubNode(): StubNode {
       req.on('end', () => {
         stub.seen.push(`${req.method} ${req.url}`);
         const r = stub.handler(req, body);
-        res.writeHead(r.status, { 'content-type': 'application/json' });
+        res.writeHead(r.status, { 'content-type': 'application/json', ...r.headers });
         res.end(r.body === undefined ? '' : JSON.stringify(r.body));
       });
     });
