@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { prefers } from '../consensus/forkChoice';
-import { slotOf, slotProducer } from '../consensus/slots';
+import { idleTurn, slotOf, slotProducer } from '../consensus/slots';
 import type { VerifyPool } from '../crypto/verifyPool';
 import { blockState, receivedBlock, stepBlock } from '../machines/blockLifecycle';
 import { getSchedule } from '../modules/staking';
@@ -146,10 +146,7 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ChainMsg, ChainRep
           const worthTrying = c.queues.length > 0 && c.version !== barrenVersion;
           // Included transactions wait for finality: keep producing until they are final.
           const awaitingFinality = d.view.recent.some((s) => s.txCount > 0 && s.height > head.finalizedHeight);
-          // The idle pace rotates: the head's own producer waits one more period, so an idle period
-          // that is a multiple of the schedule's round cannot leave every empty block to one validator.
-          const idleFor = msg.now - head.timestamp;
-          const idleDue = idleFor >= d.idleBlockMs && (d.view.validators.length === 1 || idleFor >= 2 * d.idleBlockMs || (d.view.recent.at(-1)?.producer ?? null) !== d.self);
+          const idleDue = idleTurn(d.view.validators, d.view.recent.at(-1)?.producer ?? null, d.self, msg.now - head.timestamp, d.idleBlockMs, d.slotMs);
           if (!worthTrying && !awaitingFinality && !idleDue) return undefined;
           const moved = await produce(c.queues, msg.now);
           barrenVersion = moved === 0 ? c.version : -1;

@@ -39,3 +39,21 @@ export function slotsOf(index: number, n: number, from: number, to: number): num
   const upTo = (x: number) => Math.floor((x - index + n - 1) / n); // slots s < x with s ≡ index (mod n), s ≥ 0
   return upTo(to) - upTo(from);
 }
+
+/**
+ * Whether an idle chain wants an empty block from `self` now. Idle blocks go round the set in
+ * order: the validator after the head's producer takes the next one at its first slot once the
+ * chain has been idle for `idleBlockMs`; the one after it, one round of slots later (its
+ * predecessor is down); and so on. So every live validator keeps producing on a quiet chain
+ * (downtime jailing counts blocks without one), whatever the ratio of the idle period to the
+ * schedule's round, and a validator that is down costs one round of delay, never a stall.
+ */
+export function idleTurn(set: readonly Address[], headProducer: Address | null, self: Address, idleFor: number, idleBlockMs: number, slotMs: number): boolean {
+  if (idleFor < idleBlockMs) return false;
+  const n = set.length;
+  const i = headProducer === null ? -1 : set.indexOf(headProducer);
+  const me = set.indexOf(self);
+  if (n <= 1 || i < 0 || me < 0) return true;
+  const distance = (me - i + n) % n || n; // 1: the next in order; n: the head's producer itself
+  return idleFor >= idleBlockMs + (distance - 1) * n * slotMs;
+}

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { prefers } from '../../src/consensus/forkChoice';
-import { CLOCK_TOLERANCE_MS, scheduleRefusal, slotOf, slotProducer, slotsOf } from '../../src/consensus/slots';
+import type { Address } from '../../src/protocol/types';
+import { CLOCK_TOLERANCE_MS, idleTurn, scheduleRefusal, slotOf, slotProducer, slotsOf } from '../../src/consensus/slots';
 
 const A = '0x00000000000000000000000000000000000000aa' as const;
 const B = '0x00000000000000000000000000000000000000bb' as const;
@@ -36,5 +37,41 @@ describe('slot schedule', () => {
     expect(prefers({ height: 5, hash: '0x01' }, { height: 5, hash: '0x02' })).toBe(true);
     expect(prefers({ height: 5, hash: '0x02' }, { height: 5, hash: '0x01' })).toBe(false);
     expect(prefers({ height: 5, hash: '0x01' }, { height: 5, hash: '0x01' })).toBe(false);
+  });
+});
+
+describe('idle blocks go round the set', () => {
+  const set = ['0x01', '0x02', '0x03', '0x04'] as Address[];
+  it('the validator after the head producer takes the next idle block; others wait one round of slots', () => {
+    expect(idleTurn(set, set[0], set[1], 1_000, 1_000, 250)).toBe(true);
+    expect(idleTurn(set, set[0], set[2], 1_000, 1_000, 250)).toBe(false);
+    expect(idleTurn(set, set[0], set[0], 1_999, 1_000, 250)).toBe(false);
+    expect(idleTurn(set, set[0], set[2], 1_999, 1_000, 250)).toBe(false);
+    expect(idleTurn(set, set[0], set[2], 2_000, 1_000, 250)).toBe(true); // set[1] is down: the one after it, a round later
+    expect(idleTurn(set, set[0], set[3], 2_000, 1_000, 250)).toBe(false); // two rounds later
+    expect(idleTurn(set, set[0], set[0], 4_000, 1_000, 250)).toBe(true); // everyone else is down: the head's producer, last
+    expect(idleTurn(set, set[3], set[0], 1_000, 1_000, 250)).toBe(true); // wraps round
+    expect(idleTurn(set, set[0], set[1], 999, 1_000, 250)).toBe(false); // not idle long enough
+    expect(idleTurn([set[0]], set[0], set[0], 1_000, 1_000, 250)).toBe(true);
+    expect(idleTurn(set, '0x09' as Address, set[2], 1_000, 1_000, 250)).toBe(true); // head by a validator no longer in the set
+  });
+
+  it('every live validator produces within one round of idle blocks, even when the idle period is a multiple of the round, and with one down', () => {
+    // Simulate an idle chain slot by slot: a block when the slot's producer's idleTurn says so.
+    for (const [idleSlots, down] of [[4, -1], [8, -1], [5, -1], [3, -1], [4, 3], [8, 1]]) {
+      const slotMs = 250;
+      let head = { slot: 0, producer: set[0] };
+      const produced: Address[] = [];
+      for (let slot = 1; slot < 400; slot++) {
+        const p = set[slot % set.length];
+        if (slot % set.length !== down && idleTurn(set, head.producer, p, (slot - head.slot) * slotMs, idleSlots * slotMs, slotMs)) {
+          head = { slot, producer: p };
+          produced.push(p);
+        }
+      }
+      const live = down < 0 ? set.length : set.length - 1;
+      expect(produced.length).toBeGreaterThan(20);
+      for (let i = 0; i + live <= produced.length; i++) expect(new Set(produced.slice(i, i + live)).size, `idle ${idleSlots} slots, down ${down}`).toBe(live);
+    }
   });
 });
