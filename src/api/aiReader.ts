@@ -139,10 +139,6 @@ export class AiReader implements AiQueries {
   private async oracleView(o: OracleRecord, refused: string | undefined): Promise<OracleView> {
     const recent = await this.d.addressTxs(o.address, 1_000);
     const late = recent.txs.filter((t) => t.from === o.address && LATE_TYPES.has(t.type) && t.result?.status === 'failed' && LATE.test(t.result.error ?? '')).length;
-    return {
-      address: o.address, native: toNative(o.address), status: o.leftAt !== null ? 'left' : refused ? 'ineligible' : 'active', why: o.leftAt !== null ? null : (refused ?? null),
-      stake: o.stake, endpoint: o.endpoint, registeredAt: o.registeredAt, completed: o.completed, failed: o.failed, missed: o.missed, late,
-      slashes: o.slashes, slashed: o.slashed, reputation: o.reputation, duties: o.duties, leftAt: o.leftAt,
-    };
+    return { ...o, native: toNative(o.address), status: o.leftAt !== null ? 'left' : refused ? 'ineligible' : 'active', why: o.leftAt !== null ? null : (refused ?? null), late };
   }
 }

@@ -1,5 +1,6 @@
 import type { Address } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
+import type { OracleRecord } from '../modules/ai/oracles';
 import type { TaskMode, TaskStatus } from '../modules/ai/taskMachine';
 
 /** JSON shapes of GET /ai/tasks, /ai/tasks/:id and /ai/oracles. */
@@ -58,25 +59,14 @@ export interface TasksPage {
   height: number;
 }
 
-export interface OracleView {
-  address: Address;
+/** An oracle's record (modules/ai/oracles.ts) as GET /ai/oracles shows it. */
+export interface OracleView extends OracleRecord {
   native: string;
-  /** active: may take duties; ineligible: registered but below MIN_ORACLE_STAKE or AI_MIN_REPUTATION; left: unbonding or gone. */
+  /** active: may take duties; ineligible: registered but below MIN_ORACLE_STAKE or AI_MIN_REPUTATION (see `why`); left: unbonding or gone. */
   status: 'active' | 'ineligible' | 'left';
   why: string | null;
-  stake: string;
-  endpoint: string | null;
-  registeredAt: number;
-  completed: number;
-  failed: number;
-  missed: number;
   /** Duties this node saw attempted after their window (refused AI_COMMIT/AI_REVEAL/AI_RESULT/AI_BID in its latest 1,000 transactions): node-local. */
   late: number;
-  slashes: number;
-  slashed: string;
-  reputation: number;
-  duties: number;
-  leftAt: number | null;
 }
 
 export interface OraclesView {
