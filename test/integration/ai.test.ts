@@ -7,7 +7,7 @@ import { Oracle } from '../../examples/oracle';
 import { deriveKeys, type HybridKeys } from '../../src/crypto/keys';
 import { COIN } from '../../src/primitives/amount';
 import { fromHex, type Hex } from '../../src/primitives/hex';
-import { CairnClient } from '../../src/sdk';
+import { buildTx, CairnClient, signTx, type TxInput } from '../../src/sdk';
 import type { TaskView } from '../../src/views';
 import { startTestNode, waitUntil, type TestNode } from '../helpers/testNode';
 
@@ -73,14 +73,17 @@ describe('AI tasks over HTTP with the example oracle', () => {
     const requester = accounts[4];
     const sent = await client.sendTx(requester, { type: 'AI_TASK', reward: 20n * COIN, prompt: 'summarise the white paper', oracle: a.address }, { wait: 'included' });
     const id = sent.tx.id as Hex;
+    // The challenge and the verdicts are signed ahead: with 100 ms blocks each 10-block
+    // window is about a second, shorter than signing on a loaded 2-core machine.
+    const presign = async (k: HybridKeys, input: TxInput) => signTx(k, { ...buildTx(input), nonce: await client.nextNonce(k.address) });
+    const challenge = await presign(requester, { type: 'AI_CHALLENGE', bond: 50n * COIN, taskId: id, reason: 'not a summary' });
+    const verdicts = await Promise.all([b, c].map((juror) => presign(juror, { type: 'AI_VERDICT', taskId: id, verdict: 'overturn' })));
     const answered = await until(id, 'CHALLENGE');
     expect(answered.result).toBe('SUMMARISE THE WHITE PAPER');
-    const ch = await client.sendTx(requester, { type: 'AI_CHALLENGE', bond: 50n * COIN, taskId: id, reason: 'not a summary' }, { wait: 'included' });
-    expect(ch.wait?.record?.result).toMatchObject({ status: 'success' });
-    for (const juror of [b, c]) {
-      const v = await client.sendTx(juror, { type: 'AI_VERDICT', taskId: id, verdict: 'overturn' }, { wait: 'included' });
-      expect(v.wait?.record?.result).toMatchObject({ status: 'success' });
-    }
+    expect((await client.submit(challenge)).accepted).toBe(true);
+    expect((await client.waitFor(challenge.id, { until: 'included' })).record?.result).toMatchObject({ status: 'success' });
+    for (const v of verdicts) expect((await client.submit(v)).accepted).toBe(true);
+    for (const v of verdicts) expect((await client.waitFor(v.id, { until: 'included' })).record?.result).toMatchObject({ status: 'success' });
     const over = await until(id, 'OVERTURNED');
     expect(over.verdicts).toHaveLength(2);
     const oa = (await client.oracles()).oracles.find((x) => x.address === a.address)!;
