@@ -1,6 +1,7 @@
 import type { AnyStateMachine, EventFrom, ParameterizedObject, SnapshotFrom, StateMachine } from 'xstate';
 import type { ChainEvent } from '../protocol/events';
 import type { ExecState } from '../protocol/execState';
+import type { TxFailure } from '../protocol/handler';
 import { MachineError } from './errors';
 
 /**
@@ -56,9 +57,10 @@ export interface MachineDef<M extends AnyStateMachine> {
   /**
    * The event to send instead when an effect of a DEADLINE transition throws TxFailure (the
    * tick has no transaction to fail): e.g. a proposal whose execution is refused becomes FAILED.
-   * Without it such a failure halts the block.
+   * Without it such a failure halts the block. `failure` is the error itself, for a machine
+   * whose effects refuse in more than one way (a TxFailure subclass carrying data).
    */
-  onTickFailure?: (reason: string, height: number) => EventFrom<M>;
+  onTickFailure?: (reason: string, height: number, failure: TxFailure) => EventFrom<M>;
   /**
    * A few figures of the snapshot worth keeping in its history (e.g. a proposal's tally):
    * added to every `machine.transition` event as `summary`, so the history by height shows them.

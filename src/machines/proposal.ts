@@ -1,5 +1,6 @@
 import { assign, setup } from 'xstate';
 import { credit, debit } from '../protocol/accounts';
+import { committeeRefusal, installCommittee, type CommitteeMember } from '../protocol/bridge';
 import type { ExecState } from '../protocol/execState';
 import { paramRefusal, setParam, type ParamName } from '../protocol/governable';
 import { TxFailure } from '../protocol/handler';
@@ -24,7 +25,11 @@ import { defineMachine, effect, type DeadlineEvent } from './define';
  * veto, windows) are the governable values when the proposal was made, kept in its context;
  * quorum is measured against the coins staked at that time.
  */
-export type ProposalAction = { kind: 'param'; param: string; value: string } | { kind: 'spend'; to: Address; amount: string };
+export type ProposalAction =
+  | { kind: 'param'; param: string; value: string }
+  | { kind: 'spend'; to: Address; amount: string }
+  /** Installs a bridge committee (the first one can only come this way). */
+  | { kind: 'bridgeCommittee'; members: CommitteeMember[]; threshold: number };
 
 export const OPTIONS = ['yes', 'no', 'abstain', 'veto'] as const;
 export type VoteOption = (typeof OPTIONS)[number];
@@ -143,6 +148,12 @@ async function execute(s: ExecState, a: ProposalAction, id: string, height: numb
     const refused = paramRefusal(a.param, a.value);
     if (refused) throw new TxFailure(refused);
     await setParam(s, a.param as ParamName, BigInt(a.value), height);
+    return;
+  }
+  if (a.kind === 'bridgeCommittee') {
+    const refused = committeeRefusal(a.members, a.threshold);
+    if (refused) throw new TxFailure(refused);
+    await installCommittee(s, a.members, a.threshold, height);
     return;
   }
   const amount = BigInt(a.amount);

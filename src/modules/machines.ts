@@ -2,6 +2,7 @@ import { permissionChangeDef } from '../machines/permissionChange';
 import { proposalDef } from '../machines/proposal';
 import { machineRegistry, type MachineRegistry } from '../machines/registry';
 import { taskDef } from './ai/taskMachine';
+import { transferDef } from './bridge/transferMachine';
 
 /**
  * Every on-chain machine of the protocol, as the end-of-block tick finds them: the governance
@@ -10,4 +11,4 @@ import { taskDef } from './ai/taskMachine';
  * definitions' effects use module code (token ledger, oracle records) that machines/ may not
  * import. Adding a machine is one line here.
  */
-export const MACHINES: MachineRegistry = machineRegistry([proposalDef, permissionChangeDef, taskDef]);
+export const MACHINES: MachineRegistry = machineRegistry([proposalDef, permissionChangeDef, taskDef, transferDef]);

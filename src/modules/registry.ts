@@ -7,6 +7,7 @@ import { govPropose, govVote } from './governance';
 import { delegateResource, undelegateResource } from './resources';
 import { vestingClaim, vestingCreate } from './vesting';
 import { aiAward, aiBid, aiChallenge, aiClaim, aiCommit, aiRefund, aiResult, aiReveal, aiTask, aiVerdict, oracleRegister } from './ai';
+import { bridgeCommitteeUpdate, bridgeIn, bridgeOut, bridgeSettle } from './bridge';
 import { metaTx } from './relay';
 import { multisigApprove, multisigPropose, permissionApprove, permissionPropose, permissionUpdate, permissionVeto } from './permissions';
 import { nftApprove, nftBurn, nftCreate, nftMint, nftTransfer } from './nft';
@@ -76,6 +77,10 @@ export const REGISTRY = {
   AI_VERDICT: aiVerdict,
   AI_CLAIM: aiClaim,
   AI_REFUND: aiRefund,
+  BRIDGE_OUT: bridgeOut,
+  BRIDGE_IN: bridgeIn,
+  BRIDGE_SETTLE: bridgeSettle,
+  BRIDGE_COMMITTEE_UPDATE: bridgeCommitteeUpdate,
 } as const satisfies { [K in TxType]?: AnyTxEntry & { type: K } };
 
 export type Registry = typeof REGISTRY;

@@ -69,7 +69,7 @@ describe('staking, governance, resource and vesting commands offline', () => {
     ['vote bad address', ['stake', 'vote', '--for', 'cairn1zz=5'], /--for is not a valid address/],
     ['vote bad amount', ['stake', 'vote', '--for', `${A}=0`], /--for must map candidate addresses to positive integer amounts/],
     ['vote twice for one', ['stake', 'vote', '--for', `${A}=1`, '--for', `${toNative(A)}=2`], /--for names 0x0+aa twice/],
-    ['propose nothing', ['gov', 'propose', '--deposit', '5'], /--param give either param with value, or spend/],
+    ['propose nothing', ['gov', 'propose', '--deposit', '5'], /--param give exactly one of param with value, spend or committee/],
     ['propose param without value', ['gov', 'propose', '--param', 'MAX_VALIDATORS', '--deposit', '5'], /--value goes with param/],
     ['propose out of bounds', ['gov', 'propose', '--param', 'MAX_VALIDATORS', '--value', '1000', '--deposit', '5'], /--value is outside the parameter's bounds/],
     ['propose unknown parameter', ['gov', 'propose', '--param', 'NOPE', '--value', '1', '--deposit', '5'], /--param/],

@@ -15,7 +15,7 @@ describe('the registry', () => {
     expect(TX_TYPE_CATALOGUE).toHaveLength(58);
     expect(new Set(TX_TYPE_CATALOGUE).size).toBe(58);
     expect(TX_TYPES).toEqual(Object.keys(REGISTRY));
-    expect(TX_TYPES).toHaveLength(54);
+    expect(TX_TYPES).toHaveLength(58);
     for (const [type, entry] of Object.entries(REGISTRY)) {
       expect(entry.type).toBe(type);
       expect(entry.handler.type).toBe(type);

@@ -9,31 +9,39 @@ import type { Address } from '../../protocol/types';
 import { defineTx } from '../tx/define';
 import { addressFlag, coinsFlag, textFlag } from '../tx/cli';
 import { getCandidate } from '../staking/records';
+import { fullCommitteeRefusal, sortMembers } from '../bridge/committee';
+import { committeeField } from '../bridge/fields';
 import { paramNameField, paramValueField, proposalIdField, spendField, voteOptionField } from './fields';
 import { getVoters, recount, voteKey, votersKey } from './tally';
 
 /**
  * GOV_PROPOSE: opens a proposal whose id is this transaction's id. `amount` is the deposit
  * (at least GOV_DEPOSIT), held in escrow and refunded when the vote ends unless the proposal
- * is vetoed. Either `data.param` + `data.value` (a parameter change) or `data.spend` (a
- * treasury spend). The rules are the governable values of the proposal's block.
+ * is vetoed. One of `data.param` + `data.value` (a parameter change), `data.spend` (a
+ * treasury spend) or `data.committee` (a bridge committee). The rules are the governable values of the proposal's block.
  */
 export const govPropose = defineTx({
   type: 'GOV_PROPOSE',
   module: 'governance',
-  summary: 'opens a proposal (id = this transaction id) changing a governable parameter or spending from the treasury; amount = the deposit',
+  summary: 'opens a proposal (id = this transaction id) changing a governable parameter, spending from the treasury or installing a bridge committee; amount = the deposit',
   to: { kind: 'none' },
   amount: { kind: 'positive', reason: 'GOV_PROPOSE amount is the deposit and must be positive', input: 'deposit' },
   fields: {
     param: paramNameField('a governable parameter\'s name (with value), e.g. "MAX_VALIDATORS"'),
     value: paramValueField('the new value, an integer string within the parameter\'s bounds'),
     spend: spendField('{to, amount}: a treasury spend (instead of param/value)'),
+    committee: committeeField('{members: [{address, secp256k1, mldsa44}], threshold}: installs a bridge committee (instead of param/value or spend)'),
   },
   dataRules: [
     {
-      broken: (d) => (d.spend === null) === (d.param === null),
-      reason: 'GOV_PROPOSE needs either data.param with data.value, or data.spend',
-      sdk: { field: 'param', message: 'give either param with value, or spend' },
+      broken: (d) => [d.param !== null || d.value !== null, d.spend !== null, d.committee !== null].filter(Boolean).length !== 1,
+      reason: 'GOV_PROPOSE needs exactly one of data.param with data.value, data.spend or data.committee',
+      sdk: { field: 'param', message: 'give exactly one of param with value, spend or committee' },
+    },
+    {
+      broken: (d) => d.committee !== null && fullCommitteeRefusal(d.committee.members, d.committee.threshold) !== undefined,
+      reason: 'GOV_PROPOSE data.committee is not a committee: distinct members whose addresses their secp256k1 keys control, threshold more than half of them and at most all',
+      sdk: { field: 'committee', message: 'is not a committee: distinct members whose addresses their secp256k1 keys control, threshold more than half of them and at most all' },
     },
     {
       broken: (d) => (d.param === null) !== (d.value === null),
@@ -69,7 +77,11 @@ transaction's id.`,
     if (deposit < p.GOV_DEPOSIT) throw new TxFailure(`the deposit must be at least ${p.GOV_DEPOSIT} base units (GOV_DEPOSIT)`);
     await debit(state, sender, deposit);
     await credit(state, GOV_ESCROW_ADDRESS, deposit, height);
-    const action: ProposalAction = d.spend ? { kind: 'spend', to: d.spend.to, amount: d.spend.amount.toString() } : { kind: 'param', param: d.param!, value: d.value! };
+    const action: ProposalAction = d.spend
+      ? { kind: 'spend', to: d.spend.to, amount: d.spend.amount.toString() }
+      : d.committee
+        ? { kind: 'bridgeCommittee', members: sortMembers(d.committee.members), threshold: d.committee.threshold }
+        : { kind: 'param', param: d.param!, value: d.value! };
     const step = await createInstance(state, proposalDef, tx.id, {
       proposer: sender, deposit: deposit.toString(), action, createdAt: height,
       votingEnds: height + Number(p.GOV_VOTING_BLOCKS), timelock: Number(p.GOV_TIMELOCK_BLOCKS),

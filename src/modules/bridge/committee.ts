@@ -1,0 +1,102 @@
+import { addressFromPublicKey } from '../../crypto/address';
+import { keccak256 } from '../../crypto/hash';
+import { signHybrid, verifyHybridReference } from '../../crypto/hybrid';
+import type { HybridKeys } from '../../crypto/keys';
+import { canonicalBytes } from '../../primitives/canonical';
+import { fromHex, toHex, utf8, type Hex } from '../../primitives/hex';
+import { committeeRefusal, type CommitteeMember, type CommitteeRecord } from '../../protocol/bridge';
+import { CHAIN_ID } from '../../protocol/params';
+import type { Address } from '../../protocol/types';
+
+/**
+ * What the bridge committee signs, and the quorum check. Every digest is
+ * keccak-256(UTF-8 domain tag ‖ UTF-8 RFC 8785 canonical JSON of the message), the chain id
+ * inside the message, so a signature made for one purpose or one chain is worthless for
+ * another. Members sign the 32-byte digest with both halves of Cairn's hybrid scheme.
+ */
+export const INBOUND_TAG = 'cairn/bridge/in/v1';
+export const COMMITTEE_TAG = 'cairn/bridge/committee/v1';
+
+/** An inbound deposit as the committee attests it (amount in base units, as a string). */
+export interface InboundMessage {
+  sourceChain: string;
+  sourceTx: string;
+  /** "native" or a token id. */
+  asset: string;
+  to: Address;
+  amount: string;
+}
+
+/** A committee as its predecessor attests it: `epoch` is the epoch it will have. */
+export interface CommitteeMessage {
+  epoch: number;
+  members: CommitteeMember[];
+  threshold: number;
+}
+
+/** One member's hybrid signature of a digest (hex). */
+export interface MemberSignature {
+  signer: Address;
+  secp256k1: Hex;
+  mldsa44: Hex;
+}
+
+const digest = (tag: string, msg: object): Uint8Array => {
+  const body = canonicalBytes({ chainId: CHAIN_ID, ...msg });
+  const t = utf8(tag);
+  const all = new Uint8Array(t.length + body.length);
+  all.set(t);
+  all.set(body, t.length);
+  return keccak256(all);
+};
+
+export const inboundDigest = (m: InboundMessage): Uint8Array =>
+  digest(INBOUND_TAG, { sourceChain: m.sourceChain, sourceTx: m.sourceTx, asset: m.asset, to: m.to, amount: m.amount });
+
+export const committeeDigest = (m: CommitteeMessage): Uint8Array =>
+  digest(COMMITTEE_TAG, { epoch: m.epoch, members: sortMembers(m.members), threshold: m.threshold });
+
+export const sortMembers = (ms: readonly CommitteeMember[]): CommitteeMember[] => [...ms].sort((a, b) => (a.address < b.address ? -1 : 1));
+
+/** A member's signature of `digest` (relayers and tests; the SDK re-exports it). */
+export function signAsMember(keys: HybridKeys, digestBytes: Uint8Array): MemberSignature {
+  const s = signHybrid(keys, digestBytes);
+  return { signer: keys.address, secp256k1: toHex(s.secp256k1), mldsa44: toHex(s.mldsa44) };
+}
+
+/** The member entry of a key pair: what a committee proposal lists. */
+export const memberOf = (keys: HybridKeys): CommitteeMember => ({ address: keys.address, secp256k1: toHex(keys.secp256k1.publicKey), mldsa44: toHex(keys.mldsa44.publicKey) });
+
+/**
+ * Undefined when at least `threshold` distinct members signed `digest` with both halves of the
+ * hybrid scheme; otherwise the refusal. A signature by a non-member, a repeated signer, or one
+ * whose ML-DSA-44 half is missing or wrong (a classical-only signature) does not count.
+ */
+export function quorumRefusal(c: CommitteeRecord, digestBytes: Uint8Array, sigs: readonly MemberSignature[], what: string): string | undefined {
+  const byAddress = new Map(c.members.map((m) => [m.address, m]));
+  const valid = new Set<Address>();
+  for (const s of sigs) {
+    const m = byAddress.get(s.signer);
+    if (!m || valid.has(s.signer)) continue;
+    const ok = verifyHybridReference(digestBytes, { secp256k1: fromHex(m.secp256k1), mldsa44: fromHex(m.mldsa44) }, { secp256k1: fromHex(s.secp256k1), mldsa44: fromHex(s.mldsa44) });
+    if (ok) valid.add(s.signer);
+  }
+  if (valid.size >= c.threshold) return undefined;
+  return `${what}: ${valid.size} valid member signatures of ${c.threshold} needed (committee epoch ${c.epoch}; both secp256k1 and ML-DSA-44 halves of each)`;
+}
+
+/** committeeRefusal, plus: each address is the one its secp256k1 key controls. */
+export function fullCommitteeRefusal(members: readonly CommitteeMember[], threshold: number): string | undefined {
+  const shape = committeeRefusal(members, threshold);
+  if (shape) return shape;
+  for (const m of members) {
+    let derived: Address;
+    try {
+      derived = addressFromPublicKey(fromHex(m.secp256k1));
+    } catch {
+      return `member ${m.address}: secp256k1 is not a point of the curve`;
+    }
+    if (derived !== m.address) return `member ${m.address}: its secp256k1 key controls ${derived}, not ${m.address}`;
+  }
+  return undefined;
+}

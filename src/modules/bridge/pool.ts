@@ -1,0 +1,135 @@
+import { credit, debit } from '../../protocol/accounts';
+import type { ChainEvent } from '../../protocol/events';
+import type { ExecState } from '../../protocol/execState';
+import { loadParams } from '../../protocol/governable';
+import { TxFailure } from '../../protocol/handler';
+import { BRIDGE_ESCROW_ADDRESS } from '../../protocol/params';
+import { recordKey } from '../../protocol/records';
+import type { Address } from '../../protocol/types';
+import type { Hex } from '../../primitives/hex';
+import { loadUnpausedToken, moveTokens, requireNotBlacklisted } from '../tokens/ledger';
+
+/**
+ * The bridge's pools and its circuit breaker. Each asset ("native" or a token id) has a pool:
+ * what BRIDGE_OUT locked in the bridge escrow (0x…79) and what inbound transfers have
+ * reserved of it. An inbound transfer reserves its amount when attested and is paid from the
+ * pool, so the bridge never releases more than was locked (conservation).
+ */
+export type Asset = 'native' | Hex;
+
+export interface PoolRecord {
+  asset: Asset;
+  /** In the escrow now, base units. */
+  locked: string;
+  /** Of `locked`, promised to inbound transfers attested or delayed and not yet paid. */
+  reserved: string;
+  /** Totals ever locked by BRIDGE_OUT and released by inbound transfers. */
+  lockedTotal: string;
+  releasedTotal: string;
+}
+
+/**
+ * The breaker of one asset in one window of BRIDGE_WINDOW_BLOCKS blocks: releases may take
+ * `BRIDGE_BREAKER_BPS` of the pool as it stood at the window's first release (`base`).
+ */
+export interface BreakerRecord {
+  asset: Asset;
+  window: number;
+  base: string;
+  used: string;
+}
+
+const poolKey = (a: Asset) => recordKey('bridge', 'pool', a);
+const breakerKey = (a: Asset) => recordKey('bridge', 'breaker', a);
+const POOLS_KEY = recordKey('bridge', 'pools');
+
+const emptyPool = (asset: Asset): PoolRecord => ({ asset, locked: '0', reserved: '0', lockedTotal: '0', releasedTotal: '0' });
+export const getPool = async (s: ExecState, a: Asset): Promise<PoolRecord> => (await s.getRecord<PoolRecord>(poolKey(a))) ?? emptyPool(a);
+/** Every asset that has a pool, sorted. */
+export const getPoolAssets = async (s: ExecState): Promise<Asset[]> => (await s.getRecord<Asset[]>(POOLS_KEY)) ?? [];
+export const getBreaker = (s: ExecState, a: Asset): Promise<BreakerRecord | undefined> => s.getRecord<BreakerRecord>(breakerKey(a));
+
+async function putPool(s: ExecState, p: PoolRecord): Promise<void> {
+  await s.putRecord(poolKey(p.asset), p);
+  const all = await getPoolAssets(s);
+  if (!all.includes(p.asset)) await s.putRecord(POOLS_KEY, [...all, p.asset].sort());
+}
+
+const add = (a: string, b: bigint) => (BigInt(a) + b).toString();
+
+/** The amount of `asset` an inbound transfer may still reserve. */
+export const available = (p: PoolRecord): bigint => BigInt(p.locked) - BigInt(p.reserved);
+
+/** BRIDGE_OUT: `amount` of the sender's coins or tokens into the escrow, and into the pool. */
+export async function lock(c: { state: ExecState; height: number; events: ChainEvent[] }, asset: Asset, from: Address, amount: bigint): Promise<void> {
+  if (asset === 'native') {
+    await debit(c.state, from, amount);
+    await credit(c.state, BRIDGE_ESCROW_ADDRESS, amount, c.height);
+  } else {
+    const t = await loadUnpausedToken(c.state, asset);
+    await requireNotBlacklisted(c.state, t, from, 'sender');
+    await moveTokens(c, t, from, BRIDGE_ESCROW_ADDRESS, amount);
+  }
+  const p = await getPool(c.state, asset);
+  await putPool(c.state, { ...p, locked: add(p.locked, amount), lockedTotal: add(p.lockedTotal, amount) });
+}
+
+/** BRIDGE_IN: promises `amount` of the pool to an attested transfer; refused above what is locked and not yet promised. */
+export async function reserve(s: ExecState, asset: Asset, amount: bigint): Promise<void> {
+  const p = await getPool(s, asset);
+  if (amount > available(p)) {
+    throw new TxFailure(`the bridge holds ${available(p)} base units of ${asset} free to release (${p.locked} locked, ${p.reserved} promised), less than ${amount}`);
+  }
+  await putPool(s, { ...p, reserved: add(p.reserved, amount) });
+}
+
+/** A refused transfer's promise is withdrawn. */
+export async function unreserve(s: ExecState, asset: Asset, amount: bigint): Promise<void> {
+  const p = await getPool(s, asset);
+  await putPool(s, { ...p, reserved: add(p.reserved, -amount) });
+}
+
+/** The tick found the breaker full: the transfer waits for window start `until`. */
+export class BreakerTripped extends TxFailure {
+  constructor(reason: string, readonly until: number) {
+    super(reason);
+  }
+}
+
+export const windowOf = (height: number, windowBlocks: bigint): number => Number(BigInt(height) / windowBlocks);
+
+/**
+ * Pays a reserved inbound transfer out of the escrow if the breaker lets it: `waited` (a
+ * DELAYED transfer at its release height) also goes when the window has released nothing yet,
+ * so a transfer larger than a whole window's share still leaves after one window's delay.
+ * Throws BreakerTripped (wait for the next window) or TxFailure (cannot be paid: refused).
+ */
+export async function release(
+  c: { state: ExecState; height: number },
+  t: { asset: Asset; to: Address; amount: bigint; waited: boolean },
+): Promise<ChainEvent[]> {
+  const s = c.state;
+  const prm = await loadParams(s);
+  const pool = await getPool(s, t.asset);
+  const window = windowOf(c.height, prm.BRIDGE_WINDOW_BLOCKS);
+  const prev = await getBreaker(s, t.asset);
+  const b: BreakerRecord = prev && prev.window === window ? prev : { asset: t.asset, window, base: pool.locked, used: '0' };
+  const cap = (BigInt(b.base) * prm.BRIDGE_BREAKER_BPS) / 10_000n;
+  const used = BigInt(b.used);
+  if (used + t.amount > cap && !(t.waited && used === 0n)) {
+    const until = (window + 1) * Number(prm.BRIDGE_WINDOW_BLOCKS);
+    throw new BreakerTripped(`the circuit breaker of ${t.asset} allows ${cap - used < 0n ? 0n : cap - used} more base units in window ${window} (BRIDGE_BREAKER_BPS of ${b.base}): released from height ${until}`, until);
+  }
+  const events: ChainEvent[] = [];
+  if (t.asset === 'native') {
+    await debit(s, BRIDGE_ESCROW_ADDRESS, t.amount);
+    await credit(s, t.to, t.amount, c.height);
+  } else {
+    const token = await loadUnpausedToken(s, t.asset);
+    await requireNotBlacklisted(s, token, t.to, 'recipient');
+    await moveTokens({ state: s, height: c.height, events }, token, BRIDGE_ESCROW_ADDRESS, t.to, t.amount);
+  }
+  await s.putRecord(breakerKey(t.asset), { ...b, used: add(b.used, t.amount) } satisfies BreakerRecord);
+  await putPool(s, { ...pool, locked: add(pool.locked, -t.amount), reserved: add(pool.reserved, -t.amount), releasedTotal: add(pool.releasedTotal, t.amount) });
+  return events;
+}

@@ -1,0 +1,136 @@
+import { assign, setup } from 'xstate';
+import { defineMachine, effect, type DeadlineEvent } from '../../machines/define';
+import type { Address } from '../../protocol/types';
+import { BreakerTripped, release, unreserve, type Asset } from './pool';
+
+/**
+ * A bridge transfer (docs/PROTOCOL.md "Bridge"), an on-chain machine. Its state names are the
+ * `status` words of /bridge/transfers:
+ *
+ *   outbound: LOCKED ──BRIDGE_SETTLE──► PAID
+ *   inbound:  ATTESTED ──end of its block──► RELEASED              (the breaker allows it: paid)
+ *                     └─────────────────────► DELAYED ──release height──► RELEASED
+ *                                               │  └──breaker still full──► DELAYED (next window)
+ *             ATTESTED | DELAYED ──payout impossible (token paused, recipient blacklisted)──► REFUSED
+ *
+ * BRIDGE_IN attests and reserves the amount; the release happens at the end of the block, in
+ * transfer id order, so which of a block's transfers the breaker lets through does not depend
+ * on the order of transactions. The breaker's answer comes from state (the pool's window), so
+ * it arrives as the `release` effect's refusal: BreakerTripped → HOLD until the next window,
+ * any other refusal → REFUSE (onTickFailure).
+ */
+export type Direction = 'out' | 'in';
+
+export interface TransferInput {
+  direction: Direction;
+  asset: Asset;
+  /** Base units, as a string. */
+  amount: string;
+  /** Outbound: the target chain; inbound: the source chain. */
+  chain: string;
+  /** Outbound: the sender on Cairn. Inbound: null. */
+  from: Address | null;
+  /** Outbound: the recipient on the target chain (its own format). Inbound: null. */
+  recipient: string | null;
+  /** Inbound: the account paid on Cairn. Outbound: null. */
+  to: Address | null;
+  /** Inbound: the deposit's transaction on the source chain (the replay key). */
+  sourceTx: string | null;
+  /** Inbound: the committee epoch whose quorum attested it. */
+  epoch: number | null;
+  createdAt: number;
+}
+
+export interface TransferContext extends TransferInput {
+  /** Outbound, once PAID: the committee member who settled it and the payout's transaction on the target chain. */
+  settledBy: Address | null;
+  targetTx: string | null;
+  /** Inbound: the height of the next release attempt while DELAYED. */
+  releaseAt: number | null;
+  /** Times the breaker held it back. */
+  holds: number;
+  /** Height it became PAID, RELEASED or REFUSED. */
+  closedAt: number | null;
+  /** Why it was held back (DELAYED) or refused (REFUSED). */
+  reason: string | null;
+}
+
+export type TransferEvent =
+  | { type: 'SETTLE'; by: Address; targetTx: string; height: number }
+  | { type: 'HOLD'; until: number; reason: string; height: number }
+  | { type: 'REFUSE'; reason: string; height: number }
+  | DeadlineEvent;
+
+export const TRANSFER_STATES = ['LOCKED', 'PAID', 'ATTESTED', 'DELAYED', 'RELEASED', 'REFUSED'] as const;
+export type TransferStatus = (typeof TRANSFER_STATES)[number];
+
+type Ev<T extends TransferEvent['type']> = Extract<TransferEvent, { type: T }>;
+type Args = { context: TransferContext; event: TransferEvent };
+const ev = <T extends TransferEvent['type']>(e: TransferEvent) => e as Ev<T>;
+
+const releaseParams = (waited: boolean) => ({ context }: Args) => ({ asset: context.asset, to: context.to!, amount: context.amount, waited });
+// Assigner maps (setup's actions hold only effects, so the transitions inline `assign` over these).
+const released = { closedAt: ({ event }: Args) => ev<'DEADLINE'>(event).height, releaseAt: () => null, reason: () => null };
+const held = {
+  releaseAt: ({ event }: Args) => ev<'HOLD'>(event).until,
+  reason: ({ event }: Args) => ev<'HOLD'>(event).reason,
+  holds: ({ context }: Args) => context.holds + 1,
+};
+const refused = { closedAt: ({ event }: Args) => ev<'REFUSE'>(event).height, reason: ({ event }: Args) => ev<'REFUSE'>(event).reason, releaseAt: () => null };
+const unreserveParams = ({ context }: Args) => ({ asset: context.asset, amount: context.amount });
+
+export const transferMachine = setup({
+  types: { context: {} as TransferContext, events: {} as TransferEvent, input: {} as TransferInput },
+  actions: {
+    release: effect<{ asset: Asset; to: Address; amount: string; waited: boolean }>(),
+    unreserve: effect<{ asset: Asset; amount: string }>(),
+  },
+  guards: { outbound: ({ context }) => context.direction === 'out' },
+}).createMachine({
+  id: 'bridgeTransfer',
+  initial: 'OPEN',
+  context: ({ input }) => ({ ...input, settledBy: null, targetTx: null, releaseAt: null, holds: 0, closedAt: null, reason: null }),
+  states: {
+    // Transient: the direction picks the first state (no history entry of its own).
+    OPEN: { always: [{ guard: 'outbound', target: 'LOCKED' }, { target: 'ATTESTED' }] },
+    LOCKED: {
+      on: {
+        SETTLE: {
+          target: 'PAID',
+          actions: assign({ settledBy: ({ event }) => ev<'SETTLE'>(event).by, targetTx: ({ event }) => ev<'SETTLE'>(event).targetTx, closedAt: ({ event }) => ev<'SETTLE'>(event).height }),
+        },
+      },
+    },
+    ATTESTED: {
+      on: {
+        DEADLINE: { target: 'RELEASED', actions: [assign(released), { type: 'release', params: releaseParams(false) }] },
+        HOLD: { target: 'DELAYED', actions: assign(held) },
+        REFUSE: { target: 'REFUSED', actions: [assign(refused), { type: 'unreserve', params: unreserveParams }] },
+      },
+    },
+    DELAYED: {
+      on: {
+        DEADLINE: { target: 'RELEASED', actions: [assign(released), { type: 'release', params: releaseParams(true) }] },
+        // Still over the breaker: wait for the next window (a context step).
+        HOLD: { actions: assign(held) },
+        REFUSE: { target: 'REFUSED', actions: [assign(refused), { type: 'unreserve', params: unreserveParams }] },
+      },
+    },
+    PAID: { type: 'final' },
+    RELEASED: { type: 'final' },
+    REFUSED: { type: 'final' },
+  },
+});
+
+export const transferDef = defineMachine({
+  name: 'bridgeTransfer',
+  version: 1,
+  machine: transferMachine,
+  deadline: (s) => (s.matches('ATTESTED') ? s.context.createdAt : s.matches('DELAYED') ? s.context.releaseAt : null),
+  effects: {
+    release: async ({ state, height }, p) => release({ state, height }, { asset: p.asset, to: p.to, amount: BigInt(p.amount), waited: p.waited }),
+    unreserve: async ({ state }, p) => unreserve(state, p.asset, BigInt(p.amount)),
+  },
+  onTickFailure: (reason, height, failure) => (failure instanceof BreakerTripped ? { type: 'HOLD', until: failure.until, reason, height } : { type: 'REFUSE', reason, height }),
+  summary: (s): Record<string, string> => (s.context.releaseAt !== null ? { releaseAt: String(s.context.releaseAt) } : {}),
+});
