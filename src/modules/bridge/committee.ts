@@ -69,15 +69,19 @@ export const memberOf = (keys: HybridKeys): CommitteeMember => ({ address: keys.
 
 /**
  * Undefined when at least `threshold` distinct members signed `digest` with both halves of the
- * hybrid scheme; otherwise the refusal. A signature by a non-member, a repeated signer, or one
- * whose ML-DSA-44 half is missing or wrong (a classical-only signature) does not count.
+ * hybrid scheme; otherwise the refusal. A signature by a non-member, any but a member's first,
+ * or one whose ML-DSA-44 half is missing or wrong (a classical-only signature) does not count.
  */
 export function quorumRefusal(c: CommitteeRecord, digestBytes: Uint8Array, sigs: readonly MemberSignature[], what: string): string | undefined {
   const byAddress = new Map(c.members.map((m) => [m.address, m]));
   const valid = new Set<Address>();
+  // Each member's first signature is the only one checked: repeating a bad signature costs
+  // the node nothing more (at most one verification per member, seven at most).
+  const tried = new Set<Address>();
   for (const s of sigs) {
     const m = byAddress.get(s.signer);
-    if (!m || valid.has(s.signer)) continue;
+    if (!m || tried.has(s.signer)) continue;
+    tried.add(s.signer);
     const ok = verifyHybridReference(digestBytes, { secp256k1: fromHex(m.secp256k1), mldsa44: fromHex(m.mldsa44) }, { secp256k1: fromHex(s.secp256k1), mldsa44: fromHex(s.mldsa44) });
     if (ok) valid.add(s.signer);
   }

@@ -7,7 +7,7 @@ import { BRIDGE_ESCROW_ADDRESS } from '../../protocol/params';
 import { recordKey } from '../../protocol/records';
 import type { Address } from '../../protocol/types';
 import type { Hex } from '../../primitives/hex';
-import { loadUnpausedToken, moveTokens, requireNotBlacklisted } from '../tokens/ledger';
+import { loadUnpausedToken, moveTokens, requireCanSend, requireNotBlacklisted } from '../tokens/ledger';
 
 /**
  * The bridge's pools and its circuit breaker. Each asset ("native" or a token id) has a pool:
@@ -37,6 +37,8 @@ export interface BreakerRecord {
   window: number;
   base: string;
   used: string;
+  /** The window's one release over the cap, for a transfer that already waited a window, was taken. */
+  exempted: boolean;
 }
 
 const poolKey = (a: Asset) => recordKey('bridge', 'pool', a);
@@ -67,7 +69,8 @@ export async function lock(c: { state: ExecState; height: number; events: ChainE
     await credit(c.state, BRIDGE_ESCROW_ADDRESS, amount, c.height);
   } else {
     const t = await loadUnpausedToken(c.state, asset);
-    await requireNotBlacklisted(c.state, t, from, 'sender');
+    // As TOKEN_TRANSFER: a blacklisted or frozen holder cannot send (a freeze is not escaped by bridging out).
+    await requireCanSend(c, t, from, 'sender');
     await moveTokens(c, t, from, BRIDGE_ESCROW_ADDRESS, amount);
   }
   const p = await getPool(c.state, asset);
@@ -99,9 +102,10 @@ export class BreakerTripped extends TxFailure {
 export const windowOf = (height: number, windowBlocks: bigint): number => Number(BigInt(height) / windowBlocks);
 
 /**
- * Pays a reserved inbound transfer out of the escrow if the breaker lets it: `waited` (a
- * DELAYED transfer at its release height) also goes when the window has released nothing yet,
- * so a transfer larger than a whole window's share still leaves after one window's delay.
+ * Pays a reserved inbound transfer out of the escrow if the breaker lets it. A `waited` one (a
+ * DELAYED transfer at its release height) that does not fit takes the window's single
+ * exemption if it is still free, so a transfer larger than a whole window's share leaves
+ * after waiting, whatever smaller releases came first.
  * Throws BreakerTripped (wait for the next window) or TxFailure (cannot be paid: refused).
  */
 export async function release(
@@ -113,10 +117,14 @@ export async function release(
   const pool = await getPool(s, t.asset);
   const window = windowOf(c.height, prm.BRIDGE_WINDOW_BLOCKS);
   const prev = await getBreaker(s, t.asset);
-  const b: BreakerRecord = prev && prev.window === window ? prev : { asset: t.asset, window, base: pool.locked, used: '0' };
+  const b: BreakerRecord = prev && prev.window === window ? prev : { asset: t.asset, window, base: pool.locked, used: '0', exempted: false };
   const cap = (BigInt(b.base) * prm.BRIDGE_BREAKER_BPS) / 10_000n;
   const used = BigInt(b.used);
-  if (used + t.amount > cap && !(t.waited && used === 0n)) {
+  const over = used + t.amount > cap;
+  // One transfer per window that waited a whole window may go over the cap, however much
+  // smaller releases took first: a transfer larger than a window's share is never stuck.
+  const exempt = over && t.waited && !b.exempted;
+  if (over && !exempt) {
     const until = (window + 1) * Number(prm.BRIDGE_WINDOW_BLOCKS);
     throw new BreakerTripped(`the circuit breaker of ${t.asset} allows ${cap - used < 0n ? 0n : cap - used} more base units in window ${window} (BRIDGE_BREAKER_BPS of ${b.base}): released from height ${until}`, until);
   }
@@ -129,7 +137,7 @@ export async function release(
     await requireNotBlacklisted(s, token, t.to, 'recipient');
     await moveTokens({ state: s, height: c.height, events }, token, BRIDGE_ESCROW_ADDRESS, t.to, t.amount);
   }
-  await s.putRecord(breakerKey(t.asset), { ...b, used: add(b.used, t.amount) } satisfies BreakerRecord);
+  await s.putRecord(breakerKey(t.asset), { ...b, used: add(b.used, t.amount), exempted: b.exempted || exempt } satisfies BreakerRecord);
   await putPool(s, { ...pool, locked: add(pool.locked, -t.amount), reserved: add(pool.reserved, -t.amount), releasedTotal: add(pool.releasedTotal, t.amount) });
   return events;
 }

@@ -3,6 +3,7 @@ import { stateName } from '../../machines/record';
 import { getCommittee, type CommitteeRecord } from '../../protocol/bridge';
 import type { ExecState } from '../../protocol/execState';
 import { TxFailure } from '../../protocol/handler';
+import { BRIDGE_ESCROW_ADDRESS } from '../../protocol/params';
 import { recordKey } from '../../protocol/records';
 import type { Hex } from '../../primitives/hex';
 import { addressFlag, coinsFlag, textFlag } from '../tx/cli';
@@ -20,6 +21,11 @@ export async function requireCommittee(s: ExecState): Promise<CommitteeRecord> {
   if (!c) throw new TxFailure('there is no bridge committee yet: a governance proposal creates it (GOV_PROPOSE data.committee)');
   return c;
 }
+
+const statusOf = async (s: ExecState, id: Hex): Promise<TransferStatus | undefined> => {
+  const snap = await loadInstance(s, transferDef, id);
+  return snap && (stateName(snap.value) as TransferStatus);
+};
 
 /** Replay protection: the inbound transfer a source transaction already released, by source chain and transaction. */
 export const seenKey = (chain: string, sourceTx: string): string => recordKey('bridge', 'seen', chain, sourceTx);
@@ -89,7 +95,7 @@ committee pays it on the other chain and marks it PAID ("cairn bridge show <id>"
 /**
  * BRIDGE_IN: releases a deposit made on `data.sourceChain` to `data.to`, on the committee's
  * quorum of hybrid signatures over the inbound digest (modules/bridge/committee.ts). A source
- * transaction releases at most once; the amount must be locked and not promised to another
+ * transaction releases at most once (attested again only after a REFUSED attempt, which paid nothing); the amount must be locked and not promised to another
  * transfer; the circuit breaker may delay it (DELAYED, with its release height). The transfer
  * id is this transaction's id. Anyone may send it (a relayer): the signatures are the proof.
  */
@@ -106,6 +112,13 @@ export const bridgeIn = defineTx({
     amount: tokenAmountField('base units released (integer string)'),
     signatures: signaturesField('[{signer, secp256k1, mldsa44}]: committee members\' hybrid signatures of the inbound digest'),
   },
+  dataRules: [
+    {
+      broken: (d) => d.to === BRIDGE_ESCROW_ADDRESS,
+      reason: 'BRIDGE_IN data.to cannot be the bridge escrow (0x…79)',
+      sdk: { field: 'to', message: 'cannot be the bridge escrow (0x…79)' },
+    },
+  ],
   parties: (tx) => addressesIn(tx.data, ['to']),
   energy: 2_000n,
   cli: {
@@ -127,7 +140,8 @@ bridge attest" makes one member's). Anyone may submit it: the signatures are the
   async run({ state, height, tx, events }, d) {
     const c = await requireCommittee(state);
     const seen = await state.getRecord<Hex>(seenKey(d.sourceChain, d.sourceTx));
-    if (seen) throw new TxFailure(`deposit ${d.sourceChain}:${d.sourceTx} was already attested (transfer ${seen})`);
+    // A REFUSED transfer paid nothing: its deposit may be attested again (e.g. once the token is unpaused).
+    if (seen && (await statusOf(state, seen)) !== 'REFUSED') throw new TxFailure(`deposit ${d.sourceChain}:${d.sourceTx} was already attested (transfer ${seen})`);
     const refused = quorumRefusal(c, inboundDigest({ sourceChain: d.sourceChain, sourceTx: d.sourceTx, asset: d.asset, to: d.to, amount: d.amount.toString() }), d.signatures, 'BRIDGE_IN');
     if (refused) throw new TxFailure(refused);
     await reserve(state, d.asset, d.amount);
