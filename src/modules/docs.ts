@@ -1,3 +1,5 @@
+import type { AnyStateMachine } from 'xstate';
+import { mermaidDiagram } from '../machines/mermaid';
 import { PARAMS, type ParamSpec } from '../protocol/governable';
 import type { AnyTxEntry, AmountRule, EnvelopeRule, Fields, ToRule } from './tx/entry';
 
@@ -92,3 +94,13 @@ export function paramsSection(dev: Readonly<Record<string, string>>): string {
 }
 
 export const withParamsSection = (doc: string, section: string): string => withSection(doc, PARAMS_BEGIN, PARAMS_END, section);
+
+export const MACHINES_BEGIN = '<!-- BEGIN GENERATED: state machines (npm run docs:types, from the machine definitions) -->';
+export const MACHINES_END = '<!-- END GENERATED: state machines -->';
+
+/** The machines the docs draw, each under a heading naming where it lives. */
+export function machinesSection(machines: readonly { title: string; source: string; machine: AnyStateMachine }[]): string {
+  const parts = machines.map((m) => `#### ${m.title} (\`${m.source}\`)\n\n\`\`\`mermaid\n${mermaidDiagram(m.machine)}\n\`\`\``);
+  return [MACHINES_BEGIN, ...parts, MACHINES_END].join('\n\n');
+}
+export const withMachinesSection = (doc: string, section: string): string => withSection(doc, MACHINES_BEGIN, MACHINES_END, section);
