@@ -1,4 +1,8 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { memberOf } from '../../src/modules/bridge';
 import { decodeEnvelope } from '../../src/chain/envelope';
 import { toNative } from '../../src/crypto/address';
 import { deriveKeys } from '../../src/crypto/keys';
@@ -41,6 +45,22 @@ const SIGNED: [string[], { type: string; to: string | null; amount: string; data
   ],
   [['vesting', 'claim', '--id', ID], { type: 'VESTING_CLAIM', to: null, amount: '0', data: { vestingId: ID } }],
 ];
+
+describe('gov propose --committee', () => {
+  it('reads the members file and the threshold into data.committee', async () => {
+    const keys = [1, 2, 3].map((i) => deriveKeys(new Uint8Array(32).fill(i)));
+    const dir = mkdtempSync(join(tmpdir(), 'cairn-committee-'));
+    const file = join(dir, 'members.json');
+    writeFileSync(file, JSON.stringify(keys.map(memberOf)));
+    const r = await run(['gov', 'propose', '--committee', file, '--threshold', '2', '--deposit', '100', ...OFFLINE]);
+    expect(r.err).toBe('');
+    const d = decodeEnvelope(JSON.parse(r.out));
+    expect(d.ok && d.tx.data).toStrictEqual({ committee: { members: keys.map(memberOf), threshold: 2 } });
+    const bad = await run(['gov', 'propose', '--committee', file, '--threshold', '1', '--deposit', '100', ...OFFLINE]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.err).toMatch(/is not a committee/);
+  });
+});
 
 describe('staking, governance, resource and vesting commands offline', () => {
   it.each(SIGNED.map(([argv, f]) => [`${argv.slice(0, 2).join(' ')} → ${f.type}`, argv, f] as const))('%s', async (_label, argv, fields) => {

@@ -58,15 +58,18 @@ export const govPropose = defineTx({
   cli: {
     command: 'gov propose',
     about: `Opens a proposal to set a governable parameter (--param with --value; see
-"cairn gov params") or to spend from the treasury (--spend-to with --spend-amount),
-with --deposit (at least GOV_DEPOSIT) held until it ends. The proposal's id is this
+"cairn gov params"), to spend from the treasury (--spend-to with --spend-amount) or to
+install a bridge committee (--committee members.json with --threshold; "cairn bridge
+member --key <file>" prints a member's entry), with --deposit (at least GOV_DEPOSIT) held until it ends. The proposal's id is this
 transaction's id.`,
-    summary: '--param --value | --spend-to --spend-amount; --deposit',
+    summary: '--param --value | --spend-to --spend-amount | --committee --threshold; --deposit',
     flags: [
       textFlag('param', '<NAME>', 'a governable parameter, e.g. MAX_VALIDATORS'),
       textFlag('value', '<n>', "its new value, an integer within the parameter's bounds"),
       addressFlag('spend-to', 'a treasury spend: the recipient, 0x… or cairn1…', 'spend.to'),
       coinsFlag('spend-amount', 'a treasury spend: the coins', 'spend.amount', true),
+      { flag: 'committee', field: 'committee.members', kind: 'json', metavar: '<members.json>', help: 'a bridge committee: [{address, secp256k1, mldsa44}] (with --threshold)' } as const,
+      { flag: 'threshold', field: 'committee.threshold', kind: 'int', metavar: '<k>', help: 'the committee\'s signatures needed: more than half its members' } as const,
       coinsFlag('deposit', 'the deposit'),
     ].map((f) => (f.flag === 'deposit' ? f : { ...f, optional: true })),
     example: 'cairn gov propose --param MAX_VALIDATORS --value 25 --deposit 100000000',
