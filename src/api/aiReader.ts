@@ -10,12 +10,12 @@ import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
 import type { ChainStore } from '../storage/chainStore';
 import type { AddressTxsPage, OraclesView, OracleView, TasksPage, TaskTransition, TaskView } from '../views';
+import { feedPage, historyOf, recentIds } from './machineFeed';
 import type { AiQueries, ReadModel } from './ports';
 
 /** A refusal that means "after its window" (the AI handlers' wording): what `late` counts. */
 const LATE = /(window closed|bidding closed|was due by) at height|was due by height/;
 const LATE_TYPES = new Set(['AI_COMMIT', 'AI_REVEAL', 'AI_RESULT', 'AI_BID']);
-const FEED_CAP = 10_000;
 
 /** The windows a task is waiting on, in the order they come, with what happens at each. */
 const NEXT: Partial<Record<TaskStatus, [keyof TaskView['deadlines'], string]>> = {
@@ -56,7 +56,7 @@ export class AiReader implements AiQueries {
     if (!snap) return undefined;
     const c = snap.context;
     const status = stateName(snap.value) as TaskStatus;
-    const history = (await this.d.store.machineHistory(taskDef.name, id)).map(({ from, to, event, height }) => ({ from, to, event, height }));
+    const history = await historyOf(this.d.store, taskDef.name, id);
     const deadlines = { commitEnds: c.commitEnds, revealEnds: c.revealEnds, bidEnds: c.bidEnds, expiresAt: c.expiresAt, challengeEnds: c.challengeEnds, verdictEnds: c.verdictEnds };
     const n = NEXT[status];
     const at = n ? deadlines[n[0]] : null;
@@ -93,20 +93,15 @@ export class AiReader implements AiQueries {
       return snap !== undefined && involves(snap.context, q.oracle);
     };
     if (q.since === undefined) {
-      const feed = await this.d.store.machineFeed(taskDef.name, -1, FEED_CAP);
-      const ids = [...new Map(feed.map((e) => [e.id, e.height])).entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([id]) => id);
       const out: TaskView[] = [];
-      for (const id of ids) {
+      for (const id of await recentIds(this.d.store, taskDef.name)) {
         const t = await this.task(id, s);
         if (t && (await matchCtx(t))) out.push(t);
         if (out.length >= limit) break;
       }
       return { tasks: out, cursor: head.height, finalizedHeight: head.finalizedHeight, height: head.height };
     }
-    // Whole blocks up to `top`: a page ends at a block boundary, so the cursor never splits one.
-    const feed = (await this.d.store.machineFeed(taskDef.name, q.since, limit)).filter((e) => e.height <= top);
-    const full = feed.length >= limit;
-    const cursor = full ? feed[feed.length - 1].height : Math.max(q.since, top);
+    const { feed, cursor } = await feedPage(this.d.store, taskDef.name, q.since, limit, top);
     const tasks: TaskView[] = [];
     const kept = new Set<string>();
     for (const id of new Set(feed.map((e) => e.id))) {

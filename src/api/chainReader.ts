@@ -22,6 +22,7 @@ import type {
 import { AssetReader } from './assetReader';
 import { GovernanceReader } from './governanceReader';
 import { AiReader } from './aiReader';
+import { BridgeReader } from './bridgeReader';
 import { BlockCache } from './blockCache';
 import type { ChainQueries, ReadModel } from './ports';
 
@@ -46,6 +47,7 @@ export class ChainReader implements ChainQueries {
   readonly governance: GovernanceReader;
   /** AI tasks and oracles. */
   readonly ai: AiReader;
+  readonly bridge: BridgeReader;
 
   constructor(
     private readonly d: { kv: KvStore; store: ChainStore; view: StatsModel; mempool: ActorRef<MempoolMsg, MempoolReplies>; slotMs?: number },
@@ -53,6 +55,7 @@ export class ChainReader implements ChainQueries {
     this.assets = new AssetReader({ kv: d.kv, view: d.view });
     this.governance = new GovernanceReader({ kv: d.kv, store: d.store, view: d.view, slotMs: d.slotMs });
     this.ai = new AiReader({ kv: d.kv, store: d.store, view: d.view, addressTxs: (a, limit) => this.addressTxs(a, limit) });
+    this.bridge = new BridgeReader({ kv: d.kv, store: d.store, view: d.view });
     this.blocksCache = new BlockCache(d.store);
   }
 

@@ -8,6 +8,7 @@ import type {
   StatusView, TokenHolders, TokenList, TokenTransfers, TokenView, TxRecord, TxSummary,
   GovernanceView, ProposalsPage, ProposalView, TreasuryView, ValidatorsView, ProposalStatus,
   OraclesView, TaskMode, TasksPage, TaskStatus, TaskView,
+  BridgeTransferView, BridgeTransfersPage, BridgeView, Direction, TransferStatus,
 } from '../views';
 
 /**
@@ -58,12 +59,20 @@ export interface AiQueries {
   oracles(): Promise<OraclesView>;
 }
 
+/** The bridge: committee, pools and transfers (api/bridgeReader.ts). */
+export interface BridgeQueries {
+  transfer(id: string): Promise<BridgeTransferView | undefined>;
+  transfers(q: { direction?: Direction; status?: TransferStatus; since?: number; final?: boolean; limit?: number }): Promise<BridgeTransfersPage>;
+  bridge(): Promise<BridgeView>;
+}
+
 /** Everything the HTTP routes read; implemented by api/chainReader.ts. */
 export interface ChainQueries {
   readonly head: Readonly<Head>;
   readonly assets: AssetQueries;
   readonly governance: GovernanceQueries;
   readonly ai: AiQueries;
+  readonly bridge: BridgeQueries;
   status(): Promise<StatusView>;
   account(addr: Address): Promise<AccountView | undefined>;
   code(addr: Address, root?: Hex): Promise<Hex>;
@@ -96,3 +105,4 @@ export { decodeEthFields } from './ethFields';
 export { decodeCursor, type Feed } from './cursors';
 export { PROPOSAL_STATES } from '../machines/proposal';
 export { TASK_MODES, TASK_STATES } from '../modules/ai/taskMachine';
+export { TRANSFER_STATES } from '../modules/bridge/transferMachine';

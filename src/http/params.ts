@@ -37,3 +37,25 @@ export function addressParam(s: string | undefined): Address {
   if (!a) throw badRequest('invalid address: expected 0x followed by 40 hex digits or a cairn1… native address');
   return a;
 }
+
+/** An optional enumerated filter (status words are upper case, other words lower case); anything else is a 400 naming the choices. */
+export function oneOfParam<T extends string>(q: Record<string, string>, name: string, all: readonly T[], upper: boolean): T | undefined {
+  const raw = q[name];
+  if (raw === undefined || raw === '') return undefined;
+  const v = upper ? raw.toUpperCase() : raw.toLowerCase();
+  if (!all.includes(v as T)) throw badRequest(`${name} must be one of ${all.join(', ')}`);
+  return v as T;
+}
+
+/**
+ * The machine feeds' `since` and `final` (/ai/tasks, /bridge/transfers). A `since` above the
+ * head is a 400: an empty list for a height not yet processed would read as "nothing happened".
+ */
+export function feedParams(q: Record<string, string>, head: number): { since: number | undefined; final: boolean } {
+  const f = q.final;
+  const final = f === undefined || f === '' ? false : f === 'true' || f === '1' ? true : f === 'false' || f === '0' ? false : undefined;
+  if (final === undefined) throw badRequest('final must be true or false');
+  const since = intParam(q, 'since');
+  if (since !== undefined && since > head) throw badRequest(`since (${since}) is above this node's head (${head}): it has not processed that height yet`);
+  return { since, final };
+}

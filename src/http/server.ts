@@ -16,6 +16,7 @@ import { registerAdminRoutes } from './routes/admin';
 import { registerAssetRoutes } from './routes/assets';
 import { registerGovernanceRoutes } from './routes/governance';
 import { registerAiRoutes } from './routes/ai';
+import { registerBridgeRoutes } from './routes/bridge';
 
 function refuse(res: Response, status: number, retryAfterS: number, error: string): void {
   res.status(status).header('retry-after', String(retryAfterS)).json({ error });
@@ -114,6 +115,7 @@ export function createHttpServer(d: HttpDeps) {
   registerAssetRoutes(app, r, d);
   registerGovernanceRoutes(app, r, d);
   registerAiRoutes(app, r, d);
+  registerBridgeRoutes(app, r, d);
   const protection = { limiter, guard, gateway, exempt, trusted, admin, rateLimit: rl };
   registerOpsRoutes(app, r, d, { ...protection, peers });
   registerAdminRoutes(app, r, { admin, peers, alerts: d.alerts });

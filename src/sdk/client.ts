@@ -1,6 +1,6 @@
 import type { HybridTx } from '../protocol/types';
 import type {
-  AccountProofView, AccountView, BlockView, GovernanceView, OraclesView, ProposalStatus, ProposalsPage, ProposalView, StatusView, TaskMode, TasksPage, TaskStatus,
+  AccountProofView, AccountView, BlockView, BridgeTransfersPage, BridgeTransferView, BridgeView, Direction, TransferStatus, GovernanceView, OraclesView, ProposalStatus, ProposalsPage, ProposalView, StatusView, TaskMode, TasksPage, TaskStatus,
   TaskView, TreasuryView, TxRecord, TxStatus, ValidatorsView,
 } from '../views';
 import type { Hex } from '../primitives/hex';
@@ -282,6 +282,21 @@ export class CairnClient {
   /** GET /ai/oracles. */
   oracles(): Promise<OraclesView> {
     return this.get<OraclesView>('/ai/oracles');
+  }
+
+  /** GET /bridge/transfers: filtered by direction and status; with `since`, the transitions after it and a cursor (as tasks()). */
+  bridgeTransfers(q: { direction?: Direction; status?: TransferStatus; since?: number; final?: boolean; limit?: number } = {}): Promise<BridgeTransfersPage> {
+    return this.get<BridgeTransfersPage>(`/bridge/transfers${query(q)}`);
+  }
+
+  /** GET /bridge/transfers/:id; null when unknown. */
+  bridgeTransfer(id: string): Promise<BridgeTransferView | null> {
+    return this.getOrNull<BridgeTransferView>(`/bridge/transfers/${encodeURIComponent(id)}`);
+  }
+
+  /** GET /bridge: the committee, the pools and the breaker's current window. */
+  bridge(): Promise<BridgeView> {
+    return this.get<BridgeView>('/bridge');
   }
 
   /** Block by height or hash; null when above the head or unknown. */

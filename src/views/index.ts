@@ -9,3 +9,4 @@ export type * from './feeds';
 export type * from './tx';
 export type * from './governance';
 export type * from './ai';
+export type * from './bridge';

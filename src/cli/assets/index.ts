@@ -102,6 +102,21 @@ challenged; EXPIRED → REFUNDED when nothing was decided. Windows are counted i
   ai commitment        computes the AI_COMMIT hash of an output and salt (offline)
 `,
   },
+  bridge: {
+    title: 'bridge',
+    intro: `Usage: cairn bridge <sub> [options]
+
+Coins and tokens locked here for payout on another chain (LOCKED → PAID when a committee
+member settles), and deposits from other chains released on a quorum of the committee's
+hybrid signatures (ATTESTED → RELEASED, or DELAYED by the circuit breaker until its
+release height, or REFUSED). The first committee comes from "cairn gov propose --committee".`,
+    read: `  bridge list          transfers, filtered; --since <height> follows transitions with a cursor
+  bridge show <id>     one transfer: state, releaseAt and countdown, reason, history
+  bridge status        the committee, the pools and the breaker's current window
+  bridge member        your committee entry {address, secp256k1, mldsa44} (offline)
+  bridge attest        signs a deposit or a new committee as a member (offline)
+`,
+  },
 } as const;
 type Group = keyof typeof GROUPS;
 

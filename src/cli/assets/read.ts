@@ -2,9 +2,14 @@ import { CairnError } from '../../errors/CairnError';
 import { SYMBOL_RE } from '../../protocol/params';
 import { isValidName, type PageOptions } from '../../sdk/assets';
 import { CairnClient } from '../../sdk/client';
-import { parseAddress, taskCommitment } from '../../sdk';
+import { committeeDigest, deriveKeys, inboundDigest, memberOf, parseAddress, signAsMember, taskCommitment, type MemberSignature } from '../../sdk';
+import { fullCommitteeRefusal } from '../../modules/bridge/committee';
+import type { CommitteeMember } from '../../protocol/bridge';
+import type { Address } from '../../protocol/types';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import type { Hex } from '../../primitives/hex';
-import { DEFAULT_NODE, EXIT, json, nodeUrl, parse, parsePositiveInt, str, usage, type CliIo, type Flags, type OptionDefs } from '../common';
+import { DEFAULT_NODE, EXIT, json, nodeUrl, parse, parsePositiveInt, parseSecret, str, usage, type CliIo, type Flags, type OptionDefs } from '../common';
 import { ADDRESS_LIKE, nameArg, type Command, type Ctx } from './context';
 
 /** The read commands over GET /tokens, /nfts, /names, /name/:name. */
@@ -334,6 +339,120 @@ Prints {commit}: the AI_COMMIT commitment, 0x + keccak-256 of the UTF-8 RFC 8785
 the salt: "cairn ai reveal" needs them.`,
 };
 
+READ['bridge status'] = plain('bridge status', '/bridge (committee, pools, the circuit breaker of the current window)', (ctx) => ctx.client().bridge());
+READ['bridge list'] = {
+  options: { node: { type: 'string' }, direction: { type: 'string' }, status: { type: 'string' }, since: { type: 'string' }, final: { type: 'boolean' }, limit: { type: 'string' } },
+  positional: false,
+  async run(ctx, io) {
+    const { values } = ctx;
+    const since = str(values.since) !== undefined ? parsePositiveInt('--since', str(values.since)!) : undefined;
+    const limit = str(values.limit) !== undefined ? parsePositiveInt('--limit', str(values.limit)!) : undefined;
+    const final = values.final === true ? true : undefined;
+    io.out(json(await ctx.client().bridgeTransfers({ direction: str(values.direction) as never, status: str(values.status) as never, since, final, limit })));
+    return EXIT.OK;
+  },
+  help: `Usage: cairn bridge list [--direction out|in] [--status <S>] [--since <height> [--final]] [--limit <n>] [--node <url>]
+
+Prints GET /bridge/transfers: {transfers, transitions (with --since), cursor, finalizedHeight}.
+
+  --direction <d>      out (BRIDGE_OUT) or in (BRIDGE_IN)
+  --status <S>         LOCKED, PAID, ATTESTED, DELAYED, RELEASED or REFUSED
+  --since <height>     the transitions after this height, whole blocks; poll again with
+                       the answer's cursor: nothing is skipped or repeated
+  --final              with --since: final heights only (no reorganization can undo them)
+  --limit <n>          page size
+${READ_NODE_HELP}`,
+};
+READ['bridge show'] = {
+  options: { node: { type: 'string' } },
+  positional: true,
+  async run(ctx, io) {
+    const id = ctx.positionals[0] ?? usage('missing transfer: cairn bridge show <id>');
+    io.out(json((await ctx.client().bridgeTransfer(id)) ?? notFound(`transfer ${id}`)));
+    return EXIT.OK;
+  },
+  help: `Usage: cairn bridge show <id> [--node <url>]
+
+Prints GET /bridge/transfers/:id: status, amounts, releaseAt and the releaseInBlocks
+countdown while DELAYED, the reason when DELAYED or REFUSED, transitions with heights.
+
+${READ_NODE_HELP}`,
+};
+READ['bridge member'] = {
+  options: { secret: { type: 'string' } },
+  positional: false,
+  async run(ctx, io) {
+    io.out(json(memberOf(deriveKeys(parseSecret(str(ctx.values.secret), io.env)))));
+    return EXIT.OK;
+  },
+  help: `Usage: cairn bridge member [--secret <hex>]
+
+Prints {address, secp256k1, mldsa44}: your entry in a committee (the list a "cairn gov
+propose --committee" file or a rotation holds). The secret is --secret or $CAIRN_SECRET.`,
+};
+READ['bridge attest'] = {
+  options: {
+    secret: { type: 'string' }, 'source-chain': { type: 'string' }, 'source-tx': { type: 'string' }, asset: { type: 'string' }, to: { type: 'string' }, amount: { type: 'string' },
+    committee: { type: 'string' }, threshold: { type: 'string' }, epoch: { type: 'string' }, into: { type: 'string' },
+  },
+  positional: false,
+  async run(ctx, io) {
+    const v = ctx.values;
+    const keys = deriveKeys(parseSecret(str(v.secret), io.env));
+    let digest: Uint8Array;
+    if (str(v.committee) !== undefined) {
+      const members = (await readJson('--committee', str(v.committee)!)) as CommitteeMember[];
+      const threshold = parsePositiveInt('--threshold', str(v.threshold) ?? usage('--committee needs --threshold <k>'));
+      const epoch = parsePositiveInt('--epoch', str(v.epoch) ?? usage('--committee needs --epoch <n>: the new committee\'s epoch (the current one + 1)'));
+      const refused = Array.isArray(members) ? fullCommitteeRefusal(members.map((m) => ({ ...m, address: m.address?.toLowerCase() as Address })), threshold) : 'must be a list of members';
+      if (refused) usage(`--committee: ${refused}`);
+      digest = committeeDigest({ epoch, members, threshold });
+    } else {
+      const need = (k: string) => str(v[k]) ?? usage(`missing --${k}: cairn bridge attest --source-chain <name> --source-tx <id> --asset native|<token id> --to <address> --amount <n>`);
+      const to = parseAddress(need('to')) ?? usage('--to must be an address (0x… or cairn1…)');
+      const amount = need('amount');
+      if (!/^[1-9][0-9]*$/.test(amount)) usage(`--amount must be a positive integer of base units, got "${amount}"`);
+      const asset = need('asset');
+      if (asset !== 'native' && !/^0x[0-9a-fA-F]{40}$/.test(asset)) usage('--asset must be native or a token id (0x + 40 hex)');
+      digest = inboundDigest({ sourceChain: need('source-chain'), sourceTx: need('source-tx'), asset: asset === 'native' ? asset : asset.toLowerCase(), to, amount });
+    }
+    const sig = signAsMember(keys, digest);
+    const into = str(v.into);
+    if (into === undefined) {
+      io.out(json(sig));
+      return EXIT.OK;
+    }
+    const list = existsSync(into) ? ((await readJson('--into', into)) as MemberSignature[]) : [];
+    if (!Array.isArray(list)) usage(`--into: ${into} does not hold a list of signatures`);
+    await writeFile(into, `${JSON.stringify([...list.filter((x) => x.signer !== sig.signer), sig], null, 2)}\n`);
+    io.out(json({ signer: sig.signer, into, signatures: list.filter((x) => x.signer !== sig.signer).length + 1 }));
+    return EXIT.OK;
+  },
+  help: `Usage: cairn bridge attest [--secret <hex>] --source-chain <name> --source-tx <id> --asset native|<token id> --to <address> --amount <n> [--into <sigs.json>]
+       cairn bridge attest [--secret <hex>] --committee <members.json> --threshold <k> --epoch <n> [--into <sigs.json>]
+
+Signs, as a committee member (offline, nothing is sent), an inbound deposit's digest or a
+new committee's digest, with both secp256k1 and ML-DSA-44: prints {signer, secp256k1,
+mldsa44}, or with --into adds it to that JSON list (replacing your earlier one), ready for
+"cairn bridge in --signatures" or "cairn bridge rotate --signatures". The digests are in
+docs/PROTOCOL.md "Bridge". The secret is --secret or $CAIRN_SECRET.`,
+};
+
+/** A JSON file's content, or a usage error naming the flag. */
+async function readJson(flag: string, file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    return usage(`${flag}: cannot read ${file}: ${(e as Error).message}`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    return usage(`${flag}: ${file} is not JSON: ${(e as Error).message}`);
+  }
+}
+
 /** Read sub-commands by group, in help order. */
 export const READ_SUBS: Record<string, readonly string[]> = {
   token: ['info', 'holders', 'transfers', 'list'],
@@ -345,6 +464,7 @@ export const READ_SUBS: Record<string, readonly string[]> = {
   vesting: [],
   oracle: ['list'],
   ai: ['list', 'show', 'commitment'],
+  bridge: ['list', 'show', 'status', 'member', 'attest'],
 };
 
 export const READ_COMMANDS: Record<string, Command> = Object.fromEntries(Object.entries(READ).map(([k, spec]) => [k, readCommand(k, spec)]));
