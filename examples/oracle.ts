@@ -12,11 +12,10 @@
  * `answer` with a real one.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { CairnClient, deriveKeys, taskCommitment, type HybridKeys } from '../src/sdk';
-import { CairnError } from '../src/errors/CairnError';
-import { fromHex, type Hex } from '../src/primitives/hex';
+import { CairnClient, taskCommitment, type HybridKeys } from '../src/sdk';
+import type { Hex } from '../src/primitives/hex';
 import type { TaskView } from '../src/views';
+import { arg, keysFromFile, loadState, retrying, saveState, sendIncluded, sleep } from './support';
 
 export const answer = (prompt: string): string => {
   const m = /^what is (-?\d+) \+ (-?\d+)\??$/i.exec(prompt.trim());
@@ -46,8 +45,6 @@ export interface OracleOptions {
   log?: (msg: string) => void;
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
 export class Oracle {
   private readonly client: CairnClient;
   private state: OracleState;
@@ -56,7 +53,7 @@ export class Oracle {
 
   constructor(private readonly o: OracleOptions) {
     this.client = new CairnClient(o.node);
-    this.state = existsSync(o.stateFile) ? (JSON.parse(readFileSync(o.stateFile, 'utf8')) as OracleState) : { cursor: null, duties: {} };
+    this.state = loadState<OracleState>(o.stateFile, { cursor: null, duties: {} });
     this.log = o.log ?? ((m) => console.error(`[oracle ${o.keys.address.slice(0, 10)}] ${m}`));
   }
 
@@ -64,20 +61,12 @@ export class Oracle {
     return this.o.keys.address;
   }
 
-  /** The state file is replaced atomically: a crash leaves the old one or the new one. */
   private save(): void {
-    writeFileSync(`${this.o.stateFile}.tmp`, JSON.stringify(this.state));
-    renameSync(`${this.o.stateFile}.tmp`, this.o.stateFile);
+    saveState(this.o.stateFile, this.state);
   }
 
-  /** Sends a transaction and waits for its inclusion; a refusal or failure is logged, not thrown. */
-  private async send(input: Parameters<CairnClient['sendTx']>[1], what: string): Promise<boolean> {
-    const r = await this.client.sendTx(this.o.keys, input, { wait: 'included', timeoutMs: 30_000, pollMs: 100 });
-    if (!r.verdict.accepted) return this.log(`${what}: refused: ${r.verdict.reason}`), false;
-    const res = r.wait?.record?.result;
-    if (r.wait?.outcome !== 'included' || res?.status !== 'success') return this.log(`${what}: ${r.wait?.outcome} ${res?.error ?? ''}`), false;
-    this.log(`${what}: included`);
-    return true;
+  private send(input: Parameters<CairnClient['sendTx']>[1], what: string): Promise<boolean> {
+    return sendIncluded(this.client, this.o.keys, input, what, this.log);
   }
 
   async register(): Promise<void> {
@@ -140,29 +129,13 @@ export class Oracle {
   }
 
   /** Runs `f`, waiting out 429 (its Retry-After), 503 (a syncing node) and transport errors. */
-  async retrying(f: () => Promise<void>): Promise<void> {
-    for (;;) {
-      try {
-        return await f();
-      } catch (e) {
-        if (!(e instanceof CairnError) || this.stopped) throw e;
-        const status = Number(e.code.replace('HTTP_', ''));
-        if (status !== 429 && status !== 503 && e.code !== 'NETWORK' && e.code !== 'TIMEOUT') throw e;
-        const wait = typeof e.meta.retryAfterMs === 'number' ? e.meta.retryAfterMs : 1_000;
-        this.log(`${e.code}: waiting ${wait} ms`);
-        await sleep(wait);
-      }
-    }
+  retrying(f: () => Promise<void>): Promise<void> {
+    return retrying(f, { stopped: () => this.stopped, log: this.log });
   }
 
   stop(): void {
     this.stopped = true;
   }
-}
-
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : undefined;
 }
 
 if (process.argv[1]?.endsWith('oracle.ts')) {
@@ -172,7 +145,7 @@ if (process.argv[1]?.endsWith('oracle.ts')) {
     console.error('usage: npx tsx examples/oracle.ts --key <key.json> [--node <url>] [--state <file>] [--stake <base units>]');
     process.exit(keyFile ? 0 : 2);
   }
-  const keys = deriveKeys(fromHex((JSON.parse(readFileSync(keyFile, 'utf8')) as { secret: string }).secret));
+  const keys = keysFromFile(keyFile);
   const oracle = new Oracle({ node: arg('node') ?? process.env.CAIRN_NODE ?? 'http://127.0.0.1:6070', keys, stateFile, stake: arg('stake') ? BigInt(arg('stake')!) : undefined });
   process.on('SIGINT', () => oracle.stop());
   process.on('SIGTERM', () => oracle.stop());

@@ -1,0 +1,54 @@
+/**
+ * What the example programs (oracle.ts, relayer.ts) share: a state file replaced atomically,
+ * retries that honour 429 Retry-After and 503, and "send, then wait for inclusion" with every
+ * outcome logged rather than thrown.
+ */
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { CairnError } from '../src/errors/CairnError';
+import { deriveKeys, type CairnClient, type HybridKeys } from '../src/sdk';
+import { fromHex } from '../src/primitives/hex';
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export const loadState = <T>(file: string, fresh: T): T => (existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as T) : fresh);
+
+/** The state file is replaced atomically: a crash leaves the old one or the new one. */
+export function saveState(file: string, state: unknown): void {
+  writeFileSync(`${file}.tmp`, JSON.stringify(state));
+  renameSync(`${file}.tmp`, file);
+}
+
+/** Runs `f`, waiting out 429 (its Retry-After), 503 (a syncing node) and transport errors, until it succeeds or `stopped()`. */
+export async function retrying<T>(f: () => Promise<T>, o: { stopped: () => boolean; log: (m: string) => void }): Promise<T> {
+  for (;;) {
+    try {
+      return await f();
+    } catch (e) {
+      if (!(e instanceof CairnError) || o.stopped()) throw e;
+      const status = Number(e.code.replace('HTTP_', ''));
+      if (status !== 429 && status !== 503 && e.code !== 'NETWORK' && e.code !== 'TIMEOUT') throw e;
+      const wait = typeof e.meta.retryAfterMs === 'number' ? e.meta.retryAfterMs : 1_000;
+      o.log(`${e.code}: waiting ${wait} ms`);
+      await sleep(wait);
+    }
+  }
+}
+
+/** Sends a transaction and waits for its inclusion: true when it succeeded; a refusal or failure is logged. */
+export async function sendIncluded(client: CairnClient, keys: HybridKeys, input: Parameters<CairnClient['sendTx']>[1], what: string, log: (m: string) => void): Promise<boolean> {
+  const r = await client.sendTx(keys, input, { wait: 'included', timeoutMs: 30_000, pollMs: 100 });
+  if (!r.verdict.accepted) return log(`${what}: refused: ${r.verdict.reason}`), false;
+  const res = r.wait?.record?.result;
+  if (r.wait?.outcome !== 'included' || res?.status !== 'success') return log(`${what}: ${r.wait?.outcome} ${res?.error ?? ''}`), false;
+  log(`${what}: included`);
+  return true;
+}
+
+/** `--name value` from the command line. */
+export function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+}
+
+/** Keys from a JSON file {"secret": "<64 hex>"} (`cairn keygen > key.json` writes one). */
+export const keysFromFile = (file: string): HybridKeys => deriveKeys(fromHex((JSON.parse(readFileSync(file, 'utf8')) as { secret: string }).secret));

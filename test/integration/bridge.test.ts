@@ -1,0 +1,113 @@
+import { mkdtempSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Relayer } from '../../examples/relayer';
+import { deriveKeys, type HybridKeys } from '../../src/crypto/keys';
+import { COIN } from '../../src/primitives/amount';
+import { fromHex, type Hex } from '../../src/primitives/hex';
+import { CairnClient, inboundDigest, memberOf, signAsMember, type TxInput } from '../../src/sdk';
+import type { BridgeTransferView } from '../../src/views';
+import { startTestNode, waitUntil, type TestNode } from '../helpers/testNode';
+
+/**
+ * The bridge over HTTP on a real node from the development genesis (100 ms blocks, breaker
+ * windows of 20 blocks, 10 % of the pool each): a committee of three dev accounts created by
+ * a governance proposal; coins bridged out and settled by the example relayer; deposits
+ * released on two of three hybrid signatures, a replay refused, a release over the breaker
+ * DELAYED with its countdown, then RELEASED; the transfer feed covers every transition once.
+ */
+let t: TestNode;
+let client: CairnClient;
+let accounts: HybridKeys[];
+let validator: HybridKeys;
+const dir = mkdtempSync(join(tmpdir(), 'cairn-relayer-'));
+const keysOf = async (file: string) => (JSON.parse(await readFile(join(t.dataDir, file), 'utf8')) as { secret: string }[]).map((a) => deriveKeys(fromHex(a.secret)));
+const ok = async (k: HybridKeys, input: TxInput) => {
+  const r = await client.sendTx(k, input, { wait: 'included', timeoutMs: 20_000, pollMs: 50 });
+  expect(r.verdict, input.type).toMatchObject({ accepted: true });
+  expect(r.wait?.record?.result, input.type).toMatchObject({ status: 'success' });
+  return r.tx.id as Hex;
+};
+const until = (id: string, status: string, ms = 20_000) => waitUntil(async () => ((await client.bridgeTransfer(id))?.status === status ? ((await client.bridgeTransfer(id)) as BridgeTransferView) : undefined), ms, 50);
+
+beforeAll(async () => {
+  t = await startTestNode({ devAccounts: 6, idleBlockMs: 100 });
+  client = new CairnClient(t.url);
+  accounts = await keysOf('dev-accounts.json');
+  [validator] = await keysOf('dev-validators.json');
+}, 60_000);
+afterAll(async () => t?.cleanup());
+
+describe('the bridge over HTTP', () => {
+  it('a proposal creates the committee; the relayer settles a transfer out; deposits are released, replays refused, a large one delayed with its countdown', async () => {
+    const committee = accounts.slice(0, 3);
+    expect((await client.bridge()).committee).toBeNull();
+    const proposal = await ok(accounts[3], { type: 'GOV_PROPOSE', deposit: 100n * COIN, committee: { members: committee.map(memberOf), threshold: 2 } } as TxInput);
+    await ok(validator, { type: 'GOV_VOTE', proposalId: proposal, vote: 'yes' } as TxInput);
+    const c = await waitUntil(async () => (await client.bridge()).committee ?? undefined, 30_000);
+    expect(c).toMatchObject({ epoch: 1, threshold: 2 });
+    expect(c.members.map((m) => m.address)).toEqual(committee.map((k) => k.address).sort());
+
+    // Out: 1,000 coins locked; the example relayer (a member) pays and settles it.
+    const relayer = new Relayer({ node: t.url, keys: committee[0], stateFile: join(dir, 'relayer.json'), pollMs: 100, log: () => {} });
+    const running = relayer.run();
+    const out = await ok(accounts[4], { type: 'BRIDGE_OUT', chain: 'ethereum', recipient: '0xabc0000000000000000000000000000000000001', amount: 1_000n * COIN } as TxInput);
+    const paid = await until(out, 'PAID');
+    relayer.stop();
+    await running;
+    expect(paid).toMatchObject({ direction: 'out', amount: String(1_000n * COIN), settledBy: committee[0].address, chain: 'ethereum' });
+    expect(paid.targetTx).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(paid.history.map((h) => h.to)).toEqual(['LOCKED', 'PAID']);
+    expect(relayer.settled).toEqual([out]);
+    const pools = (await client.bridge()).pools;
+    expect(pools).toEqual([expect.objectContaining({ asset: 'native', locked: String(1_000n * COIN), reserved: '0', available: String(1_000n * COIN) })]);
+
+    // In: 50 coins on two of three signatures.
+    const to = accounts[5];
+    const before = BigInt((await client.account(to.address))?.balance ?? 0);
+    const dep = (sourceTx: string, amount: bigint) => ({ sourceChain: 'ethereum', sourceTx, asset: 'native', to: to.address, amount: amount.toString() });
+    const attested = (m: ReturnType<typeof dep>) => ({ type: 'BRIDGE_IN', ...m, signatures: committee.slice(1).map((k) => signAsMember(k, inboundDigest(m))) }) as TxInput;
+    const inn = await ok(accounts[3], attested(dep('0xd1', 50n * COIN)));
+    const released = await until(inn, 'RELEASED');
+    expect(released).toMatchObject({ direction: 'in', to: to.address, epoch: 1, releaseAt: null, releaseInBlocks: null });
+    expect(BigInt((await client.account(to.address))!.balance) - before).toBe(50n * COIN);
+    // The same deposit again: refused, whoever relays it.
+    const replay = await client.sendTx(accounts[4], attested(dep('0xd1', 50n * COIN)), { wait: 'included', timeoutMs: 20_000, pollMs: 50 });
+    expect(replay.wait?.record?.result).toMatchObject({ status: 'failed', error: `deposit ethereum:0xd1 was already attested (transfer ${inn})` });
+
+    // Over the breaker (10 % of the pool per 20-block window; 50 already used this window or the next is fresh): DELAYED with a countdown.
+    const big = await ok(accounts[3], attested(dep('0xd2', 200n * COIN)));
+    const delayed = await until(big, 'DELAYED');
+    expect(delayed.releaseAt! % 20).toBe(0);
+    expect(delayed.releaseInBlocks).toBeGreaterThan(0);
+    expect(delayed.reason).toMatch(/circuit breaker of native/);
+    const later = await waitUntil(async () => {
+      const x = await client.bridgeTransfer(big);
+      return x && x.status === 'DELAYED' && x.releaseInBlocks! < delayed.releaseInBlocks! ? x : undefined;
+    });
+    expect(later.releaseAt).toBe(delayed.releaseAt);
+    const done = await until(big, 'RELEASED', 30_000);
+    expect(done.closedAt).toBe(delayed.releaseAt);
+    expect(done.history.map((h) => h.to)).toEqual(['ATTESTED', 'DELAYED', 'RELEASED']);
+
+    // The feed: paging with the cursor covers every transition once.
+    const all = await client.bridgeTransfers({ since: 0, limit: 100 });
+    const seen: string[] = [];
+    let cursor = 0;
+    for (let i = 0; i < 50 && cursor < all.cursor; i++) {
+      const page = await client.bridgeTransfers({ since: cursor, limit: 2 });
+      seen.push(...page.transitions!.map((x) => `${x.id}:${x.height}:${x.to}`));
+      cursor = page.cursor;
+    }
+    expect(seen).toEqual(all.transitions!.map((x) => `${x.id}:${x.height}:${x.to}`));
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.filter((s) => s.startsWith(big))).toHaveLength(3);
+    const above = await t.get(`/bridge/transfers?since=${all.height + 1000}`);
+    expect(above.status).toBe(400);
+    expect((await t.get('/bridge/transfers?status=NOPE')).status).toBe(400);
+    expect((await t.get(`/bridge/transfers/0x${'0'.repeat(64)}`)).status).toBe(404);
+  }, 120_000);
+});
+
