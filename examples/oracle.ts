@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { CairnClient, taskCommitment, type HybridKeys } from '../src/sdk';
 import type { Hex } from '../src/primitives/hex';
 import type { TaskView } from '../src/views';
-import { arg, keysFromFile, loadState, retrying, saveState, sendIncluded, sleep } from './support';
+import { arg, keysFromFile, loadState, retryingLogged, saveState, sendIncluded, sleep } from './support';
 
 export const answer = (prompt: string): string => {
   const m = /^what is (-?\d+) \+ (-?\d+)\??$/i.exec(prompt.trim());
@@ -130,7 +130,7 @@ export class Oracle {
 
   /** Runs `f`, waiting out 429 (its Retry-After), 503 (a syncing node) and transport errors. */
   retrying(f: () => Promise<void>): Promise<void> {
-    return retrying(f, { stopped: () => this.stopped, log: this.log });
+    return retryingLogged(f, this.log);
   }
 
   stop(): void {

@@ -1,6 +1,7 @@
 /**
  * A bridge relayer built on the SDK, run by a committee member: it follows outbound transfers
- * (BRIDGE_OUT) with the transfer feed's cursor, pays each LOCKED one on its target chain, and
+ * (BRIDGE_OUT) with the transfer feed's cursor, final ones only (a lock that a reorganization
+ * could still undo is never paid), pays each LOCKED one on its target chain, and
  * marks it PAID with BRIDGE_SETTLE naming the payout's transaction there. It survives its own
  * restart (the cursor and every payout made are on disk, written before the settle goes out,
  * so a restarted relayer never pays twice) and honours 429 Retry-After and 503.
@@ -19,7 +20,7 @@ import { createHash } from 'node:crypto';
 import { CairnClient, type HybridKeys } from '../src/sdk';
 import type { Hex } from '../src/primitives/hex';
 import type { BridgeTransferView } from '../src/views';
-import { arg, keysFromFile, loadState, retrying, saveState, sendIncluded, sleep } from './support';
+import { arg, keysFromFile, loadState, retryingLogged, saveState, sendIncluded, sleep } from './support';
 
 /** The stand-in payout: a deterministic id for the transfer's payout transaction on its target chain. */
 export const standInPayout = async (t: BridgeTransferView): Promise<string> => `0x${createHash('sha256').update(`payout:${t.chain}:${t.id}`).digest('hex')}`;
@@ -57,9 +58,10 @@ export class Relayer {
     return this.state.settled;
   }
 
-  /** One round: the outbound transfers that moved since the cursor, then every payout not yet settled. */
+  /** One round: the outbound transfers that moved (and are final) since the cursor, then every payout not yet settled. */
   async poll(): Promise<void> {
-    const page = await this.client.bridgeTransfers(this.state.cursor === null ? { direction: 'out', limit: 100 } : { direction: 'out', since: this.state.cursor, limit: 100 });
+    // Final heights only: a lock a reorganization could still undo is never paid out.
+    const page = await this.client.bridgeTransfers({ direction: 'out', since: this.state.cursor ?? 0, final: true, limit: 100 });
     for (const t of page.transfers) await this.handle(t);
     for (const id of Object.keys(this.state.paid)) {
       const t = await this.client.bridgeTransfer(id);
@@ -92,7 +94,7 @@ export class Relayer {
   /** Polls until stop(), waiting out 429 (Retry-After) and 503 (syncing) answers. */
   async run(): Promise<void> {
     while (!this.stopped) {
-      await retrying(() => this.poll(), { stopped: () => this.stopped, log: this.log });
+      await retryingLogged(() => this.poll(), this.log);
       await sleep(this.o.pollMs ?? 500);
     }
   }

@@ -4,8 +4,7 @@
  * outcome logged rather than thrown.
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { CairnError } from '../src/errors/CairnError';
-import { deriveKeys, type CairnClient, type HybridKeys } from '../src/sdk';
+import { deriveKeys, retrying, type CairnClient, type HybridKeys } from '../src/sdk';
 import { fromHex } from '../src/primitives/hex';
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -18,21 +17,9 @@ export function saveState(file: string, state: unknown): void {
   renameSync(`${file}.tmp`, file);
 }
 
-/** Runs `f`, waiting out 429 (its Retry-After), 503 (a syncing node) and transport errors, until it succeeds or `stopped()`. */
-export async function retrying<T>(f: () => Promise<T>, o: { stopped: () => boolean; log: (m: string) => void }): Promise<T> {
-  for (;;) {
-    try {
-      return await f();
-    } catch (e) {
-      if (!(e instanceof CairnError) || o.stopped()) throw e;
-      const status = Number(e.code.replace('HTTP_', ''));
-      if (status !== 429 && status !== 503 && e.code !== 'NETWORK' && e.code !== 'TIMEOUT') throw e;
-      const wait = typeof e.meta.retryAfterMs === 'number' ? e.meta.retryAfterMs : 1_000;
-      o.log(`${e.code}: waiting ${wait} ms`);
-      await sleep(wait);
-    }
-  }
-}
+/** The SDK's `retrying` (429 Retry-After, 503, transport errors), logging each wait. */
+export const retryingLogged = <T>(f: () => Promise<T>, log: (m: string) => void): Promise<T> =>
+  retrying(f, { onRetry: ({ code, waitMs }) => log(`${code}: waiting ${waitMs} ms`) });
 
 /** Sends a transaction and waits for its inclusion: true when it succeeded; a refusal or failure is logged. */
 export async function sendIncluded(client: CairnClient, keys: HybridKeys, input: Parameters<CairnClient['sendTx']>[1], what: string, log: (m: string) => void): Promise<boolean> {

@@ -1,6 +1,6 @@
 import type { HybridTx } from '../protocol/types';
 import type {
-  AccountProofView, AccountView, BlockView, BridgeTransfersPage, BridgeTransferView, BridgeView, Direction, TransferStatus, GovernanceView, OraclesView, ProposalStatus, ProposalsPage, ProposalView, StatusView, TaskMode, TasksPage, TaskStatus,
+  AccountProofView, AccountView, AddressTxsPage, BlockView, BridgeTransfersPage, BridgeTransferView, BridgeView, Direction, TransferStatus, GovernanceView, OraclesView, ProposalStatus, ProposalsPage, ProposalView, StatusView, TaskMode, TasksPage, TaskStatus,
   TaskView, TreasuryView, TxRecord, TxStatus, ValidatorsView,
 } from '../views';
 import type { Hex } from '../primitives/hex';
@@ -297,6 +297,11 @@ export class CairnClient {
   /** GET /bridge: the committee, the pools and the breaker's current window. */
   bridge(): Promise<BridgeView> {
     return this.get<BridgeView>('/bridge');
+  }
+
+  /** GET /address/:end/txs: the address's transactions, newest first, whole blocks per page; pass nextBefore as `before`. */
+  addressTxs(addr: string, page: { limit?: number; before?: number } = {}): Promise<AddressTxsPage> {
+    return this.get<AddressTxsPage>(`/address/${encodeURIComponent(addr)}/txs${query(page)}`);
   }
 
   /** Block by height or hash; null when above the head or unknown. */

@@ -24,6 +24,7 @@ export { type SignedTx, type Address } from '../protocol/types';
 /** The transaction types the node implements (the registry's keys). */
 export { TX_TYPES, type ImplementedTxType as TxType } from '../modules/registry';
 export { taskCommitment } from '../modules/ai/commitment';
+export { followBlocks, followAccount, followTasks, followProposals, followBridgeTransfers, fileCursor, retrying, type CursorStore, type FollowOptions, type Transition } from './follow';
 export { inboundDigest, committeeDigest, signAsMember, memberOf, type InboundMessage, type CommitteeMessage, type MemberSignature } from '../modules/bridge/committee';
 export {
   buildAssetTx,
