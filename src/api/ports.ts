@@ -106,3 +106,4 @@ export { decodeCursor, type Feed } from './cursors';
 export { PROPOSAL_STATES } from '../machines/proposal';
 export { TASK_MODES, TASK_STATES } from '../modules/ai/taskMachine';
 export { TRANSFER_STATES } from '../modules/bridge/transferMachine';
+export { machineDefinitions, type MachineDefinition } from './machines';

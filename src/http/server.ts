@@ -17,6 +17,7 @@ import { registerAssetRoutes } from './routes/assets';
 import { registerGovernanceRoutes } from './routes/governance';
 import { registerAiRoutes } from './routes/ai';
 import { registerBridgeRoutes } from './routes/bridge';
+import { registerMachineRoutes } from './routes/machines';
 
 function refuse(res: Response, status: number, retryAfterS: number, error: string): void {
   res.status(status).header('retry-after', String(retryAfterS)).json({ error });
@@ -116,6 +117,7 @@ export function createHttpServer(d: HttpDeps) {
   registerGovernanceRoutes(app, r, d);
   registerAiRoutes(app, r, d);
   registerBridgeRoutes(app, r, d);
+  registerMachineRoutes(app, r, d);
   const protection = { limiter, guard, gateway, exempt, trusted, admin, rateLimit: rl };
   registerOpsRoutes(app, r, d, { ...protection, peers });
   registerAdminRoutes(app, r, { admin, peers, alerts: d.alerts });

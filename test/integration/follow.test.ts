@@ -83,4 +83,22 @@ describe('SDK followers', () => {
     expect(seen.map((s) => s.split('@')[0])).toEqual(['>VOTING', 'VOTING>VOTING', 'VOTING>QUEUED', 'QUEUED>EXECUTED']);
     expect(new Set(seen).size).toBe(seen.length);
   }, 60_000);
+
+  it('GET /machines: every machine as data; the proposal history it followed uses only legal moves', async () => {
+    const r = await t.get('/machines');
+    expect(r.status).toBe(200);
+    const ms = r.body.machines as { name: string; onChain: boolean; initial: string; final: string[]; states: string[]; transitions: { from: string; event: string; to: string }[]; invariants: string[] }[];
+    expect(ms.map((m) => m.name)).toEqual(['txLifecycle', 'blockLifecycle', 'proposal', 'permissionChange', 'aiTask', 'bridgeTransfer']);
+    const bridge = ms.find((m) => m.name === 'bridgeTransfer')!;
+    expect(bridge).toMatchObject({ onChain: true, initial: 'OPEN', final: ['PAID', 'RELEASED', 'REFUSED'] });
+    expect(bridge.transitions).toContainEqual({ from: 'DELAYED', event: 'DEADLINE', to: 'RELEASED' });
+    for (const m of ms) expect(m.invariants.length).toBeGreaterThan(0);
+    const proposal = ms.find((m) => m.name === 'proposal')!;
+    const { proposals } = await client.proposals({});
+    for (const p of proposals) {
+      for (const h of p.history.filter((x) => x.from !== '')) {
+        expect(proposal.transitions.some((x) => x.from === h.from && x.to === h.to && x.event === h.event), `${h.from} -${h.event}-> ${h.to}`).toBe(true);
+      }
+    }
+  });
 });

@@ -34,6 +34,7 @@ export const ENDPOINTS: [string, string][] = [
   ['GET /ai/oracles', 'Registered oracles: stake, completed, failed, missed, late, slashes, reputation, open duties'],
   ['GET /bridge', 'The bridge: committee (epoch, members, threshold), pools per asset (locked, reserved, available) and the circuit breaker of the current window'],
   ['GET /bridge/transfers?direction&status&since&final&limit', 'Bridge transfers with state and history; since = the transitions after a height (whole blocks, cursor, finalizedHeight)'],
+  ['GET /machines', 'Every state machine of the node as data: states, events, legal moves (from, event, to), initial and final states, invariants'],
   ['GET /bridge/transfers/:id', 'One bridge transfer: state, releaseAt and the releaseInBlocks countdown while DELAYED, reason, transitions with heights'],
   ['GET /internal?address&from&limit', 'Internal transfers moved by VM execution (node-local index)'],
   ['GET /logs?limit', 'Recent VM events, newest first'],
