@@ -163,7 +163,7 @@ export class ChainReader implements ChainQueries {
   }
 
   /** Contiguous full blocks from `from` upwards (sync format), bounded by count and bytes. */
-  async chainJson(from: number, limit: number, maxBytes = 16 * 1024 * 1024): Promise<string> {
+  async chainJson(from: number, limit: number, asked = limit, maxBytes = 16 * 1024 * 1024): Promise<string> {
     const head = this.d.view.head.height;
     const parts: string[] = [];
     let bytes = 0;
@@ -173,16 +173,20 @@ export class ChainReader implements ChainQueries {
       if (!t) break;
       if (parts.length > 0 && bytes + t.length > maxBytes) break;
       bytes += t.length;
-      // A stored line is one JSON object: `size` (its byte length) goes in before its closing brace.
+      // A stored line is one JSON object: `height` and `hash` go in first and `size` (its byte
+      // length) last, so an item has them at the top level as /blocks/:ref has (and `header`
+      // as stored, for peers that import it), without parsing the line.
       const text = Buffer.from(t.buffer, t.byteOffset, t.byteLength).toString('utf8');
-      parts.push(`${text.slice(0, text.lastIndexOf('}'))},"size":${t.length}}`);
+      const hash = (await this.d.store.summary(h))?.hash;
+      parts.push(`{"height":${h},"hash":"${hash}",${text.slice(1, text.lastIndexOf('}'))},"size":${t.length}}`);
     }
-    return `{"from":${from},"blocks":[${parts.join(',')}],"next":${h <= head ? h : null}}`;
+    const capped = asked > limit ? `,"limit":${limit},"capped":"limit ${asked} is above MAX_CHAIN_PAGE: at most ${limit} blocks are served"` : `,"limit":${limit}`;
+    return `{"from":${from}${capped},"blocks":[${parts.join(',')}],"next":${h <= head ? h : null}}`;
   }
 
   async chain(from: number, limit: number, maxBytes = 16 * 1024 * 1024): Promise<ChainPage> {
     const head = this.d.view.head.height;
-    const blocks: (Block & { size: number })[] = [];
+    const blocks: ChainPage['blocks'] = [];
     let bytes = 0;
     let h = from;
     for (; h <= head && blocks.length < limit; h++) {
@@ -190,9 +194,9 @@ export class ChainReader implements ChainQueries {
       if (!b) break;
       if (blocks.length > 0 && bytes + b.size > maxBytes) break;
       bytes += b.size;
-      blocks.push({ ...b.block, size: b.size });
+      blocks.push({ height: b.block.header.height, hash: b.block.header.hash, ...b.block, size: b.size });
     }
-    return { blocks, next: h <= head ? h : null };
+    return { limit, blocks, next: h <= head ? h : null };
   }
 
   /**

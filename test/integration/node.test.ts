@@ -187,7 +187,7 @@ describe('single-node chain over HTTP', () => {
     expect((await t.get('/address/nope')).status).toBe(400);
     expect((await t.get('/blocks?limit=0')).status).toBe(400);
     expect((await t.get('/blocks?limit=abc')).status).toBe(400);
-    expect((await t.get('/chain?limit=2001')).status).toBe(400);
+    expect((await t.get('/chain?limit=0')).status).toBe(400); // above MAX_CHAIN_PAGE is capped (see the index test)
     expect((await t.get('/nowhere')).body.error).toMatch(/not found/);
   });
 
@@ -234,6 +234,14 @@ describe('single-node chain over HTTP', () => {
     // Served from the stored lines as they are: the same page the parsed reader gives.
     expect(chain).toEqual(JSON.parse(JSON.stringify({ from: 0, ...(await t.node.reader.chain(0, 3)) })));
     expect(chain.blocks[1].size).toBe((await t.get('/blocks/1')).body.size);
+    // One block shape: height, hash and size at the top level, as /blocks/:ref has them.
+    const b1 = (await t.get('/blocks/1')).body;
+    expect(chain.blocks[1]).toMatchObject({ height: 1, hash: b1.hash, size: b1.size });
+    expect(chain.limit).toBe(3);
+    // Above MAX_CHAIN_PAGE the page is capped, not refused, and the answer says so.
+    const big = (await t.get('/chain?from=0&limit=5000')).body;
+    expect(big).toMatchObject({ limit: 2000, capped: 'limit 5000 is above MAX_CHAIN_PAGE: at most 2000 blocks are served' });
+    expect(big.blocks.length).toBeGreaterThan(0);
     expect((await t.get('/txs?limit=2')).body.txs.length).toBeGreaterThan(0);
     const stats = (await t.get('/stats')).body;
     for (const k of ['accounts', 'stake', 'volume24h', 'tps', 'series']) expect(stats).toHaveProperty(k);

@@ -425,6 +425,9 @@ describe('JSON-RPC errors', () => {
     } finally {
       backend.headOverride = undefined;
     }
+    // On a short chain too: the limit is on the range asked for, not on what exists of it.
+    const short = await errOf('eth_getLogs', [{ fromBlock: '0x0', toBlock: '0x186a0' }]);
+    expect(short).toEqual({ code: -32602, message: 'invalid argument 0: block range exceeds 5000 blocks (asked 100001); split the query' });
     backend.bigLogs = true;
     try {
       const many = await errOf('eth_getLogs', [{ fromBlock: '0x0' }]);
