@@ -37,6 +37,8 @@ export interface NodeConfig {
   validatorKey: string | null;
   /** Peers' native API base URLs (http://host:port): gossip, status polls and sync go only to these. */
   peers: string[];
+  /** Origins whose web pages may read the native API and call JSON-RPC ("*": any; empty: no CORS headers). */
+  corsOrigins: string[];
   /** The JSON file the values were read from, if any. */
   configFile: string | null;
 }
@@ -50,6 +52,7 @@ export const defaultNodeConfig: Readonly<NodeConfig> = Object.freeze({
   httpPort: 6070,
   rpcPort: 7070,
   adminToken: null,
+  corsOrigins: ['*'],
   slotMs: 500,
   idleBlockMs: 5000,
   mempoolCap: MEMPOOL_CAP_DEFAULT,
@@ -65,7 +68,7 @@ export const defaultNodeConfig: Readonly<NodeConfig> = Object.freeze({
 });
 
 type Key = Exclude<keyof NodeConfig, 'configFile'>;
-type Kind = 'string' | 'int' | 'token' | 'level' | 'list' | 'urls';
+type Kind = 'string' | 'int' | 'token' | 'level' | 'list' | 'urls' | 'origins';
 
 interface OptionSpec {
   key: Key;
@@ -90,6 +93,7 @@ const OPTIONS: readonly OptionSpec[] = [
   { key: 'verifyWorkers', flag: 'verify-workers', env: 'VERIFY_WORKERS', kind: 'int', min: 1, max: 256, help: 'signature-verification worker threads (default: available parallelism)' },
   { key: 'logLevel', flag: 'log-level', env: 'LOG_LEVEL', kind: 'level', help: LOG_LEVELS.join(' | ') },
   { key: 'rateLimitExempt', flag: 'rate-limit-exempt', env: 'RATE_LIMIT_EXEMPT', kind: 'list', help: 'comma-separated addresses or CIDR blocks never rate-limited or guarded (default: none, loopback included)' },
+  { key: 'corsOrigins', flag: 'cors-origins', env: 'CORS_ORIGINS', kind: 'origins', help: 'comma-separated origins whose web pages may read the API and call JSON-RPC (default *: any; empty: none)' },
   { key: 'trustedProxies', flag: 'trusted-proxies', env: 'TRUSTED_PROXIES', kind: 'list', help: 'comma-separated proxy addresses or CIDR blocks whose X-Forwarded-For is believed' },
   { key: 'devAccounts', flag: 'dev-accounts', env: 'DEV_ACCOUNTS', kind: 'int', min: 0, max: 1000, help: 'pre-funded development accounts at genesis (0..1000)' },
   { key: 'peers', flag: 'peers', env: 'CAIRN_PEERS', kind: 'urls', help: "comma-separated peers' HTTP API URLs (http://host:port); none: a single node" },
@@ -148,6 +152,15 @@ function coerce(o: OptionSpec, raw: unknown, source: 'flag' | 'env' | 'file'): N
         }
         if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search || url.hash) return fail(`${name}: "${u}" is not a peer URL like http://host:port`, { option: o.key });
       }
+      return [...new Set(list)];
+    }
+    case 'origins': {
+      // "*", or web origins (scheme://host[:port]); an empty value turns CORS off.
+      const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : undefined;
+      if (!items || items.some((x) => typeof x !== 'string')) return fail(`${name} must be a comma-separated list of origins (or an array of strings in the file)`, { option: o.key });
+      const list = (items as string[]).map((x) => x.trim().replace(/\/+$/, '')).filter((x) => x !== '');
+      const bad = list.find((x) => x !== '*' && !/^https?:\/\/[^/\s:]+(:\d{1,5})?$/.test(x));
+      if (bad !== undefined) return fail(`${name}: "${bad}" is not an origin like https://wallet.example or http://localhost:3000 (or *)`, { option: o.key });
       return [...new Set(list)];
     }
     case 'level':
@@ -218,7 +231,7 @@ export function configHelp(): string {
   const rows = OPTIONS.map((o) => {
     const def = defaultNodeConfig[o.key];
     const shown = def === null ? '(unset)' : Array.isArray(def) ? (def.length ? def.join(',') : '(none)') : String(def);
-    return [`--${o.flag} <${o.kind === 'int' ? 'n' : o.kind === 'list' || o.kind === 'urls' ? 'a,b' : 'value'}>`, `$${o.env}`, shown, o.help];
+    return [`--${o.flag} <${o.kind === 'int' ? 'n' : o.kind === 'list' || o.kind === 'urls' || o.kind === 'origins' ? 'a,b' : 'value'}>`, `$${o.env}`, shown, o.help];
   });
   rows.push(['--config <file.json>', '', '(none)', 'JSON object with any of the keys: ' + OPTIONS.map((o) => o.key).join(', ')]);
   const w0 = Math.max(...rows.map((r) => r[0].length));

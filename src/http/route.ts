@@ -28,6 +28,8 @@ export interface HttpDeps {
   ready?: () => boolean;
   /** `x-admin-token` of GET /peers and GET /security/alerts; null/undefined disables them (403). */
   adminToken?: string | null;
+  /** Origins whose pages may read the API (CORS; api/cors.ts). Default ["*"]; empty: no CORS headers. */
+  corsOrigins?: readonly string[];
   /** The security sentinel (GET /security/alerts); none: an empty list. */
   alerts?: AlertSource;
   /** Peers for /peers, /gateway and cairn_peers; none: a single node, []. */

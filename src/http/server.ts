@@ -4,6 +4,7 @@ import { AddressList, clientKey, normalizeIp, resolveClientIp } from './clientIp
 import { Gateway, routeLabel } from './gateway';
 import { Guard, offenceOf } from './guard';
 import { defaultRateLimitOptions, RateLimiter, retryAfterSeconds, type RateLimitOptions } from './rateLimit';
+import { cors } from '../api/cors';
 import { BACKSTOP_BODY_BYTES, bodyLimitFor, nextRequestId, FORWARDED_ID, requestLog, route, UNAVAILABLE_RETRY_AFTER_S, type HttpDeps } from './route';
 import { registerChainRoutes } from './routes/chain';
 import { registerAccountRoutes } from './routes/accounts';
@@ -47,6 +48,19 @@ export function createHttpServer(d: HttpDeps) {
 
   // Ingress, in order: request id → client address → accounting → guard block → rate
   // limit → readiness → body size. Exempt clients skip the guard and the rate limit.
+  const corsPolicy = cors(d.corsOrigins ?? ['*'], ['retry-after', 'x-request-id']);
+  // CORS first: a preflight is answered here (never rate-limited or logged as an API call).
+  app.use((req, res, next) => {
+    const origin = req.headers.origin;
+    if (req.method === 'OPTIONS') {
+      res.status(204);
+      for (const [k, v] of Object.entries(corsPolicy.preflight(origin, 'GET, HEAD, POST, OPTIONS'))) res.header(k, v, true);
+      return void res.send();
+    }
+    for (const [k, v] of Object.entries(corsPolicy.headers(origin))) res.header(k, v, true);
+    next();
+  });
+
   app.use((req, res, next) => {
     const t0 = performance.now();
     const now = d.now();

@@ -186,6 +186,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     now: Date.now,
     ready: () => ready,
     adminToken: config.adminToken,
+    corsOrigins: config.corsOrigins,
     peers: () => (network ? [...network.book.values()] : []),
     syncing: () => network?.behind() ?? null,
     readiness: () => network?.readiness() ?? { ready: false, reason: 'starting' },
@@ -367,7 +368,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     const rpcBackend = new NodeRpcBackend({
       reader, store: chainStore, mempool, admission, clientVersion: `cairn/${CLIENT_VERSION}/node-${process.version}`, producer: keys.address, now: Date.now,
     });
-    const rpc = createRpcServer(rpcBackend, { log: log.child({ module: 'rpc' }) });
+    const rpc = createRpcServer(rpcBackend, { log: log.child({ module: 'rpc' }), corsOrigins: config.corsOrigins });
     try {
       await rpc.listen(config.host, config.rpcPort);
     } catch (e) {

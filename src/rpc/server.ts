@@ -1,3 +1,4 @@
+import { cors } from '../api/cors';
 import HyperExpress, { type Request, type Response } from 'hyper-express';
 import type { Logger } from 'pino';
 import type { RpcBackend } from '../api/ports';
@@ -15,13 +16,15 @@ import { RPC_MAX_BODY_BYTES } from './limits';
  *   any other path: 404 `{error}`.
  * - A body above `maxBodyBytes` (default 1 MiB): 413 with an empty body, from the HTTP layer
  *   before the handler runs (`fast_abort` is off so the client gets a status, not a reset).
- * - CORS: `Access-Control-Allow-Origin: *` and an OPTIONS preflight, so browser dapps using
- *   ethers/viem can reach the surface (it is open and keyless by spec).
+ * - CORS (`--cors-origins`, default `*`; api/cors.ts) and an OPTIONS preflight, so browser
+ *   dapps using ethers/viem can reach the surface (it is open and keyless by spec).
  */
 
 export interface RpcServerOptions {
   log: Logger;
   maxBodyBytes?: number;
+  /** Origins whose pages may call it (api/cors.ts); default ["*"]. */
+  corsOrigins?: readonly string[];
 }
 
 export interface RpcServer {
@@ -29,17 +32,10 @@ export interface RpcServer {
   close(): Promise<void>;
 }
 
-const CORS_HEADERS: Record<string, string> = {
-  'access-control-allow-origin': '*',
-  'access-control-allow-methods': 'POST, OPTIONS',
-  'access-control-allow-headers': 'content-type',
-  'access-control-max-age': '600',
-};
-
-function sendJson(res: Response, status: number, body: unknown): void {
+function sendJson(res: Response, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.completed) return;
   res.status(status);
-  for (const [k, v] of Object.entries(CORS_HEADERS)) res.header(k, v, true);
+  for (const [k, v] of Object.entries(headers)) res.header(k, v, true);
   res.header('content-type', 'application/json', true);
   res.send(JSON.stringify(body));
 }
@@ -47,24 +43,26 @@ function sendJson(res: Response, status: number, body: unknown): void {
 export function createRpcServer(backend: RpcBackend, opts: RpcServerOptions): RpcServer {
   const { log } = opts;
   const dispatch = createDispatcher(backend, { log });
+  const policy = cors(opts.corsOrigins ?? ['*']);
+  const send = (req: Request, res: Response, status: number, body: unknown) => sendJson(res, status, body, policy.headers(req.headers.origin));
   const app = new HyperExpress.Server({ max_body_length: opts.maxBodyBytes ?? RPC_MAX_BODY_BYTES, fast_abort: false });
 
   app.set_error_handler((req: Request, res: Response, err: Error) => {
     log.error({ err, path: req.path }, 'unhandled JSON-RPC request error');
-    sendJson(res, 200, errorResponse(null, internalError()));
+    send(req, res, 200, errorResponse(null, internalError()));
   });
 
   app.set_not_found_handler((req: Request, res: Response) => {
     if (req.path === '/') {
       res.header('allow', 'POST, OPTIONS', true);
-      return sendJson(res, 405, errorResponse(null, invalidRequest(`HTTP method ${req.method} is not allowed: JSON-RPC is served by POST only`)));
+      return send(req, res, 405, errorResponse(null, invalidRequest(`HTTP method ${req.method} is not allowed: JSON-RPC is served by POST only`)));
     }
-    sendJson(res, 404, { error: `not found: ${req.method} ${req.path} (JSON-RPC is served by POST on /)` });
+    send(req, res, 404, { error: `not found: ${req.method} ${req.path} (JSON-RPC is served by POST on /)` });
   });
 
-  app.options('/', (_req: Request, res: Response) => {
+  app.options('/', (req: Request, res: Response) => {
     res.status(204);
-    for (const [k, v] of Object.entries(CORS_HEADERS)) res.header(k, v, true);
+    for (const [k, v] of Object.entries(policy.preflight(req.headers.origin, 'POST, OPTIONS'))) res.header(k, v, true);
     res.send();
   });
 
@@ -75,7 +73,7 @@ export function createRpcServer(backend: RpcBackend, opts: RpcServerOptions): Rp
       try {
         body = parseRpcBody(await req.text());
       } catch (e) {
-        if (e instanceof RpcError) return sendJson(res, 200, errorResponse(null, e));
+        if (e instanceof RpcError) return send(req, res, 200, errorResponse(null, e));
         throw e;
       }
       out = await dispatch(body);
@@ -83,7 +81,7 @@ export function createRpcServer(backend: RpcBackend, opts: RpcServerOptions): Rp
       log.error({ err }, 'JSON-RPC request failed');
       out = errorResponse(null, internalError());
     }
-    sendJson(res, 200, out);
+    send(req, res, 200, out);
   });
 
   return {

@@ -1,0 +1,31 @@
+/**
+ * CORS for the node's two HTTP surfaces (the native API and JSON-RPC), from one setting
+ * (`--cors-origins`): `*` (the default) lets any web page read the node; a list allows those
+ * origins only (the answer names the origin and varies on it); an empty list sends no CORS
+ * headers. Credentials are never allowed, and `x-admin-token` is not an allowed header, so
+ * a page on another origin can never call an admin endpoint.
+ */
+export interface Cors {
+  /** Headers for an answer to a request from `origin` (none when it is not allowed). */
+  headers(origin: string | undefined): Record<string, string>;
+  /** Headers for the preflight (OPTIONS) of a request from `origin`. */
+  preflight(origin: string | undefined, methods: string): Record<string, string>;
+}
+
+export function cors(origins: readonly string[], expose: readonly string[] = []): Cors {
+  const any = origins.includes('*');
+  const allowed = new Set(origins);
+  const allow = (origin: string | undefined): string | undefined => (any ? '*' : origin !== undefined && allowed.has(origin) ? origin : undefined);
+  const base = (origin: string | undefined): Record<string, string> => {
+    const o = allow(origin);
+    if (o === undefined) return {};
+    return { 'access-control-allow-origin': o, ...(any ? {} : { vary: 'Origin' }), ...(expose.length ? { 'access-control-expose-headers': expose.join(', ') } : {}) };
+  };
+  return {
+    headers: base,
+    preflight: (origin, methods) => {
+      const h = base(origin);
+      return h['access-control-allow-origin'] ? { ...h, 'access-control-allow-methods': methods, 'access-control-allow-headers': 'content-type', 'access-control-max-age': '600' } : h;
+    },
+  };
+}
