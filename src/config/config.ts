@@ -25,6 +25,8 @@ export interface NodeConfig {
   /** Signature-verification worker threads (>= 1). */
   verifyWorkers: number;
   logLevel: LogLevel;
+  /** json: pino JSON lines; pretty: readable lines; auto: readable when stdout is a terminal. */
+  logFormat: LogFormat;
   /** Client addresses or CIDR blocks the HTTP rate limit and guard never apply to (e.g. a monitoring host). */
   rateLimitExempt: string[];
   /** Reverse proxies whose X-Forwarded-For is believed for the client address (addresses or CIDR blocks). */
@@ -45,6 +47,8 @@ export interface NodeConfig {
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export const defaultNodeConfig: Readonly<NodeConfig> = Object.freeze({
   dataDir: './data',
@@ -58,6 +62,7 @@ export const defaultNodeConfig: Readonly<NodeConfig> = Object.freeze({
   mempoolCap: MEMPOOL_CAP_DEFAULT,
   verifyWorkers: Math.max(1, os.availableParallelism()),
   logLevel: 'info',
+  logFormat: 'auto',
   devAccounts: 10,
   genesisFile: null,
   validatorKey: null,
@@ -92,6 +97,7 @@ const OPTIONS: readonly OptionSpec[] = [
   { key: 'mempoolCap', flag: 'mempool-cap', env: 'MEMPOOL_CAP', kind: 'int', min: 1, max: MEMPOOL_MAX, help: `resident mempool cap (1..${MEMPOOL_MAX})` },
   { key: 'verifyWorkers', flag: 'verify-workers', env: 'VERIFY_WORKERS', kind: 'int', min: 1, max: 256, help: 'signature-verification worker threads (default: available parallelism)' },
   { key: 'logLevel', flag: 'log-level', env: 'LOG_LEVEL', kind: 'level', help: LOG_LEVELS.join(' | ') },
+  { key: 'logFormat', flag: 'log-format', env: 'LOG_FORMAT', kind: 'string', help: 'auto (readable lines on a terminal, JSON otherwise) | json | pretty' },
   { key: 'rateLimitExempt', flag: 'rate-limit-exempt', env: 'RATE_LIMIT_EXEMPT', kind: 'list', help: 'comma-separated addresses or CIDR blocks never rate-limited or guarded (default: none, loopback included)' },
   { key: 'corsOrigins', flag: 'cors-origins', env: 'CORS_ORIGINS', kind: 'origins', help: 'comma-separated origins whose web pages may read the API and call JSON-RPC (default *: any; empty: none)' },
   { key: 'trustedProxies', flag: 'trusted-proxies', env: 'TRUSTED_PROXIES', kind: 'list', help: 'comma-separated proxy addresses or CIDR blocks whose X-Forwarded-For is believed' },
@@ -221,6 +227,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig {
 
   if (config.httpPort !== 0 && config.httpPort === config.rpcPort)
     fail(`http-port and rpc-port must differ (both are ${config.httpPort})`, { option: 'rpcPort' });
+  if (!(LOG_FORMATS as readonly string[]).includes(config.logFormat))
+    fail(`log-format must be one of ${LOG_FORMATS.join(', ')}, got ${JSON.stringify(config.logFormat)}`, { option: 'logFormat' });
   if (config.idleBlockMs < config.slotMs)
     fail(`idle-block-ms (${config.idleBlockMs}) must be >= slot-ms (${config.slotMs})`, { option: 'idleBlockMs' });
   return config;

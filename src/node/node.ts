@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { createLogger } from './logger';
 import { ActorRef } from '../actors/actorRef';
 import { createAdmission, type Admission } from '../api/admission';
 import type { AlertSource } from '../actors/sentinel/alerts';
@@ -142,7 +143,7 @@ const isStorageFailure = (e: unknown): e is CairnError => isCairnError(e) && (e.
  * A failure while starting closes whatever was opened and rejects with a one-line error.
  */
 export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Promise<RunningNode> {
-  const log = pino({ level: config.logLevel, base: { node: 'cairn' } });
+  const log = createLogger(config.logLevel, config.logFormat);
   const closers: { name: string; close: () => Promise<void> }[] = []; // reverse order of opening
   const closeAll = async () => {
     for (const c of closers.splice(0).reverse()) {
