@@ -23,6 +23,8 @@ export interface ConsensusDeps extends CommitDeps {
   producer: Pick<ActorRef<ProducerMsg, ProducerReplies>, 'ask'>;
   importer: Pick<ActorRef<ImporterMsg, ImporterReplies>, 'ask'>;
   log: Logger;
+  /** --dev: devMine and devRewind are served (refused otherwise). */
+  dev?: boolean;
   /** Observes each block's build + commit time in seconds (metrics). */
   onBlockProduced?: (seconds: number) => void;
   /** A block of ours, committed: the p2p actor gossips it. */
@@ -65,11 +67,15 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ChainMsg, ChainRep
     return built.considered;
   }
 
-  /** Undoes head blocks down to `height` (never below the finalized height); their transactions go back to the mempool. */
-  async function rewindTo(height: number): Promise<Head> {
+  /**
+   * Undoes head blocks down to `height` (never below the finalized height); their transactions
+   * go back to the mempool. `dev` (POST /dev/revert on a --dev node): below finality too, and
+   * the undone transactions are dropped, so the chain is exactly what it was at `height`.
+   */
+  async function rewindTo(height: number, dev = false): Promise<Head> {
     let head = d.view.head;
     // This node's final height never goes back, even if the restored blocks' state says less.
-    const finalizedHeight = head.finalizedHeight;
+    const finalizedHeight = dev ? Math.min(head.finalizedHeight, height) : head.finalizedHeight;
     const undone: SignedTx[] = [];
     while (head.height > height) {
       if (head.height <= finalizedHeight) throw new Error(`cannot undo final block ${head.height}`);
@@ -82,8 +88,20 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ChainMsg, ChainRep
       head = { ...restored, finalizedHeight: Math.max(restored.finalizedHeight, finalizedHeight) };
     }
     d.view.rewind(head, (await getSchedule(await StateTrie.open(d.kv, head.stateRoot))).active);
-    if (undone.length) d.mempool.send({ type: 'readmit', txs: undone });
+    if (undone.length && !dev) d.mempool.send({ type: 'readmit', txs: undone });
     return head;
+  }
+
+  /** --dev: `count` blocks now, one slot apart (ahead of the clock if need be), with what the mempool holds. */
+  async function devMine(count: number): Promise<{ from: number; to: number }> {
+    const from = d.view.head.height + 1;
+    for (let i = 0; i < count; i++) {
+      const head = d.view.head;
+      const c = await d.mempool.ask({ type: 'collectCandidates' });
+      await produce(c.queues, Math.max(Date.now(), head.timestamp + d.slotMs));
+      if (d.view.head.height === head.height) throw new Error(`block ${head.height + 1} was not produced (see the log)`);
+    }
+    return { from, to: d.view.head.height };
   }
 
   /**
@@ -154,6 +172,15 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ChainMsg, ChainRep
         }
         case 'importBlocks':
           return importBlocks(msg.blocks, msg.now);
+        case 'devMine':
+          if (!d.dev) throw new Error('devMine: not a --dev node');
+          return devMine(msg.count);
+        case 'devRewind': {
+          if (!d.dev) throw new Error('devRewind: not a --dev node');
+          const head = await rewindTo(msg.height, true);
+          await d.producer.ask({ type: 'devForget', height: head.height, slot: slotOf(head.timestamp, d.slotMs) });
+          return head;
+        }
       }
     },
   } as Behavior<ChainMsg, ChainReplies>;

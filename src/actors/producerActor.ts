@@ -70,6 +70,8 @@ export function producerBehavior(d: ProducerDeps): Behavior<ProducerMsg, Produce
         case 'signed':
           // Durable before the block leaves the node (a block whose commit failed never left: it may be signed again).
           return d.guard.record(msg.height, msg.slot);
+        case 'devForget':
+          return d.guard.forgetAbove(msg.height, msg.slot);
       }
     },
   } as Behavior<ProducerMsg, ProducerReplies>;

@@ -34,17 +34,20 @@ export interface MempoolReplies {
 /** The consensus actor's mailbox (actors/consensusActor.ts): the slot clock and blocks from peers. */
 export type ChainMsg =
   | { type: 'slotTick'; now: number } // produce, if this slot is this validator's
-  | { type: 'importBlocks'; blocks: Block[]; now: number }; // blocks from a peer, in height order
+  | { type: 'importBlocks'; blocks: Block[]; now: number } // blocks from a peer, in height order
+  | { type: 'devMine'; count: number } // --dev: produce `count` blocks now, one slot apart
+  | { type: 'devRewind'; height: number }; // --dev: undo blocks down to `height`, below finality too
 
-export type ChainReplies = { slotTick: void; importBlocks: ImportOutcome };
+export type ChainReplies = { slotTick: void; importBlocks: ImportOutcome; devMine: { from: number; to: number }; devRewind: Head };
 
 /** The producer actor (actors/producerActor.ts): consensus asks for a block in its slot, then confirms it committed. */
 export type ProducerMsg =
   | { type: 'build'; parent: Head; now: number; pending: SignedTx[][] }
-  | { type: 'signed'; height: number; slot: number }; // committed: record it for double-sign protection
+  | { type: 'signed'; height: number; slot: number } // committed: record it for double-sign protection
+  | { type: 'devForget'; height: number; slot: number }; // a --dev revert took the chain back to `height`: sign after it again
 
 /** A signed block, executed but not written; null: not signing (double-sign protection). */
-export type ProducerReplies = { build: (ExecutedBlock & { slot: number; considered: number }) | null; signed: void };
+export type ProducerReplies = { build: (ExecutedBlock & { slot: number; considered: number }) | null; signed: void; devForget: void };
 
 /** The importer actor (actors/importer.ts): check and execute a block on `parent` without writing. */
 export type ImporterMsg = { type: 'execute'; block: Block; parent: Head; now: number; preverified?: WeakSet<object> };

@@ -108,3 +108,4 @@ export { PROPOSAL_STATES } from '../machines/proposal';
 export { TASK_MODES, TASK_STATES } from '../modules/ai/taskMachine';
 export { TRANSFER_STATES } from '../modules/bridge/transferMachine';
 export { machineDefinitions, type MachineDefinition } from './machines';
+export { DevRefusal, type DevControls, type DevSnapshot } from './devControls';

@@ -41,6 +41,8 @@ export interface NodeConfig {
   peers: string[];
   /** Origins whose web pages may read the native API and call JSON-RPC ("*": any; empty: no CORS headers). */
   corsOrigins: string[];
+  /** Development controls (POST /dev/mine, /dev/snapshot, /dev/revert): development network only, admin token required. */
+  dev: boolean;
   /** The JSON file the values were read from, if any. */
   configFile: string | null;
 }
@@ -57,6 +59,7 @@ export const defaultNodeConfig: Readonly<NodeConfig> = Object.freeze({
   rpcPort: 7070,
   adminToken: null,
   corsOrigins: ['*'],
+  dev: false,
   slotMs: 500,
   idleBlockMs: 5000,
   mempoolCap: MEMPOOL_CAP_DEFAULT,
@@ -73,7 +76,7 @@ export const defaultNodeConfig: Readonly<NodeConfig> = Object.freeze({
 });
 
 type Key = Exclude<keyof NodeConfig, 'configFile'>;
-type Kind = 'string' | 'int' | 'token' | 'level' | 'list' | 'urls' | 'origins';
+type Kind = 'string' | 'int' | 'token' | 'level' | 'list' | 'urls' | 'origins' | 'bool';
 
 interface OptionSpec {
   key: Key;
@@ -99,6 +102,7 @@ const OPTIONS: readonly OptionSpec[] = [
   { key: 'logLevel', flag: 'log-level', env: 'LOG_LEVEL', kind: 'level', help: LOG_LEVELS.join(' | ') },
   { key: 'logFormat', flag: 'log-format', env: 'LOG_FORMAT', kind: 'string', help: 'auto (readable lines on a terminal, JSON otherwise) | json | pretty' },
   { key: 'rateLimitExempt', flag: 'rate-limit-exempt', env: 'RATE_LIMIT_EXEMPT', kind: 'list', help: 'comma-separated addresses or CIDR blocks never rate-limited or guarded (default: none, loopback included)' },
+  { key: 'dev', flag: 'dev', env: 'CAIRN_DEV', kind: 'bool', help: 'development controls for fuzzers: mine blocks now, reusable snapshots and reverts (development network only; needs --admin-token)' },
   { key: 'corsOrigins', flag: 'cors-origins', env: 'CORS_ORIGINS', kind: 'origins', help: 'comma-separated origins whose web pages may read the API and call JSON-RPC (default *: any; empty: none)' },
   { key: 'trustedProxies', flag: 'trusted-proxies', env: 'TRUSTED_PROXIES', kind: 'list', help: 'comma-separated proxy addresses or CIDR blocks whose X-Forwarded-For is believed' },
   { key: 'devAccounts', flag: 'dev-accounts', env: 'DEV_ACCOUNTS', kind: 'int', min: 0, max: 1000, help: 'pre-funded development accounts at genesis (0..1000)' },
@@ -169,6 +173,10 @@ function coerce(o: OptionSpec, raw: unknown, source: 'flag' | 'env' | 'file'): N
       if (bad !== undefined) return fail(`${name}: "${bad}" is not an origin like https://wallet.example or http://localhost:3000 (or *)`, { option: o.key });
       return [...new Set(list)];
     }
+    case 'bool':
+      if (raw === true || raw === 'true' || raw === '1') return true;
+      if (raw === false || raw === 'false' || raw === '0') return false;
+      return fail(`${name} must be true or false (1 or 0), got ${JSON.stringify(raw)}`, { option: o.key });
     case 'level':
       if (typeof raw !== 'string' || !(LOG_LEVELS as readonly string[]).includes(raw))
         return fail(`${name} must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(raw)}`, { option: o.key });
@@ -202,7 +210,8 @@ function readConfigFile(path: string): Record<string, unknown> {
 /** Reads the node configuration from flags (argv, without the command name) and environment. */
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig {
   const flagOptions: Record<string, { type: 'string' }> = { config: { type: 'string' } };
-  for (const o of OPTIONS) flagOptions[o.flag] = { type: 'string' };
+  const flagOptions2 = flagOptions as Record<string, { type: 'string' | 'boolean' }>;
+  for (const o of OPTIONS) flagOptions2[o.flag] = { type: o.kind === 'bool' ? 'boolean' : 'string' };
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({ args: argv, options: flagOptions, strict: true, allowPositionals: false }));
@@ -218,7 +227,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig {
   for (const o of OPTIONS) {
     const flag = values[o.flag];
     const envValue = env[o.env];
-    if (typeof flag === 'string') cfg[o.key] = coerce(o, flag, 'flag');
+    if (typeof flag === 'string' || typeof flag === 'boolean') cfg[o.key] = coerce(o, flag, 'flag');
     // An empty variable (VAR= in compose files) means "not set", not "set to empty".
     else if (envValue !== undefined && envValue !== '') cfg[o.key] = coerce(o, envValue, 'env');
     else if (Object.hasOwn(file, o.key)) cfg[o.key] = coerce(o, file[o.key], 'file');
@@ -227,6 +236,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig {
 
   if (config.httpPort !== 0 && config.httpPort === config.rpcPort)
     fail(`http-port and rpc-port must differ (both are ${config.httpPort})`, { option: 'rpcPort' });
+  if (config.dev && config.genesisFile !== null) fail('--dev runs on the development network only (without --genesis)', { option: 'dev' });
+  if (config.dev && !config.adminToken) fail('--dev needs --admin-token: the development controls are admin endpoints', { option: 'dev' });
   if (!(LOG_FORMATS as readonly string[]).includes(config.logFormat))
     fail(`log-format must be one of ${LOG_FORMATS.join(', ')}, got ${JSON.stringify(config.logFormat)}`, { option: 'logFormat' });
   if (config.idleBlockMs < config.slotMs)
@@ -239,7 +250,7 @@ export function configHelp(): string {
   const rows = OPTIONS.map((o) => {
     const def = defaultNodeConfig[o.key];
     const shown = def === null ? '(unset)' : Array.isArray(def) ? (def.length ? def.join(',') : '(none)') : String(def);
-    return [`--${o.flag} <${o.kind === 'int' ? 'n' : o.kind === 'list' || o.kind === 'urls' || o.kind === 'origins' ? 'a,b' : 'value'}>`, `$${o.env}`, shown, o.help];
+    return [o.kind === 'bool' ? `--${o.flag}` : `--${o.flag} <${o.kind === 'int' ? 'n' : o.kind === 'list' || o.kind === 'urls' || o.kind === 'origins' ? 'a,b' : 'value'}>`, `$${o.env}`, shown, o.help];
   });
   rows.push(['--config <file.json>', '', '(none)', 'JSON object with any of the keys: ' + OPTIONS.map((o) => o.key).join(', ')]);
   const w0 = Math.max(...rows.map((r) => r[0].length));

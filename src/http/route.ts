@@ -1,3 +1,4 @@
+import type { DevControls } from '../api/ports';
 import { randomBytes } from 'node:crypto';
 import type { Request, Response } from 'hyper-express';
 import type { Logger } from 'pino';
@@ -28,6 +29,8 @@ export interface HttpDeps {
   ready?: () => boolean;
   /** `x-admin-token` of GET /peers and GET /security/alerts; null/undefined disables them (403). */
   adminToken?: string | null;
+  /** --dev: the development controls (POST /dev/*); none: those routes answer 404. */
+  dev?: DevControls;
   /** Origins whose pages may read the API (CORS; api/cors.ts). Default ["*"]; empty: no CORS headers. */
   corsOrigins?: readonly string[];
   /** The security sentinel (GET /security/alerts); none: an empty list. */

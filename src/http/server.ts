@@ -19,6 +19,7 @@ import { registerGovernanceRoutes } from './routes/governance';
 import { registerAiRoutes } from './routes/ai';
 import { registerBridgeRoutes } from './routes/bridge';
 import { registerMachineRoutes } from './routes/machines';
+import { registerDevRoutes } from './routes/dev';
 
 function refuse(res: Response, status: number, retryAfterS: number, error: string): void {
   res.status(status).header('retry-after', String(retryAfterS)).json({ error });
@@ -135,6 +136,7 @@ export function createHttpServer(d: HttpDeps) {
   const protection = { limiter, guard, gateway, exempt, trusted, admin, rateLimit: rl };
   registerOpsRoutes(app, r, d, { ...protection, peers });
   registerAdminRoutes(app, r, { admin, peers, alerts: d.alerts });
+  registerDevRoutes(app, r, d, admin);
   return {
     app,
     /** The live protection state (for tests, benchmarks and the node's own views). */

@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { createLogger } from './logger';
+import { DevControls } from '../api/devControls';
 import { ActorRef } from '../actors/actorRef';
 import { createAdmission, type Admission } from '../api/admission';
 import type { AlertSource } from '../actors/sentinel/alerts';
@@ -160,6 +161,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   let reader: ChainReader | undefined;
   let admission: Admission | undefined;
   let network: Network | undefined;
+  let devControls: DevControls | undefined;
   let store: ChainStore | undefined;
   let sentinel: Sentinel | undefined;
   let mempoolRef: ActorRef<MempoolMsg, MempoolReplies> | undefined;
@@ -188,6 +190,9 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     ready: () => ready,
     adminToken: config.adminToken,
     corsOrigins: config.corsOrigins,
+    get dev() {
+      return devControls;
+    },
     peers: () => (network ? [...network.book.values()] : []),
     syncing: () => network?.behind() ?? null,
     readiness: () => network?.readiness() ?? { ready: false, reason: 'starting' },
@@ -246,7 +251,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     const rocks = await openStore(join(config.dataDir, 'chain'));
     closers.push({ name: 'store', close: () => rocks.close() });
     kv = hooks.wrapKv ? hooks.wrapKv(rocks) : rocks;
-    store = new ChainStore(kv);
+    store = new ChainStore(kv, { devUndo: config.dev });
     head = await ensureGenesis(store, config, log);
     if (head.height === 0 && head.timestamp > Date.now()) {
       log.warn({ genesisTime: new Date(head.timestamp).toISOString() }, 'the genesis time is in the future: the first block comes after it');
@@ -299,6 +304,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   const mempool = new ActorRef<MempoolMsg, MempoolReplies>('mempool');
   mempoolRef = mempool;
   const chain = new ActorRef<ChainMsg, ChainReplies>('consensus', 16);
+  if (config.dev) devControls = new DevControls({ chain, store: chainStore, head: () => view.head });
   sentinel = new Sentinel({
     view, store: chainStore, mempool, now: Date.now, log: log.child({ actor: 'sentinel' }),
     signingKeys: async (producer) => producerKeysOf(await StateTrie.open(kv, view.head.stateRoot), producer),
@@ -314,7 +320,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
 
   // The producer and importer are permanent (restarted after a crash: they hold nothing); consensus is critical.
   const chainParts = chainActors({
-    kv, store: chainStore, view, mempool, keys, idleBlockMs: config.idleBlockMs, slotMs: config.slotMs, verifier, guard: signingGuard,
+    kv, store: chainStore, view, mempool, keys, idleBlockMs: config.idleBlockMs, slotMs: config.slotMs, verifier, guard: signingGuard, dev: config.dev,
     log: log.child({ actor: 'consensus' }),
     onBlockProduced: (s) => nodeMetrics.blockProductionSeconds.observe(s),
     onProduced: (b) => network?.produced(b),

@@ -43,8 +43,10 @@ export async function fetchChain(peer: string, from: number, limit: number): Pro
   if (!Array.isArray(page.blocks)) throw new Error('GET /chain: no blocks array');
   const blocks: Block[] = [];
   for (const raw of page.blocks) {
-    const { size: _, ...b } = raw as { size?: unknown };
+    // height, hash and size are the page's conveniences (the /blocks/:ref fields); the block is the rest, and its header says the same.
+    const { size: _s, height, hash, ...b } = raw as { size?: unknown; height?: unknown; hash?: unknown };
     const parsed = parseBlock(b);
+    if (parsed.ok && ((height !== undefined && height !== parsed.block.header.height) || (hash !== undefined && hash !== parsed.block.header.hash))) throw new Error('GET /chain: an item\'s height or hash differs from its header');
     if (!parsed.ok) throw new Error(`GET /chain: ${parsed.error}`);
     blocks.push(parsed.block);
   }

@@ -76,7 +76,11 @@ const json = (b: Uint8Array) => JSON.parse(Buffer.from(b).toString('utf8'));
 const bytes = (v: unknown) => enc.encode(JSON.stringify(v));
 
 export class ChainStore {
-  constructor(readonly kv: KvStore) {}
+  /**
+   * `devUndo` (a --dev node only): undo records of final blocks are kept and final blocks may be
+   * undone (POST /dev/revert), finality going back with them. Never on a network.
+   */
+  constructor(readonly kv: KvStore, readonly opts: { devUndo?: boolean } = {}) {}
 
   async head(): Promise<Head | undefined> {
     const v = await this.kv.get(HEAD_KEY);
@@ -269,7 +273,7 @@ export class ChainStore {
     const h = block.header.height;
     batch.put(undoKey(h), encodeUndo(entries));
     const prevFinal = previousHead ? (json(previousHead) as Head).finalizedHeight : 0;
-    for (let f = prevFinal + 1; f <= head.finalizedHeight; f++) batch.del(undoKey(f));
+    if (!this.opts.devUndo) for (let f = prevFinal + 1; f <= head.finalizedHeight; f++) batch.del(undoKey(f));
     this.putLifecycle(batch, found[found.length - 1], block, 'included');
     return summary;
   }
@@ -283,7 +287,7 @@ export class ChainStore {
   async undoBlock(batch: KvBatch, height: number): Promise<Head> {
     const head = await this.head();
     if (!head || head.height !== height) throw new CairnError('UNDO', `only the head block can be undone: head is ${head?.height}, asked ${height}`);
-    if (height <= head.finalizedHeight) throw new CairnError('UNDO', `block ${height} is final (finalized height ${head.finalizedHeight}): it cannot be undone`);
+    if (height <= head.finalizedHeight && !this.opts.devUndo) throw new CairnError('UNDO', `block ${height} is final (finalized height ${head.finalizedHeight}): it cannot be undone`);
     const [record, block, seq] = await Promise.all([this.kv.get(undoKey(height)), this.block(height), this.kv.get(SEQ_KEY)]);
     if (!record || !block) throw new CairnError('UNDO', `block ${height} has no undo record`);
     let restored: Head | undefined;
@@ -296,7 +300,7 @@ export class ChainStore {
     this.putLifecycle(batch, seq, block, 'undone');
     if (!restored) throw new CairnError('UNDO', `block ${height}'s undo record has no previous head`);
     // Finality never goes back: what the undone block finalized stays final.
-    if (head.finalizedHeight > restored.finalizedHeight) {
+    if (head.finalizedHeight > restored.finalizedHeight && !this.opts.devUndo) {
       restored = { ...restored, finalizedHeight: head.finalizedHeight };
       batch.put(HEAD_KEY, bytes(restored));
     }

@@ -45,6 +45,15 @@ export class SigningGuard {
     return undefined;
   }
 
+  /**
+   * A --dev node reverted its own chain to the block at `height` in `slot` (POST /dev/revert):
+   * it may sign after it again. Never used on a network: a second header at a height is
+   * slashable there.
+   */
+  async forgetAbove(height: number, slot: number): Promise<void> {
+    if (height < this.last.height) await this.record(height, Math.min(slot, this.last.slot));
+  }
+
   /** Records the signature durably; throws (nothing signed leaves) when it cannot. */
   async record(height: number, slot: number): Promise<void> {
     const tmp = `${this.file}.tmp`;

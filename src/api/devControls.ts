@@ -1,0 +1,61 @@
+import type { ActorRef } from '../actors/actorRef';
+import type { ChainMsg, ChainReplies } from '../actors/protocol';
+import type { Head } from '../protocol/chain';
+import type { ChainStore } from '../storage/chainStore';
+
+/** A snapshot: the chain at a height, named by the block hash it had there. */
+export interface DevSnapshot {
+  id: number;
+  height: number;
+  hash: string;
+  stateRoot: string;
+  takenAt: number;
+}
+
+/** Why a development control was refused, with its HTTP status. */
+export class DevRefusal extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+/**
+ * The development controls of a --dev node (POST /dev/mine, /dev/snapshot, /dev/revert),
+ * for lifecycle fuzzers. A snapshot is the chain at a height; reverting undoes every block
+ * above it (below finality too: a --dev node keeps every undo record) and drops their
+ * transactions, and **the snapshot stays usable**: revert to it as often as you like (Hardhat's
+ * evm_revert consumes its snapshot). A snapshot whose block was itself undone and replaced
+ * (a revert to an earlier snapshot, then new blocks) is refused, never silently wrong.
+ * Snapshots are kept in memory: a restart forgets them.
+ */
+export class DevControls {
+  private readonly snaps = new Map<number, DevSnapshot>();
+  private next = 1;
+
+  constructor(private readonly d: { chain: Pick<ActorRef<ChainMsg, ChainReplies>, 'ask'>; store: ChainStore; head: () => Head }) {}
+
+  mine(count: number): Promise<{ from: number; to: number }> {
+    return this.d.chain.ask({ type: 'devMine', count });
+  }
+
+  snapshot(): DevSnapshot {
+    const h = this.d.head();
+    const s: DevSnapshot = { id: this.next++, height: h.height, hash: h.hash, stateRoot: h.stateRoot, takenAt: Date.now() };
+    this.snaps.set(s.id, s);
+    return s;
+  }
+
+  list(): DevSnapshot[] {
+    return [...this.snaps.values()];
+  }
+
+  async revert(id: number): Promise<{ snapshot: DevSnapshot; head: Head; undone: number }> {
+    const s = this.snaps.get(id);
+    if (!s) throw new DevRefusal(404, `no snapshot ${id} (snapshots: ${[...this.snaps.keys()].join(', ') || 'none'}; a restart forgets them)`);
+    const at = (await this.d.store.summary(s.height))?.hash;
+    if (at !== s.hash) throw new DevRefusal(409, `snapshot ${id} is gone: the block at height ${s.height} is now ${at ?? 'missing'}, not ${s.hash} (it was undone and replaced)`);
+    const before = this.d.head().height;
+    const head = await this.d.chain.ask({ type: 'devRewind', height: s.height });
+    return { snapshot: s, head, undone: before - head.height };
+  }
+}

@@ -1,0 +1,89 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deriveKeys, type HybridKeys } from '../../src/crypto/keys';
+import { COIN } from '../../src/primitives/amount';
+import { fromHex } from '../../src/primitives/hex';
+import { CairnClient, type TxInput } from '../../src/sdk';
+import { startTestNode, type TestNode } from '../helpers/testNode';
+
+/**
+ * The development controls of a --dev node (real node, real RocksDB): mine blocks now,
+ * snapshot, revert — the snapshot reusable any number of times; admin token required;
+ * refused on a node without --dev.
+ */
+const TOKEN = 'dev-secret-token';
+let t: TestNode;
+let client: CairnClient;
+let accounts: HybridKeys[];
+const dev = (path: string, body: unknown = {}, token = TOKEN) =>
+  fetch(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { 'x-admin-token': token } : {}) }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: (await r.json()) as any })); // eslint-disable-line @typescript-eslint/no-explicit-any
+const balance = async (a: string) => BigInt((await client.account(a))?.balance ?? 0);
+
+beforeAll(async () => {
+  // Empty blocks every hour: only /dev/mine and pending transactions make blocks.
+  t = await startTestNode({ devAccounts: 3, dev: true, adminToken: TOKEN, idleBlockMs: 3_600_000 });
+  client = new CairnClient(t.url);
+  accounts = (JSON.parse(await readFile(join(t.dataDir, 'dev-accounts.json'), 'utf8')) as { secret: string }[]).map((a) => deriveKeys(fromHex(a.secret)));
+}, 60_000);
+afterAll(async () => t?.cleanup());
+
+describe('--dev controls', () => {
+  it('mines N blocks now; a snapshot can be reverted to again and again, giving the same state each time', async () => {
+    const h0 = (await client.status()).height;
+    const mined = await dev('/dev/mine', { blocks: 5 });
+    expect(mined).toEqual({ status: 200, body: { from: h0 + 1, to: h0 + 5 } });
+    expect((await client.status()).height).toBe(h0 + 5);
+
+    const snap = await dev('/dev/snapshot');
+    expect(snap.status).toBe(200);
+    const { id, height, stateRoot } = snap.body;
+    const [a, b] = accounts;
+    const before = await balance(b.address);
+    for (let round = 0; round < 3; round++) {
+      await client.sendTx(a, { type: 'TRANSFER', to: b.address, amount: 7n * COIN } as TxInput, { wait: 'included', timeoutMs: 20_000, pollMs: 50 });
+      await dev('/dev/mine', { blocks: 3 });
+      expect(await balance(b.address)).toBe(before + 7n * COIN);
+      const back = await dev('/dev/revert', { id });
+      expect(back.status).toBe(200);
+      expect(back.body.head).toMatchObject({ height, stateRoot });
+      expect(back.body.undone).toBeGreaterThanOrEqual(4);
+      expect((await client.status()).height).toBe(height);
+      expect(await balance(b.address)).toBe(before);
+      expect((await client.account(a.address))?.nonce ?? 0).toBe(0); // the transfer is gone, not back in the pool
+    }
+    // A later snapshot whose block was undone and replaced is refused, not silently wrong.
+    await dev('/dev/mine', { blocks: 2 });
+    const later = (await dev('/dev/snapshot')).body;
+    await dev('/dev/revert', { id });
+    await dev('/dev/mine', { blocks: 3 });
+    const gone = await dev('/dev/revert', { id: later.id });
+    expect(gone.status).toBe(409);
+    expect(gone.body.error).toMatch(new RegExp(`snapshot ${later.id} is gone`));
+    expect((await dev('/dev/revert', { id })).status).toBe(200);
+  }, 60_000);
+
+  it('needs the admin token; bad input is a 400; an unknown snapshot a 404', async () => {
+    expect((await dev('/dev/mine', { blocks: 1 }, '')).status).toBe(401);
+    expect((await dev('/dev/mine', { blocks: 1 }, 'wrong')).status).toBe(403);
+    expect((await dev('/dev/mine', { blocks: 0 })).status).toBe(400);
+    expect((await dev('/dev/mine', { blocks: 1001 })).status).toBe(400);
+    expect((await dev('/dev/revert', { id: 'x' })).status).toBe(400);
+    expect((await dev('/dev/revert', { id: 999 })).status).toBe(404);
+  });
+});
+
+describe('a node without --dev', () => {
+  it('has no development controls (404), and --dev is refused off the development network or without a token', async () => {
+    const plain = await startTestNode({ adminToken: TOKEN });
+    try {
+      const r = await fetch(`${plain.url}/dev/mine`, { method: 'POST', headers: { 'x-admin-token': TOKEN }, body: '{}' });
+      expect(r.status).toBe(404);
+    } finally {
+      await plain.cleanup();
+    }
+    const { loadConfig } = await import('../../src/config/config');
+    expect(() => loadConfig(['--dev'], {})).toThrow(/--dev needs --admin-token/);
+    expect(() => loadConfig(['--dev', '--admin-token', 'x', '--genesis', 'g.json'], {})).toThrow(/development network only/);
+  });
+});
