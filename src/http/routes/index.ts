@@ -49,6 +49,10 @@ export const ENDPOINTS: [string, string][] = [
   ['GET /health/live', 'Liveness: the process answers'],
   ['GET /health/ready', 'Readiness: synced, and producing or following (503 when not)'],
   ['GET /peers', 'Connected peers (admin: x-admin-token)'],
+  ['POST /dev/mine', '--dev only (admin): produce {blocks} blocks now'],
+  ['POST /dev/snapshot', '--dev only (admin): snapshot the chain (reusable)'],
+  ['POST /dev/revert', '--dev only (admin): revert to snapshot {id}; the snapshot stays usable'],
+  ['GET /dev/snapshots', '--dev only (admin): the snapshots taken'],
   ['GET /security/alerts?limit', 'Security sentinel alerts, newest first (admin: x-admin-token)'],
 ];
 
