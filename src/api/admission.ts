@@ -5,7 +5,10 @@ import type { SignedTx } from '../protocol/types';
 import { keccakHex } from '../crypto/hash';
 import type { VerifyPool } from '../crypto/verifyPool';
 import { REFUSAL } from '../mempool/pool';
+import { attestationOf, quorumRefusalWith } from '../modules/bridge';
+import { NO_COMMITTEE } from '../modules/bridge/transfer';
 import { handlerFor } from '../modules/registry';
+import type { CommitteeRecord } from '../protocol/bridge';
 import { fromHex, type Hex } from '../primitives/hex';
 import type { ChainStore } from '../storage/chainStore';
 import { ActorStoppedError, MailboxFullError, type ActorRef } from '../actors/actorRef';
@@ -30,6 +33,8 @@ export function createAdmission(d: {
   now: () => number;
   /** Observes each signature verification's duration in seconds (metrics). */
   onVerified?: (seconds: number) => void;
+  /** The bridge committee at the head: BRIDGE_IN and BRIDGE_COMMITTEE_UPDATE are admitted only with its quorum. */
+  committee?: () => Promise<CommitteeRecord | undefined>;
 }) {
   const refuse = (id: Hex, reason: string): SubmitOutcome => ({ kind: 'verdict', verdict: { accepted: false, id, reason }, badSignature: reason === REFUSAL.signature });
 
@@ -47,6 +52,21 @@ export function createAdmission(d: {
         return { kind: 'unavailable', error: `signature verification unavailable, retry: ${(e as Error).message}` };
       }
       if (!valid) return refuse(tx.id, REFUSAL.signature);
+    }
+    // A committee proof is checked at the door, in the worker pool: a BRIDGE_IN without its
+    // quorum never reaches the mempool or a block, where each would cost every node up to seven
+    // reference verifications. The block re-checks it against the committee of its own state.
+    const proof = d.committee ? attestationOf(tx) : undefined;
+    if (proof) {
+      const c = await d.committee!();
+      if (!c) return refuse(tx.id, NO_COMMITTEE);
+      let refused: string | undefined;
+      try {
+        refused = await quorumRefusalWith(c, proof.digest(c), proof.signatures, proof.what, (job) => d.verifier.verify(job));
+      } catch (e) {
+        return { kind: 'unavailable', error: `signature verification unavailable, retry: ${(e as Error).message}` };
+      }
+      if (refused) return refuse(tx.id, refused);
     }
     try {
       const verdict = await d.mempool.ask({ type: 'admit', tx, keyHash });

@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { createLogger } from './logger';
+import { getCommittee } from '../protocol/bridge';
 import { DevControls } from '../api/devControls';
 import { ActorRef } from '../actors/actorRef';
 import { createAdmission, type Admission } from '../api/admission';
@@ -371,7 +372,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     disconnectSentinel = sentinelRef.connect(SENTINEL_TICK_MS);
 
     reader = new ChainReader({ kv, store: chainStore, view, mempool, slotMs: config.slotMs });
-    admission = network.relaying(createAdmission({ verifier, store: chainStore, mempool, now: Date.now, onVerified: (s) => nodeMetrics.verifySeconds.observe(s) }));
+    admission = network.relaying(createAdmission({ verifier, store: chainStore, mempool, now: Date.now, onVerified: (s) => nodeMetrics.verifySeconds.observe(s), committee: async () => getCommittee(await StateTrie.open(kv, view.head.stateRoot)) }));
     const rpcBackend = new NodeRpcBackend({
       reader, store: chainStore, mempool, admission, clientVersion: `cairn/${CLIENT_VERSION}/node-${process.version}`, producer: keys.address, now: Date.now,
     });

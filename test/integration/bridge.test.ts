@@ -44,6 +44,10 @@ describe('the bridge over HTTP', () => {
   it('a proposal creates the committee; the relayer settles a transfer out; deposits are released, replays refused, a large one delayed with its countdown', async () => {
     const committee = accounts.slice(0, 3);
     expect((await client.bridge()).committee).toBeNull();
+    const early = { sourceChain: 'ethereum', sourceTx: '0xd0', asset: 'native', to: accounts[5].address, amount: '1' };
+    const none = await client.sendTx(accounts[3], { type: 'BRIDGE_IN', ...early, signatures: committee.slice(1).map((k) => signAsMember(k, inboundDigest(early))) } as TxInput);
+    // Refused at admission (never in the mempool or a block): there is no committee to check against.
+    expect(none.verdict).toMatchObject({ accepted: false, reason: 'there is no bridge committee yet: a governance proposal creates it (GOV_PROPOSE data.committee)' });
     const proposal = await ok(accounts[3], { type: 'GOV_PROPOSE', deposit: 100n * COIN, committee: { members: committee.map(memberOf), threshold: 2 } } as TxInput);
     await ok(validator, { type: 'GOV_VOTE', proposalId: proposal, vote: 'yes' } as TxInput);
     const c = await waitUntil(async () => (await client.bridge()).committee ?? undefined, 30_000);
@@ -73,6 +77,10 @@ describe('the bridge over HTTP', () => {
     const released = await until(inn, 'RELEASED');
     expect(released).toMatchObject({ direction: 'in', to: to.address, epoch: 1, releaseAt: null, releaseInBlocks: null });
     expect(BigInt((await client.account(to.address))!.balance) - before).toBe(50n * COIN);
+    // Too few valid signatures: refused at admission, checked in the verify workers.
+    const forged = dep('0xd9', 1n * COIN);
+    const one = await client.sendTx(accounts[3], { type: 'BRIDGE_IN', ...forged, signatures: [signAsMember(committee[1], inboundDigest(forged)), signAsMember(committee[1], inboundDigest(forged))] } as TxInput);
+    expect(one.verdict).toMatchObject({ accepted: false, reason: 'BRIDGE_IN: 1 valid member signatures of 2 needed (committee epoch 1; both secp256k1 and ML-DSA-44 halves of each)' });
     // The same deposit again: refused, whoever relays it.
     const replay = await client.sendTx(accounts[4], attested(dep('0xd1', 50n * COIN)), { wait: 'included', timeoutMs: 20_000, pollMs: 50 });
     expect(replay.wait?.record?.result).toMatchObject({ status: 'failed', error: `deposit ethereum:0xd1 was already attested (transfer ${inn})` });

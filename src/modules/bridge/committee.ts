@@ -1,6 +1,6 @@
 import { addressFromPublicKey } from '../../crypto/address';
 import { keccak256 } from '../../crypto/hash';
-import { signHybrid, verifyHybridReference } from '../../crypto/hybrid';
+import { signHybrid, verifyHybridReference, type VerifyJob } from '../../crypto/hybrid';
 import type { HybridKeys } from '../../crypto/keys';
 import { canonicalBytes } from '../../primitives/canonical';
 import { fromHex, toHex, utf8, type Hex } from '../../primitives/hex';
@@ -67,26 +67,40 @@ export function signAsMember(keys: HybridKeys, digestBytes: Uint8Array): MemberS
 /** The member entry of a key pair: what a committee proposal lists. */
 export const memberOf = (keys: HybridKeys): CommitteeMember => ({ address: keys.address, secp256k1: toHex(keys.secp256k1.publicKey), mldsa44: toHex(keys.mldsa44.publicKey) });
 
-/**
- * Undefined when at least `threshold` distinct members signed `digest` with both halves of the
- * hybrid scheme; otherwise the refusal. A signature by a non-member, any but a member's first,
- * or one whose ML-DSA-44 half is missing or wrong (a classical-only signature) does not count.
- */
-export function quorumRefusal(c: CommitteeRecord, digestBytes: Uint8Array, sigs: readonly MemberSignature[], what: string): string | undefined {
+/** What a quorum check verifies: each member's first signature in the list, with the member's keys (non-members ignored). */
+function quorumJobs(c: CommitteeRecord, digestBytes: Uint8Array, sigs: readonly MemberSignature[]): { signer: Address; job: VerifyJob }[] {
   const byAddress = new Map(c.members.map((m) => [m.address, m]));
-  const valid = new Set<Address>();
+  const tried = new Set<Address>();
+  const jobs: { signer: Address; job: VerifyJob }[] = [];
   // Each member's first signature is the only one checked: repeating a bad signature costs
   // the node nothing more (at most one verification per member, seven at most).
-  const tried = new Set<Address>();
   for (const s of sigs) {
     const m = byAddress.get(s.signer);
     if (!m || tried.has(s.signer)) continue;
     tried.add(s.signer);
-    const ok = verifyHybridReference(digestBytes, { secp256k1: fromHex(m.secp256k1), mldsa44: fromHex(m.mldsa44) }, { secp256k1: fromHex(s.secp256k1), mldsa44: fromHex(s.mldsa44) });
-    if (ok) valid.add(s.signer);
+    jobs.push({ signer: s.signer, job: { msg: digestBytes, pubs: { secp256k1: fromHex(m.secp256k1), mldsa44: fromHex(m.mldsa44) }, sigs: { secp256k1: fromHex(s.secp256k1), mldsa44: fromHex(s.mldsa44) } } });
   }
-  if (valid.size >= c.threshold) return undefined;
-  return `${what}: ${valid.size} valid member signatures of ${c.threshold} needed (committee epoch ${c.epoch}; both secp256k1 and ML-DSA-44 halves of each)`;
+  return jobs;
+}
+
+const quorumVerdict = (c: CommitteeRecord, valid: number, what: string): string | undefined =>
+  valid >= c.threshold ? undefined : `${what}: ${valid} valid member signatures of ${c.threshold} needed (committee epoch ${c.epoch}; both secp256k1 and ML-DSA-44 halves of each)`;
+
+/**
+ * Undefined when at least `threshold` distinct members signed `digest` with both halves of the
+ * hybrid scheme; otherwise the refusal. A signature by a non-member, any but a member's first,
+ * or one whose ML-DSA-44 half is missing or wrong (a classical-only signature) does not count.
+ * Block execution uses the reference verifier (deterministic, no workers).
+ */
+export function quorumRefusal(c: CommitteeRecord, digestBytes: Uint8Array, sigs: readonly MemberSignature[], what: string): string | undefined {
+  const valid = quorumJobs(c, digestBytes, sigs).filter(({ job }) => verifyHybridReference(job.msg, job.pubs, job.sigs)).length;
+  return quorumVerdict(c, valid, what);
+}
+
+/** The same check with another verifier (admission: the worker pool, concurrently, off the main thread). */
+export async function quorumRefusalWith(c: CommitteeRecord, digestBytes: Uint8Array, sigs: readonly MemberSignature[], what: string, verify: (job: VerifyJob) => Promise<boolean>): Promise<string | undefined> {
+  const results = await Promise.all(quorumJobs(c, digestBytes, sigs).map(({ job }) => verify(job)));
+  return quorumVerdict(c, results.filter(Boolean).length, what);
 }
 
 /** committeeRefusal, plus: each address is the one its secp256k1 key controls. */

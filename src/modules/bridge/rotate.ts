@@ -1,9 +1,13 @@
-import { installCommittee } from '../../protocol/bridge';
+import { installCommittee, type CommitteeMember, type CommitteeRecord } from '../../protocol/bridge';
 import { TxFailure } from '../../protocol/handler';
 import { defineTx } from '../tx/define';
 import { committeeDigest, fullCommitteeRefusal, quorumRefusal } from './committee';
 import { membersField, signaturesField, thresholdField } from './fields';
 import { requireCommittee } from './transfer';
+
+/** The digest a rotation's signatures are over: the new committee as the next epoch. */
+export const rotationOf = (c: CommitteeRecord, d: { members: CommitteeMember[]; threshold: number }): Uint8Array =>
+  committeeDigest({ epoch: c.epoch + 1, members: d.members, threshold: d.threshold });
 
 /**
  * BRIDGE_COMMITTEE_UPDATE: the committee in office hands over to `data.members` with
@@ -45,7 +49,7 @@ makes one member's).`,
   },
   async run({ state, height }, d) {
     const c = await requireCommittee(state);
-    const refused = quorumRefusal(c, committeeDigest({ epoch: c.epoch + 1, members: d.members, threshold: d.threshold }), d.signatures, 'BRIDGE_COMMITTEE_UPDATE');
+    const refused = quorumRefusal(c, rotationOf(c, d), d.signatures, 'BRIDGE_COMMITTEE_UPDATE');
     if (refused) throw new TxFailure(refused);
     await installCommittee(state, d.members, d.threshold, height);
   },

@@ -6,6 +6,7 @@ import { TxFailure } from '../../protocol/handler';
 import { BRIDGE_ESCROW_ADDRESS } from '../../protocol/params';
 import { recordKey } from '../../protocol/records';
 import type { Hex } from '../../primitives/hex';
+import type { Address } from '../../protocol/types';
 import { addressFlag, coinsFlag, textFlag } from '../tx/cli';
 import { defineTx } from '../tx/define';
 import type { Field } from '../tx/entry';
@@ -15,10 +16,12 @@ import { assetField, chainField, foreignAddressField, foreignTxField, signatures
 import { lock, reserve, type Asset } from './pool';
 import { transferDef, type TransferStatus } from './transferMachine';
 
+export const NO_COMMITTEE = 'there is no bridge committee yet: a governance proposal creates it (GOV_PROPOSE data.committee)';
+
 /** The committee in office, or the refusal every committee-checked type words the same way. */
 export async function requireCommittee(s: ExecState): Promise<CommitteeRecord> {
   const c = await getCommittee(s);
-  if (!c) throw new TxFailure('there is no bridge committee yet: a governance proposal creates it (GOV_PROPOSE data.committee)');
+  if (!c) throw new TxFailure(NO_COMMITTEE);
   return c;
 }
 
@@ -92,6 +95,10 @@ committee pays it on the other chain and marks it PAID ("cairn bridge show <id>"
   },
 });
 
+/** The digest a BRIDGE_IN's signatures are over, from its typed data. */
+export const inboundOf = (d: { sourceChain: string; sourceTx: string; asset: Asset; to: Address; amount: bigint }): Uint8Array =>
+  inboundDigest({ sourceChain: d.sourceChain, sourceTx: d.sourceTx, asset: d.asset, to: d.to, amount: d.amount.toString() });
+
 /**
  * BRIDGE_IN: releases a deposit made on `data.sourceChain` to `data.to`, on the committee's
  * quorum of hybrid signatures over the inbound digest (modules/bridge/committee.ts). A source
@@ -142,7 +149,7 @@ bridge attest" makes one member's). Anyone may submit it: the signatures are the
     const seen = await state.getRecord<Hex>(seenKey(d.sourceChain, d.sourceTx));
     // A REFUSED transfer paid nothing: its deposit may be attested again (e.g. once the token is unpaused).
     if (seen && (await statusOf(state, seen)) !== 'REFUSED') throw new TxFailure(`deposit ${d.sourceChain}:${d.sourceTx} was already attested (transfer ${seen})`);
-    const refused = quorumRefusal(c, inboundDigest({ sourceChain: d.sourceChain, sourceTx: d.sourceTx, asset: d.asset, to: d.to, amount: d.amount.toString() }), d.signatures, 'BRIDGE_IN');
+    const refused = quorumRefusal(c, inboundOf(d), d.signatures, 'BRIDGE_IN');
     if (refused) throw new TxFailure(refused);
     await reserve(state, d.asset, d.amount);
     await state.putRecord(seenKey(d.sourceChain, d.sourceTx), tx.id);

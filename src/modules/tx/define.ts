@@ -146,5 +146,5 @@ export function defineTx<const T extends TxType, const R extends ToRule, F exten
       return out ?? { energy: energyOf(ctx.tx), events: c.events };
     },
   };
-  return { ...spec, handler };
+  return { ...spec, handler, readData: (tx: SignedTx) => read(dataOf(tx)) };
 }

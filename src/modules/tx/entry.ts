@@ -195,6 +195,8 @@ export interface TxSpec<T extends TxType, R extends ToRule, F extends Fields> {
 /** A declared type: its spec and the handler the node runs. */
 export interface TxEntry<T extends TxType = TxType, R extends ToRule = ToRule, F extends Fields = Fields> extends TxSpec<T, R, F> {
   readonly handler: TxHandler & { type: T };
+  /** The typed data of a transaction that passed `handler.validate` (what `run` receives). */
+  readonly readData: (tx: SignedTx) => DataOf<F>;
 }
 
 /** Any entry, as the registry and its readers see it. */
