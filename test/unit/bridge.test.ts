@@ -227,6 +227,11 @@ describe('BRIDGE_SETTLE', () => {
     // Settling pays on the other chain: the locked coins stay in the pool (they back inbound releases).
     expect((await getPool(w.state, 'native')).locked).toBe(locked);
     await w.fails('BRIDGE_SETTLE', K[0].address, { data: { transferId: out.id, targetTx: '0xa0' } }, `transfer ${out.id} is PAID, not LOCKED: it was settled by ${K[1].address} (0x9f)`);
+    // One payout settles one transfer.
+    const out2 = await w.tx('BRIDGE_OUT', U2, { amount: String(c(2)), data: { chain: 'ethereum', recipient: '0xabc' } });
+    await w.block([out2]);
+    await w.fails('BRIDGE_SETTLE', K[0].address, { data: { transferId: out2.id, targetTx: '0x9f' } }, `payout ethereum:0x9f already settled transfer ${out.id}`);
+    await w.ok('BRIDGE_SETTLE', K[0].address, { data: { transferId: out2.id, targetTx: '0xa1' } });
     await conserved(w);
   });
 });
@@ -368,9 +373,14 @@ describe('the circuit breaker', () => {
     await w.block([big]);
     const { releaseAt } = await transfer(w, big.id);
     expect(await status(w, big.id)).toBe('DELAYED');
-    // Small deposits attested in the block at the window's start use the share first (whatever their ids).
+    // Small deposits attested in the block at the window's start, released in id order with the big one.
     await w.until(releaseAt! - 1);
-    const small = await Promise.all([U3, U4].map((from, i) => w.tx('BRIDGE_IN', from, { data: attested(deposit(`0x6${i + 1}`, c(1), U2)) })));
+    // Two small deposits whose ids come before the big one's: released first, they use the share.
+    const small: SignedTx[] = [];
+    for (let i = 0; small.length < 2; i++) {
+      const t = await w.tx('BRIDGE_IN', [U3, U4][small.length], { data: attested(deposit(`0x7${i}`, c(1), U2)) });
+      if (t.id < big.id) small.push(t);
+    }
     await w.block(small);
     for (const t of small) expect(await status(w, t.id)).toBe('RELEASED');
     expect(await status(w, big.id)).toBe('RELEASED');

@@ -183,6 +183,11 @@ export const bridgeSettle = defineTx({
     if (snap.context.direction !== 'out') throw new TxFailure(`transfer ${transferId} is inbound: only outbound transfers are settled`);
     const st = stateName(snap.value) as TransferStatus;
     if (st !== 'LOCKED') throw new TxFailure(`transfer ${transferId} is ${st}, not LOCKED: it was settled by ${snap.context.settledBy} (${snap.context.targetTx})`);
+    // One payout settles one transfer: a payout named twice would mark two transfers PAID for one payment.
+    const payoutKey = recordKey('bridge', 'payout', snap.context.chain, targetTx);
+    const already = await state.getRecord<Hex>(payoutKey);
+    if (already) throw new TxFailure(`payout ${snap.context.chain}:${targetTx} already settled transfer ${already}`);
+    await state.putRecord(payoutKey, transferId);
     events.push(...(await sendEvent(state, transferDef, transferId, { type: 'SETTLE', by: sender, targetTx, height }, height)).events);
   },
 });
