@@ -9,7 +9,7 @@ import type { Address } from '../../protocol/types';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Hex } from '../../primitives/hex';
-import { DEFAULT_NODE, EXIT, json, nodeUrl, parse, parsePositiveInt, parseSecret, str, usage, type CliIo, type Flags, type OptionDefs } from '../common';
+import { DEFAULT_NODE, EXIT, json, nodeUrl, parse, parseNonNegInt, parsePositiveInt, parseSecret, str, usage, type CliIo, type Flags, type OptionDefs } from '../common';
 import { ADDRESS_LIKE, nameArg, type Command, type Ctx } from './context';
 
 /** The read commands over GET /tokens, /nfts, /names, /name/:name. */
@@ -250,7 +250,7 @@ READ['gov list'] = {
   async run(ctx, io) {
     const { values } = ctx;
     const status = str(values.status) as never;
-    const since = str(values.since) !== undefined ? parsePositiveInt('--since', str(values.since)!) : undefined;
+    const since = str(values.since) !== undefined ? parseNonNegInt('--since', str(values.since)!) : undefined;
     const limit = str(values.limit) !== undefined ? parsePositiveInt('--limit', str(values.limit)!) : undefined;
     io.out(json(await ctx.client().proposals({ status, since, limit })));
     return EXIT.OK;
@@ -286,7 +286,7 @@ READ['ai list'] = {
   positional: false,
   async run(ctx, io) {
     const { values } = ctx;
-    const since = str(values.since) !== undefined ? parsePositiveInt('--since', str(values.since)!) : undefined;
+    const since = str(values.since) !== undefined ? parseNonNegInt('--since', str(values.since)!) : undefined;
     const limit = str(values.limit) !== undefined ? parsePositiveInt('--limit', str(values.limit)!) : undefined;
     const final = values.final === true ? true : undefined;
     io.out(json(await ctx.client().tasks({ status: str(values.status) as never, mode: str(values.mode) as never, oracle: str(values.oracle), since, final, limit })));
@@ -345,7 +345,7 @@ READ['bridge list'] = {
   positional: false,
   async run(ctx, io) {
     const { values } = ctx;
-    const since = str(values.since) !== undefined ? parsePositiveInt('--since', str(values.since)!) : undefined;
+    const since = str(values.since) !== undefined ? parseNonNegInt('--since', str(values.since)!) : undefined;
     const limit = str(values.limit) !== undefined ? parsePositiveInt('--limit', str(values.limit)!) : undefined;
     const final = values.final === true ? true : undefined;
     io.out(json(await ctx.client().bridgeTransfers({ direction: str(values.direction) as never, status: str(values.status) as never, since, final, limit })));
