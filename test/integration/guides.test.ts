@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { watchDeposits, type Deposit } from '../../examples/deposit-watcher';
-import { sendWithEthers, sendWithViem } from '../../examples/ethereum';
+import { deployWithEthers, sendWithEthers, sendWithViem } from '../../examples/ethereum';
 import { followToEnd, propose, vote } from '../../examples/governance';
 import { newWallet, pay } from '../../examples/wallet';
 import { deriveKeys, type HybridKeys } from '../../src/crypto/keys';
@@ -79,5 +79,8 @@ describe('guides', () => {
     const v = await sendWithViem(rpcUrl, dev[5].secp256k1PrivateKey as Hex, keys[1].address as Hex, 2n * 10n ** 12n);
     expect(v).toMatchObject({ chainId: 72020, status: 'success' });
     expect(v.balance).toBeGreaterThan(0n);
+    const d = await deployWithEthers(rpcUrl, dev[5].secp256k1PrivateKey);
+    expect(d).toMatchObject({ count: 2n, events: 2 });
+    expect((await client.account(d.address))).not.toBeNull();
   }, 60_000);
 });

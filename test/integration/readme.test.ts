@@ -8,7 +8,7 @@ import { startTestNode, type TestNode } from '../helpers/testNode';
 /**
  * The README's "First steps" block, run as written (bash, from the repository root) against a
  * fresh node: the only changes are where ./data points (the node's data directory) and which
- * node the CLI talks to ($CAIRN_NODE).
+ * node the CLI and the Ethereum example talk to ($CAIRN_NODE, $CAIRN_RPC).
  */
 const root = resolve(__dirname, '../..');
 let t: TestNode;
@@ -27,10 +27,11 @@ describe('README', () => {
     const block = /```sh first-steps\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(block, 'README has a "sh first-steps" block').toBeTruthy();
     const script = `set -euo pipefail\n${block!.replaceAll('./data/', `${t.dataDir}/`)}`;
-    const { stdout } = await promisify(execFile)('bash', ['-c', script], { cwd: root, env: { ...process.env, CAIRN_NODE: t.url }, maxBuffer: 16 << 20, timeout: 240_000 });
+    const { stdout } = await promisify(execFile)('bash', ['-c', script], { cwd: root, env: { ...process.env, CAIRN_NODE: t.url, CAIRN_RPC: `http://127.0.0.1:${t.node.config.rpcPort}` }, maxBuffer: 16 << 20, timeout: 240_000 });
     // Every command printed JSON; pick out the ones that matter.
     expect(stdout).toMatch(/"outcome": "finalized"/);
     expect(stdout).toMatch(/"nonce": /);
+    expect(stdout).toMatch(/"contract":"0x[0-9a-fA-F]{40}","count":"2","events":2/);
     const me = JSON.parse(readFileSync(resolve(root, 'me.json'), 'utf8')) as { address: string };
     const account = (await t.get(`/address/${me.address}`)).body;
     expect(BigInt(account.staked)).toBe(10_000_000_000n);
