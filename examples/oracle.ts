@@ -49,6 +49,7 @@ export class Oracle {
   private readonly client: CairnClient;
   private state: OracleState;
   private stopped = false;
+  private readonly abort = new AbortController();
   private readonly log: (msg: string) => void;
 
   constructor(private readonly o: OracleOptions) {
@@ -121,20 +122,25 @@ export class Oracle {
 
   /** Polls until stop(), waiting out 429 (Retry-After) and 503 (syncing) answers. */
   async run(): Promise<void> {
-    await this.retrying(() => this.register());
-    while (!this.stopped) {
-      await this.retrying(() => this.poll());
-      await sleep(this.o.pollMs ?? 500);
+    try {
+      await this.retrying(() => this.register());
+      while (!this.stopped) {
+        await this.retrying(() => this.poll());
+        await sleep(this.o.pollMs ?? 500);
+      }
+    } catch (e) {
+      if (!this.stopped) throw e; // stopped while waiting out an error: a clean end
     }
   }
 
   /** Runs `f`, waiting out 429 (its Retry-After), 503 (a syncing node) and transport errors. */
   retrying(f: () => Promise<void>): Promise<void> {
-    return retryingLogged(f, this.log);
+    return retryingLogged(f, this.log, this.abort.signal);
   }
 
   stop(): void {
     this.stopped = true;
+    this.abort.abort();
   }
 }
 

@@ -45,6 +45,7 @@ export class Relayer {
   private readonly client: CairnClient;
   private state: RelayerState;
   private stopped = false;
+  private readonly abort = new AbortController();
   private readonly log: (msg: string) => void;
 
   constructor(private readonly o: RelayerOptions) {
@@ -93,14 +94,19 @@ export class Relayer {
 
   /** Polls until stop(), waiting out 429 (Retry-After) and 503 (syncing) answers. */
   async run(): Promise<void> {
-    while (!this.stopped) {
-      await retryingLogged(() => this.poll(), this.log);
-      await sleep(this.o.pollMs ?? 500);
+    try {
+      while (!this.stopped) {
+        await retryingLogged(() => this.poll(), this.log, this.abort.signal);
+        await sleep(this.o.pollMs ?? 500);
+      }
+    } catch (e) {
+      if (!this.stopped) throw e; // stopped while waiting out an error: a clean end
     }
   }
 
   stop(): void {
     this.stopped = true;
+    this.abort.abort();
   }
 }
 

@@ -17,9 +17,9 @@ export function saveState(file: string, state: unknown): void {
   renameSync(`${file}.tmp`, file);
 }
 
-/** The SDK's `retrying` (429 Retry-After, 503, transport errors), logging each wait. */
-export const retryingLogged = <T>(f: () => Promise<T>, log: (m: string) => void): Promise<T> =>
-  retrying(f, { onRetry: ({ code, waitMs }) => log(`${code}: waiting ${waitMs} ms`) });
+/** The SDK's `retrying` (429 Retry-After, 503, transport errors), logging each wait; `signal` ends it (a stopped program does not retry forever). */
+export const retryingLogged = <T>(f: () => Promise<T>, log: (m: string) => void, signal?: AbortSignal): Promise<T> =>
+  retrying(f, { signal, onRetry: ({ code, waitMs }) => log(`${code}: waiting ${waitMs} ms`) });
 
 /** Sends a transaction and waits for its inclusion: true when it succeeded; a refusal or failure is logged. */
 export async function sendIncluded(client: CairnClient, keys: HybridKeys, input: Parameters<CairnClient['sendTx']>[1], what: string, log: (m: string) => void): Promise<boolean> {

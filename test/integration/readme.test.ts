@@ -17,12 +17,12 @@ beforeAll(async () => {
   t = await startTestNode({ devAccounts: 3, idleBlockMs: 100 });
 }, 60_000);
 afterAll(async () => {
-  rmSync(resolve(root, 'me.json'), { force: true });
+  for (const f of ['me.json', 'oracle.json', 'oracle.log']) rmSync(resolve(root, f), { force: true });
   await t?.cleanup();
 });
 
 describe('README', () => {
-  it('"First steps" runs as written: key, funding, a final transfer, stake, a proposal followed', async () => {
+  it('"First steps" runs as written: key, funding, a final transfer, a contract, stake, a proposal followed, the example oracle', async () => {
     const readme = readFileSync(resolve(root, 'README.md'), 'utf8');
     const block = /```sh first-steps\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(block, 'README has a "sh first-steps" block').toBeTruthy();
@@ -38,5 +38,8 @@ describe('README', () => {
     const proposals = (await t.get('/governance/proposals')).body.proposals as { proposer: string; action: { param: string } }[];
     expect(proposals.some((p) => p.proposer === me.address && p.action.param === 'BANK_SIZE')).toBe(true);
     expect(stdout).toMatch(/"cursor": \d+/);
+    // The example oracle answered the task designated to it.
+    const task = (await t.get('/ai/tasks')).body.tasks.find((x: { oracle: string }) => x.oracle === me.address);
+    expect(task).toMatchObject({ result: '5', mode: 'designated' });
   }, 300_000);
 });

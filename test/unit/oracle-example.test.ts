@@ -31,6 +31,17 @@ describe('the example oracle', () => {
     expect(stub.seen.filter((s) => s.startsWith('POST'))).toEqual([]); // already registered: nothing sent
   }, 10_000);
 
+  it('stop() ends run() while it waits out a node that is down (no retrying forever after SIGTERM)', async () => {
+    stub.handler = () => ({ status: 503, body: { error: 'syncing' } });
+    const o = new Oracle({ node: stub.url, keys, stateFile: join(mkdtempSync(join(tmpdir(), 'cairn-oracle-')), 's.json'), log: () => {} });
+    const running = o.run();
+    await new Promise((r) => setTimeout(r, 200));
+    const t0 = Date.now();
+    o.stop();
+    await running;
+    expect(Date.now() - t0).toBeLessThan(1_500);
+  }, 10_000);
+
   it('answers sums and echoes anything else in upper case', () => {
     expect(answer('what is 2 + 3')).toBe('5');
     expect(answer('What is -4 + 10?')).toBe('6');
