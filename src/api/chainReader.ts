@@ -170,15 +170,15 @@ export class ChainReader implements ChainQueries {
     let h = from;
     for (; h <= head && parts.length < limit; h++) {
       const t = await this.d.store.blockText(h);
-      if (!t) break;
+      const summary = t && (await this.d.store.summary(h));
+      if (!t || !summary) break;
       if (parts.length > 0 && bytes + t.length > maxBytes) break;
       bytes += t.length;
       // A stored line is one JSON object: `height` and `hash` go in first and `size` (its byte
       // length) last, so an item has them at the top level as /blocks/:ref has (and `header`
       // as stored, for peers that import it), without parsing the line.
       const text = Buffer.from(t.buffer, t.byteOffset, t.byteLength).toString('utf8');
-      const hash = (await this.d.store.summary(h))?.hash;
-      parts.push(`{"height":${h},"hash":"${hash}",${text.slice(1, text.lastIndexOf('}'))},"size":${t.length}}`);
+      parts.push(`{"height":${h},"hash":"${summary.hash}",${text.slice(1, text.lastIndexOf('}'))},"size":${t.length}}`);
     }
     const capped = asked > limit ? `,"limit":${limit},"capped":"limit ${asked} is above MAX_CHAIN_PAGE: at most ${limit} blocks are served"` : `,"limit":${limit}`;
     return `{"from":${from}${capped},"blocks":[${parts.join(',')}],"next":${h <= head ? h : null}}`;

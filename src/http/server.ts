@@ -27,6 +27,36 @@ function refuse(res: Response, status: number, retryAfterS: number, error: strin
 
 export type { HttpDeps } from './route';
 
+/** The part of uWS's response that a HEAD answer needs. */
+interface RawResponse {
+  writeHeader(name: string, value: string): unknown;
+  endWithoutBody(...args: unknown[]): unknown;
+}
+
+/**
+ * Makes `res` answer a HEAD request: whatever answers (a route, a refusal, the not-found
+ * handler) sends its status and headers with the Content-Length its body would have had, and
+ * no body. hyper-express ends a body-less answer with a custom length through uWS's
+ * endWithoutBody(length), which leaves a kept-alive connection unusable in this uWS version;
+ * endWithoutBody() with no argument does not, so the length is written as a header of our own.
+ */
+function headersOnly(res: Response): void {
+  const raw = res.raw as unknown as RawResponse;
+  const endWithoutBody = raw.endWithoutBody;
+  let length: string | undefined;
+  raw.endWithoutBody = () => {
+    raw.writeHeader('content-length', length ?? '0');
+    return endWithoutBody.call(raw);
+  };
+  const send = res.send.bind(res);
+  // hyper-express may call send() again (corked, or once the request body is in) with no body: the first length stays.
+  res.send = ((body?: string | Buffer | ArrayBuffer, close?: boolean) => {
+    if (body !== undefined) length = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+    res.header('content-length', length ?? '0', true); // makes send() end through endWithoutBody
+    return send(undefined, close);
+  }) as typeof res.send;
+}
+
 /** Sync (GET /chain, POST /blocks, /status), health, metrics and admin stay up while the node syncs. */
 const SERVED_WHILE_SYNCING = /^\/(status|chain|blocks|health\/(live|ready)|metrics|gateway|peers|security\/alerts)?$/;
 const SYNCING_RETRY_AFTER_S = 5;
@@ -47,6 +77,15 @@ export function createHttpServer(d: HttpDeps) {
   // limit is only a backstop (bodies without Content-Length); ours answers with {error}.
   const app = new HyperExpress.Server({ max_body_length: BACKSTOP_BODY_BYTES, fast_abort: false });
 
+  // HEAD is GET without the body (RFC 9110 §9.3.2): every GET route below also answers HEAD,
+  // with the same status and headers and the GET body's Content-Length, but no body.
+  const registerGet = app.get.bind(app);
+  app.get = ((...args: Parameters<typeof app.get>) => {
+    registerGet(...args);
+    app.head(...args);
+    return app;
+  }) as typeof app.get;
+
   // Ingress, in order: request id → client address → accounting → guard block → rate
   // limit → readiness → body size. Exempt clients skip the guard and the rate limit.
   const corsPolicy = cors(d.corsOrigins ?? ['*'], ['retry-after', 'x-request-id']);
@@ -59,6 +98,7 @@ export function createHttpServer(d: HttpDeps) {
       return void res.send();
     }
     for (const [k, v] of Object.entries(corsPolicy.headers(origin))) res.header(k, v, true);
+    if (req.method === 'HEAD') headersOnly(res);
     next();
   });
 

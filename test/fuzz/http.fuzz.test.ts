@@ -48,6 +48,14 @@ function check(method: string, path: string, r: RawReply, body?: string): unknow
   const verify = method === 'POST' && /^\/contract\/[^/?]*\/verify/.test(path);
   const allowed5xx = r.status === 503 || (r.status === 502 && verify);
   if (r.status >= 500 && !allowed5xx) throw new Error(`server error: ${where}`);
+  // HEAD: the status and headers only, never a body (one would corrupt the next answer on the kept-alive socket).
+  if (method === 'HEAD') {
+    if (r.text !== '') throw new Error(`HEAD answered with a body: ${where}`);
+    if (r.status === 429 || r.status === 503) {
+      if (!r.headers['retry-after']) throw new Error(`${r.status} without Retry-After: ${where}`);
+    }
+    return undefined;
+  }
   const ct = String(r.headers['content-type'] ?? '');
   const isHtml = path === '/' || path.startsWith('/?') ? !/json/.test(ct) : false;
   const isMetrics = path === '/metrics' || path.startsWith('/metrics?');
@@ -162,7 +170,7 @@ describe(`HTTP API fuzz (${FUZZ_RUNS} runs per property)`, () => {
     );
     const req = fc.oneof(
       { weight: 4, arbitrary: fc.tuple(fc.constant('POST'), encoded(addressLike()).map((a) => `/contract/${a}/verify`), verifyBody) },
-      { weight: 2, arbitrary: fc.tuple(fc.constantFrom('PUT', 'DELETE', 'PATCH', 'OPTIONS', 'POST'), getPaths(), fc.option(junkString, { nil: undefined })) },
+      { weight: 2, arbitrary: fc.tuple(fc.constantFrom('PUT', 'DELETE', 'PATCH', 'OPTIONS', 'POST', 'HEAD'), getPaths(), fc.option(junkString, { nil: undefined })) },
       { weight: 1, arbitrary: fc.tuple(fc.constant('POST'), fc.constantFrom('/blocks', '/status', '/tx/0x00'), fc.option(anyJson.map((v) => JSON.stringify(v)), { nil: undefined })) },
     );
     await fc.assert(

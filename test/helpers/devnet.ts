@@ -101,6 +101,9 @@ export async function startDevnet(n: number, opts: { slotMs?: number; idleBlockM
           for (let h = seen[node.index] + 1; h <= s.finalizedHeight; h++) {
             const b = await get(node.index, `/blocks/${h}`);
             const hash = b.hash ?? b.header?.hash;
+            // No block in the answer: a restarted node far behind answers its reads 503 while it
+            // syncs (its /status is served meanwhile), or 429; read this height again next round.
+            if (typeof hash !== 'string') break;
             const before = finalized.get(h);
             if (before !== undefined && before !== hash) failure ??= new Error(`finalized block ${h} differs: ${before} vs ${hash} on node ${node.index}`);
             finalized.set(h, hash);

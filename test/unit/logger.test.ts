@@ -24,6 +24,17 @@ describe('logs', () => {
     expect(() => JSON.parse(line)).toThrow();
   });
 
+  it('pretty off a terminal (a file, journald): readable lines without colour codes; json on a terminal: JSON', () => {
+    const a = sink();
+    createLogger('info', 'pretty', false, a.w).warn({ peer: 'http://p:6070' }, 'peer unreachable');
+    const line = a.lines.join('');
+    expect(line).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] WARN: peer unreachable \{"peer":"http:\/\/p:6070"\}\n$/);
+    expect(line).not.toMatch(/\x1b\[/); // eslint-disable-line no-control-regex
+    const b = sink();
+    createLogger('info', 'json', true, b.w).info({ height: 1 }, 'x');
+    expect(JSON.parse(b.lines.join(''))).toMatchObject({ height: 1, msg: 'x' });
+  });
+
   it('--log-format json|pretty|auto; anything else is refused', () => {
     expect(loadConfig([], {}).logFormat).toBe('auto');
     expect(loadConfig(['--log-format', 'json'], {}).logFormat).toBe('json');

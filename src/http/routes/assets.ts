@@ -107,9 +107,11 @@ export function registerAssetRoutes(app: Server, r: RouteWrap, d: HttpDeps): voi
   }));
 
   app.get('/name/:name', r(async (req) => {
-    const name = segment(req.path_parameters.name).toLowerCase();
-    // The read resolves the name or answers 404 (SPEC): a string that cannot be a name is not registered either.
-    if (!NAME_RE.test(name)) throw notFound(`name not registered: ${name} (names are 3–32 characters of a–z, 0–9 and '-', not starting or ending with '-')`);
+    const raw = req.path_parameters.name ?? '';
+    const name = segment(raw).toLowerCase();
+    // The read resolves the name or answers 404 (SPEC): a string that cannot be a name (a
+    // malformed %-escape included) is not registered either.
+    if (!NAME_RE.test(name)) throw notFound(`name not registered: ${(name || raw).slice(0, 100)} (names are 3–32 characters of a–z, 0–9 and '-', not starting or ending with '-')`);
     const v = await assets().name(name);
     if (!v) throw notFound(`name not registered: ${name}`);
     return { name: v.name, address: v.target, native: v.targetNative, owner: v.owner, ownerNative: v.ownerNative, registeredAt: v.registeredAt };
