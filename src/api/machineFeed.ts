@@ -18,10 +18,15 @@ export async function feedPage(store: ChainStore, machine: string, since: number
   return { feed, cursor: full ? feed[feed.length - 1].height : Math.max(since, top) };
 }
 
-/** Instance ids by their latest transition, newest first (ties by id). */
-export async function recentIds(store: ChainStore, machine: string): Promise<string[]> {
-  const feed = await store.machineFeed(machine, -1, RECENT_CAP);
-  return [...new Map(feed.map((e) => [e.id, e.height])).entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([id]) => id);
+/**
+ * Instance ids by their latest transition, newest first (ties by id), from the machine's
+ * latest `cap` transitions: the newest end of the feed, however long the history grew.
+ */
+export async function recentIds(store: ChainStore, machine: string, cap = RECENT_CAP): Promise<string[]> {
+  const latest = new Map<string, number>();
+  // Newest first: an instance's first appearance is its latest transition.
+  for (const e of await store.machineFeedNewest(machine, cap)) if (!latest.has(e.id)) latest.set(e.id, e.height);
+  return [...latest.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([id]) => id);
 }
 
 /** A machine instance's history as the views show it. */

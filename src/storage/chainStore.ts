@@ -351,6 +351,18 @@ export class ChainStore {
     return out;
   }
 
+  /**
+   * A machine's latest transitions of every instance, newest first, at most `limit` (what the
+   * lists without `since` read: the instances that changed most recently, however long the
+   * machine's history is).
+   */
+  async machineFeedNewest(machine: string, limit: number): Promise<Extract<ChainEvent, { kind: 'machine.transition' }>[]> {
+    const prefix = feedPrefix(machine);
+    const out: Extract<ChainEvent, { kind: 'machine.transition' }>[] = [];
+    for await (const [, v] of this.kv.iterate({ gte: prefix, lt: Buffer.concat([prefix, Buffer.alloc(12, 0xff)]), reverse: true, limit })) out.push(json(v));
+    return out;
+  }
+
   /** History entries of the block's transactions, under the next commit sequence number. */
   private putLifecycle(batch: KvBatch, seqValue: Uint8Array | undefined, block: Block, event: LifecycleEntry['event']): void {
     const seq = seqValue ? readU64be(seqValue) : 0;

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Relayer } from '../../examples/relayer';
+import { Relayer, standInPayout } from '../../examples/relayer';
 import { deriveKeys, type HybridKeys } from '../../src/crypto/keys';
 import { COIN } from '../../src/primitives/amount';
 import { fromHex, type Hex } from '../../src/primitives/hex';
@@ -54,17 +54,22 @@ describe('the bridge over HTTP', () => {
     expect(c).toMatchObject({ epoch: 1, threshold: 2 });
     expect(c.members.map((m) => m.address)).toEqual(committee.map((k) => k.address).sort());
 
-    // Out: 1,000 coins locked; the example relayer (a member) pays and settles it.
-    const relayer = new Relayer({ node: t.url, keys: committee[0], stateFile: join(dir, 'relayer.json'), pollMs: 100, log: () => {} });
-    const running = relayer.run();
+    // Out: 1,000 coins locked; every member runs the example relayer, the one whose turn it is pays and settles it, once.
+    const payouts: string[] = [];
+    const relayers = committee.map((k, i) => new Relayer({
+      node: t.url, keys: k, stateFile: join(dir, `relayer-${i}.json`), pollMs: 100, fallbackBlocks: 20, log: () => {},
+      payout: async (x) => (payouts.push(k.address), standInPayout(x)),
+    }));
+    const running = relayers.map((r) => r.run());
     const out = await ok(accounts[4], { type: 'BRIDGE_OUT', chain: 'ethereum', recipient: '0xabc0000000000000000000000000000000000001', amount: 1_000n * COIN } as TxInput);
     const paid = await until(out, 'PAID');
-    relayer.stop();
-    await running;
-    expect(paid).toMatchObject({ direction: 'out', amount: String(1_000n * COIN), settledBy: committee[0].address, chain: 'ethereum' });
-    expect(paid.targetTx).toMatch(/^0x[0-9a-f]{64}$/);
+    for (const r of relayers) r.stop();
+    await Promise.all(running);
+    const first = c.members[Number(BigInt(out) % 3n)].address; // members sorted by address, as the relayers count them
+    expect(paid).toMatchObject({ direction: 'out', amount: String(1_000n * COIN), settledBy: first, chain: 'ethereum', targetTx: await standInPayout(paid) });
     expect(paid.history.map((h) => h.to)).toEqual(['LOCKED', 'PAID']);
-    expect(relayer.settled).toEqual([out]);
+    expect(payouts).toEqual([first]);
+    expect(relayers.flatMap((r) => r.settled)).toEqual([out]);
     const pools = (await client.bridge()).pools;
     expect(pools).toEqual([expect.objectContaining({ asset: 'native', locked: String(1_000n * COIN), reserved: '0', available: String(1_000n * COIN) })]);
 
@@ -98,7 +103,20 @@ describe('the bridge over HTTP', () => {
     expect(later.releaseAt).toBe(delayed.releaseAt);
     const done = await until(big, 'RELEASED', 30_000);
     expect(done.closedAt).toBe(delayed.releaseAt);
+    expect(done).toMatchObject({ releaseAt: null, releaseInBlocks: null });
     expect(done.history.map((h) => h.to)).toEqual(['ATTESTED', 'DELAYED', 'RELEASED']);
+    expect(BigInt((await client.account(to.address))!.balance) - before).toBe(250n * COIN);
+    // GET /bridge: the pool after 250 coins left, and the breaker of the window the head is in.
+    const view = await client.bridge();
+    expect(view.params).toEqual({ windowBlocks: 20, breakerBps: 1000 });
+    const [pool] = view.pools;
+    expect(pool).toMatchObject({ asset: 'native', locked: String(750n * COIN), reserved: '0', available: String(750n * COIN), lockedTotal: String(1_000n * COIN), releasedTotal: String(250n * COIN) });
+    const b = pool.breaker;
+    expect(b.windowEnd - b.windowStart + 1).toBe(20);
+    expect(view.height).toBeGreaterThanOrEqual(b.windowStart);
+    expect(view.height).toBeLessThanOrEqual(b.windowEnd);
+    expect(BigInt(b.cap)).toBe((BigInt(b.base) * 1000n) / 10_000n);
+    expect(BigInt(b.remaining)).toBe(BigInt(b.cap) > BigInt(b.used) ? BigInt(b.cap) - BigInt(b.used) : 0n);
 
     // The feed: paging with the cursor covers every transition once.
     const all = await client.bridgeTransfers({ since: 0, limit: 100 });

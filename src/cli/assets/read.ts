@@ -3,9 +3,10 @@ import { SYMBOL_RE } from '../../protocol/params';
 import { isValidName, type PageOptions } from '../../sdk/assets';
 import { CairnClient } from '../../sdk/client';
 import { committeeDigest, deriveKeys, inboundDigest, memberOf, parseAddress, signAsMember, taskCommitment, type MemberSignature } from '../../sdk';
+import { Value } from '@sinclair/typebox/value';
+import { bridgeCommitteeUpdate, bridgeIn } from '../../modules/bridge';
 import { fullCommitteeRefusal } from '../../modules/bridge/committee';
 import type { CommitteeMember } from '../../protocol/bridge';
-import type { Address } from '../../protocol/types';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Hex } from '../../primitives/hex';
@@ -401,10 +402,10 @@ READ['bridge attest'] = {
     const keys = deriveKeys(parseSecret(str(v.secret), io.env));
     let digest: Uint8Array;
     if (str(v.committee) !== undefined) {
-      const members = (await readJson('--committee', str(v.committee)!)) as CommitteeMember[];
+      const members = committeeMembers(await readJson('--committee', str(v.committee)!));
       const threshold = parsePositiveInt('--threshold', str(v.threshold) ?? usage('--committee needs --threshold <k>'));
       const epoch = parsePositiveInt('--epoch', str(v.epoch) ?? usage('--committee needs --epoch <n>: the new committee\'s epoch (the current one + 1)'));
-      const refused = Array.isArray(members) ? fullCommitteeRefusal(members.map((m) => ({ ...m, address: m.address?.toLowerCase() as Address })), threshold) : 'must be a list of members';
+      const refused = fullCommitteeRefusal(members, threshold);
       if (refused) usage(`--committee: ${refused}`);
       digest = committeeDigest({ epoch, members, threshold });
     } else {
@@ -414,7 +415,13 @@ READ['bridge attest'] = {
       if (!/^[1-9][0-9]*$/.test(amount)) usage(`--amount must be a positive integer of base units, got "${amount}"`);
       const asset = need('asset');
       if (asset !== 'native' && !/^0x[0-9a-fA-F]{40}$/.test(asset)) usage('--asset must be native or a token id (0x + 40 hex)');
-      digest = inboundDigest({ sourceChain: need('source-chain'), sourceTx: need('source-tx'), asset: asset === 'native' ? asset : asset.toLowerCase(), to, amount });
+      // What BRIDGE_IN would refuse is not worth signing: the same checks as its data fields.
+      const checked = (flag: string, key: 'sourceChain' | 'sourceTx') => {
+        const raw = need(flag);
+        for (const c of bridgeIn.fields![key].checks) if (!Value.Check(c.schema, raw)) usage(`--${flag} ${c.reason}, got "${raw}"`);
+        return raw;
+      };
+      digest = inboundDigest({ sourceChain: checked('source-chain', 'sourceChain'), sourceTx: checked('source-tx', 'sourceTx'), asset: asset === 'native' ? asset : asset.toLowerCase(), to, amount });
     }
     const sig = signAsMember(keys, digest);
     const into = str(v.into);
@@ -437,6 +444,17 @@ mldsa44}, or with --into adds it to that JSON list (replacing your earlier one),
 "cairn bridge in --signatures" or "cairn bridge rotate --signatures". The digests are in
 docs/PROTOCOL.md "Bridge". The secret is --secret or $CAIRN_SECRET.`,
 };
+
+/**
+ * A members file as "cairn bridge rotate --members" sends it: the same shape check, and the
+ * members as the node reads them (lower-case hex), so the digest signed here is the one the
+ * rotation is checked against whatever case the file spells its keys in.
+ */
+function committeeMembers(v: unknown): CommitteeMember[] {
+  const field = bridgeCommitteeUpdate.fields!.members;
+  for (const c of field.checks) if (!Value.Check(c.schema, v)) usage(`--committee ${c.reason}`);
+  return field.read(v);
+}
 
 /** A JSON file's content, or a usage error naming the flag. */
 async function readJson(flag: string, file: string): Promise<unknown> {
