@@ -576,3 +576,13 @@ describe('conservation', () => {
     expect(await getTokenBalance(w.state, token, U4)).toBe(150n);
   });
 });
+
+describe('digests as SDK callers build them', () => {
+  it('sign lower case and only the member keys: checksum-case addresses and members from GET /bridge (with native) give the node\'s digests', () => {
+    const m = deposit('0x80', c(1), U3);
+    expect(inboundDigest({ ...m, to: m.to.toUpperCase().replace('0X', '0x') as Address })).toEqual(inboundDigest(m));
+    const members = K.slice(0, 3).map(memberOf);
+    const shown = members.map((x) => ({ ...x, native: 'cairn1…', mldsa44: x.mldsa44.toUpperCase().replace('0X', '0x') }));
+    expect(committeeDigest({ epoch: 2, members: shown as never, threshold: 2 })).toEqual(committeeDigest({ epoch: 2, members, threshold: 2 }));
+  });
+});

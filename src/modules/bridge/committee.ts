@@ -50,13 +50,18 @@ const digest = (tag: string, msg: object): Uint8Array => {
   return keccak256(all);
 };
 
-export const inboundDigest = (m: InboundMessage): Uint8Array =>
-  digest(INBOUND_TAG, { sourceChain: m.sourceChain, sourceTx: m.sourceTx, asset: m.asset, to: m.to, amount: m.amount });
+/** Addresses, token ids and keys are signed in lower case, as the node reads them (an SDK caller may pass checksum case). */
+const lower = <T extends string>(s: T): T => s.toLowerCase() as T;
 
+export const inboundDigest = (m: InboundMessage): Uint8Array =>
+  digest(INBOUND_TAG, { sourceChain: m.sourceChain, sourceTx: m.sourceTx, asset: m.asset === 'native' ? m.asset : lower(m.asset), to: lower(m.to), amount: m.amount });
+
+/** Only each member's address and keys are signed, whatever else the objects carry (GET /bridge adds `native`). */
 export const committeeDigest = (m: CommitteeMessage): Uint8Array =>
   digest(COMMITTEE_TAG, { epoch: m.epoch, members: sortMembers(m.members), threshold: m.threshold });
 
-export const sortMembers = (ms: readonly CommitteeMember[]): CommitteeMember[] => [...ms].sort((a, b) => (a.address < b.address ? -1 : 1));
+export const sortMembers = (ms: readonly CommitteeMember[]): CommitteeMember[] =>
+  ms.map((x) => ({ address: lower(x.address), secp256k1: lower(x.secp256k1), mldsa44: lower(x.mldsa44) })).sort((a, b) => (a.address < b.address ? -1 : 1));
 
 /** A member's signature of `digest` (relayers and tests; the SDK re-exports it). */
 export function signAsMember(keys: HybridKeys, digestBytes: Uint8Array): MemberSignature {

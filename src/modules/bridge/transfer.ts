@@ -142,7 +142,7 @@ bridge attest" makes one member's). Anyone may submit it: the signatures are the
       textFlag('amount', '<n>', 'base units released'),
       { flag: 'signatures', field: 'signatures', kind: 'json', metavar: '<file.json>', help: "the members' signatures: [{signer, secp256k1, mldsa44}]" },
     ],
-    example: 'cairn bridge in --attestation deposit.json --wait included',
+    example: 'cairn bridge in --source-chain ethereum --source-tx 0x9f… --asset native --to cairn1… --amount 5000000 --signatures sigs.json --wait included',
   },
   async run({ state, height, tx, events }, d) {
     const c = await requireCommittee(state);
