@@ -1,3 +1,4 @@
+import { recentIds } from './machineFeed';
 import { toNative } from '../crypto/address';
 import { loadInstance } from '../machines/instance';
 import { loadTreasury, PROPOSAL_STATES, proposalDef, rules, turnout, type ProposalStatus } from '../machines/proposal';
@@ -122,9 +123,12 @@ export class GovernanceReader implements GovernanceQueries {
   async proposals(q: { status?: ProposalStatus; since?: number; limit?: number }): Promise<ProposalsPage> {
     const head = this.d.view.head;
     const limit = q.limit ?? 100;
-    const feed = await this.d.store.machineFeed(proposalDef.name, q.since ?? -1, 10_000);
+    // Without `since`: the proposals that changed most recently (the newest end of the feed, however long it grew).
+    const feed = q.since === undefined ? [] : await this.d.store.machineFeed(proposalDef.name, q.since, 10_000);
     const truncated = feed.length >= 10_000;
-    const ids = [...new Map(feed.map((e) => [e.id, e.height])).entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([id]) => id);
+    const ids = q.since === undefined
+      ? await recentIds(this.d.store, proposalDef.name)
+      : [...new Map(feed.map((e) => [e.id, e.height])).entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([id]) => id);
     const out: ProposalView[] = [];
     for (const id of ids) {
       const p = await this.proposal(id);
