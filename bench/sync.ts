@@ -133,6 +133,18 @@ async function chainFor(): Promise<{ dir: string; head: Head; txs: number; kept:
   return { dir, head, txs, kept: kept !== undefined };
 }
 
+/** The chain specification a data directory was created from (read before its node starts). */
+async function specOf(dir: string): Promise<unknown> {
+  const kv = await openStore(join(dir, 'chain'), { readOnly: true });
+  try {
+    const spec = await new ChainStore(kv).genesisSpec();
+    if (!spec) throw new Error(`${dir} holds no chain specification`);
+    return spec;
+  } finally {
+    await kv.close();
+  }
+}
+
 async function main() {
   const { dir: dirA, head, txs, kept } = await chainFor();
   const quiet = ['--idle-block-ms', '3600000'];
@@ -140,8 +152,13 @@ async function main() {
   await a.ready;
   const keyFile = join(mkdtempSync(join(tmpdir(), 'cairn-sync-key-')), 'follower.json');
   writeFileSync(keyFile, JSON.stringify({ secret: '7'.repeat(64) }));
+  // B starts from the chain specification A's store was created from: a kept chain may have
+  // been built under an older development genesis (its parameters grew since), and a node
+  // never follows a chain of another genesis.
+  const specFile = join(mkdtempSync(join(tmpdir(), 'cairn-sync-spec-')), 'genesis.json');
+  writeFileSync(specFile, JSON.stringify(await specOf(dirA)));
   if (process.env.SYNC_DEBUG) process.env.CAIRN_BENCH_LOG = '/tmp/sync-b.log';
-  const b = await spawnNode({ devAccounts: SENDERS, slotMs: SLOT_MS, mempoolCap: 5_000, logLevel: 'info', extra: [...quiet, '--peers', a.httpUrl, '--validator-key', keyFile], cpuProf: process.env.SYNC_PROF === '1' });
+  const b = await spawnNode({ devAccounts: SENDERS, slotMs: SLOT_MS, mempoolCap: 5_000, logLevel: 'info', extra: [...quiet, '--peers', a.httpUrl, '--validator-key', keyFile, '--genesis', specFile], cpuProf: process.env.SYNC_PROF === '1' });
   try {
     await b.ready;
     const t0 = performance.now();
