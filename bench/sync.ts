@@ -8,7 +8,7 @@
  * (--chain-dir keeps node A's built chain and reuses it when the shape matches; a build cut
  * short resumes from its last block; A's node only reads it: its idle pace is an hour.)
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sealBlock } from '../src/chain/block';
@@ -24,6 +24,7 @@ import { MAX_TXS_PER_BLOCK, TREASURY_ADDRESS } from '../src/protocol/params';
 import type { SignedTx } from '../src/protocol/types';
 import { StateTrie } from '../src/state/stateTrie';
 import { ChainStore } from '../src/storage/chainStore';
+import { MemoryKv } from '../src/state/kv';
 import { openStore } from '../src/storage/rocks';
 import { fmt, posInt, printTable, sleep, spawnNode, summarizeProfile } from './lib/harness';
 import { signDevTxs, type DevTxItem } from './lib/sign';
@@ -121,6 +122,17 @@ async function chainFor(): Promise<{ dir: string; head: Head; txs: number; kept:
   const i = process.argv.indexOf('--chain-dir');
   const kept = i > 0 ? process.argv[i + 1] : undefined;
   const shape = { blocks: BLOCKS, txs: TXS, senders: SENDERS };
+  if (kept && existsSync(join(kept, 'chain'))) {
+    // A kept chain is only worth keeping if this code makes the same genesis: blocks executed
+    // by another version of the rules (its governable parameters grew, say) are another chain
+    // to a follower running this one. Stale: rebuilt from scratch.
+    const stored = await genesisHashOf(kept);
+    const now = await currentGenesisHash();
+    if (stored !== now) {
+      console.error(`${kept} was built by another version (genesis ${stored} ≠ ${now}): rebuilding it`);
+      rmSync(kept, { recursive: true, force: true });
+    }
+  }
   if (kept && existsSync(join(kept, 'built.json'))) {
     const b = JSON.parse(readFileSync(join(kept, 'built.json'), 'utf8')) as typeof shape & { head: Head; total: number };
     if (b.blocks !== BLOCKS || b.txs !== TXS || b.senders !== SENDERS) throw new Error(`${kept} holds a chain of ${b.blocks} × ${b.txs} (${b.senders} senders): use another --chain-dir`);
@@ -131,6 +143,22 @@ async function chainFor(): Promise<{ dir: string; head: Head; txs: number; kept:
   const { head, txs } = await buildChain(dir);
   if (kept) writeFileSync(join(kept, 'built.json'), JSON.stringify({ ...shape, head, total: txs }));
   return { dir, head, txs, kept: kept !== undefined };
+}
+
+/** The genesis this code makes for the development chain of SENDERS accounts. */
+async function currentGenesisHash(): Promise<string> {
+  const state = await StateTrie.open(new MemoryKv(), null);
+  return (await applyGenesis(state, devGenesis(SENDERS).spec)).header.hash;
+}
+
+/** The genesis block hash a kept chain starts from. */
+async function genesisHashOf(dir: string): Promise<string | undefined> {
+  const kv = await openStore(join(dir, 'chain'), { readOnly: true });
+  try {
+    return (await new ChainStore(kv).block(0))?.header.hash;
+  } finally {
+    await kv.close();
+  }
 }
 
 /** The chain specification a data directory was created from (read before its node starts). */
