@@ -245,14 +245,27 @@ ${READ_NODE_HELP}`,
 READ['stake validators'] = plain('stake validators', '/validators (active set, bank, slot producer, epoch, performance)', (ctx) => ctx.client().validators());
 READ['gov params'] = plain('gov params', '/governance (every governable parameter: value, bounds, changedAt)', (ctx) => ctx.client().governance());
 READ['gov treasury'] = plain('gov treasury', '/treasury (balance, income, spends, policy)', (ctx) => ctx.client().treasury());
+/** The machine feeds' --since, --limit and --final (gov, ai and bridge lists). */
+function feedQuery(values: Flags): { since?: number; limit?: number; final?: true } {
+  return {
+    since: str(values.since) !== undefined ? parseNonNegInt('--since', str(values.since)!) : undefined,
+    limit: str(values.limit) !== undefined ? parsePositiveInt('--limit', str(values.limit)!) : undefined,
+    final: values.final === true ? true : undefined,
+  };
+}
+const FEED_HELP = `  --since <height>     the transitions after this height, whole blocks; poll again with
+                       the answer's cursor: nothing is skipped or repeated
+  --final              with --since: final heights only (no reorganization can undo them)
+  --limit <n>          page size
+`;
+
 READ['gov list'] = {
   options: { node: { type: 'string' }, status: { type: 'string' }, since: { type: 'string' }, limit: { type: 'string' } },
   positional: false,
   async run(ctx, io) {
     const { values } = ctx;
     const status = str(values.status) as never;
-    const since = str(values.since) !== undefined ? parseNonNegInt('--since', str(values.since)!) : undefined;
-    const limit = str(values.limit) !== undefined ? parsePositiveInt('--limit', str(values.limit)!) : undefined;
+    const { since, limit } = feedQuery(values);
     io.out(json(await ctx.client().proposals({ status, since, limit })));
     return EXIT.OK;
   },
@@ -287,9 +300,7 @@ READ['ai list'] = {
   positional: false,
   async run(ctx, io) {
     const { values } = ctx;
-    const since = str(values.since) !== undefined ? parseNonNegInt('--since', str(values.since)!) : undefined;
-    const limit = str(values.limit) !== undefined ? parsePositiveInt('--limit', str(values.limit)!) : undefined;
-    const final = values.final === true ? true : undefined;
+    const { since, limit, final } = feedQuery(values);
     io.out(json(await ctx.client().tasks({ status: str(values.status) as never, mode: str(values.mode) as never, oracle: str(values.oracle), since, final, limit })));
     return EXIT.OK;
   },
@@ -301,11 +312,7 @@ Prints GET /ai/tasks: {tasks, transitions (with --since), cursor, finalizedHeigh
                        OVERTURNED, EXPIRED or REFUNDED
   --mode <m>           quorum, designated or auction
   --oracle <address>   tasks this oracle takes part in
-  --since <height>     the transitions after this height, whole blocks; poll again with
-                       the answer's cursor: nothing is skipped or repeated
-  --final              with --since: final heights only (no reorganization can undo them)
-  --limit <n>          page size
-${READ_NODE_HELP}`,
+${FEED_HELP}${READ_NODE_HELP}`,
 };
 READ['ai show'] = {
   options: { node: { type: 'string' } },
@@ -346,9 +353,7 @@ READ['bridge list'] = {
   positional: false,
   async run(ctx, io) {
     const { values } = ctx;
-    const since = str(values.since) !== undefined ? parseNonNegInt('--since', str(values.since)!) : undefined;
-    const limit = str(values.limit) !== undefined ? parsePositiveInt('--limit', str(values.limit)!) : undefined;
-    const final = values.final === true ? true : undefined;
+    const { since, limit, final } = feedQuery(values);
     io.out(json(await ctx.client().bridgeTransfers({ direction: str(values.direction) as never, status: str(values.status) as never, since, final, limit })));
     return EXIT.OK;
   },
@@ -358,11 +363,7 @@ Prints GET /bridge/transfers: {transfers, transitions (with --since), cursor, fi
 
   --direction <d>      out (BRIDGE_OUT) or in (BRIDGE_IN)
   --status <S>         LOCKED, PAID, ATTESTED, DELAYED, RELEASED or REFUSED
-  --since <height>     the transitions after this height, whole blocks; poll again with
-                       the answer's cursor: nothing is skipped or repeated
-  --final              with --since: final heights only (no reorganization can undo them)
-  --limit <n>          page size
-${READ_NODE_HELP}`,
+${FEED_HELP}${READ_NODE_HELP}`,
 };
 READ['bridge show'] = {
   options: { node: { type: 'string' } },

@@ -3,7 +3,8 @@ import { DevRefusal } from '../../api/ports';
 import { ADMIN_HEADER, type AdminAuth } from '../admin';
 import { markOffence } from '../guard';
 import { badRequest, HttpError } from '../httpError';
-import type { HttpDeps, RouteWrap } from '../route';
+import { parseJsonBody, readBody } from '../json';
+import { MAX_BODY_BYTES, type HttpDeps, type RouteWrap } from '../route';
 
 /** Most blocks one POST /dev/mine produces. */
 export const DEV_MINE_MAX = 1_000;
@@ -19,16 +20,12 @@ export function registerDevRoutes(app: Server, r: RouteWrap, d: HttpDeps, admin:
     }
     return d.dev;
   };
+  /** The body: empty, or a JSON object (read like every other body: size limit, pollution guard). */
   const body = async (req: Request): Promise<Record<string, unknown>> => {
-    const text = await req.text();
-    if (text.trim() === '') return {};
-    try {
-      const v = JSON.parse(text) as unknown;
-      if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new Error('not an object');
-      return v as Record<string, unknown>;
-    } catch {
-      throw badRequest('the body must be a JSON object');
-    }
+    const text = await readBody(req, MAX_BODY_BYTES);
+    const v = text.trim() === '' ? {} : parseJsonBody(text);
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) throw badRequest('the body must be a JSON object');
+    return v as Record<string, unknown>;
   };
   const refusals = async <T>(f: () => Promise<T>): Promise<T> => {
     try {

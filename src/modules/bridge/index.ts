@@ -1,4 +1,4 @@
-export { bridgeOut, bridgeIn, bridgeSettle, requireCommittee, seenKey } from './transfer';
+export { bridgeOut, bridgeIn, bridgeSettle, requireCommittee, seenKey, NO_COMMITTEE } from './transfer';
 export { bridgeCommitteeUpdate } from './rotate';
 export { transferDef, transferMachine, TRANSFER_STATES, type TransferStatus, type TransferContext, type TransferEvent, type Direction } from './transferMachine';
 export { committeeDigest, inboundDigest, signAsMember, memberOf, quorumRefusal, INBOUND_TAG, COMMITTEE_TAG, type InboundMessage, type CommitteeMessage, type MemberSignature } from './committee';
