@@ -63,6 +63,8 @@ describe('the bridge over HTTP', () => {
     const running = relayers.map((r) => r.run());
     const out = await ok(accounts[4], { type: 'BRIDGE_OUT', chain: 'ethereum', recipient: '0xabc0000000000000000000000000000000000001', amount: 1_000n * COIN } as TxInput);
     const paid = await until(out, 'PAID');
+    // The node shows PAID as soon as the settle is in a block; the relayer records it when its wait returns.
+    await waitUntil(async () => relayers.some((r) => r.settled.includes(out)));
     for (const r of relayers) r.stop();
     await Promise.all(running);
     const first = c.members[Number(BigInt(out) % 3n)].address; // members sorted by address, as the relayers count them
