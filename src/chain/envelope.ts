@@ -5,7 +5,7 @@ import { fromHex, isHex, toHex, type Hex } from '../primitives/hex';
 import { parseAddress } from '../crypto/address';
 import { keccakHex } from '../crypto/hash';
 import { senderMatchesKey, signingBytes, txId } from '../crypto/txSigning';
-import { MLDSA44_PUB_BYTES, signHybrid, type VerifyJob } from '../crypto/hybrid';
+import { MLDSA44_PUB_BYTES, signHybrid, type HybridSignatures, type VerifyJob } from '../crypto/hybrid';
 import type { HybridKeys } from '../crypto/keys';
 import { CHAIN_ID, MAX_DATA_BYTES } from '../protocol/params';
 import type { Address, HybridTx, TxPayload, TxType } from '../protocol/types';
@@ -113,10 +113,14 @@ export function buildPayload(keys: HybridKeys, fields: TxFields): TxPayload {
   };
 }
 
-export function signTx(keys: HybridKeys, fields: TxFields): HybridTx {
+/**
+ * `sign` defaults to the deterministic reference signer; a bulk signer (benchmark fixtures)
+ * may pass a faster one. The id covers the signing bytes only, so it is the same either way.
+ */
+export function signTx(keys: HybridKeys, fields: TxFields, sign: (keys: HybridKeys, msg: Uint8Array) => HybridSignatures = signHybrid): HybridTx {
   const payload = buildPayload(keys, fields);
   const msg = signingBytes(payload);
-  const sigs = signHybrid(keys, msg);
+  const sigs = sign(keys, msg);
   return {
     ...payload,
     id: keccakHex(msg),
