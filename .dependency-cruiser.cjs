@@ -28,6 +28,8 @@ const LAYERS = {
   rpc: ['primitives', 'errors', 'protocol', 'crypto', 'api', 'views'],
   sdk: ['primitives', 'errors', 'protocol', 'crypto', 'modules', 'chain', 'state', 'views'],
   cli: ['primitives', 'errors', 'protocol', 'crypto', 'config', 'sdk', 'modules', 'chain', 'node'],
+  // The block explorer: browser code, bundled by http/explorer.ts; it reads the API's shapes only.
+  explorer: ['primitives', 'views'],
   // Peers, gossip and sync: talks to the chain actor through its mailbox.
   p2p: ['primitives', 'errors', 'protocol', 'crypto', 'consensus', 'chain', 'actors'],
   node: Object.keys({}) /* filled below: everything */,

@@ -162,7 +162,7 @@ export function createHttpServer(d: HttpDeps) {
   });
   app.set_not_found_handler((req, res) => res.status(404).json({ error: `not found: ${req.method} ${req.path}` }));
   const r = (h: Parameters<typeof route>[1]) => route(d.log, h);
-  registerIndexRoute(app, r);
+  registerIndexRoute(app, r, d.log);
   registerChainRoutes(app, r, d);
   registerAccountRoutes(app, r, d);
   registerTxRoutes(app, r, d);

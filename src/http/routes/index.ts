@@ -1,4 +1,6 @@
 import type { Server } from 'hyper-express';
+import type { Logger } from 'pino';
+import { explorerAssets } from '../explorer';
 import type { RouteWrap } from '../route';
 
 export const ENDPOINTS: [string, string][] = [
@@ -45,6 +47,7 @@ export const ENDPOINTS: [string, string][] = [
   ['POST /contract/:addr/verify', 'Verify a contract: Solidity source and settings'],
   ['GET /gateway', 'Gateway observability: requests and errors per route, latency percentiles, in-flight, uptime, peers'],
   ['GET /guard?limit', 'Auto-mitigation state: thresholds and active blocks'],
+  ['GET /openapi.json', 'OpenAPI 3.1 description of this API (request parameters, every response shape and error)'],
   ['GET /metrics', 'Prometheus metrics (text format 0.0.4)'],
   ['GET /health/live', 'Liveness: the process answers'],
   ['GET /health/ready', 'Readiness: synced, and producing or following (503 when not)'],
@@ -56,15 +59,25 @@ export const ENDPOINTS: [string, string][] = [
   ['GET /security/alerts?limit', 'Security sentinel alerts, newest first (admin: x-admin-token)'],
 ];
 
-const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
-
-export function registerIndexRoute(app: Server, r: RouteWrap): void {
+/**
+ * GET / is the block explorer for a browser and the JSON index of ENDPOINTS for a program
+ * (Accept: application/json); the explorer's script and style are under /explorer/.
+ */
+export function registerIndexRoute(app: Server, r: RouteWrap, log: Logger): void {
+  const assets = explorerAssets(log);
   app.get('/', r(async (req, res) => {
     if ((req.headers.accept ?? '').includes('application/json')) {
-      return { name: 'cairn', chainId: 72020, endpoints: ENDPOINTS.map(([path, description]) => ({ path, description })) };
+      return { name: 'cairn', chainId: 72020, explorer: '/', openapi: '/openapi.json', endpoints: ENDPOINTS.map(([path, description]) => ({ path, description })) };
     }
-    const rows = ENDPOINTS.map(([p, d]) => `<tr><td><code>${esc(p)}</code></td><td>${esc(d)}</td></tr>`).join('');
-    res.type('html').send(`<!doctype html><html><head><meta charset="utf-8"><title>Cairn node</title></head><body><h1>Cairn node</h1><p>Chain id 72020. Every response is JSON; send <code>Accept: application/json</code> here for this index as JSON.</p><table>${rows}</table></body></html>`);
+    res.type('html').send((await assets()).html);
+    return undefined;
+  }));
+  app.get('/explorer/app.js', r(async (_req, res) => {
+    res.type('application/javascript').header('cache-control', 'no-cache').send((await assets()).js);
+    return undefined;
+  }));
+  app.get('/explorer/app.css', r(async (_req, res) => {
+    res.type('text/css').header('cache-control', 'no-cache').send((await assets()).css);
     return undefined;
   }));
 }
