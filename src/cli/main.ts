@@ -56,6 +56,7 @@ Commands:
   tx wait <id>        wait until a transaction is included or finalized
 ${ASSET_MAIN_HELP}
   status              print the node's GET /status
+  explorer [<what>]   print the URL of the node's block explorer (or of one page of it)
   account <address>   print an account (0x or cairn1 address)
   node [options]      run a node (see "cairn node --help")
   genesis <sub>       chain specification for "node --genesis": template, validator, check
@@ -170,6 +171,16 @@ Outcomes and exit codes:
 
 Example:
   cairn tx wait 0x5f…c1 --until finalized --timeout 30000`,
+
+  explorer: `Usage: cairn explorer [<address | height | block hash | tx id | token | name>] [--node <url>]
+
+Checks that the node serves its block explorer (GET / and its script) and prints the
+page's URL to open in a browser. With an argument, prints the URL of that thing's page
+(found with the node's /search; several matches print the search page).
+
+Examples:
+  cairn explorer
+  cairn explorer cairn1…            # an account's page`,
 
   status: `Usage: cairn status [--node <url>]
 
@@ -307,6 +318,31 @@ async function cmdStatus(args: string[], io: CliIo): Promise<number> {
   return EXIT.OK;
 }
 
+async function cmdExplorer(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse('explorer', args, { node: { type: 'string' } }, 1);
+  if (values.help) return help(io, 'explorer');
+  const base = nodeUrl(values, io.env).replace(/\/+$/, '');
+  // The explorer is built by the node on first request: both parts must answer.
+  for (const path of ['/', '/explorer/app.js']) {
+    const r = await fetch(`${base}${path}`, { headers: { accept: 'text/html' } });
+    if (!r.ok) {
+      io.err(`cairn: the node at ${base} did not serve its explorer: GET ${path} answered ${r.status} ${(await r.text()).slice(0, 200)}`);
+      return EXIT.FAILED;
+    }
+  }
+  const q = positionals[0];
+  if (q === undefined) {
+    io.out(`${base}/`);
+    return EXIT.OK;
+  }
+  const hits = await new CairnClient(base).search(q);
+  const route = (h: (typeof hits)[number]): string =>
+    ({ address: `address/${h.id}`, block: `block/${h.height ?? h.id}`, transaction: `tx/${h.id}`, token: `token/${h.id}`, name: `name/${h.name ?? h.id}` })[h.kind];
+  io.out(hits.length === 1 ? `${base}/#/${route(hits[0])}` : `${base}/#/search/${encodeURIComponent(q)}`);
+  if (hits.length === 0) io.err(`cairn: nothing on this node matches ${q}`);
+  return hits.length === 0 ? EXIT.FAILED : EXIT.OK;
+}
+
 async function cmdAccount(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse('account', args, { node: { type: 'string' } }, 1);
   if (values.help) return help(io, 'account');
@@ -373,6 +409,7 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
   keygen: cmdKeygen,
   address: cmdAddress,
   status: cmdStatus,
+  explorer: cmdExplorer,
   account: cmdAccount,
   node: cmdNode,
   'tx sign': cmdTxSign,

@@ -1,7 +1,7 @@
 import type { HybridTx } from '../protocol/types';
 import type {
   AccountProofView, AccountView, AddressTxsPage, BlockView, BridgeTransfersPage, BridgeTransferView, BridgeView, Direction, TransferStatus, GovernanceView, OraclesView, ProposalStatus, ProposalsPage, ProposalView, StatusView, TaskMode, TasksPage, TaskStatus,
-  TaskView, TreasuryView, TxRecord, TxStatus, ValidatorsView,
+  SearchHit, TaskView, TreasuryView, TxRecord, TxStatus, ValidatorsView,
 } from '../views';
 import type { Hex } from '../primitives/hex';
 import { encodeTx, signTx, type TxFields } from '../chain/envelope';
@@ -120,6 +120,11 @@ export class CairnClient {
 
   status(): Promise<NodeStatus> {
     return this.get<NodeStatus>('/status');
+  }
+
+  /** GET /search: addresses, blocks, transactions, tokens and names matching `q` or starting with it. */
+  async search(q: string): Promise<SearchHit[]> {
+    return (await this.get<{ results: SearchHit[] }>(`/search?q=${encodeURIComponent(q)}`)).results;
   }
 
   /** The account, or null when it never received anything (404: balance 0, nonce 0). */

@@ -14,7 +14,9 @@ const root = resolve(__dirname, '../..');
 let t: TestNode;
 
 beforeAll(async () => {
-  t = await startTestNode({ devAccounts: 3, idleBlockMs: 100 });
+  // Blocks at the pace of `npm start` (500 ms slots), empty ones every 2 s: a proposal's
+  // 10-block vote must stay open across two CLI runs, as it does for a reader.
+  t = await startTestNode({ devAccounts: 3, slotMs: 500, idleBlockMs: 2000 });
 }, 60_000);
 afterAll(async () => {
   for (const f of ['me.json', 'oracle.json', 'oracle.log']) rmSync(resolve(root, f), { force: true });
@@ -22,7 +24,7 @@ afterAll(async () => {
 });
 
 describe('README', () => {
-  it('"First steps" runs as written: key, funding, a final transfer, a contract, stake, a proposal followed, the example oracle', async () => {
+  it('"First steps" runs as written: key, funding, a final transfer, a contract, stake, a proposal voted and followed to EXECUTED, the example oracle, the explorer', async () => {
     const readme = readFileSync(resolve(root, 'README.md'), 'utf8');
     const block = /```sh first-steps\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(block, 'README has a "sh first-steps" block').toBeTruthy();
@@ -35,11 +37,14 @@ describe('README', () => {
     const me = JSON.parse(readFileSync(resolve(root, 'me.json'), 'utf8')) as { address: string };
     const account = (await t.get(`/address/${me.address}`)).body;
     expect(BigInt(account.staked)).toBe(10_000_000_000n);
-    const proposals = (await t.get('/governance/proposals')).body.proposals as { proposer: string; action: { param: string } }[];
-    expect(proposals.some((p) => p.proposer === me.address && p.action.param === 'BANK_SIZE')).toBe(true);
+    const proposals = (await t.get('/governance/proposals')).body.proposals as { proposer: string; status: string; action: { param: string }; tally: { voters: number } }[];
+    // Voted on by the reader and the dev validator, and followed to its end.
+    expect(proposals.find((p) => p.proposer === me.address && p.action.param === 'BANK_SIZE')).toMatchObject({ status: 'EXECUTED', tally: { voters: 2 } });
     expect(stdout).toMatch(/"cursor": \d+/);
     // The example oracle answered the task designated to it.
     const task = (await t.get('/ai/tasks')).body.tasks.find((x: { oracle: string }) => x.oracle === me.address);
     expect(task).toMatchObject({ result: '5', mode: 'designated' });
+    // The last step prints the explorer's page of the reader's account (the node served the explorer).
+    expect(stdout.trim().split('\n').pop()).toBe(`${t.url}/#/address/${me.address}`);
   }, 300_000);
 });
