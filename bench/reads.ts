@@ -1,0 +1,105 @@
+/**
+ * The read path against its own HTTP server: GET /status, /address/:end, /blocks/latest and
+ * /tx/:id on a real node, and the same bytes from a bare hyper-express server (the node's
+ * HTTP library with nothing else), both loaded by wrk in the same run, runs interleaved.
+ * Target: the node serves ≥ 70 % of the bare server's requests per second.
+ *
+ *   npx tsx bench/reads.ts [--seconds 5] [--runs 3] [--connections 64] [--threads 2] [--tiny]
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { deriveKeys, devSecret } from '../src/crypto/keys';
+import { COIN } from '../src/primitives/amount';
+import { CairnClient } from '../src/sdk';
+import type { CannedAnswer } from './lib/bareServer';
+import { freePort, posInt, ROOT, spawnNode, stopProcessGroup } from './lib/harness';
+import { showSpread, spread, writeResults, type ResultRow } from './lib/results';
+import { ensureWrk, wrk } from './lib/wrk';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '5' },
+    runs: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '64' },
+    threads: { type: 'string', default: '2' },
+    tiny: { type: 'boolean', default: false },
+    'results-dir': { type: 'string' },
+  },
+});
+const tiny = values.tiny;
+const SECONDS = tiny ? 1 : posInt(values.seconds!, 'seconds', 600);
+const RUNS = tiny ? 1 : posInt(values.runs!, 'runs', 50);
+const CONNECTIONS = tiny ? 8 : posInt(values.connections!, 'connections', 10_000);
+const THREADS = tiny ? 1 : posInt(values.threads!, 'threads', 64);
+const TARGET = 0.7;
+
+async function main(): Promise<void> {
+  ensureWrk();
+  const node = await spawnNode({ devAccounts: 4, slotMs: 500, mempoolCap: 5000, logLevel: 'warn' });
+  let bare: { pgid: number } | null = null;
+  try {
+    await node.ready;
+    const client = new CairnClient(node.httpUrl);
+    const alice = deriveKeys(devSecret(0));
+    const sent = await client.sendTx(alice, { type: 'TRANSFER', to: deriveKeys(devSecret(1)).address, amount: 5n * COIN }, { wait: 'included', timeoutMs: 30_000 });
+    const paths = ['/status', `/address/${alice.address}`, '/blocks/latest', `/tx/${sent.tx.id}`];
+    // The reference answers what the node answered: the same bytes, the same content type.
+    const answers: CannedAnswer[] = [];
+    for (const path of paths) {
+      const r = await fetch(node.httpUrl + path);
+      if (r.status !== 200) throw new Error(`GET ${path}: ${r.status}`);
+      answers.push({ path, contentType: r.headers.get('content-type') ?? 'application/json', body: await r.text() });
+    }
+    const file = join(mkdtempSync(join(tmpdir(), 'cairn-bare-')), 'answers.json');
+    writeFileSync(file, JSON.stringify(answers));
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/bareServer.ts', String(port), file], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
+    bare = { pgid: child.pid! };
+    await new Promise<void>((res, rej) => {
+      child.stdout!.on('data', (c: Buffer) => c.toString().includes('listening') && res());
+      child.once('exit', (c) => rej(new Error(`the bare server exited (${c})`)));
+    });
+    const bareUrl = `http://127.0.0.1:${port}`;
+
+    const rows: ResultRow[] = [];
+    for (const a of answers) {
+      const label = a.path.replace(/0x[0-9a-f]{40,64}/, (m) => (m.length === 42 ? ':end' : ':id'));
+      const cairn: number[] = [];
+      const ref: number[] = [];
+      let p99 = 0;
+      let failures = 0;
+      for (let i = 0; i < RUNS; i++) {
+        // Interleaved: a slow spell of the machine hits both sides.
+        const c = wrk(node.httpUrl + a.path, { threads: THREADS, connections: CONNECTIONS, seconds: SECONDS });
+        const b = wrk(bareUrl + a.path, { threads: THREADS, connections: CONNECTIONS, seconds: SECONDS });
+        cairn.push(c.rps);
+        ref.push(b.rps);
+        p99 = Math.max(p99, c.p99ms);
+        failures += c.non2xx + c.errors;
+      }
+      const cs = spread(cairn);
+      const rs = spread(ref);
+      const ratio = cs.median / rs.median;
+      rows.push({
+        metric: `GET ${label} (req/s)`,
+        unit: 'req/s',
+        cairn: cs,
+        reference: { name: 'bare hyper-express, same bytes', value: rs },
+        target: `≥ ${TARGET * 100} % of the reference`,
+        met: ratio >= TARGET && failures === 0,
+        note: `${(ratio * 100).toFixed(0)} % of the reference; node p99 ${p99.toFixed(1)} ms${failures ? `; ${failures} non-2xx or socket errors` : ''}`,
+      });
+      console.error(`GET ${label}: cairn ${showSpread(cs)} req/s, bare ${showSpread(rs)} req/s → ${(ratio * 100).toFixed(0)} %`);
+    }
+    const out = writeResults('reads', rows, values['results-dir']);
+    console.log(JSON.stringify(out, null, 2));
+  } finally {
+    if (bare) await stopProcessGroup(bare.pgid, 5000);
+    await node.stop(false);
+  }
+}
+
+await main();
