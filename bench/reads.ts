@@ -5,6 +5,7 @@
  * Target: the node serves ≥ 70 % of the bare server's requests per second.
  *
  *   npx tsx bench/reads.ts [--seconds 5] [--runs 3] [--connections 64] [--threads 2] [--tiny]
+ *                          [--only /tx] [--profile]   (--profile: the node's CPU profile, summarised)
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -15,7 +16,7 @@ import { deriveKeys, devSecret } from '../src/crypto/keys';
 import { COIN } from '../src/primitives/amount';
 import { CairnClient } from '../src/sdk';
 import type { CannedAnswer } from './lib/bareServer';
-import { freePort, posInt, ROOT, spawnNode, stopProcessGroup } from './lib/harness';
+import { freePort, posInt, ROOT, spawnNode, stopProcessGroup, summarizeProfile } from './lib/harness';
 import { showSpread, spread, writeResults, type ResultRow } from './lib/results';
 import { ensureWrk, wrk } from './lib/wrk';
 
@@ -27,6 +28,8 @@ const { values } = parseArgs({
     threads: { type: 'string', default: '2' },
     tiny: { type: 'boolean', default: false },
     'results-dir': { type: 'string' },
+    only: { type: 'string' },
+    profile: { type: 'boolean', default: false },
   },
 });
 const tiny = values.tiny;
@@ -38,7 +41,7 @@ const TARGET = 0.7;
 
 async function main(): Promise<void> {
   ensureWrk();
-  const node = await spawnNode({ devAccounts: 4, slotMs: 500, mempoolCap: 5000, logLevel: 'warn' });
+  const node = await spawnNode({ devAccounts: 4, slotMs: 500, mempoolCap: 5000, logLevel: 'warn', cpuProf: values.profile });
   let bare: { pgid: number } | null = null;
   try {
     await node.ready;
@@ -65,7 +68,7 @@ async function main(): Promise<void> {
     const bareUrl = `http://127.0.0.1:${port}`;
 
     const rows: ResultRow[] = [];
-    for (const a of answers) {
+    for (const a of answers.filter((x) => !values.only || x.path.startsWith(values.only))) {
       const label = a.path.replace(/0x[0-9a-f]{40,64}/, (m) => (m.length === 42 ? ':end' : ':id'));
       const cairn: number[] = [];
       const ref: number[] = [];
@@ -99,6 +102,7 @@ async function main(): Promise<void> {
   } finally {
     if (bare) await stopProcessGroup(bare.pgid, 5000);
     await node.stop(false);
+    if (node.cpuProfDir) summarizeProfile(node.cpuProfDir);
   }
 }
 

@@ -1,3 +1,4 @@
+import { HeadMemo } from './headMemo';
 import { newAccount, viewAccount } from '../protocol/accounts';
 import { loadSupply } from '../protocol/execState';
 import { CHAIN_ID, MAX_TXS_PER_BLOCK, TREASURY_ADDRESS } from '../protocol/params';
@@ -91,7 +92,17 @@ export class ChainReader implements ChainQueries {
    * The account at the head with its non-zero FT20 holdings. An address that only ever
    * received tokens (no native account yet) shows as a fresh account with its tokens.
    */
+  /** Per head: an account is read from the trie once per block however often it is polled. */
+  private readonly headMemo = new HeadMemo(() => this.d.view.head);
+
   async account(addr: Address): Promise<AccountView | undefined> {
+    const base = await this.headMemo.get(`account:${addr}`, () => this.accountAtHead(addr));
+    if (!base) return undefined;
+    // The next nonce counts this node's pending transactions: it moves between blocks.
+    return { ...base, nextNonce: await this.d.mempool.ask({ type: 'nextNonce', address: addr, accountNonce: base.nonce }) };
+  }
+
+  private async accountAtHead(addr: Address): Promise<AccountView | undefined> {
     const head = this.d.view.head;
     const state = await this.stateAt(head.stateRoot);
     const found = await state.getAccount(addr);
@@ -99,10 +110,9 @@ export class ChainReader implements ChainQueries {
     if (!found && tokens.length === 0) return undefined;
     const a = found ?? newAccount(head.height);
     const v = viewAccount(a, head.height);
-    const nextNonce = await this.d.mempool.ask({ type: 'nextNonce', address: addr, accountNonce: a.nonce });
     return {
       address: addr, native: toNative(addr), balance: v.balance.toString(), staked: v.staked.toString(),
-      nonce: v.nonce, nextNonce, energy: Number(v.energy), maxEnergy: Number(maxEnergy(v)),
+      nonce: v.nonce, nextNonce: v.nonce, energy: Number(v.energy), maxEnergy: Number(maxEnergy(v)),
       feeExempt: isFeeExempt(v, v.staked > 0n ? (await loadParams(state)).FEE_EXEMPT_STAKE : 0n), isValidator: v.isValidator,
       delegatedOut: v.delegatedOut.toString(), delegatedIn: v.delegatedIn.toString(), permissioned: v.permissioned, tokens,
     };

@@ -31,6 +31,8 @@ export class DevRefusal extends Error {
 export class DevControls {
   private readonly snaps = new Map<number, DevSnapshot>();
   private next = 1;
+  /** Reverts so far: a revert undoes final blocks too, so what a reader cached as final is not (http/routes/txs.ts). */
+  reverts = 0;
 
   constructor(private readonly d: { chain: Pick<ActorRef<ChainMsg, ChainReplies>, 'ask'>; store: ChainStore; head: () => Head }) {}
 
@@ -56,6 +58,7 @@ export class DevControls {
     if (at !== s.hash) throw new DevRefusal(409, `snapshot ${id} is gone: the block at height ${s.height} is now ${at ?? 'missing'}, not ${s.hash} (it was undone and replaced)`);
     const before = this.d.head().height;
     const head = await this.d.chain.ask({ type: 'devRewind', height: s.height });
+    this.reverts++;
     return { snapshot: s, head, undone: before - head.height };
   }
 }

@@ -1,5 +1,6 @@
 import type { DevControls } from '../api/ports';
 import { randomBytes } from 'node:crypto';
+import { JsonText } from '../api/headMemo';
 import type { Request, Response } from 'hyper-express';
 import type { Logger } from 'pino';
 import type { Admission, AlertSource, BlockIntake, ChainQueries, PeerInfo } from '../api/ports';
@@ -76,7 +77,9 @@ export function route(log: Logger, h: (req: Request, res: Response) => Promise<u
   return async (req, res) => {
     try {
       const body = await h(req, res);
-      if (!res.completed && body !== undefined) res.json(body);
+      if (res.completed || body === undefined) return;
+      if (body instanceof JsonText) res.header('content-type', 'application/json', true).send(body.text);
+      else res.json(body);
     } catch (e) {
       if (res.completed) return;
       if (e instanceof HttpError) {

@@ -43,9 +43,11 @@ describe('--dev controls', () => {
     const [a, b] = accounts;
     const before = await balance(b.address);
     for (let round = 0; round < 3; round++) {
-      await client.sendTx(a, { type: 'TRANSFER', to: b.address, amount: 7n * COIN } as TxInput, { wait: 'included', timeoutMs: 20_000, pollMs: 50 });
+      const sent = await client.sendTx(a, { type: 'TRANSFER', to: b.address, amount: 7n * COIN } as TxInput, { wait: 'included', timeoutMs: 20_000, pollMs: 50 });
       await dev('/dev/mine', { blocks: 3 });
       expect(await balance(b.address)).toBe(before + 7n * COIN);
+      // Read while final: the node keeps final records, and must forget them when a revert undoes them.
+      expect((await client.tx(sent.tx.id))?.status).toBe('finalized');
       const back = await dev('/dev/revert', { id });
       expect(back.status).toBe(200);
       expect(back.body.head).toMatchObject({ height, stateRoot });
@@ -53,6 +55,7 @@ describe('--dev controls', () => {
       expect((await client.status()).height).toBe(height);
       expect(await balance(b.address)).toBe(before);
       expect((await client.account(a.address))?.nonce ?? 0).toBe(0); // the transfer is gone, not back in the pool
+      expect((await client.tx(sent.tx.id))?.status ?? 'unknown').not.toBe('finalized');
     }
     // A later snapshot whose block was undone and replaced is refused, not silently wrong.
     await dev('/dev/mine', { blocks: 2 });

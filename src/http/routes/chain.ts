@@ -1,13 +1,16 @@
 import type { Server } from 'hyper-express';
+import { HeadMemo, memoJson } from '../../api/headMemo';
 import { MAX_CHAIN_PAGE } from '../../protocol/params';
 import { notFound } from '../httpError';
 import { intParam, limitParam } from '../params';
 import type { HttpDeps, RouteWrap } from '../route';
 
 export function registerChainRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
-  app.get('/status', r(async () => d.reader.status()));
+  // The most polled reads: built once per head (and finalized height), sent as stored text.
+  const memo = new HeadMemo(() => d.reader.head, 8);
+  app.get('/status', r(() => memoJson(memo, 'status', () => d.reader.status())));
 
-  app.get('/blocks/latest', r(async () => d.reader.blockView(d.reader.head.height)));
+  app.get('/blocks/latest', r(() => memoJson(memo, 'latest', () => d.reader.blockView(d.reader.head.height))));
 
   app.get('/blocks', r(async (req) => {
     const q = req.query_parameters;

@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+import { JsonText } from '../../api/headMemo';
 import type { Request, Server } from 'hyper-express';
 import type { SubmitOutcome } from '../../api/ports';
 import { markOffence } from '../guard';
@@ -47,12 +49,25 @@ export function registerTxRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
     return verdictOf(req, await d.admission.submitRaw(raw));
   }));
 
+  // A finalized transaction's record never changes again (finality does not revert): serialized
+  // once and kept (~10 KiB each with its hybrid keys and signatures: ≤ ~100 MiB).
+  const finalTxs = new LRUCache<string, JsonText>({ max: 10_000 });
+  let reverts = 0; // --dev reverts undo final blocks too
   app.get('/tx/:id', r(async (req) => {
     const id = req.path_parameters.id.toLowerCase();
     if (!/^0x[0-9a-f]{64}$/.test(id)) throw badRequest('transaction id must be 0x followed by 64 hex digits');
+    if ((d.dev?.reverts ?? 0) !== reverts) {
+      reverts = d.dev!.reverts;
+      finalTxs.clear();
+    }
+    const known = finalTxs.get(id);
+    if (known) return known;
     const t = await d.reader.tx(id as `0x${string}`);
     if (!t) throw notFound('transaction not known to this node (it may still be propagating)');
-    return t;
+    if (t.status !== 'finalized') return t;
+    const text = new JsonText(JSON.stringify(t));
+    finalTxs.set(id, text);
+    return text;
   }));
 
   app.get('/txs', r(async (req) => ({ txs: await d.reader.recentTxs(limitParam(req.query_parameters)) })));
