@@ -24,8 +24,19 @@ export function cors(origins: readonly string[], expose: readonly string[] = [])
     if (o === undefined) return { ...vary };
     return { 'access-control-allow-origin': o, ...vary, ...(expose.length ? { 'access-control-expose-headers': expose.join(', ') } : {}) };
   };
+  // Answers depend on the origin alone: computed once per origin (bounded: origins are client-chosen).
+  const known = new Map<string | undefined, Record<string, string>>();
+  const headers = (origin: string | undefined): Record<string, string> => {
+    let h = known.get(origin);
+    if (!h) {
+      if (known.size >= 1024) known.clear();
+      h = Object.freeze(base(origin)) as Record<string, string>;
+      known.set(origin, h);
+    }
+    return h;
+  };
   return {
-    headers: base,
+    headers,
     preflight: (origin, methods) => {
       const h = base(origin);
       return h['access-control-allow-origin'] ? { ...h, 'access-control-allow-methods': methods, 'access-control-allow-headers': 'content-type', 'access-control-max-age': '600' } : h;

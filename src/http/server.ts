@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import HyperExpress, { type Response } from 'hyper-express';
 import { AdminAuth } from './admin';
 import { AddressList, clientKey, normalizeIp, resolveClientIp } from './clientIp';
@@ -102,19 +103,32 @@ export function createHttpServer(d: HttpDeps) {
     next();
   });
 
+  // What the socket address alone decides, once per address rather than per request
+  // (normalising and matching CIDR lists cost more than answering a cached read).
+  const sockets = new LRUCache<string, { socket: string; viaProxy: boolean; key: string; exempt: boolean }>({ max: 4096 });
+  const peerOf = (raw: string) => {
+    let p = sockets.get(raw);
+    if (!p) {
+      const socket = normalizeIp(raw) ?? raw;
+      p = { socket, viaProxy: trusted.has(socket), key: clientKey(socket), exempt: exempt.has(socket) };
+      sockets.set(raw, p);
+    }
+    return p;
+  };
+
   app.use((req, res, next) => {
     const t0 = performance.now();
     const now = d.now();
-    const socket = normalizeIp(req.ip) ?? req.ip;
-    const viaProxy = trusted.has(socket);
-    const ip = viaProxy ? resolveClientIp(socket, req.headers['x-forwarded-for'], trusted) : socket;
-    const key = clientKey(ip);
+    const peer = peerOf(req.ip);
+    const viaProxy = peer.viaProxy;
+    const ip = viaProxy ? resolveClientIp(peer.socket, req.headers['x-forwarded-for'], trusted) : peer.socket;
+    const key = viaProxy ? clientKey(ip) : peer.key;
     const incomingId = viaProxy ? req.headers['x-request-id'] : undefined;
     const id = incomingId && FORWARDED_ID.test(incomingId) ? incomingId : nextRequestId();
     req.locals.requestId = id;
     req.locals.clientIp = ip;
     res.header('x-request-id', id);
-    const isExempt = exempt.has(ip);
+    const isExempt = viaProxy ? exempt.has(ip) : peer.exempt;
 
     gateway.begin();
     res.once('close', () => {
