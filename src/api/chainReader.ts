@@ -206,7 +206,7 @@ export class ChainReader implements ChainQueries {
       bytes += b.size;
       blocks.push({ height: b.block.header.height, hash: b.block.header.hash, ...b.block, size: b.size });
     }
-    return { limit, blocks, next: h <= head ? h : null };
+    return { from, limit, blocks, next: h <= head ? h : null };
   }
 
   /**

@@ -1,17 +1,9 @@
-import { machineGraph, type MachineGraph } from '../machines/graph';
+import { machineGraph } from '../machines/graph';
+import type { MachineDefinition } from '../views';
 import { DIAGRAMS } from '../modules/diagrams';
 
-/** GET /machines: every machine of the node as data — states, events, legal moves, invariants — for fuzzers and tools. */
-export interface MachineDefinition extends MachineGraph {
-  name: string;
-  title: string;
-  source: string;
-  /** On-chain machines live in consensus state and move on transactions and block heights; node-local ones are each node's own. */
-  onChain: boolean;
-  initial: string;
-  final: string[];
-  invariants: readonly string[];
-}
+/** GET /machines: every machine of the node as data — states, events, legal moves, invariants — for fuzzers and tools (the shape is a view). */
+export type { MachineDefinition };
 
 let cached: MachineDefinition[] | undefined;
 

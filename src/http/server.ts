@@ -11,6 +11,7 @@ import { registerChainRoutes } from './routes/chain';
 import { registerAccountRoutes } from './routes/accounts';
 import { registerTxRoutes } from './routes/txs';
 import { registerIndexRoute } from './routes/index';
+import { registerOpenApiRoute } from './routes/openapi';
 import { registerVmRoutes } from './routes/vm';
 import { registerContractRoutes } from './routes/contract';
 import { registerOpsRoutes } from './routes/ops';
@@ -177,6 +178,7 @@ export function createHttpServer(d: HttpDeps) {
   app.set_not_found_handler((req, res) => res.status(404).json({ error: `not found: ${req.method} ${req.path}` }));
   const r = (h: Parameters<typeof route>[1]) => route(d.log, h);
   registerIndexRoute(app, r, d.log);
+  registerOpenApiRoute(app, r);
   registerChainRoutes(app, r, d);
   registerAccountRoutes(app, r, d);
   registerTxRoutes(app, r, d);

@@ -40,6 +40,8 @@ export type BlockView = SignedBlockHeader & { producerNative: string; size: numb
 /** GET /chain: contiguous full blocks (sync format) and where the next page starts. */
 /** GET /chain: full blocks as stored (header, txs with keys and signatures, results) with height, hash and size at the top level as /blocks/:ref has them. */
 export interface ChainPage {
+  /** The height the page starts at (as asked). */
+  from: number;
   /** The page size served: the limit asked for, at most MAX_CHAIN_PAGE. */
   limit: number;
   /** Present when the limit asked for was above MAX_CHAIN_PAGE: says it was capped. */

@@ -10,3 +10,5 @@ export type * from './tx';
 export type * from './governance';
 export type * from './ai';
 export type * from './bridge';
+export type * from './pages';
+export type * from './ops';

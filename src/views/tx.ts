@@ -9,6 +9,8 @@ export type TxSummary = TxPayload & {
   id: Hex;
   envelope?: 'eth';
   gasLimit?: string;
+  /** Ethereum envelopes: wei per gas as signed (gasPrice, or maxFeePerGas for EIP-1559). */
+  gasPrice?: string;
   valueWei?: string;
   input?: Hex;
   fromNative: string;

@@ -2,16 +2,17 @@ import type { Server } from 'hyper-express';
 import { notFound } from '../httpError';
 import { addressParam, intParam, limitParam } from '../params';
 import type { HttpDeps, RouteWrap } from '../route';
+import type { AccountProofView, AccountView, AddressTxsView, AnalysisView } from '../../views';
 
 export function registerAccountRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
-  app.get('/address/:end', r(async (req) => {
+  app.get('/address/:end', r(async (req): Promise<AccountView> => {
     const addr = addressParam(req.path_parameters.end);
     const a = await d.reader.account(addr);
     if (!a) throw notFound('account not found: it has never received anything (treat as balance 0, nonce 0)');
     return a;
   }));
 
-  app.get('/address/:end/txs', r(async (req) => {
+  app.get('/address/:end/txs', r(async (req): Promise<AddressTxsView> => {
     const addr = addressParam(req.path_parameters.end);
     const q = req.query_parameters;
     const limit = limitParam(q);
@@ -19,9 +20,9 @@ export function registerAccountRoutes(app: Server, r: RouteWrap, d: HttpDeps): v
     return { address: addr, ...(await d.reader.addressTxs(addr, limit, before)) };
   }));
 
-  app.get('/address/:end/analysis', r(async (req) => d.reader.analysis(addressParam(req.path_parameters.end))));
+  app.get('/address/:end/analysis', r(async (req): Promise<AnalysisView> => d.reader.analysis(addressParam(req.path_parameters.end))));
 
-  app.get('/proof/:end', r(async (req) => {
+  app.get('/proof/:end', r(async (req): Promise<AccountProofView> => {
     const addr = addressParam(req.path_parameters.end);
     const height = intParam(req.query_parameters, 'height');
     const p = await d.reader.proof(addr, height);

@@ -5,6 +5,7 @@ import { markOffence } from '../guard';
 import { HttpError } from '../httpError';
 import { limitParam } from '../params';
 import type { RouteWrap } from '../route';
+import type { AlertsView, PeersView } from '../../views';
 
 /** Default and maximum number of alerts per GET /security/alerts. */
 export const ALERTS_DEFAULT = 50;
@@ -19,12 +20,12 @@ export function registerAdminRoutes(app: Server, r: RouteWrap, o: { admin: Admin
     throw new HttpError(v.status, v.error);
   };
 
-  app.get('/peers', r(async (req) => {
+  app.get('/peers', r(async (req): Promise<PeersView> => {
     authorize(req);
     return { peers: o.peers() };
   }));
 
-  app.get('/security/alerts', r(async (req) => {
+  app.get('/security/alerts', r(async (req): Promise<AlertsView> => {
     authorize(req);
     const limit = limitParam(req.query_parameters, ALERTS_MAX, ALERTS_DEFAULT);
     return { alerts: o.alerts ? o.alerts.recent(limit).slice(0, limit) : [] };

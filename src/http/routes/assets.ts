@@ -5,6 +5,7 @@ import type { Hex } from '../../primitives/hex';
 import { badRequest, notFound } from '../httpError';
 import { limitParam } from '../params';
 import type { HttpDeps, RouteWrap } from '../route';
+import type { CollectionList, NameList, NameResolutionView, NftView, TokenHolders, TokenList, TokenTransfers, TokenView } from '../../views';
 
 const ID_RE = /^0x[0-9a-fA-F]{40}$/;
 
@@ -45,20 +46,20 @@ export function registerAssetRoutes(app: Server, r: RouteWrap, d: HttpDeps): voi
     return id;
   };
 
-  app.get('/tokens', r(async (req) => {
+  app.get('/tokens', r(async (req): Promise<TokenList> => {
     const q = req.query_parameters;
     const limit = limitParam(q);
     return assets().tokens(limit, cursorParam(q, 'tokens'));
   }));
 
-  app.get('/tokens/:id', r(async (req) => {
+  app.get('/tokens/:id', r(async (req): Promise<TokenView> => {
     const ref = assetRef(segment(req.path_parameters.id), 'token');
     const t = await assets().token(ref);
     if (!t) throw notFound(`token not found: ${shown(ref)}`);
     return t;
   }));
 
-  app.get('/tokens/:id/holders', r(async (req) => {
+  app.get('/tokens/:id/holders', r(async (req): Promise<TokenHolders> => {
     const q = req.query_parameters;
     const limit = limitParam(q);
     const before = cursorParam(q, 'holders');
@@ -66,7 +67,7 @@ export function registerAssetRoutes(app: Server, r: RouteWrap, d: HttpDeps): voi
     return { token, ...(await assets().holders(token, limit, before)) };
   }));
 
-  app.get('/tokens/:id/transfers', r(async (req) => {
+  app.get('/tokens/:id/transfers', r(async (req): Promise<TokenTransfers> => {
     const q = req.query_parameters;
     const limit = limitParam(q);
     const before = cursorParam(q, 'transfers');
@@ -74,14 +75,14 @@ export function registerAssetRoutes(app: Server, r: RouteWrap, d: HttpDeps): voi
     return { token, ...(await assets().transfers(token, limit, before)) };
   }));
 
-  app.get('/nfts', r(async (req) => {
+  app.get('/nfts', r(async (req): Promise<CollectionList> => {
     const q = req.query_parameters;
     const limit = limitParam(q);
     return assets().collections(limit, cursorParam(q, 'collections'));
   }));
 
   // `<collection>:<item>` → the item; `<collection>` → the collection with a page of its items.
-  app.get('/nfts/:id', r(async (req) => {
+  app.get('/nfts/:id', r(async (req): Promise<NftView> => {
     const raw = segment(req.path_parameters.id);
     const m = /^([^:]+)(?::(\d{1,15}))?$/.exec(raw);
     if (!m) throw badRequest('invalid NFT id: expected <collection> or <collection>:<item> (collection: 0x + 40 hex digits or a symbol; item: a positive integer)');
@@ -100,13 +101,13 @@ export function registerAssetRoutes(app: Server, r: RouteWrap, d: HttpDeps): voi
     return c;
   }));
 
-  app.get('/names', r(async (req) => {
+  app.get('/names', r(async (req): Promise<NameList> => {
     const q = req.query_parameters;
     const limit = limitParam(q);
     return assets().names(limit, cursorParam(q, 'names'));
   }));
 
-  app.get('/name/:name', r(async (req) => {
+  app.get('/name/:name', r(async (req): Promise<NameResolutionView> => {
     const raw = req.path_parameters.name ?? '';
     const name = segment(raw).toLowerCase();
     // The read resolves the name or answers 404 (SPEC): a string that cannot be a name (a

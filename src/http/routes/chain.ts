@@ -4,22 +4,23 @@ import { MAX_CHAIN_PAGE } from '../../protocol/params';
 import { notFound } from '../httpError';
 import { intParam, limitParam } from '../params';
 import type { HttpDeps, RouteWrap } from '../route';
+import type { BlockList, BlockView, SearchView, StatsView, StatusView } from '../../views';
 
 export function registerChainRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
   // The most polled reads: built once per head (and finalized height), sent as stored text.
   const memo = new HeadMemo(() => d.reader.head, 8);
-  app.get('/status', r(() => memoJson(memo, 'status', () => d.reader.status())));
+  app.get('/status', r(() => memoJson(memo, 'status', (): Promise<StatusView> => d.reader.status())));
 
-  app.get('/blocks/latest', r(() => memoJson(memo, 'latest', () => d.reader.blockView(d.reader.head.height))));
+  app.get('/blocks/latest', r(() => memoJson(memo, 'latest', (): Promise<BlockView | undefined> => d.reader.blockView(d.reader.head.height))));
 
-  app.get('/blocks', r(async (req) => {
+  app.get('/blocks', r(async (req): Promise<BlockList> => {
     const q = req.query_parameters;
     const limit = limitParam(q);
     const from = intParam(q, 'from', { def: d.reader.head.height })!;
     return { blocks: await d.reader.blocks(from, limit) };
   }));
 
-  app.get('/blocks/:ref', r(async (req) => {
+  app.get('/blocks/:ref', r(async (req): Promise<BlockView> => {
     const ref = req.path_parameters.ref;
     const h = await d.reader.resolveRef(ref);
     const b = h === undefined ? undefined : await d.reader.blockView(h);
@@ -34,14 +35,14 @@ export function registerChainRoutes(app: Server, r: RouteWrap, d: HttpDeps): voi
     // Above MAX_CHAIN_PAGE the page is capped, and the answer says so (SPEC: the page is capped, not refused).
     const asked = intParam(q, 'limit', { def: 100, min: 1 })!;
     const limit = Math.min(asked, MAX_CHAIN_PAGE);
-    // The stored block lines are sent as they are: parsing and re-encoding 16 MiB pages would cost the serving node more than the page.
+    // The stored block lines are sent as they are (shape: ChainPage): parsing and re-encoding 16 MiB pages would cost the serving node more than the page.
     res.type('application/json').send(await d.reader.chainJson(from, limit, asked));
     return undefined;
   }));
 
-  app.get('/stats', r(async () => d.reader.stats(d.now())));
+  app.get('/stats', r(async (): Promise<StatsView> => d.reader.stats(d.now())));
 
-  app.get('/search', r(async (req) => {
+  app.get('/search', r(async (req): Promise<SearchView> => {
     const raw: unknown = req.query_parameters.q; // ?q=a&q=b parses as an array: use the first
     const q = (Array.isArray(raw) ? String(raw[0] ?? '') : typeof raw === 'string' ? raw : '').slice(0, 200);
     return { q, results: q.trim() ? await d.reader.search(q) : [] };

@@ -6,6 +6,7 @@ import { badRequest, HttpError, notFound } from '../httpError';
 import { readJsonBody } from '../json';
 import { addressParam } from '../params';
 import { CONTRACT_BODY_BYTES, type HttpDeps, type RouteWrap } from '../route';
+import type { ContractMetadataView, ContractVerifyResult } from '../../views';
 
 /**
  * The solc worker is the one service above the node that a request waits on: when it fails
@@ -24,14 +25,14 @@ function upstream(compiler: SolcCompiler): SolcCompiler {
 }
 
 export function registerContractRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
-  app.get('/contract/:addr', r(async (req) => {
+  app.get('/contract/:addr', r(async (req): Promise<ContractMetadataView> => {
     const addr = addressParam(req.path_parameters.addr);
     const meta = await d.reader.contractMetadata(addr);
     if (!meta) throw notFound(`no verified contract at ${addr}`);
     return meta;
   }));
 
-  app.post('/contract/:addr/verify', r(async (req) => {
+  app.post('/contract/:addr/verify', r(async (req): Promise<ContractVerifyResult> => {
     const addr = addressParam(req.path_parameters.addr);
     const parsed = parseVerifyRequest(await readJsonBody(req, CONTRACT_BODY_BYTES));
     if (typeof parsed === 'string') throw badRequest(parsed);

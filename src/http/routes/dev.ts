@@ -5,6 +5,7 @@ import { markOffence } from '../guard';
 import { badRequest, HttpError } from '../httpError';
 import { parseJsonBody, readBody } from '../json';
 import { MAX_BODY_BYTES, type HttpDeps, type RouteWrap } from '../route';
+import type { DevMined, DevRevertedView, DevSnapshotsView, DevSnapshotView } from '../../views';
 
 /** Most blocks one POST /dev/mine produces. */
 export const DEV_MINE_MAX = 1_000;
@@ -36,18 +37,18 @@ export function registerDevRoutes(app: Server, r: RouteWrap, d: HttpDeps, admin:
     }
   };
 
-  app.post('/dev/mine', r(async (req) => {
+  app.post('/dev/mine', r(async (req): Promise<DevMined> => {
     const dev = controls(req);
     const { blocks = 1 } = await body(req);
     if (!Number.isSafeInteger(blocks) || (blocks as number) < 1 || (blocks as number) > DEV_MINE_MAX) throw badRequest(`blocks must be an integer from 1 to ${DEV_MINE_MAX}`);
     return dev.mine(blocks as number);
   }));
 
-  app.post('/dev/snapshot', r(async (req) => controls(req).snapshot()));
+  app.post('/dev/snapshot', r(async (req): Promise<DevSnapshotView> => controls(req).snapshot()));
 
-  app.get('/dev/snapshots', r(async (req) => ({ snapshots: controls(req).list() })));
+  app.get('/dev/snapshots', r(async (req): Promise<DevSnapshotsView> => ({ snapshots: controls(req).list() })));
 
-  app.post('/dev/revert', r(async (req) => {
+  app.post('/dev/revert', r(async (req): Promise<DevRevertedView> => {
     const dev = controls(req);
     const { id } = await body(req);
     if (!Number.isSafeInteger(id)) throw badRequest('id must be a snapshot id (an integer from POST /dev/snapshot)');

@@ -1,6 +1,6 @@
 import type { Server } from 'hyper-express';
 import { PROPOSAL_STATES } from '../../api/ports';
-import type { ProposalStatus } from '../../views';
+import type { GovernanceView, ProposalsPage, ProposalStatus, ProposalView, TreasuryView, ValidatorsView } from '../../views';
 import { badRequest, notFound } from '../httpError';
 import { intParam, limitParam } from '../params';
 import type { HttpDeps, RouteWrap } from '../route';
@@ -11,11 +11,11 @@ const STATUSES: readonly string[] = PROPOSAL_STATES;
 export function registerGovernanceRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
   const g = () => d.reader.governance;
 
-  app.get('/validators', r(async () => g().validators()));
+  app.get('/validators', r(async (): Promise<ValidatorsView> => g().validators()));
 
-  app.get('/governance', r(async () => g().governance()));
+  app.get('/governance', r(async (): Promise<GovernanceView> => g().governance()));
 
-  app.get('/governance/proposals', r(async (req) => {
+  app.get('/governance/proposals', r(async (req): Promise<ProposalsPage> => {
     const q = req.query_parameters;
     const status = q.status === undefined || q.status === '' ? undefined : q.status.toUpperCase();
     if (status !== undefined && !STATUSES.includes(status)) throw badRequest(`status must be one of ${STATUSES.join(', ')}`);
@@ -26,7 +26,7 @@ export function registerGovernanceRoutes(app: Server, r: RouteWrap, d: HttpDeps)
     return g().proposals({ status: status as ProposalStatus | undefined, since, limit: limitParam(q) });
   }));
 
-  app.get('/governance/proposals/:id', r(async (req) => {
+  app.get('/governance/proposals/:id', r(async (req): Promise<ProposalView> => {
     const id = req.path_parameters.id.toLowerCase();
     if (!/^0x[0-9a-f]{64}$/.test(id)) throw badRequest('invalid proposal id: expected 0x followed by 64 hex digits (the GOV_PROPOSE transaction id)');
     const p = await g().proposal(id);
@@ -34,5 +34,5 @@ export function registerGovernanceRoutes(app: Server, r: RouteWrap, d: HttpDeps)
     return p;
   }));
 
-  app.get('/treasury', r(async () => g().treasury()));
+  app.get('/treasury', r(async (): Promise<TreasuryView> => g().treasury()));
 }

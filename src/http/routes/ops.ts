@@ -8,6 +8,7 @@ import { PROMETHEUS_CONTENT_TYPE, renderMetrics } from '../metrics';
 import { limitParam } from '../params';
 import type { RateLimiter, RateLimitOptions } from '../rateLimit';
 import type { HttpDeps, RouteWrap } from '../route';
+import type { GatewayView, GuardView, LiveView, RateLimitView, ReadinessView } from '../../views';
 
 export interface OpsDeps {
   limiter: RateLimiter;
@@ -22,7 +23,7 @@ export interface OpsDeps {
 
 /** Public operational views: GET /gateway, GET /guard, GET /metrics. */
 export function registerOpsRoutes(app: Server, r: RouteWrap, d: HttpDeps, o: OpsDeps): void {
-  const limits = (now: number) => ({
+  const limits = (now: number): RateLimitView => ({
     max: o.rateLimit.max,
     windowMs: o.rateLimit.windowMs,
     trackedClients: o.limiter.size,
@@ -34,13 +35,13 @@ export function registerOpsRoutes(app: Server, r: RouteWrap, d: HttpDeps, o: Ops
     trustedProxies: o.trusted.size,
   });
 
-  app.get('/gateway', r(async () => {
+  app.get('/gateway', r(async (): Promise<GatewayView> => {
     const now = d.now();
     return { ...o.gateway.snapshot(o.peers()), rateLimit: limits(now), guard: { activeBlocks: o.guard.activeBlocks(now, 0).count } };
   }));
 
   // Addresses of blocked clients are shown in full only to the operator (valid x-admin-token).
-  app.get('/guard', r(async (req) => {
+  app.get('/guard', r(async (req): Promise<GuardView> => {
     const now = d.now();
     const limit = limitParam(req.query_parameters, 1_000, 100);
     const { count, blocks } = o.guard.activeBlocks(now, limit);
@@ -61,8 +62,8 @@ export function registerOpsRoutes(app: Server, r: RouteWrap, d: HttpDeps, o: Ops
   }));
 
   // Liveness: the process answers. Readiness: synced, and producing or following the network.
-  app.get('/health/live', r(async () => ({ live: true })));
-  app.get('/health/ready', r(async (_req, res) => {
+  app.get('/health/live', r(async (): Promise<LiveView> => ({ live: true })));
+  app.get('/health/ready', r(async (_req, res): Promise<ReadinessView> => {
     const s = d.readiness?.() ?? { ready: true };
     if (!s.ready) res.status(503);
     return s;

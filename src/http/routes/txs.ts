@@ -7,12 +7,13 @@ import { badRequest, HttpError, notFound } from '../httpError';
 import { readJsonBody } from '../json';
 import { limitParam } from '../params';
 import { BLOCK_BODY_BYTES, MAX_BODY_BYTES, type HttpDeps, type RouteWrap } from '../route';
+import type { BlockIntakeView, MempoolView, SubmitVerdictView, TxList, TxRecord } from '../../views';
 
 /**
  * 200 with the verdict; 400 for malformed input; 503 when verification is unavailable.
  * A 400 or an `invalid signature` refusal counts as an invalid submission for the guard.
  */
-function verdictOf(req: Request, out: SubmitOutcome) {
+function verdictOf(req: Request, out: SubmitOutcome): SubmitVerdictView {
   if (out.kind === 'malformed') {
     markOffence(req, 'invalid_submission');
     throw badRequest(out.error);
@@ -23,10 +24,10 @@ function verdictOf(req: Request, out: SubmitOutcome) {
 }
 
 export function registerTxRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
-  app.post('/tx', r(async (req) => verdictOf(req, await d.admission.submit(await readJsonBody(req, MAX_BODY_BYTES)))));
+  app.post('/tx', r(async (req): Promise<SubmitVerdictView> => verdictOf(req, await d.admission.submit(await readJsonBody(req, MAX_BODY_BYTES)))));
 
   // A block gossiped by a peer: 400 {error} when malformed or invalid (nothing changes), else what became of it.
-  app.post('/blocks', r(async (req) => {
+  app.post('/blocks', r(async (req): Promise<BlockIntakeView> => {
     if (!d.blocks) throw new HttpError(503, 'this node does not take blocks yet');
     const body = await readJsonBody(req, BLOCK_BODY_BYTES);
     const out = await d.blocks(body);
@@ -39,7 +40,7 @@ export function registerTxRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
   }));
 
   // A signed Ethereum transaction: {"raw": "0x…"} (or the hex string itself as JSON).
-  app.post('/vm/tx', r(async (req) => {
+  app.post('/vm/tx', r(async (req): Promise<SubmitVerdictView> => {
     const body = await readJsonBody(req, MAX_BODY_BYTES);
     const raw = typeof body === 'string' ? body : (body as { raw?: unknown } | null)?.raw;
     if (typeof raw !== 'string') {
@@ -53,7 +54,7 @@ export function registerTxRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
   // once and kept (~10 KiB each with its hybrid keys and signatures: ≤ ~100 MiB).
   const finalTxs = new LRUCache<string, JsonText>({ max: 10_000 });
   let reverts = 0; // --dev reverts undo final blocks too
-  app.get('/tx/:id', r(async (req) => {
+  app.get('/tx/:id', r(async (req): Promise<TxRecord | JsonText> => {
     const id = req.path_parameters.id.toLowerCase();
     if (!/^0x[0-9a-f]{64}$/.test(id)) throw badRequest('transaction id must be 0x followed by 64 hex digits');
     if ((d.dev?.reverts ?? 0) !== reverts) {
@@ -70,9 +71,9 @@ export function registerTxRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
     return text;
   }));
 
-  app.get('/txs', r(async (req) => ({ txs: await d.reader.recentTxs(limitParam(req.query_parameters)) })));
+  app.get('/txs', r(async (req): Promise<TxList> => ({ txs: await d.reader.recentTxs(limitParam(req.query_parameters)) })));
 
-  app.get('/mempool', r(async (req) => {
+  app.get('/mempool', r(async (req): Promise<MempoolView> => {
     const limit = limitParam(req.query_parameters, 1_000, 100);
     return d.reader.mempool(limit);
   }));

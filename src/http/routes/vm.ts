@@ -1,10 +1,11 @@
 import type { Server } from 'hyper-express';
 import { addressParam, intParam, limitParam } from '../params';
 import type { HttpDeps, RouteWrap } from '../route';
+import type { InternalList, LogList } from '../../views';
 
 export function registerVmRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
   // Node-local index of value moved by VM execution. `from` is a starting height.
-  app.get('/internal', r(async (req) => {
+  app.get('/internal', r(async (req): Promise<InternalList> => {
     const q = req.query_parameters;
     const address = q.address === undefined || q.address === '' ? undefined : addressParam(q.address);
     const from = intParam(q, 'from', { def: 0 })!;
@@ -12,5 +13,5 @@ export function registerVmRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
   }));
 
   // Recent VM events, newest first (node-local).
-  app.get('/logs', r(async (req) => ({ logs: await d.reader.recentLogs(limitParam(req.query_parameters, 1_000, 100)) })));
+  app.get('/logs', r(async (req): Promise<LogList> => ({ logs: await d.reader.recentLogs(limitParam(req.query_parameters, 1_000, 100)) })));
 }

@@ -1,0 +1,67 @@
+/**
+ * `npm run bench`: every side-by-side benchmark, one after another (they share 2 cores),
+ * then bench/results.md from their result files — metric, Cairn, reference, ratio, target,
+ * with the date, the machine and the commit.
+ *
+ *   npx tsx bench/suite.ts [--only reads,sync] [--tiny] [--results-dir DIR]
+ *
+ * --tiny: each benchmark in a few seconds (what test/integration/bench.test.ts runs so that
+ * none rots); its numbers mean nothing and results.md is not written.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ROOT } from './lib/harness';
+import { RESULTS_DIR, showSpread, type ResultFile } from './lib/results';
+
+/** The benchmarks and their arguments for a full run (--tiny replaces them). */
+export const BENCHES: { name: string; script: string; args: string[] }[] = [
+  { name: 'reads', script: 'bench/reads.ts', args: ['--seconds', '5', '--runs', '3'] },
+];
+
+export function renderResults(files: ResultFile[]): string {
+  const lines = [
+    '# Benchmark results',
+    '',
+    'Written by `npm run bench` (bench/suite.ts). Each row is measured against its reference in the',
+    'same run; values are the median of the runs with (min–max).',
+    '',
+    '| metric | Cairn | reference | ratio | target | met | notes |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const f of files) {
+    for (const r of f.rows) {
+      const ratio = r.reference ? `${((r.cairn.median / r.reference.value.median) * 100).toFixed(0)} %` : '–';
+      const ref = r.reference ? `${showSpread(r.reference.value)} (${r.reference.name})` : '–';
+      lines.push(`| ${r.metric} | ${showSpread(r.cairn)} | ${ref} | ${ratio} | ${r.target} | ${r.met ? 'yes' : '**no**'} | ${r.note ?? ''} |`);
+    }
+  }
+  lines.push('', '| bench | date | machine | commit |', '|---|---|---|---|');
+  for (const f of files) lines.push(`| ${f.bench} | ${f.date} | ${f.machine} | ${f.commit} |`);
+  return `${lines.join('\n')}\n`;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { only: { type: 'string' }, tiny: { type: 'boolean', default: false }, 'results-dir': { type: 'string' } } });
+  const dir = values['results-dir'] ?? RESULTS_DIR;
+  const only = values.only?.split(',');
+  const chosen = BENCHES.filter((b) => !only || only.includes(b.name));
+  let failed = 0;
+  for (const b of chosen) {
+    const args = ['--import', 'tsx', b.script, ...(values.tiny ? ['--tiny'] : b.args), '--results-dir', dir];
+    console.error(`\n== ${b.name}: node ${args.join(' ')}`);
+    const r = spawnSync(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    if (r.status !== 0) {
+      failed++;
+      console.error(`${b.name} failed (exit ${r.status})`);
+    }
+  }
+  const files = chosen.map((b) => join(dir, `${b.name}.json`)).filter(existsSync).map((f) => JSON.parse(readFileSync(f, 'utf8')) as ResultFile);
+  const md = renderResults(files);
+  if (!values.tiny) writeFileSync(join(ROOT, 'bench/results.md'), md);
+  console.log(md);
+  process.exitCode = failed ? 1 : 0;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();

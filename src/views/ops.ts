@@ -1,0 +1,212 @@
+import type { MachineGraph } from '../machines/graph';
+import type { Head } from '../protocol/chain';
+import type { Hex } from '../primitives/hex';
+
+/**
+ * JSON shapes of the index, operational, administrative and development routes (GET /,
+ * /gateway, /guard, /health/*, /machines, /peers, /security/alerts, /dev/*) and the error
+ * body every route shares. Shapes first declared below views/ (actors/, http/, contracts/)
+ * are restated here; src/http/openapi/drift.ts checks that the two stay mutually assignable.
+ */
+
+/** Every failure: `{error}` with its HTTP status (http/route.ts). */
+export interface ErrorView {
+  error: string;
+}
+
+/** GET / with Accept: application/json: the index of the routes. */
+export interface IndexView {
+  name: string;
+  chainId: number;
+  /** Where the block explorer is served (GET / for a browser). */
+  explorer: string;
+  /** Where this API's OpenAPI document is served. */
+  openapi: string;
+  endpoints: { path: string; description: string }[];
+}
+
+/** GET /openapi.json: an OpenAPI 3.1 document (only its top level is described here). */
+export interface OpenApiDocumentView {
+  openapi: string;
+  info: { title: string; version: string; [k: string]: unknown };
+  paths: Record<string, unknown>;
+  [k: string]: unknown;
+}
+
+/** Latency percentiles (ms) of the most recent `window` requests; null until there is one. */
+export interface LatencyView {
+  window: number;
+  samples: number;
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+}
+
+/** The per-client rate limit and its live counters. */
+export interface RateLimitView {
+  max: number;
+  windowMs: number;
+  trackedClients: number;
+  maxClients: number;
+  blockedClients: number;
+  limitedTotal: number;
+  evictedTotal: number;
+  /** Counts of exempt and trusted-proxy address entries (the addresses are not shown). */
+  exempt: number;
+  trustedProxies: number;
+}
+
+/** GET /gateway. */
+export interface GatewayView {
+  startedAt: number;
+  uptimeMs: number;
+  inFlight: number;
+  requests: { total: number; errors4xx: number; errors5xx: number };
+  latencyMs: LatencyView;
+  /** Per route pattern (`GET /address/:end`; `(unmatched)` for no route), most requested first. */
+  routes: {
+    route: string;
+    requests: number;
+    errors4xx: number;
+    errors5xx: number;
+    /** Requests per HTTP status (the status as the key). */
+    status: Record<string, number>;
+    latencyMs: LatencyView;
+  }[];
+  peers: { url: string; height: number; head: Hex | null; lag: number; latencyMs: number | null; score: number; lastSeen: number }[];
+  rateLimit: RateLimitView;
+  guard: { activeBlocks: number };
+}
+
+/** What the guard scores (http/guard.ts OFFENCES). */
+export type GuardOffence = 'rate_limited' | 'invalid_submission' | 'malformed_body' | 'admin_auth_failed';
+
+/** A client the guard blocks. `client` is masked unless the caller sent a valid x-admin-token. */
+export interface GuardBlock {
+  client: string;
+  remainingMs: number;
+  retryAfter: number;
+  level: number;
+  periodMs: number;
+  blockedAt: number;
+  until: number;
+  offences: Record<GuardOffence, number>;
+}
+
+/** GET /guard. */
+export interface GuardView {
+  enabled: boolean;
+  thresholds: { score: number; halfLifeMs: number; weights: Record<GuardOffence, number>; blockMs: number[]; forgetMs: number };
+  rateLimit: RateLimitView;
+  trackedClients: number;
+  maxClients: number;
+  evictedTotal: number;
+  blocksTotal: number;
+  rejectedTotal: number;
+  activeBlocks: number;
+  blocks: GuardBlock[];
+}
+
+/** GET /health/live. */
+export interface LiveView {
+  live: true;
+}
+
+/** GET /health/ready: 200 when ready, 503 with the same shape (and `reason`) when not. */
+export interface ReadinessView {
+  ready: boolean;
+  reason?: string;
+  height?: number;
+  peers?: number;
+  reachable?: number;
+  behind?: number;
+}
+
+/** GET /machines: a machine of the node as data (served by api/machines.ts). */
+export interface MachineDefinition extends MachineGraph {
+  name: string;
+  title: string;
+  source: string;
+  /** On-chain machines live in consensus state and move on transactions and block heights; node-local ones are each node's own. */
+  onChain: boolean;
+  initial: string;
+  final: string[];
+  invariants: readonly string[];
+}
+
+export interface MachinesView {
+  machines: MachineDefinition[];
+}
+
+/** A peer as GET /peers shows it (actors/peers.ts PeerInfo). */
+export interface PeerView {
+  url: string;
+  height: number;
+  /** Its head as last seen (null: never reached). */
+  head: Hex | null;
+  finalizedHeight: number;
+  /** Blocks it is ahead of (positive) or behind (negative) this node. */
+  lag: number;
+  latencyMs: number | null;
+  score: number;
+  lastSeen: number;
+  droppedUntil: number;
+}
+
+/** GET /peers (admin). */
+export interface PeersView {
+  peers: PeerView[];
+}
+
+/** A security sentinel alert (actors/sentinel/alerts.ts SecurityAlert). */
+export interface SecurityAlertView {
+  id: number;
+  kind: 'reorg' | 'finality_stall' | 'double_sign' | 'producer_concentration' | 'mempool_flood' | 'large_transfer' | 'validator_degradation' | 'storage_failure';
+  severity: 'info' | 'warning' | 'critical';
+  message: string;
+  at: number;
+  height: number;
+  details: Record<string, unknown>;
+}
+
+/** GET /security/alerts (admin), newest first. */
+export interface AlertsView {
+  alerts: SecurityAlertView[];
+}
+
+/** POST /dev/mine body (empty: one block). */
+export interface DevMineRequest {
+  blocks?: number;
+}
+
+/** POST /dev/mine: the heights produced. */
+export interface DevMined {
+  from: number;
+  to: number;
+}
+
+/** POST /dev/snapshot: the chain at a height (api/devControls.ts DevSnapshot). */
+export interface DevSnapshotView {
+  id: number;
+  height: number;
+  hash: string;
+  stateRoot: string;
+  takenAt: number;
+}
+
+/** GET /dev/snapshots. */
+export interface DevSnapshotsView {
+  snapshots: DevSnapshotView[];
+}
+
+/** POST /dev/revert body. */
+export interface DevRevertRequest {
+  id: number;
+}
+
+/** POST /dev/revert: the snapshot, the head after the revert and the blocks undone. */
+export interface DevRevertedView {
+  snapshot: DevSnapshotView;
+  head: Head;
+  undone: number;
+}

@@ -1,0 +1,100 @@
+import type { Address, Block, HybridTx } from '../protocol/types';
+import type { Hex } from '../primitives/hex';
+import type { CollectionDetail, ItemView } from './assets';
+import type { BlockSummaryView, SearchHit } from './chain';
+import type { AddressTxsPage, InternalTransferView, LogView } from './feeds';
+import type { TxSummary } from './tx';
+
+/**
+ * The shapes the chain, transaction, VM and contract routes build around the readers'
+ * values (lists wrapped in an object, the submission verdicts, the request bodies): named
+ * here so the routes are annotated with them and docs/openapi.json is generated from them.
+ */
+
+/** GET /blocks. */
+export interface BlockList {
+  blocks: BlockSummaryView[];
+}
+
+
+/** GET /txs. */
+export interface TxList {
+  txs: TxSummary[];
+}
+
+/** GET /address/:end/txs: the page with the address it is for (0x form). */
+export type AddressTxsView = AddressTxsPage & { address: Address };
+
+/** GET /search: the query as used (trimmed to 200 characters) and its hits. */
+export interface SearchView {
+  q: string;
+  results: SearchHit[];
+}
+
+/** GET /internal. */
+export interface InternalList {
+  internal: InternalTransferView[];
+}
+
+/** GET /logs. */
+export interface LogList {
+  logs: LogView[];
+}
+
+/** GET /nfts/:id: a collection with a page of its items, or one item for `<collection>:<item>`. */
+export type NftView = CollectionDetail | ItemView;
+
+/** POST /tx body: the hybrid envelope (docs/PROTOCOL.md "Transaction envelope"). */
+export type TxEnvelope = HybridTx;
+
+/** POST /vm/tx body: a signed Ethereum transaction, as {raw} or as the JSON string itself. */
+export type VmTxRequest = { raw: Hex } | Hex;
+
+/** POST /tx and POST /vm/tx: admission's verdict. A refusal is a 200 with accepted false and the reason. */
+export interface SubmitVerdictView {
+  accepted: boolean;
+  id: Hex;
+  reason?: string;
+}
+
+/** POST /blocks body: a block as stored and gossiped. */
+export type BlockBody = Block;
+
+/** POST /blocks: what became of a gossiped block, and this node's head height after it. */
+export interface BlockIntakeView {
+  status: 'imported' | 'known' | 'stale' | 'orphan';
+  height: number;
+}
+
+/** GET /contract/:addr: the verification metadata of a contract (contracts/verify.ts ContractMetadata). */
+export interface ContractMetadataView {
+  address: string;
+  name: string;
+  file: string;
+  abi: unknown[];
+  compiler: string;
+  settings: { optimizer: { enabled: boolean; runs: number }; evmVersion: string | null };
+  sources: Record<string, string>;
+  verifiedAtHeight: number;
+}
+
+interface ContractVerifySettings {
+  /** "Token" or "Token.sol:Token". */
+  contractName: string;
+  /** Must be the bundled solc version when given (with or without "v" or "+commit…"). */
+  compilerVersion?: string;
+  optimizer?: { enabled: boolean; runs?: number };
+  /** An EVM version name such as "cancun". */
+  evmVersion?: string;
+}
+
+/** POST /contract/:addr/verify body: one file as `source` (named Contract.sol), or `sources` {file: content}. */
+export type ContractVerifyRequest = (ContractVerifySettings & { source: string }) | (ContractVerifySettings & { sources: Record<string, string> });
+
+/** POST /contract/:addr/verify: the contract matched its source. */
+export interface ContractVerifyResult {
+  verified: true;
+  address: Address;
+  name: string;
+  compiler: string;
+}
