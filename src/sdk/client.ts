@@ -1,7 +1,7 @@
 import type { HybridTx } from '../protocol/types';
 import type {
   AccountProofView, AccountView, AddressTxsPage, BlockView, BridgeTransfersPage, BridgeTransferView, BridgeView, Direction, TransferStatus, GovernanceView, OraclesView, ProposalStatus, ProposalsPage, ProposalView, StatusView, TaskMode, TasksPage, TaskStatus,
-  SearchHit, TaskView, TreasuryView, TxRecord, TxStatus, ValidatorsView,
+  SearchHit, SubmitVerdictView, TaskView, TreasuryView, TxRecord, TxStatus, ValidatorsView,
 } from '../views';
 import type { Hex } from '../primitives/hex';
 import { encodeTx, signTx, type TxFields } from '../chain/envelope';
@@ -38,11 +38,8 @@ export type BlockRecord = BlockView;
 /** GET /proof/:end. `account` is null when the proof shows the account does not exist. */
 export type AccountProof = AccountProofView;
 
-export interface SubmitVerdict {
-  accepted: boolean;
-  id: string;
-  reason?: string;
-}
+/** POST /tx's answer (a 400 refusal is returned in the same shape, with its reason). */
+export type SubmitVerdict = SubmitVerdictView;
 
 export type WaitOutcome = 'included' | 'finalized' | 'failed' | 'dropped' | 'unknown';
 

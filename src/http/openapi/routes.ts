@@ -117,7 +117,7 @@ export const OPERATIONS: OperationSpec[] = [
       { name: 'limit', in: 'query', description: `Blocks asked for (default 100); above MAX_CHAIN_PAGE (${MAX_CHAIN_PAGE}) the page is capped and says so in \`capped\``, schema: int(1, undefined, 100) },
     ],
   },
-  { endpoint: 'GET /mempool', ok: { view: 'MempoolView' }, errors: { 400: 'limit malformed or out of range' }, params: [limit(1_000, 100)] },
+  { endpoint: 'GET /mempool?limit', ok: { view: 'MempoolView' }, errors: { 400: 'limit malformed or out of range' }, params: [limit(1_000, 100)] },
   { endpoint: 'GET /stats', ok: { view: 'StatsView' } },
   {
     endpoint: 'GET /address/:end', ok: { view: 'AccountView' }, params: [address('end')],
