@@ -208,7 +208,7 @@ async function main() {
     if (ra.stateRoot !== rb.stateRoot || ra.hash !== rb.hash || rb.stateRoot !== head.stateRoot) throw new Error(`divergence at ${head.height}: ${JSON.stringify({ ra, rb })}`);
     printTable(`sync of ${head.height} blocks (${txs} hybrid-signed transfers) from one peer`, [
       ['wall', `${fmt(secs)} s`],
-      ['blocks/s', fmt(head.height / secs, 0)],
+      ['blocks/s', fmt(head.height / secs, 2)],
       ['verified tx/s', fmt(txs / secs, 0)],
       ['state root', `${rb.stateRoot} (same on both)`],
     ]);
