@@ -88,21 +88,23 @@ export function createHttpServer(d: HttpDeps) {
     return app;
   }) as typeof app.get;
 
-  // Ingress, in order: request id → client address → accounting → guard block → rate
+  // Ingress, in order: CORS (preflights end here) → request id → client address → accounting → guard block → rate
   // limit → readiness → body size. Exempt clients skip the guard and the rate limit.
   const corsPolicy = cors(d.corsOrigins ?? ['*'], ['retry-after', 'x-request-id']);
-  // CORS first: a preflight is answered here (never rate-limited or logged as an API call).
-  app.use((req, res, next) => {
+  /** CORS first: a preflight is answered here (never rate-limited or logged as an API call); true when it was one. */
+  const corsAnswered = (req: Request, res: Response): boolean => {
     const origin = req.headers.origin;
     if (req.method === 'OPTIONS') {
       res.status(204);
       for (const [k, v] of Object.entries(corsPolicy.preflight(origin, 'GET, HEAD, POST, OPTIONS'))) res.header(k, v, true);
-      return void res.send();
+      res.send();
+      return true;
     }
-    for (const [k, v] of Object.entries(corsPolicy.headers(origin))) res.header(k, v, true);
+    const h = corsPolicy.headers(origin);
+    for (const k in h) res.header(k, h[k], true);
     if (req.method === 'HEAD') headersOnly(res);
-    next();
-  });
+    return false;
+  };
 
   /**
    * The socket's address as uWS holds it (binary), read without hyper-express's `req.ip`,
@@ -131,7 +133,10 @@ export function createHttpServer(d: HttpDeps) {
     return p;
   };
 
+  // One middleware, not one per concern: each hop through hyper-express's chain costs more than
+  // the work of most of them (bench/reads.ts).
   app.use((req, res, next) => {
+    if (corsAnswered(req, res)) return;
     const t0 = performance.now();
     const now = d.now();
     const peer = peerOf(req);
