@@ -1,4 +1,5 @@
-import { HeadMemo } from './headMemo';
+import type { TxPool } from '../mempool/pool';
+import { HeadMemo, JsonText } from './headMemo';
 import { newAccount, viewAccount } from '../protocol/accounts';
 import { loadSupply } from '../protocol/execState';
 import { CHAIN_ID, MAX_TXS_PER_BLOCK, TREASURY_ADDRESS } from '../protocol/params';
@@ -51,7 +52,15 @@ export class ChainReader implements ChainQueries {
   readonly bridge: BridgeReader;
 
   constructor(
-    private readonly d: { kv: KvStore; store: ChainStore; view: StatsModel; mempool: ActorRef<MempoolMsg, MempoolReplies>; slotMs?: number },
+    private readonly d: {
+      kv: KvStore; store: ChainStore; view: StatsModel; mempool: ActorRef<MempoolMsg, MempoolReplies>; slotMs?: number;
+      /**
+       * The pool's read side, read in place: a read never waits in the mempool actor's mailbox
+       * behind admissions (one JS thread: the answer is consistent at the call). Without it,
+       * the actor is asked.
+       */
+      pending?: Pick<TxPool, 'nextNonce'>;
+    },
   ) {
     this.assets = new AssetReader({ kv: d.kv, view: d.view });
     this.governance = new GovernanceReader({ kv: d.kv, store: d.store, view: d.view, slotMs: d.slotMs });
@@ -99,7 +108,26 @@ export class ChainReader implements ChainQueries {
     const base = await this.headMemo.get(`account:${addr}`, () => this.accountAtHead(addr));
     if (!base) return undefined;
     // The next nonce counts this node's pending transactions: it moves between blocks.
-    return { ...base, nextNonce: await this.d.mempool.ask({ type: 'nextNonce', address: addr, accountNonce: base.nonce }) };
+    const nextNonce = this.d.pending ? this.d.pending.nextNonce(addr, base.nonce) : await this.d.mempool.ask({ type: 'nextNonce', address: addr, accountNonce: base.nonce });
+    return { ...base, nextNonce };
+  }
+
+  /**
+   * GET /address/:end as sent: the head's part serialized once per head, the next nonce (which
+   * moves between blocks) spliced in per request; the same bytes as JSON.stringify(account()).
+   */
+  async accountJson(addr: Address): Promise<JsonText | undefined> {
+    const parts = await this.headMemo.get(`accountJson:${addr}`, async () => {
+      const base = await this.headMemo.get(`account:${addr}`, () => this.accountAtHead(addr));
+      if (!base) return undefined;
+      const text = JSON.stringify(base);
+      const mark = `"nextNonce":${base.nextNonce}`; // the one top-level key named so, before `tokens`
+      const at = text.indexOf(mark);
+      return { nonce: base.nonce, head: text.slice(0, at + '"nextNonce":'.length), tail: text.slice(at + mark.length) };
+    });
+    if (!parts) return undefined;
+    const next = this.d.pending ? this.d.pending.nextNonce(addr, parts.nonce) : await this.d.mempool.ask({ type: 'nextNonce', address: addr, accountNonce: parts.nonce });
+    return new JsonText(parts.head + next + parts.tail);
   }
 
   private async accountAtHead(addr: Address): Promise<AccountView | undefined> {

@@ -1,3 +1,4 @@
+import type { JsonText } from './headMemo';
 import type { BlockSummary, Head } from '../protocol/chain';
 import type { Address } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
@@ -75,6 +76,8 @@ export interface ChainQueries {
   readonly bridge: BridgeQueries;
   status(): Promise<StatusView>;
   account(addr: Address): Promise<AccountView | undefined>;
+  /** The same account serialized (GET /address/:end): built once per head, the next nonce spliced in. */
+  accountJson(addr: Address): Promise<JsonText | undefined>;
   code(addr: Address, root?: Hex): Promise<Hex>;
   contractMetadata(addr: Address): Promise<ContractMetadata | undefined>;
   resolveRef(ref: string): Promise<number | undefined>;

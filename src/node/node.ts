@@ -371,7 +371,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     await supervisor.startChild(sentinelRef.childSpec());
     disconnectSentinel = sentinelRef.connect(SENTINEL_TICK_MS);
 
-    reader = new ChainReader({ kv, store: chainStore, view, mempool, slotMs: config.slotMs });
+    reader = new ChainReader({ kv, store: chainStore, view, mempool, pending: pool, slotMs: config.slotMs });
     admission = network.relaying(createAdmission({ verifier, store: chainStore, mempool, now: Date.now, onVerified: (s) => nodeMetrics.verifySeconds.observe(s), committee: async () => getCommittee(await StateTrie.open(kv, view.head.stateRoot)) }));
     const rpcBackend = new NodeRpcBackend({
       reader, store: chainStore, mempool, admission, clientVersion: `cairn/${CLIENT_VERSION}/node-${process.version}`, producer: keys.address, now: Date.now,

@@ -90,6 +90,10 @@ describe('single-node chain over HTTP', () => {
     expect((await t.get(`/blocks/${rec.blockHash}`)).body.height).toBe(rec.blockHeight);
     const analysis = (await t.get(`/address/${dev[0].address}/analysis`)).body;
     expect(analysis.counts.sent).toBeGreaterThanOrEqual(1);
+    // GET /address/:end is sent as text built once per head with the next nonce spliced in: the same bytes as the view.
+    const sent = await fetch(`${t.url}/address/${dev[0].address}`);
+    expect(sent.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await sent.text()).toBe(JSON.stringify(await t.node.reader.account(dev[0].address)));
   });
 
   it('produces each refusal reason through HTTP', async () => {

@@ -2,12 +2,14 @@ import type { Server } from 'hyper-express';
 import { notFound } from '../httpError';
 import { addressParam, intParam, limitParam } from '../params';
 import type { HttpDeps, RouteWrap } from '../route';
-import type { AccountProofView, AccountView, AddressTxsView, AnalysisView } from '../../views';
+import type { JsonText } from '../../api/headMemo';
+import type { AccountProofView, AddressTxsView, AnalysisView } from '../../views';
 
 export function registerAccountRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
-  app.get('/address/:end', r(async (req): Promise<AccountView> => {
+  // An AccountView, sent as text serialized once per head (api/chainReader.ts accountJson).
+  app.get('/address/:end', r(async (req): Promise<JsonText> => {
     const addr = addressParam(req.path_parameters.end);
-    const a = await d.reader.account(addr);
+    const a = await d.reader.accountJson(addr);
     if (!a) throw notFound('account not found: it has never received anything (treat as balance 0, nonce 0)');
     return a;
   }));
