@@ -77,6 +77,7 @@ function stubDeps(over: Partial<HttpDeps> = {}): HttpDeps {
     head: HEAD,
     status: async () => ({ chainId: 72020, height: HEAD.height, finalizedHeight: HEAD.finalizedHeight }),
     account: async () => undefined,
+    accountJson: async () => undefined,
     code: async () => '0x6080',
     mempool: async () => ({ count: 0, txs: [] }),
     search: async (q: string) => [{ kind: 'block', id: q }],
