@@ -1,3 +1,4 @@
+import type { ContractMetadata } from '../protocol/contracts';
 import { SOLC_VERSION, type SolcCompiler } from './compiler';
 
 /** A verification request: Solidity sources and the settings they were compiled with. */
@@ -9,16 +10,7 @@ export interface VerifyRequest {
   evmVersion?: string;
 }
 
-export interface ContractMetadata {
-  address: string;
-  name: string;
-  file: string;
-  abi: unknown[];
-  compiler: string;
-  settings: { optimizer: { enabled: boolean; runs: number }; evmVersion: string | null };
-  sources: Record<string, string>;
-  verifiedAtHeight: number;
-}
+export type { ContractMetadata };
 
 export type VerifyOutcome = { ok: true; metadata: Omit<ContractMetadata, 'address' | 'verifiedAtHeight'> } | { ok: false; error: string };
 

@@ -14,8 +14,10 @@
  * entries swept, at most `maxClients`.
  */
 
-export const OFFENCES = ['rate_limited', 'invalid_submission', 'malformed_body', 'admin_auth_failed'] as const;
-export type Offence = (typeof OFFENCES)[number];
+import type { GuardBlock, GuardOffence } from '../views';
+
+export const OFFENCES = ['rate_limited', 'invalid_submission', 'malformed_body', 'admin_auth_failed'] as const satisfies readonly GuardOffence[];
+export type Offence = GuardOffence;
 
 export interface GuardOptions {
   enabled: boolean;
@@ -52,16 +54,8 @@ interface Entry {
   offences: Record<Offence, number>; // counts since the entry was created
 }
 
-export interface GuardBlockView {
-  client: string;
-  remainingMs: number;
-  retryAfter: number;
-  level: number;
-  periodMs: number;
-  blockedAt: number;
-  until: number;
-  offences: Record<Offence, number>;
-}
+/** A blocked client as /guard shows it (views/ops.ts). */
+export type GuardBlockView = GuardBlock;
 
 const zeroOffences = (): Record<Offence, number> => ({ rate_limited: 0, invalid_submission: 0, malformed_body: 0, admin_auth_failed: 0 });
 

@@ -1,5 +1,6 @@
 import type { MachineGraph } from '../machines/graph';
 import type { Head } from '../protocol/chain';
+import type { PeerInfo } from '../protocol/peers';
 import type { Hex } from '../primitives/hex';
 
 /**
@@ -138,20 +139,8 @@ export interface MachinesView {
   machines: MachineDefinition[];
 }
 
-/** A peer as GET /peers shows it (actors/peers.ts PeerInfo). */
-export interface PeerView {
-  url: string;
-  height: number;
-  /** Its head as last seen (null: never reached). */
-  head: Hex | null;
-  finalizedHeight: number;
-  /** Blocks it is ahead of (positive) or behind (negative) this node. */
-  lag: number;
-  latencyMs: number | null;
-  score: number;
-  lastSeen: number;
-  droppedUntil: number;
-}
+/** A peer as GET /peers shows it. */
+export type PeerView = PeerInfo;
 
 /** GET /peers (admin). */
 export interface PeersView {

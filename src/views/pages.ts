@@ -1,3 +1,4 @@
+import type { ContractMetadata } from '../protocol/contracts';
 import type { Address, Block, HybridTx } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
 import type { CollectionDetail, ItemView } from './assets';
@@ -66,17 +67,8 @@ export interface BlockIntakeView {
   height: number;
 }
 
-/** GET /contract/:addr: the verification metadata of a contract (contracts/verify.ts ContractMetadata). */
-export interface ContractMetadataView {
-  address: string;
-  name: string;
-  file: string;
-  abi: unknown[];
-  compiler: string;
-  settings: { optimizer: { enabled: boolean; runs: number }; evmVersion: string | null };
-  sources: Record<string, string>;
-  verifiedAtHeight: number;
-}
+/** GET /contract/:addr: the verification metadata of a contract. */
+export type ContractMetadataView = ContractMetadata;
 
 interface ContractVerifySettings {
   /** "Token" or "Token.sol:Token". */

@@ -1,0 +1,24 @@
+import type { Hex } from '../primitives/hex';
+
+/**
+ * A peer as /peers and /gateway show it (the p2p actor keeps them; a single node has none).
+ * Here, below both, so the actors that keep it and the API views that show it share one shape.
+ */
+export interface PeerInfo {
+  url: string;
+  /** Its head's height as last seen. */
+  height: number;
+  /** Its head as last seen (null: never reached). */
+  head: Hex | null;
+  finalizedHeight: number;
+  /** Blocks it is ahead of (positive) or behind (negative) this node. */
+  lag: number;
+  /** Round trip of the last status poll, ms. */
+  latencyMs: number | null;
+  /** Starts at 0; invalid data and failures lower it; at -100 the peer is dropped for a while. */
+  score: number;
+  /** ms since 1970 of the last answer; 0: never. */
+  lastSeen: number;
+  /** Until when (ms) the peer is ignored after being dropped; 0: it is not. */
+  droppedUntil: number;
+}
