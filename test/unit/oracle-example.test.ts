@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { answer, Oracle } from '../../examples/oracle';
 import { deriveKeys } from '../../src/crypto/keys';
+import { expectStopsPromptly } from '../helpers/stopPromptly';
 import { useStubNode } from '../helpers/stubNode';
 
 /** examples/oracle.ts against a stand-in node: how it handles 429 Retry-After and 503. */
@@ -33,13 +34,7 @@ describe('the example oracle', () => {
 
   it('stop() ends run() while it waits out a node that is down (no retrying forever after SIGTERM)', async () => {
     stub.handler = () => ({ status: 503, body: { error: 'syncing' } });
-    const o = new Oracle({ node: stub.url, keys, stateFile: join(mkdtempSync(join(tmpdir(), 'cairn-oracle-')), 's.json'), log: () => {} });
-    const running = o.run();
-    await new Promise((r) => setTimeout(r, 200));
-    const t0 = Date.now();
-    o.stop();
-    await running;
-    expect(Date.now() - t0).toBeLessThan(1_500);
+    await expectStopsPromptly(new Oracle({ node: stub.url, keys, stateFile: join(mkdtempSync(join(tmpdir(), 'cairn-oracle-')), 's.json'), log: () => {} }));
   }, 10_000);
 
   it('answers sums and echoes anything else in upper case', () => {

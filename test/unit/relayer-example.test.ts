@@ -7,6 +7,7 @@ import { decodeEnvelope } from '../../src/chain/envelope';
 import { deriveKeys, type HybridKeys } from '../../src/crypto/keys';
 import { memberOf } from '../../src/modules/bridge';
 import type { BridgeTransferView } from '../../src/views';
+import { expectStopsPromptly } from '../helpers/stopPromptly';
 import { useStubNode, type StubNode } from '../helpers/stubNode';
 
 /**
@@ -258,13 +259,7 @@ describe('the example relayer', () => {
   it('stop() ends run() while it waits out a node that is down', async () => {
     stub.handler = () => ({ status: 503, body: { error: 'syncing' } });
     const file = stateFile();
-    const { r } = relayer(KEYS[0], file);
-    const running = r.run();
-    await new Promise((res) => setTimeout(res, 200));
-    const t0 = Date.now();
-    r.stop();
-    await running;
-    expect(Date.now() - t0).toBeLessThan(1_500);
+    await expectStopsPromptly(relayer(KEYS[0], file).r);
     expect(existsSync(file)).toBe(false); // nothing learnt, nothing written
   }, 10_000);
 });
