@@ -97,19 +97,25 @@ export class ChainReader implements ChainQueries {
     return (await this.stateAt()).getAccount(addr);
   }
 
+  /** Per head: an account is read from the trie once per block however often it is polled. */
+  private readonly headMemo = new HeadMemo(() => this.d.view.head);
+
   /**
    * The account at the head with its non-zero FT20 holdings. An address that only ever
    * received tokens (no native account yet) shows as a fresh account with its tokens.
    */
-  /** Per head: an account is read from the trie once per block however often it is polled. */
-  private readonly headMemo = new HeadMemo(() => this.d.view.head);
-
   async account(addr: Address): Promise<AccountView | undefined> {
-    const base = await this.headMemo.get(`account:${addr}`, () => this.accountAtHead(addr));
-    if (!base) return undefined;
-    // The next nonce counts this node's pending transactions: it moves between blocks.
-    const nextNonce = this.d.pending ? this.d.pending.nextNonce(addr, base.nonce) : await this.d.mempool.ask({ type: 'nextNonce', address: addr, accountNonce: base.nonce });
-    return { ...base, nextNonce };
+    const base = await this.atHead(addr);
+    return base && { ...base, nextNonce: await this.nextNonce(addr, base.nonce) };
+  }
+
+  private atHead(addr: Address): Promise<AccountView | undefined> {
+    return this.headMemo.get(`account:${addr}`, () => this.accountAtHead(addr));
+  }
+
+  /** The next nonce counts this node's pending transactions: it moves between blocks. */
+  private nextNonce(addr: Address, accountNonce: number): number | Promise<number> {
+    return this.d.pending ? this.d.pending.nextNonce(addr, accountNonce) : this.d.mempool.ask({ type: 'nextNonce', address: addr, accountNonce });
   }
 
   /**
@@ -118,7 +124,7 @@ export class ChainReader implements ChainQueries {
    */
   async accountJson(addr: Address): Promise<JsonText | undefined> {
     const parts = await this.headMemo.get(`accountJson:${addr}`, async () => {
-      const base = await this.headMemo.get(`account:${addr}`, () => this.accountAtHead(addr));
+      const base = await this.atHead(addr);
       if (!base) return undefined;
       const text = JSON.stringify(base);
       const mark = `"nextNonce":${base.nextNonce}`; // the one top-level key named so, before `tokens`
@@ -126,8 +132,7 @@ export class ChainReader implements ChainQueries {
       return { nonce: base.nonce, head: text.slice(0, at + '"nextNonce":'.length), tail: text.slice(at + mark.length) };
     });
     if (!parts) return undefined;
-    const next = this.d.pending ? this.d.pending.nextNonce(addr, parts.nonce) : await this.d.mempool.ask({ type: 'nextNonce', address: addr, accountNonce: parts.nonce });
-    return new JsonText(parts.head + next + parts.tail);
+    return new JsonText(parts.head + (await this.nextNonce(addr, parts.nonce)) + parts.tail);
   }
 
   private async accountAtHead(addr: Address): Promise<AccountView | undefined> {
