@@ -16,7 +16,7 @@ import { deriveKeys, devSecret } from '../src/crypto/keys';
 import { COIN } from '../src/primitives/amount';
 import { CairnClient } from '../src/sdk';
 import type { CannedAnswer } from './lib/bareServer';
-import { freePort, posInt, ROOT, spawnNode, stopProcessGroup, summarizeProfile } from './lib/harness';
+import { freePort, groupCpu, posInt, ROOT, spawnNode, stopProcessGroup, summarizeProfile } from './lib/harness';
 import { showSpread, spread, writeResults, type ResultRow } from './lib/results';
 import { ensureWrk, wrk } from './lib/wrk';
 
@@ -72,12 +72,21 @@ async function main(): Promise<void> {
       const label = a.path.replace(/0x[0-9a-f]{40,64}/, (m) => (m.length === 42 ? ':end' : ':id'));
       const cairn: number[] = [];
       const ref: number[] = [];
+      // Server CPU per request: steadier than req/s when wrk and the server share 2 cores.
+      const cairnUs: number[] = [];
+      const refUs: number[] = [];
       let p99 = 0;
       let failures = 0;
+      const load = (url: string, pgid: number, us: number[]) => {
+        const c0 = groupCpu(pgid).total;
+        const w = wrk(url, { threads: THREADS, connections: CONNECTIONS, seconds: SECONDS });
+        us.push(((groupCpu(pgid).total - c0) * 1e6) / Math.max(1, w.requests));
+        return w;
+      };
       for (let i = 0; i < RUNS; i++) {
         // Interleaved: a slow spell of the machine hits both sides.
-        const c = wrk(node.httpUrl + a.path, { threads: THREADS, connections: CONNECTIONS, seconds: SECONDS });
-        const b = wrk(bareUrl + a.path, { threads: THREADS, connections: CONNECTIONS, seconds: SECONDS });
+        const c = load(node.httpUrl + a.path, node.pgid, cairnUs);
+        const b = load(bareUrl + a.path, bare!.pgid, refUs);
         cairn.push(c.rps);
         ref.push(b.rps);
         p99 = Math.max(p99, c.p99ms);
@@ -93,9 +102,9 @@ async function main(): Promise<void> {
         reference: { name: 'bare hyper-express, same bytes', value: rs },
         target: `≥ ${TARGET * 100} % of the reference`,
         met: ratio >= TARGET && failures === 0,
-        note: `${(ratio * 100).toFixed(0)} % of the reference; node p99 ${p99.toFixed(1)} ms${failures ? `; ${failures} non-2xx or socket errors` : ''}`,
+        note: `${(ratio * 100).toFixed(0)} % of the reference; node p99 ${p99.toFixed(1)} ms; server CPU per request ${spread(cairnUs).median.toFixed(1)} µs vs ${spread(refUs).median.toFixed(1)} µs${failures ? `; ${failures} non-2xx or socket errors` : ''}`,
       });
-      console.error(`GET ${label}: cairn ${showSpread(cs)} req/s, bare ${showSpread(rs)} req/s → ${(ratio * 100).toFixed(0)} %`);
+      console.error(`GET ${label}: cairn ${showSpread(cs)} req/s, bare ${showSpread(rs)} req/s → ${(ratio * 100).toFixed(0)} %; CPU/request ${spread(cairnUs).median.toFixed(1)} vs ${spread(refUs).median.toFixed(1)} µs`);
     }
     const out = writeResults('reads', rows, values['results-dir']);
     console.log(JSON.stringify(out, null, 2));

@@ -18,6 +18,8 @@ export function ensureWrk(): string {
 
 export interface WrkResult {
   rps: number;
+  /** Requests completed in the run. */
+  requests: number;
   p50ms: number;
   p99ms: number;
   non2xx: number;
@@ -39,5 +41,6 @@ export function wrk(url: string, opts: { threads: number; connections: number; s
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
   const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const errors = sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
-  return { rps, p50ms: lat('50'), p99ms: lat('99'), non2xx, errors };
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? NaN);
+  return { rps, requests, p50ms: lat('50'), p99ms: lat('99'), non2xx, errors };
 }

@@ -1,5 +1,6 @@
 import type { TxPool } from '../mempool/pool';
 import { HeadMemo, JsonText } from './headMemo';
+import { andThen, type MaybePromise } from '../primitives/maybe';
 import { newAccount, viewAccount } from '../protocol/accounts';
 import { loadSupply } from '../protocol/execState';
 import { CHAIN_ID, MAX_TXS_PER_BLOCK, TREASURY_ADDRESS } from '../protocol/params';
@@ -109,7 +110,7 @@ export class ChainReader implements ChainQueries {
     return base && { ...base, nextNonce: await this.nextNonce(addr, base.nonce) };
   }
 
-  private atHead(addr: Address): Promise<AccountView | undefined> {
+  private atHead(addr: Address): MaybePromise<AccountView | undefined> {
     return this.headMemo.get(`account:${addr}`, () => this.accountAtHead(addr));
   }
 
@@ -121,9 +122,10 @@ export class ChainReader implements ChainQueries {
   /**
    * GET /address/:end as sent: the head's part serialized once per head, the next nonce (which
    * moves between blocks) spliced in per request; the same bytes as JSON.stringify(account()).
+   * Synchronous once the head's part is built and the pool answers in place.
    */
-  async accountJson(addr: Address): Promise<JsonText | undefined> {
-    const parts = await this.headMemo.get(`accountJson:${addr}`, async () => {
+  accountJson(addr: Address): MaybePromise<JsonText | undefined> {
+    const parts = this.headMemo.get(`accountJson:${addr}`, async () => {
       const base = await this.atHead(addr);
       if (!base) return undefined;
       const text = JSON.stringify(base);
@@ -131,8 +133,7 @@ export class ChainReader implements ChainQueries {
       const at = text.indexOf(mark);
       return { nonce: base.nonce, head: text.slice(0, at + '"nextNonce":'.length), tail: text.slice(at + mark.length) };
     });
-    if (!parts) return undefined;
-    return new JsonText(parts.head + (await this.nextNonce(addr, parts.nonce)) + parts.tail);
+    return andThen(parts, (p) => p && andThen(this.nextNonce(addr, p.nonce), (n) => new JsonText(p.head + n + p.tail)));
   }
 
   private async accountAtHead(addr: Address): Promise<AccountView | undefined> {

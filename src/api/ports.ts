@@ -2,6 +2,7 @@ import type { JsonText } from './headMemo';
 import type { BlockSummary, Head } from '../protocol/chain';
 import type { Address } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
+import type { MaybePromise } from '../primitives/maybe';
 import type { ContractMetadata } from '../contracts/verify';
 import type {
   AccountProofView, AccountView, AddressTxsPage, AnalysisView, BlockSummaryView, BlockView, ChainPage, CollectionDetail,
@@ -77,7 +78,7 @@ export interface ChainQueries {
   status(): Promise<StatusView>;
   account(addr: Address): Promise<AccountView | undefined>;
   /** The same account serialized (GET /address/:end): built once per head, the next nonce spliced in. */
-  accountJson(addr: Address): Promise<JsonText | undefined>;
+  accountJson(addr: Address): MaybePromise<JsonText | undefined>;
   code(addr: Address, root?: Hex): Promise<Hex>;
   contractMetadata(addr: Address): Promise<ContractMetadata | undefined>;
   resolveRef(ref: string): Promise<number | undefined>;

@@ -15,11 +15,11 @@ export const UNMATCHED_ROUTE = '(unmatched)';
 export const ROUTE_WINDOW = 512;
 export const GLOBAL_WINDOW = 4096;
 
-/** The route label of a request: method and pattern of the route that matched. */
+/** The route label of a request: method and pattern of the route that matched (kept on the route: asked per request). */
 export function routeLabel(req: Request): string {
-  const r = (req as unknown as { route?: { method: string; pattern: string } }).route;
+  const r = (req as unknown as { route?: { method: string; pattern: string; cairnLabel?: string } }).route;
   if (!r || r.method === 'ANY') return UNMATCHED_ROUTE; // the not-found catch-all (ANY /*)
-  return `${r.method} ${r.pattern}`;
+  return (r.cairnLabel ??= `${r.method} ${r.pattern}`);
 }
 
 /** Latencies of the last `size` requests. */

@@ -1,6 +1,7 @@
 import type { DevControls } from '../api/ports';
 import { randomBytes } from 'node:crypto';
 import { JsonText } from '../api/headMemo';
+import type { MaybePromise } from '../primitives/maybe';
 import type { Request, Response } from 'hyper-express';
 import type { Logger } from 'pino';
 import type { Admission, AlertSource, BlockIntake, ChainQueries, PeerInfo } from '../api/ports';
@@ -57,7 +58,18 @@ export const BACKSTOP_BODY_BYTES = 16 * 1024 * 1024;
 /** Retry-After (s) of a 503 while the node starts or a dependency is briefly unavailable. */
 export const UNAVAILABLE_RETRY_AFTER_S = 1;
 
-export type Handler = (req: Request, res: Response) => Promise<unknown>;
+/** What hyper-express calls: synchronous when the answer is at hand (a memoized read), else a promise. */
+export type Handler = (req: Request, res: Response) => void | Promise<void>;
+
+/**
+ * What runs around every route (http/ingress.ts): `enter` admits a request, or answers it
+ * itself (a preflight, a refusal) and returns undefined; `leave` accounts for it once the
+ * route is done.
+ */
+export interface Gate<V = unknown> {
+  enter(req: Request, res: Response): V | undefined;
+  leave(req: Request, res: Response, visit: V): void;
+}
 
 /** Short, process-unique request ids: a random per-process prefix and a counter. */
 const ID_PREFIX = randomBytes(3).toString('hex');
@@ -72,23 +84,49 @@ export const requestIdOf = (req: Request): string | undefined => req.locals.requ
 export const requestLog = (log: Logger, req: Request): Logger =>
   log.child({ reqId: requestIdOf(req), route: routeLabel(req), client: req.locals.clientIp as string | undefined });
 
-/** Wraps a handler so that every failure leaves as `{error}` with its status. */
-export function route(log: Logger, h: (req: Request, res: Response) => Promise<unknown>): Handler {
-  return async (req, res) => {
+/**
+ * Wraps a handler so that every failure leaves as `{error}` with its status, behind the gate
+ * when one is given. A handler whose answer is at hand returns it (no promise), and the
+ * request is answered without a microtask.
+ */
+export function route<V>(log: Logger, h: (req: Request, res: Response) => MaybePromise<unknown>, gate?: Gate<V>): Handler {
+  const answer = (req: Request, res: Response, body: unknown): void => {
+    if (res.completed || body === undefined) return;
     try {
-      const body = await h(req, res);
-      if (res.completed || body === undefined) return;
-      if (body instanceof JsonText) res.header('content-type', 'application/json', true).send(body.text);
+      if (body instanceof JsonText) res.header('content-type', 'application/json', true).send(body.bytes ?? body.text);
       else res.json(body);
     } catch (e) {
-      if (res.completed) return;
-      if (e instanceof HttpError) {
-        if (e.status === 503) res.header('retry-after', String(UNAVAILABLE_RETRY_AFTER_S));
-        return void res.status(e.status).json({ error: e.message });
-      }
-      requestLog(log, req).error({ err: e }, 'request failed');
-      res.status(500).json({ error: 'internal error' });
+      fail(req, res, e);
     }
+  };
+  const fail = (req: Request, res: Response, e: unknown): void => {
+    if (res.completed) return;
+    if (e instanceof HttpError) {
+      if (e.status === 503) res.header('retry-after', String(UNAVAILABLE_RETRY_AFTER_S));
+      return void res.status(e.status).json({ error: e.message });
+    }
+    requestLog(log, req).error({ err: e }, 'request failed');
+    res.status(500).json({ error: 'internal error' });
+  };
+  return (req, res) => {
+    let visit: V | undefined;
+    if (gate) {
+      visit = gate.enter(req, res);
+      if (visit === undefined) return;
+    }
+    const done = gate ? () => gate.leave(req, res, visit as V) : undefined;
+    let out: MaybePromise<unknown>;
+    try {
+      out = h(req, res);
+    } catch (e) {
+      fail(req, res, e);
+      return done?.();
+    }
+    if (out instanceof Promise) {
+      return out.then((body) => answer(req, res, body), (e) => fail(req, res, e)).then(done);
+    }
+    answer(req, res, out);
+    done?.();
   };
 }
 

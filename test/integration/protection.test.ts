@@ -435,6 +435,27 @@ describe('gateway, metrics, admin, readiness, upstream over HTTP', () => {
     expect((await start()).s.protection.gateway.snapshot([]).peers).toEqual([]); // a single node
   });
 
+  it('accounts for a request whose client went away before the answer: status 0, nothing left in flight', async () => {
+    let release!: () => void;
+    const slow = new Promise<void>((r) => (release = r));
+    const reader = { ...stubDeps().reader, tx: async () => (await slow, undefined) } as unknown as ChainQueries;
+    const { s, port } = await start({ reader });
+    const gone = new Promise<void>((resolve) => {
+      const req = http.request({ host: '127.0.0.1', port, path: `/tx/0x${'22'.repeat(32)}`, localAddress: '127.0.0.2', agent: false });
+      req.on('error', () => resolve());
+      req.end();
+      setTimeout(() => (req.destroy(), resolve()), 100);
+    });
+    await gone;
+    await sleep(50);
+    expect(s.protection.gateway.inFlight).toBe(1); // the route still waits on the store
+    release();
+    await sleep(50);
+    const g = s.protection.gateway.snapshot([]);
+    expect(g.inFlight).toBe(0);
+    expect(g.routes.find((x) => x.route === 'GET /tx/:id')).toMatchObject({ requests: 1, status: { 0: 1 } });
+  });
+
   it('GET /metrics speaks Prometheus text 0.0.4 with the chain, HTTP, protection and node series', async () => {
     const node = createNodeMetrics();
     node.blockProductionSeconds.observe(0.02);

@@ -3,16 +3,16 @@ import { notFound } from '../httpError';
 import { addressParam, intParam, limitParam } from '../params';
 import type { HttpDeps, RouteWrap } from '../route';
 import type { JsonText } from '../../api/headMemo';
+import { andThen, type MaybePromise } from '../../primitives/maybe';
 import type { AccountProofView, AddressTxsView, AnalysisView } from '../../views';
 
 export function registerAccountRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
   // An AccountView, sent as text serialized once per head (api/chainReader.ts accountJson).
-  app.get('/address/:end', r(async (req): Promise<JsonText> => {
-    const addr = addressParam(req.path_parameters.end);
-    const a = await d.reader.accountJson(addr);
-    if (!a) throw notFound('account not found: it has never received anything (treat as balance 0, nonce 0)');
-    return a;
-  }));
+  app.get('/address/:end', r((req): MaybePromise<JsonText> =>
+    andThen(d.reader.accountJson(addressParam(req.path_parameters.end)), (a) => {
+      if (!a) throw notFound('account not found: it has never received anything (treat as balance 0, nonce 0)');
+      return a;
+    })));
 
   app.get('/address/:end/txs', r(async (req): Promise<AddressTxsView> => {
     const addr = addressParam(req.path_parameters.end);

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { JsonText } from '../../api/headMemo';
+import type { MaybePromise } from '../../primitives/maybe';
 import type { Request, Server } from 'hyper-express';
 import type { SubmitOutcome } from '../../api/ports';
 import { markOffence } from '../guard';
@@ -54,21 +55,20 @@ export function registerTxRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
   // once and kept (~10 KiB each with its hybrid keys and signatures: ≤ ~100 MiB).
   const finalTxs = new LRUCache<string, JsonText>({ max: 10_000 });
   let reverts = 0; // --dev reverts undo final blocks too
-  app.get('/tx/:id', r(async (req): Promise<TxRecord | JsonText> => {
+  app.get('/tx/:id', r((req): MaybePromise<TxRecord | JsonText> => {
     const id = req.path_parameters.id.toLowerCase();
     if (!/^0x[0-9a-f]{64}$/.test(id)) throw badRequest('transaction id must be 0x followed by 64 hex digits');
     if ((d.dev?.reverts ?? 0) !== reverts) {
       reverts = d.dev!.reverts;
       finalTxs.clear();
     }
-    const known = finalTxs.get(id);
-    if (known) return known;
-    const t = await d.reader.tx(id as `0x${string}`);
-    if (!t) throw notFound('transaction not known to this node (it may still be propagating)');
-    if (t.status !== 'finalized') return t;
-    const text = new JsonText(JSON.stringify(t));
-    finalTxs.set(id, text);
-    return text;
+    return finalTxs.get(id) ?? d.reader.tx(id as `0x${string}`).then((t) => {
+      if (!t) throw notFound('transaction not known to this node (it may still be propagating)');
+      if (t.status !== 'finalized') return t;
+      const text = JsonText.shared(JSON.stringify(t));
+      finalTxs.set(id, text);
+      return text;
+    });
   }));
 
   app.get('/txs', r(async (req): Promise<TxList> => ({ txs: await d.reader.recentTxs(limitParam(req.query_parameters)) })));
