@@ -8,7 +8,8 @@ import { andThen, type MaybePromise } from '../primitives/maybe';
  * fails is not kept.
  */
 export class HeadMemo {
-  private key = '';
+  private hash = '';
+  private finalized = -1;
   private readonly values = new Map<string, { value: unknown } | { pending: Promise<unknown> }>();
 
   constructor(
@@ -19,9 +20,9 @@ export class HeadMemo {
 
   get<T>(name: string, build: () => Promise<T>): MaybePromise<T> {
     const h = this.head();
-    const key = `${h.hash}/${h.finalizedHeight}`;
-    if (key !== this.key) {
-      this.key = key;
+    if (h.hash !== this.hash || h.finalizedHeight !== this.finalized) {
+      this.hash = h.hash;
+      this.finalized = h.finalizedHeight;
       this.values.clear();
     }
     const v = this.values.get(name);
