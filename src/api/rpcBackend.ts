@@ -1,7 +1,8 @@
 import { GAS_PRICE_WEI, VM_MAX_GAS } from '../protocol/params';
 import type { Address } from '../protocol/types';
-import type { Hex } from '../primitives/hex';
-import type { RpcBackend, RpcCallMessage, RpcLog, RpcLogFilter, RpcTxLocation } from './rpcPort';
+import { toHex, type Hex } from '../primitives/hex';
+import type { RpcBackend, RpcCallMessage, RpcCallOutcome, RpcLog, RpcLogFilter, RpcTxLocation } from './rpcPort';
+import { HeadMemo } from './headMemo';
 import { callVm, estimateGas, type VmMessage } from '../vm/execute';
 import { weiBalance } from '../vm/units';
 import type { Admission } from './admission';
@@ -45,9 +46,21 @@ export class NodeRpcBackend implements RpcBackend {
     return this.d.reader.blockWithSize(h);
   }
 
+  /**
+   * Reads and calls at the head, kept until the head moves: a wallet's or a dapp's polls of
+   * the same balance or view call cost one trie read or one EVM run per block, not one per
+   * request (bench/hardhat.ts). A call's context timestamp is then the one of its first run
+   * in that head's slot.
+   */
+  private readonly atHead = new HeadMemo(() => this.d.reader.head);
+
   async balanceWei(addr: Address, height: number): Promise<bigint> {
-    const a = await (await this.d.reader.stateAt(await this.rootAt(height))).getAccount(addr);
-    return a ? weiBalance(a) : 0n;
+    const read = async (root: Hex) => {
+      const a = await (await this.d.reader.stateAt(root)).getAccount(addr);
+      return a ? weiBalance(a) : 0n;
+    };
+    if (height >= this.headHeight()) return this.atHead.get(`balance:${addr}`, () => read(this.d.reader.head.stateRoot));
+    return read(await this.rootAt(height));
   }
 
   async code(addr: Address, height: number): Promise<Hex> {
@@ -104,7 +117,13 @@ export class NodeRpcBackend implements RpcBackend {
     return { height: height + 1, timestamp: Math.max(this.d.now(), this.d.reader.head.timestamp + 1), producer: this.d.producer };
   }
 
-  async call(m: RpcCallMessage, height: number) {
+  async call(m: RpcCallMessage, height: number): Promise<RpcCallOutcome> {
+    if (height < this.headHeight()) return this.run(m, height);
+    const key = `call:${m.from ?? ''}:${m.to ?? ''}:${m.valueWei ?? ''}:${m.gasLimit ?? ''}:${m.gasPrice ?? ''}:${m.input ? toHex(m.input) : ''}`;
+    return this.atHead.get(key, () => this.run(m, this.headHeight()));
+  }
+
+  private async run(m: RpcCallMessage, height: number): Promise<RpcCallOutcome> {
     const state = await this.d.reader.stateAt(await this.rootAt(height));
     const gas = m.gasLimit !== undefined && m.gasLimit < VM_MAX_GAS ? m.gasLimit : VM_MAX_GAS;
     const out = await callVm(state, this.messageOf(m, gas), this.ctx(height));

@@ -34,13 +34,20 @@ export interface DispatcherOptions {
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
-/** JSON.parse for request bodies: malformed text or prototype-pollution keys → -32700. */
+/**
+ * JSON.parse for request bodies: malformed text or prototype-pollution keys → -32700. A body
+ * that cannot hold such a key (none of the words, and no escape that could spell one) is
+ * parsed without the reviver, which would otherwise be called for every value.
+ */
 export function parseRpcBody(text: string): unknown {
+  const suspect = text.includes('\\') || text.includes('__proto__') || text.includes('constructor') || text.includes('prototype');
   try {
-    return JSON.parse(text, (k, v) => {
-      if (FORBIDDEN_KEYS.has(k)) throw new SyntaxError(`forbidden key "${k}"`);
-      return v;
-    });
+    return suspect
+      ? JSON.parse(text, (k, v) => {
+          if (FORBIDDEN_KEYS.has(k)) throw new SyntaxError(`forbidden key "${k}"`);
+          return v;
+        })
+      : JSON.parse(text);
   } catch (e) {
     throw parseError(`parse error: ${(e as Error).message}`);
   }

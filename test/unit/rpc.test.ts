@@ -265,7 +265,10 @@ describe('HTTP envelope', () => {
   });
 
   it('-32700 with id null when the body is not JSON', async () => {
-    for (const body of ['{"jsonrpc":"2.0",', 'not json', '', '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","__proto__":{"x":1}}']) {
+    for (const body of ['{"jsonrpc":"2.0",', 'not json', '', '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","__proto__":{"x":1}}',
+      // an escaped spelling of a forbidden key is refused too (the reviver runs whenever a body has a backslash)
+      '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[{"__pro\\u0074o__":{"x":1}}]}',
+      '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[{"construc\\u0074or":{"x":1}}]}']) {
       const r = await post(body, true);
       expect(r.status).toBe(200);
       expect(r.json.id).toBeNull();
