@@ -23,6 +23,8 @@ const CHAINS = process.env.CAIRN_BENCH_CHAINS ?? join(homedir(), '.cache', 'cair
 
 export const BENCHES: { name: string; script: string; args: string[] }[] = [
   { name: 'reads', script: 'bench/reads.ts', args: ['--seconds', '5', '--runs', '3'] },
+  { name: 'hardhat', script: 'bench/hardhat.ts', args: ['--seconds', '5', '--runs', '3'] },
+  { name: 'finality', script: 'bench/finality.ts', args: ['--blocks', '60', '--runs', '3'] },
   { name: 'sync', script: 'bench/sync.ts', args: ['--blocks', '5000', '--txs', '500', '--chain-dir', join(CHAINS, 'sync-5000x500')] },
 ];
 
@@ -38,7 +40,9 @@ export function renderResults(files: ResultFile[]): string {
   ];
   for (const f of files) {
     for (const r of f.rows) {
-      const ratio = r.reference ? `${((r.cairn.median / r.reference.value.median) * 100).toFixed(0)} %` : '–';
+      const x = r.reference ? r.cairn.median / r.reference.value.median : NaN;
+      // A share of the reference (a bare server, a ceiling) in %, a multiple of it (another node) in ×.
+      const ratio = Number.isNaN(x) ? '–' : x >= 2 ? `${x.toFixed(1)}×` : `${(x * 100).toFixed(0)} %`;
       const ref = r.reference ? `${showSpread(r.reference.value)} (${r.reference.name})` : '–';
       lines.push(`| ${r.metric} | ${showSpread(r.cairn)} | ${ref} | ${ratio} | ${r.target} | ${r.met ? 'yes' : '**no**'} | ${r.note ?? ''} |`);
     }

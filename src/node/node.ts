@@ -41,6 +41,7 @@ import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
 import { ChainStore, type Head } from '../storage/chainStore';
 import { dirError, openStore } from '../storage/rocks';
+import { startSlotClock, type SlotClock } from './slotClock';
 
 const CLIENT_VERSION = '0.1.0';
 /** How often the sentinel runs its periodic checks (stalls, mempool pressure). */
@@ -313,7 +314,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     options: { expectedBlockMs: config.idleBlockMs + config.slotMs },
   });
   const sentinelRef = sentinel;
-  let slotTimer: NodeJS.Timeout | undefined;
+  let slotClock: SlotClock | undefined;
   let expiryTimer: NodeJS.Timeout | undefined;
   let peerTimer: NodeJS.Timeout | undefined;
   let disconnectSentinel = () => {};
@@ -331,7 +332,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     stopping ??= (async () => {
       log.info({ reason }, 'node stopping');
       ready = false;
-      clearInterval(slotTimer);
+      slotClock?.stop();
       clearInterval(expiryTimer);
       clearInterval(peerTimer);
       disconnectSentinel();
@@ -401,10 +402,15 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     lastHead = h;
   });
 
-  // Slot clock: one tick per slot unless the previous one is still being handled.
-  slotTimer = setInterval(() => {
-    if (chain.queued === 0) chain.send({ type: 'slotTick', now: Date.now() });
-  }, config.slotMs);
+  // Slot clock: one tick per slot, aligned to the slot's start. A tick waits behind imports in
+  // the chain's mailbox rather than being dropped (its `now` keeps it in its slot); only one is
+  // outstanding at a time, so a slow chain is not handed a backlog of stale ticks.
+  let tickPending = false;
+  slotClock = startSlotClock(config.slotMs, (now) => {
+    if (tickPending) return;
+    tickPending = true;
+    chain.ask({ type: 'slotTick', now }).catch((err) => log.debug({ err }, 'slot tick not handled')).finally(() => (tickPending = false));
+  });
   expiryTimer = setInterval(() => mempool.send({ type: 'expire', now: Date.now() }), 60_000);
   // Peer status polls (and sync when a peer is ahead): twice per slot length, at least every 250 ms.
   const net = network!;

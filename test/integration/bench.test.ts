@@ -16,7 +16,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('npm run bench --tiny', () => {
   it('runs each benchmark and writes its rows with a reference measured in the same run', () => {
     const root = join(import.meta.dirname, '../..');
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/suite.ts', '--tiny', '--results-dir', dir], { cwd: root, encoding: 'utf8', timeout: 240_000 });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/suite.ts', '--tiny', '--results-dir', dir], { cwd: root, encoding: 'utf8', timeout: 480_000 });
     expect(r.status, r.stderr.slice(-2000)).toBe(0);
     for (const b of BENCHES) {
       const file = JSON.parse(readFileSync(join(dir, `${b.name}.json`), 'utf8')) as ResultFile;
@@ -28,5 +28,5 @@ describe('npm run bench --tiny', () => {
     }
     // The summary table names every row.
     expect(r.stdout).toContain('| GET /status (req/s) |');
-  }, 300_000);
+  }, 540_000);
 });
