@@ -4,6 +4,7 @@
  * with the date, the machine and the commit.
  *
  *   npx tsx bench/suite.ts [--only reads,sync] [--tiny] [--results-dir DIR]
+ *   (--only: reruns those; results.md keeps the others' latest rows, each with its date and commit)
  *   ($CAIRN_BENCH_CHAINS: where kept chains live, default ~/.cache/cairn-bench)
  *
  * --tiny: each benchmark in a few seconds (what test/integration/bench.test.ts runs so that
@@ -23,6 +24,10 @@ const CHAINS = process.env.CAIRN_BENCH_CHAINS ?? join(homedir(), '.cache', 'cair
 
 export const BENCHES: { name: string; script: string; args: string[] }[] = [
   { name: 'reads', script: 'bench/reads.ts', args: ['--seconds', '5', '--runs', '3'] },
+  { name: 'admission', script: 'bench/admission.ts', args: ['--runs', '3'] },
+  { name: 'inclusion', script: 'bench/inclusion.ts', args: ['--runs', '3'] },
+  { name: 'block', script: 'bench/block.ts', args: [] },
+  { name: 'memory', script: 'bench/memory.ts', args: ['--runs', '3'] },
   { name: 'hardhat', script: 'bench/hardhat.ts', args: ['--seconds', '5', '--runs', '3'] },
   { name: 'finality', script: 'bench/finality.ts', args: ['--blocks', '60', '--runs', '3'] },
   { name: 'sync', script: 'bench/sync.ts', args: ['--blocks', '5000', '--txs', '500', '--chain-dir', join(CHAINS, 'sync-5000x500')] },
@@ -67,7 +72,8 @@ async function main(): Promise<void> {
       console.error(`${b.name} failed (exit ${r.status})`);
     }
   }
-  const files = chosen.map((b) => join(dir, `${b.name}.json`)).filter(existsSync).map((f) => JSON.parse(readFileSync(f, 'utf8')) as ResultFile);
+  // With --only, the table keeps the other benchmarks' latest rows (each with its own date and commit).
+  const files = BENCHES.map((b) => join(dir, `${b.name}.json`)).filter(existsSync).map((f) => JSON.parse(readFileSync(f, 'utf8')) as ResultFile);
   const md = renderResults(files);
   if (!values.tiny) writeFileSync(join(ROOT, 'bench/results.md'), md);
   console.log(md);
