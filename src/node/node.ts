@@ -403,14 +403,26 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   });
 
   // Slot clock: one tick per slot, aligned to the slot's start. A tick waits behind imports in
-  // the chain's mailbox rather than being dropped (its `now` keeps it in its slot); only one is
-  // outstanding at a time, so a slow chain is not handed a backlog of stale ticks.
+  // the chain's mailbox rather than being dropped (its `now` keeps it in its slot); one is
+  // outstanding at a time, and a tick that comes while one is still being handled (a long
+  // block) is given once that one is done, for the slot current then.
   let tickPending = false;
-  slotClock = startSlotClock(config.slotMs, (now) => {
-    if (tickPending) return;
+  let tickDeferred = false;
+  const slotTick = (now: number): void => {
+    if (tickPending) {
+      tickDeferred = true;
+      return;
+    }
     tickPending = true;
-    chain.ask({ type: 'slotTick', now }).catch((err) => log.debug({ err }, 'slot tick not handled')).finally(() => (tickPending = false));
-  });
+    chain.ask({ type: 'slotTick', now }).catch((err) => log.debug({ err }, 'slot tick not handled')).finally(() => {
+      tickPending = false;
+      if (tickDeferred && !stopping) {
+        tickDeferred = false;
+        slotTick(Date.now());
+      }
+    });
+  };
+  slotClock = startSlotClock(config.slotMs, slotTick);
   expiryTimer = setInterval(() => mempool.send({ type: 'expire', now: Date.now() }), 60_000);
   // Peer status polls (and sync when a peer is ahead): twice per slot length, at least every 250 ms.
   const net = network!;
