@@ -131,9 +131,15 @@ export class ChainReader implements ChainQueries {
       const text = JSON.stringify(base);
       const mark = `"nextNonce":${base.nextNonce}`; // the one top-level key named so, before `tokens`
       const at = text.indexOf(mark);
-      return { nonce: base.nonce, head: text.slice(0, at + '"nextNonce":'.length), tail: text.slice(at + mark.length) };
+      const head = text.slice(0, at + '"nextNonce":'.length);
+      const tail = text.slice(at + mark.length);
+      return { nonce: base.nonce, head, tail, last: { nextNonce: base.nextNonce, json: JsonText.shared(text) } };
     });
-    return andThen(parts, (p) => p && andThen(this.nextNonce(addr, p.nonce), (n) => new JsonText(p.head + n + p.tail)));
+    // The answer for the latest next nonce is kept, encoded: polls between blocks cost no concatenation or encoding.
+    return andThen(parts, (p) => p && andThen(this.nextNonce(addr, p.nonce), (n) => {
+      if (p.last.nextNonce !== n) p.last = { nextNonce: n, json: JsonText.shared(p.head + n + p.tail) };
+      return p.last.json;
+    }));
   }
 
   private async accountAtHead(addr: Address): Promise<AccountView | undefined> {

@@ -3,6 +3,7 @@ import type { Address } from '../protocol/types';
 import { toHex, type Hex } from '../primitives/hex';
 import type { RpcBackend, RpcCallMessage, RpcCallOutcome, RpcLog, RpcLogFilter, RpcTxLocation } from './rpcPort';
 import { HeadMemo } from './headMemo';
+import type { MaybePromise } from '../primitives/maybe';
 import { callVm, estimateGas, type VmMessage } from '../vm/execute';
 import { weiBalance } from '../vm/units';
 import type { Admission } from './admission';
@@ -54,13 +55,13 @@ export class NodeRpcBackend implements RpcBackend {
    */
   private readonly atHead = new HeadMemo(() => this.d.reader.head);
 
-  async balanceWei(addr: Address, height: number): Promise<bigint> {
+  balanceWei(addr: Address, height: number): MaybePromise<bigint> {
     const read = async (root: Hex) => {
       const a = await (await this.d.reader.stateAt(root)).getAccount(addr);
       return a ? weiBalance(a) : 0n;
     };
     if (height >= this.headHeight()) return this.atHead.get(`balance:${addr}`, () => read(this.d.reader.head.stateRoot));
-    return read(await this.rootAt(height));
+    return this.rootAt(height).then(read);
   }
 
   async code(addr: Address, height: number): Promise<Hex> {
@@ -117,7 +118,7 @@ export class NodeRpcBackend implements RpcBackend {
     return { height: height + 1, timestamp: Math.max(this.d.now(), this.d.reader.head.timestamp + 1), producer: this.d.producer };
   }
 
-  async call(m: RpcCallMessage, height: number): Promise<RpcCallOutcome> {
+  call(m: RpcCallMessage, height: number): MaybePromise<RpcCallOutcome> {
     if (height < this.headHeight()) return this.run(m, height);
     const key = `call:${m.from ?? ''}:${m.to ?? ''}:${m.valueWei ?? ''}:${m.gasLimit ?? ''}:${m.gasPrice ?? ''}:${m.input ? toHex(m.input) : ''}`;
     return this.atHead.get(key, () => this.run(m, this.headHeight()));

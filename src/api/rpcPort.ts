@@ -1,5 +1,6 @@
 import type { Address, Block, SignedTx, TxResult } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
+import type { MaybePromise } from '../primitives/maybe';
 
 /**
  * What the JSON-RPC layer needs from the node. The node implements it
@@ -52,13 +53,13 @@ export interface RpcBackend {
   finalizedHeight(): number;
   /** Full block with its byte size, by height or hash. */
   block(ref: number | Hex): Promise<{ block: Block; size: number } | undefined>;
-  balanceWei(addr: Address, height: number): Promise<bigint>;
+  balanceWei(addr: Address, height: number): MaybePromise<bigint>;
   code(addr: Address, height: number): Promise<Hex>;
   /** `pending` counts the sender's contiguous pending transactions (= nextNonce). */
   nonce(addr: Address, at: number | 'pending'): Promise<number>;
   tx(hash: Hex): Promise<RpcTxLocation | undefined>;
   logs(filter: RpcLogFilter): Promise<RpcLog[]>;
-  call(msg: RpcCallMessage, height: number): Promise<RpcCallOutcome>;
+  call(msg: RpcCallMessage, height: number): MaybePromise<RpcCallOutcome>;
   estimateGas(msg: RpcCallMessage): Promise<{ ok: true; gas: bigint } | { ok: false; error: string; returnData?: Hex }>;
   /** Same admission path as POST /vm/tx: accepted → the hash; refused → the spec's reason. */
   sendRawTransaction(raw: Hex): Promise<{ accepted: true; hash: Hex } | { accepted: false; reason: string }>;

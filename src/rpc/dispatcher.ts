@@ -4,6 +4,7 @@ import { internalError, invalidParams, invalidRequest, methodNotFound, parseErro
 import { MAX_RPC_BATCH } from './limits';
 import { createMethods, UNIMPLEMENTED_METHODS } from './methods';
 import { isPlainObject } from './params';
+import type { MaybePromise } from '../primitives/maybe';
 
 /**
  * JSON-RPC 2.0 request handling, independent of HTTP.
@@ -26,7 +27,8 @@ export type JsonRpcResponse =
   | { jsonrpc: '2.0'; id: JsonRpcId; result: unknown }
   | { jsonrpc: '2.0'; id: JsonRpcId; error: RpcErrorObject };
 
-export type Dispatch = (body: unknown) => Promise<JsonRpcResponse | JsonRpcResponse[]>;
+/** Answers at hand are returned as they are (no promise), so a cheap call costs no microtask. */
+export type Dispatch = (body: unknown) => MaybePromise<JsonRpcResponse | JsonRpcResponse[]>;
 
 export interface DispatcherOptions {
   log?: Logger;
@@ -61,7 +63,7 @@ const isValidId = (v: unknown): v is JsonRpcId =>
 export function createDispatcher(backend: RpcBackend, opts: DispatcherOptions = {}): Dispatch {
   const methods = createMethods(backend);
 
-  async function one(req: unknown): Promise<JsonRpcResponse> {
+  function one(req: unknown): MaybePromise<JsonRpcResponse> {
     if (!isPlainObject(req)) return errorResponse(null, invalidRequest('invalid request: expected a JSON-RPC 2.0 request object'));
     const hasId = Object.hasOwn(req, 'id');
     const id: JsonRpcId = hasId && isValidId(req.id) ? req.id : null;
@@ -76,22 +78,27 @@ export function createDispatcher(backend: RpcBackend, opts: DispatcherOptions = 
     const params = req.params === undefined || req.params === null ? [] : req.params;
     if (!Array.isArray(params)) return errorResponse(id, invalidParams('invalid params: "params" must be an array'));
 
-    try {
-      const result = await handler(params);
-      return { jsonrpc: '2.0', id, result: result === undefined ? null : result };
-    } catch (e) {
+    const ok = (result: unknown): JsonRpcResponse => ({ jsonrpc: '2.0', id, result: result === undefined ? null : result });
+    const failed = (e: unknown): JsonRpcResponse => {
       if (e instanceof RpcError) return errorResponse(id, e);
       opts.log?.error({ err: e, method }, 'JSON-RPC method failed');
       return errorResponse(id, internalError());
+    };
+    try {
+      const result = handler(params);
+      return result instanceof Promise ? result.then(ok, failed) : ok(result);
+    } catch (e) {
+      return failed(e);
     }
   }
 
-  return async (body) => {
+  return (body) => {
     if (!Array.isArray(body)) return one(body);
     if (body.length === 0) return errorResponse(null, invalidRequest('invalid request: empty batch'));
     if (body.length > MAX_RPC_BATCH) {
       return errorResponse(null, invalidRequest(`invalid request: batch of ${body.length} calls exceeds the batch limit of ${MAX_RPC_BATCH} (MAX_RPC_BATCH)`));
     }
-    return Promise.all(body.map(one));
+    const answers = body.map(one);
+    return answers.some((a) => a instanceof Promise) ? Promise.all(answers) : (answers as JsonRpcResponse[]);
   };
 }

@@ -5,6 +5,7 @@ import { executionError, invalidParams } from './errors';
 import { formatBlock, formatLog, formatReceipt, formatTx, hexQ, type FormatContext } from './format';
 import { FEE_HISTORY_MAX_BLOCKS, FEE_HISTORY_MAX_PERCENTILES, LOGS_MAX_BLOCK_SPAN, LOGS_MAX_RESULTS } from './limits';
 import * as P from './params';
+import { andThen, type MaybePromise } from '../primitives/maybe';
 
 /**
  * The 21 methods of SPEC.md "VM JSON-RPC", over RpcBackend only.
@@ -16,7 +17,8 @@ import * as P from './params';
  * "header not found" (geth's wording), eth_getLogs clamps toBlock to the head.
  */
 
-export type MethodHandler = (params: unknown[]) => Promise<unknown>;
+/** A method's answer: at hand (the head's height, a memoized balance or call) or a promise. */
+export type MethodHandler = (params: unknown[]) => MaybePromise<unknown>;
 
 /** Methods the spec lists as not implemented (-32601), with the reason shown to the caller. */
 export const UNIMPLEMENTED_METHODS: ReadonlyMap<string, string> = new Map([
@@ -71,8 +73,8 @@ export function executionFailure(error: string, returnData?: Hex) {
 export function createMethods(backend: RpcBackend): Map<string, MethodHandler> {
   const ctx = (): FormatContext => ({ chainId: backend.chainId, gasPrice: backend.gasPrice() });
 
-  /** Height a block spec denotes, or undefined when there is no such block. */
-  async function heightOf(spec: P.BlockSpec, argIndex: number): Promise<number | undefined> {
+  /** Height a block spec denotes, or undefined when there is no such block (at hand unless a block hash must be looked up). */
+  function heightOf(spec: P.BlockSpec, _argIndex: number): MaybePromise<number | undefined> {
     const head = backend.headHeight();
     if ('tag' in spec) {
       switch (spec.tag) {
@@ -87,6 +89,10 @@ export function createMethods(backend: RpcBackend): Map<string, MethodHandler> {
       }
     }
     if ('number' in spec) return spec.number > BigInt(head) ? undefined : Number(spec.number);
+    return heightOfHash(spec);
+  }
+
+  async function heightOfHash(spec: Extract<P.BlockSpec, { hash: Hex }>): Promise<number | undefined> {
     const b = await backend.block(spec.hash);
     if (!b) return undefined;
     if (spec.requireCanonical) {
@@ -97,13 +103,14 @@ export function createMethods(backend: RpcBackend): Map<string, MethodHandler> {
   }
 
   /** Height for a state read: a missing block is -32000 "header not found". */
-  async function stateHeight(v: unknown, argIndex: number): Promise<number> {
-    const h = await heightOf(P.blockSpec(v, argIndex), argIndex);
-    if (h === undefined) throw executionError('header not found');
-    return h;
+  function stateHeight(v: unknown, argIndex: number): MaybePromise<number> {
+    return andThen(heightOf(P.blockSpec(v, argIndex), argIndex), (h) => {
+      if (h === undefined) throw executionError('header not found');
+      return h;
+    });
   }
 
-  const noParams = (f: () => unknown): MethodHandler => async (params) => {
+  const noParams = (f: () => unknown): MethodHandler => (params) => {
     P.checkArity(params, 0, 0);
     return f();
   };
@@ -119,10 +126,10 @@ export function createMethods(backend: RpcBackend): Map<string, MethodHandler> {
     ['eth_gasPrice', noParams(() => hexQ(backend.gasPrice()))],
     ['eth_maxPriorityFeePerGas', noParams(() => '0x0')],
 
-    ['eth_getBalance', async (params) => {
+    ['eth_getBalance', (params) => {
       P.checkArity(params, 1, 2);
       const addr = P.address(params[0], 0);
-      return hexQ(await backend.balanceWei(addr, await stateHeight(params[1], 1)));
+      return andThen(andThen(stateHeight(params[1], 1), (h) => backend.balanceWei(addr, h)), hexQ);
     }],
 
     ['eth_getCode', async (params) => {
@@ -171,12 +178,13 @@ export function createMethods(backend: RpcBackend): Map<string, MethodHandler> {
       return hexQ(r.gas);
     }],
 
-    ['eth_call', async (params) => {
+    ['eth_call', (params) => {
       P.checkArity(params, 1, 2);
       const msg = P.callObject(params[0], 0);
-      const r = await backend.call(msg, await stateHeight(params[1], 1));
-      if (!r.ok) throw executionFailure(r.error, r.returnData);
-      return r.returnData;
+      return andThen(andThen(stateHeight(params[1], 1), (h) => backend.call(msg, h)), (r) => {
+        if (!r.ok) throw executionFailure(r.error, r.returnData);
+        return r.returnData;
+      });
     }],
 
     ['eth_getBlockByNumber', async (params) => {

@@ -2,7 +2,7 @@ import { cors } from '../api/cors';
 import HyperExpress, { type Request, type Response } from 'hyper-express';
 import type { Logger } from 'pino';
 import type { RpcBackend } from '../api/ports';
-import { createDispatcher, errorResponse, parseRpcBody, type JsonRpcResponse } from './dispatcher';
+import { createDispatcher, errorResponse, parseRpcBody, type Dispatch } from './dispatcher';
 import { invalidRequest, RpcError, internalError } from './errors';
 import { RPC_MAX_BODY_BYTES } from './limits';
 
@@ -35,7 +35,7 @@ export interface RpcServer {
 function sendJson(res: Response, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.completed) return;
   res.status(status);
-  for (const [k, v] of Object.entries(headers)) res.header(k, v, true);
+  for (const k in headers) res.header(k, headers[k], true);
   res.header('content-type', 'application/json', true);
   res.send(JSON.stringify(body));
 }
@@ -66,23 +66,27 @@ export function createRpcServer(backend: RpcBackend, opts: RpcServerOptions): Rp
     res.send();
   });
 
-  app.post('/', async (req: Request, res: Response) => {
-    let out: JsonRpcResponse | JsonRpcResponse[];
+  // Not an async function: an answer at hand (dispatch returns no promise) is sent in the same
+  // turn as the body arrives, with no further microtask (bench/hardhat.ts).
+  const answer = (req: Request, res: Response, text: string): void | Promise<void> => {
+    let out: ReturnType<Dispatch>;
     try {
-      let body: unknown;
-      try {
-        body = parseRpcBody(await req.text());
-      } catch (e) {
-        if (e instanceof RpcError) return send(req, res, 200, errorResponse(null, e));
-        throw e;
-      }
-      out = await dispatch(body);
-    } catch (err) {
-      log.error({ err }, 'JSON-RPC request failed');
-      out = errorResponse(null, internalError());
+      out = dispatch(parseRpcBody(text));
+    } catch (e) {
+      if (e instanceof RpcError) return send(req, res, 200, errorResponse(null, e));
+      log.error({ err: e }, 'JSON-RPC request failed');
+      return send(req, res, 200, errorResponse(null, internalError()));
     }
-    send(req, res, 200, out);
-  });
+    if (!(out instanceof Promise)) return send(req, res, 200, out);
+    return out.then(
+      (o) => send(req, res, 200, o),
+      (err) => {
+        log.error({ err }, 'JSON-RPC request failed');
+        send(req, res, 200, errorResponse(null, internalError()));
+      },
+    );
+  };
+  app.post('/', (req: Request, res: Response) => req.text().then((text) => answer(req, res, text)));
 
   return {
     async listen(host: string, port: number): Promise<void> {
