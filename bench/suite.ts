@@ -23,7 +23,7 @@ import { RESULTS_DIR, showSpread, type ResultFile } from './lib/results';
 const CHAINS = process.env.CAIRN_BENCH_CHAINS ?? join(homedir(), '.cache', 'cairn-bench');
 
 export const BENCHES: { name: string; script: string; args: string[] }[] = [
-  { name: 'reads', script: 'bench/reads.ts', args: ['--seconds', '5', '--runs', '3'] },
+  { name: 'reads', script: 'bench/reads.ts', args: ['--seconds', '10', '--runs', '5'] },
   { name: 'admission', script: 'bench/admission.ts', args: ['--runs', '3'] },
   { name: 'inclusion', script: 'bench/inclusion.ts', args: ['--runs', '3'] },
   { name: 'block', script: 'bench/block.ts', args: [] },
