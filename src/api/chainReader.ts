@@ -100,6 +100,8 @@ export class ChainReader implements ChainQueries {
 
   /** Per head: an account is read from the trie once per block however often it is polled. */
   private readonly headMemo = new HeadMemo(() => this.d.view.head);
+  /** GET /address/:end's text parts, keyed by the address alone (no key built per request). */
+  private readonly accountJsonMemo = new HeadMemo(() => this.d.view.head);
 
   /**
    * The account at the head with its non-zero FT20 holdings. An address that only ever
@@ -125,7 +127,7 @@ export class ChainReader implements ChainQueries {
    * Synchronous once the head's part is built and the pool answers in place.
    */
   accountJson(addr: Address): MaybePromise<JsonText | undefined> {
-    const parts = this.headMemo.get(`accountJson:${addr}`, async () => {
+    const parts = this.accountJsonMemo.get(addr, async () => {
       const base = await this.atHead(addr);
       if (!base) return undefined;
       const text = JSON.stringify(base);

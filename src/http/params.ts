@@ -31,7 +31,11 @@ function decodeSegment(s: string): string | undefined {
   }
 }
 
+/** An address already in its canonical form (what clients and the explorer send): taken as is. */
+const CANONICAL_ADDRESS = /^0x[0-9a-f]{40}$/;
+
 export function addressParam(s: string | undefined): Address {
+  if (s !== undefined && CANONICAL_ADDRESS.test(s)) return s as Address;
   const raw = s === undefined ? undefined : decodeSegment(s);
   const a = raw === undefined ? undefined : parseAddress(raw);
   if (!a) throw badRequest('invalid address: expected 0x followed by 40 hex digits or a cairn1… native address');
