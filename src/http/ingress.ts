@@ -57,12 +57,19 @@ function headersOnly(res: Response): void {
  * a bare server's rate with it, 71 % without; bench/reads.ts). Only a key into the peer
  * cache; undefined where hyper-express's internals differ (then `req.ip` keys it).
  */
-function socketKey(req: Request): string | undefined {
+function socketKey(req: Request): string | number | undefined {
   const ab = (req as unknown as { _raw_response?: RawResponse })._raw_response?.getRemoteAddress?.();
   if (!ab || ab.byteLength % 4 !== 0) return undefined;
   const w = new Uint32Array(ab);
-  return w.length === 4 ? `#${w[0]}:${w[1]}:${w[2]}:${w[3]}` : w.length === 1 ? `#${w[0]}` : undefined;
+  if (w.length === 1) return w[0];
+  if (w.length !== 4) return undefined;
+  // IPv4 (as uWS reports it: IPv4-mapped IPv6) keys by its 32 bits, with no string built;
+  // other IPv6 addresses by their words (a number key never collides with a string one).
+  return w[0] === 0 && w[1] === 0 && w[2] === IPV4_MAPPED_WORD ? w[3] : `#${w[0]}:${w[1]}:${w[2]}:${w[3]}`;
 }
+
+/** ::ffff: as the third 32-bit word of an IPv4-mapped IPv6 address, read in this machine's byte order. */
+const IPV4_MAPPED_WORD = new Uint32Array(new Uint8Array([0, 0, 0xff, 0xff]).buffer)[0];
 
 export interface IngressDeps {
   cors: Cors;
@@ -100,7 +107,7 @@ interface Visit {
 export function createIngress(d: IngressDeps): Gate<Visit> {
   // What the socket address alone decides, once per address rather than per request
   // (normalising and matching CIDR lists cost more than answering a cached read).
-  const sockets = new LRUCache<string, { socket: string; viaProxy: boolean; key: string; exempt: boolean }>({ max: 4096 });
+  const sockets = new LRUCache<string | number, { socket: string; viaProxy: boolean; key: string; exempt: boolean }>({ max: 4096 });
   const peerOf = (req: Request) => {
     const bin = socketKey(req);
     let p = bin === undefined ? undefined : sockets.get(bin);
