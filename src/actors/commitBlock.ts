@@ -2,7 +2,7 @@ import { partiesOf } from '../modules/registry';
 import type { Logger } from 'pino';
 import { getSchedule } from '../modules/staking';
 import { TREASURY_ADDRESS } from '../protocol/params';
-import type { Head } from '../protocol/chain';
+import type { BlockSummary, Head } from '../protocol/chain';
 import type { Address, Block } from '../protocol/types';
 import type { KvStore } from '../state/kv';
 import type { ChainStore } from '../storage/chainStore';
@@ -17,6 +17,8 @@ export interface CommitDeps {
   view: HeadSink;
   mempool: ActorRef<MempoolMsg, MempoolReplies>;
   log: Logger;
+  /** Told of each block once it is written and published (a cache keeps it decoded for readers). */
+  onCommitted?: (block: Block, summary: BlockSummary) => void;
 }
 
 
@@ -42,6 +44,7 @@ export function createBlockCommitter(d: CommitDeps) {
     const tWritten = performance.now();
     x.state.settle();
     d.view.publish(head, summary, schedule.active);
+    d.onCommitted?.(x.block, summary);
     d.mempool.send({ type: 'blockCommitted', height: header.height, hash: header.hash, included: txs.map((t) => t.id), dropped: x.dropped });
     d.log.info(
       {

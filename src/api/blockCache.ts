@@ -51,19 +51,33 @@ export class BlockCache {
     return loading;
   }
 
+  /**
+   * A block just committed, as the committer holds it: the sentinel and the API read each new
+   * block at once, and parsing a full block again (up to ~4 MB of JSON) took main-thread time
+   * from admission and the next block. `size` is its encoded length (the summary's size).
+   */
+  remember(block: Block, size: number): void {
+    this.keep(block.header.height, block, size);
+  }
+
   private async load(height: number): Promise<Block | undefined> {
     const text = await this.store.blockText(height);
     if (!text) return undefined;
     const b = decodeBlock(text);
+    this.keep(height, b, text.byteLength);
+    return b;
+  }
+
+  /** Caches a block as the newest, then evicts the oldest until within the budget (never the one kept). */
+  private keep(height: number, b: Block, size: number): void {
     this.forget(height);
     this.decoded.set(height, b);
-    this.blockBytes += text.byteLength;
-    sizes.set(b, text.byteLength);
+    this.blockBytes += size;
+    sizes.set(b, size);
     for (const h of this.decoded.keys()) {
       if (this.blockBytes <= BlockCache.BUDGET_BYTES || h === height) break;
       this.forget(h);
     }
-    return b;
   }
 
   private forget(height: number): void {

@@ -61,13 +61,15 @@ export class ChainReader implements ChainQueries {
        * the actor is asked.
        */
       pending?: Pick<TxPool, 'nextNonce'>;
+      /** Decoded blocks shared with the node's other readers (the sentinel); one of its own without it. */
+      blocks?: BlockCache;
     },
   ) {
     this.assets = new AssetReader({ kv: d.kv, view: d.view });
     this.governance = new GovernanceReader({ kv: d.kv, store: d.store, view: d.view, slotMs: d.slotMs });
     this.ai = new AiReader({ kv: d.kv, store: d.store, view: d.view, addressTxs: (a, limit) => this.addressTxs(a, limit) });
     this.bridge = new BridgeReader({ kv: d.kv, store: d.store, view: d.view });
-    this.blocksCache = new BlockCache(d.store);
+    this.blocksCache = d.blocks ?? new BlockCache(d.store);
   }
 
   private cachedBlock(height: number): Promise<Block | undefined> {

@@ -8,6 +8,7 @@ import { ActorRef } from '../actors/actorRef';
 import { createAdmission, type Admission } from '../api/admission';
 import type { AlertSource } from '../actors/sentinel/alerts';
 import { chainActors } from '../actors/chainActor';
+import { BlockCache } from '../api/blockCache';
 import { ChainReader } from '../api/chainReader';
 import { ChainView } from '../api/chainView';
 import { HeadAccounts } from '../api/headAccounts';
@@ -307,8 +308,10 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   mempoolRef = mempool;
   const chain = new ActorRef<ChainMsg, ChainReplies>('consensus', 16);
   if (config.dev) devControls = new DevControls({ chain, store: chainStore, head: () => view.head });
+  // Committed blocks decoded once, shared by the API and the sentinel; the committer hands each new block in as is.
+  const blocks = new BlockCache(chainStore);
   sentinel = new Sentinel({
-    view, store: chainStore, mempool, now: Date.now, log: log.child({ actor: 'sentinel' }),
+    view, store: { block: (h) => blocks.get(h), summary: (h) => chainStore.summary(h) }, mempool, now: Date.now, log: log.child({ actor: 'sentinel' }),
     signingKeys: async (producer) => producerKeysOf(await StateTrie.open(kv, view.head.stateRoot), producer),
     // A block comes at least every idle pace (plus one slot of tick granularity).
     options: { expectedBlockMs: config.idleBlockMs + config.slotMs },
@@ -327,6 +330,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     onBlockProduced: (s) => nodeMetrics.blockProductionSeconds.observe(s),
     onProduced: (b) => network?.produced(b),
     onHeaderSeen: (h) => sentinelRef.observeHeader(h),
+    onCommitted: (b, s) => blocks.remember(b, s.size),
   });
   async function stop(reason = 'requested'): Promise<void> {
     stopping ??= (async () => {
@@ -372,7 +376,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     await supervisor.startChild(sentinelRef.childSpec());
     disconnectSentinel = sentinelRef.connect(SENTINEL_TICK_MS);
 
-    reader = new ChainReader({ kv, store: chainStore, view, mempool, pending: pool, slotMs: config.slotMs });
+    reader = new ChainReader({ kv, store: chainStore, view, mempool, pending: pool, slotMs: config.slotMs, blocks });
     admission = network.relaying(createAdmission({ verifier, store: chainStore, mempool, now: Date.now, onVerified: (s) => nodeMetrics.verifySeconds.observe(s), committee: async () => getCommittee(await StateTrie.open(kv, view.head.stateRoot)) }));
     const rpcBackend = new NodeRpcBackend({
       reader, store: chainStore, mempool, admission, clientVersion: `cairn/${CLIENT_VERSION}/node-${process.version}`, producer: keys.address, now: Date.now,
