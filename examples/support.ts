@@ -26,7 +26,9 @@ export async function sendIncluded(client: CairnClient, keys: HybridKeys, input:
   const r = await client.sendTx(keys, input, { wait: 'included', timeoutMs: 30_000, pollMs: 100 });
   if (!r.verdict.accepted) return log(`${what}: refused: ${r.verdict.reason}`), false;
   const res = r.wait?.record?.result;
-  if (r.wait?.outcome !== 'included' || res?.status !== 'success') return log(`${what}: ${r.wait?.outcome} ${res?.error ?? ''}`), false;
+  // A wait for inclusion may first see the block already final: that is included too.
+  const included = r.wait?.outcome === 'included' || r.wait?.outcome === 'finalized';
+  if (!included || res?.status !== 'success') return log(`${what}: ${r.wait?.outcome} ${res?.error ?? ''}`), false;
   log(`${what}: included`);
   return true;
 }
