@@ -333,6 +333,9 @@ async function main(): Promise<void> {
 
     const breakdown = prof ? profileBreakdown(prof, competing.map((b) => [started(b) - offset, b.time - offset])) : [];
     if (breakdown.length) printTable('node main thread during the measured blocks (CPU profile, ms per block, wall time incl. waiting for a core)', breakdown.map(([k, v]) => [k, `${fmt(v, 1)} ms`]));
+    // The same for the quiet blocks: what a block costs with nothing competing for the thread.
+    const quietBreakdown = prof && quiet.length ? profileBreakdown(prof, quiet.map((b) => [started(b) - offset, b.time - offset])) : [];
+    if (quietBreakdown.length) printTable('node main thread during the quiet blocks (CPU profile, ms per block)', quietBreakdown.map(([k, v]) => [k, `${fmt(v, 1)} ms`]));
     const cs = spread(ms);
     const row: ResultRow = {
       metric: 'block production, 500 native transfers (ms)',
