@@ -331,11 +331,13 @@ async function main(): Promise<void> {
     if (competing.length < MIN_BLOCKS) failure ??= `only ${competing.length} full blocks built during the stream (need ${MIN_BLOCKS}); blocks: ${withTxs.map((b) => `${b.height}:${b.txs}`).join(' ')}`;
     if (failure) throw new Error(failure);
 
-    const breakdown = prof ? profileBreakdown(prof, competing.map((b) => [started(b) - offset, b.time - offset])) : [];
-    if (breakdown.length) printTable('node main thread during the measured blocks (CPU profile, ms per block, wall time incl. waiting for a core)', breakdown.map(([k, v]) => [k, `${fmt(v, 1)} ms`]));
-    // The same for the quiet blocks: what a block costs with nothing competing for the thread.
-    const quietBreakdown = prof && quiet.length ? profileBreakdown(prof, quiet.map((b) => [started(b) - offset, b.time - offset])) : [];
-    if (quietBreakdown.length) printTable('node main thread during the quiet blocks (CPU profile, ms per block)', quietBreakdown.map(([k, v]) => [k, `${fmt(v, 1)} ms`]));
+    const breakdownOf = (title: string, of: typeof competing) => {
+      const rows = prof && of.length ? profileBreakdown(prof, of.map((b) => [started(b) - offset, b.time - offset])) : [];
+      if (rows.length) printTable(`node main thread during the ${title} (CPU profile, ms per block, wall time incl. waiting for a core)`, rows.map(([k, v]) => [k, `${fmt(v, 1)} ms`]));
+      return rows;
+    };
+    const breakdown = breakdownOf('measured blocks', competing);
+    breakdownOf('quiet blocks', quiet); // what a block costs with nothing competing for the thread
     const cs = spread(ms);
     const row: ResultRow = {
       metric: 'block production, 500 native transfers (ms)',

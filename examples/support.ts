@@ -4,7 +4,7 @@
  * outcome logged rather than thrown.
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { deriveKeys, retrying, type CairnClient, type HybridKeys } from '../src/sdk';
+import { deriveKeys, inBlock, retrying, type CairnClient, type HybridKeys } from '../src/sdk';
 import { fromHex } from '../src/primitives/hex';
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -26,9 +26,7 @@ export async function sendIncluded(client: CairnClient, keys: HybridKeys, input:
   const r = await client.sendTx(keys, input, { wait: 'included', timeoutMs: 30_000, pollMs: 100 });
   if (!r.verdict.accepted) return log(`${what}: refused: ${r.verdict.reason}`), false;
   const res = r.wait?.record?.result;
-  // A wait for inclusion may first see the block already final: that is included too.
-  const included = r.wait?.outcome === 'included' || r.wait?.outcome === 'finalized';
-  if (!included || res?.status !== 'success') return log(`${what}: ${r.wait?.outcome} ${res?.error ?? ''}`), false;
+  if (!inBlock(r.wait?.outcome) || res?.status !== 'success') return log(`${what}: ${r.wait?.outcome} ${res?.error ?? ''}`), false;
   log(`${what}: included`);
   return true;
 }

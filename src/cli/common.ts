@@ -5,7 +5,7 @@ import { parseAddress } from '../crypto/address';
 import type { HybridKeys } from '../crypto/keys';
 import { CairnError, isCairnError } from '../errors/CairnError';
 import { fromHex } from '../primitives/hex';
-import type { CairnClient, TxRecord, WaitOutcome, WaitResult } from '../sdk/client';
+import { inBlock, type CairnClient, type TxRecord, type WaitOutcome, type WaitResult } from '../sdk/client';
 
 /**
  * What the CLI commands share: option parsing, value checks, signing and the
@@ -134,7 +134,7 @@ export function sign(keys: HybridKeys, f: CliTxFields, nonce: number): HybridTx 
 }
 
 export function exitCodeFor(outcome: WaitOutcome): number {
-  if (outcome === 'included' || outcome === 'finalized') return EXIT.OK;
+  if (inBlock(outcome)) return EXIT.OK;
   if (outcome === 'unknown') return EXIT.UNKNOWN;
   return EXIT.FAILED;
 }
@@ -213,7 +213,7 @@ export async function submitAndReport(
     return EXIT.OK;
   }
   const w = await client.waitFor(tx.id, { until: wait.until, timeoutMs: wait.timeoutMs, pollMs: wait.pollMs });
-  const learned = fromRecord && (w.outcome === 'included' || w.outcome === 'finalized') ? fromRecord(w.record) : {};
+  const learned = fromRecord && inBlock(w.outcome) ? fromRecord(w.record) : {};
   io.out(json({ ...verdict, ...extra, ...formatWait(tx.id, w), ...learned }));
   return exitCodeFor(w.outcome);
 }

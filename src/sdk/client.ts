@@ -43,6 +43,9 @@ export type SubmitVerdict = SubmitVerdictView;
 
 export type WaitOutcome = 'included' | 'finalized' | 'failed' | 'dropped' | 'unknown';
 
+/** The transaction is in a block: a wait for inclusion may first see it already final. */
+export const inBlock = (o: WaitOutcome | undefined): boolean => o === 'included' || o === 'finalized';
+
 export interface WaitOptions {
   /** 'included' (default): executed in a block; 'finalized': irreversible. */
   until?: 'included' | 'finalized';

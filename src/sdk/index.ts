@@ -15,6 +15,7 @@ export {
   type WaitOptions,
   type WaitOutcome,
   type WaitResult,
+  inBlock,
 } from './client';
 export { signTx, encodeTx, decodeEnvelope } from '../chain/envelope';
 export { deriveKeys, generateSecret, type HybridKeys } from '../crypto/keys';
