@@ -50,6 +50,8 @@ const USERS = [addr(0xa1), addr(0xa2), addr(0xa3), addr(0xa4)];
 const [U1] = USERS;
 const V0 = addr(0x1000);
 const WINDOW = 5;
+/** The target chain of every outbound transfer here (payouts are unique per chain). */
+const OUT_CHAIN = 'ethereum';
 const FUNDS = 1_000_000n * COIN;
 const TOKEN_SUPPLY = 1_000_000n;
 const SYSTEM = [BRIDGE_ESCROW_ADDRESS, GOV_ESCROW_ADDRESS, TREASURY_ADDRESS, REWARD_POOL_ADDRESS, UNBONDING_ADDRESS];
@@ -83,7 +85,7 @@ const PREFIX: SignedTx[][] = [
   [tokenCreate, propose],
   [ptx('GOV_VOTE', V0, { data: { proposalId: propose.id, vote: 'yes' } }), ...USERS.slice(1).map((u) => ptx('TOKEN_TRANSFER', U1, { to: u, data: { token: TOKEN, amount: '100000' } }))],
   // Some liquidity to release from.
-  [ptx('BRIDGE_OUT', USERS[1], { amount: String(3_000n * COIN), data: { chain: 'ethereum', recipient: 'seed' } }), ptx('BRIDGE_OUT', USERS[2], { data: { chain: 'ethereum', recipient: 'seed', token: TOKEN, tokenAmount: '30000' } })],
+  [ptx('BRIDGE_OUT', USERS[1], { amount: String(3_000n * COIN), data: { chain: OUT_CHAIN, recipient: 'seed' } }), ptx('BRIDGE_OUT', USERS[2], { data: { chain: OUT_CHAIN, recipient: 'seed', token: TOKEN, tokenAmount: '30000' } })],
   ...Array.from({ length: 7 }, (): SignedTx[] => []),
 ];
 
@@ -162,7 +164,7 @@ function blocksOf(steps: Step[]): Tagged[][] {
     if (s.k === 'seal') blocks.push([]);
     else if (s.k === 'gap') for (let i = 0; i < s.blocks; i++) blocks.push([]);
     else if (s.k === 'out') {
-      const data = { chain: 'ethereum', recipient: `r${s.user}` };
+      const data = { chain: OUT_CHAIN, recipient: `r${s.user}` };
       const t = s.token
         ? tx('BRIDGE_OUT', USERS[s.user], { data: { ...data, token: TOKEN, tokenAmount: String(s.amount * 10) } })
         : tx('BRIDGE_OUT', USERS[s.user], { amount: String(BigInt(s.amount) * COIN), data });
@@ -188,6 +190,8 @@ function blocksOf(steps: Step[]): Tagged[][] {
 interface Model {
   epoch: number;
   attested: Map<string, Hex>;
+  /** Payouts that settled a transfer ("chain:targetTx" → transfer): one payout settles one transfer. */
+  payouts: Map<string, Hex>;
   transfers: Set<Hex>;
   terminal: Map<Hex, string>;
 }
@@ -217,6 +221,8 @@ async function predict(s: StateTrie, m: Model, t: Tagged): Promise<string | null
     if (snap.context.direction !== 'out') return `transfer ${t.target} is inbound: only outbound transfers are settled`;
     const st = stateName(snap.value);
     if (st !== 'LOCKED') return `transfer ${t.target} is ${st}, not LOCKED: it was settled by ${snap.context.settledBy} (${snap.context.targetTx})`;
+    const payout = `${snap.context.chain}:${(tx.data as { targetTx: string }).targetTx}`;
+    if (m.payouts.has(payout)) return `payout ${payout} already settled transfer ${m.payouts.get(payout)}`;
     return null;
   }
   if (tx.type === 'BRIDGE_COMMITTEE_UPDATE') return m.epoch === 1 ? null : quorum('BRIDGE_COMMITTEE_UPDATE', 0, m.epoch);
@@ -240,6 +246,7 @@ function learn(m: Model, t: Tagged): void {
   if (t.tx.type === 'BRIDGE_IN') m.attested.set(`${t.dep!.sourceChain}:${t.dep!.sourceTx}`, t.tx.id);
   if (t.tx.type === 'BRIDGE_IN' || t.tx.type === 'BRIDGE_OUT') m.transfers.add(t.tx.id);
   if (t.tx.type === 'BRIDGE_COMMITTEE_UPDATE') m.epoch = 2;
+  if (t.tx.type === 'BRIDGE_SETTLE') m.payouts.set(`${OUT_CHAIN}:${(t.tx.data as { targetTx: string }).targetTx}`, t.target!);
 }
 
 async function invariants(s: StateTrie, m: Model, events: ChainEvent[], height: number): Promise<void> {
@@ -332,7 +339,7 @@ describe('bridge model (fast-check)', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 10, maxLength: 60 }), async (steps) => {
         const blocks = blocksOf(steps);
-        const model: Model = { epoch: 1, attested: new Map(), transfers: new Set(), terminal: new Map() };
+        const model: Model = { epoch: 1, attested: new Map(), payouts: new Map(), transfers: new Set(), terminal: new Map() };
         const a = await runBlocks(blocks, model);
         const b = await runBlocks(blocks);
         expect(b).toEqual(a);
