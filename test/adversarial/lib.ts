@@ -122,7 +122,7 @@ export interface HonestReport {
   max: number;
   /** Requests that failed or answered other than 200. */
   failures: number;
-  /** Blocks seen while probing and the largest gap between consecutive ones' timestamps (ms). */
+  /** Blocks seen while probing and the largest gap between consecutive ones' timestamps (ms; genesis excluded). */
   blocks: number;
   maxBlockGapMs: number;
 }
@@ -157,7 +157,7 @@ export function honestClient(url: string, from = HONEST, intervalMs = 20): { sto
       await loop;
       const heights = [...stamps.keys()].sort((a, b) => a - b);
       let maxGap = 0;
-      for (let i = 1; i < heights.length; i++) if (heights[i] === heights[i - 1] + 1) maxGap = Math.max(maxGap, stamps.get(heights[i])! - stamps.get(heights[i - 1])!);
+      for (let i = 1; i < heights.length; i++) if (heights[i] === heights[i - 1] + 1 && heights[i - 1] > 0) maxGap = Math.max(maxGap, stamps.get(heights[i])! - stamps.get(heights[i - 1])!);
       return { requests: lat.length, p50: percentile(lat, 50), p99: percentile(lat, 99), max: Math.max(0, ...lat), failures, blocks: heights.length, maxBlockGapMs: maxGap };
     },
   };
