@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import { prefers } from '../consensus/forkChoice';
-import { idleTurn, slotOf, slotProducer } from '../consensus/slots';
+import { idleTurn, scheduleRefusal, slotOf, slotProducer } from '../consensus/slots';
+import { headerRefusal, producerKeysOf } from '../chain/blockRules';
+import { verifyHeader } from '../chain/block';
 import type { VerifyPool } from '../crypto/verifyPool';
 import { blockState, receivedBlock, stepBlock } from '../machines/blockLifecycle';
 import { getSchedule } from '../modules/staking';
@@ -35,6 +37,11 @@ export interface ConsensusDeps extends CommitDeps {
   onHeaderSeen?: (header: SignedBlockHeader) => void;
 }
 
+/** How far ahead of the clock POST /dev/mine may put the head (in slots). */
+export const DEV_MINE_AHEAD_SLOTS = 4;
+
+const OWN_BLOCKS_KEPT = 4_096;
+
 /** A committed block's lifecycle snapshot (the start of an undo). */
 const COMMITTED = (height: number) => [{ type: 'VERIFIED' }, { type: 'EXECUTED' }, { type: 'COMMITTED' }].reduce((s, e) => stepBlock(s, e as never), receivedBlock(height));
 
@@ -50,16 +57,23 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ChainMsg, ChainRep
   const commitBlock = createBlockCommitter(d);
   // Pool version whose candidates all failed to get in: no use re-trying until it changes.
   let barrenVersion = -1;
-  // Set when a block signed with this node's key arrives that it did not produce: another
-  // instance runs with the same key (a copied data directory); this one stops signing.
+  // Idle time counts from this start at the earliest: a node started on an old head (a fresh
+  // --dev node's genesis) does not fire an idle block the moment it starts.
+  let startedAt: number | undefined; // the first slot tick's time
+  // Set when a block whose signatures verify against this node's own keys arrives at a height
+  // where this node signed a different block: another instance runs with the same key (a
+  // copied data directory); this one stops signing. Only a verified header can set it.
   let keyInUseElsewhere = false;
-  const ownHashes = new Set<string>();
+  // The blocks this process signed, by height (the latest OWN_BLOCKS_KEPT).
+  const ownBlocks = new Map<number, string>();
 
   async function produce(pending: SignedTx[][], now: number): Promise<number> {
     const built = await d.producer.ask({ type: 'build', parent: d.view.head, now, pending });
     if (!built) return 0;
     const { block, slot } = built;
-    ownHashes.add(block.header.hash);
+    ownBlocks.set(block.header.height, block.header.hash);
+    // The stored chain remembers the rest; these cover blocks of ours a reorganization took away.
+    if (ownBlocks.size > OWN_BLOCKS_KEPT) ownBlocks.delete(ownBlocks.keys().next().value!);
     await commitBlock(built);
     await d.producer.ask({ type: 'signed', height: block.header.height, slot });
     d.onBlockProduced?.((performance.now() - built.started) / 1000);
@@ -92,16 +106,63 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ChainMsg, ChainRep
     return head;
   }
 
-  /** --dev: `count` blocks now, one slot apart (ahead of the clock if need be), with what the mempool holds. */
-  async function devMine(count: number): Promise<{ from: number; to: number }> {
+  /**
+   * --dev: `count` blocks now, in the slots right after the head's (past timestamps while the
+   * head lags the clock, as a fresh node's genesis does), with what the mempool holds. The head
+   * never runs more than DEV_MINE_AHEAD_SLOTS ahead of the clock: a request that would is
+   * refused whole, before anything is mined (production would have to wait for the clock).
+   */
+  async function devMine(count: number): Promise<{ from: number; to: number } | { refused: string }> {
     const from = d.view.head.height + 1;
+    const nowSlot = slotOf(Date.now(), d.slotMs);
+    const firstSlot = slotOf(d.view.head.timestamp, d.slotMs) + 1;
+    const room = nowSlot + DEV_MINE_AHEAD_SLOTS - firstSlot + 1;
+    // A refusal is an answer, not a crash (a throw here would stop this critical actor).
+    if (count > room) return { refused: `cannot mine ${count} blocks now: the head may run at most ${DEV_MINE_AHEAD_SLOTS} slots ahead of the clock (room for ${Math.max(0, room)} now; retry later or mine fewer)` };
     for (let i = 0; i < count; i++) {
       const head = d.view.head;
       const c = await d.mempool.ask({ type: 'collectCandidates' });
-      await produce(c.queues, Math.max(Date.now(), head.timestamp + d.slotMs));
-      if (d.view.head.height === head.height) throw new Error(`block ${head.height + 1} was not produced (see the log)`);
+      await produce(c.queues, (firstSlot + i) * d.slotMs);
+      if (d.view.head.height === head.height) return { refused: `block ${head.height + 1} was not produced (see the log)` };
     }
     return { from, to: d.view.head.height };
+  }
+
+  /**
+   * The headers of a branch forking after height `forkAt`, checked before anything is undone
+   * for it: the first against the fork block's state (schedule, link, signature), the rest
+   * linked to each other and signed with the keys bound in that state (a member's keys are
+   * bound before it is elected, from final state, so they are there).
+   */
+  async function branchRefusal(branch: Block[], forkAt: number, now: number): Promise<string | undefined> {
+    const fork = (await d.store.block(forkAt))?.header;
+    if (!fork) return `fork block ${forkAt} is not stored`;
+    const state = await StateTrie.open(d.kv, fork.stateRoot);
+    const first = branch[0].header;
+    const { active } = await getSchedule(state);
+    const schedule = scheduleRefusal(first, fork.timestamp, active, d.slotMs, now);
+    if (schedule) return schedule;
+    for (const [j, b] of branch.entries()) {
+      const refused = await headerRefusal(state, b.header, j === 0 ? fork : branch[j - 1].header);
+      if (refused) return `block ${b.header.height} (${b.header.hash}): ${refused}`;
+    }
+    return undefined;
+  }
+
+  /**
+   * A header naming this node as producer that it did not make. Another instance signs with
+   * this key only if the header verifies against our bound keys and we signed a different
+   * block at its height (one we made in this process, or our block in the stored chain): then
+   * this node stops signing (two headers at a height are slashable). Nothing unverified counts.
+   */
+  async function ownKeySeen(h: SignedBlockHeader): Promise<void> {
+    const stored = await d.store.summary(h.height);
+    const ours = ownBlocks.get(h.height) ?? (stored?.producer === d.self ? stored.hash : undefined);
+    if (ours === undefined || ours === h.hash) return;
+    const keys = await producerKeysOf(await StateTrie.open(d.kv, d.view.head.stateRoot), d.self);
+    if (!keys || verifyHeader(h, keys) !== undefined) return; // forged: the import refuses it with its reason
+    keyInUseElsewhere = true;
+    d.log.error({ height: h.height, hash: h.hash, ours }, 'a block signed with this node\'s validator key was produced elsewhere at a height this node signed: this node stops signing (another instance runs with the same key)');
   }
 
   /**
@@ -122,10 +183,7 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ChainMsg, ChainRep
         continue;
       }
       d.onHeaderSeen?.(h);
-      if (h.producer === d.self && !ownHashes.has(h.hash)) {
-        keyInUseElsewhere = true;
-        d.log.error({ height: h.height, hash: h.hash }, 'a block signed with this node\'s validator key was produced elsewhere: this node stops signing (another instance runs with the same key)');
-      }
+      if (h.producer === d.self) await ownKeySeen(h);
       let head = d.view.head;
       if (h.parentHash !== head.hash) {
         const forkAt = await d.store.heightOfHash(h.parentHash);
@@ -134,8 +192,19 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ChainMsg, ChainRep
           return { ...out, orphan: true, head };
         }
         const tip = blocks[blocks.length - 1].header;
-        if (forkAt < head.finalizedHeight) return { ...out, rejected: `branch forks at ${forkAt}, below the finalized height ${head.finalizedHeight}`, head };
+        if (forkAt < head.finalizedHeight) {
+          const reason = `branch forks at ${forkAt}, below the finalized height ${head.finalizedHeight}`;
+          d.onRejected?.(reason);
+          return { ...out, rejected: reason, head };
+        }
         if (!prefers(tip, head)) return { ...out, stale: true, head };
+        // Nothing is undone for a branch before its headers verify: a forged sibling must not move the head.
+        const unsigned = await branchRefusal(blocks.slice(i), forkAt, now);
+        if (unsigned) {
+          d.log.warn({ height: h.height, hash: h.hash, producer: h.producer, reason: unsigned }, 'branch rejected before any block was undone');
+          d.onRejected?.(unsigned);
+          return { ...out, rejected: unsigned, head };
+        }
         d.log.warn({ from: head.height, fork: forkAt, to: tip.height, tip: tip.hash }, 'reorganization: switching to a preferred branch');
         head = await rewindTo(forkAt);
         out.reorganized = (out.reorganized ?? 0) + 1;
@@ -164,7 +233,7 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ChainMsg, ChainRep
           const worthTrying = c.queues.length > 0 && c.version !== barrenVersion;
           // Included transactions wait for finality: keep producing until they are final.
           const awaitingFinality = d.view.recent.some((s) => s.txCount > 0 && s.height > head.finalizedHeight);
-          const idleDue = idleTurn(d.view.validators, d.view.recent.at(-1)?.producer ?? null, d.self, msg.now - head.timestamp, d.idleBlockMs, d.slotMs);
+          const idleDue = idleTurn(d.view.validators, d.view.recent.at(-1)?.producer ?? null, d.self, msg.now - Math.max(head.timestamp, (startedAt ??= msg.now)), d.idleBlockMs, d.slotMs);
           if (!worthTrying && !awaitingFinality && !idleDue) return undefined;
           const moved = await produce(c.queues, msg.now);
           barrenVersion = moved === 0 ? c.version : -1;

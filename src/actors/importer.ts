@@ -18,8 +18,8 @@ import type { ImporterMsg, ImporterReplies, ImportVerdict } from './protocol';
 /**
  * The importer actor: a block from a peer (or a sync page) is checked and executed on its
  * parent state exactly as its producer did; the consensus actor then commits it through the
- * same commit path as this node's own blocks. Checks, cheapest first: schedule (slot, producer, clock), link, tx root,
- * producer signature with its bound keys, every transaction's envelope and rules, the
+ * same commit path as this node's own blocks. Checks, cheapest first: schedule (slot, producer, clock), counts, link,
+ * producer signature with its bound keys, tx root, every transaction's envelope and rules, the
  * transactions' signatures (in the verify pool, in parallel), then execution: each result,
  * the end-of-block events and the state root must be what the block says.
  */

@@ -38,7 +38,7 @@ export type ChainMsg =
   | { type: 'devMine'; count: number } // --dev: produce `count` blocks now, one slot apart
   | { type: 'devRewind'; height: number }; // --dev: undo blocks down to `height`, below finality too
 
-export type ChainReplies = { slotTick: void; importBlocks: ImportOutcome; devMine: { from: number; to: number }; devRewind: Head };
+export type ChainReplies = { slotTick: void; importBlocks: ImportOutcome; devMine: { from: number; to: number } | { refused: string }; devRewind: Head };
 
 /** The producer actor (actors/producerActor.ts): consensus asks for a block in its slot, then confirms it committed. */
 export type ProducerMsg =

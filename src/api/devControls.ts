@@ -36,7 +36,7 @@ export class DevControls {
 
   constructor(private readonly d: { chain: Pick<ActorRef<ChainMsg, ChainReplies>, 'ask'>; store: ChainStore; head: () => Head }) {}
 
-  mine(count: number): Promise<{ from: number; to: number }> {
+  mine(count: number): Promise<{ from: number; to: number } | { refused: string }> {
     return this.d.chain.ask({ type: 'devMine', count });
   }
 

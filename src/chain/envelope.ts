@@ -144,10 +144,16 @@ function publicKeysOf(v: unknown): HybridTx['publicKeys'] | string {
   return { secp256k1: lowerHex(secp256k1), mldsa44: lowerHex(mldsa44) };
 }
 
-/** A missing or malformed signature is not a structural error: it fails verification. */
-function signaturesOf(v: unknown): HybridTx['signatures'] {
+/**
+ * A missing or malformed signature is not a structural error: it fails verification. An
+ * unknown key is (like one in publicKeys): the envelope stored and relayed is exactly the
+ * one checked, with nothing dropped on the way.
+ */
+function signaturesOf(v: unknown): HybridTx['signatures'] | string {
   const pick = (s: unknown): Hex => (isHex(s) ? lowerHex(s) : '0x');
-  return isRecord(v) ? { secp256k1: pick(v.secp256k1), mldsa44: pick(v.mldsa44) } : { secp256k1: '0x', mldsa44: '0x' };
+  if (!isRecord(v)) return { secp256k1: '0x', mldsa44: '0x' };
+  for (const k of Object.keys(v)) if (k !== 'secp256k1' && k !== 'mldsa44') return `unknown field: signatures.${k}`;
+  return { secp256k1: pick(v.secp256k1), mldsa44: pick(v.mldsa44) };
 }
 
 /**
@@ -186,6 +192,8 @@ export function decodeEnvelope(body: unknown): DecodeResult {
 
   const publicKeys = publicKeysOf(body.publicKeys);
   if (typeof publicKeys === 'string') return fail(publicKeys);
+  const signatures = signaturesOf(body.signatures);
+  if (typeof signatures === 'string') return fail(signatures);
 
   const payload: TxPayload = {
     chainId: CHAIN_ID,
@@ -203,7 +211,7 @@ export function decodeEnvelope(body: unknown): DecodeResult {
   if (body.id !== undefined && (typeof body.id !== 'string' || body.id.toLowerCase() !== id)) {
     return fail('id does not match payload');
   }
-  const tx: HybridTx = { ...payload, id, publicKeys, signatures: signaturesOf(body.signatures) };
+  const tx: HybridTx = { ...payload, id, publicKeys, signatures };
   signingBytesCache.set(tx, msg);
   return { ok: true, tx };
 }

@@ -144,16 +144,17 @@ export class AddressList {
  * The client address of a request. The socket address, unless that is a trusted proxy
  * carrying X-Forwarded-For: then the header is walked from the right (the hop the proxy
  * appended), skipping further trusted proxies, and the first untrusted hop is the client.
- * A malformed hop stops the walk at the last address that is known good.
+ * A malformed hop reached while the walk is still on a trusted proxy leaves the client
+ * unknown: undefined (the request is refused; it must not be counted against the proxy).
  */
-export function resolveClientIp(socketIp: string, forwardedFor: string | undefined, trusted: AddressList): string {
+export function resolveClientIp(socketIp: string, forwardedFor: string | undefined, trusted: AddressList): string | undefined {
   const socket = normalizeIp(socketIp) ?? socketIp;
   if (!forwardedFor || trusted.size === 0 || !trusted.has(socket)) return socket;
   const hops = forwardedFor.split(',');
   let current = socket;
   for (let i = hops.length - 1; i >= 0 && trusted.has(current); i--) {
     const hop = normalizeIp(hops[i]);
-    if (!hop) break;
+    if (!hop) return undefined;
     current = hop;
   }
   return current;

@@ -162,7 +162,13 @@ export function createIngress(d: IngressDeps): Gate<Visit> {
     const now = d.now();
     const peer = peerOf(req);
     const viaProxy = peer.viaProxy;
-    const ip = viaProxy ? resolveClientIp(peer.socket, req.headers['x-forwarded-for'], d.trusted) : peer.socket;
+    const resolved = viaProxy ? resolveClientIp(peer.socket, req.headers['x-forwarded-for'], d.trusted) : peer.socket;
+    if (resolved === undefined) {
+      // A proxy's malformed X-Forwarded-For names no client: refused, and counted against nobody (not the proxy).
+      res.status(400).json({ error: 'malformed X-Forwarded-For: a hop is not an IP address' });
+      return undefined;
+    }
+    const ip = resolved;
     const key = viaProxy ? clientKey(ip) : peer.key;
     const incomingId = viaProxy ? req.headers['x-request-id'] : undefined;
     const id = incomingId && FORWARDED_ID.test(incomingId) ? incomingId : nextRequestId();

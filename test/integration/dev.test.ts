@@ -61,6 +61,8 @@ describe('--dev controls', () => {
     await dev('/dev/mine', { blocks: 2 });
     const later = (await dev('/dev/snapshot')).body;
     await dev('/dev/revert', { id });
+    // Mined blocks take the slots right after the head: the replacement differs by a transfer.
+    await client.sendTx(accounts[0], { type: 'TRANSFER', to: accounts[1].address, amount: COIN } as TxInput, { wait: 'included', timeoutMs: 20_000, pollMs: 50 });
     await dev('/dev/mine', { blocks: 3 });
     const gone = await dev('/dev/revert', { id: later.id });
     expect(gone.status).toBe(409);

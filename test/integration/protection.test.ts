@@ -155,7 +155,11 @@ describe('client address', () => {
     expect(resolveClientIp('127.0.0.9', '203.0.113.7', trusted)).toBe('127.0.0.9'); // untrusted socket: header ignored
     expect(resolveClientIp('127.0.0.5', '203.0.113.7', trusted)).toBe('203.0.113.7');
     expect(resolveClientIp('127.0.0.5', '6.6.6.6, 203.0.113.7, 10.1.1.1', trusted)).toBe('203.0.113.7'); // a spoofed left hop is not believed
-    expect(resolveClientIp('127.0.0.5', 'garbage, 10.1.1.1', trusted)).toBe('10.1.1.1'); // stops at the last good hop
+    // A malformed hop reached while still on trusted proxies names no client (the request is refused, counted against nobody)…
+    expect(resolveClientIp('127.0.0.5', 'garbage, 10.1.1.1', trusted)).toBeUndefined();
+    expect(resolveClientIp('127.0.0.5', '203.0.113.7,', trusted)).toBeUndefined();
+    // …one left of the first untrusted hop is never reached.
+    expect(resolveClientIp('127.0.0.5', 'garbage, 203.0.113.7', trusted)).toBe('203.0.113.7');
     expect(resolveClientIp('127.0.0.5', undefined, trusted)).toBe('127.0.0.5');
     expect(resolveClientIp('0000:0000:0000:0000:0000:ffff:7f00:0005', '::ffff:203.0.113.8', trusted)).toBe('203.0.113.8');
   });

@@ -20,7 +20,7 @@ type Intake = Extract<Awaited<ReturnType<BlockIntake>>, { status: 200 }>['body']
 export const DRIFT_CHECKS = [
   same<SecurityAlertView, SecurityAlert>(true),
   same<DevSnapshotView, DevSnapshot>(true),
-  same<DevMined, Awaited<ReturnType<DevControls['mine']>>>(true),
+  same<DevMined, Exclude<Awaited<ReturnType<DevControls['mine']>>, { refused: string }>>(true),
   same<DevRevertedView, Awaited<ReturnType<DevControls['revert']>>>(true),
   same<SubmitVerdictView, Verdict>(true),
   same<BlockIntakeView, Intake>(true),

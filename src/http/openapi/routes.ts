@@ -244,7 +244,7 @@ export const OPERATIONS: OperationSpec[] = [
   { endpoint: 'GET /peers', ok: { view: 'PeersView' }, admin: 'required', errors: ADMIN_ERRORS },
   {
     endpoint: 'POST /dev/mine', body: { view: 'DevMineRequest', optional: true }, ok: { view: 'DevMined' }, admin: 'required',
-    errors: { 400: `Body not a JSON object, or blocks not an integer from 1 to ${DEV_MINE_MAX}`, ...DEV_ERRORS, 413: ERROR_TITLES[413] },
+    errors: { 400: `Body not a JSON object, or blocks not an integer from 1 to ${DEV_MINE_MAX}`, ...DEV_ERRORS, 409: 'So many blocks now would put the head more than a few slots ahead of the clock: retry later or mine fewer', 413: ERROR_TITLES[413] },
   },
   { endpoint: 'POST /dev/snapshot', ok: { view: 'DevSnapshotView' }, admin: 'required', errors: DEV_ERRORS },
   {

@@ -41,7 +41,10 @@ export function registerDevRoutes(app: Server, r: RouteWrap, d: HttpDeps, admin:
     const dev = controls(req);
     const { blocks = 1 } = await body(req);
     if (!Number.isSafeInteger(blocks) || (blocks as number) < 1 || (blocks as number) > DEV_MINE_MAX) throw badRequest(`blocks must be an integer from 1 to ${DEV_MINE_MAX}`);
-    return dev.mine(blocks as number);
+    const mined = await dev.mine(blocks as number);
+    // The head may not run ahead of the clock: a conflict with the clock (retry later or mine fewer).
+    if ('refused' in mined) throw new HttpError(409, mined.refused);
+    return mined;
   }));
 
   app.post('/dev/snapshot', r(async (req): Promise<DevSnapshotView> => controls(req).snapshot()));
