@@ -1,4 +1,5 @@
 import { GAS_PRICE_WEI, VM_MAX_GAS } from '../protocol/params';
+import { paramOf } from '../protocol/governable';
 import type { Address } from '../protocol/types';
 import { toHex, type Hex } from '../primitives/hex';
 import type { RpcBackend, RpcCallMessage, RpcCallOutcome, RpcLog, RpcLogFilter, RpcTxLocation } from './rpcPort';
@@ -44,7 +45,17 @@ export class NodeRpcBackend implements RpcBackend {
   async block(ref: number | Hex) {
     const h = typeof ref === 'number' ? ref : await this.d.store.heightOfHash(ref.toLowerCase() as Hex);
     if (h === undefined || h > this.d.reader.head.height) return undefined;
-    return this.d.reader.blockWithSize(h);
+    const b = await this.d.reader.blockWithSize(h);
+    return b && { ...b, gasLimit: await this.gasLimitOfBlock(h) };
+  }
+
+  /** The BLOCK_GAS_LIMIT block `h` was built under: the value in its parent's state (undefined if that state is gone). */
+  private async gasLimitOfBlock(h: number): Promise<bigint | undefined> {
+    try {
+      return await paramOf(await this.d.reader.stateAt(await this.rootAt(Math.max(0, h - 1))), 'BLOCK_GAS_LIMIT');
+    } catch {
+      return undefined;
+    }
   }
 
   /**

@@ -52,7 +52,8 @@ export interface RpcBackend {
   /** Highest final height (`safe` and `finalized` block tags). */
   finalizedHeight(): number;
   /** Full block with its byte size, by height or hash. */
-  block(ref: number | Hex): Promise<{ block: Block; size: number } | undefined>;
+  /** `gasLimit`: the BLOCK_GAS_LIMIT the block was built under (its parent's state), when known. */
+  block(ref: number | Hex): Promise<{ block: Block; size: number; gasLimit?: bigint } | undefined>;
   balanceWei(addr: Address, height: number): MaybePromise<bigint>;
   code(addr: Address, height: number): Promise<Hex>;
   /** `pending` counts the sender's contiguous pending transactions (= nextNonce). */

@@ -3,6 +3,7 @@ import type { ExecState } from '../protocol/execState';
 import type { Block, SigningKeys } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
 import { txRootOf, verifyHeader } from './block';
+import { blockGasRefusal } from './blockGas';
 
 /** The block-signing keys a producer bound when it stood for election (genesis validators: in the chain specification). */
 export async function producerKeysOf(state: ExecState, producer: Block['header']['producer']): Promise<SigningKeys | undefined> {
@@ -26,7 +27,7 @@ export async function headerRefusal(state: ExecState, h: Block['header'], parent
  * Stateless-with-parent checks of a block before it is executed, cheapest first: its counts
  * match its body, it links to `parent`, its producer signed it with its bound keys (read in
  * the parent's `state`), and only then its tx root (hashing a whole body costs more than a
- * header signature, so a forged block costs the node one verification). The schedule
+ * header signature, so a forged block costs the node one verification) and its VM gas budget. The schedule
  * (slots, producer) is consensus's (consensus/slots.ts).
  */
 export async function blockRefusal(state: ExecState, block: Block, parent: { height: number; hash: Hex }): Promise<string | undefined> {
@@ -35,5 +36,6 @@ export async function blockRefusal(state: ExecState, block: Block, parent: { hei
   const header = await headerRefusal(state, h, parent);
   if (header) return header;
   if (txRootOf(block.txs) !== h.txRoot) return 'tx root mismatch';
-  return undefined;
+  // Its VM transactions fit in the block gas budget (BLOCK_GAS_LIMIT in the parent's state).
+  return blockGasRefusal(state, block.txs);
 }

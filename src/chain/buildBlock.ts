@@ -1,4 +1,5 @@
 import { applyTx } from './applyTx';
+import { blockGasLimit, blockGasOf } from './blockGas';
 import type { ExecState } from '../protocol/execState';
 import { finishBlock } from './finishBlock';
 import type { ChainEvent } from '../protocol/events';
@@ -18,7 +19,9 @@ export interface BuildResult {
  * Fills a block from the candidates in the order they come (the mempool's: by nonce and
  * timestamp across senders, each sender's nonce order kept), executing as it goes. A
  * sender whose next transaction cannot run now is skipped for this block; a gap makes the
- * rest of that sender wait. Pure: no clock, no I/O but state reads.
+ * rest of that sender wait. A VM transaction whose gas limit no longer fits in the block's
+ * budget (BLOCK_GAS_LIMIT, chain/blockGas.ts) waits for a later block the same way: its
+ * sender is left out of this one, nothing is dropped. Pure: no clock, no I/O but state reads.
  */
 export async function buildBlock(
   state: ExecState,
@@ -36,12 +39,17 @@ export async function buildBlock(
 ): Promise<BuildResult> {
   const out: BuildResult = { txs: [], results: [], dropped: [], events: [] };
   let burned = 0n;
+  // The budget in force is the parent's: read before any transaction of this block runs.
+  let gasLeft = await blockGasLimit(state);
   while (out.txs.length < opts.maxTxs) {
     const { done, value: next } = candidates.next();
     if (done) break;
     if (opts.pause && (out.txs.length + out.dropped.length) % 32 === 31) await opts.pause();
+    const gas = blockGasOf(next.tx);
+    if (gas > gasLeft) continue; // does not fit: it and its sender's later ones wait for the next block
     const v = await applyTx(state, next.tx, opts);
     if (v.kind === 'applied') {
+      gasLeft -= gas;
       out.txs.push(next.tx);
       out.results.push(v.result);
       burned += v.burned;

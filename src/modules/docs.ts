@@ -83,7 +83,7 @@ export const PARAMS_BEGIN = '<!-- BEGIN GENERATED: governable parameters (npm ru
 export const PARAMS_END = '<!-- END GENERATED: governable parameters -->';
 
 const paramValue = (v: bigint, s: ParamSpec): string =>
-  s.unit === 'base units' ? (v > 0n && v % 1_000_000n === 0n ? `${thousands(v / 1_000_000n)} coin${v === 1_000_000n ? '' : 's'}` : `${thousands(v)} base units`) : s.unit === 'count' ? thousands(v) : `${thousands(v)} ${s.unit === 'blocks' ? 'blocks' : 'bps'}`;
+  s.unit === 'base units' ? (v > 0n && v % 1_000_000n === 0n ? `${thousands(v / 1_000_000n)} coin${v === 1_000_000n ? '' : 's'}` : `${thousands(v)} base units`) : s.unit === 'count' ? thousands(v) : s.unit === 'gas' ? `${thousands(v)} gas` : `${thousands(v)} ${s.unit === 'blocks' ? 'blocks' : 'bps'}`;
 
 /** The governable parameters table: default, the development network's value, bounds, meaning. */
 export function paramsSection(dev: Readonly<Record<string, string>>): string {

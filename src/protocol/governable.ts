@@ -1,4 +1,5 @@
 import { COIN } from '../primitives/amount';
+import { MAX_TXS_PER_BLOCK, VM_MAX_GAS } from './params';
 import type { ExecState } from './execState';
 import { RECORD_PREFIX } from './records';
 
@@ -16,7 +17,7 @@ export interface ParamSpec {
   readonly default: bigint;
   readonly min: bigint;
   readonly max: bigint;
-  readonly unit: 'base units' | 'basis points' | 'blocks' | 'count';
+  readonly unit: 'base units' | 'basis points' | 'blocks' | 'count' | 'gas';
   readonly doc: string;
 }
 
@@ -55,6 +56,8 @@ export const PARAMS = {
   AI_MAX_JURORS: { default: 9n, min: 1n, max: 64n, unit: 'count', doc: 'most AI_VERDICT votes one dispute takes' },
   BRIDGE_WINDOW_BLOCKS: { default: 7_200n, min: 1n, max: 10_000_000n, unit: 'blocks', doc: "the bridge circuit breaker's window: releases of an asset within one window stay under BRIDGE_BREAKER_BPS of its pool" },
   BRIDGE_BREAKER_BPS: { default: 1_000n, min: 1n, max: 10_000n, unit: 'basis points', doc: 'share of the bridge float that may leave per window before the breaker trips' },
+  // Default from bench/worstblock.ts (the slowest class per gas × a 200 ms budget, never below one VM_MAX_GAS transaction); docs/PROTOCOL.md "Block gas".
+  BLOCK_GAS_LIMIT: { default: VM_MAX_GAS, min: VM_MAX_GAS, max: BigInt(MAX_TXS_PER_BLOCK) * VM_MAX_GAS, unit: 'gas', doc: "a block's VM budget: the sum of its VM transactions' declared gas limits may not exceed it (the producer leaves the rest for later blocks; importers refuse a block over it)" },
 } as const satisfies Record<string, ParamSpec>;
 
 export type ParamName = keyof typeof PARAMS;

@@ -18,8 +18,9 @@ import { BLOCK_GAS_LIMIT, NATIVE_TX_GAS } from './limits';
  * - `baseFeePerGas` = the fixed gas price, so the EIP-1559 arithmetic of ethers
  *   (getFeeData: maxFee = 2 × base + tip) and viem (estimateFeesPerGas: 1.2 × base + tip)
  *   yields a maxFeePerGas at or above the price Cairn charges, and the priority fee is 0;
- * - `gasLimit` = 500 transactions × VM_MAX_GAS (no block can use more); `gasUsed` = the
- *   sum of the receipts' gasUsed;
+ * - `gasLimit` = the BLOCK_GAS_LIMIT the block was built under (the VM budget, docs/PROTOCOL.md
+ *   "Block gas"); `gasUsed` = the sum of its VM transactions' receipts' gasUsed (what the
+ *   budget bounds: never above gasLimit);
  * - native (non-VM) transactions report gas 21,000 and gasUsed 21,000 (what a value transfer
  *   costs on Ethereum); the real cost is in energy and burn, on `GET /tx/:id`.
  */
@@ -27,6 +28,8 @@ import { BLOCK_GAS_LIMIT, NATIVE_TX_GAS } from './limits';
 export interface FormatContext {
   chainId: number;
   gasPrice: bigint;
+  /** The block's BLOCK_GAS_LIMIT (formatBlock); the parameter's default when unknown. */
+  blockGasLimit?: bigint;
 }
 
 export interface TxLocation {
@@ -228,7 +231,7 @@ function receiptsRoot(results: TxResult[]): Hex {
 export function formatBlock(block: Block, size: number, fullTxs: boolean, ctx: FormatContext): Record<string, unknown> {
   const h = block.header;
   let gasUsed = 0n;
-  block.txs.forEach((tx, i) => (gasUsed += gasUsedOf(tx, block.results[i])));
+  for (const r of block.results) if (r?.vm) gasUsed += BigInt(r.vm.gasUsed); // native transactions are outside the VM budget
   const allLogs: LogEntry[] = [];
   for (const r of block.results) if (r?.vm) allLogs.push(...r.vm.logs);
   return {
@@ -246,7 +249,7 @@ export function formatBlock(block: Block, size: number, fullTxs: boolean, ctx: F
     totalDifficulty: '0x0',
     extraData: '0x',
     size: hexQ(size),
-    gasLimit: hexQ(BLOCK_GAS_LIMIT),
+    gasLimit: hexQ(ctx.blockGasLimit ?? BLOCK_GAS_LIMIT),
     gasUsed: hexQ(gasUsed),
     timestamp: hexQ(Math.floor(h.timestamp / 1000)),
     transactions: fullTxs ? block.txs.map((tx, index) => formatTx(tx, { height: h.height, hash: h.hash, index }, ctx)) : block.txs.map((tx) => tx.id),

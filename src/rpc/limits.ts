@@ -1,4 +1,5 @@
-import { MAX_TXS_PER_BLOCK, VM_MAX_GAS } from '../protocol/params';
+import { VM_MAX_GAS } from '../protocol/params';
+import { PARAMS } from '../protocol/governable';
 
 export { VM_MAX_GAS };
 
@@ -14,5 +15,5 @@ export const FEE_HISTORY_MAX_BLOCKS = 1_024;
 export const FEE_HISTORY_MAX_PERCENTILES = 100;
 /** Default largest request body (a 50-call batch of large eth_call payloads fits). */
 export const RPC_MAX_BODY_BYTES = 1024 * 1024;
-/** Block gasLimit as eth_getBlock* reports it: no block can use more than 500 × VM_MAX_GAS. */
-export const BLOCK_GAS_LIMIT = BigInt(MAX_TXS_PER_BLOCK) * VM_MAX_GAS;
+/** Block gasLimit eth_getBlock* reports when the block's own BLOCK_GAS_LIMIT is unknown: the parameter's default. */
+export const BLOCK_GAS_LIMIT = PARAMS.BLOCK_GAS_LIMIT.default;

@@ -195,7 +195,7 @@ export function createMethods(backend: RpcBackend): Map<string, MethodHandler> {
       const h = await heightOf(spec, 0);
       if (h === undefined) return null;
       const b = await backend.block(h);
-      return b ? formatBlock(b.block, b.size, full, ctx()) : null;
+      return b ? formatBlock(b.block, b.size, full, { ...ctx(), blockGasLimit: b.gasLimit }) : null;
     }],
 
     ['eth_getBlockByHash', async (params) => {
@@ -203,7 +203,7 @@ export function createMethods(backend: RpcBackend): Map<string, MethodHandler> {
       const hash = P.hash(params[0], 0, 'block hash');
       const full = P.bool(params[1], 1, 'fullTransactions');
       const b = await backend.block(hash);
-      return b && b.block.header.hash === hash ? formatBlock(b.block, b.size, full, ctx()) : null;
+      return b && b.block.header.hash === hash ? formatBlock(b.block, b.size, full, { ...ctx(), blockGasLimit: b.gasLimit }) : null;
     }],
 
     ['eth_getTransactionByHash', async (params) => {

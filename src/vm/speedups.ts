@@ -2,7 +2,9 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Common } from '@ethereumjs/common';
-import type { EVM } from '@ethereumjs/evm';
+import { type EVM, EVMError } from '@ethereumjs/evm';
+
+const EVMErrorTypeString = 'EVMError'; // what the library marks its errors with (errors.js, not exported)
 import { word32 } from '../primitives/hex';
 
 /**
@@ -32,9 +34,15 @@ import { word32 } from '../primitives/hex';
 type Analysis = { jumps: Uint8Array; pushes: Record<number, bigint>; opcodesCached: unknown[] };
 interface InterpreterProto {
   _getValidJumpDestinations(this: { _evm: { _opcodeMap: object } }, code: Uint8Array): Analysis;
+  run(this: InterpreterThis, code: Uint8Array, opts?: { pc?: number }): Promise<unknown>;
 }
 
 export let jumpAnalysisCached = false;
+/** True once the interpreter loop below is installed (a unit test checks it for the pinned version). */
+export let fastLoopInstalled = false;
+/** A message frame yields to the event loop after this many steps or this much gas (whichever first): a few ms of work. */
+export const YIELD_STEPS = 16_384;
+export const YIELD_GAS = 50_000n;
 let installing: Promise<void> | undefined;
 
 export function installEvmSpeedups(): Promise<void> {
@@ -57,6 +65,7 @@ export function installEvmSpeedups(): Promise<void> {
         return a;
       };
       jumpAnalysisCached = true;
+      installFastLoop(proto);
     } catch {
       // Not found in this layout: run unmemoized.
     }
@@ -107,4 +116,102 @@ export function fastOpcodes(evm: EVM): void {
   const table = (evm as unknown as { _opcodeMap?: OpcodeEntry[] })._opcodeMap;
   const entry = table?.[0x52];
   if (entry?.opcodeInfo.name === 'MSTORE' && !entry.opcodeInfo.isAsync) entry.opHandler = mstore;
+}
+
+// ---- 4. the interpreter loop ----------------------------------------------------------------
+
+interface OpEntryFull {
+  opcodeInfo: { code: number; feeBigInt: bigint; dynamicGas?: boolean; isAsync?: boolean; isInvalid?: boolean };
+  opHandler: (runState: unknown, common: unknown) => unknown;
+}
+interface InterpreterThis {
+  common: Common;
+  profilerOpts?: { enabled?: boolean };
+  _evm: { DEBUG: boolean; events: { listenerCount(e: string): number }; _opcodeMap: OpEntryFull[] };
+  _runState: {
+    code: Uint8Array; programCounter: number; opCode: number; gasLeft: bigint; validJumps: Uint8Array; cachedPushes: Record<number, bigint>;
+    shouldDoJumpAnalysis: boolean; eip7928PostTargetCallOog?: unknown; eip8037BurnLeftoverAfterCreateHaltOntoAlive?: boolean;
+    env: { accessWitness?: { revert(): void; commit(): void } };
+  };
+  _getValidJumpDestinations(code: Uint8Array): Analysis;
+  runStep(op?: OpEntryFull): Promise<void>;
+  useGas(amount: bigint, context?: unknown): void;
+}
+
+/**
+ * The library's loop awaits an async runStep for every opcode: a promise and a microtask per
+ * JUMPDEST, PUSH or ADD, most of the time of a tight loop (bench/worstblock.ts). This copy of
+ * `Interpreter.run` (@ethereumjs/evm 10.1.3, legacy code only) runs an opcode with a static
+ * fee and a synchronous handler inline — exactly the steps runStep takes for it (charge the
+ * fee, advance the pc, run the handler) — and hands every other opcode to runStep. It falls
+ * back to the original whenever a feature it does not copy is on (EOF, step listeners,
+ * debug, the profiler, stateless witnesses). Every YIELD_STEPS steps or YIELD_GAS gas it
+ * yields to the event loop (a deterministic schedule: no clock), so a long execution (a
+ * block of looping VM transactions, an eth_call) does not hold HTTP for its whole length;
+ * the outcome never depends on it.
+ */
+function installFastLoop(proto: InterpreterProto): void {
+  const original = proto.run;
+  const plain = (it: InterpreterThis) =>
+    !it.common.isActivatedEIP(3540) && it.profilerOpts?.enabled !== true && !it._evm.DEBUG && it._evm.events.listenerCount('step') === 0 && !it.common.isActivatedEIP(6800) && !it.common.isActivatedEIP(7864);
+  proto.run = async function (this: InterpreterThis, code, opts = {}) {
+    if (!plain(this)) return original.call(this, code, opts);
+    const rs = this._runState;
+    rs.code = code;
+    rs.programCounter = opts.pc ?? rs.programCounter;
+    const pc0 = rs.programCounter;
+    if (pc0 !== 0 && (pc0 < 0 || pc0 >= rs.code.length)) throw new Error('Internal error: program counter not in range');
+    const table = this._evm._opcodeMap;
+    let err: unknown;
+    let cached: OpEntryFull[] | undefined;
+    let steps = 0;
+    let mark = rs.gasLeft;
+    while (rs.programCounter < rs.code.length) {
+      const pc = rs.programCounter;
+      let entry: OpEntryFull | undefined;
+      let opCode: number;
+      if (cached === undefined) {
+        opCode = rs.code[pc];
+        if (opCode === 0x56 || opCode === 0x57 || opCode === 0x5e) {
+          const { jumps, pushes, opcodesCached } = this._getValidJumpDestinations(rs.code);
+          rs.validJumps = jumps;
+          rs.cachedPushes = pushes;
+          rs.shouldDoJumpAnalysis = false;
+          cached = opcodesCached as OpEntryFull[];
+        }
+      } else {
+        entry = cached[pc];
+        opCode = entry.opcodeInfo.code;
+      }
+      rs.opCode = opCode;
+      try {
+        const e = entry ?? table[opCode];
+        const info = e.opcodeInfo;
+        if (info.dynamicGas || info.isAsync || info.isInvalid || rs.eip7928PostTargetCallOog !== undefined) {
+          await this.runStep(entry);
+        } else {
+          this.useGas(info.feeBigInt, info);
+          rs.programCounter++;
+          e.opHandler(rs, this.common);
+          rs.env.accessWitness?.commit();
+        }
+      } catch (e) {
+        rs.env.accessWitness?.revert();
+        if (!(typeof e === 'object' && e !== null && (e as { errorType?: unknown }).errorType === EVMErrorTypeString)) throw e;
+        if ((e as { error?: unknown }).error !== EVMError.errorMessages.STOP) err = e;
+        break;
+      }
+      if (++steps >= YIELD_STEPS || mark - rs.gasLeft >= YIELD_GAS) {
+        await new Promise<void>((r) => setImmediate(r));
+        steps = 0;
+        mark = rs.gasLeft;
+      }
+    }
+    if (err === undefined && rs.eip8037BurnLeftoverAfterCreateHaltOntoAlive === true && rs.gasLeft > 0n) {
+      rs.gasLeft = 0n;
+      err = new EVMError(EVMError.errorMessages.OUT_OF_GAS);
+    }
+    return { runState: rs, exceptionError: err };
+  };
+  fastLoopInstalled = true;
 }

@@ -134,6 +134,29 @@ describe('opcode speedups (src/vm/speedups.ts)', () => {
       { numRuns: 300 },
     );
   });
+
+  it('the inline interpreter loop gives the library loop\'s outcome, gas and output on random code', async () => {
+    await speedups.installEvmSpeedups();
+    expect(speedups.fastLoopInstalled).toBe(true);
+    const library = await createEVM({ common: createCairnCommon() });
+    library.events.on('step', () => {}); // a step listener sends the interpreter down the library's own loop
+    const inline = await createEVM({ common: createCairnCommon() });
+    // Random bytes (invalid opcodes, stack underflows, bad jumps) and loops that run long enough to yield.
+    const loopy = fc.constantFrom('5b600056', '5b6001600101600056', '60ff5b6001900380600257', '5b602060002050600056');
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.uint8Array({ minLength: 1, maxLength: 64 }).map((b) => Buffer.from(b).toString('hex')), loopy), fc.nat({ max: 300_000 }), async (hex, gas) => {
+        const code = fromHex(`0x${hex}`);
+        // A library error that is not an EVM outcome (BASEFEE without a block) must be thrown by both.
+        const outcome = (evm: typeof library) =>
+          evm.runCode({ code, gasLimit: BigInt(gas) + 1n }).then(
+            (r) => ({ error: r.exceptionError?.error, gas: r.executionGasUsed, out: Buffer.from(r.returnValue).toString('hex'), pc: r.runState?.programCounter }),
+            (e: Error) => ({ thrown: e.message }),
+          );
+        expect(await outcome(inline)).toEqual(await outcome(library));
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
 
 describe('executeVm: ERC-20', () => {
