@@ -124,25 +124,25 @@ export class NodeRpcBackend implements RpcBackend {
    * refusal of the pool (queue full, over its time budget) is the caller's -32000 and is not
    * memoized: the same call may be served a moment later.
    */
-  call(m: RpcCallMessage, height: number): MaybePromise<RpcCallOutcome> {
-    if (height < this.headHeight()) return refusalAsOutcome(this.run(m, height));
+  call(m: RpcCallMessage, height: number, caller?: string): MaybePromise<RpcCallOutcome> {
+    if (height < this.headHeight()) return refusalAsOutcome(this.run(m, height, caller));
     const key = `call:${m.from ?? ''}:${m.to ?? ''}:${m.valueWei ?? ''}:${m.gasLimit ?? ''}:${m.gasPrice ?? ''}:${m.input ? toHex(m.input) : ''}`;
-    const r = this.atHead.get(key, () => this.run(m, this.headHeight()));
+    const r = this.atHead.get(key, () => this.run(m, this.headHeight(), caller));
     return r instanceof Promise ? refusalAsOutcome(r) : r;
   }
 
-  private async run(m: RpcCallMessage, height: number): Promise<RpcCallOutcome> {
+  private async run(m: RpcCallMessage, height: number, caller?: string): Promise<RpcCallOutcome> {
     const gas = m.gasLimit !== undefined && m.gasLimit < VM_MAX_GAS ? m.gasLimit : VM_MAX_GAS;
-    const out = await this.d.vm.call(await this.rootAt(height), this.messageOf(m, gas), this.ctx(height));
+    const out = await this.d.vm.call(await this.rootAt(height), this.messageOf(m, gas), this.ctx(height), caller);
     if (out.status === 'success') return { ok: true as const, returnData: out.returnData, gasUsed: out.gasUsed };
     const error = out.revertReason !== undefined ? `execution reverted: ${out.revertReason}` : out.status === 'reverted' ? 'execution reverted' : (out.error ?? 'execution failed');
     return { ok: false as const, error, ...(out.returnData !== '0x' ? { returnData: out.returnData } : {}) };
   }
 
-  async estimateGas(m: RpcCallMessage) {
+  async estimateGas(m: RpcCallMessage, caller?: string) {
     const height = this.headHeight();
     const { gasLimit: _g, ...rest } = this.messageOf(m, VM_MAX_GAS);
-    const out = await refusalAsOutcome(this.d.vm.estimate(await this.rootAt(height), rest, this.ctx(height)));
+    const out = await refusalAsOutcome(this.d.vm.estimate(await this.rootAt(height), rest, this.ctx(height), caller));
     if ('gas' in out) return { ok: true as const, gas: out.gas };
     if ('ok' in out) return out;
     return { ok: false as const, error: out.error, ...(out.returnData ? { returnData: out.returnData } : {}) };

@@ -117,15 +117,16 @@ export function admitClient(d: Pick<IngressDeps, 'guard' | 'limiter' | 'rateLimi
  */
 export function createClientGate(d: Pick<IngressDeps, 'guard' | 'limiter' | 'rateLimit' | 'exempt' | 'trusted' | 'now'>) {
   return {
-    enter(socketIp: string, forwardedFor: string | undefined): { refused: ClientRefusal } | { client: string | null } {
+    enter(socketIp: string, forwardedFor: string | undefined): { refused: ClientRefusal } | { client: string; exempt: boolean } {
       const ip = resolveClientIp(socketIp, forwardedFor, d.trusted);
-      if (d.exempt.has(ip)) return { client: null };
       const key = clientKey(ip);
+      if (d.exempt.has(ip)) return { client: key, exempt: true };
       const no = admitClient(d, key, d.now());
-      return no ? { refused: no } : { client: key };
+      return no ? { refused: no } : { client: key, exempt: false };
     },
-    offence(client: string | null, kind: Offence): void {
-      if (client !== null) d.guard.offence(client, kind, d.now());
+    /** Scores an offence of a client that is not exempt. */
+    offence(client: string, kind: Offence): void {
+      d.guard.offence(client, kind, d.now());
     },
   };
 }

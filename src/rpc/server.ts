@@ -25,10 +25,15 @@ import { RPC_MAX_BODY_BYTES } from './limits';
  *   the size limit is an offence for the guard.
  */
 
-/** Who may be served, and under which client key offences are scored (null: exempt). */
+/** Who may be served, under which client key (its fair share of VM calls), and the guard's scoring of bad requests. */
 export interface RpcClientGate {
-  enter(socketIp: string, forwardedFor: string | undefined): { refused: { retryAfterS: number; error: string } } | { client: string | null };
-  offence(client: string | null, kind: 'malformed_body'): void;
+  enter(socketIp: string, forwardedFor: string | undefined): { refused: { retryAfterS: number; error: string } } | { client: string; exempt: boolean };
+  offence(client: string, kind: 'malformed_body'): void;
+}
+
+interface Caller {
+  client: string;
+  exempt: boolean;
 }
 
 export interface RpcServerOptions {
@@ -63,11 +68,11 @@ export function createRpcServer(backend: RpcBackend, opts: RpcServerOptions): Rp
   const app = new HyperExpress.Server({ max_body_length: maxBody, fast_abort: false });
   const gate = opts.gate;
 
-  /** The client's key (null: exempt or no gate), or undefined when the request was refused here. */
-  const admit = (req: Request, res: Response): string | null | undefined => {
-    if (!gate) return null;
+  /** The caller, or undefined when the request was refused here. */
+  const admit = (req: Request, res: Response): Caller | undefined => {
+    if (!gate) return { client: req.ip, exempt: true };
     const r = gate.enter(req.ip, req.headers['x-forwarded-for']);
-    if ('client' in r) return r.client;
+    if ('client' in r) return r;
     send(req, res, 429, errorResponse(null, limitExceeded(r.refused.error)), { 'retry-after': String(r.refused.retryAfterS) });
     return undefined;
   };
@@ -94,13 +99,14 @@ export function createRpcServer(backend: RpcBackend, opts: RpcServerOptions): Rp
 
   // Not an async function: an answer at hand (dispatch returns no promise) is sent in the same
   // turn as the body arrives, with no further microtask (bench/hardhat.ts).
-  const answer = (req: Request, res: Response, text: string, client: string | null): void | Promise<void> => {
+  const offence = (c: Caller) => !c.exempt && gate?.offence(c.client, 'malformed_body');
+  const answer = (req: Request, res: Response, text: string, caller: Caller): void | Promise<void> => {
     let out: ReturnType<Dispatch>;
     try {
-      out = dispatch(parseRpcBody(text));
+      out = dispatch(parseRpcBody(text), caller.client);
     } catch (e) {
       if (e instanceof RpcError) {
-        if (e.rpcCode === RPC_CODES.PARSE_ERROR) gate?.offence(client, 'malformed_body');
+        if (e.rpcCode === RPC_CODES.PARSE_ERROR) offence(caller);
         return send(req, res, 200, errorResponse(null, e));
       }
       log.error({ err: e }, 'JSON-RPC request failed');
@@ -116,14 +122,14 @@ export function createRpcServer(backend: RpcBackend, opts: RpcServerOptions): Rp
     );
   };
   app.post('/', (req: Request, res: Response) => {
-    const client = admit(req, res);
-    if (client === undefined) return;
+    const caller = admit(req, res);
+    if (caller === undefined) return;
     // The same 413 hyper-express gives (empty body), decided here so the guard counts it.
     if (Number(req.headers['content-length'] ?? 0) > maxBody) {
-      gate?.offence(client, 'malformed_body');
+      offence(caller);
       return void res.status(413).send();
     }
-    return req.text().then((text) => answer(req, res, text, client));
+    return req.text().then((text) => answer(req, res, text, caller));
   });
 
   return {

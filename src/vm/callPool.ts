@@ -21,9 +21,11 @@ import type { GasEstimate, VmBlockContext, VmMessage, VmOutcome } from './execut
  * - gas: the VM's VM_MAX_GAS per run, and estimateGas bounds its own search (execute.ts);
  * - wall clock: a job not answered within `timeoutMs` of its start terminates its worker
  *   (replaced at once) and fails with VM_CALL_TIMEOUT;
- * - queue: at most `maxQueue` jobs wait; beyond, VM_CALL_BUSY at once; a job that waited
- *   `timeoutMs` without a worker fails with VM_CALL_BUSY too (so an answer never takes
- *   more than twice the budget).
+ * - queue: at most `maxQueue` jobs wait, and at most a quarter of them of one client; beyond,
+ *   VM_CALL_BUSY at once; a job that waited `timeoutMs` without a worker fails with
+ *   VM_CALL_BUSY too (so an answer never takes more than twice the budget).
+ * Waiting jobs are served one client after another (round robin), so a client flooding the
+ * pool delays another client's call by about one run per flooding client, not by its backlog.
  * Workers run at a lower CPU priority (nice 10) than the main thread, so on a machine with
  * every core busy the node's own work (blocks, HTTP) still comes first.
  */
@@ -58,6 +60,7 @@ export type FromWorker =
 
 interface Job {
   job: VmJob;
+  client: string;
   resolve(v: VmOutcome | GasEstimate): void;
   reject(e: Error): void;
   timer?: NodeJS.Timeout;
@@ -68,6 +71,8 @@ interface Slot {
   worker: Worker;
   ready: boolean;
   dead: boolean;
+  /** Terminated for a job over budget: takes no job, and its exit is not a crash. */
+  retired: boolean;
   job?: { id: number; job: Job };
   consecutiveCrashes: number;
 }
@@ -87,12 +92,15 @@ export interface VmCallPoolStats {
 
 export class VmCallPool {
   private readonly slots: (Slot | undefined)[];
-  private readonly queue: Job[] = [];
+  /** Waiting jobs by client, clients in serving order (one served moves to the back). */
+  private readonly waiting = new Map<string, Job[]>();
+  private queued = 0;
   private closed = false;
   private nextId = 1;
   private readonly counters = { completed: 0, busy: 0, timeouts: 0, crashes: 0 };
   readonly timeoutMs: number;
   readonly maxQueue: number;
+  readonly maxQueuePerClient: number;
 
   private constructor(
     private readonly kv: KvReader,
@@ -102,6 +110,7 @@ export class VmCallPool {
     this.slots = new Array<Slot | undefined>(size).fill(undefined);
     this.timeoutMs = Math.max(1, opts.timeoutMs ?? VM_CALL_DEFAULTS.timeoutMs);
     this.maxQueue = Math.max(0, opts.maxQueue ?? VM_CALL_DEFAULTS.maxQueue);
+    this.maxQueuePerClient = Math.max(1, Math.ceil(this.maxQueue / 4));
   }
 
   /**
@@ -127,12 +136,13 @@ export class VmCallPool {
     return pool;
   }
 
-  call(root: Hex, msg: VmMessage, ctx: VmBlockContext): Promise<VmOutcome> {
-    return this.submit({ kind: 'call', root, msg, ctx }) as Promise<VmOutcome>;
+  /** `client`: whose call it is (the rate limiter's client key), for the fair share of the queue. */
+  call(root: Hex, msg: VmMessage, ctx: VmBlockContext, client = ''): Promise<VmOutcome> {
+    return this.submit({ kind: 'call', root, msg, ctx }, client) as Promise<VmOutcome>;
   }
 
-  estimate(root: Hex, msg: Omit<VmMessage, 'gasLimit'>, ctx: VmBlockContext): Promise<GasEstimate> {
-    return this.submit({ kind: 'estimate', root, msg, ctx }) as Promise<GasEstimate>;
+  estimate(root: Hex, msg: Omit<VmMessage, 'gasLimit'>, ctx: VmBlockContext, client = ''): Promise<GasEstimate> {
+    return this.submit({ kind: 'estimate', root, msg, ctx }, client) as Promise<GasEstimate>;
   }
 
   stats(): VmCallPoolStats {
@@ -140,7 +150,7 @@ export class VmCallPool {
       workers: this.size,
       alive: this.slots.filter((s) => s?.ready).length,
       running: this.slots.filter((s) => s?.job).length,
-      queued: this.queue.length,
+      queued: this.queued,
       ...this.counters,
     };
   }
@@ -148,7 +158,9 @@ export class VmCallPool {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const j of this.queue.splice(0)) this.fail(j, 'VM_CALL_CLOSED', 'the node is stopping');
+    for (const jobs of this.waiting.values()) for (const j of jobs) this.fail(j, 'VM_CALL_CLOSED', 'the node is stopping');
+    this.waiting.clear();
+    this.queued = 0;
     await Promise.all(this.slots.map((s, i) => {
       if (!s) return undefined;
       this.slots[i] = undefined;
@@ -158,26 +170,47 @@ export class VmCallPool {
     }));
   }
 
-  private submit(job: VmJob): Promise<VmOutcome | GasEstimate> {
+  private submit(job: VmJob, client: string): Promise<VmOutcome | GasEstimate> {
     if (this.closed) return Promise.reject(poolError('VM_CALL_CLOSED', 'the node is stopping'));
     return new Promise((resolve, reject) => {
-      const j: Job = { job, resolve, reject };
+      const j: Job = { job, client, resolve, reject };
       const free = this.slots.find((s) => s?.ready && !s.job);
-      if (free) return this.dispatch(free, j);
-      if (this.queue.length >= this.maxQueue) {
+      if (free && this.queued === 0) return this.dispatch(free, j);
+      const mine = this.waiting.get(client) ?? [];
+      if (this.queued >= this.maxQueue || mine.length >= this.maxQueuePerClient) {
         this.counters.busy++;
-        return reject(poolError('VM_CALL_BUSY', `VM call queue is full (${this.maxQueue} calls waiting): retry later`));
+        const n = this.queued >= this.maxQueue ? this.maxQueue : this.maxQueuePerClient;
+        return reject(poolError('VM_CALL_BUSY', `VM call queue is full (${n} calls waiting${n === this.maxQueue ? '' : ' from this client'}): retry later`));
       }
       j.timer = setTimeout(() => {
-        const i = this.queue.indexOf(j);
+        const i = mine.indexOf(j);
         if (i < 0) return;
-        this.queue.splice(i, 1);
+        mine.splice(i, 1);
+        this.queued--;
+        if (mine.length === 0 && this.waiting.get(client) === mine) this.waiting.delete(client);
         this.counters.busy++;
         this.fail(j, 'VM_CALL_BUSY', `VM call not started within ${this.timeoutMs} ms (all workers busy): retry later`);
       }, this.timeoutMs);
       j.timer.unref();
-      this.queue.push(j);
+      mine.push(j);
+      this.queued++;
+      if (!this.waiting.has(client)) this.waiting.set(client, mine);
+      if (free) this.next(free);
     });
+  }
+
+  /** The next waiting job: the first client's oldest; that client goes to the back of the line. */
+  private take(): Job | undefined {
+    for (const [client, jobs] of this.waiting) {
+      this.waiting.delete(client);
+      const j = jobs.shift();
+      if (jobs.length > 0) this.waiting.set(client, jobs);
+      if (j) {
+        this.queued--;
+        return j;
+      }
+    }
+    return undefined;
   }
 
   private dispatch(slot: Slot, j: Job): void {
@@ -188,9 +221,10 @@ export class VmCallPool {
       // Over budget: the worker may be deep in a loop that never yields; only terminating it stops it.
       if (slot.job?.id !== id) return;
       slot.job = undefined;
+      slot.ready = false;
+      slot.retired = true; // the job's fault, not the worker's: respawned at once
       this.counters.timeouts++;
       this.fail(j, 'VM_CALL_TIMEOUT', `execution aborted (timeout = ${this.timeoutMs} ms)`);
-      slot.consecutiveCrashes = 0; // a timeout is the job's fault, not the worker's: respawn at once
       void slot.worker.terminate();
     }, this.timeoutMs);
     j.timer.unref();
@@ -200,7 +234,7 @@ export class VmCallPool {
 
   private next(slot: Slot): void {
     slot.worker.unref();
-    const j = this.queue.shift();
+    const j = this.take();
     if (j) this.dispatch(slot, j);
   }
 
@@ -248,7 +282,7 @@ export class VmCallPool {
       message: (m) => this.onMessage(slot, m),
       failed: (cause) => this.crashed(slot, cause),
     }, (cause) => poolError('VM_CALL_START_FAILED', 'VM call worker failed to start', { cause }));
-    slot = { index, worker, ready: false, dead: false, consecutiveCrashes: previous?.consecutiveCrashes ?? 0 };
+    slot = { index, worker, ready: false, dead: false, retired: false, consecutiveCrashes: previous?.consecutiveCrashes ?? 0 };
     this.slots[index] = slot;
     return ready.then(() => {
       if (slot.dead) return;
@@ -261,7 +295,7 @@ export class VmCallPool {
   private crashed(slot: Slot, cause: unknown): void {
     if (this.closed || slot.dead) return;
     slot.dead = true;
-    if (!slot.ready) slot.consecutiveCrashes++; // died starting: back off if it keeps doing so
+    if (!slot.ready && !slot.retired) slot.consecutiveCrashes++; // died starting: back off if it keeps doing so
     slot.ready = false;
     if (slot.job) {
       this.counters.crashes++;
