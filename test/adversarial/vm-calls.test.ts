@@ -18,6 +18,7 @@ import { countedLoopCode, LOOP_GAS, startVmCallFlood } from './attacks/vmCalls';
 const FLOODERS = ['127.0.0.66', '127.0.0.67'];
 const LIMITED = '127.0.0.70';
 const PROBE = '127.0.0.12';
+const QUIET = '127.0.0.11';
 
 let node: Target;
 
@@ -35,6 +36,10 @@ describe('VM work never freezes the node (issue 23 row 2)', () => {
   it('two clients flooding looping eth_call batches leave /status fast and blocks on their slots', async () => {
     // Let the call workers start and the chain get going.
     const h0 = await waitFor('a first block', async () => ((await height()) >= 1 ? height() : undefined), 30_000);
+    // The same honest load without the flood first: on a loaded machine the bound follows it.
+    const quietClient = honestClient(node.url, QUIET);
+    await new Promise((r) => setTimeout(r, 4_000));
+    const quiet = await quietClient.stop();
     const flood = startVmCallFlood(node.rpcUrl, FLOODERS);
     const honest = honestClient(node.url, HONEST);
     const started = Date.now();
@@ -47,11 +52,12 @@ describe('VM work never freezes the node (issue 23 row 2)', () => {
     const hits = await flood.stop();
     const h1 = await height();
 
-    console.log(`flood: ${JSON.stringify(hits)}; honest /status: ${JSON.stringify(report)}; honest eth_call ${callMs.toFixed(0)} ms: ${JSON.stringify(answer)}`);
+    console.log(`flood: ${JSON.stringify(hits)}; quiet /status: ${JSON.stringify(quiet)}; honest /status: ${JSON.stringify(report)}; honest eth_call ${callMs.toFixed(0)} ms: ${JSON.stringify(answer)}`);
     expect(hits.errors['out of gas'] ?? 0).toBeGreaterThan(0); // the loops did run
     expect(report.failures).toBe(0);
     expect(report.requests).toBeGreaterThan(20);
-    expect(report.p99).toBeLessThanOrEqual(250); // the bench holds it to 100 ms; headroom for a busy machine
+    // bench/vmCalls.ts holds it to 100 ms; here headroom for a busy machine (before the fix: no answer for 25 s and more).
+    expect(report.p99).toBeLessThanOrEqual(Math.max(250, 2 * quiet.p99));
     expect(h1 - h0).toBeGreaterThanOrEqual(6); // ~12 slots passed
     expect(report.maxBlockGapMs).toBeLessThanOrEqual(2_000);
     // Served in its turn (test/unit/vmCallPool.test.ts pins the order), or, on a machine too busy

@@ -47,16 +47,27 @@ describe('VmCallPool', () => {
   });
 
   it('stops a call over its wall-clock budget with a clear error and serves the next one', async () => {
-    const tight = await VmCallPool.start(kv, { workers: 1, timeoutMs: 50, maxQueue: 2 });
+    const tight = await VmCallPool.start(kv, { workers: 1, timeoutMs: 250, maxQueue: 2 });
     try {
-      await expect(tight.call(root, call(LOOP), ctx)).rejects.toMatchObject({ code: 'VM_CALL_TIMEOUT', message: 'execution aborted (timeout = 50 ms)' });
+      // A 5,190,000-gas loop runs for well over a second here (about 0.7 s on an idle core).
+      await expect(tight.call(root, call(LOOP), ctx)).rejects.toMatchObject({ code: 'VM_CALL_TIMEOUT', message: 'execution aborted (timeout = 250 ms)' });
       expect(tight.stats()).toMatchObject({ timeouts: 1, crashes: 0 });
-      // Replaced: a new worker starts and serves the next call.
-      for (const end = Date.now() + 30_000; tight.stats().alive < 1; ) {
-        if (Date.now() > end) throw new Error('no replacement worker within 30 s');
-        await new Promise((r) => setTimeout(r, 20));
+      // Replaced: a new worker starts and serves the next call (a trivial one, retried only if
+      // this shared, busy machine starved it past the budget).
+      const alive = async () => {
+        for (const end = Date.now() + 30_000; tight.stats().alive < 1; ) {
+          if (Date.now() > end) throw new Error('no replacement worker within 30 s');
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      };
+      let out;
+      for (let tries = 0; !out; tries++) {
+        await alive();
+        out = await tight.call(root, call(CALLER_BALANCE), ctx).catch((e) => {
+          if (e.code !== 'VM_CALL_TIMEOUT' || tries >= 5) throw e;
+          return undefined;
+        });
       }
-      const out = await tight.call(root, call(CALLER_BALANCE), ctx);
       expect(out.status).toBe('success');
     } finally {
       await tight.close();
@@ -64,15 +75,20 @@ describe('VmCallPool', () => {
   }, 60_000);
 
   it('refuses at once beyond the queue, and serves waiting calls one client after another', async () => {
-    const order: string[] = [];
-    const job = (client: string, tag: string) => pool.call(root, call(LOOP, 300_000n), ctx, client).then(() => order.push(tag), (e) => order.push(`${tag}:${e.code}`));
-    const running = job('a', 'a0'); // takes the worker
-    const jobs = [job('a', 'a1'), job('a', 'a2'), job('a', 'a3')]; // a's share: maxQueue / 4 = 2 waiting
-    await Promise.resolve();
-    jobs.push(job('b', 'b1'));
-    await Promise.all([running, ...jobs]);
-    expect(order).toContain('a3:VM_CALL_BUSY');
-    // b waited behind one of a's calls, not behind all of them.
-    expect(order.filter((t) => !t.includes(':'))).toEqual(['a0', 'a1', 'b1', 'a2']);
-  }, 60_000);
+    // A budget no run here reaches, however busy the machine: this is about order only.
+    const fair = await VmCallPool.start(kv, { workers: 1, timeoutMs: 120_000, maxQueue: 8 });
+    try {
+      const order: string[] = [];
+      const job = (client: string, tag: string) => fair.call(root, call(LOOP, 100_000n), ctx, client).then(() => order.push(tag), (e) => order.push(`${tag}:${e.code}`));
+      const running = job('a', 'a0'); // takes the worker
+      const jobs = [job('a', 'a1'), job('a', 'a2'), job('a', 'a3')]; // a's share: maxQueue / 4 = 2 waiting
+      jobs.push(job('b', 'b1'));
+      await Promise.all([running, ...jobs]);
+      expect(order[0]).toBe('a3:VM_CALL_BUSY'); // refused at once
+      // b waited behind one of a's calls, not behind all of them.
+      expect(order.slice(1)).toEqual(['a0', 'a1', 'b1', 'a2']);
+    } finally {
+      await fair.close();
+    }
+  }, 120_000);
 });

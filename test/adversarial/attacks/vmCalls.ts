@@ -34,7 +34,7 @@ export interface VmCallFloodReport {
   batches: number;
   /** Calls answered with a result. */
   results: number;
-  /** Error answers by kind: `http <status>`, or the JSON-RPC error message (its first 60 characters). */
+  /** Error answers by kind: `http <status>`, or the JSON-RPC error message (its first 100 characters). */
   errors: Record<string, number>;
 }
 
@@ -68,7 +68,7 @@ export function startVmCallFlood(rpcUrl: string, from: string[], opts: VmCallFlo
         }
         for (const a of r.json) {
           if (a && 'result' in a) report.results++;
-          else count(String(a?.error?.message ?? 'no answer').slice(0, 60));
+          else count(String(a?.error?.message ?? 'no answer').slice(0, 100));
         }
       } catch (e) {
         count(`request failed: ${(e as Error).message.slice(0, 40)}`);
