@@ -5,7 +5,8 @@ import { toHex, type Hex } from '../primitives/hex';
 import type { RpcBackend, RpcCallMessage, RpcCallOutcome, RpcLog, RpcLogFilter, RpcTxLocation } from './rpcPort';
 import { HeadMemo } from './headMemo';
 import type { MaybePromise } from '../primitives/maybe';
-import { callVm, estimateGas, type VmMessage } from '../vm/execute';
+import type { VmMessage } from '../vm/execute';
+import { isVmCallRefusal, type VmCallPool } from '../vm/callPool';
 import { weiBalance } from '../vm/units';
 import type { Admission } from './admission';
 import type { ChainReader } from './chainReader';
@@ -20,7 +21,7 @@ export class NodeRpcBackend implements RpcBackend {
   readonly chainId = 72020;
 
   constructor(
-    private readonly d: { reader: ChainReader; store: ChainStore; mempool: ActorRef<MempoolMsg, MempoolReplies>; admission: Admission; clientVersion: string; producer: Address; now: () => number },
+    private readonly d: { reader: ChainReader; store: ChainStore; mempool: ActorRef<MempoolMsg, MempoolReplies>; admission: Admission; clientVersion: string; producer: Address; now: () => number; vm: VmCallPool },
   ) {}
 
   get clientVersion(): string {
@@ -129,27 +130,32 @@ export class NodeRpcBackend implements RpcBackend {
     return { height: height + 1, timestamp: Math.max(this.d.now(), this.d.reader.head.timestamp + 1), producer: this.d.producer };
   }
 
-  call(m: RpcCallMessage, height: number): MaybePromise<RpcCallOutcome> {
-    if (height < this.headHeight()) return this.run(m, height);
+  /**
+   * eth_call runs in the VM call pool (vm/callPool.ts), on the state at the height's root. A
+   * refusal of the pool (queue full, over its time budget) is the caller's -32000 and is not
+   * memoized: the same call may be served a moment later.
+   */
+  call(m: RpcCallMessage, height: number, caller?: string): MaybePromise<RpcCallOutcome> {
+    if (height < this.headHeight()) return refusalAsOutcome(this.run(m, height, caller));
     const key = `call:${m.from ?? ''}:${m.to ?? ''}:${m.valueWei ?? ''}:${m.gasLimit ?? ''}:${m.gasPrice ?? ''}:${m.input ? toHex(m.input) : ''}`;
-    return this.atHead.get(key, () => this.run(m, this.headHeight()));
+    const r = this.atHead.get(key, () => this.run(m, this.headHeight(), caller));
+    return r instanceof Promise ? refusalAsOutcome(r) : r;
   }
 
-  private async run(m: RpcCallMessage, height: number): Promise<RpcCallOutcome> {
-    const state = await this.d.reader.stateAt(await this.rootAt(height));
+  private async run(m: RpcCallMessage, height: number, caller?: string): Promise<RpcCallOutcome> {
     const gas = m.gasLimit !== undefined && m.gasLimit < VM_MAX_GAS ? m.gasLimit : VM_MAX_GAS;
-    const out = await callVm(state, this.messageOf(m, gas), this.ctx(height));
+    const out = await this.d.vm.call(await this.rootAt(height), this.messageOf(m, gas), this.ctx(height), caller);
     if (out.status === 'success') return { ok: true as const, returnData: out.returnData, gasUsed: out.gasUsed };
     const error = out.revertReason !== undefined ? `execution reverted: ${out.revertReason}` : out.status === 'reverted' ? 'execution reverted' : (out.error ?? 'execution failed');
     return { ok: false as const, error, ...(out.returnData !== '0x' ? { returnData: out.returnData } : {}) };
   }
 
-  async estimateGas(m: RpcCallMessage) {
+  async estimateGas(m: RpcCallMessage, caller?: string) {
     const height = this.headHeight();
-    const state = await this.d.reader.stateAt(await this.rootAt(height));
     const { gasLimit: _g, ...rest } = this.messageOf(m, VM_MAX_GAS);
-    const out = await estimateGas(state, rest, this.ctx(height));
+    const out = await refusalAsOutcome(this.d.vm.estimate(await this.rootAt(height), rest, this.ctx(height), caller));
     if ('gas' in out) return { ok: true as const, gas: out.gas };
+    if ('ok' in out) return out;
     return { ok: false as const, error: out.error, ...(out.returnData ? { returnData: out.returnData } : {}) };
   }
 
@@ -162,4 +168,12 @@ export class NodeRpcBackend implements RpcBackend {
   gasPrice(): bigint {
     return GAS_PRICE_WEI;
   }
+}
+
+/** The VM call pool's refusals (busy, over budget, crashed, stopping) as a failed outcome with their message; anything else stays an error. */
+function refusalAsOutcome<T>(p: Promise<T>): Promise<T | { ok: false; error: string }> {
+  return p.catch((e: unknown) => {
+    if (isVmCallRefusal(e)) return { ok: false as const, error: e.message };
+    throw e;
+  });
 }

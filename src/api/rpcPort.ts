@@ -60,8 +60,9 @@ export interface RpcBackend {
   nonce(addr: Address, at: number | 'pending'): Promise<number>;
   tx(hash: Hex): Promise<RpcTxLocation | undefined>;
   logs(filter: RpcLogFilter): Promise<RpcLog[]>;
-  call(msg: RpcCallMessage, height: number): MaybePromise<RpcCallOutcome>;
-  estimateGas(msg: RpcCallMessage): Promise<{ ok: true; gas: bigint } | { ok: false; error: string; returnData?: Hex }>;
+  /** `caller`: the client's key; VM calls are shared fairly between callers (vm/callPool.ts). */
+  call(msg: RpcCallMessage, height: number, caller?: string): MaybePromise<RpcCallOutcome>;
+  estimateGas(msg: RpcCallMessage, caller?: string): Promise<{ ok: true; gas: bigint } | { ok: false; error: string; returnData?: Hex }>;
   /** Same admission path as POST /vm/tx: accepted → the hash; refused → the spec's reason. */
   sendRawTransaction(raw: Hex): Promise<{ accepted: true; hash: Hex } | { accepted: false; reason: string }>;
   /** Fixed gas price in wei: FEES.VM_TRANSFER × 10^12 / 21,000. */

@@ -24,6 +24,10 @@ export interface NodeConfig {
   mempoolCap: number;
   /** Signature-verification worker threads (>= 1). */
   verifyWorkers: number;
+  /** eth_call / eth_estimateGas worker threads (>= 1), their wall-clock budget per call, and how many calls may wait (vm/callPool.ts). */
+  vmCallWorkers: number;
+  vmCallTimeoutMs: number;
+  vmCallQueue: number;
   logLevel: LogLevel;
   /** json: pino JSON lines; pretty: readable lines; auto: readable when stdout is a terminal. */
   logFormat: LogFormat;
@@ -64,6 +68,9 @@ export const defaultNodeConfig: Readonly<NodeConfig> = Object.freeze({
   idleBlockMs: 5000,
   mempoolCap: MEMPOOL_CAP_DEFAULT,
   verifyWorkers: Math.max(1, os.availableParallelism()),
+  vmCallWorkers: Math.max(1, os.availableParallelism() - 1),
+  vmCallTimeoutMs: 5_000,
+  vmCallQueue: 64,
   logLevel: 'info',
   logFormat: 'auto',
   devAccounts: 10,
@@ -99,6 +106,9 @@ const OPTIONS: readonly OptionSpec[] = [
   { key: 'idleBlockMs', flag: 'idle-block-ms', env: 'IDLE_BLOCK_MS', kind: 'int', min: 50, max: 3_600_000, help: 'ms between empty blocks while nothing is pending or awaiting finality (>= slot-ms)' },
   { key: 'mempoolCap', flag: 'mempool-cap', env: 'MEMPOOL_CAP', kind: 'int', min: 1, max: MEMPOOL_MAX, help: `resident mempool cap (1..${MEMPOOL_MAX})` },
   { key: 'verifyWorkers', flag: 'verify-workers', env: 'VERIFY_WORKERS', kind: 'int', min: 1, max: 256, help: 'signature-verification worker threads (default: available parallelism)' },
+  { key: 'vmCallWorkers', flag: 'vm-call-workers', env: 'VM_CALL_WORKERS', kind: 'int', min: 1, max: 256, help: 'eth_call / eth_estimateGas worker threads (default: available parallelism - 1, at least 1)' },
+  { key: 'vmCallTimeoutMs', flag: 'vm-call-timeout-ms', env: 'VM_CALL_TIMEOUT_MS', kind: 'int', min: 10, max: 600_000, help: 'wall-clock budget of one eth_call or eth_estimateGas in ms (default 5000)' },
+  { key: 'vmCallQueue', flag: 'vm-call-queue', env: 'VM_CALL_QUEUE', kind: 'int', min: 0, max: 100_000, help: 'eth_call / eth_estimateGas calls that may wait for a worker; beyond, -32000 "queue is full" (default 64)' },
   { key: 'logLevel', flag: 'log-level', env: 'LOG_LEVEL', kind: 'level', help: LOG_LEVELS.join(' | ') },
   { key: 'logFormat', flag: 'log-format', env: 'LOG_FORMAT', kind: 'string', help: 'auto (readable lines on a terminal, JSON otherwise) | json | pretty' },
   { key: 'rateLimitExempt', flag: 'rate-limit-exempt', env: 'RATE_LIMIT_EXEMPT', kind: 'list', help: 'comma-separated addresses or CIDR blocks never rate-limited or guarded (default: none, loopback included)' },

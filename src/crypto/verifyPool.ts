@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { CairnError } from '../errors/CairnError';
 import type { VerifyJob } from './hybrid';
+import { respawnDelayMs, startWorker } from './workers';
 
 export interface VerifyPoolOptions {
   /** Worker threads; default: number of CPUs. */
@@ -53,7 +54,7 @@ interface Slot {
   consecutiveCrashes: number;
 }
 
-type WorkerReply = { type: 'ready' } | { id: number; results: Uint8Array };
+type WorkerReply = { id: number; results: Uint8Array };
 
 const WORKER_URL = new URL('./verifyWorker.mjs', import.meta.url);
 const PARTS_PER_JOB = 5;
@@ -202,34 +203,19 @@ export class VerifyPool {
   }
 
   private spawn(index: number): Promise<void> {
-    const worker = new Worker(WORKER_URL, { execArgv: [] });
-    const slot: Slot = { index, worker, ready: false, dead: false, batches: new Map(), jobs: 0, consecutiveCrashes: 0 };
     const previous = this.slots[index];
-    if (previous) slot.consecutiveCrashes = previous.consecutiveCrashes;
+    let slot!: Slot;
+    const { worker, ready } = startWorker<WorkerReply>(WORKER_URL, {
+      message: (m) => this.settle(slot, m.id, m.results),
+      failed: (cause) => this.crashed(slot, cause),
+    }, (cause) => new CairnError<VerifyPoolErrorCode>('VERIFY_WORKER_START_FAILED', 'verify worker failed to start', { index }, { cause }));
+    slot = { index, worker, ready: false, dead: false, batches: new Map(), jobs: 0, consecutiveCrashes: previous?.consecutiveCrashes ?? 0 };
     this.slots[index] = slot;
     // Referenced until ready so `await VerifyPool.start()` keeps the process alive.
-    return new Promise<void>((resolve, reject) => {
-      let started = false;
-      worker.on('message', (m: WorkerReply) => {
-        if ('type' in m) {
-          started = true;
-          slot.ready = true;
-          if (slot.batches.size === 0) worker.unref();
-          resolve();
-          if (this.queue.length > 0) this.flush();
-          return;
-        }
-        this.settle(slot, m.id, m.results);
-      });
-      const onFailure = (cause: unknown): void => {
-        if (!started) {
-          started = true;
-          reject(new CairnError<VerifyPoolErrorCode>('VERIFY_WORKER_START_FAILED', 'verify worker failed to start', { index }, { cause }));
-        }
-        this.crashed(slot, cause);
-      };
-      worker.on('error', onFailure);
-      worker.on('exit', (code) => onFailure(new Error(`verify worker exited with code ${code}`)));
+    return ready.then(() => {
+      slot.ready = true;
+      if (slot.batches.size === 0) worker.unref();
+      if (this.queue.length > 0) this.flush();
     });
   }
 
@@ -242,13 +228,11 @@ export class VerifyPool {
     this.failBatches(slot, () => new CairnError<VerifyPoolErrorCode>('VERIFY_WORKER_CRASHED', 'verify worker crashed', { index: slot.index }, { cause }));
     void slot.worker.terminate();
     slot.consecutiveCrashes++;
-    // Back off when a worker keeps dying (e.g. WASM init failing), so we do not spin.
-    const delay = slot.consecutiveCrashes <= 1 ? 0 : Math.min(5_000, 100 * 2 ** (slot.consecutiveCrashes - 2));
     setTimeout(() => {
       if (this.closed || this.slots[slot.index] !== slot) return;
       // A failed respawn reports through its own 'exit' handler.
       this.spawn(slot.index).catch(() => undefined);
-    }, delay).unref();
+    }, respawnDelayMs(slot.consecutiveCrashes)).unref();
   }
 
   private failBatches(slot: Slot, err: () => Error): void {

@@ -5,7 +5,7 @@ import type { AddressList } from './clientIp';
 import { clientKey, normalizeIp, resolveClientIp } from './clientIp';
 import type { Gateway } from './gateway';
 import { routeLabel } from './gateway';
-import type { Guard } from './guard';
+import type { Guard, Offence } from './guard';
 import { offenceOf } from './guard';
 import type { RateLimiter, RateLimitOptions } from './rateLimit';
 import { retryAfterSeconds } from './rateLimit';
@@ -84,6 +84,54 @@ export interface IngressDeps {
   ready: () => boolean;
   syncing?: () => number | null;
 }
+
+/** A request refused before it is served: 429 with Retry-After and this error. */
+export interface ClientRefusal {
+  retryAfterS: number;
+  error: string;
+}
+
+/**
+ * The guard block and the rate limit for one request of client `key` (not exempt): the
+ * refusal, or undefined when it may be served. Shared by the HTTP API and the JSON-RPC port
+ * (createClientGate), so both count against the same per-client budget and block.
+ */
+export function admitClient(d: Pick<IngressDeps, 'guard' | 'limiter' | 'rateLimit'>, key: string, now: number): ClientRefusal | undefined {
+  const blockedMs = d.guard.check(key, now);
+  if (blockedMs > 0) {
+    const s = retryAfterSeconds(blockedMs);
+    return { retryAfterS: s, error: `temporarily blocked for abusive behaviour: retry after ${s} s (a request before then extends the block)` };
+  }
+  const r = d.limiter.hit(key, now);
+  if (r.ok) return undefined;
+  const guardMs = d.guard.offence(key, 'rate_limited', now);
+  const s = retryAfterSeconds(Math.max(r.retryAfterMs, guardMs));
+  return { retryAfterS: s, error: `rate limit exceeded: ${d.rateLimit.max} requests per ${d.rateLimit.windowMs} ms; retry after ${s} s (a request before then extends the block)` };
+}
+
+/**
+ * The HTTP API's protection for another port (the JSON-RPC server): the same client address
+ * resolution (trusted proxies), exemptions, guard and rate limiter, the same instances.
+ * `enter` says whether a request may be served and under which client key; `offence`
+ * scores a bad request (a body that is not JSON, one over the size limit) for the guard.
+ */
+export function createClientGate(d: Pick<IngressDeps, 'guard' | 'limiter' | 'rateLimit' | 'exempt' | 'trusted' | 'now'>) {
+  return {
+    enter(socketIp: string, forwardedFor: string | undefined): { refused: ClientRefusal } | { client: string; exempt: boolean } {
+      const ip = resolveClientIp(socketIp, forwardedFor, d.trusted);
+      const key = clientKey(ip);
+      if (d.exempt.has(ip)) return { client: key, exempt: true };
+      const no = admitClient(d, key, d.now());
+      return no ? { refused: no } : { client: key, exempt: false };
+    },
+    /** Scores an offence of a client that is not exempt. */
+    offence(client: string, kind: Offence): void {
+      d.guard.offence(client, kind, d.now());
+    },
+  };
+}
+
+export type ClientGate = ReturnType<typeof createClientGate>;
 
 interface Visit {
   t0: number;
@@ -179,17 +227,8 @@ export function createIngress(d: IngressDeps): Gate<Visit> {
     d.gateway.begin();
 
     if (!v.exempt) {
-      const blockedMs = d.guard.check(key, now);
-      if (blockedMs > 0) {
-        const s = retryAfterSeconds(blockedMs);
-        return refused(req, res, v, () => refuse(res, 429, s, `temporarily blocked for abusive behaviour: retry after ${s} s (a request before then extends the block)`));
-      }
-      const r = d.limiter.hit(key, now);
-      if (!r.ok) {
-        const guardMs = d.guard.offence(key, 'rate_limited', now);
-        const s = retryAfterSeconds(Math.max(r.retryAfterMs, guardMs));
-        return refused(req, res, v, () => refuse(res, 429, s, `rate limit exceeded: ${d.rateLimit.max} requests per ${d.rateLimit.windowMs} ms; retry after ${s} s (a request before then extends the block)`));
-      }
+      const no = admitClient(d, key, now);
+      if (no) return refused(req, res, v, () => refuse(res, 429, no.retryAfterS, no.error));
     }
     if (!d.ready()) return refused(req, res, v, () => refuse(res, 503, UNAVAILABLE_RETRY_AFTER_S, 'node is starting: retry shortly'));
     // Far behind its peers, the node's answers would be stale: only what sync and operators need is served.

@@ -30,6 +30,8 @@ import type { Address } from '../protocol/types';
 import type { NodeConfig } from '../config/config';
 import { SolcCompiler } from '../contracts/compiler';
 import { VerifyPool } from '../crypto/verifyPool';
+import { VmCallPool } from '../vm/callPool';
+import { createClientGate } from '../http/ingress';
 import { CairnError, isCairnError } from '../errors/CairnError';
 import { HttpError } from '../http/httpError';
 import { createNodeMetrics } from '../http/metrics';
@@ -240,6 +242,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   let kv: KvStore;
   let view: ChainView;
   let verifier: VerifyPool;
+  let vmCalls: VmCallPool;
   let signingGuard: SigningGuard;
   let head: Head;
   let keys: HybridKeys;
@@ -275,6 +278,9 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     signingGuard = await SigningGuard.open(join(config.dataDir, 'signing-guard.json'));
     verifier = await VerifyPool.start({ workers: config.verifyWorkers });
     closers.push({ name: 'verifier', close: () => verifier.close() });
+    const calls = VmCallPool.create(kv, { workers: config.vmCallWorkers, timeoutMs: config.vmCallTimeoutMs, maxQueue: config.vmCallQueue });
+    vmCalls = calls;
+    closers.push({ name: 'vm calls', close: () => calls.close() });
   } catch (e) {
     await closeAll();
     throw e;
@@ -379,9 +385,11 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     reader = new ChainReader({ kv, store: chainStore, view, mempool, pending: pool, slotMs: config.slotMs, blocks });
     admission = network.relaying(createAdmission({ verifier, store: chainStore, mempool, now: Date.now, onVerified: (s) => nodeMetrics.verifySeconds.observe(s), committee: async () => getCommittee(await StateTrie.open(kv, view.head.stateRoot)) }));
     const rpcBackend = new NodeRpcBackend({
-      reader, store: chainStore, mempool, admission, clientVersion: `cairn/${CLIENT_VERSION}/node-${process.version}`, producer: keys.address, now: Date.now,
+      reader, store: chainStore, mempool, admission, clientVersion: `cairn/${CLIENT_VERSION}/node-${process.version}`, producer: keys.address, now: Date.now, vm: vmCalls,
     });
-    const rpc = createRpcServer(rpcBackend, { log: log.child({ module: 'rpc' }), corsOrigins: config.corsOrigins });
+    // The JSON-RPC port under the HTTP API's own rate limit and guard (same settings, exemptions and counters).
+    const gate = createClientGate({ ...http.protection, now: Date.now });
+    const rpc = createRpcServer(rpcBackend, { log: log.child({ module: 'rpc' }), corsOrigins: config.corsOrigins, gate });
     try {
       await rpc.listen(config.host, config.rpcPort);
     } catch (e) {

@@ -27,8 +27,11 @@ export type JsonRpcResponse =
   | { jsonrpc: '2.0'; id: JsonRpcId; result: unknown }
   | { jsonrpc: '2.0'; id: JsonRpcId; error: RpcErrorObject };
 
-/** Answers at hand are returned as they are (no promise), so a cheap call costs no microtask. */
-export type Dispatch = (body: unknown) => MaybePromise<JsonRpcResponse | JsonRpcResponse[]>;
+/**
+ * Answers at hand are returned as they are (no promise), so a cheap call costs no microtask.
+ * `caller`: the client's key (its address), for the VM calls' fair share (RpcBackend.call).
+ */
+export type Dispatch = (body: unknown, caller?: string) => MaybePromise<JsonRpcResponse | JsonRpcResponse[]>;
 
 export interface DispatcherOptions {
   log?: Logger;
@@ -63,7 +66,7 @@ const isValidId = (v: unknown): v is JsonRpcId =>
 export function createDispatcher(backend: RpcBackend, opts: DispatcherOptions = {}): Dispatch {
   const methods = createMethods(backend);
 
-  function one(req: unknown): MaybePromise<JsonRpcResponse> {
+  function one(req: unknown, caller: string | undefined): MaybePromise<JsonRpcResponse> {
     if (!isPlainObject(req)) return errorResponse(null, invalidRequest('invalid request: expected a JSON-RPC 2.0 request object'));
     const hasId = Object.hasOwn(req, 'id');
     const id: JsonRpcId = hasId && isValidId(req.id) ? req.id : null;
@@ -85,20 +88,20 @@ export function createDispatcher(backend: RpcBackend, opts: DispatcherOptions = 
       return errorResponse(id, internalError());
     };
     try {
-      const result = handler(params);
+      const result = handler(params, caller);
       return result instanceof Promise ? result.then(ok, failed) : ok(result);
     } catch (e) {
       return failed(e);
     }
   }
 
-  return (body) => {
-    if (!Array.isArray(body)) return one(body);
+  return (body, caller) => {
+    if (!Array.isArray(body)) return one(body, caller);
     if (body.length === 0) return errorResponse(null, invalidRequest('invalid request: empty batch'));
     if (body.length > MAX_RPC_BATCH) {
       return errorResponse(null, invalidRequest(`invalid request: batch of ${body.length} calls exceeds the batch limit of ${MAX_RPC_BATCH} (MAX_RPC_BATCH)`));
     }
-    const answers = body.map(one);
+    const answers = body.map((req) => one(req, caller));
     return answers.some((a) => a instanceof Promise) ? Promise.all(answers) : (answers as JsonRpcResponse[]);
   };
 }

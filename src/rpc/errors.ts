@@ -44,9 +44,22 @@ export class RpcError extends CairnError<'RPC'> {
 }
 
 export const invalidRequest = (m: string) => new RpcError(RPC_CODES.INVALID_REQUEST, m);
+/** Most characters of a caller's method name an error quotes (a 100,000-character name is not echoed back). */
+export const MAX_QUOTED_METHOD_CHARS = 64;
+
+/** `method` as an error quotes it: whole up to MAX_QUOTED_METHOD_CHARS, else its start, an ellipsis and its length. */
+export function quoteMethod(method: string): string {
+  if (method.length <= MAX_QUOTED_METHOD_CHARS) return method;
+  let head = method.slice(0, MAX_QUOTED_METHOD_CHARS);
+  if (/[\ud800-\udbff]$/.test(head)) head = head.slice(0, -1); // never half a surrogate pair
+  return `${head}… (${method.length} characters)`;
+}
+
 export const methodNotFound = (method: string, hint?: string) =>
-  new RpcError(RPC_CODES.METHOD_NOT_FOUND, `the method ${method} does not exist/is not available${hint ? ` (${hint})` : ''}`);
+  new RpcError(RPC_CODES.METHOD_NOT_FOUND, `the method ${quoteMethod(method)} does not exist/is not available${hint ? ` (${hint})` : ''}`);
 export const invalidParams = (m: string) => new RpcError(RPC_CODES.INVALID_PARAMS, m);
 export const internalError = () => new RpcError(RPC_CODES.INTERNAL_ERROR, 'internal error');
 export const parseError = (m: string) => new RpcError(RPC_CODES.PARSE_ERROR, m);
 export const executionError = (m: string, data?: unknown) => new RpcError(RPC_CODES.EXECUTION_ERROR, m, data);
+/** A request refused by the per-client rate limit or the guard (HTTP 429): -32000, since the spec's table has no code of its own for it. */
+export const limitExceeded = (m: string) => new RpcError(RPC_CODES.EXECUTION_ERROR, m);

@@ -18,7 +18,7 @@ import { andThen, type MaybePromise } from '../primitives/maybe';
  */
 
 /** A method's answer: at hand (the head's height, a memoized balance or call) or a promise. */
-export type MethodHandler = (params: unknown[]) => MaybePromise<unknown>;
+export type MethodHandler = (params: unknown[], caller?: string) => MaybePromise<unknown>;
 
 /** Methods the spec lists as not implemented (-32601), with the reason shown to the caller. */
 export const UNIMPLEMENTED_METHODS: ReadonlyMap<string, string> = new Map([
@@ -165,7 +165,7 @@ export function createMethods(backend: RpcBackend): Map<string, MethodHandler> {
       };
     }],
 
-    ['eth_estimateGas', async (params) => {
+    ['eth_estimateGas', async (params, caller) => {
       // The spec lists [callObject]; viem may add a block, which must denote the head.
       P.checkArity(params, 1, 2);
       const msg = P.callObject(params[0], 0);
@@ -173,15 +173,15 @@ export function createMethods(backend: RpcBackend): Map<string, MethodHandler> {
         const h = await heightOf(P.blockSpec(params[1], 1), 1);
         if (h !== backend.headHeight()) throw invalidParams('invalid argument 1: eth_estimateGas runs at the head only; use "latest"');
       }
-      const r = await backend.estimateGas(msg);
+      const r = await backend.estimateGas(msg, caller);
       if (!r.ok) throw executionFailure(r.error, r.returnData);
       return hexQ(r.gas);
     }],
 
-    ['eth_call', (params) => {
+    ['eth_call', (params, caller) => {
       P.checkArity(params, 1, 2);
       const msg = P.callObject(params[0], 0);
-      return andThen(andThen(stateHeight(params[1], 1), (h) => backend.call(msg, h)), (r) => {
+      return andThen(andThen(stateHeight(params[1], 1), (h) => backend.call(msg, h, caller)), (r) => {
         if (!r.ok) throw executionFailure(r.error, r.returnData);
         return r.returnData;
       });

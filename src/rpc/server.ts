@@ -3,7 +3,7 @@ import HyperExpress, { type Request, type Response } from 'hyper-express';
 import type { Logger } from 'pino';
 import type { RpcBackend } from '../api/ports';
 import { createDispatcher, errorResponse, parseRpcBody, type Dispatch } from './dispatcher';
-import { invalidRequest, RpcError, internalError } from './errors';
+import { invalidRequest, RpcError, internalError, limitExceeded, RPC_CODES } from './errors';
 import { RPC_MAX_BODY_BYTES } from './limits';
 
 /**
@@ -18,13 +18,31 @@ import { RPC_MAX_BODY_BYTES } from './limits';
  *   before the handler runs (`fast_abort` is off so the client gets a status, not a reset).
  * - CORS (`--cors-origins`, default `*`; api/cors.ts) and an OPTIONS preflight, so browser
  *   dapps using ethers/viem can reach the surface (it is open and keyless by spec).
+ * - With a `gate` (the node passes the HTTP API's: http/ingress.ts createClientGate), every
+ *   request but a preflight counts against the client's rate limit and guard, exactly as on
+ *   the HTTP API (same settings, exemptions and counters): a refused one is HTTP 429 with
+ *   Retry-After and a JSON-RPC error (-32000) saying why. A body that is not JSON or is over
+ *   the size limit is an offence for the guard.
  */
+
+/** Who may be served, under which client key (its fair share of VM calls), and the guard's scoring of bad requests. */
+export interface RpcClientGate {
+  enter(socketIp: string, forwardedFor: string | undefined): { refused: { retryAfterS: number; error: string } } | { client: string; exempt: boolean };
+  offence(client: string, kind: 'malformed_body'): void;
+}
+
+interface Caller {
+  client: string;
+  exempt: boolean;
+}
 
 export interface RpcServerOptions {
   log: Logger;
   maxBodyBytes?: number;
   /** Origins whose pages may call it (api/cors.ts); default ["*"]. */
   corsOrigins?: readonly string[];
+  /** Per-client rate limit and guard; none: every client is served. */
+  gate?: RpcClientGate;
 }
 
 export interface RpcServer {
@@ -44,8 +62,20 @@ export function createRpcServer(backend: RpcBackend, opts: RpcServerOptions): Rp
   const { log } = opts;
   const dispatch = createDispatcher(backend, { log });
   const policy = cors(opts.corsOrigins ?? ['*']);
-  const send = (req: Request, res: Response, status: number, body: unknown) => sendJson(res, status, body, policy.headers(req.headers.origin));
-  const app = new HyperExpress.Server({ max_body_length: opts.maxBodyBytes ?? RPC_MAX_BODY_BYTES, fast_abort: false });
+  const send = (req: Request, res: Response, status: number, body: unknown, headers: Record<string, string> = {}) =>
+    sendJson(res, status, body, { ...policy.headers(req.headers.origin), ...headers });
+  const maxBody = opts.maxBodyBytes ?? RPC_MAX_BODY_BYTES;
+  const app = new HyperExpress.Server({ max_body_length: maxBody, fast_abort: false });
+  const gate = opts.gate;
+
+  /** The caller, or undefined when the request was refused here. */
+  const admit = (req: Request, res: Response): Caller | undefined => {
+    if (!gate) return { client: req.ip, exempt: true };
+    const r = gate.enter(req.ip, req.headers['x-forwarded-for']);
+    if ('client' in r) return r;
+    send(req, res, 429, errorResponse(null, limitExceeded(r.refused.error)), { 'retry-after': String(r.refused.retryAfterS) });
+    return undefined;
+  };
 
   app.set_error_handler((req: Request, res: Response, err: Error) => {
     log.error({ err, path: req.path }, 'unhandled JSON-RPC request error');
@@ -53,6 +83,7 @@ export function createRpcServer(backend: RpcBackend, opts: RpcServerOptions): Rp
   });
 
   app.set_not_found_handler((req: Request, res: Response) => {
+    if (admit(req, res) === undefined) return;
     if (req.path === '/') {
       res.header('allow', 'POST, OPTIONS', true);
       return send(req, res, 405, errorResponse(null, invalidRequest(`HTTP method ${req.method} is not allowed: JSON-RPC is served by POST only`)));
@@ -68,12 +99,16 @@ export function createRpcServer(backend: RpcBackend, opts: RpcServerOptions): Rp
 
   // Not an async function: an answer at hand (dispatch returns no promise) is sent in the same
   // turn as the body arrives, with no further microtask (bench/hardhat.ts).
-  const answer = (req: Request, res: Response, text: string): void | Promise<void> => {
+  const offence = (c: Caller) => !c.exempt && gate?.offence(c.client, 'malformed_body');
+  const answer = (req: Request, res: Response, text: string, caller: Caller): void | Promise<void> => {
     let out: ReturnType<Dispatch>;
     try {
-      out = dispatch(parseRpcBody(text));
+      out = dispatch(parseRpcBody(text), caller.client);
     } catch (e) {
-      if (e instanceof RpcError) return send(req, res, 200, errorResponse(null, e));
+      if (e instanceof RpcError) {
+        if (e.rpcCode === RPC_CODES.PARSE_ERROR) offence(caller);
+        return send(req, res, 200, errorResponse(null, e));
+      }
       log.error({ err: e }, 'JSON-RPC request failed');
       return send(req, res, 200, errorResponse(null, internalError()));
     }
@@ -86,7 +121,16 @@ export function createRpcServer(backend: RpcBackend, opts: RpcServerOptions): Rp
       },
     );
   };
-  app.post('/', (req: Request, res: Response) => req.text().then((text) => answer(req, res, text)));
+  app.post('/', (req: Request, res: Response) => {
+    const caller = admit(req, res);
+    if (caller === undefined) return;
+    // The same 413 hyper-express gives (empty body), decided here so the guard counts it.
+    if (Number(req.headers['content-length'] ?? 0) > maxBody) {
+      offence(caller);
+      return void res.status(413).send();
+    }
+    return req.text().then((text) => answer(req, res, text, caller));
+  });
 
   return {
     async listen(host: string, port: number): Promise<void> {

@@ -142,30 +142,57 @@ export async function callVm(state: ExecState, msg: VmMessage, ctx: VmBlockConte
 export type GasEstimate = { gas: bigint } | { error: string; returnData?: Hex };
 
 /**
+ * Gas the search of one estimate may run in all after its first run at the cap: a bound on
+ * its cost whatever the call (about two more runs of a call that uses the whole cap, and far
+ * more than an exact bisection of any ordinary call needs).
+ */
+export const ESTIMATE_SEARCH_GAS = 2n * VM_MAX_GAS;
+
+/**
  * eth_estimateGas: the lowest gasLimit in [max(intrinsic, floor), VM_MAX_GAS] at which the
- * call succeeds, found like geth (one run at the cap, an optimistic guess of
- * (peak + 2300) × 64/63, then bisection — here to the exact gas unit, not geth's 1.5%).
+ * call succeeds, found like geth (one run at the cap, then the peak it used, an optimistic
+ * guess of (peak + 2300) × 64/63, then bisection — here to the exact gas unit, not geth's 1.5%).
  * Because success is what is searched for, the answer covers the peak use before refunds
  * and the 63/64 rule. Runs on callVm, so state is left unchanged.
+ *
+ * Bounded: no limit is run twice, most calls are settled by the run at their peak (they
+ * need exactly it), and the search stops once it has run ESTIMATE_SEARCH_GAS, answering the
+ * lowest limit seen to succeed (never one that fails).
  */
 export async function estimateGas(state: ExecState, msg: Omit<VmMessage, 'gasLimit'>, ctx: VmBlockContext): Promise<GasEstimate> {
-  const at = (gasLimit: bigint) => callVm(state, { ...msg, gasLimit }, ctx);
+  const runs = new Map<bigint, VmOutcome>();
+  let spent = 0n;
+  const at = async (gasLimit: bigint): Promise<VmOutcome> => {
+    let out = runs.get(gasLimit);
+    if (!out) {
+      out = await callVm(state, { ...msg, gasLimit }, ctx);
+      runs.set(gasLimit, out);
+      spent += out.gasPeak;
+    }
+    return out;
+  };
   const top = await at(VM_MAX_GAS);
   if (top.status !== 'success') {
     if (top.error === ERR_INTRINSIC || top.error === 'out of gas') return { error: ERR_ALLOWANCE }; // geth's wording
     return top.status === 'reverted' ? { error: top.error ?? ERR_REVERTED, returnData: top.returnData } : { error: top.error ?? 'execution failed' };
   }
+  spent = 0n;
   const accessList = normalizeAccessList(msg.accessList) ?? [];
   const minimum = intrinsicGas({ to: msg.to, input: msg.input, accessList }).minimum;
   // Below the peak the call cannot have had the gas it used (geth's lower bound).
   let lo = (top.gasPeak > minimum ? top.gasPeak : minimum) - 1n;
   let hi = VM_MAX_GAS;
+  // A call that forwards no gas by the 63/64 rule (and reads no GAS) needs exactly its peak.
+  if (lo + 1n < hi) {
+    if ((await at(lo + 1n)).status === 'success') return { gas: lo + 1n };
+    lo++;
+  }
   const optimistic = ((top.gasPeak + CALL_STIPEND) * 64n) / 63n;
   if (optimistic > lo && optimistic < hi) {
     if ((await at(optimistic)).status === 'success') hi = optimistic;
     else lo = optimistic;
   }
-  while (lo + 1n < hi) {
+  while (lo + 1n < hi && spent < ESTIMATE_SEARCH_GAS) {
     let mid = (lo + hi) / 2n;
     if (mid > lo * 2n) mid = lo * 2n; // geth: most calls need little; converge from below fast
     if ((await at(mid)).status === 'success') hi = mid;
