@@ -85,6 +85,9 @@ export interface IngressDeps {
   syncing?: () => number | null;
 }
 
+/** A trusted proxy's X-Forwarded-For with a hop that is not an address: the client is unknown (400, counted against nobody). */
+const MALFORMED_FORWARDED = 'malformed X-Forwarded-For: a hop is not an IP address';
+
 /** A request refused before it is served: 429 with Retry-After and this error. */
 export interface ClientRefusal {
   retryAfterS: number;
@@ -117,8 +120,9 @@ export function admitClient(d: Pick<IngressDeps, 'guard' | 'limiter' | 'rateLimi
  */
 export function createClientGate(d: Pick<IngressDeps, 'guard' | 'limiter' | 'rateLimit' | 'exempt' | 'trusted' | 'now'>) {
   return {
-    enter(socketIp: string, forwardedFor: string | undefined): { refused: ClientRefusal } | { client: string; exempt: boolean } {
+    enter(socketIp: string, forwardedFor: string | undefined): { refused: ClientRefusal } | { malformed: string } | { client: string; exempt: boolean } {
       const ip = resolveClientIp(socketIp, forwardedFor, d.trusted);
+      if (ip === undefined) return { malformed: MALFORMED_FORWARDED };
       const key = clientKey(ip);
       if (d.exempt.has(ip)) return { client: key, exempt: true };
       const no = admitClient(d, key, d.now());
@@ -213,7 +217,7 @@ export function createIngress(d: IngressDeps): Gate<Visit> {
     const resolved = viaProxy ? resolveClientIp(peer.socket, req.headers['x-forwarded-for'], d.trusted) : peer.socket;
     if (resolved === undefined) {
       // A proxy's malformed X-Forwarded-For names no client: refused, and counted against nobody (not the proxy).
-      res.status(400).json({ error: 'malformed X-Forwarded-For: a hop is not an IP address' });
+      res.status(400).json({ error: MALFORMED_FORWARDED });
       return undefined;
     }
     const ip = resolved;

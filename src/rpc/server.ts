@@ -27,7 +27,7 @@ import { RPC_MAX_BODY_BYTES } from './limits';
 
 /** Who may be served, under which client key (its fair share of VM calls), and the guard's scoring of bad requests. */
 export interface RpcClientGate {
-  enter(socketIp: string, forwardedFor: string | undefined): { refused: { retryAfterS: number; error: string } } | { client: string; exempt: boolean };
+  enter(socketIp: string, forwardedFor: string | undefined): { refused: { retryAfterS: number; error: string } } | { malformed: string } | { client: string; exempt: boolean };
   offence(client: string, kind: 'malformed_body'): void;
 }
 
@@ -73,6 +73,10 @@ export function createRpcServer(backend: RpcBackend, opts: RpcServerOptions): Rp
     if (!gate) return { client: req.ip, exempt: true };
     const r = gate.enter(req.ip, req.headers['x-forwarded-for']);
     if ('client' in r) return r;
+    if ('malformed' in r) {
+      send(req, res, 400, errorResponse(null, invalidRequest(r.malformed)));
+      return undefined;
+    }
     send(req, res, 429, errorResponse(null, limitExceeded(r.refused.error)), { 'retry-after': String(r.refused.retryAfterS) });
     return undefined;
   };
