@@ -46,6 +46,8 @@ interface Entry {
   cost: bigint; // liquidCost: the amount it spends from the balance + the fee limit
   /** When it last became gapped (its nonce above the sender's ready run); null while it is not. */
   gappedSince: number | null;
+  /** Which turn of being gapped this is (its place in the eviction queue). */
+  gappedTurn: number;
 }
 
 /** A transaction that left the pool without a block, and why. */
@@ -58,8 +60,12 @@ export interface DroppedEntry {
 interface SenderQueue {
   /** The account nonce as last learnt (admission reads the head; inclusions advance it). */
   base: number;
+  /** The first nonce from `base` up that no pending transaction holds: entries above it are gapped. */
+  readyEnd: number;
   byNonce: Map<number, Entry>;
   gapped: number;
+  /** Sum of the entries' costs (the balance rule), kept so admission does not walk the queue. */
+  committed: bigint;
 }
 
 /**
@@ -78,8 +84,15 @@ interface SenderQueue {
 export class TxPool {
   private byId = new Map<Hex, Entry>();
   private bySender = new Map<Address, SenderQueue>();
-  /** Gapped entries in the order they became gapped: the first one of another sender is the one to evict. */
-  private gappedById = new Map<Hex, Entry>();
+  /**
+   * Gapped entries in the order they became gapped: the first live one of another sender is
+   * the one to evict. Lazily cleaned: an item whose entry left or turned ready since is skipped
+   * (a Map deleted from the front would walk its deleted slots on every eviction).
+   */
+  private gappedQueue: { e: Entry; turn: number }[] = [];
+  private gappedHead = 0;
+  private gappedTurns = 0;
+  private gapped = 0;
   private evicted: DroppedEntry[] = [];
   readonly perSender: number;
   readonly gappedPerSender: number;
@@ -99,7 +112,7 @@ export class TxPool {
 
   /** Transactions that cannot run until a lower nonce of their sender arrives. */
   get gappedCount(): number {
-    return this.gappedById.size;
+    return this.gapped;
   }
 
   has(id: Hex): boolean {
@@ -112,7 +125,7 @@ export class TxPool {
 
   /** Whether a pending transaction sits above a nonce gap of its sender. */
   isGapped(id: Hex): boolean {
-    return this.gappedById.has(id);
+    return (this.byId.get(id)?.gappedSince ?? null) !== null;
   }
 
   /** Pending and gapped transactions of one sender. */
@@ -148,21 +161,15 @@ export class TxPool {
     if (gapped && (q?.gapped ?? 0) >= this.gappedPerSender) return REFUSAL.nonceAhead;
     if (keyHash && sender?.mldsaKeyHash && sender.mldsaKeyHash !== keyHash) return REFUSAL.signature;
     const cost = liquidCost(tx);
-    let committed = cost;
-    for (const e of q?.byNonce.values() ?? []) committed += e.cost;
-    if (!sender || committed > sender.balance) return REFUSAL.balance;
+    if (!sender || (q?.committed ?? 0n) + cost > sender.balance) return REFUSAL.balance;
     if ((q?.byNonce.size ?? 0) >= this.perSender) return REFUSAL.full;
     if (this.byId.size >= this.opts.cap) {
       const victim = gapped ? undefined : this.oldestGappedNotOf(tx.from);
       if (!victim) return REFUSAL.full;
       this.evicted.push(this.drop(victim, DROP.evicted, now));
     }
-    const e: Entry = { tx, receivedAt: now, cost, gappedSince: null };
     this.version++;
-    this.byId.set(tx.id, e);
-    if (q) q.byNonce.set(tx.nonce, e);
-    else this.bySender.set(tx.from, { base: accountNonce, byNonce: new Map([[tx.nonce, e]]), gapped: 0 });
-    this.classify(this.bySender.get(tx.from)!, now);
+    this.insert(q ?? this.newQueue(tx.from, accountNonce), { tx, receivedAt: now, cost, gappedSince: null, gappedTurn: 0 }, now);
     return undefined;
   }
 
@@ -181,10 +188,16 @@ export class TxPool {
   remove(id: Hex, now: number, included = false): SignedTx | undefined {
     const e = this.byId.get(id);
     if (!e) return undefined;
+    const wasGapped = e.gappedSince !== null;
     this.unlink(e);
     const q = this.bySender.get(e.tx.from);
-    if (q) {
-      if (included && e.tx.nonce >= q.base) q.base = e.tx.nonce + 1;
+    const n = e.tx.nonce;
+    // A gapped entry or one below `base` leaves the ready run as it is; the usual inclusion
+    // (the lowest ready nonce) moves `base` up to it; anything else changes the run: walk it.
+    if (!q || wasGapped || n < q.base) return e.tx;
+    if (included && n === q.base) q.base = n + 1;
+    else {
+      if (included) q.base = n + 1;
       this.classify(q, now);
     }
     return e.tx;
@@ -204,7 +217,7 @@ export class TxPool {
   /** Senders with a gapped transaction due to expire at `now`: the actor refreshes their account nonce first. */
   dueGappedSenders(now: number): Address[] {
     const out = new Set<Address>();
-    for (const e of this.gappedById.values()) if (now - e.gappedSince! >= this.gappedLifetimeMs) out.add(e.tx.from);
+    for (const e of this.byId.values()) if (e.gappedSince !== null && now - e.gappedSince >= this.gappedLifetimeMs) out.add(e.tx.from);
     return [...out];
   }
 
@@ -243,38 +256,74 @@ export class TxPool {
     return { tx: e.tx, receivedAt: e.receivedAt, reason };
   }
 
+  private newQueue(sender: Address, base: number): SenderQueue {
+    const q: SenderQueue = { base, readyEnd: base, byNonce: new Map(), gapped: 0, committed: 0n };
+    this.bySender.set(sender, q);
+    return q;
+  }
+
+  private insert(q: SenderQueue, e: Entry, now: number): void {
+    this.byId.set(e.tx.id, e);
+    q.byNonce.set(e.tx.nonce, e);
+    q.committed += e.cost;
+    if (e.tx.nonce > q.readyEnd) this.setGapped(q, e, now);
+    else if (e.tx.nonce === q.readyEnd) {
+      // It closes the hole: the run grows over the entries above it, which are ready now.
+      let next = q.byNonce.get(++q.readyEnd);
+      for (; next; next = q.byNonce.get(++q.readyEnd)) this.setReady(q, next);
+    }
+  }
+
   private unlink(e: Entry): void {
     this.byId.delete(e.tx.id);
-    if (e.gappedSince !== null) this.gappedById.delete(e.tx.id);
     const q = this.bySender.get(e.tx.from);
     if (!q) return;
+    if (e.gappedSince !== null) this.setReady(q, e);
     q.byNonce.delete(e.tx.nonce);
-    if (e.gappedSince !== null) q.gapped--;
+    q.committed -= e.cost;
     if (q.byNonce.size === 0) this.bySender.delete(e.tx.from);
   }
 
-  /** Marks the sender's entries above the first hole after `base` gapped, the others not. */
+  /** Recomputes the ready run from `base`: entries above its first hole are gapped, the others not. */
   private classify(q: SenderQueue, now: number): void {
-    let end = q.base;
-    while (q.byNonce.has(end)) end++;
+    q.readyEnd = q.base;
+    while (q.byNonce.has(q.readyEnd)) q.readyEnd++;
     for (const e of q.byNonce.values()) {
-      const gapped = e.tx.nonce > end;
-      if (gapped === (e.gappedSince !== null)) continue;
-      if (gapped) {
-        e.gappedSince = now;
-        this.gappedById.set(e.tx.id, e);
-        q.gapped++;
-      } else {
-        e.gappedSince = null;
-        this.gappedById.delete(e.tx.id);
-        q.gapped--;
-      }
+      if (e.tx.nonce > q.readyEnd) this.setGapped(q, e, now);
+      else this.setReady(q, e);
     }
+  }
+
+  private setGapped(q: SenderQueue, e: Entry, now: number): void {
+    if (e.gappedSince !== null) return;
+    e.gappedSince = now;
+    e.gappedTurn = ++this.gappedTurns;
+    this.gappedQueue.push({ e, turn: e.gappedTurn });
+    this.gapped++;
+    q.gapped++;
+  }
+
+  private setReady(q: SenderQueue, e: Entry): void {
+    if (e.gappedSince === null) return;
+    e.gappedSince = null;
+    this.gapped--;
+    q.gapped--;
+    // Compact once dead items outnumber the live ones (amortized O(1) per transition).
+    if (this.gappedQueue.length - this.gappedHead > 2 * this.gapped + 1024) {
+      this.gappedQueue = this.gappedQueue.slice(this.gappedHead).filter((it) => this.live(it));
+      this.gappedHead = 0;
+    }
+  }
+
+  private live(it: { e: Entry; turn: number }): boolean {
+    return it.e.gappedSince !== null && it.e.gappedTurn === it.turn; // a removed entry is never gapped
   }
 
   /** The transaction gapped the longest, of a sender other than `sender` (only that sender's gapped ones are skipped). */
   private oldestGappedNotOf(sender: Address): Entry | undefined {
-    for (const e of this.gappedById.values()) if (e.tx.from !== sender) return e;
+    const q = this.gappedQueue;
+    while (this.gappedHead < q.length && !this.live(q[this.gappedHead])) this.gappedHead++;
+    for (let i = this.gappedHead; i < q.length; i++) if (this.live(q[i]) && q[i].e.tx.from !== sender) return q[i].e;
     return undefined;
   }
 }
