@@ -192,14 +192,14 @@ export class TxPool {
     this.unlink(e);
     const q = this.bySender.get(e.tx.from);
     const n = e.tx.nonce;
-    // A gapped entry or one below `base` leaves the ready run as it is; the usual inclusion
-    // (the lowest ready nonce) moves `base` up to it; anything else changes the run: walk it.
-    if (!q || wasGapped || n < q.base) return e.tx;
-    if (included && n === q.base) q.base = n + 1;
-    else {
-      if (included) q.base = n + 1;
-      this.classify(q, now);
-    }
+    if (!q) return e.tx;
+    if (included && n >= q.base) {
+      // The usual inclusion, the lowest ready nonce, only moves `base` (the run keeps its end);
+      // one further up means this pool's view of the account was behind: walk the run again.
+      const usual = n === q.base;
+      q.base = n + 1;
+      if (!usual) this.classify(q, now);
+    } else if (!wasGapped && n >= q.base) this.classify(q, now); // a hole in the run: the rest is gapped now
     return e.tx;
   }
 

@@ -119,6 +119,16 @@ describe('per-sender bounds: gapped and pending transactions', () => {
     expect(q.admit(tx(A, 5), { ...rich, nonce: 3 }, KEY, 0)).toBeUndefined();
     expect(q.senderLoad(A)).toEqual({ pending: 2, gapped: 1 });
   });
+  it('a block that includes a transaction this pool held as gapped (its view of the account behind) makes the next ones ready', () => {
+    const p = bounded();
+    const [t1, t2] = [tx(A, 1), tx(A, 2)];
+    expect(p.admit(t1, rich, KEY, 0)).toBeUndefined();
+    expect(p.admit(t2, rich, KEY, 0)).toBeUndefined();
+    expect(p.isGapped(t2.id)).toBe(true);
+    p.remove(t1.id, 5, true); // a peer's block used nonce 0 (sent elsewhere) and then nonce 1
+    expect(p.isGapped(t2.id)).toBe(false);
+    expect(p.senderLoad(A)).toEqual({ pending: 1, gapped: 0 });
+  });
   it('an included transaction advances its sender; a dropped one leaves the higher nonces gapped', () => {
     const p = bounded();
     const t = [0, 1, 2].map((n) => tx(A, n));
@@ -210,7 +220,7 @@ describe('row 7 of issue 23 at the default sizes (cap 5,000, 16 gapped and 500 p
 });
 
 describe('pool invariants under random operations (model test)', () => {
-  const SENDERS = [addr(0), addr(1), addr(2), addr(3)];
+  const SENDERS = [addr(0), addr(1), addr(2)];
   const CAP = 10;
   const PER = 5;
   const GAP = 2;
@@ -219,17 +229,19 @@ describe('pool invariants under random operations (model test)', () => {
     | { kind: 'submit'; s: number; ahead: number }
     | { kind: 'block'; take: number }
     | { kind: 'drop'; s: number }
+    | { kind: 'peer'; s: number; k: number; mine: boolean; reverse: boolean }
     | { kind: 'tick'; ms: number };
   const op: fc.Arbitrary<Op> = fc.oneof(
     { arbitrary: fc.record({ kind: fc.constant('submit' as const), s: fc.nat(SENDERS.length - 1), ahead: fc.nat(6) }), weight: 6 },
     { arbitrary: fc.record({ kind: fc.constant('block' as const), take: fc.integer({ min: 1, max: 6 }) }), weight: 1 },
     { arbitrary: fc.record({ kind: fc.constant('drop' as const), s: fc.nat(SENDERS.length - 1) }), weight: 1 },
+    { arbitrary: fc.record({ kind: fc.constant('peer' as const), s: fc.nat(SENDERS.length - 1), k: fc.integer({ min: 1, max: 4 }), mine: fc.boolean(), reverse: fc.boolean() }), weight: 1 },
     { arbitrary: fc.record({ kind: fc.constant('tick' as const), ms: fc.integer({ min: 1, max: 40 }) }), weight: 2 },
   );
 
   it('keeps the bounds, classifies gapped exactly, and lets a ready transaction in whenever another sender holds a gapped one', () => {
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 120 }), (ops) => {
+      fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
         const p = new TxPool({ cap: CAP, lifetimeMs: 1e12, maxNonceGap: 8, perSender: PER, gappedPerSender: GAP, gappedLifetimeMs: GAPPED_MS });
         const chainNonce = SENDERS.map(() => 0); // the head's account nonces
         const ids = new Map<string, SignedTx>(); // what the pool should hold
@@ -261,6 +273,19 @@ describe('pool invariants under random operations (model test)', () => {
                 left--;
               }
             }
+          } else if (o.kind === 'peer') {
+            // A peer's block uses the sender's next k nonces: with the transactions this pool
+            // holds (told in any order), or with others sent elsewhere (ours on them go stale).
+            const from = SENDERS[o.s];
+            const used = held(o.s).filter((t) => t.nonce >= chainNonce[o.s] && t.nonce < chainNonce[o.s] + o.k);
+            chainNonce[o.s] += o.k;
+            if (o.mine) {
+              for (const t of o.reverse ? used.reverse() : used) {
+                p.remove(t.id, now, true);
+                ids.delete(t.id);
+              }
+            }
+            p.rebase(from, chainNonce[o.s], now);
           } else if (o.kind === 'drop') {
             // The producer drops a sender's lowest transaction as invalid (its nonce stays unused).
             const low = held(o.s).sort((a, b) => a.nonce - b.nonce)[0];
@@ -301,7 +326,7 @@ describe('pool invariants under random operations (model test)', () => {
           }
         }
       }),
-      { numRuns: 300 },
+      { numRuns: 600 },
     );
   });
 });
