@@ -45,7 +45,7 @@ export function createBlockCommitter(d: CommitDeps) {
     x.state.settle();
     d.view.publish(head, summary, schedule.active);
     d.onCommitted?.(x.block, summary);
-    d.mempool.send({ type: 'blockCommitted', height: header.height, hash: header.hash, included: txs.map((t) => t.id), dropped: x.dropped });
+    d.mempool.send({ type: 'blockCommitted', height: header.height, hash: header.hash, included: txs.map((t) => t.id), dropped: x.dropped, nonces: txs.map((t) => [t.from, t.nonce]) });
     d.log.info(
       {
         height: header.height, hash: header.hash, txs: txs.length, dropped: x.dropped.length, finalizedHeight, ms: Math.round(performance.now() - x.started),

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { AccountState, Address } from '../protocol/types';
 import { foldTxLifecycle, type TxLifecycleSnapshot } from '../machines/txLifecycle';
-import { REFUSAL, TxPool } from '../mempool/pool';
+import { REFUSAL, TxPool, type DroppedEntry } from '../mempool/pool';
 import { pqKeyHashOf } from '../chain/applyTx';
 import type { Hex } from '../primitives/hex';
 import { behaviorOf, type Behavior } from './actorRef';
@@ -25,11 +25,20 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolRep
   };
   const admitted = foldTxLifecycle([{ type: 'ADMITTED' }]);
   let admissions = 0; // accepted since this behaviour started (the sentinel reads the rate)
+  /** Evicted or expired: `/tx/:id` answers `dropped` with the reason, as for a transaction the producer dropped. */
+  const dropped = (out: DroppedEntry[], at: number) => {
+    for (const e of out) {
+      remember(e.tx.id, e.tx, e.receivedAt, foldTxLifecycle([{ type: 'DROPPED', reason: e.reason }], admitted));
+      d.log.info({ id: e.tx.id, from: e.tx.from, nonce: e.tx.nonce, reason: e.reason, pendingMs: at - e.receivedAt }, 'tx dropped');
+    }
+  };
 
   return behaviorOf<MempoolMsg, MempoolReplies>({
     async admit({ tx, keyHash }) {
       const acc = await d.readAccount(tx.from);
-      let reason: string | undefined = d.pool.admit(tx, acc, keyHash, d.now());
+      const now = d.now();
+      let reason: string | undefined = d.pool.admit(tx, acc, keyHash, now);
+      dropped(d.pool.takeEvicted(), now);
       // A resubmission racing its own inclusion: the block took it after admission's check.
       if (reason === REFUSAL.nonceUsed && (await d.inChain(tx.id))) reason = REFUSAL.known;
       const verdict: AdmitVerdict = reason ? { accepted: false, id: tx.id, reason } : { accepted: true, id: tx.id };
@@ -39,11 +48,14 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolRep
     },
     collectCandidates: () => ({ version: d.pool.version, queues: d.pool.bySenderSorted() }),
     blockCommitted(msg) {
-      for (const id of msg.included) d.pool.remove(id);
+      const now = d.now();
+      for (const id of msg.included) d.pool.remove(id, now, true);
+      // Nonces the block used with transactions this pool did not hold (a peer's block).
+      for (const [from, nonce] of msg.nonces ?? []) d.pool.rebase(from, nonce + 1, now);
       for (const { id, reason } of msg.dropped) {
         const e = d.pool.get(id);
         if (!e) continue;
-        d.pool.remove(id);
+        d.pool.remove(id, now);
         remember(id, e.tx, e.receivedAt, foldTxLifecycle([{ type: 'DROPPED', reason }], admitted));
         d.log.info({ id, reason }, 'tx dropped');
       }
@@ -51,15 +63,20 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolRep
     async readmit({ txs }) {
       for (const tx of txs) {
         const acc = await d.readAccount(tx.from);
-        const reason = d.pool.admit(tx, acc, pqKeyHashOf(tx), d.now());
+        const now = d.now();
+        const reason = d.pool.admit(tx, acc, pqKeyHashOf(tx), now);
+        dropped(d.pool.takeEvicted(), now);
         d.log.info({ id: tx.id, readmitted: reason === undefined, reason }, 'tx of an undone block');
       }
     },
-    expire(msg) {
-      for (const tx of d.pool.expire(msg.now)) {
-        remember(tx.id, tx, msg.now, foldTxLifecycle([{ type: 'DROPPED', reason: 'mempool lifetime reached' }], admitted));
-        d.log.info({ id: tx.id }, 'tx expired');
+    async expire(msg) {
+      // A nonce used outside this pool's view (a relayed inner transaction) may make a sender
+      // look gapped when it is not: read the head before expiring on that ground.
+      for (const sender of d.pool.dueGappedSenders(msg.now)) {
+        const acc = await d.readAccount(sender);
+        d.pool.rebase(sender, acc?.nonce ?? 0, msg.now, true);
       }
+      dropped(d.pool.expire(msg.now), msg.now);
     },
     nextNonce: (msg) => d.pool.nextNonce(msg.address, msg.accountNonce),
     lookup(msg) {

@@ -10,7 +10,7 @@ import type { BlockSummary, Head } from '../protocol/chain';
 export type MempoolMsg =
   | { type: 'admit'; tx: SignedTx; keyHash: Hex | null }
   | { type: 'collectCandidates' }
-  | { type: 'blockCommitted'; height: number; hash: Hex; included: Hex[]; dropped: { id: Hex; reason: string }[] }
+  | { type: 'blockCommitted'; height: number; hash: Hex; included: Hex[]; dropped: { id: Hex; reason: string }[]; nonces?: [Address, number][] }
   | { type: 'readmit'; txs: SignedTx[] } // transactions of undone blocks: back in the pool if still valid
   | { type: 'expire'; now: number }
   | { type: 'nextNonce'; address: Address; accountNonce: number }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { MEMPOOL_CAP_DEFAULT, MEMPOOL_MAX } from '../protocol/params';
+import { MAX_FUTURE_NONCE_GAP, MEMPOOL_CAP_DEFAULT, MEMPOOL_GAPPED_LIFETIME_MS, MEMPOOL_LIFETIME_MS, MEMPOOL_MAX, MEMPOOL_SENDER_GAPPED, MEMPOOL_SENDER_PENDING } from '../protocol/params';
 import { CairnError } from '../errors/CairnError';
 
 /**
@@ -22,6 +22,12 @@ export interface NodeConfig {
   idleBlockMs: number;
   /** Resident mempool cap (SPEC states 5,000 and 50,000; 5,000 default, 50,000 ceiling). */
   mempoolCap: number;
+  /** Pending transactions one sender may hold in the mempool. */
+  mempoolSenderPending: number;
+  /** Transactions one sender may hold beyond its next nonce ("gapped"; well under the 64-nonce gap). */
+  mempoolSenderGapped: number;
+  /** How long a gapped transaction may wait for its gap to fill (far below the 6 h lifetime). */
+  mempoolGappedLifetimeMs: number;
   /** Signature-verification worker threads (>= 1). */
   verifyWorkers: number;
   /** eth_call / eth_estimateGas worker threads (>= 1), their wall-clock budget per call, and how many calls may wait (vm/callPool.ts). */
@@ -67,6 +73,9 @@ export const defaultNodeConfig: Readonly<NodeConfig> = Object.freeze({
   slotMs: 500,
   idleBlockMs: 5000,
   mempoolCap: MEMPOOL_CAP_DEFAULT,
+  mempoolSenderPending: MEMPOOL_SENDER_PENDING,
+  mempoolSenderGapped: MEMPOOL_SENDER_GAPPED,
+  mempoolGappedLifetimeMs: MEMPOOL_GAPPED_LIFETIME_MS,
   verifyWorkers: Math.max(1, os.availableParallelism()),
   vmCallWorkers: Math.max(1, os.availableParallelism() - 1),
   vmCallTimeoutMs: 5_000,
@@ -105,6 +114,9 @@ const OPTIONS: readonly OptionSpec[] = [
   { key: 'slotMs', flag: 'slot-ms', env: 'SLOT_MS', kind: 'int', min: 50, max: 1000, help: 'slot length in ms (50..1000)' },
   { key: 'idleBlockMs', flag: 'idle-block-ms', env: 'IDLE_BLOCK_MS', kind: 'int', min: 50, max: 3_600_000, help: 'ms between empty blocks while nothing is pending or awaiting finality (>= slot-ms)' },
   { key: 'mempoolCap', flag: 'mempool-cap', env: 'MEMPOOL_CAP', kind: 'int', min: 1, max: MEMPOOL_MAX, help: `resident mempool cap (1..${MEMPOOL_MAX})` },
+  { key: 'mempoolSenderPending', flag: 'mempool-sender-pending', env: 'MEMPOOL_SENDER_PENDING', kind: 'int', min: 1, max: MEMPOOL_MAX, help: `pending transactions one sender may hold; more: "mempool full" (1..${MEMPOOL_MAX})` },
+  { key: 'mempoolSenderGapped', flag: 'mempool-sender-gapped', env: 'MEMPOOL_SENDER_GAPPED', kind: 'int', min: 0, max: MAX_FUTURE_NONCE_GAP, help: `transactions one sender may hold beyond its next nonce (gapped); more: "nonce too far ahead"; a full pool evicts gapped ones for ready ones (0..${MAX_FUTURE_NONCE_GAP})` },
+  { key: 'mempoolGappedLifetimeMs', flag: 'mempool-gapped-lifetime-ms', env: 'MEMPOOL_GAPPED_LIFETIME_MS', kind: 'int', min: 1000, max: MEMPOOL_LIFETIME_MS, help: `ms a gapped transaction waits for its gap to fill before it is dropped (1000..${MEMPOOL_LIFETIME_MS}; ready ones live 6 h)` },
   { key: 'verifyWorkers', flag: 'verify-workers', env: 'VERIFY_WORKERS', kind: 'int', min: 1, max: 256, help: 'signature-verification worker threads (default: available parallelism)' },
   { key: 'vmCallWorkers', flag: 'vm-call-workers', env: 'VM_CALL_WORKERS', kind: 'int', min: 1, max: 256, help: 'eth_call / eth_estimateGas worker threads (default: available parallelism - 1, at least 1)' },
   { key: 'vmCallTimeoutMs', flag: 'vm-call-timeout-ms', env: 'VM_CALL_TIMEOUT_MS', kind: 'int', min: 10, max: 600_000, help: 'wall-clock budget of one eth_call or eth_estimateGas in ms (default 5000)' },

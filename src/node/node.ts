@@ -308,7 +308,10 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   const headAccounts = new HeadAccounts(kv, view);
   const readAccount = (addr: Address) => headAccounts.read(addr);
 
-  const pool = new TxPool({ cap: config.mempoolCap, lifetimeMs: MEMPOOL_LIFETIME_MS, maxNonceGap: MAX_FUTURE_NONCE_GAP });
+  const pool = new TxPool({
+    cap: config.mempoolCap, lifetimeMs: MEMPOOL_LIFETIME_MS, maxNonceGap: MAX_FUTURE_NONCE_GAP,
+    perSender: config.mempoolSenderPending, gappedPerSender: config.mempoolSenderGapped, gappedLifetimeMs: config.mempoolGappedLifetimeMs,
+  });
   const recentOutcomes = new Map<Hex, MempoolLookup>();
   const mempool = new ActorRef<MempoolMsg, MempoolReplies>('mempool');
   mempoolRef = mempool;
@@ -435,7 +438,9 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     });
   };
   slotClock = startSlotClock(config.slotMs, slotTick);
-  expiryTimer = setInterval(() => mempool.send({ type: 'expire', now: Date.now() }), 60_000);
+  // Often enough that a gapped transaction outlives its lifetime by at most a quarter of it (1 s to 60 s).
+  const expiryMs = Math.min(60_000, Math.max(1_000, Math.floor(config.mempoolGappedLifetimeMs / 4)));
+  expiryTimer = setInterval(() => mempool.send({ type: 'expire', now: Date.now() }), expiryMs);
   // Peer status polls (and sync when a peer is ahead): twice per slot length, at least every 250 ms.
   const net = network!;
   peerTimer = setInterval(() => net.tick(Date.now()), Math.max(250, 2 * config.slotMs));

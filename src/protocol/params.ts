@@ -18,6 +18,15 @@ export const MAX_FUTURE_NONCE_GAP = 64;
 export const MEMPOOL_CAP_DEFAULT = 5_000;
 export const MEMPOOL_MAX = 50_000;
 export const MEMPOOL_LIFETIME_MS = 21_600_000;
+/**
+ * Per-sender bounds of the mempool (not in the spec; node policy, configurable). A sender holds at
+ * most MEMPOOL_SENDER_PENDING transactions (one block's worth) and at most MEMPOOL_SENDER_GAPPED of
+ * them beyond its next nonce ("gapped": they cannot run until the gap fills); a gapped transaction
+ * leaves after MEMPOOL_GAPPED_LIFETIME_MS (10 min) instead of the 6 h lifetime.
+ */
+export const MEMPOOL_SENDER_PENDING = 500;
+export const MEMPOOL_SENDER_GAPPED = 16;
+export const MEMPOOL_GAPPED_LIFETIME_MS = 600_000;
 export const MAX_CHAIN_PAGE = 2_000;
 
 /** Energy: each account regenerates up to its cap over ENERGY_REGEN_BLOCKS. */
