@@ -31,6 +31,7 @@ export const BENCHES: { name: string; script: string; args: string[] }[] = [
   { name: 'memory', script: 'bench/memory.ts', args: ['--runs', '3'] },
   { name: 'hardhat', script: 'bench/hardhat.ts', args: ['--seconds', '5', '--runs', '3'] },
   { name: 'finality', script: 'bench/finality.ts', args: ['--blocks', '60', '--runs', '3'] },
+  { name: 'attack', script: 'bench/attack.ts', args: ['--runs', '3'] },
   { name: 'sync', script: 'bench/sync.ts', args: ['--blocks', '5000', '--txs', '500', '--chain-dir', join(CHAINS, 'sync-5000x500')] },
 ];
 

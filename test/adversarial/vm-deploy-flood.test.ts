@@ -9,27 +9,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VM_MAX_GAS } from '../../src/protocol/params';
-import { startDeployFlood } from './attacks/vmDeploys';
+import { blockMs, startDeployFlood } from './attacks/vmDeploys';
 import { ATTACKER, honestClient, spawnTarget, type Target } from './lib';
 
 const DEPLOYS = 40;
 const BLOCK_MS_BOUND = 2_000; // one 5.19 M-gas loop is ~0.1–0.3 s; 40 of them in one block were 11 s idle
 const STATUS_P99_BOUND = 300;
-
-/** Each committed block's production time (ms) by height, from the node's log ("block committed"). */
-function blockMs(output: string): Map<number, number> {
-  const m = new Map<number, number>();
-  for (const line of output.split('\n')) {
-    if (!line.includes('"block committed"')) continue;
-    try {
-      const j = JSON.parse(line) as { height: number; ms: number };
-      m.set(j.height, j.ms);
-    } catch {
-      /* not a JSON line */
-    }
-  }
-  return m;
-}
 
 describe('VM deployment flood (issue 23 row 3)', () => {
   let t: Target;

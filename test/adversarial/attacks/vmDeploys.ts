@@ -121,3 +121,18 @@ export async function startDeployFlood(target: { url: string; rpcUrl: string }, 
     },
   };
 }
+
+/** Each committed block's production time (ms) by height, from the node's log ("block committed"). */
+export function blockMs(output: string): Map<number, number> {
+  const m = new Map<number, number>();
+  for (const line of output.split('\n')) {
+    if (!line.includes('"block committed"')) continue;
+    try {
+      const j = JSON.parse(line) as { height: number; ms: number };
+      m.set(j.height, j.ms);
+    } catch {
+      /* not a JSON line */
+    }
+  }
+  return m;
+}
