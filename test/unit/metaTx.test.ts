@@ -80,7 +80,7 @@ describe('META_TX', () => {
     const meta = await w.tx('META_TX', RELAYER, { data: { tx: forged } });
     const v = await applyTx(w.state, meta, { height: w.height + 1, timestamp: 1e9, producer: V0, nestedVerified: true });
     expect(v).toMatchObject({ kind: 'applied', result: { status: 'success' } });
-    expect(verifyJobsOf(meta)).toHaveLength(2); // the pool checks the outer and the inner envelope together
+    expect(verifyJobsOf(meta as HybridTx)).toHaveLength(2); // the pool checks the outer and the inner envelope together
   });
 
   it('judges the inner transaction as if its user had sent it: a permission governing it fails the META_TX', async () => {
