@@ -27,8 +27,9 @@ import { innerHandler } from '../tx/inner';
  * binding and the user's permission (governedRefusal, the check applyTx makes).
  */
 export const RELAYABLE = ['TRANSFER', 'TOKEN_TRANSFER'] as const;
-const HEX = '^0x(?:[0-9a-fA-F]{2})*$'; // non-capturing: twice as fast on a 2,420-byte signature
 const AMOUNT = '^(0|[1-9][0-9]{0,77})$';
+/** Keys and signatures, checked natively (a pattern costs ~15 µs on a 2,420-byte signature, four per META_TX). */
+const HEX = Type.String({ format: 'cairn.hex' });
 
 const ENVELOPE = Type.Object(
   {
@@ -42,8 +43,8 @@ const ENVELOPE = Type.Object(
     timestamp: Type.Integer({ minimum: 1 }),
     fee: Type.String({ pattern: AMOUNT }),
     data: Type.Optional(Type.Unknown()),
-    publicKeys: Type.Object({ secp256k1: Type.String({ pattern: HEX }), mldsa44: Type.String({ pattern: HEX }) }, { additionalProperties: false }),
-    signatures: Type.Object({ secp256k1: Type.String({ pattern: HEX }), mldsa44: Type.String({ pattern: HEX }) }, { additionalProperties: false }),
+    publicKeys: Type.Object({ secp256k1: HEX, mldsa44: HEX }, { additionalProperties: false }),
+    signatures: Type.Object({ secp256k1: HEX, mldsa44: HEX }, { additionalProperties: false }),
   },
   { additionalProperties: false },
 );
