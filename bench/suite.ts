@@ -28,6 +28,7 @@ export const BENCHES: { name: string; script: string; args: string[] }[] = [
   { name: 'inclusion', script: 'bench/inclusion.ts', args: ['--runs', '3'] },
   { name: 'block', script: 'bench/block.ts', args: [] },
   { name: 'worstblock', script: 'bench/worstblock.ts', args: ['--runs', '3'] },
+  { name: 'metaTx', script: 'bench/metaTx.ts', args: ['--rounds', '5'] },
   { name: 'memory', script: 'bench/memory.ts', args: ['--runs', '3'] },
   { name: 'hardhat', script: 'bench/hardhat.ts', args: ['--seconds', '5', '--runs', '3'] },
   { name: 'finality', script: 'bench/finality.ts', args: ['--blocks', '60', '--runs', '3'] },

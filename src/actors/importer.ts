@@ -1,5 +1,5 @@
 import { blockRefusal } from '../chain/blockRules';
-import { decodeEnvelope, verifyJobOf } from '../chain/envelope';
+import { decodeEnvelope, verifyGroups, verifyJobsOf } from '../chain/envelope';
 import { decodeEthTx } from '../chain/ethTx';
 import { getSchedule } from '../modules/staking';
 import { applyBlock } from '../chain/replay';
@@ -74,7 +74,7 @@ export function importerBehavior(d: ImporterDeps): Behavior<ImporterMsg, Importe
     if (refused) return rejected(refused);
     life = stepBlock(life, { type: 'VERIFIED' });
     const tChecked = performance.now();
-    const executed = await applyBlock(state, block);
+    const executed = await applyBlock(state, block, { nestedVerified: true }); // signaturesRefusal passed them all
     if (executed) return rejected(executed);
     const tExecuted = performance.now();
     const batch = d.kv.batch();
@@ -92,7 +92,8 @@ export function importerBehavior(d: ImporterDeps): Behavior<ImporterMsg, Importe
     // Transactions whose signatures a batch check already passed (a sync page, verified at once) are not checked twice.
     const hybrid = block.txs.filter((t): t is HybridTx => (t as { envelope?: unknown }).envelope !== 'eth' && !preverified?.has(t));
     if (hybrid.length === 0) return undefined;
-    const ok = await d.verifier.verifyMany(hybrid.map(verifyJobOf));
+    // Nested signatures (META_TX's inner) are part of their transaction's: execution does not check them.
+    const ok = await verifyGroups((jobs) => d.verifier.verifyMany(jobs), hybrid.map(verifyJobsOf));
     const bad = ok.findIndex((x) => !x);
     return bad < 0 ? undefined : `transaction ${hybrid[bad].id}: invalid signature`;
   }
@@ -107,19 +108,19 @@ export function importerBehavior(d: ImporterDeps): Behavior<ImporterMsg, Importe
 export function preverifyTxs(verifier: Pick<VerifyPool, 'verifyMany'>, blocks: Block[]): Promise<WeakSet<object>>[] {
   return blocks.map(async (b) => {
     const txs: HybridTx[] = [];
-    const jobs = [];
+    const groups = [];
     for (const t of b.txs) {
       if ((t as { envelope?: unknown }).envelope === 'eth') continue;
       try {
-        jobs.push(verifyJobOf(t as HybridTx));
+        groups.push(verifyJobsOf(t as HybridTx));
         txs.push(t as HybridTx);
       } catch {
         /* malformed: the import refuses it with its reason */
       }
     }
     const passed = new WeakSet<object>();
-    if (jobs.length === 0) return passed;
-    (await verifier.verifyMany(jobs)).forEach((v, i) => v && passed.add(txs[i]));
+    if (groups.length === 0) return passed;
+    (await verifyGroups((jobs) => verifier.verifyMany(jobs), groups)).forEach((v, i) => v && passed.add(txs[i]));
     return passed;
   });
 }

@@ -4,6 +4,7 @@ import { buildBlock } from '../chain/buildBlock';
 import { slotOf } from '../consensus/slots';
 import type { HybridKeys } from '../crypto/keys';
 import { orderedCandidates } from '../mempool/senderHeap';
+import { partiesOf } from '../modules/registry';
 import { MAX_TXS_PER_BLOCK, TREASURY_ADDRESS } from '../protocol/params';
 import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
@@ -45,11 +46,11 @@ export function producerBehavior(d: ProducerDeps): Behavior<ProducerMsg, Produce
     const state = await StateTrie.open(d.kv, parent.stateRoot);
     // Load the block's likely accounts level by level in batched reads before executing.
     const likely = pending.flatMap((q) => q.slice(0, 4)).slice(0, MAX_TXS_PER_BLOCK);
-    await state.prefetchAccounts([producer, TREASURY_ADDRESS, ...likely.flatMap((t) => (t.to ? [t.from, t.to] : [t.from]))]);
+    await state.prefetchAccounts([producer, TREASURY_ADDRESS, ...likely.flatMap(partiesOf)]); // parties: a META_TX's user and recipient too
     const tPrefetched = performance.now();
     let tTxs = 0;
     const txsDone = () => void (tTxs = performance.now());
-    const built = await buildBlock(state, orderedCandidates(pending), { height, timestamp, producer, maxTxs: MAX_TXS_PER_BLOCK, pause, txsDone });
+    const built = await buildBlock(state, orderedCandidates(pending), { height, timestamp, producer, maxTxs: MAX_TXS_PER_BLOCK, nestedVerified: true, pause, txsDone });
     const tBuilt = performance.now();
     const batch = d.kv.batch();
     const stateRoot = await state.flush(batch);

@@ -1,4 +1,4 @@
-import { decodeEnvelope, verifyJobOf } from '../chain/envelope';
+import { decodeEnvelope, verifyGroups, verifyJobsOf } from '../chain/envelope';
 import { pqKeyHashOf } from '../chain/applyTx';
 import { decodeEthTx } from '../chain/ethTx';
 import type { SignedTx } from '../protocol/types';
@@ -6,7 +6,7 @@ import { keccakHex } from '../crypto/hash';
 import type { VerifyPool } from '../crypto/verifyPool';
 import { REFUSAL } from '../mempool/pool';
 import { attestationOf, NO_COMMITTEE, quorumRefusalWith } from '../modules/bridge';
-import { handlerFor } from '../modules/registry';
+import { handlerFor, nestedOf } from '../modules/registry';
 import type { CommitteeRecord } from '../protocol/bridge';
 import { fromHex, type Hex } from '../primitives/hex';
 import type { ChainStore } from '../storage/chainStore';
@@ -34,6 +34,13 @@ export function createAdmission(d: {
   onVerified?: (seconds: number) => void;
   /** The bridge committee at the head: BRIDGE_IN and BRIDGE_COMMITTEE_UPDATE are admitted only with its quorum. */
   committee?: () => Promise<CommitteeRecord | undefined>;
+  /**
+   * Why the head state's permission of `signer` refuses `tx` (protocol/permissions.ts
+   * governedRefusal, the check execution makes), or undefined. Asked for the sender and for the
+   * user of each nested envelope (a META_TX's inner): a relayed transaction is judged as if its
+   * user had sent it.
+   */
+  governed?: (signer: SignedTx['from'], tx: SignedTx) => Promise<string | undefined>;
 }) {
   const refuse = (id: Hex, reason: string): SubmitOutcome => ({ kind: 'verdict', verdict: { accepted: false, id, reason }, badSignature: reason === REFUSAL.signature });
 
@@ -51,6 +58,12 @@ export function createAdmission(d: {
         return { kind: 'unavailable', error: `signature verification unavailable, retry: ${(e as Error).message}` };
       }
       if (!valid) return refuse(tx.id, REFUSAL.signature);
+    }
+    if (d.governed) {
+      for (const t of [tx, ...nestedOf(tx)]) {
+        const refused = await d.governed(t.from, t);
+        if (refused) return refuse(tx.id, refused);
+      }
     }
     // A committee proof is checked at the door, in the worker pool: a BRIDGE_IN without its
     // quorum never reaches the mempool or a block, where each would cost every node up to seven
@@ -83,11 +96,12 @@ export function createAdmission(d: {
       const decoded = decodeEnvelope(body);
       if (!decoded.ok) return { kind: 'malformed', error: decoded.error };
       const tx = decoded.tx;
-      // A key/from mismatch yields a verify job that fails: `invalid signature`.
+      // A key/from mismatch yields a verify job that fails: `invalid signature`; so does a bad nested (META_TX inner) signature.
       return admit(tx, pqKeyHashOf(tx), async () => {
         const t0 = performance.now();
         try {
-          return await d.verifier.verify(verifyJobOf(tx));
+          const [ok] = await verifyGroups((jobs) => d.verifier.verifyMany(jobs), [verifyJobsOf(tx)]);
+          return ok;
         } finally {
           d.onVerified?.((performance.now() - t0) / 1000);
         }

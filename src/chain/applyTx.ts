@@ -1,6 +1,7 @@
 import { keccakHex } from '../crypto/hash';
+import { verifyTxReference } from '../crypto/txSigning';
 import { TxFailure } from '../protocol/handler';
-import { handlerFor } from '../modules/registry';
+import { handlerFor, nestedOf } from '../modules/registry';
 import { evmEngine } from '../modules/vm/engine';
 import { fromHex, type Hex } from '../primitives/hex';
 import { liquidCost } from '../protocol/cost';
@@ -24,6 +25,14 @@ export interface BlockContext {
   height: number;
   timestamp: number;
   producer: Address;
+  /**
+   * The caller checked the nested signatures (META_TX's inner envelope) of every transaction
+   * it hands in, in the verify pool: the producer (its candidates passed admission) and the
+   * importer (the block's signatures passed). Any other caller (a replay, a tool, a test)
+   * leaves it unset, and they are checked here by the reference verifier with the same
+   * verdict: a bad one can never be in a block (`invalid signature`).
+   */
+  nestedVerified?: boolean;
 }
 
 const skip = (reason: string, permanent: boolean, gap = false): TxVerdict => ({ kind: 'skip', reason, permanent, gap });
@@ -63,6 +72,7 @@ export async function applyTx(state: ExecState, tx: SignedTx, ctx: BlockContext)
   if (!handler) return skip(`unknown transaction type ${String(tx.type)}`, true);
   const invalid = handler.validate(tx);
   if (invalid !== undefined) return skip(invalid, true);
+  if (!ctx.nestedVerified && !nestedOf(tx).every(verifyTxReference)) return skip('invalid signature', true);
   const feeLimit = BigInt(tx.fee);
   if (acc.balance < liquidCost(tx)) return skip('insufficient balance', false);
   // Only a staker can be exempt by stake: the parameter is read for stakers alone.
@@ -79,7 +89,7 @@ export async function applyTx(state: ExecState, tx: SignedTx, ctx: BlockContext)
   state.checkpoint();
   try {
     // A permissioned account's own key may not send what its permission governs.
-    const governed = acc.permissioned ? await governedRefusal(state, sender, tx.type) : undefined;
+    const governed = acc.permissioned ? await governedRefusal(state, sender, tx) : undefined;
     if (governed !== undefined) throw new TxFailure(governed);
     const out = await handler.execute({ state, height: ctx.height, timestamp: ctx.timestamp, producer: ctx.producer, sender, tx, vm: evmEngine });
     await state.commit();

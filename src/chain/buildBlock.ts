@@ -31,6 +31,8 @@ export async function buildBlock(
     timestamp: number;
     producer: Address;
     maxTxs: number;
+    /** Every candidate's nested signatures passed the verify pool (BlockContext): the node's mempool, filled by admission. */
+    nestedVerified?: boolean;
     /** Called every few transactions so a runtime can let other work in; never changes the result. */
     pause?: () => Promise<void>;
     /** Called once the transactions are in, before the end-of-block work: lets a runtime time the two phases (never changes the result). */

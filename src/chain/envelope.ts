@@ -9,7 +9,7 @@ import { MLDSA44_PUB_BYTES, signHybrid, type HybridSignatures, type VerifyJob } 
 import type { HybridKeys } from '../crypto/keys';
 import { CHAIN_ID, MAX_DATA_BYTES } from '../protocol/params';
 import type { Address, HybridTx, TxPayload, TxType } from '../protocol/types';
-import { isImplemented } from '../modules/registry';
+import { isImplemented, nestedOf } from '../modules/registry';
 
 /**
  * The hybrid transaction envelope (docs/PROTOCOL.md, "Transaction envelope").
@@ -232,6 +232,19 @@ export function verifyJobOf(tx: HybridTx): VerifyJob {
     pubs,
     sigs: { secp256k1: fromHex(tx.signatures.secp256k1), mldsa44: fromHex(tx.signatures.mldsa44) },
   };
+}
+
+/**
+ * Every signature check a (validated) hybrid transaction needs: its own, then those of the
+ * envelopes it carries (META_TX's inner). It is valid only if all pass.
+ */
+export const verifyJobsOf = (tx: HybridTx): VerifyJob[] => [verifyJobOf(tx), ...nestedOf(tx).map(verifyJobOf)];
+
+/** Verifies groups of jobs (each transaction's verifyJobsOf) in one batch: whether each group passed whole. */
+export async function verifyGroups(verifyMany: (jobs: VerifyJob[]) => Promise<boolean[]>, groups: readonly VerifyJob[][]): Promise<boolean[]> {
+  const ok = await verifyMany(groups.flat());
+  let k = 0;
+  return groups.map((g) => ok.slice(k, (k += g.length)).every(Boolean));
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { TxHandler } from '../protocol/handler';
-import type { Address, SignedTx, TxType } from '../protocol/types';
+import type { Address, HybridTx, SignedTx, TxType } from '../protocol/types';
 import { nameRegister, nameRelease, nameTransfer, nameUpdate } from './names';
 import { transfer } from './native/transfer';
 import { claimVoterReward, setCommission, slashDoubleSign, stake, unstake, vote } from './staking';
@@ -107,4 +107,7 @@ export function partiesOf(tx: SignedTx): Address[] {
   for (const a of entryOf(tx.type)?.parties?.(tx) ?? []) out.add(a);
   return [...out];
 }
+/** The signed envelopes a (validated) transaction carries, whose signatures are part of its own (META_TX's inner). */
+export const nestedOf = (tx: SignedTx): HybridTx[] => entryOf(tx.type)?.nested?.(tx) ?? [];
+
 bindInnerLookup((type) => handlerFor(type as TxType));

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { createLogger } from './logger';
 import { getCommittee } from '../protocol/bridge';
+import { governedRefusal } from '../protocol/permissions';
 import { DevControls } from '../api/devControls';
 import { ActorRef } from '../actors/actorRef';
 import { createAdmission, type Admission } from '../api/admission';
@@ -386,7 +387,9 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     disconnectSentinel = sentinelRef.connect(SENTINEL_TICK_MS);
 
     reader = new ChainReader({ kv, store: chainStore, view, mempool, pending: pool, slotMs: config.slotMs, blocks });
-    admission = network.relaying(createAdmission({ verifier, store: chainStore, mempool, now: Date.now, onVerified: (s) => nodeMetrics.verifySeconds.observe(s), committee: async () => getCommittee(await StateTrie.open(kv, view.head.stateRoot)) }));
+    admission = network.relaying(createAdmission({ verifier, store: chainStore, mempool, now: Date.now, onVerified: (s) => nodeMetrics.verifySeconds.observe(s), committee: async () => getCommittee(await StateTrie.open(kv, view.head.stateRoot)),
+      // Only a permissioned account (the cached head account says) costs a state read.
+      governed: async (signer, tx) => ((await readAccount(signer))?.permissioned ? governedRefusal(await StateTrie.open(kv, view.head.stateRoot), signer, tx) : undefined) }));
     const rpcBackend = new NodeRpcBackend({
       reader, store: chainStore, mempool, admission, clientVersion: `cairn/${CLIENT_VERSION}/node-${process.version}`, producer: keys.address, now: Date.now, vm: vmCalls,
     });

@@ -1,6 +1,6 @@
 import type { ExecState } from './execState';
 import { recordKey } from './records';
-import type { Address, TxType } from './types';
+import type { Address, SignedTx, TxType } from './types';
 
 /**
  * A weighted multisig permission on an account (docs/PROTOCOL.md "Permissions and multisig"):
@@ -42,13 +42,40 @@ export async function setPermission(s: ExecState, account: Address, spec: Permis
 }
 
 /**
- * Why the account's own key may not send this type (applyTx asks only for permissioned
- * accounts, so ordinary ones pay no extra read), or undefined.
+ * The governable types that move what an account holds to another account, or let another
+ * move it. A permission governing any of them makes the account's value multisig-only, so its
+ * own key may send no Ethereum-envelope transaction: that envelope is signed by the
+ * secp256k1 key alone, and the EVM moves the account's coins (value) and whatever it holds in
+ * contracts, which no native type names and no multisig approval can reach.
  */
-export async function governedRefusal(s: ExecState, account: Address, type: TxType): Promise<string | undefined> {
-  if (type === 'PERMISSION_UPDATE') return 'the account has a permission: change it with PERMISSION_PROPOSE';
+export const VALUE_MOVING = ['TRANSFER', 'TOKEN_TRANSFER', 'TOKEN_APPROVE', 'NFT_TRANSFER', 'NAME_TRANSFER'] as const satisfies readonly AuthorisableType[];
+
+/** The EVM's types: they move the sender's coins as their value, in either envelope. */
+const VM_TYPES: readonly TxType[] = ['VM_DEPLOY', 'VM_CALL', 'VM_TRANSFER'];
+
+/**
+ * Why `account`'s own key may not send `tx`, or undefined: the one check of every path that
+ * runs a transaction as its signer — applyTx for the sender, META_TX for the user of its inner
+ * transaction, admission for both (docs/PROTOCOL.md "Weighted multisig permissions"). Reads
+ * nothing for an account without a permission. Refused: what the permission governs; any
+ * Ethereum-envelope transaction when it governs a VALUE_MOVING type; a hybrid VM transaction
+ * carrying value when it governs TRANSFER.
+ */
+export async function governedRefusal(s: ExecState, account: Address, tx: Pick<SignedTx, 'type' | 'envelope' | 'amount'>): Promise<string | undefined> {
+  const acc = await s.getAccount(account);
+  if (!acc?.permissioned) return undefined;
+  if (tx.type === 'PERMISSION_UPDATE') return 'the account has a permission: change it with PERMISSION_PROPOSE';
   const p = await getPermission(s, account);
-  return p?.operations.includes(type) ? `${type} from ${account} needs its multisig permission (MULTISIG_PROPOSE)` : undefined;
+  if (!p) return undefined;
+  if (p.operations.includes(tx.type)) return `${tx.type} from ${account} needs its multisig permission (MULTISIG_PROPOSE)`;
+  const guarded = p.operations.filter((t) => (VALUE_MOVING as readonly TxType[]).includes(t));
+  if (tx.envelope === 'eth' && guarded.length > 0) {
+    return `Ethereum-envelope transactions from ${account} are refused: its permission governs ${guarded.join(', ')} (value moves only through MULTISIG_PROPOSE)`;
+  }
+  if (VM_TYPES.includes(tx.type) && BigInt(tx.amount) > 0n && p.operations.includes('TRANSFER')) {
+    return `${tx.type} from ${account} sends value, and its permission governs TRANSFER (MULTISIG_PROPOSE)`;
+  }
+  return undefined;
 }
 
 /** Σ weights of `keys` under `p`. */

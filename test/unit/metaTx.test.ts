@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { signTx } from '../../src/chain/envelope';
+import { applyTx } from '../../src/chain/applyTx';
+import { signTx, verifyJobsOf } from '../../src/chain/envelope';
 import { deriveKeys } from '../../src/crypto/keys';
 import { assetId } from '../../src/modules/assets/common';
 import { balanceKey } from '../../src/modules/tokens/records';
@@ -51,21 +52,51 @@ describe('META_TX', () => {
     expect(await w.state.getRecord(balanceKey(token, USER.address))).toBe('25');
   });
 
-  it('fails on a bad signature or a tampered payload, and reverts the nonce when the inner fails', async () => {
+  it('never includes a bad inner signature or a tampered payload; reverts the nonce when the inner fails', async () => {
     const w = await world();
     const t = inner({});
     const forged = { ...t, signatures: { ...t.signatures, mldsa44: toHex(new Uint8Array(2420)) } };
-    await w.fails('META_TX', RELAYER, { data: { tx: forged } }, 'META_TX inner transaction: invalid signature');
     const { id: _, ...noId } = t;
-    await w.fails('META_TX', RELAYER, { data: { tx: { ...noId, amount: c(20) } } }, 'META_TX inner transaction: invalid signature');
     const someoneElse = { ...inner({}, OTHER), publicKeys: t.publicKeys };
     const { id: _x, ...other } = someoneElse;
-    await w.fails('META_TX', RELAYER, { data: { tx: other } }, 'META_TX inner transaction: invalid signature');
+    for (const bad of [forged, { ...noId, amount: c(20) }, other]) {
+      // Without a verify-pool verdict (a replay, a tool), execution checks it itself: it can never be in a block.
+      const meta = await w.tx('META_TX', RELAYER, { data: { tx: bad } });
+      expect(await applyTx(w.state, meta, { height: w.height + 1, timestamp: 1e9, producer: V0 })).toEqual({ kind: 'skip', reason: 'invalid signature', permanent: true, gap: false });
+    }
     await w.fails('META_TX', RELAYER, { data: { tx: inner({ amount: c(1000) }) } }, 'META_TX inner transaction failed: insufficient balance');
     expect((await w.account(USER.address)).nonce).toBe(0);
     await w.ok('META_TX', RELAYER, { data: { tx: t } });
     // A user the chain has never seen has nothing to move.
     await w.fails('META_TX', RELAYER, { data: { tx: inner({}, OTHER) } }, 'META_TX inner transaction: insufficient balance');
+  });
+
+  it('does not verify the inner signature at execution when the verify pool did (nestedVerified)', async () => {
+    const w = await world();
+    const t = inner({});
+    const forged = { ...t, signatures: { ...t.signatures, mldsa44: toHex(new Uint8Array(2420)) } };
+    // The producer and the importer pass nestedVerified only after the pool passed them: a forged
+    // one executing here shows that execution itself spends no signature check.
+    const meta = await w.tx('META_TX', RELAYER, { data: { tx: forged } });
+    const v = await applyTx(w.state, meta, { height: w.height + 1, timestamp: 1e9, producer: V0, nestedVerified: true });
+    expect(v).toMatchObject({ kind: 'applied', result: { status: 'success' } });
+    expect(verifyJobsOf(meta as HybridTx)).toHaveLength(2); // the pool checks the outer and the inner envelope together
+  });
+
+  it('judges the inner transaction as if its user had sent it: a permission governing it fails the META_TX', async () => {
+    const w = await world();
+    const create = await w.tx('TOKEN_CREATE', U2, { data: { name: 'Gold', symbol: 'GLD', decimals: 0, supply: '1000' } });
+    await w.block([create]);
+    const token = assetId(create.id);
+    await w.ok('TOKEN_TRANSFER', U2, { to: USER.address, data: { token, amount: '400' } });
+    await w.block([signTx(USER, { type: 'PERMISSION_UPDATE', nonce: 0, fee: '100000', timestamp: 5, data: { permission: { keys: { [U3]: 1, [U4]: 1 }, threshold: 2, operations: ['TRANSFER', 'TOKEN_TRANSFER'], timelockBlocks: 3 } } })]);
+    const before = await w.account(USER.address);
+    const governed = (type: string) => `${type} from ${USER.address} needs its multisig permission (MULTISIG_PROPOSE)`;
+    await w.fails('META_TX', RELAYER, { data: { tx: inner({ nonce: 1 }) } }, `META_TX inner transaction failed: ${governed('TRANSFER')}`);
+    await w.fails('META_TX', RELAYER, { data: { tx: inner({ nonce: 1, type: 'TOKEN_TRANSFER', to: U4, amount: '0', data: { token, amount: '400' } }) } }, `META_TX inner transaction failed: ${governed('TOKEN_TRANSFER')}`);
+    expect((await w.account(USER.address)).balance).toBe(before.balance);
+    expect((await w.account(USER.address)).nonce).toBe(1);
+    expect(await w.state.getRecord(balanceKey(token, USER.address))).toBe('400');
   });
 
   it('refuses at admission what can never run', () => {

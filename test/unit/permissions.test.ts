@@ -7,10 +7,14 @@ import { stateName } from '../../src/machines/record';
 import { PERMISSION_CHANGE_STATES, permissionChangeDef, permissionChangeMachine, type PermissionChangeEvent, type PermissionChangeInput } from '../../src/machines/permissionChange';
 import { getMultisig } from '../../src/modules/permissions';
 import { REGISTRY } from '../../src/modules/registry';
-import { AUTHORISABLE, getPermission } from '../../src/protocol/permissions';
+import { AUTHORISABLE, getPermission, governedRefusal, VALUE_MOVING } from '../../src/protocol/permissions';
 import { COIN } from '../../src/primitives/amount';
 import type { Hex } from '../../src/primitives/hex';
-import type { Address } from '../../src/protocol/types';
+import type { Address, SignedTx } from '../../src/protocol/types';
+import { Wallet } from 'ethers';
+import { applyTx } from '../../src/chain/applyTx';
+import { decodeEthTx } from '../../src/chain/ethTx';
+import { CHAIN_ID, GAS_PRICE_WEI } from '../../src/protocol/params';
 import { refusal } from '../helpers/assetHarness';
 import { EconWorld, U1, U2, U3, U4, V0 } from '../helpers/econWorld';
 import { walkMachine } from '../helpers/machineWalk';
@@ -58,6 +62,56 @@ describe('PERMISSION_UPDATE', () => {
     for (const bad of [{ ...TWO_OF_THREE, operations: ['VM_CALL'] }, { ...TWO_OF_THREE, operations: ['TRANSFER', 'TRANSFER'] }, { ...TWO_OF_THREE, keys: {} }, { ...TWO_OF_THREE, keys: { [U2]: 101 } }, { ...TWO_OF_THREE, timelockBlocks: 0 }]) {
       expect(p(bad)).toMatch(/^PERMISSION_UPDATE data\.permission must be \{keys, threshold, operations, timelockBlocks\}/);
     }
+  });
+});
+
+describe('a permission governs every path that moves the account\'s value', () => {
+  const wallet = new Wallet('0x' + '11'.repeat(32));
+  const W = wallet.address.toLowerCase() as Address;
+  const eth = async (w: EconWorld, fields: { to?: string; value?: bigint; data?: string }) => {
+    const raw = await wallet.signTransaction({ type: 2, chainId: BigInt(CHAIN_ID), nonce: (await w.account(W)).nonce, gasLimit: 100_000n, maxFeePerGas: GAS_PRICE_WEI, maxPriorityFeePerGas: 0n, ...fields });
+    const d = decodeEthTx(raw, 1e9);
+    if (!d.ok) throw new Error(d.error);
+    return d.tx;
+  };
+  /** W (a real secp256k1 key) holding 100 coins, governed 2-of-2 by U2, U3 for `operations`. */
+  async function walletWorld(operations: string[]): Promise<EconWorld> {
+    const w = await EconWorld.create();
+    await w.ok('TRANSFER', U2, { to: W, amount: c(100) });
+    await w.ok('PERMISSION_UPDATE', W, { data: { permission: { keys: { [U2]: 1, [U3]: 1 }, threshold: 2, operations, timelockBlocks: 3 } } });
+    return w;
+  }
+  const included = async (w: EconWorld, tx: SignedTx) => {
+    const v = await applyTx(w.state, tx, { height: ++w.height, timestamp: w.height * 1000, producer: V0 });
+    if (v.kind !== 'applied') throw new Error(`not applied: ${v.reason}`);
+    return v.result;
+  };
+
+  it('refuses every Ethereum-envelope transaction when it governs a value-moving type; the coins stay', async () => {
+    expect(VALUE_MOVING).toEqual(['TRANSFER', 'TOKEN_TRANSFER', 'TOKEN_APPROVE', 'NFT_TRANSFER', 'NAME_TRANSFER']);
+    for (const op of VALUE_MOVING) {
+      const w = await walletWorld([op]);
+      const reason = `Ethereum-envelope transactions from ${W} are refused: its permission governs ${op} (value moves only through MULTISIG_PROPOSE)`;
+      const before = (await w.account(U4)).balance;
+      for (const fields of [{ to: U4, value: 50n * 10n ** 18n }, { to: U4, value: 0n, data: '0x01' }, { value: 0n, data: '0x00' }]) {
+        const tx = await eth(w, fields);
+        expect(await governedRefusal(w.state, W, tx)).toBe(reason); // what admission asks
+        expect(await included(w, tx)).toMatchObject({ status: 'failed', error: reason });
+      }
+      expect((await w.account(U4)).balance).toBe(before);
+    }
+  });
+
+  it('refuses a hybrid VM transaction carrying value when it governs TRANSFER; leaves the rest to the account\'s key', async () => {
+    const w = await walletWorld(['TRANSFER']);
+    await w.fails('VM_CALL', W, { to: U4, amount: c(1), data: { input: '0x', gasLimit: 50_000 } }, `VM_CALL from ${W} sends value, and its permission governs TRANSFER (MULTISIG_PROPOSE)`);
+    await w.fails('VM_DEPLOY', W, { amount: c(1), data: { input: '0x00', gasLimit: 100_000 } }, `VM_DEPLOY from ${W} sends value, and its permission governs TRANSFER (MULTISIG_PROPOSE)`);
+    expect(await governedRefusal(w.state, W, await w.tx('VM_CALL', W, { to: U4, data: { input: '0x', gasLimit: 50_000 } }))).toBeUndefined();
+    // A permission over what the EVM cannot move (staking) leaves both envelopes to the key.
+    const s = await walletWorld(['STAKE', 'VOTE']);
+    expect((await included(s, await eth(s, { to: U4, value: 10n ** 18n }))).status).toBe('success');
+    // An ordinary account is never read for a permission.
+    expect(await governedRefusal(w.state, U4, await eth(w, { to: U4, value: 1n }))).toBeUndefined();
   });
 });
 

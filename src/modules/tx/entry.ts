@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { ChainEvent } from '../../protocol/events';
 import type { ExecContext, HandlerOutcome, TxHandler } from '../../protocol/handler';
-import type { Address, SignedTx, TxType } from '../../protocol/types';
+import type { Address, HybridTx, SignedTx, TxType } from '../../protocol/types';
 
 /**
  * The one declaration of a transaction type (see README.md): what the node validates, what
@@ -185,6 +185,12 @@ export interface TxSpec<T extends TxType, R extends ToRule, F extends Fields> {
    * Reads the admitted transaction's data; returns 0x addresses.
    */
   readonly parties?: (tx: SignedTx) => Address[];
+  /**
+   * Signed envelopes the transaction carries (META_TX's data.tx), whose signatures count as
+   * its own: checked with its outer ones in the verify pool at admission and import, never on
+   * the executing thread (applyTx trusts a caller that says so). Reads the admitted transaction's data.
+   */
+  readonly nested?: (tx: SignedTx) => HybridTx[];
   /** The state-dependent part: throws TxFailure(reason) to fail; appends its events to `c.events`. */
   run(c: RunCtx<R>, d: DataOf<F>): Promise<void | HandlerOutcome>;
   readonly cli?: CliMeta;
