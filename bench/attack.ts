@@ -3,7 +3,7 @@
  *
  *   npx tsx bench/attack.ts [--only calls,deploys,metatx,squat] [--seconds 8] [--runs 1] [--tiny] [--results-dir DIR]
  *
- * Each flood runs on a fresh `cairn node` process (500 ms slots, a block in every slot), the
+ * Each flood runs on a fresh `cairn node` process (500 ms slots, an empty block every slot or two), the
  * attackers on their own loopback addresses (test/adversarial/attacks/*), and an honest client
  * on another polling GET /status 20 times a second (test/adversarial/lib.ts honestClient). Each
  * is measured twice in the same run: the honest load alone (the reference), then with the flood.
@@ -20,10 +20,13 @@
 import { parseArgs } from 'node:util';
 import { encodeTx, signTx } from '../src/chain/envelope';
 import { deriveKeys, devSecret } from '../src/crypto/keys';
-import { HONEST, honestClient, requestFrom, spawnTarget, waitFor, type HonestReport, type Target } from '../test/adversarial/lib';
+import { ATTACKER, HONEST, honestClient, requestFrom, spawnTarget, waitFor, type HonestReport, type Target } from '../test/adversarial/lib';
 import { startVmCallFlood } from '../test/adversarial/attacks/vmCalls';
 import { blockMs, startDeployFlood } from '../test/adversarial/attacks/vmDeploys';
 import { prepareSquat } from '../test/adversarial/attacks/mempoolSquat';
+import { metaTxFlood, postAll, transferBlock } from '../test/adversarial/attacks/metaTx';
+import { fastHybridSigner } from './lib/sign';
+import type { HybridTx } from '../src/protocol/types';
 import { spread, writeResults, type ResultRow } from './lib/results';
 
 const { values } = parseArgs({ options: { only: { type: 'string' }, seconds: { type: 'string', default: '8' }, runs: { type: 'string', default: '1' }, tiny: { type: 'boolean', default: false }, 'results-dir': { type: 'string' } } });
@@ -51,8 +54,8 @@ async function honestFor(t: Target, ms: number): Promise<HonestReport> {
 }
 
 async function withNode<T>(extra: string[], f: (t: Target) => Promise<T>): Promise<T> {
-  // An idle pace under one slot: a block in every slot, so a gap of more than one slot is a slot lost.
-  const t = await spawnTarget(['--slot-ms', String(SLOT_MS), '--idle-block-ms', String(SLOT_MS - 100), '--log-level', 'info', '--rate-limit-exempt', OBSERVER, ...extra]);
+  // The idle pace at one slot: a block every slot or every other (an idle turn that comes a few ms short waits a slot).
+  const t = await spawnTarget(['--slot-ms', String(SLOT_MS), '--idle-block-ms', String(SLOT_MS), '--log-level', 'info', '--rate-limit-exempt', OBSERVER, ...extra]);
   try {
     await waitFor('block 2', async () => (await read(t, '/status')).height >= 2, 60_000);
     return await f(t);
@@ -93,6 +96,42 @@ const SCENARIOS: Record<string, { title: string; run(): Promise<Measured> }> = {
         return {
           quiet, flood,
           extra: { metric: 'looping deployments: slowest block to produce', unit: 'ms', value: slowest, reference: { name: 'median empty block, same run', value: quietMedian }, target: '≤ 200 ms', met: slowest <= 200, note: `${stats.included.size}/${stats.sent} included over ${stats.blocks.length} blocks` },
+        };
+      }),
+  },
+  metatx: {
+    title: '500 META_TXs relaying transfers',
+    run: () =>
+      withNode(['--dev-accounts', '1000', '--rate-limit-exempt', `${OBSERVER},${ATTACKER}`], async (t) => {
+        const count = tiny ? 20 : 500;
+        const sign = await fastHybridSigner();
+        // The honest twin first (the users' transfers, nonce 0), then the flood (their relayed transfers, nonce 1).
+        const twin = transferBlock({ count, sign });
+        const flood = metaTxFlood({ count, sign, userNonce: 1 });
+        /** Block production per transaction (ms), over the blocks that carried `txs`. */
+        const perTx = async (txs: HybridTx[]): Promise<number> => {
+          const sent = await postAll(t.url, txs, { from: ATTACKER });
+          await waitFor('all included', async () => (await read(t, '/mempool?limit=1')).count === 0, 120_000, 200);
+          const heights = new Set<number>();
+          for (const id of sent.accepted) heights.add((await read(t, `/tx/${id}`)).blockHeight as number);
+          const ms = blockMs(t.output());
+          let total = 0;
+          let n = 0;
+          for (const h of heights) {
+            total += ms.get(h) ?? NaN;
+            n += (await read(t, `/blocks/${h}`)).txCount as number;
+          }
+          return total / n;
+        };
+        const quiet = await honestFor(t, seconds * 1000);
+        const transfers = await perTx(twin);
+        const honest = honestClient(t.url);
+        const metas = await perTx(flood);
+        const floodReport = await honest.stop();
+        const ratio = metas / transfers;
+        return {
+          quiet, flood: floodReport,
+          extra: { metric: 'META_TX blocks: production per transaction', unit: 'ms', value: metas, reference: { name: 'transfer blocks, same node', value: transfers }, target: '≤ 1.5 × transfers', met: ratio <= 1.5, note: `× ${ratio.toFixed(2)}` },
         };
       }),
   },
@@ -148,7 +187,8 @@ for (const name of chosen) {
   });
   rows.push({
     metric: `attack, ${s.title}: largest gap between blocks`, unit: 'ms', cairn: gap, reference: { name: 'the same honest load, no flood', value: quietGap },
-    target: `blocks keep their slots (≤ 2 slots, ${2 * SLOT_MS} ms)`, met: gap.median <= 2 * SLOT_MS,
+    // Quiet, the idle pace gives a block every 1–2 slots; more than 2 slots (+10 % for timer jitter) is a slot lost.
+    target: `blocks keep their slots (≤ 2 slots, ${2 * SLOT_MS} ms +10 %)`, met: gap.median <= 2.2 * SLOT_MS,
   });
   const extras = results.map((r) => r.extra).filter((x) => x !== undefined);
   if (extras.length) {
