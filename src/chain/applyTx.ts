@@ -8,6 +8,7 @@ import { governedRefusal } from '../protocol/permissions';
 import { chargeFor, isFeeExempt } from '../protocol/energy';
 import { paramOf } from '../protocol/governable';
 import type { ExecState } from '../protocol/execState';
+import type { Network } from '../protocol/network';
 import type { AccountState, Address, SignedTx, TxResult } from '../protocol/types';
 
 /**
@@ -24,6 +25,7 @@ export interface BlockContext {
   height: number;
   timestamp: number;
   producer: Address;
+  network: Network;
 }
 
 const skip = (reason: string, permanent: boolean, gap = false): TxVerdict => ({ kind: 'skip', reason, permanent, gap });
@@ -81,7 +83,7 @@ export async function applyTx(state: ExecState, tx: SignedTx, ctx: BlockContext)
     // A permissioned account's own key may not send what its permission governs.
     const governed = acc.permissioned ? await governedRefusal(state, sender, tx.type) : undefined;
     if (governed !== undefined) throw new TxFailure(governed);
-    const out = await handler.execute({ state, height: ctx.height, timestamp: ctx.timestamp, producer: ctx.producer, sender, tx, vm: evmEngine });
+    const out = await handler.execute({ state, height: ctx.height, timestamp: ctx.timestamp, producer: ctx.producer, sender, tx, network: ctx.network, vm: evmEngine });
     await state.commit();
     energy = out.energy;
     result = { status: 'success', ...(out.vm ? { vm: out.vm } : {}), ...(out.events?.length ? { events: out.events } : {}) };

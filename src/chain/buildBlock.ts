@@ -3,6 +3,7 @@ import type { ExecState } from '../protocol/execState';
 import { finishBlock } from './finishBlock';
 import type { ChainEvent } from '../protocol/events';
 import type { Candidates } from '../protocol/candidates';
+import type { Network } from '../protocol/network';
 import type { Address, SignedTx, TxResult } from '../protocol/types';
 
 export interface BuildResult {
@@ -27,6 +28,7 @@ export async function buildBlock(
     height: number;
     timestamp: number;
     producer: Address;
+    network: Network;
     maxTxs: number;
     /** Called every few transactions so a runtime can let other work in; never changes the result. */
     pause?: () => Promise<void>;

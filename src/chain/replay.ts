@@ -1,19 +1,21 @@
 import { canonicalJson } from '../primitives/canonical';
 import { applyTx } from './applyTx';
 import type { ExecState } from '../protocol/execState';
+import type { Network } from '../protocol/network';
 import { finishBlock } from './finishBlock';
 import type { Block } from '../protocol/types';
 
 /**
- * Re-executes a block on its parent state (import and replay). Every transaction must
+ * Re-executes a block of chain `network` on its parent state (import and replay). Every transaction must
  * apply with the recorded outcome; the caller compares the resulting root with the header.
  */
-export async function applyBlock(state: ExecState, block: Block): Promise<string | undefined> {
+export async function applyBlock(state: ExecState, block: Block, network: Network): Promise<string | undefined> {
   const { header, txs, results } = block;
   if (txs.length !== results.length || txs.length !== header.txCount) return 'transaction count mismatch';
+  const ctx = { height: header.height, timestamp: header.timestamp, producer: header.producer, network };
   let burned = 0n;
   for (let i = 0; i < txs.length; i++) {
-    const v = await applyTx(state, txs[i], header);
+    const v = await applyTx(state, txs[i], ctx);
     if (v.kind !== 'applied') return `transaction ${txs[i].id} cannot be included: ${v.reason}`;
     // The whole recorded result (events and VM receipt included: indexes are built from them) must be what execution gives.
     if (canonicalJson(JSON.parse(JSON.stringify(v.result))) !== canonicalJson(results[i])) {
