@@ -64,11 +64,11 @@ export const ENDPOINTS: [string, string][] = [
  * GET / is the block explorer for a browser and the JSON index of ENDPOINTS for a program
  * (Accept: application/json); the explorer's script and style are under /explorer/.
  */
-export function registerIndexRoute(app: Server, r: RouteWrap, log: Logger, reader: Pick<ChainQueries, 'status'>): void {
+export function registerIndexRoute(app: Server, r: RouteWrap, log: Logger, reader: () => Pick<ChainQueries, 'status'>): void {
   const assets = explorerAssets(log);
   app.get('/', r(async (req, res) => {
     if ((req.headers.accept ?? '').includes('application/json')) {
-      return { name: 'cairn', chainId: (await reader.status()).chainId, explorer: '/', openapi: '/openapi.json', endpoints: ENDPOINTS.map(([path, description]) => ({ path, description })) };
+      return { name: 'cairn', chainId: (await reader().status()).chainId, explorer: '/', openapi: '/openapi.json', endpoints: ENDPOINTS.map(([path, description]) => ({ path, description })) };
     }
     res.type('html').send((await assets()).html);
     return undefined;
