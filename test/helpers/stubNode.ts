@@ -30,8 +30,8 @@ export function useStubNode(): StubNode {
       req.on('end', () => {
         const r = stub.handler(req, body);
         // What a signing client asks first (the chain it signs for): unless the test answers GET /status
-        // itself, the development network, not recorded in `seen`.
-        if (req.method === 'GET' && req.url === '/status' && r.status >= 400) {
+        // itself (a 404 is "not answered"), the development network, not recorded in `seen`.
+        if (req.method === 'GET' && req.url === '/status' && (r === unexpectedAnswer || r.status === 404)) {
           res.writeHead(200, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ chainId: DEV_NETWORK.chainId, genesisHash: DEV_NETWORK.genesisHash }));
           return;
@@ -52,4 +52,5 @@ export function useStubNode(): StubNode {
   return stub;
 }
 
-const unexpected: StubHandler = () => ({ status: 500, body: { error: 'unexpected' } });
+const unexpectedAnswer = { status: 500, body: { error: 'unexpected' } };
+const unexpected: StubHandler = () => unexpectedAnswer;
