@@ -68,7 +68,7 @@ describe('single-node chain over HTTP', () => {
 
   it('accepts a CLI-signed transfer, includes and finalizes it, and shows it on both accounts', async () => {
     const before = BigInt((await t.get(`/address/${dev[1].address}`)).body.balance);
-    const signed = await cli(['tx', 'sign', '--secret', dev[0].secret, '--type', 'TRANSFER', '--to', dev[1].native, '--amount', '1234567', '--nonce', String(await nextNonce(dev[0].address))]);
+    const signed = await cli(['tx', 'sign', '--secret', dev[0].secret, '--type', 'TRANSFER', '--to', dev[1].native, '--amount', '1234567', '--nonce', String(await nextNonce(dev[0].address)), '--node', t.url]); // the node names its chain (the signature covers its genesis hash)
     expect(signed.code).toBe(0);
     const envelope = JSON.parse(signed.out);
     const r = await t.post('/tx', envelope);
