@@ -35,9 +35,12 @@ function payloadFields(p: TxPayload): TxPayload {
 
 /** The genesis hash as the 32 bytes the signing bytes carry; a malformed one is a caller bug. */
 export function genesisBytes(network: Network): Uint8Array {
+  if (lastGenesis.hash === network.genesisHash) return lastGenesis.bytes; // a node signs and verifies for one network
   if (!isHex(network.genesisHash, 32)) throw new TypeError(`network genesis hash must be 0x and 64 hex digits, got ${String(network.genesisHash)}`);
-  return fromHex(network.genesisHash);
+  lastGenesis = { hash: network.genesisHash, bytes: fromHex(network.genesisHash) };
+  return lastGenesis.bytes;
 }
+let lastGenesis: { hash: string; bytes: Uint8Array } = { hash: '', bytes: new Uint8Array(0) };
 
 /** The id and the signing bytes from one canonical encoding (decoding computes both). */
 export function txIdAndSigningBytes(p: TxPayload, network: Network): { id: Hex; msg: Uint8Array } {

@@ -128,7 +128,8 @@ describe('an Ethereum transaction of one chain on a network with its own chain i
     expect((await rpcFrom(HONEST, dev.rpcUrl, 'eth_chainId')).result).toBe('0x11954');
 
     const tx = { to: DEST, value: 10n ** 15n, nonce: 0, gasLimit: 21_000n, gasPrice: 10n ** 10n };
-    const raw = await ethSender().signTransaction({ ...tx, chainId: 72020n, type: 0 });
+    const devNonce = Number((await rpcFrom(HONEST, dev.rpcUrl, 'eth_getTransactionCount', [SENDER.address, 'pending'])).result);
+    const raw = await ethSender().signTransaction({ ...tx, nonce: devNonce, chainId: 72020n, type: 0 });
     const hash = (await rpcFrom(HONEST, dev.rpcUrl, 'eth_sendRawTransaction', [raw])).result;
     expect(hash).toMatch(/^0x[0-9a-f]{64}$/);
     await includedEnvelope(dev, hash);
