@@ -39,6 +39,7 @@ import { fmt, groupCpu, machineCpu, monoMs, pct, posInt, printTable, sleep, spaw
 import { showSpread, spread, writeResults, type ResultRow } from './lib/results';
 import type { SignedEnvelope } from './lib/sign';
 import { closedLoop, closedLoopOf, showTally, signRoundRobin, tally, txPoster, warmConnections, type Submission } from './lib/submit';
+import { networkAt } from './lib/harness';
 
 const { values } = parseArgs({
   options: {
@@ -138,17 +139,18 @@ async function main(): Promise<void> {
     }
     // Warm-up round + the runs, signed before anything is measured (the node starts meanwhile).
     const fresh = startNonce.every((n) => n === 0);
+    const network = await networkAt(base);
     const t0 = performance.now();
     const perRun = SENDERS * PER_SENDER;
     const warm = SENDERS * WARMUP_PER_SENDER;
-    const all: SignedEnvelope[] = await signRoundRobin({ senders: SENDERS, count: warm + RUNS * perRun, startNonce, label: 'admission', cache: fresh && !values['no-cache'] });
+    const all: SignedEnvelope[] = await signRoundRobin({ senders: SENDERS, count: warm + RUNS * perRun, startNonce, label: 'admission', cache: fresh && !values['no-cache'], network });
     console.error(`signed ${all.length} envelopes in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const bodies = all.map((e) => e.body);
     // The reference's jobs: what the node hands its pool for each body (decoded here, untimed).
     const jobs: VerifyJob[] = bodies.map((b) => {
-      const d = decodeEnvelope(JSON.parse(b));
+      const d = decodeEnvelope(JSON.parse(b), network);
       if (!d.ok) throw new Error(`a signed envelope does not decode: ${d.error}`);
-      return verifyJobOf(d.tx);
+      return verifyJobOf(d.tx, network);
     });
     pool = await VerifyPool.start({ workers: WORKERS });
     if (node) await node.ready;

@@ -62,6 +62,8 @@ import { fmt, groupCpu, monoMs, pct, posInt, printTable, sleep, spawnNode, summa
 import { spread, writeResults, type ResultRow } from './lib/results';
 import { signDevTxs, type DevTxItem, type SignedEnvelope } from './lib/sign';
 import { closedLoop, devAddresses, paced, showTally, tally, txPoster, TX_TIMESTAMP0, warmConnections } from './lib/submit';
+import { DEV_NETWORK } from '../src/chain/devnet';
+import { networkAt } from './lib/harness';
 
 const { values } = parseArgs({
   options: {
@@ -169,7 +171,7 @@ async function inProcess(roundsN: number): Promise<number[]> {
       id: `0x${(r * N + i).toString(16).padStart(64, '0')}`, publicKeys: { secp256k1: '0x', mldsa44: '0x00' }, signatures: { secp256k1: '0x', mldsa44: '0x' },
     }) as SignedTx);
     const t0 = performance.now();
-    const built = await buildBlock(s, orderedCandidates(txs.map((t) => [t])), { height: r + 1, timestamp: (r + 1) * 1000, producer, maxTxs: N });
+    const built = await buildBlock(s, orderedCandidates(txs.map((t) => [t])), { height: r + 1, timestamp: (r + 1) * 1000, producer, network: DEV_NETWORK, maxTxs: N });
     b = kv.batch();
     root = await s.flush(b);
     const ms = performance.now() - t0;
@@ -254,7 +256,7 @@ async function main(): Promise<void> {
     node = await spawnNode({ devAccounts: SENDERS, slotMs: SLOT_MS, mempoolCap: 50_000, logLevel: 'info', cpuProf: values.profile });
     const items = rounds();
     const t0 = Date.now();
-    const signed = await signDevTxs(items.flat(), { cache: !values['no-cache'], label: 'block' });
+    const signed = await signDevTxs(items.flat(), { cache: !values['no-cache'], label: 'block', network: await networkAt(node.httpUrl) });
     console.error(`${signed.length} transfers of ${SENDERS} senders signed or loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     const byRound: SignedEnvelope[][] = items.map((r, i) => signed.slice(i * SENDERS, (i + 1) * SENDERS));
     await node.ready;

@@ -34,6 +34,7 @@ import { startDevnet, type Devnet } from '../test/helpers/devnet';
 import { fmt, groupCpu, machineCpu, pct, posInt, printTable, sleep } from './lib/harness';
 import { showSpread, spread, writeResults, type ResultRow } from './lib/results';
 import { signDevTxs, type DevTxItem } from './lib/sign';
+import { networkAt } from './lib/harness';
 
 const { values } = parseArgs({
   options: {
@@ -121,12 +122,12 @@ async function oneRun(run: number): Promise<RunResult> {
     const dev = i % N;
     items.push({ dev, fields: { type: 'TRANSFER', to: DEV_ADDRESSES[(dev + 1) % N], amount: String(1_000 + i), nonce: Math.floor(i / N), fee: String(COIN) } });
   }
-  // Signed before the network starts (liboqs on worker threads): nothing competes with the nodes later.
-  const envs = await signDevTxs(items, { label: 'finality' });
   console.error(`run ${run + 1}/${RUNS}: starting 4 validators (slot ${SLOT_MS} ms, idle ${IDLE_MS} ms)…`);
   const net: Devnet = await startDevnet(N, { slotMs: SLOT_MS, idleBlockMs: IDLE_MS });
   let stopLoad = false;
   try {
+    // Signed for the devnet's genesis (liboqs on worker threads) before the warm-up: nothing competes with the measured window.
+    const envs = await signDevTxs(items, { label: 'finality', network: await networkAt(net.nodes[0].http) });
     if (net.accounts.slice(0, N).some((a, i) => a.address !== DEV_ADDRESSES[i])) throw new Error('the devnet\'s dev accounts are not devSecret(0..3)');
 
     // The load: one transfer every slot/TXS_PER_SLOT ms, on an absolute schedule, to nodes in turn.

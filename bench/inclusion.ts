@@ -44,6 +44,7 @@ import { MAX_TXS_PER_BLOCK } from '../src/protocol/params';
 import { fmt, groupCpu, monoMs, pct, posInt, printTable, sleep, spawnNode, summarizeProfile, threadRows, type BlockLog, type SpawnedNode } from './lib/harness';
 import { showSpread, spread, writeResults, type ResultRow } from './lib/results';
 import { closedLoop, nowEpoch, paced, showTally, signRoundRobin, tally, txPoster, warmConnections } from './lib/submit';
+import { networkAt } from './lib/harness';
 
 const { values } = parseArgs({
   options: {
@@ -127,7 +128,7 @@ async function main(): Promise<void> {
     const perRun = PREFILL + paced_;
     const t0 = performance.now();
     const startNonce = new Array<number>(SENDERS).fill(0);
-    const all = await signRoundRobin({ senders: SENDERS, count: WARMUP + RUNS * perRun, startNonce, label: 'inclusion', cache: !values['no-cache'] });
+    const all = await signRoundRobin({ senders: SENDERS, count: WARMUP + RUNS * perRun, startNonce, label: 'inclusion', cache: !values['no-cache'], network: await networkAt(node.httpUrl) });
     console.error(`signed ${all.length} envelopes in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     await node.ready;
     const base = node.httpUrl;

@@ -35,6 +35,8 @@ import { fmt, posInt, printTable, sleep, spawnNode, type SpawnedNode } from './l
 import { showSpread, spread, writeResults, type ResultRow } from './lib/results';
 import { signDevTxs, type DevTxItem } from './lib/sign';
 import { closedLoop, devAddresses, showTally, tally, txPoster, TX_TIMESTAMP0, warmConnections } from './lib/submit';
+import { networkOfSpec } from '../src/chain/genesis';
+import { devGenesis } from '../src/chain/devnet';
 
 const { values } = parseArgs({
   options: {
@@ -153,7 +155,7 @@ async function main(): Promise<void> {
     for (let s = 0; s < SENDERS && items.length < PENDING; s++)
       items.push({ dev: s, fields: { type: 'TRANSFER', to: to[(s + 1) % SENDERS], amount: '1', fee: '1000', nonce, timestamp: TX_TIMESTAMP0 + items.length } });
   const t0 = Date.now();
-  const bodies = (await signDevTxs(items, { cache: !values['no-cache'], label: 'memory' })).map((e) => e.body);
+  const bodies = (await signDevTxs(items, { cache: !values['no-cache'], label: 'memory', network: await networkOfSpec(devGenesis(SENDERS).spec) })).map((e) => e.body);
   console.error(`${bodies.length} transfers of ${SENDERS} senders signed or loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
   const runs: RunResult[] = [];

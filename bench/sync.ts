@@ -30,6 +30,7 @@ import { openStore } from '../src/storage/rocks';
 import { fmt, posInt, printTable, sleep, spawnNode, summarizeProfile } from './lib/harness';
 import { spread, writeResults } from './lib/results';
 import { signDevTxs, type DevTxItem } from './lib/sign';
+import { networkOfSpec } from '../src/chain/genesis';
 
 const arg = (name: string, def: number, max: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -50,6 +51,7 @@ const CHUNK_BLOCKS = 100;
 async function buildChain(dir: string): Promise<{ head: Head; txs: number }> {
   const dev = devGenesis(SENDERS);
   const validator = dev.validator;
+  const network = await networkOfSpec(dev.spec);
   const nonces = new Array<number>(SENDERS).fill(0);
   // Key derivation (ML-DSA keygen) once per sender, not once per transaction.
   const addresses = Array.from({ length: SENDERS }, (_, i) => deriveKeys(devSecret(i)).address);
@@ -62,7 +64,7 @@ async function buildChain(dir: string): Promise<{ head: Head; txs: number }> {
         items.push({ dev: sender, fields: { type: 'TRANSFER', to: addresses[(sender + 1) % SENDERS], amount: '1000', nonce: nonces[sender]++, fee: String(COIN), timestamp: 1_767_225_600_000 + b * TXS + k } });
       }
     }
-    return signDevTxs(items, { cache: BLOCKS * TXS <= 100_000, label: 'sync' });
+    return signDevTxs(items, { cache: BLOCKS * TXS <= 100_000, label: 'sync', network });
   };
 
   const kv = await openStore(join(dir, 'chain'));
@@ -96,13 +98,13 @@ async function buildChain(dir: string): Promise<{ head: Head; txs: number }> {
     signSecs += (performance.now() - t0) / 1000;
     for (let b = c + 1; b <= Math.min(BLOCKS, c + CHUNK_BLOCKS); b++) {
       const body = signed.slice((b - 1 - c) * TXS, (b - c) * TXS).map((e) => {
-        const d = decodeEnvelope(JSON.parse(e.body));
+        const d = decodeEnvelope(JSON.parse(e.body), network);
         if (!d.ok) throw new Error(d.error);
         return d.tx as SignedTx;
       });
       const state = await StateTrie.open(kv, head.stateRoot);
       const timestamp = start + b * SLOT_MS;
-      const built = await buildBlock(state, orderedCandidates(body.map((t) => [t])), { height: b, timestamp, producer: validator.address, maxTxs: MAX_TXS_PER_BLOCK });
+      const built = await buildBlock(state, orderedCandidates(body.map((t) => [t])), { height: b, timestamp, producer: validator.address, network, maxTxs: MAX_TXS_PER_BLOCK });
       if (built.txs.length !== body.length) throw new Error(`block ${b}: ${body.length - built.txs.length} transactions left out (${built.dropped.map((x) => x.reason).join(', ')})`);
       batch = kv.batch();
       const stateRoot = await state.flush(batch);
@@ -192,7 +194,7 @@ async function main() {
   const specFile = join(mkdtempSync(join(tmpdir(), 'cairn-sync-spec-')), 'genesis.json');
   writeFileSync(specFile, JSON.stringify(await specOf(dirA)));
   if (process.env.SYNC_DEBUG) process.env.CAIRN_BENCH_LOG = '/tmp/sync-b.log';
-  const b = await spawnNode({ devAccounts: SENDERS, slotMs: SLOT_MS, mempoolCap: 5_000, logLevel: 'info', extra: [...quiet, '--peers', a.httpUrl, '--validator-key', keyFile, '--genesis', specFile], cpuProf: process.env.SYNC_PROF === '1' });
+  const b = await spawnNode({ devAccounts: SENDERS, slotMs: SLOT_MS, mempoolCap: 5_000, logLevel: 'info', extra: [...quiet, '--peers', a.httpUrl, '--validator-key', keyFile, '--genesis', specFile, '--allow-dev-validator'], cpuProf: process.env.SYNC_PROF === '1' });
   try {
     await b.ready;
     const t0 = performance.now();

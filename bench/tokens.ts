@@ -48,6 +48,7 @@ import {
   blockRates, txsInBlocksAfter as txsInBlocksAfterOf, watchInclusion,
 } from './lib/harness';
 import { signDevTxs, type DevTxItem, type SignedEnvelope } from './lib/sign';
+import { networkAt } from './lib/harness';
 
 /** Fixed so that signatures (deterministic) and ids are the same on every run. */
 const TX_TIMESTAMP = 1_767_225_600_000;
@@ -135,10 +136,11 @@ async function main(): Promise<void> {
     // the distribution and the measured transfers on worker threads
     const t0 = performance.now();
     const addr = Array.from({ length: S }, (_, s) => deriveKeys(devSecret(s)).address);
+    const network = await networkAt(node.httpUrl);
     const create = signTx(deriveKeys(devSecret(0)), {
       ...buildAssetTx({ type: 'TOKEN_CREATE', name: 'Bench Token', symbol: SYMBOL, decimals: 18, supply: SUPPLY }),
       nonce: 0, timestamp: TX_TIMESTAMP, fee: FEE,
-    });
+    }, network);
     const token = assetId(create.id);
     const transfer = (from: number, nonce: number, to: number, amount: bigint): DevTxItem => ({
       dev: from,
@@ -156,7 +158,7 @@ async function main(): Promise<void> {
         items.push(transfer(s, startNonce(s) + n, to, BigInt(1 + Math.floor(rand() * 1000))));
       }
     }
-    const signed = await signDevTxs(items, { cache: !values['no-cache'], label: 'tokens' });
+    const signed = await signDevTxs(items, { cache: !values['no-cache'], label: 'tokens', network });
     const setup: SignedEnvelope[] = [{ id: create.id, body: encodeTx(create) }, ...signed.slice(0, S - 1)];
     const measured = signed.slice(S - 1); // sender-major: measured[s * perSender + n]
     console.error(`signed ${items.length + 1} envelopes in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

@@ -9,7 +9,8 @@ import { createFastVerifier } from '../src/crypto/fastVerify';
 import { signHybrid, verifyHybridReference, type VerifyJob } from '../src/crypto/hybrid';
 import { deriveKeys, devSecret } from '../src/crypto/keys';
 import { VerifyPool } from '../src/crypto/verifyPool';
-import { utf8 } from '../src/primitives/hex';
+import { signingBytes } from '../src/crypto/txSigning';
+import { DEV_NETWORK } from '../src/chain/devnet';
 
 const { values } = parseArgs({
   options: { jobs: { type: 'string', default: '1000' }, workers: { type: 'string', default: String(availableParallelism()) } },
@@ -19,10 +20,10 @@ const WORKERS = Number(values.workers);
 const KEYS = 16;
 
 const keys = Array.from({ length: KEYS }, (_, i) => deriveKeys(devSecret(i, 'bench')));
-// A realistic message: TX_DOMAIN + a ~250-byte canonical payload.
+// A realistic message: the signing bytes of a transfer (TX_DOMAIN, the genesis hash, a ~250-byte canonical payload).
 const jobs: VerifyJob[] = Array.from({ length: JOBS }, (_, i) => {
   const k = keys[i % KEYS];
-  const msg = utf8(`CAIRN/TX/v1\n{"amount":"${i}","chainId":72020,"data":null,"fee":"1000","from":"${k.address}","nonce":${i},"timestamp":1700000000000,"to":"0xed1dbbcab08783344ec86f233f63fe2722147212","type":"TRANSFER"}`);
+  const msg = signingBytes({ chainId: DEV_NETWORK.chainId, type: 'TRANSFER', from: k.address, to: '0xed1dbbcab08783344ec86f233f63fe2722147212', amount: String(i), nonce: i, timestamp: 1700000000000, fee: '1000', data: null }, DEV_NETWORK);
   return { msg, pubs: { secp256k1: k.secp256k1.publicKey, mldsa44: k.mldsa44.publicKey }, sigs: signHybrid(k, msg) };
 });
 

@@ -10,6 +10,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Network } from '../../src/protocol/network';
 
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
@@ -211,6 +212,12 @@ export async function spawnNode(opts: { devAccounts: number; slotMs: number; mem
       else rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The chain a running node serves (GET /status): what a benchmark's transactions sign for. */
+export async function networkAt(base: string): Promise<Network> {
+  const s = (await (await fetch(`${base}/status`)).json()) as Network;
+  return { chainId: s.chainId, genesisHash: s.genesisHash };
 }
 
 export async function waitReady(base: string, timeoutMs = 120_000): Promise<void> {

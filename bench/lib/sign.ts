@@ -7,7 +7,7 @@
  * ML-DSA-44 is signed with liboqs (WASM, 0.45 ms per signature here) rather than noble's
  * deterministic signer (3.3 ms): a 5,000 × 500 sync fixture is 2.5 M signatures. liboqs
  * signs hedged (randomized), which changes only the signature bytes: the transaction id
- * covers the signing bytes, and noble verifies these signatures (test/unit/bench-sign.test.ts).
+ * covers the payload only, and noble verifies these signatures (test/unit/bench-sign.test.ts).
  */
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
@@ -19,6 +19,7 @@ import { createMLDSA44 } from '@oqs/liboqs-js/sig';
 import { encodeTx, signTx, type TxFields } from '../../src/chain/envelope';
 import type { HybridSignatures } from '../../src/crypto/hybrid';
 import type { HybridKeys } from '../../src/crypto/keys';
+import type { Network } from '../../src/protocol/network';
 import { deriveKeys, devSecret } from '../../src/crypto/keys';
 import { ROOT } from './harness';
 
@@ -47,10 +48,10 @@ export async function fastHybridSigner(): Promise<(keys: HybridKeys, msg: Uint8A
   });
 }
 
-async function signItems(items: DevTxItem[]): Promise<SignedEnvelope[]> {
+async function signItems(items: DevTxItem[], network: Network): Promise<SignedEnvelope[]> {
   const sign = await fastHybridSigner();
   return items.map(({ dev, fields }) => {
-    const tx = signTx(deriveKeys(devSecret(dev)), fields, sign); // deriveKeys caches per secret
+    const tx = signTx(deriveKeys(devSecret(dev)), fields, network, sign); // deriveKeys caches per secret
     return { id: tx.id, body: encodeTx(tx) };
   });
 }
@@ -74,12 +75,12 @@ function readLines(file: string): string[] {
   return lines;
 }
 
-/** Signs `items` (in order) on up to availableParallelism() worker threads. */
-export async function signDevTxs(items: DevTxItem[], opts: { cache?: boolean; label?: string } = {}): Promise<SignedEnvelope[]> {
+/** Signs `items` (in order) for `opts.network` (the chain the bench runs: networkOfSpec) on up to availableParallelism() worker threads. */
+export async function signDevTxs(items: DevTxItem[], opts: { network: Network; cache?: boolean; label?: string }): Promise<SignedEnvelope[]> {
   const label = opts.label ?? 'bench';
   let cacheFile: string | null = null;
   if (opts.cache) {
-    const h = createHash('sha256').update(JSON.stringify(items));
+    const h = createHash('sha256').update(JSON.stringify(items)).update(JSON.stringify(opts.network));
     for (const f of ['src/chain/envelope.ts', 'src/crypto/hybrid.ts', 'src/crypto/keys.ts', 'src/protocol/params.ts', 'src/primitives/canonical.ts']) {
       const p = join(ROOT, f);
       if (existsSync(p)) h.update(readFileSync(p));
@@ -105,7 +106,7 @@ export async function signDevTxs(items: DevTxItem[], opts: { cache?: boolean; la
       const shard = items.slice(t * per, (t + 1) * per);
       if (shard.length === 0) return Promise.resolve([] as SignedEnvelope[]);
       return new Promise<SignedEnvelope[]>((res, rej) => {
-        const w = new Worker(code, { eval: true, workerData: { tag: WORKER_TAG, items: shard } });
+        const w = new Worker(code, { eval: true, workerData: { tag: WORKER_TAG, items: shard, network: opts.network } });
         w.once('message', (m: SignedEnvelope[]) => {
           res(m);
           void w.terminate();
@@ -126,5 +127,6 @@ export async function signDevTxs(items: DevTxItem[], opts: { cache?: boolean; la
 
 // A signing worker (started by signDevTxs) imports this module: sign its shard and answer.
 if (!isMainThread && (workerData as { tag?: string } | null)?.tag === WORKER_TAG) {
-  void signItems((workerData as { items: DevTxItem[] }).items).then((m) => parentPort!.postMessage(m));
+  const d = workerData as { items: DevTxItem[]; network: Network };
+  void signItems(d.items, d.network).then((m) => parentPort!.postMessage(m));
 }

@@ -8,6 +8,7 @@ import http from 'node:http';
 import { deriveKeys, devSecret } from '../../src/crypto/keys';
 import { sleep } from './harness';
 import { signDevTxs, type DevTxItem, type SignedEnvelope } from './sign';
+import type { Network } from '../../src/protocol/network';
 
 /** A fixed base, so that the same shape signs the same items (the signing cache applies). */
 export const TX_TIMESTAMP0 = 1_767_225_600_000;
@@ -40,8 +41,8 @@ export function roundRobinItems(o: { senders: number; count: number; startNonce:
   return items;
 }
 
-export async function signRoundRobin(o: Parameters<typeof roundRobinItems>[0] & { label: string; cache: boolean }): Promise<SignedEnvelope[]> {
-  return signDevTxs(roundRobinItems(o), { cache: o.cache, label: o.label });
+export async function signRoundRobin(o: Parameters<typeof roundRobinItems>[0] & { label: string; cache: boolean; network: Network }): Promise<SignedEnvelope[]> {
+  return signDevTxs(roundRobinItems(o), { cache: o.cache, label: o.label, network: o.network });
 }
 
 // ─────────────────────────────────────────────────────────────────────────── POST /tx

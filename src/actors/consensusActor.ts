@@ -13,6 +13,7 @@ import { StateTrie } from '../state/stateTrie';
 import type { ActorRef, Behavior } from './actorRef';
 import { createBlockCommitter, type CommitDeps } from './commitBlock';
 import { preverifyTxs } from './importer';
+import type { Network } from '../protocol/network';
 import type { ChainMsg, ChainReplies, ImporterMsg, ImporterReplies, ImportOutcome, ProducerMsg, ProducerReplies } from './protocol';
 
 export interface ConsensusDeps extends CommitDeps {
@@ -21,6 +22,7 @@ export interface ConsensusDeps extends CommitDeps {
   self: Address;
   idleBlockMs: number;
   slotMs: number;
+  network: Network;
   verifier: Pick<VerifyPool, 'verifyMany'>;
   producer: Pick<ActorRef<ProducerMsg, ProducerReplies>, 'ask'>;
   importer: Pick<ActorRef<ImporterMsg, ImporterReplies>, 'ask'>;
@@ -173,7 +175,7 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ChainMsg, ChainRep
    */
   async function importBlocks(blocks: Block[], now: number): Promise<ImportOutcome> {
     const out: ImportOutcome = { imported: 0, known: 0, head: d.view.head };
-    const preverified = blocks.length > 1 ? preverifyTxs(d.verifier, blocks) : undefined;
+    const preverified = blocks.length > 1 ? preverifyTxs(d.verifier, blocks, d.network) : undefined;
     preverified?.forEach((p) => p.catch(() => {})); // a crashed verifier is seen when awaited
     for (const [i, block] of blocks.entries()) {
       const h = block.header;

@@ -9,6 +9,7 @@ import type { VerifyPool } from '../crypto/verifyPool';
 import { handlerFor } from '../modules/registry';
 import { canonicalJson } from '../primitives/canonical';
 import type { Head } from '../protocol/chain';
+import type { Network } from '../protocol/network';
 import type { Block, HybridTx } from '../protocol/types';
 import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
@@ -27,19 +28,21 @@ export interface ImporterDeps {
   kv: KvStore;
   verifier: Pick<VerifyPool, 'verifyMany'>;
   slotMs: number;
+  /** The chain this node runs: transactions are decoded and verified for it. */
+  network: Network;
 }
 
 /** Why one of the block's transactions is not acceptable by itself (envelope, rules, id), or undefined. */
-function txRefusal(block: Block): string | undefined {
+function txRefusal(block: Block, network: Network): string | undefined {
   for (const [i, tx] of block.txs.entries()) {
     if ((tx as { envelope?: unknown }).envelope === 'eth') {
       const raw = (tx as { raw?: unknown }).raw;
-      const d = decodeEthTx(raw, tx.timestamp);
+      const d = decodeEthTx(raw, tx.timestamp, network.chainId);
       if (!d.ok) return `transaction ${i}: ${d.error}`;
       if (canonicalJson(d.tx) !== canonicalJson(tx)) return `transaction ${i}: does not match its raw bytes`;
       continue;
     }
-    const d = decodeEnvelope(tx);
+    const d = decodeEnvelope(tx, network);
     if (!d.ok) return `transaction ${i}: ${d.error}`;
     if (d.tx.id !== tx.id) return `transaction ${i}: id does not match its payload`;
     const rule = handlerFor(tx.type)?.validate(d.tx);
@@ -69,12 +72,12 @@ export function importerBehavior(d: ImporterDeps): Behavior<ImporterMsg, Importe
     const refused =
       scheduleRefusal(h, parent.timestamp, active, d.slotMs, now) ??
       (await blockRefusal(state, block, parent)) ??
-      txRefusal(block) ??
+      txRefusal(block, d.network) ??
       (await signaturesRefusal(block, preverified));
     if (refused) return rejected(refused);
     life = stepBlock(life, { type: 'VERIFIED' });
     const tChecked = performance.now();
-    const executed = await applyBlock(state, block, { nestedVerified: true }); // signaturesRefusal passed them all
+    const executed = await applyBlock(state, block, d.network, { nestedVerified: true }); // signaturesRefusal passed them all
     if (executed) return rejected(executed);
     const tExecuted = performance.now();
     const batch = d.kv.batch();
@@ -92,8 +95,7 @@ export function importerBehavior(d: ImporterDeps): Behavior<ImporterMsg, Importe
     // Transactions whose signatures a batch check already passed (a sync page, verified at once) are not checked twice.
     const hybrid = block.txs.filter((t): t is HybridTx => (t as { envelope?: unknown }).envelope !== 'eth' && !preverified?.has(t));
     if (hybrid.length === 0) return undefined;
-    // Nested signatures (META_TX's inner) are part of their transaction's: execution does not check them.
-    const ok = await verifyGroups((jobs) => d.verifier.verifyMany(jobs), hybrid.map(verifyJobsOf));
+    const ok = await verifyGroups((jobs) => d.verifier.verifyMany(jobs), hybrid.map((t) => verifyJobsOf(t, d.network)));
     const bad = ok.findIndex((x) => !x);
     return bad < 0 ? undefined : `transaction ${hybrid[bad].id}: invalid signature`;
   }
@@ -105,14 +107,14 @@ export function importerBehavior(d: ImporterDeps): Behavior<ImporterMsg, Importe
  * earlier blocks), and gives each block the set of its transactions that passed. A
  * transaction not in its set is checked again, and refused, when its block is imported.
  */
-export function preverifyTxs(verifier: Pick<VerifyPool, 'verifyMany'>, blocks: Block[]): Promise<WeakSet<object>>[] {
+export function preverifyTxs(verifier: Pick<VerifyPool, 'verifyMany'>, blocks: Block[], network: Network): Promise<WeakSet<object>>[] {
   return blocks.map(async (b) => {
     const txs: HybridTx[] = [];
     const groups = [];
     for (const t of b.txs) {
       if ((t as { envelope?: unknown }).envelope === 'eth') continue;
       try {
-        groups.push(verifyJobsOf(t as HybridTx));
+        groups.push(verifyJobsOf(t as HybridTx, network));
         txs.push(t as HybridTx);
       } catch {
         /* malformed: the import refuses it with its reason */

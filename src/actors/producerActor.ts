@@ -9,12 +9,15 @@ import { MAX_TXS_PER_BLOCK, TREASURY_ADDRESS } from '../protocol/params';
 import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
 import type { SigningGuard } from '../storage/signingGuard';
+import type { Network } from '../protocol/network';
 import type { Behavior } from './actorRef';
 import type { ProducerMsg, ProducerReplies } from './protocol';
 
 export interface ProducerDeps {
   kv: KvStore;
   keys: HybridKeys;
+  /** The chain this node runs (its genesis hash and chain id). */
+  network: Network;
   slotMs: number;
   /** Double-sign protection: the last height and slot this validator signed. */
   guard: SigningGuard;
@@ -50,7 +53,7 @@ export function producerBehavior(d: ProducerDeps): Behavior<ProducerMsg, Produce
     const tPrefetched = performance.now();
     let tTxs = 0;
     const txsDone = () => void (tTxs = performance.now());
-    const built = await buildBlock(state, orderedCandidates(pending), { height, timestamp, producer, maxTxs: MAX_TXS_PER_BLOCK, nestedVerified: true, pause, txsDone });
+    const built = await buildBlock(state, orderedCandidates(pending), { height, timestamp, producer, network: d.network, maxTxs: MAX_TXS_PER_BLOCK, nestedVerified: true, pause, txsDone });
     const tBuilt = performance.now();
     const batch = d.kv.batch();
     const stateRoot = await state.flush(batch);

@@ -2,6 +2,7 @@ import { decodeEnvelope, verifyGroups, verifyJobsOf } from '../chain/envelope';
 import { pqKeyHashOf } from '../chain/applyTx';
 import { decodeEthTx } from '../chain/ethTx';
 import type { SignedTx } from '../protocol/types';
+import type { Network } from '../protocol/network';
 import { keccakHex } from '../crypto/hash';
 import type { VerifyPool } from '../crypto/verifyPool';
 import { REFUSAL } from '../mempool/pool';
@@ -26,6 +27,8 @@ export type SubmitOutcome =
  * and only then the stateful rules inside the mempool actor — one path, one set of reasons.
  */
 export function createAdmission(d: {
+  /** The chain this node runs: envelopes are decoded and verified for it. */
+  network: Network;
   verifier: VerifyPool;
   store: ChainStore;
   mempool: ActorRef<MempoolMsg, MempoolReplies>;
@@ -93,14 +96,14 @@ export function createAdmission(d: {
   return {
     /** POST /tx: a hybrid envelope (JSON). */
     async submit(body: unknown): Promise<SubmitOutcome> {
-      const decoded = decodeEnvelope(body);
+      const decoded = decodeEnvelope(body, d.network);
       if (!decoded.ok) return { kind: 'malformed', error: decoded.error };
       const tx = decoded.tx;
       // A key/from mismatch yields a verify job that fails: `invalid signature`; so does a bad nested (META_TX inner) signature.
       return admit(tx, pqKeyHashOf(tx), async () => {
         const t0 = performance.now();
         try {
-          const [ok] = await verifyGroups((jobs) => d.verifier.verifyMany(jobs), [verifyJobsOf(tx)]);
+          const [ok] = await verifyGroups((jobs) => d.verifier.verifyMany(jobs), [verifyJobsOf(tx, d.network)]);
           return ok;
         } finally {
           d.onVerified?.((performance.now() - t0) / 1000);
@@ -109,7 +112,7 @@ export function createAdmission(d: {
     },
     /** POST /vm/tx and eth_sendRawTransaction: a signed Ethereum transaction. */
     async submitRaw(raw: unknown): Promise<SubmitOutcome> {
-      const decoded = decodeEthTx(raw, d.now());
+      const decoded = decodeEthTx(raw, d.now(), d.network.chainId);
       if (!decoded.ok) {
         if (decoded.signature) return refuse(typeof raw === 'string' && /^0x[0-9a-fA-F]*$/.test(raw) ? keccakHex(fromHex(raw)) : '0x', REFUSAL.signature);
         return { kind: 'malformed', error: decoded.error };

@@ -3,7 +3,8 @@ import { HeadMemo, JsonText } from './headMemo';
 import { andThen, type MaybePromise } from '../primitives/maybe';
 import { newAccount, viewAccount } from '../protocol/accounts';
 import { loadSupply } from '../protocol/execState';
-import { CHAIN_ID, MAX_TXS_PER_BLOCK, TREASURY_ADDRESS } from '../protocol/params';
+import { MAX_TXS_PER_BLOCK, TREASURY_ADDRESS } from '../protocol/params';
+import type { Network } from '../protocol/network';
 import { loadParams } from '../protocol/governable';
 import { isFeeExempt, maxEnergy } from '../protocol/energy';
 import type { BlockSummary } from '../protocol/chain';
@@ -162,7 +163,7 @@ export class ChainReader implements ChainQueries {
     };
   }
 
-  private genesisHash: Hex | undefined;
+  private network: Network | undefined;
 
   async status(): Promise<StatusView> {
     const head = this.d.view.head;
@@ -170,9 +171,9 @@ export class ChainReader implements ChainQueries {
     const supply = await loadSupply(state);
     const params = await loadParams(state);
     const treasury = (await state.getAccount(TREASURY_ADDRESS))?.balance ?? 0n;
-    this.genesisHash ??= (await this.d.store.summary(0))!.hash;
+    this.network ??= await this.d.store.network();
     return {
-      chainId: CHAIN_ID, genesisHash: this.genesisHash, height: head.height, finalizedHeight: head.finalizedHeight, headHash: head.hash,
+      chainId: this.network.chainId, genesisHash: this.network.genesisHash, height: head.height, finalizedHeight: head.finalizedHeight, headHash: head.hash,
       stateRoot: head.stateRoot, timestamp: head.timestamp,
       supply: supply.supply.toString(), minted: supply.minted.toString(), burned: supply.burned.toString(), staked: supply.staked.toString(),
       treasury: treasury.toString(), treasuryAddress: TREASURY_ADDRESS,

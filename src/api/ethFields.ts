@@ -1,7 +1,7 @@
 import { createTxFromRLP } from '@ethereumjs/tx';
 import { fromHex, type Hex } from '../primitives/hex';
 import type { EthTx } from '../protocol/types';
-import { txDecodeCommon } from '../vm/common';
+import { txDecodeCommonFor } from '../vm/common';
 
 /**
  * The JSON-RPC fields of a stored Ethereum transaction that only its signed bytes hold
@@ -21,7 +21,7 @@ export function decodeEthFields(tx: EthTx): DecodedEth | null {
   if (hit !== undefined) return hit;
   let out: DecodedEth | null;
   try {
-    const t = createTxFromRLP(fromHex(tx.raw), { common: txDecodeCommon }); // shared: a per-call Common copy costs ~120 µs
+    const t = createTxFromRLP(fromHex(tx.raw), { common: txDecodeCommonFor(tx.chainId) }); // shared: a per-call Common copy costs ~120 µs
     const j = t.toJSON() as Record<string, unknown>;
     const type = Number(t.type);
     const fields: Record<string, unknown> = { v: j.v ?? '0x0', r: j.r ?? '0x0', s: j.s ?? '0x0' };

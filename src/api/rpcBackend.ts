@@ -18,11 +18,13 @@ const ZERO_ADDRESS: Address = `0x${'00'.repeat(20)}`;
 
 /** The node seen from the JSON-RPC layer: reads at a height, VM calls, and raw-tx admission. */
 export class NodeRpcBackend implements RpcBackend {
-  readonly chainId = 72020;
+  readonly chainId: number;
 
   constructor(
-    private readonly d: { reader: ChainReader; store: ChainStore; mempool: ActorRef<MempoolMsg, MempoolReplies>; admission: Admission; clientVersion: string; producer: Address; now: () => number; vm: VmCallPool },
-  ) {}
+    private readonly d: { chainId: number; reader: ChainReader; store: ChainStore; mempool: ActorRef<MempoolMsg, MempoolReplies>; admission: Admission; clientVersion: string; producer: Address; now: () => number; vm: VmCallPool },
+  ) {
+    this.chainId = d.chainId;
+  }
 
   get clientVersion(): string {
     return this.d.clientVersion;

@@ -9,6 +9,7 @@ import { governedRefusal } from '../protocol/permissions';
 import { chargeFor, isFeeExempt } from '../protocol/energy';
 import { paramOf } from '../protocol/governable';
 import type { ExecState } from '../protocol/execState';
+import type { Network } from '../protocol/network';
 import type { AccountState, Address, SignedTx, TxResult } from '../protocol/types';
 
 /**
@@ -33,6 +34,7 @@ export interface BlockContext {
    * verdict: a bad one can never be in a block (`invalid signature`).
    */
   nestedVerified?: boolean;
+  network: Network;
 }
 
 const skip = (reason: string, permanent: boolean, gap = false): TxVerdict => ({ kind: 'skip', reason, permanent, gap });
@@ -72,7 +74,7 @@ export async function applyTx(state: ExecState, tx: SignedTx, ctx: BlockContext)
   if (!handler) return skip(`unknown transaction type ${String(tx.type)}`, true);
   const invalid = handler.validate(tx);
   if (invalid !== undefined) return skip(invalid, true);
-  if (!ctx.nestedVerified && !nestedOf(tx).every(verifyTxReference)) return skip('invalid signature', true);
+  if (!ctx.nestedVerified && !nestedOf(tx).every((inner) => verifyTxReference(inner, ctx.network))) return skip('invalid signature', true);
   const feeLimit = BigInt(tx.fee);
   if (acc.balance < liquidCost(tx)) return skip('insufficient balance', false);
   // Only a staker can be exempt by stake: the parameter is read for stakers alone.
@@ -91,7 +93,7 @@ export async function applyTx(state: ExecState, tx: SignedTx, ctx: BlockContext)
     // A permissioned account's own key may not send what its permission governs.
     const governed = acc.permissioned ? await governedRefusal(state, sender, tx) : undefined;
     if (governed !== undefined) throw new TxFailure(governed);
-    const out = await handler.execute({ state, height: ctx.height, timestamp: ctx.timestamp, producer: ctx.producer, sender, tx, vm: evmEngine });
+    const out = await handler.execute({ state, height: ctx.height, timestamp: ctx.timestamp, producer: ctx.producer, sender, tx, network: ctx.network, vm: evmEngine });
     await state.commit();
     energy = out.energy;
     result = { status: 'success', ...(out.vm ? { vm: out.vm } : {}), ...(out.events?.length ? { events: out.events } : {}) };

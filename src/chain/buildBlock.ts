@@ -4,6 +4,7 @@ import type { ExecState } from '../protocol/execState';
 import { finishBlock } from './finishBlock';
 import type { ChainEvent } from '../protocol/events';
 import type { Candidates } from '../protocol/candidates';
+import type { Network } from '../protocol/network';
 import type { Address, SignedTx, TxResult } from '../protocol/types';
 
 export interface BuildResult {
@@ -30,6 +31,7 @@ export async function buildBlock(
     height: number;
     timestamp: number;
     producer: Address;
+    network: Network;
     maxTxs: number;
     /** Every candidate's nested signatures passed the verify pool (BlockContext): the node's mempool, filled by admission. */
     nestedVerified?: boolean;

@@ -6,6 +6,7 @@ import { toHex, utf8 } from '../primitives/hex';
 import type { GenesisSpec } from './genesis';
 import { parseGenesisSpec } from './genesisSpec';
 import { CHAIN_ID } from '../protocol/params';
+import type { Network } from '../protocol/network';
 
 /**
  * The development network: accounts and the single validator all derive from the fixed,
@@ -14,6 +15,19 @@ import { CHAIN_ID } from '../protocol/params';
 export const DEV_GENESIS_TIMESTAMP = 1_767_225_600_000; // 2026-01-01T00:00:00Z
 export const DEV_ACCOUNT_BALANCE = 10_000_000n * COIN;
 export const DEV_VALIDATOR_STAKE = 1_000_000n * COIN;
+/** Development accounts `cairn node` funds at genesis unless --dev-accounts says otherwise. */
+export const DEV_ACCOUNTS_DEFAULT = 10;
+
+/**
+ * The development network of `cairn node` (DEV_ACCOUNTS_DEFAULT accounts, one validator): what
+ * a transaction for it signs (test/unit/network.test.ts recomputes the genesis hash). Any other
+ * genesis (another --dev-accounts, `cairn devnet`, a --genesis file) is another network: ask
+ * its node (GET /status, CairnClient.network()).
+ */
+export const DEV_NETWORK: Network = {
+  chainId: CHAIN_ID,
+  genesisHash: '0x73fe0e55785b5aa200507b91aa82e96e232875782be91e745a389c12a5c37be7',
+};
 
 /**
  * The development network's short windows (docs/PROTOCOL.md "Development network"): every

@@ -3,28 +3,31 @@ import { parseAmount } from '../primitives/amount';
 import { canonicalJson } from '../primitives/canonical';
 import { fromHex, isHex, toHex, type Hex } from '../primitives/hex';
 import { parseAddress } from '../crypto/address';
-import { keccakHex } from '../crypto/hash';
-import { senderMatchesKey, signingBytes, txId } from '../crypto/txSigning';
+import { senderMatchesKey, signingBytes, txId, txIdAndSigningBytes } from '../crypto/txSigning';
 import { MLDSA44_PUB_BYTES, signHybrid, type HybridSignatures, type VerifyJob } from '../crypto/hybrid';
 import type { HybridKeys } from '../crypto/keys';
-import { CHAIN_ID, MAX_DATA_BYTES } from '../protocol/params';
+import { MAX_DATA_BYTES } from '../protocol/params';
+import type { Network } from '../protocol/network';
 import type { Address, HybridTx, TxPayload, TxType } from '../protocol/types';
 import { isImplemented, nestedOf } from '../modules/registry';
 
 /**
  * The hybrid transaction envelope (docs/PROTOCOL.md, "Transaction envelope").
- * Signing bytes = utf8(TX_DOMAIN) ‖ RFC 8785 JSON of exactly the nine payload fields;
- * id = keccak256(signing bytes). Signatures and keys are outside the payload, so
- * re-signing yields the same id.
+ * Signing bytes = utf8(TX_DOMAIN) ‖ genesis hash ‖ RFC 8785 JSON of exactly the nine payload
+ * fields; id = keccak256(utf8(TX_DOMAIN) ‖ the JSON). Signatures and keys are outside the
+ * payload, so re-signing yields the same id; the genesis hash binds the signatures to one chain.
  */
 
 const DEFAULT_FEE = '1000';
 
-export { senderMatchesKey, signingBytes, txId };
+export { senderMatchesKey, signingBytes, txId, txIdAndSigningBytes };
 
 /** Signing bytes computed at decode, reused for verification (the canonical encoding is not free). */
-const signingBytesCache = new WeakMap<HybridTx, Uint8Array>();
-const signingBytesOf = (tx: HybridTx): Uint8Array => signingBytesCache.get(tx) ?? signingBytes(tx);
+const signingBytesCache = new WeakMap<HybridTx, { genesisHash: Hex; msg: Uint8Array }>();
+function signingBytesOf(tx: HybridTx, network: Network): Uint8Array {
+  const c = signingBytesCache.get(tx);
+  return c !== undefined && c.genesisHash === network.genesisHash ? c.msg : signingBytes(tx, network);
+}
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const lowerHex = (s: string): Hex => `0x${s.slice(2).toLowerCase()}`;
@@ -86,8 +89,8 @@ function amountText(v: bigint | string | undefined, fallback: string, field: str
   return text;
 }
 
-/** Payload for `keys.address` on this chain. Throws CairnError on invalid fields (a caller bug). */
-export function buildPayload(keys: HybridKeys, fields: TxFields): TxPayload {
+/** Payload for `keys.address` on chain `chainId`. Throws CairnError on invalid fields (a caller bug). */
+export function buildPayload(keys: HybridKeys, fields: TxFields, chainId: number): TxPayload {
   let to: Address | null = null;
   if (fields.to !== undefined && fields.to !== null) {
     const parsed = parseAddress(fields.to);
@@ -101,7 +104,7 @@ export function buildPayload(keys: HybridKeys, fields: TxFields): TxPayload {
   const problem = dataProblem(data);
   if (problem) throw new CairnError('INVALID_TX_FIELD', problem, { field: 'data' });
   return {
-    chainId: CHAIN_ID,
+    chainId,
     type: fields.type,
     from: keys.address,
     to,
@@ -114,16 +117,18 @@ export function buildPayload(keys: HybridKeys, fields: TxFields): TxPayload {
 }
 
 /**
- * `sign` defaults to the deterministic reference signer; a bulk signer (benchmark fixtures)
- * may pass a faster one. The id covers the signing bytes only, so it is the same either way.
+ * Signs `fields` for `network` (its chain id goes in the payload, its genesis hash in the
+ * signing bytes). `sign` defaults to the deterministic reference signer; a bulk signer
+ * (benchmark fixtures) may pass a faster one. The id covers the payload only, so it is the
+ * same either way.
  */
-export function signTx(keys: HybridKeys, fields: TxFields, sign: (keys: HybridKeys, msg: Uint8Array) => HybridSignatures = signHybrid): HybridTx {
-  const payload = buildPayload(keys, fields);
-  const msg = signingBytes(payload);
+export function signTx(keys: HybridKeys, fields: TxFields, network: Network, sign: (keys: HybridKeys, msg: Uint8Array) => HybridSignatures = signHybrid): HybridTx {
+  const payload = buildPayload(keys, fields, network.chainId);
+  const { id, msg } = txIdAndSigningBytes(payload, network);
   const sigs = sign(keys, msg);
   return {
     ...payload,
-    id: keccakHex(msg),
+    id,
     publicKeys: { secp256k1: toHex(keys.secp256k1.publicKey), mldsa44: toHex(keys.mldsa44.publicKey) },
     signatures: { secp256k1: toHex(sigs.secp256k1), mldsa44: toHex(sigs.mldsa44) },
   };
@@ -157,12 +162,13 @@ function signaturesOf(v: unknown): HybridTx['signatures'] | string {
 }
 
 /**
- * Strict structural decoding of a submitted envelope (a parsed JSON body). Errors are
- * short sentences for the 400 answer. Signatures are not checked here: a missing or
- * malformed one decodes as '0x' so verification fails with exactly `invalid signature`.
+ * Strict structural decoding of a submitted envelope (a parsed JSON body) for `network`.
+ * Errors are short sentences for the 400 answer. Signatures are not checked here: a missing
+ * or malformed one decodes as '0x' so verification fails with exactly `invalid signature`
+ * (as does a transaction signed for another network with this chain id).
  * Addresses may be 0x or cairn1…; the result is always lower-case 0x with the recomputed id.
  */
-export function decodeEnvelope(body: unknown): DecodeResult {
+export function decodeEnvelope(body: unknown, network: Network): DecodeResult {
   const fail = (error: string): DecodeResult => ({ ok: false, error });
   if (!isRecord(body)) return fail('transaction must be a JSON object');
   for (const k of Object.keys(body)) if (!ENVELOPE_KEYS.has(k)) return fail(`unknown field: ${k}`);
@@ -170,7 +176,7 @@ export function decodeEnvelope(body: unknown): DecodeResult {
   for (const k of ['chainId', 'type', 'from', 'amount', 'nonce', 'timestamp', 'fee'] as const) {
     if (body[k] === undefined) return fail(`missing field: ${k}`);
   }
-  if (body.chainId !== CHAIN_ID) return fail('wrong chain id');
+  if (body.chainId !== network.chainId) return fail('wrong chain id');
   if (!isImplemented(body.type)) return fail('unknown transaction type');
   const from = typeof body.from === 'string' ? parseAddress(body.from) : undefined;
   if (!from) return fail('invalid from address');
@@ -196,7 +202,7 @@ export function decodeEnvelope(body: unknown): DecodeResult {
   if (typeof signatures === 'string') return fail(signatures);
 
   const payload: TxPayload = {
-    chainId: CHAIN_ID,
+    chainId: network.chainId,
     type: body.type as TxType,
     from,
     to,
@@ -206,29 +212,28 @@ export function decodeEnvelope(body: unknown): DecodeResult {
     fee: body.fee as string,
     data,
   };
-  const msg = signingBytes(payload);
-  const id = keccakHex(msg);
+  const { id, msg } = txIdAndSigningBytes(payload, network);
   if (body.id !== undefined && (typeof body.id !== 'string' || body.id.toLowerCase() !== id)) {
     return fail('id does not match payload');
   }
   const tx: HybridTx = { ...payload, id, publicKeys, signatures };
-  signingBytesCache.set(tx, msg);
+  signingBytesCache.set(tx, { genesisHash: network.genesisHash, msg });
   return { ok: true, tx };
 }
 
 const EMPTY = new Uint8Array(0);
 
 /**
- * Bytes for the verifier or VerifyPool. When `from` is not the key's address the job
+ * Bytes for the verifier or VerifyPool, for `network`. When `from` is not the key's address the job
  * carries empty signatures, so it fails like any bad signature (`invalid signature`)
  * and callers need no separate check. The ML-DSA key binding to the account is state
  * and is checked by admission/execution, not here.
  */
-export function verifyJobOf(tx: HybridTx): VerifyJob {
+export function verifyJobOf(tx: HybridTx, network: Network): VerifyJob {
   const pubs = { secp256k1: fromHex(tx.publicKeys.secp256k1), mldsa44: fromHex(tx.publicKeys.mldsa44) };
-  if (!senderMatchesKey(tx)) return { msg: signingBytesOf(tx), pubs, sigs: { secp256k1: EMPTY, mldsa44: EMPTY } };
+  if (!senderMatchesKey(tx)) return { msg: signingBytesOf(tx, network), pubs, sigs: { secp256k1: EMPTY, mldsa44: EMPTY } };
   return {
-    msg: signingBytesOf(tx),
+    msg: signingBytesOf(tx, network),
     pubs,
     sigs: { secp256k1: fromHex(tx.signatures.secp256k1), mldsa44: fromHex(tx.signatures.mldsa44) },
   };
@@ -238,7 +243,7 @@ export function verifyJobOf(tx: HybridTx): VerifyJob {
  * Every signature check a (validated) hybrid transaction needs: its own, then those of the
  * envelopes it carries (META_TX's inner). It is valid only if all pass.
  */
-export const verifyJobsOf = (tx: HybridTx): VerifyJob[] => [verifyJobOf(tx), ...nestedOf(tx).map(verifyJobOf)];
+export const verifyJobsOf = (tx: HybridTx, network: Network): VerifyJob[] => [verifyJobOf(tx, network), ...nestedOf(tx).map((inner) => verifyJobOf(inner, network))];
 
 /** Verifies groups of jobs (each transaction's verifyJobsOf) in one batch: whether each group passed whole. */
 export async function verifyGroups(verifyMany: (jobs: VerifyJob[]) => Promise<boolean[]>, groups: readonly VerifyJob[][]): Promise<boolean[]> {

@@ -4,8 +4,8 @@ import { addressFromPublicKey } from '../crypto/address';
 import { nativeSecp256k1 } from '../crypto/nativeSecp';
 import { keccakHex } from '../crypto/hash';
 import { fromHex, isHex, toHex, type Hex } from '../primitives/hex';
-import { txDecodeCommon } from '../vm/common';
-import { CHAIN_ID, MAX_DATA_BYTES, VM_MAX_GAS } from '../protocol/params';
+import { txDecodeCommonFor } from '../vm/common';
+import { MAX_DATA_BYTES, VM_MAX_GAS } from '../protocol/params';
 import type { Address, EthTx, TxType } from '../protocol/types';
 
 const WEI_PER_BASE = 10n ** 12n;
@@ -17,10 +17,10 @@ const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;
  * production on the main thread; the library path remains the fallback. High-s signatures
  * were already refused by the transaction constructor (EIP-2).
  */
-function recoverSender(t: TypedTransaction): Address | undefined {
+function recoverSender(t: TypedTransaction, chainId: number): Address | undefined {
   try {
     if (nativeSecp256k1 && t.r !== undefined && t.s !== undefined && t.v !== undefined) {
-      const recid = t.type === 0 ? Number(t.v - (BigInt(CHAIN_ID) * 2n + 35n)) : Number(t.v);
+      const recid = t.type === 0 ? Number(t.v - (BigInt(chainId) * 2n + 35n)) : Number(t.v);
       if (recid !== 0 && recid !== 1) return undefined;
       const sig = new Uint8Array(64);
       sig.set(setLengthLeft(bigIntToBytes(t.r), 32), 0);
@@ -42,27 +42,28 @@ export const MAX_RAW_TX_BYTES = MAX_DATA_BYTES + 4_096;
 
 /**
  * Decodes a signed Ethereum transaction (legacy EIP-155, EIP-2930, EIP-1559) for chain
- * 72020 into an EthTx. Stateless: structure, chain id, gas bounds and the signature (the
- * sender is recovered from it). `signature: true` on failure means the refusal reason is
+ * `chainId` (the node's: EIP-155 is what binds an Ethereum envelope to one network) into an
+ * EthTx. Stateless: structure, chain id, gas bounds and the signature (the sender is
+ * recovered from it). `signature: true` on failure means the refusal reason is
  * `invalid signature`; other failures are malformed input (400).
  */
-export function decodeEthTx(raw: unknown, now: number): EthDecodeResult {
+export function decodeEthTx(raw: unknown, now: number, chainId: number): EthDecodeResult {
   if (!isHex(raw) || raw.length < 4) return { ok: false, error: 'raw transaction must be 0x-prefixed hex' };
   if ((raw.length - 2) / 2 > MAX_RAW_TX_BYTES) return { ok: false, error: `raw transaction exceeds ${MAX_RAW_TX_BYTES} bytes` };
   const bytes = fromHex(raw);
   let t: TypedTransaction;
   try {
-    t = createTxFromRLP(bytes, { common: txDecodeCommon }) as TypedTransaction;
+    t = createTxFromRLP(bytes, { common: txDecodeCommonFor(chainId) }) as TypedTransaction;
   } catch (e) {
     const m = (e as Error).message;
-    if (/chain ?id/i.test(m)) return { ok: false, error: `wrong chain id: this node is chain ${CHAIN_ID}` };
+    if (/chain ?id/i.test(m)) return { ok: false, error: `wrong chain id: this node is chain ${chainId}` };
     return { ok: false, error: `malformed raw transaction: ${m.split('\n')[0].slice(0, 200)}` };
   }
   if (t.type > 2) return { ok: false, error: `unsupported transaction type ${t.type}: legacy, EIP-2930 and EIP-1559 are accepted` };
-  if (t.type === 0 && !(t as { supports(n: number): boolean }).supports(155)) return { ok: false, error: 'legacy transactions must be EIP-155 protected (chain id 72020)' };
-  if (BigInt((t as { common: { chainId(): bigint } }).common.chainId()) !== BigInt(CHAIN_ID)) return { ok: false, error: `wrong chain id: this node is chain ${CHAIN_ID}` };
+  if (t.type === 0 && !(t as { supports(n: number): boolean }).supports(155)) return { ok: false, error: `legacy transactions must be EIP-155 protected (chain id ${chainId})` };
+  if (BigInt((t as { common: { chainId(): bigint } }).common.chainId()) !== BigInt(chainId)) return { ok: false, error: `wrong chain id: this node is chain ${chainId}` };
   if (!t.isSigned()) return { ok: false, error: 'transaction is not signed', signature: true };
-  const from = recoverSender(t);
+  const from = recoverSender(t, chainId);
   if (!from) return { ok: false, error: 'invalid signature', signature: true };
   if (t.gasLimit > VM_MAX_GAS) return { ok: false, error: `gas limit ${t.gasLimit} exceeds VM_MAX_GAS ${VM_MAX_GAS}` };
   const minGas = t.getMinimumGasLimit();
@@ -80,7 +81,7 @@ export function decodeEthTx(raw: unknown, now: number): EthDecodeResult {
     envelope: 'eth',
     id: keccakHex(bytes),
     raw: toHex(bytes),
-    chainId: CHAIN_ID,
+    chainId,
     type,
     from,
     to,

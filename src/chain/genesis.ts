@@ -2,9 +2,12 @@ import { genesisHeader, txRootOf, ZERO_ADDRESS, ZERO_HASH } from './block';
 import { newAccount } from '../protocol/accounts';
 import { saveSupply, type ExecState } from '../protocol/execState';
 import { genesisParams, PARAMS_KEY } from '../protocol/governable';
-import { CHAIN_ID } from '../protocol/params';
+import { MAX_CHAIN_ID } from '../protocol/params';
 import type { Address, Block } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
+import type { Network } from '../protocol/network';
+import { MemoryKv } from '../state/kv';
+import { StateTrie } from '../state/stateTrie';
 import { DEFAULT_COMMISSION_BPS, registerCandidate, VALIDATORS_KEY, type ValidatorSet } from '../modules/staking';
 
 export interface GenesisAccount {
@@ -32,9 +35,15 @@ export interface GenesisSpec {
 export type { ValidatorSet };
 export { VALIDATORS_KEY };
 
+/** The network a specification makes (its genesis built on a scratch store): what a tool signs for before any node runs it. */
+export async function networkOfSpec(spec: GenesisSpec): Promise<Network> {
+  const block = await applyGenesis(await StateTrie.open(new MemoryKv(), null), spec);
+  return { chainId: spec.chainId, genesisHash: block.header.hash };
+}
+
 /** Writes the genesis state and returns the genesis block (height 0, unsigned). */
 export async function applyGenesis(state: ExecState, spec: GenesisSpec): Promise<Block> {
-  if (spec.chainId !== CHAIN_ID) throw new Error(`genesis chain id ${spec.chainId} is not ${CHAIN_ID}`);
+  if (!Number.isSafeInteger(spec.chainId) || spec.chainId < 1 || spec.chainId > MAX_CHAIN_ID) throw new Error(`genesis chain id ${spec.chainId} is not from 1 to ${MAX_CHAIN_ID}`);
   let supply = 0n;
   let staked = 0n;
   const active: Address[] = [];

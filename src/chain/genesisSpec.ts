@@ -3,7 +3,7 @@ import { keccakHex } from '../crypto/hash';
 import { CairnError } from '../errors/CairnError';
 import { fromHex, type Hex } from '../primitives/hex';
 import { genesisParams, paramRefusal } from '../protocol/governable';
-import { CHAIN_ID } from '../protocol/params';
+import { CHAIN_ID, MAX_CHAIN_ID } from '../protocol/params';
 import type { Address } from '../protocol/types';
 import type { GenesisAccount, GenesisSpec } from './genesis';
 
@@ -80,7 +80,10 @@ function account(path: string, v: unknown): GenesisAccount {
 export function parseGenesisSpec(v: unknown): GenesisSpec {
   if (!isObject(v)) throw new GenesisSpecError('$', 'must be a JSON object {chainId, timestamp, accounts, params?}');
   onlyKeys('$', v, ['chainId', 'timestamp', 'accounts', 'params']);
-  if (v.chainId !== CHAIN_ID) throw new GenesisSpecError('$.chainId', `must be ${CHAIN_ID}, this node's chain id, got ${JSON.stringify(v.chainId)}`);
+  const chainId = v.chainId;
+  if (typeof chainId !== 'number' || !Number.isSafeInteger(chainId) || chainId < 1 || chainId > MAX_CHAIN_ID) {
+    throw new GenesisSpecError('$.chainId', `must be an integer from 1 to ${MAX_CHAIN_ID} (the development network's is ${CHAIN_ID}; a network of its own takes its own), got ${JSON.stringify(chainId)}`);
+  }
   if (!Number.isSafeInteger(v.timestamp) || (v.timestamp as number) <= 0) throw new GenesisSpecError('$.timestamp', 'must be a positive integer (ms since 1970), the genesis block\'s time');
   const params: Record<string, string> = {};
   if (v.params !== undefined) {
@@ -107,7 +110,7 @@ export function parseGenesisSpec(v: unknown): GenesisSpec {
       throw new GenesisSpecError(`$.accounts[${i}].staked`, `a validator needs at least ${p.MIN_CANDIDATE_STAKE} base units staked (MIN_CANDIDATE_STAKE)`);
     }
   });
-  return { chainId: CHAIN_ID, timestamp: v.timestamp as number, accounts, ...(Object.keys(params).length ? { params } : {}) };
+  return { chainId, timestamp: v.timestamp as number, accounts, ...(Object.keys(params).length ? { params } : {}) };
 }
 
 /** Parses a chain specification file's text. */

@@ -20,6 +20,7 @@ export interface ChainCheck {
 export async function verifyChain(genesis: GenesisSpec, blocks: AsyncIterable<Block> | Iterable<Block>, kv: KvStore): Promise<ChainCheck> {
   const state = await StateTrie.open(kv, null);
   const g = await applyGenesis(state, genesis);
+  const network = { chainId: genesis.chainId, genesisHash: g.header.hash };
   let prevHash = g.header.hash;
   let height = -1;
   const fail = (h: number, error: string): ChainCheck => ({ height: h - 1, ok: false, error: `block ${h}: ${error}` });
@@ -33,7 +34,7 @@ export async function verifyChain(genesis: GenesisSpec, blocks: AsyncIterable<Bl
     if (h !== height + 1) return fail(h, `expected height ${height + 1}`);
     const refused = await blockRefusal(state, b, { height, hash: prevHash });
     if (refused) return fail(h, refused);
-    const err = await applyBlock(state, b);
+    const err = await applyBlock(state, b, network);
     if (err) return fail(h, err);
     const batch = kv.batch();
     const root = await state.flush(batch);

@@ -4,7 +4,9 @@ import type { HybridTx, TxType } from '../protocol/types';
 import { parseAddress } from '../crypto/address';
 import type { HybridKeys } from '../crypto/keys';
 import { CairnError, isCairnError } from '../errors/CairnError';
-import { fromHex } from '../primitives/hex';
+import { fromHex, isHex, type Hex } from '../primitives/hex';
+import type { Network } from '../protocol/network';
+import { CHAIN_ID } from '../protocol/params';
 import { inBlock, type CairnClient, type TxRecord, type WaitOutcome, type WaitResult } from '../sdk/client';
 
 /**
@@ -116,7 +118,35 @@ export interface CliTxFields {
   data?: unknown;
 }
 
-export function sign(keys: HybridKeys, f: CliTxFields, nonce: number): HybridTx {
+/**
+ * The chain to sign for (a hybrid signature covers its genesis hash): --genesis-hash (with
+ * --chain-id, default the development network's ${CHAIN_ID}) to sign offline, else the node's
+ * GET /status.
+ */
+export const NETWORK_OPTIONS: OptionDefs = {
+  node: { type: 'string' },
+  'genesis-hash': { type: 'string' },
+  'chain-id': { type: 'string' },
+};
+
+export const NETWORK_HELP = `  --genesis-hash <0x…> the chain's genesis hash (GET /status genesisHash): sign
+                       without asking the node; otherwise the node (--node) is asked
+  --chain-id <n>       with --genesis-hash: the chain's id (default ${CHAIN_ID})`;
+
+export async function networkOf(values: Flags, client: () => CairnClient): Promise<Network> {
+  const hash = str(values['genesis-hash']);
+  const id = str(values['chain-id']);
+  if (hash === undefined) {
+    if (id !== undefined) usage('--chain-id goes with --genesis-hash (without them the node is asked for both)');
+    return client().network();
+  }
+  if (!isHex(hash, 32)) usage(`--genesis-hash must be 0x and 64 hex digits (GET /status genesisHash), got "${hash}"`);
+  const chainId = id === undefined ? CHAIN_ID : Number(id);
+  if (!/^[1-9][0-9]*$/.test(id ?? '1') || !Number.isSafeInteger(chainId)) usage(`--chain-id must be a positive integer, got "${id}"`);
+  return { chainId, genesisHash: hash.toLowerCase() as Hex };
+}
+
+export function sign(keys: HybridKeys, f: CliTxFields, nonce: number, network: Network): HybridTx {
   try {
     return signTx(keys, {
       type: f.type,
@@ -126,7 +156,7 @@ export function sign(keys: HybridKeys, f: CliTxFields, nonce: number): HybridTx 
       ...(f.fee !== undefined ? { fee: f.fee } : {}),
       ...(f.timestamp !== undefined ? { timestamp: f.timestamp } : {}),
       ...(f.data !== undefined ? { data: f.data } : {}),
-    });
+    }, network);
   } catch (e) {
     // The envelope refuses what it cannot sign (e.g. oversized data): an input problem.
     return usage(`cannot sign: ${(e as Error).message}`);

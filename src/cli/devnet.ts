@@ -102,7 +102,7 @@ export async function cmdDevnet(args: string[], io: CliIo): Promise<number> {
     await writeFile(keyFile, `${JSON.stringify([devAccountFile(validators[i])], null, 2)}\n`, { mode: 0o600 });
     const command = [
       process.execPath, ...self, 'node', '--data-dir', dataDir, '--http-port', String(httpBase + i), '--rpc-port', String(rpcBase + i),
-      '--genesis', genesisFile, '--validator-key', keyFile, '--peers', urls.filter((_, j) => j !== i).join(','),
+      '--genesis', genesisFile, '--allow-dev-validator', '--validator-key', keyFile, '--peers', urls.filter((_, j) => j !== i).join(','),
       '--slot-ms', String(slotMs), '--idle-block-ms', String(idleMs), '--log-level', logLevel,
       // The nodes share the loopback address: peers' polls and gossip must not be rate-limited.
       '--rate-limit-exempt', '127.0.0.0/8,::1',

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { DEV_PARAMS, devGenesis } from '../chain/devnet';
 import { GenesisSpecError, parseGenesisText } from '../chain/genesisSpec';
@@ -5,7 +6,7 @@ import { deriveKeys } from '../crypto/keys';
 import { COIN } from '../primitives/amount';
 import { toHex } from '../primitives/hex';
 import { genesisParams, PARAM_NAMES, PARAMS } from '../protocol/governable';
-import { CHAIN_ID } from '../protocol/params';
+import { CHAIN_ID, MAX_CHAIN_ID } from '../protocol/params';
 import { wrap } from './assets/help';
 import { EXIT, json, parse, parseNonNegInt, parseSecret, str, usage, type CliIo } from './common';
 
@@ -23,12 +24,15 @@ The chain specification: the JSON file "cairn node --genesis <file>" starts an e
 data directory from. A data directory keeps the specification it was created from and
 refuses another one; without --genesis a node runs the development network.
 
-  genesis template     print the development network's specification, to edit
+  genesis template     print a specification to edit: a fresh chain id, the
+                       development accounts, no validators yet
   genesis validator    print a validator's entry for "accounts" from its secret
   genesis check <file> check a specification; print its supply, validators, parameters
 
 The file is one JSON object:
-  chainId      ${CHAIN_ID} (this node's chain id)
+  chainId      the network's id, 1..${MAX_CHAIN_ID}: its EIP-155 chain id (eth_chainId)
+               and part of what every transaction signs. The development network's
+               is ${CHAIN_ID}; give every other network its own (see docs/VALIDATOR.md)
   timestamp    the genesis block's time, ms since 1970
   accounts     array of:
     address        0x + 40 hex, or cairn1…
@@ -49,15 +53,20 @@ ${wrap('', [..."The development network's short windows (every lifecycle within 
 Unknown keys, duplicate addresses and values out of bounds are refused with the JSON
 path they are about. Run "cairn genesis <sub> --help" for details.`,
 
-  'genesis template': `Usage: cairn genesis template [--dev-accounts <n>]
+  'genesis template': `Usage: cairn genesis template [--dev-accounts <n>] [--chain-id <n>]
 
-Prints the development network's chain specification: its validator (key derived from
-the published development seed: never use it on a real network), <n> development
-accounts of 10,000,000 coins (default 10) and the short windows. Edit it: replace the
-validators (cairn genesis validator), the accounts and the parameters.
+Prints a chain specification to edit: a fresh random chain id (Ethereum transactions
+are bound to a network by their chain id alone, so a network needs its own), <n>
+development accounts of 10,000,000 coins (default 10; their keys are published: replace
+them) and the development network's short windows. It has no validators yet: add each
+one's entry from "cairn genesis validator" to "accounts".
+
+  --chain-id <n>       the chain id, 1..${MAX_CHAIN_ID} (default: a random one)
 
 Example:
-  cairn genesis template --dev-accounts 2 > genesis.json`,
+  cairn genesis template --dev-accounts 2 > genesis.json
+  cairn genesis validator --secret $(jq -r .secret v1.json) > v1-entry.json
+  jq --slurpfile v v1-entry.json '.accounts += $v' genesis.json > genesis.tmp && mv genesis.tmp genesis.json`,
 
   'genesis validator': `Usage: cairn genesis validator [--secret <hex>] [--stake <n>] [--balance <n>] [--commission <bps>]
 
@@ -85,14 +94,25 @@ Example:
 };
 
 async function cmdTemplate(args: string[], io: CliIo): Promise<number> {
-  const { values } = parse('genesis template', args, { 'dev-accounts': { type: 'string' } }, 0);
+  const { values } = parse('genesis template', args, { 'dev-accounts': { type: 'string' }, 'chain-id': { type: 'string' } }, 0);
   if (values.help) return (io.out(GENESIS_HELP['genesis template']), EXIT.OK);
   const n = str(values['dev-accounts']) === undefined ? 10 : parseNonNegInt('--dev-accounts', str(values['dev-accounts'])!);
   if (n > 1000) usage('--dev-accounts must be at most 1000');
+  const chainIdFlag = str(values['chain-id']);
+  const chainId = chainIdFlag === undefined ? freshChainId() : parseNonNegInt('--chain-id', chainIdFlag);
+  if (chainId < 1 || chainId > MAX_CHAIN_ID) usage(`--chain-id must be from 1 to ${MAX_CHAIN_ID}`);
   const { spec } = devGenesis(n);
-  // mldsaKeyHash is derived from signingKeys when the file is read: not part of the file.
-  io.out(json({ ...spec, accounts: spec.accounts.map(({ mldsaKeyHash: _, ...a }) => a) }));
+  // The validators are the operator's to add (cairn genesis validator): a chain on the published development key is anyone's.
+  io.out(json({ ...spec, chainId, accounts: spec.accounts.filter((a) => !a.isValidator).map(({ mldsaKeyHash: _, ...a }) => a) }));
   return EXIT.OK;
+}
+
+/** A random chain id well away from the small ones public networks use (and from the development network's). */
+function freshChainId(): number {
+  for (;;) {
+    const id = randomInt(1_000_000, 2 ** 31);
+    if (id !== CHAIN_ID) return id;
+  }
 }
 
 function coinsFlag(name: string, v: string | undefined, fallback: bigint): string {

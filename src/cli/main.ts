@@ -39,6 +39,9 @@ import {
   type CliTxFields,
   type Flags,
   type OptionDefs,
+  NETWORK_HELP,
+  NETWORK_OPTIONS,
+  networkOf,
 } from './common';
 
 export { EXIT, exitCodeFor, formatWait, parseNonNegInt, parseSecret, type CliIo };
@@ -123,10 +126,14 @@ Run "cairn tx <sub> --help" for details.`,
 
   'tx sign': `Usage: cairn tx sign --type <TYPE> --nonce <n> [options]
 
-Signs offline (no node is contacted) and prints the envelope JSON, ready to POST to /tx.
+Signs and prints the envelope JSON, ready to POST to /tx. The signature covers the
+chain's genesis hash: with --genesis-hash no node is contacted, otherwise the node
+(--node, $CAIRN_NODE or ${DEFAULT_NODE}) is asked for it.
 
 ${TX_FIELDS_HELP}
   --nonce <n>          required: the account's nextNonce (read it with "cairn account")
+${NETWORK_HELP}
+  --node <url>         the node asked for the genesis hash
 
 Example:
   cairn tx sign --type TRANSFER --to cairn1… --amount 1000000 --nonce 0 \\
@@ -272,12 +279,12 @@ async function cmdAddress(args: string[], io: CliIo): Promise<number> {
 }
 
 async function cmdTxSign(args: string[], io: CliIo): Promise<number> {
-  const { values } = parse('tx sign', args, TX_OPTIONS, 0);
+  const { values } = parse('tx sign', args, { ...TX_OPTIONS, ...NETWORK_OPTIONS }, 0);
   if (values.help) return help(io, 'tx sign');
   const f = parseTxFields(values);
   if (f.nonce === undefined) usage('--nonce is required for "tx sign" (it works offline); read nextNonce with "cairn account <address>", or use "cairn tx send", which fetches it');
   const keys = deriveKeys(parseSecret(str(values.secret), io.env));
-  io.out(encodeTx(sign(keys, f, f.nonce)));
+  io.out(encodeTx(sign(keys, f, f.nonce, await networkOf(values, () => new CairnClient(nodeUrl(values, io.env))))));
   return EXIT.OK;
 }
 
@@ -289,7 +296,7 @@ async function cmdTxSend(args: string[], io: CliIo): Promise<number> {
   const keys = deriveKeys(parseSecret(str(values.secret), io.env));
   const client = new CairnClient(nodeUrl(values, io.env));
   const nonce = f.nonce ?? (await client.nextNonce(keys.address));
-  return submitAndReport(io, client, sign(keys, f, nonce), wait);
+  return submitAndReport(io, client, sign(keys, f, nonce, await client.network()), wait);
 }
 
 async function cmdTxWait(args: string[], io: CliIo): Promise<number> {

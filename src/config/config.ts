@@ -47,6 +47,8 @@ export interface NodeConfig {
   genesisFile: string | null;
   /** File holding this node's block-signing master secret; null: the development validator's key. */
   validatorKey: string | null;
+  /** A --genesis chain may have the published development validator key among its validators (a local test network). */
+  allowDevValidator: boolean;
   /** Peers' native API base URLs (http://host:port): gossip, status polls and sync go only to these. */
   peers: string[];
   /** Origins whose web pages may read the native API and call JSON-RPC ("*": any; empty: no CORS headers). */
@@ -85,6 +87,7 @@ export const defaultNodeConfig: Readonly<NodeConfig> = Object.freeze({
   devAccounts: 10,
   genesisFile: null,
   validatorKey: null,
+  allowDevValidator: false,
   peers: [],
   rateLimitExempt: [],
   trustedProxies: [],
@@ -131,6 +134,7 @@ const OPTIONS: readonly OptionSpec[] = [
   { key: 'peers', flag: 'peers', env: 'CAIRN_PEERS', kind: 'urls', help: "comma-separated peers' HTTP API URLs (http://host:port); none: a single node" },
   { key: 'genesisFile', flag: 'genesis', env: 'CAIRN_GENESIS', kind: 'string', help: 'chain specification (JSON, see "cairn genesis --help") an empty data dir starts from; unset: the development network' },
   { key: 'validatorKey', flag: 'validator-key', env: 'CAIRN_VALIDATOR_KEY', kind: 'string', help: "file with this node's block-signing master secret (64 hex, or dev-validators.json's shape); unset: the development validator" },
+  { key: 'allowDevValidator', flag: 'allow-dev-validator', env: 'CAIRN_ALLOW_DEV_VALIDATOR', kind: 'bool', help: 'let a --genesis chain have the published development validator key among its validators (local test networks only: anyone can sign its blocks)' },
 ];
 
 const fail = (message: string, meta: Record<string, unknown> = {}): never => {

@@ -1,5 +1,6 @@
 import { canonicalBytes } from '../primitives/canonical';
-import { concatBytes, fromHex, utf8, type Hex } from '../primitives/hex';
+import { concatBytes, fromHex, isHex, utf8, type Hex } from '../primitives/hex';
+import type { Network } from '../protocol/network';
 import { TX_DOMAIN } from '../protocol/params';
 import type { HybridTx, TxPayload } from '../protocol/types';
 import { addressFromPublicKey } from './address';
@@ -7,8 +8,11 @@ import { keccakHex } from './hash';
 import { verifyHybridReference } from './hybrid';
 
 /**
- * What a hybrid transaction's signatures cover (docs/PROTOCOL.md "Canonical payload"):
- * utf8(TX_DOMAIN) ‖ RFC 8785 JSON of exactly the nine payload fields; id = keccak256 of it.
+ * What a hybrid transaction's signatures cover (docs/PROTOCOL.md "Canonical payload, signing
+ * bytes, id"): utf8(TX_DOMAIN) ‖ the 32 bytes of the network's genesis hash ‖ RFC 8785 JSON of
+ * exactly the nine payload fields. The id is keccak256(utf8(TX_DOMAIN) ‖ the same JSON): it
+ * names the payload without the network, so stateless checks (a META_TX's claimed inner id)
+ * need no chain context, while the signatures bind the transaction to one chain.
  * Here (crypto/) so that execution can check a transaction carried inside another (META_TX)
  * with the envelope's own rule; chain/envelope.ts re-exports it.
  */
@@ -29,9 +33,24 @@ function payloadFields(p: TxPayload): TxPayload {
   };
 }
 
-export const signingBytes = (p: TxPayload): Uint8Array => concatBytes(TX_DOMAIN_BYTES, canonicalBytes(payloadFields(p)));
+/** The genesis hash as the 32 bytes the signing bytes carry; a malformed one is a caller bug. */
+export function genesisBytes(network: Network): Uint8Array {
+  if (lastGenesis.hash === network.genesisHash) return lastGenesis.bytes; // a node signs and verifies for one network
+  if (!isHex(network.genesisHash, 32)) throw new TypeError(`network genesis hash must be 0x and 64 hex digits, got ${String(network.genesisHash)}`);
+  lastGenesis = { hash: network.genesisHash, bytes: fromHex(network.genesisHash) };
+  return lastGenesis.bytes;
+}
+let lastGenesis: { hash: string; bytes: Uint8Array } = { hash: '', bytes: new Uint8Array(0) };
 
-export const txId = (p: TxPayload): Hex => keccakHex(signingBytes(p));
+/** The id and the signing bytes from one canonical encoding (decoding computes both). */
+export function txIdAndSigningBytes(p: TxPayload, network: Network): { id: Hex; msg: Uint8Array } {
+  const json = canonicalBytes(payloadFields(p));
+  return { id: keccakHex(concatBytes(TX_DOMAIN_BYTES, json)), msg: concatBytes(TX_DOMAIN_BYTES, genesisBytes(network), json) };
+}
+
+export const signingBytes = (p: TxPayload, network: Network): Uint8Array => concatBytes(TX_DOMAIN_BYTES, genesisBytes(network), canonicalBytes(payloadFields(p)));
+
+export const txId = (p: TxPayload): Hex => keccakHex(concatBytes(TX_DOMAIN_BYTES, canonicalBytes(payloadFields(p))));
 
 /** The `from` address must be the one the secp256k1 key derives (Ethereum rule). */
 export function senderMatchesKey(tx: HybridTx): boolean {
@@ -47,11 +66,11 @@ export function senderMatchesKey(tx: HybridTx): boolean {
  * thread: for the rare transaction checked during execution. Admission verifies envelopes in
  * the worker pool instead.
  */
-export function verifyTxReference(tx: HybridTx): boolean {
+export function verifyTxReference(tx: HybridTx, network: Network): boolean {
   if (!senderMatchesKey(tx)) return false;
   try {
     return verifyHybridReference(
-      signingBytes(tx),
+      signingBytes(tx, network),
       { secp256k1: fromHex(tx.publicKeys.secp256k1), mldsa44: fromHex(tx.publicKeys.mldsa44) },
       { secp256k1: fromHex(tx.signatures.secp256k1), mldsa44: fromHex(tx.signatures.mldsa44) },
     );

@@ -61,7 +61,7 @@ export function createHttpServer(d: HttpDeps) {
   // Every route, and the not-found catch-all, behind the ingress.
   const r = (h: Parameters<typeof route>[1]) => route(d.log, h, ingress);
   app.set_not_found_handler(r((req, res) => void res.status(404).json({ error: `not found: ${req.method} ${req.path}` })));
-  registerIndexRoute(app, r, d.log);
+  registerIndexRoute(app, r, d.log, () => d.reader); // the reader exists once the chain is open
   registerOpenApiRoute(app, r);
   registerChainRoutes(app, r, d);
   registerAccountRoutes(app, r, d);

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { devGenesis, type DevAccount } from '../chain/devnet';
+import { devGenesis, devValidatorSecret, type DevAccount } from '../chain/devnet';
 import type { GenesisSpec } from '../chain/genesis';
 import { GenesisSpecError, parseGenesisText } from '../chain/genesisSpec';
-import { deriveKeys, type HybridKeys } from '../crypto/keys';
+import { deriveKeys, DEV_SEED, type HybridKeys } from '../crypto/keys';
 import { CairnError } from '../errors/CairnError';
 import { canonicalJson } from '../primitives/canonical';
 import { fromHex } from '../primitives/hex';
@@ -33,12 +33,32 @@ export async function genesisSource(config: NodeConfig): Promise<GenesisSource> 
     return { kind: 'dev', spec: dev.spec, accounts: dev.accounts, validator: dev.validator };
   }
   const text = await readText('--genesis', config.genesisFile);
+  let spec: GenesisSpec;
   try {
-    return { kind: 'file', file: config.genesisFile, spec: parseGenesisText(text) };
+    spec = parseGenesisText(text);
   } catch (e) {
     if (e instanceof GenesisSpecError) throw configError(`--genesis ${config.genesisFile}: ${e.message}`, { file: config.genesisFile, path: e.meta.path }, e);
     throw e;
   }
+  const published = publishedValidators(spec);
+  if (published.length > 0 && !config.allowDevValidator) {
+    throw configError(
+      `--genesis ${config.genesisFile}: validator ${published.join(', ')} signs with a published development key (derived from the public development seed: anyone can sign its blocks). ` +
+        'Put your own validators in the specification ("cairn genesis validator"), or pass --allow-dev-validator for a local test network',
+      { file: config.genesisFile, validators: published },
+    );
+  }
+  return { kind: 'file', file: config.genesisFile, spec };
+}
+
+/**
+ * The specification's validators whose key is a published development key (`cairn node`'s
+ * and `cairn devnet`'s: <DEV_SEED>/validator/<i>, one per validator the spec has at most).
+ */
+function publishedValidators(spec: GenesisSpec): string[] {
+  const validators = new Set(spec.accounts.filter((a) => a.isValidator).map((a) => a.address));
+  const published = new Set(Array.from({ length: validators.size }, (_, i) => deriveKeys(devValidatorSecret(DEV_SEED, i)).address));
+  return [...validators].filter((a) => published.has(a));
 }
 
 /**

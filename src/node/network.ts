@@ -7,7 +7,6 @@ import { createBlockIntake, type BlockIntake } from '../api/blockIntake';
 import type { Admission, SubmitOutcome } from '../api/admission';
 import { p2pBehavior, type P2pMsg } from '../p2p/p2pActor';
 import type { Hex } from '../primitives/hex';
-import { CHAIN_ID } from '../protocol/params';
 import type { Block } from '../protocol/types';
 
 /**
@@ -39,6 +38,7 @@ export async function startNetwork(d: {
   chain: ActorRef<ChainMsg, ChainReplies>;
   view: Pick<HeadSink, 'head'>;
   genesisHash: Hex;
+  chainId: number;
   supervisor: Supervisor;
   log: Logger;
   /** How long without a block before a validator is not "producing or following". */
@@ -52,7 +52,7 @@ export async function startNetwork(d: {
     ref: p2p,
     start: async () =>
       p2pBehavior({
-        peers: d.peers, chain: d.chain, view: d.view, genesisHash: d.genesisHash, chainId: CHAIN_ID, book, log: d.log, now: Date.now,
+        peers: d.peers, chain: d.chain, view: d.view, genesisHash: d.genesisHash, chainId: d.chainId, book, log: d.log, now: Date.now,
         onSync: (s) => {
           target = s.target;
           rate = s.blocksPerSec;

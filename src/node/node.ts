@@ -28,6 +28,7 @@ import { startNetwork, type Network } from './network';
 import { producerKeysOf } from '../chain/blockRules';
 import { MAX_FUTURE_NONCE_GAP, MEMPOOL_LIFETIME_MS, TREASURY_ADDRESS } from '../protocol/params';
 import type { Address } from '../protocol/types';
+import type { Network as ChainNetwork } from '../protocol/network';
 import type { NodeConfig } from '../config/config';
 import { SolcCompiler } from '../contracts/compiler';
 import { VerifyPool } from '../crypto/verifyPool';
@@ -246,6 +247,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   let vmCalls: VmCallPool;
   let signingGuard: SigningGuard;
   let head: Head;
+  let chainNetwork: ChainNetwork;
   let keys: HybridKeys;
   try {
     await hooks.beforeOpen?.();
@@ -260,6 +262,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     kv = hooks.wrapKv ? hooks.wrapKv(rocks) : rocks;
     store = new ChainStore(kv, { devUndo: config.dev });
     head = await ensureGenesis(store, config, log);
+    chainNetwork = await store.network();
     if (head.height === 0 && head.timestamp > Date.now()) {
       log.warn({ genesisTime: new Date(head.timestamp).toISOString() }, 'the genesis time is in the future: the first block comes after it');
     }
@@ -335,7 +338,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
 
   // The producer and importer are permanent (restarted after a crash: they hold nothing); consensus is critical.
   const chainParts = chainActors({
-    kv, store: chainStore, view, mempool, keys, idleBlockMs: config.idleBlockMs, slotMs: config.slotMs, verifier, guard: signingGuard, dev: config.dev,
+    kv, store: chainStore, view, mempool, keys, network: chainNetwork, idleBlockMs: config.idleBlockMs, slotMs: config.slotMs, verifier, guard: signingGuard, dev: config.dev,
     log: log.child({ actor: 'consensus' }),
     onBlockProduced: (s) => nodeMetrics.blockProductionSeconds.observe(s),
     onProduced: (b) => network?.produced(b),
@@ -379,7 +382,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
       start: async () => chainParts.consensus(),
     });
     network = await startNetwork({
-      peers: config.peers, chain, view, genesisHash: (await chainStore.summary(0))!.hash, supervisor, log: log.child({ actor: 'p2p' }),
+      peers: config.peers, chain, view, genesisHash: chainNetwork.genesisHash, chainId: chainNetwork.chainId, supervisor, log: log.child({ actor: 'p2p' }),
       staleMs: Math.max(10_000, 3 * config.idleBlockMs),
     });
     // Permanent: restarted after a crash; it only observes, so it can never halt production.
@@ -387,11 +390,11 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     disconnectSentinel = sentinelRef.connect(SENTINEL_TICK_MS);
 
     reader = new ChainReader({ kv, store: chainStore, view, mempool, pending: pool, slotMs: config.slotMs, blocks });
-    admission = network.relaying(createAdmission({ verifier, store: chainStore, mempool, now: Date.now, onVerified: (s) => nodeMetrics.verifySeconds.observe(s), committee: async () => getCommittee(await StateTrie.open(kv, view.head.stateRoot)),
+    admission = network.relaying(createAdmission({ network: chainNetwork, verifier, store: chainStore, mempool, now: Date.now, onVerified: (s) => nodeMetrics.verifySeconds.observe(s), committee: async () => getCommittee(await StateTrie.open(kv, view.head.stateRoot)),
       // Only a permissioned account (the cached head account says) costs a state read.
       governed: async (signer, tx) => ((await readAccount(signer))?.permissioned ? governedRefusal(await StateTrie.open(kv, view.head.stateRoot), signer, tx) : undefined) }));
     const rpcBackend = new NodeRpcBackend({
-      reader, store: chainStore, mempool, admission, clientVersion: `cairn/${CLIENT_VERSION}/node-${process.version}`, producer: keys.address, now: Date.now, vm: vmCalls,
+      chainId: chainNetwork.chainId, reader, store: chainStore, mempool, admission, clientVersion: `cairn/${CLIENT_VERSION}/node-${process.version}`, producer: keys.address, now: Date.now, vm: vmCalls,
     });
     // The JSON-RPC port under the HTTP API's own rate limit and guard (same settings, exemptions and counters).
     const gate = createClientGate({ ...http.protection, now: Date.now });

@@ -1,4 +1,5 @@
 import type { ExecState } from './execState';
+import type { Network } from './network';
 import type { ChainEvent } from './events';
 import type { Address, SignedTx, TxType, VmReceipt } from './types';
 
@@ -10,6 +11,8 @@ export interface ExecContext {
   producer: Address;
   sender: Address;
   tx: SignedTx;
+  /** The chain being executed: a transaction carried inside another (META_TX) is verified for it. */
+  network: Network;
   /** The EVM, behind a port: the VM types' entries run through it without importing it (applyTx hands it in). */
   vm: VmEngine;
 }

@@ -5,8 +5,14 @@ import { COIN } from '../primitives/amount';
  * Governable parameters will be read through one accessor (issue: governance);
  * until then these are the genesis values.
  */
+/**
+ * The development network's chain id (SPEC: eth_chainId 0x11954). A chain specification sets
+ * its own (`chainId`, 1..MAX_CHAIN_ID): a node serves and checks its chain's, never this one.
+ */
 export const CHAIN_ID = 72020;
 export const CHAIN_ID_HEX = '0x11954';
+/** Largest chain id a specification may set: EIP-155's v = 2·id + 35 stays a small integer everywhere. */
+export const MAX_CHAIN_ID = 4_294_967_295;
 
 /** Domain tags keep a tx id / signed message from ever colliding with another hashed thing. */
 export const TX_DOMAIN = 'CAIRN/TX/v1\n';

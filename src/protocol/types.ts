@@ -43,10 +43,10 @@ export type TxType = (typeof TX_TYPE_CATALOGUE)[number];
 
 /**
  * The signed part of a transaction. Canonical bytes = RFC 8785 JSON of exactly these
- * fields; id = keccak256(TX_DOMAIN || canonical bytes). See docs/PROTOCOL.md.
+ * fields; id = keccak256(TX_DOMAIN || canonical bytes); the signatures cover TX_DOMAIN || genesis hash || canonical bytes. See docs/PROTOCOL.md.
  */
 export interface TxPayload {
-  chainId: number; // 72020
+  chainId: number; // the chain's (72020 on the development network)
   type: TxType;
   from: Address; // sender, derived from the secp256k1 key
   to: Address | null; // destination (null when the type has none)
@@ -67,7 +67,7 @@ export interface HybridTx extends TxPayload {
 
 /**
  * A transaction born on the VM surface (POST /vm/tx, eth_sendRawTransaction): a signed
- * Ethereum transaction (legacy EIP-155, EIP-2930, EIP-1559) for chain 72020. `raw` is the
+ * Ethereum transaction (legacy EIP-155, EIP-2930, EIP-1559) for the node's chain id (72020 on the development network). `raw` is the
  * authority; every other field is derived from it at admission (and re-derived on import).
  * `amount` = value rounded up to base units and `fee` = gasLimit × gas price rounded up to
  * base units, so the admission balance rule is conservative; execution uses exact wei.

@@ -1,4 +1,5 @@
 import type { HybridTx } from '../protocol/types';
+import type { Network } from '../protocol/network';
 import type {
   AccountProofView, AccountView, AddressTxsPage, BlockView, BridgeTransfersPage, BridgeTransferView, BridgeView, Direction, TransferStatus, GovernanceView, OraclesView, ProposalStatus, ProposalsPage, ProposalView, StatusView, TaskMode, TasksPage, TaskStatus,
   SearchHit, SubmitVerdictView, TaskView, TreasuryView, TxRecord, TxStatus, ValidatorsView,
@@ -122,6 +123,20 @@ export class CairnClient {
     return this.get<NodeStatus>('/status');
   }
 
+  private networkMemo: Promise<Network> | undefined;
+
+  /** The node's chain (chain id and genesis hash, from GET /status), asked once: what send signs for. */
+  network(): Promise<Network> {
+    this.networkMemo ??= this.status().then(
+      (s) => ({ chainId: s.chainId, genesisHash: s.genesisHash }),
+      (e: unknown) => {
+        this.networkMemo = undefined; // a failed ask is asked again
+        throw e;
+      },
+    );
+    return this.networkMemo;
+  }
+
   /** GET /search: addresses, blocks, transactions, tokens and names matching `q` or starting with it. */
   async search(q: string): Promise<SearchHit[]> {
     return (await this.get<{ results: SearchHit[] }>(`/search?q=${encodeURIComponent(q)}`)).results;
@@ -164,7 +179,7 @@ export class CairnClient {
       nonce,
       ...(opts.fee !== undefined ? { fee: opts.fee } : {}),
       ...(opts.timestamp !== undefined ? { timestamp: opts.timestamp } : {}),
-    });
+    }, await this.network());
     let verdict: SubmitVerdict;
     try {
       verdict = await this.submit(tx);

@@ -18,6 +18,7 @@ export {
   inBlock,
 } from './client';
 export { signTx, encodeTx, decodeEnvelope } from '../chain/envelope';
+export type { Network } from '../protocol/network';
 export { deriveKeys, generateSecret, type HybridKeys } from '../crypto/keys';
 export { toNative, parseAddress } from '../crypto/address';
 export { verifyAccountProof } from '../state/proof';

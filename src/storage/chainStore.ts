@@ -2,6 +2,7 @@ import { partiesOf } from '../modules/registry';
 import { decodeBlock, encodeBlock } from '../chain/block';
 import type { GenesisSpec } from '../chain/genesis';
 import type { BlockSummary, Head } from '../protocol/chain';
+import type { Network } from '../protocol/network';
 import type { Address, Block } from '../protocol/types';
 import { fromHex, type Hex } from '../primitives/hex';
 import { readU64be, u32be, u64be } from '../primitives/height';
@@ -136,6 +137,13 @@ export class ChainStore {
   async genesisSpec(): Promise<GenesisSpec | undefined> {
     const v = await this.kv.get(GENESIS_KEY);
     return v ? (json(v) as GenesisSpec) : undefined;
+  }
+
+  /** The chain this store holds: its specification's chain id and its genesis block's hash (a genesis must be written). */
+  async network(): Promise<Network> {
+    const [spec, genesis] = await Promise.all([this.genesisSpec(), this.summary(0)]);
+    if (!spec || !genesis) throw new CairnError('NO_GENESIS', 'the store holds no genesis block');
+    return { chainId: spec.chainId, genesisHash: genesis.hash };
   }
 
   putGenesisSpec(batch: KvBatch, spec: GenesisSpec): void {

@@ -23,16 +23,19 @@ export const VM_BLOCK_GAS_LIMIT = 30_000_000n;
 export const MAX_REFUND_QUOTIENT = 5n;
 
 /**
- * A fresh Common for chain 72020 / Prague with the EVM and tx parameter tables loaded.
+ * A fresh Common for chain `chainId` (the development network's 72020 unless a chain
+ * specification sets another) / Prague with the EVM and tx parameter tables loaded.
  * Fresh because a Common is mutable (the EVM and tx constructors call updateParams on it);
  * each EVM instance gets its own.
  */
-export function createCairnCommon(): Common {
+export function createCairnCommon(chainId: number = CHAIN_ID): Common {
   // customCrypto: SHA3 and mapping-slot hashing use our keccak (src/crypto/keccak.ts), not noble's.
-  const common = createCustomCommon({ chainId: CHAIN_ID, name: 'cairn' }, Mainnet, { hardfork: VM_HARDFORK, params: paramsTx, customCrypto: { keccak256 } });
+  const common = createCustomCommon({ chainId, name: 'cairn' }, Mainnet, { hardfork: VM_HARDFORK, params: paramsTx, customCrypto: { keccak256 } });
   common.updateParams(paramsEVM);
   return common;
 }
+
+const decodeCommons = new Map<number, Common>();
 
 /** Shared Common for reading parameters (never handed to anything that mutates it). */
 export const cairnCommon: Common = createCairnCommon();
@@ -45,11 +48,18 @@ export const cairnCommon: Common = createCairnCommon();
  * copy is itself and re-merging is skipped: decode drops to ~28 µs. Never give it to an EVM
  * (the EVM does change its Common).
  */
-export const txDecodeCommon: Common = (() => {
-  const c = createCairnCommon();
-  Object.assign(c, { copy: () => c, updateParams: () => c });
+export const txDecodeCommon: Common = txDecodeCommonFor(CHAIN_ID);
+
+/** txDecodeCommon for chain `chainId` (one per chain id a process decodes for: a node has one). */
+export function txDecodeCommonFor(chainId: number): Common {
+  let c = decodeCommons.get(chainId);
+  if (c === undefined) {
+    const fresh = createCairnCommon(chainId);
+    Object.assign(fresh, { copy: () => fresh, updateParams: () => fresh });
+    decodeCommons.set(chainId, (c = fresh));
+  }
   return c;
-})();
+}
 
 /** An EVM with Cairn's rules over `stateManager` (normally an EvmStateAdapter). */
 export async function createCairnEvm(stateManager: StateManagerInterface): Promise<EVM> {

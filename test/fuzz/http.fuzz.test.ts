@@ -30,7 +30,7 @@ beforeAll(async () => {
   t = await startTestNode({ adminToken: ADMIN, slotMs: 100, idleBlockMs: 500 });
   port = t.node.config.httpPort;
   dev = JSON.parse(await readFile(join(t.dataDir, 'dev-accounts.json'), 'utf8'));
-  signed = await signedSamples(dev);
+  signed = await signedSamples(dev, t.network);
   blockHash = ((await t.get('/blocks/0')).body as { hash: string }).hash;
 });
 

@@ -10,6 +10,7 @@ import { signTx } from '../../src/chain/envelope';
 import type { HybridTx } from '../../src/protocol/types';
 import { deriveKeys } from '../../src/crypto/keys';
 import { fromHex } from '../../src/primitives/hex';
+import type { Network } from '../../src/protocol/network';
 
 /** Cases per surface: small by default so `npm test` stays fast; `npm run fuzz` sets 10,000. */
 export const FUZZ_RUNS = Math.max(1, Number(process.env.FUZZ_RUNS ?? 150) || 150);
@@ -130,9 +131,9 @@ export interface Signed {
   raw: string;
 }
 
-export async function signedSamples(dev: { secret: string; secp256k1PrivateKey: string; address: string }[]): Promise<Signed> {
+export async function signedSamples(dev: { secret: string; secp256k1PrivateKey: string; address: string }[], network: Network): Promise<Signed> {
   const keys = deriveKeys(fromHex(dev[0].secret));
-  const hybrid = signTx(keys, { type: 'TRANSFER', to: dev[1].address as `0x${string}`, amount: '1000', nonce: 0 });
+  const hybrid = signTx(keys, { type: 'TRANSFER', to: dev[1].address as `0x${string}`, amount: '1000', nonce: 0 }, network);
   const wallet = new Wallet(dev[0].secp256k1PrivateKey);
   const raw = await wallet.signTransaction({ to: dev[1].address, value: 10n ** 12n, nonce: 0, gasLimit: 21_000n, gasPrice: 10n ** 12n, chainId: 72020n, type: 0 });
   return { hybrid, raw };

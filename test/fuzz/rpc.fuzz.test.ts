@@ -38,7 +38,7 @@ beforeAll(async () => {
   t = await startTestNode({ slotMs: 100, idleBlockMs: 500 });
   port = t.node.config.rpcPort;
   dev = JSON.parse(await readFile(join(t.dataDir, 'dev-accounts.json'), 'utf8'));
-  signed = await signedSamples(dev as never);
+  signed = await signedSamples(dev as never, t.network);
   blockHash = ((await t.get('/blocks/0')).body as { hash: string }).hash;
 });
 

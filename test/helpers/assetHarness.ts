@@ -12,6 +12,7 @@ import { COIN } from '../../src/primitives/amount';
 import { toHex, utf8 } from '../../src/primitives/hex';
 import { MemoryKv } from '../../src/state/kv';
 import { StateTrie } from '../../src/state/stateTrie';
+import { DEV_NETWORK } from '../../src/chain/devnet';
 
 /**
  * Shared harness of the asset-module unit tests (FT20, NFT721, name service): unsigned hybrid
@@ -108,7 +109,7 @@ export class AssetWorld {
   }
 
   private context(height: number) {
-    return { height, timestamp: height * 1000, producer: PRODUCER };
+    return { height, timestamp: height * 1000, producer: PRODUCER, network: DEV_NETWORK };
   }
 
   /** Applies a transaction that must be included (success or failure); checks its energy. */
@@ -170,7 +171,7 @@ export class AssetWorld {
 
     const claimed: TxResult = { status: 'failed', error: reason, energyUsed: '0', burned: '0' };
     const block = { header: { ...this.context(height), txCount: 1 }, txs: [tx], results: [claimed] } as unknown as Block;
-    expect(await applyBlock(this.state, block)).toBe(`transaction ${tx.id} cannot be included: ${reason}`);
+    expect(await applyBlock(this.state, block, DEV_NETWORK)).toBe(`transaction ${tx.id} cannot be included: ${reason}`);
     expect(this.state.root()).toBe(rootBefore);
   }
 }

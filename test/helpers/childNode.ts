@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Network } from '../../src/protocol/network';
 import { freePort } from './testNode';
 
 /** A node in its own process (`cairn node`), for tests that kill it. */
@@ -6,6 +7,8 @@ export interface ChildNode {
   proc: ChildProcess;
   url: string;
   port: number;
+  /** The node's chain (GET /status): what transactions for it sign. */
+  network: Network;
   output(): string;
   /** Resolves with the exit code when the process ends (by itself or killed). */
   exited: Promise<number | null>;
@@ -25,10 +28,16 @@ export async function spawnNode(dataDir: string, extra: string[] = [], port?: nu
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
   const url = `http://127.0.0.1:${p}`;
   const deadline = Date.now() + 30_000;
+  let network: Network;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`node exited early (${proc.exitCode}):\n${out}`);
     try {
-      if ((await fetch(`${url}/status`)).ok) break;
+      const r = await fetch(`${url}/status`);
+      if (r.ok) {
+        const s = (await r.json()) as Network;
+        network = { chainId: s.chainId, genesisHash: s.genesisHash };
+        break;
+      }
     } catch {
       /* not listening yet */
     }
@@ -39,7 +48,7 @@ export async function spawnNode(dataDir: string, extra: string[] = [], port?: nu
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
-    proc, url, port: p, output: () => out, exited,
+    proc, url, port: p, network, output: () => out, exited,
     async kill(signal) {
       proc.kill(signal);
       return exited;

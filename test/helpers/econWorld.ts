@@ -9,6 +9,7 @@ import { COIN } from '../../src/primitives/amount';
 import { MemoryKv } from '../../src/state/kv';
 import { StateTrie } from '../../src/state/stateTrie';
 import { envelope, validate, type TxOpts } from './assetHarness';
+import { DEV_NETWORK } from '../../src/chain/devnet';
 
 /**
  * A chain state that runs whole blocks (transactions through applyTx, then finishBlock:
@@ -54,7 +55,7 @@ export class EconWorld {
     let burned = 0n;
     for (const tx of txs) {
       expect(validate(tx), tx.type).toBeUndefined();
-      const v = await applyTx(this.state, tx, { height, timestamp: height * 1000, producer });
+      const v = await applyTx(this.state, tx, { height, timestamp: height * 1000, producer, network: DEV_NETWORK });
       if (v.kind !== 'applied') throw new Error(`not applied: ${v.reason}`);
       results.push(v.result);
       burned += v.burned;

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { DEV_NETWORK } from '../../src/chain/devnet';
 
 /** How the stand-in answers one request. */
 export type StubHandler = (req: IncomingMessage, body: string) => { status: number; body?: unknown; headers?: Record<string, string> };
@@ -27,8 +28,15 @@ export function useStubNode(): StubNode {
       let body = '';
       req.on('data', (c) => (body += c));
       req.on('end', () => {
-        stub.seen.push(`${req.method} ${req.url}`);
         const r = stub.handler(req, body);
+        // What a signing client asks first (the chain it signs for): unless the test answers GET /status
+        // itself (a 404 is "not answered"), the development network, not recorded in `seen`.
+        if (req.method === 'GET' && req.url === '/status' && (r === unexpectedAnswer || r.status === 404)) {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ chainId: DEV_NETWORK.chainId, genesisHash: DEV_NETWORK.genesisHash }));
+          return;
+        }
+        stub.seen.push(`${req.method} ${req.url}`);
         res.writeHead(r.status, { 'content-type': 'application/json', ...r.headers });
         res.end(r.body === undefined ? '' : JSON.stringify(r.body));
       });
@@ -44,4 +52,5 @@ export function useStubNode(): StubNode {
   return stub;
 }
 
-const unexpected: StubHandler = () => ({ status: 500, body: { error: 'unexpected' } });
+const unexpectedAnswer = { status: 500, body: { error: 'unexpected' } };
+const unexpected: StubHandler = () => unexpectedAnswer;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultNodeConfig, type NodeConfig } from '../../src/config/config';
 import { startNode, type RunningNode } from '../../src/node/node';
+import type { Network } from '../../src/protocol/network';
 
 /**
  * A free loopback port. uWS listens with SO_REUSEPORT, so two servers given the same port
@@ -57,6 +58,8 @@ export interface TestNode {
   node: RunningNode;
   url: string;
   dataDir: string;
+  /** The node's chain (GET /status): what transactions for it sign. */
+  network: Network;
   get(path: string, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
   post(path: string, body: unknown): Promise<{ status: number; body: any }>;
   stop(): Promise<void>;
@@ -81,8 +84,9 @@ export async function startTestNode(overrides: Partial<NodeConfig> = {}): Promis
       return text;
     }
   };
+  const s = (await (await fetch(`${url}/status`)).json()) as Network;
   return {
-    node, url, dataDir,
+    node, url, dataDir, network: { chainId: s.chainId, genesisHash: s.genesisHash },
     async get(path, headers = {}) {
       const r = await fetch(url + path, { headers });
       return { status: r.status, body: await parse(r), headers: r.headers };

@@ -75,7 +75,7 @@ describe('AI tasks over HTTP with the example oracle', () => {
     const id = sent.tx.id as Hex;
     // The challenge and the verdicts are signed ahead: with 100 ms blocks each 10-block
     // window is about a second, shorter than signing on a loaded 2-core machine.
-    const presign = async (k: HybridKeys, input: TxInput) => signTx(k, { ...buildTx(input), nonce: await client.nextNonce(k.address) });
+    const presign = async (k: HybridKeys, input: TxInput) => signTx(k, { ...buildTx(input), nonce: await client.nextNonce(k.address) }, t.network);
     const challenge = await presign(requester, { type: 'AI_CHALLENGE', bond: 50n * COIN, taskId: id, reason: 'not a summary' });
     const verdicts = await Promise.all([b, c].map((juror) => presign(juror, { type: 'AI_VERDICT', taskId: id, verdict: 'overturn' })));
     const answered = await until(id, 'CHALLENGE');

@@ -29,7 +29,7 @@ async function nextNonce(k: HybridKeys): Promise<number> {
 
 /** Signs and submits a transaction of dev account `i`; resolves with its id once accepted. */
 async function submit(i: number, type: TxType, to: string | null, data: unknown, amount = '0'): Promise<Hex> {
-  const tx = signTx(keys[i], { type, to, amount, data, nonce: await nextNonce(keys[i]) });
+  const tx = signTx(keys[i], { type, to, amount, data, nonce: await nextNonce(keys[i]) }, t.network);
   const r = await t.post('/tx', tx);
   expect(r.body, `${type} ${JSON.stringify(data)}`).toEqual({ accepted: true, id: tx.id });
   return tx.id;

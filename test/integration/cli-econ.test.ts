@@ -118,7 +118,7 @@ describe('staking and governance through the CLI on a real node', () => {
   it('META_TX through cairn tx sign/send: the relayer pays, the user and the recipient see it in their feeds', async () => {
     const user = dev[2];
     const nonce = (await client.account(user.address))!.nextNonce;
-    const signed = await runCliCaptured(['tx', 'sign', '--type', 'TRANSFER', '--to', dev[0].native, '--amount', String(3n * COIN), '--fee', '0', '--nonce', String(nonce)], { CAIRN_SECRET: user.secret });
+    const signed = await runCliCaptured(['tx', 'sign', '--type', 'TRANSFER', '--to', dev[0].native, '--amount', String(3n * COIN), '--fee', '0', '--nonce', String(nonce)], { CAIRN_SECRET: user.secret, CAIRN_NODE: t.url });
     expect(signed.code).toBe(0);
     const before = BigInt((await client.account(user.address))!.balance);
     const relayed = await ok(['tx', 'send', '--type', 'META_TX', '--data', JSON.stringify({ tx: JSON.parse(signed.out) })], dev[1].secret);

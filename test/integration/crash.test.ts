@@ -50,7 +50,7 @@ describe('crash safety', () => {
       const keys = dev.map((d) => deriveKeys(fromHex(d.secret)));
       const nonces = new Array<number>(SENDERS).fill(0);
       // A token whose holders move in every burst: its indexes are written in the block's batch.
-      const create = signTx(keys[0], { type: 'TOKEN_CREATE', to: null, amount: '0', data: { name: 'Crash', symbol: 'CRASH', decimals: 0, supply: '1000000' }, nonce: nonces[0]++ });
+      const create = signTx(keys[0], { type: 'TOKEN_CREATE', to: null, amount: '0', data: { name: 'Crash', symbol: 'CRASH', decimals: 0, supply: '1000000' }, nonce: nonces[0]++ }, node.network);
       expect(((await (await fetch(`${node.url}/tx`, { method: 'POST', body: JSON.stringify(create) })).json()) as { accepted: boolean }).accepted).toBe(true);
       const token = assetId(create.id);
       for (let i = 0; i < 200 && (await fetch(`${node.url}/tokens/${token}`)).status !== 200; i++) await new Promise((r) => setTimeout(r, 50));
@@ -63,8 +63,8 @@ describe('crash safety', () => {
             const to = keys[(s + 1) % SENDERS].address;
             // Half token transfers (those of senders without tokens yet fail: also a case to keep).
             batch.push(i % 2 === 0
-              ? signTx(keys[s], { type: 'TOKEN_TRANSFER', to, amount: '0', data: { token, amount: String(1 + i) }, nonce: nonces[s]++ })
-              : signTx(keys[s], { type: 'TRANSFER', to, amount: '1000', nonce: nonces[s]++ }));
+              ? signTx(keys[s], { type: 'TOKEN_TRANSFER', to, amount: '0', data: { token, amount: String(1 + i) }, nonce: nonces[s]++ }, node.network)
+              : signTx(keys[s], { type: 'TRANSFER', to, amount: '1000', nonce: nonces[s]++ }, node.network));
           }
         }
         const url = node.url;

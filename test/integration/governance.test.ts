@@ -22,7 +22,7 @@ const keysOf = async (file: string) =>
 
 async function send(k: HybridKeys, type: TxType, data: unknown = null, amount = '0', fee = String(COIN)): Promise<Hex> {
   const r0 = await t.get(`/address/${k.address}`);
-  const tx = signTx(k, { type, data, amount, fee, nonce: r0.status === 404 ? 0 : r0.body.nextNonce });
+  const tx = signTx(k, { type, data, amount, fee, nonce: r0.status === 404 ? 0 : r0.body.nextNonce }, t.network);
   const r = await t.post('/tx', tx);
   expect(r.body, `${type} ${JSON.stringify(data)}`).toEqual({ accepted: true, id: tx.id });
   const rec = await waitUntil(async () => {
@@ -101,7 +101,7 @@ describe('governance over HTTP', () => {
     expect(v.body.active[1]).toMatchObject({ stake: String(1_000n * COIN), votes: String(300n * COIN), commissionBps: 2000 });
     // This node holds only the genesis validator's key and produces every block: the voter earns
     // from the validator's blocks (its 90% voters' share, pro rata), none from the candidate's slots.
-    const claim = signTx(voter, { type: 'CLAIM_VOTER_REWARD', nonce: (await t.get(`/address/${voter.address}`)).body.nextNonce, fee: String(COIN) });
+    const claim = signTx(voter, { type: 'CLAIM_VOTER_REWARD', nonce: (await t.get(`/address/${voter.address}`)).body.nextNonce, fee: String(COIN) }, t.network);
     expect((await t.post('/tx', claim)).body.accepted).toBe(true);
     const rec = await waitUntil(async () => ((await t.get(`/tx/${claim.id}`)).body.blockHeight !== undefined ? (await t.get(`/tx/${claim.id}`)).body : undefined));
     expect(rec.result.status).toBe('success');

@@ -36,7 +36,7 @@ async function waitStatus(id: string, status: 'included' | 'finalized') {
 
 /** Sends `amount` from dev[from] to dev[to] at the sender's next nonce and waits until it is included. */
 async function transfer(from: number, to: number, amount: string) {
-  const tx = signTx(keysOf(from), { type: 'TRANSFER', to: dev[to].address, amount, nonce: await nextNonce(dev[from].address) });
+  const tx = signTx(keysOf(from), { type: 'TRANSFER', to: dev[to].address, amount, nonce: await nextNonce(dev[from].address) }, t.network);
   expect((await t.post('/tx', tx)).body).toEqual({ accepted: true, id: tx.id });
   return waitStatus(tx.id, 'included');
 }
@@ -68,7 +68,7 @@ describe('single-node chain over HTTP', () => {
 
   it('accepts a CLI-signed transfer, includes and finalizes it, and shows it on both accounts', async () => {
     const before = BigInt((await t.get(`/address/${dev[1].address}`)).body.balance);
-    const signed = await cli(['tx', 'sign', '--secret', dev[0].secret, '--type', 'TRANSFER', '--to', dev[1].native, '--amount', '1234567', '--nonce', String(await nextNonce(dev[0].address))]);
+    const signed = await cli(['tx', 'sign', '--secret', dev[0].secret, '--type', 'TRANSFER', '--to', dev[1].native, '--amount', '1234567', '--nonce', String(await nextNonce(dev[0].address)), '--node', t.url]); // the node names its chain (the signature covers its genesis hash)
     expect(signed.code).toBe(0);
     const envelope = JSON.parse(signed.out);
     const r = await t.post('/tx', envelope);
@@ -99,28 +99,28 @@ describe('single-node chain over HTTP', () => {
   it('produces each refusal reason through HTTP', async () => {
     const k = keysOf(2);
     const n = await nextNonce(k.address);
-    const good = signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '10', nonce: n });
+    const good = signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '10', nonce: n }, t.network);
     expect((await t.post('/tx', good)).body.accepted).toBe(true);
     // transaction already known: the same envelope again
     expect((await t.post('/tx', good)).body).toEqual({ accepted: false, id: good.id, reason: 'transaction already known' });
     // nonce already used: another payload on the same nonce
-    const rival = signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '11', nonce: n });
+    const rival = signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '11', nonce: n }, t.network);
     expect((await t.post('/tx', rival)).body.reason).toBe('nonce already used');
     // nonce too far ahead: more than 64 beyond the next nonce
-    const ahead = signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '1', nonce: n + 1 + 65 });
+    const ahead = signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '1', nonce: n + 1 + 65 }, t.network);
     expect((await t.post('/tx', ahead)).body.reason).toBe('nonce too far ahead');
     // invalid signature: payload changed after signing
-    const tampered = { ...signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '5', nonce: n + 1 }), amount: '5000' } as HybridTx;
+    const tampered = { ...signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '5', nonce: n + 1 }, t.network), amount: '5000' } as HybridTx;
     delete (tampered as Partial<HybridTx>).id;
     expect((await t.post('/tx', tampered)).body.reason).toBe('invalid signature');
     // invalid signature: a signature missing
-    const unsigned = { ...signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '5', nonce: n + 1 }) } as Partial<HybridTx>;
+    const unsigned = { ...signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '5', nonce: n + 1 }, t.network) } as Partial<HybridTx>;
     delete unsigned.signatures;
     expect((await t.post('/tx', unsigned)).body.reason).toBe('invalid signature');
     // insufficient balance: a never-funded sender, and an amount above the balance
     const stranger = deriveKeys(generateSecret());
-    expect((await t.post('/tx', signTx(stranger, { type: 'TRANSFER', to: dev[3].address, amount: '1', nonce: 0 }))).body.reason).toBe('insufficient balance');
-    const huge = signTx(keysOf(4), { type: 'TRANSFER', to: dev[3].address, amount: (10n ** 30n).toString(), nonce: await nextNonce(dev[4].address) });
+    expect((await t.post('/tx', signTx(stranger, { type: 'TRANSFER', to: dev[3].address, amount: '1', nonce: 0 }, t.network))).body.reason).toBe('insufficient balance');
+    const huge = signTx(keysOf(4), { type: 'TRANSFER', to: dev[3].address, amount: (10n ** 30n).toString(), nonce: await nextNonce(dev[4].address) }, t.network);
     expect((await t.post('/tx', huge)).body.reason).toBe('insufficient balance');
   });
 
@@ -128,12 +128,12 @@ describe('single-node chain over HTTP', () => {
     // A fresh account whose ML-DSA key is not bound yet: two transactions signed with two
     // different ML-DSA keys both pass admission; the first to execute binds its key.
     const owner = deriveKeys(generateSecret());
-    const fund = signTx(keysOf(9), { type: 'TRANSFER', to: owner.address, amount: '100000000', nonce: await nextNonce(dev[9].address) });
+    const fund = signTx(keysOf(9), { type: 'TRANSFER', to: owner.address, amount: '100000000', nonce: await nextNonce(dev[9].address) }, t.network);
     expect((await t.post('/tx', fund)).body.accepted).toBe(true);
     await waitStatus(fund.id, 'included');
     const otherPq = deriveKeys(generateSecret()).mldsa44;
-    const first = signTx(owner, { type: 'TRANSFER', to: dev[0].address, amount: '1', nonce: 0 });
-    const second = signTx({ ...owner, mldsa44: otherPq }, { type: 'TRANSFER', to: dev[0].address, amount: '1', nonce: 1 });
+    const first = signTx(owner, { type: 'TRANSFER', to: dev[0].address, amount: '1', nonce: 0 }, t.network);
+    const second = signTx({ ...owner, mldsa44: otherPq }, { type: 'TRANSFER', to: dev[0].address, amount: '1', nonce: 1 }, t.network);
     const [a, b] = await Promise.all([t.post('/tx', first), t.post('/tx', second)]);
     expect(a.body.accepted && b.body.accepted).toBe(true);
     await waitStatus(first.id, 'included');
@@ -143,7 +143,7 @@ describe('single-node chain over HTTP', () => {
     });
     expect(dropped).toMatchObject({ status: 'dropped', reason: 'invalid signature' });
     // and the bound key now refuses the other ML-DSA key at admission
-    const third = signTx({ ...owner, mldsa44: otherPq }, { type: 'TRANSFER', to: dev[0].address, amount: '1', nonce: 1 });
+    const third = signTx({ ...owner, mldsa44: otherPq }, { type: 'TRANSFER', to: dev[0].address, amount: '1', nonce: 1 }, t.network);
     expect((await t.post('/tx', third)).body.reason).toBe('invalid signature');
   });
 
@@ -153,9 +153,9 @@ describe('single-node chain over HTTP', () => {
       const k = deriveKeys(fromHex(dev[5].secret));
       // Future nonces wait for the gap, so they stay resident.
       for (const nonce of [10, 11, 12]) {
-        expect((await small.post('/tx', signTx(k, { type: 'TRANSFER', to: dev[6].address, amount: '1', nonce }))).body.accepted).toBe(true);
+        expect((await small.post('/tx', signTx(k, { type: 'TRANSFER', to: dev[6].address, amount: '1', nonce }, t.network))).body.accepted).toBe(true);
       }
-      const r = await small.post('/tx', signTx(k, { type: 'TRANSFER', to: dev[6].address, amount: '1', nonce: 13 }));
+      const r = await small.post('/tx', signTx(k, { type: 'TRANSFER', to: dev[6].address, amount: '1', nonce: 13 }, t.network));
       expect(r.body).toMatchObject({ accepted: false, reason: 'mempool full' });
       expect((await small.get('/mempool')).body.count).toBe(3);
     } finally {
@@ -166,7 +166,7 @@ describe('single-node chain over HTTP', () => {
   it('answers malformed bodies with 400 {error}', async () => {
     const cases: unknown[] = ['not json', '[]', '{}', { type: 'NOPE' }, '{"__proto__":{"x":1}}'];
     const k = keysOf(2);
-    const ok = signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '1', nonce: 0 });
+    const ok = signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '1', nonce: 0 }, t.network);
     cases.push({ ...ok, chainId: 1 }, { ...ok, amount: 5 }, { ...ok, to: 'cairn1bad' }, { ...ok, data: 'x'.repeat(70_000) });
     for (const c of cases) {
       const r = await t.post('/tx', c);
@@ -201,7 +201,7 @@ describe('single-node chain over HTTP', () => {
     let n = await nextNonce(k.address);
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) {
-      const tx = signTx(k, { type: 'TRANSFER', to: dev[7].address, amount: String(100 + i), nonce: n++ });
+      const tx = signTx(k, { type: 'TRANSFER', to: dev[7].address, amount: String(100 + i), nonce: n++ }, t.network);
       expect((await t.post('/tx', tx)).body.accepted).toBe(true);
       ids.push(tx.id);
     }

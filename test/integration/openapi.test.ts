@@ -148,7 +148,7 @@ async function nextNonce(address: string): Promise<number> {
 
 /** Signs and submits through POST /tx (the envelope checked against the request schema, the verdict against the response's); the id once accepted. */
 async function submit(i: number, fields: Omit<TxFields, 'nonce'>): Promise<Hex> {
-  const tx = signTx(keys[i], { ...fields, nonce: await nextNonce(keys[i].address) });
+  const tx = signTx(keys[i], { ...fields, nonce: await nextNonce(keys[i].address) }, t.network);
   expectValidRequest('POST /tx', tx);
   expect(await ok('POST /tx', '/tx', { body: tx }), fields.type).toEqual({ accepted: true, id: tx.id });
   return tx.id;
@@ -283,7 +283,7 @@ describe('docs/openapi.json against a running node', () => {
     await expectStatus('GET /tx/{id}', '/tx/0x1234', 400);
 
     // A refusal is a 200 verdict; a malformed envelope a 400; an oversized body a 413.
-    const again = signTx(keys[3], { type: 'TRANSFER', to: dev[0].address, amount: '1', data: null, nonce: 99 });
+    const again = signTx(keys[3], { type: 'TRANSFER', to: dev[0].address, amount: '1', data: null, nonce: 99 }, t.network);
     const refused = await ok('POST /tx', '/tx', { body: again });
     expect(refused).toMatchObject({ accepted: false, id: again.id });
     expect(typeof refused.reason).toBe('string');

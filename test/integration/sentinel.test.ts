@@ -27,7 +27,7 @@ describe('sentinel in the node', () => {
     const alerts = async () => (await t.get('/security/alerts', { 'x-admin-token': TOKEN })).body.alerts as { kind: string; details: Record<string, unknown> }[];
     expect(await alerts()).toEqual([]);
 
-    const tx = signTx(deriveKeys(fromHex(dev[0].secret)), { type: 'TRANSFER', to: dev[1].address, amount: (1_000_000n * COIN).toString(), nonce: 0 });
+    const tx = signTx(deriveKeys(fromHex(dev[0].secret)), { type: 'TRANSFER', to: dev[1].address, amount: (1_000_000n * COIN).toString(), nonce: 0 }, t.network);
     expect((await t.post('/tx', tx)).body).toEqual({ accepted: true, id: tx.id });
     const [a] = await waitUntil(async () => {
       const list = await alerts();

@@ -94,7 +94,7 @@ describe('VM and JSON-RPC with ethers and viem', () => {
   it('reads a native TRANSFER with eth_getTransactionByHash and its receipt', async () => {
     const k = deriveKeys(fromHex(dev[3].secret));
     const n = (await t.get(`/address/${dev[3].address}`)).body.nextNonce;
-    const tx = signTx(k, { type: 'TRANSFER', to: dev[4].address, amount: '5000000', nonce: n });
+    const tx = signTx(k, { type: 'TRANSFER', to: dev[4].address, amount: '5000000', nonce: n }, t.network);
     expect((await t.post('/tx', tx)).body.accepted).toBe(true);
     const got = await waitUntil(async () => (await provider.getTransaction(tx.id)) ?? undefined);
     expect(got.hash).toBe(tx.id);
@@ -162,7 +162,7 @@ describe('VM and JSON-RPC with ethers and viem', () => {
     const k = deriveKeys(fromHex(dev[1].secret));
     const n = (await t.get(`/address/${dev[1].address}`)).body.nextNonce;
     const input = new Interface(compiled.TestToken.abi).encodeFunctionData('transfer', [dev[8].address, 55n]) as `0x${string}`;
-    const tx = signTx(k, { type: 'VM_CALL', to: tokenAddress as `0x${string}`, amount: '0', nonce: n, fee: '100000', data: { input, gasLimit: 200_000 } });
+    const tx = signTx(k, { type: 'VM_CALL', to: tokenAddress as `0x${string}`, amount: '0', nonce: n, fee: '100000', data: { input, gasLimit: 200_000 } }, t.network);
     expect((await t.post('/tx', tx)).body).toMatchObject({ accepted: true });
     const rec = await waitUntil(async () => {
       const r = await t.get(`/tx/${tx.id}`);

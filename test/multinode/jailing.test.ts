@@ -22,7 +22,7 @@ const status = (i: number) => net.get(i, '/status');
 async function send(i: number, secret: string, tx: (nonce: number) => Parameters<typeof signTx>[1]): Promise<Hex> {
   const keys = deriveKeys(fromHex(secret));
   const acc = await net.get(i, `/address/${keys.address}`);
-  const signed = signTx(keys, tx(acc.nextNonce));
+  const signed = signTx(keys, tx(acc.nextNonce), await net.get(i, '/status'));
   expect(await net.post(i, '/tx', signed)).toEqual({ accepted: true, id: signed.id });
   await until(async () => (await net.get(i, `/tx/${signed.id}`)).status === 'finalized', 30_000, `tx ${signed.id} final`);
   return signed.id;

@@ -35,7 +35,7 @@ async function transfers(from: number, count: number): Promise<Hex[]> {
   const acc = await net.get(node, `/address/${keys.address}`);
   const ids: Hex[] = [];
   for (let k = 0; k < count; k++) {
-    const tx = signTx(keys, { type: 'TRANSFER', to, amount: 1_000n + BigInt(k), nonce: acc.nextNonce + k, fee: String(COIN) });
+    const tx = signTx(keys, { type: 'TRANSFER', to, amount: 1_000n + BigInt(k), nonce: acc.nextNonce + k, fee: String(COIN) }, await net.get(node, '/status'));
     const target = live()[k % live().length];
     const r = await net.post(target, '/tx', tx);
     expect(r, `tx ${k} to node ${target}`).toEqual({ accepted: true, id: tx.id });

@@ -47,7 +47,7 @@ beforeAll(async () => {
     await mkdir(d, { recursive: true });
     await writeFile(join(d, 'key.json'), JSON.stringify([devAccountFile(validators[i])]));
     const peers = links[i].flatMap((l, j) => (j === i || !l ? [] : [`http://127.0.0.1:${l.port}`])).join(',');
-    nodes.push(await spawnNode(d, ['--genesis', join(dir, 'genesis.json'), '--validator-key', join(d, 'key.json'), '--peers', peers, '--slot-ms', '200', '--idle-block-ms', '800'], http[i]));
+    nodes.push(await spawnNode(d, ['--genesis', join(dir, 'genesis.json'), '--allow-dev-validator', '--validator-key', join(d, 'key.json'), '--peers', peers, '--slot-ms', '200', '--idle-block-ms', '800'], http[i]));
   }
   // Every finalized block every node reports, at once: two different hashes at one height fail the run.
   recorder = (async () => {
@@ -88,8 +88,8 @@ describe('partition 2 | 2', () => {
 
     // One transaction on each side, from different senders.
     const senders = accounts.map((u) => deriveKeys(fromHex(u.secret)));
-    const txA = signTx(senders[0], { type: 'TRANSFER', to: senders[1].address, amount: 5n, nonce: 0, fee: String(COIN) });
-    const txB = signTx(senders[1], { type: 'TRANSFER', to: senders[0].address, amount: 7n, nonce: 0, fee: String(COIN) });
+    const txA = signTx(senders[0], { type: 'TRANSFER', to: senders[1].address, amount: 5n, nonce: 0, fee: String(COIN) }, nodes[0].network);
+    const txB = signTx(senders[1], { type: 'TRANSFER', to: senders[0].address, amount: 7n, nonce: 0, fee: String(COIN) }, nodes[0].network);
     const post = async (i: number, tx: unknown) => (await fetch(`${nodes[i].url}/tx`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(tx) })).json();
     expect(await post(0, txA)).toMatchObject({ accepted: true });
     expect(await post(2, txB)).toMatchObject({ accepted: true });

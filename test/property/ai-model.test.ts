@@ -18,6 +18,7 @@ import type { StateTrie } from '../../src/state/stateTrie';
 import { envelope } from '../helpers/assetHarness';
 import { addr, SHORT_WINDOWS } from '../helpers/econWorld';
 import { commitState, freshChainState } from '../helpers/memChain';
+import { DEV_NETWORK } from '../../src/chain/devnet';
 
 /**
  * Model test of the AI layer: random interleavings of tasks (all three modes), commits,
@@ -84,7 +85,7 @@ async function runBlocks(blocks: SignedTx[][], check?: (s: StateTrie, events: Ch
     let burned = 0n;
     const events: ChainEvent[] = [];
     for (const tx of txs) {
-      const v = await applyTx(state, tx, { height, timestamp: height * 1000, producer: V0 });
+      const v = await applyTx(state, tx, { height, timestamp: height * 1000, producer: V0, network: DEV_NETWORK });
       if (v.kind !== 'applied') throw new Error(`${tx.type} not applied: ${v.reason}`);
       burned += v.burned;
       events.push(...(v.result.events ?? []));

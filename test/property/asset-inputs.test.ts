@@ -5,6 +5,7 @@ import { NAME_REGISTRATION_COST } from '../../src/protocol/params';
 import type { Address, TxType } from '../../src/protocol/types';
 import { assetId } from '../../src/modules/assets/common';
 import { ALICE, AssetWorld, BOB, CAROL, envelope, PRODUCER, validate } from '../helpers/assetHarness';
+import { DEV_NETWORK } from '../../src/chain/devnet';
 
 /**
  * Robustness of the 20 asset types against arbitrary input: whatever the envelope's `to`,
@@ -104,7 +105,7 @@ describe('asset transaction inputs (fast-check)', () => {
         admitted++;
         const tx = await w.tx(type, from, { to, amount, data: d });
         w.height += 1;
-        const v = await applyTx(w.state, tx, { height: w.height, timestamp: w.height * 1000, producer: PRODUCER });
+        const v = await applyTx(w.state, tx, { height: w.height, timestamp: w.height * 1000, producer: PRODUCER, network: DEV_NETWORK });
         if (v.kind === 'skip') {
           expect(v.permanent).toBe(false); // only balance/fee shortfalls may skip what validate admitted
           return;

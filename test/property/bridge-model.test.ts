@@ -25,6 +25,7 @@ import type { StateTrie } from '../../src/state/stateTrie';
 import { envelope } from '../helpers/assetHarness';
 import { addr, SHORT_WINDOWS } from '../helpers/econWorld';
 import { commitState, freshChainState } from '../helpers/memChain';
+import { DEV_NETWORK } from '../../src/chain/devnet';
 
 /**
  * Model test of the bridge: random interleavings of BRIDGE_OUT (coins and one token),
@@ -314,7 +315,7 @@ async function runBlocks(blocks: Tagged[][], model?: Model): Promise<Hex[]> {
     const events: ChainEvent[] = [];
     for (const t of txs) {
       const expected = model && height > PREFIX.length ? await predict(state, model, t) : undefined;
-      const v = await applyTx(state, t.tx, { height, timestamp: height * 1000, producer: V0 });
+      const v = await applyTx(state, t.tx, { height, timestamp: height * 1000, producer: V0, network: DEV_NETWORK });
       if (v.kind !== 'applied') throw new Error(`${t.tx.type} not applied: ${v.reason}`);
       const r: TxResult = v.result;
       if (model && height <= PREFIX.length) expect(r.error, t.tx.type).toBeUndefined();

@@ -11,6 +11,7 @@ import { keccakHex } from '../../src/crypto/hash';
 import { toHex, utf8, type Hex } from '../../src/primitives/hex';
 import { StateTrie } from '../../src/state/stateTrie';
 import { commitState, freshChainState } from '../helpers/memChain';
+import { DEV_NETWORK } from '../../src/chain/devnet';
 
 // Execution does not verify signatures (admission does), so these properties use unsigned
 // envelopes with a fixed ML-DSA key per sender: thousands of cases stay fast.
@@ -74,7 +75,7 @@ async function runChain(blocksOps: Op[][]): Promise<{ blocks: Block[]; roots: He
     }
     const pending = [...bySender.values()].map((q) => q.sort((a, b) => a.nonce - b.nonce));
     const nonceBefore = await Promise.all(Array.from({ length: N }, async (_, i) => (await state.getAccount(addr(i)))?.nonce ?? 0));
-    const built = await buildBlock(state, orderedCandidates(pending), { height: h, timestamp: h * 1000, producer: PRODUCER, maxTxs: 500 });
+    const built = await buildBlock(state, orderedCandidates(pending), { height: h, timestamp: h * 1000, producer: PRODUCER, network: DEV_NETWORK, maxTxs: 500 });
     const root = await commit(kv, state);
     // supply conserved: every balance and stake adds up to the supply record
     const supply = await loadSupply(state);
@@ -102,7 +103,7 @@ describe('execution properties', () => {
         const { kv, state } = await fresh();
         await commit(kv, state);
         for (let i = 0; i < a.blocks.length; i++) {
-          expect(await applyBlock(state, a.blocks[i])).toBeUndefined();
+          expect(await applyBlock(state, a.blocks[i], DEV_NETWORK)).toBeUndefined();
           expect(await commit(kv, state)).toBe(a.roots[i]);
         }
       }),
@@ -117,7 +118,7 @@ describe('execution properties', () => {
     const tx = makeTx({ from: 0, to: 1, amount: 10n ** 12n, fee: 10n, nonceSkew: 0 }, 0, 1);
     state.checkpoint();
     const { applyTx } = await import('../../src/chain/applyTx');
-    const v = await applyTx(state, tx, { height: 1, timestamp: 1000, producer: PRODUCER });
+    const v = await applyTx(state, tx, { height: 1, timestamp: 1000, producer: PRODUCER, network: DEV_NETWORK });
     expect(v).toMatchObject({ kind: 'skip', reason: 'insufficient balance', permanent: false });
     expect(state.root()).toBe(rootBefore);
     await state.revert();

@@ -17,6 +17,7 @@ import { StateTrie } from '../../src/state/stateTrie';
 import { envelope, validate } from '../helpers/assetHarness';
 import { commitState } from '../helpers/memChain';
 import { addr, SHORT_WINDOWS } from '../helpers/econWorld';
+import { DEV_NETWORK } from '../../src/chain/devnet';
 
 /**
  * Model test (fc.commands) of the economic and governance types: random sequences of STAKE,
@@ -84,7 +85,7 @@ async function runBlock(c: Chain, txs: SignedTx[]): Promise<{ included: SignedTx
   let burned = 0n;
   for (const tx of txs) {
     if (validate(tx) !== undefined) continue; // admission refuses it: never in a block
-    const v = await applyTx(c.state, tx, { height, timestamp: height * 1000, producer: V0 });
+    const v = await applyTx(c.state, tx, { height, timestamp: height * 1000, producer: V0, network: DEV_NETWORK });
     if (v.kind !== 'applied') continue;
     OUTCOMES[`${tx.type} ${v.result.status}`] = (OUTCOMES[`${tx.type} ${v.result.status}`] ?? 0) + 1;
     included.push(tx);

@@ -16,6 +16,7 @@ import type { Hex } from '../../src/primitives/hex';
 import { MemoryKv } from '../../src/state/kv';
 import { AssetIndex, decodeCursor, putAssetIndexes } from '../../src/storage/assetIndex';
 import { ALICE, AssetWorld, BOB, CAROL, DAVE, envelope, PRODUCER, validate } from '../helpers/assetHarness';
+import { DEV_NETWORK } from '../../src/chain/devnet';
 
 /**
  * Model test of NFT721 and the name service: random blocks of NFT_CREATE, NFT_MINT,
@@ -437,7 +438,7 @@ async function runChain(blocksOps: Op[][]): Promise<Run> {
       q.push(tx);
       bySender.set(sender, q);
     }
-    const built = await buildBlock(w.state, orderedCandidates(bySender.values()), { height: h, timestamp: h * 1000, producer: PRODUCER, maxTxs: 500 });
+    const built = await buildBlock(w.state, orderedCandidates(bySender.values()), { height: h, timestamp: h * 1000, producer: PRODUCER, network: DEV_NETWORK, maxTxs: 500 });
     expect(new Map(built.dropped.map((d) => [d.id, d.reason])), 'block building drops exactly the refused transactions').toEqual(refused);
     expect(built.txs.length, 'every other transaction is included').toBe(blocksOps[h - 1].length - refused.size);
     run.refused += refused.size;
@@ -508,7 +509,7 @@ describe('NFT721 and name-service model', () => {
         for (const k of Object.keys(stats) as (keyof typeof stats)[]) stats[k] += a.stats[k];
         const replay = await AssetWorld.create();
         for (let i = 0; i < a.blocks.length; i++) {
-          expect(await applyBlock(replay.state, a.blocks[i])).toBeUndefined();
+          expect(await applyBlock(replay.state, a.blocks[i], DEV_NETWORK)).toBeUndefined();
           expect(replay.state.root(), `replayed root at height ${i + 1}`).toBe(a.roots[i]);
         }
       }),

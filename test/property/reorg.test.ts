@@ -26,6 +26,7 @@ import { StateTrie } from '../../src/state/stateTrie';
 import { BUCKETS, bucketOf } from '../../src/storage/buckets';
 import { ChainStore } from '../../src/storage/chainStore';
 import { SigningGuard } from '../../src/storage/signingGuard';
+import { DEV_NETWORK } from '../../src/chain/devnet';
 
 /**
  * Reorganizations through the real chain actors: two validators each build their own branch
@@ -79,7 +80,7 @@ async function node(index: number): Promise<Node> {
   const chain = new ActorRef<ChainMsg, ChainReplies>(`chain${index}`);
   const guard = await SigningGuard.open(join(await mkdtemp(join(tmpdir(), 'cairn-reorg-')), 'guard.json'));
   chain.attach(chainBehavior({
-    kv, store, view, mempool, keys: validators[index], idleBlockMs: 0, slotMs: SLOT, guard, log,
+    kv, store, view, mempool, keys: validators[index], network: DEV_NETWORK, idleBlockMs: 0, slotMs: SLOT, guard, log,
     verifier: { verifyMany: async (jobs) => jobs.map(() => true) }, // signatures are the verify pool's tests; here: reorganization
   }));
   return { index, kv, store, view, pool, chain, mempool, clock };
@@ -136,8 +137,8 @@ describe('reorganizations (two validators, real chain actors)', () => {
               const keys = users[t.sender];
               const nonce = await n.mempool.ask({ type: 'nextNonce', address: keys.address, accountNonce: (await new HeadAccounts(n.kv, n.view).read(keys.address))?.nonce ?? 0 });
               const tx = t.token
-                ? signTx(keys, { type: 'TOKEN_CREATE', nonce, fee: String(COIN), timestamp: ++seq, data: { name: `T${seq}`, symbol: `T${seq}`, decimals: 0, supply: '100' } })
-                : signTx(keys, { type: 'TRANSFER', to: users[(t.sender + 1) % 3].address, amount: BigInt(seq + 1), nonce, fee: String(COIN), timestamp: ++seq });
+                ? signTx(keys, { type: 'TOKEN_CREATE', nonce, fee: String(COIN), timestamp: ++seq, data: { name: `T${seq}`, symbol: `T${seq}`, decimals: 0, supply: '100' } }, DEV_NETWORK)
+                : signTx(keys, { type: 'TRANSFER', to: users[(t.sender + 1) % 3].address, amount: BigInt(seq + 1), nonce, fee: String(COIN), timestamp: ++seq }, DEV_NETWORK);
               const v = await n.mempool.ask({ type: 'admit', tx, keyHash: pqKeyHashOf(tx) });
               if (v.accepted) sent.set(tx.id, tx);
             }

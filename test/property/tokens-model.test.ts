@@ -14,6 +14,7 @@ import { toHex, utf8, type Hex } from '../../src/primitives/hex';
 import { MemoryKv } from '../../src/state/kv';
 import { StateTrie } from '../../src/state/stateTrie';
 import { commitState, freshChainState } from '../helpers/memChain';
+import { DEV_NETWORK } from '../../src/chain/devnet';
 
 /**
  * Model test of FT20: random blocks of token operations by random senders (owners and
@@ -343,7 +344,7 @@ async function checkBlockCarryingRejected(kv: MemoryKv, parentRoot: Hex, block: 
     results: [...block.results.slice(0, i), claimed, ...block.results.slice(i)],
   };
   const scratch = await StateTrie.open(kv, parentRoot);
-  expect(await applyBlock(scratch, carrying)).toBe(`transaction ${tx.id} cannot be included: ${reason}`);
+  expect(await applyBlock(scratch, carrying, DEV_NETWORK)).toBe(`transaction ${tx.id} cannot be included: ${reason}`);
 }
 
 async function runChain(blocksOps: Op[][]): Promise<Run> {
@@ -375,7 +376,7 @@ async function runChain(blocksOps: Op[][]): Promise<Run> {
       q.push(tx);
       bySender.set(sender, q);
     }
-    const built = await buildBlock(state, orderedCandidates(bySender.values()), { height: h, timestamp: h * 1000, producer: PRODUCER, maxTxs: 500 });
+    const built = await buildBlock(state, orderedCandidates(bySender.values()), { height: h, timestamp: h * 1000, producer: PRODUCER, network: DEV_NETWORK, maxTxs: 500 });
     expect(new Map(built.dropped.map((d) => [d.id, d.reason])), 'block building drops exactly the refused transactions, with the refusal as the reason').toEqual(refused);
     expect(built.txs.length, 'every other transaction is included (fees are covered)').toBe(blocksOps[h - 1].length - refused.size);
     run.refused += refused.size;
@@ -408,7 +409,7 @@ describe('FT20 model', () => {
         const { kv, state } = await fresh();
         await commit(kv, state);
         for (let i = 0; i < a.blocks.length; i++) {
-          expect(await applyBlock(state, a.blocks[i])).toBeUndefined();
+          expect(await applyBlock(state, a.blocks[i], DEV_NETWORK)).toBeUndefined();
           expect(await commit(kv, state)).toBe(a.roots[i]);
         }
       }),

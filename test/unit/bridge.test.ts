@@ -24,6 +24,7 @@ import type { Address, SignedTx } from '../../src/protocol/types';
 import { envelope, validate } from '../helpers/assetHarness';
 import { EconWorld, U1, U2, U3, U4, V0 } from '../helpers/econWorld';
 import { walkMachine } from '../helpers/machineWalk';
+import { DEV_NETWORK } from '../../src/chain/devnet';
 
 /**
  * The bridge (modules/bridge): the transfer machine, every type's success and refusals, the
@@ -196,7 +197,7 @@ describe('BRIDGE_OUT', () => {
     await w.ok('BRIDGE_OUT', U1, out(U1, token, '1'));
     // Coins: more than the balance is not includable (balance < amount + fee: skipped, state untouched).
     const all = (await balance(w, U4)).toString();
-    const v = await applyTx(w.state, await w.tx('BRIDGE_OUT', U4, { amount: all, data: { chain: 'ethereum', recipient: '0xabc' } }), { height: w.height + 1, timestamp: 1e9, producer: V0 });
+    const v = await applyTx(w.state, await w.tx('BRIDGE_OUT', U4, { amount: all, data: { chain: 'ethereum', recipient: '0xabc' } }), { height: w.height + 1, timestamp: 1e9, producer: V0, network: DEV_NETWORK });
     expect(v).toMatchObject({ kind: 'skip', reason: 'insufficient balance', permanent: false });
     expect(await getPool(w.state, token)).toMatchObject({ locked: '1' });
     await conserved(w, token);

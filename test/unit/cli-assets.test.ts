@@ -7,6 +7,7 @@ import { assetId } from '../../src/modules/assets/common';
 import { fromHex } from '../../src/primitives/hex';
 import { useStubNode } from '../helpers/stubNode';
 import { runCliCaptured } from '../helpers/cliRun';
+import { DEV_NETWORK } from '../../src/chain/devnet';
 
 const SECRET = '11'.repeat(32);
 const FROM = deriveKeys(fromHex(SECRET)).address;
@@ -17,7 +18,7 @@ const COLL = '0x2222222222222222222222222222222222222222';
 
 const run = runCliCaptured;
 
-const OFFLINE = ['--secret', SECRET, '--nonce', '3', '--timestamp', '1700000000000', '--sign-only'];
+const OFFLINE = ['--secret', SECRET, '--nonce', '3', '--timestamp', '1700000000000', '--sign-only', '--genesis-hash', DEV_NETWORK.genesisHash];
 
 /** Each write command (offline: ids, --nonce, --sign-only) → the fields it must sign. */
 const SIGNED: [string[], { type: string; to: string | null; amount: string; data: unknown }][] = [
@@ -67,7 +68,7 @@ describe('asset commands offline (--sign-only --nonce, ids)', () => {
     expect(r.err.replace(/^(token|collection) id: 0x[0-9a-f]{40}$/, '')).toBe('');
     expect(r.code).toBe(0);
     const body = JSON.parse(r.out);
-    const d = decodeEnvelope(body);
+    const d = decodeEnvelope(body, DEV_NETWORK);
     expect(d.ok).toBe(true);
     if (!d.ok) return;
     expect(d.tx.id).toBe(body.id);
@@ -78,7 +79,7 @@ describe('asset commands offline (--sign-only --nonce, ids)', () => {
   });
 
   it('--fee, $CAIRN_SECRET and the envelope stay one line of JSON', async () => {
-    const r = await run(['token', 'burn', '--token', TOKEN, '--amount', '1', '--nonce', '0', '--fee', '77', '--sign-only'], { CAIRN_SECRET: SECRET });
+    const r = await run(['token', 'burn', '--token', TOKEN, '--amount', '1', '--nonce', '0', '--fee', '77', '--sign-only', '--genesis-hash', DEV_NETWORK.genesisHash], { CAIRN_SECRET: SECRET });
     expect(r.code).toBe(0);
     expect(r.out.split('\n')).toHaveLength(1);
     expect(JSON.parse(r.out)).toMatchObject({ fee: '77', nonce: 0, from: FROM });
@@ -117,7 +118,7 @@ describe('asset commands offline (--sign-only --nonce, ids)', () => {
   });
 
   it('a secret is required; unknown sub-commands list the valid ones', async () => {
-    const r = await run(['token', 'pause', '--token', TOKEN, '--nonce', '0', '--sign-only']);
+    const r = await run(['token', 'pause', '--token', TOKEN, '--nonce', '0', '--sign-only', '--genesis-hash', DEV_NETWORK.genesisHash]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/a secret is required/);
     const u = await run(['nft', 'frobnicate']);
@@ -193,7 +194,7 @@ describe('asset commands against a node (local node:http server)', () => {
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const sent = node.posted()!;
-    expect(decodeEnvelope(sent).ok).toBe(true);
+    expect(decodeEnvelope(sent, DEV_NETWORK).ok).toBe(true);
     expect(sent).toMatchObject({ type: 'TOKEN_TRANSFER', nonce: 5, to: A, data: { token: TOKEN, amount: '10' } });
     expect(JSON.parse(r.out)).toEqual({ accepted: true, id: sent.id, outcome: 'included', blockHeight: 8, blockHash: '0x08' });
     expect(stub.seen.slice(0, 3).sort()).toEqual(['GET /address/' + FROM, 'GET /tokens/CUSD', 'POST /tx'].sort());

@@ -10,6 +10,7 @@ import { fromHex } from '../../src/primitives/hex';
 import type { CommitteeRecord } from '../../src/protocol/bridge';
 import { runCliCaptured as run } from '../helpers/cliRun';
 import { useStubNode } from '../helpers/stubNode';
+import { DEV_NETWORK } from '../../src/chain/devnet';
 
 /**
  * `cairn bridge …`: the writes offline (out, in, settle, rotate from their registry entries),
@@ -24,7 +25,7 @@ const FROM = MEMBERS[0].address;
 const A = '0x00000000000000000000000000000000000000aa';
 const TOKEN = '0x1111111111111111111111111111111111111111';
 const ID = `0x${'ab'.repeat(32)}`;
-const OFFLINE = ['--secret', SECRET, '--nonce', '7', '--timestamp', '1700000000000', '--sign-only'];
+const OFFLINE = ['--secret', SECRET, '--nonce', '7', '--timestamp', '1700000000000', '--sign-only', '--genesis-hash', DEV_NETWORK.genesisHash];
 const dir = mkdtempSync(join(tmpdir(), 'cairn-cli-bridge-'));
 const file = (name: string, content: unknown) => {
   const p = join(dir, name);
@@ -40,7 +41,7 @@ async function signed(argv: string[]) {
   const r = await run([...argv, ...OFFLINE]);
   expect(r.err).toBe('');
   expect(r.code).toBe(0);
-  const d = decodeEnvelope(JSON.parse(r.out));
+  const d = decodeEnvelope(JSON.parse(r.out), DEV_NETWORK);
   if (!d.ok) throw new Error(`not an envelope: ${r.out}`);
   return d.tx;
 }

@@ -9,6 +9,7 @@ import { deriveKeys } from '../../src/crypto/keys';
 import { fromHex } from '../../src/primitives/hex';
 import { buildTx } from '../../src/sdk/assets';
 import { runCliCaptured as run } from '../helpers/cliRun';
+import { DEV_NETWORK } from '../../src/chain/devnet';
 
 /** `cairn stake|gov|resource|vesting …`: offline envelopes, usage errors and help. */
 
@@ -17,7 +18,7 @@ const FROM = deriveKeys(fromHex(SECRET)).address;
 const A = '0x00000000000000000000000000000000000000aa';
 const B = '0x00000000000000000000000000000000000000bb';
 const ID = `0x${'ab'.repeat(32)}`;
-const OFFLINE = ['--secret', SECRET, '--nonce', '4', '--timestamp', '1700000000000', '--sign-only'];
+const OFFLINE = ['--secret', SECRET, '--nonce', '4', '--timestamp', '1700000000000', '--sign-only', '--genesis-hash', DEV_NETWORK.genesisHash];
 
 const SIGNED: [string[], { type: string; to: string | null; amount: string; data: unknown }][] = [
   [['stake', 'add', '--amount', '5000000'], { type: 'STAKE', to: null, amount: '5000000', data: {} }],
@@ -54,7 +55,7 @@ describe('gov propose --committee', () => {
     writeFileSync(file, JSON.stringify(keys.map(memberOf)));
     const r = await run(['gov', 'propose', '--committee', file, '--threshold', '2', '--deposit', '100', ...OFFLINE]);
     expect(r.err).toBe('');
-    const d = decodeEnvelope(JSON.parse(r.out));
+    const d = decodeEnvelope(JSON.parse(r.out), DEV_NETWORK);
     expect(d.ok && d.tx.data).toStrictEqual({ committee: { members: keys.map(memberOf), threshold: 2 } });
     const bad = await run(['gov', 'propose', '--committee', file, '--threshold', '1', '--deposit', '100', ...OFFLINE]);
     expect(bad.code).not.toBe(0);
@@ -67,7 +68,7 @@ describe('staking, governance, resource and vesting commands offline', () => {
     const r = await run([...argv, ...OFFLINE]);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
-    const d = decodeEnvelope(JSON.parse(r.out));
+    const d = decodeEnvelope(JSON.parse(r.out), DEV_NETWORK);
     expect(d.ok).toBe(true);
     if (!d.ok) return;
     // An empty data object and an absent one sign the same fields.

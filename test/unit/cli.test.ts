@@ -6,6 +6,7 @@ import { deriveKeys } from '../../src/crypto/keys';
 import { fromHex } from '../../src/primitives/hex';
 import { useStubNode } from '../helpers/stubNode';
 import { runCliCaptured } from '../helpers/cliRun';
+import { DEV_NETWORK } from '../../src/chain/devnet';
 
 const SECRET = '11'.repeat(32);
 const TO = '0x000000000000000000000000000000000000beef';
@@ -45,11 +46,11 @@ describe('offline commands', () => {
     const data = { memo: 'hi', n: 3 };
     const { code, out } = await run([
       'tx', 'sign', '--secret', SECRET, '--type', 'TRANSFER', '--to', toNative(TO), '--amount', '1500000',
-      '--nonce', '7', '--fee', '20', '--timestamp', '1700000000000', '--data', JSON.stringify(data),
+      '--nonce', '7', '--fee', '20', '--timestamp', '1700000000000', '--data', JSON.stringify(data), '--genesis-hash', DEV_NETWORK.genesisHash,
     ]);
     expect(code).toBe(0);
     const body = JSON.parse(out);
-    const decoded = decodeEnvelope(body);
+    const decoded = decodeEnvelope(body, DEV_NETWORK);
     expect(decoded.ok).toBe(true);
     if (!decoded.ok) return;
     expect(decoded.tx.id).toBe(body.id);
@@ -183,7 +184,7 @@ describe('commands that talk to a node (local node:http server)', () => {
     const ok = await run(['tx', 'send', '--type', 'TRANSFER', '--to', TO, '--amount', '1', '--node', stub.url], { CAIRN_SECRET: SECRET });
     expect(ok.code).toBe(0);
     expect(posted?.nonce).toBe(12);
-    expect(decodeEnvelope(posted).ok).toBe(true);
+    expect(decodeEnvelope(posted, DEV_NETWORK).ok).toBe(true);
     expect(JSON.parse(ok.out)).toEqual({ accepted: true, id: posted!.id });
 
     stub.handler = (req) =>

@@ -18,7 +18,7 @@ describe('raw Ethereum transactions', () => {
   ] as const) {
     it(`recovers the sender of a ${name} transaction`, async () => {
       const raw = await wallet.signTransaction(fields);
-      const d = decodeEthTx(raw, 1);
+      const d = decodeEthTx(raw, 1, 72020);
       expect(d.ok).toBe(true);
       if (!d.ok) return;
       expect(d.tx.from).toBe(wallet.address.toLowerCase());
@@ -29,13 +29,13 @@ describe('raw Ethereum transactions', () => {
 
   it('refuses another chain id and a tampered signature', async () => {
     const other = await wallet.signTransaction({ ...base, chainId: 1n, type: 2, maxFeePerGas: 1n, maxPriorityFeePerGas: 0n });
-    const d1 = decodeEthTx(other, 1);
+    const d1 = decodeEthTx(other, 1, 72020);
     expect(d1.ok).toBe(false);
     const raw = await wallet.signTransaction({ ...base, type: 2, maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 0n });
     const t = Transaction.from(raw);
     // A different r: either no point recovers, or a different sender does (not the wallet).
     const forged = Transaction.from({ ...t.toJSON(), signature: { r: '0x' + '01'.repeat(32), s: t.signature!.s, v: t.signature!.v } }).serialized;
-    const d2 = decodeEthTx(forged, 1);
+    const d2 = decodeEthTx(forged, 1, 72020);
     expect(d2.ok && d2.tx.from === wallet.address.toLowerCase()).toBe(false);
   });
 });

@@ -48,7 +48,9 @@ describe('parseGenesisSpec', () => {
   const refusals: [string, unknown, RegExp][] = [
     ['not an object', [], /^\$: must be a JSON object/],
     ['unknown top-level key', spec({ extra: 1 }), /^\$\.extra: unknown key/],
-    ['another chain id', spec({ chainId: 1 }), /^\$\.chainId: must be 72020/],
+    ['chain id 0', spec({ chainId: 0 }), /^\$\.chainId: must be an integer from 1 to 4294967295/],
+    ['chain id above 2^32 - 1', spec({ chainId: 2 ** 32 }), /^\$\.chainId: must be an integer from 1/],
+    ['chain id as a string', spec({ chainId: '72020' }), /^\$\.chainId: must be an integer from 1/],
     ['bad timestamp', spec({ timestamp: -5 }), /^\$\.timestamp: must be a positive integer/],
     ['no accounts', spec({ accounts: [] }), /^\$\.accounts: must be an array of 1 to/],
     ['bad address', spec({ accounts: [validator(), { address: '0x12', balance: '1' }] }), /^\$\.accounts\[1\]\.address: must be an address/],
@@ -75,17 +77,27 @@ describe('parseGenesisSpec', () => {
 });
 
 describe('cairn genesis', () => {
-  it('template → check: the development genesis, every parameter listed', async () => {
+  it('template: a fresh chain id and no validators; with one validator entry added, check lists every parameter', async () => {
     const t = await run(['genesis', 'template', '--dev-accounts', '2']);
     expect(t.code).toBe(0);
+    const template = JSON.parse(t.out);
+    expect(template.chainId).not.toBe(CHAIN_ID);
+    expect(Number.isSafeInteger(template.chainId) && template.chainId >= 1).toBe(true);
+    expect(template.accounts.filter((a: { isValidator?: boolean }) => a.isValidator)).toEqual([]);
+    expect(() => parseGenesisSpec(template)).toThrow(/needs at least one validator/);
+    const again = JSON.parse((await run(['genesis', 'template'])).out);
+    expect(again.chainId).not.toBe(template.chainId); // fresh each time (2^31 − 10^6 choices)
+    expect(JSON.parse((await run(['genesis', 'template', '--chain-id', '31337'])).out).chainId).toBe(31337);
+    expect((await run(['genesis', 'template', '--chain-id', '0'])).code).toBe(2);
+
+    template.accounts.push(validator());
     const file = `/tmp/cairn-genesis-${process.pid}.json`;
-    await import('node:fs/promises').then((fs) => fs.writeFile(file, t.out));
+    await import('node:fs/promises').then((fs) => fs.writeFile(file, JSON.stringify(template)));
     const c = await run(['genesis', 'check', file]);
     expect(c.err).toBe('');
     expect(c.code).toBe(0);
     const summary = JSON.parse(c.out);
-    expect(summary).toMatchObject({ chainId: CHAIN_ID, accounts: 3, validators: [devGenesis(0).validator.address], params: { EPOCH_BLOCKS: '10', MAX_VALIDATORS: '21' } });
-    expect(BigInt(summary.supply)).toBe(2n * 10_000_000n * COIN + 1_000_000n * COIN);
+    expect(summary).toMatchObject({ chainId: template.chainId, accounts: 3, validators: [V.address], params: { EPOCH_BLOCKS: '10', MAX_VALIDATORS: '21' } });
   });
 
   it('validator prints an entry the specification accepts; check names the path of a problem', async () => {

@@ -10,6 +10,7 @@ import { toHex } from '../../src/primitives/hex';
 import type { Address, HybridTx } from '../../src/protocol/types';
 import { refusal } from '../helpers/assetHarness';
 import { EconWorld, U1, U2, U3, U4, V0 } from '../helpers/econWorld';
+import { DEV_NETWORK } from '../../src/chain/devnet';
 
 const c = (n: number | bigint) => String(BigInt(n) * COIN);
 const USER = deriveKeys(new Uint8Array(32).fill(7));
@@ -23,7 +24,7 @@ async function world(): Promise<EconWorld> {
   return w;
 }
 const inner = (fields: { type?: 'TRANSFER' | 'TOKEN_TRANSFER'; to?: Address; amount?: string; nonce?: number; fee?: string; data?: unknown }, keys = USER): HybridTx =>
-  signTx(keys, { type: fields.type ?? 'TRANSFER', to: fields.to ?? U3, amount: fields.amount ?? c(10), nonce: fields.nonce ?? 0, fee: fields.fee ?? '0', timestamp: 5, data: fields.data ?? null });
+  signTx(keys, { type: fields.type ?? 'TRANSFER', to: fields.to ?? U3, amount: fields.amount ?? c(10), nonce: fields.nonce ?? 0, fee: fields.fee ?? '0', timestamp: 5, data: fields.data ?? null }, DEV_NETWORK);
 
 describe('META_TX', () => {
   it('relays a TRANSFER: the user\'s coins move, the relayer pays the energy, the user\'s nonce is used once', async () => {

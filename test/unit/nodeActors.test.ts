@@ -23,6 +23,7 @@ import { MemoryKv } from '../../src/state/kv';
 import { StateTrie } from '../../src/state/stateTrie';
 import { ChainStore } from '../../src/storage/chainStore';
 import { SigningGuard } from '../../src/storage/signingGuard';
+import { DEV_NETWORK } from '../../src/chain/devnet';
 
 const IDLE_MS = 1_000;
 const log = pino({ level: 'silent' });
@@ -56,11 +57,11 @@ async function world() {
   const chain = new ActorRef<ChainMsg, ChainReplies>('chain');
   const guard = await SigningGuard.open(join(await mkdtemp(join(tmpdir(), 'cairn-guard-')), 'signing-guard.json'));
   // One-millisecond slots: every tick of the fake clock is a new slot of the single validator.
-  chain.attach(chainBehavior({ kv, store, view, mempool, keys: dev.validator, idleBlockMs: IDLE_MS, slotMs: 1, verifier: { verifyMany: async (j) => j.map(() => true) }, guard, log }));
+  chain.attach(chainBehavior({ kv, store, view, mempool, keys: dev.validator, network: DEV_NETWORK, idleBlockMs: IDLE_MS, slotMs: 1, verifier: { verifyMany: async (j) => j.map(() => true) }, guard, log }));
 
   let ts = clock.now;
   const transfer = (keys: HybridKeys, nonce: number, amount = 1_000n) =>
-    signTx(keys, { type: 'TRANSFER', to: bob.address, amount, nonce, fee: 1_000_000n, timestamp: ++ts });
+    signTx(keys, { type: 'TRANSFER', to: bob.address, amount, nonce, fee: 1_000_000n, timestamp: ++ts }, DEV_NETWORK);
   const admit = (tx: ReturnType<typeof transfer>) => mempool.ask({ type: 'admit', tx, keyHash: pqKeyHashOf(tx) });
   const tick = () => chain.ask({ type: 'slotTick', now: clock.now });
   return { kv, store, view, heads, clock, mempool, chain, alice, bob, transfer, admit, tick, pool };

@@ -10,6 +10,7 @@ import { ENTRIES, entryOf, handlerFor, isImplemented, REGISTRY, TX_TYPES } from 
 import { fromHex } from '../../src/primitives/hex';
 import { TX_TYPE_CATALOGUE } from '../../src/protocol/types';
 import { ALICE, BOB, ENERGY_COST, envelope, validate } from '../helpers/assetHarness';
+import { DEV_NETWORK } from '../../src/chain/devnet';
 
 describe('the registry', () => {
   it('is keyed by each entry’s type; TX_TYPES is its keys, all in the 58-name catalogue', () => {
@@ -42,12 +43,12 @@ describe('the registry', () => {
   it('the envelope decoder accepts exactly the implemented types, with today’s refusal', () => {
     const keys = deriveKeys(fromHex('44'.repeat(32)));
     for (const type of TX_TYPES) {
-      const tx = signTx(keys, { type, nonce: 0, timestamp: 1 });
-      expect(decodeEnvelope(JSON.parse(JSON.stringify(tx))).ok, type).toBe(true);
+      const tx = signTx(keys, { type, nonce: 0, timestamp: 1 }, DEV_NETWORK);
+      expect(decodeEnvelope(JSON.parse(JSON.stringify(tx)), DEV_NETWORK).ok, type).toBe(true);
     }
-    const base = JSON.parse(JSON.stringify(signTx(keys, { type: 'TRANSFER', to: BOB, amount: 1n, nonce: 0 })));
+    const base = JSON.parse(JSON.stringify(signTx(keys, { type: 'TRANSFER', to: BOB, amount: 1n, nonce: 0 }, DEV_NETWORK)));
     for (const type of [...TX_TYPE_CATALOGUE.filter((t) => !(t in REGISTRY)), 'transfer', 'NOPE', 5]) {
-      expect(decodeEnvelope({ ...base, type, id: undefined })).toEqual({ ok: false, error: 'unknown transaction type' });
+      expect(decodeEnvelope({ ...base, type, id: undefined }, DEV_NETWORK)).toEqual({ ok: false, error: 'unknown transaction type' });
     }
   });
 
@@ -98,7 +99,7 @@ describe('the VM entries', () => {
     const hybrid = envelope('VM_CALL', ALICE, { to: BOB, data: { input: '0x', gasLimit: 21_000 } });
     const eth = { ...envelope('VM_TRANSFER', ALICE, { to: BOB, amount: '1' }), envelope: 'eth', data: null, gasLimit: '21000' } as unknown as typeof hybrid;
     expect(validate(eth)).toBeUndefined();
-    const ctx = { state: {} as never, height: 1, timestamp: 1, producer: BOB, sender: ALICE, vm };
+    const ctx = { state: {} as never, height: 1, timestamp: 1, producer: BOB, sender: ALICE, network: DEV_NETWORK, vm };
     expect(await REGISTRY.VM_CALL.handler.execute({ ...ctx, tx: hybrid })).toEqual({ energy: 7n });
     expect(await REGISTRY.VM_TRANSFER.handler.execute({ ...ctx, tx: eth })).toEqual({ energy: 7n });
     expect(seen).toEqual(['VM_CALL/hybrid', 'VM_TRANSFER/eth']);

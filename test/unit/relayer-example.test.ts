@@ -9,6 +9,7 @@ import { memberOf } from '../../src/modules/bridge';
 import type { BridgeTransferView } from '../../src/views';
 import { expectStopsPromptly } from '../helpers/stopPromptly';
 import { useStubNode, type StubNode } from '../helpers/stubNode';
+import { DEV_NETWORK } from '../../src/chain/devnet';
 
 /**
  * examples/relayer.ts against a stand-in node that keeps a few transfers and settles them as
@@ -87,7 +88,7 @@ class FakeBridge {
     const addr = /^\/address\/(0x[0-9a-f]{40})$/.exec(url.pathname);
     if (req.method === 'GET' && addr) return { status: 200, body: { address: addr[1], balance: '0', nonce: 0, nextNonce: this.nonces.get(addr[1]) ?? 0 } };
     if (req.method === 'POST' && url.pathname === '/tx') {
-      const d = decodeEnvelope(JSON.parse(body));
+      const d = decodeEnvelope(JSON.parse(body), DEV_NETWORK);
       if (!d.ok) return { status: 400, body: { error: d.error } };
       const { transferId, targetTx } = d.tx.data as { transferId: string; targetTx: string };
       this.nonces.set(d.tx.from, d.tx.nonce + 1);

@@ -13,6 +13,7 @@ import { fromHex, toHex, utf8, type Hex } from '../../src/primitives/hex';
 import type { RpcBackend, RpcCallMessage, RpcCallOutcome, RpcLog, RpcLogFilter, RpcTxLocation } from '../../src/api/rpcPort';
 import { bloomMayContain, logsBloom } from '../../src/rpc/format';
 import { createRpcServer, type RpcServer } from '../../src/rpc/server';
+import { DEV_NETWORK } from '../../src/chain/devnet';
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures: real Cairn blocks (signed headers, hybrid-signed native txs) and real Ethereum
@@ -90,7 +91,7 @@ async function buildFixture(): Promise<Fixture> {
     txs: [],
     results: [],
   };
-  const hybridTransfer = signTx(k0, { type: 'TRANSFER', to: k1.address, amount: '1500000', nonce: 0, timestamp: T0 + 10, fee: '1000' });
+  const hybridTransfer = signTx(k0, { type: 'TRANSFER', to: k1.address, amount: '1500000', nonce: 0, timestamp: T0 + 10, fee: '1000' }, DEV_NETWORK);
   const ethLegacy = ethTxFromRaw(
     await wallet.signTransaction({ type: 0, chainId: CHAIN_ID, nonce: 1, to: k1.address, value: 10n ** 18n, gasLimit: 21_000, gasPrice: GAS_PRICE }),
     T0 + 20,
@@ -98,7 +99,7 @@ async function buildFixture(): Promise<Fixture> {
   const hybridCall = signTx(k1, {
     type: 'VM_CALL', to: CONTRACT, amount: '0', nonce: 0, timestamp: T0 + 30, fee: '5000',
     data: { gasLimit: '100000', input: '0xa9059cbb0000000000000000000000000000000000000000000000000000000000000001' },
-  });
+  }, DEV_NETWORK);
   const block1 = makeBlock(genesis, [hybridTransfer, ethLegacy, hybridCall], [
     ok(),
     ok({ gasUsed: '21000', logs: [] }),
@@ -118,7 +119,7 @@ async function buildFixture(): Promise<Fixture> {
     { status: 'failed', error: 'execution reverted', energyUsed: '300', burned: '0', vm: { gasUsed: '30000', logs: [], returnData: revertData('nope') } },
   ]);
   const block3 = makeBlock(block2, [], []);
-  const pendingHybrid = signTx(k1, { type: 'TRANSFER', to: k0.address, amount: '7', nonce: 1, timestamp: T0 + 60, fee: '1000' });
+  const pendingHybrid = signTx(k1, { type: 'TRANSFER', to: k0.address, amount: '7', nonce: 1, timestamp: T0 + 60, fee: '1000' }, DEV_NETWORK);
   const knownRaw = ethLegacy.raw;
   return { blocks: [genesis, block1, block2, block3], hybridTransfer, hybridCall, pendingHybrid, ethLegacy, ethDeploy, eth2930Failed, knownRaw };
 }

@@ -17,6 +17,7 @@ import {
   type UnsignedAssetTx,
 } from '../../src/sdk';
 import { useStubNode } from '../helpers/stubNode';
+import { DEV_NETWORK } from '../../src/chain/devnet';
 
 const A = '0x00000000000000000000000000000000000000aa';
 const B = '0x00000000000000000000000000000000000000bb';
@@ -105,8 +106,8 @@ describe('buildAssetTx', () => {
       expect(built).toStrictEqual(expected);
       // The fields sign and decode unchanged.
       const keys = deriveKeys(fromHex('22'.repeat(32)));
-      const tx = signTx(keys, { ...built, nonce: 0, timestamp: 1 });
-      const d = decodeEnvelope(JSON.parse(JSON.stringify(tx)));
+      const tx = signTx(keys, { ...built, nonce: 0, timestamp: 1 }, DEV_NETWORK);
+      const d = decodeEnvelope(JSON.parse(JSON.stringify(tx)), DEV_NETWORK);
       expect(d.ok).toBe(true);
       if (d.ok) expect({ type: d.tx.type, to: d.tx.to, amount: d.tx.amount, data: d.tx.data }).toStrictEqual(expected);
     },
@@ -167,12 +168,12 @@ describe('buildAssetTx', () => {
 
   it('createdAssetId gives assetId(tx id) for the two creating types only', () => {
     const keys = deriveKeys(fromHex('22'.repeat(32)));
-    const create = signTx(keys, { ...buildAssetTx(CASES[0][0]), nonce: 0 });
+    const create = signTx(keys, { ...buildAssetTx(CASES[0][0]), nonce: 0 }, DEV_NETWORK);
     expect(createdAssetId(create)).toBe(assetId(create.id));
     expect(createdAssetId(create)).toMatch(/^0x[0-9a-f]{40}$/);
-    const nft = signTx(keys, { ...buildAssetTx({ type: 'NFT_CREATE', name: 'n', symbol: 'N' }), nonce: 1 });
+    const nft = signTx(keys, { ...buildAssetTx({ type: 'NFT_CREATE', name: 'n', symbol: 'N' }), nonce: 1 }, DEV_NETWORK);
     expect(createdAssetId(nft)).toBe(assetId(nft.id));
-    const mint = signTx(keys, { ...buildAssetTx({ type: 'NFT_MINT', collection: COLL, to: A }), nonce: 2 });
+    const mint = signTx(keys, { ...buildAssetTx({ type: 'NFT_MINT', collection: COLL, to: A }), nonce: 2 }, DEV_NETWORK);
     expect(createdAssetId(mint)).toBeUndefined();
   });
 });
@@ -238,7 +239,7 @@ describe('CairnClient asset reads and sendAsset (local node:http server)', () =>
     expect(r.assetId).toBe(assetId(r.tx.id));
     expect(r.wait?.outcome).toBe('included');
     expect(posted?.nonce).toBe(4);
-    const d = decodeEnvelope(posted);
+    const d = decodeEnvelope(posted, DEV_NETWORK);
     expect(d.ok && d.tx).toMatchObject({ type: 'TOKEN_CREATE', from: keys.address, to: null, amount: '0', data: { name: 'T', symbol: 'T', decimals: 2, supply: '100' } });
 
     // An explicit nonce skips the account read; a refusal is a verdict, not an error.

@@ -16,6 +16,7 @@ import { fromHex, toHex, type Hex } from '../../src/primitives/hex';
 import { buildTx } from '../../src/sdk/assets';
 import { runCliCaptured as cli } from '../helpers/cliRun';
 import { EconWorld, U1, U2, U3, U4, V0 } from '../helpers/econWorld';
+import { DEV_NETWORK } from '../../src/chain/devnet';
 
 /** SLASH_DOUBLE_SIGN (modules/staking/slash.ts): evidence, refusals, nullifier, penalty, jail. */
 
@@ -229,7 +230,7 @@ describe('the SDK builder and `cairn stake slash`', () => {
     writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
     return path;
   };
-  const OFFLINE = ['--secret', '22'.repeat(32), '--nonce', '4', '--timestamp', '1700000000000', '--sign-only'];
+  const OFFLINE = ['--secret', '22'.repeat(32), '--nonce', '4', '--timestamp', '1700000000000', '--sign-only', '--genesis-hash', DEV_NETWORK.genesisHash];
 
   it.each([
     ['{a, b}', { a: A, b: B }],
@@ -239,7 +240,7 @@ describe('the SDK builder and `cairn stake slash`', () => {
     const r = await cli(['stake', 'slash', '--evidence', file('e.json', content), ...OFFLINE]);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
-    const d = decodeEnvelope(JSON.parse(r.out));
+    const d = decodeEnvelope(JSON.parse(r.out), DEV_NETWORK);
     expect(d.ok && d.tx).toMatchObject({ type: 'SLASH_DOUBLE_SIGN', to: null, amount: '0', data: { evidence: { a: A, b: B } }, nonce: 4 });
   });
 

@@ -8,6 +8,7 @@ import type { Address, SignedTx } from '../../src/protocol/types';
 import type { Hex } from '../../src/primitives/hex';
 import { refusal } from '../helpers/assetHarness';
 import { EconWorld, FUNDS, U1, U2, U3, U4, V0 } from '../helpers/econWorld';
+import { DEV_NETWORK } from '../../src/chain/devnet';
 
 const SYSTEM = [REWARD_POOL_ADDRESS, TREASURY_ADDRESS, UNBONDING_ADDRESS, GOV_ESCROW_ADDRESS, VESTING_ESCROW_ADDRESS];
 
@@ -113,10 +114,10 @@ describe('vesting', () => {
     // Admission and block building: the balance must cover amount + fee, else it is skipped with state untouched.
     const tx = await w.tx('VESTING_CREATE', U4, { to: U2, amount: String(FUNDS + 1n), data: { durationBlocks: 10 } });
     const root = w.state.root();
-    expect(await applyTx(w.state, tx, { height: 1, timestamp: 1000, producer: V0 })).toEqual({ kind: 'skip', reason: 'insufficient balance', permanent: false, gap: false });
+    expect(await applyTx(w.state, tx, { height: 1, timestamp: 1000, producer: V0, network: DEV_NETWORK })).toEqual({ kind: 'skip', reason: 'insufficient balance', permanent: false, gap: false });
     expect(w.state.root()).toBe(root);
     // Execution itself refuses it too, before any coin moves (applyTx reverts a failure).
-    const ctx = { state: w.state, height: 1, timestamp: 1000, producer: V0, sender: U4, tx: tx as SignedTx, vm: undefined as never };
+    const ctx = { state: w.state, height: 1, timestamp: 1000, producer: V0, sender: U4, network: DEV_NETWORK, tx: tx as SignedTx, vm: undefined as never };
     w.state.checkpoint();
     await expect(vestingCreate.handler.execute(ctx)).rejects.toEqual(new TxFailure('insufficient balance'));
     await w.state.revert();

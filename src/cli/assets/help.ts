@@ -1,5 +1,5 @@
 import type { CliFlag, CliMeta } from '../../modules/tx/entry';
-import { DEFAULT_NODE, DEFAULT_POLL_MS, DEFAULT_WAIT_TIMEOUT_MS } from '../common';
+import { DEFAULT_NODE, DEFAULT_POLL_MS, DEFAULT_WAIT_TIMEOUT_MS, NETWORK_HELP } from '../common';
 
 /** Help texts of the write commands, rendered from the registry entries' CLI metadata. */
 
@@ -17,6 +17,7 @@ const WRITE_COMMON_HELP = `Signing and sending:
                        /tx) instead of sending it. Works offline with --nonce and
                        assets given by id; otherwise the node is asked for the nonce
                        and symbols are looked up on it.
+${NETWORK_HELP}
 
 Prints {accepted, id, reason?} (with --wait also {outcome, blockHeight?, blockHash?}).
 Exit: 0 accepted (and included/finalized), 1 refused/failed/dropped, 2 usage error,

@@ -22,6 +22,8 @@ import {
   submitAndReport,
   usage,
   type OptionDefs,
+  NETWORK_OPTIONS,
+  networkOf,
 } from '../common';
 import { nameArg, need, resolveCollection, resolveToken, type Command, type Ctx } from './context';
 import { clearOf, spelled, writeHelp } from './help';
@@ -39,6 +41,7 @@ const WRITE_OPTIONS: OptionDefs = {
   timestamp: { type: 'string' },
   'sign-only': { type: 'boolean' },
   ...SEND_OPTIONS,
+  ...NETWORK_OPTIONS,
 };
 
 /** The parseArgs options of a command's own flags. */
@@ -170,7 +173,7 @@ function writeCommand(entry: AnyTxEntry, cli: CliMeta): Command {
 
     const unsigned = buildOrUsage(cli, await inputOf(entry, cli, ctx));
     const nonce = nonceFlag ?? (await ctx.client().nextNonce(keys.address));
-    const tx = sign(keys, { ...unsigned, ...(fee !== undefined ? { fee } : {}), ...(timestamp !== undefined ? { timestamp } : {}) }, nonce);
+    const tx = sign(keys, { ...unsigned, ...(fee !== undefined ? { fee } : {}), ...(timestamp !== undefined ? { timestamp } : {}) }, nonce, await networkOf(values, ctx.client));
     const created = createdAssetId(tx);
     const kind = createdAssetKind(tx.type);
     const extra: Record<string, unknown> = created === undefined || kind === undefined ? {} : { [kind]: created };

@@ -2,6 +2,7 @@ import type { Server } from 'hyper-express';
 import type { Logger } from 'pino';
 import { explorerAssets } from '../explorer';
 import type { RouteWrap } from '../route';
+import type { ChainQueries } from '../../api/ports';
 
 export const ENDPOINTS: [string, string][] = [
   ['GET /status', 'Chain state: height, finalizedHeight, head hash, supply, treasury, validators, block reward'],
@@ -63,11 +64,11 @@ export const ENDPOINTS: [string, string][] = [
  * GET / is the block explorer for a browser and the JSON index of ENDPOINTS for a program
  * (Accept: application/json); the explorer's script and style are under /explorer/.
  */
-export function registerIndexRoute(app: Server, r: RouteWrap, log: Logger): void {
+export function registerIndexRoute(app: Server, r: RouteWrap, log: Logger, reader: () => Pick<ChainQueries, 'status'>): void {
   const assets = explorerAssets(log);
   app.get('/', r(async (req, res) => {
     if ((req.headers.accept ?? '').includes('application/json')) {
-      return { name: 'cairn', chainId: 72020, explorer: '/', openapi: '/openapi.json', endpoints: ENDPOINTS.map(([path, description]) => ({ path, description })) };
+      return { name: 'cairn', chainId: (await reader().status()).chainId, explorer: '/', openapi: '/openapi.json', endpoints: ENDPOINTS.map(([path, description]) => ({ path, description })) };
     }
     res.type('html').send((await assets()).html);
     return undefined;

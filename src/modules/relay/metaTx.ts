@@ -5,7 +5,6 @@ import { txId } from '../../crypto/txSigning';
 import { fromHex, type Hex } from '../../primitives/hex';
 import { TxFailure } from '../../protocol/handler';
 import { governedRefusal } from '../../protocol/permissions';
-import { CHAIN_ID } from '../../protocol/params';
 import type { Address, HybridTx, SignedTx } from '../../protocol/types';
 import type { Field } from '../tx/entry';
 import { defineTx } from '../tx/define';
@@ -78,12 +77,13 @@ function innerField(doc: string): Field<ReturnType<typeof readInner>, unknown> {
   return {
     checks: [
       check(ENVELOPE, shape, (got) => `${shape}, got ${got}`),
-      check(Type.Object({ chainId: Type.Literal(CHAIN_ID) }), `must be for chain ${CHAIN_ID}`, () => `must be for chain ${CHAIN_ID}`),
       check(Type.Object({ type: Type.Union(RELAYABLE.map((t) => Type.Literal(t))) }), `must be a ${RELAYABLE.join(' or ')}`, () => `must be a ${RELAYABLE.join(' or ')}`),
       check(Type.Object({ fee: Type.Literal('0') }), 'must have fee "0": the relayer pays', () => 'must have fee "0": the relayer pays'),
     ],
     read: readInner,
     refine: (tx, inner) => {
+      // The outer transaction's chain id is this chain's (checked at decoding).
+      if (inner.chainId !== tx.chainId) return `META_TX data.tx must be for chain ${tx.chainId}`;
       if (inner.from === tx.from) return 'META_TX relays another account\'s transaction: send your own directly';
       if (inner.claimedId !== null && inner.claimedId !== inner.id) return 'META_TX data.tx id does not match its payload';
       const r = innerHandler(inner.type)!.validate(inner);
