@@ -106,8 +106,8 @@ const SCENARIOS: Record<string, { title: string; run(): Promise<Measured> }> = {
         const count = tiny ? 20 : 500;
         const sign = await fastHybridSigner();
         // The honest twin first (the users' transfers, nonce 0), then the flood (their relayed transfers, nonce 1).
-        const twin = transferBlock({ count, sign });
-        const flood = metaTxFlood({ count, sign, userNonce: 1 });
+        const twin = transferBlock({ count, sign, network: t.network });
+        const flood = metaTxFlood({ count, sign, userNonce: 1, network: t.network });
         /** Block production per transaction (ms), over the blocks that carried `txs`. */
         const perTx = async (txs: HybridTx[]): Promise<number> => {
           const sent = await postAll(t.url, txs, { from: ATTACKER });
@@ -148,7 +148,7 @@ const SCENARIOS: Record<string, { title: string; run(): Promise<Measured> }> = {
         const slots: number[] = [];
         for (const k of users) {
           const acc = await read(t, `/address/${k.address}`);
-          const tx = signTx(k, { type: 'TRANSFER', to: users[0].address, amount: '5', fee: '1000', nonce: acc.nextNonce });
+          const tx = signTx(k, { type: 'TRANSFER', to: users[0].address, amount: '5', fee: '1000', nonce: acc.nextNonce }, t.network);
           const sent = Date.now();
           const v = await requestFrom(HONEST, `${t.url}/tx`, { body: encodeTx(tx) });
           if (!v.json?.accepted) throw new Error(`honest transfer refused under the squat: ${JSON.stringify(v.json)}`);

@@ -26,7 +26,7 @@ import { parseArgs } from 'node:util';
 import { buildBlock } from '../src/chain/buildBlock';
 import { devNetworkGenesis } from '../src/chain/devnet';
 import { verifyGroups, verifyJobsOf } from '../src/chain/envelope';
-import { applyGenesis } from '../src/chain/genesis';
+import { applyGenesis, networkOfSpec } from '../src/chain/genesis';
 import { applyBlock } from '../src/chain/replay';
 import { VerifyPool } from '../src/crypto/verifyPool';
 import { orderedCandidates } from '../src/mempool/senderHeap';
@@ -48,6 +48,7 @@ async function main(): Promise<void> {
   const kv = new MemoryKv();
   const g = await StateTrie.open(kv, null);
   await applyGenesis(g, spec);
+  const network = await networkOfSpec(spec);
   const b = kv.batch();
   const root = await g.flush(b);
   await kv.write(b);
@@ -56,8 +57,8 @@ async function main(): Promise<void> {
   const sign = await fastHybridSigner();
   const t0 = 1_767_225_600_000;
   const kinds: [string, HybridTx[]][] = [
-    ['TRANSFER', transferBlock({ count: N, sign, timestamp0: t0 })],
-    ['META_TX', metaTxFlood({ count: N, sign, timestamp0: t0 })],
+    ['TRANSFER', transferBlock({ count: N, sign, timestamp0: t0, network })],
+    ['META_TX', metaTxFlood({ count: N, sign, timestamp0: t0, network })],
   ];
   const pool = await VerifyPool.start({ workers: Math.max(1, availableParallelism()) });
   const at = { height: 1, timestamp: t0 + 1_000, producer };
@@ -73,7 +74,7 @@ async function main(): Promise<void> {
     const blocks = new Map<string, Block>();
     for (const [kind, txs] of kinds) {
       const s0 = await StateTrie.open(kv, root);
-      const built = await buildBlock(s0, orderedCandidates(txs.map((t) => [t])), { ...at, maxTxs: N, nestedVerified: true });
+      const built = await buildBlock(s0, orderedCandidates(txs.map((t) => [t])), { ...at, network, maxTxs: N, nestedVerified: true });
       if (built.txs.length !== N || built.results.some((r) => r.status !== 'success')) throw new Error(`${kind}: ${built.txs.length} included, ${built.dropped[0]?.reason ?? built.results.find((r) => r.error)?.error}`);
       blocks.set(kind, { header: { ...at, height: 1, txCount: N }, txs: built.txs, results: built.results, ...(built.events.length ? { events: built.events } : {}) } as unknown as Block);
       ms[kind] = { produce: [], importWall: [], importExec: [], before: [] };
@@ -85,23 +86,23 @@ async function main(): Promise<void> {
         const m = ms[kind];
         const produce = await time(async () => {
           const s = await StateTrie.open(kv, root);
-          await buildBlock(s, orderedCandidates(txs.map((t) => [t])), { ...at, maxTxs: N, nestedVerified: true });
+          await buildBlock(s, orderedCandidates(txs.map((t) => [t])), { ...at, network, maxTxs: N, nestedVerified: true });
           await s.flush(kv.batch());
         });
         let exec = 0;
         const importWall = await time(async () => {
-          const ok = await verifyGroups((jobs) => pool.verifyMany(jobs), block.txs.map((t) => verifyJobsOf(t as HybridTx)));
+          const ok = await verifyGroups((jobs) => pool.verifyMany(jobs), block.txs.map((t) => verifyJobsOf(t as HybridTx, network)));
           if (!ok.every(Boolean)) throw new Error(`${kind}: a signature failed`);
           exec = await time(async () => {
             const s = await StateTrie.open(kv, root);
-            const err = await applyBlock(s, block, { nestedVerified: true });
+            const err = await applyBlock(s, block, network, { nestedVerified: true });
             if (err) throw new Error(`${kind}: ${err}`);
             await s.flush(kv.batch());
           });
         });
         const before = await time(async () => {
           const s = await StateTrie.open(kv, root);
-          const err = await applyBlock(s, block);
+          const err = await applyBlock(s, block, network);
           if (err) throw new Error(`${kind}: ${err}`);
           await s.flush(kv.batch());
         });

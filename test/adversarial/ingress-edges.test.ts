@@ -31,7 +31,7 @@ const status = async () => (await requestFrom(HONEST, `${t.url}/status`)).json a
 describe('envelope: unknown signature keys', () => {
   it('an extra key inside signatures is refused like one inside publicKeys', async () => {
     const [dev] = JSON.parse(await readFile(join(t.dataDir, 'dev-accounts.json'), 'utf8')) as { secret: string; address: string }[];
-    const tx = signTx(deriveKeys(fromHex(dev.secret)), { type: 'TRANSFER', to: `0x${'22'.repeat(20)}`, amount: 1n, nonce: 0 });
+    const tx = signTx(deriveKeys(fromHex(dev.secret)), { type: 'TRANSFER', to: `0x${'22'.repeat(20)}`, amount: 1n, nonce: 0 }, t.network);
     const extraSig = await requestFrom(ATTACKER, `${t.url}/tx`, { body: { ...tx, signatures: { ...tx.signatures, ed25519: '0x00' } } });
     expect(extraSig.status).toBe(400);
     expect(extraSig.json.error).toBe('unknown field: signatures.ed25519');

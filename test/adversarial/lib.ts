@@ -9,6 +9,8 @@ import http from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Hex } from '../../src/primitives/hex';
+import type { Network } from '../../src/protocol/network';
 import { spawnNode, type ChildNode } from '../helpers/childNode';
 import { freePort } from '../helpers/testNode';
 
@@ -21,6 +23,8 @@ const ADMIN_TOKEN = 'adversarial-tests-admin-token-0123456789';
 export interface Target extends ChildNode {
   rpcUrl: string;
   dataDir: string;
+  /** The chain this node runs (GET /status): what a transaction for it signs. */
+  network: Network;
   /** The admin token (`--dev` needs one): send it as the `x-admin-token` header. */
   adminToken: string;
   /** Kills the process and removes its data directory. */
@@ -38,6 +42,7 @@ export async function spawnTarget(extra: string[] = [], opts: { dev?: boolean } 
     const node = await spawnNode(dataDir, [...(opts.dev === false ? [] : ['--dev']), '--admin-token', ADMIN_TOKEN, '--rpc-port', String(rpcPort), '--rate-limit-exempt', '192.0.2.1', ...extra]);
     return {
       ...node,
+      network: await networkOf(node.url),
       rpcUrl: `http://127.0.0.1:${rpcPort}`,
       dataDir,
       adminToken: ADMIN_TOKEN,
@@ -90,6 +95,12 @@ export function requestFrom(from: string, url: string, opts: { method?: string; 
     if (body !== undefined) req.write(body);
     req.end();
   });
+}
+
+/** The chain a node runs, from its GET /status (asked from the honest client's address). */
+export async function networkOf(url: string): Promise<Network> {
+  const s = (await requestFrom(HONEST, `${url}/status`)).json as { chainId: number; genesisHash: Hex };
+  return { chainId: s.chainId, genesisHash: s.genesisHash };
 }
 
 /** A JSON-RPC call from `from`; resolves with the whole reply (result or error). */

@@ -41,7 +41,7 @@ describe('mempool squat (row 7)', () => {
     const honest = [1, 2, 3].map((i) => deriveKeys(devSecret(i)));
     const txs = await Promise.all(honest.map(async (k) => {
       const acc = await read(`${url}/address/${k.address}`);
-      return signTx(k, { type: 'TRANSFER', to: honest[0].address, amount: '5', fee: '1000', nonce: acc.nextNonce });
+      return signTx(k, { type: 'TRANSFER', to: honest[0].address, amount: '5', fee: '1000', nonce: acc.nextNonce }, target!.network);
     }));
     const before: number = (await read(`${url}/status`)).height;
     const verdicts = await Promise.all(txs.map((tx) => requestFrom(HONEST, `${url}/tx`, { body: encodeTx(tx) })));

@@ -14,7 +14,7 @@ import { importerBehavior } from '../../src/actors/importer';
 import type { ImportVerdict } from '../../src/actors/protocol';
 import { sealBlock } from '../../src/chain/block';
 import { buildBlock } from '../../src/chain/buildBlock';
-import { devGenesis, DEV_GENESIS_TIMESTAMP } from '../../src/chain/devnet';
+import { devGenesis, DEV_GENESIS_TIMESTAMP, DEV_NETWORK } from '../../src/chain/devnet';
 import { encodeTx, signTx } from '../../src/chain/envelope';
 import { applyGenesis } from '../../src/chain/genesis';
 import { deriveKeys, devSecret } from '../../src/crypto/keys';
@@ -32,11 +32,12 @@ const USER = deriveKeys(devSecret(1));
 const RELAYER = deriveKeys(devSecret(2));
 const TO = deriveKeys(devSecret(3)).address;
 
+// The node's chain (spawnTarget: the default development network) and the importer's (devGenesis(10)) are both DEV_NETWORK.
 /** USER's TRANSFER relayed by RELAYER; `forge` zeroes the inner ML-DSA signature. */
 function metaTx(forge: boolean, nonce = 0): HybridTx {
-  const inner = signTx(USER, { type: 'TRANSFER', to: TO, amount: COIN, fee: '0', nonce, timestamp: 7 });
+  const inner = signTx(USER, { type: 'TRANSFER', to: TO, amount: COIN, fee: '0', nonce, timestamp: 7 }, DEV_NETWORK);
   const tx = forge ? { ...inner, signatures: { ...inner.signatures, mldsa44: toHex(new Uint8Array(2420)) } } : inner;
-  return signTx(RELAYER, { type: 'META_TX', nonce, timestamp: 8, data: { tx: JSON.parse(encodeTx(tx)) } });
+  return signTx(RELAYER, { type: 'META_TX', nonce, timestamp: 8, data: { tx: JSON.parse(encodeTx(tx)) } }, DEV_NETWORK);
 }
 
 describe('META_TX inner signatures are checked in the verify pool (issue 23 row 4)', () => {
@@ -78,14 +79,14 @@ describe('META_TX inner signatures are checked in the verify pool (issue 23 row 
     async function blockWith(tx: HybridTx) {
       const state = await StateTrie.open(kv, parent.stateRoot);
       const timestamp = DEV_GENESIS_TIMESTAMP + 10 * SLOT_MS;
-      const built = await buildBlock(state, orderedCandidates([[tx]]), { height: 1, timestamp, producer: validator.address, maxTxs: 500, nestedVerified: true });
+      const built = await buildBlock(state, orderedCandidates([[tx]]), { height: 1, timestamp, producer: validator.address, network: DEV_NETWORK, maxTxs: 500, nestedVerified: true });
       expect(built.txs).toHaveLength(1);
       const stateRoot = await state.flush(kv.batch());
       return sealBlock(validator, { parent, timestamp, producer: validator.address, stateRoot, txs: built.txs, results: built.results, events: built.events });
     }
 
     const importOf = (block: Awaited<ReturnType<typeof blockWith>>, preverified?: WeakSet<object>): Promise<ImportVerdict> =>
-      importerBehavior({ kv, verifier: pool, slotMs: SLOT_MS }).handle({ type: 'execute', block, parent, now: block.header.timestamp, preverified }) as Promise<ImportVerdict>;
+      importerBehavior({ kv, verifier: pool, slotMs: SLOT_MS, network: DEV_NETWORK }).handle({ type: 'execute', block, parent, now: block.header.timestamp, preverified }) as Promise<ImportVerdict>;
 
     it('refuses a block carrying a META_TX whose inner signature is bad, before executing it', async () => {
       const bad = metaTx(true);

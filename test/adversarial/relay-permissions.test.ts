@@ -34,7 +34,7 @@ const tokenBalance = async (a: string, token: Hex): Promise<string> => (await ac
 
 /** Submits `fields` signed by `keys` (from the honest address) and waits for its successful inclusion. */
 async function included(keys: HybridKeys, fields: Omit<TxFields, 'nonce'>): Promise<Hex> {
-  const tx = signTx(keys, { ...fields, nonce: await nonceOf(keys) });
+  const tx = signTx(keys, { ...fields, nonce: await nonceOf(keys) }, node.network);
   const r = await post(HONEST, encodeTx(tx));
   expect(r.json, JSON.stringify(r.json)).toMatchObject({ accepted: true });
   const rec = await waitFor(`${fields.type} included`, async () => {
@@ -81,13 +81,13 @@ describe('a permission governs every path that moves the account\'s value (issue
     const before = await holdings(token);
     const nonce = await nonceOf(VICTIM);
     const inners = [
-      signTx(VICTIM, { type: 'TRANSFER', to: THIEF, amount: 50n * COIN, fee: '0', nonce }),
-      signTx(VICTIM, { type: 'TOKEN_TRANSFER', to: THIEF, fee: '0', nonce, data: { token, amount: '400' } }),
+      signTx(VICTIM, { type: 'TRANSFER', to: THIEF, amount: 50n * COIN, fee: '0', nonce }, node.network),
+      signTx(VICTIM, { type: 'TOKEN_TRANSFER', to: THIEF, fee: '0', nonce, data: { token, amount: '400' } }, node.network),
     ];
     let relayerNonce = await nonceOf(RELAYER);
     for (const inner of inners) {
       // Relayed by a stranger: judged as if the victim had sent it.
-      const meta = signTx(RELAYER, { type: 'META_TX', nonce: relayerNonce, data: { tx: JSON.parse(encodeTx(inner)) } });
+      const meta = signTx(RELAYER, { type: 'META_TX', nonce: relayerNonce, data: { tx: JSON.parse(encodeTx(inner)) } }, node.network);
       const r = await post(ATTACKER, encodeTx(meta));
       if (r.json.accepted) relayerNonce++;
       expect(r.json).toEqual({ accepted: false, id: meta.id, reason: governed(inner.type) });

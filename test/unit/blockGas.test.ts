@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { importerBehavior } from '../../src/actors/importer';
 import { sealBlock } from '../../src/chain/block';
 import { buildBlock } from '../../src/chain/buildBlock';
-import { devAccounts, devGenesis } from '../../src/chain/devnet';
+import { devAccounts, devGenesis, DEV_NETWORK } from '../../src/chain/devnet';
 import { signTx } from '../../src/chain/envelope';
 import { applyGenesis } from '../../src/chain/genesis';
 import { orderedCandidates } from '../../src/mempool/senderHeap';
@@ -23,7 +23,7 @@ async function setup() {
   const [a, b] = devAccounts(2).map((d) => d.keys);
   // Timestamps fix the candidates' order across senders (the mempool's: by nonce, then timestamp).
   const deploy = (k: typeof a, nonce: number, gasLimit = Number(VM_MAX_GAS), timestamp = 1_000 + nonce) =>
-    signTx(k, { type: 'VM_DEPLOY', to: null, amount: '0', fee: '100000', nonce, timestamp, data: { input: '0x5b600056', gasLimit } });
+    signTx(k, { type: 'VM_DEPLOY', to: null, amount: '0', fee: '100000', nonce, timestamp, data: { input: '0x5b600056', gasLimit } }, DEV_NETWORK);
   return { kv, parent, validator, a, b, deploy };
 }
 
@@ -34,7 +34,7 @@ describe('block gas budget (BLOCK_GAS_LIMIT)', () => {
     const timestamp = parent.timestamp + 1_000;
     const results = txs.map(() => ({ status: 'failed' as const, error: 'out of gas', energyUsed: '0', burned: '0' }));
     const block = sealBlock(validator, { parent, timestamp, producer: validator.address, stateRoot: parent.stateRoot, txs, results, events: [] });
-    const importer = importerBehavior({ kv, verifier: { verifyMany: async (jobs) => jobs.map(() => true) }, slotMs: 500 });
+    const importer = importerBehavior({ kv, verifier: { verifyMany: async (jobs) => jobs.map(() => true) }, slotMs: 500, network: DEV_NETWORK });
     const verdict = await importer.handle({ type: 'execute', block, parent, now: timestamp });
     expect(verdict).toMatchObject({ refused: `block gas ${2n * VM_MAX_GAS} exceeds BLOCK_GAS_LIMIT ${VM_MAX_GAS} (the sum of its VM transactions' gas limits)` });
 
@@ -47,9 +47,9 @@ describe('block gas budget (BLOCK_GAS_LIMIT)', () => {
   it('the producer stops adding VM transactions at the limit and leaves the rest (and non-VM ones still fit)', async () => {
     const { kv, parent, validator, a, b, deploy } = await setup();
     const small = deploy(b, 0, 100_000, 5_000);
-    const transfer = signTx(b, { type: 'TRANSFER', to: a.address, amount: '1', fee: '1000', nonce: 1, timestamp: 5_001, data: null });
+    const transfer = signTx(b, { type: 'TRANSFER', to: a.address, amount: '1', fee: '1000', nonce: 1, timestamp: 5_001, data: null }, DEV_NETWORK);
     const state = await StateTrie.open(kv, parent.stateRoot);
-    const ctx = { producer: validator.address, maxTxs: 500 };
+    const ctx = { producer: validator.address, network: DEV_NETWORK, maxTxs: 500 };
     const built = await buildBlock(state, orderedCandidates([[deploy(a, 0), deploy(a, 1)], [small, transfer]]), { ...ctx, height: 1, timestamp: parent.timestamp + 1_000 });
     // a's first deployment fills the budget: a's second and b's (small) deployment wait, and so does b's transfer behind it.
     expect(built.txs.map((t) => t.id)).toEqual([deploy(a, 0).id]);

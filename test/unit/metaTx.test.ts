@@ -63,7 +63,7 @@ describe('META_TX', () => {
     for (const bad of [forged, { ...noId, amount: c(20) }, other]) {
       // Without a verify-pool verdict (a replay, a tool), execution checks it itself: it can never be in a block.
       const meta = await w.tx('META_TX', RELAYER, { data: { tx: bad } });
-      expect(await applyTx(w.state, meta, { height: w.height + 1, timestamp: 1e9, producer: V0 })).toEqual({ kind: 'skip', reason: 'invalid signature', permanent: true, gap: false });
+      expect(await applyTx(w.state, meta, { height: w.height + 1, timestamp: 1e9, producer: V0, network: DEV_NETWORK })).toEqual({ kind: 'skip', reason: 'invalid signature', permanent: true, gap: false });
     }
     await w.fails('META_TX', RELAYER, { data: { tx: inner({ amount: c(1000) }) } }, 'META_TX inner transaction failed: insufficient balance');
     expect((await w.account(USER.address)).nonce).toBe(0);
@@ -79,9 +79,9 @@ describe('META_TX', () => {
     // The producer and the importer pass nestedVerified only after the pool passed them: a forged
     // one executing here shows that execution itself spends no signature check.
     const meta = await w.tx('META_TX', RELAYER, { data: { tx: forged } });
-    const v = await applyTx(w.state, meta, { height: w.height + 1, timestamp: 1e9, producer: V0, nestedVerified: true });
+    const v = await applyTx(w.state, meta, { height: w.height + 1, timestamp: 1e9, producer: V0, network: DEV_NETWORK, nestedVerified: true });
     expect(v).toMatchObject({ kind: 'applied', result: { status: 'success' } });
-    expect(verifyJobsOf(meta as HybridTx)).toHaveLength(2); // the pool checks the outer and the inner envelope together
+    expect(verifyJobsOf(meta as HybridTx, DEV_NETWORK)).toHaveLength(2); // the pool checks the outer and the inner envelope together
   });
 
   it('judges the inner transaction as if its user had sent it: a permission governing it fails the META_TX', async () => {
@@ -90,7 +90,7 @@ describe('META_TX', () => {
     await w.block([create]);
     const token = assetId(create.id);
     await w.ok('TOKEN_TRANSFER', U2, { to: USER.address, data: { token, amount: '400' } });
-    await w.block([signTx(USER, { type: 'PERMISSION_UPDATE', nonce: 0, fee: '100000', timestamp: 5, data: { permission: { keys: { [U3]: 1, [U4]: 1 }, threshold: 2, operations: ['TRANSFER', 'TOKEN_TRANSFER'], timelockBlocks: 3 } } })]);
+    await w.block([signTx(USER, { type: 'PERMISSION_UPDATE', nonce: 0, fee: '100000', timestamp: 5, data: { permission: { keys: { [U3]: 1, [U4]: 1 }, threshold: 2, operations: ['TRANSFER', 'TOKEN_TRANSFER'], timelockBlocks: 3 } } }, DEV_NETWORK)]);
     const before = await w.account(USER.address);
     const governed = (type: string) => `${type} from ${USER.address} needs its multisig permission (MULTISIG_PROPOSE)`;
     await w.fails('META_TX', RELAYER, { data: { tx: inner({ nonce: 1 }) } }, `META_TX inner transaction failed: ${governed('TRANSFER')}`);

@@ -15,6 +15,7 @@ import { Wallet } from 'ethers';
 import { applyTx } from '../../src/chain/applyTx';
 import { decodeEthTx } from '../../src/chain/ethTx';
 import { CHAIN_ID, GAS_PRICE_WEI } from '../../src/protocol/params';
+import { DEV_NETWORK } from '../../src/chain/devnet';
 import { refusal } from '../helpers/assetHarness';
 import { EconWorld, U1, U2, U3, U4, V0 } from '../helpers/econWorld';
 import { walkMachine } from '../helpers/machineWalk';
@@ -70,7 +71,7 @@ describe('a permission governs every path that moves the account\'s value', () =
   const W = wallet.address.toLowerCase() as Address;
   const eth = async (w: EconWorld, fields: { to?: string; value?: bigint; data?: string }) => {
     const raw = await wallet.signTransaction({ type: 2, chainId: BigInt(CHAIN_ID), nonce: (await w.account(W)).nonce, gasLimit: 100_000n, maxFeePerGas: GAS_PRICE_WEI, maxPriorityFeePerGas: 0n, ...fields });
-    const d = decodeEthTx(raw, 1e9);
+    const d = decodeEthTx(raw, 1e9, CHAIN_ID);
     if (!d.ok) throw new Error(d.error);
     return d.tx;
   };
@@ -82,7 +83,7 @@ describe('a permission governs every path that moves the account\'s value', () =
     return w;
   }
   const included = async (w: EconWorld, tx: SignedTx) => {
-    const v = await applyTx(w.state, tx, { height: ++w.height, timestamp: w.height * 1000, producer: V0 });
+    const v = await applyTx(w.state, tx, { height: ++w.height, timestamp: w.height * 1000, producer: V0, network: DEV_NETWORK });
     if (v.kind !== 'applied') throw new Error(`not applied: ${v.reason}`);
     return v.result;
   };

@@ -14,7 +14,7 @@ import { encodeTx, signTx } from '../../../src/chain/envelope';
 import { deriveKeys, devSecret, type HybridKeys } from '../../../src/crypto/keys';
 import type { Hex } from '../../../src/primitives/hex';
 import { fastHybridSigner } from '../../../bench/lib/sign';
-import { requestFrom, waitFor } from '../lib';
+import { networkOf, requestFrom, waitFor } from '../lib';
 
 export interface SquatOptions {
   /** Attacker accounts (80 in row 7). */
@@ -65,11 +65,12 @@ export async function prepareSquat(url: string, o: SquatOptions = {}): Promise<P
   const accounts = Array.from({ length: n }, (_, i) => deriveKeys(devSecret(i, 'cairn-adversarial-squatter')));
 
   const sign = await fastHybridSigner();
+  const network = await networkOf(url);
   const funder = deriveKeys(devSecret(o.funder ?? 9));
   const acc = await requestFrom(from, `${url}/address/${funder.address}`);
   if (acc.status !== 200) throw new Error(`funder ${funder.address}: ${acc.status} ${acc.text}`);
   let nonce: number = acc.json.nextNonce;
-  const funds = accounts.map((a) => signTx(funder, { type: 'TRANSFER', to: a.address, amount: funding.toString(), nonce: nonce++ }, sign));
+  const funds = accounts.map((a) => signTx(funder, { type: 'TRANSFER', to: a.address, amount: funding.toString(), nonce: nonce++ }, network, sign));
   for (const tx of funds) {
     const r = await requestFrom(from, `${url}/tx`, { body: encodeTx(tx) });
     if (!r.json?.accepted) throw new Error(`funding ${tx.to}: ${r.status} ${r.text}`);
@@ -93,7 +94,7 @@ export async function prepareSquat(url: string, o: SquatOptions = {}): Promise<P
         for (let j = next++; j < n * nonces; j = next++) {
           const i = j % n;
           if (stopped.has(i)) continue;
-          const tx = signTx(accounts[i], { type: 'TRANSFER', to: SINK, amount: '1', fee: '0', nonce: 1 + Math.floor(j / n) }, sign);
+          const tx = signTx(accounts[i], { type: 'TRANSFER', to: SINK, amount: '1', fee: '0', nonce: 1 + Math.floor(j / n) }, network, sign);
           sent++;
           const r = await requestFrom(addressOf(i), `${url}/tx`, { body: encodeTx(tx) });
           if (r.status === 200 && r.json?.accepted === true) accepted.push(tx.id);

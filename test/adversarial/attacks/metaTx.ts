@@ -11,12 +11,15 @@ import { encodeTx, signTx, type TxFields } from '../../../src/chain/envelope';
 import type { HybridSignatures } from '../../../src/crypto/hybrid';
 import { deriveKeys, devSecret, type HybridKeys } from '../../../src/crypto/keys';
 import type { Hex } from '../../../src/primitives/hex';
+import type { Network } from '../../../src/protocol/network';
 import type { HybridTx } from '../../../src/protocol/types';
 import { ATTACKER, requestFrom } from '../lib';
 
 export type Signer = (keys: HybridKeys, msg: Uint8Array) => HybridSignatures;
 
 export interface FloodOptions {
+  /** The chain the transactions are for (Target.network, networkOfSpec). */
+  network: Network;
   /** Transactions (default 500, a full block). */
   count?: number;
   /** First development account of the relayers (default 0): relayers first..first+count-1. */
@@ -33,10 +36,10 @@ export interface FloodOptions {
 }
 
 const keysOf = (i: number) => deriveKeys(devSecret(i));
-const sign = (keys: HybridKeys, fields: TxFields, o: FloodOptions): HybridTx => (o.sign ? signTx(keys, fields, o.sign) : signTx(keys, fields));
+const sign = (keys: HybridKeys, fields: TxFields, o: FloodOptions): HybridTx => signTx(keys, fields, o.network, o.sign);
 
 /** `count` META_TXs, ready to POST (signed before any clock starts). */
-export function metaTxFlood(o: FloodOptions = {}): HybridTx[] {
+export function metaTxFlood(o: FloodOptions): HybridTx[] {
   const n = o.count ?? 500;
   const r0 = o.firstRelayer ?? 0;
   const u0 = o.firstUser ?? n;
@@ -49,7 +52,7 @@ export function metaTxFlood(o: FloodOptions = {}): HybridTx[] {
 }
 
 /** The honest twin: `count` TRANSFERs of the users (firstUser…), one each. */
-export function transferBlock(o: FloodOptions = {}): HybridTx[] {
+export function transferBlock(o: FloodOptions): HybridTx[] {
   const n = o.count ?? 500;
   const r0 = o.firstRelayer ?? 0;
   const u0 = o.firstUser ?? n;

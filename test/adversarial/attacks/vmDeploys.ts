@@ -11,7 +11,7 @@ import { deriveKeys, type HybridKeys } from '../../../src/crypto/keys';
 import { keccak256 } from '../../../src/crypto/hash';
 import { toHex, utf8 } from '../../../src/primitives/hex';
 import { CHAIN_ID, GAS_PRICE_WEI, VM_MAX_GAS } from '../../../src/protocol/params';
-import { ATTACKER, requestFrom, rpcFrom, waitFor } from '../lib';
+import { ATTACKER, networkOf, requestFrom, rpcFrom, waitFor } from '../lib';
 
 /** JUMPDEST PUSH1 0 JUMP: loops until its gas is gone. */
 export const LOOPING_INIT_CODE = '0x5b600056';
@@ -65,7 +65,7 @@ async function fundedAttacker(target: { url: string; rpcUrl: string }, seed: str
   const keys = deriveKeys(keccak256(utf8(seed)));
   const dev = devAccounts(1)[0].keys;
   const nonce = Number(await rpc(from, target.rpcUrl, 'eth_getTransactionCount', [dev.address, 'pending']));
-  const fund = signTx(dev, { type: 'TRANSFER', to: keys.address, amount: String(10n * 1_000_000n), fee: '1000', nonce, data: null });
+  const fund = signTx(dev, { type: 'TRANSFER', to: keys.address, amount: String(10n * 1_000_000n), fee: '1000', nonce, data: null }, await networkOf(target.url));
   const v = await post(from, `${target.url}/tx`, fund);
   if (!v?.accepted) throw new Error(`funding refused: ${JSON.stringify(v)}`);
   await waitFor('attacker funded', async () => BigInt(await rpc(from, target.rpcUrl, 'eth_getBalance', [keys.address, 'latest'])) > 0n, 30_000);
@@ -80,18 +80,19 @@ export async function startDeployFlood(target: { url: string; rpcUrl: string }, 
   const wallet = new Wallet(toHex(keys.secp256k1.privateKey));
   const stats: DeployFloodStats = { sent: 0, refused: [], ids: [], included: new Map(), blocks: [] };
   const first = Number(await rpc(from, target.rpcUrl, 'eth_getTransactionCount', [keys.address, 'pending']));
+  const network = await networkOf(target.url);
   const submitted = (async () => {
     for (let i = 0; i < count; i++) {
       const nonce = first + i;
       const eth = opts.envelope === 'eth' || (opts.envelope !== 'hybrid' && i % 2 === 1);
       stats.sent++;
       if (eth) {
-        const raw = await wallet.signTransaction({ type: 0, chainId: CHAIN_ID, nonce, to: null, data: LOOPING_INIT_CODE, value: 0n, gasLimit: VM_MAX_GAS, gasPrice: GAS_PRICE_WEI });
+        const raw = await wallet.signTransaction({ type: 0, chainId: network.chainId, nonce, to: null, data: LOOPING_INIT_CODE, value: 0n, gasLimit: VM_MAX_GAS, gasPrice: GAS_PRICE_WEI });
         const r = await rpcFrom(from, target.rpcUrl, 'eth_sendRawTransaction', [raw]);
         if (r?.error) stats.refused.push(r.error.message);
         else stats.ids.push(r.result);
       } else {
-        const tx = signTx(keys, { type: 'VM_DEPLOY', to: null, amount: '0', fee: '100000', nonce, data: { input: LOOPING_INIT_CODE, gasLimit: Number(VM_MAX_GAS) } });
+        const tx = signTx(keys, { type: 'VM_DEPLOY', to: null, amount: '0', fee: '100000', nonce, data: { input: LOOPING_INIT_CODE, gasLimit: Number(VM_MAX_GAS) } }, network);
         const v = await post(from, `${target.url}/tx`, tx);
         if (v?.accepted) stats.ids.push(tx.id);
         else stats.refused.push(v?.error ?? v?.reason ?? JSON.stringify(v));
