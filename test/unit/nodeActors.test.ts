@@ -131,14 +131,25 @@ describe('chain actor', () => {
 
   it('keeps the idle pace: no block while nothing is pending and the pace is not due, an empty block when it is', async () => {
     const w = await world();
-    w.clock.now = w.view.head.timestamp + IDLE_MS - 1;
+    const started = w.view.head.timestamp + 5 * IDLE_MS; // the node starts on an old head
+    w.clock.now = started;
+    await w.tick();
+    expect(w.view.head.height).toBe(0); // idle time counts from the start at the earliest
+    w.clock.now = started + IDLE_MS - 1;
     await w.tick();
     expect(w.view.head.height).toBe(0);
-    w.clock.now = w.view.head.timestamp + IDLE_MS;
+    w.clock.now = started + IDLE_MS;
     await w.tick();
     expect(w.view.head.height).toBe(1);
     expect((await w.store.block(1))!.txs).toEqual([]);
     expect(w.view.head.timestamp).toBe(w.clock.now);
+    // From then on the pace counts from the head.
+    w.clock.now = w.view.head.timestamp + IDLE_MS - 1;
+    await w.tick();
+    expect(w.view.head.height).toBe(1);
+    w.clock.now = w.view.head.timestamp + IDLE_MS;
+    await w.tick();
+    expect(w.view.head.height).toBe(2);
   });
 
   it('drops what can never be included, tells the mempool why, and does not retry an unchanged barren pool', async () => {

@@ -70,6 +70,8 @@ class FakeBridge {
       const [f] = this.faults.splice(fault, 1);
       return { status: f.status, body: { error: `stand-in ${f.status}` }, headers: f.headers };
     }
+    // The chain the relayer's client signs for (CairnClient.network()).
+    if (req.method === 'GET' && url.pathname === '/status') return { status: 200, body: { chainId: DEV_NETWORK.chainId, genesisHash: DEV_NETWORK.genesisHash, height: this.height, finalizedHeight: this.finalizedHeight } };
     if (req.method === 'GET' && url.pathname === '/bridge') {
       return { status: 200, body: { committee: { epoch: 1, threshold: 2, since: 1, members: this.committee.map(memberOf).sort((a, b) => (a.address < b.address ? -1 : 1)) }, pools: [], height: this.height, finalizedHeight: this.finalizedHeight } };
     }
