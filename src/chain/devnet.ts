@@ -26,7 +26,7 @@ export const DEV_ACCOUNTS_DEFAULT = 10;
  */
 export const DEV_NETWORK: Network = {
   chainId: CHAIN_ID,
-  genesisHash: '0x73fe0e55785b5aa200507b91aa82e96e232875782be91e745a389c12a5c37be7',
+  genesisHash: '0x5fc9a80a15dd78be8a222b48373c080276a03b2142377a4eab1333cd92774e71',
 };
 
 /**
