@@ -109,7 +109,8 @@ interface RunResult {
 }
 
 async function run(i: number, bodies: string[]): Promise<RunResult> {
-  let node: SpawnedNode | null = await spawnNode({ devAccounts: SENDERS, slotMs: 500, mempoolCap: PENDING, logLevel: 'warn' });
+  // Submitted concurrently, a sender's transactions arrive out of order: allow the whole 64-nonce gap (the pool's content, not its admission rules, is measured).
+  let node: SpawnedNode | null = await spawnNode({ devAccounts: SENDERS, slotMs: 500, mempoolCap: PENDING, logLevel: 'warn', extra: ['--mempool-sender-gapped', '64'] });
   const stop = async () => {
     const n = node;
     node = null;

@@ -214,8 +214,9 @@ export async function spawnNode(opts: { devAccounts: number; slotMs: number; mem
   };
 }
 
-/** The chain a running node serves (GET /status): what a benchmark's transactions sign for. */
+/** The chain a node serves (GET /status, once it answers): what a benchmark's transactions sign for. */
 export async function networkAt(base: string): Promise<Network> {
+  await waitReady(base);
   const s = (await (await fetch(`${base}/status`)).json()) as Network;
   return { chainId: s.chainId, genesisHash: s.genesisHash };
 }
