@@ -1,6 +1,4 @@
 import fc from 'fast-check';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -27,6 +25,9 @@ import { BUCKETS, bucketOf } from '../../src/storage/buckets';
 import { ChainStore } from '../../src/storage/chainStore';
 import { SigningGuard } from '../../src/storage/signingGuard';
 import { DEV_NETWORK } from '../../src/chain/devnet';
+import { scratchDirs } from '../helpers/scratch';
+
+const scratch = scratchDirs();
 
 /**
  * Reorganizations through the real chain actors: two validators each build their own branch
@@ -78,7 +79,7 @@ async function node(index: number): Promise<Node> {
     inChain: async (id) => (await store.txLocation(id)) !== undefined, now: () => clock.now, log,
   }));
   const chain = new ActorRef<ChainMsg, ChainReplies>(`chain${index}`);
-  const guard = await SigningGuard.open(join(await mkdtemp(join(tmpdir(), 'cairn-reorg-')), 'guard.json'));
+  const guard = await SigningGuard.open(join(scratch('cairn-reorg-'), 'guard.json'));
   chain.attach(chainBehavior({
     kv, store, view, mempool, keys: validators[index], network: DEV_NETWORK, idleBlockMs: 0, slotMs: SLOT, guard, log,
     verifier: { verifyMany: async (jobs) => jobs.map(() => true) }, // signatures are the verify pool's tests; here: reorganization

@@ -1,5 +1,3 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -24,6 +22,9 @@ import { StateTrie } from '../../src/state/stateTrie';
 import { ChainStore } from '../../src/storage/chainStore';
 import { SigningGuard } from '../../src/storage/signingGuard';
 import { DEV_NETWORK } from '../../src/chain/devnet';
+import { scratchDirs } from '../helpers/scratch';
+
+const scratch = scratchDirs();
 
 const IDLE_MS = 1_000;
 const log = pino({ level: 'silent' });
@@ -55,7 +56,7 @@ async function world() {
     inChain: async (id) => (await store.txLocation(id)) !== undefined, now: () => clock.now, log,
   }));
   const chain = new ActorRef<ChainMsg, ChainReplies>('chain');
-  const guard = await SigningGuard.open(join(await mkdtemp(join(tmpdir(), 'cairn-guard-')), 'signing-guard.json'));
+  const guard = await SigningGuard.open(join(scratch('cairn-guard-'), 'signing-guard.json'));
   // One-millisecond slots: every tick of the fake clock is a new slot of the single validator.
   chain.attach(chainBehavior({ kv, store, view, mempool, keys: dev.validator, network: DEV_NETWORK, idleBlockMs: IDLE_MS, slotMs: 1, verifier: { verifyMany: async (j) => j.map(() => true) }, guard, log }));
 

@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_FALLBACK_BLOCKS, Relayer, standInPayout, turnOf } from '../../examples/relayer';
@@ -8,6 +7,7 @@ import { deriveKeys, type HybridKeys } from '../../src/crypto/keys';
 import { memberOf } from '../../src/modules/bridge';
 import type { BridgeTransferView } from '../../src/views';
 import { expectStopsPromptly } from '../helpers/stopPromptly';
+import { scratchDirs } from '../helpers/scratch';
 import { useStubNode, type StubNode } from '../helpers/stubNode';
 import { DEV_NETWORK } from '../../src/chain/devnet';
 
@@ -22,7 +22,8 @@ const SORTED = [...KEYS].sort((a, b) => (a.address < b.address ? -1 : 1));
 const OUTSIDER = deriveKeys(new Uint8Array(32).fill(77));
 /** A transfer id whose first turn is member `first` (ids modulo 3). */
 const idFor = (first: number, salt: number) => `0x${(BigInt(salt) * 3n + BigInt(first)).toString(16).padStart(64, '0')}`;
-const stateFile = () => join(mkdtempSync(join(tmpdir(), 'cairn-relayer-')), 'state.json');
+const scratch = scratchDirs();
+const stateFile = () => join(scratch('cairn-relayer-'), 'state.json');
 
 interface Settle {
   id: string;
