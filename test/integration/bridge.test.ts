@@ -1,6 +1,4 @@
-import { mkdtempSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Relayer, standInPayout } from '../../examples/relayer';
@@ -9,6 +7,7 @@ import { COIN } from '../../src/primitives/amount';
 import { fromHex, type Hex } from '../../src/primitives/hex';
 import { CairnClient, inboundDigest, memberOf, signAsMember, type TxInput } from '../../src/sdk';
 import type { BridgeTransferView } from '../../src/views';
+import { scratchDirs } from '../helpers/scratch';
 import { startTestNode, waitUntil, type TestNode } from '../helpers/testNode';
 
 /**
@@ -22,7 +21,7 @@ let t: TestNode;
 let client: CairnClient;
 let accounts: HybridKeys[];
 let validator: HybridKeys;
-const dir = mkdtempSync(join(tmpdir(), 'cairn-relayer-'));
+const dir = scratchDirs()('cairn-relayer-');
 const keysOf = async (file: string) => (JSON.parse(await readFile(join(t.dataDir, file), 'utf8')) as { secret: string }[]).map((a) => deriveKeys(fromHex(a.secret)));
 const ok = async (k: HybridKeys, input: TxInput) => {
   const r = await client.sendTx(k, input, { wait: 'included', timeoutMs: 20_000, pollMs: 50 });
