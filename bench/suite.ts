@@ -65,13 +65,13 @@ async function main(): Promise<void> {
   const dir = values['results-dir'] ?? RESULTS_DIR;
   const only = values.only?.split(',');
   const chosen = BENCHES.filter((b) => !only || only.includes(b.name));
-  let failed = 0;
+  const failed: string[] = [];
   for (const b of chosen) {
     const args = ['--import', 'tsx', b.script, ...(values.tiny ? ['--tiny'] : b.args), '--results-dir', dir];
     console.error(`\n== ${b.name}: node ${args.join(' ')}`);
     const r = spawnSync(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
     if (r.status !== 0) {
-      failed++;
+      failed.push(b.name);
       console.error(`${b.name} failed (exit ${r.status})`);
     }
   }
@@ -80,7 +80,9 @@ async function main(): Promise<void> {
   const md = renderResults(files);
   if (!values.tiny) writeFileSync(join(ROOT, 'bench/results.md'), md);
   console.log(md);
-  process.exitCode = failed ? 1 : 0;
+  // Last on stderr, so that a caller reading its tail (test/integration/bench.test.ts) sees which failed.
+  if (failed.length) console.error(`\nfailed: ${failed.join(', ')} (their output is above)`);
+  process.exitCode = failed.length ? 1 : 0;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();
