@@ -11,7 +11,7 @@
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { sealBlock } from '../src/chain/block';
 import { buildBlock } from '../src/chain/buildBlock';
 import { decodeEnvelope } from '../src/chain/envelope';
@@ -236,6 +236,7 @@ async function main() {
   } finally {
     await b.stop(false);
     await a.stop(kept); // a kept chain stays for the next run
+    for (const f of [keyFile, specFile]) rmSync(dirname(f), { recursive: true, force: true });
     if (b.cpuProfDir) summarizeProfile(b.cpuProfDir);
   }
 }
