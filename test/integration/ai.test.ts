@@ -1,6 +1,4 @@
-import { mkdtempSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Oracle } from '../../examples/oracle';
@@ -10,6 +8,9 @@ import { fromHex, type Hex } from '../../src/primitives/hex';
 import { buildTx, CairnClient, signTx, type TxInput } from '../../src/sdk';
 import type { TaskView } from '../../src/views';
 import { startTestNode, waitUntil, type TestNode } from '../helpers/testNode';
+import { scratchDirs } from '../helpers/scratch';
+
+const scratch = scratchDirs();
 
 /**
  * The AI layer over HTTP on a real node (RocksDB, real ports, real signatures), from the
@@ -20,7 +21,7 @@ import { startTestNode, waitUntil, type TestNode } from '../helpers/testNode';
 let t: TestNode;
 let client: CairnClient;
 let accounts: HybridKeys[];
-const dir = mkdtempSync(join(tmpdir(), 'cairn-oracles-'));
+const dir = scratch('cairn-oracles-');
 const oracles: Oracle[] = [];
 const running: Promise<void>[] = [];
 

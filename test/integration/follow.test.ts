@@ -1,6 +1,4 @@
-import { mkdtempSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveKeys, type HybridKeys } from '../../src/crypto/keys';
@@ -8,6 +6,9 @@ import { COIN } from '../../src/primitives/amount';
 import { fromHex } from '../../src/primitives/hex';
 import { CairnClient, fileCursor, followAccount, followBlocks, followProposals, type TxInput } from '../../src/sdk';
 import { startTestNode, type TestNode } from '../helpers/testNode';
+import { scratchDirs } from '../helpers/scratch';
+
+const scratch = scratchDirs();
 
 /**
  * The SDK followers against a real node: blocks in order and final; an account's
@@ -18,7 +19,7 @@ let t: TestNode;
 let client: CairnClient;
 let accounts: HybridKeys[];
 let validator: HybridKeys;
-const dir = mkdtempSync(join(tmpdir(), 'cairn-follow-'));
+const dir = scratch('cairn-follow-');
 const keysOf = async (file: string) => (JSON.parse(await readFile(join(t.dataDir, file), 'utf8')) as { secret: string }[]).map((a) => deriveKeys(fromHex(a.secret)));
 const send = async (k: HybridKeys, input: TxInput) => {
   const r = await client.sendTx(k, input, { wait: 'included', timeoutMs: 20_000, pollMs: 50 });

@@ -1,6 +1,4 @@
-import { mkdtempSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { watchDeposits, type Deposit } from '../../examples/deposit-watcher';
@@ -12,6 +10,9 @@ import { COIN } from '../../src/primitives/amount';
 import { fromHex, type Hex } from '../../src/primitives/hex';
 import { CairnClient } from '../../src/sdk';
 import { startTestNode, waitUntil, type TestNode } from '../helpers/testNode';
+import { scratchDirs } from '../helpers/scratch';
+
+const scratch = scratchDirs();
 
 /** The guides under examples/ run against a real node: wallet, deposit watcher, governance participant, Ethereum developer. */
 let t: TestNode;
@@ -19,7 +20,7 @@ let client: CairnClient;
 let dev: { secret: string; address: string; secp256k1PrivateKey: string }[];
 let keys: HybridKeys[];
 let validator: HybridKeys;
-const dir = mkdtempSync(join(tmpdir(), 'cairn-guides-'));
+const dir = scratch('cairn-guides-');
 
 beforeAll(async () => {
   t = await startTestNode({ devAccounts: 6, idleBlockMs: 100 });

@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeEnvelope } from '../../src/chain/envelope';
@@ -11,6 +10,9 @@ import type { CommitteeRecord } from '../../src/protocol/bridge';
 import { runCliCaptured as run } from '../helpers/cliRun';
 import { useStubNode } from '../helpers/stubNode';
 import { DEV_NETWORK } from '../../src/chain/devnet';
+import { scratchDirs } from '../helpers/scratch';
+
+const scratch = scratchDirs();
 
 /**
  * `cairn bridge …`: the writes offline (out, in, settle, rotate from their registry entries),
@@ -26,7 +28,7 @@ const A = '0x00000000000000000000000000000000000000aa';
 const TOKEN = '0x1111111111111111111111111111111111111111';
 const ID = `0x${'ab'.repeat(32)}`;
 const OFFLINE = ['--secret', SECRET, '--nonce', '7', '--timestamp', '1700000000000', '--sign-only', '--genesis-hash', DEV_NETWORK.genesisHash];
-const dir = mkdtempSync(join(tmpdir(), 'cairn-cli-bridge-'));
+const dir = scratch('cairn-cli-bridge-');
 const file = (name: string, content: unknown) => {
   const p = join(dir, name);
   writeFileSync(p, typeof content === 'string' ? content : JSON.stringify(content));

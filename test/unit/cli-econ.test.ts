@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { memberOf } from '../../src/modules/bridge';
@@ -10,6 +9,9 @@ import { fromHex } from '../../src/primitives/hex';
 import { buildTx } from '../../src/sdk/assets';
 import { runCliCaptured as run } from '../helpers/cliRun';
 import { DEV_NETWORK } from '../../src/chain/devnet';
+import { scratchDirs } from '../helpers/scratch';
+
+const scratch = scratchDirs();
 
 /** `cairn stake|gov|resource|vesting …`: offline envelopes, usage errors and help. */
 
@@ -50,7 +52,7 @@ const SIGNED: [string[], { type: string; to: string | null; amount: string; data
 describe('gov propose --committee', () => {
   it('reads the members file and the threshold into data.committee', async () => {
     const keys = [1, 2, 3].map((i) => deriveKeys(new Uint8Array(32).fill(i)));
-    const dir = mkdtempSync(join(tmpdir(), 'cairn-committee-'));
+    const dir = scratch('cairn-committee-');
     const file = join(dir, 'members.json');
     writeFileSync(file, JSON.stringify(keys.map(memberOf)));
     const r = await run(['gov', 'propose', '--committee', file, '--threshold', '2', '--deposit', '100', ...OFFLINE]);

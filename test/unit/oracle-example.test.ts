@@ -1,11 +1,12 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { answer, Oracle } from '../../examples/oracle';
 import { deriveKeys } from '../../src/crypto/keys';
 import { expectStopsPromptly } from '../helpers/stopPromptly';
 import { useStubNode } from '../helpers/stubNode';
+import { scratchDirs } from '../helpers/scratch';
+
+const scratch = scratchDirs();
 
 /** examples/oracle.ts against a stand-in node: how it handles 429 Retry-After and 503. */
 describe('the example oracle', () => {
@@ -25,7 +26,7 @@ describe('the example oracle', () => {
       }
       return { status: 500, body: { error: 'unexpected' } };
     };
-    const o = new Oracle({ node: stub.url, keys, stateFile: join(mkdtempSync(join(tmpdir(), 'cairn-oracle-')), 's.json'), log: () => {} });
+    const o = new Oracle({ node: stub.url, keys, stateFile: join(scratch('cairn-oracle-'), 's.json'), log: () => {} });
     await o.retrying(() => o.register());
     expect(calls).toBe(3);
     expect(at[1] - at[0]).toBeGreaterThanOrEqual(950); // Retry-After: 1 s
@@ -34,7 +35,7 @@ describe('the example oracle', () => {
 
   it('stop() ends run() while it waits out a node that is down (no retrying forever after SIGTERM)', async () => {
     stub.handler = () => ({ status: 503, body: { error: 'syncing' } });
-    await expectStopsPromptly(new Oracle({ node: stub.url, keys, stateFile: join(mkdtempSync(join(tmpdir(), 'cairn-oracle-')), 's.json'), log: () => {} }));
+    await expectStopsPromptly(new Oracle({ node: stub.url, keys, stateFile: join(scratch('cairn-oracle-'), 's.json'), log: () => {} }));
   }, 10_000);
 
   it('answers sums and echoes anything else in upper case', () => {
