@@ -111,11 +111,71 @@ export function mstore(runState: RunState): void {
 }
 
 
+interface FlowState {
+  stack: { pop(): bigint; popN(n: number): bigint[]; push(v: bigint): void };
+  programCounter: number;
+  opCode: number;
+  code: Uint8Array;
+  validJumps: Uint8Array;
+  cachedPushes: Record<number, bigint>;
+  shouldDoJumpAnalysis: boolean;
+}
+type Handler = (runState: FlowState, common: unknown) => void;
+
+/**
+ * The control-flow opcodes of a loop — PUSH1..PUSH32, JUMP, JUMPI — for a Common without the
+ * stateless EIPs (6800, 7864; checked when installed). The library's JUMP builds a BigInt of
+ * the code size on every jump (`getCodeSize()`), and its PUSH asks the Common for two EIPs on
+ * every push: together a third of a looping transaction (bench/worstblock.ts jump-loop). The
+ * fast path handles the valid case only; anything else (a bad destination, a push before
+ * jump analysis) restores the stack and runs the library's handler, so errors and their
+ * wording are the library's own. A property test compares them with the library on random code.
+ */
+function flowHandlers(original: (op: number) => Handler): Map<number, Handler> {
+  const jump = original(0x56);
+  const jumpi = original(0x57);
+  const push = original(0x60);
+  const handlers = new Map<number, Handler>();
+  handlers.set(0x56, (rs, common) => {
+    const dest = rs.stack.pop();
+    if (dest < rs.code.length && rs.validJumps[Number(dest)] === 1) rs.programCounter = Number(dest);
+    else {
+      rs.stack.push(dest);
+      jump(rs, common);
+    }
+  });
+  handlers.set(0x57, (rs, common) => {
+    const [dest, cond] = rs.stack.popN(2);
+    if (cond === 0n) return;
+    if (dest < rs.code.length && rs.validJumps[Number(dest)] === 1) rs.programCounter = Number(dest);
+    else {
+      rs.stack.push(cond);
+      rs.stack.push(dest);
+      jumpi(rs, common);
+    }
+  });
+  const pushN: Handler = (rs, common) => {
+    if (rs.shouldDoJumpAnalysis) return push(rs, common);
+    rs.stack.push(rs.cachedPushes[rs.programCounter]);
+    rs.programCounter += rs.opCode - 0x5f;
+  };
+  for (let op = 0x60; op <= 0x7f; op++) handlers.set(op, pushN);
+  return handlers;
+}
+
 /** Installs the faster opcode handlers on one EVM (its opcode table is its own). */
 export function fastOpcodes(evm: EVM): void {
   const table = (evm as unknown as { _opcodeMap?: OpcodeEntry[] })._opcodeMap;
-  const entry = table?.[0x52];
+  if (!table) return;
+  const entry = table[0x52];
   if (entry?.opcodeInfo.name === 'MSTORE' && !entry.opcodeInfo.isAsync) entry.opHandler = mstore;
+  if (evm.common.isActivatedEIP(6800) || evm.common.isActivatedEIP(7864)) return;
+  const names: Record<number, string> = { 0x56: 'JUMP', 0x57: 'JUMPI' };
+  for (let op = 0x60; op <= 0x7f; op++) names[op] = 'PUSH';
+  // Only when the table holds the library's handlers under the expected names (a later version may differ).
+  if (!Object.entries(names).every(([op, name]) => table[Number(op)]?.opcodeInfo.name.startsWith(name) && !table[Number(op)].opcodeInfo.isAsync)) return;
+  const fast = flowHandlers((op) => table[op].opHandler as unknown as Handler);
+  for (const [op, h] of fast) table[op].opHandler = h as unknown as OpcodeEntry['opHandler'];
 }
 
 // ---- 4. the interpreter loop ----------------------------------------------------------------
@@ -190,7 +250,9 @@ function installFastLoop(proto: InterpreterProto): void {
         if (info.dynamicGas || info.isAsync || info.isInvalid || rs.eip7928PostTargetCallOog !== undefined) {
           await this.runStep(entry);
         } else {
-          this.useGas(info.feeBigInt, info);
+          // useGas without its debug branch; an overdraft still goes through it (it traps).
+          if (rs.gasLeft < info.feeBigInt) this.useGas(info.feeBigInt, info);
+          else rs.gasLeft -= info.feeBigInt;
           rs.programCounter++;
           e.opHandler(rs, this.common);
           rs.env.accessWitness?.commit();

@@ -144,7 +144,7 @@ export interface HonestReport {
  * see whether blocks keep their slots. 50 ms apart by default: 20 requests a second stay
  * under the rate limit (240 per 10 s), as an honest client's do.
  */
-export function honestClient(url: string, from = HONEST, intervalMs = 50): { stop(): Promise<HonestReport> } {
+export function honestClient(url: string, from = HONEST, intervalMs = 50): { stop(): Promise<HonestReport>; maxBlockGapMs(): number } {
   const lat: number[] = [];
   let failures = 0;
   const stamps = new Map<number, number>();
@@ -163,14 +163,21 @@ export function honestClient(url: string, from = HONEST, intervalMs = 50): { sto
       await new Promise((r) => setTimeout(r, intervalMs));
     }
   })();
+  /** The largest gap between consecutive blocks seen so far (0 until two consecutive ones were seen). */
+  const maxBlockGapMs = () => {
+    let maxGap = 0;
+    for (const [h, ts] of stamps) {
+      const prev = stamps.get(h - 1);
+      if (prev !== undefined && h - 1 > 0) maxGap = Math.max(maxGap, ts - prev);
+    }
+    return maxGap;
+  };
   return {
+    maxBlockGapMs,
     async stop() {
       running = false;
       await loop;
-      const heights = [...stamps.keys()].sort((a, b) => a - b);
-      let maxGap = 0;
-      for (let i = 1; i < heights.length; i++) if (heights[i] === heights[i - 1] + 1 && heights[i - 1] > 0) maxGap = Math.max(maxGap, stamps.get(heights[i])! - stamps.get(heights[i - 1])!);
-      return { requests: lat.length, p50: percentile(lat, 50), p99: percentile(lat, 99), max: Math.max(0, ...lat), failures, blocks: heights.length, maxBlockGapMs: maxGap };
+      return { requests: lat.length, p50: percentile(lat, 50), p99: percentile(lat, 99), max: Math.max(0, ...lat), failures, blocks: stamps.size, maxBlockGapMs: maxBlockGapMs() };
     },
   };
 }
