@@ -13,6 +13,7 @@ import { StateTrie } from '../state/stateTrie';
 import type { ActorRef, Behavior } from './actorRef';
 import { createBlockCommitter, type CommitDeps } from './commitBlock';
 import { preverifyTxs } from './importer';
+import type { BlockWorkGate } from './blockWork';
 import type { Network } from '../protocol/network';
 import type { ChainMsg, ChainReplies, ImporterMsg, ImporterReplies, ImportOutcome, ProducerMsg, ProducerReplies } from './protocol';
 
@@ -29,6 +30,8 @@ export interface ConsensusDeps extends CommitDeps {
   log: Logger;
   /** --dev: devMine and devRewind are served (refused otherwise). */
   dev?: boolean;
+  /** Block building and gossiped blocks' import run as block work: admission waits for them (actors/blockWork.ts). */
+  blockWork?: BlockWorkGate;
   /** Observes each block's build + commit time in seconds (metrics). */
   onBlockProduced?: (seconds: number) => void;
   /** A block of ours, committed: the p2p actor gossips it. */
@@ -237,12 +240,13 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ChainMsg, ChainRep
           const awaitingFinality = d.view.recent.some((s) => s.txCount > 0 && s.height > head.finalizedHeight);
           const idleDue = idleTurn(d.view.validators, d.view.recent.at(-1)?.producer ?? null, d.self, msg.now - Math.max(head.timestamp, (startedAt ??= msg.now)), d.idleBlockMs, d.slotMs);
           if (!worthTrying && !awaitingFinality && !idleDue) return undefined;
-          const moved = await produce(c.queues, msg.now);
+          const moved = d.blockWork ? await d.blockWork.during(() => produce(c.queues, msg.now)) : await produce(c.queues, msg.now);
           barrenVersion = moved === 0 ? c.version : -1;
           return undefined;
         }
         case 'importBlocks':
-          return importBlocks(msg.blocks, msg.now);
+          // A gossiped block is time-critical (the next slot builds on it); a sync page is not, and would hold admission for its whole length.
+          return d.blockWork && msg.blocks.length === 1 ? d.blockWork.during(() => importBlocks(msg.blocks, msg.now)) : importBlocks(msg.blocks, msg.now);
         case 'devMine':
           if (!d.dev) throw new Error('devMine: not a --dev node');
           return devMine(msg.count);

@@ -44,6 +44,8 @@ export function createAdmission(d: {
    * user had sent it.
    */
   governed?: (signer: SignedTx['from'], tx: SignedTx) => Promise<string | undefined>;
+  /** Resolves when admission may use the CPU: not while a block is built or imported (actors/blockWork.ts). */
+  turn?: () => Promise<void>;
 }) {
   const refuse = (id: Hex, reason: string): SubmitOutcome => ({ kind: 'verdict', verdict: { accepted: false, id, reason }, badSignature: reason === REFUSAL.signature });
 
@@ -96,6 +98,7 @@ export function createAdmission(d: {
   return {
     /** POST /tx: a hybrid envelope (JSON). */
     async submit(body: unknown): Promise<SubmitOutcome> {
+      await d.turn?.();
       const decoded = decodeEnvelope(body, d.network);
       if (!decoded.ok) return { kind: 'malformed', error: decoded.error };
       const tx = decoded.tx;
@@ -112,6 +115,7 @@ export function createAdmission(d: {
     },
     /** POST /vm/tx and eth_sendRawTransaction: a signed Ethereum transaction. */
     async submitRaw(raw: unknown): Promise<SubmitOutcome> {
+      await d.turn?.();
       const decoded = decodeEthTx(raw, d.now(), d.network.chainId);
       if (!decoded.ok) {
         if (decoded.signature) return refuse(typeof raw === 'string' && /^0x[0-9a-fA-F]*$/.test(raw) ? keccakHex(fromHex(raw)) : '0x', REFUSAL.signature);

@@ -33,6 +33,8 @@ import type { NodeConfig } from '../config/config';
 import { SolcCompiler } from '../contracts/compiler';
 import { VerifyPool } from '../crypto/verifyPool';
 import { VmCallPool } from '../vm/callPool';
+import { warmUpVm } from '../vm/warmup';
+import { BlockWorkGate } from '../actors/blockWork';
 import { createClientGate } from '../http/ingress';
 import { CairnError, isCairnError } from '../errors/CairnError';
 import { HttpError } from '../http/httpError';
@@ -282,6 +284,9 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     signingGuard = await SigningGuard.open(join(config.dataDir, 'signing-guard.json'));
     verifier = await VerifyPool.start({ workers: config.verifyWorkers });
     closers.push({ name: 'verifier', close: () => verifier.close() });
+    const warm = performance.now();
+    await warmUpVm(); // the first VM block must fit its budget too (src/vm/warmup.ts)
+    log.debug({ ms: Math.round(performance.now() - warm) }, 'EVM interpreter warmed up');
     const calls = VmCallPool.create(kv, { workers: config.vmCallWorkers, timeoutMs: config.vmCallTimeoutMs, maxQueue: config.vmCallQueue });
     vmCalls = calls;
     closers.push({ name: 'vm calls', close: () => calls.close() });
@@ -337,8 +342,9 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   let rpcClose = async () => {};
 
   // The producer and importer are permanent (restarted after a crash: they hold nothing); consensus is critical.
+  const blockWork = new BlockWorkGate();
   const chainParts = chainActors({
-    kv, store: chainStore, view, mempool, keys, network: chainNetwork, idleBlockMs: config.idleBlockMs, slotMs: config.slotMs, verifier, guard: signingGuard, dev: config.dev,
+    kv, store: chainStore, view, mempool, keys, network: chainNetwork, blockWork, idleBlockMs: config.idleBlockMs, slotMs: config.slotMs, verifier, guard: signingGuard, dev: config.dev,
     log: log.child({ actor: 'consensus' }),
     onBlockProduced: (s) => nodeMetrics.blockProductionSeconds.observe(s),
     onProduced: (b) => network?.produced(b),
@@ -390,7 +396,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     disconnectSentinel = sentinelRef.connect(SENTINEL_TICK_MS);
 
     reader = new ChainReader({ kv, store: chainStore, view, mempool, pending: pool, slotMs: config.slotMs, blocks });
-    admission = network.relaying(createAdmission({ network: chainNetwork, verifier, store: chainStore, mempool, now: Date.now, onVerified: (s) => nodeMetrics.verifySeconds.observe(s), committee: async () => getCommittee(await StateTrie.open(kv, view.head.stateRoot)),
+    admission = network.relaying(createAdmission({ network: chainNetwork, verifier, turn: () => blockWork.turn(), store: chainStore, mempool, now: Date.now, onVerified: (s) => nodeMetrics.verifySeconds.observe(s), committee: async () => getCommittee(await StateTrie.open(kv, view.head.stateRoot)),
       // Only a permissioned account (the cached head account says) costs a state read.
       governed: async (signer, tx) => ((await readAccount(signer))?.permissioned ? governedRefusal(await StateTrie.open(kv, view.head.stateRoot), signer, tx) : undefined) }));
     const rpcBackend = new NodeRpcBackend({

@@ -43,6 +43,8 @@ export let fastLoopInstalled = false;
 /** A message frame yields to the event loop after this many steps or this much gas (whichever first): a few ms of work. */
 export const YIELD_STEPS = 16_384;
 export const YIELD_GAS = 50_000n;
+const YIELD_GAS_N = Number(YIELD_GAS);
+const MAX_SAFE_GAS = BigInt(Number.MAX_SAFE_INTEGER);
 let installing: Promise<void> | undefined;
 
 export function installEvmSpeedups(): Promise<void> {
@@ -163,6 +165,8 @@ function flowHandlers(original: (op: number) => Handler): Map<number, Handler> {
   return handlers;
 }
 
+const flowByLibrary = new WeakMap<object, Map<number, Handler>>();
+
 /** Installs the faster opcode handlers on one EVM (its opcode table is its own). */
 export function fastOpcodes(evm: EVM): void {
   const table = (evm as unknown as { _opcodeMap?: OpcodeEntry[] })._opcodeMap;
@@ -174,14 +178,18 @@ export function fastOpcodes(evm: EVM): void {
   for (let op = 0x60; op <= 0x7f; op++) names[op] = 'PUSH';
   // Only when the table holds the library's handlers under the expected names (a later version may differ).
   if (!Object.entries(names).every(([op, name]) => table[Number(op)]?.opcodeInfo.name.startsWith(name) && !table[Number(op)].opcodeInfo.isAsync)) return;
-  const fast = flowHandlers((op) => table[op].opHandler as unknown as Handler);
+  // One set of handlers per set of library handlers (in practice one for the process): every
+  // EVM of the pool then runs the same functions, which stay optimized across instances.
+  const key = table[0x56].opHandler as object;
+  let fast = flowByLibrary.get(key);
+  if (!fast) flowByLibrary.set(key, (fast = flowHandlers((op) => table[op].opHandler as unknown as Handler)));
   for (const [op, h] of fast) table[op].opHandler = h as unknown as OpcodeEntry['opHandler'];
 }
 
 // ---- 4. the interpreter loop ----------------------------------------------------------------
 
 interface OpEntryFull {
-  opcodeInfo: { code: number; feeBigInt: bigint; dynamicGas?: boolean; isAsync?: boolean; isInvalid?: boolean };
+  opcodeInfo: { code: number; fee: number; feeBigInt: bigint; dynamicGas?: boolean; isAsync?: boolean; isInvalid?: boolean };
   opHandler: (runState: unknown, common: unknown) => unknown;
 }
 interface InterpreterThis {
@@ -215,7 +223,10 @@ function installFastLoop(proto: InterpreterProto): void {
   const plain = (it: InterpreterThis) =>
     !it.common.isActivatedEIP(3540) && it.profilerOpts?.enabled !== true && !it._evm.DEBUG && it._evm.events.listenerCount('step') === 0 && !it.common.isActivatedEIP(6800) && !it.common.isActivatedEIP(7864);
   proto.run = async function (this: InterpreterThis, code, opts = {}) {
-    if (!plain(this)) return original.call(this, code, opts);
+    // Gas is counted in a local number (exact: Cairn's gas never nears 2^53) and written back
+    // to the run state whenever other code may read it: a BigInt subtraction per opcode was
+    // the largest cost left in a tight loop.
+    if (!plain(this) || this._runState.gasLeft > MAX_SAFE_GAS) return original.call(this, code, opts);
     const rs = this._runState;
     rs.code = code;
     rs.programCounter = opts.pc ?? rs.programCounter;
@@ -225,7 +236,10 @@ function installFastLoop(proto: InterpreterProto): void {
     let err: unknown;
     let cached: OpEntryFull[] | undefined;
     let steps = 0;
-    let mark = rs.gasLeft;
+    let gas = Number(rs.gasLeft);
+    let mark = gas;
+    // True while rs.gasLeft is the count (the library's code ran last and may have changed it).
+    let stateHoldsGas = true;
     while (rs.programCounter < rs.code.length) {
       const pc = rs.programCounter;
       let entry: OpEntryFull | undefined;
@@ -248,27 +262,42 @@ function installFastLoop(proto: InterpreterProto): void {
         const e = entry ?? table[opCode];
         const info = e.opcodeInfo;
         if (info.dynamicGas || info.isAsync || info.isInvalid || rs.eip7928PostTargetCallOog !== undefined) {
+          if (!stateHoldsGas) rs.gasLeft = BigInt(gas);
+          stateHoldsGas = true;
           await this.runStep(entry);
+          gas = Number(rs.gasLeft);
         } else {
-          // useGas without its debug branch; an overdraft still goes through it (it traps).
-          if (rs.gasLeft < info.feeBigInt) this.useGas(info.feeBigInt, info);
-          else rs.gasLeft -= info.feeBigInt;
+          if (gas < info.fee) {
+            // The library's useGas traps (out of gas) and leaves the count at zero.
+            rs.gasLeft = BigInt(gas);
+            stateHoldsGas = true;
+            this.useGas(info.feeBigInt, info);
+          }
+          gas -= info.fee;
+          stateHoldsGas = false;
           rs.programCounter++;
+          if (opCode === 0x5a) {
+            rs.gasLeft = BigInt(gas); // GAS reads it
+            stateHoldsGas = true;
+          }
           e.opHandler(rs, this.common);
           rs.env.accessWitness?.commit();
         }
       } catch (e) {
+        if (!stateHoldsGas) rs.gasLeft = BigInt(gas);
+        stateHoldsGas = true;
         rs.env.accessWitness?.revert();
         if (!(typeof e === 'object' && e !== null && (e as { errorType?: unknown }).errorType === EVMErrorTypeString)) throw e;
         if ((e as { error?: unknown }).error !== EVMError.errorMessages.STOP) err = e;
         break;
       }
-      if (++steps >= YIELD_STEPS || mark - rs.gasLeft >= YIELD_GAS) {
+      if (++steps >= YIELD_STEPS || mark - gas >= YIELD_GAS_N) {
         await new Promise<void>((r) => setImmediate(r));
         steps = 0;
-        mark = rs.gasLeft;
+        mark = gas;
       }
     }
+    if (!stateHoldsGas) rs.gasLeft = BigInt(gas);
     if (err === undefined && rs.eip8037BurnLeftoverAfterCreateHaltOntoAlive === true && rs.gasLeft > 0n) {
       rs.gasLeft = 0n;
       err = new EVMError(EVMError.errorMessages.OUT_OF_GAS);

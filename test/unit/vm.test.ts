@@ -143,7 +143,7 @@ describe('opcode speedups (src/vm/speedups.ts)', () => {
     const inline = await createEVM({ common: createCairnCommon() });
     speedups.fastOpcodes(inline); // and the faster PUSH, JUMP, JUMPI handlers
     // Random bytes (invalid opcodes, stack underflows, bad jumps) and loops that run long enough to yield.
-    const loopy = fc.constantFrom('5b600056', '600456005b6001600357', '5b6000600157', '5b60016000575b600056', '5b6001600101600056', '60ff5b6001900380600257', '5b602060002050600056');
+    const loopy = fc.constantFrom('5b600056', '5b5a5a0360005260206000f3', '5b5a50600056', '600456005b6001600357', '5b6000600157', '5b60016000575b600056', '5b6001600101600056', '60ff5b6001900380600257', '5b602060002050600056');
     await fc.assert(
       fc.asyncProperty(fc.oneof(fc.uint8Array({ minLength: 1, maxLength: 64 }).map((b) => Buffer.from(b).toString('hex')), loopy), fc.nat({ max: 300_000 }), async (hex, gas) => {
         const code = fromHex(`0x${hex}`);
