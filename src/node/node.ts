@@ -33,7 +33,6 @@ import type { NodeConfig } from '../config/config';
 import { SolcCompiler } from '../contracts/compiler';
 import { VerifyPool } from '../crypto/verifyPool';
 import { VmCallPool } from '../vm/callPool';
-import { warmUpVm } from '../vm/warmup';
 import { BlockWorkGate } from '../actors/blockWork';
 import { createClientGate } from '../http/ingress';
 import { CairnError, isCairnError } from '../errors/CairnError';
@@ -284,9 +283,6 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     signingGuard = await SigningGuard.open(join(config.dataDir, 'signing-guard.json'));
     verifier = await VerifyPool.start({ workers: config.verifyWorkers });
     closers.push({ name: 'verifier', close: () => verifier.close() });
-    const warm = performance.now();
-    await warmUpVm(); // the first VM block must fit its budget too (src/vm/warmup.ts)
-    log.debug({ ms: Math.round(performance.now() - warm) }, 'EVM interpreter warmed up');
     const calls = VmCallPool.create(kv, { workers: config.vmCallWorkers, timeoutMs: config.vmCallTimeoutMs, maxQueue: config.vmCallQueue });
     vmCalls = calls;
     closers.push({ name: 'vm calls', close: () => calls.close() });

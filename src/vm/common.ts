@@ -61,8 +61,8 @@ export function txDecodeCommonFor(chainId: number): Common {
   return c;
 }
 
-/** An EVM with Cairn's rules over `stateManager` (normally an EvmStateAdapter; the library's in-memory one when omitted). */
-export async function createCairnEvm(stateManager?: StateManagerInterface): Promise<EVM> {
+/** An EVM with Cairn's rules over `stateManager` (normally an EvmStateAdapter). */
+export async function createCairnEvm(stateManager: StateManagerInterface): Promise<EVM> {
   await installEvmSpeedups();
   const evm = await createEVM({ common: createCairnCommon(), stateManager });
   fastEipLookup(evm.common);
