@@ -36,13 +36,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bn254 } from '@noble/curves/bn254.js';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
 import { txRootOf } from '../src/chain/block';
 import { buildBlock } from '../src/chain/buildBlock';
 import { applyGenesis } from '../src/chain/genesis';
-import { keccak256 } from '../src/crypto/hash';
 import { orderedCandidates } from '../src/mempool/senderHeap';
 import { fromHex, toHex, type Hex } from '../src/primitives/hex';
 import { PARAMS } from '../src/protocol/governable';
@@ -52,6 +50,7 @@ import type { Address, SignedTx } from '../src/protocol/types';
 import type { KvStore } from '../src/state/kv';
 import { StateTrie } from '../src/state/stateTrie';
 import { openStore } from '../src/storage/rocks';
+import { OP, bn254G1, bn254PairingInput, blake2fInput, blsG1, blsG2, cat, ecrecoverInput, fp, looping, modexpInput, precompileLoop, push, scalar } from '../test/adversarial/attacks/evmCode';
 import { fmt, posInt, printTable } from './lib/harness';
 import { spread, writeResults, type ResultRow } from './lib/results';
 
@@ -79,45 +78,6 @@ const ACCOUNTS = TINY ? 2_000 : posInt(values.accounts!, 'accounts', 1_000_000, 
 const TX_GAS = Math.min(BLOCK_GAS, Number(VM_MAX_GAS));
 const TXS = Math.ceil(BLOCK_GAS / TX_GAS);
 
-// ---- a small assembler ----------------------------------------------------------------------
-
-const OP = {
-  STOP: 0x00, ADD: 0x01, EXP: 0x0a, GT: 0x11, SHA3: 0x20, BALANCE: 0x31, CALLDATALOAD: 0x35, CODECOPY: 0x39, EXTCODEHASH: 0x3f,
-  POP: 0x50, SLOAD: 0x54, SSTORE: 0x55, JUMP: 0x56, JUMPI: 0x57, GAS: 0x5a, JUMPDEST: 0x5b, DUP1: 0x80, DUP2: 0x81, STATICCALL: 0xfa,
-} as const;
-
-/** PUSHn of `v` in its fewest bytes (at least `min`). */
-function push(v: bigint | number, min = 1): number[] {
-  let hex = BigInt(v).toString(16);
-  if (hex.length % 2) hex = `0${hex}`;
-  const bytes = [...Buffer.from(hex, 'hex')];
-  while (bytes.length < min) bytes.unshift(0);
-  return [0x5f + bytes.length, ...bytes];
-}
-
-/**
- * Code that copies `data` to memory 0, runs `setup` once, then `body` while more than
- * `reserve` gas is left, then STOPs (a deploy's init code returning no code: the contract and
- * whatever it stored persist).
- */
-function looping(body: number[], reserve: number, opts: { setup?: number[]; data?: Uint8Array } = {}): Hex {
-  const data = opts.data ?? new Uint8Array();
-  const copy = (off: number) => (data.length ? [...push(data.length, 2), ...push(off, 2), ...push(0), OP.CODECOPY] : []);
-  const head = copy(0).length + (opts.setup?.length ?? 0);
-  const loop = [OP.JUMPDEST, ...body, ...push(reserve, 3), OP.GAS, OP.GT, ...push(head, 2), OP.JUMPI, OP.STOP];
-  const code = [...copy(head + loop.length), ...(opts.setup ?? []), ...loop];
-  return toHex(Uint8Array.from([...code, ...data]));
-}
-
-/** STATICCALL(gas, precompile, in 0..inLen, out after the input) in a loop. */
-function precompileLoop(address: number, input: Uint8Array, callGas: number, outLen = 64): Hex {
-  const body = [...push(outLen), ...push(input.length, 2), ...push(input.length, 2), ...push(0), ...push(address, 2), OP.GAS, OP.STATICCALL, OP.POP];
-  return looping(body, callGas + 20_000, { data: input });
-}
-
-const word = (v: bigint) => Buffer.from(v.toString(16).padStart(64, '0'), 'hex');
-const cat = (...xs: Uint8Array[]) => Uint8Array.from(Buffer.concat(xs));
-
 // ---- the classes ----------------------------------------------------------------------------
 
 /** The genesis accounts read by the cold-account classes are addr(ACCOUNT_BASE + i). */
@@ -134,48 +94,6 @@ interface Klass {
 /** Distinct starting points so no two transactions (in any run) touch the same cold items. */
 const startOf = (i: number, run: number, per: number) => (run * TXS + i) * per;
 
-function ecrecoverInput(): Uint8Array {
-  const priv = keccak256(Buffer.from('worstblock'));
-  const hash = keccak256(Buffer.from('message'));
-  const sig = secp256k1.sign(hash, priv, { prehash: false, format: 'recovered' });
-  const v = 27n + BigInt(sig[0]);
-  return cat(hash, word(v), sig.subarray(1, 33), sig.subarray(33, 65));
-}
-
-function modexpInput(b: bigint, e: bigint, m: bigint, lens: [number, number, number]): Uint8Array {
-  const enc = (v: bigint, n: number) => Buffer.from(v.toString(16).padStart(2 * n, '0'), 'hex');
-  return cat(word(BigInt(lens[0])), word(BigInt(lens[1])), word(BigInt(lens[2])), enc(b, lens[0]), enc(e, lens[1]), enc(m, lens[2]));
-}
-
-function bn254G1(p: { x: bigint; y: bigint }): Uint8Array {
-  return cat(word(p.x), word(p.y));
-}
-
-function bn254PairingInput(pairs: number): Uint8Array {
-  // e(P, Q) · e(−P, Q) = 1: a valid check, every pairing computed.
-  const P = bn254.G1.Point.BASE.multiply(7n).toAffine();
-  const N = bn254.G1.Point.BASE.multiply(7n).negate().toAffine();
-  const Q = bn254.G2.Point.BASE.multiply(11n).toAffine();
-  const g2 = cat(word(Q.x.c1), word(Q.x.c0), word(Q.y.c1), word(Q.y.c0));
-  const parts: Uint8Array[] = [];
-  for (let i = 0; i < pairs; i++) parts.push(bn254G1(i % 2 ? N : P), g2);
-  return cat(...parts);
-}
-
-function blake2fInput(rounds: number): Uint8Array {
-  const r = Buffer.alloc(4);
-  r.writeUInt32BE(rounds);
-  return cat(r, new Uint8Array(64).fill(7), new Uint8Array(128).fill(9), new Uint8Array(16), Uint8Array.of(1));
-}
-
-const fp = (v: bigint) => Buffer.from(v.toString(16).padStart(128, '0'), 'hex'); // EIP-2537: 64-byte field elements
-function blsG1(p: { x: bigint; y: bigint }): Uint8Array {
-  return cat(fp(p.x), fp(p.y));
-}
-function blsG2(p: { x: { c0: bigint; c1: bigint }; y: { c0: bigint; c1: bigint } }): Uint8Array {
-  return cat(fp(p.x.c0), fp(p.x.c1), fp(p.y.c0), fp(p.y.c1));
-}
-const scalar = (i: number) => word(0xfedcba9876543210fedcba9876543210fedcba9876543210fedcba98765432n + BigInt(i));
 
 function classes(): Klass[] {
   const fixed = (input: Hex): Klass['tx'] => () => ({ input });

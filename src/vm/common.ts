@@ -4,6 +4,7 @@ import { paramsTx } from '@ethereumjs/tx';
 import { CHAIN_ID } from '../protocol/params';
 import { keccak256 } from '../crypto/hash';
 import { fastEipLookup, fastOpcodes, installEvmSpeedups } from './speedups';
+import { pricePrecompiles } from './precompiles';
 
 /**
  * The VM's rules: Ethereum mainnet's EVM at the Prague hardfork (EIP-7623 calldata floor,
@@ -67,5 +68,6 @@ export async function createCairnEvm(stateManager: StateManagerInterface): Promi
   const evm = await createEVM({ common: createCairnCommon(), stateManager });
   fastEipLookup(evm.common);
   fastOpcodes(evm);
+  pricePrecompiles(evm);
   return evm;
 }

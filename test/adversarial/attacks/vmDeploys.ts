@@ -61,7 +61,7 @@ async function post(from: string, url: string, body: unknown): Promise<any> {
 }
 
 /** Funds a fresh attacker account from development account 0 and waits until it holds the coins. */
-async function fundedAttacker(target: { url: string; rpcUrl: string }, seed: string, from: string): Promise<HybridKeys> {
+export async function fundedAttacker(target: { url: string; rpcUrl: string }, seed: string, from: string): Promise<HybridKeys> {
   const keys = deriveKeys(keccak256(utf8(seed)));
   const dev = devAccounts(1)[0].keys;
   const nonce = Number(await rpc(from, target.rpcUrl, 'eth_getTransactionCount', [dev.address, 'pending']));
