@@ -21,6 +21,14 @@ import { getCandidate, getValidatorSet } from './records';
  *   ever takes effect on a chain of its own.
  * - Downtime: a scheduled member that produced nothing for JAIL_MISSED_ROUNDS rounds
  *   (rounds × n blocks, counted from when it entered the schedule) is jailed. Never with n = 1.
+ * - Joining (docs/PROTOCOL.md "Validators"): a member that enters the set in force gets slots
+ *   at once but counts in the finality rule only once it has shown it is alive — from the
+ *   block where its first block is final. Until then it is `joining`: finality is decided by
+ *   the other members alone, so an elected member that never runs a node cannot stop it.
+ *   A joining member that produces nothing for JOINING_ROUNDS rounds is jailed and leaves
+ *   the set in force at once (it never counted, so its leaving needs no finality; the set that
+ *   counts still changes only from final state). When no member of a new set counted before
+ *   (a set replaced whole), all of it counts: there is no one else to vouch for it.
  */
 export interface ScheduleRecord {
   /** The set in force: slot producer of slot s = active[s mod n]. */
@@ -32,6 +40,26 @@ export interface ScheduleRecord {
   lastProduced: Record<Address, number>;
   /** Elected sets waiting for finality, oldest first. */
   pending: { active: Address[]; decidedAt: number }[];
+  /**
+   * Members of `active` that do not count for finality yet: in force from `since`, and the
+   * height of their first block (null until they produce). Absent when none (so states from
+   * before the rule, and genesis, encode as they did).
+   */
+  joining?: Record<Address, Joining>;
+}
+
+export interface Joining {
+  since: number;
+  firstBlock: number | null;
+}
+
+/** Rounds of the set in force (rounds × n blocks) a joining member may go without producing before it is jailed and leaves. */
+export const JOINING_ROUNDS = 4;
+
+/** The members of the set in force that count for finality: all but those still joining. */
+export function countingMembers(sch: Pick<ScheduleRecord, 'active' | 'joining'>): Address[] {
+  const j = sch.joining ?? {};
+  return sch.active.filter((a) => !(a in j));
 }
 
 export const SCHEDULE_KEY = recordKey('schedule');
@@ -63,38 +91,69 @@ export async function advanceSchedule(s: ExecState, p: Params, height: number, p
   const sch = await getSchedule(s);
   const events: ChainEvent[] = [];
   const lastProduced: Record<Address, number> = { ...sch.lastProduced, [producer]: height };
-  const finalizedHeight = finalizedFrom(sch.active, lastProduced, sch.finalizedHeight);
+  const joining: Record<Address, Joining> = { ...sch.joining };
+  if (joining[producer]?.firstBlock === null) joining[producer] = { ...joining[producer], firstBlock: height };
+  const finalizedHeight = finalizedFrom(countingMembers(sch), lastProduced, sch.finalizedHeight);
+  // A joining member counts from the block where its first block is final.
+  for (const [a, j] of Object.entries(joining)) if (j.firstBlock !== null && j.firstBlock <= finalizedHeight) delete joining[a as Address];
 
+  let active = sch.active;
   const n = sch.active.length;
   if (n > 1) {
     const window = Number(p.JAIL_MISSED_ROUNDS) * n;
     for (const v of sch.active) {
-      const seen = Math.max(lastProduced[v] ?? 0, sch.since - 1);
+      const seen = Math.max(lastProduced[v] ?? 0, (joining[v]?.since ?? sch.since) - 1);
+      const c = () => getCandidate(s, v);
+      if (joining[v]) {
+        if (height - seen < JOINING_ROUNDS * n) continue;
+        // Never counted: it leaves the set in force now, not once this block is final.
+        active = active.filter((a) => a !== v);
+        delete joining[v];
+        delete lastProduced[v];
+        const cand = await c();
+        if (cand && !cand.jailed) events.push(...(await jailCandidate(s, v, height, 'downtime')));
+        continue;
+      }
       if (height - seen < window) continue;
-      const c = await getCandidate(s, v);
-      if (c && !c.jailed) events.push(...(await jailCandidate(s, v, height, 'downtime')));
+      const cand = await c();
+      if (cand && !cand.jailed) events.push(...(await jailCandidate(s, v, height, 'downtime')));
     }
   }
+  if (active !== sch.active) events.push({ kind: 'validators.schedule', height: height + 1, decidedAt: height, active, previous: sch.active });
   events.push(...(await elected()));
 
   const decided = (await getValidatorSet(s)).active;
   const pending = [...sch.pending];
-  const latest = pending.at(-1)?.active ?? sch.active;
+  const latest = pending.at(-1)?.active ?? active;
   if (!sameList(latest, decided)) pending.push({ active: decided, decidedAt: height });
 
-  let next: ScheduleRecord = { ...sch, lastProduced, finalizedHeight, pending };
+  let next: ScheduleRecord = { ...sch, active, lastProduced, finalizedHeight, pending, joining };
   const ready = pending.filter((x) => x.decidedAt <= finalizedHeight);
   if (ready.length > 0) {
     const chosen = ready[ready.length - 1];
     next = { ...next, pending: pending.filter((x) => x.decidedAt > finalizedHeight) };
-    if (!sameList(chosen.active, sch.active)) {
+    if (!sameList(chosen.active, active)) {
       const keep = new Set(chosen.active);
       // Only members keep a last-produced height: the record stays the size of the set.
       const kept = Object.fromEntries(Object.entries(lastProduced).filter(([a]) => keep.has(a as Address))) as Record<Address, number>;
-      next = { ...next, active: chosen.active, since: height + 1, lastProduced: kept };
-      events.push({ kind: 'validators.schedule', height: height + 1, decidedAt: chosen.decidedAt, active: chosen.active, previous: sch.active });
+      next = { ...next, active: chosen.active, since: height + 1, lastProduced: kept, joining: joiningOf(chosen.active, { active, joining }, height + 1) };
+      events.push({ kind: 'validators.schedule', height: height + 1, decidedAt: chosen.decidedAt, active: chosen.active, previous: active });
     }
   }
+  if (Object.keys(next.joining ?? {}).length === 0) delete next.joining;
   await s.putRecord(SCHEDULE_KEY, next);
   return events;
+}
+
+/**
+ * Who joins when `incoming` comes into force at `since`: every member that did not count in
+ * the set it replaces (members still joining keep their progress); nobody when no member of
+ * `incoming` counted (a set replaced whole counts at once).
+ */
+function joiningOf(incoming: readonly Address[], before: Pick<ScheduleRecord, 'active' | 'joining'>, since: number): Record<Address, Joining> {
+  const counted = new Set(countingMembers(before));
+  if (!incoming.some((a) => counted.has(a))) return {};
+  const out: Record<Address, Joining> = {};
+  for (const a of incoming) if (!counted.has(a)) out[a] = before.joining?.[a] ?? { since, firstBlock: null };
+  return out;
 }
