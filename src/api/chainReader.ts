@@ -8,6 +8,7 @@ import type { Network } from '../protocol/network';
 import { loadParams } from '../protocol/governable';
 import { isFeeExempt, maxEnergy } from '../protocol/energy';
 import type { BlockSummary } from '../protocol/chain';
+import { finalityBehind, getSchedule } from '../modules/staking';
 import type { AccountState, Address, Block, HybridTx, SignedTx } from '../protocol/types';
 import { parseAddress, toNative } from '../crypto/address';
 import { foldTxLifecycle, lifecycleState, STATUS_OF, type TxLifecycleState } from '../machines/txLifecycle';
@@ -179,6 +180,7 @@ export class ChainReader implements ChainQueries {
       treasury: treasury.toString(), treasuryAddress: TREASURY_ADDRESS,
       validators: this.d.view.validators.map((a) => ({ address: a, native: toNative(a) })),
       blockReward: params.BLOCK_REWARD.toString(), treasuryReward: params.TREASURY_REWARD.toString(),
+      finalityBehind: finalityBehind(await getSchedule(state), head.height),
     };
   }
 

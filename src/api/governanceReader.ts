@@ -3,7 +3,7 @@ import { toNative } from '../crypto/address';
 import { loadInstance } from '../machines/instance';
 import { loadTreasury, PROPOSAL_STATES, proposalDef, rules, turnout, type ProposalStatus } from '../machines/proposal';
 import { stateName } from '../machines/record';
-import { commissionAt, getCandidate, getCandidates, getSchedule, getValidatorSet, standings, type Standing } from '../modules/staking';
+import { commissionAt, getCandidate, getCandidates, getSchedule, getValidatorSet, JOINING_ROUNDS, standings, type Standing } from '../modules/staking';
 import { slotOf, slotProducer } from '../consensus/slots';
 import { loadParams, loadParamsRecord, PARAM_NAMES, PARAMS } from '../protocol/governable';
 import { TREASURY_ADDRESS } from '../protocol/params';
@@ -12,7 +12,7 @@ import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
 import type { ChainStore } from '../storage/chainStore';
 import type {
-  GovernanceView, ParamView, ProposalsPage, ProposalView, TreasuryView, ValidatorPerformance, ValidatorsView, ValidatorView,
+  GovernanceView, ParamView, ProposalsPage, ProposalView, TreasuryView, MemberView, ValidatorPerformance, ValidatorsView, ValidatorView,
 } from '../views';
 import type { GovernanceQueries, ReadModel } from './ports';
 
@@ -72,6 +72,15 @@ export class GovernanceReader implements GovernanceQueries {
       maxValidators: Number(p.MAX_VALIDATORS), bankSize: Number(p.BANK_SIZE),
       slotProducer: (this.d.slotMs ? slotProducer(sch.active, slotOf((this.d.now ?? Date.now)(), this.d.slotMs)) : undefined) ?? slotProducerOf(sch.active, head.height + 1),
       inForce: sch.active, inForceSince: sch.since, pending: sch.pending, jailAfterBlocks: Number(p.JAIL_MISSED_ROUNDS) * sch.active.length,
+      members: await Promise.all(sch.active.map(async (a): Promise<MemberView> => {
+        const joining = sch.joining?.[a];
+        const jailed = (await getCandidate(s, a))?.jailed;
+        return {
+          address: a, state: jailed ? 'jailed' : joining ? 'pending' : 'active', pendingSince: joining?.since ?? null, firstBlock: joining?.firstBlock ?? null,
+          countsForFinality: !joining, lastProduced: sch.lastProduced[a] ?? null,
+        };
+      })),
+      pendingLeaveAfterBlocks: JOINING_ROUNDS * sch.active.length,
       active, bank, candidates, performanceWindow: recent.length,
     };
   }

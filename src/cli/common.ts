@@ -219,6 +219,8 @@ export async function submitAndReport(
   wait: WaitFlags,
   extra: Record<string, unknown> = {},
   fromRecord?: (record: TxRecord | null) => Record<string, unknown>,
+  /** Printed on stderr once the node accepted the transaction. */
+  acceptedNote?: string,
 ): Promise<number> {
   let verdict;
   try {
@@ -238,6 +240,7 @@ export async function submitAndReport(
     io.out(json({ ...verdict, ...extra }));
     return EXIT.FAILED;
   }
+  if (acceptedNote) io.err(acceptedNote);
   if (wait.until === undefined) {
     io.out(json({ ...verdict, ...extra }));
     return EXIT.OK;

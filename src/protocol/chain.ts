@@ -20,3 +20,17 @@ export interface BlockSummary {
   size: number;
   volume: string; // sum of transferred amounts, base units
 }
+
+/** Why blocks above the final one are not final (modules/staking/schedule.ts finalityBehind; GET /status). */
+export interface FinalityBehind {
+  /** Blocks above the final one (the head's height − finalizedHeight). */
+  lag: number;
+  /** Members that must have produced above a block for it to be final (⌊2n/3⌋+1 of those that count). */
+  need: number;
+  /** Members that count for finality. */
+  counting: number;
+  /** Counting members with no block above the first block that is not final, and their last block. */
+  notProducing: { address: Address; lastProduced: number | null }[];
+  /** Members in force that do not count yet (pending until their first block is final). */
+  pending: Address[];
+}

@@ -1,4 +1,4 @@
-import type { BlockSummary } from '../protocol/chain';
+import type { BlockSummary, FinalityBehind } from '../protocol/chain';
 import type { Address, Block, SignedBlockHeader } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
 import type { TxSummary } from './tx';
@@ -29,6 +29,12 @@ export interface StatusView {
   validators: AddressRef[];
   blockReward: string;
   treasuryReward: string;
+  /**
+   * Null while finality keeps up (about ⌊2n/3⌋+1 blocks behind the head, n the members that
+   * count). Otherwise why it is behind: the members that count and have not produced above
+   * the first block that is not final (since which block), and the members still pending.
+   */
+  finalityBehind: FinalityBehind | null;
 }
 
 /** An entry of GET /blocks. */

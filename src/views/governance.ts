@@ -16,6 +16,22 @@ export interface ValidatorPerformance {
   status: 'active' | 'standby' | 'candidate' | 'ineligible' | 'jailed';
 }
 
+/**
+ * A member of the set in force. `pending`: it has slots but does not count for finality until
+ * its first block is final (`pendingSince`: the height it entered the set in force;
+ * `firstBlock`: its first block since, or null). `active`: it counts. `jailed`: jailed while
+ * still in force (it leaves once the jailing's block is final).
+ */
+export interface MemberView {
+  address: Address;
+  state: 'pending' | 'active' | 'jailed';
+  pendingSince: number | null;
+  firstBlock: number | null;
+  countsForFinality: boolean;
+  /** Height of its last block while in the set in force, or null. */
+  lastProduced: number | null;
+}
+
 export interface ValidatorView {
   address: Address;
   native: string;
@@ -55,6 +71,10 @@ export interface ValidatorsView {
   pending: { active: Address[]; decidedAt: number }[];
   /** Blocks without one of its own after which a member of the set in force is jailed (JAIL_MISSED_ROUNDS × n). */
   jailAfterBlocks: number;
+  /** Each member of the set in force: whether it counts for finality yet (docs/PROTOCOL.md "Validators"). */
+  members: MemberView[];
+  /** Blocks a pending member may go without producing before it is jailed and leaves the set in force (JOINING_ROUNDS × n). */
+  pendingLeaveAfterBlocks: number;
   active: ValidatorView[];
   bank: ValidatorView[];
   /** Candidates neither active nor banked. */

@@ -188,6 +188,19 @@ describe('sentinel', () => {
     expect(h.alerts.size).toBe(3);
   });
 
+  it('a finality stall names the members that have not produced since the final block', async () => {
+    const h = await harness([A, B], { expectedBlockMs: 1_000, stallFactor: 5 });
+    // Only A produces; finality needs both (limit 5 × 1 s × (threshold(2) + 1) = 15 s).
+    for (let i = 0; i < 20; i++) {
+      h.clock.t += 1_000;
+      await h.commit(A, { finalized: 0 });
+      await h.send({ type: 'tick' });
+    }
+    const [alert] = h.alerts.recent(10);
+    expect(alert.details).toMatchObject({ reason: 'finality', notProducing: [B] });
+    expect(alert.message).toContain(`members not producing since block 0: ${B}`);
+  });
+
   it('detects producer concentration and validator degradation with several validators, once per episode', async () => {
     const h = await harness([A, B, C], { window: 12, concentrationShare: 0.5, degradationFraction: 0.5 });
     // Healthy rotation: nothing.

@@ -50,8 +50,12 @@ export function finalityStallDetector(ctx: DetectorContext): Detector {
       const finalityLimit = o.stallFactor * o.expectedBlockMs * (finalityThreshold(Math.max(1, ctx.validators.length)) + 1);
       if (!finalityStalled && !headStalled && head.height > headWhenFinalized && now - finalizedAt > finalityLimit) {
         finalityStalled = true;
-        ctx.raise('finality_stall', 'critical', `finalizedHeight stuck at ${finalized} for ${Math.round((now - finalizedAt) / 1000)} s while the head advanced to ${head.height}`, {
-          reason: 'finality', headHeight: head.height, finalizedHeight: finalized, sinceMs: now - finalizedAt, limitMs: finalityLimit,
+        // The members with no block above the final one (of the blocks the sentinel looked at): the ones finality waits for.
+        const above = new Set(ctx.producers.slice(-Math.max(0, head.height - finalized)));
+        const notProducing = ctx.validators.filter((v) => !above.has(v));
+        const who = notProducing.length ? `; members not producing since block ${finalized}: ${notProducing.join(', ')}` : '';
+        ctx.raise('finality_stall', 'critical', `finalizedHeight stuck at ${finalized} for ${Math.round((now - finalizedAt) / 1000)} s while the head advanced to ${head.height}${who}`, {
+          reason: 'finality', headHeight: head.height, finalizedHeight: finalized, sinceMs: now - finalizedAt, limitMs: finalityLimit, notProducing,
         });
       }
     },

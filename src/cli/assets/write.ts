@@ -182,7 +182,7 @@ function writeCommand(entry: AnyTxEntry, cli: CliMeta): Command {
       if (created !== undefined) io.err(`${kind} id: ${created}`);
       return EXIT.OK;
     }
-    return submitAndReport(io, ctx.client(), tx, wait, extra, fromRecord);
+    return submitAndReport(io, ctx.client(), tx, wait, extra, fromRecord, cli.acceptedNote?.(tx.data as Record<string, unknown> | null));
   };
 }
 

@@ -8,6 +8,7 @@ import { coinsFlag } from '../tx/cli';
 import { optionalCommissionField, signingKeysField } from './fields';
 import { CANDIDATES_KEY, getCandidate, getCandidates, getVoter, putCandidate, type CandidateRecord } from './records';
 import { queueUnbonding } from './unbonding';
+import { JOINING_ROUNDS } from './schedule';
 import { standings } from './election';
 import { unjailCandidate } from './jail';
 
@@ -59,6 +60,10 @@ keys. Staking alone never gives a validator slot: voters elect (cairn stake vote
       { flag: 'commission', field: 'commission', kind: 'int', metavar: '<bps>', optional: true, help: "a candidate's commission in basis points, 0 to 10000 (default 1000)" },
     ],
     example: 'cairn stake add --amount 10000000000 --candidate --commission 500 --wait included',
+    acceptedNote: (data) =>
+      data?.candidate === true
+        ? `You stand for election. Once elected, a node must sign blocks with this key (docs/VALIDATOR.md): an elected member is pending — it has slots but does not count for finality — until its first block is final, and is jailed for downtime if it produces nothing for ${JOINING_ROUNDS} rounds of the set.`
+        : undefined,
   },
   async run({ state, height, sender, tx }, d) {
     const acc = await state.getAccount(sender);

@@ -151,6 +151,8 @@ export interface CliMeta {
   /** Usage error when both or neither of a 'clear' flag and its pair are given. */
   readonly exclusive?: string;
   readonly example: string;
+  /** What the sender must know once the node accepted the transaction (printed on stderr), from its `data`. */
+  readonly acceptedNote?: (data: Record<string, unknown> | null) => string | undefined;
 }
 
 export interface TxSpec<T extends TxType, R extends ToRule, F extends Fields> {
