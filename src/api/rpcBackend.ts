@@ -129,7 +129,7 @@ export class NodeRpcBackend implements RpcBackend {
 
   /** The context a call runs in: the block after the one it reads, as if produced now. */
   private ctx(height: number) {
-    return { height: height + 1, timestamp: Math.max(this.d.now(), this.d.reader.head.timestamp + 1), producer: this.d.producer };
+    return { height: height + 1, timestamp: Math.max(this.d.now(), this.d.reader.head.timestamp + 1), producer: this.d.producer, chainId: this.d.chainId };
   }
 
   /**

@@ -63,9 +63,9 @@ export function txDecodeCommonFor(chainId: number): Common {
 }
 
 /** An EVM with Cairn's rules over `stateManager` (normally an EvmStateAdapter). */
-export async function createCairnEvm(stateManager: StateManagerInterface): Promise<EVM> {
+export async function createCairnEvm(stateManager: StateManagerInterface, chainId: number = CHAIN_ID): Promise<EVM> {
   await installEvmSpeedups();
-  const evm = await createEVM({ common: createCairnCommon(), stateManager });
+  const evm = await createEVM({ common: createCairnCommon(chainId), stateManager });
   fastEipLookup(evm.common);
   fastOpcodes(evm);
   pricePrecompiles(evm);

@@ -1,6 +1,7 @@
 import { type EVM, EVMError, type EVMResult, type Message } from '@ethereumjs/evm';
 import { Address as EthAddress, bigIntToBytes, createAddressFromBigInt, setLengthLeft } from '@ethereumjs/util';
 import { newAccount } from '../protocol/accounts';
+import { CHAIN_ID } from '../protocol/params';
 import type { ExecState } from '../protocol/execState';
 import type { Address } from '../protocol/types';
 import { keccak256 } from '../crypto/hash';
@@ -14,6 +15,8 @@ export interface VmBlockContext {
   height: number;
   timestamp: number; // ms; EVM TIMESTAMP = floor(ms / 1000)
   producer: Address; // COINBASE
+  /** The chain's id, what CHAINID returns (its chain specification's); the development network's 72020 when absent. */
+  chainId?: number;
 }
 
 export interface VmMessage {
@@ -104,7 +107,7 @@ async function execute(state: ExecState, m: VmMessage, c: VmBlockContext, eoaOnl
   if (msg.gasLimit < gas.minimum) return refused(ERR_INTRINSIC);
   if (msg.valueWei < 0n) return refused('negative value');
 
-  const vm = await acquire();
+  const vm = await acquire(ctx.chainId ?? CHAIN_ID);
   vm.adapter.bind(state, ctx.height);
   // An instance an exception escaped from is dropped, not pooled: its EVM may be mid-frame.
   const sender = await vm.adapter.getAccountState(msg.from);
@@ -209,6 +212,8 @@ interface PooledVm {
   evm: EVM;
   adapter: EvmStateAdapter;
   tracer: Tracer;
+  /** The chain id its Common answers CHAINID with: instances are pooled per chain id. */
+  chainId: number;
 }
 
 /**
@@ -216,10 +221,10 @@ interface PooledVm {
  * instances are pooled; each is used by one execution at a time (concurrent calls — e.g. an
  * eth_call during block execution — take different instances).
  */
-const pool: PooledVm[] = [];
+const pools = new Map<number, PooledVm[]>();
 
-async function acquire(): Promise<PooledVm> {
-  return pool.pop() ?? (await newPooledVm());
+async function acquire(chainId: number): Promise<PooledVm> {
+  return pools.get(chainId)?.pop() ?? (await newPooledVm(chainId));
 }
 
 const POOL_MAX = 8;
@@ -227,17 +232,19 @@ const POOL_MAX = 8;
 function release(vm: PooledVm): void {
   vm.tracer.reset();
   vm.adapter.bind(PLACEHOLDER_STATE, 0); // hold no reference to the caller's state
+  let pool = pools.get(vm.chainId);
+  if (!pool) pools.set(vm.chainId, (pool = []));
   if (pool.length < POOL_MAX) pool.push(vm);
 }
 
-async function newPooledVm(): Promise<PooledVm> {
+async function newPooledVm(chainId: number): Promise<PooledVm> {
   const adapter = new EvmStateAdapter(PLACEHOLDER_STATE, 0);
-  const evm = await createCairnEvm(adapter);
+  const evm = await createCairnEvm(adapter, chainId);
   const tracer = new Tracer();
   evm.events.on('beforeMessage', (m: Message) => tracer.before(m));
   evm.events.on('afterMessage', (r: EVMResult) => tracer.after(r));
   wrapSelfdestruct(evm, tracer, adapter);
-  return { evm, adapter, tracer };
+  return { evm, adapter, tracer, chainId };
 }
 
 const PLACEHOLDER_STATE: ExecState = new Proxy({} as ExecState, {

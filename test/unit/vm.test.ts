@@ -553,3 +553,15 @@ describe('determinism', () => {
     expect(roots[0]).toBe(roots[1]);
   });
 });
+
+describe('CHAINID follows the chain', () => {
+  // CHAINID PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN, as init code: the creation returns the chain id.
+  const code = '0x4660005260206000f3';
+  it("answers the context's chain id (a chain specification's own), 72020 without one", async () => {
+    const s = await freshState();
+    const own = await callVm(s, msg(alice, null, code), { ...ctx, chainId: 4242 });
+    expect(BigInt(own.returnData)).toBe(4242n);
+    const dev = await callVm(s, msg(alice, null, code), ctx);
+    expect(BigInt(dev.returnData)).toBe(72020n);
+  });
+});

@@ -38,8 +38,8 @@ function receiptOf(o: VmOutcome): VmReceipt {
 }
 
 export const evmEngine: VmEngine = {
-  async execute({ state, height, timestamp, producer, tx }) {
-    const out = await executeVm(state, vmMessageOf(tx), { height, timestamp, producer });
+  async execute({ state, height, timestamp, producer, tx, network }) {
+    const out = await executeVm(state, vmMessageOf(tx), { height, timestamp, producer, chainId: network.chainId });
     const energy = ceilDiv(out.gasUsed, GAS_PER_ENERGY);
     const vm = receiptOf(out);
     if (out.status === 'success') return { energy, vm };
