@@ -73,7 +73,7 @@ export function createAdmission(d: {
     // A committee proof is checked at the door, in the worker pool: a BRIDGE_IN without its
     // quorum never reaches the mempool or a block, where each would cost every node up to seven
     // reference verifications. The block re-checks it against the committee of its own state.
-    const proof = d.committee ? attestationOf(tx) : undefined;
+    const proof = d.committee ? attestationOf(tx, d.network.chainId) : undefined;
     if (proof) {
       const c = await d.committee!();
       if (!c) return refuse(tx.id, NO_COMMITTEE);

@@ -283,6 +283,8 @@ describe('BRIDGE_IN', () => {
     await fail([sign(K[0], digestOnChain(CHAIN_ID + 1, m2)), sign(K[1], digestOnChain(CHAIN_ID + 1, m2))], 0);
     // The digest recomputed here is the protocol's on the chain's own id (the test's derivation is right).
     expect(toHex(digestOnChain(CHAIN_ID, m2))).toBe(toHex(d2));
+    // A chain with its own id signs and checks its own (the SDK's and CLI's digest take it).
+    expect(toHex(inboundDigest(m2, CHAIN_ID + 1))).toBe(toHex(digestOnChain(CHAIN_ID + 1, m2)));
     // Three signatures, one forged: a quorum of two valid ones is enough; the failures above left no trace.
     const ok = await w.tx('BRIDGE_IN', U1, { data: { ...m2, signatures: [{ ...k1, mldsa44: `0x${'00'.repeat(2420)}` }, good, sign(K[2], d2)] } });
     await w.block([ok]);

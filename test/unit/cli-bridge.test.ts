@@ -131,6 +131,14 @@ describe('bridge member and bridge attest (offline)', () => {
     expect(quorumRefusal({ ...committee(), threshold: 1 }, inboundDigest({ ...depositMessage, asset: TOKEN }), [one], 'BRIDGE_IN')).toBeUndefined();
   });
 
+  it('--chain-id signs for a chain with its own id: worthless on the development network, and back', async () => {
+    const sigs: MemberSignature[] = [];
+    for (const s of SECRETS.slice(0, 2)) sigs.push((await attest(s, [...DEPOSIT, '--chain-id', '4242'])).json);
+    expect(quorumRefusal(committee(), inboundDigest(depositMessage, 4242), sigs, 'BRIDGE_IN')).toBeUndefined();
+    expect(quorumRefusal(committee(), inboundDigest(depositMessage), sigs, 'BRIDGE_IN')).toMatch(/0 valid member signatures of 2 needed/);
+    expect((await attest(SECRETS[0], [...DEPOSIT, '--chain-id', '0'])).code).not.toBe(0);
+  });
+
   it('--into collects one signature per member, a member signing again replaces its own', async () => {
     const into = join(dir, 'collect.json');
     expect(existsSync(into)).toBe(false);

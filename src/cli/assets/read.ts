@@ -1,5 +1,5 @@
 import { CairnError } from '../../errors/CairnError';
-import { SYMBOL_RE } from '../../protocol/params';
+import { CHAIN_ID, SYMBOL_RE } from '../../protocol/params';
 import { isValidName, type PageOptions } from '../../sdk/assets';
 import { CairnClient } from '../../sdk/client';
 import { committeeDigest, deriveKeys, inboundDigest, memberOf, parseAddress, signAsMember, taskCommitment, type MemberSignature } from '../../sdk';
@@ -395,12 +395,13 @@ propose --committee" file or a rotation holds). The secret is --secret or $CAIRN
 READ['bridge attest'] = {
   options: {
     secret: { type: 'string' }, 'source-chain': { type: 'string' }, 'source-tx': { type: 'string' }, asset: { type: 'string' }, to: { type: 'string' }, amount: { type: 'string' },
-    committee: { type: 'string' }, threshold: { type: 'string' }, epoch: { type: 'string' }, into: { type: 'string' },
+    committee: { type: 'string' }, threshold: { type: 'string' }, epoch: { type: 'string' }, into: { type: 'string' }, 'chain-id': { type: 'string' },
   },
   positional: false,
   async run(ctx, io) {
     const v = ctx.values;
     const keys = deriveKeys(parseSecret(str(v.secret), io.env));
+    const chainId = parsePositiveInt('--chain-id', str(v['chain-id']) ?? String(CHAIN_ID));
     let digest: Uint8Array;
     if (str(v.committee) !== undefined) {
       const members = committeeMembers(await readJson('--committee', str(v.committee)!));
@@ -408,7 +409,7 @@ READ['bridge attest'] = {
       const epoch = parsePositiveInt('--epoch', str(v.epoch) ?? usage('--committee needs --epoch <n>: the new committee\'s epoch (the current one + 1)'));
       const refused = fullCommitteeRefusal(members, threshold);
       if (refused) usage(`--committee: ${refused}`);
-      digest = committeeDigest({ epoch, members, threshold });
+      digest = committeeDigest({ epoch, members, threshold }, chainId);
     } else {
       const need = (k: string) => str(v[k]) ?? usage(`missing --${k}: cairn bridge attest --source-chain <name> --source-tx <id> --asset native|<token id> --to <address> --amount <n>`);
       const to = parseAddress(need('to')) ?? usage('--to must be an address (0x… or cairn1…)');
@@ -422,7 +423,7 @@ READ['bridge attest'] = {
         for (const c of bridgeIn.fields![key].checks) if (!Value.Check(c.schema, raw)) usage(`--${flag} ${c.reason}, got "${raw}"`);
         return raw;
       };
-      digest = inboundDigest({ sourceChain: checked('source-chain', 'sourceChain'), sourceTx: checked('source-tx', 'sourceTx'), asset: asset === 'native' ? asset : asset.toLowerCase(), to, amount });
+      digest = inboundDigest({ sourceChain: checked('source-chain', 'sourceChain'), sourceTx: checked('source-tx', 'sourceTx'), asset: asset === 'native' ? asset : asset.toLowerCase(), to, amount }, chainId);
     }
     const sig = signAsMember(keys, digest);
     const into = str(v.into);
@@ -436,14 +437,16 @@ READ['bridge attest'] = {
     io.out(json({ signer: sig.signer, into, signatures: list.filter((x) => x.signer !== sig.signer).length + 1 }));
     return EXIT.OK;
   },
-  help: `Usage: cairn bridge attest [--secret <hex>] --source-chain <name> --source-tx <id> --asset native|<token id> --to <address> --amount <n> [--into <sigs.json>]
-       cairn bridge attest [--secret <hex>] --committee <members.json> --threshold <k> --epoch <n> [--into <sigs.json>]
+  help: `Usage: cairn bridge attest [--secret <hex>] --source-chain <name> --source-tx <id> --asset native|<token id> --to <address> --amount <n> [--chain-id <n>] [--into <sigs.json>]
+       cairn bridge attest [--secret <hex>] --committee <members.json> --threshold <k> --epoch <n> [--chain-id <n>] [--into <sigs.json>]
 
 Signs, as a committee member (offline, nothing is sent), an inbound deposit's digest or a
 new committee's digest, with both secp256k1 and ML-DSA-44: prints {signer, secp256k1,
 mldsa44}, or with --into adds it to that JSON list (replacing your earlier one), ready for
 "cairn bridge in --signatures" or "cairn bridge rotate --signatures". The digests are in
-docs/PROTOCOL.md "Bridge". The secret is --secret or $CAIRN_SECRET.`,
+docs/PROTOCOL.md "Bridge"; each binds the Cairn chain it is for: --chain-id, the chain
+id of its chain specification (GET /status chainId; default 72020, the development
+network). The secret is --secret or $CAIRN_SECRET.`,
 };
 
 /**

@@ -41,8 +41,9 @@ export interface MemberSignature {
   mldsa44: Hex;
 }
 
-const digest = (tag: string, msg: object): Uint8Array => {
-  const body = canonicalBytes({ chainId: CHAIN_ID, ...msg });
+/** `chainId`: the Cairn chain the message is for (its chain specification's id): a quorum signed for one chain is worthless on another. */
+const digest = (tag: string, msg: object, chainId: number): Uint8Array => {
+  const body = canonicalBytes({ chainId, ...msg });
   const t = utf8(tag);
   const all = new Uint8Array(t.length + body.length);
   all.set(t);
@@ -53,12 +54,12 @@ const digest = (tag: string, msg: object): Uint8Array => {
 /** Addresses, token ids and keys are signed in lower case, as the node reads them (an SDK caller may pass checksum case). */
 const lower = <T extends string>(s: T): T => s.toLowerCase() as T;
 
-export const inboundDigest = (m: InboundMessage): Uint8Array =>
-  digest(INBOUND_TAG, { sourceChain: m.sourceChain, sourceTx: m.sourceTx, asset: m.asset === 'native' ? m.asset : lower(m.asset), to: lower(m.to), amount: m.amount });
+export const inboundDigest = (m: InboundMessage, chainId: number = CHAIN_ID): Uint8Array =>
+  digest(INBOUND_TAG, { sourceChain: m.sourceChain, sourceTx: m.sourceTx, asset: m.asset === 'native' ? m.asset : lower(m.asset), to: lower(m.to), amount: m.amount }, chainId);
 
 /** Only each member's address and keys are signed, whatever else the objects carry (GET /bridge adds `native`). */
-export const committeeDigest = (m: CommitteeMessage): Uint8Array =>
-  digest(COMMITTEE_TAG, { epoch: m.epoch, members: sortMembers(m.members), threshold: m.threshold });
+export const committeeDigest = (m: CommitteeMessage, chainId: number = CHAIN_ID): Uint8Array =>
+  digest(COMMITTEE_TAG, { epoch: m.epoch, members: sortMembers(m.members), threshold: m.threshold }, chainId);
 
 export const sortMembers = (ms: readonly CommitteeMember[]): CommitteeMember[] =>
   ms.map((x) => ({ address: lower(x.address), secp256k1: lower(x.secp256k1), mldsa44: lower(x.mldsa44) })).sort((a, b) => (a.address < b.address ? -1 : 1));

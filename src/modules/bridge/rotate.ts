@@ -6,8 +6,8 @@ import { membersField, signaturesField, thresholdField } from './fields';
 import { requireCommittee } from './transfer';
 
 /** The digest a rotation's signatures are over: the new committee as the next epoch. */
-export const rotationOf = (c: CommitteeRecord, d: { members: CommitteeMember[]; threshold: number }): Uint8Array =>
-  committeeDigest({ epoch: c.epoch + 1, members: d.members, threshold: d.threshold });
+export const rotationOf = (c: CommitteeRecord, d: { members: CommitteeMember[]; threshold: number }, chainId: number): Uint8Array =>
+  committeeDigest({ epoch: c.epoch + 1, members: d.members, threshold: d.threshold }, chainId);
 
 /**
  * BRIDGE_COMMITTEE_UPDATE: the committee in office hands over to `data.members` with
@@ -47,9 +47,9 @@ makes one member's).`,
     ],
     example: 'cairn bridge rotate --members members.json --threshold 3 --signatures sigs.json --wait included',
   },
-  async run({ state, height }, d) {
+  async run({ state, height, network }, d) {
     const c = await requireCommittee(state);
-    const refused = quorumRefusal(c, rotationOf(c, d), d.signatures, 'BRIDGE_COMMITTEE_UPDATE');
+    const refused = quorumRefusal(c, rotationOf(c, d, network.chainId), d.signatures, 'BRIDGE_COMMITTEE_UPDATE');
     if (refused) throw new TxFailure(refused);
     await installCommittee(state, d.members, d.threshold, height);
   },

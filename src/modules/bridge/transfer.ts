@@ -96,8 +96,8 @@ committee pays it on the other chain and marks it PAID ("cairn bridge show <id>"
 });
 
 /** The digest a BRIDGE_IN's signatures are over, from its typed data. */
-export const inboundOf = (d: { sourceChain: string; sourceTx: string; asset: Asset; to: Address; amount: bigint }): Uint8Array =>
-  inboundDigest({ sourceChain: d.sourceChain, sourceTx: d.sourceTx, asset: d.asset, to: d.to, amount: d.amount.toString() });
+export const inboundOf = (d: { sourceChain: string; sourceTx: string; asset: Asset; to: Address; amount: bigint }, chainId: number): Uint8Array =>
+  inboundDigest({ sourceChain: d.sourceChain, sourceTx: d.sourceTx, asset: d.asset, to: d.to, amount: d.amount.toString() }, chainId);
 
 /**
  * BRIDGE_IN: releases a deposit made on `data.sourceChain` to `data.to`, on the committee's
@@ -144,12 +144,12 @@ bridge attest" makes one member's). Anyone may submit it: the signatures are the
     ],
     example: 'cairn bridge in --source-chain ethereum --source-tx 0x9f… --asset native --to cairn1… --amount 5000000 --signatures sigs.json --wait included',
   },
-  async run({ state, height, tx, events }, d) {
+  async run({ state, height, tx, events, network }, d) {
     const c = await requireCommittee(state);
     const seen = await state.getRecord<Hex>(seenKey(d.sourceChain, d.sourceTx));
     // A REFUSED transfer paid nothing: its deposit may be attested again (e.g. once the token is unpaused).
     if (seen && (await statusOf(state, seen)) !== 'REFUSED') throw new TxFailure(`deposit ${d.sourceChain}:${d.sourceTx} was already attested (transfer ${seen})`);
-    const refused = quorumRefusal(c, inboundOf(d), d.signatures, 'BRIDGE_IN');
+    const refused = quorumRefusal(c, inboundOf(d, network.chainId), d.signatures, 'BRIDGE_IN');
     if (refused) throw new TxFailure(refused);
     await reserve(state, d.asset, d.amount);
     await state.putRecord(seenKey(d.sourceChain, d.sourceTx), tx.id);
