@@ -1,4 +1,4 @@
-import { partiesOf } from '../modules/registry';
+import { nestedOf, partiesOf } from '../modules/registry';
 import type { Logger } from 'pino';
 import { getSchedule } from '../modules/staking';
 import { TREASURY_ADDRESS } from '../protocol/params';
@@ -45,7 +45,7 @@ export function createBlockCommitter(d: CommitDeps) {
     x.state.settle();
     d.view.publish(head, summary, schedule.active);
     d.onCommitted?.(x.block, summary);
-    d.mempool.send({ type: 'blockCommitted', height: header.height, hash: header.hash, included: txs.map((t) => t.id), dropped: x.dropped, nonces: txs.map((t) => [t.from, t.nonce]) });
+    d.mempool.send({ type: 'blockCommitted', height: header.height, hash: header.hash, included: txs.map((t) => t.id), dropped: x.dropped, nonces: usedNonces(txs) });
     d.log.info(
       {
         height: header.height, hash: header.hash, txs: txs.length, dropped: x.dropped.length, finalizedHeight, ms: Math.round(performance.now() - x.started),
@@ -59,3 +59,12 @@ export function createBlockCommitter(d: CommitDeps) {
 }
 
 export type CommitBlock = ReturnType<typeof createBlockCommitter>;
+
+/**
+ * The nonces a block used: each transaction's, and each nested one's (a META_TX's inner
+ * transaction advances its user's nonce). The mempool moves each sender's base past them;
+ * without the inner ones a relayed user's next transaction stayed counted as gapped (evictable,
+ * and expiring on the gapped lifetime) until that user's next admission.
+ */
+export const usedNonces = (txs: readonly Block['txs'][number][]): [Address, number][] =>
+  txs.flatMap((t) => [t, ...nestedOf(t)]).map((t) => [t.from, t.nonce]);

@@ -11,6 +11,8 @@ import type { Address, HybridTx } from '../../src/protocol/types';
 import { refusal } from '../helpers/assetHarness';
 import { EconWorld, U1, U2, U3, U4, V0 } from '../helpers/econWorld';
 import { DEV_NETWORK } from '../../src/chain/devnet';
+import { usedNonces } from '../../src/actors/commitBlock';
+import { TxPool } from '../../src/mempool/pool';
 
 const c = (n: number | bigint) => String(BigInt(n) * COIN);
 const USER = deriveKeys(new Uint8Array(32).fill(7));
@@ -112,5 +114,20 @@ describe('META_TX', () => {
     expect(r(inner({ amount: '0' }))).toBe('META_TX data.tx: TRANSFER amount must be positive');
     expect(r(t, USER.address)).toBe('META_TX relays another account\'s transaction: send your own directly');
     expect(refusal('META_TX', { data: null })).toBe('META_TX needs a data object with tx');
+  });
+});
+
+describe('META_TX and the mempool', () => {
+  it("a block's used nonces include the relayed user's: the mempool moves that user's base too", async () => {
+    const w = await world();
+    const meta = await w.tx('META_TX', RELAYER, { data: { tx: inner({ nonce: 0 }) } });
+    const direct = inner({ nonce: 1, fee: '1000' });
+    expect(usedNonces([meta, direct])).toEqual([[RELAYER, meta.nonce], [USER.address, 0], [USER.address, 1]]);
+    // What the mempool does with them: USER's nonce-1 transaction, admitted while its head nonce was 0 and nonce 0 rode in a META_TX, was gapped; it is ready once the block's nonces are applied.
+    const pool = new TxPool({ cap: 10, lifetimeMs: 60_000, maxNonceGap: 64 });
+    expect(pool.admit(direct, { nonce: 0, balance: 100n * COIN, mldsaKeyHash: null } as never, null, 0)).toBeUndefined();
+    expect(pool.isGapped(direct.id)).toBe(true);
+    for (const [from, nonce] of usedNonces([meta])) pool.rebase(from, nonce + 1, 1);
+    expect(pool.isGapped(direct.id)).toBe(false);
   });
 });
