@@ -86,8 +86,8 @@ export interface ChainQueries {
   blocks(from: number, limit: number): Promise<BlockSummaryView[]>;
   chain(from: number, limit: number): Promise<ChainPage>;
   /** The same page as JSON text, built from the stored block lines without parsing them (sync serves pages of up to 16 MiB). */
-  /** `asked`: the limit the client asked for, when it was above MAX_CHAIN_PAGE (the answer says it was capped). */
-  chainJson(from: number, limit: number, asked?: number): Promise<string>;
+  /** `capped`: why `limit` is less than the client asked for (above MAX_CHAIN_PAGE), for the page to say so. */
+  chainJson(from: number, limit: number, capped?: string): Promise<string>;
   tx(id: Hex): Promise<TxRecord | undefined>;
   mempool(limit: number): Promise<MempoolView>;
   addressTxs(addr: Address, limit: number, before?: number): Promise<AddressTxsPage>;

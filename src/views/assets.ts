@@ -2,6 +2,7 @@ import type { Address } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
 import type { CollectionRecord } from '../modules/nft/records';
 import type { TokenRecord } from '../modules/tokens/records';
+import type { CappedPage } from './paging';
 
 /** JSON shapes of the token, NFT and name endpoints (served by api/assetReader, typed by the SDK). */
 
@@ -68,30 +69,30 @@ export interface AccountTokenView {
   balance: string;
 }
 
-export interface TokenList {
+export interface TokenList extends CappedPage {
   tokens: TokenView[];
   nextBefore: Cursor | null;
 }
-export interface TokenHolders {
+export interface TokenHolders extends CappedPage {
   token: Hex;
   holders: HolderView[];
   nextBefore: Cursor | null;
 }
-export interface TokenTransfers {
+export interface TokenTransfers extends CappedPage {
   token: Hex;
   transfers: TokenTransferView[];
   nextBefore: Cursor | null;
 }
 /** GET /nfts/:collection: the collection with a page of its live items, newest first. */
-export interface CollectionDetail extends CollectionView {
+export interface CollectionDetail extends CollectionView, CappedPage {
   items: ItemView[];
   nextBefore: Cursor | null;
 }
-export interface CollectionList {
+export interface CollectionList extends CappedPage {
   collections: CollectionView[];
   nextBefore: Cursor | null;
 }
-export interface NameList {
+export interface NameList extends CappedPage {
   names: NameEntryView[];
   nextBefore: Cursor | null;
 }

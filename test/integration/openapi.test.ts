@@ -253,7 +253,9 @@ describe('docs/openapi.json against a running node', () => {
     expect((await ok('GET /chain', '/chain?from=0&limit=5000')).capped).toMatch(/capped|above/);
     await expectStatus('GET /chain', '/chain?limit=abc', 400);
     await ok('GET /mempool', '/mempool');
-    await expectStatus('GET /mempool', '/mempool?limit=1001', 400);
+    // Above a feed's maximum the page is capped, not refused, and says so (as /chain); 0 is a 400.
+    expect((await ok('GET /mempool', '/mempool?limit=1001')).capped).toBe('limit 1001 is above 1000: at most 1000 items are served');
+    await expectStatus('GET /mempool', '/mempool?limit=0', 400);
     expect((await ok('GET /stats', '/stats')).transactions).toBeGreaterThan(0);
     const hits = await ok('GET /search', '/search?q=pr');
     expect(hits.results.map((h: Json) => h.kind)).toEqual(expect.arrayContaining(['token', 'name']));
@@ -277,7 +279,8 @@ describe('docs/openapi.json against a running node', () => {
     await expectStatus('GET /proof/{end}', `/proof/${dev[0].address}?height=-1`, 400);
 
     expect((await ok('GET /txs', '/txs?limit=20')).txs.length).toBeGreaterThan(5);
-    await expectStatus('GET /txs', '/txs?limit=101', 400);
+    expect((await ok('GET /txs', '/txs?limit=101')).capped).toBe('limit 101 is above MAX_LIMIT: at most 100 items are served');
+    await expectStatus('GET /txs', '/txs?limit=abc', 400);
     for (const id of Object.values(ids)) await ok('GET /tx/{id}', `/tx/${id}`); // hybrid and eth envelopes, every kind of result
     await expectStatus('GET /tx/{id}', `/tx/${ZERO_ID}`, 404);
     await expectStatus('GET /tx/{id}', '/tx/0x1234', 400);
@@ -384,7 +387,8 @@ describe('docs/openapi.json against a running node', () => {
     expect((await ok('GET /gateway', '/gateway')).requests.total).toBeGreaterThan(0);
     await ok('GET /guard', '/guard');
     await ok('GET /guard', '/guard?limit=5', { admin: TOKEN });
-    await expectStatus('GET /guard', '/guard?limit=1001', 400);
+    expect((await ok('GET /guard', '/guard?limit=1001')).capped).toMatch(/^limit 1001 is above 1000/);
+    await expectStatus('GET /guard', '/guard?limit=-1', 400);
     const metrics = await ok('GET /metrics', '/metrics');
     expect(metrics).toMatch(/^# HELP /m);
     expect(await ok('GET /health/live', '/health/live')).toEqual({ live: true });

@@ -3,7 +3,7 @@ import { decodeCursor, type AssetRef, type Feed } from '../../api/ports';
 import { NAME_RE, SYMBOL_RE } from '../../protocol/params';
 import type { Hex } from '../../primitives/hex';
 import { badRequest, notFound } from '../httpError';
-import { limitParam } from '../params';
+import { pageSize, sized } from '../params';
 import type { HttpDeps, RouteWrap } from '../route';
 import type { CollectionList, NameList, NameResolutionView, NftView, TokenHolders, TokenList, TokenTransfers, TokenView } from '../../views';
 
@@ -48,8 +48,8 @@ export function registerAssetRoutes(app: Server, r: RouteWrap, d: HttpDeps): voi
 
   app.get('/tokens', r(async (req): Promise<TokenList> => {
     const q = req.query_parameters;
-    const limit = limitParam(q);
-    return assets().tokens(limit, cursorParam(q, 'tokens'));
+    const size = pageSize(q);
+    return sized(size, await assets().tokens(size.limit, cursorParam(q, 'tokens')));
   }));
 
   app.get('/tokens/:id', r(async (req): Promise<TokenView> => {
@@ -61,24 +61,24 @@ export function registerAssetRoutes(app: Server, r: RouteWrap, d: HttpDeps): voi
 
   app.get('/tokens/:id/holders', r(async (req): Promise<TokenHolders> => {
     const q = req.query_parameters;
-    const limit = limitParam(q);
+    const size = pageSize(q);
     const before = cursorParam(q, 'holders');
     const token = await tokenIdOf(req.path_parameters.id);
-    return { token, ...(await assets().holders(token, limit, before)) };
+    return sized(size, { token, ...(await assets().holders(token, size.limit, before)) });
   }));
 
   app.get('/tokens/:id/transfers', r(async (req): Promise<TokenTransfers> => {
     const q = req.query_parameters;
-    const limit = limitParam(q);
+    const size = pageSize(q);
     const before = cursorParam(q, 'transfers');
     const token = await tokenIdOf(req.path_parameters.id);
-    return { token, ...(await assets().transfers(token, limit, before)) };
+    return sized(size, { token, ...(await assets().transfers(token, size.limit, before)) });
   }));
 
   app.get('/nfts', r(async (req): Promise<CollectionList> => {
     const q = req.query_parameters;
-    const limit = limitParam(q);
-    return assets().collections(limit, cursorParam(q, 'collections'));
+    const size = pageSize(q);
+    return sized(size, await assets().collections(size.limit, cursorParam(q, 'collections')));
   }));
 
   // `<collection>:<item>` → the item; `<collection>` → the collection with a page of its items.
@@ -95,16 +95,16 @@ export function registerAssetRoutes(app: Server, r: RouteWrap, d: HttpDeps): voi
       return v;
     }
     const q = req.query_parameters;
-    const limit = limitParam(q);
-    const c = await assets().collection(ref, limit, cursorParam(q, 'items'));
+    const size = pageSize(q);
+    const c = await assets().collection(ref, size.limit, cursorParam(q, 'items'));
     if (!c) throw notFound(`collection not found: ${shown(ref)}`);
-    return c;
+    return sized(size, c);
   }));
 
   app.get('/names', r(async (req): Promise<NameList> => {
     const q = req.query_parameters;
-    const limit = limitParam(q);
-    return assets().names(limit, cursorParam(q, 'names'));
+    const size = pageSize(q);
+    return sized(size, await assets().names(size.limit, cursorParam(q, 'names')));
   }));
 
   app.get('/name/:name', r(async (req): Promise<NameResolutionView> => {

@@ -10,7 +10,7 @@ export const ENDPOINTS: [string, string][] = [
   ['GET /blocks?limit&from', 'Blocks, newest first from height `from`'],
   ['GET /blocks/:ref', 'Block by height or hash, with size'],
   ['GET /chain?from&limit', 'Contiguous full blocks with height, hash and size on top (at most 2000 per page: MAX_CHAIN_PAGE; a larger limit is capped)'],
-  ['GET /mempool?limit', 'Pending transactions, oldest first (limit: default 100, at most 1000), with the pool\'s size'],
+  ['GET /mempool?limit', 'Pending transactions, oldest first (limit: default 100; a larger limit than 1000 is capped), with the pool\'s size'],
   ['GET /stats', 'Accounts, stake, 24h volume, TPS, hourly series'],
   ['GET /address/:end', 'Account by 0x or cairn1 address, with its FT20 holdings; 404 if never funded and holding no tokens'],
   ['GET /address/:end/txs?limit&before', 'Wallet transactions, newest first'],
