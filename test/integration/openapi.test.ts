@@ -318,6 +318,11 @@ describe('docs/openapi.json against a running node', () => {
     expect((await ok('GET /tokens/{id}/transfers', `/tokens/${token}/transfers`)).transfers.map((x: Json) => x.kind)).toEqual(['transfer', 'mint']);
     await expectStatus('GET /tokens/{id}/transfers', '/tokens/NOPE/transfers', 404);
     await expectStatus('GET /tokens/{id}/transfers', `/tokens/${token}/transfers?before=zz`, 400);
+    // `before` is a height; a page that is not the last says where the next starts (a height too).
+    const [newest, oldest] = (await ok('GET /tokens/{id}/transfers', `/tokens/${token}/transfers`)).transfers;
+    const below = await ok('GET /tokens/{id}/transfers', `/tokens/${token}/transfers?before=${newest.blockHeight}`);
+    expect(below.transfers.every((x: Json) => x.blockHeight < newest.blockHeight)).toBe(true);
+    expect((await ok('GET /tokens/{id}/transfers', `/tokens/${token}/transfers?limit=1`)).nextBefore).toBe(newest.blockHeight === oldest.blockHeight ? null : newest.blockHeight);
     expect((await ok('GET /nfts', '/nfts')).collections).toHaveLength(1);
     await expectStatus('GET /nfts', '/nfts?limit=x', 400);
     expect((await ok('GET /nfts/{id}', `/nfts/${collection}`)).items).toHaveLength(1);

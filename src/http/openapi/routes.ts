@@ -78,6 +78,11 @@ const limit = ({ def, max, maxName }: PageRule = FEED_PAGE, what = 'Page size'):
 const cursor: ParamSpec = {
   name: 'before', in: 'query', description: 'Opaque cursor: the `nextBefore` of the previous page of this feed (absent or empty: the first page)', schema: { type: 'string' },
 };
+/** `before` on the token, NFT and name feeds ordered by height. */
+const heightBefore: ParamSpec = {
+  name: 'before', in: 'query', schema: int(),
+  description: 'A block height: only entries strictly below it, newest first (the `nextBefore` of the previous page: pages end with a whole block; absent or empty: from the newest). A cursor this feed returned before it paged by height is still accepted.',
+};
 const address = (name: string): ParamSpec => ({
   name, in: 'path', required: true, description: 'Account: 0x + 40 hex digits (any case) or the native cairn1… form', schema: { type: 'string' },
 });
@@ -142,17 +147,17 @@ export const OPERATIONS: OperationSpec[] = [
     endpoint: 'GET /search?q=', ok: { view: 'SearchView' },
     params: [{ name: 'q', in: 'query', description: 'Prefix to search (first 200 characters; empty: no results)', schema: { type: 'string' } }],
   },
-  { endpoint: 'GET /tokens?limit&before', ok: { view: 'TokenList' }, params: [limit(), cursor], errors: { 400: 'limit or cursor malformed' } },
+  { endpoint: 'GET /tokens?limit&before', ok: { view: 'TokenList' }, params: [limit(), heightBefore], errors: { 400: 'limit or before malformed' } },
   { endpoint: 'GET /tokens/:id', ok: { view: 'TokenView' }, params: [tokenRef], errors: { 400: 'Neither a token id nor a symbol', 404: 'No such token' } },
   {
     endpoint: 'GET /tokens/:id/holders?limit&before', ok: { view: 'TokenHolders' }, params: [tokenRef, limit(), cursor],
     errors: { 400: 'Bad token reference, limit or cursor', 404: 'No such token' },
   },
   {
-    endpoint: 'GET /tokens/:id/transfers?limit&before', ok: { view: 'TokenTransfers' }, params: [tokenRef, limit(), cursor],
-    errors: { 400: 'Bad token reference, limit or cursor', 404: 'No such token' },
+    endpoint: 'GET /tokens/:id/transfers?limit&before', ok: { view: 'TokenTransfers' }, params: [tokenRef, limit(), heightBefore],
+    errors: { 400: 'Bad token reference, limit or before', 404: 'No such token' },
   },
-  { endpoint: 'GET /nfts?limit&before', ok: { view: 'CollectionList' }, params: [limit(), cursor], errors: { 400: 'limit or cursor malformed' } },
+  { endpoint: 'GET /nfts?limit&before', ok: { view: 'CollectionList' }, params: [limit(), heightBefore], errors: { 400: 'limit or before malformed' } },
   {
     endpoint: 'GET /nfts/:id?limit&before', ok: { view: 'NftView' }, errors: { 400: 'Bad collection or item reference, limit or cursor', 404: 'No such collection or item' },
     params: [
@@ -160,7 +165,7 @@ export const OPERATIONS: OperationSpec[] = [
       limit(FEED_PAGE, 'Items per page of a collection'), cursor,
     ],
   },
-  { endpoint: 'GET /names?limit&before', ok: { view: 'NameList' }, params: [limit(), cursor], errors: { 400: 'limit or cursor malformed' } },
+  { endpoint: 'GET /names?limit&before', ok: { view: 'NameList' }, params: [limit(), heightBefore], errors: { 400: 'limit or before malformed' } },
   {
     endpoint: 'GET /name/:name', ok: { view: 'NameResolutionView' }, errors: { 404: 'Not registered (also for anything that cannot be a name)' },
     params: [{ name: 'name', in: 'path', required: true, description: '3–32 characters of a–z, 0–9 and -, not starting or ending with -', schema: { type: 'string' } }],

@@ -1,9 +1,9 @@
 import type { Server } from 'hyper-express';
-import { decodeCursor, type AssetRef, type Feed } from '../../api/ports';
+import { decodeCursor, type AssetRef, type Feed, type HeightStart } from '../../api/ports';
 import { NAME_RE, SYMBOL_RE } from '../../protocol/params';
 import type { Hex } from '../../primitives/hex';
 import { badRequest, notFound } from '../httpError';
-import { pageSize, sized } from '../params';
+import { intParam, pageSize, sized } from '../params';
 import type { HttpDeps, RouteWrap } from '../route';
 import type { CollectionList, NameList, NameResolutionView, NftView, TokenHolders, TokenList, TokenTransfers, TokenView } from '../../views';
 
@@ -17,13 +17,25 @@ function segment(s: string | undefined): string {
   }
 }
 
-/** `before`: a cursor this feed returned as `nextBefore`; absent or empty = from the newest. */
-function cursorParam(q: Record<string, unknown>, feed: Feed): Uint8Array | undefined {
-  const raw = q.before;
+/** `before` on holders and a collection's items: a cursor this feed returned as `nextBefore`; absent or empty = from the first. */
+function cursorParam(q: Record<string, string>, feed: Feed, invalid = 'invalid cursor: before must be a nextBefore value returned by this feed'): Uint8Array | undefined {
+  const raw: unknown = q.before;
   if (raw === undefined || raw === '') return undefined;
   const p = typeof raw === 'string' ? decodeCursor(feed, raw) : undefined;
-  if (!p) throw badRequest('invalid cursor: before must be a nextBefore value returned by this feed');
+  if (!p) throw badRequest(invalid);
   return p;
+}
+
+/**
+ * `before` on the feeds ordered by height (tokens, transfers, collections, names): a block
+ * height, the page holding what is strictly below it (SPEC: the height of the last item seen,
+ * as on /address/:end/txs; `nextBefore` is one); absent or empty = from the newest. A cursor
+ * these feeds returned before they paged by height (never all digits) is still honoured.
+ */
+function heightParam(q: Record<string, string>, feed: Feed): HeightStart | undefined {
+  const raw: unknown = q.before;
+  if (typeof raw === 'string' && /^\d+$/.test(raw)) return intParam(q, 'before');
+  return cursorParam(q, feed, 'invalid before: expected a block height (the nextBefore of the previous page)');
 }
 
 /** A token or collection: 0x + 40 hex digits (any case), or a symbol (any case). */
@@ -49,7 +61,7 @@ export function registerAssetRoutes(app: Server, r: RouteWrap, d: HttpDeps): voi
   app.get('/tokens', r(async (req): Promise<TokenList> => {
     const q = req.query_parameters;
     const size = pageSize(q);
-    return sized(size, await assets().tokens(size.limit, cursorParam(q, 'tokens')));
+    return sized(size, await assets().tokens(size.limit, heightParam(q, 'tokens')));
   }));
 
   app.get('/tokens/:id', r(async (req): Promise<TokenView> => {
@@ -70,7 +82,7 @@ export function registerAssetRoutes(app: Server, r: RouteWrap, d: HttpDeps): voi
   app.get('/tokens/:id/transfers', r(async (req): Promise<TokenTransfers> => {
     const q = req.query_parameters;
     const size = pageSize(q);
-    const before = cursorParam(q, 'transfers');
+    const before = heightParam(q, 'transfers');
     const token = await tokenIdOf(req.path_parameters.id);
     return sized(size, { token, ...(await assets().transfers(token, size.limit, before)) });
   }));
@@ -78,7 +90,7 @@ export function registerAssetRoutes(app: Server, r: RouteWrap, d: HttpDeps): voi
   app.get('/nfts', r(async (req): Promise<CollectionList> => {
     const q = req.query_parameters;
     const size = pageSize(q);
-    return sized(size, await assets().collections(size.limit, cursorParam(q, 'collections')));
+    return sized(size, await assets().collections(size.limit, heightParam(q, 'collections')));
   }));
 
   // `<collection>:<item>` → the item; `<collection>` → the collection with a page of its items.
@@ -104,7 +116,7 @@ export function registerAssetRoutes(app: Server, r: RouteWrap, d: HttpDeps): voi
   app.get('/names', r(async (req): Promise<NameList> => {
     const q = req.query_parameters;
     const size = pageSize(q);
-    return sized(size, await assets().names(size.limit, cursorParam(q, 'names')));
+    return sized(size, await assets().names(size.limit, heightParam(q, 'names')));
   }));
 
   app.get('/name/:name', r(async (req): Promise<NameResolutionView> => {

@@ -19,7 +19,7 @@ export const ENDPOINTS: [string, string][] = [
   ['GET /txs?limit', 'Global transaction feed'],
   ['GET /tx/:id', 'Transaction, in mempool or in a block'],
   ['GET /search?q=', 'Prefix search over addresses, blocks, transactions, tokens (symbol or name) and names'],
-  ['GET /tokens?limit&before', 'FT20 tokens, newest first (node-local index; before = nextBefore cursor)'],
+  ['GET /tokens?limit&before', 'FT20 tokens, newest first (node-local index; before = a block height, e.g. the nextBefore of the previous page)'],
   ['GET /tokens/:id', 'Token by id or symbol, with holder count'],
   ['GET /tokens/:id/holders?limit&before', 'Token holders, largest balance first'],
   ['GET /tokens/:id/transfers?limit&before', 'Token transfers, mints and burns, newest first'],
