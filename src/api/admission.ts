@@ -100,7 +100,8 @@ export function createAdmission(d: {
     async submit(body: unknown): Promise<SubmitOutcome> {
       await d.turn?.();
       const decoded = decodeEnvelope(body, d.network);
-      if (!decoded.ok) return { kind: 'malformed', error: decoded.error };
+      // A payload changed after signing that keeps its original id: `invalid signature`, decided by the body alone.
+      if (!decoded.ok) return decoded.signature ? refuse(decoded.id, REFUSAL.signature) : { kind: 'malformed', error: decoded.error };
       const tx = decoded.tx;
       // A key/from mismatch yields a verify job that fails: `invalid signature`; so does a bad nested (META_TX inner) signature.
       return admit(tx, pqKeyHashOf(tx), async () => {

@@ -6,7 +6,7 @@ import { balanceKey, symbolKey, tokenKey, type TokenRecord } from '../modules/to
 import type { Hex } from '../primitives/hex';
 import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
-import { AssetIndex, type Page } from '../storage/assetIndex';
+import { AssetIndex, type HeightStart, type Page } from '../storage/assetIndex';
 import type { AccountTokenView, CollectionDetail, CollectionList, CollectionView, ItemView, NameEntryView, NameList, TokenHolders, TokenList, TokenTransfers, TokenView } from '../views';
 import type { AssetQueries, AssetRef, ReadModel } from './ports';
 
@@ -41,7 +41,7 @@ export class AssetReader implements AssetQueries {
   }
 
   /** Tokens, newest first. */
-  async tokens(limit: number, before?: Uint8Array): Promise<TokenList> {
+  async tokens(limit: number, before?: HeightStart): Promise<TokenList> {
     const page = await this.index.tokens(limit, before);
     const s = await this.state();
     const tokens: TokenView[] = [];
@@ -71,7 +71,7 @@ export class AssetReader implements AssetQueries {
     return { holders: page.items.map((h) => ({ address: h.address, native: toNative(h.address), balance: h.balance })), nextBefore: page.nextBefore };
   }
 
-  async transfers(token: Hex, limit: number, before?: Uint8Array): Promise<Omit<TokenTransfers, 'token'>> {
+  async transfers(token: Hex, limit: number, before?: HeightStart): Promise<Omit<TokenTransfers, 'token'>> {
     const page = await this.index.transfers(token, limit, before);
     return {
       transfers: page.items.map((t) => ({
@@ -110,7 +110,7 @@ export class AssetReader implements AssetQueries {
   }
 
   /** Collections, newest first. */
-  async collections(limit: number, before?: Uint8Array): Promise<CollectionList> {
+  async collections(limit: number, before?: HeightStart): Promise<CollectionList> {
     const page = await this.index.collections(limit, before);
     const s = await this.state();
     const collections: CollectionView[] = [];
@@ -149,7 +149,7 @@ export class AssetReader implements AssetQueries {
   }
 
   /** Registered names, newest registration first. */
-  async names(limit: number, before?: Uint8Array): Promise<NameList> {
+  async names(limit: number, before?: HeightStart): Promise<NameList> {
     const page = await this.index.names(limit, before);
     return { names: page.items.map((n) => this.nameView(n)), nextBefore: page.nextBefore };
   }

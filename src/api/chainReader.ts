@@ -220,7 +220,7 @@ export class ChainReader implements ChainQueries {
   }
 
   /** Contiguous full blocks from `from` upwards (sync format), bounded by count and bytes. */
-  async chainJson(from: number, limit: number, asked = limit, maxBytes = 16 * 1024 * 1024): Promise<string> {
+  async chainJson(from: number, limit: number, capped?: string, maxBytes = 16 * 1024 * 1024): Promise<string> {
     const head = this.d.view.head.height;
     const parts: string[] = [];
     let bytes = 0;
@@ -237,8 +237,8 @@ export class ChainReader implements ChainQueries {
       const text = Buffer.from(t.buffer, t.byteOffset, t.byteLength).toString('utf8');
       parts.push(`{"height":${h},"hash":"${summary.hash}",${text.slice(1, text.lastIndexOf('}'))},"size":${t.length}}`);
     }
-    const capped = asked > limit ? `,"limit":${limit},"capped":"limit ${asked} is above MAX_CHAIN_PAGE: at most ${limit} blocks are served"` : `,"limit":${limit}`;
-    return `{"from":${from}${capped},"blocks":[${parts.join(',')}],"next":${h <= head ? h : null}}`;
+    const note = capped === undefined ? '' : `,"capped":${JSON.stringify(capped)}`;
+    return `{"from":${from},"limit":${limit}${note},"blocks":[${parts.join(',')}],"next":${h <= head ? h : null}}`;
   }
 
   async chain(from: number, limit: number, maxBytes = 16 * 1024 * 1024): Promise<ChainPage> {

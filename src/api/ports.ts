@@ -4,6 +4,7 @@ import type { Address } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
 import type { MaybePromise } from '../primitives/maybe';
 import type { ContractMetadata } from '../contracts/verify';
+import type { HeightStart } from './cursors';
 import type {
   AccountProofView, AccountView, AddressTxsPage, AnalysisView, BlockSummaryView, BlockView, ChainPage, CollectionDetail,
   CollectionList, InternalTransferView, ItemView, LogView, MempoolView, NameEntryView, NameList, SearchHit, StatsView,
@@ -31,17 +32,21 @@ export interface ReadModel {
 /** A token or collection named by its id or by its symbol (upper-case in state). */
 export type AssetRef = { id: Hex } | { symbol: string };
 
-/** Token, NFT and name reads. `before` is a decoded cursor position of the same feed (see api/cursors.ts). */
+/**
+ * Token, NFT and name reads. `before`: on holders and items, a decoded cursor position of the
+ * same feed (see api/cursors.ts); on the feeds ordered by height, a HeightStart (a height, or
+ * the position of a cursor they issued before).
+ */
 export interface AssetQueries {
-  tokens(limit: number, before?: Uint8Array): Promise<TokenList>;
+  tokens(limit: number, before?: HeightStart): Promise<TokenList>;
   token(ref: AssetRef): Promise<TokenView | undefined>;
   tokenId(ref: AssetRef): Promise<Hex | undefined>;
   holders(token: Hex, limit: number, before?: Uint8Array): Promise<Omit<TokenHolders, 'token'>>;
-  transfers(token: Hex, limit: number, before?: Uint8Array): Promise<Omit<TokenTransfers, 'token'>>;
-  collections(limit: number, before?: Uint8Array): Promise<CollectionList>;
+  transfers(token: Hex, limit: number, before?: HeightStart): Promise<Omit<TokenTransfers, 'token'>>;
+  collections(limit: number, before?: HeightStart): Promise<CollectionList>;
   collection(ref: AssetRef, limit: number, before?: Uint8Array): Promise<CollectionDetail | undefined>;
   item(ref: AssetRef, item: number): Promise<ItemView | undefined>;
-  names(limit: number, before?: Uint8Array): Promise<NameList>;
+  names(limit: number, before?: HeightStart): Promise<NameList>;
   name(name: string): Promise<NameEntryView | undefined>;
 }
 
@@ -86,8 +91,8 @@ export interface ChainQueries {
   blocks(from: number, limit: number): Promise<BlockSummaryView[]>;
   chain(from: number, limit: number): Promise<ChainPage>;
   /** The same page as JSON text, built from the stored block lines without parsing them (sync serves pages of up to 16 MiB). */
-  /** `asked`: the limit the client asked for, when it was above MAX_CHAIN_PAGE (the answer says it was capped). */
-  chainJson(from: number, limit: number, asked?: number): Promise<string>;
+  /** `capped`: why `limit` is less than the client asked for (above MAX_CHAIN_PAGE), for the page to say so. */
+  chainJson(from: number, limit: number, capped?: string): Promise<string>;
   tx(id: Hex): Promise<TxRecord | undefined>;
   mempool(limit: number): Promise<MempoolView>;
   addressTxs(addr: Address, limit: number, before?: number): Promise<AddressTxsPage>;
@@ -107,7 +112,7 @@ export type { BlockIntake } from './blockIntake';
 export type { Admission, SubmitOutcome } from './admission';
 export type * from './rpcPort';
 export { decodeEthFields } from './ethFields';
-export { decodeCursor, type Feed } from './cursors';
+export { decodeCursor, type Feed, type HeightStart } from './cursors';
 export { PROPOSAL_STATES } from '../machines/proposal';
 export { TASK_MODES, TASK_STATES } from '../modules/ai/taskMachine';
 export { TRANSFER_STATES } from '../modules/bridge/transferMachine';

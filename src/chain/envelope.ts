@@ -134,7 +134,13 @@ export function signTx(keys: HybridKeys, fields: TxFields, network: Network, sig
   };
 }
 
-export type DecodeResult = { ok: true; tx: HybridTx } | { ok: false; error: string };
+/**
+ * `signature: true`: the envelope carries an `id` that is not its payload's — the payload was
+ * changed after signing (or the id edited). Submission refuses it as `invalid signature`
+ * (SPEC: a payload changed after signing), with `id` the id of the payload as received.
+ * Other failures are malformed input (400).
+ */
+export type DecodeResult = { ok: true; tx: HybridTx } | { ok: false; error: string; signature?: never } | { ok: false; error: string; signature: true; id: Hex };
 
 const ENVELOPE_KEYS = new Set([
   'id', 'chainId', 'type', 'from', 'to', 'amount', 'nonce', 'timestamp', 'fee', 'data', 'publicKeys', 'signatures',
@@ -165,7 +171,8 @@ function signaturesOf(v: unknown): HybridTx['signatures'] | string {
  * Strict structural decoding of a submitted envelope (a parsed JSON body) for `network`.
  * Errors are short sentences for the 400 answer. Signatures are not checked here: a missing
  * or malformed one decodes as '0x' so verification fails with exactly `invalid signature`
- * (as does a transaction signed for another network with this chain id).
+ * (as does a transaction signed for another network with this chain id), and so does an
+ * `id` that is not the payload's (`signature: true`, see DecodeResult).
  * Addresses may be 0x or cairn1…; the result is always lower-case 0x with the recomputed id.
  */
 export function decodeEnvelope(body: unknown, network: Network): DecodeResult {
@@ -214,7 +221,7 @@ export function decodeEnvelope(body: unknown, network: Network): DecodeResult {
   };
   const { id, msg } = txIdAndSigningBytes(payload, network);
   if (body.id !== undefined && (typeof body.id !== 'string' || body.id.toLowerCase() !== id)) {
-    return fail('id does not match payload');
+    return { ok: false, error: 'id does not match payload', signature: true, id };
   }
   const tx: HybridTx = { ...payload, id, publicKeys, signatures };
   signingBytesCache.set(tx, { genesisHash: network.genesisHash, msg });

@@ -1,14 +1,54 @@
 import type { Address } from '../protocol/types';
+import { MAX_CHAIN_PAGE } from '../protocol/params';
 import { parseAddress } from '../crypto/address';
+import type { CappedPage } from '../views';
 import { badRequest } from './httpError';
 
 /**
- * Pagination, the same on every feed: `limit` defaults to DEFAULT_LIMIT and may not exceed
- * the feed's maximum (MAX_LIMIT, or MAX_CHAIN_PAGE for /chain); `before` and `from` are
- * heights. A malformed or out-of-range value is a 400, never silently clamped.
+ * Pagination, the same on every feed: `limit` defaults to the feed's default (DEFAULT_LIMIT
+ * on most) and a larger one than its maximum (MAX_LIMIT on most, MAX_CHAIN_PAGE for /chain)
+ * is served capped at the maximum, the page saying so in `capped` (pageSize); `before` and
+ * `from` are heights. Any other malformed or out-of-range value is a 400.
  */
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
+
+/** A feed's page size: its default and maximum, and how `capped` names them. */
+export interface PageRule {
+  def: number;
+  max: number;
+  /** The maximum as `capped` names it (a constant's name); its value when absent. */
+  maxName?: string;
+  /** What the page holds, as `capped` names it; `items` when absent. */
+  items?: string;
+}
+/** Most feeds. */
+export const FEED_PAGE: PageRule = { def: DEFAULT_LIMIT, max: MAX_LIMIT, maxName: 'MAX_LIMIT' };
+/** The feeds of small records kept by this node: /mempool, /logs, /guard. */
+export const LONG_PAGE: PageRule = { def: 100, max: 1_000 };
+/** /chain: full blocks, for sync. */
+export const CHAIN_PAGE: PageRule = { def: 100, max: MAX_CHAIN_PAGE, maxName: 'MAX_CHAIN_PAGE', items: 'blocks' };
+
+export interface PageSize {
+  /** The page size served. */
+  limit: number;
+  /** Why it is smaller than the limit asked for (see CappedPage); absent when it is not. */
+  capped?: string;
+}
+
+/**
+ * `limit` of a paginated feed under `rule`: absent or empty = the default; above the maximum,
+ * the maximum, with a `capped` note for the page (SPEC: a page is capped by MAX_CHAIN_PAGE on
+ * /chain "and similar paginated endpoints", not refused). Not a decimal integer, or 0, is a 400.
+ */
+export function pageSize(q: Record<string, string>, rule: PageRule = FEED_PAGE): PageSize {
+  const asked = intParam(q, 'limit', { def: rule.def, min: 1 })!;
+  if (asked <= rule.max) return { limit: asked };
+  return { limit: rule.max, capped: `limit ${asked} is above ${rule.maxName ?? rule.max}: at most ${rule.max} ${rule.items ?? 'items'} are served` };
+}
+
+/** `page` as served with `size`: with its `capped` note, when the size was capped. */
+export const sized = <T extends object>(size: PageSize, page: T): T & CappedPage => (size.capped === undefined ? page : { ...page, capped: size.capped });
 
 export function intParam(q: Record<string, string>, name: string, opts: { def?: number; min?: number; max?: number } = {}): number | undefined {
   const raw = q[name];
@@ -20,6 +60,7 @@ export function intParam(q: Record<string, string>, name: string, opts: { def?: 
   return n;
 }
 
+/** A `limit` that may not exceed `max` (a 400 above it): only GET /security/alerts still takes one (every feed takes pageSize). */
 export const limitParam = (q: Record<string, string>, max = MAX_LIMIT, def = DEFAULT_LIMIT): number =>
   intParam(q, 'limit', { def, min: 1, max })!;
 

@@ -12,7 +12,7 @@ import type { Hex } from '../primitives/hex';
 // The response shapes are the server's own types (views/, type-only: nothing of the node is
 // bundled into the SDK), so the two cannot drift apart.
 import type {
-  CollectionDetail, CollectionList, CollectionView, Cursor, HolderView, ItemView, NameEntryView, NameList,
+  CollectionDetail, CollectionList, CollectionView, Cursor, HeightCursor, HolderView, ItemView, NameEntryView, NameList,
   NameResolutionView, TokenHolders, TokenList, TokenTransfers, TokenTransferView, TokenView,
 } from '../views';
 
@@ -190,11 +190,12 @@ export { assetId };
 // ---------------------------------------------------------------------------------------
 // Read endpoints (GET /tokens…, /nfts…, /names, /name/:name)
 
-export type { Cursor, TokenView, CollectionView, TokenList, TokenHolders, TokenTransfers, CollectionDetail, CollectionList, NameList };
+export type { Cursor, HeightCursor, TokenView, CollectionView, TokenList, TokenHolders, TokenTransfers, CollectionDetail, CollectionList, NameList };
 
 export interface PageOptions {
   limit?: number;
-  before?: Cursor;
+  /** A page's `nextBefore`: a height on tokens, transfers, collections and names (any block height works); a cursor on holders and items. */
+  before?: HeightCursor | Cursor;
 }
 
 export type TokenHolder = HolderView;
@@ -211,6 +212,6 @@ export type NameView = NameResolutionView;
 export function pageQuery(opts: PageOptions = {}): string {
   const q: string[] = [];
   if (opts.limit !== undefined) q.push(`limit=${encodeURIComponent(String(opts.limit))}`);
-  if (opts.before !== undefined) q.push(`before=${encodeURIComponent(opts.before)}`);
+  if (opts.before !== undefined) q.push(`before=${encodeURIComponent(String(opts.before))}`);
   return q.length === 0 ? '' : `?${q.join('&')}`;
 }

@@ -51,6 +51,7 @@ export {
   type UnsignedAssetTx,
   type TokenAmount,
   type Cursor,
+  type HeightCursor,
   type PageOptions,
   type TokenView,
   type TokenList,

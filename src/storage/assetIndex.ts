@@ -134,7 +134,9 @@ export function putAssetIndexes(batch: KvBatch, block: Block): void {
 /**
  * A feed cursor: base64url (no padding) of a one-letter feed tag followed by the position
  * (the key suffix of the page's last entry). Opaque to clients; `before` = strictly after
- * that entry in the feed's order.
+ * that entry in the feed's order. Holders and items page with cursors; the feeds ordered by
+ * height page by height (HeightStart) and issue none, but still take the cursors they issued
+ * before, so a client's saved cursor keeps working.
  */
 export type Feed = 'tokens' | 'holders' | 'transfers' | 'collections' | 'items' | 'names';
 const TAG: Record<Feed, number> = { tokens: 0x74, holders: 0x68, transfers: 0x78, collections: 0x63, items: 0x69, names: 0x6e };
@@ -167,10 +169,18 @@ export function decodeCursor(feed: Feed, s: string): Uint8Array | undefined {
   return validPosition(feed, p) ? p : undefined;
 }
 
-export interface Page<T> {
+/** A page, and where the next one starts (`C`: a cursor, or a height): null when nothing is left. */
+export interface Page<T, C = string> {
   items: T[];
-  nextBefore: string | null;
+  nextBefore: C | null;
 }
+
+/**
+ * Where a page of a feed ordered by height (tokens, transfers, collections, names) starts: below
+ * a block height (SPEC: `before` is the height of the last item seen), or strictly after the
+ * entry at a position (from a cursor these feeds issued before they paged by height).
+ */
+export type HeightStart = number | Uint8Array;
 
 /* ----------------------------------------------------------------- reads */
 
@@ -180,29 +190,45 @@ export class AssetIndex {
 
   constructor(private readonly kv: KvStore) {}
 
+  /** Entries under `prefix` from `gte` up to (not including) `lt`, newest (highest key) first, at most `limit`: positions and values. */
+  private async entries(prefix: Buffer, gte: Buffer, lt: Buffer, limit?: number): Promise<[Buffer, Uint8Array][]> {
+    const out: [Buffer, Uint8Array][] = [];
+    for await (const [k, v] of this.kv.iterate({ gte, lt, reverse: true, limit })) out.push([Buffer.from(k).subarray(prefix.length), v]);
+    return out;
+  }
+
   /**
    * Newest first under `prefix`: entries strictly below `before` (a position: the key part
    * after the prefix), at most `limit`, and the cursor of the next page (null when done).
    */
   private async page<T>(feed: Feed, prefix: Buffer, limit: number, before: Uint8Array | undefined, map: (pos: Buffer, v: Uint8Array) => T): Promise<Page<T>> {
-    const lt = before ? Buffer.concat([prefix, before]) : prefixEnd(prefix);
-    const items: T[] = [];
-    let lastPos: Buffer | undefined;
-    let more = false;
-    for await (const [k, v] of this.kv.iterate({ gte: prefix, lt, reverse: true, limit: limit + 1 })) {
-      if (items.length === limit) {
-        more = true;
-        break;
-      }
-      lastPos = Buffer.from(k).subarray(prefix.length);
-      items.push(map(lastPos, v));
-    }
-    return { items, nextBefore: more && lastPos ? encodeCursor(feed, lastPos) : null };
+    const got = await this.entries(prefix, prefix, before ? Buffer.concat([prefix, before]) : prefixEnd(prefix), limit + 1);
+    const more = got.length > limit;
+    const items = got.slice(0, limit);
+    return { items: items.map(([pos, v]) => map(pos, v)), nextBefore: more ? encodeCursor(feed, items[limit - 1][0]) : null };
+  }
+
+  /**
+   * Newest first under `prefix`, for a feed whose positions start with the block height (u64be):
+   * entries below `start`, at least `limit` of them when there are as many, and whole blocks — the
+   * rest of the last entry's block is added — so that the next page starts below that block's
+   * height, `nextBefore` (null when nothing is left), and skips nothing.
+   */
+  private async heightPage<T>(prefix: Buffer, limit: number, start: HeightStart | undefined, map: (pos: Buffer, v: Uint8Array) => T): Promise<Page<T, number>> {
+    const at = (pos: Uint8Array) => Buffer.concat([prefix, pos]);
+    const top = start === undefined ? prefixEnd(prefix) : at(typeof start === 'number' ? u64be(start) : start);
+    const got = await this.entries(prefix, prefix, top, limit);
+    const last = got.at(-1);
+    if (got.length < limit || !last) return { items: got.map(([pos, v]) => map(pos, v)), nextBefore: null };
+    const height = last[0].subarray(0, 8);
+    got.push(...(await this.entries(prefix, at(height), at(last[0])))); // a block holds at most a few entries per transaction
+    const more = (await this.entries(prefix, prefix, at(height), 1)).length > 0;
+    return { items: got.map(([pos, v]) => map(pos, v)), nextBefore: more ? readU64be(height) : null };
   }
 
   /** Token ids, newest first. */
-  tokens(limit: number, before?: Uint8Array): Promise<Page<Hex>> {
-    return this.page('tokens', bucketKey('tokenList'), limit, before, (_p, v) => toHex(v));
+  tokens(limit: number, before?: HeightStart): Promise<Page<Hex, number>> {
+    return this.heightPage(bucketKey('tokenList'), limit, before, (_p, v) => toHex(v));
   }
 
   /** Holders of `token` by balance, largest first (ties: higher address first). */
@@ -224,8 +250,8 @@ export class AssetIndex {
   }
 
   /** Transfers (mints and burns included) of `token`, newest first. */
-  transfers(token: Hex, limit: number, before?: Uint8Array): Promise<Page<StoredTokenTransfer>> {
-    return this.page('transfers', bucketKey('tokenTransfers', fromHex(token)), limit, before, (_p, v) => json(v) as StoredTokenTransfer);
+  transfers(token: Hex, limit: number, before?: HeightStart): Promise<Page<StoredTokenTransfer, number>> {
+    return this.heightPage(bucketKey('tokenTransfers', fromHex(token)), limit, before, (_p, v) => json(v) as StoredTokenTransfer);
   }
 
   /** Tokens whose symbol or name starts with `prefix` (case-insensitive), symbol matches first. */
@@ -244,8 +270,8 @@ export class AssetIndex {
   }
 
   /** Collection ids, newest first. */
-  collections(limit: number, before?: Uint8Array): Promise<Page<Hex>> {
-    return this.page('collections', bucketKey('collectionList'), limit, before, (_p, v) => toHex(v));
+  collections(limit: number, before?: HeightStart): Promise<Page<Hex, number>> {
+    return this.heightPage(bucketKey('collectionList'), limit, before, (_p, v) => toHex(v));
   }
 
   /** Live (not burned) item numbers of `collection`, newest (highest) first. */
@@ -254,8 +280,8 @@ export class AssetIndex {
   }
 
   /** Registered names, newest registration first. */
-  names(limit: number, before?: Uint8Array): Promise<Page<StoredName & { name: string }>> {
-    return this.page('names', bucketKey('namesList'), limit, before, (p, v) => ({
+  names(limit: number, before?: HeightStart): Promise<Page<StoredName & { name: string }, number>> {
+    return this.heightPage(bucketKey('namesList'), limit, before, (p, v) => ({
       name: dec.decode(p.subarray(8)),
       ...(json(v) as { owner: Address; target: Address }),
       registeredAt: readU64be(p),

@@ -2,6 +2,7 @@ import type { Address } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
 import type { OracleRecord } from '../modules/ai/oracles';
 import type { TaskMode, TaskStatus } from '../modules/ai/taskMachine';
+import type { CappedPage } from './paging';
 
 /** JSON shapes of GET /ai/tasks, /ai/tasks/:id and /ai/oracles. */
 export type { TaskMode, TaskStatus };
@@ -46,7 +47,7 @@ export interface TaskView {
   updatedAt: number;
 }
 
-export interface TasksPage {
+export interface TasksPage extends CappedPage {
   tasks: TaskView[];
   /**
    * With `since`: every task transition at heights in (since, cursor], oldest first, whole

@@ -2,11 +2,18 @@ import type { Address } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
 import type { CollectionRecord } from '../modules/nft/records';
 import type { TokenRecord } from '../modules/tokens/records';
+import type { CappedPage } from './paging';
 
 /** JSON shapes of the token, NFT and name endpoints (served by api/assetReader, typed by the SDK). */
 
-/** An opaque pagination cursor: pass a page's `nextBefore` as the next call's `before`. */
+/** An opaque pagination cursor (holders, a collection's items): pass a page's `nextBefore` as the next call's `before`. */
 export type Cursor = string;
+/**
+ * Where the next page of a feed ordered by height (tokens, transfers, collections, names)
+ * starts: the block height of the page's last entry (a page ends with a whole block). Pass it
+ * as the next call's `before`: the next page holds what is strictly below that height.
+ */
+export type HeightCursor = number;
 
 /** GET /tokens/:id (by id or symbol); also the entries of GET /tokens. `holders` is part of the token's state record. */
 export type TokenView = TokenRecord & { ownerNative: string };
@@ -68,30 +75,30 @@ export interface AccountTokenView {
   balance: string;
 }
 
-export interface TokenList {
+export interface TokenList extends CappedPage {
   tokens: TokenView[];
-  nextBefore: Cursor | null;
+  nextBefore: HeightCursor | null;
 }
-export interface TokenHolders {
+export interface TokenHolders extends CappedPage {
   token: Hex;
   holders: HolderView[];
   nextBefore: Cursor | null;
 }
-export interface TokenTransfers {
+export interface TokenTransfers extends CappedPage {
   token: Hex;
   transfers: TokenTransferView[];
-  nextBefore: Cursor | null;
+  nextBefore: HeightCursor | null;
 }
 /** GET /nfts/:collection: the collection with a page of its live items, newest first. */
-export interface CollectionDetail extends CollectionView {
+export interface CollectionDetail extends CollectionView, CappedPage {
   items: ItemView[];
   nextBefore: Cursor | null;
 }
-export interface CollectionList {
+export interface CollectionList extends CappedPage {
   collections: CollectionView[];
-  nextBefore: Cursor | null;
+  nextBefore: HeightCursor | null;
 }
-export interface NameList {
+export interface NameList extends CappedPage {
   names: NameEntryView[];
-  nextBefore: Cursor | null;
+  nextBefore: HeightCursor | null;
 }

@@ -2,6 +2,7 @@ import type { Address } from '../protocol/types';
 import type { CommitteeRecord } from '../protocol/bridge';
 import type { Hex } from '../primitives/hex';
 import type { Asset, Direction, PoolRecord, TransferContext, TransferStatus } from '../modules/bridge';
+import type { CappedPage } from './paging';
 
 /** JSON shapes of GET /bridge, /bridge/transfers and /bridge/transfers/:id. */
 export type { Asset, Direction, TransferStatus };
@@ -25,7 +26,7 @@ export interface BridgeTransferView extends TransferContext {
   updatedAt: number;
 }
 
-export interface BridgeTransfersPage {
+export interface BridgeTransfersPage extends CappedPage {
   transfers: BridgeTransferView[];
   /** With `since`: every transfer transition at heights in (since, cursor], oldest first, whole blocks only (as /ai/tasks). */
   transitions?: BridgeTransition[];

@@ -1,10 +1,11 @@
 import type { Address } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
+import type { CappedPage } from './paging';
 import type { TxSummary } from './tx';
 
 /** JSON shapes of the transaction feeds (GET /mempool, /address/:end/txs, /analysis, /internal, /logs). */
 
-export interface MempoolView {
+export interface MempoolView extends CappedPage {
   count: number;
   txs: (TxSummary & { receivedAt: number })[];
 }

@@ -1,6 +1,7 @@
 import type { ProposalAction, ProposalStatus, Tally } from '../machines/proposal';
 import type { ParamSpec } from '../protocol/governable';
 import type { Address } from '../protocol/types';
+import type { CappedPage } from './paging';
 
 export type { ProposalAction, ProposalStatus, Tally };
 
@@ -129,7 +130,7 @@ export interface ProposalView {
   updatedAt: number;
 }
 
-export interface ProposalsPage {
+export interface ProposalsPage extends CappedPage {
   proposals: ProposalView[];
   /** Pass as `since` to get what changes next (the newest height covered). */
   cursor: number;

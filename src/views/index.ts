@@ -11,4 +11,5 @@ export type * from './governance';
 export type * from './ai';
 export type * from './bridge';
 export type * from './pages';
+export type * from './paging';
 export type * from './ops';

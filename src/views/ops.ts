@@ -2,6 +2,7 @@ import type { MachineGraph } from '../machines/graph';
 import type { Head } from '../protocol/chain';
 import type { PeerInfo } from '../protocol/peers';
 import type { Hex } from '../primitives/hex';
+import type { CappedPage } from './paging';
 
 /**
  * JSON shapes of the index, operational, administrative and development routes (GET /,
@@ -95,7 +96,7 @@ export interface GuardBlock {
 }
 
 /** GET /guard. */
-export interface GuardView {
+export interface GuardView extends CappedPage {
   enabled: boolean;
   thresholds: { score: number; halfLifeMs: number; weights: Record<GuardOffence, number>; blockMs: number[]; forgetMs: number };
   rateLimit: RateLimitView;

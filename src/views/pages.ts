@@ -4,6 +4,7 @@ import type { Hex } from '../primitives/hex';
 import type { CollectionDetail, ItemView } from './assets';
 import type { BlockSummaryView, SearchHit } from './chain';
 import type { AddressTxsPage, InternalTransferView, LogView } from './feeds';
+import type { CappedPage } from './paging';
 import type { TxSummary } from './tx';
 
 /**
@@ -13,18 +14,18 @@ import type { TxSummary } from './tx';
  */
 
 /** GET /blocks. */
-export interface BlockList {
+export interface BlockList extends CappedPage {
   blocks: BlockSummaryView[];
 }
 
 
 /** GET /txs. */
-export interface TxList {
+export interface TxList extends CappedPage {
   txs: TxSummary[];
 }
 
 /** GET /address/:end/txs: the page with the address it is for (0x form). */
-export type AddressTxsView = AddressTxsPage & { address: Address };
+export type AddressTxsView = AddressTxsPage & { address: Address } & CappedPage;
 
 /** GET /search: the query as used (trimmed to 200 characters) and its hits. */
 export interface SearchView {
@@ -33,12 +34,12 @@ export interface SearchView {
 }
 
 /** GET /internal. */
-export interface InternalList {
+export interface InternalList extends CappedPage {
   internal: InternalTransferView[];
 }
 
 /** GET /logs. */
-export interface LogList {
+export interface LogList extends CappedPage {
   logs: LogView[];
 }
 

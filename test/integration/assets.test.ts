@@ -7,7 +7,9 @@ import type { TxType } from '../../src/protocol/types';
 import { toNative } from '../../src/crypto/address';
 import { deriveKeys, generateSecret, type HybridKeys } from '../../src/crypto/keys';
 import { assetId } from '../../src/modules/assets/common';
+import { u32be, u64be } from '../../src/primitives/height';
 import { fromHex, type Hex } from '../../src/primitives/hex';
+import { encodeCursor } from '../../src/storage/assetIndex';
 import { startTestNode, waitUntil, type TestNode } from '../helpers/testNode';
 
 interface DevAccount { address: Hex; native: string; secret: string }
@@ -46,19 +48,33 @@ async function included(ids: Hex[]): Promise<void> {
   }
 }
 
-/** Every page of a feed, following nextBefore; checks each page's size bound. */
-async function pages(path: string, field: string, limit: number): Promise<any[][]> {
+/**
+ * Every page of a feed, following nextBefore. On a feed paged by cursor (holders, items) a
+ * page holds at most `limit`; on a feed ordered by height (`height`: the field of its items
+ * that holds it) a page ends with a whole block, nextBefore is its last item's height and the
+ * next page holds only what is below it.
+ */
+async function pages(path: string, field: string, limit: number, height?: string): Promise<any[][]> {
   const out: any[][] = [];
-  let before: string | null = null;
+  let before: string | number | null = null;
   for (let guard = 0; guard < 100; guard++) {
     const sep = path.includes('?') ? '&' : '?';
-    const r = await t.get(`${path}${sep}limit=${limit}${before ? `&before=${encodeURIComponent(before)}` : ''}`);
+    const r = await t.get(`${path}${sep}limit=${limit}${before !== null ? `&before=${encodeURIComponent(before)}` : ''}`);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body[field].length).toBeLessThanOrEqual(limit);
-    out.push(r.body[field]);
+    const items = r.body[field];
+    if (height) {
+      if (before !== null) for (const x of items) expect(x[height]).toBeLessThan(before as number);
+      if (r.body.nextBefore !== null) {
+        expect(items.length).toBeGreaterThanOrEqual(limit);
+        expect(r.body.nextBefore).toBe(items.at(-1)[height]);
+      }
+    } else {
+      expect(items.length).toBeLessThanOrEqual(limit);
+      if (r.body.nextBefore !== null) expect(typeof r.body.nextBefore).toBe('string');
+    }
+    out.push(items);
     before = r.body.nextBefore;
     if (before === null) return out;
-    expect(typeof before).toBe('string');
   }
   throw new Error('feed did not end');
 }
@@ -123,7 +139,7 @@ afterAll(async () => t?.cleanup());
 
 describe('tokens over HTTP', () => {
   it('lists tokens newest first with paging, and serves one by id or symbol', async () => {
-    const all = (await pages('/tokens', 'tokens', 2)).flat();
+    const all = (await pages('/tokens', 'tokens', 2, 'createdAt')).flat();
     expect(all.map((x) => x.id).sort()).toEqual([gold, gem, ...otherTokens].sort());
     for (let i = 1; i < all.length; i++) expect(all[i - 1].createdAt).toBeGreaterThanOrEqual(all[i].createdAt);
     const first = await t.get('/tokens');
@@ -158,9 +174,8 @@ describe('tokens over HTTP', () => {
   });
 
   it('pages transfers newest first: create mint, transfers, mint, burn', async () => {
-    const ts = await pages(`/tokens/${gold}/transfers`, 'transfers', 4);
-    expect(ts.map((p) => p.length)).toEqual([4, 4, 3]);
-    const flat = ts.flat();
+    const flat = (await pages(`/tokens/${gold}/transfers`, 'transfers', 4, 'blockHeight')).flat();
+    expect(flat).toEqual((await t.get(`/tokens/${gold}/transfers?limit=100`)).body.transfers);
     expect(flat[0]).toMatchObject({ kind: 'transfer', from: A(1), to: A(2), fromNative: dev[1].native, toNative: dev[2].native, amount: '1000' });
     expect(flat.at(-1)).toMatchObject({ kind: 'mint', from: null, fromNative: null, to: A(0), amount: '1000000' });
     expect(flat.find((x) => x.kind === 'burn')).toMatchObject({ from: A(0), to: null, toNative: null, amount: '100' });
@@ -192,9 +207,7 @@ describe('tokens over HTTP', () => {
 
 describe('NFTs over HTTP', () => {
   it('lists collections newest first with paging', async () => {
-    const cs = await pages('/nfts', 'collections', 1);
-    expect(cs.map((p) => p.length)).toEqual([1, 1]);
-    const flat = cs.flat();
+    const flat = (await pages('/nfts', 'collections', 1, 'createdAt')).flat();
     expect(flat.map((c) => c.id).sort()).toEqual([art, pix].sort());
     const a = flat.find((c) => c.id === art);
     expect(a).toMatchObject({ name: 'Art Works', symbol: 'ART', owner: A(3), ownerNative: dev[3].native, minted: 4, burned: 1, supply: 3 });
@@ -234,9 +247,7 @@ describe('NFTs over HTTP', () => {
 
 describe('names over HTTP', () => {
   it('lists live names newest first with paging, following updates, transfers and releases', async () => {
-    const ns = await pages('/names', 'names', 2);
-    expect(ns.map((p) => p.length)).toEqual([2, 1]);
-    const flat = ns.flat();
+    const flat = (await pages('/names', 'names', 2, 'registeredAt')).flat();
     expect(flat.map((n) => n.name).sort()).toEqual(['alice', 'bob', 'carol']);
     expect(flat.find((n) => n.name === 'alice')).toMatchObject({ owner: A(5), ownerNative: dev[5].native, target: A(9), targetNative: dev[9].native });
     expect(flat.find((n) => n.name === 'bob')).toMatchObject({ owner: A(8), target: A(7) });
@@ -264,6 +275,50 @@ describe('names over HTTP', () => {
   });
 });
 
+describe('`before` is a block height on the token, NFT and name feeds (SPEC: the height of the last item seen)', () => {
+  /** Each feed ordered by height, with the field of its items holding the height. */
+  const feeds = () => [
+    { path: '/tokens', field: 'tokens', height: 'createdAt' },
+    { path: `/tokens/${gold}/transfers`, field: 'transfers', height: 'blockHeight' },
+    { path: '/nfts', field: 'collections', height: 'createdAt' },
+    { path: '/names', field: 'names', height: 'registeredAt' },
+  ];
+
+  it('any height: the items strictly below it, newest first (e.g. GET /tokens/:id/transfers?before=80)', async () => {
+    const head = (await t.get('/status')).body.height;
+    for (const { path, field, height } of feeds()) {
+      const all: any[] = (await t.get(`${path}?limit=100`)).body[field];
+      const heights = [...new Set(all.map((x) => x[height] as number))];
+      expect(heights.length, path).toBeGreaterThan(0);
+      for (const h of [0, 1, 80, ...heights, ...heights.map((x) => x + 1), head + 1]) {
+        const r = await t.get(`${path}?before=${h}&limit=100`);
+        expect(r.status, `${path}?before=${h}`).toBe(200);
+        expect(r.body[field], `${path}?before=${h}`).toEqual(all.filter((x) => x[height] < h));
+      }
+    }
+  });
+
+  it('a page that fills up inside a block ends with that block: following nextBefore skips and repeats nothing', async () => {
+    for (const { path, field, height } of feeds()) {
+      const all = (await t.get(`${path}?limit=100`)).body[field];
+      const walked = await pages(path, field, 1, height); // checks each page against the nextBefore it follows
+      expect(walked.flat(), path).toEqual(all);
+      // GOLD's round-2 movements were submitted together: some block holds several, served whole.
+      if (field === 'transfers') expect(Math.max(...walked.map((p) => p.length)), path).toBeGreaterThan(1);
+    }
+  });
+
+  it('still takes the cursors these feeds returned before they paged by height: exactly after that entry', async () => {
+    const all = (await t.get(`/tokens/${gold}/transfers?limit=100`)).body.transfers;
+    const k = all.findIndex((x: { kind: string }) => x.kind === 'transfer'); // TOKEN_TRANSFER: its token.transfer is event 0
+    const tx = (await t.get(`/tx/${all[k].txId}`)).body;
+    const old = encodeCursor('transfers', Buffer.concat([u64be(tx.blockHeight), u32be(tx.index), u32be(0)]));
+    const r = await t.get(`/tokens/${gold}/transfers?limit=100&before=${old}`);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ transfers: all.slice(k + 1), nextBefore: null });
+  });
+});
+
 describe('search, errors and the endpoint index', () => {
   it('finds tokens by symbol or name prefix and names by prefix', async () => {
     const s1 = (await t.get('/search?q=gol')).body.results;
@@ -281,17 +336,20 @@ describe('search, errors and the endpoint index', () => {
   it('answers 400 for bad limits and cursors, 404 for unknown tokens', async () => {
     const feeds = ['/tokens', `/tokens/${gold}/holders`, `/tokens/${gold}/transfers`, '/nfts', `/nfts/${art}`, '/names'];
     for (const f of feeds) {
-      for (const q of ['limit=0', 'limit=101', 'limit=-1', 'limit=abc', 'before=not-a-cursor', 'before=AAAA', 'before=%25']) {
+      for (const q of ['limit=0', 'limit=-1', 'limit=abc', 'before=not-a-cursor', 'before=AAAA', 'before=%25', 'before=-1', 'before=1.5', `before=${'9'.repeat(16)}`]) {
         const r = await t.get(`${f}?${q}`);
         expect(r.status, `${f}?${q}`).toBe(400);
         expect(typeof r.body.error).toBe('string');
       }
-      expect((await t.get(`${f}?limit=100`)).status).toBe(200);
+      expect((await t.get(`${f}?limit=100`)).body).not.toHaveProperty('capped');
+      // Above the maximum the page is capped, not refused (test/integration/pagination.test.ts).
+      expect((await t.get(`${f}?limit=101`)).body.capped).toBe('limit 101 is above MAX_LIMIT: at most 100 items are served');
     }
-    // A cursor of one feed is refused by another.
-    const tc = (await t.get(`/tokens/${gold}/transfers?limit=1`)).body.nextBefore;
-    expect((await t.get(`/tokens/${gold}/holders?before=${tc}`)).status).toBe(400);
-    expect((await t.get(`/tokens?before=${tc}`)).body.error).toMatch(/invalid cursor/);
+    // A cursor of one feed is refused by another; a height only by the feeds paged by cursor.
+    const hc = (await t.get(`/tokens/${gold}/holders?limit=1`)).body.nextBefore;
+    expect((await t.get(`/nfts/${art}?before=${hc}`)).body.error).toMatch(/invalid cursor/);
+    expect((await t.get(`/tokens?before=${hc}`)).body.error).toBe('invalid before: expected a block height (the nextBefore of the previous page)');
+    expect((await t.get(`/tokens/${gold}/holders?before=80`)).body.error).toMatch(/invalid cursor/);
     for (const p of [`/tokens/0x${'0'.repeat(40)}`, '/tokens/NOPE', `/tokens/NOPE/holders`, `/tokens/0x${'1'.repeat(40)}/transfers`]) {
       const r = await t.get(p);
       expect(r.status, p).toBe(404);

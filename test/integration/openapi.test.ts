@@ -253,7 +253,9 @@ describe('docs/openapi.json against a running node', () => {
     expect((await ok('GET /chain', '/chain?from=0&limit=5000')).capped).toMatch(/capped|above/);
     await expectStatus('GET /chain', '/chain?limit=abc', 400);
     await ok('GET /mempool', '/mempool');
-    await expectStatus('GET /mempool', '/mempool?limit=1001', 400);
+    // Above a feed's maximum the page is capped, not refused, and says so (as /chain); 0 is a 400.
+    expect((await ok('GET /mempool', '/mempool?limit=1001')).capped).toBe('limit 1001 is above 1000: at most 1000 items are served');
+    await expectStatus('GET /mempool', '/mempool?limit=0', 400);
     expect((await ok('GET /stats', '/stats')).transactions).toBeGreaterThan(0);
     const hits = await ok('GET /search', '/search?q=pr');
     expect(hits.results.map((h: Json) => h.kind)).toEqual(expect.arrayContaining(['token', 'name']));
@@ -277,7 +279,8 @@ describe('docs/openapi.json against a running node', () => {
     await expectStatus('GET /proof/{end}', `/proof/${dev[0].address}?height=-1`, 400);
 
     expect((await ok('GET /txs', '/txs?limit=20')).txs.length).toBeGreaterThan(5);
-    await expectStatus('GET /txs', '/txs?limit=101', 400);
+    expect((await ok('GET /txs', '/txs?limit=101')).capped).toBe('limit 101 is above MAX_LIMIT: at most 100 items are served');
+    await expectStatus('GET /txs', '/txs?limit=abc', 400);
     for (const id of Object.values(ids)) await ok('GET /tx/{id}', `/tx/${id}`); // hybrid and eth envelopes, every kind of result
     await expectStatus('GET /tx/{id}', `/tx/${ZERO_ID}`, 404);
     await expectStatus('GET /tx/{id}', '/tx/0x1234', 400);
@@ -315,6 +318,11 @@ describe('docs/openapi.json against a running node', () => {
     expect((await ok('GET /tokens/{id}/transfers', `/tokens/${token}/transfers`)).transfers.map((x: Json) => x.kind)).toEqual(['transfer', 'mint']);
     await expectStatus('GET /tokens/{id}/transfers', '/tokens/NOPE/transfers', 404);
     await expectStatus('GET /tokens/{id}/transfers', `/tokens/${token}/transfers?before=zz`, 400);
+    // `before` is a height; a page that is not the last says where the next starts (a height too).
+    const [newest, oldest] = (await ok('GET /tokens/{id}/transfers', `/tokens/${token}/transfers`)).transfers;
+    const below = await ok('GET /tokens/{id}/transfers', `/tokens/${token}/transfers?before=${newest.blockHeight}`);
+    expect(below.transfers.every((x: Json) => x.blockHeight < newest.blockHeight)).toBe(true);
+    expect((await ok('GET /tokens/{id}/transfers', `/tokens/${token}/transfers?limit=1`)).nextBefore).toBe(newest.blockHeight === oldest.blockHeight ? null : newest.blockHeight);
     expect((await ok('GET /nfts', '/nfts')).collections).toHaveLength(1);
     await expectStatus('GET /nfts', '/nfts?limit=x', 400);
     expect((await ok('GET /nfts/{id}', `/nfts/${collection}`)).items).toHaveLength(1);
@@ -384,7 +392,8 @@ describe('docs/openapi.json against a running node', () => {
     expect((await ok('GET /gateway', '/gateway')).requests.total).toBeGreaterThan(0);
     await ok('GET /guard', '/guard');
     await ok('GET /guard', '/guard?limit=5', { admin: TOKEN });
-    await expectStatus('GET /guard', '/guard?limit=1001', 400);
+    expect((await ok('GET /guard', '/guard?limit=1001')).capped).toMatch(/^limit 1001 is above 1000/);
+    await expectStatus('GET /guard', '/guard?limit=-1', 400);
     const metrics = await ok('GET /metrics', '/metrics');
     expect(metrics).toMatch(/^# HELP /m);
     expect(await ok('GET /health/live', '/health/live')).toEqual({ live: true });

@@ -4,7 +4,8 @@ import type { Address, Block, SignedTx, TxResult } from '../../src/protocol/type
 import type { Hex } from '../../src/primitives/hex';
 import { MemoryKv } from '../../src/state/kv';
 import { word32 as u256be } from '../../src/primitives/hex';
-import { AssetIndex, decodeCursor, encodeCursor, readU256be } from '../../src/storage/assetIndex';
+import { AssetIndex, decodeCursor, encodeCursor, readU256be, type Page } from '../../src/storage/assetIndex';
+import { u32be, u64be } from '../../src/primitives/height';
 import { ChainStore } from '../../src/storage/chainStore';
 
 const addr = (n: number): Address => `0x${n.toString(16).padStart(40, '0')}`;
@@ -41,7 +42,20 @@ const bal = (token: Hex, holder: Address, previous: bigint, balance: bigint): Ch
 const xfer = (token: Hex, from: Address | null, to: Address | null, amount: bigint): ChainEvent =>
   ({ kind: 'token.transfer', token, from, to, amount: amount.toString() });
 
-/** All pages of a feed, following nextBefore. */
+/** All pages of a feed ordered by height, following nextBefore (a height, decreasing). */
+async function allByHeight<T>(fetch: (before?: number) => Promise<Page<T, number>>): Promise<T[][]> {
+  const pages: T[][] = [];
+  let before: number | undefined;
+  for (;;) {
+    const p = await fetch(before);
+    pages.push(p.items);
+    if (p.nextBefore === null) return pages;
+    expect(p.nextBefore).toBeLessThan(before ?? Infinity);
+    before = p.nextBefore;
+  }
+}
+
+/** All pages of a feed paged by cursor (holders, items), following nextBefore. */
 async function all<T>(fetch: (before?: Uint8Array) => Promise<{ items: T[]; nextBefore: string | null }>, feed: Parameters<typeof decodeCursor>[0]) {
   const pages: T[][] = [];
   let before: Uint8Array | undefined;
@@ -129,7 +143,7 @@ describe('token indexes', () => {
     for (let i = 1; i < flat.length; i++) expect(BigInt(flat[i - 1].balance) >= BigInt(flat[i].balance)).toBe(true);
   });
 
-  it('feeds transfers newest first, paging with before across blocks and inside a block', async () => {
+  it('feeds transfers newest first, paging by height in whole blocks', async () => {
     let n = 0;
     const expected: string[] = [];
     for (let h = 1; h <= 9; h++) {
@@ -141,16 +155,27 @@ describe('token indexes', () => {
       }
       await block(h, txs);
     }
-    const pages = await all((b) => index.transfers(T, 20, b), 'transfers');
+    const pages = await allByHeight((b) => index.transfers(T, 20, b));
     expect(pages.map((p) => p.length)).toEqual([20, 20, 5]);
     expect(pages.flat().map((t) => t.amount)).toEqual(expected);
     const first = pages[0][0];
     expect(first).toEqual({ txId: txId(9, 4), kind: 'burn', from: A, to: null, amount: '45', blockHeight: 9 });
     expect(pages[0][4]).toMatchObject({ kind: 'mint', from: null, to: B, blockHeight: 9 });
     expect(pages[0][1]).toMatchObject({ kind: 'transfer', from: A, to: B });
-    // A last page that is exactly full has no next cursor.
-    const exact = await all((b) => index.transfers(T, 15, b), 'transfers');
+    // A last page that is exactly full has no next page.
+    const exact = await allByHeight((b) => index.transfers(T, 15, b));
     expect(exact.map((p) => p.length)).toEqual([15, 15, 15]);
+    // A page that fills up inside a block takes the rest of it: the next starts below its height, nothing skipped.
+    const p1 = await index.transfers(T, 7);
+    expect(p1.items.map((t) => t.blockHeight)).toEqual([9, 9, 9, 9, 9, 8, 8, 8, 8, 8]);
+    expect(p1.nextBefore).toBe(8);
+    const sevens = await allByHeight((b) => index.transfers(T, 7, b));
+    expect(sevens.map((p) => p.length)).toEqual([10, 10, 10, 10, 5]);
+    expect(sevens.flat().map((t) => t.amount)).toEqual(expected);
+    // Any height: strictly below it; above the newest, from the newest; 0, nothing.
+    expect((await index.transfers(T, 3, 5)).items.map((t) => t.blockHeight)).toEqual([4, 4, 4, 4, 4]);
+    expect((await index.transfers(T, 3, 1_000)).items[0]).toEqual(first);
+    expect(await index.transfers(T, 3, 0)).toEqual({ items: [], nextBefore: null });
     // Another token's transfers are not mixed in.
     expect((await index.transfers(asset(2), 20)).items).toEqual([]);
   });
@@ -161,7 +186,7 @@ describe('token indexes', () => {
       { events: [{ kind: 'token.create', token: asset(2), symbol: 'SILV', name: 'Silver', height: 2 }] },
       { events: [{ kind: 'token.create', token: asset(3), symbol: 'GEM', name: 'Shiny gold', height: 2 }] },
     ]);
-    const pages = await all((b) => index.tokens(2, b), 'tokens');
+    const pages = await allByHeight((b) => index.tokens(2, b));
     expect(pages).toEqual([[asset(3), asset(2)], [asset(1)]]);
     expect((await index.searchTokens('go', 10)).map((t) => t.id)).toEqual([asset(1)]);
     expect((await index.searchTokens('G', 10)).map((t) => t.symbol).sort()).toEqual(['GEM', 'GOLD']);
@@ -215,7 +240,7 @@ describe('name indexes', () => {
       { events: [{ kind: 'name.release', name: 'bob', registeredAt: 2, owner: B, target: B }] },
       { events: [{ kind: 'name.register', name: 'bob', owner: C, target: A, height: 6 }] },
     ]);
-    const pages = await all((b) => index.names(1, b), 'names');
+    const pages = await allByHeight((b) => index.names(1, b));
     expect(pages.flat().map((n) => `${n.name}@${n.registeredAt}`)).toEqual(['bob@6', 'alice@5']);
     expect(await index.searchNames('b', 10)).toEqual([{ name: 'bob', owner: C, target: A, registeredAt: 6 }]);
   });
@@ -243,14 +268,24 @@ describe('cursors', () => {
     expect(decodeCursor('names', encodeCursor('names', Buffer.alloc(8)))).toBeUndefined();
   });
 
-  it('a cursor from an earlier page stays valid after new entries arrive', async () => {
+  it('a height from an earlier page stays valid after new entries arrive', async () => {
     const T = asset(1);
     for (let h = 1; h <= 3; h++) await block(h, [{ events: [xfer(T, null, addr(1), BigInt(h))] }]);
     const p1 = await index.transfers(T, 2);
     expect(p1.items.map((t) => t.amount)).toEqual(['3', '2']);
     await block(4, [{ events: [xfer(T, null, addr(1), 4n)] }]);
-    const p2 = await index.transfers(T, 2, decodeCursor('transfers', p1.nextBefore!));
+    const p2 = await index.transfers(T, 2, p1.nextBefore!);
     expect(p2.items.map((t) => t.amount)).toEqual(['1']);
     expect(p2.nextBefore).toBeNull();
+  });
+
+  it('the feeds ordered by height still take the cursors they issued before: exactly after that entry, then the rest of its block', async () => {
+    const T = asset(1);
+    await block(1, [{ events: [xfer(T, null, addr(1), 1n)] }]);
+    await block(2, [0, 1, 2].map((i) => ({ events: [xfer(T, null, addr(1), BigInt(20 + i))] })));
+    // The cursor a page ending at block 2's second transaction (tx 1, event 0) used to return.
+    const old = decodeCursor('transfers', encodeCursor('transfers', Buffer.concat([u64be(2), u32be(1), u32be(0)])));
+    expect((await index.transfers(T, 1, old)).items.map((t) => t.amount)).toEqual(['20']);
+    expect(await index.transfers(T, 5, old)).toMatchObject({ items: [{ amount: '20' }, { amount: '1' }], nextBefore: null });
   });
 });

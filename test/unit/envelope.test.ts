@@ -153,8 +153,6 @@ describe('decodeEnvelope', () => {
     ['short secp key', (b) => ({ ...b, publicKeys: { ...(b.publicKeys as object), secp256k1: '0x04' } }), 'publicKeys.secp256k1 must be 0x hex of a 33- or 65-byte key'],
     ['short mldsa key', (b) => ({ ...b, publicKeys: { ...(b.publicKeys as object), mldsa44: '0xabcd' } }), 'publicKeys.mldsa44 must be 0x hex of a 1312-byte key'],
     ['extra key field', (b) => ({ ...b, publicKeys: { ...(b.publicKeys as object), ed25519: '0x' } }), 'unknown field: publicKeys.ed25519'],
-    ['id mismatch', (b) => ({ ...b, id: `0x${'00'.repeat(32)}` }), 'id does not match payload'],
-    ['changed amount with old id', (b) => ({ ...b, amount: '2000000' }), 'id does not match payload'],
   ];
 
   it.each(refusals)('refuses %s', (_name, mutate, error) => {
@@ -163,6 +161,19 @@ describe('decodeEnvelope', () => {
       for (const [k, v] of Object.entries(body)) if (v === undefined) delete (body as Record<string, unknown>)[k];
     }
     expect(decodeEnvelope(body, DEV_NETWORK)).toEqual({ ok: false, error });
+  });
+
+  // SPEC: a payload changed after signing is refused as `invalid signature`; admission answers so for `signature: true`.
+  it.each([
+    ['an id that is not the payload\'s', (b: Record<string, unknown>) => ({ ...b, id: `0x${'00'.repeat(32)}` })],
+    ['a payload changed after signing that keeps its id', (b: Record<string, unknown>) => ({ ...b, amount: '2000000' })],
+    ['an id that is not a string', (b: Record<string, unknown>) => ({ ...b, id: 7 })],
+  ])('flags %s as a signature failure, with the id of the payload received', (_name, mutate) => {
+    const body: Record<string, unknown> = mutate(wire());
+    const { id: _claimed, ...payloadOnly } = body;
+    const d = decodeEnvelope(payloadOnly, DEV_NETWORK);
+    expect(d.ok).toBe(true);
+    expect(decodeEnvelope(body, DEV_NETWORK)).toEqual({ ok: false, error: 'id does not match payload', signature: true, id: d.ok && d.tx.id });
   });
 
   it('decodes missing or malformed signatures, which then fail verification', async () => {

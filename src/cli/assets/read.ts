@@ -16,8 +16,9 @@ import { ADDRESS_LIKE, nameArg, type Command, type Ctx } from './context';
 /** The read commands over GET /tokens, /nfts, /names, /name/:name. */
 
 const READ_NODE_HELP = `  --node <url>         node URL (default $CAIRN_NODE or ${DEFAULT_NODE})`;
-const PAGE_HELP = `  --limit <n>          page size (the node's default when absent)
-  --before <cursor>    the nextBefore of the previous page`;
+/** `height`: the feeds ordered by height (any block height pages from below it); `cursor`: holders and a collection's items. */
+const pageHelp = (before: 'height' | 'cursor') => `  --limit <n>          page size (the node's default when absent; above its maximum, capped)
+  --before <${before}>    the nextBefore of the previous page${before === 'height' ? ' (or any block height: what is below it)' : ''}`;
 
 const PAGE_OPTIONS: OptionDefs = { node: { type: 'string' }, limit: { type: 'string' }, before: { type: 'string' } };
 const PAGE_OPTIONS_WITH_ITEM: OptionDefs = { ...PAGE_OPTIONS, item: { type: 'string' } };
@@ -88,7 +89,7 @@ Example:
 Prints {token, holders: [{address, native, balance}], nextBefore}, largest first
 (GET /tokens/:id/holders). Pass nextBefore as --before for the next page.
 
-${PAGE_HELP}
+${pageHelp('cursor')}
 ${READ_NODE_HELP}
 
 Example:
@@ -102,12 +103,12 @@ Example:
       io.out(json(await ctx.client().tokenTransfers(ref, pageOf(ctx.values))));
       return EXIT.OK;
     },
-    help: `Usage: cairn token transfers <id|SYMBOL> [--limit <n>] [--before <cursor>] [--node <url>]
+    help: `Usage: cairn token transfers <id|SYMBOL> [--limit <n>] [--before <height>] [--node <url>]
 
 Prints {token, transfers: [{txId, kind, from, to, amount, blockHeight…}], nextBefore},
 newest first (GET /tokens/:id/transfers). Mints have from null, burns to null.
 
-${PAGE_HELP}
+${pageHelp('height')}
 ${READ_NODE_HELP}
 
 Example:
@@ -120,11 +121,11 @@ Example:
       io.out(json(await ctx.client().tokens(pageOf(ctx.values))));
       return EXIT.OK;
     },
-    help: `Usage: cairn token list [--limit <n>] [--before <cursor>] [--node <url>]
+    help: `Usage: cairn token list [--limit <n>] [--before <height>] [--node <url>]
 
 Prints {tokens, nextBefore} (GET /tokens).
 
-${PAGE_HELP}
+${pageHelp('height')}
 ${READ_NODE_HELP}`,
   },
   'nft info': {
@@ -156,7 +157,7 @@ GET /nfts/:id. The collection is its id (0x + 40 hex) or its symbol. Exit 1 when
 node has no such collection or item (a burned item no longer exists).
 
   --item <n>           the item number (same as <collection>:<n>)
-${PAGE_HELP}
+${pageHelp('cursor')}
 ${READ_NODE_HELP}
 
 Example:
@@ -169,11 +170,11 @@ Example:
       io.out(json(await ctx.client().nfts(pageOf(ctx.values))));
       return EXIT.OK;
     },
-    help: `Usage: cairn nft list [--limit <n>] [--before <cursor>] [--node <url>]
+    help: `Usage: cairn nft list [--limit <n>] [--before <height>] [--node <url>]
 
 Prints {collections, nextBefore} (GET /nfts).
 
-${PAGE_HELP}
+${pageHelp('height')}
 ${READ_NODE_HELP}`,
   },
   'name resolve': {
@@ -204,11 +205,11 @@ Example:
       io.out(json(await ctx.client().names(pageOf(ctx.values))));
       return EXIT.OK;
     },
-    help: `Usage: cairn name list [--limit <n>] [--before <cursor>] [--node <url>]
+    help: `Usage: cairn name list [--limit <n>] [--before <height>] [--node <url>]
 
 Prints {names, nextBefore} (GET /names).
 
-${PAGE_HELP}
+${pageHelp('height')}
 ${READ_NODE_HELP}`,
   },
 };

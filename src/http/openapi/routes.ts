@@ -1,7 +1,6 @@
 import { PROPOSAL_STATES, TASK_MODES, TASK_STATES, TRANSFER_STATES } from '../../api/ports';
-import { MAX_CHAIN_PAGE } from '../../protocol/params';
 import { PROMETHEUS_CONTENT_TYPE } from '../metrics';
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../params';
+import { CHAIN_PAGE, FEED_PAGE, LONG_PAGE, type PageRule } from '../params';
 import { ALERTS_DEFAULT, ALERTS_MAX } from '../routes/admin';
 import { DEV_MINE_MAX } from '../routes/dev';
 
@@ -71,11 +70,18 @@ const int = (min = 0, max?: number, dflt?: number): JsonSchema => ({
 });
 const hex32 = { type: 'string', pattern: '^0[xX][0-9a-fA-F]{64}$' };
 
-const limit = (max = MAX_LIMIT, dflt = DEFAULT_LIMIT): ParamSpec => ({
-  name: 'limit', in: 'query', description: `Page size (${dflt} when absent or empty; above ${max} is a 400)`, schema: int(1, max, dflt),
+/** A feed's `limit` (http/params.ts pageSize): above the maximum the page is capped, not refused. */
+const limit = ({ def, max, maxName }: PageRule = FEED_PAGE, what = 'Page size'): ParamSpec => ({
+  name: 'limit', in: 'query', schema: int(1, undefined, def),
+  description: `${what} (${def} when absent or empty); above ${maxName ? `${maxName} (${max})` : max} the page is served capped at ${max} and says so in \`capped\`; 0 or not an integer is a 400`,
 });
 const cursor: ParamSpec = {
   name: 'before', in: 'query', description: 'Opaque cursor: the `nextBefore` of the previous page of this feed (absent or empty: the first page)', schema: { type: 'string' },
+};
+/** `before` on the token, NFT and name feeds ordered by height. */
+const heightBefore: ParamSpec = {
+  name: 'before', in: 'query', schema: int(),
+  description: 'A block height: only entries strictly below it, newest first (the `nextBefore` of the previous page: pages end with a whole block; absent or empty: from the newest). A cursor this feed returned before it paged by height is still accepted.',
 };
 const address = (name: string): ParamSpec => ({
   name, in: 'path', required: true, description: 'Account: 0x + 40 hex digits (any case) or the native cairn1… form', schema: { type: 'string' },
@@ -103,7 +109,7 @@ export const OPERATIONS: OperationSpec[] = [
   { endpoint: 'GET /status', ok: { view: 'StatusView' } },
   { endpoint: 'GET /blocks/latest', ok: { view: 'BlockView' } },
   {
-    endpoint: 'GET /blocks?limit&from', ok: { view: 'BlockList' }, errors: { 400: 'limit or from malformed or out of range' },
+    endpoint: 'GET /blocks?limit&from', ok: { view: 'BlockList' }, errors: { 400: 'limit or from malformed, or limit 0' },
     params: [limit(), { name: 'from', in: 'query', description: 'Newest height of the page (default: the head; larger values mean the head)', schema: int() }],
   },
   {
@@ -114,10 +120,10 @@ export const OPERATIONS: OperationSpec[] = [
     endpoint: 'GET /chain?from&limit', ok: { view: 'ChainPage' }, errors: { 400: 'from or limit malformed, or limit 0' },
     params: [
       { name: 'from', in: 'query', description: 'First height of the page (default 0)', schema: int(0, undefined, 0) },
-      { name: 'limit', in: 'query', description: `Blocks asked for (default 100); above MAX_CHAIN_PAGE (${MAX_CHAIN_PAGE}) the page is capped and says so in \`capped\``, schema: int(1, undefined, 100) },
+      limit(CHAIN_PAGE, 'Blocks asked for'),
     ],
   },
-  { endpoint: 'GET /mempool?limit', ok: { view: 'MempoolView' }, errors: { 400: 'limit malformed or out of range' }, params: [limit(1_000, 100)] },
+  { endpoint: 'GET /mempool?limit', ok: { view: 'MempoolView' }, errors: { 400: 'limit malformed or 0' }, params: [limit(LONG_PAGE)] },
   { endpoint: 'GET /stats', ok: { view: 'StatsView' } },
   {
     endpoint: 'GET /address/:end', ok: { view: 'AccountView' }, params: [address('end')],
@@ -132,7 +138,7 @@ export const OPERATIONS: OperationSpec[] = [
     endpoint: 'GET /proof/:end?height', ok: { view: 'AccountProofView' }, errors: { 400: 'Not an address, or height malformed', 404: 'No block at that height' },
     params: [address('end'), { name: 'height', in: 'query', description: 'Block whose stateRoot the proof is against (default: the head)', schema: int() }],
   },
-  { endpoint: 'GET /txs?limit', ok: { view: 'TxList' }, params: [limit()], errors: { 400: 'limit malformed or out of range' } },
+  { endpoint: 'GET /txs?limit', ok: { view: 'TxList' }, params: [limit()], errors: { 400: 'limit malformed or 0' } },
   {
     endpoint: 'GET /tx/:id', ok: { view: 'TxRecord' }, params: [id64('Transaction id')],
     errors: { 400: 'Not 0x + 64 hex digits', 404: 'Not known to this node (it may still be propagating)' },
@@ -141,25 +147,25 @@ export const OPERATIONS: OperationSpec[] = [
     endpoint: 'GET /search?q=', ok: { view: 'SearchView' },
     params: [{ name: 'q', in: 'query', description: 'Prefix to search (first 200 characters; empty: no results)', schema: { type: 'string' } }],
   },
-  { endpoint: 'GET /tokens?limit&before', ok: { view: 'TokenList' }, params: [limit(), cursor], errors: { 400: 'limit or cursor malformed' } },
+  { endpoint: 'GET /tokens?limit&before', ok: { view: 'TokenList' }, params: [limit(), heightBefore], errors: { 400: 'limit or before malformed' } },
   { endpoint: 'GET /tokens/:id', ok: { view: 'TokenView' }, params: [tokenRef], errors: { 400: 'Neither a token id nor a symbol', 404: 'No such token' } },
   {
     endpoint: 'GET /tokens/:id/holders?limit&before', ok: { view: 'TokenHolders' }, params: [tokenRef, limit(), cursor],
     errors: { 400: 'Bad token reference, limit or cursor', 404: 'No such token' },
   },
   {
-    endpoint: 'GET /tokens/:id/transfers?limit&before', ok: { view: 'TokenTransfers' }, params: [tokenRef, limit(), cursor],
-    errors: { 400: 'Bad token reference, limit or cursor', 404: 'No such token' },
+    endpoint: 'GET /tokens/:id/transfers?limit&before', ok: { view: 'TokenTransfers' }, params: [tokenRef, limit(), heightBefore],
+    errors: { 400: 'Bad token reference, limit or before', 404: 'No such token' },
   },
-  { endpoint: 'GET /nfts?limit&before', ok: { view: 'CollectionList' }, params: [limit(), cursor], errors: { 400: 'limit or cursor malformed' } },
+  { endpoint: 'GET /nfts?limit&before', ok: { view: 'CollectionList' }, params: [limit(), heightBefore], errors: { 400: 'limit or before malformed' } },
   {
     endpoint: 'GET /nfts/:id?limit&before', ok: { view: 'NftView' }, errors: { 400: 'Bad collection or item reference, limit or cursor', 404: 'No such collection or item' },
     params: [
       { name: 'id', in: 'path', required: true, description: 'A collection (0x + 40 hex digits or its symbol), or one item as <collection>:<item> (items from 1)', schema: { type: 'string' } },
-      { ...limit(), description: `Items per page of a collection (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})` }, cursor,
+      limit(FEED_PAGE, 'Items per page of a collection'), cursor,
     ],
   },
-  { endpoint: 'GET /names?limit&before', ok: { view: 'NameList' }, params: [limit(), cursor], errors: { 400: 'limit or cursor malformed' } },
+  { endpoint: 'GET /names?limit&before', ok: { view: 'NameList' }, params: [limit(), heightBefore], errors: { 400: 'limit or before malformed' } },
   {
     endpoint: 'GET /name/:name', ok: { view: 'NameResolutionView' }, errors: { 404: 'Not registered (also for anything that cannot be a name)' },
     params: [{ name: 'name', in: 'path', required: true, description: '3–32 characters of a–z, 0–9 and -, not starting or ending with -', schema: { type: 'string' } }],
@@ -207,7 +213,7 @@ export const OPERATIONS: OperationSpec[] = [
       { name: 'from', in: 'query', description: 'First height (default 0)', schema: int(0, undefined, 0) }, limit(),
     ],
   },
-  { endpoint: 'GET /logs?limit', ok: { view: 'LogList' }, params: [limit(1_000, 100)], errors: { 400: 'limit malformed or out of range' } },
+  { endpoint: 'GET /logs?limit', ok: { view: 'LogList' }, params: [limit(LONG_PAGE)], errors: { 400: 'limit malformed or 0' } },
   { endpoint: 'GET /contract/:addr', ok: { view: 'ContractMetadataView' }, params: [address('addr')], errors: { 400: 'Not an address', 404: 'No verified contract at that address' } },
   {
     endpoint: 'POST /tx', body: { view: 'TxEnvelope' }, ok: { view: 'SubmitVerdictView' },
@@ -231,7 +237,7 @@ export const OPERATIONS: OperationSpec[] = [
   },
   { endpoint: 'GET /gateway', ok: { view: 'GatewayView' } },
   {
-    endpoint: 'GET /guard?limit', ok: { view: 'GuardView' }, admin: 'optional', params: [limit(1_000, 100)], errors: { 400: 'limit malformed or out of range' },
+    endpoint: 'GET /guard?limit', ok: { view: 'GuardView' }, admin: 'optional', params: [limit(LONG_PAGE)], errors: { 400: 'limit malformed or 0' },
     description: 'Blocked client addresses are masked unless the request carries a valid x-admin-token.',
   },
   { endpoint: 'GET /openapi.json', ok: { view: 'OpenApiDocumentView' }, errors: { 500: 'docs/openapi.json could not be read (run npm run docs:openapi)' } },
@@ -256,7 +262,8 @@ export const OPERATIONS: OperationSpec[] = [
   },
   { endpoint: 'GET /dev/snapshots', ok: { view: 'DevSnapshotsView' }, admin: 'required', errors: DEV_ERRORS },
   {
-    endpoint: 'GET /security/alerts?limit', ok: { view: 'AlertsView' }, admin: 'required', params: [limit(ALERTS_MAX, ALERTS_DEFAULT)],
+    endpoint: 'GET /security/alerts?limit', ok: { view: 'AlertsView' }, admin: 'required',
+    params: [{ name: 'limit', in: 'query', description: `Alerts (${ALERTS_DEFAULT} when absent or empty; above ${ALERTS_MAX} is a 400)`, schema: int(1, ALERTS_MAX, ALERTS_DEFAULT) }],
     errors: { 400: 'limit malformed or out of range', ...ADMIN_ERRORS },
   },
 ];

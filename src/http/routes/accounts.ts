@@ -1,6 +1,6 @@
 import type { Server } from 'hyper-express';
 import { notFound } from '../httpError';
-import { addressParam, intParam, limitParam } from '../params';
+import { addressParam, intParam, pageSize, sized } from '../params';
 import type { HttpDeps, RouteWrap } from '../route';
 import type { JsonText } from '../../api/headMemo';
 import { andThen, type MaybePromise } from '../../primitives/maybe';
@@ -17,9 +17,9 @@ export function registerAccountRoutes(app: Server, r: RouteWrap, d: HttpDeps): v
   app.get('/address/:end/txs', r(async (req): Promise<AddressTxsView> => {
     const addr = addressParam(req.path_parameters.end);
     const q = req.query_parameters;
-    const limit = limitParam(q);
+    const size = pageSize(q);
     const before = intParam(q, 'before');
-    return { address: addr, ...(await d.reader.addressTxs(addr, limit, before)) };
+    return sized(size, { address: addr, ...(await d.reader.addressTxs(addr, size.limit, before)) });
   }));
 
   app.get('/address/:end/analysis', r(async (req): Promise<AnalysisView> => d.reader.analysis(addressParam(req.path_parameters.end))));

@@ -2,7 +2,7 @@ import type { Server } from 'hyper-express';
 import { TASK_MODES, TASK_STATES } from '../../api/ports';
 import type { OraclesView, TaskMode, TasksPage, TaskStatus, TaskView } from '../../views';
 import { badRequest, notFound } from '../httpError';
-import { addressParam, feedParams, limitParam, oneOfParam } from '../params';
+import { addressParam, feedParams, oneOfParam, pageSize, sized } from '../params';
 import type { HttpDeps, RouteWrap } from '../route';
 
 /** GET /ai/tasks, /ai/tasks/:id, /ai/oracles. */
@@ -12,7 +12,8 @@ export function registerAiRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
     const status = oneOfParam<TaskStatus>(q, 'status', TASK_STATES, true);
     const mode = oneOfParam<TaskMode>(q, 'mode', TASK_MODES, false);
     const oracle = q.oracle ? addressParam(q.oracle) : undefined;
-    return d.reader.ai.tasks({ status, mode, oracle, ...feedParams(q, d.reader.head.height), limit: limitParam(q) });
+    const size = pageSize(q);
+    return sized(size, await d.reader.ai.tasks({ status, mode, oracle, ...feedParams(q, d.reader.head.height), limit: size.limit }));
   }));
 
   app.get('/ai/tasks/:id', r(async (req): Promise<TaskView> => {

@@ -1,9 +1,9 @@
 import type { Server } from 'hyper-express';
-import { decodeCursor, type AssetRef, type Feed } from '../../api/ports';
+import { decodeCursor, type AssetRef, type Feed, type HeightStart } from '../../api/ports';
 import { NAME_RE, SYMBOL_RE } from '../../protocol/params';
 import type { Hex } from '../../primitives/hex';
 import { badRequest, notFound } from '../httpError';
-import { limitParam } from '../params';
+import { intParam, pageSize, sized } from '../params';
 import type { HttpDeps, RouteWrap } from '../route';
 import type { CollectionList, NameList, NameResolutionView, NftView, TokenHolders, TokenList, TokenTransfers, TokenView } from '../../views';
 
@@ -17,13 +17,25 @@ function segment(s: string | undefined): string {
   }
 }
 
-/** `before`: a cursor this feed returned as `nextBefore`; absent or empty = from the newest. */
-function cursorParam(q: Record<string, unknown>, feed: Feed): Uint8Array | undefined {
-  const raw = q.before;
+/** `before` on holders and a collection's items: a cursor this feed returned as `nextBefore`; absent or empty = from the first. */
+function cursorParam(q: Record<string, string>, feed: Feed, invalid = 'invalid cursor: before must be a nextBefore value returned by this feed'): Uint8Array | undefined {
+  const raw: unknown = q.before;
   if (raw === undefined || raw === '') return undefined;
   const p = typeof raw === 'string' ? decodeCursor(feed, raw) : undefined;
-  if (!p) throw badRequest('invalid cursor: before must be a nextBefore value returned by this feed');
+  if (!p) throw badRequest(invalid);
   return p;
+}
+
+/**
+ * `before` on the feeds ordered by height (tokens, transfers, collections, names): a block
+ * height, the page holding what is strictly below it (SPEC: the height of the last item seen,
+ * as on /address/:end/txs; `nextBefore` is one); absent or empty = from the newest. A cursor
+ * these feeds returned before they paged by height (never all digits) is still honoured.
+ */
+function heightParam(q: Record<string, string>, feed: Feed): HeightStart | undefined {
+  const raw: unknown = q.before;
+  if (typeof raw === 'string' && /^\d+$/.test(raw)) return intParam(q, 'before');
+  return cursorParam(q, feed, 'invalid before: expected a block height (the nextBefore of the previous page)');
 }
 
 /** A token or collection: 0x + 40 hex digits (any case), or a symbol (any case). */
@@ -48,8 +60,8 @@ export function registerAssetRoutes(app: Server, r: RouteWrap, d: HttpDeps): voi
 
   app.get('/tokens', r(async (req): Promise<TokenList> => {
     const q = req.query_parameters;
-    const limit = limitParam(q);
-    return assets().tokens(limit, cursorParam(q, 'tokens'));
+    const size = pageSize(q);
+    return sized(size, await assets().tokens(size.limit, heightParam(q, 'tokens')));
   }));
 
   app.get('/tokens/:id', r(async (req): Promise<TokenView> => {
@@ -61,24 +73,24 @@ export function registerAssetRoutes(app: Server, r: RouteWrap, d: HttpDeps): voi
 
   app.get('/tokens/:id/holders', r(async (req): Promise<TokenHolders> => {
     const q = req.query_parameters;
-    const limit = limitParam(q);
+    const size = pageSize(q);
     const before = cursorParam(q, 'holders');
     const token = await tokenIdOf(req.path_parameters.id);
-    return { token, ...(await assets().holders(token, limit, before)) };
+    return sized(size, { token, ...(await assets().holders(token, size.limit, before)) });
   }));
 
   app.get('/tokens/:id/transfers', r(async (req): Promise<TokenTransfers> => {
     const q = req.query_parameters;
-    const limit = limitParam(q);
-    const before = cursorParam(q, 'transfers');
+    const size = pageSize(q);
+    const before = heightParam(q, 'transfers');
     const token = await tokenIdOf(req.path_parameters.id);
-    return { token, ...(await assets().transfers(token, limit, before)) };
+    return sized(size, { token, ...(await assets().transfers(token, size.limit, before)) });
   }));
 
   app.get('/nfts', r(async (req): Promise<CollectionList> => {
     const q = req.query_parameters;
-    const limit = limitParam(q);
-    return assets().collections(limit, cursorParam(q, 'collections'));
+    const size = pageSize(q);
+    return sized(size, await assets().collections(size.limit, heightParam(q, 'collections')));
   }));
 
   // `<collection>:<item>` → the item; `<collection>` → the collection with a page of its items.
@@ -95,16 +107,16 @@ export function registerAssetRoutes(app: Server, r: RouteWrap, d: HttpDeps): voi
       return v;
     }
     const q = req.query_parameters;
-    const limit = limitParam(q);
-    const c = await assets().collection(ref, limit, cursorParam(q, 'items'));
+    const size = pageSize(q);
+    const c = await assets().collection(ref, size.limit, cursorParam(q, 'items'));
     if (!c) throw notFound(`collection not found: ${shown(ref)}`);
-    return c;
+    return sized(size, c);
   }));
 
   app.get('/names', r(async (req): Promise<NameList> => {
     const q = req.query_parameters;
-    const limit = limitParam(q);
-    return assets().names(limit, cursorParam(q, 'names'));
+    const size = pageSize(q);
+    return sized(size, await assets().names(size.limit, heightParam(q, 'names')));
   }));
 
   app.get('/name/:name', r(async (req): Promise<NameResolutionView> => {

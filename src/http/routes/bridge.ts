@@ -2,7 +2,7 @@ import type { Server } from 'hyper-express';
 import { TRANSFER_STATES } from '../../api/ports';
 import type { BridgeTransfersPage, BridgeTransferView, BridgeView, Direction, TransferStatus } from '../../views';
 import { badRequest, notFound } from '../httpError';
-import { feedParams, limitParam, oneOfParam } from '../params';
+import { feedParams, oneOfParam, pageSize, sized } from '../params';
 import type { HttpDeps, RouteWrap } from '../route';
 
 const DIRECTIONS: readonly Direction[] = ['out', 'in'];
@@ -15,7 +15,8 @@ export function registerBridgeRoutes(app: Server, r: RouteWrap, d: HttpDeps): vo
     const q = req.query_parameters;
     const direction = oneOfParam<Direction>(q, 'direction', DIRECTIONS, false);
     const status = oneOfParam<TransferStatus>(q, 'status', TRANSFER_STATES, true);
-    return d.reader.bridge.transfers({ direction, status, ...feedParams(q, d.reader.head.height), limit: limitParam(q) });
+    const size = pageSize(q);
+    return sized(size, await d.reader.bridge.transfers({ direction, status, ...feedParams(q, d.reader.head.height), limit: size.limit }));
   }));
 
   app.get('/bridge/transfers/:id', r(async (req): Promise<BridgeTransferView> => {

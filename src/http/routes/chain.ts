@@ -1,8 +1,7 @@
 import type { Server } from 'hyper-express';
 import { HeadMemo, memoJson } from '../../api/headMemo';
-import { MAX_CHAIN_PAGE } from '../../protocol/params';
 import { notFound } from '../httpError';
-import { intParam, limitParam } from '../params';
+import { CHAIN_PAGE, intParam, pageSize, sized } from '../params';
 import type { HttpDeps, RouteWrap } from '../route';
 import type { BlockList, BlockView, SearchView, StatsView, StatusView } from '../../views';
 
@@ -15,9 +14,9 @@ export function registerChainRoutes(app: Server, r: RouteWrap, d: HttpDeps): voi
 
   app.get('/blocks', r(async (req): Promise<BlockList> => {
     const q = req.query_parameters;
-    const limit = limitParam(q);
+    const size = pageSize(q);
     const from = intParam(q, 'from', { def: d.reader.head.height })!;
-    return { blocks: await d.reader.blocks(from, limit) };
+    return sized(size, { blocks: await d.reader.blocks(from, size.limit) });
   }));
 
   app.get('/blocks/:ref', r(async (req): Promise<BlockView> => {
@@ -33,10 +32,9 @@ export function registerChainRoutes(app: Server, r: RouteWrap, d: HttpDeps): voi
     const q = req.query_parameters;
     const from = intParam(q, 'from', { def: 0 })!;
     // Above MAX_CHAIN_PAGE the page is capped, and the answer says so (SPEC: the page is capped, not refused).
-    const asked = intParam(q, 'limit', { def: 100, min: 1 })!;
-    const limit = Math.min(asked, MAX_CHAIN_PAGE);
+    const { limit, capped } = pageSize(q, CHAIN_PAGE);
     // The stored block lines are sent as they are (shape: ChainPage): parsing and re-encoding 16 MiB pages would cost the serving node more than the page.
-    res.type('application/json').send(await d.reader.chainJson(from, limit, asked));
+    res.type('application/json').send(await d.reader.chainJson(from, limit, capped));
     return undefined;
   }));
 

@@ -2,7 +2,7 @@ import type { Server } from 'hyper-express';
 import { PROPOSAL_STATES } from '../../api/ports';
 import type { GovernanceView, ProposalsPage, ProposalStatus, ProposalView, TreasuryView, ValidatorsView } from '../../views';
 import { badRequest, notFound } from '../httpError';
-import { intParam, limitParam } from '../params';
+import { intParam, pageSize, sized } from '../params';
 import type { HttpDeps, RouteWrap } from '../route';
 
 const STATUSES: readonly string[] = PROPOSAL_STATES;
@@ -23,7 +23,8 @@ export function registerGovernanceRoutes(app: Server, r: RouteWrap, d: HttpDeps)
     const head = d.reader.head.height;
     // An empty list for a height not yet processed would read as "nothing happened": say so instead.
     if (since !== undefined && since > head) throw badRequest(`since (${since}) is above this node's head (${head}): it has not processed that height yet`);
-    return g().proposals({ status: status as ProposalStatus | undefined, since, limit: limitParam(q) });
+    const size = pageSize(q);
+    return sized(size, await g().proposals({ status: status as ProposalStatus | undefined, since, limit: size.limit }));
   }));
 
   app.get('/governance/proposals/:id', r(async (req): Promise<ProposalView> => {

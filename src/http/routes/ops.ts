@@ -5,7 +5,7 @@ import { maskKey, type AddressList } from '../clientIp';
 import type { Gateway } from '../gateway';
 import type { Guard } from '../guard';
 import { PROMETHEUS_CONTENT_TYPE, renderMetrics } from '../metrics';
-import { limitParam } from '../params';
+import { LONG_PAGE, pageSize, sized } from '../params';
 import type { RateLimiter, RateLimitOptions } from '../rateLimit';
 import type { HttpDeps, RouteWrap } from '../route';
 import type { GatewayView, GuardView, LiveView, RateLimitView, ReadinessView } from '../../views';
@@ -43,11 +43,11 @@ export function registerOpsRoutes(app: Server, r: RouteWrap, d: HttpDeps, o: Ops
   // Addresses of blocked clients are shown in full only to the operator (valid x-admin-token).
   app.get('/guard', r(async (req): Promise<GuardView> => {
     const now = d.now();
-    const limit = limitParam(req.query_parameters, 1_000, 100);
-    const { count, blocks } = o.guard.activeBlocks(now, limit);
+    const size = pageSize(req.query_parameters, LONG_PAGE);
+    const { count, blocks } = o.guard.activeBlocks(now, size.limit);
     const full = o.admin.isAdmin(req.headers[ADMIN_HEADER]);
     const g = o.guard.opts;
-    return {
+    return sized(size, {
       enabled: g.enabled,
       thresholds: { score: g.threshold, halfLifeMs: g.halfLifeMs, weights: g.weights, blockMs: g.blockMs, forgetMs: g.forgetMs },
       rateLimit: limits(now),
@@ -58,7 +58,7 @@ export function registerOpsRoutes(app: Server, r: RouteWrap, d: HttpDeps, o: Ops
       rejectedTotal: o.guard.rejected,
       activeBlocks: count,
       blocks: blocks.map((b) => ({ ...b, client: full ? b.client : maskKey(b.client) })),
-    };
+    });
   }));
 
   // Liveness: the process answers. Readiness: synced, and producing or following the network.

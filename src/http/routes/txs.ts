@@ -6,7 +6,7 @@ import type { SubmitOutcome } from '../../api/ports';
 import { markOffence } from '../guard';
 import { badRequest, HttpError, notFound } from '../httpError';
 import { readJsonBody } from '../json';
-import { limitParam } from '../params';
+import { LONG_PAGE, pageSize, sized } from '../params';
 import { BLOCK_BODY_BYTES, MAX_BODY_BYTES, type HttpDeps, type RouteWrap } from '../route';
 import type { BlockIntakeView, MempoolView, SubmitVerdictView, TxList, TxRecord } from '../../views';
 
@@ -71,10 +71,13 @@ export function registerTxRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
     });
   }));
 
-  app.get('/txs', r(async (req): Promise<TxList> => ({ txs: await d.reader.recentTxs(limitParam(req.query_parameters)) })));
+  app.get('/txs', r(async (req): Promise<TxList> => {
+    const size = pageSize(req.query_parameters);
+    return sized(size, { txs: await d.reader.recentTxs(size.limit) });
+  }));
 
   app.get('/mempool', r(async (req): Promise<MempoolView> => {
-    const limit = limitParam(req.query_parameters, 1_000, 100);
-    return d.reader.mempool(limit);
+    const size = pageSize(req.query_parameters, LONG_PAGE);
+    return sized(size, await d.reader.mempool(size.limit));
   }));
 }
