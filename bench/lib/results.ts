@@ -69,5 +69,6 @@ export function writeResults(bench: string, rows: ResultRow[], dir = RESULTS_DIR
   return file;
 }
 
-const n = (v: number) => (v >= 100 ? Math.round(v).toLocaleString('en') : v.toFixed(v >= 10 ? 1 : 2));
+// A figure a run could not measure is NaN in memory and null in JSON: shown as a dash, never a crash of the whole table.
+const n = (v: number | null) => (v === null || !Number.isFinite(v) ? '–' : v >= 100 ? Math.round(v).toLocaleString('en') : v.toFixed(v >= 10 ? 1 : 2));
 export const showSpread = (s: Spread) => (s.runs > 1 ? `${n(s.median)} (${n(s.min)}–${n(s.max)})` : n(s.median));

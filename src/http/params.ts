@@ -60,9 +60,6 @@ export function intParam(q: Record<string, string>, name: string, opts: { def?: 
   return n;
 }
 
-/** A `limit` that may not exceed `max` (a 400 above it): only GET /security/alerts still takes one (every feed takes pageSize). */
-export const limitParam = (q: Record<string, string>, max = MAX_LIMIT, def = DEFAULT_LIMIT): number =>
-  intParam(q, 'limit', { def, min: 1, max })!;
 
 function decodeSegment(s: string): string | undefined {
   try {

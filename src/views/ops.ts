@@ -160,7 +160,7 @@ export interface SecurityAlertView {
 }
 
 /** GET /security/alerts (admin), newest first. */
-export interface AlertsView {
+export interface AlertsView extends CappedPage {
   alerts: SecurityAlertView[];
 }
 

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VM_MAX_GAS } from '../../src/protocol/params';
-import { blockMs, startDeployFlood } from './attacks/vmDeploys';
+import { blockMsOf, startDeployFlood } from './attacks/vmDeploys';
 import { ATTACKER, honestClient, spawnTarget, type Target } from './lib';
 
 const DEPLOYS = 40;
@@ -31,7 +31,7 @@ describe('VM deployment flood (issue 23 row 3)', () => {
     const stats = await flood.stop(150_000);
     const seen = await honest.stop();
 
-    const ms = blockMs(t.output());
+    const ms = await blockMsOf(t.output, stats.blocks.map((b) => b.height));
     const floodMs = stats.blocks.map((b) => ms.get(b.height)).filter((x): x is number => x !== undefined);
     console.log(`flood: ${stats.blocks.length} blocks, build ms max ${Math.max(...floodMs)} median ${floodMs.sort((a, b) => a - b)[floodMs.length >> 1]}; /status p50 ${seen.p50.toFixed(0)} p99 ${seen.p99.toFixed(0)} max ${seen.max.toFixed(0)} ms over ${seen.requests}`);
     expect(stats.refused).toEqual([]);

@@ -498,7 +498,9 @@ describe('gateway, metrics, admin, readiness, upstream over HTTP', () => {
     expect((await on.get('127.0.0.2', '/peers', { 'x-admin-token': 'op-token' })).body).toEqual({ peers: [{ url: 'http://p', height: 1, lag: 0, lastSeen: 1, head: null, finalizedHeight: 0, latencyMs: null, score: 0, droppedUntil: 0 }] });
     const a = await on.get('127.0.0.2', '/security/alerts?limit=2', { 'x-admin-token': 'op-token' });
     expect(a.body.alerts.map((x: SecurityAlert) => x.id)).toEqual([3, 2]);
-    expect((await on.get('127.0.0.2', '/security/alerts?limit=501', { 'x-admin-token': 'op-token' })).status).toBe(400);
+    // Above the maximum the page is capped, as every feed is (SPEC: MAX_CHAIN_PAGE "and similar paginated endpoints").
+    expect((await on.get('127.0.0.2', '/security/alerts?limit=501', { 'x-admin-token': 'op-token' })).body).toMatchObject({ capped: 'limit 501 is above 500: at most 500 alerts are served' });
+    expect((await on.get('127.0.0.2', '/security/alerts?limit=0', { 'x-admin-token': 'op-token' })).status).toBe(400);
     const none = await start({ adminToken: 'op-token' });
     expect((await none.get('127.0.0.2', '/security/alerts', { 'x-admin-token': 'op-token' })).body).toEqual({ alerts: [] });
   });

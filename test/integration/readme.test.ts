@@ -29,7 +29,10 @@ describe('README', () => {
     const block = /```sh first-steps\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(block, 'README has a "sh first-steps" block').toBeTruthy();
     const script = `set -euo pipefail\n${block!.replaceAll('./data/', `${t.dataDir}/`)}`;
-    const { stdout } = await promisify(execFile)('bash', ['-c', script], { cwd: root, env: { ...process.env, CAIRN_NODE: t.url, CAIRN_RPC: `http://127.0.0.1:${t.node.config.rpcPort}` }, maxBuffer: 16 << 20, timeout: 240_000 });
+    const { stdout } = await promisify(execFile)('bash', ['-c', script], { cwd: root, env: { ...process.env, CAIRN_NODE: t.url, CAIRN_RPC: `http://127.0.0.1:${t.node.config.rpcPort}` }, maxBuffer: 16 << 20, timeout: 240_000 }).catch((e: Error & { stdout?: string; stderr?: string }) => {
+      // Which step failed: the end of what the script printed (the command alone says nothing).
+      throw new Error(`README first steps failed: ${e.message.split('\n')[0]}\n--- stdout (end) ---\n${(e.stdout ?? '').slice(-3000)}\n--- stderr (end) ---\n${(e.stderr ?? '').slice(-3000)}`);
+    });
     // Every command printed JSON; pick out the ones that matter.
     expect(stdout).toMatch(/"outcome": "finalized"/);
     expect(stdout).toMatch(/"nonce": /);

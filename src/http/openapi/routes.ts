@@ -1,7 +1,7 @@
 import { PROPOSAL_STATES, TASK_MODES, TASK_STATES, TRANSFER_STATES } from '../../api/ports';
 import { PROMETHEUS_CONTENT_TYPE } from '../metrics';
 import { CHAIN_PAGE, FEED_PAGE, LONG_PAGE, type PageRule } from '../params';
-import { ALERTS_DEFAULT, ALERTS_MAX } from '../routes/admin';
+import { ALERTS_PAGE } from '../routes/admin';
 import { DEV_MINE_MAX } from '../routes/dev';
 
 /**
@@ -263,7 +263,7 @@ export const OPERATIONS: OperationSpec[] = [
   { endpoint: 'GET /dev/snapshots', ok: { view: 'DevSnapshotsView' }, admin: 'required', errors: DEV_ERRORS },
   {
     endpoint: 'GET /security/alerts?limit', ok: { view: 'AlertsView' }, admin: 'required',
-    params: [{ name: 'limit', in: 'query', description: `Alerts (${ALERTS_DEFAULT} when absent or empty; above ${ALERTS_MAX} is a 400)`, schema: int(1, ALERTS_MAX, ALERTS_DEFAULT) }],
-    errors: { 400: 'limit malformed or out of range', ...ADMIN_ERRORS },
+    params: [limit(ALERTS_PAGE, 'Alerts')],
+    errors: { 400: 'limit malformed or 0', ...ADMIN_ERRORS },
   },
 ];

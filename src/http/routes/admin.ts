@@ -3,13 +3,13 @@ import type { AlertSource, PeerInfo } from '../../api/ports';
 import { ADMIN_HEADER, type AdminAuth } from '../admin';
 import { markOffence } from '../guard';
 import { HttpError } from '../httpError';
-import { limitParam } from '../params';
+import { pageSize, sized, type PageRule } from '../params';
 import type { RouteWrap } from '../route';
 import type { AlertsView, PeersView } from '../../views';
 
 /** Default and maximum number of alerts per GET /security/alerts. */
-export const ALERTS_DEFAULT = 50;
-export const ALERTS_MAX = 500;
+/** GET /security/alerts: the newest 50 by default, 500 at most (a larger limit is capped). */
+export const ALERTS_PAGE: PageRule = { def: 50, max: 500, items: 'alerts' };
 
 /** Admin endpoints (x-admin-token): GET /peers, GET /security/alerts. */
 export function registerAdminRoutes(app: Server, r: RouteWrap, o: { admin: AdminAuth; peers: () => PeerInfo[]; alerts?: AlertSource }): void {
@@ -27,7 +27,7 @@ export function registerAdminRoutes(app: Server, r: RouteWrap, o: { admin: Admin
 
   app.get('/security/alerts', r(async (req): Promise<AlertsView> => {
     authorize(req);
-    const limit = limitParam(req.query_parameters, ALERTS_MAX, ALERTS_DEFAULT);
-    return { alerts: o.alerts ? o.alerts.recent(limit).slice(0, limit) : [] };
+    const size = pageSize(req.query_parameters, ALERTS_PAGE);
+    return sized(size, { alerts: o.alerts ? o.alerts.recent(size.limit).slice(0, size.limit) : [] });
   }));
 }

@@ -137,3 +137,18 @@ export function blockMs(output: string): Map<number, number> {
   }
   return m;
 }
+
+/**
+ * blockMs once the node's log names every one of `heights`: a block is visible over HTTP
+ * before its "block committed" line has crossed the pipe (the logger writes asynchronously),
+ * so reading the log at once on a busy machine can miss the newest blocks.
+ */
+export async function blockMsOf(output: () => string, heights: Iterable<number>, timeoutMs = 15_000): Promise<Map<number, number>> {
+  const want = [...heights];
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const ms = blockMs(output());
+    if (want.every((h) => ms.has(h)) || Date.now() > end) return ms;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
