@@ -182,10 +182,13 @@ function blocksOf(steps: Step[]): SignedTx[][] {
 /** Commits and reveals of a block in reverse order (other transactions keep their place: each sender's nonces stay in order). */
 function reverseCommitsAndReveals(blocks: SignedTx[][]): SignedTx[][] {
   return blocks.map((b) => {
-    const movable = b.map((t, i) => (t.type === 'AI_COMMIT' || t.type === 'AI_REVEAL' ? i : -1)).filter((i) => i >= 0);
+    // A commit or reveal for a task created in this same block stays after that AI_TASK (moved
+    // before it, it would find no task: a different block, not a reordering of the same one).
+    const createdHere = new Set(b.filter((t) => t.type === 'AI_TASK').map((t) => t.id));
+    const movable = b.map((t, i) => ((t.type === 'AI_COMMIT' || t.type === 'AI_REVEAL') && !createdHere.has((t.data as { taskId: Hex }).taskId) ? i : -1)).filter((i) => i >= 0);
     const senders = movable.map((i) => b[i].from);
     // A sender with another transaction in the block: its nonces fix the order.
-    if (b.some((t) => senders.filter((x) => x === t.from).length > 1 || (senders.includes(t.from) && t.type !== 'AI_COMMIT' && t.type !== 'AI_REVEAL'))) return b;
+    if (senders.some((from) => b.filter((t) => t.from === from).length > 1)) return b;
     const out = [...b];
     const rev = [...movable].reverse();
     movable.forEach((i, k) => (out[i] = b[rev[k]]));
