@@ -7,7 +7,7 @@
  *   (--only: reruns those; results.md keeps the others' latest rows, each with its date and commit)
  *   ($CAIRN_BENCH_CHAINS: where kept chains live, default ~/.cache/cairn-bench)
  *
- * --tiny: each benchmark in a few seconds (what test/integration/bench.test.ts runs so that
+ * --tiny: each benchmark in a few seconds (what test/integration/bench.test.ts and bench-chain.test.ts run so that
  * none rots); its numbers mean nothing and results.md is not written.
  */
 import { spawnSync } from 'node:child_process';
