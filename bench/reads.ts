@@ -8,7 +8,7 @@
  *                          [--only /tx] [--profile]   (--profile: the node's CPU profile, summarised)
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -43,6 +43,7 @@ async function main(): Promise<void> {
   ensureWrk();
   const node = await spawnNode({ devAccounts: 4, slotMs: 500, mempoolCap: 5000, logLevel: 'warn', cpuProf: values.profile });
   let bare: { pgid: number } | null = null;
+  const answersDir = mkdtempSync(join(tmpdir(), 'cairn-bare-'));
   try {
     await node.ready;
     const client = new CairnClient(node.httpUrl);
@@ -56,7 +57,7 @@ async function main(): Promise<void> {
       if (r.status !== 200) throw new Error(`GET ${path}: ${r.status}`);
       answers.push({ path, contentType: r.headers.get('content-type') ?? 'application/json', body: await r.text() });
     }
-    const file = join(mkdtempSync(join(tmpdir(), 'cairn-bare-')), 'answers.json');
+    const file = join(answersDir, 'answers.json');
     writeFileSync(file, JSON.stringify(answers));
     const port = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/bareServer.ts', String(port), file], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -110,6 +111,7 @@ async function main(): Promise<void> {
     console.log(JSON.stringify(out, null, 2));
   } finally {
     if (bare) await stopProcessGroup(bare.pgid, 5000);
+    rmSync(answersDir, { recursive: true, force: true });
     await node.stop(false);
     if (node.cpuProfDir) summarizeProfile(node.cpuProfDir);
   }

@@ -10,8 +10,8 @@
  * covers the payload only, and noble verifies these signatures (test/unit/bench-sign.test.ts).
  */
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { availableParallelism, homedir } from 'node:os';
 import { join } from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
@@ -85,7 +85,10 @@ export async function signDevTxs(items: DevTxItem[], opts: { network: Network; c
       const p = join(ROOT, f);
       if (existsSync(p)) h.update(readFileSync(p));
     }
-    cacheFile = join(tmpdir(), `cairn-bench-${label}-${h.digest('hex').slice(0, 16)}.jsonl`);
+    // A cache kept between runs on purpose: with the other bench caches, not in the temp folder.
+    const dir = join(process.env.CAIRN_BENCH_CACHE ?? join(homedir(), '.cache', 'cairn-bench'), 'signed');
+    mkdirSync(dir, { recursive: true });
+    cacheFile = join(dir, `${label}-${h.digest('hex').slice(0, 16)}.jsonl`);
     if (existsSync(cacheFile)) {
       try {
         // One envelope per line: a whole run's envelopes may exceed the longest string V8 makes.

@@ -8,6 +8,10 @@ import { COIN } from '../../src/primitives/amount';
 import { fromHex, toHex } from '../../src/primitives/hex';
 import { CHAIN_ID } from '../../src/protocol/params';
 import { runCliCaptured as run } from '../helpers/cliRun';
+import { scratchDirs } from '../helpers/scratch';
+import { join } from 'node:path';
+
+const scratch = scratchDirs();
 
 /** The chain specification of `cairn node --genesis`: what it accepts, normalises and refuses. */
 
@@ -91,7 +95,7 @@ describe('cairn genesis', () => {
     expect((await run(['genesis', 'template', '--chain-id', '0'])).code).toBe(2);
 
     template.accounts.push(validator());
-    const file = `/tmp/cairn-genesis-${process.pid}.json`;
+    const file = join(scratch('cairn-genesis-'), 'genesis.json');
     await import('node:fs/promises').then((fs) => fs.writeFile(file, JSON.stringify(template)));
     const c = await run(['genesis', 'check', file]);
     expect(c.err).toBe('');
@@ -106,7 +110,7 @@ describe('cairn genesis', () => {
     const entry = JSON.parse(v.out);
     expect(entry).toEqual(validator({ staked: String(2_000n * COIN), commissionBps: 700 }));
     expect(parseGenesisSpec(spec({ accounts: [entry] })).accounts[0].address).toBe(V.address);
-    const file = `/tmp/cairn-genesis-bad-${process.pid}.json`;
+    const file = join(scratch('cairn-genesis-bad-'), 'genesis.json');
     await import('node:fs/promises').then((fs) => fs.writeFile(file, JSON.stringify(spec({ params: { GOV_VOTING_BLOCKS: '0' } }))));
     const c = await run(['genesis', 'check', file]);
     expect(c.code).toBe(2);
