@@ -125,7 +125,7 @@ describe('four validators on loopback (separate processes)', () => {
     await until(async () => (await status(0)).finalizedHeight > head, 40_000, 'finality resumes');
     await finalizedEverywhere([...ids, ...pending]);
     await agreeAt((await status(0)).finalizedHeight);
-  });
+  }, 300_000); // its own waits add up to ~4 min; vitest's 60 s default would cut a slow run short
 
   it('no finalized block changed on any node, and no accepted transaction was lost or included twice', async () => {
     expect(net.finalized.size).toBeGreaterThan(10);

@@ -132,5 +132,5 @@ describe('partition 2 | 2', () => {
     expect(conflict).toBeUndefined();
     expect(finalized.size).toBeGreaterThan(fork);
     expect(atCut).toBeGreaterThanOrEqual(4);
-  });
+  }, 240_000); // its own waits add up to ~3 min; vitest's 60 s default would cut a slow run short
 });
