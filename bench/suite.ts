@@ -10,7 +10,7 @@
  * --tiny: each benchmark in a few seconds (what test/integration/bench.test.ts and bench-chain.test.ts run so that
  * none rots); its numbers mean nothing and results.md is not written.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -60,18 +60,31 @@ export function renderResults(files: ResultFile[]): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** Runs one benchmark, its stderr shown as it goes and kept (the last 64 KB) for the summary. */
+function runShowing(args: string[]): Promise<{ status: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => {
+      process.stderr.write(d);
+      stderr = (stderr + d.toString()).slice(-65_536);
+    });
+    child.on('close', (status) => resolve({ status, stderr }));
+  });
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { only: { type: 'string' }, tiny: { type: 'boolean', default: false }, 'results-dir': { type: 'string' } } });
   const dir = values['results-dir'] ?? RESULTS_DIR;
   const only = values.only?.split(',');
   const chosen = BENCHES.filter((b) => !only || only.includes(b.name));
-  const failed: string[] = [];
+  const failed: { name: string; tail: string }[] = [];
   for (const b of chosen) {
     const args = ['--import', 'tsx', b.script, ...(values.tiny ? ['--tiny'] : b.args), '--results-dir', dir];
     console.error(`\n== ${b.name}: node ${args.join(' ')}`);
-    const r = spawnSync(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    const r = await runShowing(args);
     if (r.status !== 0) {
-      failed.push(b.name);
+      failed.push({ name: b.name, tail: r.stderr.split('\n').slice(-12).join('\n') });
       console.error(`${b.name} failed (exit ${r.status})`);
     }
   }
@@ -81,7 +94,9 @@ async function main(): Promise<void> {
   if (!values.tiny) writeFileSync(join(ROOT, 'bench/results.md'), md);
   console.log(md);
   // Last on stderr, so that a caller reading its tail (test/integration/bench.test.ts) sees which failed.
-  if (failed.length) console.error(`\nfailed: ${failed.join(', ')} (their output is above)`);
+  // Each failure's last lines again: a caller that keeps only the tail still sees why.
+  for (const f of failed) console.error(`\n-- ${f.name}, last lines:\n${f.tail}`);
+  if (failed.length) console.error(`\nfailed: ${failed.map((f) => f.name).join(', ')} (their output is above)`);
   process.exitCode = failed.length ? 1 : 0;
 }
 

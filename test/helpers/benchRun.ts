@@ -19,7 +19,7 @@ export function benchTinyTests(names: string[], tableRow?: string): void {
     it('runs each benchmark and writes its rows with a reference measured in the same run', () => {
       const root = join(import.meta.dirname, '../..');
       const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/suite.ts', '--tiny', '--only', names.join(','), '--results-dir', dir], { cwd: root, encoding: 'utf8', timeout: 480_000 });
-      expect(r.status, r.stderr.slice(-2000)).toBe(0);
+      expect(r.status, r.stderr.slice(-4000)).toBe(0);
       for (const name of names) {
         const file = JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')) as ResultFile;
         expect(file.rows.length).toBeGreaterThan(0);
