@@ -16,7 +16,8 @@
  * attack of issue 23 row 3 verbatim (0x5b600056: JUMPDEST PUSH1 0 JUMP until out of gas).
  *
  * Classes: plain looping jumps; the dearest opcodes per gas (SHA3 of a word and of 32 KB,
- * EXP with a 32-byte exponent, cold BALANCE / EXTCODEHASH of existing accounts, SSTORE of new
+ * EXP with a 32-byte exponent, cold BALANCE / EXTCODEHASH of existing accounts, cold SLOAD of
+ * existing slots, SSTORE of new
  * slots, kept and flushed); every precompile with the input
  * shape that is slowest per gas (ecrecover, sha256, ripemd160, identity, modexp in three
  * shapes, bn254 add / mul / pairing, blake2f, the BLS12-381 ones); calldata (32 KB of
@@ -50,7 +51,9 @@ import type { Address, SignedTx } from '../src/protocol/types';
 import type { KvStore } from '../src/state/kv';
 import { StateTrie } from '../src/state/stateTrie';
 import { openStore } from '../src/storage/rocks';
-import { OP, bn254G1, bn254PairingInput, blake2fInput, blsG1, blsG2, cat, ecrecoverInput, fp, looping, modexpInput, precompileLoop, push, scalar } from '../test/adversarial/attacks/evmCode';
+import { codeKey, slotKey } from '../src/vm/stateAdapter';
+import { keccakHex } from '../src/crypto/hash';
+import { OP, word, bn254G1, bn254PairingInput, blake2fInput, blsG1, blsG2, cat, ecrecoverInput, fp, looping, modexpInput, precompileLoop, push, scalar } from '../test/adversarial/attacks/evmCode';
 import { fmt, posInt, printTable } from './lib/harness';
 import { spread, writeResults, type ResultRow } from './lib/results';
 
@@ -91,6 +94,10 @@ interface Klass {
   tx(i: number, run: number): { input: Hex; to?: Address };
 }
 
+/** A contract whose code SLOADs its slots from the one calldata names on (slots 0..ACCOUNTS-1 exist). */
+const STORE_CONTRACT = addr(0x7777);
+const STORE_CODE = looping([OP.DUP1, OP.SLOAD, OP.POP, ...push(1), OP.ADD], 30_000, { setup: [...push(0), OP.CALLDATALOAD] });
+
 /** Distinct starting points so no two transactions (in any run) touch the same cold items. */
 const startOf = (i: number, run: number, per: number) => (run * TXS + i) * per;
 
@@ -120,6 +127,10 @@ function classes(): Klass[] {
     {
       name: 'extcodehash-cold', what: 'EXTCODEHASH of a cold existing account',
       tx: (i, run) => ({ input: looping([OP.DUP1, OP.EXTCODEHASH, OP.POP, ...push(1), OP.ADD], 30_000, { setup: push(ACCOUNT_BASE + ((startOf(i, run, 2_000) + 7_000) % ACCOUNTS), 4) }) }),
+    },
+    {
+      name: 'sload-cold', what: 'SLOAD of a cold existing slot (a contract holding one slot per account above)',
+      tx: (i, run) => ({ to: STORE_CONTRACT, input: toHex(word(BigInt((startOf(i, run, 2_000) + 3_000) % ACCOUNTS))) }),
     },
     { name: 'sstore-new', what: 'SSTORE of a new slot (init code; the contract keeps them)', tx: fixed(looping([...push(1), OP.DUP2, OP.SSTORE, ...push(1), OP.ADD], 40_000, { setup: push(1) })) },
     { name: 'calldata', what: '32 KB non-zero calldata to an account without code', tx: () => ({ to: addr(ACCOUNT_BASE), input: toHex(new Uint8Array(32_000).fill(0xab)) }) },
@@ -210,8 +221,14 @@ async function main(): Promise<void> {
         ...senders.map((address) => ({ address, balance: '1000000000000000' })),
         ...Array.from({ length: ACCOUNTS }, (_, i) => ({ address: addr(ACCOUNT_BASE + i), balance: String(1 + i) })),
         { address: PRODUCER, balance: '0', staked: '2000000000', isValidator: true },
+        { address: STORE_CONTRACT, balance: '1' },
       ],
     });
+    // sload-cold's contract: its code and one non-zero slot per account, written as the VM stores them.
+    const codeHash = keccakHex(fromHex(STORE_CODE));
+    await state.putRecord(codeKey(codeHash), STORE_CODE);
+    await state.putAccount(STORE_CONTRACT, { ...(await state.getAccount(STORE_CONTRACT))!, codeHash });
+    for (let i = 0; i < ACCOUNTS; i++) await state.putRecord(slotKey(STORE_CONTRACT, 0, toHex(word(BigInt(i)))), `0x${(i + 1).toString(16)}`);
     const b = kv.batch();
     const root = await state.flush(b);
     await kv.write(b);

@@ -1,10 +1,11 @@
 import { type Common, Hardfork, Mainnet, type StateManagerInterface, createCustomCommon } from '@ethereumjs/common';
-import { type EVM, createEVM, paramsEVM } from '@ethereumjs/evm';
+import { type EVM, createEVM } from '@ethereumjs/evm';
 import { paramsTx } from '@ethereumjs/tx';
 import { CHAIN_ID } from '../protocol/params';
 import { keccak256 } from '../crypto/hash';
 import { fastEipLookup, fastOpcodes, installEvmSpeedups } from './speedups';
 import { pricePrecompiles } from './precompiles';
+import { cairnEvmParams } from './opcodePrices';
 
 /**
  * The VM's rules: Ethereum mainnet's EVM at the Prague hardfork (EIP-7623 calldata floor,
@@ -32,7 +33,7 @@ export const MAX_REFUND_QUOTIENT = 5n;
 export function createCairnCommon(chainId: number = CHAIN_ID): Common {
   // customCrypto: SHA3 and mapping-slot hashing use our keccak (src/crypto/keccak.ts), not noble's.
   const common = createCustomCommon({ chainId, name: 'cairn' }, Mainnet, { hardfork: VM_HARDFORK, params: paramsTx, customCrypto: { keccak256 } });
-  common.updateParams(paramsEVM);
+  common.updateParams(cairnEvmParams); // Cairn's opcode prices (src/vm/opcodePrices.ts) for anything reading them
   return common;
 }
 
@@ -65,7 +66,7 @@ export function txDecodeCommonFor(chainId: number): Common {
 /** An EVM with Cairn's rules over `stateManager` (normally an EvmStateAdapter). */
 export async function createCairnEvm(stateManager: StateManagerInterface, chainId: number = CHAIN_ID): Promise<EVM> {
   await installEvmSpeedups();
-  const evm = await createEVM({ common: createCairnCommon(chainId), stateManager });
+  const evm = await createEVM({ common: createCairnCommon(chainId), stateManager, params: cairnEvmParams });
   fastEipLookup(evm.common);
   fastOpcodes(evm);
   pricePrecompiles(evm);

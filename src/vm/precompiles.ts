@@ -10,11 +10,13 @@ import { type EVM, EVMError } from '@ethereumjs/evm';
  * of ecrecovers 5.5 s — a stranger's 0.05-coin transaction stalled every validator for
  * many slots. Each precompile's price is therefore its Ethereum price × a factor, so that
  * every precompile runs at least PRICE_TARGET_GAS_PER_MS on that machine (the interpreter's
- * tightest loop, JUMPDEST PUSH1 JUMP, runs ~49,000 gas/ms): a block of VM_MAX_GAS then stays
+ * tightest loop, JUMPDEST PUSH1 JUMP, runs ~35,000–90,000 gas/ms): a block of VM_MAX_GAS then stays
  * within the execution budget (≤ 40 % of a 500 ms slot) whatever it calls.
  *
- * factor = ⌈PRICE_TARGET_GAS_PER_MS ÷ the slowest measured shape's gas/ms⌉ (the measured
- * figure beside each). The factor multiplies whatever the library charges, formula and all
+ * factor = ⌈PRICE_TARGET_GAS_PER_MS ÷ the slowest measured shape's gas/ms⌉ (the figure beside
+ * each, at Ethereum's price: the slowest of two full bench/worstblock.ts runs, each its own
+ * Node process — a process's JIT settles fast or slow, up to 2× apart on the same code, and a
+ * validator may run in either). The factor multiplies whatever the library charges, formula and all
  * (modexp's minimum, the MSM discounts, pairing per pair), so relative prices within a
  * precompile stay Ethereum's. A protocol constant: changing it changes execution (a fork).
  */
@@ -22,22 +24,22 @@ export const PRICE_TARGET_GAS_PER_MS = 40_000;
 
 /** Factor by precompile address (its last byte); absent = 1. */
 export const PRECOMPILE_PRICE_FACTOR: Readonly<Record<number, bigint>> = {
-  0x01: 43n, // ecrecover: 946 gas/ms
-  0x02: 5n, // sha256, 4 KB: 9,931
-  0x03: 2n, // ripemd160, 4 KB: 38,206
-  0x04: 4n, // identity, 4 KB: 10,612
-  0x05: 10n, // modexp, 32-byte operands: 4,273 (1-byte: 5,479; 512-byte: 51,141)
-  0x06: 20n, // bn254 add: 2,034
-  0x07: 30n, // bn254 mul: 1,340
-  0x08: 11n, // bn254 pairing, 2 pairs: 3,671
-  0x09: 28n, // blake2f: 1,464
-  0x0b: 280n, // BLS12-381 G1 add: 143
-  0x0c: 44n, // BLS12-381 G1 MSM, 64 points: 909 (1 point: 1,921)
-  0x0d: 378n, // BLS12-381 G2 add: 106
-  0x0e: 44n, // BLS12-381 G2 MSM, 64 points: 922 (1 point: 1,162)
-  0x0f: 16n, // BLS12-381 pairing, 2 pairs: 2,587
-  0x10: 24n, // BLS12-381 map to G1: 1,697
-  0x11: 20n, // BLS12-381 map to G2: 2,074
+  0x01: 69n, // ecrecover: 582 gas/ms
+  0x02: 7n, // sha256, 4 KB: 6,372 gas/ms
+  0x03: 2n, // ripemd160, 4 KB: 35,868 gas/ms
+  0x04: 9n, // identity, 4 KB: 4,771 gas/ms
+  0x05: 20n, // modexp, 1-byte operands (the 200-gas minimum): 2,048 gas/ms
+  0x06: 57n, // bn254 add: 708 gas/ms
+  0x07: 50n, // bn254 mul: 808 gas/ms
+  0x08: 17n, // bn254 pairing, 2 pairs: 2,482 gas/ms
+  0x09: 32n, // blake2f: 1,290 gas/ms
+  0x0b: 565n, // BLS12-381 G1 add: 71 gas/ms
+  0x0c: 44n, // BLS12-381 G1 MSM, 1 point: 1,322 gas/ms
+  0x0d: 655n, // BLS12-381 G2 add: 61 gas/ms
+  0x0e: 44n, // BLS12-381 G2 MSM, 1 point: 961 gas/ms
+  0x0f: 19n, // BLS12-381 pairing, 2 pairs: 2,176 gas/ms
+  0x10: 39n, // BLS12-381 map to G1: 1,043 gas/ms
+  0x11: 32n, // BLS12-381 map to G2: 1,256 gas/ms
 };
 
 /**

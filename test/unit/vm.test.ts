@@ -16,6 +16,7 @@ import { intrinsicGas } from '../../src/vm/intrinsic';
 import { codeKey } from '../../src/vm/stateAdapter';
 import { WEI_PER_BASE, weiBalance, withWeiBalance } from '../../src/vm/units';
 import * as speedups from '../../src/vm/speedups';
+import { cairnEvmParams } from '../../src/vm/opcodePrices';
 import { type Compiled, compileContracts } from '../helpers/vmContracts';
 
 const alice: Address = '0x00000000000000000000000000000000000a11ce';
@@ -135,6 +136,27 @@ describe('opcode speedups (src/vm/speedups.ts)', () => {
     );
   });
 
+  it('EXP gives the library handler\'s result and gas for any base and exponent', async () => {
+    const plain = await createEVM({ common: createCairnCommon() });
+    const fast = await createEVM({ common: createCairnCommon() });
+    speedups.fastOpcodes(fast);
+    const hex = (n: bigint) => n.toString(16).padStart(64, '0');
+    const word = fc.oneof(fc.bigInt({ min: 0n, max: 2n ** 256n - 1n }), fc.constantFrom(0n, 1n, 2n, 3n, 16n, 96n, 160n, 224n, 255n, 256n, 2n ** 255n, 2n ** 256n - 1n), fc.bigInt({ min: 0n, max: 65_535n }));
+    await fc.assert(
+      fc.asyncProperty(word, word, async (base, exponent) => {
+        // PUSH32 exponent, PUSH32 base, EXP, PUSH1 0, MSTORE, PUSH1 32, PUSH1 0, RETURN
+        const code = fromHex(`0x7f${hex(exponent)}7f${hex(base)}0a60005260206000f3`);
+        const a = await plain.runCode({ code, gasLimit: 1_000_000n });
+        const b = await fast.runCode({ code, gasLimit: 1_000_000n });
+        expect(b.exceptionError).toBeUndefined();
+        expect(b.returnValue).toEqual(a.returnValue);
+        expect(b.executionGasUsed).toBe(a.executionGasUsed);
+        expect(speedups.powMod256(base, exponent)).toBe(BigInt(`0x${Buffer.from(a.returnValue).toString('hex')}`));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('the inline interpreter loop gives the library loop\'s outcome, gas and output on random code', async () => {
     await speedups.installEvmSpeedups();
     expect(speedups.fastLoopInstalled).toBe(true);
@@ -142,8 +164,9 @@ describe('opcode speedups (src/vm/speedups.ts)', () => {
     library.events.on('step', () => {}); // a step listener sends the interpreter down the library's own loop
     const inline = await createEVM({ common: createCairnCommon() });
     speedups.fastOpcodes(inline); // and the faster PUSH, JUMP, JUMPI handlers
-    // Random bytes (invalid opcodes, stack underflows, bad jumps) and loops that run long enough to yield.
-    const loopy = fc.constantFrom('5b600056', '5b5a5a0360005260206000f3', '5b5a50600056', '600456005b6001600357', '5b6000600157', '5b60016000575b600056', '5b6001600101600056', '60ff5b6001900380600257', '5b602060002050600056');
+    // Random bytes (invalid opcodes, stack underflows, bad jumps) and loops that run long enough
+    // to yield, among them SHA3 within and beyond paid memory and EXP (priced without the library's handler).
+    const loopy = fc.constantFrom('5b600056', '5b5a5a0360005260206000f3', '5b5a50600056', '600456005b6001600357', '5b6000600157', '5b60016000575b600056', '5b6001600101600056', '60ff5b6001900380600257', '5b602060002050600056', '5b604060102050600056', '5b6000600020505a61fff01660002050600056', '5b60ff60030a50600056', `5b7f${'ff'.repeat(32)}60030a50600056`, '5b60005a0a50600056');
     await fc.assert(
       fc.asyncProperty(fc.oneof(fc.uint8Array({ minLength: 1, maxLength: 64 }).map((b) => Buffer.from(b).toString('hex')), loopy), fc.nat({ max: 300_000 }), async (hex, gas) => {
         const code = fromHex(`0x${hex}`);
@@ -476,7 +499,7 @@ describe('parity with @ethereumjs/evm on its own state manager', () => {
   it('same status, gas (incl. SSTORE refunds), return data and logs for a sequence of transactions', async () => {
     const s = await freshState();
     const common = createCairnCommon();
-    const ref = await createEVM({ common }); // SimpleStateManager
+    const ref = await createEVM({ common, params: cairnEvmParams }); // SimpleStateManager, Cairn's opcode prices
     for (const a of [alice, bob]) await ref.stateManager.putAccount(createAddressFromString(a), new Account(0n, FUND * WEI_PER_BASE));
     const refRun = async (from: Address, to: Address | null, input: Hex, value: bigint, gasLimit: bigint) => {
       // What @ethereumjs/vm runTx does around runCall, minus fees.
