@@ -52,12 +52,13 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolRep
       for (const id of msg.included) d.pool.remove(id, now, true);
       // Nonces the block used with transactions this pool did not hold (a peer's block).
       for (const [from, nonce] of msg.nonces ?? []) d.pool.rebase(from, nonce + 1, now);
-      for (const { id, reason } of msg.dropped) {
+      for (const { id, reason, internal } of msg.dropped) {
         const e = d.pool.get(id);
         if (!e) continue;
         d.pool.remove(id, now);
         remember(id, e.tx, e.receivedAt, foldTxLifecycle([{ type: 'DROPPED', reason }], admitted));
-        d.log.info({ id, reason }, 'tx dropped');
+        if (internal !== undefined) d.log.error({ id, reason, error: internal }, 'tx dropped: its execution threw (a bug in this node; please report it with this line)');
+        else d.log.info({ id, reason }, 'tx dropped');
       }
     },
     async readmit({ txs }) {

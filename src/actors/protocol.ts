@@ -1,3 +1,4 @@
+import type { BuildResult } from '../chain/buildBlock';
 import type { Address, Block, SignedBlockHeader, SignedTx } from '../protocol/types';
 import type { TxLifecycleSnapshot } from '../machines/txLifecycle';
 import type { BlockLifecycleSnapshot } from '../machines/blockLifecycle';
@@ -10,7 +11,7 @@ import type { BlockSummary, Head } from '../protocol/chain';
 export type MempoolMsg =
   | { type: 'admit'; tx: SignedTx; keyHash: Hex | null }
   | { type: 'collectCandidates' }
-  | { type: 'blockCommitted'; height: number; hash: Hex; included: Hex[]; dropped: { id: Hex; reason: string }[]; nonces?: [Address, number][] }
+  | { type: 'blockCommitted'; height: number; hash: Hex; included: Hex[]; dropped: BuildResult['dropped']; nonces?: [Address, number][] }
   | { type: 'readmit'; txs: SignedTx[] } // transactions of undone blocks: back in the pool if still valid
   | { type: 'expire'; now: number }
   | { type: 'nextNonce'; address: Address; accountNonce: number }
@@ -128,7 +129,7 @@ export interface ExecutedBlock {
   state: StateTrie;
   batch: KvBatch;
   /** Transactions the mempool should drop for good, with the reason (our own blocks). */
-  dropped: { id: Block['txs'][number]['id']; reason: string }[];
+  dropped: BuildResult['dropped'];
   /** Timings so far (ms since `started`), for the commit log line. */
   started: number;
   phases: Record<string, number>;

@@ -10,11 +10,18 @@ import type { Address, SignedTx, TxResult } from '../protocol/types';
 export interface BuildResult {
   txs: SignedTx[];
   results: TxResult[];
-  /** Transactions that can never be included: the mempool drops them with this reason. */
-  dropped: { id: SignedTx['id']; reason: string }[];
+  /**
+   * Transactions that can never be included: the mempool drops them with this reason.
+   * `internal`: the error (stack) a transaction made execution throw — a bug it triggers, not
+   * a transaction outcome; the operator needs it in the log.
+   */
+  dropped: { id: SignedTx['id']; reason: string; internal?: string }[];
   /** End-of-block events (machines ticked at this height): the block's `events`, omitted when empty. */
   events: ChainEvent[];
 }
+
+/** The drop reason of a transaction whose execution threw (BuildResult.dropped). */
+export const INTERNAL_ERROR = 'internal error: the node could not execute this transaction';
 
 /**
  * Fills a block from the candidates in the order they come (the mempool's: by nonce and
@@ -51,7 +58,21 @@ export async function buildBlock(
     if (opts.pause && (out.txs.length + out.dropped.length) % 32 === 31) await opts.pause();
     const gas = blockGasOf(next.tx);
     if (gas > gasLeft) continue; // does not fit: it and its sender's later ones wait for the next block
-    const v = await applyTx(state, next.tx, opts);
+    // A transaction that makes execution throw (not a transaction outcome: a bug it triggers)
+    // is left out of the block with its effects undone, and dropped. Otherwise one stranger's
+    // transaction would fail every slot of every producer while it sat in the mempool.
+    // Leaving a transaction out always makes a valid block.
+    state.checkpoint();
+    let v: Awaited<ReturnType<typeof applyTx>>;
+    try {
+      v = await applyTx(state, next.tx, opts);
+    } catch (e) {
+      await state.revert();
+      out.dropped.push({ id: next.tx.id, reason: INTERNAL_ERROR, internal: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+      next.advance();
+      continue;
+    }
+    await state.commit();
     if (v.kind === 'applied') {
       gasLeft -= gas;
       out.txs.push(next.tx);
