@@ -77,7 +77,14 @@ export function importerBehavior(d: ImporterDeps): Behavior<ImporterMsg, Importe
     if (refused) return rejected(refused);
     life = stepBlock(life, { type: 'VERIFIED' });
     const tChecked = performance.now();
-    const executed = await applyBlock(state, block, d.network, { nestedVerified: true }); // signaturesRefusal passed them all
+    let executed: string | undefined;
+    try {
+      executed = await applyBlock(state, block, d.network, { nestedVerified: true }); // signaturesRefusal passed them all
+    } catch (e) {
+      // Not a transaction outcome (a bug a transaction triggers, as the producer's buildBlock
+      // drops): this node cannot execute the block, so it does not take it, and goes on.
+      return rejected(`execution failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
     if (executed) return rejected(executed);
     const tExecuted = performance.now();
     const batch = d.kv.batch();
