@@ -39,6 +39,21 @@ export type EffectAppliers<M> = {
   [A in EffectOf<M> as A['type']]: (ctx: EffectContext, params: A['params']) => Promise<ChainEvent[] | void>;
 };
 
+/**
+ * A named rule of a machine: why `event` may not happen to an instance in `context` (its id
+ * `id`), or undefined when it may. One function is both the XState guard (`holds`) and, when
+ * the machine refuses the event, the refusal's reason (the kit's `sendEvent` asks the event's
+ * rules in order): a rule is written once, in the machine, never again in a handler.
+ */
+// (Method syntax: a definition with rules stays assignable to a definition of any machine.)
+export type Rule<C, E> = { rule(context: C, event: E, id: string): string | undefined }['rule'];
+
+/** The XState guard of a rule: true when it does not refuse (the id does not change the verdict). */
+export const holds =
+  <C, E>(rule: Rule<C, E>) =>
+  ({ context, event }: { context: C; event: E }): boolean =>
+    rule(context, event, '') === undefined;
+
 /** A machine as it runs on-chain. Build one with `defineMachine`. */
 export interface MachineDef<M extends AnyStateMachine> {
   /** Names the record (`mach/<name>/<id>`) and the history; no '/'. */
@@ -54,6 +69,12 @@ export interface MachineDef<M extends AnyStateMachine> {
   deadline?: DeadlineEvent extends EventFrom<M> ? (snapshot: SnapshotFrom<M>) => number | null : never;
   /** Appliers of the machine's named actions. */
   effects: EffectAppliers<M>;
+  /**
+   * The rules each event type must pass, in the order their reasons are worth giving: when
+   * the snapshot does not take an event, the first rule that refuses it gives the refusal's
+   * reason; when none does, the state itself does not take it (the generic refusal).
+   */
+  rules?: { [T in EventFrom<M>['type']]?: readonly Rule<SnapshotFrom<M>['context'], Extract<EventFrom<M>, { type: T }>>[] };
   /**
    * The event to send instead when an effect of a DEADLINE transition throws TxFailure (the
    * tick has no transaction to fail): e.g. a proposal whose execution is refused becomes FAILED.

@@ -76,7 +76,10 @@ export async function step<M extends AnyStateMachine>(
 ): Promise<MachineStep<M>> {
   const type = (event as EventObject).type;
   if (!snap(before).can(event)) {
-    throw refusal(phase, `${def.name} ${id} in state ${stateName(snap(before).value)} does not take ${type}`, { machine: def.name, id, event: type });
+    const rules = (def.rules as Record<string, readonly ((c: unknown, e: unknown, id: string) => string | undefined)[]> | undefined)?.[type] ?? [];
+    let reason: string | undefined;
+    for (const rule of rules) if ((reason = rule(snap(before).context, event, id)) !== undefined) break;
+    throw refusal(phase, reason ?? `${def.name} ${id} in state ${stateName(snap(before).value)} does not take ${type}`, { machine: def.name, id, event: type });
   }
   const [after, actions] = transition(def.machine, before, event) as [SnapshotFrom<M>, unknown[]];
   return save(state, def, id, { before, event: type, after, actions, height, phase });

@@ -2,7 +2,7 @@ import { assign, setup } from 'xstate';
 import { TxFailure } from '../protocol/handler';
 import { getPermission, setPermission, type PermissionSpec } from '../protocol/permissions';
 import type { Address } from '../protocol/types';
-import { defineMachine, effect, type DeadlineEvent } from './define';
+import { defineMachine, effect, holds, type DeadlineEvent, type Rule } from './define';
 
 /**
  * A structural change to an account's permission (docs/PROTOCOL.md "Permissions and
@@ -48,6 +48,10 @@ export type PermissionChangeEvent =
 export const PERMISSION_CHANGE_STATES = ['PENDING', 'QUEUED', 'APPLIED', 'VETOED', 'EXPIRED', 'FAILED'] as const;
 
 type Approve = Extract<PermissionChangeEvent, { type: 'APPROVE' }>;
+
+/** A key holder approves a change once. */
+const notYetApproved: Rule<PermissionChangeContext, Approve> = (c, e, id) =>
+  c.approvals.includes(e.key) ? `${e.key} already approved permission change ${id}` : undefined;
 type Veto = Extract<PermissionChangeEvent, { type: 'VETO' }>;
 type Args = { context: PermissionChangeContext; event: PermissionChangeEvent };
 /** The assigners of an approval (setup's actions hold only effects, so both transitions inline them). */
@@ -62,8 +66,8 @@ export const permissionChangeMachine = setup({
     apply: effect<{ account: Address; change: PermissionSpec | null; baseVersion: number }>(),
   },
   guards: {
-    reachesThreshold: ({ context, event }) => !context.approvals.includes((event as Approve).key) && context.weight + (event as Approve).weight >= context.threshold,
-    notYetApproved: ({ context, event }) => !context.approvals.includes((event as Approve).key),
+    reachesThreshold: ({ context, event }) => holds(notYetApproved)({ context, event: event as Approve }) && context.weight + (event as Approve).weight >= context.threshold,
+    notYetApproved: ({ context, event }) => holds(notYetApproved)({ context, event: event as Approve }),
   },
 }).createMachine({
   id: 'permissionChange',
@@ -107,4 +111,5 @@ export const permissionChangeDef = defineMachine({
     },
   },
   onTickFailure: (reason) => ({ type: 'APPLY_FAILED', reason }),
+  rules: { APPROVE: [notYetApproved] },
 });
