@@ -2,7 +2,7 @@ import { type Common, Hardfork, Mainnet, type StateManagerInterface, createCusto
 import { type EVM, createEVM } from '@ethereumjs/evm';
 import { paramsTx } from '@ethereumjs/tx';
 import { CHAIN_ID } from '../protocol/params';
-import { keccak256 } from '../crypto/hash';
+import { keccak256, sha256 } from '../crypto/hash';
 import { fastEipLookup, fastOpcodes, installEvmSpeedups } from './speedups';
 import { pricePrecompiles } from './precompiles';
 import { cairnEvmParams } from './opcodePrices';
@@ -31,8 +31,9 @@ export const MAX_REFUND_QUOTIENT = 5n;
  * each EVM instance gets its own.
  */
 export function createCairnCommon(chainId: number = CHAIN_ID): Common {
-  // customCrypto: SHA3 and mapping-slot hashing use our keccak (src/crypto/keccak.ts), not noble's.
-  const common = createCustomCommon({ chainId, name: 'cairn' }, Mainnet, { hardfork: VM_HARDFORK, params: paramsTx, customCrypto: { keccak256 } });
+  // customCrypto: SHA3 and mapping-slot hashing use our keccak (src/crypto/keccak.ts), the 0x02
+  // precompile Node's native SHA-256, not noble's JavaScript ones.
+  const common = createCustomCommon({ chainId, name: 'cairn' }, Mainnet, { hardfork: VM_HARDFORK, params: paramsTx, customCrypto: { keccak256, sha256 } });
   common.updateParams(cairnEvmParams); // Cairn's opcode prices (src/vm/opcodePrices.ts) for anything reading them
   return common;
 }

@@ -1,3 +1,4 @@
+import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
 import { describe, expect, it } from 'vitest';
 import { createCairnEvm } from '../../src/vm/common';
 import { PRECOMPILE_FAILED, PRECOMPILE_PRICE_FACTOR } from '../../src/vm/precompiles';
@@ -18,6 +19,7 @@ describe("Cairn's precompile prices (src/vm/precompiles.ts)", async () => {
     expect(ok.executionGasUsed).toBe(3_000n * PRECOMPILE_PRICE_FACTOR[0x01]);
     const sha = await run(0x02, new Uint8Array(100), 1_000_000n); // 60 + 12 per word, 4 words
     expect(sha.executionGasUsed).toBe((60n + 12n * 4n) * PRECOMPILE_PRICE_FACTOR[0x02]);
+    expect(Buffer.from(sha.returnValue).toString('hex')).toBe(Buffer.from(nobleSha256(new Uint8Array(100))).toString('hex')); // Node's SHA-256 (customCrypto) answers what the library's would
   });
 
   it('runs out of gas exactly one unit below its price, and then consumes what it was given', async () => {
