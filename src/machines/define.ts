@@ -40,19 +40,21 @@ export type EffectAppliers<M> = {
 };
 
 /**
- * A named rule of a machine: why `event` may not happen to an instance in `context` (its id
- * `id`), or undefined when it may. One function is both the XState guard (`holds`) and, when
- * the machine refuses the event, the refusal's reason (the kit's `sendEvent` asks the event's
- * rules in order): a rule is written once, in the machine, never again in a handler.
+ * A named rule of a machine: why `event` may not happen to instance `id` in `context`, or
+ * undefined when it may. One function is both the XState guard (`holds`) and, when the machine
+ * refuses the event, the refusal's reason (the kit asks the event's rules in order: `sendEvent`,
+ * `refusalOf`): a rule is written once, in the machine, never again in a handler or a client.
+ * A rule that reads `status` (the state's name) refuses by state — the words for an event the
+ * state does not take — and is never a guard (a guard is placed in the state it holds in).
  */
 // (Method syntax: a definition with rules stays assignable to a definition of any machine.)
-export type Rule<C, E> = { rule(context: C, event: E, id: string): string | undefined }['rule'];
+export type Rule<C, E> = { rule(context: C, event: E, id: string, status: string): string | undefined }['rule'];
 
 /** The XState guard of a rule: true when it does not refuse (the id does not change the verdict). */
 export const holds =
   <C, E>(rule: Rule<C, E>) =>
   ({ context, event }: { context: C; event: E }): boolean =>
-    rule(context, event, '') === undefined;
+    rule(context, event, '', '') === undefined;
 
 /** A machine as it runs on-chain. Build one with `defineMachine`. */
 export interface MachineDef<M extends AnyStateMachine> {

@@ -64,6 +64,24 @@ export async function sendEvent<M extends AnyStateMachine>(
   return step(state, def, id, before, event, height, 'tx');
 }
 
+/**
+ * Why instance `id` (in `snapshot`) does not take `event`, or undefined when it does: the
+ * reason of the first of the event's rules that refuses it, else the generic "in state … does
+ * not take …". A handler that must check more than the machine knows (an oracle's stake, a
+ * bond against a parameter) asks this first, so refusals keep the machine's order.
+ */
+export function refusalOf<M extends AnyStateMachine>(def: MachineDef<M>, id: string, snapshot: SnapshotFrom<M>, event: EventFrom<M>): string | undefined {
+  if (snap(snapshot).can(event)) return undefined;
+  const type = (event as EventObject).type;
+  const status = stateName(snap(snapshot).value);
+  const rules = (def.rules as Record<string, readonly ((c: unknown, e: unknown, id: string, status: string) => string | undefined)[]> | undefined)?.[type] ?? [];
+  for (const rule of rules) {
+    const reason = rule(snap(snapshot).context, event, id, status);
+    if (reason !== undefined) return reason;
+  }
+  return `${def.name} ${id} in state ${status} does not take ${type}`;
+}
+
 /** One event through `transition`, after the `can` check; shared by transactions and the tick. */
 export async function step<M extends AnyStateMachine>(
   state: ExecState,
@@ -75,12 +93,8 @@ export async function step<M extends AnyStateMachine>(
   phase: Phase,
 ): Promise<MachineStep<M>> {
   const type = (event as EventObject).type;
-  if (!snap(before).can(event)) {
-    const rules = (def.rules as Record<string, readonly ((c: unknown, e: unknown, id: string) => string | undefined)[]> | undefined)?.[type] ?? [];
-    let reason: string | undefined;
-    for (const rule of rules) if ((reason = rule(snap(before).context, event, id)) !== undefined) break;
-    throw refusal(phase, reason ?? `${def.name} ${id} in state ${stateName(snap(before).value)} does not take ${type}`, { machine: def.name, id, event: type });
-  }
+  const refused = refusalOf(def, id, before, event);
+  if (refused !== undefined) throw refusal(phase, refused, { machine: def.name, id, event: type });
   const [after, actions] = transition(def.machine, before, event) as [SnapshotFrom<M>, unknown[]];
   return save(state, def, id, { before, event: type, after, actions, height, phase });
 }

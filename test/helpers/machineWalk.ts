@@ -22,6 +22,8 @@ export function walkMachine<M extends AnyStateMachine>(
   start: SnapshotFrom<M>,
   alphabet: (s: SnapshotFrom<M>) => EventFrom<M>[],
   maxDepth: number,
+  /** Sees every (snapshot, event) pair tried, with whether the snapshot takes it. */
+  visit?: (s: SnapshotFrom<M>, e: EventFrom<M>, can: boolean) => void,
 ): Walk {
   const key = (s: AnyMachineSnapshot) => canonicalJson({ value: s.value, context: s.context });
   const seen = new Set<string>([key(start as AnyMachineSnapshot)]);
@@ -33,6 +35,7 @@ export function walkMachine<M extends AnyStateMachine>(
       for (const e of alphabet(s)) {
         const [after] = transition(machine, s, e);
         const can = (s as AnyMachineSnapshot).can(e);
+        visit?.(s, e, can);
         const moved = after !== s;
         if (can !== moved) walk.disagreements.push(`${stateName((s as AnyMachineSnapshot).value)} × ${canonicalJson(e)}: can=${can}, moved=${moved}`);
         if (!moved) continue;

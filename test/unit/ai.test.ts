@@ -59,7 +59,7 @@ describe('the AI task machine', () => {
       const alphabet = (): TaskEvent[] => [
         ...[O1, O2].flatMap((o): TaskEvent[] => [
           { type: 'COMMIT', oracle: o, commit: '0x01', height: 2 }, { type: 'REVEAL', oracle: o, output: '7', height: 3 },
-          { type: 'BID', oracle: o, price: '10', height: 2 }, { type: 'AWARD', oracle: o, height: 2 }, { type: 'RESULT', oracle: o, output: '7', height: 3 },
+          { type: 'BID', oracle: o, price: '10', height: 2 }, { type: 'AWARD', oracle: o, by: U1, height: 2 }, { type: 'RESULT', oracle: o, output: '7', height: 3 },
           { type: 'VERDICT', juror: o, verdict: 'overturn' },
         ]),
         { type: 'CHALLENGE', challenger: U2, bond: '5', height: 4 }, { type: 'CLAIM', height: 9 }, { type: 'REFUND' },

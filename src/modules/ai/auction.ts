@@ -5,7 +5,7 @@ import { defineTx } from '../tx/define';
 import { addressesIn, addressField } from '../tx/fields';
 import { taskIdField } from './fields';
 import { dutyRefusal, getOracle } from './oracles';
-import { loadTask, priceField, requireStatus, sendTask } from './task';
+import { checkTask, priceField, sendTask } from './task';
 
 /** AI_BID: a staked oracle offers to answer an auction task for `data.price` (≤ the reward); a later bid replaces its earlier one. */
 export const aiBid = defineTx({
@@ -23,16 +23,11 @@ export const aiBid = defineTx({
     example: 'cairn ai bid --task 0x… --price 20000000 --wait included',
   },
   async run({ state, height, sender, events }, { taskId, price }) {
-    const snap = await loadTask(state, taskId);
-    const c = snap.context;
-    if (c.mode !== 'auction') throw new TxFailure(`task ${taskId} is not an auction: it takes no bids`);
-    requireStatus(taskId, snap, 'BIDDING', `its bidding closed at height ${c.bidEnds}`);
-    if (sender === c.requester) throw new TxFailure('the requester cannot bid on its own task');
-    if (price > BigInt(c.reward)) throw new TxFailure(`the price ${price} exceeds the task's reward ${c.reward}`);
-    if (!(sender in c.bids) && Object.keys(c.bids).length >= c.maxCommitters) throw new TxFailure(`task ${taskId} has all its ${c.maxCommitters} bid seats taken (AI_MAX_COMMITTERS)`);
+    const event = { type: 'BID', oracle: sender, price: price.toString(), height } as const;
+    await checkTask(state, taskId, event);
     const refused = dutyRefusal(await getOracle(state, sender), sender, await loadParams(state));
     if (refused) throw new TxFailure(refused);
-    events.push(...(await sendTask(state, taskId, { type: 'BID', oracle: sender, price: price.toString(), height }, height)));
+    events.push(...(await sendTask(state, taskId, event, height)));
   },
 });
 
@@ -54,14 +49,10 @@ you. Without an award, the lowest bid wins when bidding closes.`,
     example: 'cairn ai award --task 0x… --oracle 0x… --wait included',
   },
   async run({ state, height, sender, events }, { taskId, oracle }) {
-    const snap = await loadTask(state, taskId);
-    const c = snap.context;
-    if (c.mode !== 'auction') throw new TxFailure(`task ${taskId} is not an auction`);
-    if (sender !== c.requester) throw new TxFailure(`only the requester ${c.requester} awards task ${taskId}`);
-    requireStatus(taskId, snap, 'BIDDING', 'it was already awarded or has ended');
-    if (!(oracle in c.bids)) throw new TxFailure(`${oracle} has not bid on task ${taskId}`);
+    const event = { type: 'AWARD', oracle, by: sender, height } as const;
+    await checkTask(state, taskId, event);
     const refused = dutyRefusal(await getOracle(state, oracle), oracle, await loadParams(state));
     if (refused) throw new TxFailure(refused);
-    events.push(...(await sendTask(state, taskId, { type: 'AWARD', oracle, height }, height)));
+    events.push(...(await sendTask(state, taskId, event, height)));
   },
 });

@@ -6,11 +6,7 @@ import { defineTx } from '../tx/define';
 import { optionalTextField } from '../tx/fields';
 import { taskIdField, verdictField } from './fields';
 import { dutyRefusal, getOracle } from './oracles';
-import { escrow, loadTask, requireStatus, sendTask } from './task';
-import type { TaskContext } from './taskMachine';
-
-/** Everyone with a stake in a task's outcome: they may not sit on its jury. */
-const partiesOf = (c: TaskContext): Address[] => [c.requester, ...(c.oracle ? [c.oracle] : []), ...(Object.keys(c.commits) as Address[]), ...(c.challenger ? [c.challenger] : [])];
+import { checkTask, escrow, sendTask } from './task';
 
 /**
  * AI_CHALLENGE: disputes a decided answer during its challenge window, posting `amount` (at
@@ -36,15 +32,12 @@ oracles' stake; if they uphold it, the bond goes to the oracles.`,
   },
   async run({ state, height, sender, tx, events }, { taskId }) {
     const p = await loadParams(state);
-    const snap = await loadTask(state, taskId);
-    const c = snap.context;
-    requireStatus(taskId, snap, 'CHALLENGE', 'only a decided answer in its challenge window can be challenged');
-    if (height > c.challengeEnds!) throw new TxFailure(`the challenge window of task ${taskId} closed at height ${c.challengeEnds}`);
-    if (c.winners.includes(sender)) throw new TxFailure('an oracle cannot challenge its own answer');
     const bond = BigInt(tx.amount);
+    const event = { type: 'CHALLENGE', challenger: sender, bond: bond.toString(), height } as const;
+    await checkTask(state, taskId, event);
     if (bond < p.AI_CHALLENGE_BOND) throw new TxFailure(`the bond must be at least ${p.AI_CHALLENGE_BOND} base units (AI_CHALLENGE_BOND)`);
     await escrow(state, sender, bond, height);
-    events.push(...(await sendTask(state, taskId, { type: 'CHALLENGE', challenger: sender, bond: bond.toString(), height }, height)));
+    events.push(...(await sendTask(state, taskId, event, height)));
   },
 });
 
@@ -65,14 +58,10 @@ oracles or its challenger. More "overturn" than "uphold" votes at the end overtu
     example: 'cairn ai verdict --task 0x… --verdict overturn --wait included',
   },
   async run({ state, height, sender, events }, { taskId, verdict }) {
-    const snap = await loadTask(state, taskId);
-    const c = snap.context;
-    requireStatus(taskId, snap, 'DISPUTED', 'only a disputed task takes verdicts');
-    if (partiesOf(c).includes(sender)) throw new TxFailure(`${sender} is a party to task ${taskId} and cannot judge it`);
-    if (sender in c.verdicts) throw new TxFailure(`${sender} has already given its verdict on task ${taskId}`);
-    if (Object.keys(c.verdicts).length >= c.maxJurors) throw new TxFailure(`task ${taskId} has all its ${c.maxJurors} verdicts (AI_MAX_JURORS)`);
+    const event = { type: 'VERDICT', juror: sender, verdict } as const;
+    await checkTask(state, taskId, event);
     const refused = dutyRefusal(await getOracle(state, sender), sender, await loadParams(state));
     if (refused) throw new TxFailure(refused);
-    events.push(...(await sendTask(state, taskId, { type: 'VERDICT', juror: sender, verdict }, height)));
+    events.push(...(await sendTask(state, taskId, event, height)));
   },
 });

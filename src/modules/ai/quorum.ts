@@ -5,7 +5,7 @@ import { defineTx } from '../tx/define';
 import { taskCommitment } from './commitment';
 import { commitField, MAX_OUTPUT_BYTES, MAX_SALT_BYTES, taskIdField, textField } from './fields';
 import { dutyRefusal, getOracle } from './oracles';
-import { loadTask, requireStatus, sendTask } from './task';
+import { checkTask, sendTask } from './task';
 
 /**
  * AI_COMMIT: a staked oracle takes one of a quorum task's AI_MAX_COMMITTERS seats with the hash
@@ -29,16 +29,11 @@ computes it; the SDK's taskCommitment too). Keep the output and salt for the rev
     example: 'cairn ai commit --task 0x… --commit 0x… --wait included',
   },
   async run({ state, height, sender, events }, { taskId, commit }) {
-    const snap = await loadTask(state, taskId);
-    const c = snap.context;
-    if (c.mode !== 'quorum') throw new TxFailure(`task ${taskId} is not a quorum task: it takes no commits`);
-    requireStatus(taskId, snap, 'COMMIT', `its commit window closed at height ${c.commitEnds}`);
-    if (sender === c.requester) throw new TxFailure('the requester cannot answer its own task');
-    if (sender in c.commits) throw new TxFailure(`${sender} has already committed to task ${taskId}`);
-    if (Object.keys(c.commits).length >= c.maxCommitters) throw new TxFailure(`task ${taskId} has all its ${c.maxCommitters} commit seats taken (AI_MAX_COMMITTERS)`);
+    const event = { type: 'COMMIT', oracle: sender, commit, height } as const;
+    await checkTask(state, taskId, event);
     const refused = dutyRefusal(await getOracle(state, sender), sender, await loadParams(state));
     if (refused) throw new TxFailure(refused);
-    events.push(...(await sendTask(state, taskId, { type: 'COMMIT', oracle: sender, commit, height }, height)));
+    events.push(...(await sendTask(state, taskId, event, height)));
   },
 });
 
@@ -58,18 +53,12 @@ export const aiReveal = defineTx({
     example: 'cairn ai reveal --task 0x… --output "42" --salt s3cret --wait included',
   },
   async run({ state, height, sender, events }, { taskId, output, salt }) {
-    const snap = await loadTask(state, taskId);
-    const c = snap.context;
-    if (c.mode !== 'quorum') throw new TxFailure(`task ${taskId} is not a quorum task: it takes no reveals`);
-    const st = snap.value as string;
-    if (st === 'COMMIT') throw new TxFailure(`task ${taskId} is still taking commits until height ${c.commitEnds}: reveal after it`);
-    requireStatus(taskId, snap, 'REVEAL', `its reveal window closed at height ${c.revealEnds}`);
-    const mine = c.commits[sender];
-    if (!mine) throw new TxFailure(`${sender} did not commit to task ${taskId}`);
-    if (sender in c.reveals) throw new TxFailure(`${sender} has already revealed for task ${taskId}`);
-    if (taskCommitment({ oracle: sender, output, salt, taskId }) !== mine.commit) {
+    const event = { type: 'REVEAL', oracle: sender, output, height } as const;
+    const snap = await checkTask(state, taskId, event);
+    // The salt is not the machine's to know: the commitment is checked here.
+    if (taskCommitment({ oracle: sender, output, salt, taskId }) !== snap.context.commits[sender].commit) {
       throw new TxFailure('the reveal does not match the commitment (keccak-256 of the canonical JSON {oracle, output, salt, taskId})');
     }
-    events.push(...(await sendTask(state, taskId, { type: 'REVEAL', oracle: sender, output, height }, height)));
+    events.push(...(await sendTask(state, taskId, event, height)));
   },
 });

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { createInstance, loadInstance, sendEvent } from '../../machines/instance';
+import { createInstance, loadInstance, refusalOf, sendEvent } from '../../machines/instance';
 import { stateName } from '../../machines/record';
 import { credit, debit } from '../../protocol/accounts';
 import type { ChainEvent } from '../../protocol/events';
@@ -26,11 +26,16 @@ export async function loadTask(s: ExecState, id: Hex) {
 
 export const statusOf = (snap: { value: unknown }): TaskStatus => stateName(snap.value as string) as TaskStatus;
 
-/** Refuses unless the task is in `want`, saying where it is instead (and when its window closed). */
-export function requireStatus(id: Hex, snap: { value: unknown; context: TaskContext }, want: TaskStatus, doing: string): void {
-  const st = statusOf(snap);
-  if (st === want) return;
-  throw new TxFailure(`task ${id} is ${st}, not ${want}: ${doing}`);
+/**
+ * The task's snapshot, once its machine would take `event`; otherwise the refusal of the
+ * machine's rules (taskMachine.ts). Handlers check what the machine cannot know (an oracle's
+ * stake, a bond) after this and before sending the event.
+ */
+export async function checkTask(s: ExecState, id: Hex, event: TaskEvent) {
+  const snap = await loadTask(s, id);
+  const refused = refusalOf(taskDef, id, snap, event);
+  if (refused !== undefined) throw new TxFailure(refused);
+  return snap;
 }
 
 /** Sends the event and returns its chain events (the transaction's). */
@@ -130,10 +135,6 @@ export const aiResult = defineTx({
     example: 'cairn ai result --task 0x… --output "42" --wait included',
   },
   async run({ state, height, sender, events }, { taskId, output }) {
-    const snap = await loadTask(state, taskId);
-    if (snap.context.mode === 'quorum') throw new TxFailure(`task ${taskId} is a quorum task: answers come by AI_COMMIT then AI_REVEAL`);
-    requireStatus(taskId, snap, 'PENDING', snap.context.expiresAt !== null && height > snap.context.expiresAt ? `its result was due by height ${snap.context.expiresAt}` : 'it takes no result now');
-    if (snap.context.oracle !== sender) throw new TxFailure(`task ${taskId} is assigned to ${snap.context.oracle}, not to ${sender}`);
     events.push(...(await sendTask(state, taskId, { type: 'RESULT', oracle: sender, output, height }, height)));
   },
 });
@@ -154,9 +155,6 @@ export const aiClaim = defineTx({
     example: 'cairn ai claim --task 0x… --wait included',
   },
   async run({ state, height, events }, { taskId }) {
-    const snap = await loadTask(state, taskId);
-    requireStatus(taskId, snap, 'CHALLENGE', 'only a decided, unchallenged task can be claimed');
-    if (height <= snap.context.challengeEnds!) throw new TxFailure(`task ${taskId} can be challenged until height ${snap.context.challengeEnds}: claim after it`);
     events.push(...(await sendTask(state, taskId, { type: 'CLAIM', height }, height)));
   },
 });
@@ -177,8 +175,6 @@ export const aiRefund = defineTx({
     example: 'cairn ai refund --task 0x… --wait included',
   },
   async run({ state, height, events }, { taskId }) {
-    const snap = await loadTask(state, taskId);
-    requireStatus(taskId, snap, 'EXPIRED', 'only an expired task is refunded');
     events.push(...(await sendTask(state, taskId, { type: 'REFUND' }, height)));
   },
 });

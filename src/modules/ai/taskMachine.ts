@@ -1,5 +1,5 @@
 import { assign, setup } from 'xstate';
-import { defineMachine, effect, type DeadlineEvent } from '../../machines/define';
+import { defineMachine, effect, holds, type DeadlineEvent, type Rule } from '../../machines/define';
 import type { Hex } from '../../primitives/hex';
 import type { Address } from '../../protocol/types';
 import { decide, split, type Aggregate, type Decision } from './aggregate';
@@ -72,7 +72,7 @@ export type TaskEvent =
   | { type: 'COMMIT'; oracle: Address; commit: Hex; height: number }
   | { type: 'REVEAL'; oracle: Address; output: string; height: number }
   | { type: 'BID'; oracle: Address; price: string; height: number }
-  | { type: 'AWARD'; oracle: Address; height: number }
+  | { type: 'AWARD'; oracle: Address; by: Address; height: number }
   | { type: 'RESULT'; oracle: Address; output: string; height: number }
   | { type: 'CHALLENGE'; challenger: Address; bond: string; height: number }
   | { type: 'VERDICT'; juror: Address; verdict: 'uphold' | 'overturn' }
@@ -89,6 +89,61 @@ type Args = { context: TaskContext; event: TaskEvent };
 const ev = <T extends TaskEvent['type']>(e: TaskEvent) => e as Ev<T>;
 const h = (e: TaskEvent) => (e as { height: number }).height;
 const keys = (o: Record<Address, unknown>): Address[] => (Object.keys(o) as Address[]).sort();
+
+// ---- the rules: each is a guard below and, when the task refuses an event, its reason -------
+
+type R<T extends TaskEvent['type']> = Rule<TaskContext, Ev<T>>;
+/** A status rule: refuses unless the task is in `want`, saying where it is instead (and why that matters). */
+const inStatus =
+  <T extends TaskEvent['type']>(want: TaskStatus, doing: (c: TaskContext, e: Ev<T>) => string): R<T> =>
+  (c, e, id, status) =>
+    status === want ? undefined : `task ${id} is ${status}, not ${want}: ${doing(c, e)}`;
+
+/** Who is a party to a task (and so may not judge it): requester, oracles, challenger. */
+export const partiesOf = (c: TaskContext): Address[] => [c.requester, ...(c.oracle ? [c.oracle] : []), ...(Object.keys(c.commits) as Address[]), ...(c.challenger ? [c.challenger] : [])];
+
+const quorumOnly =
+  (what: string): R<'COMMIT' | 'REVEAL'> =>
+  (c, _e, id) =>
+    c.mode !== 'quorum' ? `task ${id} is not a quorum task: it takes no ${what}` : undefined;
+const notRequester: R<'COMMIT'> = (c, e) => (e.oracle === c.requester ? 'the requester cannot answer its own task' : undefined);
+const notCommitted: R<'COMMIT'> = (c, e, id) => (e.oracle in c.commits ? `${e.oracle} has already committed to task ${id}` : undefined);
+const commitSeat: R<'COMMIT'> = (c, _e, id) => (keys(c.commits).length >= c.maxCommitters ? `task ${id} has all its ${c.maxCommitters} commit seats taken (AI_MAX_COMMITTERS)` : undefined);
+const notStillCommitting: R<'REVEAL'> = (c, _e, id, status) => (status === 'COMMIT' ? `task ${id} is still taking commits until height ${c.commitEnds}: reveal after it` : undefined);
+const committed: R<'REVEAL'> = (c, e, id) => (e.oracle in c.commits ? undefined : `${e.oracle} did not commit to task ${id}`);
+const notRevealed: R<'REVEAL'> = (c, e, id) => (e.oracle in c.reveals ? `${e.oracle} has already revealed for task ${id}` : undefined);
+const auctionOnly: R<'BID'> = (c, _e, id) => (c.mode !== 'auction' ? `task ${id} is not an auction: it takes no bids` : undefined);
+const notRequesterBid: R<'BID'> = (c, e) => (e.oracle === c.requester ? 'the requester cannot bid on its own task' : undefined);
+const withinReward: R<'BID'> = (c, e) => (BigInt(e.price) > BigInt(c.reward) ? `the price ${e.price} exceeds the task's reward ${c.reward}` : undefined);
+const bidSeat: R<'BID'> = (c, e, id) => (!(e.oracle in c.bids) && keys(c.bids).length >= c.maxCommitters ? `task ${id} has all its ${c.maxCommitters} bid seats taken (AI_MAX_COMMITTERS)` : undefined);
+const awardInAuction: R<'AWARD'> = (c, _e, id) => (c.mode !== 'auction' ? `task ${id} is not an auction` : undefined);
+const byRequester: R<'AWARD'> = (c, e, id) => (e.by !== c.requester ? `only the requester ${c.requester} awards task ${id}` : undefined);
+const toBidder: R<'AWARD'> = (c, e, id) => (e.oracle in c.bids ? undefined : `${e.oracle} has not bid on task ${id}`);
+const notQuorum: R<'RESULT'> = (c, _e, id) => (c.mode === 'quorum' ? `task ${id} is a quorum task: answers come by AI_COMMIT then AI_REVEAL` : undefined);
+const toAssigned: R<'RESULT'> = (c, e, id) => (e.oracle === c.oracle ? undefined : `task ${id} is assigned to ${c.oracle}, not to ${e.oracle}`);
+const challengeOpen: R<'CHALLENGE'> = (c, e, id) => (e.height > c.challengeEnds! ? `the challenge window of task ${id} closed at height ${c.challengeEnds}` : undefined);
+const notOwnAnswer: R<'CHALLENGE'> = (c, e) => (c.winners.includes(e.challenger) ? 'an oracle cannot challenge its own answer' : undefined);
+const notParty: R<'VERDICT'> = (c, e, id) => (partiesOf(c).includes(e.juror) ? `${e.juror} is a party to task ${id} and cannot judge it` : undefined);
+const notVoted: R<'VERDICT'> = (c, e, id) => (e.juror in c.verdicts ? `${e.juror} has already given its verdict on task ${id}` : undefined);
+const juryOpen: R<'VERDICT'> = (c, _e, id) => (keys(c.verdicts).length >= c.maxJurors ? `task ${id} has all its ${c.maxJurors} verdicts (AI_MAX_JURORS)` : undefined);
+const challengeOver: R<'CLAIM'> = (c, e, id) => (e.height <= c.challengeEnds! ? `task ${id} can be challenged until height ${c.challengeEnds}: claim after it` : undefined);
+
+/** Each event's rules in the order their reasons are given (the order the handlers gave them in). */
+const taskRules = {
+  COMMIT: [quorumOnly('commits'), inStatus<'COMMIT'>('COMMIT', (c) => `its commit window closed at height ${c.commitEnds}`), notRequester, notCommitted, commitSeat],
+  REVEAL: [quorumOnly('reveals'), notStillCommitting, inStatus<'REVEAL'>('REVEAL', (c) => `its reveal window closed at height ${c.revealEnds}`), committed, notRevealed],
+  BID: [auctionOnly, inStatus<'BID'>('BIDDING', (c) => `its bidding closed at height ${c.bidEnds}`), notRequesterBid, withinReward, bidSeat],
+  AWARD: [awardInAuction, byRequester, inStatus<'AWARD'>('BIDDING', () => 'it was already awarded or has ended'), toBidder],
+  RESULT: [notQuorum, inStatus<'RESULT'>('PENDING', (c, e) => (c.expiresAt !== null && e.height > c.expiresAt ? `its result was due by height ${c.expiresAt}` : 'it takes no result now')), toAssigned],
+  CHALLENGE: [inStatus<'CHALLENGE'>('CHALLENGE', () => 'only a decided answer in its challenge window can be challenged'), challengeOpen, notOwnAnswer],
+  VERDICT: [inStatus<'VERDICT'>('DISPUTED', () => 'only a disputed task takes verdicts'), notParty, notVoted, juryOpen],
+  CLAIM: [inStatus<'CLAIM'>('CHALLENGE', () => 'only a decided, unchallenged task can be claimed'), challengeOver],
+  REFUND: [inStatus<'REFUND'>('EXPIRED', () => 'only an expired task is refunded')],
+};
+const all =
+  <T extends TaskEvent['type']>(...rules: R<T>[]) =>
+  ({ context, event }: Args): boolean =>
+    rules.every((r) => holds(r)({ context, event: event as Ev<T> }));
 
 /** What the task pays for its answer: the award price in an auction, else the whole reward. */
 export const payable = (c: TaskContext): bigint => BigInt(c.price ?? c.reward);
@@ -144,17 +199,17 @@ export const taskMachine = setup({
   guards: {
     quorumMode: ({ context }) => context.mode === 'quorum',
     auctionMode: ({ context }) => context.mode === 'auction',
-    canCommit: ({ context, event }) => !(ev<'COMMIT'>(event).oracle in context.commits) && keys(context.commits).length < context.maxCommitters,
-    canReveal: ({ context, event }) => ev<'REVEAL'>(event).oracle in context.commits && !(ev<'REVEAL'>(event).oracle in context.reveals),
+    canCommit: all(notRequester, notCommitted, commitSeat),
+    canReveal: all(committed, notRevealed),
     enoughCommits: ({ context }) => keys(context.commits).length >= (context.quorum ?? Infinity),
     decided: ({ context }) => decision(context) !== null,
-    canBid: ({ context, event }) => BigInt(ev<'BID'>(event).price) <= BigInt(context.reward) && (ev<'BID'>(event).oracle in context.bids || keys(context.bids).length < context.maxCommitters),
-    bidder: ({ context, event }) => ev<'AWARD'>(event).oracle in context.bids,
+    canBid: all(notRequesterBid, withinReward, bidSeat),
+    bidder: all(byRequester, toBidder),
     hasBids: ({ context }) => keys(context.bids).length > 0,
-    assigned: ({ context, event }) => ev<'RESULT'>(event).oracle === context.oracle,
-    challengeOpen: ({ context, event }) => h(event) <= context.challengeEnds!,
-    challengeOver: ({ context, event }) => h(event) > context.challengeEnds!,
-    canVote: ({ context, event }) => !(ev<'VERDICT'>(event).juror in context.verdicts) && keys(context.verdicts).length < context.maxJurors,
+    assigned: all(toAssigned),
+    challengeOpen: all(challengeOpen, notOwnAnswer),
+    challengeOver: all(challengeOver),
+    canVote: all(notParty, notVoted, juryOpen),
     overturned: ({ context }) => overturned(context),
   },
 }).createMachine({
@@ -320,5 +375,6 @@ export const taskDef = defineMachine({
     score: async ({ state }, { scores }) => scoreOracles(state, scores),
     slash: async ({ state, height, id }, { oracles, to }) => slashOracles(state, oracles, to, id, height),
   },
+  rules: taskRules,
   summary: (s) => ({ commits: String(Object.keys(s.context.commits).length), reveals: String(Object.keys(s.context.reveals).length), bids: String(Object.keys(s.context.bids).length), verdicts: String(Object.keys(s.context.verdicts).length) }),
 });
