@@ -22,6 +22,9 @@ export const answer = (prompt: string): string => {
   return m ? String(BigInt(m[1]) + BigInt(m[2])) : prompt.toUpperCase();
 };
 
+/** The transactions this oracle sends (it leaves bids, challenges, verdicts and refunds to others). */
+const DUTIES: readonly string[] = ['AI_COMMIT', 'AI_REVEAL', 'AI_RESULT', 'AI_CLAIM'];
+
 interface Duty {
   output: string;
   salt: string;
@@ -77,25 +80,36 @@ export class Oracle {
     await this.send({ type: 'ORACLE_REGISTER', amount: stake }, `register with ${stake}`);
   }
 
-  /** One round: the feed since the cursor, then every open duty by id (windows pass without transitions). */
+  /**
+   * One round: the feed since the cursor, then every open duty by id (windows pass without
+   * transitions). Each task is read with `for` = this oracle, so the node says which
+   * transactions it may send now (`actions`, decided by the task's own rules): the oracle
+   * never restates them, it only picks the ones it cares about.
+   */
   async poll(): Promise<void> {
     const page = await this.client.tasks(this.state.cursor === null ? { limit: 100 } : { since: this.state.cursor, limit: 100 });
     const head = page.height;
-    for (const t of page.tasks) await this.consider(t, head);
+    for (const t of page.tasks) {
+      const mine = await this.client.task(t.id, { for: this.address });
+      if (mine) await this.consider(mine, head);
+    }
     for (const id of Object.keys(this.state.duties)) {
       if (this.state.duties[id].done) continue;
-      const t = await this.client.task(id);
+      const t = await this.client.task(id, { for: this.address });
       if (t) await this.act(t, head);
     }
     this.state.cursor = page.cursor;
     this.save();
   }
 
-  /** A task seen in the feed: take a seat if it is one this oracle can serve. */
+  /** Whether `type` is open to this oracle in the next block. */
+  private open(t: TaskView, type: NonNullable<TaskView['actions']>[number]['type'], head: number): boolean {
+    return (t.actions ?? []).some((a) => a.type === type && a.from <= head + 1);
+  }
+
+  /** A task seen in the feed: take a seat if it offers this oracle one (a commit or a designated result). */
   private async consider(t: TaskView, head: number): Promise<void> {
-    const mine = this.state.duties[t.id];
-    const serve = (t.status === 'COMMIT' && !t.commits.some((c) => c.oracle === this.address)) || (t.status === 'PENDING' && t.oracle === this.address);
-    if (!mine && serve && t.requester !== this.address) {
+    if (!this.state.duties[t.id] && (this.open(t, 'AI_COMMIT', head) || this.open(t, 'AI_RESULT', head))) {
       this.state.duties[t.id] = { output: (this.o.answer ?? answer)(t.prompt), salt: randomBytes(16).toString('hex') };
       this.save(); // before the commit goes out: a restart must be able to reveal it
     }
@@ -105,17 +119,17 @@ export class Oracle {
   private async act(t: TaskView, head: number): Promise<void> {
     const d = this.state.duties[t.id];
     const taskId = t.id as Hex;
-    if (t.status === 'COMMIT' && !d.committed && !t.commits.some((c) => c.oracle === this.address)) {
+    if (this.open(t, 'AI_COMMIT', head) && !d.committed) {
       const commit = taskCommitment({ oracle: this.address, output: d.output, salt: d.salt, taskId });
       d.committed = await this.send({ type: 'AI_COMMIT', taskId, commit }, `commit to ${taskId.slice(0, 10)}`);
-    } else if (t.status === 'REVEAL' && t.commits.some((c) => c.oracle === this.address) && !t.reveals.some((r) => r.oracle === this.address)) {
+    } else if (this.open(t, 'AI_REVEAL', head) && !d.revealed) {
       d.revealed = await this.send({ type: 'AI_REVEAL', taskId, output: d.output, salt: d.salt }, `reveal for ${taskId.slice(0, 10)}`);
-    } else if (t.status === 'PENDING' && t.oracle === this.address && !d.resulted) {
+    } else if (this.open(t, 'AI_RESULT', head) && !d.resulted) {
       d.resulted = await this.send({ type: 'AI_RESULT', taskId, output: d.output }, `result for ${taskId.slice(0, 10)}`);
-    } else if (t.status === 'CHALLENGE' && t.winners.includes(this.address) && head > (t.deadlines.challengeEnds ?? Infinity)) {
+    } else if (this.open(t, 'AI_CLAIM', head) && t.winners.includes(this.address)) {
       await this.send({ type: 'AI_CLAIM', taskId }, `claim ${taskId.slice(0, 10)}`);
-    } else if (!['COMMIT', 'REVEAL', 'PENDING', 'CHALLENGE', 'DISPUTED', 'BIDDING'].includes(t.status) || (t.status !== 'COMMIT' && !t.commits.some((c) => c.oracle === this.address) && t.oracle !== this.address)) {
-      d.done = true; // settled, expired, or no seat for us
+    } else if (!(t.actions ?? []).some((a) => DUTIES.includes(a.type) && (a.type !== 'AI_CLAIM' || t.winners.includes(this.address))) && t.next === null) {
+      d.done = true; // nothing of its duties open now, and no deadline ahead to open one: settled, expired, or no seat
     }
     this.save();
   }

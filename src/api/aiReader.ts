@@ -3,6 +3,7 @@ import { loadInstance } from '../machines/instance';
 import { stateName } from '../machines/record';
 import { dutyRefusal, getOracle, getOracleList, type OracleRecord } from '../modules/ai/oracles';
 import { taskDef, type TaskContext, type TaskMode, type TaskStatus } from '../modules/ai/taskMachine';
+import { taskActions } from '../modules/ai/actions';
 import { loadParams } from '../protocol/governable';
 import type { Address } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
@@ -51,7 +52,12 @@ export class AiReader implements AiQueries {
     return StateTrie.open(this.d.kv, this.d.view.head.stateRoot);
   }
 
-  async task(id: string, s?: StateTrie): Promise<TaskView | undefined> {
+  /** One task; with `forAddress`, the `actions` that address may send (modules/ai/actions.ts) from the next block. */
+  task(id: string, forAddress?: Address): Promise<TaskView | undefined> {
+    return this.view(id, undefined, forAddress);
+  }
+
+  private async view(id: string, s?: StateTrie, forAddress?: Address): Promise<TaskView | undefined> {
     const snap = await loadInstance(s ?? (await this.state()), taskDef, id);
     if (!snap) return undefined;
     const c = snap.context;
@@ -72,6 +78,7 @@ export class AiReader implements AiQueries {
       verdicts: sorted(c.verdicts).map(([juror, verdict]) => ({ juror, verdict })),
       result: c.result, winners: c.winners, decidedAt: c.decidedAt, challenger: c.challenger, bond: c.bond,
       history, updatedAt: history.length ? history[history.length - 1].height : c.createdAt,
+      ...(forAddress ? { actions: taskActions(id, snap, forAddress, head + 1) } : {}),
     };
   }
 
@@ -95,7 +102,7 @@ export class AiReader implements AiQueries {
     if (q.since === undefined) {
       const out: TaskView[] = [];
       for (const id of await recentIds(this.d.store, taskDef.name)) {
-        const t = await this.task(id, s);
+        const t = await this.view(id, s);
         if (t && (await matchCtx(t))) out.push(t);
         if (out.length >= limit) break;
       }
@@ -105,7 +112,7 @@ export class AiReader implements AiQueries {
     const tasks: TaskView[] = [];
     const kept = new Set<string>();
     for (const id of new Set(feed.map((e) => e.id))) {
-      const t = await this.task(id, s);
+      const t = await this.view(id, s);
       if (t && (await matchCtx(t))) {
         tasks.push(t);
         kept.add(id);

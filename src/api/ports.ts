@@ -61,7 +61,7 @@ export interface GovernanceQueries {
 
 /** AI tasks and oracles (api/aiReader.ts). */
 export interface AiQueries {
-  task(id: string): Promise<TaskView | undefined>;
+  task(id: string, forAddress?: Address): Promise<TaskView | undefined>;
   tasks(q: { status?: TaskStatus; mode?: TaskMode; oracle?: Address; since?: number; final?: boolean; limit?: number }): Promise<TasksPage>;
   oracles(): Promise<OraclesView>;
 }

@@ -294,9 +294,9 @@ export class CairnClient {
     return this.get<TasksPage>(`/ai/tasks${query(q)}`);
   }
 
-  /** GET /ai/tasks/:id; null when unknown. */
-  task(id: string): Promise<TaskView | null> {
-    return this.getOrNull<TaskView>(`/ai/tasks/${encodeURIComponent(id)}`);
+  /** GET /ai/tasks/:id; null when unknown. With `for`, its `actions`: what that address may send to it now. */
+  task(id: string, q: { for?: string } = {}): Promise<TaskView | null> {
+    return this.getOrNull<TaskView>(`/ai/tasks/${encodeURIComponent(id)}${query(q)}`);
   }
 
   /** GET /ai/oracles. */

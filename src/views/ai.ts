@@ -2,10 +2,11 @@ import type { Address } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
 import type { OracleRecord } from '../modules/ai/oracles';
 import type { TaskMode, TaskStatus } from '../modules/ai/taskMachine';
+import type { TaskAction } from '../modules/ai/actions';
 import type { CappedPage } from './paging';
 
 /** JSON shapes of GET /ai/tasks, /ai/tasks/:id and /ai/oracles. */
-export type { TaskMode, TaskStatus };
+export type { TaskAction, TaskMode, TaskStatus };
 
 export interface TaskTransition {
   id: Hex;
@@ -45,6 +46,12 @@ export interface TaskView {
   history: Omit<TaskTransition, 'id'>[];
   /** Height of its latest transition. */
   updatedAt: number;
+  /**
+   * With `?for=<address>`: the transactions that address may send to the task from the next
+   * block, each with the heights it is open at — decided by the task's own rules (the ones
+   * that refuse it in a block), so a client follows `actions` instead of restating them.
+   */
+  actions?: TaskAction[];
 }
 
 export interface TasksPage extends CappedPage {

@@ -67,6 +67,10 @@ describe('AI tasks over HTTP with the example oracle', () => {
     expect(done.history.map((h) => h.to)).toEqual(expect.arrayContaining(['COMMIT', 'REVEAL', 'CHALLENGE', 'DONE']));
     const o = (await client.oracles()).oracles.find((x) => x.address === a.address)!;
     expect(o).toMatchObject({ completed: 1, reputation: 1, duties: 0, status: 'active' });
+    // ?for=: a settled task offers nobody anything; without it there is no actions field.
+    expect((await client.task(id, { for: a.address }))?.actions).toEqual([]);
+    expect((await client.task(id))?.actions).toBeUndefined();
+    expect((await t.get(`/ai/tasks/${id}?for=0x1234`)).status).toBe(400);
   }, 90_000);
 
   it('a designated task is challenged and overturned by jurors: the oracle is slashed', async () => {

@@ -191,8 +191,9 @@ export const OPERATIONS: OperationSpec[] = [
     ],
   },
   {
-    endpoint: 'GET /ai/tasks/:id', ok: { view: 'TaskView' }, params: [id64('Task id (the AI_TASK transaction id)')],
-    errors: { 400: 'Not 0x + 64 hex digits', 404: 'No such task' },
+    endpoint: 'GET /ai/tasks/:id?for', ok: { view: 'TaskView' },
+    params: [id64('Task id (the AI_TASK transaction id)'), { ...address('for'), in: 'query', required: false, description: 'Add `actions`: the transactions this address (0x or cairn1…) may send to the task from the next block' }],
+    errors: { 400: 'Not 0x + 64 hex digits, or a bad for address', 404: 'No such task' },
   },
   { endpoint: 'GET /ai/oracles', ok: { view: 'OraclesView' } },
   { endpoint: 'GET /bridge', ok: { view: 'BridgeView' } },

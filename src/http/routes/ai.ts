@@ -19,7 +19,8 @@ export function registerAiRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
   app.get('/ai/tasks/:id', r(async (req): Promise<TaskView> => {
     const id = req.path_parameters.id.toLowerCase();
     if (!/^0x[0-9a-f]{64}$/.test(id)) throw badRequest('invalid task id: expected 0x followed by 64 hex digits (the AI_TASK transaction id)');
-    const t = await d.reader.ai.task(id);
+    const forAddress = req.query_parameters.for ? addressParam(req.query_parameters.for) : undefined;
+    const t = await d.reader.ai.task(id, forAddress);
     if (!t) throw notFound(`task not found: ${id}`);
     return t;
   }));

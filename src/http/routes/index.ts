@@ -33,7 +33,7 @@ export const ENDPOINTS: [string, string][] = [
   ['GET /governance/proposals/:id', 'One proposal: status, tally, tally history, transitions with heights'],
   ['GET /treasury', 'Treasury balance, income, spends and policy'],
   ['GET /ai/tasks?status&mode&oracle&since&final&limit', 'AI tasks with state, deadlines as heights, commits, reveals, result, history; since = the transitions after a height (whole blocks, cursor, finalizedHeight; final=true: final heights only)'],
-  ['GET /ai/tasks/:id', 'One AI task: state, deadlines and the next one, commits, reveals, bids, verdicts, result, transitions with heights'],
+  ['GET /ai/tasks/:id?for', 'One AI task: state, deadlines and the next one, commits, reveals, bids, verdicts, result, transitions with heights; for=<address>: the actions that address may send now, with their windows'],
   ['GET /ai/oracles', 'Registered oracles: stake, completed, failed, missed, late, slashes, reputation, open duties'],
   ['GET /bridge', 'The bridge: committee (epoch, members, threshold), pools per asset (locked, reserved, available) and the circuit breaker of the current window'],
   ['GET /bridge/transfers?direction&status&since&final&limit', 'Bridge transfers with state and history; since = the transitions after a height (whole blocks, cursor, finalizedHeight)'],
