@@ -88,45 +88,44 @@ export class Oracle {
    */
   async poll(): Promise<void> {
     const page = await this.client.tasks(this.state.cursor === null ? { limit: 100 } : { since: this.state.cursor, limit: 100 });
-    const head = page.height;
     for (const t of page.tasks) {
       const mine = await this.client.task(t.id, { for: this.address });
-      if (mine) await this.consider(mine, head);
+      if (mine) await this.consider(mine);
     }
     for (const id of Object.keys(this.state.duties)) {
       if (this.state.duties[id].done) continue;
       const t = await this.client.task(id, { for: this.address });
-      if (t) await this.act(t, head);
+      if (t) await this.act(t);
     }
     this.state.cursor = page.cursor;
     this.save();
   }
 
-  /** Whether `type` is open to this oracle in the next block. */
-  private open(t: TaskView, type: NonNullable<TaskView['actions']>[number]['type'], head: number): boolean {
-    return (t.actions ?? []).some((a) => a.type === type && a.from <= head + 1);
+  /** Whether `type` is open to this oracle in the next block (as of the head the node decided the actions at). */
+  private open(t: TaskView, type: NonNullable<TaskView['actions']>[number]['type']): boolean {
+    return (t.actions ?? []).some((a) => a.type === type && a.from <= (t.actionsAt ?? 0) + 1);
   }
 
   /** A task seen in the feed: take a seat if it offers this oracle one (a commit or a designated result). */
-  private async consider(t: TaskView, head: number): Promise<void> {
-    if (!this.state.duties[t.id] && (this.open(t, 'AI_COMMIT', head) || this.open(t, 'AI_RESULT', head))) {
+  private async consider(t: TaskView): Promise<void> {
+    if (!this.state.duties[t.id] && (this.open(t, 'AI_COMMIT') || this.open(t, 'AI_RESULT'))) {
       this.state.duties[t.id] = { output: (this.o.answer ?? answer)(t.prompt), salt: randomBytes(16).toString('hex') };
       this.save(); // before the commit goes out: a restart must be able to reveal it
     }
-    if (this.state.duties[t.id]) await this.act(t, head);
+    if (this.state.duties[t.id]) await this.act(t);
   }
 
-  private async act(t: TaskView, head: number): Promise<void> {
+  private async act(t: TaskView): Promise<void> {
     const d = this.state.duties[t.id];
     const taskId = t.id as Hex;
-    if (this.open(t, 'AI_COMMIT', head) && !d.committed) {
+    if (this.open(t, 'AI_COMMIT') && !d.committed) {
       const commit = taskCommitment({ oracle: this.address, output: d.output, salt: d.salt, taskId });
       d.committed = await this.send({ type: 'AI_COMMIT', taskId, commit }, `commit to ${taskId.slice(0, 10)}`);
-    } else if (this.open(t, 'AI_REVEAL', head) && !d.revealed) {
+    } else if (this.open(t, 'AI_REVEAL') && !d.revealed) {
       d.revealed = await this.send({ type: 'AI_REVEAL', taskId, output: d.output, salt: d.salt }, `reveal for ${taskId.slice(0, 10)}`);
-    } else if (this.open(t, 'AI_RESULT', head) && !d.resulted) {
+    } else if (this.open(t, 'AI_RESULT') && !d.resulted) {
       d.resulted = await this.send({ type: 'AI_RESULT', taskId, output: d.output }, `result for ${taskId.slice(0, 10)}`);
-    } else if (this.open(t, 'AI_CLAIM', head) && t.winners.includes(this.address)) {
+    } else if (this.open(t, 'AI_CLAIM') && t.winners.includes(this.address)) {
       await this.send({ type: 'AI_CLAIM', taskId }, `claim ${taskId.slice(0, 10)}`);
     } else if (!(t.actions ?? []).some((a) => DUTIES.includes(a.type) && (a.type !== 'AI_CLAIM' || t.winners.includes(this.address))) && t.next === null) {
       d.done = true; // nothing of its duties open now, and no deadline ahead to open one: settled, expired, or no seat

@@ -2,7 +2,7 @@ import { toNative } from '../crypto/address';
 import { loadInstance } from '../machines/instance';
 import { stateName } from '../machines/record';
 import { dutyRefusal, getOracle, getOracleList, type OracleRecord } from '../modules/ai/oracles';
-import { taskDef, type TaskContext, type TaskMode, type TaskStatus } from '../modules/ai/taskMachine';
+import { taskDef, type TaskContext, type TaskMode, type TaskStatus } from '../modules/ai/machine';
 import { taskActions } from '../modules/ai/actions';
 import { loadParams } from '../protocol/governable';
 import type { Address } from '../protocol/types';
@@ -78,7 +78,7 @@ export class AiReader implements AiQueries {
       verdicts: sorted(c.verdicts).map(([juror, verdict]) => ({ juror, verdict })),
       result: c.result, winners: c.winners, decidedAt: c.decidedAt, challenger: c.challenger, bond: c.bond,
       history, updatedAt: history.length ? history[history.length - 1].height : c.createdAt,
-      ...(forAddress ? { actions: taskActions(id, snap, forAddress, head + 1) } : {}),
+      ...(forAddress ? { actions: taskActions(id, snap, forAddress, head + 1), actionsAt: head } : {}),
     };
   }
 

@@ -1,7 +1,7 @@
 import { recentIds } from './machineFeed';
 import { toNative } from '../crypto/address';
 import { loadInstance } from '../machines/instance';
-import { loadTreasury, PROPOSAL_STATES, proposalDef, rules, turnout, type ProposalStatus } from '../machines/proposal';
+import { loadTreasury, PROPOSAL_STATES, proposalDef, rules, turnout, type ProposalStatus } from '../modules/governance/machine';
 import { stateName } from '../machines/record';
 import { commissionAt, getCandidate, getCandidates, getSchedule, getValidatorSet, JOINING_ROUNDS, standings, type Standing } from '../modules/staking';
 import { slotOf, slotProducer } from '../consensus/slots';

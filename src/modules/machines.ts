@@ -1,8 +1,8 @@
-import { permissionChangeDef } from '../machines/permissionChange';
-import { proposalDef } from '../machines/proposal';
+import { permissionChangeDef } from './permissions/machine';
+import { proposalDef } from './governance/machine';
 import { machineRegistry, type MachineRegistry } from '../machines/registry';
-import { taskDef } from './ai/taskMachine';
-import { transferDef } from './bridge/transferMachine';
+import { taskDef } from './ai/machine';
+import { transferDef } from './bridge/machine';
 
 /**
  * Every on-chain machine of the protocol, as the end-of-block tick finds them: the governance

@@ -5,7 +5,7 @@ import type { Address } from './types';
 
 /**
  * The bridge committee and the per-asset pools (modules/bridge). The committee lives here,
- * not in modules/, because a governance proposal installs it (machines/proposal.ts may import
+ * not in modules/, because a governance proposal installs it (modules/governance/machine.ts may import
  * protocol/ only); its signatures are checked in modules/bridge/committee.ts.
  */
 

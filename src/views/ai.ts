@@ -1,7 +1,7 @@
 import type { Address } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
 import type { OracleRecord } from '../modules/ai/oracles';
-import type { TaskMode, TaskStatus } from '../modules/ai/taskMachine';
+import type { TaskMode, TaskStatus } from '../modules/ai/machine';
 import type { TaskAction } from '../modules/ai/actions';
 import type { CappedPage } from './paging';
 
@@ -52,6 +52,8 @@ export interface TaskView {
    * that refuse it in a block), so a client follows `actions` instead of restating them.
    */
   actions?: TaskAction[];
+  /** With `?for=`: the head height the actions were decided at — an action open now has `from` = actionsAt + 1. */
+  actionsAt?: number;
 }
 
 export interface TasksPage extends CappedPage {

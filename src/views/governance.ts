@@ -1,4 +1,4 @@
-import type { ProposalAction, ProposalStatus, Tally } from '../machines/proposal';
+import type { ProposalAction, ProposalStatus, Tally } from '../modules/governance/machine';
 import type { ParamSpec } from '../protocol/governable';
 import type { Address } from '../protocol/types';
 import type { CappedPage } from './paging';

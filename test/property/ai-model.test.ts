@@ -7,7 +7,7 @@ import { loadInstance } from '../../src/machines/instance';
 import { stateName } from '../../src/machines/record';
 import { taskCommitment } from '../../src/modules/ai/commitment';
 import { getOracle } from '../../src/modules/ai/oracles';
-import { payable, taskDef, taskMachine } from '../../src/modules/ai/taskMachine';
+import { payable, taskDef, taskMachine } from '../../src/modules/ai/machine';
 import { loadSupply } from '../../src/protocol/execState';
 import type { ChainEvent } from '../../src/protocol/events';
 import { AI_ESCROW_ADDRESS, CHAIN_ID, REWARD_POOL_ADDRESS, TREASURY_ADDRESS, UNBONDING_ADDRESS } from '../../src/protocol/params';

@@ -4,7 +4,7 @@ import { applyTx } from '../../src/chain/applyTx';
 import { applyGenesis } from '../../src/chain/genesis';
 import { finishBlock } from '../../src/chain/finishBlock';
 import { machineGraph } from '../../src/machines/graph';
-import { proposalMachine } from '../../src/machines/proposal';
+import { proposalMachine } from '../../src/modules/governance/machine';
 import { getCandidate, getCandidates, getVoter } from '../../src/modules/staking';
 import { loadSupply } from '../../src/protocol/execState';
 import type { ChainEvent } from '../../src/protocol/events';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { initialTransition, transition } from 'xstate';
 import { taskActions } from '../../src/modules/ai/actions';
-import { taskMachine, type TaskEvent, type TaskInput } from '../../src/modules/ai/taskMachine';
+import { taskMachine, type TaskEvent, type TaskInput } from '../../src/modules/ai/machine';
 import type { Address } from '../../src/protocol/types';
 
 /**

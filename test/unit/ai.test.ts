@@ -6,7 +6,7 @@ import { stateName } from '../../src/machines/record';
 import { decide, split } from '../../src/modules/ai/aggregate';
 import { taskCommitment } from '../../src/modules/ai/commitment';
 import { getOracle } from '../../src/modules/ai/oracles';
-import { TASK_STATES, taskDef, taskMachine, type TaskEvent, type TaskInput } from '../../src/modules/ai/taskMachine';
+import { TASK_STATES, taskDef, taskMachine, type TaskEvent, type TaskInput } from '../../src/modules/ai/machine';
 import { unbondingOf } from '../../src/modules/staking';
 import { AI_ESCROW_ADDRESS } from '../../src/protocol/params';
 import type { Address } from '../../src/protocol/types';

@@ -10,7 +10,7 @@ import {
   committeeDigest, getBreaker, getPool, inboundDigest, memberOf, signAsMember, TRANSFER_STATES, transferDef, transferMachine,
   type Asset, type InboundMessage, type MemberSignature,
 } from '../../src/modules/bridge';
-import type { TransferEvent, TransferInput } from '../../src/modules/bridge/transferMachine';
+import type { TransferEvent, TransferInput } from '../../src/modules/bridge/machine';
 import { getTokenBalance } from '../../src/modules/tokens/records';
 import { COIN } from '../../src/primitives/amount';
 import { canonicalBytes } from '../../src/primitives/canonical';

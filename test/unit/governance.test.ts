@@ -3,7 +3,7 @@ import { initialTransition, transition } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { loadInstance } from '../../src/machines/instance';
 import { stateName } from '../../src/machines/record';
-import { PROPOSAL_STATES, proposalDef, proposalMachine, type ProposalEvent, type ProposalInput, type Tally } from '../../src/machines/proposal';
+import { PROPOSAL_STATES, proposalDef, proposalMachine, type ProposalEvent, type ProposalInput, type Tally } from '../../src/modules/governance/machine';
 import { getValidatorSet } from '../../src/modules/staking';
 import { loadParams, loadParamsRecord, setParam, type ParamName } from '../../src/protocol/governable';
 import { GOV_ESCROW_ADDRESS, TREASURY_ADDRESS } from '../../src/protocol/params';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { machineGraph } from '../../src/machines/graph';
 import { loadInstance } from '../../src/machines/instance';
 import { stateName } from '../../src/machines/record';
-import { PERMISSION_CHANGE_STATES, permissionChangeDef, permissionChangeMachine, type PermissionChangeEvent, type PermissionChangeInput } from '../../src/machines/permissionChange';
+import { PERMISSION_CHANGE_STATES, permissionChangeDef, permissionChangeMachine, type PermissionChangeEvent, type PermissionChangeInput } from '../../src/modules/permissions/machine';
 import { getMultisig } from '../../src/modules/permissions';
 import { REGISTRY } from '../../src/modules/registry';
 import { AUTHORISABLE, getPermission, governedRefusal, VALUE_MOVING } from '../../src/protocol/permissions';

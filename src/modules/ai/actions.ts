@@ -2,7 +2,7 @@ import type { SnapshotFrom } from 'xstate';
 import { refusalOf } from '../../machines/instance';
 import type { Hex } from '../../primitives/hex';
 import type { Address } from '../../protocol/types';
-import { bestBid, taskDef, type TaskContext, type TaskEvent } from './taskMachine';
+import { bestBid, taskDef, type TaskContext, type TaskEvent } from './machine';
 
 /**
  * A transaction an address may send to a task, as far as the task's machine knows (an

@@ -15,7 +15,7 @@ import type { Field } from '../tx/entry';
 import { addressesIn, addressField, check } from '../tx/fields';
 import { aggregateField, MAX_OUTPUT_BYTES, MAX_PROMPT_BYTES, openField, quorumField, taskIdField, textField } from './fields';
 import { dutyRefusal, getOracle } from './oracles';
-import { taskDef, type TaskContext, type TaskEvent, type TaskMode, type TaskStatus } from './taskMachine';
+import { taskDef, type TaskContext, type TaskEvent, type TaskMode, type TaskStatus } from './machine';
 
 /** A task's snapshot, or the refusal every AI type words the same way. */
 export async function loadTask(s: ExecState, id: Hex) {
@@ -28,7 +28,7 @@ export const statusOf = (snap: { value: unknown }): TaskStatus => stateName(snap
 
 /**
  * The task's snapshot, once its machine would take `event`; otherwise the refusal of the
- * machine's rules (taskMachine.ts). Handlers check what the machine cannot know (an oracle's
+ * machine's rules (machine.ts). Handlers check what the machine cannot know (an oracle's
  * stake, a bond) after this and before sending the event.
  */
 export async function checkTask(s: ExecState, id: Hex, event: TaskEvent) {

@@ -14,7 +14,7 @@ import { addressesIn, addressField, assetIdField, tokenAmountField } from '../tx
 import { inboundDigest, quorumRefusal } from './committee';
 import { assetField, chainField, foreignAddressField, foreignTxField, signaturesField, transferIdField } from './fields';
 import { lock, reserve, type Asset } from './pool';
-import { transferDef, type TransferStatus } from './transferMachine';
+import { transferDef, type TransferStatus } from './machine';
 
 export const NO_COMMITTEE = 'there is no bridge committee yet: a governance proposal creates it (GOV_PROPOSE data.committee)';
 

@@ -1,5 +1,5 @@
 import { createInstance, loadInstance, sendEvent } from '../../machines/instance';
-import { proposalDef, type ProposalAction } from '../../machines/proposal';
+import { proposalDef, type ProposalAction } from './machine';
 import { credit, debit } from '../../protocol/accounts';
 import { loadSupply } from '../../protocol/execState';
 import { loadParams, paramRefusal } from '../../protocol/governable';

@@ -1,6 +1,6 @@
 import { readDue } from '../../machines/dueIndex';
 import { loadInstance, sendEvent } from '../../machines/instance';
-import { OPTIONS, proposalDef, ZERO_TALLY, type Tally, type VoteOption } from '../../machines/proposal';
+import { OPTIONS, proposalDef, ZERO_TALLY, type Tally, type VoteOption } from './machine';
 import type { ChainEvent } from '../../protocol/events';
 import type { ExecState } from '../../protocol/execState';
 import { recordKey } from '../../protocol/records';

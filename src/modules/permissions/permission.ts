@@ -1,5 +1,5 @@
 import { createInstance, loadInstance, sendEvent } from '../../machines/instance';
-import { permissionChangeDef } from '../../machines/permissionChange';
+import { permissionChangeDef } from './machine';
 import { TxFailure } from '../../protocol/handler';
 import { setPermission } from '../../protocol/permissions';
 import { defineTx } from '../tx/define';
@@ -12,7 +12,7 @@ import { APPROVAL_WINDOW_BLOCKS, keyHolder } from './records';
  * then on the account's own key cannot send the governed operations (applyTx refuses them:
  * protocol/permissions.ts governedRefusal) nor change the permission: changes go through
  * PERMISSION_PROPOSE → PERMISSION_APPROVE → timelock → applied, and one key holder's
- * PERMISSION_VETO cancels them (machines/permissionChange.ts).
+ * PERMISSION_VETO cancels them (modules/permissions/machine.ts).
  */
 export const permissionUpdate = defineTx({
   type: 'PERMISSION_UPDATE',

@@ -1,13 +1,13 @@
 import { assign, setup } from 'xstate';
-import { credit, debit } from '../protocol/accounts';
-import { committeeRefusal, installCommittee, type CommitteeMember } from '../protocol/bridge';
-import type { ExecState } from '../protocol/execState';
-import { paramRefusal, setParam, type ParamName } from '../protocol/governable';
-import { TxFailure } from '../protocol/handler';
-import { GOV_ESCROW_ADDRESS, TREASURY_ADDRESS } from '../protocol/params';
-import { RECORD_PREFIX } from '../protocol/records';
-import type { Address } from '../protocol/types';
-import { defineMachine, effect, type DeadlineEvent } from './define';
+import { credit, debit } from '../../protocol/accounts';
+import { committeeRefusal, installCommittee, type CommitteeMember } from '../../protocol/bridge';
+import type { ExecState } from '../../protocol/execState';
+import { paramRefusal, setParam, type ParamName } from '../../protocol/governable';
+import { TxFailure } from '../../protocol/handler';
+import { GOV_ESCROW_ADDRESS, TREASURY_ADDRESS } from '../../protocol/params';
+import { RECORD_PREFIX } from '../../protocol/records';
+import type { Address } from '../../protocol/types';
+import { defineMachine, effect, type DeadlineEvent } from '../../machines/define';
 
 /**
  * The governance proposal (docs/PROTOCOL.md "Governance"), an on-chain machine. Its state

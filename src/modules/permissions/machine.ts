@@ -1,8 +1,8 @@
 import { assign, setup } from 'xstate';
-import { TxFailure } from '../protocol/handler';
-import { getPermission, setPermission, type PermissionSpec } from '../protocol/permissions';
-import type { Address } from '../protocol/types';
-import { defineMachine, effect, holds, type DeadlineEvent, type Rule } from './define';
+import { TxFailure } from '../../protocol/handler';
+import { getPermission, setPermission, type PermissionSpec } from '../../protocol/permissions';
+import type { Address } from '../../protocol/types';
+import { defineMachine, effect, holds, type DeadlineEvent, type Rule } from '../../machines/define';
 
 /**
  * A structural change to an account's permission (docs/PROTOCOL.md "Permissions and
