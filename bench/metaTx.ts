@@ -74,7 +74,7 @@ async function main(): Promise<void> {
     const blocks = new Map<string, Block>();
     for (const [kind, txs] of kinds) {
       const s0 = await StateTrie.open(kv, root);
-      const built = await buildBlock(s0, orderedCandidates(txs.map((t) => [t])), { ...at, network, maxTxs: N, nestedVerified: true });
+      const built = await buildBlock(s0, orderedCandidates(txs.map((t) => [t])), { ...at, network, maxTxs: N, nestedVerified: true, admitted: true });
       if (built.txs.length !== N || built.results.some((r) => r.status !== 'success')) throw new Error(`${kind}: ${built.txs.length} included, ${built.dropped[0]?.reason ?? built.results.find((r) => r.error)?.error}`);
       blocks.set(kind, { header: { ...at, height: 1, txCount: N }, txs: built.txs, results: built.results, ...(built.events.length ? { events: built.events } : {}) } as unknown as Block);
       ms[kind] = { produce: [], importWall: [], importExec: [], before: [] };
@@ -86,7 +86,7 @@ async function main(): Promise<void> {
         const m = ms[kind];
         const produce = await time(async () => {
           const s = await StateTrie.open(kv, root);
-          await buildBlock(s, orderedCandidates(txs.map((t) => [t])), { ...at, network, maxTxs: N, nestedVerified: true });
+          await buildBlock(s, orderedCandidates(txs.map((t) => [t])), { ...at, network, maxTxs: N, nestedVerified: true, admitted: true });
           await s.flush(kv.batch());
         });
         let exec = 0;

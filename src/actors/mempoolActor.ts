@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { AccountState, Address } from '../protocol/types';
 import { foldTxLifecycle, type TxLifecycleSnapshot } from '../machines/txLifecycle';
 import { REFUSAL, TxPool, type DroppedEntry } from '../mempool/pool';
-import { pqKeyHashOf } from '../chain/applyTx';
+import { pqKeyHashOf } from '../crypto/txSigning';
 import type { Hex } from '../primitives/hex';
 import { behaviorOf, type Behavior } from './actorRef';
 import type { AdmitVerdict, MempoolLookup, MempoolMsg, MempoolReplies } from './protocol';

@@ -53,7 +53,7 @@ export function producerBehavior(d: ProducerDeps): Behavior<ProducerMsg, Produce
     const tPrefetched = performance.now();
     let tTxs = 0;
     const txsDone = () => void (tTxs = performance.now());
-    const built = await buildBlock(state, orderedCandidates(pending), { height, timestamp, producer, network: d.network, maxTxs: MAX_TXS_PER_BLOCK, nestedVerified: true, pause, txsDone });
+    const built = await buildBlock(state, orderedCandidates(pending), { height, timestamp, producer, network: d.network, maxTxs: MAX_TXS_PER_BLOCK, nestedVerified: true, admitted: true, pause, txsDone });
     const tBuilt = performance.now();
     const batch = d.kv.batch();
     const stateRoot = await state.flush(batch);

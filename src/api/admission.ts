@@ -1,5 +1,5 @@
 import { decodeEnvelope, verifyGroups, verifyJobsOf } from '../chain/envelope';
-import { pqKeyHashOf } from '../chain/applyTx';
+import { pqKeyHashOf } from '../crypto/txSigning';
 import { decodeEthTx } from '../chain/ethTx';
 import type { SignedTx } from '../protocol/types';
 import type { Network } from '../protocol/network';

@@ -42,6 +42,8 @@ export async function buildBlock(
     maxTxs: number;
     /** Every candidate's nested signatures passed the verify pool (BlockContext): the node's mempool, filled by admission. */
     nestedVerified?: boolean;
+    /** Every candidate passed this node's admission, stateless checks included (BlockContext). */
+    admitted?: boolean;
     /** Called every few transactions so a runtime can let other work in; never changes the result. */
     pause?: () => Promise<void>;
     /** Called once the transactions are in, before the end-of-block work: lets a runtime time the two phases (never changes the result). */

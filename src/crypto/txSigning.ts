@@ -78,3 +78,17 @@ export function verifyTxReference(tx: HybridTx, network: Network): boolean {
     return false;
   }
 }
+
+/**
+ * keccak256 of the ML-DSA-44 key a hybrid transaction carries (Ethereum-born ones carry
+ * none): what an account binds to. Memoized per transaction object: admission, block building
+ * and a META_TX's inner check all need it, and converting and hashing the 1,312-byte key was a
+ * measurable share of admission and of a META_TX block (two keys per transaction).
+ */
+const pqKeyHashes = new WeakMap<object, Hex>();
+export function pqKeyHashOf(tx: { envelope?: unknown; publicKeys?: { mldsa44: Hex } }): Hex | null {
+  if (tx.envelope === 'eth' || !tx.publicKeys) return null;
+  let h = pqKeyHashes.get(tx);
+  if (!h) pqKeyHashes.set(tx, (h = keccakHex(fromHex(tx.publicKeys.mldsa44))));
+  return h;
+}

@@ -8,7 +8,7 @@ import { mempoolBehavior } from '../../src/actors/mempoolActor';
 import type { ChainMsg, ChainReplies, MempoolLookup, MempoolMsg, MempoolReplies } from '../../src/actors/protocol';
 import { ChainView } from '../../src/api/chainView';
 import { HeadAccounts } from '../../src/api/headAccounts';
-import { pqKeyHashOf } from '../../src/chain/applyTx';
+import { pqKeyHashOf } from '../../src/crypto/txSigning';
 import { devNetworkGenesis } from '../../src/chain/devnet';
 import { signTx } from '../../src/chain/envelope';
 import { applyGenesis } from '../../src/chain/genesis';

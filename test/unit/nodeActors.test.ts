@@ -8,7 +8,7 @@ import type { ChainMsg, ChainReplies, MempoolLookup, MempoolMsg, MempoolReplies 
 import { ChainView } from '../../src/api/chainView';
 import { ChainReader } from '../../src/api/chainReader';
 import { HeadAccounts } from '../../src/api/headAccounts';
-import { pqKeyHashOf } from '../../src/chain/applyTx';
+import { pqKeyHashOf } from '../../src/crypto/txSigning';
 import { devAccounts, devGenesis } from '../../src/chain/devnet';
 import { signTx } from '../../src/chain/envelope';
 import { applyGenesis } from '../../src/chain/genesis';

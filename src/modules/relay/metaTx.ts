@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { parseAddress } from '../../crypto/address';
-import { keccakHex } from '../../crypto/hash';
-import { txId } from '../../crypto/txSigning';
-import { fromHex, type Hex } from '../../primitives/hex';
+import { pqKeyHashOf, txId } from '../../crypto/txSigning';
+import type { Hex } from '../../primitives/hex';
 import { TxFailure } from '../../protocol/handler';
 import { governedRefusal } from '../../protocol/permissions';
 import type { Address, HybridTx, SignedTx } from '../../protocol/types';
@@ -120,7 +119,7 @@ export const metaTx = defineTx({
     const acc = await state.getAccount(user);
     if (!acc) throw new TxFailure('META_TX inner transaction: insufficient balance');
     if (inner.nonce !== acc.nonce) throw new TxFailure(`META_TX inner transaction: nonce ${acc.nonce} expected, got ${inner.nonce}`);
-    const keyHash = keccakHex(fromHex(inner.publicKeys.mldsa44));
+    const keyHash = pqKeyHashOf(inner)!; // the inner object is one per data.tx (readInner), so this is hashed once
     if (acc.mldsaKeyHash !== null && acc.mldsaKeyHash !== keyHash) throw new TxFailure('META_TX inner transaction: invalid signature');
     const governed = await governedRefusal(state, user, inner);
     if (governed !== undefined) throw new TxFailure(`META_TX inner transaction failed: ${governed}`);
