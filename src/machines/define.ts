@@ -50,11 +50,11 @@ export type EffectAppliers<M> = {
 // (Method syntax: a definition with rules stays assignable to a definition of any machine.)
 export type Rule<C, E> = { rule(context: C, event: E, id: string, status: string): string | undefined }['rule'];
 
-/** The XState guard of a rule: true when it does not refuse (the id does not change the verdict). */
+/** The XState guard of rules: true when none refuses (the id does not change the verdict). */
 export const holds =
-  <C, E>(rule: Rule<C, E>) =>
-  ({ context, event }: { context: C; event: E }): boolean =>
-    rule(context, event, '', '') === undefined;
+  <C, E>(...rules: Rule<C, E>[]) =>
+  ({ context, event }: { context: C; event: unknown }): boolean =>
+    rules.every((rule) => rule(context, event as E, '', '') === undefined);
 
 /** A machine as it runs on-chain. Build one with `defineMachine`. */
 export interface MachineDef<M extends AnyStateMachine> {

@@ -24,10 +24,10 @@ export const aiBid = defineTx({
   },
   async run({ state, height, sender, events }, { taskId, price }) {
     const event = { type: 'BID', oracle: sender, price: price.toString(), height } as const;
-    await checkTask(state, taskId, event);
+    const snap = await checkTask(state, taskId, event);
     const refused = dutyRefusal(await getOracle(state, sender), sender, await loadParams(state));
     if (refused) throw new TxFailure(refused);
-    events.push(...(await sendTask(state, taskId, event, height)));
+    events.push(...(await sendTask(state, taskId, event, height, snap)));
   },
 });
 
@@ -50,9 +50,9 @@ you. Without an award, the lowest bid wins when bidding closes.`,
   },
   async run({ state, height, sender, events }, { taskId, oracle }) {
     const event = { type: 'AWARD', oracle, by: sender, height } as const;
-    await checkTask(state, taskId, event);
+    const snap = await checkTask(state, taskId, event);
     const refused = dutyRefusal(await getOracle(state, oracle), oracle, await loadParams(state));
     if (refused) throw new TxFailure(refused);
-    events.push(...(await sendTask(state, taskId, event, height)));
+    events.push(...(await sendTask(state, taskId, event, height, snap)));
   },
 });

@@ -34,10 +34,10 @@ oracles' stake; if they uphold it, the bond goes to the oracles.`,
     const p = await loadParams(state);
     const bond = BigInt(tx.amount);
     const event = { type: 'CHALLENGE', challenger: sender, bond: bond.toString(), height } as const;
-    await checkTask(state, taskId, event);
+    const snap = await checkTask(state, taskId, event);
     if (bond < p.AI_CHALLENGE_BOND) throw new TxFailure(`the bond must be at least ${p.AI_CHALLENGE_BOND} base units (AI_CHALLENGE_BOND)`);
     await escrow(state, sender, bond, height);
-    events.push(...(await sendTask(state, taskId, event, height)));
+    events.push(...(await sendTask(state, taskId, event, height, snap)));
   },
 });
 
@@ -59,9 +59,9 @@ oracles or its challenger. More "overturn" than "uphold" votes at the end overtu
   },
   async run({ state, height, sender, events }, { taskId, verdict }) {
     const event = { type: 'VERDICT', juror: sender, verdict } as const;
-    await checkTask(state, taskId, event);
+    const snap = await checkTask(state, taskId, event);
     const refused = dutyRefusal(await getOracle(state, sender), sender, await loadParams(state));
     if (refused) throw new TxFailure(refused);
-    events.push(...(await sendTask(state, taskId, event, height)));
+    events.push(...(await sendTask(state, taskId, event, height, snap)));
   },
 });

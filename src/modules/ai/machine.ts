@@ -140,10 +140,6 @@ const taskRules = {
   CLAIM: [inStatus<'CLAIM'>('CHALLENGE', () => 'only a decided, unchallenged task can be claimed'), challengeOver],
   REFUND: [inStatus<'REFUND'>('EXPIRED', () => 'only an expired task is refunded')],
 };
-const all =
-  <T extends TaskEvent['type']>(...rules: R<T>[]) =>
-  ({ context, event }: Args): boolean =>
-    rules.every((r) => holds(r)({ context, event: event as Ev<T> }));
 
 /** What the task pays for its answer: the award price in an auction, else the whole reward. */
 export const payable = (c: TaskContext): bigint => BigInt(c.price ?? c.reward);
@@ -199,17 +195,17 @@ export const taskMachine = setup({
   guards: {
     quorumMode: ({ context }) => context.mode === 'quorum',
     auctionMode: ({ context }) => context.mode === 'auction',
-    canCommit: all(notRequester, notCommitted, commitSeat),
-    canReveal: all(committed, notRevealed),
+    canCommit: holds(notRequester, notCommitted, commitSeat),
+    canReveal: holds(committed, notRevealed),
     enoughCommits: ({ context }) => keys(context.commits).length >= (context.quorum ?? Infinity),
     decided: ({ context }) => decision(context) !== null,
-    canBid: all(notRequesterBid, withinReward, bidSeat),
-    bidder: all(byRequester, toBidder),
+    canBid: holds(notRequesterBid, withinReward, bidSeat),
+    bidder: holds(byRequester, toBidder),
     hasBids: ({ context }) => keys(context.bids).length > 0,
-    assigned: all(toAssigned),
-    challengeOpen: all(challengeOpen, notOwnAnswer),
-    challengeOver: all(challengeOver),
-    canVote: all(notParty, notVoted, juryOpen),
+    assigned: holds(toAssigned),
+    challengeOpen: holds(challengeOpen, notOwnAnswer),
+    challengeOver: holds(challengeOver),
+    canVote: holds(notParty, notVoted, juryOpen),
     overturned: ({ context }) => overturned(context),
   },
 }).createMachine({

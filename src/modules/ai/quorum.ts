@@ -30,10 +30,10 @@ computes it; the SDK's taskCommitment too). Keep the output and salt for the rev
   },
   async run({ state, height, sender, events }, { taskId, commit }) {
     const event = { type: 'COMMIT', oracle: sender, commit, height } as const;
-    await checkTask(state, taskId, event);
+    const snap = await checkTask(state, taskId, event);
     const refused = dutyRefusal(await getOracle(state, sender), sender, await loadParams(state));
     if (refused) throw new TxFailure(refused);
-    events.push(...(await sendTask(state, taskId, event, height)));
+    events.push(...(await sendTask(state, taskId, event, height, snap)));
   },
 });
 
@@ -59,6 +59,6 @@ export const aiReveal = defineTx({
     if (taskCommitment({ oracle: sender, output, salt, taskId }) !== snap.context.commits[sender].commit) {
       throw new TxFailure('the reveal does not match the commitment (keccak-256 of the canonical JSON {oracle, output, salt, taskId})');
     }
-    events.push(...(await sendTask(state, taskId, event, height)));
+    events.push(...(await sendTask(state, taskId, event, height, snap)));
   },
 });

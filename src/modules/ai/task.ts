@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { createInstance, loadInstance, refusalOf, sendEvent } from '../../machines/instance';
+import { createInstance, loadInstance, refusalOf, step } from '../../machines/instance';
 import { stateName } from '../../machines/record';
 import { credit, debit } from '../../protocol/accounts';
 import type { ChainEvent } from '../../protocol/events';
@@ -38,8 +38,14 @@ export async function checkTask(s: ExecState, id: Hex, event: TaskEvent) {
   return snap;
 }
 
-/** Sends the event and returns its chain events (the transaction's). */
-export const sendTask = async (s: ExecState, id: Hex, event: TaskEvent, height: number): Promise<ChainEvent[]> => (await sendEvent(s, taskDef, id, event, height)).events;
+/**
+ * Sends the event and returns its chain events (the transaction's). `checked`: the snapshot
+ * checkTask returned for this event (the task is not read twice); without it, checked here.
+ */
+export async function sendTask(s: ExecState, id: Hex, event: TaskEvent, height: number, checked?: TaskSnapshot): Promise<ChainEvent[]> {
+  return (await step(s, taskDef, id, checked ?? (await checkTask(s, id, event)), event, height, 'tx')).events;
+}
+type TaskSnapshot = Awaited<ReturnType<typeof checkTask>>;
 
 /** Moves `amount` of the sender's coins into the AI escrow. */
 export async function escrow(s: ExecState, from: Address, amount: bigint, height: number): Promise<void> {

@@ -66,8 +66,8 @@ export const permissionChangeMachine = setup({
     apply: effect<{ account: Address; change: PermissionSpec | null; baseVersion: number }>(),
   },
   guards: {
-    reachesThreshold: ({ context, event }) => holds(notYetApproved)({ context, event: event as Approve }) && context.weight + (event as Approve).weight >= context.threshold,
-    notYetApproved: ({ context, event }) => holds(notYetApproved)({ context, event: event as Approve }),
+    reachesThreshold: (a) => holds(notYetApproved)(a) && a.context.weight + (a.event as Approve).weight >= a.context.threshold,
+    notYetApproved: holds(notYetApproved),
   },
 }).createMachine({
   id: 'permissionChange',
