@@ -23,7 +23,8 @@ import type { GasEstimate, VmBlockContext, VmMessage, VmOutcome } from './execut
  *   (replaced at once) and fails with VM_CALL_TIMEOUT;
  * - queue: at most `maxQueue` jobs wait, and at most a quarter of them of one client; beyond,
  *   VM_CALL_BUSY at once; a job that waited `timeoutMs` without a worker fails with
- *   VM_CALL_BUSY too (so an answer never takes more than twice the budget).
+ *   VM_CALL_BUSY too (so an answer never takes more than twice the budget) — or `startWaitMs`
+ *   when it came while no worker was up yet (a node's first seconds).
  * Waiting jobs are served one client after another (round robin), so a client flooding the
  * pool delays another client's call by about one run per flooding client, not by its backlog.
  * Workers run at a lower CPU priority (nice 10) than the main thread, so on a machine with
@@ -37,9 +38,11 @@ export interface VmCallPoolOptions {
   timeoutMs?: number;
   /** Jobs waiting for a worker beyond the running ones. */
   maxQueue?: number;
+  /** How long a job may wait while no worker is up yet (the node just started, or every worker is being replaced). */
+  startWaitMs?: number;
 }
 
-export const VM_CALL_DEFAULTS = Object.freeze({ timeoutMs: 5_000, maxQueue: 64 });
+export const VM_CALL_DEFAULTS = Object.freeze({ timeoutMs: 5_000, maxQueue: 64, startWaitMs: 30_000 });
 export const defaultVmCallWorkers = (): number => Math.max(1, availableParallelism() - 1);
 
 export type VmCallErrorCode = 'VM_CALL_BUSY' | 'VM_CALL_TIMEOUT' | 'VM_CALL_CRASHED' | 'VM_CALL_CLOSED' | 'VM_CALL_START_FAILED';
@@ -101,6 +104,7 @@ export class VmCallPool {
   readonly timeoutMs: number;
   readonly maxQueue: number;
   readonly maxQueuePerClient: number;
+  readonly startWaitMs: number;
 
   private constructor(
     private readonly kv: KvReader,
@@ -111,6 +115,7 @@ export class VmCallPool {
     this.timeoutMs = Math.max(1, opts.timeoutMs ?? VM_CALL_DEFAULTS.timeoutMs);
     this.maxQueue = Math.max(0, opts.maxQueue ?? VM_CALL_DEFAULTS.maxQueue);
     this.maxQueuePerClient = Math.max(1, Math.ceil(this.maxQueue / 4));
+    this.startWaitMs = Math.max(this.timeoutMs, opts.startWaitMs ?? VM_CALL_DEFAULTS.startWaitMs);
   }
 
   /**
@@ -182,6 +187,10 @@ export class VmCallPool {
         const n = this.queued >= this.maxQueue ? this.maxQueue : this.maxQueuePerClient;
         return reject(poolError('VM_CALL_BUSY', `VM call queue is full (${n} calls waiting${n === this.maxQueue ? '' : ' from this client'}): retry later`));
       }
+      // No worker up (starting: a worker loads the whole VM, seconds on a loaded machine): the wait
+      // is for the start, not for busy workers, and gets its own, longer bound.
+      const starting = !this.slots.some((s) => s?.ready);
+      const waitMs = starting ? this.startWaitMs : this.timeoutMs;
       j.timer = setTimeout(() => {
         const i = mine.indexOf(j);
         if (i < 0) return;
@@ -189,8 +198,9 @@ export class VmCallPool {
         this.queued--;
         if (mine.length === 0 && this.waiting.get(client) === mine) this.waiting.delete(client);
         this.counters.busy++;
-        this.fail(j, 'VM_CALL_BUSY', `VM call not started within ${this.timeoutMs} ms (all workers busy): retry later`);
-      }, this.timeoutMs);
+        const why = starting ? 'no VM call worker started' : 'all workers busy';
+        this.fail(j, 'VM_CALL_BUSY', `VM call not started within ${waitMs} ms (${why}): retry later`);
+      }, waitMs);
       j.timer.unref();
       mine.push(j);
       this.queued++;

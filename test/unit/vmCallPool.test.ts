@@ -75,6 +75,37 @@ describe('VmCallPool', () => {
     }
   }, 60_000);
 
+  it('a call made while the workers still start waits for them, not the busy wait (a node\'s first seconds)', async () => {
+    // Each worker loads the whole VM: on a loaded machine that took longer than the 5 s busy
+    // wait, and a node's first eth_call failed "all workers busy" (CI, issue 23's price test).
+    const young = VmCallPool.create(kv, { workers: 1, timeoutMs: 300, maxQueue: 2 });
+    try {
+      expect(young.stats().alive).toBe(0); // nothing started yet: the call below waits for the start
+      let out;
+      for (let tries = 0; !out; tries++) {
+        out = await young.call(root, call(CALLER_BALANCE), ctx).catch((e) => {
+          if (e.code !== 'VM_CALL_TIMEOUT' || tries >= 5) throw e; // a run starved past 300 ms on a busy machine
+          return undefined;
+        });
+      }
+      expect(out.status).toBe('success');
+      expect(young.stats()).toMatchObject({ busy: 0 });
+    } finally {
+      await young.close();
+    }
+  }, 60_000);
+
+  it('a call waits for the start at most startWaitMs, with an error that says so', async () => {
+    const young = VmCallPool.create(kv, { workers: 1, timeoutMs: 1, startWaitMs: 1, maxQueue: 2 });
+    try {
+      await expect(young.call(root, call(CALLER_BALANCE), ctx)).rejects.toMatchObject({
+        code: 'VM_CALL_BUSY', message: 'VM call not started within 1 ms (no VM call worker started): retry later',
+      });
+    } finally {
+      await young.close();
+    }
+  });
+
   it('refuses at once beyond the queue, and serves waiting calls one client after another', async () => {
     // A budget no run here reaches, however busy the machine: this is about order only.
     const fair = await VmCallPool.start(kv, { workers: 1, timeoutMs: 120_000, maxQueue: 8 });
