@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { AccountState, Address } from '../protocol/types';
 import { foldTxLifecycle, type TxLifecycleSnapshot } from '../machines/txLifecycle';
-import { REFUSAL, TxPool, type DroppedEntry } from '../mempool/pool';
+import { TxPool, type DroppedEntry } from '../mempool/pool';
+import { REFUSAL } from '../protocol/txRefusals';
 import { pqKeyHashOf } from '../crypto/txSigning';
 import type { Hex } from '../primitives/hex';
 import { behaviorOf, type Behavior } from './actorRef';
@@ -28,7 +29,7 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolRep
   /** Evicted or expired: `/tx/:id` answers `dropped` with the reason, as for a transaction the producer dropped. */
   const dropped = (out: DroppedEntry[], at: number) => {
     for (const e of out) {
-      remember(e.tx.id, e.tx, e.receivedAt, foldTxLifecycle([{ type: 'DROPPED', reason: e.reason }], admitted));
+      remember(e.tx.id, e.tx, e.receivedAt, foldTxLifecycle([{ type: 'DROPPED', reason: e.reason, code: e.code }], admitted));
       d.log.info({ id: e.tx.id, from: e.tx.from, nonce: e.tx.nonce, reason: e.reason, pendingMs: at - e.receivedAt }, 'tx dropped');
     }
   };
@@ -37,12 +38,12 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolRep
     async admit({ tx, keyHash }) {
       const acc = await d.readAccount(tx.from);
       const now = d.now();
-      let reason: string | undefined = d.pool.admit(tx, acc, keyHash, now);
+      let refused = d.pool.admit(tx, acc, keyHash, now);
       dropped(d.pool.takeEvicted(), now);
       // A resubmission racing its own inclusion: the block took it after admission's check.
-      if (reason === REFUSAL.nonceUsed && (await d.inChain(tx.id))) reason = REFUSAL.known;
-      const verdict: AdmitVerdict = reason ? { accepted: false, id: tx.id, reason } : { accepted: true, id: tx.id };
-      if (reason) d.log.debug({ id: tx.id, reason }, 'tx refused');
+      if (refused?.code === REFUSAL.nonceUsed.code && (await d.inChain(tx.id))) refused = REFUSAL.known;
+      const verdict: AdmitVerdict = refused ? { accepted: false, id: tx.id, reason: refused.reason, code: refused.code } : { accepted: true, id: tx.id };
+      if (refused) d.log.debug({ id: tx.id, reason: refused.reason, code: refused.code }, 'tx refused');
       else admissions++;
       return verdict;
     },
@@ -52,22 +53,22 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolRep
       for (const id of msg.included) d.pool.remove(id, now, true);
       // Nonces the block used with transactions this pool did not hold (a peer's block).
       for (const [from, nonce] of msg.nonces ?? []) d.pool.rebase(from, nonce + 1, now);
-      for (const { id, reason, internal } of msg.dropped) {
+      for (const { id, reason, code, internal } of msg.dropped) {
         const e = d.pool.get(id);
         if (!e) continue;
         d.pool.remove(id, now);
-        remember(id, e.tx, e.receivedAt, foldTxLifecycle([{ type: 'DROPPED', reason }], admitted));
-        if (internal !== undefined) d.log.error({ id, reason, error: internal }, 'tx dropped: its execution threw (a bug in this node; please report it with this line)');
-        else d.log.info({ id, reason }, 'tx dropped');
+        remember(id, e.tx, e.receivedAt, foldTxLifecycle([{ type: 'DROPPED', reason, code }], admitted));
+        if (internal !== undefined) d.log.error({ id, reason, code, error: internal }, 'tx dropped: its execution threw (a bug in this node; please report it with this line)');
+        else d.log.info({ id, reason, code }, 'tx dropped');
       }
     },
     async readmit({ txs }) {
       for (const tx of txs) {
         const acc = await d.readAccount(tx.from);
         const now = d.now();
-        const reason = d.pool.admit(tx, acc, pqKeyHashOf(tx), now);
+        const refused = d.pool.admit(tx, acc, pqKeyHashOf(tx), now);
         dropped(d.pool.takeEvicted(), now);
-        d.log.info({ id: tx.id, readmitted: reason === undefined, reason }, 'tx of an undone block');
+        d.log.info({ id: tx.id, readmitted: refused === undefined, reason: refused?.reason, code: refused?.code }, 'tx of an undone block');
       }
     },
     async expire(msg) {

@@ -99,6 +99,8 @@ export interface AdmitVerdict {
   accepted: boolean;
   id: Hex;
   reason?: string;
+  /** The refusal's code (protocol/refusal.ts), beside its reason. */
+  code?: string;
 }
 
 /** What the mempool knows about a transaction it holds or recently let go. */

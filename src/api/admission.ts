@@ -5,7 +5,8 @@ import type { SignedTx } from '../protocol/types';
 import type { Network } from '../protocol/network';
 import { keccakHex } from '../crypto/hash';
 import type { VerifyPool } from '../crypto/verifyPool';
-import { REFUSAL } from '../mempool/pool';
+import type { Refusal } from '../protocol/refusal';
+import { REFUSAL, TX } from '../protocol/txRefusals';
 import { attestationOf, NO_COMMITTEE, quorumRefusalWith } from '../modules/bridge';
 import { handlerFor, nestedOf } from '../modules/registry';
 import type { CommitteeRecord } from '../protocol/bridge';
@@ -17,7 +18,7 @@ import type { AdmitVerdict, MempoolMsg, MempoolReplies } from '../actors/protoco
 export type SubmitOutcome =
   /** `badSignature`: refused for an invalid signature (the guard counts it as an invalid submission). */
   | { kind: 'verdict'; verdict: AdmitVerdict; tx?: SignedTx; badSignature: boolean }
-  | { kind: 'malformed'; error: string }
+  | { kind: 'malformed'; error: string; code: string }
   | { kind: 'unavailable'; error: string };
 
 /**
@@ -43,16 +44,18 @@ export function createAdmission(d: {
    * user of each nested envelope (a META_TX's inner): a relayed transaction is judged as if its
    * user had sent it.
    */
-  governed?: (signer: SignedTx['from'], tx: SignedTx) => Promise<string | undefined>;
+  governed?: (signer: SignedTx['from'], tx: SignedTx) => Promise<Refusal | undefined>;
   /** Resolves when admission may use the CPU: not while a block is built or imported (actors/blockWork.ts). */
   turn?: () => Promise<void>;
 }) {
-  const refuse = (id: Hex, reason: string): SubmitOutcome => ({ kind: 'verdict', verdict: { accepted: false, id, reason }, badSignature: reason === REFUSAL.signature });
+  const refuse = (id: Hex, r: Refusal): SubmitOutcome => ({ kind: 'verdict', verdict: { accepted: false, id, reason: r.reason, code: r.code }, badSignature: r.code === REFUSAL.signature.code });
+  const malformed = (error: string, code: string = TX.TX_MALFORMED({ error }).code): SubmitOutcome => ({ kind: 'malformed', error, code });
 
   async function admit(tx: SignedTx, keyHash: Hex | null, verify?: () => Promise<boolean>): Promise<SubmitOutcome> {
     const handler = handlerFor(tx.type);
-    const typeError = handler ? handler.validate(tx) : `unknown transaction type ${String(tx.type)}`;
-    if (typeError) return { kind: 'malformed', error: typeError };
+    if (!handler) return malformed(TX.TX_UNKNOWN_TYPE({ type: String(tx.type) }).reason, 'TX_UNKNOWN_TYPE');
+    const typeError = handler.validate(tx);
+    if (typeError) return malformed(typeError);
     if (await d.store.txLocation(tx.id)) return refuse(tx.id, REFUSAL.known);
     if (verify) {
       let valid: boolean;
@@ -77,7 +80,7 @@ export function createAdmission(d: {
     if (proof) {
       const c = await d.committee!();
       if (!c) return refuse(tx.id, NO_COMMITTEE);
-      let refused: string | undefined;
+      let refused: Refusal | undefined;
       try {
         refused = await quorumRefusalWith(c, proof.digest(c), proof.signatures, proof.what, (job) => d.verifier.verify(job));
       } catch (e) {
@@ -87,7 +90,7 @@ export function createAdmission(d: {
     }
     try {
       const verdict = await d.mempool.ask({ type: 'admit', tx, keyHash });
-      return { kind: 'verdict', verdict, tx, badSignature: !verdict.accepted && verdict.reason === REFUSAL.signature };
+      return { kind: 'verdict', verdict, tx, badSignature: !verdict.accepted && verdict.code === REFUSAL.signature.code };
     } catch (e) {
       // Back-pressure or shutdown, not a verdict on the transaction: retry later or elsewhere.
       if (e instanceof MailboxFullError || e instanceof ActorStoppedError) return { kind: 'unavailable', error: `mempool unavailable, retry: ${e.message}` };
@@ -101,7 +104,7 @@ export function createAdmission(d: {
       await d.turn?.();
       const decoded = decodeEnvelope(body, d.network);
       // A payload changed after signing that keeps its original id: `invalid signature`, decided by the body alone.
-      if (!decoded.ok) return decoded.signature ? refuse(decoded.id, REFUSAL.signature) : { kind: 'malformed', error: decoded.error };
+      if (!decoded.ok) return decoded.signature ? refuse(decoded.id, REFUSAL.signature) : malformed(decoded.error);
       const tx = decoded.tx;
       // A key/from mismatch yields a verify job that fails: `invalid signature`; so does a bad nested (META_TX inner) signature.
       return admit(tx, pqKeyHashOf(tx), async () => {
@@ -120,7 +123,7 @@ export function createAdmission(d: {
       const decoded = decodeEthTx(raw, d.now(), d.network.chainId);
       if (!decoded.ok) {
         if (decoded.signature) return refuse(typeof raw === 'string' && /^0x[0-9a-fA-F]*$/.test(raw) ? keccakHex(fromHex(raw)) : '0x', REFUSAL.signature);
-        return { kind: 'malformed', error: decoded.error };
+        return malformed(decoded.error);
       }
       return admit(decoded.tx, null);
     },

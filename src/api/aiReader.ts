@@ -1,4 +1,6 @@
 import { toNative } from '../crypto/address';
+import type { CodeOf } from '../protocol/refusal';
+import { AI } from '../modules/ai/errors';
 import { loadInstance } from '../machines/instance';
 import { stateName } from '../machines/record';
 import { dutyRefusal, getOracle, getOracleList, type OracleRecord } from '../modules/ai/oracles';
@@ -14,9 +16,8 @@ import type { AddressTxsPage, OraclesView, OracleView, TasksPage, TaskTransition
 import { feedPage, historyOf, recentIds } from './machineFeed';
 import type { AiQueries, ReadModel } from './ports';
 
-/** A refusal that means "after its window" (the AI handlers' wording): what `late` counts. */
-const LATE = /(window closed|bidding closed|was due by) at height|was due by height/;
-const LATE_TYPES = new Set(['AI_COMMIT', 'AI_REVEAL', 'AI_RESULT', 'AI_BID']);
+/** A duty sent after its window: the code the task machine's status rules give (modules/ai/errors.ts). */
+const LATE: CodeOf<typeof AI> = 'AI_WINDOW_CLOSED';
 
 /** The windows a task is waiting on, in the order they come, with what happens at each. */
 const NEXT: Partial<Record<TaskStatus, [keyof TaskView['deadlines'], string]>> = {
@@ -129,7 +130,7 @@ export class AiReader implements AiQueries {
     const out: OracleView[] = [];
     for (const a of await getOracleList(s)) {
       const o = (await getOracle(s, a))!;
-      out.push(await this.oracleView(o, dutyRefusal(o, a, p)));
+      out.push(await this.oracleView(o, dutyRefusal(o, a, p)?.reason));
     }
     return {
       height: head.height, finalizedHeight: head.finalizedHeight, minStake: p.MIN_ORACLE_STAKE.toString(), minReputation: -Number(p.AI_MIN_REPUTATION), oracles: out,
@@ -140,7 +141,7 @@ export class AiReader implements AiQueries {
 
   private async oracleView(o: OracleRecord, refused: string | undefined): Promise<OracleView> {
     const recent = await this.d.addressTxs(o.address, 1_000);
-    const late = recent.txs.filter((t) => t.from === o.address && LATE_TYPES.has(t.type) && t.result?.status === 'failed' && LATE.test(t.result.error ?? '')).length;
+    const late = recent.txs.filter((t) => t.from === o.address && t.result?.code === LATE).length;
     return { ...o, native: toNative(o.address), status: o.leftAt !== null ? 'left' : refused ? 'ineligible' : 'active', why: o.leftAt !== null ? null : (refused ?? null), late };
   }
 }

@@ -297,10 +297,10 @@ export class ChainReader implements ChainQueries {
     const m = await this.d.mempool.ask({ type: 'lookup', id });
     if (!m) return this.undoneRecord(id);
     const lifecycle = lifecycleState(m.lifecycle);
-    const reason = m.lifecycle.context.reason ?? undefined;
+    const { reason, code } = m.lifecycle.context;
     return {
       ...this.summarize(m.tx), status: STATUS_OF[lifecycle], lifecycle, receivedAt: m.receivedAt,
-      ...(reason ? { reason } : {}), ...authOf(m.tx),
+      ...(reason ? { reason } : {}), ...(code ? { code } : {}), ...authOf(m.tx),
     };
   }
 

@@ -1,4 +1,5 @@
 import { GAS_PRICE_WEI, VM_MAX_GAS } from '../protocol/params';
+import { TX } from '../protocol/txRefusals';
 import { paramOf } from '../protocol/governable';
 import type { Address } from '../protocol/types';
 import { toHex, type Hex } from '../primitives/hex';
@@ -163,8 +164,8 @@ export class NodeRpcBackend implements RpcBackend {
 
   async sendRawTransaction(raw: Hex) {
     const out = await this.d.admission.submitRaw(raw);
-    if (out.kind === 'verdict') return out.verdict.accepted ? { accepted: true as const, hash: out.verdict.id } : { accepted: false as const, reason: out.verdict.reason! };
-    return { accepted: false as const, reason: out.error };
+    if (out.kind === 'verdict') return out.verdict.accepted ? { accepted: true as const, hash: out.verdict.id } : { accepted: false as const, reason: out.verdict.reason!, code: out.verdict.code! };
+    return { accepted: false as const, reason: out.error, code: out.kind === 'malformed' ? out.code : TX.TX_UNAVAILABLE(out).code };
   }
 
   gasPrice(): bigint {

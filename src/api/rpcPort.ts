@@ -64,7 +64,7 @@ export interface RpcBackend {
   call(msg: RpcCallMessage, height: number, caller?: string): MaybePromise<RpcCallOutcome>;
   estimateGas(msg: RpcCallMessage, caller?: string): Promise<{ ok: true; gas: bigint } | { ok: false; error: string; returnData?: Hex }>;
   /** Same admission path as POST /vm/tx: accepted → the hash; refused → the spec's reason. */
-  sendRawTransaction(raw: Hex): Promise<{ accepted: true; hash: Hex } | { accepted: false; reason: string }>;
+  sendRawTransaction(raw: Hex): Promise<{ accepted: true; hash: Hex } | { accepted: false; reason: string; code: string }>;
   /** Fixed gas price in wei: FEES.VM_TRANSFER × 10^12 / 21,000. */
   gasPrice(): bigint;
 }

@@ -1,5 +1,7 @@
 import { pqKeyHashOf, verifyTxReference } from '../crypto/txSigning';
 import { TxFailure } from '../protocol/handler';
+import type { Refusal } from '../protocol/refusal';
+import { REFUSAL, TX } from '../protocol/txRefusals';
 import { handlerFor, nestedOf } from '../modules/registry';
 import { evmEngine } from '../modules/vm/engine';
 import { liquidCost } from '../protocol/cost';
@@ -18,7 +20,7 @@ import type { AccountState, Address, SignedTx, TxResult } from '../protocol/type
  */
 export type TxVerdict =
   | { kind: 'applied'; result: TxResult; burned: bigint }
-  | { kind: 'skip'; reason: string; permanent: boolean; gap: boolean };
+  | { kind: 'skip'; refusal: Refusal; permanent: boolean; gap: boolean };
 
 export interface BlockContext {
   height: number;
@@ -42,7 +44,7 @@ export interface BlockContext {
   network: Network;
 }
 
-const skip = (reason: string, permanent: boolean, gap = false): TxVerdict => ({ kind: 'skip', reason, permanent, gap });
+const skip = (refusal: Refusal, permanent: boolean, gap = false): TxVerdict => ({ kind: 'skip', refusal, permanent, gap });
 
 
 /**
@@ -55,25 +57,25 @@ const skip = (reason: string, permanent: boolean, gap = false): TxVerdict => ({ 
 export async function applyTx(state: ExecState, tx: SignedTx, ctx: BlockContext): Promise<TxVerdict> {
   const sender = tx.from;
   const acc = await state.getAccount(sender);
-  if (!acc) return skip('insufficient balance', false);
-  if (tx.nonce < acc.nonce) return skip('nonce already used', true);
-  if (tx.nonce > acc.nonce) return skip('nonce gap', false, true);
+  if (!acc) return skip(REFUSAL.balance, false);
+  if (tx.nonce < acc.nonce) return skip(REFUSAL.nonceUsed, true);
+  if (tx.nonce > acc.nonce) return skip(TX.TX_NONCE_GAP(), false, true);
   const keyHash = pqKeyHashOf(tx);
-  if (keyHash && acc.mldsaKeyHash !== null && acc.mldsaKeyHash !== keyHash) return skip('invalid signature', true);
+  if (keyHash && acc.mldsaKeyHash !== null && acc.mldsaKeyHash !== keyHash) return skip(REFUSAL.signature, true);
 
   // Admission ran these stateless checks already; a block from elsewhere (import, replay) may
   // not have, and a transaction admission would refuse can never be in a block.
   const handler = handlerFor(tx.type);
-  if (!handler) return skip(`unknown transaction type ${String(tx.type)}`, true);
+  if (!handler) return skip(TX.TX_UNKNOWN_TYPE({ type: String(tx.type) }), true);
   const invalid = ctx.admitted ? undefined : handler.validate(tx);
-  if (invalid !== undefined) return skip(invalid, true);
-  if (!ctx.nestedVerified && !nestedOf(tx).every((inner) => verifyTxReference(inner, ctx.network))) return skip('invalid signature', true);
+  if (invalid !== undefined) return skip(TX.TX_MALFORMED({ error: invalid }), true);
+  if (!ctx.nestedVerified && !nestedOf(tx).every((inner) => verifyTxReference(inner, ctx.network))) return skip(REFUSAL.signature, true);
   const feeLimit = BigInt(tx.fee);
-  if (acc.balance < liquidCost(tx)) return skip('insufficient balance', false);
+  if (acc.balance < liquidCost(tx)) return skip(REFUSAL.balance, false);
   // Only a staker can be exempt by stake: the parameter is read for stakers alone.
   const exemptByStake = async (a: AccountState) => a.staked > 0n && isFeeExempt(a, await paramOf(state, 'FEE_EXEMPT_STAKE'));
   const exempt = acc.feeExempt || (await exemptByStake(acc));
-  if (chargeFor(acc, handler.maxEnergy(tx), ctx.height, exempt).burn > feeLimit) return skip('fee limit below the energy shortfall', false);
+  if (chargeFor(acc, handler.maxEnergy(tx), ctx.height, exempt).burn > feeLimit) return skip(TX.TX_FEE_LIMIT(), false);
 
   acc.nonce += 1;
   if (keyHash) acc.mldsaKeyHash ??= keyHash;
@@ -94,7 +96,7 @@ export async function applyTx(state: ExecState, tx: SignedTx, ctx: BlockContext)
     await state.revert();
     if (!(e instanceof TxFailure)) throw e; // a bug, not a transaction outcome: let the supervisor see it
     energy = e.energy ?? handler.maxEnergy(tx);
-    result = { status: 'failed', error: e.reason, ...(e.vm ? { vm: e.vm } : {}) };
+    result = { status: 'failed', error: e.reason, code: e.code, ...(e.vm ? { vm: e.vm } : {}) };
   }
 
   const payer = (await state.getAccount(sender))!;

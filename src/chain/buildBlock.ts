@@ -1,4 +1,5 @@
 import { applyTx } from './applyTx';
+import { TX } from '../protocol/txRefusals';
 import { blockGasLimit, blockGasOf } from './blockGas';
 import type { ExecState } from '../protocol/execState';
 import { finishBlock } from './finishBlock';
@@ -15,13 +16,13 @@ export interface BuildResult {
    * `internal`: the error (stack) a transaction made execution throw — a bug it triggers, not
    * a transaction outcome; the operator needs it in the log.
    */
-  dropped: { id: SignedTx['id']; reason: string; internal?: string }[];
+  dropped: { id: SignedTx['id']; reason: string; code: string; internal?: string }[];
   /** End-of-block events (machines ticked at this height): the block's `events`, omitted when empty. */
   events: ChainEvent[];
 }
 
 /** The drop reason of a transaction whose execution threw (BuildResult.dropped). */
-export const INTERNAL_ERROR = 'internal error: the node could not execute this transaction';
+export const INTERNAL_ERROR = TX.TX_INTERNAL_ERROR().reason;
 
 /**
  * Fills a block from the candidates in the order they come (the mempool's: by nonce and
@@ -70,7 +71,7 @@ export async function buildBlock(
       v = await applyTx(state, next.tx, opts);
     } catch (e) {
       await state.revert();
-      out.dropped.push({ id: next.tx.id, reason: INTERNAL_ERROR, internal: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+      out.dropped.push({ id: next.tx.id, reason: INTERNAL_ERROR, code: 'TX_INTERNAL_ERROR', internal: e instanceof Error ? (e.stack ?? e.message) : String(e) });
       next.advance();
       continue;
     }
@@ -82,7 +83,7 @@ export async function buildBlock(
       burned += v.burned;
       next.advance();
     } else if (v.permanent) {
-      out.dropped.push({ id: next.tx.id, reason: v.reason });
+      out.dropped.push({ id: next.tx.id, reason: v.refusal.reason, code: v.refusal.code });
       next.advance(); // a used nonce does not block the sender's later ones
     }
     // a temporary skip or a gap leaves the sender out of this block

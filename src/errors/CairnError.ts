@@ -1,8 +1,12 @@
+import type { ErrorCode } from './codes';
+
+export type { ErrorCode } from './codes';
+
 /**
- * The one base error class: a typed code, metadata, and an optional cause.
+ * The one base error class: a typed code (one of ErrorCode), metadata, and an optional cause.
  * HTTP statuses and JSON-RPC codes are chosen at the edge (http/, rpc/), never here.
  */
-export class CairnError<C extends string = string> extends Error {
+export class CairnError<C extends ErrorCode = ErrorCode> extends Error {
   constructor(
     readonly code: C,
     message: string,

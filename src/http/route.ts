@@ -103,7 +103,7 @@ export function route<V>(log: Logger, h: (req: Request, res: Response) => MaybeP
     if (res.completed) return;
     if (e instanceof HttpError) {
       if (e.status === 503) res.header('retry-after', String(UNAVAILABLE_RETRY_AFTER_S));
-      return void res.status(e.status).json({ error: e.message });
+      return void res.status(e.status).json(e.refusalCode === undefined ? { error: e.message } : { error: e.message, code: e.refusalCode });
     }
     requestLog(log, req).error({ err: e }, 'request failed');
     res.status(500).json({ error: 'internal error' });

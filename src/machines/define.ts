@@ -2,6 +2,7 @@ import type { AnyStateMachine, EventFrom, ParameterizedObject, SnapshotFrom, Sta
 import type { ChainEvent } from '../protocol/events';
 import type { ExecState } from '../protocol/execState';
 import type { TxFailure } from '../protocol/handler';
+import type { Refusal } from '../protocol/refusal';
 import { MachineError } from './errors';
 
 /**
@@ -40,15 +41,15 @@ export type EffectAppliers<M> = {
 };
 
 /**
- * A named rule of a machine: why `event` may not happen to instance `id` in `context`, or
- * undefined when it may. One function is both the XState guard (`holds`) and, when the machine
+ * A named rule of a machine: why `event` may not happen to instance `id` in `context` (a
+ * Refusal from the module's catalog: code, reason, metadata), or undefined when it may. One function is both the XState guard (`holds`) and, when the machine
  * refuses the event, the refusal's reason (the kit asks the event's rules in order: `sendEvent`,
  * `refusalOf`): a rule is written once, in the machine, never again in a handler or a client.
  * A rule that reads `status` (the state's name) refuses by state — the words for an event the
  * state does not take — and is never a guard (a guard is placed in the state it holds in).
  */
 // (Method syntax: a definition with rules stays assignable to a definition of any machine.)
-export type Rule<C, E> = { rule(context: C, event: E, id: string, status: string): string | undefined }['rule'];
+export type Rule<C, E> = { rule(context: C, event: E, id: string, status: string): Refusal | undefined }['rule'];
 
 /** The XState guard of rules: true when none refuses (the id does not change the verdict). */
 export const holds =
@@ -81,9 +82,9 @@ export interface MachineDef<M extends AnyStateMachine> {
    * The event to send instead when an effect of a DEADLINE transition throws TxFailure (the
    * tick has no transaction to fail): e.g. a proposal whose execution is refused becomes FAILED.
    * Without it such a failure halts the block. `failure` is the error itself, for a machine
-   * whose effects refuse in more than one way (a TxFailure subclass carrying data).
+   * whose effects refuse in more than one way (its code and metadata say which).
    */
-  onTickFailure?: (reason: string, height: number, failure: TxFailure) => EventFrom<M>;
+  onTickFailure?: (failure: TxFailure, height: number) => EventFrom<M>;
   /**
    * A few figures of the snapshot worth keeping in its history (e.g. a proposal's tally):
    * added to every `machine.transition` event as `summary`, so the history by height shows them.

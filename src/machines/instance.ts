@@ -2,6 +2,8 @@ import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMa
 import type { ChainEvent } from '../protocol/events';
 import type { ExecState } from '../protocol/execState';
 import { TxFailure } from '../protocol/handler';
+import type { Refusal } from '../protocol/refusal';
+import { MACHINE } from './refusals';
 import type { EffectContext, EffectOf, MachineDef } from './define';
 import { moveDeadline } from './dueIndex';
 import { MachineError } from './errors';
@@ -25,8 +27,8 @@ export type Phase = 'tx' | 'tick';
 /** Generic snapshots do not resolve to MachineSnapshot inside generic code; this is the same object. */
 const snap = (s: unknown): AnyMachineSnapshot => s as AnyMachineSnapshot;
 
-const refusal = (phase: Phase, message: string, meta: Record<string, unknown>): Error =>
-  phase === 'tx' ? new TxFailure(message) : new MachineError('MACHINE_TICK_FAILED', message, meta);
+const refusal = (phase: Phase, r: Refusal, meta: Record<string, unknown>): Error =>
+  phase === 'tx' ? new TxFailure(r) : new MachineError('MACHINE_TICK_FAILED', r.reason, { ...meta, code: r.code });
 
 /** The current snapshot of an instance, or undefined if it was never created. */
 export async function loadInstance<M extends AnyStateMachine>(state: ExecState, def: MachineDef<M>, id: string): Promise<SnapshotFrom<M> | undefined> {
@@ -42,7 +44,7 @@ export async function createInstance<M extends AnyStateMachine>(
   input: InputFrom<M>,
   height: number,
 ): Promise<MachineStep<M>> {
-  if ((await loadRecord(state, def.name, id)) !== undefined) throw new TxFailure(`${def.name} ${id} already exists`);
+  if ((await loadRecord(state, def.name, id)) !== undefined) throw new TxFailure(MACHINE.MACHINE_INSTANCE_EXISTS({ machine: def.name, id }));
   const [snapshot, actions] = (initialTransition as (m: M, i: InputFrom<M>) => [SnapshotFrom<M>, unknown[]])(def.machine, input);
   return save(state, def, id, { before: undefined, event: 'xstate.init', after: snapshot, actions, height, phase: 'tx' });
 }
@@ -60,7 +62,7 @@ export async function sendEvent<M extends AnyStateMachine>(
   height: number,
 ): Promise<MachineStep<M>> {
   const before = await loadInstance(state, def, id);
-  if (before === undefined) throw new TxFailure(`${def.name} ${id} does not exist`);
+  if (before === undefined) throw new TxFailure(MACHINE.MACHINE_INSTANCE_MISSING({ machine: def.name, id }));
   return step(state, def, id, before, event, height, 'tx');
 }
 
@@ -70,16 +72,16 @@ export async function sendEvent<M extends AnyStateMachine>(
  * not take …". A handler that must check more than the machine knows (an oracle's stake, a
  * bond against a parameter) asks this first, so refusals keep the machine's order.
  */
-export function refusalOf<M extends AnyStateMachine>(def: MachineDef<M>, id: string, snapshot: SnapshotFrom<M>, event: EventFrom<M>): string | undefined {
+export function refusalOf<M extends AnyStateMachine>(def: MachineDef<M>, id: string, snapshot: SnapshotFrom<M>, event: EventFrom<M>): Refusal | undefined {
   if (snap(snapshot).can(event)) return undefined;
   const type = (event as EventObject).type;
   const status = stateName(snap(snapshot).value);
-  const rules = (def.rules as Record<string, readonly ((c: unknown, e: unknown, id: string, status: string) => string | undefined)[]> | undefined)?.[type] ?? [];
+  const rules = (def.rules as Record<string, readonly ((c: unknown, e: unknown, id: string, status: string) => Refusal | undefined)[]> | undefined)?.[type] ?? [];
   for (const rule of rules) {
-    const reason = rule(snap(snapshot).context, event, id, status);
-    if (reason !== undefined) return reason;
+    const r = rule(snap(snapshot).context, event, id, status);
+    if (r !== undefined) return r;
   }
-  return `${def.name} ${id} in state ${status} does not take ${type}`;
+  return MACHINE.MACHINE_EVENT_REFUSED({ machine: def.name, id, status, event: type });
 }
 
 /** One event through `transition`, after the `can` check; shared by transactions and the tick. */
@@ -116,8 +118,8 @@ async function save<M extends AnyStateMachine>(state: ExecState, def: MachineDef
   // A tick may not schedule at the height it is ticking (that entry is already being visited).
   const earliest = c.phase === 'tx' ? c.height : c.height + 1;
   if (to !== null && (!Number.isSafeInteger(to) || to < earliest)) {
-    const message = `${def.name} ${id} in state ${stateName(snap(c.after).value)} sets a deadline at ${to}, before height ${earliest}`;
-    throw c.phase === 'tx' ? new TxFailure(message) : new MachineError('MACHINE_BAD_DEADLINE', message, { machine: def.name, id, deadline: to });
+    const r = MACHINE.MACHINE_DEADLINE_PAST({ machine: def.name, id, status: stateName(snap(c.after).value), deadline: Number(to), earliest });
+    throw c.phase === 'tx' ? new TxFailure(r) : new MachineError('MACHINE_BAD_DEADLINE', r.reason, { machine: def.name, id, deadline: to });
   }
   await state.putRecord(machineKey(def.name, id), toRecord(def, c.after));
   await moveDeadline(state, { machine: def.name, id }, from, to);

@@ -61,7 +61,7 @@ async function tickOne(state: ExecState, def: AnyMachineDef, id: string, height:
     const meta = { machine: def.name, id, height };
     if (!def.onTickFailure) throw new MachineError('MACHINE_TICK_FAILED', `${def.name} ${id}: DEADLINE at ${height} failed: ${e.reason}`, meta, { cause: e });
     try {
-      return (await step(state, def, id, before, def.onTickFailure(e.reason, height, e), height, 'tick')).events;
+      return (await step(state, def, id, before, def.onTickFailure(e, height), height, 'tick')).events;
     } catch (e2) {
       if (e2 instanceof MachineError) throw e2;
       throw new MachineError('MACHINE_TICK_FAILED', `${def.name} ${id}: the fallback of a failed DEADLINE at ${height} failed too`, meta, { cause: e2 });

@@ -8,14 +8,16 @@ import type { Hex } from '../primitives/hex';
  */
 export type TxLifecycleEvent =
   | { type: 'ADMITTED' }
-  | { type: 'REFUSED'; reason: string }
+  | { type: 'REFUSED'; reason: string; code?: string }
   | { type: 'INCLUDED'; height: number; blockHash: Hex }
-  | { type: 'DROPPED'; reason: string }
+  | { type: 'DROPPED'; reason: string; code?: string }
   | { type: 'FINALIZED'; finalizedHeight: number }
   | { type: 'UNDONE' };
 
 export interface TxLifecycleContext {
   reason: string | null;
+  /** The refusal's code beside `reason` (protocol/refusal.ts). */
+  code?: string | null;
   blockHeight: number | null;
   blockHash: Hex | null;
 }
@@ -35,7 +37,7 @@ export const txLifecycleMachine = setup({
     submitted: {
       on: {
         ADMITTED: 'inMempool',
-        REFUSED: { target: 'refused', actions: assign({ reason: ({ event }) => event.reason }) },
+        REFUSED: { target: 'refused', actions: assign({ reason: ({ event }) => event.reason, code: ({ event }) => event.code ?? null }) },
       },
     },
     inMempool: {
@@ -44,7 +46,7 @@ export const txLifecycleMachine = setup({
           target: 'included',
           actions: assign({ blockHeight: ({ event }) => event.height, blockHash: ({ event }) => event.blockHash }),
         },
-        DROPPED: { target: 'dropped', actions: assign({ reason: ({ event }) => event.reason }) },
+        DROPPED: { target: 'dropped', actions: assign({ reason: ({ event }) => event.reason, code: ({ event }) => event.code ?? null }) },
       },
     },
     included: {

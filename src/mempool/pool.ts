@@ -3,23 +3,8 @@ import { MEMPOOL_GAPPED_LIFETIME_MS, MEMPOOL_SENDER_GAPPED, MEMPOOL_SENDER_PENDI
 import type { Address, SignedTx } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
 
-/** The spec's refusal reasons, exactly as the API shows them. */
-export const REFUSAL = {
-  nonceUsed: 'nonce already used',
-  nonceAhead: 'nonce too far ahead',
-  known: 'transaction already known',
-  full: 'mempool full',
-  signature: 'invalid signature',
-  balance: 'insufficient balance',
-} as const;
-export type Refusal = (typeof REFUSAL)[keyof typeof REFUSAL];
-
-/** Why a pending transaction left the pool without a block (`reason` of a dropped `/tx/:id`). */
-export const DROP = {
-  lifetime: 'mempool lifetime reached',
-  gappedLifetime: 'nonce gap not filled within the gapped lifetime',
-  evicted: 'evicted from the full mempool by a ready transaction (nonce gap not filled)',
-} as const;
+import type { Refusal } from '../protocol/refusal';
+import { DROP, REFUSAL } from '../protocol/txRefusals';
 
 /** What admission needs to know about the sender at the head state (undefined: never funded). */
 export interface SenderView {
@@ -55,6 +40,7 @@ export interface DroppedEntry {
   tx: SignedTx;
   receivedAt: number;
   reason: string;
+  code: string;
 }
 
 interface SenderQueue {
@@ -251,9 +237,9 @@ export class TxPool {
     return out;
   }
 
-  private drop(e: Entry, reason: string, now: number): DroppedEntry {
+  private drop(e: Entry, why: Refusal, now: number): DroppedEntry {
     this.remove(e.tx.id, now);
-    return { tx: e.tx, receivedAt: e.receivedAt, reason };
+    return { tx: e.tx, receivedAt: e.receivedAt, reason: why.reason, code: why.code };
   }
 
   private newQueue(sender: Address, base: number): SenderQueue {

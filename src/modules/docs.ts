@@ -1,6 +1,7 @@
 import type { AnyStateMachine } from 'xstate';
 import { mermaidDiagram } from '../machines/mermaid';
 import { PARAMS, type ParamSpec } from '../protocol/governable';
+import type { RefusalCatalog } from '../protocol/refusal';
 import type { AnyTxEntry, AmountRule, EnvelopeRule, Fields, ToRule } from './tx/entry';
 
 /**
@@ -104,3 +105,13 @@ export function machinesSection(machines: readonly { title: string; source: stri
   return [MACHINES_BEGIN, ...parts, MACHINES_END].join('\n\n');
 }
 export const withMachinesSection = (doc: string, section: string): string => withSection(doc, MACHINES_BEGIN, MACHINES_END, section);
+
+export const REFUSALS_BEGIN = '<!-- BEGIN GENERATED: refusal codes (npm run docs:types, from src/modules/refusals.ts) -->';
+export const REFUSALS_END = '<!-- END GENERATED: refusal codes -->';
+
+/** docs/API.md "Refusal codes": every catalog's codes with their wording, module by module. */
+export function refusalsSection(catalogs: readonly RefusalCatalog[]): string {
+  const rows = catalogs.flatMap((c) => c.codes.map((k) => `| ${code(k)} | ${c.module} | ${cell(c.template(k)).replace(/</g, '&lt;').replace(/>/g, '&gt;')} |`));
+  return [REFUSALS_BEGIN, '| code | module | reason |', '|---|---|---|', ...rows, REFUSALS_END].join('\n');
+}
+export const withRefusalsSection = (doc: string, section: string): string => withSection(doc, REFUSALS_BEGIN, REFUSALS_END, section);

@@ -1,4 +1,5 @@
 import { TxFailure } from './handler';
+import { TX } from './txRefusals';
 import { energyAt, maxEnergy } from './energy';
 import type { ExecState } from './execState';
 import type { AccountState, Address } from './types';
@@ -24,7 +25,7 @@ export async function credit(s: ExecState, addr: Address, amount: bigint, height
 
 export async function debit(s: ExecState, addr: Address, amount: bigint): Promise<void> {
   const a = await s.getAccount(addr);
-  if (!a || a.balance < amount) throw new TxFailure('insufficient balance');
+  if (!a || a.balance < amount) throw new TxFailure(TX.TX_INSUFFICIENT_BALANCE());
   a.balance -= amount;
   await s.putAccount(addr, a);
 }

@@ -1,6 +1,7 @@
 import type { ExecState } from './execState';
 import type { Network } from './network';
 import type { ChainEvent } from './events';
+import type { Refusal } from './refusal';
 import type { Address, SignedTx, TxType, VmReceipt } from './types';
 
 /** What a handler sees while executing one transaction. The nonce is already advanced. */
@@ -29,14 +30,23 @@ export interface HandlerOutcome {
   events?: ChainEvent[];
 }
 
-/** A failed execution: its state changes are reverted, but the energy it used is still charged. */
-export class TxFailure extends Error {
+/**
+ * A failed execution: its state changes are reverted, but the energy it used is still charged.
+ * It carries a Refusal (protocol/refusal.ts): the code goes into the result beside the reason.
+ */
+export class TxFailure<C extends string = string> extends Error {
+  readonly code: C;
+  readonly reason: string;
+  readonly meta: Refusal<C>['meta'];
   constructor(
-    readonly reason: string,
+    readonly refusal: Refusal<C>,
     readonly energy?: bigint,
     readonly vm?: VmReceipt,
   ) {
-    super(reason);
+    super(refusal.reason);
+    this.code = refusal.code;
+    this.reason = refusal.reason;
+    this.meta = refusal.meta;
   }
 }
 

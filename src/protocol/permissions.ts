@@ -1,5 +1,6 @@
 import type { ExecState } from './execState';
 import { recordKey } from './records';
+import { refusals, type Refusal } from './refusal';
 import type { Address, SignedTx, TxType } from './types';
 
 /**
@@ -54,6 +55,23 @@ export const VALUE_MOVING = ['TRANSFER', 'TOKEN_TRANSFER', 'TOKEN_APPROVE', 'NFT
 const VM_TYPES: readonly TxType[] = ['VM_DEPLOY', 'VM_CALL', 'VM_TRANSFER'];
 
 /**
+ * The permissions module's refusals of what a permissioned account's own key sends (here, not
+ * in modules/permissions/errors.ts: applyTx and admission ask governedRefusal, and protocol/
+ * may not import modules/).
+ */
+export const GOVERNED = refusals('permissions', {
+  /** PERMISSION_UPDATE from an account that has a permission. */
+  PERMISSION_EXISTS: (_: { account: Address }) => 'the account has a permission: change it with PERMISSION_PROPOSE',
+  /** The account's own key sends a type its permission governs. */
+  PERMISSION_GOVERNED: (m: { account: Address; type: TxType }) => `${m.type} from ${m.account} needs its multisig permission (MULTISIG_PROPOSE)`,
+  /** An Ethereum-envelope transaction from an account whose permission governs a VALUE_MOVING type (`governs`). */
+  PERMISSION_ETH_ENVELOPE_GOVERNED: (m: { account: Address; governs: readonly TxType[] }) =>
+    `Ethereum-envelope transactions from ${m.account} are refused: its permission governs ${m.governs.join(', ')} (value moves only through MULTISIG_PROPOSE)`,
+  /** A VM transaction carrying value from an account whose permission governs TRANSFER. */
+  PERMISSION_VM_VALUE_GOVERNED: (m: { account: Address; type: TxType }) => `${m.type} from ${m.account} sends value, and its permission governs TRANSFER (MULTISIG_PROPOSE)`,
+});
+
+/**
  * Why `account`'s own key may not send `tx`, or undefined: the one check of every path that
  * runs a transaction as its signer — applyTx for the sender, META_TX for the user of its inner
  * transaction, admission for both (docs/PROTOCOL.md "Weighted multisig permissions"). Reads
@@ -61,19 +79,17 @@ const VM_TYPES: readonly TxType[] = ['VM_DEPLOY', 'VM_CALL', 'VM_TRANSFER'];
  * Ethereum-envelope transaction when it governs a VALUE_MOVING type; a hybrid VM transaction
  * carrying value when it governs TRANSFER.
  */
-export async function governedRefusal(s: ExecState, account: Address, tx: Pick<SignedTx, 'type' | 'envelope' | 'amount'>): Promise<string | undefined> {
+export async function governedRefusal(s: ExecState, account: Address, tx: Pick<SignedTx, 'type' | 'envelope' | 'amount'>): Promise<Refusal | undefined> {
   const acc = await s.getAccount(account);
   if (!acc?.permissioned) return undefined;
-  if (tx.type === 'PERMISSION_UPDATE') return 'the account has a permission: change it with PERMISSION_PROPOSE';
+  if (tx.type === 'PERMISSION_UPDATE') return GOVERNED.PERMISSION_EXISTS({ account });
   const p = await getPermission(s, account);
   if (!p) return undefined;
-  if (p.operations.includes(tx.type)) return `${tx.type} from ${account} needs its multisig permission (MULTISIG_PROPOSE)`;
+  if (p.operations.includes(tx.type)) return GOVERNED.PERMISSION_GOVERNED({ account, type: tx.type });
   const guarded = p.operations.filter((t) => (VALUE_MOVING as readonly TxType[]).includes(t));
-  if (tx.envelope === 'eth' && guarded.length > 0) {
-    return `Ethereum-envelope transactions from ${account} are refused: its permission governs ${guarded.join(', ')} (value moves only through MULTISIG_PROPOSE)`;
-  }
+  if (tx.envelope === 'eth' && guarded.length > 0) return GOVERNED.PERMISSION_ETH_ENVELOPE_GOVERNED({ account, governs: guarded });
   if (VM_TYPES.includes(tx.type) && BigInt(tx.amount) > 0n && p.operations.includes('TRANSFER')) {
-    return `${tx.type} from ${account} sends value, and its permission governs TRANSFER (MULTISIG_PROPOSE)`;
+    return GOVERNED.PERMISSION_VM_VALUE_GOVERNED({ account, type: tx.type });
   }
   return undefined;
 }

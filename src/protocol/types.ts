@@ -149,6 +149,8 @@ export interface VmReceipt {
 export interface TxResult {
   status: 'success' | 'failed';
   error?: string; // reason when failed
+  /** The refusal's code when failed (protocol/refusal.ts): what programs switch on. */
+  code?: string;
   energyUsed: string;
   burned: string;
   vm?: VmReceipt;

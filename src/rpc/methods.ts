@@ -267,7 +267,7 @@ export function createMethods(backend: RpcBackend): Map<string, MethodHandler> {
       if (r.accepted) return r.hash;
       // Resending a transaction the node already holds is not an error (SPEC.md refusal
       // reasons): answer its hash, so a client's retry converges instead of failing.
-      if (r.reason === 'transaction already known') return keccakHex(fromHex(raw));
+      if (r.code === 'TX_KNOWN') return keccakHex(fromHex(raw));
       throw executionError(r.reason);
     }],
   ];

@@ -72,8 +72,9 @@ export interface UnsignedAssetTx {
   data: Record<string, unknown>;
 }
 
-function invalid(field: string, message: string): never {
-  throw new CairnError('INVALID_ASSET_TX', `${field} ${message}`, { field });
+/** The message is `<field> <problem>`; meta carries both, so a caller can name the field its own way (the CLI: as a flag). */
+function invalid(field: string, problem: string): never {
+  throw new CairnError('INVALID_ASSET_TX', `${field} ${problem}`, { field, problem });
 }
 
 /** Each check compiled once, on first use. */
@@ -135,7 +136,7 @@ function coinsOf(name: string, v: unknown): string {
 /** The unsigned fields of one asset transaction. Throws CairnError('INVALID_ASSET_TX') on bad input. */
 export function buildAssetTx(input: AssetTxInput): UnsignedAssetTx {
   const type = (input as { type?: unknown } | null)?.type;
-  if (input !== null && typeof input === 'object' && !isAssetType(type)) throw new CairnError('INVALID_ASSET_TX', `type must be one of ${ASSET_TX_TYPES.join(', ')}, got ${show(type)}`, { field: 'type' });
+  if (input !== null && typeof input === 'object' && !isAssetType(type)) invalid('type', `must be one of ${ASSET_TX_TYPES.join(', ')}, got ${show(type)}`);
   return buildTx(input) as UnsignedAssetTx;
 }
 
@@ -144,7 +145,7 @@ export function buildTx(input: TxInput): UnsignedTx {
   if (input === null || typeof input !== 'object') throw new CairnError('INVALID_ASSET_TX', 'input must be an object with a type', { field: 'type' });
   const type = (input as { type?: unknown }).type;
   const buildable = [...ASSET_TX_TYPES, ...ECON_TX_TYPES] as readonly unknown[];
-  if (!buildable.includes(type)) throw new CairnError('INVALID_ASSET_TX', `type must be one of ${ASSET_TX_TYPES.join(', ')}, ${ECON_TX_TYPES.join(', ')}, got ${show(type)}`, { field: 'type' });
+  if (!buildable.includes(type)) invalid('type', `must be one of ${ASSET_TX_TYPES.join(', ')}, ${ECON_TX_TYPES.join(', ')}, got ${show(type)}`);
   const entry: AnyTxEntry = REGISTRY[type as AssetTxType | EconTxType];
   const i = input as unknown as Record<string, unknown>;
   const toLast = entry.to.kind === 'required' && entry.to.inputLast === true;

@@ -57,6 +57,8 @@ export interface SubmitVerdictView {
   accepted: boolean;
   id: Hex;
   reason?: string;
+  /** Beside a refusal's reason: its stable code (docs/API.md "Refusal codes"). */
+  code?: string;
 }
 
 /** POST /blocks body: a block as stored and gossiped. */

@@ -22,6 +22,8 @@ export type TxSummary = TxPayload & {
   result?: TxResult;
   /** Why the mempool dropped or refused it. */
   reason?: string;
+  /** The code of `reason` (docs/API.md "Refusal codes"). */
+  code?: string;
 };
 
 /** GET /tx/:id: the summary, where the node has it, its lifecycle state and its authentication. */

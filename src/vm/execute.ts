@@ -61,6 +61,8 @@ export interface VmOutcome {
 }
 
 export const ERR_REVERTED = 'execution reverted';
+/** The EVM's own word for running out of gas (the library's, kept as it says it). */
+export const ERR_OUT_OF_GAS: string = EVMError.errorMessages.OUT_OF_GAS;
 export const ERR_INTRINSIC = 'intrinsic gas too low';
 export const ERR_GAS_CAP = `gas limit above VM_MAX_GAS ${VM_MAX_GAS}`;
 export const ERR_INITCODE = 'max initcode size exceeded';
@@ -176,7 +178,7 @@ export async function estimateGas(state: ExecState, msg: Omit<VmMessage, 'gasLim
   };
   const top = await at(VM_MAX_GAS);
   if (top.status !== 'success') {
-    if (top.error === ERR_INTRINSIC || top.error === 'out of gas') return { error: ERR_ALLOWANCE }; // geth's wording
+    if (top.error === ERR_INTRINSIC || top.error === EVMError.errorMessages.OUT_OF_GAS) return { error: ERR_ALLOWANCE }; // geth's wording
     return top.status === 'reverted' ? { error: top.error ?? ERR_REVERTED, returnData: top.returnData } : { error: top.error ?? 'execution failed' };
   }
   spent = 0n;
@@ -318,7 +320,7 @@ async function run(
   const returnData = toHex(exec.returnValue);
   const err = exec.exceptionError;
   if (err) {
-    const reverted = err.error === 'revert';
+    const reverted = err.error === EVMError.errorMessages.REVERT;
     const out: VmOutcome = { status: reverted ? 'reverted' : 'failed', gasUsed: used, gasPeak, returnData, error: reverted ? ERR_REVERTED : err.error, logs: [], internal: [] };
     if (reverted) {
       const reason = decodeRevertReason(exec.returnValue);

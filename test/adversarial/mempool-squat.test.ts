@@ -12,7 +12,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeTx, signTx } from '../../src/chain/envelope';
 import { deriveKeys, devSecret } from '../../src/crypto/keys';
-import { DROP, REFUSAL } from '../../src/mempool/pool';
+import { DROP, REFUSAL } from '../../src/protocol/txRefusals';
 import { HONEST, requestFrom, spawnTarget, waitFor, type Target } from './lib';
 import { prepareSquat } from './attacks/mempoolSquat';
 
@@ -58,7 +58,7 @@ describe('mempool squat (row 7)', () => {
     const first = await Promise.all(flood.acceptedIds.slice(0, 48).map((id) => read(`${url}/tx/${id}`)));
     const evicted = first.filter((r) => r.status === 'dropped');
     expect(evicted).toHaveLength(3);
-    for (const r of evicted) expect(r).toMatchObject({ lifecycle: 'dropped', reason: DROP.evicted });
+    for (const r of evicted) expect(r).toMatchObject({ lifecycle: 'dropped', reason: DROP.evicted.reason, code: DROP.evicted.code });
     expect(first.filter((r) => r.status === 'pending')).toHaveLength(45);
     expect(await poolCount(url)).toBe(397);
   }, 120_000);
@@ -70,9 +70,9 @@ describe('mempool squat (row 7)', () => {
     const flood = await squat.flood();
     // 16 gapped transactions per sender at most; the rest are refused as too far ahead.
     expect(flood.accepted).toBe(4 * 16);
-    expect(Object.keys(flood.refused)).toEqual([REFUSAL.nonceAhead]);
+    expect(Object.keys(flood.refused)).toEqual([REFUSAL.nonceAhead.reason]);
     await waitFor('the gapped transactions expired', async () => (await poolCount(url)) === 0, 15_000, 200);
     const r = await read(`${url}/tx/${flood.acceptedIds[0]}`);
-    expect(r).toMatchObject({ status: 'dropped', reason: DROP.gappedLifetime });
+    expect(r).toMatchObject({ status: 'dropped', reason: DROP.gappedLifetime.reason });
   }, 60_000);
 });

@@ -116,7 +116,7 @@ export class AssetWorld {
   async apply(tx: SignedTx): Promise<TxResult> {
     if (this.autoHeight) this.height += 1;
     const v = await applyTx(this.state, tx, this.context(this.height));
-    if (v.kind !== 'applied') throw new Error(`not applied: ${v.reason}`);
+    if (v.kind !== 'applied') throw new Error(`not applied: ${v.refusal.reason}`);
     // the type's energy is charged whatever the outcome (from the allowance, the rest burned)
     expect(BigInt(v.result.energyUsed) + BigInt(v.result.burned)).toBe(ENERGY_COST[tx.type]);
     return v.result;
@@ -166,7 +166,7 @@ export class AssetWorld {
     const rootBefore = this.state.root();
     const height = this.autoHeight ? this.height + 1 : this.height; // where the next block would run
     const v = await applyTx(this.state, tx, this.context(height));
-    expect(v).toEqual<TxVerdict>({ kind: 'skip', reason, permanent: true, gap: false });
+    expect(v).toEqual<TxVerdict>({ kind: 'skip', refusal: { code: 'TX_MALFORMED', reason, meta: { error: reason } }, permanent: true, gap: false });
     expect(this.state.root()).toBe(rootBefore);
 
     const claimed: TxResult = { status: 'failed', error: reason, energyUsed: '0', burned: '0' };

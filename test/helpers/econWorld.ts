@@ -56,7 +56,7 @@ export class EconWorld {
     for (const tx of txs) {
       expect(validate(tx), tx.type).toBeUndefined();
       const v = await applyTx(this.state, tx, { height, timestamp: height * 1000, producer, network: DEV_NETWORK });
-      if (v.kind !== 'applied') throw new Error(`not applied: ${v.reason}`);
+      if (v.kind !== 'applied') throw new Error(`not applied: ${v.refusal.reason}`);
       results.push(v.result);
       burned += v.burned;
     }

@@ -1,6 +1,9 @@
 import { assign, setup } from 'xstate';
 import { credit } from '../../src/protocol/accounts';
 import { TxFailure } from '../../src/protocol/handler';
+import { refusals } from '../../src/protocol/refusal';
+
+const TEST = refusals('test', { TEST_SELLER_BLOCKED: () => 'seller is blocked' });
 import type { Address } from '../../src/protocol/types';
 import { defineMachine, effect, type DeadlineEvent } from '../../src/machines/define';
 import type { MachineDef } from '../../src/machines/define';
@@ -120,11 +123,11 @@ export const auctionDef = defineMachine({
   effects: {
     refund: async ({ state, height }, { to, amount }) => credit(state, to, BigInt(amount), height),
     pay: async ({ state, height }, { to, amount }) => {
-      if (to === BLOCKED_SELLER) throw new TxFailure('seller is blocked');
+      if (to === BLOCKED_SELLER) throw new TxFailure(TEST.TEST_SELLER_BLOCKED());
       await credit(state, to, BigInt(amount), height);
     },
   },
-  onTickFailure: (reason) => ({ type: 'PAYOUT_FAILED', reason }),
+  onTickFailure: (failure) => ({ type: 'PAYOUT_FAILED', reason: failure.reason }),
 });
 
 /** Every leaf state the auction has, by the name the helper reports. */

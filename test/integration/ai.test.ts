@@ -71,6 +71,11 @@ describe('AI tasks over HTTP with the example oracle', () => {
     expect((await client.task(id, { for: a.address }))?.actions).toEqual([]);
     expect((await client.task(id))?.actions).toBeUndefined();
     expect((await t.get(`/ai/tasks/${id}?for=0x1234`)).status).toBe(400);
+    // A commit after the window: refused with the machine's code beside its words, and /ai/oracles counts it late (by the code).
+    const late = await client.sendTx(a, { type: 'AI_COMMIT', taskId: id, commit: `0x${'ab'.repeat(32)}` }, { wait: 'included' });
+    expect(late.wait?.record?.result).toMatchObject({ status: 'failed', code: 'AI_WINDOW_CLOSED', error: `task ${id} is DONE, not COMMIT: its commit window closed at height ${decided.deadlines.commitEnds}` });
+    expect((await client.oracles()).oracles.find((x) => x.address === a.address)).toMatchObject({ late: 1 });
+    expect((await client.oracles()).oracles.find((x) => x.address === b.address)).toMatchObject({ late: 0 });
   }, 90_000);
 
   it('a designated task is challenged and overturned by jurors: the oracle is slashed', async () => {

@@ -86,7 +86,7 @@ async function runBlocks(blocks: SignedTx[][], check?: (s: StateTrie, events: Ch
     const events: ChainEvent[] = [];
     for (const tx of txs) {
       const v = await applyTx(state, tx, { height, timestamp: height * 1000, producer: V0, network: DEV_NETWORK });
-      if (v.kind !== 'applied') throw new Error(`${tx.type} not applied: ${v.reason}`);
+      if (v.kind !== 'applied') throw new Error(`${tx.type} not applied: ${v.refusal.reason}`);
       burned += v.burned;
       events.push(...(v.result.events ?? []));
       if (check) OUTCOMES[`${tx.type}:${v.result.status}`] = (OUTCOMES[`${tx.type}:${v.result.status}`] ?? 0) + 1;

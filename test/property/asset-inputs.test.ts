@@ -110,8 +110,10 @@ describe('asset transaction inputs (fast-check)', () => {
           expect(v.permanent).toBe(false); // only balance/fee shortfalls may skip what validate admitted
           return;
         }
-        if (v.result.status === 'failed') expect(v.result.error).toMatch(/\S/);
-        else succeeded++;
+        if (v.result.status === 'failed') {
+          expect(v.result.error).toMatch(/\S/);
+          expect(v.result.code).toMatch(/^[A-Z][A-Z0-9_]+$/); // every failure carries its code (protocol/refusal.ts)
+        } else succeeded++;
       }),
       { numRuns: 4_000 },
     );

@@ -316,7 +316,7 @@ async function runBlocks(blocks: Tagged[][], model?: Model): Promise<Hex[]> {
     for (const t of txs) {
       const expected = model && height > PREFIX.length ? await predict(state, model, t) : undefined;
       const v = await applyTx(state, t.tx, { height, timestamp: height * 1000, producer: V0, network: DEV_NETWORK });
-      if (v.kind !== 'applied') throw new Error(`${t.tx.type} not applied: ${v.reason}`);
+      if (v.kind !== 'applied') throw new Error(`${t.tx.type} not applied: ${v.refusal.reason}`);
       const r: TxResult = v.result;
       if (model && height <= PREFIX.length) expect(r.error, t.tx.type).toBeUndefined();
       if (expected !== undefined) {

@@ -119,7 +119,7 @@ describe('execution properties', () => {
     state.checkpoint();
     const { applyTx } = await import('../../src/chain/applyTx');
     const v = await applyTx(state, tx, { height: 1, timestamp: 1000, producer: PRODUCER, network: DEV_NETWORK });
-    expect(v).toMatchObject({ kind: 'skip', reason: 'insufficient balance', permanent: false });
+    expect(v).toMatchObject({ kind: 'skip', refusal: { reason: 'insufficient balance' }, permanent: false });
     expect(state.root()).toBe(rootBefore);
     await state.revert();
   });

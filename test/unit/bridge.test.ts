@@ -198,7 +198,7 @@ describe('BRIDGE_OUT', () => {
     // Coins: more than the balance is not includable (balance < amount + fee: skipped, state untouched).
     const all = (await balance(w, U4)).toString();
     const v = await applyTx(w.state, await w.tx('BRIDGE_OUT', U4, { amount: all, data: { chain: 'ethereum', recipient: '0xabc' } }), { height: w.height + 1, timestamp: 1e9, producer: V0, network: DEV_NETWORK });
-    expect(v).toMatchObject({ kind: 'skip', reason: 'insufficient balance', permanent: false });
+    expect(v).toMatchObject({ kind: 'skip', refusal: { reason: 'insufficient balance' }, permanent: false });
     expect(await getPool(w.state, token)).toMatchObject({ locked: '1' });
     await conserved(w, token);
   });

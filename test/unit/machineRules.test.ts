@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Refusal } from '../../src/protocol/refusal';
 import { initialTransition } from 'xstate';
 import { createInstance, refusalOf, sendEvent } from '../../src/machines/instance';
 import { stateName } from '../../src/machines/record';
@@ -48,7 +49,7 @@ describe('machine rules give the refusals', () => {
       requester: U1, prompt: 'p', mode: 'quorum', aggregate: 'exact', reward: '90', quorum: 2, oracle: null, createdAt: 1,
       windows: { commit: 2, reveal: 2, bid: 2, expiry: 2, challenge: 2, verdict: 2 }, maxCommitters: 2, maxJurors: 2,
     };
-    const rules = taskDef.rules as Record<string, readonly ((c: unknown, e: unknown, id: string, status: string) => string | undefined)[]>;
+    const rules = taskDef.rules as Record<string, readonly ((c: unknown, e: unknown, id: string, status: string) => Refusal | undefined)[]>;
     const problems: string[] = [];
     let refusals = 0;
     for (const input of [base, { ...base, mode: 'designated' as const, oracle: O1, quorum: null }, { ...base, mode: 'auction' as const, quorum: null }]) {
@@ -67,11 +68,11 @@ describe('machine rules give the refusals', () => {
         const status = stateName(snapshot.value);
         const reasons = (rules[event.type] ?? []).map((r) => r(snapshot.context, event, 't', status)).filter((r) => r !== undefined);
         const where = `${status} × ${JSON.stringify(event)}`;
-        if (can && reasons.length > 0) problems.push(`${where}: taken, yet refused by a rule: ${reasons[0]}`);
+        if (can && reasons.length > 0) problems.push(`${where}: taken, yet refused by a rule: ${reasons[0]!.reason}`);
         if (!can && event.type !== 'DEADLINE') {
           refusals++;
           const why = refusalOf(taskDef, 't', snapshot, event);
-          if (why === undefined || why.includes('does not take')) problems.push(`${where}: refused with no rule's reason (${why})`);
+          if (why === undefined || why.code === 'MACHINE_EVENT_REFUSED') problems.push(`${where}: refused with no rule's reason (${why?.reason})`);
         }
       });
     }

@@ -65,7 +65,7 @@ describe('META_TX', () => {
     for (const bad of [forged, { ...noId, amount: c(20) }, other]) {
       // Without a verify-pool verdict (a replay, a tool), execution checks it itself: it can never be in a block.
       const meta = await w.tx('META_TX', RELAYER, { data: { tx: bad } });
-      expect(await applyTx(w.state, meta, { height: w.height + 1, timestamp: 1e9, producer: V0, network: DEV_NETWORK })).toEqual({ kind: 'skip', reason: 'invalid signature', permanent: true, gap: false });
+      expect(await applyTx(w.state, meta, { height: w.height + 1, timestamp: 1e9, producer: V0, network: DEV_NETWORK })).toEqual({ kind: 'skip', refusal: { code: 'TX_BAD_SIGNATURE', reason: 'invalid signature', meta: {} }, permanent: true, gap: false });
     }
     await w.fails('META_TX', RELAYER, { data: { tx: inner({ amount: c(1000) }) } }, 'META_TX inner transaction failed: insufficient balance');
     expect((await w.account(USER.address)).nonce).toBe(0);

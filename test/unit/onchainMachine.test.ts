@@ -70,8 +70,8 @@ describe('on-chain machine helper: records', () => {
 
   it('refuses a second instance with the same id, and events for one that does not exist', async () => {
     const state = await withAuction();
-    expect(await refusal(createInstance(state, auctionDef, 'a1', { seller: SELLER, reserve: '1', endsAt: 5 }, 2))).toEqual(new TxFailure('auction a1 already exists'));
-    expect(await refusal(sendEvent(state, auctionDef, 'a2', bid(ALICE, 100), 2))).toEqual(new TxFailure('auction a2 does not exist'));
+    expect(await refusal(createInstance(state, auctionDef, 'a1', { seller: SELLER, reserve: '1', endsAt: 5 }, 2))).toMatchObject({ reason: 'auction a1 already exists' });
+    expect(await refusal(sendEvent(state, auctionDef, 'a2', bid(ALICE, 100), 2))).toMatchObject({ reason: 'auction a2 does not exist' });
   });
 
   it('halts on a record of another version instead of reloading it', async () => {
@@ -111,16 +111,16 @@ describe('on-chain machine helper: events', () => {
     await sendEvent(state, auctionDef, 'a1', bid(ALICE, 100), 2);
     const root = state.root();
     // a guard refuses it
-    expect(await refusal(sendEvent(state, auctionDef, 'a1', bid(BOB, 100), 3))).toEqual(new TxFailure('auction a1 in state open.leading does not take BID'));
+    expect(await refusal(sendEvent(state, auctionDef, 'a1', bid(BOB, 100), 3))).toMatchObject({ reason: 'auction a1 in state open.leading does not take BID' });
     // no such transition in this state
-    expect(await refusal(sendEvent(state, auctionDef, 'a1', { type: 'CANCEL', by: SELLER }, 3))).toEqual(new TxFailure('auction a1 in state open.leading does not take CANCEL'));
+    expect(await refusal(sendEvent(state, auctionDef, 'a1', { type: 'CANCEL', by: SELLER }, 3))).toMatchObject({ reason: 'auction a1 in state open.leading does not take CANCEL' });
     expect(state.root()).toBe(root);
   });
 
   it('a deadline before the current height is a TxFailure in a transaction', async () => {
     const state = await freshState();
-    expect(await refusal(createInstance(state, auctionDef, 'a1', { seller: SELLER, reserve: '1', endsAt: 4 }, 5))).toEqual(
-      new TxFailure('auction a1 in state open.waiting sets a deadline at 4, before height 5'),
+    expect(await refusal(createInstance(state, auctionDef, 'a1', { seller: SELLER, reserve: '1', endsAt: 4 }, 5))).toMatchObject(
+      { reason: 'auction a1 in state open.waiting sets a deadline at 4, before height 5' },
     );
   });
 });
@@ -173,7 +173,7 @@ describe('on-chain machine helper: deadlines and the tick', () => {
     const state = await withAuction(BLOCKED_SELLER);
     await sendEvent(state, auctionDef, 'a1', bid(ALICE, 130), 2);
     await tickMachines(state, registry, 10);
-    expect(await refusal(sendEvent(state, auctionDef, 'a1', { type: 'CLAIM', by: ALICE }, 11))).toEqual(new TxFailure('seller is blocked'));
+    expect(await refusal(sendEvent(state, auctionDef, 'a1', { type: 'CLAIM', by: ALICE }, 11))).toMatchObject({ reason: 'seller is blocked' });
   });
 
   it('halts when a due machine is not registered, or refuses its DEADLINE', async () => {

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { HybridTx, SignedTx } from '../../src/protocol/types';
-import { DROP, REFUSAL, TxPool, type SenderView } from '../../src/mempool/pool';
+import { TxPool, type SenderView } from '../../src/mempool/pool';
+import { DROP, REFUSAL } from '../../src/protocol/txRefusals';
 import { compareTx, SenderHeap } from '../../src/mempool/senderHeap';
 import { MAX_FUTURE_NONCE_GAP, MEMPOOL_CAP_DEFAULT, MEMPOOL_LIFETIME_MS, MEMPOOL_SENDER_GAPPED } from '../../src/protocol/params';
 
@@ -61,7 +62,7 @@ describe('TxPool admission', () => {
     expect(p.admit(tx(A, 0), rich, KEY, 0)).toBeUndefined();
     expect(p.admit(tx(A, 1), rich, KEY, 500)).toBeUndefined();
     expect(p.admit(tx(A, 2), rich, KEY, 0)).toBe(REFUSAL.full);
-    expect(p.expire(1000).map((d) => [d.tx.nonce, d.reason])).toEqual([[0, DROP.lifetime]]);
+    expect(p.expire(1000).map((d) => [d.tx.nonce, d.reason])).toEqual([[0, DROP.lifetime.reason]]);
     expect(p.size).toBe(1);
   });
 });
@@ -150,7 +151,7 @@ describe('a full pool: ready transactions evict gapped ones of other senders', (
     const c = addr(1);
     expect(p.admit(tx(c, 0), rich, KEY, 30)).toBeUndefined();
     expect(p.size).toBe(3);
-    expect(p.takeEvicted().map((d) => [d.tx.id, d.reason])).toEqual([[a1.id, DROP.evicted]]);
+    expect(p.takeEvicted().map((d) => [d.tx.id, d.reason])).toEqual([[a1.id, DROP.evicted.reason]]);
     expect(p.takeEvicted()).toEqual([]);
   });
   it('never evicts for a gapped transaction, nor for a ready one when every gapped one is its own sender\'s', () => {
@@ -179,7 +180,7 @@ describe('gapped transactions expire far sooner than ready ones', () => {
     expect(p.dueGappedSenders(99)).toEqual([]);
     expect(p.expire(99)).toEqual([]);
     expect(p.dueGappedSenders(100)).toEqual([B]);
-    expect(p.expire(100).map((d) => [d.tx.id, d.reason])).toEqual([[gapped.id, DROP.gappedLifetime]]);
+    expect(p.expire(100).map((d) => [d.tx.id, d.reason])).toEqual([[gapped.id, DROP.gappedLifetime.reason]]);
     expect(p.has(ready.id)).toBe(true);
   });
   it('times the gapped lifetime from when a transaction became gapped, not from its arrival', () => {
@@ -215,7 +216,7 @@ describe('row 7 of issue 23 at the default sizes (cap 5,000, 16 gapped and 500 p
     expect(p.size).toBe(MEMPOOL_CAP_DEFAULT);
     const evicted = p.takeEvicted();
     expect(evicted).toHaveLength(600);
-    expect(new Set(evicted.map((d) => d.reason))).toEqual(new Set([DROP.evicted]));
+    expect(new Set(evicted.map((d) => d.reason))).toEqual(new Set([DROP.evicted.reason]));
   });
 });
 
@@ -259,7 +260,7 @@ describe('pool invariants under random operations (model test)', () => {
             now += o.ms;
             for (const a of p.dueGappedSenders(now)) p.rebase(a, chainNonce[SENDERS.indexOf(a)], now, true);
             const out = p.expire(now);
-            for (const d of out) expect(d.reason).toBe(DROP.gappedLifetime); // ready ones live 1e12 ms
+            for (const d of out) expect(d.reason).toBe(DROP.gappedLifetime.reason); // ready ones live 1e12 ms
             forget(out);
           } else if (o.kind === 'block') {
             // The producer takes ready transactions (lowest nonce first) and the chain advances.

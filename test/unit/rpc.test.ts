@@ -1,4 +1,5 @@
 import { freePort } from '../helpers/testNode';
+import { REFUSAL } from '../../src/protocol/txRefusals';
 import { AbiCoder, JsonRpcProvider, Network, Transaction, Wallet } from 'ethers';
 import pino from 'pino';
 import { createPublicClient, http, type PublicClient } from 'viem';
@@ -200,8 +201,8 @@ class TestBackend implements RpcBackend {
   async sendRawTransaction(raw: Hex) {
     const t = Transaction.from(raw);
     const hash = keccakHex(fromHex(raw));
-    if (this.sent.includes(hash) || (await this.tx(hash))) return { accepted: false as const, reason: 'transaction already known' };
-    if (t.nonce < 4) return { accepted: false as const, reason: 'nonce already used' };
+    if (this.sent.includes(hash) || (await this.tx(hash))) return { accepted: false as const, ...REFUSAL.known };
+    if (t.nonce < 4) return { accepted: false as const, ...REFUSAL.nonceUsed };
     this.sent.push(hash);
     return { accepted: true as const, hash };
   }

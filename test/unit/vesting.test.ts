@@ -114,12 +114,12 @@ describe('vesting', () => {
     // Admission and block building: the balance must cover amount + fee, else it is skipped with state untouched.
     const tx = await w.tx('VESTING_CREATE', U4, { to: U2, amount: String(FUNDS + 1n), data: { durationBlocks: 10 } });
     const root = w.state.root();
-    expect(await applyTx(w.state, tx, { height: 1, timestamp: 1000, producer: V0, network: DEV_NETWORK })).toEqual({ kind: 'skip', reason: 'insufficient balance', permanent: false, gap: false });
+    expect(await applyTx(w.state, tx, { height: 1, timestamp: 1000, producer: V0, network: DEV_NETWORK })).toEqual({ kind: 'skip', refusal: { code: 'TX_INSUFFICIENT_BALANCE', reason: 'insufficient balance', meta: {} }, permanent: false, gap: false });
     expect(w.state.root()).toBe(root);
     // Execution itself refuses it too, before any coin moves (applyTx reverts a failure).
     const ctx = { state: w.state, height: 1, timestamp: 1000, producer: V0, sender: U4, network: DEV_NETWORK, tx: tx as SignedTx, vm: undefined as never };
     w.state.checkpoint();
-    await expect(vestingCreate.handler.execute(ctx)).rejects.toEqual(new TxFailure('insufficient balance'));
+    await expect(vestingCreate.handler.execute(ctx)).rejects.toMatchObject({ reason: 'insufficient balance' });
     await w.state.revert();
     expect(await getVesting(w.state, tx.id)).toBeUndefined();
     expect(await escrow(w)).toBe(0n);

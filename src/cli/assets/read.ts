@@ -409,7 +409,7 @@ READ['bridge attest'] = {
       const threshold = parsePositiveInt('--threshold', str(v.threshold) ?? usage('--committee needs --threshold <k>'));
       const epoch = parsePositiveInt('--epoch', str(v.epoch) ?? usage('--committee needs --epoch <n>: the new committee\'s epoch (the current one + 1)'));
       const refused = fullCommitteeRefusal(members, threshold);
-      if (refused) usage(`--committee: ${refused}`);
+      if (refused) usage(`--committee: ${refused.reason}`);
       digest = committeeDigest({ epoch, members, threshold }, chainId);
     } else {
       const need = (k: string) => str(v[k]) ?? usage(`missing --${k}: cairn bridge attest --source-chain <name> --source-tx <id> --asset native|<token id> --to <address> --amount <n>`);

@@ -144,7 +144,7 @@ function buildOrUsage(cli: CliMeta, input: TxInput): UnsignedTx {
     const field = String(e.meta.field ?? '');
     const flag = cli.flags.find((f) => (f.field === field || f.field.startsWith(`${field}.`)) && f.kind !== 'clear');
     const as = flag ? (flag.flag.startsWith('<') ? flag.flag : `--${flag.flag}`) : `--${field}`;
-    return usage(e.message.startsWith(`${field} `) ? `${as}${e.message.slice(field.length)}` : e.message);
+    return usage(typeof e.meta.problem === 'string' ? `${as} ${e.meta.problem}` : e.message);
   }
 }
 

@@ -17,7 +17,7 @@ import type { BlockIntakeView, MempoolView, SubmitVerdictView, TxList, TxRecord 
 function verdictOf(req: Request, out: SubmitOutcome): SubmitVerdictView {
   if (out.kind === 'malformed') {
     markOffence(req, 'invalid_submission');
-    throw badRequest(out.error);
+    throw badRequest(out.error, out.code);
   }
   if (out.kind === 'unavailable') throw new HttpError(503, out.error);
   if (out.badSignature) markOffence(req, 'invalid_submission');

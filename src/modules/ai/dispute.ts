@@ -1,4 +1,5 @@
 import { loadParams } from '../../protocol/governable';
+import { AI } from './errors';
 import { TxFailure } from '../../protocol/handler';
 import type { Address } from '../../protocol/types';
 import { coinsFlag, textFlag } from '../tx/cli';
@@ -35,7 +36,7 @@ oracles' stake; if they uphold it, the bond goes to the oracles.`,
     const bond = BigInt(tx.amount);
     const event = { type: 'CHALLENGE', challenger: sender, bond: bond.toString(), height } as const;
     const snap = await checkTask(state, taskId, event);
-    if (bond < p.AI_CHALLENGE_BOND) throw new TxFailure(`the bond must be at least ${p.AI_CHALLENGE_BOND} base units (AI_CHALLENGE_BOND)`);
+    if (bond < p.AI_CHALLENGE_BOND) throw new TxFailure(AI.AI_BOND_TOO_LOW({ min: p.AI_CHALLENGE_BOND }));
     await escrow(state, sender, bond, height);
     events.push(...(await sendTask(state, taskId, event, height, snap)));
   },

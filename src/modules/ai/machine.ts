@@ -5,6 +5,8 @@ import type { Address } from '../../protocol/types';
 import { decide, split, type Aggregate, type Decision } from './aggregate';
 import { bindOracle, payFromEscrow, scoreOracles, slashOracles } from './effects';
 import type { OracleScore } from './oracles';
+import { AI } from './errors';
+import type { Refusal } from '../../protocol/refusal';
 
 /**
  * The AI task (docs/PROTOCOL.md "AI tasks"), an on-chain machine. Its state names are the
@@ -93,52 +95,57 @@ const keys = (o: Record<Address, unknown>): Address[] => (Object.keys(o) as Addr
 // ---- the rules: each is a guard below and, when the task refuses an event, its reason -------
 
 type R<T extends TaskEvent['type']> = Rule<TaskContext, Ev<T>>;
+type Where = { task: string; status: string; want: TaskStatus };
 /** A status rule: refuses unless the task is in `want`, saying where it is instead (and why that matters). */
 const inStatus =
-  <T extends TaskEvent['type']>(want: TaskStatus, doing: (c: TaskContext, e: Ev<T>) => string): R<T> =>
-  (c, e, id, status) =>
-    status === want ? undefined : `task ${id} is ${status}, not ${want}: ${doing(c, e)}`;
+  <T extends TaskEvent['type']>(want: TaskStatus, why: (c: TaskContext, e: Ev<T>, where: Where) => Refusal): R<T> =>
+  (c, e, task, status) =>
+    status === want ? undefined : why(c, e, { task, status, want });
 
 /** Who is a party to a task (and so may not judge it): requester, oracles, challenger. */
 export const partiesOf = (c: TaskContext): Address[] => [c.requester, ...(c.oracle ? [c.oracle] : []), ...(Object.keys(c.commits) as Address[]), ...(c.challenger ? [c.challenger] : [])];
 
 const quorumOnly =
-  (what: string): R<'COMMIT' | 'REVEAL'> =>
-  (c, _e, id) =>
-    c.mode !== 'quorum' ? `task ${id} is not a quorum task: it takes no ${what}` : undefined;
-const notRequester: R<'COMMIT'> = (c, e) => (e.oracle === c.requester ? 'the requester cannot answer its own task' : undefined);
-const notCommitted: R<'COMMIT'> = (c, e, id) => (e.oracle in c.commits ? `${e.oracle} has already committed to task ${id}` : undefined);
-const commitSeat: R<'COMMIT'> = (c, _e, id) => (keys(c.commits).length >= c.maxCommitters ? `task ${id} has all its ${c.maxCommitters} commit seats taken (AI_MAX_COMMITTERS)` : undefined);
-const notStillCommitting: R<'REVEAL'> = (c, _e, id, status) => (status === 'COMMIT' ? `task ${id} is still taking commits until height ${c.commitEnds}: reveal after it` : undefined);
-const committed: R<'REVEAL'> = (c, e, id) => (e.oracle in c.commits ? undefined : `${e.oracle} did not commit to task ${id}`);
-const notRevealed: R<'REVEAL'> = (c, e, id) => (e.oracle in c.reveals ? `${e.oracle} has already revealed for task ${id}` : undefined);
-const auctionOnly: R<'BID'> = (c, _e, id) => (c.mode !== 'auction' ? `task ${id} is not an auction: it takes no bids` : undefined);
-const notRequesterBid: R<'BID'> = (c, e) => (e.oracle === c.requester ? 'the requester cannot bid on its own task' : undefined);
-const withinReward: R<'BID'> = (c, e) => (BigInt(e.price) > BigInt(c.reward) ? `the price ${e.price} exceeds the task's reward ${c.reward}` : undefined);
-const bidSeat: R<'BID'> = (c, e, id) => (!(e.oracle in c.bids) && keys(c.bids).length >= c.maxCommitters ? `task ${id} has all its ${c.maxCommitters} bid seats taken (AI_MAX_COMMITTERS)` : undefined);
-const awardInAuction: R<'AWARD'> = (c, _e, id) => (c.mode !== 'auction' ? `task ${id} is not an auction` : undefined);
-const byRequester: R<'AWARD'> = (c, e, id) => (e.by !== c.requester ? `only the requester ${c.requester} awards task ${id}` : undefined);
-const toBidder: R<'AWARD'> = (c, e, id) => (e.oracle in c.bids ? undefined : `${e.oracle} has not bid on task ${id}`);
-const notQuorum: R<'RESULT'> = (c, _e, id) => (c.mode === 'quorum' ? `task ${id} is a quorum task: answers come by AI_COMMIT then AI_REVEAL` : undefined);
-const toAssigned: R<'RESULT'> = (c, e, id) => (e.oracle === c.oracle ? undefined : `task ${id} is assigned to ${c.oracle}, not to ${e.oracle}`);
-const challengeOpen: R<'CHALLENGE'> = (c, e, id) => (e.height > c.challengeEnds! ? `the challenge window of task ${id} closed at height ${c.challengeEnds}` : undefined);
-const notOwnAnswer: R<'CHALLENGE'> = (c, e) => (c.winners.includes(e.challenger) ? 'an oracle cannot challenge its own answer' : undefined);
-const notParty: R<'VERDICT'> = (c, e, id) => (partiesOf(c).includes(e.juror) ? `${e.juror} is a party to task ${id} and cannot judge it` : undefined);
-const notVoted: R<'VERDICT'> = (c, e, id) => (e.juror in c.verdicts ? `${e.juror} has already given its verdict on task ${id}` : undefined);
-const juryOpen: R<'VERDICT'> = (c, _e, id) => (keys(c.verdicts).length >= c.maxJurors ? `task ${id} has all its ${c.maxJurors} verdicts (AI_MAX_JURORS)` : undefined);
-const challengeOver: R<'CLAIM'> = (c, e, id) => (e.height <= c.challengeEnds! ? `task ${id} can be challenged until height ${c.challengeEnds}: claim after it` : undefined);
+  (takes: string): R<'COMMIT' | 'REVEAL'> =>
+  (c, _e, task) =>
+    c.mode !== 'quorum' ? AI.AI_WRONG_MODE({ task, mode: 'quorum', takes }) : undefined;
+const notRequester: R<'COMMIT'> = (c, e) => (e.oracle === c.requester ? AI.AI_OWN_TASK({ doing: 'answer' }) : undefined);
+const notCommitted: R<'COMMIT'> = (c, e, task) => (e.oracle in c.commits ? AI.AI_ALREADY_COMMITTED({ task, oracle: e.oracle }) : undefined);
+const commitSeat: R<'COMMIT'> = (c, _e, task) => (keys(c.commits).length >= c.maxCommitters ? AI.AI_SEATS_TAKEN({ task, seats: c.maxCommitters, of: 'commit' }) : undefined);
+const notStillCommitting: R<'REVEAL'> = (c, _e, task, status) => (status === 'COMMIT' ? AI.AI_STILL_COMMITTING({ task, commitEnds: c.commitEnds }) : undefined);
+const committed: R<'REVEAL'> = (c, e, task) => (e.oracle in c.commits ? undefined : AI.AI_NOT_COMMITTED({ task, oracle: e.oracle }));
+const notRevealed: R<'REVEAL'> = (c, e, task) => (e.oracle in c.reveals ? AI.AI_ALREADY_REVEALED({ task, oracle: e.oracle }) : undefined);
+const auctionOnly: R<'BID'> = (c, _e, task) => (c.mode !== 'auction' ? AI.AI_WRONG_MODE({ task, mode: 'auction', takes: 'bids' }) : undefined);
+const notRequesterBid: R<'BID'> = (c, e) => (e.oracle === c.requester ? AI.AI_OWN_TASK({ doing: 'bid' }) : undefined);
+const withinReward: R<'BID'> = (c, e) => (BigInt(e.price) > BigInt(c.reward) ? AI.AI_PRICE_ABOVE_REWARD({ price: e.price, reward: c.reward }) : undefined);
+const bidSeat: R<'BID'> = (c, e, task) => (!(e.oracle in c.bids) && keys(c.bids).length >= c.maxCommitters ? AI.AI_SEATS_TAKEN({ task, seats: c.maxCommitters, of: 'bid' }) : undefined);
+const awardInAuction: R<'AWARD'> = (c, _e, task) => (c.mode !== 'auction' ? AI.AI_WRONG_MODE({ task, mode: 'auction', takes: 'awards' }) : undefined);
+const byRequester: R<'AWARD'> = (c, e, task) => (e.by !== c.requester ? AI.AI_NOT_REQUESTER({ task, requester: c.requester }) : undefined);
+const toBidder: R<'AWARD'> = (c, e, task) => (e.oracle in c.bids ? undefined : AI.AI_NO_BID({ task, oracle: e.oracle }));
+const notQuorum: R<'RESULT'> = (c, _e, task) => (c.mode === 'quorum' ? AI.AI_QUORUM_TASK({ task }) : undefined);
+const toAssigned: R<'RESULT'> = (c, e, task) => (e.oracle === c.oracle ? undefined : AI.AI_NOT_ASSIGNED({ task, assigned: c.oracle, oracle: e.oracle }));
+const challengeOpen: R<'CHALLENGE'> = (c, e, task) => (e.height > c.challengeEnds! ? AI.AI_CHALLENGE_CLOSED({ task, closedAt: c.challengeEnds }) : undefined);
+const notOwnAnswer: R<'CHALLENGE'> = (c, e) => (c.winners.includes(e.challenger) ? AI.AI_OWN_ANSWER() : undefined);
+const notParty: R<'VERDICT'> = (c, e, task) => (partiesOf(c).includes(e.juror) ? AI.AI_PARTY({ task, juror: e.juror }) : undefined);
+const notVoted: R<'VERDICT'> = (c, e, task) => (e.juror in c.verdicts ? AI.AI_ALREADY_JUDGED({ task, juror: e.juror }) : undefined);
+const juryOpen: R<'VERDICT'> = (c, _e, task) => (keys(c.verdicts).length >= c.maxJurors ? AI.AI_JURY_FULL({ task, jurors: c.maxJurors }) : undefined);
+const challengeOver: R<'CLAIM'> = (c, e, task) => (e.height <= c.challengeEnds! ? AI.AI_CHALLENGE_OPEN({ task, challengeEnds: c.challengeEnds }) : undefined);
 
 /** Each event's rules in the order their reasons are given (the order the handlers gave them in). */
 const taskRules = {
-  COMMIT: [quorumOnly('commits'), inStatus<'COMMIT'>('COMMIT', (c) => `its commit window closed at height ${c.commitEnds}`), notRequester, notCommitted, commitSeat],
-  REVEAL: [quorumOnly('reveals'), notStillCommitting, inStatus<'REVEAL'>('REVEAL', (c) => `its reveal window closed at height ${c.revealEnds}`), committed, notRevealed],
-  BID: [auctionOnly, inStatus<'BID'>('BIDDING', (c) => `its bidding closed at height ${c.bidEnds}`), notRequesterBid, withinReward, bidSeat],
-  AWARD: [awardInAuction, byRequester, inStatus<'AWARD'>('BIDDING', () => 'it was already awarded or has ended'), toBidder],
-  RESULT: [notQuorum, inStatus<'RESULT'>('PENDING', (c, e) => (c.expiresAt !== null && e.height > c.expiresAt ? `its result was due by height ${c.expiresAt}` : 'it takes no result now')), toAssigned],
-  CHALLENGE: [inStatus<'CHALLENGE'>('CHALLENGE', () => 'only a decided answer in its challenge window can be challenged'), challengeOpen, notOwnAnswer],
-  VERDICT: [inStatus<'VERDICT'>('DISPUTED', () => 'only a disputed task takes verdicts'), notParty, notVoted, juryOpen],
-  CLAIM: [inStatus<'CLAIM'>('CHALLENGE', () => 'only a decided, unchallenged task can be claimed'), challengeOver],
-  REFUND: [inStatus<'REFUND'>('EXPIRED', () => 'only an expired task is refunded')],
+  COMMIT: [quorumOnly('commits'), inStatus<'COMMIT'>('COMMIT', (c, _e, w) => AI.AI_WINDOW_CLOSED({ ...w, window: 'commit', closedAt: c.commitEnds })), notRequester, notCommitted, commitSeat],
+  REVEAL: [quorumOnly('reveals'), notStillCommitting, inStatus<'REVEAL'>('REVEAL', (c, _e, w) => AI.AI_WINDOW_CLOSED({ ...w, window: 'reveal', closedAt: c.revealEnds })), committed, notRevealed],
+  BID: [auctionOnly, inStatus<'BID'>('BIDDING', (c, _e, w) => AI.AI_WINDOW_CLOSED({ ...w, window: 'bidding', closedAt: c.bidEnds })), notRequesterBid, withinReward, bidSeat],
+  AWARD: [awardInAuction, byRequester, inStatus<'AWARD'>('BIDDING', (_c, _e, w) => AI.AI_ALREADY_AWARDED(w)), toBidder],
+  RESULT: [
+    notQuorum,
+    inStatus<'RESULT'>('PENDING', (c, e, w) => (c.expiresAt !== null && e.height > c.expiresAt ? AI.AI_WINDOW_CLOSED({ ...w, window: 'result', closedAt: c.expiresAt }) : AI.AI_NO_RESULT_NOW(w))),
+    toAssigned,
+  ],
+  CHALLENGE: [inStatus<'CHALLENGE'>('CHALLENGE', (_c, _e, w) => AI.AI_NOT_CHALLENGEABLE(w)), challengeOpen, notOwnAnswer],
+  VERDICT: [inStatus<'VERDICT'>('DISPUTED', (_c, _e, w) => AI.AI_NOT_DISPUTED(w)), notParty, notVoted, juryOpen],
+  CLAIM: [inStatus<'CLAIM'>('CHALLENGE', (_c, _e, w) => AI.AI_NOT_CLAIMABLE(w)), challengeOver],
+  REFUND: [inStatus<'REFUND'>('EXPIRED', (_c, _e, w) => AI.AI_NOT_EXPIRED(w))],
 };
 
 /** What the task pays for its answer: the award price in an auction, else the whole reward. */

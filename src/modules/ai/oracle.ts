@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { AI } from './errors';
 import { credit, debit } from '../../protocol/accounts';
 import { loadParams } from '../../protocol/governable';
 import { TxFailure } from '../../protocol/handler';
@@ -59,8 +60,8 @@ no open duty left, the whole stake unbonds and is liquid ORACLE_UNBONDING_BLOCKS
     const p = await loadParams(state);
     const o = await getOracle(state, sender);
     if (d.leave) {
-      if (!o || o.leftAt !== null) throw new TxFailure(`${sender} is not a registered oracle`);
-      if (o.duties > 0) throw new TxFailure(`oracle ${sender} has ${o.duties} open dut${o.duties === 1 ? 'y' : 'ies'} (commits, assignments or results still challengeable): finish them first`);
+      if (!o || o.leftAt !== null) throw new TxFailure(AI.AI_NOT_ORACLE({ oracle: sender, hint: false }));
+      if (o.duties > 0) throw new TxFailure(AI.AI_ORACLE_BUSY({ oracle: sender, duties: o.duties }));
       const stake = BigInt(o.stake);
       if (stake > 0n) {
         await debit(state, AI_ESCROW_ADDRESS, stake);
@@ -72,7 +73,7 @@ no open duty left, the whole stake unbonds and is liquid ORACLE_UNBONDING_BLOCKS
     const amount = BigInt(tx.amount);
     const base = o && o.leftAt === null ? o : { ...(o ?? newOracle(sender, height, null)), registeredAt: height, leftAt: null, stake: '0' };
     const stake = BigInt(base.stake) + amount;
-    if (stake < p.MIN_ORACLE_STAKE) throw new TxFailure(`an oracle's stake must reach MIN_ORACLE_STAKE (${p.MIN_ORACLE_STAKE} base units); this one would hold ${stake}`);
+    if (stake < p.MIN_ORACLE_STAKE) throw new TxFailure(AI.AI_STAKE_TOO_LOW({ min: p.MIN_ORACLE_STAKE, stake }));
     await debit(state, sender, amount);
     await credit(state, AI_ESCROW_ADDRESS, amount, height);
     await putOracle(state, { ...base, stake: stake.toString(), endpoint: d.endpoint ?? base.endpoint });

@@ -1,4 +1,6 @@
 import { recordKey } from '../../protocol/records';
+import type { Refusal } from '../../protocol/refusal';
+import { AI } from './errors';
 import type { ExecState } from '../../protocol/execState';
 import type { Params } from '../../protocol/governable';
 import type { Address } from '../../protocol/types';
@@ -54,10 +56,10 @@ export const newOracle = (address: Address, height: number, endpoint: string | n
  * force now (a slash or a raised minimum takes an oracle out until it tops up) — and a
  * reputation not below −AI_MIN_REPUTATION.
  */
-export function dutyRefusal(o: OracleRecord | undefined, who: Address, p: Params): string | undefined {
-  if (!o || o.leftAt !== null) return `${who} is not a registered oracle (ORACLE_REGISTER)`;
-  if (BigInt(o.stake) < p.MIN_ORACLE_STAKE) return `oracle ${who} holds ${o.stake} base units of stake, less than MIN_ORACLE_STAKE (${p.MIN_ORACLE_STAKE}): top it up with ORACLE_REGISTER`;
-  if (o.reputation < -Number(p.AI_MIN_REPUTATION)) return `oracle ${who} has reputation ${o.reputation}, below -${p.AI_MIN_REPUTATION} (AI_MIN_REPUTATION): it takes no new duties`;
+export function dutyRefusal(o: OracleRecord | undefined, who: Address, p: Params): Refusal | undefined {
+  if (!o || o.leftAt !== null) return AI.AI_NOT_ORACLE({ oracle: who, hint: true });
+  if (BigInt(o.stake) < p.MIN_ORACLE_STAKE) return AI.AI_ORACLE_UNDERSTAKED({ oracle: who, stake: o.stake, min: p.MIN_ORACLE_STAKE });
+  if (o.reputation < -Number(p.AI_MIN_REPUTATION)) return AI.AI_ORACLE_DISREPUTED({ oracle: who, reputation: o.reputation, min: p.AI_MIN_REPUTATION });
   return undefined;
 }
 

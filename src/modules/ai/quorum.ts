@@ -1,4 +1,5 @@
 import { loadParams } from '../../protocol/governable';
+import { AI } from './errors';
 import { TxFailure } from '../../protocol/handler';
 import { textFlag } from '../tx/cli';
 import { defineTx } from '../tx/define';
@@ -57,7 +58,7 @@ export const aiReveal = defineTx({
     const snap = await checkTask(state, taskId, event);
     // The salt is not the machine's to know: the commitment is checked here.
     if (taskCommitment({ oracle: sender, output, salt, taskId }) !== snap.context.commits[sender].commit) {
-      throw new TxFailure('the reveal does not match the commitment (keccak-256 of the canonical JSON {oracle, output, salt, taskId})');
+      throw new TxFailure(AI.AI_REVEAL_MISMATCH());
     }
     events.push(...(await sendTask(state, taskId, event, height, snap)));
   },

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { AI } from './errors';
 import { createInstance, loadInstance, refusalOf, step } from '../../machines/instance';
 import { stateName } from '../../machines/record';
 import { credit, debit } from '../../protocol/accounts';
@@ -20,7 +21,7 @@ import { taskDef, type TaskContext, type TaskEvent, type TaskMode, type TaskStat
 /** A task's snapshot, or the refusal every AI type words the same way. */
 export async function loadTask(s: ExecState, id: Hex) {
   const snap = await loadInstance(s, taskDef, id);
-  if (!snap) throw new TxFailure(`task ${id} does not exist`);
+  if (!snap) throw new TxFailure(AI.AI_TASK_MISSING({ task: id }));
   return snap;
 }
 
@@ -106,9 +107,9 @@ this transaction's id; follow it with "cairn ai show <id>".`,
   async run({ state, height, sender, tx, events }, d) {
     const p = await loadParams(state);
     const mode: TaskMode = d.quorum !== null ? 'quorum' : d.oracle !== null ? 'designated' : 'auction';
-    if (d.quorum !== null && BigInt(d.quorum) > p.AI_MAX_COMMITTERS) throw new TxFailure(`data.quorum ${d.quorum} exceeds AI_MAX_COMMITTERS (${p.AI_MAX_COMMITTERS})`);
+    if (d.quorum !== null && BigInt(d.quorum) > p.AI_MAX_COMMITTERS) throw new TxFailure(AI.AI_QUORUM_TOO_LARGE({ quorum: d.quorum, max: p.AI_MAX_COMMITTERS }));
     if (d.oracle !== null) {
-      if (d.oracle === sender) throw new TxFailure('a requester cannot designate itself');
+      if (d.oracle === sender) throw new TxFailure(AI.AI_SELF_DESIGNATED());
       const refused = dutyRefusal(await getOracle(state, d.oracle), d.oracle, p);
       if (refused) throw new TxFailure(refused);
     }

@@ -2,6 +2,7 @@ import type { Address } from '../../protocol/types';
 import { keccakHex } from '../../crypto/hash';
 import { concatBytes, fromHex, utf8, type Hex } from '../../primitives/hex';
 import { TxFailure } from '../../protocol/handler';
+import { ASSET } from './errors';
 
 /** Domain tag for ids of assets (tokens, collections) born from a transaction. */
 const ASSET_DOMAIN = 'CAIRN/ASSET/v1\n';
@@ -19,5 +20,5 @@ export const ASSET_ID_RE = /^0x[0-9a-f]{40}$/;
 
 /** Fails the transaction unless `who` is `expected` (owner checks). */
 export function requireOwner(who: Address, expected: Address, what: string): void {
-  if (who !== expected) throw new TxFailure(`only the owner of ${what} may do this`);
+  if (who !== expected) throw new TxFailure(ASSET.ASSET_NOT_OWNER({ what, owner: expected, sender: who }));
 }

@@ -6,7 +6,9 @@ import { canonicalBytes } from '../../primitives/canonical';
 import { fromHex, toHex, utf8, type Hex } from '../../primitives/hex';
 import { committeeRefusal, type CommitteeMember, type CommitteeRecord } from '../../protocol/bridge';
 import { CHAIN_ID } from '../../protocol/params';
+import type { Refusal } from '../../protocol/refusal';
 import type { Address } from '../../protocol/types';
+import { BRIDGE } from './errors';
 
 /**
  * What the bridge committee signs, and the quorum check. Every digest is
@@ -89,8 +91,8 @@ function quorumJobs(c: CommitteeRecord, digestBytes: Uint8Array, sigs: readonly 
   return jobs;
 }
 
-const quorumVerdict = (c: CommitteeRecord, valid: number, what: string): string | undefined =>
-  valid >= c.threshold ? undefined : `${what}: ${valid} valid member signatures of ${c.threshold} needed (committee epoch ${c.epoch}; both secp256k1 and ML-DSA-44 halves of each)`;
+const quorumVerdict = (c: CommitteeRecord, valid: number, what: string): Refusal | undefined =>
+  valid >= c.threshold ? undefined : BRIDGE.BRIDGE_QUORUM_MISSING({ what, valid, threshold: c.threshold, epoch: c.epoch });
 
 /**
  * Undefined when at least `threshold` distinct members signed `digest` with both halves of the
@@ -98,19 +100,19 @@ const quorumVerdict = (c: CommitteeRecord, valid: number, what: string): string 
  * or one whose ML-DSA-44 half is missing or wrong (a classical-only signature) does not count.
  * Block execution uses the reference verifier (deterministic, no workers).
  */
-export function quorumRefusal(c: CommitteeRecord, digestBytes: Uint8Array, sigs: readonly MemberSignature[], what: string): string | undefined {
+export function quorumRefusal(c: CommitteeRecord, digestBytes: Uint8Array, sigs: readonly MemberSignature[], what: string): Refusal | undefined {
   const valid = quorumJobs(c, digestBytes, sigs).filter(({ job }) => verifyHybridReference(job.msg, job.pubs, job.sigs)).length;
   return quorumVerdict(c, valid, what);
 }
 
 /** The same check with another verifier (admission: the worker pool, concurrently, off the main thread). */
-export async function quorumRefusalWith(c: CommitteeRecord, digestBytes: Uint8Array, sigs: readonly MemberSignature[], what: string, verify: (job: VerifyJob) => Promise<boolean>): Promise<string | undefined> {
+export async function quorumRefusalWith(c: CommitteeRecord, digestBytes: Uint8Array, sigs: readonly MemberSignature[], what: string, verify: (job: VerifyJob) => Promise<boolean>): Promise<Refusal | undefined> {
   const results = await Promise.all(quorumJobs(c, digestBytes, sigs).map(({ job }) => verify(job)));
   return quorumVerdict(c, results.filter(Boolean).length, what);
 }
 
 /** committeeRefusal, plus: each address is the one its secp256k1 key controls. */
-export function fullCommitteeRefusal(members: readonly CommitteeMember[], threshold: number): string | undefined {
+export function fullCommitteeRefusal(members: readonly CommitteeMember[], threshold: number): Refusal | undefined {
   const shape = committeeRefusal(members, threshold);
   if (shape) return shape;
   for (const m of members) {
@@ -118,9 +120,9 @@ export function fullCommitteeRefusal(members: readonly CommitteeMember[], thresh
     try {
       derived = addressFromPublicKey(fromHex(m.secp256k1));
     } catch {
-      return `member ${m.address}: secp256k1 is not a point of the curve`;
+      return BRIDGE.BRIDGE_MEMBER_SECP256K1_NOT_ON_CURVE({ member: m.address });
     }
-    if (derived !== m.address) return `member ${m.address}: its secp256k1 key controls ${derived}, not ${m.address}`;
+    if (derived !== m.address) return BRIDGE.BRIDGE_MEMBER_ADDRESS_MISMATCH({ member: m.address, derived });
   }
   return undefined;
 }

@@ -5,3 +5,4 @@ export { committeeDigest, inboundDigest, signAsMember, memberOf, quorumRefusal, 
 export { getPool, getPoolAssets, getBreaker, available, windowOf, type Asset, type PoolRecord, type BreakerRecord } from './pool';
 export { attestationOf } from './attestation';
 export { quorumRefusalWith } from './committee';
+export { BRIDGE } from './errors';

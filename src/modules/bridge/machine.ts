@@ -1,7 +1,8 @@
 import { assign, setup } from 'xstate';
 import { defineMachine, effect, type DeadlineEvent } from '../../machines/define';
 import type { Address } from '../../protocol/types';
-import { BreakerTripped, release, unreserve, type Asset } from './pool';
+import type { BRIDGE } from './errors';
+import { release, unreserve, type Asset } from './pool';
 
 /**
  * A bridge transfer (docs/PROTOCOL.md "Bridge"), an on-chain machine. Its state names are the
@@ -16,7 +17,7 @@ import { BreakerTripped, release, unreserve, type Asset } from './pool';
  * BRIDGE_IN attests and reserves the amount; the release happens at the end of the block, in
  * transfer id order, so which of a block's transfers the breaker lets through does not depend
  * on the order of transactions. The breaker's answer comes from state (the pool's window), so
- * it arrives as the `release` effect's refusal: BreakerTripped → HOLD until the next window,
+ * it arrives as the `release` effect's refusal: BRIDGE_BREAKER_FULL → HOLD until the next window,
  * any other refusal → REFUSE (onTickFailure).
  */
 export type Direction = 'out' | 'in';
@@ -122,6 +123,8 @@ export const transferMachine = setup({
   },
 });
 
+type BreakerFull = Parameters<(typeof BRIDGE)['BRIDGE_BREAKER_FULL']>[0];
+
 export const transferDef = defineMachine({
   name: 'bridgeTransfer',
   version: 1,
@@ -131,6 +134,9 @@ export const transferDef = defineMachine({
     release: async ({ state, height }, p) => release({ state, height }, { asset: p.asset, to: p.to, amount: BigInt(p.amount), waited: p.waited }),
     unreserve: async ({ state }, p) => unreserve(state, p.asset, BigInt(p.amount)),
   },
-  onTickFailure: (reason, height, failure) => (failure instanceof BreakerTripped ? { type: 'HOLD', until: failure.until, reason, height } : { type: 'REFUSE', reason, height }),
+  onTickFailure: (failure, height) =>
+    failure.code === 'BRIDGE_BREAKER_FULL'
+      ? { type: 'HOLD', until: (failure.meta as BreakerFull).until, reason: failure.reason, height }
+      : { type: 'REFUSE', reason: failure.reason, height },
   summary: (s): Record<string, string> => (s.context.releaseAt !== null ? { releaseAt: String(s.context.releaseAt) } : {}),
 });

@@ -8,6 +8,7 @@ import { recordKey } from '../../protocol/records';
 import type { Address } from '../../protocol/types';
 import type { Hex } from '../../primitives/hex';
 import { loadUnpausedToken, moveTokens, requireCanSend, requireNotBlacklisted } from '../tokens/ledger';
+import { BRIDGE } from './errors';
 
 /**
  * The bridge's pools and its circuit breaker. Each asset ("native" or a token id) has a pool:
@@ -81,7 +82,7 @@ export async function lock(c: { state: ExecState; height: number; events: ChainE
 export async function reserve(s: ExecState, asset: Asset, amount: bigint): Promise<void> {
   const p = await getPool(s, asset);
   if (amount > available(p)) {
-    throw new TxFailure(`the bridge holds ${available(p)} base units of ${asset} free to release (${p.locked} locked, ${p.reserved} promised), less than ${amount}`);
+    throw new TxFailure(BRIDGE.BRIDGE_POOL_SHORT({ asset, free: available(p), locked: BigInt(p.locked), reserved: BigInt(p.reserved), amount }));
   }
   await putPool(s, { ...p, reserved: add(p.reserved, amount) });
 }
@@ -92,13 +93,6 @@ export async function unreserve(s: ExecState, asset: Asset, amount: bigint): Pro
   await putPool(s, { ...p, reserved: add(p.reserved, -amount) });
 }
 
-/** The tick found the breaker full: the transfer waits for window start `until`. */
-export class BreakerTripped extends TxFailure {
-  constructor(reason: string, readonly until: number) {
-    super(reason);
-  }
-}
-
 export const windowOf = (height: number, windowBlocks: bigint): number => Number(BigInt(height) / windowBlocks);
 
 /**
@@ -106,7 +100,7 @@ export const windowOf = (height: number, windowBlocks: bigint): number => Number
  * DELAYED transfer at its release height) that does not fit takes the window's single
  * exemption if it is still free, so a transfer larger than a whole window's share leaves
  * after waiting, whatever smaller releases came first.
- * Throws BreakerTripped (wait for the next window) or TxFailure (cannot be paid: refused).
+ * Throws TxFailure: BRIDGE_BREAKER_FULL (wait for the next window, `meta.until`) or another code (cannot be paid: refused).
  */
 export async function release(
   c: { state: ExecState; height: number },
@@ -126,7 +120,7 @@ export async function release(
   const exempt = over && t.waited && !b.exempted;
   if (over && !exempt) {
     const until = (window + 1) * Number(prm.BRIDGE_WINDOW_BLOCKS);
-    throw new BreakerTripped(`the circuit breaker of ${t.asset} allows ${cap - used < 0n ? 0n : cap - used} more base units in window ${window} (BRIDGE_BREAKER_BPS of ${b.base}): released from height ${until}`, until);
+    throw new TxFailure(BRIDGE.BRIDGE_BREAKER_FULL({ asset: t.asset, allowed: cap - used < 0n ? 0n : cap - used, window, base: BigInt(b.base), until }));
   }
   const events: ChainEvent[] = [];
   if (t.asset === 'native') {

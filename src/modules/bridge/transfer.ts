@@ -3,6 +3,7 @@ import { stateName } from '../../machines/record';
 import { getCommittee, type CommitteeRecord } from '../../protocol/bridge';
 import type { ExecState } from '../../protocol/execState';
 import { TxFailure } from '../../protocol/handler';
+import type { Refusal } from '../../protocol/refusal';
 import { BRIDGE_ESCROW_ADDRESS } from '../../protocol/params';
 import { recordKey } from '../../protocol/records';
 import type { Hex } from '../../primitives/hex';
@@ -12,11 +13,13 @@ import { defineTx } from '../tx/define';
 import type { Field } from '../tx/entry';
 import { addressesIn, addressField, assetIdField, tokenAmountField } from '../tx/fields';
 import { inboundDigest, quorumRefusal } from './committee';
+import { BRIDGE } from './errors';
 import { assetField, chainField, foreignAddressField, foreignTxField, signaturesField, transferIdField } from './fields';
 import { lock, reserve, type Asset } from './pool';
 import { transferDef, type TransferStatus } from './machine';
 
-export const NO_COMMITTEE = 'there is no bridge committee yet: a governance proposal creates it (GOV_PROPOSE data.committee)';
+/** The refusal of a committee-checked type while there is no committee (admission gives it too). */
+export const NO_COMMITTEE: Refusal = BRIDGE.BRIDGE_NO_COMMITTEE();
 
 /** The committee in office, or the refusal every committee-checked type words the same way. */
 export async function requireCommittee(s: ExecState): Promise<CommitteeRecord> {
@@ -148,7 +151,7 @@ bridge attest" makes one member's). Anyone may submit it: the signatures are the
     const c = await requireCommittee(state);
     const seen = await state.getRecord<Hex>(seenKey(d.sourceChain, d.sourceTx));
     // A REFUSED transfer paid nothing: its deposit may be attested again (e.g. once the token is unpaused).
-    if (seen && (await statusOf(state, seen)) !== 'REFUSED') throw new TxFailure(`deposit ${d.sourceChain}:${d.sourceTx} was already attested (transfer ${seen})`);
+    if (seen && (await statusOf(state, seen)) !== 'REFUSED') throw new TxFailure(BRIDGE.BRIDGE_DEPOSIT_ALREADY_ATTESTED({ chain: d.sourceChain, sourceTx: d.sourceTx, transfer: seen }));
     const refused = quorumRefusal(c, inboundOf(d, network.chainId), d.signatures, 'BRIDGE_IN');
     if (refused) throw new TxFailure(refused);
     await reserve(state, d.asset, d.amount);
@@ -177,16 +180,16 @@ export const bridgeSettle = defineTx({
   },
   async run({ state, height, sender, events }, { transferId, targetTx }) {
     const c = await requireCommittee(state);
-    if (!c.members.some((m) => m.address === sender)) throw new TxFailure(`${sender} is not a member of the bridge committee (epoch ${c.epoch})`);
+    if (!c.members.some((m) => m.address === sender)) throw new TxFailure(BRIDGE.BRIDGE_NOT_COMMITTEE_MEMBER({ sender, epoch: c.epoch }));
     const snap = await loadInstance(state, transferDef, transferId);
-    if (!snap) throw new TxFailure(`transfer ${transferId} does not exist`);
-    if (snap.context.direction !== 'out') throw new TxFailure(`transfer ${transferId} is inbound: only outbound transfers are settled`);
+    if (!snap) throw new TxFailure(BRIDGE.BRIDGE_TRANSFER_MISSING({ transfer: transferId }));
+    if (snap.context.direction !== 'out') throw new TxFailure(BRIDGE.BRIDGE_TRANSFER_INBOUND({ transfer: transferId }));
     const st = stateName(snap.value) as TransferStatus;
-    if (st !== 'LOCKED') throw new TxFailure(`transfer ${transferId} is ${st}, not LOCKED: it was settled by ${snap.context.settledBy} (${snap.context.targetTx})`);
+    if (st !== 'LOCKED') throw new TxFailure(BRIDGE.BRIDGE_TRANSFER_NOT_LOCKED({ transfer: transferId, status: st, settledBy: snap.context.settledBy, targetTx: snap.context.targetTx }));
     // One payout settles one transfer: a payout named twice would mark two transfers PAID for one payment.
     const payoutKey = recordKey('bridge', 'payout', snap.context.chain, targetTx);
     const already = await state.getRecord<Hex>(payoutKey);
-    if (already) throw new TxFailure(`payout ${snap.context.chain}:${targetTx} already settled transfer ${already}`);
+    if (already) throw new TxFailure(BRIDGE.BRIDGE_PAYOUT_ALREADY_SETTLED({ chain: snap.context.chain, targetTx, transfer: already }));
     await state.putRecord(payoutKey, transferId);
     events.push(...(await sendEvent(state, transferDef, transferId, { type: 'SETTLE', by: sender, targetTx, height }, height)).events);
   },

@@ -8,6 +8,7 @@ import { GOV_ESCROW_ADDRESS, TREASURY_ADDRESS } from '../../protocol/params';
 import { RECORD_PREFIX } from '../../protocol/records';
 import type { Address } from '../../protocol/types';
 import { defineMachine, effect, type DeadlineEvent } from '../../machines/define';
+import { GOVERNANCE } from './errors';
 
 /**
  * The governance proposal (docs/PROTOCOL.md "Governance"), an on-chain machine. Its state
@@ -145,8 +146,8 @@ export const loadTreasury = async (s: ExecState): Promise<TreasuryRecord> => (aw
 /** Applies a passed proposal's change; TxFailure when it cannot be applied (the proposal FAILS). */
 async function execute(s: ExecState, a: ProposalAction, id: string, height: number): Promise<void> {
   if (a.kind === 'param') {
-    const refused = paramRefusal(a.param, a.value);
-    if (refused) throw new TxFailure(refused);
+    const why = paramRefusal(a.param, a.value);
+    if (why) throw new TxFailure(GOVERNANCE.GOV_PARAM_REFUSED({ param: a.param, value: a.value, why }));
     await setParam(s, a.param as ParamName, BigInt(a.value), height);
     return;
   }
@@ -158,7 +159,7 @@ async function execute(s: ExecState, a: ProposalAction, id: string, height: numb
   }
   const amount = BigInt(a.amount);
   const have = (await s.getAccount(TREASURY_ADDRESS))?.balance ?? 0n;
-  if (have < amount) throw new TxFailure(`the treasury holds ${have} base units, less than the ${amount} to spend`);
+  if (have < amount) throw new TxFailure(GOVERNANCE.GOV_TREASURY_SHORT({ held: have, amount }));
   await debit(s, TREASURY_ADDRESS, amount);
   await credit(s, a.to, amount, height);
   const t = await loadTreasury(s);
@@ -181,6 +182,6 @@ export const proposalDef = defineMachine({
     },
     execute: async ({ state, height, id }, { action }) => execute(state, action, id, height),
   },
-  onTickFailure: (reason) => ({ type: 'EXECUTION_FAILED', reason }),
+  onTickFailure: (failure) => ({ type: 'EXECUTION_FAILED', reason: failure.reason }),
   summary: (s) => ({ ...s.context.tally, voters: String(s.context.voters) }),
 });

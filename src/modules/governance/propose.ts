@@ -13,6 +13,7 @@ import { fullCommitteeRefusal, sortMembers } from '../bridge/committee';
 import { committeeField } from '../bridge/fields';
 import { paramNameField, paramValueField, proposalIdField, spendField, voteOptionField } from './fields';
 import { getVoters, recount, voteKey, votersKey } from './tally';
+import { GOVERNANCE } from './errors';
 
 /**
  * GOV_PROPOSE: opens a proposal whose id is this transaction's id. `amount` is the deposit
@@ -77,7 +78,7 @@ transaction's id.`,
   async run({ state, height, sender, tx, events }, d) {
     const p = await loadParams(state);
     const deposit = BigInt(tx.amount);
-    if (deposit < p.GOV_DEPOSIT) throw new TxFailure(`the deposit must be at least ${p.GOV_DEPOSIT} base units (GOV_DEPOSIT)`);
+    if (deposit < p.GOV_DEPOSIT) throw new TxFailure(GOVERNANCE.GOV_DEPOSIT_TOO_LOW({ minimum: p.GOV_DEPOSIT }));
     await debit(state, sender, deposit);
     await credit(state, GOV_ESCROW_ADDRESS, deposit, height);
     const action: ProposalAction = d.spend
@@ -122,11 +123,11 @@ export const govVote = defineTx({
   },
   async run({ state, height, sender, events }, { proposalId, vote }) {
     const snap = await loadInstance(state, proposalDef, proposalId);
-    if (!snap) throw new TxFailure(`proposal ${proposalId} does not exist`);
-    if (!snap.matches('VOTING')) throw new TxFailure(`proposal ${proposalId} is ${String(snap.value)}, not under vote`);
+    if (!snap) throw new TxFailure(GOVERNANCE.GOV_PROPOSAL_MISSING({ proposal: proposalId }));
+    if (!snap.matches('VOTING')) throw new TxFailure(GOVERNANCE.GOV_PROPOSAL_NOT_VOTING({ proposal: proposalId, status: String(snap.value) }));
     const acc = await state.getAccount(sender);
     const received = BigInt((await getCandidate(state, sender))?.received ?? '0');
-    if ((acc?.staked ?? 0n) === 0n && received === 0n) throw new TxFailure('GOV_VOTE needs voting power: stake coins first (STAKE)');
+    if ((acc?.staked ?? 0n) === 0n && received === 0n) throw new TxFailure(GOVERNANCE.GOV_NO_VOTING_POWER({ voter: sender }));
     const voters = await getVoters(state, proposalId);
     if (!voters.includes(sender)) await state.putRecord(votersKey(proposalId), [...voters, sender].sort() satisfies Address[]);
     await state.putRecord(voteKey(proposalId, sender), vote);

@@ -5,13 +5,14 @@ import { requireOwner } from '../assets/common';
 import { addressFlag } from '../tx/cli';
 import type { CliMeta } from '../tx/entry';
 import { defineTx } from '../tx/define';
+import { NAME } from './errors';
 import { NAME_ARG, NAME_FIELDS } from './fields';
 import { getName, nameKey, type NameRecord } from './records';
 
 /** The record of a registered name the sender owns; fails the transaction otherwise. */
 async function ownedName(s: ExecState, name: string, sender: Address): Promise<NameRecord> {
   const rec = await getName(s, name);
-  if (!rec) throw new TxFailure('name not registered');
+  if (!rec) throw new TxFailure(NAME.NAME_NOT_REGISTERED({ name }));
   requireOwner(sender, rec.owner, 'the name');
   return rec;
 }

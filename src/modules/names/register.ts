@@ -1,6 +1,7 @@
 import { credit, debit } from '../../protocol/accounts';
 import { NAME_REGISTRATION_COST, TREASURY_ADDRESS } from '../../protocol/params';
 import { TxFailure } from '../../protocol/handler';
+import { NAME } from './errors';
 import { addressFlag } from '../tx/cli';
 import { defineTx } from '../tx/define';
 import { NAME_ARG, NAME_FIELDS } from './fields';
@@ -22,7 +23,7 @@ export const nameRegister = defineTx({
   fields: NAME_FIELDS,
   energy: 500n,
   async run({ state, height, sender, tx, to, events }, { name }) {
-    if (await getName(state, name)) throw new TxFailure('name already registered');
+    if (await getName(state, name)) throw new TxFailure(NAME.NAME_ALREADY_REGISTERED({ name }));
     await debit(state, sender, NAME_REGISTRATION_COST);
     await credit(state, TREASURY_ADDRESS, NAME_REGISTRATION_COST, height);
     const rec: NameRecord = { name, owner: sender, target: to ?? sender, registeredAt: height, registeredBy: tx.id };

@@ -1,4 +1,5 @@
 import { TxFailure } from '../../protocol/handler';
+import { NFT } from './errors';
 import { assetId } from '../assets/common';
 import { textFlag } from '../tx/cli';
 import { defineTx } from '../tx/define';
@@ -16,7 +17,7 @@ export const nftCreate = defineTx({
   energy: 2_000n,
   creates: 'collection',
   async run({ state, height, sender, tx, events }, { name, symbol }) {
-    if (await state.getRecord(nftSymbolKey(symbol))) throw new TxFailure('symbol already taken');
+    if (await state.getRecord(nftSymbolKey(symbol))) throw new TxFailure(NFT.NFT_SYMBOL_TAKEN({ symbol }));
     const id = assetId(tx.id);
     await saveCollection(state, { id, name, symbol, owner: sender, minted: 0, burned: 0, createdAt: height, createdBy: tx.id });
     await state.putRecord(nftSymbolKey(symbol), { id });

@@ -1,6 +1,7 @@
 import type { ExecState } from '../../protocol/execState';
 import type { Hex } from '../../primitives/hex';
 import { TxFailure } from '../../protocol/handler';
+import { NFT } from './errors';
 import { collectionKey, getCollection, getItem, itemKey, type CollectionRecord, type ItemRecord } from './records';
 import type { ItemRef } from './fields';
 
@@ -8,7 +9,7 @@ import type { ItemRef } from './fields';
 
 export async function loadCollection(s: ExecState, id: Hex): Promise<CollectionRecord> {
   const c = await getCollection(s, id);
-  if (!c) throw new TxFailure('unknown collection');
+  if (!c) throw new TxFailure(NFT.NFT_UNKNOWN_COLLECTION({ collection: id }));
   return c;
 }
 
@@ -16,7 +17,7 @@ export async function loadCollection(s: ExecState, id: Hex): Promise<CollectionR
 export async function loadItem(s: ExecState, ref: ItemRef): Promise<{ collection: CollectionRecord; item: ItemRecord }> {
   const collection = await loadCollection(s, ref.collection);
   const item = await getItem(s, ref.collection, ref.item);
-  if (!item) throw new TxFailure('unknown item');
+  if (!item) throw new TxFailure(NFT.NFT_UNKNOWN_ITEM({ collection: ref.collection, item: ref.item }));
   return { collection, item };
 }
 

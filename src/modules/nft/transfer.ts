@@ -1,4 +1,5 @@
 import { TxFailure } from '../../protocol/handler';
+import { NFT } from './errors';
 import { addressFlag } from '../tx/cli';
 import { defineTx } from '../tx/define';
 import { COLLECTION_FLAG, ITEM_FIELDS, ITEM_FLAG } from './fields';
@@ -14,7 +15,9 @@ export const nftTransfer = defineTx({
   energy: 150n,
   async run({ state, sender, to, events }, ref) {
     const { item } = await loadItem(state, ref);
-    if (sender !== item.owner && sender !== item.approved) throw new TxFailure('only the owner of the item or its approved address may transfer it');
+    if (sender !== item.owner && sender !== item.approved) {
+      throw new TxFailure(NFT.NFT_NOT_OWNER_OR_APPROVED({ collection: ref.collection, item: ref.item, owner: item.owner, approved: item.approved, sender }));
+    }
     await saveItem(state, { ...item, owner: to, approved: null });
     events.push({ kind: 'nft.transfer', collection: ref.collection, item: ref.item, from: item.owner, to });
   },

@@ -3,6 +3,7 @@ import { TxFailure } from '../../protocol/handler';
 import { getPermission, setPermission, type PermissionSpec } from '../../protocol/permissions';
 import type { Address } from '../../protocol/types';
 import { defineMachine, effect, holds, type DeadlineEvent, type Rule } from '../../machines/define';
+import { PERMISSIONS } from './errors';
 
 /**
  * A structural change to an account's permission (docs/PROTOCOL.md "Permissions and
@@ -51,7 +52,7 @@ type Approve = Extract<PermissionChangeEvent, { type: 'APPROVE' }>;
 
 /** A key holder approves a change once. */
 const notYetApproved: Rule<PermissionChangeContext, Approve> = (c, e, id) =>
-  c.approvals.includes(e.key) ? `${e.key} already approved permission change ${id}` : undefined;
+  c.approvals.includes(e.key) ? PERMISSIONS.PERMISSION_CHANGE_ALREADY_APPROVED({ key: e.key, change: id }) : undefined;
 type Veto = Extract<PermissionChangeEvent, { type: 'VETO' }>;
 type Args = { context: PermissionChangeContext; event: PermissionChangeEvent };
 /** The assigners of an approval (setup's actions hold only effects, so both transitions inline them). */
@@ -104,12 +105,12 @@ export const permissionChangeDef = defineMachine({
   machine: permissionChangeMachine,
   deadline: (s) => (s.matches('PENDING') ? s.context.expiresAt : s.matches('QUEUED') ? s.context.executeAt : null),
   effects: {
-    apply: async ({ state }, { account, change, baseVersion }) => {
+    apply: async ({ state, id }, { account, change, baseVersion }) => {
       const now = await getPermission(state, account);
-      if ((now?.version ?? 0) !== baseVersion) throw new TxFailure(`the permission of ${account} changed since this change was proposed`);
+      if ((now?.version ?? 0) !== baseVersion) throw new TxFailure(PERMISSIONS.PERMISSION_CHANGE_OUTDATED({ account, change: id, applying: true }));
       await setPermission(state, account, change);
     },
   },
-  onTickFailure: (reason) => ({ type: 'APPLY_FAILED', reason }),
+  onTickFailure: (failure) => ({ type: 'APPLY_FAILED', reason: failure.reason }),
   rules: { APPROVE: [notYetApproved] },
 });

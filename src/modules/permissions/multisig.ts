@@ -1,9 +1,11 @@
 import { TxFailure, type ExecContext, type HandlerOutcome, type TxHandler } from '../../protocol/handler';
 import { AUTHORISABLE } from '../../protocol/permissions';
+import { wrapRefusal } from '../../protocol/refusal';
 import type { Address, HybridTx, SignedTx } from '../../protocol/types';
 import { defineTx } from '../tx/define';
 import { innerHandler } from '../tx/inner';
 import { addressesIn, addressField, txIdField } from '../tx/fields';
+import { PERMISSIONS } from './errors';
 import { operationField, type Operation } from './fields';
 import { APPROVAL_WINDOW_BLOCKS, getMultisig, keyHolder, putMultisig, type MultisigProposal } from './records';
 
@@ -43,7 +45,7 @@ async function execute(ctx: ExecContext, p: MultisigProposal): Promise<HandlerOu
   try {
     return await h.execute({ ...ctx, sender: p.account, tx });
   } catch (e) {
-    if (e instanceof TxFailure) throw new TxFailure(`the approved operation failed: ${e.reason}`);
+    if (e instanceof TxFailure) throw new TxFailure(wrapRefusal(e.refusal, 'the approved operation failed: '));
     throw e;
   }
 }
@@ -88,7 +90,7 @@ export const multisigPropose = defineTx({
   },
   async run(ctx, { account, op }) {
     const { permission, weight } = await keyHolder(ctx.state, account, ctx.sender);
-    if (!permission.operations.includes(op.type)) throw new TxFailure(`the permission of ${account} does not authorise ${op.type}`);
+    if (!permission.operations.includes(op.type)) throw new TxFailure(PERMISSIONS.MULTISIG_OPERATION_NOT_GOVERNED({ account, type: op.type }));
     const p: MultisigProposal = {
       id: ctx.tx.id, account, op, proposer: ctx.sender, approvals: [], weight: 0, permissionVersion: permission.version,
       createdAt: ctx.height, expiresAt: ctx.height + APPROVAL_WINDOW_BLOCKS, executedAt: null,
@@ -109,12 +111,12 @@ export const multisigApprove = defineTx({
   },
   async run(ctx, { proposalId: id }) {
     const p = await getMultisig(ctx.state, id);
-    if (!p) throw new TxFailure(`multisig proposal ${id} does not exist`);
-    if (p.executedAt !== null) throw new TxFailure(`multisig proposal ${id} was already executed`);
-    if (ctx.height > p.expiresAt) throw new TxFailure(`multisig proposal ${id} expired at height ${p.expiresAt}`);
+    if (!p) throw new TxFailure(PERMISSIONS.MULTISIG_PROPOSAL_MISSING({ proposal: id }));
+    if (p.executedAt !== null) throw new TxFailure(PERMISSIONS.MULTISIG_PROPOSAL_EXECUTED({ proposal: id }));
+    if (ctx.height > p.expiresAt) throw new TxFailure(PERMISSIONS.MULTISIG_PROPOSAL_EXPIRED({ proposal: id, expiresAt: p.expiresAt }));
     const { permission, weight } = await keyHolder(ctx.state, p.account, ctx.sender);
-    if (permission.version !== p.permissionVersion) throw new TxFailure(`the permission of ${p.account} changed since multisig proposal ${id} was made`);
-    if (p.approvals.includes(ctx.sender)) throw new TxFailure(`${ctx.sender} already approved multisig proposal ${id}`);
+    if (permission.version !== p.permissionVersion) throw new TxFailure(PERMISSIONS.MULTISIG_PROPOSAL_OUTDATED({ account: p.account, proposal: id }));
+    if (p.approvals.includes(ctx.sender)) throw new TxFailure(PERMISSIONS.MULTISIG_ALREADY_APPROVED({ key: ctx.sender, proposal: id }));
     return approve(ctx, p, weight, BASE_ENERGY.approve);
   },
 });

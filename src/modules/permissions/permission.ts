@@ -5,6 +5,7 @@ import { setPermission } from '../../protocol/permissions';
 import { defineTx } from '../tx/define';
 import { addressesIn, addressField, txIdField } from '../tx/fields';
 import { changeField, permissionField } from './fields';
+import { PERMISSIONS } from './errors';
 import { APPROVAL_WINDOW_BLOCKS, keyHolder } from './records';
 
 /**
@@ -54,10 +55,10 @@ export const permissionPropose = defineTx({
 /** The change, checked against the permission it was proposed under; and the sender's weight now. */
 async function changeFor(state: Parameters<typeof keyHolder>[0], id: string, sender: Parameters<typeof keyHolder>[2]) {
   const snap = await loadInstance(state, permissionChangeDef, id);
-  if (!snap) throw new TxFailure(`permission change ${id} does not exist`);
+  if (!snap) throw new TxFailure(PERMISSIONS.PERMISSION_CHANGE_MISSING({ change: id }));
   const { account, baseVersion } = snap.context;
   const { permission, weight } = await keyHolder(state, account, sender);
-  if (permission.version !== baseVersion) throw new TxFailure(`the permission of ${account} changed since change ${id} was proposed`);
+  if (permission.version !== baseVersion) throw new TxFailure(PERMISSIONS.PERMISSION_CHANGE_OUTDATED({ account, change: id, applying: false }));
   return { snap, weight };
 }
 

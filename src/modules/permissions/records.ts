@@ -4,6 +4,7 @@ import { TxFailure } from '../../protocol/handler';
 import { recordKey } from '../../protocol/records';
 import type { Address } from '../../protocol/types';
 import type { Hex } from '../../primitives/hex';
+import { PERMISSIONS } from './errors';
 import type { Operation } from './fields';
 
 /**
@@ -35,8 +36,8 @@ export const putMultisig = (s: ExecState, p: MultisigProposal): Promise<void> =>
 /** The permission of `account` and the weight of `key` in it; TxFailure when there is none or `key` holds no weight. */
 export async function keyHolder(s: ExecState, account: Address, key: Address): Promise<{ permission: Permission; weight: number }> {
   const permission = await getPermission(s, account);
-  if (!permission) throw new TxFailure(`account ${account} has no permission`);
+  if (!permission) throw new TxFailure(PERMISSIONS.PERMISSION_MISSING({ account }));
   const weight = permission.keys[key] ?? 0;
-  if (weight === 0) throw new TxFailure(`${key} holds no key of the permission of ${account}`);
+  if (weight === 0) throw new TxFailure(PERMISSIONS.PERMISSION_NOT_KEY_HOLDER({ key, account }));
   return { permission, weight };
 }

@@ -1,1 +1,2 @@
 export { metaTx, RELAYABLE } from './metaTx';
+export { RELAY } from './errors';

@@ -4,11 +4,13 @@ import { pqKeyHashOf, txId } from '../../crypto/txSigning';
 import type { Hex } from '../../primitives/hex';
 import { TxFailure } from '../../protocol/handler';
 import { governedRefusal } from '../../protocol/permissions';
+import { wrapRefusal } from '../../protocol/refusal';
 import type { Address, HybridTx, SignedTx } from '../../protocol/types';
 import type { Field } from '../tx/entry';
 import { defineTx } from '../tx/define';
 import { addressesIn, check } from '../tx/fields';
 import { innerHandler } from '../tx/inner';
+import { RELAY } from './errors';
 
 /**
  * META_TX: a relayer submits a user's signed TRANSFER or TOKEN_TRANSFER (data.tx, the very
@@ -93,6 +95,8 @@ function innerField(doc: string): Field<ReturnType<typeof readInner>, unknown> {
 }
 
 const BASE_ENERGY = 500n;
+/** Before a refusal of the inner transaction (the user's permission, or the inner's own handler), whose code it keeps. */
+const INNER_FAILED = 'META_TX inner transaction failed: ';
 
 /** The inner envelope of an admitted META_TX (admission, import and execution all ask: read once per data.tx object). */
 const innerOf = (tx: SignedTx): HybridTx => readInner((tx.data as { tx: unknown }).tx);
@@ -117,12 +121,12 @@ export const metaTx = defineTx({
     const { state } = ctx;
     const user: Address = inner.from;
     const acc = await state.getAccount(user);
-    if (!acc) throw new TxFailure('META_TX inner transaction: insufficient balance');
-    if (inner.nonce !== acc.nonce) throw new TxFailure(`META_TX inner transaction: nonce ${acc.nonce} expected, got ${inner.nonce}`);
+    if (!acc) throw new TxFailure(RELAY.META_TX_INNER_NO_ACCOUNT({ user }));
+    if (inner.nonce !== acc.nonce) throw new TxFailure(RELAY.META_TX_INNER_NONCE({ user, expected: acc.nonce, got: inner.nonce }));
     const keyHash = pqKeyHashOf(inner)!; // the inner object is one per data.tx (readInner), so this is hashed once
-    if (acc.mldsaKeyHash !== null && acc.mldsaKeyHash !== keyHash) throw new TxFailure('META_TX inner transaction: invalid signature');
+    if (acc.mldsaKeyHash !== null && acc.mldsaKeyHash !== keyHash) throw new TxFailure(RELAY.META_TX_INNER_KEY_MISMATCH({ user }));
     const governed = await governedRefusal(state, user, inner);
-    if (governed !== undefined) throw new TxFailure(`META_TX inner transaction failed: ${governed}`);
+    if (governed !== undefined) throw new TxFailure(wrapRefusal(governed, INNER_FAILED));
     acc.nonce += 1;
     acc.mldsaKeyHash ??= keyHash;
     await state.putAccount(user, acc);
@@ -131,7 +135,7 @@ export const metaTx = defineTx({
       const out = await innerHandler(tx.type)!.execute({ ...ctx, sender: user, tx });
       return { energy: BASE_ENERGY + out.energy, events: out.events ?? [] };
     } catch (e) {
-      if (e instanceof TxFailure) throw new TxFailure(`META_TX inner transaction failed: ${e.reason}`);
+      if (e instanceof TxFailure) throw new TxFailure(wrapRefusal(e.refusal, INNER_FAILED));
       throw e;
     }
   },

@@ -2,6 +2,7 @@ import { newAccount } from '../../protocol/accounts';
 import { energyAt } from '../../protocol/energy';
 import type { ExecState } from '../../protocol/execState';
 import { TxFailure } from '../../protocol/handler';
+import { RESOURCE } from './errors';
 import type { AccountState, Address } from '../../protocol/types';
 import { defineTx } from '../tx/define';
 import { addressFlag, coinsFlag } from '../tx/cli';
@@ -64,7 +65,7 @@ until you undelegate.`,
     const acc = (await state.getAccount(sender))!;
     const free = acc.staked - acc.delegatedOut;
     if (amount > free) {
-      throw new TxFailure(`DELEGATE_RESOURCE lends ${amount} base units but only ${free} of the sender's stake are not lent (${acc.staked} staked, ${acc.delegatedOut} lent)`);
+      throw new TxFailure(RESOURCE.RESOURCE_STAKE_NOT_FREE({ amount, free, staked: acc.staked, lent: acc.delegatedOut }));
     }
     await shiftCapacity(state, height, sender, to, amount);
   },
@@ -88,8 +89,8 @@ export const undelegateResource = defineTx({
   },
   async run({ state, height, sender, to }, { amount }) {
     const lent = await getDelegation(state, sender, to);
-    if (lent === 0n) throw new TxFailure(`no resources delegated to ${to}`);
-    if (amount > lent) throw new TxFailure(`UNDELEGATE_RESOURCE takes back ${amount} base units but ${lent} are delegated to ${to}`);
+    if (lent === 0n) throw new TxFailure(RESOURCE.RESOURCE_NOT_DELEGATED({ to }));
+    if (amount > lent) throw new TxFailure(RESOURCE.RESOURCE_UNDELEGATE_EXCEEDS_LENT({ to, amount, lent }));
     await shiftCapacity(state, height, sender, to, -amount);
   },
 });

@@ -7,6 +7,7 @@ import { BURN_PER_ENERGY, TREASURY_ADDRESS } from '../../protocol/params';
 import { recordKey } from '../../protocol/records';
 import type { Address, SignedTx } from '../../protocol/types';
 import { defineTx } from '../tx/define';
+import { STAKING } from './errors';
 import { evidenceField } from './fields';
 import { jailCandidate } from './jail';
 import { getCandidate, getVoter, putCandidate, putVoter, sortedKeys, type VoterRecord } from './records';
@@ -129,19 +130,19 @@ e.g. jq '.alerts[] | select(.kind == "double_sign")', and pass the file as it is
   },
   report: (events) => ({ penalty: events.find((e) => e.kind === 'validators.slash')?.penalty }),
   async run({ state, height, sender, tx, events }, { evidence: { a, b } }) {
-    if (a.producer !== b.producer) throw new TxFailure('the two headers have different producers');
-    if (a.height !== b.height) throw new TxFailure('the two headers are at different heights');
-    if (a.hash === b.hash) throw new TxFailure('the two headers have the same hash: they are one block, not two');
+    if (a.producer !== b.producer) throw new TxFailure(STAKING.STAKING_EVIDENCE_PRODUCERS_DIFFER({ a: a.producer, b: b.producer }));
+    if (a.height !== b.height) throw new TxFailure(STAKING.STAKING_EVIDENCE_HEIGHTS_DIFFER({ a: a.height, b: b.height }));
+    if (a.hash === b.hash) throw new TxFailure(STAKING.STAKING_EVIDENCE_SAME_BLOCK({ hash: a.hash }));
     for (const [name, h] of [['a', a], ['b', b]] as const) {
-      if (headerHash(h) !== h.hash) throw new TxFailure(`header ${name}'s hash does not match its contents`);
+      if (headerHash(h) !== h.hash) throw new TxFailure(STAKING.STAKING_EVIDENCE_HASH_MISMATCH({ header: name, hash: h.hash }));
     }
     const producer = a.producer;
     const cand = await getCandidate(state, producer);
-    if (!cand) throw new TxFailure('the producer is not a validator candidate');
+    if (!cand) throw new TxFailure(STAKING.STAKING_NOT_CANDIDATE({ role: 'producer', address: producer }));
     const nullifier = slashedKey(producer, a.height);
-    if ((await state.getRecord<SlashedRecord>(nullifier)) !== undefined) throw new TxFailure('this double sign (producer and height) was already slashed');
+    if ((await state.getRecord<SlashedRecord>(nullifier)) !== undefined) throw new TxFailure(STAKING.STAKING_ALREADY_SLASHED({ producer, height: a.height }));
     for (const [name, h] of [['a', a], ['b', b]] as const) {
-      if (verifyHeader(h, cand.signingKeys) !== undefined) throw new TxFailure(`header ${name}'s signatures do not verify against the producer's block-signing keys`);
+      if (verifyHeader(h, cand.signingKeys) !== undefined) throw new TxFailure(STAKING.STAKING_EVIDENCE_BAD_SIGNATURE({ header: name, producer }));
     }
 
     const { penalty, fromStake } = await takePenalty(state, producer, height, tx);

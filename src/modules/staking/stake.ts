@@ -1,6 +1,7 @@
 import { loadSupply, saveSupply, type ExecState } from '../../protocol/execState';
 import { loadParams } from '../../protocol/governable';
 import { TxFailure } from '../../protocol/handler';
+import { TX } from '../../protocol/txRefusals';
 import type { Address } from '../../protocol/types';
 import { booleanField } from '../tx/fields';
 import { defineTx } from '../tx/define';
@@ -11,6 +12,7 @@ import { queueUnbonding } from './unbonding';
 import { JOINING_ROUNDS } from './schedule';
 import { standings } from './election';
 import { unjailCandidate } from './jail';
+import { STAKING } from './errors';
 
 /** Commission of a candidate that does not name one, in basis points. */
 export const DEFAULT_COMMISSION_BPS = 1_000;
@@ -68,21 +70,21 @@ keys. Staking alone never gives a validator slot: voters elect (cairn stake vote
   async run({ state, height, sender, tx }, d) {
     const acc = await state.getAccount(sender);
     const amount = BigInt(tx.amount);
-    if (!acc || acc.balance < amount) throw new TxFailure('insufficient balance');
+    if (!acc || acc.balance < amount) throw new TxFailure(TX.TX_INSUFFICIENT_BALANCE());
     acc.balance -= amount;
     acc.staked += amount;
     await state.putAccount(sender, acc);
     await addStaked(state, amount);
     if (!d.candidate) return;
     const existing = await getCandidate(state, sender);
-    if (existing?.jailed?.reason === 'double-sign') throw new TxFailure('the sender was slashed for double signing and cannot stand again');
-    if (existing && !existing.jailed) throw new TxFailure('the sender is already a validator candidate');
+    if (existing?.jailed?.reason === 'double-sign') throw new TxFailure(STAKING.STAKING_SLASHED_FOR_DOUBLE_SIGN({ address: sender }));
+    if (existing && !existing.jailed) throw new TxFailure(STAKING.STAKING_ALREADY_CANDIDATE({ address: sender }));
     const min = (await loadParams(state)).MIN_CANDIDATE_STAKE;
-    if (acc.staked < min) throw new TxFailure(`a validator candidate needs at least ${min} base units of own stake (MIN_CANDIDATE_STAKE); it would have ${acc.staked}`);
+    if (acc.staked < min) throw new TxFailure(STAKING.STAKING_CANDIDATE_STAKE_TOO_LOW({ address: sender, min, staked: acc.staked }));
     // A candidate jailed for downtime asks back in: eligible again from the next election, keys unchanged.
     if (existing) return unjailCandidate(state, sender);
     const keys = d.signingKeys ?? (tx.envelope === 'eth' ? null : tx.publicKeys);
-    if (!keys) throw new TxFailure('a validator candidate must bind block-signing keys');
+    if (!keys) throw new TxFailure(STAKING.STAKING_SIGNING_KEYS_MISSING({ address: sender }));
     await registerCandidate(state, { address: sender, signingKeys: keys, commissionBps: d.commission, registeredAt: height });
   },
 });
@@ -112,19 +114,19 @@ UNBONDING_BLOCKS later. Stake allocated by VOTE or lent by DELEGATE_RESOURCE can
   async run({ state, height, sender, tx }) {
     const amount = BigInt(tx.amount);
     const acc = await state.getAccount(sender);
-    if (!acc || acc.staked < amount) throw new TxFailure(`insufficient stake: ${acc?.staked ?? 0n} base units staked`);
+    if (!acc || acc.staked < amount) throw new TxFailure(STAKING.STAKING_INSUFFICIENT_STAKE({ address: sender, amount, staked: acc?.staked ?? 0n }));
     const allocated = BigInt((await getVoter(state, sender)).total);
     if (acc.staked - amount < allocated) {
-      throw new TxFailure(`stake backs votes: ${allocated} base units are allocated by VOTE; reduce them first`);
+      throw new TxFailure(STAKING.STAKING_STAKE_BACKS_VOTES({ address: sender, amount, allocated }));
     }
     if (acc.staked - amount < acc.delegatedOut) {
-      throw new TxFailure(`stake backs resource delegations: ${acc.delegatedOut} base units are lent by DELEGATE_RESOURCE; undelegate first`);
+      throw new TxFailure(STAKING.STAKING_STAKE_BACKS_DELEGATIONS({ address: sender, amount, lent: acc.delegatedOut }));
     }
     const p = await loadParams(state);
     if (await getCandidate(state, sender)) {
       const eligible = (await standings(state, p.MIN_CANDIDATE_STAKE)).filter((c) => c.eligible).map((c) => c.address as Address);
       if (eligible.length === 1 && eligible[0] === sender && acc.staked - amount < p.MIN_CANDIDATE_STAKE) {
-        throw new TxFailure('UNSTAKE would leave the chain without an eligible validator candidate');
+        throw new TxFailure(STAKING.STAKING_LAST_ELIGIBLE_CANDIDATE({ address: sender, amount }));
       }
     }
     acc.staked -= amount;

@@ -7,6 +7,7 @@ import { defineTx } from '../tx/define';
 import { commissionField, votesField } from './fields';
 import { getCandidate, getVoter, putCandidate, putVoter, sortedKeys } from './records';
 import { settle } from './rewards';
+import { STAKING } from './errors';
 
 /**
  * VOTE: allocates the sender's stake to validator candidates, replacing its previous
@@ -37,9 +38,9 @@ withdraws every vote.`,
     const acc = await state.getAccount(sender);
     const total = Object.values(votes).reduce((n, v) => n + v, 0n);
     const staked = acc?.staked ?? 0n;
-    if (total > staked) throw new TxFailure(`VOTE allocates ${total} base units but the sender has ${staked} staked`);
+    if (total > staked) throw new TxFailure(STAKING.STAKING_VOTES_EXCEED_STAKE({ address: sender, total, staked }));
     const targets = sortedKeys(votes);
-    for (const c of targets) if (!(await getCandidate(state, c))) throw new TxFailure(`VOTE target ${c} is not a validator candidate`);
+    for (const c of targets) if (!(await getCandidate(state, c))) throw new TxFailure(STAKING.STAKING_VOTE_TARGET_NOT_CANDIDATE({ target: c }));
 
     const v = await getVoter(state, sender);
     await settle(state, v);
@@ -80,7 +81,7 @@ export const setCommission = defineTx({
   },
   async run({ state, height, sender }, { commission }) {
     const cand = await getCandidate(state, sender);
-    if (!cand) throw new TxFailure('the sender is not a validator candidate');
+    if (!cand) throw new TxFailure(STAKING.STAKING_NOT_CANDIDATE({ role: 'sender', address: sender }));
     const delay = (await loadParams(state)).COMMISSION_DELAY_BLOCKS;
     cand.pendingCommission = { bps: commission, at: height + Number(delay) };
     await putCandidate(state, cand);
@@ -107,7 +108,7 @@ With --wait, the answer also carries the amount paid ("reward").`,
     const v = await getVoter(state, sender);
     await settle(state, v);
     const amount = BigInt(v.claimable);
-    if (amount === 0n) throw new TxFailure('no voter reward to claim');
+    if (amount === 0n) throw new TxFailure(STAKING.STAKING_NO_VOTER_REWARD({ address: sender }));
     await debit(state, REWARD_POOL_ADDRESS, amount);
     await credit(state, sender, amount, height);
     await putVoter(state, sender, { ...v, claimable: '0' });

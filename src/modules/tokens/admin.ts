@@ -2,6 +2,7 @@ import { TxFailure } from '../../protocol/handler';
 import { addressFlag } from '../tx/cli';
 import { defineTx } from '../tx/define';
 import { booleanField } from '../tx/fields';
+import { TOKEN } from './errors';
 import { TOKEN_FLAG, tokenField } from './fields';
 import { loadOwnedToken } from './ledger';
 import { isBlacklisted, putToken, setBlacklisted } from './records';
@@ -17,7 +18,7 @@ const pauseSwitch = <T extends 'TOKEN_PAUSE' | 'TOKEN_UNPAUSE'>(type: T, paused:
     energy: 100n,
     async run(c, d) {
       const t = await loadOwnedToken(c.state, d.token, c.sender);
-      if (t.paused === paused) throw new TxFailure(paused ? 'token is already paused' : 'token is not paused');
+      if (t.paused === paused) throw new TxFailure(paused ? TOKEN.TOKEN_ALREADY_PAUSED({ token: t.id }) : TOKEN.TOKEN_NOT_PAUSED({ token: t.id }));
       await putToken(c.state, { ...t, paused });
     },
     cli: {
@@ -44,7 +45,8 @@ export const tokenBlacklist = defineTx({
   async run(c, d) {
     const t = await loadOwnedToken(c.state, d.token, c.sender);
     if ((await isBlacklisted(c.state, t.id, c.to)) === d.blacklisted) {
-      throw new TxFailure(d.blacklisted ? 'address is already blacklisted' : 'address is not blacklisted');
+      const at = { token: t.id, address: c.to };
+      throw new TxFailure(d.blacklisted ? TOKEN.TOKEN_ALREADY_BLACKLISTED(at) : TOKEN.TOKEN_NOT_BLACKLISTED(at));
     }
     await setBlacklisted(c.state, t.id, c.to, d.blacklisted);
   },

@@ -1,5 +1,6 @@
 import { MAX_ASSET_NAME_BYTES, MAX_TOKEN_DECIMALS } from '../../protocol/params';
 import { TxFailure } from '../../protocol/handler';
+import { TOKEN } from './errors';
 import { assetId } from '../assets/common';
 import { textFlag } from '../tx/cli';
 import { defineTx } from '../tx/define';
@@ -36,7 +37,7 @@ export const tokenCreate = defineTx({
   energy: 2_000n,
   creates: 'token',
   async run(c, d) {
-    if (await c.state.getRecord(symbolKey(d.symbol))) throw new TxFailure('symbol already taken');
+    if (await c.state.getRecord(symbolKey(d.symbol))) throw new TxFailure(TOKEN.TOKEN_SYMBOL_TAKEN({ symbol: d.symbol }));
     const id = assetId(c.tx.id);
     const token: TokenRecord = {
       id, name: d.name, symbol: d.symbol, decimals: d.decimals, owner: c.sender,

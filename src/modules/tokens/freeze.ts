@@ -1,6 +1,7 @@
 import { TxFailure } from '../../protocol/handler';
 import { defineTx } from '../tx/define';
 import { integerField } from '../tx/fields';
+import { TOKEN } from './errors';
 import { TOKEN_FLAG, tokenField } from './fields';
 import { frozenUntil, loadToken } from './ledger';
 import { freezeKey, getFreeze, type FreezeRecord } from './records';
@@ -20,9 +21,9 @@ export const tokenFreeze = defineTx({
   energy: 100n,
   async run(c, d) {
     const t = await loadToken(c.state, d.token);
-    if (d.until <= c.height) throw new TxFailure(`data.until must be above the current height ${c.height}`);
+    if (d.until <= c.height) throw new TxFailure(TOKEN.TOKEN_FREEZE_NOT_AHEAD({ token: t.id, until: d.until, height: c.height }));
     const current = await frozenUntil(c.state, t.id, c.sender, c.height);
-    if (current !== undefined && d.until <= current) throw new TxFailure(`a freeze can only be extended: frozen until height ${current}`);
+    if (current !== undefined && d.until <= current) throw new TxFailure(TOKEN.TOKEN_FREEZE_NOT_EXTENDED({ token: t.id, until: d.until, frozenUntil: current }));
     await c.state.putRecord(freezeKey(t.id, c.sender), { until: d.until } satisfies FreezeRecord);
   },
   cli: {
@@ -45,8 +46,8 @@ export const tokenUnfreeze = defineTx({
   async run(c, d) {
     const t = await loadToken(c.state, d.token);
     const f = await getFreeze(c.state, t.id, c.sender);
-    if (!f) throw new TxFailure('not frozen');
-    if (c.height < f.until) throw new TxFailure(`frozen until height ${f.until}`);
+    if (!f) throw new TxFailure(TOKEN.TOKEN_NOT_FROZEN({ token: t.id, address: c.sender }));
+    if (c.height < f.until) throw new TxFailure(TOKEN.TOKEN_FREEZE_NOT_EXPIRED({ token: t.id, address: c.sender, until: f.until }));
     await c.state.deleteRecord(freezeKey(t.id, c.sender));
   },
   cli: {

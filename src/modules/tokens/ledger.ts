@@ -4,6 +4,7 @@ import type { Address } from '../../protocol/types';
 import type { Hex } from '../../primitives/hex';
 import { requireOwner } from '../assets/common';
 import { TxFailure } from '../../protocol/handler';
+import { TOKEN } from './errors';
 import type { RunCtx, ToRule } from '../tx/entry';
 import { getFreeze, getToken, getTokenBalance, isBlacklisted, putToken, setTokenBalance, type TokenRecord } from './records';
 
@@ -20,7 +21,7 @@ export type Role = 'sender' | 'recipient' | 'owner' | 'spender';
 
 export async function loadToken(s: ExecState, id: Hex): Promise<TokenRecord> {
   const t = await getToken(s, id);
-  if (!t) throw new TxFailure('unknown token');
+  if (!t) throw new TxFailure(TOKEN.TOKEN_UNKNOWN({ token: id }));
   return t;
 }
 
@@ -32,11 +33,11 @@ export async function loadOwnedToken(s: ExecState, id: Hex, who: Address): Promi
 }
 
 export function requireUnpaused(t: TokenRecord): void {
-  if (t.paused) throw new TxFailure('token is paused');
+  if (t.paused) throw new TxFailure(TOKEN.TOKEN_PAUSED({ token: t.id }));
 }
 
 export async function requireNotBlacklisted(s: ExecState, t: TokenRecord, who: Address, role: Role): Promise<void> {
-  if (await isBlacklisted(s, t.id, who)) throw new TxFailure(`${role} is blacklisted`);
+  if (await isBlacklisted(s, t.id, who)) throw new TxFailure(TOKEN.TOKEN_BLACKLISTED({ token: t.id, address: who, role }));
 }
 
 /** The height until which `holder` is frozen, if that is still ahead of `height`. */
@@ -47,7 +48,7 @@ export async function frozenUntil(s: ExecState, id: Hex, holder: Address, height
 
 export async function requireNotFrozen(s: ExecState, t: TokenRecord, holder: Address, height: number, role: Role): Promise<void> {
   const until = await frozenUntil(s, t.id, holder, height);
-  if (until !== undefined) throw new TxFailure(`${role} is frozen until height ${until}`);
+  if (until !== undefined) throw new TxFailure(TOKEN.TOKEN_FROZEN({ token: t.id, address: holder, role, until }));
 }
 
 /** Loads a token whose balances may move now (TRANSFER, TRANSFER_FROM, MINT, BURN). */
@@ -70,7 +71,7 @@ export async function requireCanSend(c: LedgerCtx, t: TokenRecord, holder: Addre
 async function adjustBalance(c: LedgerCtx, id: Hex, holder: Address, delta: bigint): Promise<number> {
   const previous = await getTokenBalance(c.state, id, holder);
   const balance = previous + delta;
-  if (balance < 0n) throw new TxFailure('insufficient token balance');
+  if (balance < 0n) throw new TxFailure(TOKEN.TOKEN_INSUFFICIENT_BALANCE({ token: id, holder, balance: previous, amount: -delta }));
   await setTokenBalance(c.state, id, holder, balance);
   c.events.push({ kind: 'token.balance', token: id, holder, previous: previous.toString(), balance: balance.toString() });
   return (previous === 0n && balance > 0n ? 1 : 0) - (previous > 0n && balance === 0n ? 1 : 0);
@@ -83,7 +84,7 @@ async function adjustBalance(c: LedgerCtx, id: Hex, holder: Address, delta: bigi
  */
 export async function moveTokens(c: LedgerCtx, t: TokenRecord, from: Address | null, to: Address | null, amount: bigint): Promise<void> {
   const supply = BigInt(t.supply) + (from === null ? amount : 0n) - (to === null ? amount : 0n);
-  if (supply > MAX_TOKEN_AMOUNT) throw new TxFailure('mint would take the supply above 2^256 − 1');
+  if (supply > MAX_TOKEN_AMOUNT) throw new TxFailure(TOKEN.TOKEN_SUPPLY_OVERFLOW({ token: t.id, supply: BigInt(t.supply), amount }));
   c.events.push({ kind: 'token.transfer', token: t.id, from, to, amount: amount.toString() });
   let holders = t.holders;
   if (from !== null) holders += await adjustBalance(c, t.id, from, -amount);

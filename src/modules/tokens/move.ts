@@ -1,4 +1,5 @@
 import { TxFailure } from '../../protocol/handler';
+import { TOKEN } from './errors';
 import { addressFlag } from '../tx/cli';
 import { defineTx } from '../tx/define';
 import { addressField, tokenAmountField } from '../tx/fields';
@@ -78,7 +79,7 @@ export const tokenTransferFrom = defineTx({
     await requireNotBlacklisted(c.state, t, c.sender, 'spender');
     await requireNotBlacklisted(c.state, t, c.to, 'recipient');
     const allowance = await getAllowance(c.state, t.id, d.from, c.sender);
-    if (allowance < d.amount) throw new TxFailure('allowance too low');
+    if (allowance < d.amount) throw new TxFailure(TOKEN.TOKEN_ALLOWANCE_TOO_LOW({ token: t.id, owner: d.from, spender: c.sender, allowance, amount: d.amount }));
     await setAllowance(c.state, t.id, d.from, c.sender, allowance - d.amount);
     await moveTokens(c, t, d.from, c.to, d.amount);
   },
@@ -101,7 +102,7 @@ export const tokenMint = defineTx({
   energy: 150n,
   async run(c, d) {
     const t = await loadOwnedToken(c.state, d.token, c.sender);
-    if (!t.mintable) throw new TxFailure('token is not mintable');
+    if (!t.mintable) throw new TxFailure(TOKEN.TOKEN_NOT_MINTABLE({ token: t.id }));
     requireUnpaused(t);
     await requireNotBlacklisted(c.state, t, c.to, 'recipient');
     await moveTokens(c, t, null, c.to, d.amount);

@@ -1,5 +1,6 @@
 import { credit, debit } from '../../protocol/accounts';
 import { TxFailure } from '../../protocol/handler';
+import { VESTING } from './errors';
 import { VESTING_ESCROW_ADDRESS } from '../../protocol/params';
 import { defineTx } from '../tx/define';
 import { addressFlag, coinsFlag, textFlag } from '../tx/cli';
@@ -74,13 +75,13 @@ export const vestingClaim = defineTx({
   },
   async run({ state, height, sender }, { vestingId: id }) {
     const v = await getVesting(state, id);
-    if (!v) throw new TxFailure(`unknown vesting ${id}`);
-    if (v.beneficiary !== sender) throw new TxFailure(`only the beneficiary ${v.beneficiary} can claim vesting ${id}`);
-    if (height < cliffHeight(v)) throw new TxFailure(`vesting ${id} has its cliff at height ${cliffHeight(v)}: nothing is claimable before it`);
-    if (v.claimed === v.total) throw new TxFailure(`vesting ${id} is fully claimed`);
+    if (!v) throw new TxFailure(VESTING.VESTING_UNKNOWN({ id }));
+    if (v.beneficiary !== sender) throw new TxFailure(VESTING.VESTING_NOT_BENEFICIARY({ id, beneficiary: v.beneficiary, sender }));
+    if (height < cliffHeight(v)) throw new TxFailure(VESTING.VESTING_BEFORE_CLIFF({ id, cliff: cliffHeight(v), height }));
+    if (v.claimed === v.total) throw new TxFailure(VESTING.VESTING_FULLY_CLAIMED({ id }));
     const vested = vestedAt(v, height);
     const due = vested - BigInt(v.claimed);
-    if (due === 0n) throw new TxFailure(`nothing vested to claim yet for ${id}`);
+    if (due === 0n) throw new TxFailure(VESTING.VESTING_NOTHING_DUE({ id, height }));
     await debit(state, VESTING_ESCROW_ADDRESS, due);
     await credit(state, sender, due, height);
     await putVesting(state, { ...v, claimed: vested.toString() });

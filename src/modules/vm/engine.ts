@@ -1,9 +1,12 @@
-import { GAS_PER_ENERGY, GAS_PRICE_WEI } from '../../protocol/params';
+import { GAS_PER_ENERGY, GAS_PRICE_WEI, VM_MAX_GAS } from '../../protocol/params';
 import type { SignedTx, VmReceipt } from '../../protocol/types';
 import { TxFailure, type VmEngine } from '../../protocol/handler';
+import type { Refusal } from '../../protocol/refusal';
+import { TX } from '../../protocol/txRefusals';
 import { fromHex, toHex } from '../../primitives/hex';
-import { executeVm, type VmMessage, type VmOutcome } from '../../vm/execute';
+import { ERR_BALANCE, ERR_GAS_CAP, ERR_INITCODE, ERR_INTRINSIC, ERR_NOT_EOA, ERR_OUT_OF_GAS, executeVm, type VmMessage, type VmOutcome } from '../../vm/execute';
 import { WEI_PER_BASE } from '../../vm/units';
+import { VM } from './errors';
 import type { VmCallData } from './vm';
 
 /**
@@ -37,13 +40,27 @@ function receiptOf(o: VmOutcome): VmReceipt {
   };
 }
 
+/** The EVM's error of a failed (not reverted) outcome, told as the VM catalog's refusal; the EVM's own words otherwise. */
+function failureOf(msg: VmMessage, error: string | undefined): Refusal {
+  switch (error) {
+    case ERR_OUT_OF_GAS: return VM.VM_OUT_OF_GAS({ gasLimit: msg.gasLimit });
+    case ERR_INTRINSIC: return VM.VM_INTRINSIC_GAS_TOO_LOW({ gasLimit: msg.gasLimit });
+    case ERR_GAS_CAP: return VM.VM_GAS_LIMIT_ABOVE_CAP({ gasLimit: msg.gasLimit, cap: VM_MAX_GAS });
+    case ERR_INITCODE: return VM.VM_INITCODE_TOO_LARGE({ bytes: msg.input.length });
+    case ERR_NOT_EOA: return VM.VM_SENDER_NOT_EOA({ from: msg.from });
+    case ERR_BALANCE: return TX.TX_INSUFFICIENT_BALANCE();
+    default: return VM.VM_EXCEPTION({ error });
+  }
+}
+
 export const evmEngine: VmEngine = {
   async execute({ state, height, timestamp, producer, tx, network }) {
-    const out = await executeVm(state, vmMessageOf(tx), { height, timestamp, producer, chainId: network.chainId });
+    const msg = vmMessageOf(tx);
+    const out = await executeVm(state, msg, { height, timestamp, producer, chainId: network.chainId });
     const energy = ceilDiv(out.gasUsed, GAS_PER_ENERGY);
     const vm = receiptOf(out);
     if (out.status === 'success') return { energy, vm };
-    const reason = out.revertReason !== undefined ? `execution reverted: ${out.revertReason}` : (out.error ?? 'execution failed');
-    throw new TxFailure(reason, energy, vm);
+    const refusal = out.status === 'reverted' ? VM.VM_REVERTED(out.revertReason !== undefined ? { revertReason: out.revertReason } : {}) : failureOf(msg, out.error);
+    throw new TxFailure(refusal, energy, vm);
   },
 };
