@@ -1,7 +1,6 @@
 import type { MachineRegistry } from '../machines/registry';
 import { MACHINES } from '../modules/machines';
 import { tickMachines } from '../machines/tick';
-import { recountDue } from '../modules/governance';
 import { advanceSchedule, elect, isEpochBoundary, matureUnbonding, payBlockReward } from '../modules/staking';
 import { credit } from '../protocol/accounts';
 import type { ChainEvent } from '../protocol/events';
@@ -11,8 +10,8 @@ import { TREASURY_ADDRESS } from '../protocol/params';
 import type { Address } from '../protocol/types';
 
 /**
- * End of block, in this order: recount the proposals whose voting ends here, tick the
- * on-chain machines due at this height (after the
+ * End of block, in this order: tick the on-chain machines due at this height (each due
+ * instance's beforeDeadline hook first: the recount of proposals whose voting ends here; after the
  * block's transactions, so they see its votes; a proposal executed here takes effect from
  * here), pay the block reward (producer's commission, voters' accumulator) and the treasury's
  * share, pay out matured unbondings, advance the schedule (finality, downtime jailing, the
@@ -24,9 +23,7 @@ export async function finishBlock(
   b: { height: number; producer: Address; burned: bigint },
   machines: MachineRegistry = MACHINES,
 ): Promise<ChainEvent[]> {
-  const recounted = await recountDue(state, b.height);
   const { events } = await tickMachines(state, machines, b.height);
-  events.unshift(...recounted);
   const p = await loadParams(state);
   await payBlockReward(state, b.producer, p.BLOCK_REWARD, b.height);
   if (p.TREASURY_REWARD > 0n) await credit(state, TREASURY_ADDRESS, p.TREASURY_REWARD, b.height);

@@ -57,6 +57,18 @@ export const holds =
   ({ context, event }: { context: C; event: unknown }): boolean =>
     rules.every((rule) => rule(context, event as E, '', '') === undefined);
 
+/** The names of a machine's top-level states (the `status` words of its API), as a type. */
+export type StatusOf<M extends AnyStateMachine> = Extract<SnapshotFrom<M>['value'], string>;
+
+/** Context fields that hold a height (or null): what a state's deadline may name. */
+type HeightKeys<C> = { [K in keyof C]: C[K] extends number | null ? K : never }[keyof C];
+
+/**
+ * Per-state deadlines as data: in state S the instance wants DEADLINE at `context[deadlines[S]]`
+ * (null: none yet). Readers use the same table for "the window this state is open until".
+ */
+export type DeadlineTable<M extends AnyStateMachine> = Partial<Record<StatusOf<M>, HeightKeys<SnapshotFrom<M>['context']>>>;
+
 /** A machine as it runs on-chain. Build one with `defineMachine`. */
 export interface MachineDef<M extends AnyStateMachine> {
   /** Names the record (`mach/<name>/<id>`) and the history; no '/'. */
@@ -70,6 +82,14 @@ export interface MachineDef<M extends AnyStateMachine> {
    * transition; only machines whose events include DeadlineEvent may have one.
    */
   deadline?: DeadlineEvent extends EventFrom<M> ? (snapshot: SnapshotFrom<M>) => number | null : never;
+  /** The same, as data (top-level states only): `defineMachine` derives `deadline` from it. */
+  deadlines?: DeadlineEvent extends EventFrom<M> ? DeadlineTable<M> : never;
+  /**
+   * Before the DEADLINE events of a height are sent, each due instance (in (machine, id) order)
+   * may take one event first: e.g. a proposal's final recount, so the decision sees the stakes
+   * of the window's last block. Returns the event, or undefined for none.
+   */
+  beforeDeadline?: (ctx: EffectContext, snapshot: SnapshotFrom<M>) => Promise<EventFrom<M> | undefined>;
   /** Appliers of the machine's named actions. */
   effects: EffectAppliers<M>;
   /**
@@ -121,5 +141,32 @@ export function defineMachine<M extends AnyStateMachine>(def: { machine: M } & N
     if (n.after.length > 0) throw bad(`state ${n.id} has an "after" delay: deadlines are heights (deadline + DEADLINE)`);
     if (n.invoke.length > 0) throw bad(`state ${n.id} invokes an actor: on-chain machines are pure transitions`);
   }
+  if (def.deadlines) {
+    if (def.deadline) throw bad('give deadline or deadlines, not both');
+    const table = Object.entries(def.deadlines as Record<string, string>);
+    for (const [state] of table) if (!(state in def.machine.root.states)) throw bad(`deadlines names state ${state}, which the machine does not have`);
+    const deadline = (s: SnapshotFrom<M>): number | null => {
+      const snap = s as unknown as { value: unknown; context: Record<string, unknown> };
+      const key = typeof snap.value === 'string' ? (def.deadlines as Record<string, string>)[snap.value] : undefined;
+      return key === undefined ? null : ((snap.context[key] as number | null) ?? null);
+    };
+    return { ...def, deadline } as MachineDef<M>;
+  }
   return def;
+}
+
+/**
+ * Checks a machine's status words — the API's `status` enum, declared as a literal tuple so the
+ * view types stay plain unions — against the machine: they must be exactly its top-level states
+ * less the transient ones named in `transient` (left at once by `always`, never stored), each
+ * word a state (compile time) and none missing (when the module loads). Returns `statuses`.
+ */
+export function statusesOf<M extends AnyStateMachine, const S extends readonly StatusOf<M>[]>(machine: M, statuses: S, transient: readonly StatusOf<M>[] = []): S {
+  const states = machine.root.states as Record<string, AnyNode>;
+  const bad = (why: string) => new MachineError('MACHINE_BAD_DEFINITION', `machine ${machine.id}: ${why}`, { machine: machine.id });
+  for (const x of transient) if (!states[x] || states[x].always === undefined || states[x].always.length === 0) throw bad(`${x} is not a transient state`);
+  const want = Object.keys(states).filter((k) => !(transient as readonly string[]).includes(k)).sort();
+  const have = [...statuses].sort();
+  if (want.join() !== have.join()) throw bad(`its status words ${have.join(', ')} are not its states ${want.join(', ')}`);
+  return statuses;
 }

@@ -20,9 +20,11 @@ export interface MachineStep<M extends AnyStateMachine> {
 /**
  * Where a step runs. In a transaction ('tx') a refusal is a TxFailure: the transaction fails
  * and its changes are reverted. In the end-of-block tick there is no transaction to fail,
- * so the same refusal is a broken invariant (MachineError, halts).
+ * so the same refusal is a broken invariant (MachineError, halts). 'beforeTick': a definition's
+ * beforeDeadline hook, before the DEADLINEs of its height (a refusal halts too; the deadline may
+ * stay at this height, which the tick visits next).
  */
-export type Phase = 'tx' | 'tick';
+export type Phase = 'tx' | 'tick' | 'beforeTick';
 
 /** Generic snapshots do not resolve to MachineSnapshot inside generic code; this is the same object. */
 const snap = (s: unknown): AnyMachineSnapshot => s as AnyMachineSnapshot;
@@ -116,7 +118,7 @@ async function save<M extends AnyStateMachine>(state: ExecState, def: MachineDef
   const from = c.before === undefined ? null : deadlineOf(def, c.before);
   const to = deadlineOf(def, c.after);
   // A tick may not schedule at the height it is ticking (that entry is already being visited).
-  const earliest = c.phase === 'tx' ? c.height : c.height + 1;
+  const earliest = c.phase === 'tick' ? c.height + 1 : c.height;
   if (to !== null && (!Number.isSafeInteger(to) || to < earliest)) {
     const r = MACHINE.MACHINE_DEADLINE_PAST({ machine: def.name, id, status: stateName(snap(c.after).value), deadline: Number(to), earliest });
     throw c.phase === 'tx' ? new TxFailure(r) : new MachineError('MACHINE_BAD_DEADLINE', r.reason, { machine: def.name, id, deadline: to });

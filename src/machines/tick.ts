@@ -15,14 +15,22 @@ export interface TickResult {
 }
 
 /**
- * The end-of-block tick at `height`: sends `{ type: 'DEADLINE', height }` to each instance in
+ * The end-of-block tick at `height`: first each due instance's `beforeDeadline` hook (e.g. a
+ * proposal's final recount), then `{ type: 'DEADLINE', height }` to each instance in
  * the due-height entry of `height`, in (machine, id) order, and removes the entry. With nothing
  * due it costs one read. An effect applier that schedules another instance at this same height
  * (from a transaction-phase sendEvent) is picked up by re-reading the entry until it stays empty.
  */
 export async function tickMachines(state: ExecState, registry: MachineRegistry, height: number): Promise<TickResult> {
   const out: TickResult = { events: [], ticked: 0 };
-  for (let due = await readDue(state, height); due !== undefined; due = await readDue(state, height)) {
+  let due = await readDue(state, height);
+  if (due === undefined) return out; // the common case: one read
+  const before = await beforeDeadlines(state, registry, height, due);
+  if (before.length > 0) {
+    out.events.push(...before);
+    due = await readDue(state, height); // a hook's step may have moved a deadline
+  }
+  for (; due !== undefined; due = await readDue(state, height)) {
     await state.deleteRecord(dueKey(height));
     for (const entry of due) {
       const events = await tickOne(state, definitionOf(registry, entry), entry.id, height);
@@ -33,6 +41,20 @@ export async function tickMachines(state: ExecState, registry: MachineRegistry, 
     }
   }
   return out;
+}
+
+/** The `beforeDeadline` hooks of the instances due at `height`, all before any DEADLINE of that height is sent. */
+async function beforeDeadlines(state: ExecState, registry: MachineRegistry, height: number, due: readonly DueEntry[]): Promise<ChainEvent[]> {
+  const events: ChainEvent[] = [];
+  for (const entry of due) {
+    const def = definitionOf(registry, entry);
+    if (!def.beforeDeadline) continue;
+    const snap = await loadInstance(state, def, entry.id);
+    if (snap === undefined || deadlineOf(def, snap) !== height) continue;
+    const event = await def.beforeDeadline({ state, height, machine: def.name, id: entry.id }, snap);
+    if (event !== undefined) events.push(...(await step(state, def, entry.id, snap, event, height, 'beforeTick')).events);
+  }
+  return events;
 }
 
 function definitionOf(registry: MachineRegistry, entry: DueEntry): AnyMachineDef {

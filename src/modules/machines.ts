@@ -1,14 +1,76 @@
-import { permissionChangeDef } from './permissions/machine';
-import { proposalDef } from './governance/machine';
-import { machineRegistry, type MachineRegistry } from '../machines/registry';
-import { taskDef } from './ai/machine';
-import { transferDef } from './bridge/machine';
+import type { AnyStateMachine } from 'xstate';
+import { blockLifecycleMachine } from '../machines/blockLifecycle';
+import { machineRegistry, type AnyMachineDef, type MachineRegistry } from '../machines/registry';
+import { txLifecycleMachine } from '../machines/txLifecycle';
+import { PERMISSION_CHANGE_STATES, permissionChangeDef } from './permissions/machine';
+import { PROPOSAL_STATES, proposalDef } from './governance/machine';
+import { TASK_STATES, taskDef } from './ai/machine';
+import { TRANSFER_STATES, transferDef } from './bridge/machine';
 
 /**
- * Every on-chain machine of the protocol, as the end-of-block tick finds them: the governance
- * proposal and the permission change (machines/), the AI task and the oracle (modules/ai), the
- * bridge transfer (modules/bridge). It lives here, not in machines/, because the AI and bridge
- * definitions' effects use module code (token ledger, oracle records) that machines/ may not
- * import. Adding a machine is one line here.
+ * The one list of the node's machines: what docs/PROTOCOL.md draws ("State machines"), what
+ * GET /machines exports for fuzzers, and — for the on-chain ones — what the end-of-block tick
+ * runs (MACHINES). Node-local machines first. Each carries the invariants the tests check; an
+ * on-chain one its status words (the API's enum, derived from the machine: `statusesOf`) and
+ * its per-state deadlines. Adding a machine is one entry here.
+ *
+ * What is a machine (docs/PROTOCOL.md "State machines"): a thing whose phases a follower must
+ * see in order, or that moves on its own at a height (a deadline pays, refunds or applies).
  */
-export const MACHINES: MachineRegistry = machineRegistry([proposalDef, permissionChangeDef, taskDef, transferDef]);
+export interface MachineEntry {
+  name: string;
+  title: string;
+  source: string;
+  machine: AnyStateMachine;
+  onChain: boolean;
+  invariants: readonly string[];
+  /** The on-chain definition the tick runs. */
+  def?: AnyMachineDef;
+  /** The API's `status` words (on-chain machines). */
+  statuses?: readonly string[];
+  /** State → the context field holding the height of its deadline (on-chain machines). */
+  deadlines?: Readonly<Record<string, string>>;
+}
+
+const node = (e: Omit<MachineEntry, 'onChain'>): MachineEntry => ({ ...e, onChain: false });
+const onChain = (def: AnyMachineDef, statuses: readonly string[], e: Pick<MachineEntry, 'title' | 'source' | 'invariants'>): MachineEntry => ({
+  ...e, name: def.name, machine: def.machine, onChain: true, def, statuses, ...(def.deadlines ? { deadlines: def.deadlines as Record<string, string> } : {}),
+});
+
+export const MACHINE_LIST: readonly MachineEntry[] = [
+  node({
+    name: 'txLifecycle', title: 'Transaction lifecycle (node-local)', source: 'src/machines/txLifecycle.ts', machine: txLifecycleMachine,
+    invariants: ['a transaction is in exactly one state', 'finalized is never left', 'an undone transaction is re-included or back in the mempool, never lost'],
+  }),
+  node({
+    name: 'blockLifecycle', title: 'Block lifecycle (node-local, the importer)', source: 'src/machines/blockLifecycle.ts', machine: blockLifecycleMachine,
+    invariants: ['finality never goes back', 'no block at or below the finalized height is undone', 'the same blocks give the same state root'],
+  }),
+  onChain(proposalDef, PROPOSAL_STATES, {
+    title: 'Governance proposal (on-chain)', source: 'src/modules/governance/machine.ts',
+    invariants: ['a proposal reaches exactly one terminal state', 'its deposit is refunded or forfeited exactly once', 'a treasury spend is paid at most once, only when EXECUTED'],
+  }),
+  onChain(permissionChangeDef, PERMISSION_CHANGE_STATES, {
+    title: 'Permission change (on-chain)', source: 'src/modules/permissions/machine.ts',
+    invariants: ['a change is applied at most once, only after its timelock', 'a vetoed change is never applied'],
+  }),
+  onChain(taskDef, TASK_STATES, {
+    title: 'AI task (on-chain)', source: 'src/modules/ai/machine.ts',
+    invariants: [
+      'every coin paid out was escrowed: the AI escrow = Σ oracle stakes + what open tasks owe',
+      'a task reaches exactly one terminal state',
+      'the outcome does not depend on the order of transactions within a block',
+    ],
+  }),
+  onChain(transferDef, TRANSFER_STATES, {
+    title: 'Bridge transfer (on-chain)', source: 'src/modules/bridge/machine.ts',
+    invariants: [
+      'a deposit (sourceChain, sourceTx) is released at most once',
+      'the bridge escrow holds exactly what the pools have locked; reserved ≤ locked',
+      'a DELAYED transfer has releaseAt above the current height',
+    ],
+  }),
+];
+
+/** The on-chain definitions by name, as the end-of-block tick finds them. */
+export const MACHINES: MachineRegistry = machineRegistry(MACHINE_LIST.flatMap((m) => (m.def ? [m.def] : [])));

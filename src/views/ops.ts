@@ -134,6 +134,10 @@ export interface MachineDefinition extends MachineGraph {
   initial: string;
   final: string[];
   invariants: readonly string[];
+  /** On-chain machines: the API's `status` words (top-level states, transient ones left out). */
+  statuses?: string[];
+  /** On-chain machines: state → the context field holding the height of its deadline (its window's end). */
+  deadlines?: Record<string, string>;
 }
 
 export interface MachinesView {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { decodeEnvelope, signTx } from '../../src/chain/envelope';
 import { deriveKeys } from '../../src/crypto/keys';
-import { DIAGRAMS } from '../../src/modules/diagrams';
+import { MACHINE_LIST } from '../../src/modules/machines';
 import { machinesSection, paramsSection, typesSection, withMachinesSection, withParamsSection, withTypesSection } from '../../src/modules/docs';
 import { DEV_PARAMS } from '../../src/chain/devnet';
 import { ENTRIES, entryOf, handlerFor, isImplemented, REGISTRY, TX_TYPES } from '../../src/modules/registry';
@@ -68,7 +68,7 @@ describe('docs/PROTOCOL.md', () => {
     const doc = readFileSync(new URL('../../docs/PROTOCOL.md', import.meta.url), 'utf8');
     expect(withTypesSection(doc, typesSection(ENTRIES))).toBe(doc);
     expect(withParamsSection(doc, paramsSection(DEV_PARAMS))).toBe(doc);
-    expect(withMachinesSection(doc, machinesSection(DIAGRAMS))).toBe(doc);
+    expect(withMachinesSection(doc, machinesSection(MACHINE_LIST))).toBe(doc);
   });
 });
 

@@ -1,5 +1,5 @@
 import { assign, setup } from 'xstate';
-import { defineMachine, effect, holds, type DeadlineEvent, type Rule } from '../../machines/define';
+import { defineMachine, effect, holds, type DeadlineEvent, type Rule, statusesOf } from '../../machines/define';
 import type { Hex } from '../../primitives/hex';
 import type { Address } from '../../protocol/types';
 import { decide, split, type Aggregate, type Decision } from './aggregate';
@@ -359,19 +359,14 @@ export const taskMachine = setup({
   },
 });
 
+// The status words above are the machine's states (checked when this module loads).
+statusesOf(taskMachine, TASK_STATES, ['OPEN']);
+
 export const taskDef = defineMachine({
   name: 'aiTask',
   version: 1,
   machine: taskMachine,
-  deadline: (s) => {
-    const c = s.context;
-    if (s.matches('COMMIT')) return c.commitEnds;
-    if (s.matches('REVEAL')) return c.revealEnds;
-    if (s.matches('BIDDING')) return c.bidEnds;
-    if (s.matches('PENDING')) return c.expiresAt;
-    if (s.matches('DISPUTED')) return c.verdictEnds;
-    return null;
-  },
+  deadlines: { COMMIT: 'commitEnds', REVEAL: 'revealEnds', BIDDING: 'bidEnds', PENDING: 'expiresAt', DISPUTED: 'verdictEnds' },
   effects: {
     bind: async ({ state }, { oracle }) => bindOracle(state, oracle),
     pay: async ({ state, height }, { payments }) => payFromEscrow(state, payments, height),

@@ -1,5 +1,5 @@
 import { assign, setup } from 'xstate';
-import { defineMachine, effect, type DeadlineEvent } from '../../machines/define';
+import { defineMachine, effect, type DeadlineEvent, statusesOf } from '../../machines/define';
 import type { Address } from '../../protocol/types';
 import type { BRIDGE } from './errors';
 import { release, unreserve, type Asset } from './pool';
@@ -123,13 +123,16 @@ export const transferMachine = setup({
   },
 });
 
+// The status words above are the machine's states (checked when this module loads).
+statusesOf(transferMachine, TRANSFER_STATES, ['OPEN']);
+
 type BreakerFull = Parameters<(typeof BRIDGE)['BRIDGE_BREAKER_FULL']>[0];
 
 export const transferDef = defineMachine({
   name: 'bridgeTransfer',
   version: 1,
   machine: transferMachine,
-  deadline: (s) => (s.matches('ATTESTED') ? s.context.createdAt : s.matches('DELAYED') ? s.context.releaseAt : null),
+  deadlines: { ATTESTED: 'createdAt', DELAYED: 'releaseAt' },
   effects: {
     release: async ({ state, height }, p) => release({ state, height }, { asset: p.asset, to: p.to, amount: BigInt(p.amount), waited: p.waited }),
     unreserve: async ({ state }, p) => unreserve(state, p.asset, BigInt(p.amount)),

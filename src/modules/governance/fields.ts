@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { parseAddress } from '../../crypto/address';
-import { OPTIONS, type VoteOption } from './machine';
+import { OPTIONS, type VoteOption } from './options';
 import { PARAM_NAMES, type ParamName } from '../../protocol/governable';
 import type { Address } from '../../protocol/types';
 import type { Hex } from '../../primitives/hex';

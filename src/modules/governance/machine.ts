@@ -7,8 +7,10 @@ import { TxFailure } from '../../protocol/handler';
 import { GOV_ESCROW_ADDRESS, TREASURY_ADDRESS } from '../../protocol/params';
 import { RECORD_PREFIX } from '../../protocol/records';
 import type { Address } from '../../protocol/types';
-import { defineMachine, effect, type DeadlineEvent } from '../../machines/define';
+import { defineMachine, effect, type DeadlineEvent, statusesOf } from '../../machines/define';
 import { GOVERNANCE } from './errors';
+import { OPTIONS, ZERO_TALLY, type Tally, type VoteOption } from './options';
+import { recount } from './tally';
 
 /**
  * The governance proposal (docs/PROTOCOL.md "Governance"), an on-chain machine. Its state
@@ -32,9 +34,7 @@ export type ProposalAction =
   /** Installs a bridge committee (the first one can only come this way). */
   | { kind: 'bridgeCommittee'; members: CommitteeMember[]; threshold: number };
 
-export const OPTIONS = ['yes', 'no', 'abstain', 'veto'] as const;
-export type VoteOption = (typeof OPTIONS)[number];
-export type Tally = Record<VoteOption, string>;
+export { OPTIONS, ZERO_TALLY, type Tally, type VoteOption } from './options';
 
 export interface ProposalInput {
   proposer: Address;
@@ -68,7 +68,6 @@ export type ProposalEvent =
 export const PROPOSAL_STATES = ['VOTING', 'QUEUED', 'EXECUTED', 'REJECTED', 'VETOED', 'EXPIRED', 'FAILED'] as const;
 export type ProposalStatus = (typeof PROPOSAL_STATES)[number];
 
-export const ZERO_TALLY: Tally = { yes: '0', no: '0', abstain: '0', veto: '0' };
 const n = (t: Tally, k: VoteOption): bigint => BigInt(t[k]);
 export const turnout = (t: Tally): bigint => n(t, 'yes') + n(t, 'no') + n(t, 'abstain') + n(t, 'veto');
 
@@ -135,6 +134,9 @@ export const proposalMachine = setup({
   },
 });
 
+// The status words above are the machine's states (checked when this module loads).
+statusesOf(proposalMachine, PROPOSAL_STATES);
+
 /** gov/treasury: what proposals have spent (income = balance + spent). */
 export interface TreasuryRecord {
   spent: string;
@@ -170,7 +172,14 @@ export const proposalDef = defineMachine({
   name: 'proposal',
   version: 1,
   machine: proposalMachine,
-  deadline: (s) => (s.matches('VOTING') ? s.context.votingEnds : s.matches('QUEUED') ? s.context.executeAt : null),
+  deadlines: { VOTING: 'votingEnds', QUEUED: 'executeAt' },
+  // The final recount at the end of the voting window's last block: the decision sees the stakes as they are then.
+  beforeDeadline: async ({ state, id }, s) => {
+    if (!s.matches('VOTING')) return undefined;
+    const { tally, voters } = await recount(state, id);
+    const same = voters === s.context.voters && OPTIONS.every((k) => tally[k] === s.context.tally[k]);
+    return same ? undefined : { type: 'TALLY', tally, voters };
+  },
   effects: {
     refund: async ({ state, height }, { to, amount }) => {
       await debit(state, GOV_ESCROW_ADDRESS, BigInt(amount));

@@ -1,7 +1,4 @@
-import { readDue } from '../../machines/dueIndex';
-import { loadInstance, sendEvent } from '../../machines/instance';
-import { OPTIONS, proposalDef, ZERO_TALLY, type Tally, type VoteOption } from './machine';
-import type { ChainEvent } from '../../protocol/events';
+import { OPTIONS, ZERO_TALLY, type Tally, type VoteOption } from './options';
 import type { ExecState } from '../../protocol/execState';
 import { recordKey } from '../../protocol/records';
 import type { Address } from '../../protocol/types';
@@ -48,23 +45,4 @@ export async function recount(s: ExecState, proposal: string): Promise<{ tally: 
   const tally = { ...ZERO_TALLY };
   for (const k of OPTIONS) tally[k] = sums[k].toString();
   return { tally, voters: voters.length };
-}
-
-/**
- * Before the tick of `height`: the final recount of every proposal whose voting ends here, so
- * the decision sees the stakes of the window's last block. Returns the TALLY transitions.
- */
-export async function recountDue(s: ExecState, height: number): Promise<ChainEvent[]> {
-  const due = await readDue(s, height);
-  if (!due) return [];
-  const events: ChainEvent[] = [];
-  for (const e of due) {
-    if (e.machine !== proposalDef.name) continue;
-    const snap = await loadInstance(s, proposalDef, e.id);
-    if (!snap?.matches('VOTING')) continue;
-    const { tally, voters } = await recount(s, e.id);
-    const same = voters === snap.context.voters && OPTIONS.every((k) => tally[k] === snap.context.tally[k]);
-    if (!same) events.push(...(await sendEvent(s, proposalDef, e.id, { type: 'TALLY', tally, voters }, height)).events);
-  }
-  return events;
 }

@@ -2,7 +2,7 @@ import { assign, setup } from 'xstate';
 import { TxFailure } from '../../protocol/handler';
 import { getPermission, setPermission, type PermissionSpec } from '../../protocol/permissions';
 import type { Address } from '../../protocol/types';
-import { defineMachine, effect, holds, type DeadlineEvent, type Rule } from '../../machines/define';
+import { defineMachine, effect, holds, type DeadlineEvent, type Rule, statusesOf } from '../../machines/define';
 import { PERMISSIONS } from './errors';
 
 /**
@@ -99,11 +99,14 @@ export const permissionChangeMachine = setup({
   },
 });
 
+// The status words above are the machine's states (checked when this module loads).
+statusesOf(permissionChangeMachine, PERMISSION_CHANGE_STATES);
+
 export const permissionChangeDef = defineMachine({
   name: 'permissionChange',
   version: 1,
   machine: permissionChangeMachine,
-  deadline: (s) => (s.matches('PENDING') ? s.context.expiresAt : s.matches('QUEUED') ? s.context.executeAt : null),
+  deadlines: { PENDING: 'expiresAt', QUEUED: 'executeAt' },
   effects: {
     apply: async ({ state, id }, { account, change, baseVersion }) => {
       const now = await getPermission(state, account);
