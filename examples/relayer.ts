@@ -1,7 +1,9 @@
 /**
  * A bridge relayer built on the SDK, run by a committee member: it follows outbound transfers
  * (BRIDGE_OUT) with the transfer feed's cursor, final ones only (a lock that a reorganization
- * could still undo is never paid), pays each LOCKED one on its target chain, and
+ * could still undo is never paid), and pays on its target chain each one the node offers it
+ * BRIDGE_SETTLE for (`GET /bridge/transfers/:id?for=<me>` → `actions`: the transfer machine's
+ * own rules and the settle's check of the sender decide, the relayer restates neither), then
  * marks it PAID with BRIDGE_SETTLE naming the payout's transaction there. It survives its own
  * restart (the cursor, the transfers waiting and every payout made are on disk, the payout
  * written before the settle goes out, so a restarted relayer never pays twice) and honours
@@ -51,7 +53,7 @@ export function turnOf(id: string, seenAt: number, me: number, members: number, 
 
 interface RelayerState {
   cursor: number | null;
-  /** LOCKED transfers seen on the feed and not paid yet (waiting for this member's turn): id → the height it was first seen at. */
+  /** Transfers that moved on the feed, not paid yet (waiting for this member's turn): id → the height it was first seen at. */
   waiting: Record<string, number>;
   /** Payouts made, by transfer id: the target transaction to settle with (kept until PAID). */
   paid: Record<string, string>;
@@ -89,7 +91,7 @@ export class Relayer {
     return this.state.settled;
   }
 
-  /** Transfers seen LOCKED, waiting for this member's turn (or for it to be a member). */
+  /** Transfers seen on the feed, waiting for this member's turn (or for it to be a member). */
   get waiting(): readonly string[] {
     return Object.keys(this.state.waiting);
   }
@@ -98,23 +100,27 @@ export class Relayer {
     saveState(this.o.stateFile, this.state);
   }
 
+  /** The transfer as the node sees it, if it offers this member BRIDGE_SETTLE now (its `actions`). */
+  private async settleable(id: string): Promise<BridgeTransferView | undefined> {
+    const t = await this.client.bridgeTransfer(id, { for: this.o.keys.address });
+    return t?.actions?.some((a) => a.type === 'BRIDGE_SETTLE' && a.from <= (t.actionsAt ?? 0) + 1) ? t : undefined;
+  }
+
   /**
    * One round: the outbound transfers that moved (and are final) since the cursor join the
-   * waiting list (or leave it, settled by someone); the waiting ones whose turn came are
-   * paid and settled; payouts not yet settled are settled again.
+   * waiting list; the waiting ones whose turn came are paid and settled if the node offers
+   * this member BRIDGE_SETTLE for them (else forgotten: settled by someone, or gone);
+   * payouts not yet settled are settled again while it still does.
    */
   async poll(): Promise<void> {
     const { committee } = await this.client.bridge();
     // Final heights only: a lock a reorganization could still undo is never paid out.
     const page = await this.client.bridgeTransfers({ direction: 'out', since: this.state.cursor ?? 0, final: true, limit: 100 });
-    for (const t of page.transfers) {
-      if (t.direction !== 'out') continue;
-      if (t.status === 'LOCKED' && this.state.paid[t.id] === undefined) this.state.waiting[t.id] ??= page.height;
-      else if (t.status !== 'LOCKED') this.forget(t.id);
-    }
+    for (const t of page.transfers) if (this.state.paid[t.id] === undefined) this.state.waiting[t.id] ??= page.height;
     this.state.cursor = page.cursor;
     this.save();
 
+    // Its place in the committee orders the turns (a relayer's policy; whether it may settle is the node's answer).
     const me = committee?.members.findIndex((m) => m.address === this.o.keys.address) ?? -1;
     if (me < 0) {
       // Paying a transfer it cannot settle would pay it twice (a member pays it too): wait to be one.
@@ -125,14 +131,14 @@ export class Relayer {
       const n = committee!.members.length;
       for (const [id, seenAt] of Object.entries(this.state.waiting)) {
         if (page.height < turnOf(id, seenAt, me, n, this.o.fallbackBlocks ?? DEFAULT_FALLBACK_BLOCKS)) continue;
-        const t = await this.client.bridgeTransfer(id);
-        if (t?.status === 'LOCKED') await this.pay(t);
-        else this.forget(id); // settled by another member meanwhile (or gone with a reorganization)
+        const t = await this.settleable(id);
+        if (t) await this.pay(t);
+        else this.forget(id); // not to be settled (by this member): settled by another meanwhile, or gone with a reorganization
       }
     }
     for (const id of Object.keys(this.state.paid)) {
-      const t = await this.client.bridgeTransfer(id);
-      if (t?.status === 'LOCKED') await this.settle(t, this.state.paid[id]);
+      const t = await this.settleable(id);
+      if (t) await this.settle(t, this.state.paid[id]);
       else this.forget(id); // settled, by us (an answer lost) or by another member
     }
     this.save();

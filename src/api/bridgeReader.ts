@@ -1,4 +1,6 @@
 import { toNative } from '../crypto/address';
+import { transferActions } from '../modules/bridge/actions';
+import type { Address } from '../protocol/types';
 import { loadInstance } from '../machines/instance';
 import { stateName } from '../machines/record';
 import { available, getBreaker, getPool, getPoolAssets, transferDef, windowOf, type TransferStatus } from '../modules/bridge';
@@ -25,8 +27,10 @@ export class BridgeReader implements BridgeQueries {
     return StateTrie.open(this.d.kv, this.d.view.head.stateRoot);
   }
 
-  async transfer(id: string, s?: StateTrie): Promise<BridgeTransferView | undefined> {
-    const snap = await loadInstance(s ?? (await this.state()), transferDef, id);
+  /** One transfer; with `forAddress`, the `actions` that address may send (modules/bridge/actions.ts) from the next block. */
+  async transfer(id: string, forAddress?: Address, at?: StateTrie): Promise<BridgeTransferView | undefined> {
+    const s = at ?? (await this.state());
+    const snap = await loadInstance(s, transferDef, id);
     if (!snap) return undefined;
     const status = stateName(snap.value) as TransferStatus;
     const history = await historyOf(this.d.store, transferDef.name, id);
@@ -35,6 +39,7 @@ export class BridgeReader implements BridgeQueries {
       id: id as Hex, status, ...c,
       releaseInBlocks: status === 'DELAYED' && c.releaseAt !== null ? Math.max(0, c.releaseAt - this.d.view.head.height) : null,
       history, updatedAt: history.length ? history[history.length - 1].height : c.createdAt,
+      ...(forAddress ? { actions: transferActions(id, snap, forAddress, this.d.view.head.height + 1, await getCommittee(s)), actionsAt: this.d.view.head.height } : {}),
     };
   }
 
@@ -48,7 +53,7 @@ export class BridgeReader implements BridgeQueries {
     if (q.since === undefined) {
       const transfers: BridgeTransferView[] = [];
       for (const id of await recentIds(this.d.store, transferDef.name)) {
-        const t = await this.transfer(id, s);
+        const t = await this.transfer(id, undefined, s);
         if (t && match(t)) transfers.push(t);
         if (transfers.length >= limit) break;
       }
@@ -57,7 +62,7 @@ export class BridgeReader implements BridgeQueries {
     const { feed, cursor } = await feedPage(this.d.store, transferDef.name, q.since, limit, q.final ? head.finalizedHeight : head.height);
     const transfers: BridgeTransferView[] = [];
     for (const id of new Set(feed.map((e) => e.id))) {
-      const t = await this.transfer(id, s);
+      const t = await this.transfer(id, undefined, s);
       if (t && match(t)) transfers.push(t);
     }
     const kept = new Set(transfers.map((t) => t.id as string));

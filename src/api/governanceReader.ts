@@ -1,4 +1,6 @@
 import { recentIds } from './machineFeed';
+import { proposalActions } from '../modules/governance/actions';
+import { hasVotingPower } from '../modules/governance/tally';
 import { toNative } from '../crypto/address';
 import { loadInstance } from '../machines/instance';
 import { loadTreasury, PROPOSAL_STATES, proposalDef, rules, turnout, type ProposalStatus } from '../modules/governance/machine';
@@ -109,7 +111,8 @@ export class GovernanceReader implements GovernanceQueries {
     };
   }
 
-  async proposal(id: string): Promise<ProposalView | undefined> {
+  /** One proposal; with `forAddress`, the `actions` that address may send (modules/governance/actions.ts) from the next block. */
+  async proposal(id: string, forAddress?: Address): Promise<ProposalView | undefined> {
     const s = await this.state();
     const snap = await loadInstance(s, proposalDef, id);
     if (!snap) return undefined;
@@ -125,6 +128,7 @@ export class GovernanceReader implements GovernanceQueries {
       tallyHistory: history.filter((h) => h.summary).map((h) => ({ yes: h.summary!.yes, no: h.summary!.no, abstain: h.summary!.abstain, veto: h.summary!.veto, voters: Number(h.summary!.voters), height: h.height })),
       history: history.map(({ from, to, event, height }) => ({ from, to, event, height })),
       updatedAt: history.length ? history[history.length - 1].height : c.createdAt,
+      ...(forAddress ? { actions: proposalActions(id, snap, forAddress, this.d.view.head.height + 1, await hasVotingPower(s, forAddress)), actionsAt: this.d.view.head.height } : {}),
     };
   }
 

@@ -54,7 +54,7 @@ export interface AssetQueries {
 export interface GovernanceQueries {
   validators(): Promise<ValidatorsView>;
   governance(): Promise<GovernanceView>;
-  proposal(id: string): Promise<ProposalView | undefined>;
+  proposal(id: string, forAddress?: Address): Promise<ProposalView | undefined>;
   proposals(q: { status?: ProposalStatus; since?: number; limit?: number }): Promise<ProposalsPage>;
   treasury(): Promise<TreasuryView>;
 }
@@ -68,7 +68,7 @@ export interface AiQueries {
 
 /** The bridge: committee, pools and transfers (api/bridgeReader.ts). */
 export interface BridgeQueries {
-  transfer(id: string): Promise<BridgeTransferView | undefined>;
+  transfer(id: string, forAddress?: Address): Promise<BridgeTransferView | undefined>;
   transfers(q: { direction?: Direction; status?: TransferStatus; since?: number; final?: boolean; limit?: number }): Promise<BridgeTransfersPage>;
   bridge(): Promise<BridgeView>;
 }

@@ -275,9 +275,9 @@ export class CairnClient {
     return this.get<ProposalsPage>(`/governance/proposals${query(q)}`);
   }
 
-  /** GET /governance/proposals/:id; null when unknown. */
-  proposal(id: string): Promise<ProposalView | null> {
-    return this.getOrNull<ProposalView>(`/governance/proposals/${encodeURIComponent(id)}`);
+  /** GET /governance/proposals/:id; null when unknown. With `for`, its `actions`: what that address may send to it now. */
+  proposal(id: string, q: { for?: string } = {}): Promise<ProposalView | null> {
+    return this.getOrNull<ProposalView>(`/governance/proposals/${encodeURIComponent(id)}${query(q)}`);
   }
 
   /** GET /treasury. */
@@ -309,9 +309,9 @@ export class CairnClient {
     return this.get<BridgeTransfersPage>(`/bridge/transfers${query(q)}`);
   }
 
-  /** GET /bridge/transfers/:id; null when unknown. */
-  bridgeTransfer(id: string): Promise<BridgeTransferView | null> {
-    return this.getOrNull<BridgeTransferView>(`/bridge/transfers/${encodeURIComponent(id)}`);
+  /** GET /bridge/transfers/:id; null when unknown. With `for`, its `actions`: what that address may send to it now. */
+  bridgeTransfer(id: string, q: { for?: string } = {}): Promise<BridgeTransferView | null> {
+    return this.getOrNull<BridgeTransferView>(`/bridge/transfers/${encodeURIComponent(id)}${query(q)}`);
   }
 
   /** GET /bridge: the committee, the pools and the breaker's current window. */

@@ -3,9 +3,10 @@ import type { CommitteeRecord } from '../protocol/bridge';
 import type { Hex } from '../primitives/hex';
 import type { Asset, Direction, PoolRecord, TransferContext, TransferStatus } from '../modules/bridge';
 import type { CappedPage } from './paging';
+import type { TransferAction } from '../modules/bridge/actions';
 
 /** JSON shapes of GET /bridge, /bridge/transfers and /bridge/transfers/:id. */
-export type { Asset, Direction, TransferStatus };
+export type { Asset, Direction, TransferAction, TransferStatus };
 
 export interface BridgeTransition {
   id: Hex;
@@ -24,6 +25,14 @@ export interface BridgeTransferView extends TransferContext {
   history: Omit<BridgeTransition, 'id'>[];
   /** Height of its latest transition. */
   updatedAt: number;
+  /**
+   * With `?for=<address>`: the transactions that address may send to the transfer from the next
+   * block (BRIDGE_SETTLE for a committee member while an outbound transfer is LOCKED), each with
+   * its height window — decided by the transfer machine's rules and BRIDGE_SETTLE's own check.
+   */
+  actions?: TransferAction[];
+  /** With `?for=`: the head height the actions were decided at. */
+  actionsAt?: number;
 }
 
 export interface BridgeTransfersPage extends CappedPage {

@@ -1,9 +1,10 @@
 import type { ProposalAction, ProposalStatus, Tally } from '../modules/governance/machine';
+import type { VoteAction } from '../modules/governance/actions';
 import type { ParamSpec } from '../protocol/governable';
 import type { Address } from '../protocol/types';
 import type { CappedPage } from './paging';
 
-export type { ProposalAction, ProposalStatus, Tally };
+export type { ProposalAction, ProposalStatus, Tally, VoteAction };
 
 /** JSON shapes of GET /validators, /governance, /governance/proposals and /treasury. */
 
@@ -128,6 +129,14 @@ export interface ProposalView {
   history: ProposalTransition[];
   /** Height of its latest transition. */
   updatedAt: number;
+  /**
+   * With `?for=<address>`: the transactions that address may send to the proposal from the next
+   * block (GOV_VOTE while it is under vote and the address has voting power), each with its
+   * height window — decided by the proposal machine's rules and GOV_VOTE's own check.
+   */
+  actions?: VoteAction[];
+  /** With `?for=`: the head height the actions were decided at. */
+  actionsAt?: number;
 }
 
 export interface ProposalsPage extends CappedPage {

@@ -65,6 +65,8 @@ describe('AI tasks over HTTP with the example oracle', () => {
     expect(decided.reveals.map((r) => r.output)).toEqual(['5', '5', '5']);
     const done = await until(id, 'DONE');
     expect(done.history.map((h) => h.to)).toEqual(expect.arrayContaining(['COMMIT', 'REVEAL', 'CHALLENGE', 'DONE']));
+    // The challenge window's end is a step of its own at its last height: a follower of the feed sees it, then the claim.
+    expect(done.history).toContainEqual({ from: 'CHALLENGE', to: 'CHALLENGE', event: 'DEADLINE', height: decided.deadlines.challengeEnds });
     const o = (await client.oracles()).oracles.find((x) => x.address === a.address)!;
     expect(o).toMatchObject({ completed: 1, reputation: 1, duties: 0, status: 'active' });
     // ?for=: a settled task offers nobody anything; without it there is no actions field.

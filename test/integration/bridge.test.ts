@@ -48,9 +48,15 @@ describe('the bridge over HTTP', () => {
     // Refused at admission (never in the mempool or a block): there is no committee to check against.
     expect(none.verdict).toMatchObject({ accepted: false, reason: 'there is no bridge committee yet: a governance proposal creates it (GOV_PROPOSE data.committee)' });
     const proposal = await ok(accounts[3], { type: 'GOV_PROPOSE', deposit: 100n * COIN, committee: { members: committee.map(memberOf), threshold: 2 } } as TxInput);
+    // ?for=: the proposal offers GOV_VOTE, until the end of its vote, to a staker; nothing to an address without voting power.
+    const open = (await client.proposal(proposal, { for: validator.address }))!;
+    expect(open.actions).toEqual([{ type: 'GOV_VOTE', from: open.actionsAt! + 1, until: open.votingEnds }]);
+    expect((await client.proposal(proposal, { for: accounts[5].address }))?.actions).toEqual([]);
+    expect((await t.get(`/governance/proposals/${proposal}?for=0x1234`)).status).toBe(400);
     await ok(validator, { type: 'GOV_VOTE', proposalId: proposal, vote: 'yes' } as TxInput);
     const c = await waitUntil(async () => (await client.bridge()).committee ?? undefined, 30_000);
     expect(c).toMatchObject({ epoch: 1, threshold: 2 });
+    expect((await client.proposal(proposal, { for: validator.address }))?.actions).toEqual([]); // decided: nothing to send
     expect(c.members.map((m) => m.address)).toEqual(committee.map((k) => k.address).sort());
 
     // Out: 1,000 coins locked; every member runs the example relayer, the one whose turn it is pays and settles it, once.
@@ -135,6 +141,19 @@ describe('the bridge over HTTP', () => {
     expect(above.status).toBe(400);
     expect((await t.get('/bridge/transfers?status=NOPE')).status).toBe(400);
     expect((await t.get(`/bridge/transfers/0x${'0'.repeat(64)}`)).status).toBe(404);
+
+    // ?for=: with no relayer running, a new lock is offered to each member as BRIDGE_SETTLE, to no one else;
+    // a settled or inbound transfer to no one.
+    const locked = await ok(accounts[4], { type: 'BRIDGE_OUT', chain: 'ethereum', recipient: '0xabc0000000000000000000000000000000000002', amount: 1n * COIN } as TxInput);
+    for (const k of committee) {
+      const v = (await client.bridgeTransfer(locked, { for: k.address }))!;
+      expect(v.actions).toEqual([{ type: 'BRIDGE_SETTLE', from: v.actionsAt! + 1, until: null }]);
+    }
+    expect((await client.bridgeTransfer(locked, { for: accounts[4].address }))?.actions).toEqual([]);
+    expect((await client.bridgeTransfer(out, { for: committee[0].address }))?.actions).toEqual([]);
+    expect((await client.bridgeTransfer(inn, { for: committee[0].address }))?.actions).toEqual([]);
+    expect((await client.bridgeTransfer(locked))?.actions).toBeUndefined();
+    expect((await t.get(`/bridge/transfers/${locked}?for=nope`)).status).toBe(400);
   }, 120_000);
 });
 

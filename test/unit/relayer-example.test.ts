@@ -86,7 +86,12 @@ class FakeBridge {
     const one = /^\/bridge\/transfers\/(0x[0-9a-f]{64})$/.exec(url.pathname);
     if (req.method === 'GET' && one) {
       const t = this.transfers.get(one[1]);
-      return t ? { status: 200, body: t } : { status: 404, body: { error: `transfer not found: ${one[1]}` } };
+      if (!t) return { status: 404, body: { error: `transfer not found: ${one[1]}` } };
+      // ?for=: what the node's machine and BRIDGE_SETTLE's check offer (an outbound LOCKED transfer, a committee member).
+      const who = url.searchParams.get('for');
+      if (who === null) return { status: 200, body: t };
+      const settle = t.direction === 'out' && t.status === 'LOCKED' && this.committee.some((k) => k.address === who);
+      return { status: 200, body: { ...t, actions: settle ? [{ type: 'BRIDGE_SETTLE', from: this.height + 1, until: null }] : [], actionsAt: this.height } };
     }
     const addr = /^\/address\/(0x[0-9a-f]{40})$/.exec(url.pathname);
     if (req.method === 'GET' && addr) return { status: 200, body: { address: addr[1], balance: '0', nonce: 0, nextNonce: this.nonces.get(addr[1]) ?? 0 } };

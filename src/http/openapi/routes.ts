@@ -86,6 +86,10 @@ const heightBefore: ParamSpec = {
 const address = (name: string): ParamSpec => ({
   name, in: 'path', required: true, description: 'Account: 0x + 40 hex digits (any case) or the native cairn1… form', schema: { type: 'string' },
 });
+/** `?for=<address>` of a machine's instance: adds `actions`, what that address may send to it from the next block. */
+const forParam = (what: string): ParamSpec => ({
+  ...address('for'), in: 'query', required: false, description: `Add \`actions\`: the transactions this address (0x or cairn1…) may send to the ${what} from the next block, with their height windows`,
+});
 const id64 = (what: string): ParamSpec => ({ name: 'id', in: 'path', required: true, description: `${what}: 0x + 64 hex digits`, schema: hex32 });
 const oneOf = (name: string, values: readonly string[], what: string): ParamSpec => ({
   name, in: 'query', description: `${what} (any case; one of ${values.join(', ')})`, schema: { type: 'string', enum: [...values] },
@@ -177,8 +181,9 @@ export const OPERATIONS: OperationSpec[] = [
     params: [oneOf('status', PROPOSAL_STATES, 'Only proposals in this state'), since('proposals changed'), limit()],
   },
   {
-    endpoint: 'GET /governance/proposals/:id', ok: { view: 'ProposalView' }, params: [id64('Proposal id (the GOV_PROPOSE transaction id)')],
-    errors: { 400: 'Not 0x + 64 hex digits', 404: 'No such proposal' },
+    endpoint: 'GET /governance/proposals/:id?for', ok: { view: 'ProposalView' },
+    params: [id64('Proposal id (the GOV_PROPOSE transaction id)'), forParam('proposal')],
+    errors: { 400: 'Not 0x + 64 hex digits, or a bad for address', 404: 'No such proposal' },
   },
   { endpoint: 'GET /treasury', ok: { view: 'TreasuryView' } },
   {
@@ -192,7 +197,7 @@ export const OPERATIONS: OperationSpec[] = [
   },
   {
     endpoint: 'GET /ai/tasks/:id?for', ok: { view: 'TaskView' },
-    params: [id64('Task id (the AI_TASK transaction id)'), { ...address('for'), in: 'query', required: false, description: 'Add `actions`: the transactions this address (0x or cairn1…) may send to the task from the next block' }],
+    params: [id64('Task id (the AI_TASK transaction id)'), forParam('task')],
     errors: { 400: 'Not 0x + 64 hex digits, or a bad for address', 404: 'No such task' },
   },
   { endpoint: 'GET /ai/oracles', ok: { view: 'OraclesView' } },
@@ -204,8 +209,9 @@ export const OPERATIONS: OperationSpec[] = [
   },
   { endpoint: 'GET /machines', ok: { view: 'MachinesView' } },
   {
-    endpoint: 'GET /bridge/transfers/:id', ok: { view: 'BridgeTransferView' }, params: [id64('Transfer id (the BRIDGE_OUT or BRIDGE_IN transaction id)')],
-    errors: { 400: 'Not 0x + 64 hex digits', 404: 'No such transfer' },
+    endpoint: 'GET /bridge/transfers/:id?for', ok: { view: 'BridgeTransferView' },
+    params: [id64('Transfer id (the BRIDGE_OUT or BRIDGE_IN transaction id)'), forParam('transfer')],
+    errors: { 400: 'Not 0x + 64 hex digits, or a bad for address', 404: 'No such transfer' },
   },
   {
     endpoint: 'GET /internal?address&from&limit', ok: { view: 'InternalList' }, errors: { 400: 'Bad address, from or limit' },

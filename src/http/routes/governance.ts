@@ -2,7 +2,7 @@ import type { Server } from 'hyper-express';
 import { PROPOSAL_STATES } from '../../api/ports';
 import type { GovernanceView, ProposalsPage, ProposalStatus, ProposalView, TreasuryView, ValidatorsView } from '../../views';
 import { badRequest, notFound } from '../httpError';
-import { intParam, pageSize, sized } from '../params';
+import { addressParam, intParam, pageSize, sized } from '../params';
 import type { HttpDeps, RouteWrap } from '../route';
 
 const STATUSES: readonly string[] = PROPOSAL_STATES;
@@ -30,7 +30,8 @@ export function registerGovernanceRoutes(app: Server, r: RouteWrap, d: HttpDeps)
   app.get('/governance/proposals/:id', r(async (req): Promise<ProposalView> => {
     const id = req.path_parameters.id.toLowerCase();
     if (!/^0x[0-9a-f]{64}$/.test(id)) throw badRequest('invalid proposal id: expected 0x followed by 64 hex digits (the GOV_PROPOSE transaction id)');
-    const p = await g().proposal(id);
+    const forAddress = req.query_parameters.for ? addressParam(req.query_parameters.for) : undefined;
+    const p = await g().proposal(id, forAddress);
     if (!p) throw notFound(`proposal not found: ${id}`);
     return p;
   }));

@@ -56,6 +56,12 @@ export interface TaskContext extends TaskInput {
   bidEnds: number | null;
   expiresAt: number | null;
   challengeEnds: number | null;
+  /**
+   * The height at whose end the current state's window closes without a move of its own (the
+   * challenge window, then AI_CLAIM may settle): the tick marks it with a DEADLINE step, so a
+   * follower of the feed sees the window end; null once marked (or in no such window).
+   */
+  windowCloses: number | null;
   verdictEnds: number | null;
   commits: Record<Address, { commit: Hex; height: number }>;
   reveals: Record<Address, { output: string; height: number }>;
@@ -224,7 +230,7 @@ export const taskMachine = setup({
     revealEnds: null,
     bidEnds: input.mode === 'auction' ? input.createdAt + input.windows.bid : null,
     expiresAt: input.mode === 'designated' ? input.createdAt + input.windows.expiry : null,
-    challengeEnds: null, verdictEnds: null,
+    challengeEnds: null, verdictEnds: null, windowCloses: null,
     commits: {}, reveals: {}, bids: {}, price: null, result: null, winners: [], decidedAt: null, challenger: null, bond: null, verdicts: {},
   }),
   states: {
@@ -277,6 +283,7 @@ export const taskMachine = setup({
                 winners: ({ context }) => decision(context)!.winners,
                 decidedAt: ({ event }) => h(event),
                 challengeEnds: ({ context, event }) => h(event) + context.windows.challenge,
+                windowCloses: ({ context, event }) => h(event) + context.windows.challenge,
               }),
             ],
           },
@@ -312,6 +319,7 @@ export const taskMachine = setup({
             winners: ({ event }) => [ev<'RESULT'>(event).oracle],
             decidedAt: ({ event }) => h(event),
             challengeEnds: ({ context, event }) => h(event) + context.windows.challenge,
+            windowCloses: ({ context, event }) => h(event) + context.windows.challenge,
           }),
         },
         DEADLINE: { target: 'EXPIRED', actions: { type: 'score', params: ({ context }) => ({ scores: [{ oracle: context.oracle!, missed: 1, reputation: -2, release: 1 }] }) } },
@@ -326,9 +334,12 @@ export const taskMachine = setup({
             challenger: ({ event }) => ev<'CHALLENGE'>(event).challenger,
             bond: ({ event }) => ev<'CHALLENGE'>(event).bond,
             verdictEnds: ({ context, event }) => h(event) + context.windows.verdict,
+            windowCloses: null,
           }),
         },
         CLAIM: { guard: 'challengeOver', target: 'DONE', actions: settleWin },
+        // The challenge window's end: a step in the feed at its last height (claims open after it).
+        DEADLINE: { actions: assign({ windowCloses: null }) },
       },
     },
     DISPUTED: {
@@ -364,9 +375,9 @@ statusesOf(taskMachine, TASK_STATES, ['OPEN']);
 
 export const taskDef = defineMachine({
   name: 'aiTask',
-  version: 1,
+  version: 2, // 2: windowCloses (the challenge window's end is a DEADLINE step)
   machine: taskMachine,
-  deadlines: { COMMIT: 'commitEnds', REVEAL: 'revealEnds', BIDDING: 'bidEnds', PENDING: 'expiresAt', DISPUTED: 'verdictEnds' },
+  deadlines: { COMMIT: 'commitEnds', REVEAL: 'revealEnds', BIDDING: 'bidEnds', PENDING: 'expiresAt', CHALLENGE: 'windowCloses', DISPUTED: 'verdictEnds' },
   effects: {
     bind: async ({ state }, { oracle }) => bindOracle(state, oracle),
     pay: async ({ state, height }, { payments }) => payFromEscrow(state, payments, height),

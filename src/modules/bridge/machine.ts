@@ -1,7 +1,8 @@
 import { assign, setup } from 'xstate';
-import { defineMachine, effect, type DeadlineEvent, statusesOf } from '../../machines/define';
+import { defineMachine, effect, type DeadlineEvent, type Rule, statusesOf } from '../../machines/define';
+import type { Hex } from '../../primitives/hex';
 import type { Address } from '../../protocol/types';
-import type { BRIDGE } from './errors';
+import { BRIDGE } from './errors';
 import { release, unreserve, type Asset } from './pool';
 
 /**
@@ -66,6 +67,11 @@ export const TRANSFER_STATES = ['LOCKED', 'PAID', 'ATTESTED', 'DELAYED', 'RELEAS
 export type TransferStatus = (typeof TRANSFER_STATES)[number];
 
 type Ev<T extends TransferEvent['type']> = Extract<TransferEvent, { type: T }>;
+
+// ---- the rules of a settle: each the refusal's reason when the transfer does not take SETTLE ----
+const outbound: Rule<TransferContext, Ev<'SETTLE'>> = (c, _e, transfer) => (c.direction !== 'out' ? BRIDGE.BRIDGE_TRANSFER_INBOUND({ transfer: transfer as Hex }) : undefined);
+const locked: Rule<TransferContext, Ev<'SETTLE'>> = (c, _e, transfer, status) =>
+  status !== 'LOCKED' ? BRIDGE.BRIDGE_TRANSFER_NOT_LOCKED({ transfer: transfer as Hex, status, settledBy: c.settledBy, targetTx: c.targetTx }) : undefined;
 type Args = { context: TransferContext; event: TransferEvent };
 const ev = <T extends TransferEvent['type']>(e: TransferEvent) => e as Ev<T>;
 
@@ -133,6 +139,7 @@ export const transferDef = defineMachine({
   version: 1,
   machine: transferMachine,
   deadlines: { ATTESTED: 'createdAt', DELAYED: 'releaseAt' },
+  rules: { SETTLE: [outbound, locked] },
   effects: {
     release: async ({ state, height }, p) => release({ state, height }, { asset: p.asset, to: p.to, amount: BigInt(p.amount), waited: p.waited }),
     unreserve: async ({ state }, p) => unreserve(state, p.asset, BigInt(p.amount)),

@@ -1,4 +1,4 @@
-import { createInstance, loadInstance, sendEvent } from '../../machines/instance';
+import { createInstance, loadInstance, refusalOf, sendEvent, step } from '../../machines/instance';
 import { stateName } from '../../machines/record';
 import { getCommittee, type CommitteeRecord } from '../../protocol/bridge';
 import type { ExecState } from '../../protocol/execState';
@@ -27,6 +27,10 @@ export async function requireCommittee(s: ExecState): Promise<CommitteeRecord> {
   if (!c) throw new TxFailure(NO_COMMITTEE);
   return c;
 }
+
+/** Why `who` may not settle payouts: no committee, or not one of its members (BRIDGE_SETTLE's check, and `?for=`'s). */
+export const settlerRefusal = (c: CommitteeRecord | undefined, who: Address): Refusal | undefined =>
+  !c ? NO_COMMITTEE : c.members.some((m) => m.address === who) ? undefined : BRIDGE.BRIDGE_NOT_COMMITTEE_MEMBER({ sender: who, epoch: c.epoch });
 
 const statusOf = async (s: ExecState, id: Hex): Promise<TransferStatus | undefined> => {
   const snap = await loadInstance(s, transferDef, id);
@@ -179,18 +183,18 @@ export const bridgeSettle = defineTx({
     example: 'cairn bridge settle --transfer 0x… --target-tx 0x9f… --wait included',
   },
   async run({ state, height, sender, events }, { transferId, targetTx }) {
-    const c = await requireCommittee(state);
-    if (!c.members.some((m) => m.address === sender)) throw new TxFailure(BRIDGE.BRIDGE_NOT_COMMITTEE_MEMBER({ sender, epoch: c.epoch }));
+    const notSettler = settlerRefusal(await getCommittee(state), sender);
+    if (notSettler) throw new TxFailure(notSettler);
     const snap = await loadInstance(state, transferDef, transferId);
     if (!snap) throw new TxFailure(BRIDGE.BRIDGE_TRANSFER_MISSING({ transfer: transferId }));
-    if (snap.context.direction !== 'out') throw new TxFailure(BRIDGE.BRIDGE_TRANSFER_INBOUND({ transfer: transferId }));
-    const st = stateName(snap.value) as TransferStatus;
-    if (st !== 'LOCKED') throw new TxFailure(BRIDGE.BRIDGE_TRANSFER_NOT_LOCKED({ transfer: transferId, status: st, settledBy: snap.context.settledBy, targetTx: snap.context.targetTx }));
+    const event = { type: 'SETTLE', by: sender, targetTx, height } as const;
+    const refused = refusalOf(transferDef, transferId, snap, event); // the machine's rules: outbound, LOCKED
+    if (refused) throw new TxFailure(refused);
     // One payout settles one transfer: a payout named twice would mark two transfers PAID for one payment.
     const payoutKey = recordKey('bridge', 'payout', snap.context.chain, targetTx);
     const already = await state.getRecord<Hex>(payoutKey);
     if (already) throw new TxFailure(BRIDGE.BRIDGE_PAYOUT_ALREADY_SETTLED({ chain: snap.context.chain, targetTx, transfer: already }));
     await state.putRecord(payoutKey, transferId);
-    events.push(...(await sendEvent(state, transferDef, transferId, { type: 'SETTLE', by: sender, targetTx, height }, height)).events);
+    events.push(...(await step(state, transferDef, transferId, snap, event, height, 'tx')).events);
   },
 });

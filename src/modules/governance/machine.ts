@@ -7,7 +7,8 @@ import { TxFailure } from '../../protocol/handler';
 import { GOV_ESCROW_ADDRESS, TREASURY_ADDRESS } from '../../protocol/params';
 import { RECORD_PREFIX } from '../../protocol/records';
 import type { Address } from '../../protocol/types';
-import { defineMachine, effect, type DeadlineEvent, statusesOf } from '../../machines/define';
+import { defineMachine, effect, type DeadlineEvent, type Rule, statusesOf } from '../../machines/define';
+import type { Hex } from '../../primitives/hex';
 import { GOVERNANCE } from './errors';
 import { OPTIONS, ZERO_TALLY, type Tally, type VoteOption } from './options';
 import { recount } from './tally';
@@ -168,11 +169,16 @@ async function execute(s: ExecState, a: ProposalAction, id: string, height: numb
   await s.putRecord(TREASURY_KEY, { spent: (BigInt(t.spent) + amount).toString(), spends: [...t.spends, { proposal: id, to: a.to, amount: a.amount, height }] } satisfies TreasuryRecord);
 }
 
+/** A vote changes the tally only while the proposal is under vote. */
+const underVote: Rule<ProposalContext, Extract<ProposalEvent, { type: 'TALLY' }>> = (_c, _e, proposal, status) =>
+  status !== 'VOTING' ? GOVERNANCE.GOV_PROPOSAL_NOT_VOTING({ proposal: proposal as Hex, status }) : undefined;
+
 export const proposalDef = defineMachine({
   name: 'proposal',
   version: 1,
   machine: proposalMachine,
   deadlines: { VOTING: 'votingEnds', QUEUED: 'executeAt' },
+  rules: { TALLY: [underVote] },
   // The final recount at the end of the voting window's last block: the decision sees the stakes as they are then.
   beforeDeadline: async ({ state, id }, s) => {
     if (!s.matches('VOTING')) return undefined;

@@ -1,4 +1,4 @@
-import { createInstance, loadInstance, sendEvent } from '../../machines/instance';
+import { createInstance, loadInstance, refusalOf, sendEvent } from '../../machines/instance';
 import { proposalDef, type ProposalAction } from './machine';
 import { credit, debit } from '../../protocol/accounts';
 import { loadSupply } from '../../protocol/execState';
@@ -8,11 +8,10 @@ import { GOV_ESCROW_ADDRESS } from '../../protocol/params';
 import type { Address } from '../../protocol/types';
 import { defineTx } from '../tx/define';
 import { addressFlag, coinsFlag, textFlag } from '../tx/cli';
-import { getCandidate } from '../staking/records';
 import { fullCommitteeRefusal, sortMembers } from '../bridge/committee';
 import { committeeField } from '../bridge/fields';
 import { paramNameField, paramValueField, proposalIdField, spendField, voteOptionField } from './fields';
-import { getVoters, recount, voteKey, votersKey } from './tally';
+import { getVoters, hasVotingPower, recount, voteKey, votersKey } from './tally';
 import { GOVERNANCE } from './errors';
 
 /**
@@ -124,10 +123,9 @@ export const govVote = defineTx({
   async run({ state, height, sender, events }, { proposalId, vote }) {
     const snap = await loadInstance(state, proposalDef, proposalId);
     if (!snap) throw new TxFailure(GOVERNANCE.GOV_PROPOSAL_MISSING({ proposal: proposalId }));
-    if (!snap.matches('VOTING')) throw new TxFailure(GOVERNANCE.GOV_PROPOSAL_NOT_VOTING({ proposal: proposalId, status: String(snap.value) }));
-    const acc = await state.getAccount(sender);
-    const received = BigInt((await getCandidate(state, sender))?.received ?? '0');
-    if ((acc?.staked ?? 0n) === 0n && received === 0n) throw new TxFailure(GOVERNANCE.GOV_NO_VOTING_POWER({ voter: sender }));
+    const notVoting = refusalOf(proposalDef, proposalId, snap, { type: 'TALLY', tally: snap.context.tally, voters: snap.context.voters }); // the machine's rule
+    if (notVoting) throw new TxFailure(notVoting);
+    if (!(await hasVotingPower(state, sender))) throw new TxFailure(GOVERNANCE.GOV_NO_VOTING_POWER({ voter: sender }));
     const voters = await getVoters(state, proposalId);
     if (!voters.includes(sender)) await state.putRecord(votersKey(proposalId), [...voters, sender].sort() satisfies Address[]);
     await state.putRecord(voteKey(proposalId, sender), vote);

@@ -1,0 +1,21 @@
+import type { SnapshotFrom } from 'xstate';
+import { actionsOf, type ActionProbe, type MachineAction } from '../../machines/actions';
+import type { CommitteeRecord } from '../../protocol/bridge';
+import type { Address } from '../../protocol/types';
+import { transferDef } from './machine';
+import { settlerRefusal } from './transfer';
+
+/** A transaction an address may send to a bridge transfer, and the heights it is open at. */
+export type TransferAction = MachineAction<'BRIDGE_SETTLE'>;
+
+const PROBES: ActionProbe<typeof transferDef.machine, TransferAction['type']>[] = [
+  { type: 'BRIDGE_SETTLE', event: (_c, who, height) => ({ type: 'SETTLE', by: who, targetTx: '', height }), until: () => null },
+];
+
+/**
+ * What `who` may send to transfer `id` from `height` (the next block) on: the machine's rules
+ * (an outbound transfer still LOCKED) and BRIDGE_SETTLE's own check of the sender (a member of
+ * the committee in office) — the same functions that refuse it in a block.
+ */
+export const transferActions = (id: string, snapshot: SnapshotFrom<typeof transferDef.machine>, who: Address, height: number, committee: CommitteeRecord | undefined): TransferAction[] =>
+  settlerRefusal(committee, who) ? [] : actionsOf(transferDef, id, snapshot, PROBES, who, height);

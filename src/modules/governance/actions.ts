@@ -1,0 +1,20 @@
+import type { SnapshotFrom } from 'xstate';
+import { actionsOf, type ActionProbe, type MachineAction } from '../../machines/actions';
+import type { Address } from '../../protocol/types';
+import { proposalDef } from './machine';
+
+/** A transaction an address may send to a proposal, and the heights it is open at. */
+export type VoteAction = MachineAction<'GOV_VOTE'>;
+
+const PROBES: ActionProbe<typeof proposalDef.machine, VoteAction['type']>[] = [
+  // GOV_VOTE hands the machine a recount (TALLY); the rule that refuses it is the machine's (under vote).
+  { type: 'GOV_VOTE', event: (c) => ({ type: 'TALLY', tally: c.tally, voters: c.voters }), until: (c) => c.votingEnds },
+];
+
+/**
+ * What `who` may send to proposal `id` from `height` (the next block) on: the machine's rule (a
+ * proposal under vote) and GOV_VOTE's own check of the voter (`votingPower`: stake or votes
+ * received), the same ones that refuse it in a block.
+ */
+export const proposalActions = (id: string, snapshot: SnapshotFrom<typeof proposalDef.machine>, who: Address, height: number, votingPower: boolean): VoteAction[] =>
+  votingPower ? actionsOf(proposalDef, id, snapshot, PROBES, who, height) : [];
