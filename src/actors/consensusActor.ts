@@ -10,7 +10,8 @@ import type { Head } from '../protocol/chain';
 import type { Address, Block, SignedBlockHeader, SignedTx } from '../protocol/types';
 import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
-import type { ActorRef, Behavior } from './actorRef';
+import { standaloneModes, type ModesActor } from './modesActor';
+import { behaviorOf, type ActorRef, type Behavior } from './actorRef';
 import { createBlockCommitter, type CommitDeps } from './commitBlock';
 import { preverifyTxs } from './importer';
 import type { BlockWorkGate } from './blockWork';
@@ -40,6 +41,8 @@ export interface ConsensusDeps extends CommitDeps {
   onRejected?: (reason: string) => void;
   /** A header from a peer (before any check): the sentinel looks for double signs. */
   onHeaderSeen?: (header: SignedBlockHeader) => void;
+  /** The node's modes actor: this actor reports election and a key seen elsewhere, and signs only while not halted (its own when absent: tests, tools). */
+  modes?: ModesActor;
 }
 
 /** How far ahead of the clock POST /dev/mine may put the head (in slots). */
@@ -68,7 +71,7 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ChainMsg, ChainRep
   // Set when a block whose signatures verify against this node's own keys arrives at a height
   // where this node signed a different block: another instance runs with the same key (a
   // copied data directory); this one stops signing. Only a verified header can set it.
-  let keyInUseElsewhere = false;
+  const modes = d.modes ?? standaloneModes();
   // The blocks this process signed, by height (the latest OWN_BLOCKS_KEPT).
   const ownBlocks = new Map<number, string>();
 
@@ -166,7 +169,7 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ChainMsg, ChainRep
     if (ours === undefined || ours === h.hash) return;
     const keys = await producerKeysOf(await StateTrie.open(d.kv, d.view.head.stateRoot), d.self);
     if (!keys || verifyHeader(h, keys) !== undefined) return; // forged: the import refuses it with its reason
-    keyInUseElsewhere = true;
+    await modes.ref.ask({ type: 'KEY_IN_USE_ELSEWHERE', height: h.height, hash: h.hash });
     d.log.error({ height: h.height, hash: h.hash, ours }, 'a block signed with this node\'s validator key was produced elsewhere at a height this node signed: this node stops signing (another instance runs with the same key)');
   }
 
@@ -227,36 +230,41 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ChainMsg, ChainRep
     return { ...out, head: d.view.head };
   }
 
-  return {
-    async handle(msg) {
-      switch (msg.type) {
-        case 'slotTick': {
-          const head = d.view.head;
-          const slot = slotOf(Math.max(msg.now, head.timestamp + 1), d.slotMs);
-          if (keyInUseElsewhere || slotProducer(d.view.validators, slot) !== d.self || slot <= slotOf(head.timestamp, d.slotMs)) return undefined;
-          const c = await d.mempool.ask({ type: 'collectCandidates' });
-          const worthTrying = c.queues.length > 0 && c.version !== barrenVersion;
-          // Included transactions wait for finality: keep producing until they are final.
-          const awaitingFinality = d.view.recent.some((s) => s.txCount > 0 && s.height > head.finalizedHeight);
-          const idleDue = idleTurn(d.view.validators, d.view.recent.at(-1)?.producer ?? null, d.self, msg.now - Math.max(head.timestamp, (startedAt ??= msg.now)), d.idleBlockMs, d.slotMs);
-          if (!worthTrying && !awaitingFinality && !idleDue) return undefined;
-          const moved = d.blockWork ? await d.blockWork.during(() => produce(c.queues, msg.now)) : await produce(c.queues, msg.now);
-          barrenVersion = moved === 0 ? c.version : -1;
-          return undefined;
-        }
-        case 'importBlocks':
-          // A gossiped block is time-critical (the next slot builds on it); a sync page is not, and would hold admission for its whole length.
-          return d.blockWork && msg.blocks.length === 1 ? d.blockWork.during(() => importBlocks(msg.blocks, msg.now)) : importBlocks(msg.blocks, msg.now);
-        case 'devMine':
-          if (!d.dev) throw new Error('devMine: not a --dev node');
-          return devMine(msg.count);
-        case 'devRewind': {
-          if (!d.dev) throw new Error('devRewind: not a --dev node');
-          const head = await rewindTo(msg.height, true);
-          await d.producer.ask({ type: 'devForget', height: head.height, slot: slotOf(head.timestamp, d.slotMs) });
-          return head;
-        }
-      }
+  /** Whether this node signs now: elected (the set in force names its key) and not halted; reports a change of election to the modes. */
+  async function signing(): Promise<boolean> {
+    const now = modes.current().signing;
+    if (now === 'halted') return false;
+    const elected = d.view.validators.includes(d.self);
+    if (elected !== (now === 'producing')) await modes.ref.ask({ type: elected ? 'ELECTED' : 'UNELECTED' });
+    return elected;
+  }
+
+  return behaviorOf<ChainMsg, ChainReplies>({
+    async slotTick(msg) {
+      const head = d.view.head;
+      const slot = slotOf(Math.max(msg.now, head.timestamp + 1), d.slotMs);
+      if (!(await signing())) return;
+      if (slotProducer(d.view.validators, slot) !== d.self || slot <= slotOf(head.timestamp, d.slotMs)) return;
+      const c = await d.mempool.ask({ type: 'collectCandidates' });
+      const worthTrying = c.queues.length > 0 && c.version !== barrenVersion;
+      // Included transactions wait for finality: keep producing until they are final.
+      const awaitingFinality = d.view.recent.some((s) => s.txCount > 0 && s.height > head.finalizedHeight);
+      const idleDue = idleTurn(d.view.validators, d.view.recent.at(-1)?.producer ?? null, d.self, msg.now - Math.max(head.timestamp, (startedAt ??= msg.now)), d.idleBlockMs, d.slotMs);
+      if (!worthTrying && !awaitingFinality && !idleDue) return;
+      const moved = d.blockWork ? await d.blockWork.during(() => produce(c.queues, msg.now)) : await produce(c.queues, msg.now);
+      barrenVersion = moved === 0 ? c.version : -1;
     },
-  } as Behavior<ChainMsg, ChainReplies>;
+    // A gossiped block is time-critical (the next slot builds on it); a sync page is not, and would hold admission for its whole length.
+    importBlocks: (msg) => (d.blockWork && msg.blocks.length === 1 ? d.blockWork.during(() => importBlocks(msg.blocks, msg.now)) : importBlocks(msg.blocks, msg.now)),
+    devMine(msg) {
+      if (!d.dev) throw new Error('devMine: not a --dev node');
+      return devMine(msg.count);
+    },
+    async devRewind(msg) {
+      if (!d.dev) throw new Error('devRewind: not a --dev node');
+      const head = await rewindTo(msg.height, true);
+      await d.producer.ask({ type: 'devForget', height: head.height, slot: slotOf(head.timestamp, d.slotMs) });
+      return head;
+    },
+  });
 }

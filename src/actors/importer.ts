@@ -13,7 +13,7 @@ import type { Network } from '../protocol/network';
 import type { Block, HybridTx } from '../protocol/types';
 import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
-import type { Behavior } from './actorRef';
+import { behaviorOf, type Behavior } from './actorRef';
 import type { ImporterMsg, ImporterReplies, ImportVerdict } from './protocol';
 
 /**
@@ -52,9 +52,9 @@ function txRefusal(block: Block, network: Network): string | undefined {
 }
 
 export function importerBehavior(d: ImporterDeps): Behavior<ImporterMsg, ImporterReplies> {
-  return {
-    handle: (msg) => executeOn(msg.parent, msg.block, msg.now, msg.preverified),
-  } as Behavior<ImporterMsg, ImporterReplies>;
+  return behaviorOf<ImporterMsg, ImporterReplies>({
+    execute: (msg) => executeOn(msg.parent, msg.block, msg.now, msg.preverified),
+  });
 
   /**
    * Checks and executes `block` on `parent` and returns it ready to commit, with its

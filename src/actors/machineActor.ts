@@ -6,7 +6,10 @@ export type MachineReplies<TMachine extends AnyStateMachine, M extends { type: s
   [K in M['type']]: (snapshot: SnapshotFrom<TMachine>, msg: Extract<M, { type: K }>) => R[K];
 };
 
-export interface MachineBehaviorOptions<TMachine extends AnyStateMachine, M extends EventFromLogic<TMachine>, R extends Replies<M>> {
+/** The messages of a machine-hosting actor: the machine's events, and queries of other types answered from the snapshot. */
+export type MachineMsg<TMachine extends AnyStateMachine> = EventFromLogic<TMachine> | { type: string };
+
+export interface MachineBehaviorOptions<TMachine extends AnyStateMachine, M extends MachineMsg<TMachine>, R extends Replies<M>> {
   /** The actor's name, for refusals. */
   name: string;
   machine: TMachine;
@@ -25,7 +28,7 @@ export interface MachineBehaviorOptions<TMachine extends AnyStateMachine, M exte
  * the actor keeps running); an action that throws leaves the machine in error, which is a
  * crash: the supervisor restarts the actor with a fresh machine from its factory.
  */
-export function machineBehavior<TMachine extends AnyStateMachine, M extends EventFromLogic<TMachine>, R extends Replies<M>>(
+export function machineBehavior<TMachine extends AnyStateMachine, M extends MachineMsg<TMachine>, R extends Replies<M>>(
   o: MachineBehaviorOptions<TMachine, M, R>,
 ): Behavior<M, R> & { snapshot(): SnapshotFrom<TMachine> } {
   // Errors surface through the snapshot (checked after each event); the subscription only
@@ -40,7 +43,7 @@ export function machineBehavior<TMachine extends AnyStateMachine, M extends Even
       if (o.queries?.includes(msg.type)) return reply(actor.getSnapshot(), msg);
       const before = actor.getSnapshot() as AnyMachineSnapshot;
       if (!before.can(msg)) throw new MessageRefusedError(o.name, msg.type, `not accepted in state ${JSON.stringify(before.value)}`);
-      actor.send(msg);
+      actor.send(msg as EventFromLogic<TMachine>);
       const after = actor.getSnapshot() as AnyMachineSnapshot;
       if (after.status === 'error') throw after.error;
       return reply(after as SnapshotFrom<TMachine>, msg);

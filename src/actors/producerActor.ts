@@ -10,7 +10,7 @@ import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
 import type { SigningGuard } from '../storage/signingGuard';
 import type { Network } from '../protocol/network';
-import type { Behavior } from './actorRef';
+import { behaviorOf, type Behavior } from './actorRef';
 import type { ProducerMsg, ProducerReplies } from './protocol';
 
 export interface ProducerDeps {
@@ -66,17 +66,10 @@ export function producerBehavior(d: ProducerDeps): Behavior<ProducerMsg, Produce
     };
   }
 
-  return {
-    async handle(msg) {
-      switch (msg.type) {
-        case 'build':
-          return build(msg);
-        case 'signed':
-          // Durable before the block leaves the node (a block whose commit failed never left: it may be signed again).
-          return d.guard.record(msg.height, msg.slot);
-        case 'devForget':
-          return d.guard.forgetAbove(msg.height, msg.slot);
-      }
-    },
-  } as Behavior<ProducerMsg, ProducerReplies>;
+  return behaviorOf<ProducerMsg, ProducerReplies>({
+    build,
+    // Durable before the block leaves the node (a block whose commit failed never left: it may be signed again).
+    signed: (msg) => d.guard.record(msg.height, msg.slot),
+    devForget: (msg) => d.guard.forgetAbove(msg.height, msg.slot),
+  });
 }

@@ -22,6 +22,18 @@ export interface SupervisorOptions {
 
 export const defaultSupervisorOptions: SupervisorOptions = { maxRestarts: 5, windowMs: 60_000, backoffMs: 50, maxBackoffMs: 5_000 };
 
+export interface ActorStatus {
+  name: string;
+  /** A behaviour is attached (false while it restarts). */
+  running: boolean;
+  restarts: number;
+  /** Messages waiting in the mailbox. */
+  queued: number;
+  processed: number;
+  /** Messages refused because the mailbox was full. */
+  dropped: number;
+}
+
 interface Child {
   spec: ChildSpec<{ type: string }>;
   crashes: number[];
@@ -48,9 +60,10 @@ export class Supervisor {
     this.log.info({ actor: spec.ref.name }, 'actor started');
   }
 
-  status(): { name: string; running: boolean; restarts: number; queued: number; processed: number }[] {
+  /** Each child's mailbox and history: what /metrics exports per actor. */
+  status(): ActorStatus[] {
     return this.children.map((c) => ({
-      name: c.spec.ref.name, running: c.spec.ref.running, restarts: c.restarts, queued: c.spec.ref.queued, processed: c.spec.ref.processed,
+      name: c.spec.ref.name, running: c.spec.ref.running, restarts: c.restarts, queued: c.spec.ref.queued, processed: c.spec.ref.processed, dropped: c.spec.ref.dropped,
     }));
   }
 

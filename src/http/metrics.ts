@@ -40,6 +40,8 @@ export interface MetricsSource {
   missedSlots?: () => number;
   ownMissedSlots?: () => number;
   node?: NodeMetrics;
+  /** The supervised actors: mailbox length, drops, restarts (actors/supervisor.ts status()). */
+  actors?: () => readonly { name: string; running: boolean; restarts: number; queued: number; processed: number; dropped: number }[];
 }
 
 /** Counters of the ingress protection (from server.ts). */
@@ -78,6 +80,19 @@ export async function renderMetrics(src: MetricsSource, gateway: Gateway, p: Pro
   if (missed !== undefined) counter('cairn_missed_slots_total', 'Slots that passed without a block since this node started (their producer down or late, or idle with nothing to produce).', missed);
   const own = await safe(src.ownMissedSlots);
   if (own !== undefined) counter('cairn_own_missed_slots_total', "Slots of this node's validator without its block since this node started.", own);
+
+  const actors = src.actors?.() ?? [];
+  if (actors.length > 0) {
+    const each = (name: string, type: 'gauge' | 'counter', help: string, v: (a: (typeof actors)[number]) => number) => {
+      out.push(...family(name, type, help));
+      for (const a of actors) out.push(`${name}${labelText({ actor: a.name })} ${formatValue(v(a))}`);
+    };
+    each('cairn_actor_mailbox', 'gauge', 'Messages waiting in the actor\'s mailbox.', (a) => a.queued);
+    each('cairn_actor_running', 'gauge', '1 while the actor has a behaviour attached, 0 while it restarts.', (a) => (a.running ? 1 : 0));
+    each('cairn_actor_processed_total', 'counter', 'Messages the actor handled.', (a) => a.processed);
+    each('cairn_actor_dropped_total', 'counter', 'Messages refused because the actor\'s mailbox was full.', (a) => a.dropped);
+    each('cairn_actor_restarts_total', 'counter', 'Times the supervisor restarted the actor after a crash.', (a) => a.restarts);
+  }
 
   const series = gateway.series();
   out.push(...family('cairn_http_requests_total', 'counter', 'HTTP requests answered, by route pattern and status (0 = aborted by the client).'));

@@ -35,8 +35,12 @@ export function mermaidDiagram(machine: AnyStateMachine): string {
     children.forEach(visit);
   };
   visit(machine.root);
-  const initial = machine.root.initial?.target?.[0];
-  if (initial) lines.push(`  [*] --> ${name(initial)}`);
+  // A parallel machine starts in each region's initial state.
+  const regions = machine.root.type === 'parallel' ? (Object.values(machine.root.states) as AnyStateNode[]) : [machine.root];
+  for (const r of regions) {
+    const initial = r.initial?.target?.[0];
+    if (initial) lines.push(`  [*] --> ${name(initial)}`);
+  }
   lines.push(...edges);
   for (const f of finals) lines.push(`  ${f} --> [*]`);
   for (const [state, events] of steps) lines.push(`  note right of ${state}: also takes ${[...events].sort().join(', ')} (no state change)`);

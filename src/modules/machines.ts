@@ -1,6 +1,7 @@
 import type { AnyStateMachine } from 'xstate';
 import { blockLifecycleMachine } from '../machines/blockLifecycle';
 import { machineRegistry, type AnyMachineDef, type MachineRegistry } from '../machines/registry';
+import { nodeModesMachine } from '../machines/nodeModes';
 import { txLifecycleMachine } from '../machines/txLifecycle';
 import { PERMISSION_CHANGE_STATES, permissionChangeDef } from './permissions/machine';
 import { PROPOSAL_STATES, proposalDef } from './governance/machine';
@@ -45,6 +46,10 @@ export const MACHINE_LIST: readonly MachineEntry[] = [
   node({
     name: 'blockLifecycle', title: 'Block lifecycle (node-local, the importer)', source: 'src/machines/blockLifecycle.ts', machine: blockLifecycleMachine,
     invariants: ['finality never goes back', 'no block at or below the finalized height is undone', 'the same blocks give the same state root'],
+  }),
+  node({
+    name: 'nodeModes', title: 'Node modes (node-local, the modes actor)', source: 'src/machines/nodeModes.ts', machine: nodeModesMachine,
+    invariants: ['a node serves reads only while ready', 'signing, once halted (its key seen signing elsewhere), never resumes before a restart', 'a stop for a failure keeps its reason'],
   }),
   onChain(proposalDef, PROPOSAL_STATES, {
     title: 'Governance proposal (on-chain)', source: 'src/modules/governance/machine.ts',

@@ -5,7 +5,7 @@ import type { ChainMsg, ChainReplies, HeadSink } from '../actors/protocol';
 import type { Supervisor } from '../actors/supervisor';
 import { createBlockIntake, type BlockIntake } from '../api/blockIntake';
 import type { Admission, SubmitOutcome } from '../api/admission';
-import { p2pBehavior, type P2pMsg } from '../p2p/p2pActor';
+import { p2pBehavior, type P2pDeps, type P2pMsg } from '../p2p/p2pActor';
 import type { Hex } from '../primitives/hex';
 import type { Block } from '../protocol/types';
 
@@ -41,6 +41,8 @@ export async function startNetwork(d: {
   chainId: number;
   supervisor: Supervisor;
   log: Logger;
+  /** The node's modes actor (sync started / done). */
+  modes?: P2pDeps['modes'];
   /** How long without a block before a validator is not "producing or following". */
   staleMs: number;
 }): Promise<Network> {
@@ -52,7 +54,7 @@ export async function startNetwork(d: {
     ref: p2p,
     start: async () =>
       p2pBehavior({
-        peers: d.peers, chain: d.chain, view: d.view, genesisHash: d.genesisHash, chainId: d.chainId, book, log: d.log, now: Date.now,
+        peers: d.peers, chain: d.chain, view: d.view, genesisHash: d.genesisHash, chainId: d.chainId, book, log: d.log, now: Date.now, modes: d.modes,
         onSync: (s) => {
           target = s.target;
           rate = s.blocksPerSec;

@@ -17,6 +17,7 @@ import { mempoolBehavior } from '../actors/mempoolActor';
 import type { ChainMsg, ChainReplies, ImporterMsg, ImporterReplies, MempoolLookup, MempoolMsg, MempoolReplies, ProducerMsg, ProducerReplies } from '../actors/protocol';
 import { NodeRpcBackend } from '../api/rpcBackend';
 import { Sentinel } from '../actors/sentinel';
+import { modesActor } from '../actors/modesActor';
 import { Supervisor, type ChildSpec } from '../actors/supervisor';
 import { devAccountFile } from '../chain/devnet';
 import { checkSameGenesis, genesisSource, validatorKeys } from './genesisSource';
@@ -164,8 +165,9 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     }
   };
 
-  // --- 1. The HTTP API listens first and answers 503 until the node is ready.
-  let ready = false;
+  // --- 1. The HTTP API listens first and answers 503 until the node is ready (the modes say when).
+  const modes = modesActor();
+  modes.attachNow();
   let reader: ChainReader | undefined;
   let admission: Admission | undefined;
   let network: Network | undefined;
@@ -173,6 +175,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   let store: ChainStore | undefined;
   let sentinel: Sentinel | undefined;
   let mempoolRef: ActorRef<MempoolMsg, MempoolReplies> | undefined;
+  let supervisorRef: Supervisor | undefined;
   const starting = () => new HttpError(503, 'node is starting: retry shortly');
   const compiler = new SolcCompiler();
   closers.push({ name: 'compiler', close: () => compiler.close() });
@@ -195,7 +198,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     },
     log: log.child({ module: 'http' }),
     now: Date.now,
-    ready: () => ready,
+    ready: () => modes.current().node === 'ready',
     adminToken: config.adminToken,
     corsOrigins: config.corsOrigins,
     get dev() {
@@ -203,7 +206,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     },
     peers: () => (network ? [...network.book.values()] : []),
     syncing: () => network?.behind() ?? null,
-    readiness: () => network?.readiness() ?? { ready: false, reason: 'starting' },
+    readiness: () => ({ ...(network?.readiness() ?? { ready: false, reason: 'starting' }), modes: modes.current() }),
     get blocks() {
       return network?.blocks;
     },
@@ -218,6 +221,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
       missedSlots: () => slotStats.missed,
       ownMissedSlots: () => slotStats.ownMissed,
       node: nodeMetrics,
+      actors: () => supervisorRef?.status() ?? [],
     },
   };
   let http: ReturnType<typeof createHttpServer>;
@@ -294,20 +298,18 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
 
   // --- 3. Actors under one supervisor: mempool, chain (critical), sentinel.
   let stopping: Promise<void> | null = null;
-  let failure: string | null = null;
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((r) => (resolveStopped = r));
   const supervisor = new Supervisor(log, (reason, err) => {
     if (isStorageFailure(err)) {
       // Nothing of the failed batch was applied: the store still ends at the last committed block.
-      failure = `storage failure: ${err.message}`;
+      const failure = `storage failure: ${err.message}`;
       log.error({ dir: err.meta.dir, reason: err.meta.reason, height: view.head.height }, `${failure}; stopping the node (the store keeps block ${view.head.height})`);
       sentinel?.raise('storage_failure', 'critical', err.message, { dir: err.meta.dir, reason: err.meta.reason, code: err.meta.code, lastCommitted: view.head.height });
     } else {
-      failure = reason;
       log.fatal({ err, reason }, 'supervision escalated: stopping the node');
     }
-    void stop(failure);
+    void stop(isStorageFailure(err) ? `storage failure: ${err.message}` : reason, true);
   });
 
   const headAccounts = new HeadAccounts(kv, view);
@@ -320,6 +322,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   const recentOutcomes = new Map<Hex, MempoolLookup>();
   const mempool = new ActorRef<MempoolMsg, MempoolReplies>('mempool');
   mempoolRef = mempool;
+  supervisorRef = supervisor;
   const chain = new ActorRef<ChainMsg, ChainReplies>('consensus', 16);
   if (config.dev) devControls = new DevControls({ chain, store: chainStore, head: () => view.head });
   // Committed blocks decoded once, shared by the API and the sentinel; the committer hands each new block in as is.
@@ -346,11 +349,13 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     onProduced: (b) => network?.produced(b),
     onHeaderSeen: (h) => sentinelRef.observeHeader(h),
     onCommitted: (b, s) => blocks.remember(b, s.size),
+    modes,
   });
-  async function stop(reason = 'requested'): Promise<void> {
+  /** Stops the node; `failed`: it stops by itself for `reason` (the node's `failure`). */
+  async function stop(reason = 'requested', failed = false): Promise<void> {
     stopping ??= (async () => {
       log.info({ reason }, 'node stopping');
-      ready = false;
+      await modes.ref.ask({ type: 'STOP', reason, failure: failed }).catch(() => undefined); // not ready from here on
       slotClock?.stop();
       clearInterval(expiryTimer);
       clearInterval(peerTimer);
@@ -370,6 +375,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   }
 
   try {
+    await supervisor.startChild(modes.spec); // first: stopped last, so the node's modes stay readable to the end
     await supervisor.startChild({
       ref: mempool,
       start: async () => mempoolBehavior({
@@ -384,7 +390,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
       start: async () => chainParts.consensus(),
     });
     network = await startNetwork({
-      peers: config.peers, chain, view, genesisHash: chainNetwork.genesisHash, chainId: chainNetwork.chainId, supervisor, log: log.child({ actor: 'p2p' }),
+      peers: config.peers, chain, view, genesisHash: chainNetwork.genesisHash, chainId: chainNetwork.chainId, supervisor, log: log.child({ actor: 'p2p' }), modes: modes.ref,
       staleMs: Math.max(10_000, 3 * config.idleBlockMs),
     });
     // Permanent: restarted after a crash; it only observes, so it can never halt production.
@@ -452,7 +458,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   // Peer status polls (and sync when a peer is ahead): twice per slot length, at least every 250 ms.
   const net = network!;
   peerTimer = setInterval(() => net.tick(Date.now()), Math.max(250, 2 * config.slotMs));
-  ready = true;
+  await modes.ref.ask({ type: 'READY' });
 
   log.info(
     { http: `http://${config.host}:${config.httpPort}`, rpc: `http://${config.host}:${config.rpcPort}`, dataDir: config.dataDir, height: head.height, validator: keys.address, mempoolCap: config.mempoolCap, slotMs: config.slotMs, peers: config.peers },
@@ -462,7 +468,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   return {
     config, log, view, reader, supervisor, actors: { mempool, chain, producer: chainParts.producer, importer: chainParts.importer }, alerts: sentinelRef, sentinel: sentinelRef, stopped,
     get failure() {
-      return failure;
+      return modes.current().failure;
     },
     stop,
   };

@@ -3,6 +3,7 @@ import { prefers } from '../consensus/forkChoice';
 import type { ActorRef, Behavior } from '../actors/actorRef';
 import type { PeerInfo } from '../actors/peers';
 import type { ChainMsg, ChainReplies, HeadSink } from '../actors/protocol';
+import type { ModesMsg, ModesReplies } from '../actors/modesActor';
 import type { Hex } from '../primitives/hex';
 import type { Block, SignedTx } from '../protocol/types';
 import { fetchChain, fetchStatus, postBlock, postTx } from './peerClient';
@@ -37,6 +38,8 @@ export interface P2pDeps {
   now: () => number;
   /** Sync progress for the logs and readiness: the best height seen among peers. */
   onSync?: (s: { target: number; height: number; blocksPerSec: number }) => void;
+  /** The node's modes actor: told when a sync from a peer ahead starts and ends. */
+  modes?: Pick<ActorRef<ModesMsg, ModesReplies>, 'send'>;
 }
 
 type ChainPage = Awaited<ReturnType<typeof fetchChain>>;
@@ -56,7 +59,6 @@ export function newPeer(url: string): PeerInfo {
 export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
   for (const url of d.peers) if (!d.book.has(url)) d.book.set(url, newPeer(url));
   const sent = new Set<string>();
-  let syncing = false;
 
   const remember = (key: string): boolean => {
     if (sent.has(key)) return false;
@@ -144,20 +146,20 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
         case 'tick': {
           const peers = active(msg.now);
           await Promise.all(peers.map(poll));
-          if (syncing) return;
           // The most preferred reachable head; ties to the best score.
           const best = peers.filter((p) => p.head && p.lastSeen > 0).sort((a, b) => (prefers({ height: a.height, hash: a.head! }, { height: b.height, hash: b.head! }) ? -1 : 1))[0];
           if (!best || !prefers({ height: best.height, hash: best.head! }, d.view.head)) {
             d.onSync?.({ target: Math.max(d.view.head.height, ...peers.map((p) => p.height)), height: d.view.head.height, blocksPerSec: 0 });
             return;
           }
-          syncing = true;
+          // One message at a time: no second sync can start while this one runs (the mailbox holds the next tick).
+          d.modes?.send({ type: 'SYNC_STARTED', target: best.height });
           try {
             await syncFrom(best);
           } catch (e) {
             penalize(best, 10, `sync: ${(e as Error).message}`);
           } finally {
-            syncing = false;
+            d.modes?.send({ type: 'SYNC_DONE' });
           }
           return;
         }

@@ -1,3 +1,4 @@
+import type { NodeModes } from '../machines/nodeModes';
 import type { MachineGraph } from '../machines/graph';
 import type { Head } from '../protocol/chain';
 import type { PeerInfo } from '../protocol/peers';
@@ -11,9 +12,10 @@ import type { CappedPage } from './paging';
  * are restated here; src/http/openapi/drift.ts checks that the two stay mutually assignable.
  */
 
-/** Every failure: `{error}` with its HTTP status (http/route.ts). */
+/** Every failure: `{error}` with its HTTP status (http/route.ts); a refused transaction's 400 also carries its refusal `code` (docs/API.md "Refusal codes"). */
 export interface ErrorView {
   error: string;
+  code?: string;
 }
 
 /** GET / with Accept: application/json: the index of the routes. */
@@ -118,6 +120,8 @@ export interface LiveView {
 export interface ReadinessView {
   ready: boolean;
   reason?: string;
+  /** The node's modes (machines/nodeModes.ts): node starting/ready/stopping, signing following/producing/halted, sync inSync/syncing. */
+  modes?: NodeModes;
   height?: number;
   peers?: number;
   reachable?: number;

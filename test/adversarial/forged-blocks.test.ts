@@ -73,6 +73,8 @@ describe('forged blocks naming the validator', () => {
     // The validator keeps producing (before the fix it stopped signing for good).
     await waitFor('blocks after the forgeries', async () => (await status()).height >= s.height + 5, 30_000);
     expect(t.output()).not.toMatch(/stops signing/);
+    const ready = (await requestFrom(HONEST, `${t.url}/health/ready`)).json;
+    expect(ready.modes).toMatchObject({ node: 'ready', signing: 'producing' });
   });
 
   it('every refused block counts for the guard: the forger is blocked, the honest client is not', async () => {

@@ -52,7 +52,7 @@ describe('META_TX inner signatures are checked in the verify pool (issue 23 row 
   it('admission refuses a bad inner signature as `invalid signature`', async () => {
     const bad = metaTx(true);
     const r = await requestFrom(ATTACKER, `${node.url}/tx`, { body: encodeTx(bad) });
-    expect(r.json).toEqual({ accepted: false, id: bad.id, reason: 'invalid signature' });
+    expect(r.json).toEqual({ accepted: false, id: bad.id, reason: 'invalid signature', code: 'TX_BAD_SIGNATURE' });
   });
 
   describe('an importer', () => {

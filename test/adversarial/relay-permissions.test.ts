@@ -90,10 +90,10 @@ describe('a permission governs every path that moves the account\'s value (issue
       const meta = signTx(RELAYER, { type: 'META_TX', nonce: relayerNonce, data: { tx: JSON.parse(encodeTx(inner)) } }, node.network);
       const r = await post(ATTACKER, encodeTx(meta));
       if (r.json.accepted) relayerNonce++;
-      expect(r.json).toEqual({ accepted: false, id: meta.id, reason: governed(inner.type) });
+      expect(r.json).toEqual({ accepted: false, id: meta.id, reason: governed(inner.type), code: 'PERMISSION_GOVERNED' });
       // Sent directly by the victim's key: the same refusal.
       const direct = await post(ATTACKER, encodeTx(inner));
-      expect(direct.json).toEqual({ accepted: false, id: inner.id, reason: governed(inner.type) });
+      expect(direct.json).toEqual({ accepted: false, id: inner.id, reason: governed(inner.type), code: 'PERMISSION_GOVERNED' });
     }
     await settled();
     expect(await holdings(token)).toEqual(before);

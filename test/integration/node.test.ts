@@ -102,10 +102,10 @@ describe('single-node chain over HTTP', () => {
     const good = signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '10', nonce: n }, t.network);
     expect((await t.post('/tx', good)).body.accepted).toBe(true);
     // transaction already known: the same envelope again
-    expect((await t.post('/tx', good)).body).toEqual({ accepted: false, id: good.id, reason: 'transaction already known' });
+    expect((await t.post('/tx', good)).body).toEqual({ accepted: false, id: good.id, reason: 'transaction already known', code: 'TX_KNOWN' });
     // nonce already used: another payload on the same nonce
     const rival = signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '11', nonce: n }, t.network);
-    expect((await t.post('/tx', rival)).body.reason).toBe('nonce already used');
+    expect((await t.post('/tx', rival)).body).toMatchObject({ reason: 'nonce already used', code: 'TX_NONCE_USED' });
     // nonce too far ahead: more than 64 beyond the next nonce
     const ahead = signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '1', nonce: n + 1 + 65 }, t.network);
     expect((await t.post('/tx', ahead)).body.reason).toBe('nonce too far ahead');
@@ -122,6 +122,10 @@ describe('single-node chain over HTTP', () => {
     expect((await t.post('/tx', signTx(stranger, { type: 'TRANSFER', to: dev[3].address, amount: '1', nonce: 0 }, t.network))).body.reason).toBe('insufficient balance');
     const huge = signTx(keysOf(4), { type: 'TRANSFER', to: dev[3].address, amount: (10n ** 30n).toString(), nonce: await nextNonce(dev[4].address) }, t.network);
     expect((await t.post('/tx', huge)).body.reason).toBe('insufficient balance');
+    // malformed: 400 {error, code}
+    const malformed = await t.post('/tx', { ...signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '5', nonce: n + 1 }, t.network), nonce: -1 });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body).toEqual({ error: 'nonce must be a non-negative integer', code: 'TX_MALFORMED' });
   });
 
   it('drops a transaction that became permanently invalid, and /tx shows why', async () => {
@@ -264,6 +268,11 @@ describe('single-node chain over HTTP', () => {
     expect(count('cairn_verify_seconds')).toBeGreaterThan(0);
     expect(text).toMatch(/^cairn_height \d+/m);
     expect(text).toMatch(/^cairn_mempool_size \d+/m);
+    // The supervised actors, each with its mailbox, drops and restarts.
+    for (const actor of ['mempool', 'producer', 'importer', 'consensus', 'sentinel']) {
+      for (const m of ['cairn_actor_mailbox', 'cairn_actor_dropped_total', 'cairn_actor_restarts_total']) expect(text).toMatch(new RegExp(`^${m}\\{actor="${actor}"\\} \\d+`, 'm'));
+    }
+    expect(text).toMatch(/^cairn_actor_processed_total\{actor="consensus"\} [1-9]\d*/m);
   });
 
   it('serves a proof the SDK verifies against the block stateRoot, and rejects a tampered one', async () => {

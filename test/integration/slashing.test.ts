@@ -44,7 +44,13 @@ describe('double sign: sentinel alert → SLASH_DOUBLE_SIGN', () => {
     expect(alert.details).toMatchObject({ producer: validator.address, height: 2 });
     const file = join(t.dataDir, 'double-sign-alert.json');
     await writeFile(file, JSON.stringify(alert));
-    // The node saw its own key sign a block it did not make: it stops signing until restarted.
+    // The node saw its own key sign a block it did not make: it stops signing until restarted,
+    // and its modes say so (GET /health/ready: signing halted at the height it saw).
+    const modes = await waitUntil(async () => {
+      const m = (await t.get('/health/ready')).body.modes;
+      return m?.signing === 'halted' ? m : undefined;
+    }, 10_000);
+    expect(modes).toMatchObject({ node: 'ready', signing: 'halted', haltedAt: 2 });
     const stoppedAt = t.node.view.head.height;
     await new Promise((r) => setTimeout(r, 500));
     expect(t.node.view.head.height).toBeLessThanOrEqual(stoppedAt + 1);

@@ -45,7 +45,7 @@ describe('POST /tx: a payload changed after signing that keeps its original id',
     const signed = signTx(keys, { type: 'TRANSFER', to: dev[1].address, amount: '5', nonce: 0 }, t.network);
     const tampered: HybridTx = { ...signed, amount: '5000' }; // `id` is still the signed payload's
     const { id: _claimed, publicKeys: _k, signatures: _s, ...payload } = tampered;
-    const verdict = { accepted: false, id: txId(payload), reason: 'invalid signature' };
+    const verdict = { accepted: false, id: txId(payload), reason: 'invalid signature', code: 'TX_BAD_SIGNATURE' };
     expect(verdict.id).not.toBe(signed.id);
 
     for (let i = 0; i < 3; i++) expect(await t.post('/tx', tampered)).toEqual({ status: 200, body: verdict });

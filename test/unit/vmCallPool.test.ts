@@ -53,19 +53,18 @@ describe('VmCallPool', () => {
       // loop, by the JIT's mood): never within 25 ms. (At 60 ms a fast process once finished it.)
       await expect(tight.call(root, call(LOOP), ctx)).rejects.toMatchObject({ code: 'VM_CALL_TIMEOUT', message: 'execution aborted (timeout = 25 ms)' });
       expect(tight.stats()).toMatchObject({ timeouts: 1, crashes: 0 });
-      // Replaced: a new worker starts and serves the next call (a trivial one, retried only if
-      // this shared, busy machine starved it past the budget).
-      const alive = async () => {
-        for (const end = Date.now() + 30_000; tight.stats().alive < 1; ) {
-          if (Date.now() > end) throw new Error('no replacement worker within 30 s');
+      // Replaced: a new worker starts and serves the next call (a trivial one, retried until a
+      // deadline only if this shared, busy machine starved it past the 25 ms budget: the workers
+      // run at nice 10, and under a full CI run a fresh one's first call can miss it many times).
+      const end = Date.now() + 50_000;
+      let out;
+      while (!out) {
+        while (tight.stats().alive < 1) {
+          if (Date.now() > end) throw new Error('no replacement worker within the deadline');
           await new Promise((r) => setTimeout(r, 20));
         }
-      };
-      let out;
-      for (let tries = 0; !out; tries++) {
-        await alive();
         out = await tight.call(root, call(CALLER_BALANCE), ctx).catch((e) => {
-          if (e.code !== 'VM_CALL_TIMEOUT' || tries >= 5) throw e;
+          if (e.code !== 'VM_CALL_TIMEOUT' || Date.now() > end) throw e;
           return undefined;
         });
       }
@@ -73,7 +72,7 @@ describe('VmCallPool', () => {
     } finally {
       await tight.close();
     }
-  }, 60_000);
+  }, 70_000);
 
   it('a call made while the workers still start waits for them, not the busy wait (a node\'s first seconds)', async () => {
     // Each worker loads the whole VM: on a loaded machine that took longer than the 5 s busy

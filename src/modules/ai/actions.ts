@@ -1,5 +1,5 @@
 import type { SnapshotFrom } from 'xstate';
-import { actionsOf, type ActionProbe, type MachineAction } from '../../machines/actions';
+import { actionsOf, type ActionProbe } from '../../machines/actions';
 import type { Hex } from '../../primitives/hex';
 import type { Address } from '../../protocol/types';
 import { bestBid, taskDef } from './machine';
@@ -9,7 +9,12 @@ import { bestBid, taskDef } from './machine';
  * oracle's stake is the oracle record's business: AI_COMMIT, AI_BID, AI_VERDICT and the
  * awarded oracle also need it), and the heights it is open at.
  */
-export type TaskAction = MachineAction<'AI_COMMIT' | 'AI_REVEAL' | 'AI_BID' | 'AI_AWARD' | 'AI_RESULT' | 'AI_CHALLENGE' | 'AI_VERDICT' | 'AI_CLAIM' | 'AI_REFUND'>;
+// Spelled out, not MachineAction<…>: the OpenAPI generator names schemas after the type (machines/actions.ts has the field docs).
+export interface TaskAction {
+  type: 'AI_COMMIT' | 'AI_REVEAL' | 'AI_BID' | 'AI_AWARD' | 'AI_RESULT' | 'AI_CHALLENGE' | 'AI_VERDICT' | 'AI_CLAIM' | 'AI_REFUND';
+  from: number;
+  until: number | null;
+}
 
 const NO_COMMIT = `0x${'00'.repeat(32)}` as Hex;
 

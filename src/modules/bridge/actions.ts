@@ -1,12 +1,17 @@
 import type { SnapshotFrom } from 'xstate';
-import { actionsOf, type ActionProbe, type MachineAction } from '../../machines/actions';
+import { actionsOf, type ActionProbe } from '../../machines/actions';
 import type { CommitteeRecord } from '../../protocol/bridge';
 import type { Address } from '../../protocol/types';
 import { transferDef } from './machine';
 import { settlerRefusal } from './transfer';
 
 /** A transaction an address may send to a bridge transfer, and the heights it is open at. */
-export type TransferAction = MachineAction<'BRIDGE_SETTLE'>;
+// Spelled out, not MachineAction<…>: the OpenAPI generator names schemas after the type (machines/actions.ts has the field docs).
+export interface TransferAction {
+  type: 'BRIDGE_SETTLE';
+  from: number;
+  until: number | null;
+}
 
 const PROBES: ActionProbe<typeof transferDef.machine, TransferAction['type']>[] = [
   { type: 'BRIDGE_SETTLE', event: (_c, who, height) => ({ type: 'SETTLE', by: who, targetTx: '', height }), until: () => null },

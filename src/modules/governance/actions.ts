@@ -1,10 +1,15 @@
 import type { SnapshotFrom } from 'xstate';
-import { actionsOf, type ActionProbe, type MachineAction } from '../../machines/actions';
+import { actionsOf, type ActionProbe } from '../../machines/actions';
 import type { Address } from '../../protocol/types';
 import { proposalDef } from './machine';
 
 /** A transaction an address may send to a proposal, and the heights it is open at. */
-export type VoteAction = MachineAction<'GOV_VOTE'>;
+// Spelled out, not MachineAction<…>: the OpenAPI generator names schemas after the type (machines/actions.ts has the field docs).
+export interface VoteAction {
+  type: 'GOV_VOTE';
+  from: number;
+  until: number | null;
+}
 
 const PROBES: ActionProbe<typeof proposalDef.machine, VoteAction['type']>[] = [
   // GOV_VOTE hands the machine a recount (TALLY); the rule that refuses it is the machine's (under vote).

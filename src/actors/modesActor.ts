@@ -1,0 +1,53 @@
+import { modesOf, nodeModesMachine, type NodeModeEvent, type NodeModes } from '../machines/nodeModes';
+import { ActorRef } from './actorRef';
+import { machineBehavior } from './machineActor';
+
+/** Each mode event answers the modes it led to; `modes` only reads. */
+export type ModesMsg = NodeModeEvent | { type: 'modes' };
+export type ModesReplies = { [K in ModesMsg['type']]: NodeModes };
+
+/**
+ * The node's modes (machines/nodeModes.ts) as a supervised actor: the node root reports
+ * starting, ready and stopping, the consensus actor election and a key seen elsewhere, the
+ * p2p actor its syncs. An event the modes do not take (a second READY, ELECTED once halted)
+ * is refused to its sender, and the actor runs on. Reads that cannot wait for the mailbox
+ * (HTTP readiness) use `current()`, the snapshot after the last message handled.
+ */
+export function modesActor() {
+  const ref = new ActorRef<ModesMsg, ModesReplies>('modes', 64);
+  let behavior = start();
+  let first = true;
+  function start() {
+    const reply = (s: Parameters<typeof modesOf>[0]) => modesOf(s);
+    return machineBehavior<typeof nodeModesMachine, ModesMsg, ModesReplies>({
+      name: 'modes',
+      machine: nodeModesMachine,
+      queries: ['modes'],
+      replies: {
+        READY: reply, STOP: reply, ELECTED: reply, UNELECTED: reply, KEY_IN_USE_ELSEWHERE: reply, SYNC_STARTED: reply, SYNC_DONE: reply, modes: reply,
+      },
+    });
+  }
+  return {
+    ref,
+    /** The supervisor's child spec: a restart starts a fresh machine (the node reports again what it knows). */
+    spec: {
+      ref,
+      start: async () => {
+        if (first) return (first = false), behavior; // the one attached at once
+        return (behavior = start());
+      },
+    },
+    /** Attaches the first behaviour at once (the node reports `starting` before the supervisor exists). */
+    attachNow: () => ref.attach(behavior),
+    current: (): NodeModes => modesOf(behavior.snapshot()),
+  };
+}
+export type ModesActor = ReturnType<typeof modesActor>;
+
+/** Modes outside a supervisor (tests, tools): attached at once. */
+export function standaloneModes(): ModesActor {
+  const m = modesActor();
+  m.attachNow();
+  return m;
+}
