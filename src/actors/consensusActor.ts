@@ -41,6 +41,8 @@ export interface ConsensusDeps extends CommitDeps {
   onRejected?: (reason: string) => void;
   /** A header from a peer (before any check): the sentinel looks for double signs. */
   onHeaderSeen?: (header: SignedBlockHeader) => void;
+  /** Blocks undone by a reorganization (newest first) and the head they left: the machine views re-read what they touched. */
+  onUndone?: (blocks: Block[], head: Head) => void;
   /** The node's modes actor: this actor reports election and a key seen elsewhere, and signs only while not halted (its own when absent: tests, tools). */
   modes?: ModesActor;
 }
@@ -99,6 +101,7 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ChainMsg, ChainRep
     // This node's final height never goes back, even if the restored blocks' state says less.
     const finalizedHeight = dev ? Math.min(head.finalizedHeight, height) : head.finalizedHeight;
     const undone: SignedTx[] = [];
+    const undoneBlocks: Block[] = [];
     while (head.height > height) {
       if (head.height <= finalizedHeight) throw new Error(`cannot undo final block ${head.height}`);
       const block = await d.store.block(head.height);
@@ -106,11 +109,13 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ChainMsg, ChainRep
       const restored = await d.store.undoBlock(batch, head.height);
       await d.kv.write(batch);
       undone.push(...(block?.txs ?? []));
+      if (block) undoneBlocks.push(block);
       d.log.warn({ height: head.height, hash: head.hash, txs: block?.txs.length ?? 0, state: blockState(stepBlock(COMMITTED(head.height), { type: 'UNDONE' })) }, 'block undone (reorganization)');
       head = { ...restored, finalizedHeight: Math.max(restored.finalizedHeight, finalizedHeight) };
     }
     d.view.rewind(head, (await getSchedule(await StateTrie.open(d.kv, head.stateRoot))).active);
     if (undone.length && !dev) d.mempool.send({ type: 'readmit', txs: undone });
+    if (undoneBlocks.length) d.onUndone?.(undoneBlocks, head);
     return head;
   }
 

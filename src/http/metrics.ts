@@ -40,6 +40,8 @@ export interface MetricsSource {
   missedSlots?: () => number;
   ownMissedSlots?: () => number;
   node?: NodeMetrics;
+  /** The on-chain machines' views: open instances by status, transitions seen (actors/machineViewActor.ts). */
+  machines?: () => Promise<readonly { machine: string; open: Record<string, number>; transitions: number }[]>;
   /** The supervised actors: mailbox length, drops, restarts (actors/supervisor.ts status()). */
   actors?: () => readonly { name: string; running: boolean; restarts: number; queued: number; processed: number; dropped: number }[];
 }
@@ -92,6 +94,14 @@ export async function renderMetrics(src: MetricsSource, gateway: Gateway, p: Pro
     each('cairn_actor_processed_total', 'counter', 'Messages the actor handled.', (a) => a.processed);
     each('cairn_actor_dropped_total', 'counter', 'Messages refused because the actor\'s mailbox was full.', (a) => a.dropped);
     each('cairn_actor_restarts_total', 'counter', 'Times the supervisor restarted the actor after a crash.', (a) => a.restarts);
+  }
+
+  const machines = (await src.machines?.().catch(() => undefined)) ?? [];
+  if (machines.length > 0) {
+    out.push(...family('cairn_machine_open', 'gauge', 'Open (not final) instances of an on-chain machine, by status.'));
+    for (const m of machines) for (const [status, n] of Object.entries(m.open).sort()) out.push(`cairn_machine_open${labelText({ machine: m.machine, status })} ${n}`);
+    out.push(...family('cairn_machine_transitions_total', 'counter', 'Transitions of an on-chain machine in blocks committed since the node started.'));
+    for (const m of machines) out.push(`cairn_machine_transitions_total${labelText({ machine: m.machine })} ${m.transitions}`);
   }
 
   const series = gateway.series();

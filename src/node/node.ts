@@ -17,6 +17,8 @@ import { mempoolBehavior } from '../actors/mempoolActor';
 import type { ChainMsg, ChainReplies, ImporterMsg, ImporterReplies, MempoolLookup, MempoolMsg, MempoolReplies, ProducerMsg, ProducerReplies } from '../actors/protocol';
 import { NodeRpcBackend } from '../api/rpcBackend';
 import { Sentinel } from '../actors/sentinel';
+import { machineViewActors, type MachineViewActors } from '../actors/machineViewActor';
+import { MACHINES } from '../modules/machines';
 import { modesActor } from '../actors/modesActor';
 import { Supervisor, type ChildSpec } from '../actors/supervisor';
 import { devAccountFile } from '../chain/devnet';
@@ -176,6 +178,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   let sentinel: Sentinel | undefined;
   let mempoolRef: ActorRef<MempoolMsg, MempoolReplies> | undefined;
   let supervisorRef: Supervisor | undefined;
+  let views: MachineViewActors | undefined;
   const starting = () => new HttpError(503, 'node is starting: retry shortly');
   const compiler = new SolcCompiler();
   closers.push({ name: 'compiler', close: () => compiler.close() });
@@ -213,6 +216,12 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     alerts: { recent: (limit) => sentinel?.recent(limit) ?? [] },
     rateLimit: { exempt: config.rateLimitExempt ?? [], trustedProxies: config.trustedProxies ?? [], ...hooks.http?.rateLimit },
     guard: hooks.http?.guard,
+    machineViews: {
+      due: async (name, limit) => {
+        const v = views?.find((x) => x.def.name === name);
+        return v ? v.ref.ask({ type: 'due', limit }) : undefined;
+      },
+    },
     metrics: {
       mempoolSize: async () => (mempoolRef ? (await mempoolRef.ask({ type: 'stats' })).size : 0),
       peersReachable: () => network?.readiness().reachable ?? 0,
@@ -222,6 +231,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
       ownMissedSlots: () => slotStats.ownMissed,
       node: nodeMetrics,
       actors: () => supervisorRef?.status() ?? [],
+      machines: async () => Promise.all((views ?? []).map((v) => v.ref.ask({ type: 'stats' }))),
     },
   };
   let http: ReturnType<typeof createHttpServer>;
@@ -348,7 +358,13 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     onBlockProduced: (s) => nodeMetrics.blockProductionSeconds.observe(s),
     onProduced: (b) => network?.produced(b),
     onHeaderSeen: (h) => sentinelRef.observeHeader(h),
-    onCommitted: (b, s) => blocks.remember(b, s.size),
+    onCommitted: (b, s) => {
+      blocks.remember(b, s.size);
+      for (const v of views ?? []) v.ref.send({ type: 'committed', block: b });
+    },
+    onUndone: (undone, h) => {
+      for (const v of views ?? []) v.ref.send({ type: 'undone', blocks: undone, head: h });
+    },
     modes,
   });
   /** Stops the node; `failed`: it stops by itself for `reason` (the node's `failure`). */
@@ -383,6 +399,9 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
         now: Date.now, log: log.child({ actor: 'mempool' }),
       }),
     });
+    // The on-chain machines' node-side views (one actor each), before consensus sends them blocks.
+    views = machineViewActors([...MACHINES.values()], { kv, store: chainStore, head: () => view.head, log: log.child({ actor: 'machine-view' }) });
+    for (const v of views) await supervisor.startChild(v.spec);
     for (const child of chainParts.children) await supervisor.startChild(child as ChildSpec<{ type: string }>);
     await supervisor.startChild({
       ref: chain,

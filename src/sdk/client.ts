@@ -2,7 +2,7 @@ import type { HybridTx } from '../protocol/types';
 import type { Network } from '../protocol/network';
 import type {
   AccountProofView, AccountView, AddressTxsPage, BlockView, BridgeTransfersPage, BridgeTransferView, BridgeView, Direction, TransferStatus, GovernanceView, OraclesView, ProposalStatus, ProposalsPage, ProposalView, StatusView, TaskMode, TasksPage, TaskStatus,
-  SearchHit, SubmitVerdictView, TaskView, TreasuryView, TxRecord, TxStatus, ValidatorsView,
+  MachineDueView, SearchHit, SubmitVerdictView, TaskView, TreasuryView, TxRecord, TxStatus, ValidatorsView,
 } from '../views';
 import type { Hex } from '../primitives/hex';
 import { encodeTx, signTx, type TxFields } from '../chain/envelope';
@@ -312,6 +312,11 @@ export class CairnClient {
   /** GET /bridge/transfers/:id; null when unknown. With `for`, its `actions`: what that address may send to it now. */
   bridgeTransfer(id: string, q: { for?: string } = {}): Promise<BridgeTransferView | null> {
     return this.getOrNull<BridgeTransferView>(`/bridge/transfers/${encodeURIComponent(id)}${query(q)}`);
+  }
+
+  /** GET /machines/:name/due: the machine's open instances that move by themselves next, soonest first. */
+  machineDue(name: string, q: { limit?: number } = {}): Promise<MachineDueView> {
+    return this.get<MachineDueView>(`/machines/${encodeURIComponent(name)}/due${query(q)}`);
   }
 
   /** GET /bridge: the committee, the pools and the breaker's current window. */

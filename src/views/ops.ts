@@ -144,6 +144,15 @@ export interface MachineDefinition extends MachineGraph {
   deadlines?: Record<string, string>;
 }
 
+/** GET /machines/:name/due: the open instances of an on-chain machine that move by themselves next (actors/machineViewActor.ts). */
+export interface MachineDueView extends CappedPage {
+  machine: string;
+  /** The head height the view is at. */
+  height: number;
+  /** Soonest first: each open instance with a deadline, its status and the height whose end-of-block tick moves it. */
+  due: { id: string; status: string; at: number }[];
+}
+
 export interface MachinesView {
   machines: MachineDefinition[];
 }

@@ -53,6 +53,8 @@ describe('the bridge over HTTP', () => {
     expect(open.actions).toEqual([{ type: 'GOV_VOTE', from: open.actionsAt! + 1, until: open.votingEnds }]);
     expect((await client.proposal(proposal, { for: accounts[5].address }))?.actions).toEqual([]);
     expect((await t.get(`/governance/proposals/${proposal}?for=0x1234`)).status).toBe(400);
+    // Its view actor lists it as due at the end of its vote.
+    expect((await client.machineDue('proposal')).due).toContainEqual({ id: proposal, status: 'VOTING', at: open.votingEnds });
     await ok(validator, { type: 'GOV_VOTE', proposalId: proposal, vote: 'yes' } as TxInput);
     const c = await waitUntil(async () => (await client.bridge()).committee ?? undefined, 30_000);
     expect(c).toMatchObject({ epoch: 1, threshold: 2 });
@@ -103,6 +105,8 @@ describe('the bridge over HTTP', () => {
     expect(delayed.releaseAt! % 20).toBe(0);
     expect(delayed.releaseInBlocks).toBeGreaterThan(0);
     expect(delayed.reason).toMatch(/circuit breaker of native/);
+    // The transfer machine's view actor: the delayed transfer moves by itself at its release height.
+    expect((await client.machineDue('bridgeTransfer', { limit: 100 })).due).toContainEqual({ id: big, status: 'DELAYED', at: delayed.releaseAt });
     const later = await waitUntil(async () => {
       const x = await client.bridgeTransfer(big);
       return x && x.status === 'DELAYED' && x.releaseInBlocks! < delayed.releaseInBlocks! ? x : undefined;
@@ -112,6 +116,11 @@ describe('the bridge over HTTP', () => {
     expect(done.closedAt).toBe(delayed.releaseAt);
     expect(done).toMatchObject({ releaseAt: null, releaseInBlocks: null });
     expect(done.history.map((h) => h.to)).toEqual(['ATTESTED', 'DELAYED', 'RELEASED']);
+    await waitUntil(async () => ((await client.machineDue('bridgeTransfer', { limit: 100 })).due.some((x) => x.id === big) ? undefined : true)); // released: no longer open
+    expect((await t.get('/machines/txLifecycle/due')).status).toBe(404);
+    const metrics = await (await fetch(`${t.url}/metrics`)).text();
+    expect(metrics).toMatch(/^cairn_machine_transitions_total\{machine="bridgeTransfer"\} [1-9]\d*/m);
+    expect(metrics).toMatch(/^cairn_actor_mailbox\{actor="view:bridgeTransfer"\} \d+/m);
     expect(BigInt((await client.account(to.address))!.balance) - before).toBe(250n * COIN);
     // GET /bridge: the pool after 250 coins left, and the breaker of the window the head is in.
     const view = await client.bridge();

@@ -209,6 +209,11 @@ export const OPERATIONS: OperationSpec[] = [
   },
   { endpoint: 'GET /machines', ok: { view: 'MachinesView' } },
   {
+    endpoint: 'GET /machines/:name/due?limit', ok: { view: 'MachineDueView' },
+    params: [{ name: 'name', in: 'path', required: true, description: 'An on-chain machine: proposal, permissionChange, aiTask or bridgeTransfer (GET /machines)', schema: { type: 'string' } }, limit()],
+    errors: { 400: 'limit malformed', 404: 'Not an on-chain machine' },
+  },
+  {
     endpoint: 'GET /bridge/transfers/:id?for', ok: { view: 'BridgeTransferView' },
     params: [id64('Transfer id (the BRIDGE_OUT or BRIDGE_IN transaction id)'), forParam('transfer')],
     errors: { 400: 'Not 0x + 64 hex digits, or a bad for address', 404: 'No such transfer' },

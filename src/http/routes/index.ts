@@ -38,6 +38,7 @@ export const ENDPOINTS: [string, string][] = [
   ['GET /bridge', 'The bridge: committee (epoch, members, threshold), pools per asset (locked, reserved, available) and the circuit breaker of the current window'],
   ['GET /bridge/transfers?direction&status&since&final&limit', 'Bridge transfers with state and history; since = the transitions after a height (whole blocks, cursor, finalizedHeight)'],
   ['GET /machines', 'Every state machine of the node as data: states, events, legal moves (from, event, to), initial and final states, invariants'],
+  ['GET /machines/:name/due?limit', "An on-chain machine's open instances that move by themselves next: id, status and the height of the next deadline, soonest first"],
   ['GET /bridge/transfers/:id?for', 'One bridge transfer: state, releaseAt and the releaseInBlocks countdown while DELAYED, reason, transitions with heights; for=<address>: the actions that address may send now, with their windows'],
   ['GET /internal?address&from&limit', 'Internal transfers moved by VM execution (node-local index)'],
   ['GET /logs?limit', 'Recent VM events, newest first'],

@@ -1,0 +1,132 @@
+import type { Logger } from 'pino';
+import { deadlineOf, loadInstance } from '../machines/instance';
+import { stateName } from '../machines/record';
+import type { AnyMachineDef } from '../machines/registry';
+import type { Head } from '../protocol/chain';
+import type { ChainEvent } from '../protocol/events';
+import type { Block } from '../protocol/types';
+import type { KvStore } from '../state/kv';
+import { StateTrie } from '../state/stateTrie';
+import type { ChainStore } from '../storage/chainStore';
+import { ActorRef, behaviorOf } from './actorRef';
+
+type Transition = Extract<ChainEvent, { kind: 'machine.transition' }>;
+
+/** An open instance of an on-chain machine: where it is, and the height it moves at by itself (null: only a transaction moves it). */
+export interface OpenInstance {
+  id: string;
+  status: string;
+  /** Its next deadline (the end-of-block tick of this height), or null. */
+  at: number | null;
+}
+
+/** What /machines/:name/due and /metrics read. */
+export interface MachineViewStats {
+  machine: string;
+  /** Instances not in a final state, by status. */
+  open: Record<string, number>;
+  /** Transitions seen since the node started (committed blocks; undone ones are not taken back). */
+  transitions: number;
+  /** The head height the view is at. */
+  height: number;
+}
+
+/**
+ * The node-side view of one on-chain machine's instances (proposals, bridge transfers, AI
+ * tasks), kept by its own actor: the consensus actor hands it each committed block and each
+ * undone one, and it keeps which instances are open, in which state, and when each next moves
+ * by itself — so `GET /machines/:name/due` and the metrics answer from memory. The
+ * transitions themselves stay pure inside block execution (consensus state, DESIGN §1–2);
+ * this actor only reads committed state. It starts from the node-local feed (every instance
+ * that ever moved, read at the head), so a restart loses nothing.
+ */
+export type MachineViewMsg =
+  | { type: 'committed'; block: Block }
+  | { type: 'undone'; blocks: Block[]; head: Head }
+  | { type: 'due'; limit: number }
+  | { type: 'stats' };
+
+export type MachineViewReplies = { committed: void; undone: void; due: { height: number; due: OpenInstance[] }; stats: MachineViewStats };
+
+export interface MachineViewDeps {
+  def: AnyMachineDef;
+  kv: KvStore;
+  store: ChainStore;
+  head: () => Head;
+  log: Logger;
+}
+
+/** The machine's transitions in a block: its transactions' events, then the end-of-block ones. */
+const transitionsOf = (block: Block, machine: string): Transition[] =>
+  [...block.results.flatMap((r) => r.events ?? []), ...(block.events ?? [])].filter((e): e is Transition => e.kind === 'machine.transition' && e.machine === machine);
+
+export function machineViewBehavior(d: MachineViewDeps) {
+  const open = new Map<string, OpenInstance>();
+  let transitions = 0;
+  let height = d.head().height;
+
+  /** Reads instance `id` at `root` into the view (gone or final: out of it). */
+  async function refresh(state: StateTrie, id: string): Promise<void> {
+    const snap = await loadInstance(state, d.def, id);
+    if (!snap || (snap as { status: string }).status === 'done') open.delete(id);
+    else open.set(id, { id, status: stateName((snap as { value: unknown }).value as string), at: deadlineOf(d.def, snap) });
+  }
+
+  async function load(): Promise<void> {
+    const head = d.head();
+    const state = await StateTrie.open(d.kv, head.stateRoot);
+    const ids = new Set<string>();
+    for (let since = 0; ; ) {
+      const page = await d.store.machineFeed(d.def.name, since, 1_000);
+      if (page.length === 0) break;
+      for (const e of page) ids.add(e.id);
+      since = page[page.length - 1].height;
+    }
+    for (const id of ids) await refresh(state, id);
+    height = head.height;
+    d.log.info({ machine: d.def.name, open: open.size, height }, 'machine view loaded');
+  }
+
+  const ready = load();
+
+  return behaviorOf<MachineViewMsg, MachineViewReplies>({
+    async committed({ block }) {
+      await ready;
+      const moved = transitionsOf(block, d.def.name);
+      transitions += moved.length;
+      height = block.header.height;
+      if (moved.length === 0) return;
+      const state = await StateTrie.open(d.kv, block.header.stateRoot);
+      for (const id of new Set(moved.map((e) => e.id))) await refresh(state, id);
+    },
+    async undone({ blocks, head }) {
+      await ready;
+      const ids = new Set(blocks.flatMap((b) => transitionsOf(b, d.def.name).map((e) => e.id)));
+      height = head.height;
+      if (ids.size === 0) return;
+      const state = await StateTrie.open(d.kv, head.stateRoot);
+      for (const id of ids) await refresh(state, id);
+    },
+    async due({ limit }) {
+      await ready;
+      const due = [...open.values()].filter((o) => o.at !== null).sort((a, b) => a.at! - b.at! || (a.id < b.id ? -1 : 1)).slice(0, limit);
+      return { height, due };
+    },
+    async stats() {
+      await ready;
+      const byStatus: Record<string, number> = {};
+      for (const o of open.values()) byStatus[o.status] = (byStatus[o.status] ?? 0) + 1;
+      return { machine: d.def.name, open: byStatus, transitions, height };
+    },
+  });
+}
+
+/** One view actor per on-chain machine, named `view:<machine>`. */
+export function machineViewActors(defs: readonly AnyMachineDef[], deps: Omit<MachineViewDeps, 'def'>) {
+  return defs.map((def) => {
+    const ref = new ActorRef<MachineViewMsg, MachineViewReplies>(`view:${def.name}`, 1_024);
+    return { def, ref, spec: { ref, start: async () => machineViewBehavior({ ...deps, def }) } };
+  });
+}
+export type MachineViewActors = ReturnType<typeof machineViewActors>;
+
