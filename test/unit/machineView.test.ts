@@ -37,7 +37,7 @@ describe('a machine view actor', () => {
     const genesis = await blockOf(kv, s, 0, []);
     let head = genesis.head;
     const feed: ChainEvent[] = [];
-    const store = { machineFeed: async (_m: string, since: number) => feed.filter((e) => e.height > since) } as unknown as ChainStore;
+    const store = { machineFeed: async (_m: string, since: number) => feed.filter((e) => (e as { height: number }).height > since) } as unknown as ChainStore;
     const view = machineViewBehavior({ def: auctionDef, kv, store, head: () => head, log });
 
     // Block 1 opens two auctions ending at 5 and 8.
