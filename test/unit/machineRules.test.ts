@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Refusal } from '../../src/protocol/refusal';
-import { initialTransition } from 'xstate';
+import { initialTransition, type EventObject } from 'xstate';
+import type { AnyMachineDef } from '../../src/machines/registry';
+import { proposalDef } from '../../src/modules/governance/machine';
+import { transferDef } from '../../src/modules/bridge/machine';
 import { createInstance, refusalOf, sendEvent } from '../../src/machines/instance';
 import { stateName } from '../../src/machines/record';
 import { taskDef, taskMachine, type TaskEvent, type TaskInput } from '../../src/modules/ai/machine';
@@ -79,4 +82,53 @@ describe('machine rules give the refusals', () => {
     expect(problems).toEqual([]);
     expect(refusals).toBeGreaterThan(100); // the walk did meet refusals
   });
+
+  // Every on-chain machine: wherever a walk goes, an event a transaction sends is taken exactly
+  // when all its rules hold, and each refusal of one is a rule's (never the kit's generic words),
+  // so no handler needs to restate a guard to word a refusal.
+  const walks: { name: string; def: AnyMachineDef; input: unknown; txEvents: string[]; alphabet: () => EventObject[] }[] = [
+    {
+      name: 'proposal', def: proposalDef, txEvents: ['TALLY'],
+      input: { proposer: A, deposit: '10', action: { kind: 'param', param: 'BLOCK_REWARD', value: '1' }, createdAt: 1, votingEnds: 3, timelock: 2, stakeAtStart: '100', quorumBps: 3_000, thresholdBps: 5_000, vetoBps: 3_334 },
+      alphabet: () => [
+        { type: 'TALLY', tally: { yes: '90', no: '0', abstain: '0', veto: '0' }, voters: 1 }, { type: 'TALLY', tally: { yes: '0', no: '0', abstain: '0', veto: '90' }, voters: 1 },
+        { type: 'DEADLINE', height: 3 }, { type: 'DEADLINE', height: 5 }, { type: 'EXECUTION_FAILED', reason: 'x' },
+      ] as unknown as EventObject[],
+    },
+    {
+      name: 'bridgeTransfer (outbound)', def: transferDef, txEvents: ['SETTLE'],
+      input: { direction: 'out', asset: 'native', amount: '5', chain: 'ethereum', from: A, recipient: '0xabc', to: null, sourceTx: null, epoch: null, createdAt: 1 },
+      alphabet: () => [{ type: 'SETTLE', by: B, targetTx: '0x01', height: 2 }, { type: 'DEADLINE', height: 1 }, { type: 'HOLD', until: 9, reason: 'x', height: 1 }, { type: 'REFUSE', reason: 'x', height: 1 }] as unknown as EventObject[],
+    },
+    {
+      name: 'bridgeTransfer (inbound)', def: transferDef, txEvents: ['SETTLE'],
+      input: { direction: 'in', asset: 'native', amount: '5', chain: 'ethereum', from: null, recipient: null, to: A, sourceTx: '0xd1', epoch: 1, createdAt: 1 },
+      alphabet: () => [{ type: 'SETTLE', by: B, targetTx: '0x01', height: 2 }, { type: 'DEADLINE', height: 1 }, { type: 'HOLD', until: 9, reason: 'x', height: 1 }, { type: 'REFUSE', reason: 'x', height: 1 }] as unknown as EventObject[],
+    },
+    {
+      name: 'permissionChange', def: permissionChangeDef, txEvents: ['APPROVE', 'VETO'],
+      input: { account: A, change: null, proposer: A, threshold: 3, timelock: 5, baseVersion: 1, createdAt: 1, expiresAt: 100 },
+      alphabet: () => [{ type: 'APPROVE', key: A, weight: 2, height: 2 }, { type: 'APPROVE', key: B, weight: 2, height: 2 }, { type: 'VETO', key: C }, { type: 'DEADLINE', height: 7 }, { type: 'DEADLINE', height: 100 }] as unknown as EventObject[],
+    },
+  ];
+  for (const w of walks) {
+    it(`${w.name}: taken exactly when its rules hold; every refusal of a transaction's event is a rule's`, () => {
+      const rules = (w.def.rules ?? {}) as Record<string, readonly ((c: unknown, e: unknown, id: string, status: string) => Refusal | undefined)[]>;
+      const [start] = initialTransition(w.def.machine, w.input);
+      const problems: string[] = [];
+      let refused = 0;
+      walkMachine(w.def.machine, start, w.alphabet, 6, (snapshot, event, can) => {
+        const status = stateName(snapshot.value);
+        const failing = (rules[event.type] ?? []).map((r) => r(snapshot.context, event, 'x', status)).filter((r) => r !== undefined);
+        if (can && failing.length > 0) problems.push(`${status} × ${event.type}: taken, yet refused by a rule`);
+        if (!can && w.txEvents.includes(event.type)) {
+          refused++;
+          const why = refusalOf(w.def, 'x', snapshot, event);
+          if (why === undefined || why.code === 'MACHINE_EVENT_REFUSED') problems.push(`${status} × ${event.type}: refused with no rule's reason`);
+        }
+      });
+      expect(problems).toEqual([]);
+      expect(refused).toBeGreaterThan(0);
+    });
+  }
 });

@@ -54,6 +54,11 @@ type Approve = Extract<PermissionChangeEvent, { type: 'APPROVE' }>;
 const notYetApproved: Rule<PermissionChangeContext, Approve> = (c, e, id) =>
   c.approvals.includes(e.key) ? PERMISSIONS.PERMISSION_CHANGE_ALREADY_APPROVED({ key: e.key, change: id }) : undefined;
 type Veto = Extract<PermissionChangeEvent, { type: 'VETO' }>;
+/** Approvals are for a pending change; a veto also stops a queued one (during its timelock). */
+const pending: Rule<PermissionChangeContext, Approve> = (_c, e, id, status) =>
+  status !== 'PENDING' ? PERMISSIONS.PERMISSION_CHANGE_CLOSED({ change: id, status, event: e.type }) : undefined;
+const notApplied: Rule<PermissionChangeContext, Veto> = (_c, e, id, status) =>
+  status !== 'PENDING' && status !== 'QUEUED' ? PERMISSIONS.PERMISSION_CHANGE_CLOSED({ change: id, status, event: e.type }) : undefined;
 type Args = { context: PermissionChangeContext; event: PermissionChangeEvent };
 /** The assigners of an approval (setup's actions hold only effects, so both transitions inline them). */
 const approval = {
@@ -115,5 +120,5 @@ export const permissionChangeDef = defineMachine({
     },
   },
   onTickFailure: (failure) => ({ type: 'APPLY_FAILED', reason: failure.reason }),
-  rules: { APPROVE: [notYetApproved] },
+  rules: { APPROVE: [notYetApproved, pending], VETO: [notApplied] },
 });
