@@ -174,7 +174,7 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ChainMsg, ChainRep
     if (ours === undefined || ours === h.hash) return;
     const keys = await producerKeysOf(await StateTrie.open(d.kv, d.view.head.stateRoot), d.self);
     if (!keys || verifyHeader(h, keys) !== undefined) return; // forged: the import refuses it with its reason
-    await modes.ref.ask({ type: 'KEY_IN_USE_ELSEWHERE', height: h.height, hash: h.hash });
+    if (modes.current().signing !== 'halted') await modes.ref.ask({ type: 'KEY_IN_USE_ELSEWHERE', height: h.height, hash: h.hash });
     d.log.error({ height: h.height, hash: h.hash, ours }, 'a block signed with this node\'s validator key was produced elsewhere at a height this node signed: this node stops signing (another instance runs with the same key)');
   }
 

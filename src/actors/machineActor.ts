@@ -14,6 +14,8 @@ export interface MachineBehaviorOptions<TMachine extends AnyStateMachine, M exte
   name: string;
   machine: TMachine;
   input?: InputFrom<TMachine>;
+  /** Resume from this snapshot instead of the initial state (a restarted actor that must not forget, e.g. a halted mode). */
+  snapshot?: SnapshotFrom<TMachine>;
   replies: MachineReplies<TMachine, M, R>;
   /** Message types that only read: answered from the current snapshot, never sent to the machine. */
   queries?: readonly M['type'][];
@@ -33,7 +35,7 @@ export function machineBehavior<TMachine extends AnyStateMachine, M extends Mach
 ): Behavior<M, R> & { snapshot(): SnapshotFrom<TMachine> } {
   // Errors surface through the snapshot (checked after each event); the subscription only
   // keeps XState from reporting them as unhandled.
-  const actor = createActor(o.machine, o.input === undefined ? undefined : { input: o.input });
+  const actor = createActor(o.machine, { ...(o.input === undefined ? {} : { input: o.input }), ...(o.snapshot === undefined ? {} : { snapshot: o.machine.resolveState(o.snapshot as never) }) });
   actor.subscribe({ error: () => {} });
   actor.start();
 

@@ -1,4 +1,4 @@
-import { modesOf, nodeModesMachine, type NodeModeEvent, type NodeModes } from '../machines/nodeModes';
+import { modesOf, nodeModesMachine, type NodeModeEvent, type NodeModes, type NodeModesSnapshot } from '../machines/nodeModes';
 import { ActorRef } from './actorRef';
 import { machineBehavior } from './machineActor';
 
@@ -17,11 +17,12 @@ export function modesActor() {
   const ref = new ActorRef<ModesMsg, ModesReplies>('modes', 64);
   let behavior = start();
   let first = true;
-  function start() {
+  function start(resume?: NodeModesSnapshot) {
     const reply = (s: Parameters<typeof modesOf>[0]) => modesOf(s);
     return machineBehavior<typeof nodeModesMachine, ModesMsg, ModesReplies>({
       name: 'modes',
       machine: nodeModesMachine,
+      ...(resume ? { snapshot: resume } : {}),
       queries: ['modes'],
       replies: {
         READY: reply, STOP: reply, ELECTED: reply, UNELECTED: reply, KEY_IN_USE_ELSEWHERE: reply, SYNC_STARTED: reply, SYNC_DONE: reply, modes: reply,
@@ -30,12 +31,12 @@ export function modesActor() {
   }
   return {
     ref,
-    /** The supervisor's child spec: a restart starts a fresh machine (the node reports again what it knows). */
+    /** The supervisor's child spec: a restart resumes from the last modes (a halted signing stays halted). */
     spec: {
       ref,
       start: async () => {
         if (first) return (first = false), behavior; // the one attached at once
-        return (behavior = start());
+        return (behavior = start(behavior.snapshot()));
       },
     },
     /** Attaches the first behaviour at once (the node reports `starting` before the supervisor exists). */

@@ -99,7 +99,7 @@ describe('SDK followers', () => {
     const r = await t.get('/machines');
     expect(r.status).toBe(200);
     const ms = r.body.machines as { name: string; onChain: boolean; initial: string; final: string[]; states: string[]; transitions: { from: string; event: string; to: string }[]; invariants: string[] }[];
-    expect(ms.map((m) => m.name)).toEqual(['txLifecycle', 'blockLifecycle', 'proposal', 'permissionChange', 'aiTask', 'bridgeTransfer']);
+    expect(ms.map((m) => m.name)).toEqual(['txLifecycle', 'blockLifecycle', 'nodeModes', 'proposal', 'permissionChange', 'aiTask', 'bridgeTransfer']);
     const bridge = ms.find((m) => m.name === 'bridgeTransfer')!;
     expect(bridge).toMatchObject({ onChain: true, initial: 'OPEN', final: ['PAID', 'RELEASED', 'REFUSED'] });
     expect(bridge.transitions).toContainEqual({ from: 'DELAYED', event: 'DEADLINE', to: 'RELEASED' });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MessageRefusedError } from '../../src/actors/actorRef';
-import { standaloneModes } from '../../src/actors/modesActor';
+import { modesActor, standaloneModes } from '../../src/actors/modesActor';
 import { walkMachine } from '../helpers/machineWalk';
 import { nodeModesMachine, type NodeModeEvent } from '../../src/machines/nodeModes';
 import { initialTransition, transition } from 'xstate';
@@ -26,6 +26,18 @@ describe('the node modes actor', () => {
     expect(m.ref.running).toBe(true);
     await m.ref.stop();
     expect(m.current().node).toBe('stopping'); // readable after the actor stopped
+  });
+
+  it('a restart (the supervisor starting the behaviour again) resumes the modes: a halted signing stays halted', async () => {
+    const m = modesActor();
+    m.attachNow();
+    await m.spec.start(); // the supervisor's first start: the behaviour already attached
+    await m.ref.ask({ type: 'READY' });
+    await m.ref.ask({ type: 'KEY_IN_USE_ELSEWHERE', height: 4, hash: '0x04' });
+    m.ref.attach(await m.spec.start()); // a restart after a crash
+    expect(m.current()).toEqual({ node: 'ready', signing: 'halted', sync: 'inSync', failure: null, haltedAt: 4 });
+    await expect(m.ref.ask({ type: 'ELECTED' })).rejects.toBeInstanceOf(MessageRefusedError);
+    await m.ref.stop();
   });
 
   it('a requested stop keeps no failure; the walk reaches every state and halted is never left', () => {
