@@ -344,6 +344,7 @@ describe('docs/openapi.json against a running node', () => {
     await expectStatus('GET /governance/proposals', '/governance/proposals?status=NOPE', 400);
     await expectStatus('GET /governance/proposals', '/governance/proposals?since=99999999', 400);
     expect((await ok('GET /governance/proposals/{id}', `/governance/proposals/${ids.proposal}`)).status).toBe('VOTING');
+    expect((await ok('GET /governance/proposals/{id}', `/governance/proposals/${ids.proposal}?for=${dev[1].address}`)).actions).toBeInstanceOf(Array);
     await expectStatus('GET /governance/proposals/{id}', `/governance/proposals/${ZERO_ID}`, 404);
     await expectStatus('GET /governance/proposals/{id}', '/governance/proposals/42', 400);
     await ok('GET /treasury', '/treasury');
@@ -368,6 +369,9 @@ describe('docs/openapi.json against a running node', () => {
     await expectStatus('GET /bridge/transfers/{id}', '/bridge/transfers/0x12', 400);
 
     expect((await ok('GET /machines', '/machines')).machines.length).toBeGreaterThan(0);
+    expect((await ok('GET /machines/{name}/due', '/machines/proposal/due?limit=5')).machine).toBe('proposal');
+    await expectStatus('GET /machines/{name}/due', '/machines/txLifecycle/due', 404);
+    await expectStatus('GET /machines/{name}/due', '/machines/aiTask/due?limit=x', 400);
   });
 
   it('the VM: internal transfers, logs, contract verification', async () => {
