@@ -25,7 +25,7 @@ export interface MachineViewStats {
   machine: string;
   /** Instances not in a final state, by status. */
   open: Record<string, number>;
-  /** Transitions seen since the node started (committed blocks; undone ones are not taken back). */
+  /** Transitions in the blocks committed since the node started, less those of blocks undone since. */
   transitions: number;
   /** The head height the view is at. */
   height: number;
@@ -101,7 +101,9 @@ export function machineViewBehavior(d: MachineViewDeps) {
     },
     async undone({ blocks, head }) {
       await ready;
-      const ids = new Set(blocks.flatMap((b) => transitionsOf(b, d.def.name).map((e) => e.id)));
+      const moved = blocks.flatMap((b) => transitionsOf(b, d.def.name));
+      transitions -= moved.length;
+      const ids = new Set(moved.map((e) => e.id));
       height = head.height;
       if (ids.size === 0) return;
       const state = await StateTrie.open(d.kv, head.stateRoot);

@@ -100,8 +100,9 @@ export async function renderMetrics(src: MetricsSource, gateway: Gateway, p: Pro
   if (machines.length > 0) {
     out.push(...family('cairn_machine_open', 'gauge', 'Open (not final) instances of an on-chain machine, by status.'));
     for (const m of machines) for (const [status, n] of Object.entries(m.open).sort()) out.push(`cairn_machine_open${labelText({ machine: m.machine, status })} ${n}`);
-    out.push(...family('cairn_machine_transitions_total', 'counter', 'Transitions of an on-chain machine in blocks committed since the node started.'));
-    for (const m of machines) out.push(`cairn_machine_transitions_total${labelText({ machine: m.machine })} ${m.transitions}`);
+    // A gauge, not a counter: a reorganization takes the undone blocks' transitions back.
+    out.push(...family('cairn_machine_transitions', 'gauge', 'Transitions of an on-chain machine in the blocks committed since the node started, less those of blocks undone.'));
+    for (const m of machines) out.push(`cairn_machine_transitions${labelText({ machine: m.machine })} ${m.transitions}`);
   }
 
   const series = gateway.series();

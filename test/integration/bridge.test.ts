@@ -119,7 +119,7 @@ describe('the bridge over HTTP', () => {
     await waitUntil(async () => ((await client.machineDue('bridgeTransfer', { limit: 100 })).due.some((x) => x.id === big) ? undefined : true)); // released: no longer open
     expect((await t.get('/machines/txLifecycle/due')).status).toBe(404);
     const metrics = await (await fetch(`${t.url}/metrics`)).text();
-    expect(metrics).toMatch(/^cairn_machine_transitions_total\{machine="bridgeTransfer"\} [1-9]\d*/m);
+    expect(metrics).toMatch(/^cairn_machine_transitions\{machine="bridgeTransfer"\} [1-9]\d*/m);
     expect(metrics).toMatch(/^cairn_actor_mailbox\{actor="view:bridgeTransfer"\} \d+/m);
     expect(BigInt((await client.account(to.address))!.balance) - before).toBe(250n * COIN);
     // GET /bridge: the pool after 250 coins left, and the breaker of the window the head is in.
