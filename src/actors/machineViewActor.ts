@@ -46,7 +46,10 @@ export type MachineViewMsg =
   | { type: 'due'; limit: number }
   | { type: 'stats' };
 
-export type MachineViewReplies = { committed: void; undone: void; due: { height: number; due: OpenInstance[] }; stats: MachineViewStats };
+/** An open instance that moves by itself: its deadline is set. */
+export type DueInstance = OpenInstance & { at: number };
+
+export type MachineViewReplies = { committed: void; undone: void; due: { height: number; due: DueInstance[] }; stats: MachineViewStats };
 
 export interface MachineViewDeps {
   def: AnyMachineDef;
@@ -72,17 +75,31 @@ export function machineViewBehavior(d: MachineViewDeps) {
     else open.set(id, { id, status: stateName((snap as { value: unknown }).value as string), at: deadlineOf(d.def, snap) });
   }
 
+  /** Whether a state path (a transition's `to`) is final: such an instance never moves again. */
+  const isFinal = (path: string): boolean => {
+    let node = d.def.machine.root as { states: Record<string, { type: string; states: Record<string, unknown> }> };
+    let type = '';
+    for (const part of path.split('.')) {
+      const next = node.states[part];
+      if (!next) return false;
+      type = next.type;
+      node = next as typeof node;
+    }
+    return type === 'final';
+  };
+
   async function load(): Promise<void> {
     const head = d.head();
     const state = await StateTrie.open(d.kv, head.stateRoot);
-    const ids = new Set<string>();
+    // Each instance's latest state from the feed: only those not final are read from state.
+    const last = new Map<string, string>();
     for (let since = 0; ; ) {
       const page = await d.store.machineFeed(d.def.name, since, 1_000);
       if (page.length === 0) break;
-      for (const e of page) ids.add(e.id);
+      for (const e of page) last.set(e.id, e.to);
       since = page[page.length - 1].height;
     }
-    for (const id of ids) await refresh(state, id);
+    for (const [id, to] of last) if (!isFinal(to)) await refresh(state, id);
     height = head.height;
     d.log.info({ machine: d.def.name, open: open.size, height }, 'machine view loaded');
   }
@@ -111,7 +128,7 @@ export function machineViewBehavior(d: MachineViewDeps) {
     },
     async due({ limit }) {
       await ready;
-      const due = [...open.values()].filter((o) => o.at !== null).sort((a, b) => a.at! - b.at! || (a.id < b.id ? -1 : 1)).slice(0, limit);
+      const due = [...open.values()].filter((o): o is DueInstance => o.at !== null).sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1)).slice(0, limit);
       return { height, due };
     },
     async stats() {

@@ -46,7 +46,7 @@ export interface HttpDeps {
   /** Chain gauges and node histograms for /metrics (height and finalized height default to the reader's head). */
   metrics?: MetricsSource;
   /** The on-chain machines' view actors (GET /machines/:name/due); none: that route answers 404. */
-  machineViews?: { due(machine: string, limit: number): Promise<{ height: number; due: { id: string; status: string; at: number | null }[] } | undefined> };
+  machineViews?: { due(machine: string, limit: number): Promise<{ height: number; due: { id: string; status: string; at: number }[] } | undefined> };
 }
 
 /** Largest accepted request body: a full envelope with a 64 KiB data field fits with room to spare. */

@@ -316,10 +316,10 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
       const failure = `storage failure: ${err.message}`;
       log.error({ dir: err.meta.dir, reason: err.meta.reason, height: view.head.height }, `${failure}; stopping the node (the store keeps block ${view.head.height})`);
       sentinel?.raise('storage_failure', 'critical', err.message, { dir: err.meta.dir, reason: err.meta.reason, code: err.meta.code, lastCommitted: view.head.height });
-    } else {
-      log.fatal({ err, reason }, 'supervision escalated: stopping the node');
+      return void stop(failure, true);
     }
-    void stop(isStorageFailure(err) ? `storage failure: ${err.message}` : reason, true);
+    log.fatal({ err, reason }, 'supervision escalated: stopping the node');
+    void stop(reason, true);
   });
 
   const headAccounts = new HeadAccounts(kv, view);

@@ -15,7 +15,7 @@ export function registerMachineRoutes(app: Server, r: RouteWrap, d: HttpDeps): v
     const size = pageSize(req.query_parameters);
     const out = await d.machineViews?.due(name, size.limit);
     if (!out) throw notFound(`no on-chain machine ${name} (GET /machines lists them: ${onChainNames().join(', ')})`);
-    return sized(size, { machine: name, height: out.height, due: out.due.map((o) => ({ id: o.id, status: o.status, at: o.at! })) });
+    return sized(size, { machine: name, height: out.height, due: out.due.map(({ id, status, at }) => ({ id, status, at })) });
   }));
 }
 

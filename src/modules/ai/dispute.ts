@@ -1,10 +1,9 @@
 import { loadParams } from '../../protocol/governable';
-import { AI } from './errors';
 import { TxFailure } from '../../protocol/handler';
-import type { Address } from '../../protocol/types';
 import { coinsFlag, textFlag } from '../tx/cli';
 import { defineTx } from '../tx/define';
 import { optionalTextField } from '../tx/fields';
+import { AI } from './errors';
 import { taskIdField, verdictField } from './fields';
 import { dutyRefusal, getOracle } from './oracles';
 import { checkTask, escrow, sendTask } from './task';

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { AI } from './errors';
 import { credit, debit } from '../../protocol/accounts';
 import { loadParams } from '../../protocol/governable';
 import { TxFailure } from '../../protocol/handler';
@@ -9,6 +8,7 @@ import { coinsFlag, textFlag } from '../tx/cli';
 import { defineTx } from '../tx/define';
 import type { OptionalField } from '../tx/entry';
 import { check, optionalTextField } from '../tx/fields';
+import { AI } from './errors';
 import { addToOracleList, getOracle, newOracle, putOracle } from './oracles';
 
 const leaveField: OptionalField<boolean, boolean> = {

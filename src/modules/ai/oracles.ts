@@ -1,9 +1,9 @@
 import { recordKey } from '../../protocol/records';
 import type { Refusal } from '../../protocol/refusal';
-import { AI } from './errors';
 import type { ExecState } from '../../protocol/execState';
 import type { Params } from '../../protocol/governable';
 import type { Address } from '../../protocol/types';
+import { AI } from './errors';
 
 /**
  * Oracle records (`ai/oracle/<address>`) and the list of every oracle ever registered

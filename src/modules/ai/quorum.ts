@@ -1,8 +1,8 @@
 import { loadParams } from '../../protocol/governable';
-import { AI } from './errors';
 import { TxFailure } from '../../protocol/handler';
 import { textFlag } from '../tx/cli';
 import { defineTx } from '../tx/define';
+import { AI } from './errors';
 import { taskCommitment } from './commitment';
 import { commitField, MAX_OUTPUT_BYTES, MAX_SALT_BYTES, taskIdField, textField } from './fields';
 import { dutyRefusal, getOracle } from './oracles';

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { AI } from './errors';
 import { createInstance, loadInstance, refusalOf, step } from '../../machines/instance';
 import { stateName } from '../../machines/record';
 import { credit, debit } from '../../protocol/accounts';
@@ -14,9 +13,10 @@ import { addressFlag, coinsFlag, textFlag } from '../tx/cli';
 import { defineTx } from '../tx/define';
 import type { Field } from '../tx/entry';
 import { addressesIn, addressField, check } from '../tx/fields';
+import { AI } from './errors';
 import { aggregateField, MAX_OUTPUT_BYTES, MAX_PROMPT_BYTES, openField, quorumField, taskIdField, textField } from './fields';
 import { dutyRefusal, getOracle } from './oracles';
-import { taskDef, type TaskContext, type TaskEvent, type TaskMode, type TaskStatus } from './machine';
+import { taskDef, type TaskEvent, type TaskMode, type TaskStatus } from './machine';
 
 /** A task's snapshot, or the refusal every AI type words the same way. */
 export async function loadTask(s: ExecState, id: Hex) {

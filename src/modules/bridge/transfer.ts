@@ -1,4 +1,4 @@
-import { createInstance, loadInstance, refusalOf, sendEvent, step } from '../../machines/instance';
+import { createInstance, loadInstance, refusalOf, step } from '../../machines/instance';
 import { stateName } from '../../machines/record';
 import { getCommittee, type CommitteeRecord } from '../../protocol/bridge';
 import type { ExecState } from '../../protocol/execState';

@@ -1,3 +1,4 @@
+import { MACHINE } from '../../machines/refusals';
 import type { Hex } from '../../primitives/hex';
 import { refusals } from '../../protocol/refusal';
 import type { Address, TxType } from '../../protocol/types';
@@ -11,8 +12,8 @@ export const PERMISSIONS = refusals('permissions', {
   /** The sender holds no weight in the account's permission. */
   PERMISSION_NOT_KEY_HOLDER: (m: { key: Address; account: Address }) => `${m.key} holds no key of the permission of ${m.account}`,
   PERMISSION_CHANGE_MISSING: (m: { change: string }) => `permission change ${m.change} does not exist`,
-  /** An approval or veto of a change no longer pending (queued, applied, vetoed, expired or failed): the words the kit gives a state that does not take an event. */
-  PERMISSION_CHANGE_CLOSED: (m: { change: string; status: string; event: string }) => `permissionChange ${m.change} in state ${m.status} does not take ${m.event}`,
+  /** An approval or veto of a change no longer open to it: the kit's words for a state that does not take an event, under the change's own code. */
+  PERMISSION_CHANGE_CLOSED: (m: { change: string; status: string; event: string }) => MACHINE.MACHINE_EVENT_REFUSED({ machine: 'permissionChange', id: m.change, status: m.status, event: m.event }).reason,
   PERMISSION_CHANGE_ALREADY_APPROVED: (m: { key: Address; change: string }) => `${m.key} already approved permission change ${m.change}`,
   /** The account's permission was replaced since the change was proposed under it (`applying`: refused at its timelock's end, not by a transaction naming it). */
   PERMISSION_CHANGE_OUTDATED: (m: { account: Address; change: string; applying: boolean }) =>
