@@ -7,7 +7,7 @@ import type { Address, Block } from '../protocol/types';
 import type { KvStore } from '../state/kv';
 import type { ChainStore } from '../storage/chainStore';
 import type { ActorRef } from './actorRef';
-import type { ExecutedBlock, HeadSink, MempoolMsg, MempoolReplies } from './protocol';
+import type { ExecutedBlock, HeadSink, LifecycleReports, MempoolMsg, MempoolReplies } from './protocol';
 
 export type { ExecutedBlock };
 
@@ -19,6 +19,8 @@ export interface CommitDeps {
   log: Logger;
   /** Told of each block once it is written and published (a cache keeps it decoded for readers). */
   onCommitted?: (block: Block, summary: BlockSummary) => void;
+  /** The lifecycle actors: each block and its transactions are reported committed, and finality as it advances. */
+  lifecycles?: LifecycleReports;
 }
 
 
@@ -45,6 +47,7 @@ export function createBlockCommitter(d: CommitDeps) {
     x.state.settle();
     d.view.publish(head, summary, schedule.active);
     d.onCommitted?.(x.block, summary);
+    reportCommitted(d.lifecycles, x.block, finalizedHeight > parent.finalizedHeight ? finalizedHeight : undefined);
     d.mempool.send({ type: 'blockCommitted', height: header.height, hash: header.hash, included: txs.map((t) => t.id), dropped: x.dropped, nonces: usedNonces(txs) });
     d.log.info(
       {
@@ -59,6 +62,17 @@ export function createBlockCommitter(d: CommitDeps) {
 }
 
 export type CommitBlock = ReturnType<typeof createBlockCommitter>;
+
+/** A commit, to the lifecycle actors: the block committed, its transactions included, and the new finalized height if it moved. */
+function reportCommitted(to: LifecycleReports | undefined, block: Block, finalized: number | undefined): void {
+  if (!to) return;
+  const { height, hash } = block.header;
+  to.blocks.send({ type: 'step', hash, height, event: { type: 'COMMITTED' } });
+  to.txs.send({ type: 'included', height, hash, ids: block.txs.map((t) => t.id) });
+  if (finalized === undefined) return;
+  to.blocks.send({ type: 'finalized', height: finalized });
+  to.txs.send({ type: 'finalized', height: finalized });
+}
 
 /**
  * The nonces a block used: each transaction's, and each nested one's (a META_TX's inner

@@ -4,7 +4,6 @@ import { idleTurn, scheduleRefusal, slotOf, slotProducer } from '../consensus/sl
 import { headerRefusal, producerKeysOf } from '../chain/blockRules';
 import { verifyHeader } from '../chain/block';
 import type { VerifyPool } from '../crypto/verifyPool';
-import { blockState, receivedBlock, stepBlock } from '../machines/blockLifecycle';
 import { getSchedule } from '../modules/staking';
 import type { Head } from '../protocol/chain';
 import type { Address, Block, SignedBlockHeader, SignedTx } from '../protocol/types';
@@ -51,9 +50,6 @@ export interface ConsensusDeps extends CommitDeps {
 export const DEV_MINE_AHEAD_SLOTS = 4;
 
 const OWN_BLOCKS_KEPT = 4_096;
-
-/** A committed block's lifecycle snapshot (the start of an undo). */
-const COMMITTED = (height: number) => [{ type: 'VERIFIED' }, { type: 'EXECUTED' }, { type: 'COMMITTED' }].reduce((s, e) => stepBlock(s, e as never), receivedBlock(height));
 
 /**
  * The consensus actor: the slot clock (is this slot ours, is a block worth making), fork
@@ -110,10 +106,12 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ChainMsg, ChainRep
       await d.kv.write(batch);
       undone.push(...(block?.txs ?? []));
       if (block) undoneBlocks.push(block);
-      d.log.warn({ height: head.height, hash: head.hash, txs: block?.txs.length ?? 0, state: blockState(stepBlock(COMMITTED(head.height), { type: 'UNDONE' })) }, 'block undone (reorganization)');
+      d.lifecycles?.blocks.send({ type: 'step', hash: head.hash, height: head.height, event: { type: 'UNDONE' } });
+      d.log.warn({ height: head.height, hash: head.hash, txs: block?.txs.length ?? 0 }, 'block undone (reorganization)');
       head = { ...restored, finalizedHeight: Math.max(restored.finalizedHeight, finalizedHeight) };
     }
     d.view.rewind(head, (await getSchedule(await StateTrie.open(d.kv, head.stateRoot))).active);
+    if (undone.length) d.lifecycles?.txs.send({ type: 'undone', ids: undone.map((t) => t.id) });
     if (undone.length && !dev) d.mempool.send({ type: 'readmit', txs: undone });
     if (undoneBlocks.length) d.onUndone?.(undoneBlocks, head);
     return head;
@@ -201,13 +199,14 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ChainMsg, ChainRep
       if (h.parentHash !== head.hash) {
         const forkAt = await d.store.heightOfHash(h.parentHash);
         if (forkAt === undefined || forkAt !== h.height - 1) {
-          d.log.debug({ height: h.height, hash: h.hash, state: blockState(stepBlock(receivedBlock(h.height), { type: 'ORPHANED' })) }, 'block parent unknown');
+          d.lifecycles?.blocks.send({ type: 'step', hash: h.hash, height: h.height, event: { type: 'ORPHANED' } });
+          d.log.debug({ height: h.height, hash: h.hash }, 'block parent unknown');
           return { ...out, orphan: true, head };
         }
         const tip = blocks[blocks.length - 1].header;
         if (forkAt < head.finalizedHeight) {
           const reason = `branch forks at ${forkAt}, below the finalized height ${head.finalizedHeight}`;
-          d.onRejected?.(reason);
+          rejectedBranch(h, reason);
           return { ...out, rejected: reason, head };
         }
         if (!prefers(tip, head)) return { ...out, stale: true, head };
@@ -215,7 +214,7 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ChainMsg, ChainRep
         const unsigned = await branchRefusal(blocks.slice(i), forkAt, now);
         if (unsigned) {
           d.log.warn({ height: h.height, hash: h.hash, producer: h.producer, reason: unsigned }, 'branch rejected before any block was undone');
-          d.onRejected?.(unsigned);
+          rejectedBranch(h, unsigned);
           return { ...out, rejected: unsigned, head };
         }
         d.log.warn({ from: head.height, fork: forkAt, to: tip.height, tip: tip.hash }, 'reorganization: switching to a preferred branch');
@@ -224,15 +223,21 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ChainMsg, ChainRep
       }
       const r = await d.importer.ask({ type: 'execute', block, parent: head, now, preverified: await preverified?.[i] });
       if ('refused' in r) {
-        d.log.warn({ height: h.height, hash: h.hash, producer: h.producer, state: blockState(r.lifecycle), reason: r.refused, index: i }, 'block rejected');
+        d.log.warn({ height: h.height, hash: h.hash, producer: h.producer, reason: r.refused, index: i }, 'block rejected');
         d.onRejected?.(r.refused);
         return { ...out, rejected: r.refused, head: d.view.head };
       }
       const committed = await commitBlock(r.executed);
-      d.log.debug({ height: h.height, state: blockState(stepBlock(stepBlock(r.lifecycle, { type: 'COMMITTED' }), { type: 'FINALIZED', finalizedHeight: committed.finalizedHeight })) }, 'block imported');
+      d.log.debug({ height: h.height, finalizedHeight: committed.finalizedHeight }, 'block imported');
       out.imported++;
     }
     return { ...out, head: d.view.head };
+  }
+
+  /** A branch refused as a whole: its first block is reported rejected. */
+  function rejectedBranch(h: SignedBlockHeader, reason: string): void {
+    d.lifecycles?.blocks.send({ type: 'step', hash: h.hash, height: h.height, event: { type: 'REJECTED', reason } });
+    d.onRejected?.(reason);
   }
 
   /** Whether this node signs now: elected (the set in force names its key) and not halted; reports a change of election to the modes. */

@@ -3,7 +3,7 @@ import { decodeEnvelope, verifyGroups, verifyJobsOf } from '../chain/envelope';
 import { decodeEthTx } from '../chain/ethTx';
 import { getSchedule } from '../modules/staking';
 import { applyBlock } from '../chain/replay';
-import { receivedBlock, stepBlock } from '../machines/blockLifecycle';
+import type { BlockLifecycleEvent } from '../machines/blockLifecycle';
 import { scheduleRefusal } from '../consensus/slots';
 import type { VerifyPool } from '../crypto/verifyPool';
 import { handlerFor } from '../modules/registry';
@@ -14,7 +14,7 @@ import type { Block, HybridTx } from '../protocol/types';
 import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
 import { behaviorOf, type Behavior } from './actorRef';
-import type { ImporterMsg, ImporterReplies, ImportVerdict } from './protocol';
+import type { ImporterMsg, ImporterReplies, ImportVerdict, LifecycleReports } from './protocol';
 
 /**
  * The importer actor: a block from a peer (or a sync page) is checked and executed on its
@@ -30,6 +30,8 @@ export interface ImporterDeps {
   slotMs: number;
   /** The chain this node runs: transactions are decoded and verified for it. */
   network: Network;
+  /** The lifecycle actors: each block is reported verified, executed or rejected. */
+  lifecycles?: LifecycleReports;
 }
 
 /** Why one of the block's transactions is not acceptable by itself (envelope, rules, id), or undefined. */
@@ -57,15 +59,18 @@ export function importerBehavior(d: ImporterDeps): Behavior<ImporterMsg, Importe
   });
 
   /**
-   * Checks and executes `block` on `parent` and returns it ready to commit, with its
-   * lifecycle (machines/blockLifecycle.ts) from `received` to `executed`, or `rejected`
-   * with the reason. Writes nothing: a refusal leaves everything as it was.
+   * Checks and executes `block` on `parent` and returns it ready to commit, or the reason it
+   * is rejected; each step is reported to the block lifecycle actor (machines/blockLifecycle.ts).
+   * Writes nothing: a refusal leaves everything as it was.
    */
   async function executeOn(parent: Head, block: Block, now: number, preverified?: WeakSet<object>): Promise<ImportVerdict> {
     const started = performance.now();
     const h = block.header;
-    let life = receivedBlock(h.height);
-    const rejected = (reason: string) => ({ refused: reason, lifecycle: stepBlock(life, { type: 'REJECTED', reason }) });
+    const report = (event: BlockLifecycleEvent) => d.lifecycles?.blocks.send({ type: 'step', hash: h.hash, height: h.height, event });
+    const rejected = (reason: string) => {
+      report({ type: 'REJECTED', reason });
+      return { refused: reason };
+    };
     const state = await StateTrie.open(d.kv, parent.stateRoot);
     // The set in force in the parent state schedules this block (an elected set waits for finality).
     const { active } = await getSchedule(state);
@@ -75,7 +80,7 @@ export function importerBehavior(d: ImporterDeps): Behavior<ImporterMsg, Importe
       txRefusal(block, d.network) ??
       (await signaturesRefusal(block, preverified));
     if (refused) return rejected(refused);
-    life = stepBlock(life, { type: 'VERIFIED' });
+    report({ type: 'VERIFIED' });
     const tChecked = performance.now();
     let executed: string | undefined;
     try {
@@ -90,11 +95,10 @@ export function importerBehavior(d: ImporterDeps): Behavior<ImporterMsg, Importe
     const batch = d.kv.batch();
     const root = await state.flush(batch);
     if (root !== h.stateRoot) return rejected(`state root ${root} differs from the header's ${h.stateRoot}`);
-    life = stepBlock(life, { type: 'EXECUTED' });
+    report({ type: 'EXECUTED' });
     const tFlushed = performance.now();
     return {
       executed: { block, state, batch, dropped: [], started, phases: { verify: Math.round(tChecked - started), execute: Math.round(tExecuted - tChecked), trie: Math.round(tFlushed - tExecuted) } },
-      lifecycle: life,
     };
   }
 

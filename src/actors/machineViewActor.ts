@@ -4,7 +4,8 @@ import { stateName } from '../machines/record';
 import type { AnyMachineDef } from '../machines/registry';
 import type { Head } from '../protocol/chain';
 import type { ChainEvent } from '../protocol/events';
-import type { Block } from '../protocol/types';
+import type { Address, Block } from '../protocol/types';
+import type { ActionsAt, MachineAction } from '../machines/actions';
 import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
 import type { ChainStore } from '../storage/chainStore';
@@ -44,15 +45,24 @@ export type MachineViewMsg =
   | { type: 'committed'; block: Block }
   | { type: 'undone'; blocks: Block[]; head: Head }
   | { type: 'due'; limit: number }
+  | { type: 'actions'; id: string; who: Address }
   | { type: 'stats' };
+
+/** What `who` may send to an instance from the next block on, computed at the view's height `at`. */
+export interface ActionsAnswer {
+  actions: readonly MachineAction[];
+  at: number;
+}
 
 /** An open instance that moves by itself: its deadline is set. */
 export type DueInstance = OpenInstance & { at: number };
 
-export type MachineViewReplies = { committed: void; undone: void; due: { height: number; due: DueInstance[] }; stats: MachineViewStats };
+export type MachineViewReplies = { committed: void; undone: void; due: { height: number; due: DueInstance[] }; actions: ActionsAnswer; stats: MachineViewStats };
 
 export interface MachineViewDeps {
   def: AnyMachineDef;
+  /** The module's answer to `?for=` (machine list `actions`); without it, an instance takes no transaction from outside. */
+  actions?: ActionsAt;
   kv: KvStore;
   store: ChainStore;
   head: () => Head;
@@ -65,14 +75,22 @@ const transitionsOf = (block: Block, machine: string): Transition[] =>
 
 export function machineViewBehavior(d: MachineViewDeps) {
   const open = new Map<string, OpenInstance>();
+  /** The open instances' snapshots (the `actions` answers are computed from them). */
+  const snapshots = new Map<string, unknown>();
   let transitions = 0;
   let height = d.head().height;
+  let root = d.head().stateRoot;
 
   /** Reads instance `id` at `root` into the view (gone or final: out of it). */
   async function refresh(state: StateTrie, id: string): Promise<void> {
     const snap = await loadInstance(state, d.def, id);
-    if (!snap || (snap as { status: string }).status === 'done') open.delete(id);
-    else open.set(id, { id, status: stateName((snap as { value: unknown }).value as string), at: deadlineOf(d.def, snap) });
+    if (!snap || (snap as { status: string }).status === 'done') {
+      open.delete(id);
+      snapshots.delete(id);
+      return;
+    }
+    open.set(id, { id, status: stateName((snap as { value: unknown }).value as string), at: deadlineOf(d.def, snap) });
+    snapshots.set(id, snap);
   }
 
   /** Whether a state path (a transition's `to`) is final: such an instance never moves again. */
@@ -101,6 +119,7 @@ export function machineViewBehavior(d: MachineViewDeps) {
     }
     for (const [id, to] of last) if (!isFinal(to)) await refresh(state, id);
     height = head.height;
+    root = head.stateRoot;
     d.log.info({ machine: d.def.name, open: open.size, height }, 'machine view loaded');
   }
 
@@ -112,6 +131,7 @@ export function machineViewBehavior(d: MachineViewDeps) {
       const moved = transitionsOf(block, d.def.name);
       transitions += moved.length;
       height = block.header.height;
+      root = block.header.stateRoot;
       if (moved.length === 0) return;
       const state = await StateTrie.open(d.kv, block.header.stateRoot);
       for (const id of new Set(moved.map((e) => e.id))) await refresh(state, id);
@@ -122,6 +142,7 @@ export function machineViewBehavior(d: MachineViewDeps) {
       transitions -= moved.length;
       const ids = new Set(moved.map((e) => e.id));
       height = head.height;
+      root = head.stateRoot;
       if (ids.size === 0) return;
       const state = await StateTrie.open(d.kv, head.stateRoot);
       for (const id of ids) await refresh(state, id);
@@ -130,6 +151,13 @@ export function machineViewBehavior(d: MachineViewDeps) {
       await ready;
       const due = [...open.values()].filter((o): o is DueInstance => o.at !== null).sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1)).slice(0, limit);
       return { height, due };
+    },
+    // A final instance (or none) takes nothing; an open one: the module's answer at this view's height.
+    async actions({ id, who }) {
+      await ready;
+      const snap = snapshots.get(id);
+      if (!snap || !d.actions) return { actions: [], at: height };
+      return { actions: await d.actions(await StateTrie.open(d.kv, root), id, snap, who, height + 1), at: height };
     },
     async stats() {
       await ready;
@@ -140,11 +168,11 @@ export function machineViewBehavior(d: MachineViewDeps) {
   });
 }
 
-/** One view actor per on-chain machine, named `view:<machine>`. */
-export function machineViewActors(defs: readonly AnyMachineDef[], deps: Omit<MachineViewDeps, 'def'>) {
-  return defs.map((def) => {
+/** One view actor per on-chain machine (the machine list's entries), named `view:<machine>`. */
+export function machineViewActors(machines: readonly Pick<MachineViewDeps, 'def' | 'actions'>[], deps: Omit<MachineViewDeps, 'def' | 'actions'>) {
+  return machines.map(({ def, actions }) => {
     const ref = new ActorRef<MachineViewMsg, MachineViewReplies>(`view:${def.name}`, 1_024);
-    return { def, ref, spec: { ref, start: async () => machineViewBehavior({ ...deps, def }) } };
+    return { def, ref, spec: { ref, start: async () => machineViewBehavior({ ...deps, def, actions }) } };
   });
 }
 export type MachineViewActors = ReturnType<typeof machineViewActors>;

@@ -1,35 +1,37 @@
 import type { Logger } from 'pino';
 import type { AccountState, Address } from '../protocol/types';
-import { foldTxLifecycle, type TxLifecycleSnapshot } from '../machines/txLifecycle';
 import { TxPool, type DroppedEntry } from '../mempool/pool';
 import { REFUSAL } from '../protocol/txRefusals';
 import { pqKeyHashOf } from '../crypto/txSigning';
 import type { Hex } from '../primitives/hex';
 import { behaviorOf, type Behavior } from './actorRef';
-import type { AdmitVerdict, MempoolLookup, MempoolMsg, MempoolReplies } from './protocol';
+import type { AdmitVerdict, LifecycleReports, MempoolLookup, MempoolMsg, MempoolReplies } from './protocol';
 
 export interface MempoolDeps {
   pool: TxPool; // owned by the node so a restart of this actor loses no pending transaction
-  recent: Map<Hex, MempoolLookup>; // dropped/refused outcomes, bounded
+  recent: Map<Hex, MempoolLookup>; // dropped transactions (the lifecycle actor has why), bounded
   readAccount: (addr: Address) => Promise<AccountState | undefined>; // at the current head
   inChain: (id: Hex) => Promise<boolean>;
   now: () => number;
   log: Logger;
+  /** The transaction lifecycle actor: told what this pool admitted and dropped. */
+  lifecycles?: Pick<LifecycleReports, 'txs'>;
 }
 
 const RECENT_MAX = 10_000;
 
 export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolReplies> {
-  const remember = (id: Hex, tx: MempoolLookup['tx'], receivedAt: number, lifecycle: TxLifecycleSnapshot) => {
-    d.recent.set(id, { tx, receivedAt, lifecycle });
+  const remember = (tx: MempoolLookup['tx'], receivedAt: number, reason: string, code: string | undefined) => {
+    d.recent.set(tx.id, { tx, receivedAt, pending: false });
     if (d.recent.size > RECENT_MAX) d.recent.delete(d.recent.keys().next().value!);
+    d.lifecycles?.txs.send({ type: 'dropped', drops: [{ id: tx.id, reason, code }] });
   };
-  const admitted = foldTxLifecycle([{ type: 'ADMITTED' }]);
+  const admitted = (id: Hex) => d.lifecycles?.txs.send({ type: 'admitted', ids: [id] });
   let admissions = 0; // accepted since this behaviour started (the sentinel reads the rate)
   /** Evicted or expired: `/tx/:id` answers `dropped` with the reason, as for a transaction the producer dropped. */
   const dropped = (out: DroppedEntry[], at: number) => {
     for (const e of out) {
-      remember(e.tx.id, e.tx, e.receivedAt, foldTxLifecycle([{ type: 'DROPPED', reason: e.reason, code: e.code }], admitted));
+      remember(e.tx, e.receivedAt, e.reason, e.code);
       d.log.info({ id: e.tx.id, from: e.tx.from, nonce: e.tx.nonce, reason: e.reason, pendingMs: at - e.receivedAt }, 'tx dropped');
     }
   };
@@ -44,7 +46,10 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolRep
       if (refused?.code === REFUSAL.nonceUsed.code && (await d.inChain(tx.id))) refused = REFUSAL.known;
       const verdict: AdmitVerdict = refused ? { accepted: false, id: tx.id, reason: refused.reason, code: refused.code } : { accepted: true, id: tx.id };
       if (refused) d.log.debug({ id: tx.id, reason: refused.reason, code: refused.code }, 'tx refused');
-      else admissions++;
+      else {
+        admissions++;
+        admitted(tx.id);
+      }
       return verdict;
     },
     collectCandidates: () => ({ version: d.pool.version, queues: d.pool.bySenderSorted() }),
@@ -57,7 +62,7 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolRep
         const e = d.pool.get(id);
         if (!e) continue;
         d.pool.remove(id, now);
-        remember(id, e.tx, e.receivedAt, foldTxLifecycle([{ type: 'DROPPED', reason, code }], admitted));
+        remember(e.tx, e.receivedAt, reason, code);
         if (internal !== undefined) d.log.error({ id, reason, code, error: internal }, 'tx dropped: its execution threw (a bug in this node; please report it with this line)');
         else d.log.info({ id, reason, code }, 'tx dropped');
       }
@@ -68,6 +73,7 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolRep
         const now = d.now();
         const refused = d.pool.admit(tx, acc, pqKeyHashOf(tx), now);
         dropped(d.pool.takeEvicted(), now);
+        if (!refused) admitted(tx.id);
         d.log.info({ id: tx.id, readmitted: refused === undefined, reason: refused?.reason, code: refused?.code }, 'tx of an undone block');
       }
     },
@@ -83,7 +89,7 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolRep
     nextNonce: (msg) => d.pool.nextNonce(msg.address, msg.accountNonce),
     lookup(msg) {
       const e = d.pool.get(msg.id);
-      if (e) return { tx: e.tx, receivedAt: e.receivedAt, lifecycle: admitted } satisfies MempoolLookup;
+      if (e) return { tx: e.tx, receivedAt: e.receivedAt, pending: true } satisfies MempoolLookup;
       return d.recent.get(msg.id);
     },
     list: (msg) => ({ size: d.pool.size, entries: d.pool.list(msg.limit) }),

@@ -11,7 +11,7 @@ import { StateTrie } from '../state/stateTrie';
 import type { SigningGuard } from '../storage/signingGuard';
 import type { Network } from '../protocol/network';
 import { behaviorOf, type Behavior } from './actorRef';
-import type { ProducerMsg, ProducerReplies } from './protocol';
+import type { ProducerMsg, ProducerReplies, LifecycleReports } from './protocol';
 
 export interface ProducerDeps {
   kv: KvStore;
@@ -22,6 +22,8 @@ export interface ProducerDeps {
   /** Double-sign protection: the last height and slot this validator signed. */
   guard: SigningGuard;
   log: Logger;
+  /** The lifecycle actors: a block built here is reported `BUILT`. */
+  lifecycles?: LifecycleReports;
 }
 
 /** Yield between slices of the block so HTTP and verify-worker replies are not held up. */
@@ -59,6 +61,7 @@ export function producerBehavior(d: ProducerDeps): Behavior<ProducerMsg, Produce
     const stateRoot = await state.flush(batch);
     const tFlushed = performance.now();
     const block = sealBlock(d.keys, { parent, timestamp, producer, stateRoot, txs: built.txs, results: built.results, events: built.events });
+    d.lifecycles?.blocks.send({ type: 'step', hash: block.header.hash, height, event: { type: 'BUILT' } });
     return {
       block, state, batch, dropped: built.dropped, started, slot, considered: built.txs.length + built.dropped.length,
       // finish: the end-of-block work (machine ticks, rewards, unbonding, schedule, elections: finishBlock)

@@ -1,7 +1,8 @@
 import type { BuildResult } from '../chain/buildBlock';
 import type { Address, Block, SignedBlockHeader, SignedTx } from '../protocol/types';
 import type { TxLifecycleSnapshot } from '../machines/txLifecycle';
-import type { BlockLifecycleSnapshot } from '../machines/blockLifecycle';
+import type { BlockLifecycleEvent, BlockLifecycleView } from '../machines/blockLifecycle';
+import type { ActorRef } from './actorRef';
 import type { KvBatch } from '../state/kv';
 import type { StateTrie } from '../state/stateTrie';
 import type { Hex } from '../primitives/hex';
@@ -55,8 +56,52 @@ export type ImporterMsg = { type: 'execute'; block: Block; parent: Head; now: nu
 
 export type ImporterReplies = { execute: ImportVerdict };
 
-/** The importer's verdict, with the block's lifecycle so far (executed, or rejected with the reason). */
-export type ImportVerdict = { executed: ExecutedBlock; lifecycle: BlockLifecycleSnapshot } | { refused: string; lifecycle: BlockLifecycleSnapshot };
+/** The importer's verdict: executed, or rejected with the reason (it reports either to the block lifecycle actor). */
+export type ImportVerdict = { executed: ExecutedBlock } | { refused: string };
+
+/**
+ * The transaction lifecycle actor (actors/txLifecycleActor.ts): the mempool reports
+ * admissions and drops, the consensus actor inclusions, undos and finality; `/tx/:id` reads.
+ */
+export type TxLifecycleMsg =
+  | { type: 'admitted'; ids: Hex[] }
+  | { type: 'dropped'; drops: { id: Hex; reason: string; code?: string }[] }
+  | { type: 'included'; height: number; hash: Hex; ids: Hex[] }
+  | { type: 'undone'; ids: Hex[] }
+  | { type: 'finalized'; height: number }
+  | { type: 'get'; id: Hex }
+  | { type: 'stats' };
+
+export type TxLifecycleReplies = {
+  admitted: void; dropped: void; included: void; undone: void; finalized: void;
+  get: TxLifecycleSnapshot | undefined;
+  stats: LifecycleStats;
+};
+
+/**
+ * The block lifecycle actor (actors/blockLifecycleActor.ts): the importer, the producer and
+ * the consensus actor report each block's steps; `/blocks/:ref` reads.
+ */
+export type BlockLifecycleMsg =
+  | { type: 'step'; hash: Hex; height: number; event: BlockLifecycleEvent }
+  | { type: 'finalized'; height: number }
+  | { type: 'get'; hash: Hex }
+  | { type: 'stats' };
+
+export type BlockLifecycleReplies = { step: void; finalized: void; get: BlockLifecycleView | undefined; stats: LifecycleStats };
+
+/** A lifecycle actor's table: open instances by state, and how many finished ones it still holds. */
+export interface LifecycleStats {
+  machine: string;
+  open: Record<string, number>;
+  finished: number;
+}
+
+/** Where the chain actors report lifecycle steps (absent in tests and tools that run no lifecycle actors). */
+export interface LifecycleReports {
+  txs: Pick<ActorRef<TxLifecycleMsg, TxLifecycleReplies>, 'send'>;
+  blocks: Pick<ActorRef<BlockLifecycleMsg, BlockLifecycleReplies>, 'send'>;
+}
 
 /** What importing a run of blocks did. */
 export interface ImportOutcome {
@@ -107,7 +152,8 @@ export interface AdmitVerdict {
 export interface MempoolLookup {
   tx: SignedTx;
   receivedAt: number;
-  lifecycle: TxLifecycleSnapshot;
+  /** In the pool now (else recently dropped: the transaction lifecycle actor has the reason). */
+  pending: boolean;
 }
 
 /**

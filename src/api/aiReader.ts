@@ -1,11 +1,11 @@
 import { toNative } from '../crypto/address';
+import { actionsView, type MachineActions } from './machineActions';
 import type { CodeOf } from '../protocol/refusal';
 import { AI } from '../modules/ai/errors';
 import { loadInstance } from '../machines/instance';
 import { stateName } from '../machines/record';
 import { dutyRefusal, getOracle, getOracleList, type OracleRecord } from '../modules/ai/oracles';
 import { taskDef, type TaskContext, type TaskMode, type TaskStatus } from '../modules/ai/machine';
-import { taskActions } from '../modules/ai/actions';
 import { loadParams } from '../protocol/governable';
 import type { Address } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
@@ -47,7 +47,7 @@ const involves = (c: TaskContext, oracle: Address): boolean =>
  * state) with their transitions from the node-local machine history, and oracle records.
  */
 export class AiReader implements AiQueries {
-  constructor(private readonly d: { kv: KvStore; store: ChainStore; view: ReadModel; addressTxs: (a: Address, limit: number) => Promise<AddressTxsPage> }) {}
+  constructor(private readonly d: { kv: KvStore; store: ChainStore; view: ReadModel; addressTxs: (a: Address, limit: number) => Promise<AddressTxsPage>; actions: MachineActions }) {}
 
   private state(): Promise<StateTrie> {
     return StateTrie.open(this.d.kv, this.d.view.head.stateRoot);
@@ -79,7 +79,7 @@ export class AiReader implements AiQueries {
       verdicts: sorted(c.verdicts).map(([juror, verdict]) => ({ juror, verdict })),
       result: c.result, winners: c.winners, decidedAt: c.decidedAt, challenger: c.challenger, bond: c.bond,
       history, updatedAt: history.length ? history[history.length - 1].height : c.createdAt,
-      ...(forAddress ? { actions: taskActions(id, snap, forAddress, head + 1), actionsAt: head } : {}),
+      ...(forAddress ? await actionsView(this.d.actions, taskDef.name, id, forAddress) : {}),
     };
   }
 

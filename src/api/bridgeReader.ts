@@ -1,5 +1,5 @@
 import { toNative } from '../crypto/address';
-import { transferActions } from '../modules/bridge/actions';
+import { actionsView, type MachineActions } from './machineActions';
 import type { Address } from '../protocol/types';
 import { loadInstance } from '../machines/instance';
 import { stateName } from '../machines/record';
@@ -21,7 +21,7 @@ import type { BridgeQueries, ReadModel } from './ports';
  * (rolled back with a replaced block, like every machine history).
  */
 export class BridgeReader implements BridgeQueries {
-  constructor(private readonly d: { kv: KvStore; store: ChainStore; view: ReadModel }) {}
+  constructor(private readonly d: { kv: KvStore; store: ChainStore; view: ReadModel; actions: MachineActions }) {}
 
   private state(): Promise<StateTrie> {
     return StateTrie.open(this.d.kv, this.d.view.head.stateRoot);
@@ -39,7 +39,7 @@ export class BridgeReader implements BridgeQueries {
       id: id as Hex, status, ...c,
       releaseInBlocks: status === 'DELAYED' && c.releaseAt !== null ? Math.max(0, c.releaseAt - this.d.view.head.height) : null,
       history, updatedAt: history.length ? history[history.length - 1].height : c.createdAt,
-      ...(forAddress ? { actions: transferActions(id, snap, forAddress, this.d.view.head.height + 1, await getCommittee(s)), actionsAt: this.d.view.head.height } : {}),
+      ...(forAddress ? await actionsView(this.d.actions, transferDef.name, id, forAddress) : {}),
     };
   }
 

@@ -11,7 +11,7 @@ import type { BlockSummary } from '../protocol/chain';
 import { finalityBehind, getSchedule } from '../modules/staking';
 import type { AccountState, Address, Block, HybridTx, SignedTx } from '../protocol/types';
 import { parseAddress, toNative } from '../crypto/address';
-import { foldTxLifecycle, lifecycleState, STATUS_OF, type TxLifecycleState } from '../machines/txLifecycle';
+import { lifecycleState, STATUS_OF, type TxLifecycleSnapshot } from '../machines/txLifecycle';
 import type { Hex } from '../primitives/hex';
 import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
@@ -20,8 +20,9 @@ import type { ContractMetadata } from '../contracts/verify';
 import type { ChainStore } from '../storage/chainStore';
 import type { ActorRef } from '../actors/actorRef';
 import type { MempoolMsg, MempoolReplies } from '../actors/protocol';
+import type { LifecycleActors } from '../actors/lifecycleActors';
 import type {
-  AccountProofView, AccountView, AddressTxsPage, AnalysisView, BlockSummaryView, BlockView, ChainPage, InternalTransferView,
+  AccountProofView, AccountView, AddressTxsPage, AnalysisView, BlockLifecycleView, BlockSummaryView, BlockView, ChainPage, InternalTransferView,
   LogView, MempoolView, ProvedAccount, SearchHit, StatsView, StatusView, TxRecord, TxStatus, TxSummary,
 } from '../views';
 import { AssetReader } from './assetReader';
@@ -29,6 +30,7 @@ import { GovernanceReader } from './governanceReader';
 import { AiReader } from './aiReader';
 import { BridgeReader } from './bridgeReader';
 import { BlockCache } from './blockCache';
+import { actionsAtHead, type MachineActions } from './machineActions';
 import type { ChainQueries, ReadModel } from './ports';
 
 /** The read model with the explorer aggregates (api/chainView.ts). */
@@ -65,13 +67,28 @@ export class ChainReader implements ChainQueries {
       pending?: Pick<TxPool, 'nextNonce'>;
       /** Decoded blocks shared with the node's other readers (the sentinel); one of its own without it. */
       blocks?: BlockCache;
+      /** The node's lifecycle actors (transactions, blocks): `/tx/:id` and `/blocks/:ref` read the states they hold. */
+      lifecycles: Pick<LifecycleActors, 'txs' | 'blocks'>;
+      /** `?for=` answers: the machines' view actors in a node; computed at the head without them. */
+      actions?: MachineActions;
     },
   ) {
     this.assets = new AssetReader({ kv: d.kv, view: d.view });
-    this.governance = new GovernanceReader({ kv: d.kv, store: d.store, view: d.view, slotMs: d.slotMs });
-    this.ai = new AiReader({ kv: d.kv, store: d.store, view: d.view, addressTxs: (a, limit) => this.addressTxs(a, limit) });
-    this.bridge = new BridgeReader({ kv: d.kv, store: d.store, view: d.view });
+    const actions = d.actions ?? actionsAtHead(d);
+    this.governance = new GovernanceReader({ kv: d.kv, store: d.store, view: d.view, slotMs: d.slotMs, actions });
+    this.ai = new AiReader({ kv: d.kv, store: d.store, view: d.view, addressTxs: (a, limit) => this.addressTxs(a, limit), actions });
+    this.bridge = new BridgeReader({ kv: d.kv, store: d.store, view: d.view, actions });
     this.blocksCache = d.blocks ?? new BlockCache(d.store);
+  }
+
+  /** A transaction's lifecycle, as its actor holds it. */
+  private txLifecycle(id: Hex): Promise<TxLifecycleSnapshot | undefined> {
+    return this.d.lifecycles.txs.ask({ type: 'get', id });
+  }
+
+  /** A block's lifecycle, as its actor holds it (also for one the chain does not hold: rejected, undone, orphaned). */
+  blockLifecycle(hash: Hex): Promise<BlockLifecycleView | undefined> {
+    return this.d.lifecycles.blocks.ask({ type: 'get', hash });
   }
 
   private cachedBlock(height: number): Promise<Block | undefined> {
@@ -204,9 +221,10 @@ export class ChainReader implements ChainQueries {
     const b = await this.blockWithSize(height);
     if (!b) return undefined;
     const { header } = b.block;
+    const finalized = header.height <= this.d.view.head.finalizedHeight;
     return {
-      ...header, producerNative: toNative(header.producer), size: b.size,
-      finalized: header.height <= this.d.view.head.finalizedHeight,
+      ...header, producerNative: toNative(header.producer), size: b.size, finalized,
+      lifecycle: (await this.blockLifecycle(header.hash)) ?? { state: finalized ? 'finalized' : 'committed', height: header.height },
       txs: b.block.txs.map((tx, i) => this.summarize(tx, { block: b.block, index: i })),
     };
   }
@@ -256,17 +274,6 @@ export class ChainReader implements ChainQueries {
     return { from, limit, blocks, next: h <= head ? h : null };
   }
 
-  /**
-   * The lifecycle of a transaction in a block, folded from what the store recorded (its
-   * inclusions and undos, in order) and the finalized height; blocks written without a
-   * history (genesis) count as one inclusion at their location.
-   */
-  private async lifecycleOf(id: Hex, at: { height: number; hash: Hex }): Promise<TxLifecycleState> {
-    const recorded = await this.d.store.txLifecycleEvents(id);
-    const events = recorded.length ? recorded : [{ type: 'INCLUDED', height: at.height, blockHash: at.hash } as const];
-    return lifecycleState(foldTxLifecycle([{ type: 'ADMITTED' }, ...events, { type: 'FINALIZED', finalizedHeight: this.d.view.head.finalizedHeight }]));
-  }
-
   /** The status word of a transaction in a block: final once the finalized height reaches it. */
   private statusAt(height: number): TxStatus {
     return height <= this.d.view.head.finalizedHeight ? 'finalized' : 'included';
@@ -289,27 +296,28 @@ export class ChainReader implements ChainQueries {
     if (loc) {
       const block = await this.cachedBlock(loc.height);
       const tx = block?.txs[loc.index];
-      if (block && tx) {
-        const lifecycle = await this.lifecycleOf(id, block.header);
+      const life = await this.txLifecycle(id);
+      if (block && tx && life) {
+        const lifecycle = lifecycleState(life);
         return { ...this.summarize(tx, { block, index: loc.index }), status: STATUS_OF[lifecycle], lifecycle, ...authOf(tx) };
       }
     }
     const m = await this.d.mempool.ask({ type: 'lookup', id });
-    if (!m) return this.undoneRecord(id);
-    const lifecycle = lifecycleState(m.lifecycle);
-    const { reason, code } = m.lifecycle.context;
+    const body = m ?? (await this.undoneRecord(id));
+    const life = body && (await this.txLifecycle(id));
+    if (!body || !life) return undefined;
+    const lifecycle = lifecycleState(life);
+    const { reason, code } = life.context;
     return {
-      ...this.summarize(m.tx), status: STATUS_OF[lifecycle], lifecycle, receivedAt: m.receivedAt,
-      ...(reason ? { reason } : {}), ...(code ? { code } : {}), ...authOf(m.tx),
+      ...this.summarize(body.tx), status: STATUS_OF[lifecycle], lifecycle, ...(m ? { receivedAt: m.receivedAt } : {}),
+      ...(reason ? { reason } : {}), ...(code ? { code } : {}), ...authOf(body.tx),
     };
   }
 
   /** A transaction whose block was undone (reorganization) and that is in no block or pool now. */
-  private async undoneRecord(id: Hex): Promise<TxRecord | undefined> {
+  private async undoneRecord(id: Hex): Promise<{ tx: SignedTx } | undefined> {
     const tx = await this.d.store.undoneTx(id);
-    if (!tx) return undefined;
-    const lifecycle = lifecycleState(foldTxLifecycle([{ type: 'ADMITTED' }, ...(await this.d.store.txLifecycleEvents(id))]));
-    return { ...this.summarize(tx), status: STATUS_OF[lifecycle], lifecycle, ...authOf(tx) };
+    return tx && { tx };
   }
 
   /** Pending transactions (oldest first, up to `limit`) and the pool's whole size. */

@@ -1,6 +1,5 @@
 import { recentIds } from './machineFeed';
-import { proposalActions } from '../modules/governance/actions';
-import { hasVotingPower } from '../modules/governance/tally';
+import { actionsView, type MachineActions } from './machineActions';
 import { toNative } from '../crypto/address';
 import { loadInstance } from '../machines/instance';
 import { loadTreasury, PROPOSAL_STATES, proposalDef, rules, turnout, type ProposalStatus } from '../modules/governance/machine';
@@ -28,7 +27,7 @@ export const slotProducerOf = (active: readonly Address[], height: number): Addr
  */
 export class GovernanceReader implements GovernanceQueries {
   /** `slotMs`: the chain's slot length (the slot producer of now); without it, the next height's turn. */
-  constructor(private readonly d: { kv: KvStore; store: ChainStore; view: ReadModel; slotMs?: number; now?: () => number }) {}
+  constructor(private readonly d: { kv: KvStore; store: ChainStore; view: ReadModel; actions: MachineActions; slotMs?: number; now?: () => number }) {}
 
   private state(): Promise<StateTrie> {
     return StateTrie.open(this.d.kv, this.d.view.head.stateRoot);
@@ -128,7 +127,7 @@ export class GovernanceReader implements GovernanceQueries {
       tallyHistory: history.filter((h) => h.summary).map((h) => ({ yes: h.summary!.yes, no: h.summary!.no, abstain: h.summary!.abstain, veto: h.summary!.veto, voters: Number(h.summary!.voters), height: h.height })),
       history: history.map(({ from, to, event, height }) => ({ from, to, event, height })),
       updatedAt: history.length ? history[history.length - 1].height : c.createdAt,
-      ...(forAddress ? { actions: proposalActions(id, snap, forAddress, this.d.view.head.height + 1, await hasVotingPower(s, forAddress)), actionsAt: this.d.view.head.height } : {}),
+      ...(forAddress ? await actionsView(this.d.actions, proposalDef.name, id, forAddress) : {}),
     };
   }
 

@@ -1,4 +1,4 @@
-import { andThen, type MaybePromise } from '../primitives/maybe';
+import type { MaybePromise } from '../primitives/maybe';
 
 /**
  * Reads derived from the head alone (its hash and finalized height), built once per head and

@@ -6,7 +6,7 @@ import type { MaybePromise } from '../primitives/maybe';
 import type { ContractMetadata } from '../contracts/verify';
 import type { HeightStart } from './cursors';
 import type {
-  AccountProofView, AccountView, AddressTxsPage, AnalysisView, BlockSummaryView, BlockView, ChainPage, CollectionDetail,
+  AccountProofView, AccountView, AddressTxsPage, AnalysisView, BlockLifecycleView, BlockSummaryView, BlockView, ChainPage, CollectionDetail,
   CollectionList, InternalTransferView, ItemView, LogView, MempoolView, NameEntryView, NameList, SearchHit, StatsView,
   StatusView, TokenHolders, TokenList, TokenTransfers, TokenView, TxRecord, TxSummary,
   GovernanceView, ProposalsPage, ProposalView, TreasuryView, ValidatorsView, ProposalStatus,
@@ -88,6 +88,8 @@ export interface ChainQueries {
   contractMetadata(addr: Address): Promise<ContractMetadata | undefined>;
   resolveRef(ref: string): Promise<number | undefined>;
   blockView(height: number): Promise<BlockView | undefined>;
+  /** A block's lifecycle at this node, also for one the chain does not hold (rejected, undone, orphaned). */
+  blockLifecycle(hash: Hex): Promise<BlockLifecycleView | undefined>;
   blocks(from: number, limit: number): Promise<BlockSummaryView[]>;
   chain(from: number, limit: number): Promise<ChainPage>;
   /** The same page as JSON text, built from the stored block lines without parsing them (sync serves pages of up to 16 MiB). */

@@ -99,7 +99,7 @@ export class NodeRpcBackend implements RpcBackend {
       }
     }
     const m = await this.d.mempool.ask({ type: 'lookup', id: hash });
-    return m && m.lifecycle.value === 'inMempool' ? { tx: m.tx } : undefined;
+    return m?.pending ? { tx: m.tx } : undefined;
   }
 
   async logs(f: RpcLogFilter): Promise<RpcLog[]> {

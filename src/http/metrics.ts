@@ -42,6 +42,8 @@ export interface MetricsSource {
   node?: NodeMetrics;
   /** The on-chain machines' views: open instances by status, transitions seen (actors/machineViewActor.ts). */
   machines?: () => Promise<readonly { machine: string; open: Record<string, number>; transitions: number }[]>;
+  /** The node-local lifecycles' actors (transactions, blocks): open instances by state, finished ones still held. */
+  lifecycles?: () => Promise<readonly { machine: string; open: Record<string, number>; finished: number }[]>;
   /** The supervised actors: mailbox length, drops, restarts (actors/supervisor.ts status()). */
   actors?: () => readonly { name: string; running: boolean; restarts: number; queued: number; processed: number; dropped: number }[];
 }
@@ -103,6 +105,14 @@ export async function renderMetrics(src: MetricsSource, gateway: Gateway, p: Pro
     // A gauge, not a counter: a reorganization takes the undone blocks' transitions back.
     out.push(...family('cairn_machine_transitions', 'gauge', 'Transitions of an on-chain machine in the blocks committed since the node started, less those of blocks undone.'));
     for (const m of machines) out.push(`cairn_machine_transitions${labelText({ machine: m.machine })} ${m.transitions}`);
+  }
+
+  const lifecycles = (await src.lifecycles?.().catch(() => undefined)) ?? [];
+  if (lifecycles.length > 0) {
+    out.push(...family('cairn_lifecycle_open', 'gauge', 'Instances of a node-local lifecycle (transactions, blocks) not finished, by state.'));
+    for (const m of lifecycles) for (const [state, n] of Object.entries(m.open).sort()) out.push(`cairn_lifecycle_open${labelText({ machine: m.machine, state })} ${n}`);
+    out.push(...family('cairn_lifecycle_finished', 'gauge', 'Finished instances a lifecycle actor still holds (drops, rejected and undone blocks; bounded).'));
+    for (const m of lifecycles) out.push(`cairn_lifecycle_finished${labelText({ machine: m.machine })} ${m.finished}`);
   }
 
   const series = gateway.series();

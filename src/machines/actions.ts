@@ -1,4 +1,5 @@
 import type { AnyStateMachine, EventFrom, SnapshotFrom } from 'xstate';
+import type { ExecState } from '../protocol/execState';
 import type { Address } from '../protocol/types';
 import type { MachineDef } from './define';
 import { refusalOf } from './instance';
@@ -11,6 +12,15 @@ export interface MachineAction<T extends string = string> {
   /** The last height it can be included at if nothing else moves the instance first; null: no closing height. */
   until: number | null;
 }
+
+/**
+ * A module's answer to what `who` may send to an instance for inclusion at `height`: its
+ * machine's rules (`actionsOf`) and the module's own checks of the sender, read from `state`
+ * (a voter's stake, the bridge committee). The machine list carries one per machine that has
+ * actions; the machine's view actor answers with it.
+ */
+// `any`: the machine list holds machines of every type.
+export type ActionsAt<S = any> = (state: ExecState, id: string, snapshot: S, who: Address, height: number) => Promise<readonly MachineAction[]>;
 
 /**
  * How a transaction type reaches a machine: the event it sends for `who` at `height` (payloads

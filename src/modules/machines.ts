@@ -7,6 +7,10 @@ import { PERMISSION_CHANGE_STATES, permissionChangeDef } from './permissions/mac
 import { PROPOSAL_STATES, proposalDef } from './governance/machine';
 import { TASK_STATES, taskDef } from './ai/machine';
 import { TRANSFER_STATES, transferDef } from './bridge/machine';
+import type { ActionsAt } from '../machines/actions';
+import { proposalActions } from './governance/actions';
+import { taskActionsAt } from './ai/actions';
+import { transferActions } from './bridge/actions';
 
 /**
  * The one list of the node's machines: what docs/PROTOCOL.md draws ("State machines"), what
@@ -31,10 +35,12 @@ export interface MachineEntry {
   statuses?: readonly string[];
   /** State → the context field holding the height of its deadline (on-chain machines). */
   deadlines?: Readonly<Record<string, string>>;
+  /** What an address may send to an instance (`?for=`): the module's answer, served by the machine's view actor. */
+  actions?: ActionsAt;
 }
 
 const node = (e: Omit<MachineEntry, 'onChain'>): MachineEntry => ({ ...e, onChain: false });
-const onChain = (def: AnyMachineDef, statuses: readonly string[], e: Pick<MachineEntry, 'title' | 'source' | 'invariants'>): MachineEntry => ({
+const onChain = (def: AnyMachineDef, statuses: readonly string[], e: Pick<MachineEntry, 'title' | 'source' | 'invariants' | 'actions'>): MachineEntry => ({
   ...e, name: def.name, machine: def.machine, onChain: true, def, statuses, ...(def.deadlines ? { deadlines: def.deadlines as Record<string, string> } : {}),
 });
 
@@ -52,7 +58,7 @@ export const MACHINE_LIST: readonly MachineEntry[] = [
     invariants: ['a node serves reads only while ready', 'signing, once halted (its key seen signing elsewhere), never resumes before a restart', 'a stop for a failure keeps its reason'],
   }),
   onChain(proposalDef, PROPOSAL_STATES, {
-    title: 'Governance proposal (on-chain)', source: 'src/modules/governance/machine.ts',
+    title: 'Governance proposal (on-chain)', source: 'src/modules/governance/machine.ts', actions: proposalActions,
     invariants: ['a proposal reaches exactly one terminal state', 'its deposit is refunded or forfeited exactly once', 'a treasury spend is paid at most once, only when EXECUTED'],
   }),
   onChain(permissionChangeDef, PERMISSION_CHANGE_STATES, {
@@ -60,7 +66,7 @@ export const MACHINE_LIST: readonly MachineEntry[] = [
     invariants: ['a change is applied at most once, only after its timelock', 'a vetoed change is never applied'],
   }),
   onChain(taskDef, TASK_STATES, {
-    title: 'AI task (on-chain)', source: 'src/modules/ai/machine.ts',
+    title: 'AI task (on-chain)', source: 'src/modules/ai/machine.ts', actions: taskActionsAt,
     invariants: [
       'every coin paid out was escrowed: the AI escrow = Σ oracle stakes + what open tasks owe',
       'a task reaches exactly one terminal state',
@@ -68,7 +74,7 @@ export const MACHINE_LIST: readonly MachineEntry[] = [
     ],
   }),
   onChain(transferDef, TRANSFER_STATES, {
-    title: 'Bridge transfer (on-chain)', source: 'src/modules/bridge/machine.ts',
+    title: 'Bridge transfer (on-chain)', source: 'src/modules/bridge/machine.ts', actions: transferActions,
     invariants: [
       'a deposit (sourceChain, sourceTx) is released at most once',
       'the bridge escrow holds exactly what the pools have locked; reserved ≤ locked',
@@ -76,6 +82,9 @@ export const MACHINE_LIST: readonly MachineEntry[] = [
     ],
   }),
 ];
+
+/** The on-chain machines, with their definitions: one view actor each. */
+export const ON_CHAIN: readonly (MachineEntry & { def: AnyMachineDef })[] = MACHINE_LIST.filter((m): m is MachineEntry & { def: AnyMachineDef } => m.def !== undefined);
 
 /** The on-chain definitions by name, as the end-of-block tick finds them. */
 export const MACHINES: MachineRegistry = machineRegistry(MACHINE_LIST.flatMap((m) => (m.def ? [m.def] : [])));

@@ -18,7 +18,8 @@ import type { ChainMsg, ChainReplies, ImporterMsg, ImporterReplies, MempoolLooku
 import { NodeRpcBackend } from '../api/rpcBackend';
 import { Sentinel } from '../actors/sentinel';
 import { machineViewActors, type MachineViewActors } from '../actors/machineViewActor';
-import { MACHINES } from '../modules/machines';
+import { lifecycleActors } from '../actors/lifecycleActors';
+import { ON_CHAIN } from '../modules/machines';
 import { modesActor } from '../actors/modesActor';
 import { Supervisor, type ChildSpec } from '../actors/supervisor';
 import { devAccountFile } from '../chain/devnet';
@@ -232,6 +233,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
       node: nodeMetrics,
       actors: () => supervisorRef?.status() ?? [],
       machines: async () => Promise.all((views ?? []).map((v) => v.ref.ask({ type: 'stats' }))),
+      lifecycles: async () => Promise.all([lifecycles.txs.ask({ type: 'stats' }), lifecycles.blocks.ask({ type: 'stats' })]),
     },
   };
   let http: ReturnType<typeof createHttpServer>;
@@ -330,6 +332,8 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     perSender: config.mempoolSenderPending, gappedPerSender: config.mempoolSenderGapped, gappedLifetimeMs: config.mempoolGappedLifetimeMs,
   });
   const recentOutcomes = new Map<Hex, MempoolLookup>();
+  // The transaction and block lifecycles (node-local machines), each hosted by its actor.
+  const lifecycles = lifecycleActors({ store: chainStore, finalizedHeight: () => view.head.finalizedHeight, log });
   const mempool = new ActorRef<MempoolMsg, MempoolReplies>('mempool');
   mempoolRef = mempool;
   supervisorRef = supervisor;
@@ -355,6 +359,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   const chainParts = chainActors({
     kv, store: chainStore, view, mempool, keys, network: chainNetwork, blockWork, idleBlockMs: config.idleBlockMs, slotMs: config.slotMs, verifier, guard: signingGuard, dev: config.dev,
     log: log.child({ actor: 'consensus' }),
+    lifecycles,
     onBlockProduced: (s) => nodeMetrics.blockProductionSeconds.observe(s),
     onProduced: (b) => network?.produced(b),
     onHeaderSeen: (h) => sentinelRef.observeHeader(h),
@@ -392,15 +397,16 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
 
   try {
     await supervisor.startChild(modes.spec); // first: stopped last, so the node's modes stay readable to the end
+    for (const spec of lifecycles.specs) await supervisor.startChild(spec as ChildSpec<{ type: string }>); // before those that report to them
     await supervisor.startChild({
       ref: mempool,
       start: async () => mempoolBehavior({
         pool, recent: recentOutcomes, readAccount, inChain: async (id) => (await chainStore.txLocation(id)) !== undefined,
-        now: Date.now, log: log.child({ actor: 'mempool' }),
+        now: Date.now, log: log.child({ actor: 'mempool' }), lifecycles,
       }),
     });
     // The on-chain machines' node-side views (one actor each), before consensus sends them blocks.
-    views = machineViewActors([...MACHINES.values()], { kv, store: chainStore, head: () => view.head, log: log.child({ actor: 'machine-view' }) });
+    views = machineViewActors(ON_CHAIN, { kv, store: chainStore, head: () => view.head, log: log.child({ actor: 'machine-view' }) });
     for (const v of views) await supervisor.startChild(v.spec);
     for (const child of chainParts.children) await supervisor.startChild(child as ChildSpec<{ type: string }>);
     await supervisor.startChild({
@@ -416,7 +422,15 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     await supervisor.startChild(sentinelRef.childSpec());
     disconnectSentinel = sentinelRef.connect(SENTINEL_TICK_MS);
 
-    reader = new ChainReader({ kv, store: chainStore, view, mempool, pending: pool, slotMs: config.slotMs, blocks });
+    const viewActors = views;
+    reader = new ChainReader({
+      kv, store: chainStore, view, mempool, pending: pool, slotMs: config.slotMs, blocks, lifecycles,
+      // `?for=` is answered by the machine's view actor.
+      actions: async (machine, id, who) => {
+        const v = viewActors.find((x) => x.def.name === machine);
+        return v ? v.ref.ask({ type: 'actions', id, who }) : { actions: [], at: view.head.height };
+      },
+    });
     admission = network.relaying(createAdmission({ network: chainNetwork, verifier, turn: () => blockWork.turn(), store: chainStore, mempool, now: Date.now, onVerified: (s) => nodeMetrics.verifySeconds.observe(s), committee: async () => getCommittee(await StateTrie.open(kv, view.head.stateRoot)),
       // Only a permissioned account (the cached head account says) costs a state read.
       governed: async (signer, tx) => ((await readAccount(signer))?.permissioned ? governedRefusal(await StateTrie.open(kv, view.head.stateRoot), signer, tx) : undefined) }));

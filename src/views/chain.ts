@@ -2,6 +2,9 @@ import type { BlockSummary, FinalityBehind } from '../protocol/chain';
 import type { Address, Block, SignedBlockHeader } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
 import type { TxSummary } from './tx';
+import type { BlockLifecycleView } from '../machines/blockLifecycle';
+
+export type { BlockLifecycleView };
 
 /** JSON shapes of the chain endpoints (GET /status, /blocks, /chain, /stats, /search). */
 
@@ -40,8 +43,8 @@ export interface StatusView {
 /** An entry of GET /blocks. */
 export type BlockSummaryView = BlockSummary & { producerNative: string; finalized: boolean };
 
-/** GET /blocks/:ref: header fields, size, finality and the transactions in summary. */
-export type BlockView = SignedBlockHeader & { producerNative: string; size: number; finalized: boolean; txs: TxSummary[] };
+/** GET /blocks/:ref: header fields, size, finality, the lifecycle and the transactions in summary. */
+export type BlockView = SignedBlockHeader & { producerNative: string; size: number; finalized: boolean; lifecycle: BlockLifecycleView; txs: TxSummary[] };
 
 /** GET /chain: contiguous full blocks (sync format) and where the next page starts. */
 /** GET /chain: full blocks as stored (header, txs with keys and signatures, results) with height, hash and size at the top level as /blocks/:ref has them. */

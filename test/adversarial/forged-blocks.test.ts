@@ -61,6 +61,13 @@ describe('forged blocks naming the validator', () => {
     expect(r.json.error).toMatch(/^invalid block: .*invalid block signature/);
     // The head's block is still there: nothing was undone for an unsigned branch.
     expect((await blockAt(s.height)).header.hash).toBe(head.header.hash);
+    // The block lifecycle actor holds what became of it; the head's block is committed or final.
+    const forged = await requestFrom(HONEST, `${t.url}/blocks/${sibling.hash}`);
+    expect(forged.status).toBe(404);
+    expect(forged.json.error).toMatch(new RegExp(`^block not found: ${sibling.hash} \\(rejected at height ${s.height}: .*invalid block signature\\)$`));
+    const kept = (await requestFrom(HONEST, `${t.url}/blocks/${head.header.hash}`)).json;
+    expect(['committed', 'finalized']).toContain(kept.lifecycle.state);
+    expect(kept.lifecycle.height).toBe(s.height);
   });
 
   it('a forged block on top of the head is refused and production goes on', async () => {
@@ -70,6 +77,7 @@ describe('forged blocks naming the validator', () => {
     const r = await post({ header: onTop, txs: [], results: [] });
     expect(r.status).toBe(400);
     expect(r.json.error).toMatch(/invalid block signature|state root|slot/);
+    expect((await requestFrom(HONEST, `${t.url}/blocks/${onTop.hash}`)).json.error).toMatch(/\(rejected at height \d+: (.*invalid block signature|.*state root|.*slot)/);
     // The validator keeps producing (before the fix it stopped signing for good).
     await waitFor('blocks after the forgeries', async () => (await status()).height >= s.height + 5, 30_000);
     expect(t.output()).not.toMatch(/stops signing/);

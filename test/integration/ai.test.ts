@@ -31,7 +31,6 @@ const start = (k: HybridKeys, i: number) => {
   running[i] = o.run();
   return o;
 };
-const task = (id: string) => waitUntil(async () => (await client.task(id)) ?? undefined);
 const until = (id: string, status: string, ms = 30_000) => waitUntil(async () => ((await client.task(id))?.status === status ? ((await client.task(id)) as TaskView) : undefined), ms);
 
 beforeAll(async () => {

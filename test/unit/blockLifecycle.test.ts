@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BLOCK_LIFECYCLE_STATES, blockLifecycleMachine, blockState, receivedBlock, stepBlock, type BlockLifecycleEvent } from '../../src/machines/blockLifecycle';
+import { BLOCK_LIFECYCLE_STATES, blockLifecycleMachine, blockState, receivedBlock, stepBlock, storedBlock, type BlockLifecycleEvent } from '../../src/machines/blockLifecycle';
 import { machineGraph } from '../../src/machines/graph';
 
 const events: fc.Arbitrary<BlockLifecycleEvent> = fc.oneof(
-  fc.constantFrom<BlockLifecycleEvent>({ type: 'VERIFIED' }, { type: 'EXECUTED' }, { type: 'COMMITTED' }, { type: 'ORPHANED' }, { type: 'UNDONE' }),
+  fc.constantFrom<BlockLifecycleEvent>({ type: 'BUILT' }, { type: 'VERIFIED' }, { type: 'EXECUTED' }, { type: 'COMMITTED' }, { type: 'ORPHANED' }, { type: 'UNDONE' }),
   fc.nat(20).map((h): BlockLifecycleEvent => ({ type: 'FINALIZED', finalizedHeight: h })),
   fc.string({ maxLength: 8 }).map((reason): BlockLifecycleEvent => ({ type: 'REJECTED', reason })),
 );
@@ -25,6 +25,10 @@ describe('block lifecycle machine', () => {
     for (const [state, snap] of Object.entries(reached)) expect(blockState(snap)).toBe(state);
     expect(Object.keys(reached).sort()).toEqual([...BLOCK_LIFECYCLE_STATES].sort());
     expect(reached.rejected.context.reason).toBe('state root differs');
+    // A block built here is executed by its producer: it skips verification.
+    expect(blockState(fold([{ type: 'BUILT' }, { type: 'COMMITTED' }]))).toBe('committed');
+    expect(blockState(storedBlock(10, 10))).toBe('finalized');
+    expect(blockState(storedBlock(10, 9))).toBe('committed');
     // Finality below the block does not finalize it; a final block is never undone.
     expect(blockState(stepBlock(reached.committed, { type: 'FINALIZED', finalizedHeight: 9 }))).toBe('committed');
     expect(blockState(stepBlock(reached.finalized, { type: 'UNDONE' }))).toBe('finalized');
@@ -33,7 +37,7 @@ describe('block lifecycle machine', () => {
 
   it('random event sequences reach only legal states by legal moves; terminal states never change', () => {
     const legal: Record<string, string[]> = {
-      received: ['verified', 'orphaned', 'rejected'], verified: ['executed', 'rejected'], executed: ['committed', 'rejected'],
+      received: ['verified', 'executed', 'orphaned', 'rejected'], verified: ['executed', 'rejected'], executed: ['committed', 'rejected'],
       committed: ['finalized', 'undone'], finalized: [], rejected: [], orphaned: [], undone: [],
     };
     fc.assert(

@@ -15,7 +15,7 @@ import {
 import { MAX_DATA_BYTES, TX_DOMAIN } from '../../src/protocol/params';
 import type { HybridTx } from '../../src/protocol/types';
 import { toNative } from '../../src/crypto/address';
-import { createFastVerifier, type FastVerifier } from '../../src/crypto/fastVerify';
+import { createFastVerifier } from '../../src/crypto/fastVerify';
 import { keccakHex } from '../../src/crypto/hash';
 import { verifyHybridReference } from '../../src/crypto/hybrid';
 import { verifyTxReference } from '../../src/crypto/txSigning';

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ActorRef } from '../../src/actors/actorRef';
 import { chainBehavior } from '../../src/actors/chainActor';
 import { mempoolBehavior } from '../../src/actors/mempoolActor';
+import { standaloneLifecycles } from '../../src/actors/lifecycleActors';
 import type { ChainMsg, ChainReplies, MempoolLookup, MempoolMsg, MempoolReplies } from '../../src/actors/protocol';
 import { ChainView } from '../../src/api/chainView';
 import { ChainReader } from '../../src/api/chainReader';
@@ -51,21 +52,23 @@ async function world() {
   const headAccounts = new HeadAccounts(kv, view);
   const pool = new TxPool({ cap: 100, lifetimeMs: 60_000, maxNonceGap: 4 });
   const mempool = new ActorRef<MempoolMsg, MempoolReplies>('mempool');
+  const lifecycles = standaloneLifecycles({ store, finalizedHeight: () => view.head.finalizedHeight, log });
   mempool.attach(mempoolBehavior({
     pool, recent: new Map<Hex, MempoolLookup>(), readAccount: (a) => headAccounts.read(a),
-    inChain: async (id) => (await store.txLocation(id)) !== undefined, now: () => clock.now, log,
+    inChain: async (id) => (await store.txLocation(id)) !== undefined, now: () => clock.now, log, lifecycles,
   }));
   const chain = new ActorRef<ChainMsg, ChainReplies>('chain');
   const guard = await SigningGuard.open(join(scratch('cairn-guard-'), 'signing-guard.json'));
   // One-millisecond slots: every tick of the fake clock is a new slot of the single validator.
-  chain.attach(chainBehavior({ kv, store, view, mempool, keys: dev.validator, network: DEV_NETWORK, idleBlockMs: IDLE_MS, slotMs: 1, verifier: { verifyMany: async (j) => j.map(() => true) }, guard, log }));
+  chain.attach(chainBehavior({ kv, store, view, mempool, keys: dev.validator, network: DEV_NETWORK, idleBlockMs: IDLE_MS, slotMs: 1, verifier: { verifyMany: async (j) => j.map(() => true) }, guard, log, lifecycles }));
 
   let ts = clock.now;
   const transfer = (keys: HybridKeys, nonce: number, amount = 1_000n) =>
     signTx(keys, { type: 'TRANSFER', to: bob.address, amount, nonce, fee: 1_000_000n, timestamp: ++ts }, DEV_NETWORK);
   const admit = (tx: ReturnType<typeof transfer>) => mempool.ask({ type: 'admit', tx, keyHash: pqKeyHashOf(tx) });
   const tick = () => chain.ask({ type: 'slotTick', now: clock.now });
-  return { kv, store, view, heads, clock, mempool, chain, alice, bob, transfer, admit, tick, pool };
+  const lifecycle = (id: Hex) => lifecycles.txs.ask({ type: 'get', id });
+  return { kv, store, view, heads, clock, mempool, chain, alice, bob, transfer, admit, tick, pool, lifecycles, lifecycle };
 }
 
 describe('mempool actor', () => {
@@ -81,7 +84,8 @@ describe('mempool actor', () => {
     expect(await w.mempool.ask({ type: 'nextNonce', address: w.alice.address, accountNonce: 0 })).toBe(2);
     const found = await w.mempool.ask({ type: 'lookup', id: t1.id });
     expect(found?.tx.id).toBe(t1.id);
-    expect(found?.lifecycle.value).toBe('inMempool');
+    expect(found?.pending).toBe(true);
+    expect((await w.lifecycle(t1.id))?.value).toBe('inMempool');
     expect(await w.mempool.ask({ type: 'lookup', id: `0x${'00'.repeat(32)}` })).toBeUndefined();
     const list = await w.mempool.ask({ type: 'list', limit: 10 });
     expect(list.size).toBe(2);
@@ -97,8 +101,9 @@ describe('mempool actor', () => {
     await w.admit(t);
     await w.mempool.ask({ type: 'expire', now: w.clock.now + 60_001 });
     const gone = await w.mempool.ask({ type: 'lookup', id: t.id });
-    expect(gone?.lifecycle.value).toBe('dropped');
-    expect(gone?.lifecycle.context.reason).toBe('mempool lifetime reached');
+    expect(gone?.pending).toBe(false);
+    expect((await w.lifecycle(t.id))?.value).toBe('dropped');
+    expect((await w.lifecycle(t.id))?.context.reason).toBe('mempool lifetime reached');
     expect((await w.mempool.ask({ type: 'stats' })).size).toBe(0);
   });
 });
@@ -167,8 +172,9 @@ describe('chain actor', () => {
     const block = (await w.store.block(1))!;
     expect(block.txs.map((t) => t.id)).toEqual([good.id]);
     const dropped = await w.mempool.ask({ type: 'lookup', id: bad.id });
-    expect(dropped?.lifecycle.value).toBe('dropped');
-    expect(dropped?.lifecycle.context.reason).toBe('invalid signature');
+    expect(dropped?.pending).toBe(false);
+    expect((await w.lifecycle(bad.id))?.value).toBe('dropped');
+    expect((await w.lifecycle(bad.id))?.context.reason).toBe('invalid signature');
 
     // A transaction that cannot run yet (a nonce gap) leaves the pool barren: one try, then
     // no block until the pool changes or the idle pace is due.
@@ -188,7 +194,7 @@ describe('chain actor', () => {
 describe('transaction lifecycle from recorded events', () => {
   it('/tx/:id reads included, then finalized, and undone after its block is taken back', async () => {
     const w = await world();
-    const reader = new ChainReader({ kv: w.kv, store: w.store, view: w.view, mempool: w.mempool });
+    const reader = new ChainReader({ kv: w.kv, store: w.store, view: w.view, mempool: w.mempool, lifecycles: w.lifecycles });
     const t = w.transfer(w.alice, 0);
     await w.admit(t);
     expect(await reader.tx(t.id)).toMatchObject({ status: 'pending', lifecycle: 'inMempool' });
@@ -199,13 +205,14 @@ describe('transaction lifecycle from recorded events', () => {
     const restored = await w.store.undoBlock(batch, 1);
     await w.kv.write(batch);
     w.view.publish(restored);
+    w.lifecycles.txs.send({ type: 'undone', ids: [t.id] }); // as the consensus actor does when it undoes a block
     expect(await reader.tx(t.id)).toMatchObject({ id: t.id, status: 'undone', lifecycle: 'undone' });
     expect(await w.store.txLocation(t.id)).toBeUndefined();
   });
 
   it('reports finalized once the finalized height reaches the block', async () => {
     const w = await world();
-    const reader = new ChainReader({ kv: w.kv, store: w.store, view: w.view, mempool: w.mempool });
+    const reader = new ChainReader({ kv: w.kv, store: w.store, view: w.view, mempool: w.mempool, lifecycles: w.lifecycles });
     const t = w.transfer(w.alice, 0);
     await w.admit(t);
     await w.tick();

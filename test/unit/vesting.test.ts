@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { applyTx } from '../../src/chain/applyTx';
 import { getVesting, vestedAt, vestingCreate, type VestingRecord } from '../../src/modules/vesting';
 import { loadSupply } from '../../src/protocol/execState';
-import { TxFailure } from '../../src/protocol/handler';
 import { GOV_ESCROW_ADDRESS, REWARD_POOL_ADDRESS, TREASURY_ADDRESS, UNBONDING_ADDRESS, VESTING_ESCROW_ADDRESS } from '../../src/protocol/params';
 import type { Address, SignedTx } from '../../src/protocol/types';
 import type { Hex } from '../../src/primitives/hex';

@@ -3,7 +3,8 @@ import { HeadMemo, memoJson } from '../../api/headMemo';
 import { notFound } from '../httpError';
 import { CHAIN_PAGE, intParam, pageSize, sized } from '../params';
 import type { HttpDeps, RouteWrap } from '../route';
-import type { BlockList, BlockView, SearchView, StatsView, StatusView } from '../../views';
+import type { BlockLifecycleView, BlockList, BlockView, SearchView, StatsView, StatusView } from '../../views';
+import type { Hex } from '../../primitives/hex';
 
 export function registerChainRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
   // The most polled reads: built once per head (and finalized height), sent as stored text.
@@ -23,8 +24,10 @@ export function registerChainRoutes(app: Server, r: RouteWrap, d: HttpDeps): voi
     const ref = req.path_parameters.ref;
     const h = await d.reader.resolveRef(ref);
     const b = h === undefined ? undefined : await d.reader.blockView(h);
-    if (!b) throw notFound(`block not found: ${ref}`);
-    return b;
+    if (b) return b;
+    // A block this node met but does not hold (rejected, undone, orphaned): say what became of it.
+    const life = /^0x[0-9a-fA-F]{64}$/.test(ref) ? await d.reader.blockLifecycle(ref.toLowerCase() as Hex) : undefined;
+    throw notFound(`block not found: ${ref}${life ? ` (${fateOf(life)})` : ''}`);
   }));
 
   // Full blocks for sync; capped at MAX_CHAIN_PAGE blocks and 16 MiB, `next` says where to go on.
@@ -45,4 +48,12 @@ export function registerChainRoutes(app: Server, r: RouteWrap, d: HttpDeps): voi
     const q = (Array.isArray(raw) ? String(raw[0] ?? '') : typeof raw === 'string' ? raw : '').slice(0, 200);
     return { q, results: q.trim() ? await d.reader.search(q) : [] };
   }));
+}
+
+/** What became of a block met here that the chain does not hold. */
+function fateOf(l: BlockLifecycleView): string {
+  if (l.state === 'rejected') return `rejected at height ${l.height}: ${l.reason ?? 'no reason recorded'}`;
+  if (l.state === 'undone') return `undone at height ${l.height} by a reorganization`;
+  if (l.state === 'orphaned') return `its parent at height ${l.height - 1} is unknown here`;
+  return `${l.state} at height ${l.height}`;
 }

@@ -1,6 +1,7 @@
 import type { SnapshotFrom } from 'xstate';
 import { actionsOf, type ActionProbe } from '../../machines/actions';
 import type { Hex } from '../../primitives/hex';
+import type { ExecState } from '../../protocol/execState';
 import type { Address } from '../../protocol/types';
 import { bestBid, taskDef } from './machine';
 
@@ -42,3 +43,7 @@ const PROBES: ActionProbe<typeof taskDef.machine, TaskAction['type']>[] = [
 /** What `who` may send to task `id` (in `snapshot`) from `height` (the next block) on, by the machine's rules. */
 export const taskActions = (id: string, snapshot: SnapshotFrom<typeof taskDef.machine>, who: Address, height: number): TaskAction[] =>
   actionsOf(taskDef, id, snapshot, PROBES, who, height);
+
+/** The same, as the machine list holds it (nothing outside the task is read). */
+export const taskActionsAt = async (_s: ExecState, id: string, snapshot: SnapshotFrom<typeof taskDef.machine>, who: Address, height: number): Promise<TaskAction[]> =>
+  taskActions(id, snapshot, who, height);

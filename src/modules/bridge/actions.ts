@@ -1,6 +1,7 @@
 import type { SnapshotFrom } from 'xstate';
 import { actionsOf, type ActionProbe } from '../../machines/actions';
-import type { CommitteeRecord } from '../../protocol/bridge';
+import { getCommittee } from '../../protocol/bridge';
+import type { ExecState } from '../../protocol/execState';
 import type { Address } from '../../protocol/types';
 import { transferDef } from './machine';
 import { settlerRefusal } from './transfer';
@@ -20,7 +21,7 @@ const PROBES: ActionProbe<typeof transferDef.machine, TransferAction['type']>[] 
 /**
  * What `who` may send to transfer `id` from `height` (the next block) on: the machine's rules
  * (an outbound transfer still LOCKED) and BRIDGE_SETTLE's own check of the sender (a member of
- * the committee in office) — the same functions that refuse it in a block.
+ * the committee in office in `s`) — the same functions that refuse it in a block.
  */
-export const transferActions = (id: string, snapshot: SnapshotFrom<typeof transferDef.machine>, who: Address, height: number, committee: CommitteeRecord | undefined): TransferAction[] =>
-  settlerRefusal(committee, who) ? [] : actionsOf(transferDef, id, snapshot, PROBES, who, height);
+export const transferActions = async (s: ExecState, id: string, snapshot: SnapshotFrom<typeof transferDef.machine>, who: Address, height: number): Promise<TransferAction[]> =>
+  settlerRefusal(await getCommittee(s), who) ? [] : actionsOf(transferDef, id, snapshot, PROBES, who, height);

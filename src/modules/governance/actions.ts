@@ -1,6 +1,8 @@
 import type { SnapshotFrom } from 'xstate';
 import { actionsOf, type ActionProbe } from '../../machines/actions';
+import type { ExecState } from '../../protocol/execState';
 import type { Address } from '../../protocol/types';
+import { hasVotingPower } from './tally';
 import { proposalDef } from './machine';
 
 /** A transaction an address may send to a proposal, and the heights it is open at. */
@@ -18,8 +20,8 @@ const PROBES: ActionProbe<typeof proposalDef.machine, VoteAction['type']>[] = [
 
 /**
  * What `who` may send to proposal `id` from `height` (the next block) on: the machine's rule (a
- * proposal under vote) and GOV_VOTE's own check of the voter (`votingPower`: stake or votes
- * received), the same ones that refuse it in a block.
+ * proposal under vote) and GOV_VOTE's own check of the voter in `s` (stake or votes received),
+ * the same ones that refuse it in a block.
  */
-export const proposalActions = (id: string, snapshot: SnapshotFrom<typeof proposalDef.machine>, who: Address, height: number, votingPower: boolean): VoteAction[] =>
-  votingPower ? actionsOf(proposalDef, id, snapshot, PROBES, who, height) : [];
+export const proposalActions = async (s: ExecState, id: string, snapshot: SnapshotFrom<typeof proposalDef.machine>, who: Address, height: number): Promise<VoteAction[]> =>
+  (await hasVotingPower(s, who)) ? actionsOf(proposalDef, id, snapshot, PROBES, who, height) : [];

@@ -10,7 +10,7 @@ import { signTx } from '../../../src/chain/envelope';
 import { deriveKeys, type HybridKeys } from '../../../src/crypto/keys';
 import { keccak256 } from '../../../src/crypto/hash';
 import { toHex, utf8 } from '../../../src/primitives/hex';
-import { CHAIN_ID, GAS_PRICE_WEI, VM_MAX_GAS } from '../../../src/protocol/params';
+import { GAS_PRICE_WEI, VM_MAX_GAS } from '../../../src/protocol/params';
 import { ATTACKER, networkOf, requestFrom, rpcFrom, waitFor } from '../lib';
 
 /** JUMPDEST PUSH1 0 JUMP: loops until its gas is gone. */
