@@ -1,9 +1,12 @@
 /**
  * An oracle built on the SDK: registers (staking MIN_ORACLE_STAKE), follows the AI task feed
- * with a cursor, commits to quorum tasks, reveals, posts results of tasks designated to it,
- * and claims settled rewards. It survives its own restart: the cursor and every commitment's
- * output and salt are on disk (written before the commit is sent), so a restarted oracle
- * reveals what it committed to. It honours 429 Retry-After and 503 (a syncing node) by waiting.
+ * (`followTasks`: every final transition, the end of each window included), and on each one
+ * reads the task with `for` = itself and sends what the node says it may send now (`actions`,
+ * decided by the task's own rules): commits to quorum tasks, reveals, posts results of tasks
+ * designated to it, claims settled rewards. It restates no rule of the task machine. It
+ * survives its own restart: the follower's cursor and every commitment's output and salt are
+ * on disk (written before the commit is sent), so a restarted oracle reveals what it committed
+ * to. It honours 429 Retry-After and 503 (a syncing node) by waiting.
  *
  *   npx tsx examples/oracle.ts --node http://127.0.0.1:6070 --key oracle.json --state oracle-state.json [--stake <base units>]
  *
@@ -12,10 +15,10 @@
  * `answer` with a real one.
  */
 import { randomBytes } from 'node:crypto';
-import { CairnClient, taskCommitment, type HybridKeys } from '../src/sdk';
+import { CairnClient, followTasks, taskCommitment, type CursorStore, type HybridKeys } from '../src/sdk';
 import type { Hex } from '../src/primitives/hex';
 import type { TaskView } from '../src/views';
-import { arg, keysFromFile, loadState, retryingLogged, saveState, sendIncluded, sleep } from './support';
+import { arg, keysFromFile, loadState, retryingLogged, saveState, sendIncluded } from './support';
 
 export const answer = (prompt: string): string => {
   const m = /^what is (-?\d+) \+ (-?\d+)\??$/i.exec(prompt.trim());
@@ -31,7 +34,6 @@ interface Duty {
   committed?: boolean;
   revealed?: boolean;
   resulted?: boolean;
-  done?: boolean;
 }
 interface OracleState {
   cursor: number | null;
@@ -80,25 +82,25 @@ export class Oracle {
     await this.send({ type: 'ORACLE_REGISTER', amount: stake }, `register with ${stake}`);
   }
 
+  /** The follower's cursor, kept in the state file beside the duties. */
+  private cursor(): CursorStore {
+    return {
+      load: () => this.state.cursor,
+      save: (cursor) => {
+        this.state.cursor = cursor;
+        this.save();
+      },
+    };
+  }
+
   /**
-   * One round: the feed since the cursor, then every open duty by id (windows pass without
-   * transitions). Each task is read with `for` = this oracle, so the node says which
-   * transactions it may send now (`actions`, decided by the task's own rules): the oracle
-   * never restates them, it only picks the ones it cares about.
+   * A task moved (a final transition: created, a commit, a window's end…): read it with `for`
+   * = this oracle, so the node says which transactions it may send now — the oracle only picks
+   * the ones it cares about.
    */
-  async poll(): Promise<void> {
-    const page = await this.client.tasks(this.state.cursor === null ? { limit: 100 } : { since: this.state.cursor, limit: 100 });
-    for (const t of page.tasks) {
-      const mine = await this.client.task(t.id, { for: this.address });
-      if (mine) await this.consider(mine);
-    }
-    for (const id of Object.keys(this.state.duties)) {
-      if (this.state.duties[id].done) continue;
-      const t = await this.client.task(id, { for: this.address });
-      if (t) await this.act(t);
-    }
-    this.state.cursor = page.cursor;
-    this.save();
+  async onTransition(id: string): Promise<void> {
+    const t = await this.client.task(id, { for: this.address });
+    if (t) await this.consider(t);
   }
 
   /** Whether `type` is open to this oracle in the next block (as of the head the node decided the actions at). */
@@ -118,6 +120,7 @@ export class Oracle {
   private async act(t: TaskView): Promise<void> {
     const d = this.state.duties[t.id];
     const taskId = t.id as Hex;
+    const mine = (type: string) => type !== 'AI_CLAIM' || t.winners.includes(this.address);
     if (this.open(t, 'AI_COMMIT') && !d.committed) {
       const commit = taskCommitment({ oracle: this.address, output: d.output, salt: d.salt, taskId });
       d.committed = await this.send({ type: 'AI_COMMIT', taskId, commit }, `commit to ${taskId.slice(0, 10)}`);
@@ -125,22 +128,23 @@ export class Oracle {
       d.revealed = await this.send({ type: 'AI_REVEAL', taskId, output: d.output, salt: d.salt }, `reveal for ${taskId.slice(0, 10)}`);
     } else if (this.open(t, 'AI_RESULT') && !d.resulted) {
       d.resulted = await this.send({ type: 'AI_RESULT', taskId, output: d.output }, `result for ${taskId.slice(0, 10)}`);
-    } else if (this.open(t, 'AI_CLAIM') && t.winners.includes(this.address)) {
+    } else if (this.open(t, 'AI_CLAIM') && mine('AI_CLAIM')) {
       await this.send({ type: 'AI_CLAIM', taskId }, `claim ${taskId.slice(0, 10)}`);
-    } else if (!(t.actions ?? []).some((a) => DUTIES.includes(a.type) && (a.type !== 'AI_CLAIM' || t.winners.includes(this.address))) && t.next === null) {
-      d.done = true; // nothing of its duties open now, and no deadline ahead to open one: settled, expired, or no seat
     }
+    // Nothing of its duties open, and no deadline ahead to open one: settled, expired, or no seat.
+    if (!(t.actions ?? []).some((a) => DUTIES.includes(a.type) && mine(a.type)) && t.next === null) delete this.state.duties[t.id];
     this.save();
   }
 
-  /** Polls until stop(), waiting out 429 (Retry-After) and 503 (syncing) answers. */
+  /** Follows the task feed until stop(), waiting out 429 (Retry-After) and 503 (syncing) answers. */
   async run(): Promise<void> {
     try {
       await this.retrying(() => this.register());
-      while (!this.stopped) {
-        await this.retrying(() => this.poll());
-        await sleep(this.o.pollMs ?? 500);
-      }
+      const feed = followTasks(this.client, {
+        cursor: this.cursor(), pollMs: this.o.pollMs ?? 500, signal: this.abort.signal,
+        onRetry: ({ code, waitMs }) => this.log(`${code}: waiting ${waitMs} ms`),
+      });
+      for await (const tr of feed) await this.retrying(() => this.onTransition(tr.id));
     } catch (e) {
       if (!this.stopped) throw e; // stopped while waiting out an error: a clean end
     }

@@ -2,9 +2,11 @@ import { assign, initialTransition, setup, transition, type SnapshotFrom } from 
 import type { Hex } from '../primitives/hex';
 
 /**
- * Lifecycle of a submitted transaction (SPEC "States and transitions"), used as a pure
- * transition function: the mempool and the chain index fold events through it, and
- * `/tx/:id` reports the resulting state. No live actor per transaction.
+ * Lifecycle of a submitted transaction (the interface's "States and transitions"), hosted by
+ * the transaction lifecycle actor (actors/txLifecycleActor.ts): the mempool reports admissions
+ * and drops, the consensus actor inclusions, undos and finality, and `/tx/:id` reports the
+ * state it holds. The store records each inclusion and undo with its block, so the state of a
+ * transaction the actor no longer holds is folded back from them.
  */
 export type TxLifecycleEvent =
   | { type: 'ADMITTED' }

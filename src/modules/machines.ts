@@ -46,11 +46,11 @@ const onChain = (def: AnyMachineDef, statuses: readonly string[], e: Pick<Machin
 
 export const MACHINE_LIST: readonly MachineEntry[] = [
   node({
-    name: 'txLifecycle', title: 'Transaction lifecycle (node-local)', source: 'src/machines/txLifecycle.ts', machine: txLifecycleMachine,
+    name: 'txLifecycle', title: 'Transaction lifecycle (node-local, the transaction lifecycle actor)', source: 'src/machines/txLifecycle.ts', machine: txLifecycleMachine,
     invariants: ['a transaction is in exactly one state', 'finalized is never left', 'an undone transaction is re-included or back in the mempool, never lost'],
   }),
   node({
-    name: 'blockLifecycle', title: 'Block lifecycle (node-local, the importer)', source: 'src/machines/blockLifecycle.ts', machine: blockLifecycleMachine,
+    name: 'blockLifecycle', title: 'Block lifecycle (node-local, the block lifecycle actor)', source: 'src/machines/blockLifecycle.ts', machine: blockLifecycleMachine,
     invariants: ['finality never goes back', 'no block at or below the finalized height is undone', 'the same blocks give the same state root'],
   }),
   node({
