@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { prefers } from '../consensus/forkChoice';
-import type { ActorRef, Behavior } from '../actors/actorRef';
+import { behaviorOf, type ActorRef, type Behavior, type NoReplies } from '../actors/actorRef';
 import type { PeerInfo } from '../actors/peers';
 import type { ChainMsg, ChainReplies, HeadSink } from '../actors/protocol';
 import type { ModesMsg, ModesReplies } from '../actors/modesActor';
@@ -140,49 +140,42 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
     if (imported > 0) d.log.info({ peer: p.url, imported, height: d.view.head.height, ms: Math.round(performance.now() - t0) }, 'synced from peer');
   }
 
-  return {
-    async handle(msg) {
-      switch (msg.type) {
-        case 'tick': {
-          const peers = active(msg.now);
-          await Promise.all(peers.map(poll));
-          // The most preferred reachable head; ties to the best score.
-          const best = peers.filter((p) => p.head && p.lastSeen > 0).sort((a, b) => (prefers({ height: a.height, hash: a.head! }, { height: b.height, hash: b.head! }) ? -1 : 1))[0];
-          if (!best || !prefers({ height: best.height, hash: best.head! }, d.view.head)) {
-            d.onSync?.({ target: Math.max(d.view.head.height, ...peers.map((p) => p.height)), height: d.view.head.height, blocksPerSec: 0 });
-            return;
-          }
-          // One message at a time: no second sync can start while this one runs (the mailbox holds the next tick).
-          d.modes?.send({ type: 'SYNC_STARTED', target: best.height });
-          try {
-            await syncFrom(best);
-          } catch (e) {
-            penalize(best, 10, `sync: ${(e as Error).message}`);
-          } finally {
-            d.modes?.send({ type: 'SYNC_DONE' });
-          }
-          return;
-        }
-        case 'gossipBlock': {
-          if (!remember(msg.block.header.hash)) return;
-          // Not awaited: a slow peer must not hold up the next message.
-          void Promise.all(
-            fanout().map(async (p) => {
-              try {
-                await postBlock(p.url, msg.block);
-              } catch (e) {
-                penalize(p, 1, `gossip: ${(e as Error).message}`);
-              }
-            }),
-          );
-          return;
-        }
-        case 'relayTx': {
-          if (!remember(msg.tx.id)) return;
-          void Promise.all(fanout().map((p) => postTx(p.url, msg.tx).catch(() => false)));
-          return;
-        }
+  return behaviorOf<P2pMsg, NoReplies<P2pMsg>>({
+    async tick(msg) {
+      const peers = active(msg.now);
+      await Promise.all(peers.map(poll));
+      // The most preferred reachable head; ties to the best score.
+      const best = peers.filter((p) => p.head && p.lastSeen > 0).sort((a, b) => (prefers({ height: a.height, hash: a.head! }, { height: b.height, hash: b.head! }) ? -1 : 1))[0];
+      if (!best || !prefers({ height: best.height, hash: best.head! }, d.view.head)) {
+        d.onSync?.({ target: Math.max(d.view.head.height, ...peers.map((p) => p.height)), height: d.view.head.height, blocksPerSec: 0 });
+        return;
+      }
+      // One message at a time: no second sync can start while this one runs (the mailbox holds the next tick).
+      d.modes?.send({ type: 'SYNC_STARTED', target: best.height });
+      try {
+        await syncFrom(best);
+      } catch (e) {
+        penalize(best, 10, `sync: ${(e as Error).message}`);
+      } finally {
+        d.modes?.send({ type: 'SYNC_DONE' });
       }
     },
-  };
+    gossipBlock(msg) {
+      if (!remember(msg.block.header.hash)) return;
+      // Not awaited: a slow peer must not hold up the next message.
+      void Promise.all(
+        fanout().map(async (p) => {
+          try {
+            await postBlock(p.url, msg.block);
+          } catch (e) {
+            penalize(p, 1, `gossip: ${(e as Error).message}`);
+          }
+        }),
+      );
+    },
+    relayTx(msg) {
+      if (!remember(msg.tx.id)) return;
+      void Promise.all(fanout().map((p) => postTx(p.url, msg.tx).catch(() => false)));
+    },
+  });
 }

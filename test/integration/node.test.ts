@@ -269,10 +269,14 @@ describe('single-node chain over HTTP', () => {
     expect(text).toMatch(/^cairn_height \d+/m);
     expect(text).toMatch(/^cairn_mempool_size \d+/m);
     // The supervised actors, each with its mailbox, drops and restarts.
-    for (const actor of ['mempool', 'producer', 'importer', 'consensus', 'sentinel']) {
+    for (const actor of ['txLifecycle', 'blockLifecycle', 'mempool', 'producer', 'importer', 'consensus', 'sentinel']) {
       for (const m of ['cairn_actor_mailbox', 'cairn_actor_dropped_total', 'cairn_actor_restarts_total']) expect(text).toMatch(new RegExp(`^${m}\\{actor="${actor}"\\} \\d+`, 'm'));
     }
     expect(text).toMatch(/^cairn_actor_processed_total\{actor="consensus"\} [1-9]\d*/m);
+    // The lifecycle actors: the transfer's block was reported to both.
+    expect(text).toMatch(/^cairn_actor_processed_total\{actor="txLifecycle"\} [1-9]\d*/m);
+    expect(text).toMatch(/^cairn_actor_processed_total\{actor="blockLifecycle"\} [1-9]\d*/m);
+    expect(text).toMatch(/^cairn_lifecycle_finished\{machine="txLifecycle"\} \d+/m);
   });
 
   it('serves a proof the SDK verifies against the block stateRoot, and rejects a tampered one', async () => {

@@ -23,7 +23,7 @@ afterAll(async () => t?.cleanup());
 
 describe('sentinel in the node', () => {
   it('runs as a permanent supervised child and raises a large-transfer alert served on /security/alerts', async () => {
-    expect(t.node.supervisor.status().map((c) => c.name)).toEqual(['modes', 'mempool', 'view:proposal', 'view:permissionChange', 'view:aiTask', 'view:bridgeTransfer', 'producer', 'importer', 'consensus', 'p2p', 'sentinel']);
+    expect(t.node.supervisor.status().map((c) => c.name)).toEqual(['modes', 'txLifecycle', 'blockLifecycle', 'mempool', 'view:proposal', 'view:permissionChange', 'view:aiTask', 'view:bridgeTransfer', 'producer', 'importer', 'consensus', 'p2p', 'sentinel']);
     const alerts = async () => (await t.get('/security/alerts', { 'x-admin-token': TOKEN })).body.alerts as { kind: string; details: Record<string, unknown> }[];
     expect(await alerts()).toEqual([]);
 

@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import type { Address, SigningKeys } from '../../protocol/types';
 import type { Hex } from '../../primitives/hex';
 import type { ChainStore, Head } from '../../storage/chainStore';
-import type { ActorRef, Behavior } from '../actorRef';
-import type { MempoolMsg, MempoolReplies, SentinelMsg } from '../protocol';
+import { behaviorOf, type ActorRef, type Behavior } from '../actorRef';
+import type { MempoolMsg, MempoolReplies, SentinelMsg, SentinelReplies } from '../protocol';
 import type { AlertLog } from './alertLog';
 import type { DetectorContext } from './detector';
 import { createDetectors } from './detectors';
@@ -33,7 +33,7 @@ export interface SentinelDeps {
  * order, back to the common ancestor after a reorganization) and feeds what it sees to the
  * detectors. Its state, and theirs, is rebuilt from the read model on (re)start.
  */
-export function sentinelBehavior(d: SentinelDeps): Behavior<SentinelMsg> {
+export function sentinelBehavior(d: SentinelDeps): Behavior<SentinelMsg, SentinelReplies> {
   const o: SentinelOptions = { ...defaultSentinelOptions, ...d.options };
 
   let head: Head = d.view.head;
@@ -107,28 +107,19 @@ export function sentinelBehavior(d: SentinelDeps): Behavior<SentinelMsg> {
     for (const height of hashes.keys()) if (height < head.height - o.headerWindow) hashes.delete(height);
   }
 
-  return {
-    async handle(msg) {
-      switch (msg.type) {
-        case 'head':
-          await onHead(msg.head);
-          return undefined;
-        case 'header':
-          for (const x of detectors) await x.header?.(msg.header);
-          return undefined;
-        case 'tick': {
-          const now = d.now();
-          for (const x of detectors) x.tick?.(now);
-          if (d.mempool) {
-            const s = await d.mempool.ask({ type: 'stats' }).catch(() => undefined); // stopped or restarting
-            if (s) {
-              const at = d.now();
-              for (const x of detectors) x.mempool?.(s, at);
-            }
-          }
-          return undefined;
-        }
-      }
+  return behaviorOf<SentinelMsg, SentinelReplies>({
+    head: (msg) => onHead(msg.head),
+    async header(msg) {
+      for (const x of detectors) await x.header?.(msg.header);
     },
-  };
+    async tick() {
+      const now = d.now();
+      for (const x of detectors) x.tick?.(now);
+      if (!d.mempool) return;
+      const s = await d.mempool.ask({ type: 'stats' }).catch(() => undefined); // stopped or restarting
+      if (!s) return;
+      const at = d.now();
+      for (const x of detectors) x.mempool?.(s, at);
+    },
+  });
 }
