@@ -7,7 +7,7 @@
  *   (--only: reruns those; results.md keeps the others' latest rows, each with its date and commit)
  *   ($CAIRN_BENCH_CHAINS: where kept chains live, default ~/.cache/cairn-bench)
  *
- * --tiny: each benchmark in a few seconds (what test/integration/bench.test.ts and bench-chain.test.ts run so that
+ * --tiny: each benchmark in a few seconds (what test/bench/bench.test.ts and bench-chain.test.ts run so that
  * none rots); its numbers mean nothing and results.md is not written.
  */
 import { spawn } from 'node:child_process';
@@ -93,7 +93,7 @@ async function main(): Promise<void> {
   const md = renderResults(files);
   if (!values.tiny) writeFileSync(join(ROOT, 'bench/results.md'), md);
   console.log(md);
-  // Last on stderr, so that a caller reading its tail (test/integration/bench.test.ts) sees which failed.
+  // Last on stderr, so that a caller reading its tail (test/bench/bench.test.ts) sees which failed.
   // Each failure's last lines again: a caller that keeps only the tail still sees why.
   for (const f of failed) console.error(`\n-- ${f.name}, last lines:\n${f.tail}`);
   if (failed.length) console.error(`\nfailed: ${failed.map((f) => f.name).join(', ')} (their output is above)`);

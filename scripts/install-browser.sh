@@ -1,8 +1,10 @@
 #!/bin/sh
-# The explorer's browser test (test/integration/explorer.test.ts) drives Debian's Chromium
-# with playwright-core (never a browser downloaded by a test tool). This installs it when
-# missing and we may (root, apt-get present); otherwise it says how, and the test skips
-# unless CAIRN_REQUIRE_BROWSER=1 (set by .ci/run).
+# `npm run install:browser`: the explorer's browser test (test/browser/explorer.test.ts)
+# drives Debian's Chromium with playwright-core (never a browser downloaded by a test tool).
+# This installs it when missing and we may (root, apt-get present); otherwise it says how.
+# No test tier runs this (tests change nothing outside the repository): .ci/run does, before
+# the tests. Without Chromium `npm run test:browser` fails and says how; `test:all` skips the
+# browser test unless CAIRN_REQUIRE_BROWSER=1 (set by .ci/run and test:browser).
 CHROMIUM=${CHROMIUM_PATH:-/usr/bin/chromium}
 if [ -x "$CHROMIUM" ]; then exit 0; fi
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawnOwned } from './processes';
 import type { Network } from '../../src/protocol/network';
 import { freePort } from './testNode';
 
@@ -19,7 +20,7 @@ export async function spawnNode(dataDir: string, extra: string[] = [], port?: nu
   const p = port ?? (await freePort());
   // A free JSON-RPC port too, unless given: test files run in parallel and 7070 may be taken.
   const rpc = extra.includes('--rpc-port') ? [] : ['--rpc-port', String(await freePort())];
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'node', '--data-dir', dataDir, '--http-port', String(p), '--log-level', 'warn', '--rate-limit-exempt', '127.0.0.0/8,::1', ...rpc, ...extra], {
+  const proc = spawnOwned(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'node', '--data-dir', dataDir, '--http-port', String(p), '--log-level', 'warn', '--rate-limit-exempt', '127.0.0.0/8,::1', ...rpc, ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawnOwned } from './processes';
 import { openSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -48,7 +49,7 @@ export async function startDevnet(n: number, opts: { slotMs?: number; idleBlockM
   const dir = await tempDir('cairn-devnet-');
   const httpBase = await freePortRun(n);
   const rpcBase = await freePortRun(n);
-  const proc = spawn(
+  const proc = spawnOwned(
     process.execPath,
     ['--import', 'tsx', 'src/cli/main.ts', 'devnet', '--validators', String(n), '--dir', dir, '--http-base-port', String(httpBase), '--rpc-base-port', String(rpcBase),
       '--slot-ms', String(opts.slotMs ?? 200), '--idle-block-ms', String(opts.idleBlockMs ?? 800), '--dev-accounts', '4', '--log-level', 'info',
@@ -145,7 +146,7 @@ export async function startDevnet(n: number, opts: { slotMs?: number; idleBlockM
     async restart(i) {
       const [cmd, ...args] = nodes[i].command;
       const log = openSync(join(nodes[i].dataDir, 'node.log'), 'a');
-      restarted.set(i, spawn(cmd, args, { stdio: ['ignore', log, log] }));
+      restarted.set(i, spawnOwned(cmd, args, { stdio: ['ignore', log, log] }));
       for (let k = 0; k < 300; k++) {
         if (await fetch(`${nodes[i].http}/status`).then((r) => r.ok, () => false)) break;
         await new Promise((r) => setTimeout(r, 100));

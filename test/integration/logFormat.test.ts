@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawnOwned } from '../helpers/processes';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -23,11 +23,11 @@ async function runNode(wrap?: (cmd: string[]) => string[], extra: string[] = [])
   const argv = wrap ? wrap(cmd) : cmd;
   const env = { ...process.env };
   delete env.LOG_FORMAT; // the default (auto) unless the test passes --log-format
-  const proc = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const proc = spawnOwned(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], env });
   let out = '';
   let err = ''; // the CLI's own messages to the operator (e.g. "SIGTERM: stopping"), not logs
-  proc.stdout.on('data', (d) => (out += d));
-  proc.stderr.on('data', (d) => (err += d));
+  proc.stdout!.on('data', (d) => (out += d));
+  proc.stderr!.on('data', (d) => (err += d));
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
   const deadline = Date.now() + 30_000;
   for (;;) {

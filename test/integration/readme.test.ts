@@ -1,8 +1,7 @@
-import { execFile } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runOwned } from '../helpers/processes';
 import { startTestNode, type TestNode } from '../helpers/testNode';
 
 /**
@@ -29,7 +28,8 @@ describe('README', () => {
     const block = /```sh first-steps\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(block, 'README has a "sh first-steps" block').toBeTruthy();
     const script = `set -euo pipefail\n${block!.replaceAll('./data/', `${t.dataDir}/`)}`;
-    const { stdout } = await promisify(execFile)('bash', ['-c', script], { cwd: root, env: { ...process.env, CAIRN_NODE: t.url, CAIRN_RPC: `http://127.0.0.1:${t.node.config.rpcPort}` }, maxBuffer: 16 << 20, timeout: 240_000 }).catch((e: Error & { stdout?: string; stderr?: string }) => {
+    // Its own process group: a step that fails leaves no background process (the oracle) running.
+    const { stdout } = await runOwned('bash', ['-c', script], { cwd: root, env: { ...process.env, CAIRN_NODE: t.url, CAIRN_RPC: `http://127.0.0.1:${t.node.config.rpcPort}` }, timeoutMs: 240_000 }).catch((e: Error & { stdout?: string; stderr?: string }) => {
       // Which step failed: the end of what the script printed (the command alone says nothing).
       throw new Error(`README first steps failed: ${e.message.split('\n')[0]}\n--- stdout (end) ---\n${(e.stdout ?? '').slice(-3000)}\n--- stderr (end) ---\n${(e.stderr ?? '').slice(-3000)}`);
     });

@@ -10,7 +10,8 @@
  * mounting is not permitted the disk-full test falls back to an injected write failure
  * (which always runs too).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { spawnOwned } from '../helpers/processes';
 import { chmod, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -76,12 +77,12 @@ async function chmodTree(dir: string, writable: boolean): Promise<void> {
 function runNodeToExit(dataDir: string, timeoutMs = 30_000): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
     Promise.all([freePort(), freePort()]).then(([http, rpc]) => {
-      const p = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'node', '--data-dir', dataDir, '--http-port', String(http), '--rpc-port', String(rpc)], {
+      const p = spawnOwned(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'node', '--data-dir', dataDir, '--http-port', String(http), '--rpc-port', String(rpc)], {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let out = '';
-      p.stdout.on('data', (d) => (out += d));
-      p.stderr.on('data', (d) => (out += d));
+      p.stdout!.on('data', (d) => (out += d));
+      p.stderr!.on('data', (d) => (out += d));
       const timer = setTimeout(() => {
         p.kill('SIGKILL');
         reject(new Error(`node did not exit within ${timeoutMs} ms:\n${out}`));

@@ -12,7 +12,7 @@ import { startTestNode, type TestNode } from '../helpers/testNode';
 /**
  * The explorer the node serves at GET /, in a real browser: Debian's Chromium driven by
  * playwright-core (scripts/install-browser.sh installs it; `npm test` runs that first).
- * Without Chromium the suite skips, unless CAIRN_REQUIRE_BROWSER=1 (CI) makes that a failure.
+ * Without Chromium the suite skips, unless CAIRN_REQUIRE_BROWSER=1 (npm run test:browser, CI) makes that a failure.
  * Screenshots of every page go to test-artifacts/explorer/.
  */
 /** What the browser-side checks use of a canvas (the test is compiled without DOM types). */
@@ -27,7 +27,7 @@ const haveBrowser = existsSync(CHROMIUM);
 const ARTIFACTS = join(import.meta.dirname, '../../test-artifacts/explorer');
 
 if (!haveBrowser && process.env.CAIRN_REQUIRE_BROWSER === '1') {
-  throw new Error(`CAIRN_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: run scripts/install-browser.sh as root`);
+  throw new Error(`CAIRN_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: run "npm run install:browser" as root (Debian's chromium package), or set CHROMIUM_PATH`);
 }
 
 describe.skipIf(!haveBrowser)('explorer in Chromium', () => {
