@@ -2,7 +2,7 @@
  * `npm run docs:openapi`: writes docs/openapi.json, the OpenAPI 3.1 document of the native
  * HTTP API, from the route table (src/http/openapi/routes.ts) and JSON Schemas generated
  * from the view types (src/views) — the types the server builds and the SDK reads, so the
- * document is not a second, hand-written copy of the shapes. test/unit/openapi.test.ts
+ * document is not a second, hand-written copy of the shapes. test/integration/openapi-doc.test.ts
  * regenerates it and compares with the committed file.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
