@@ -1,5 +1,5 @@
 /**
- * The layers of src/ and the direction of their imports (DESIGN.md §1; docs/LAYERS.md).
+ * The layers of src/ and the direction of their imports (docs/LAYERS.md).
  * `.ci/run` fails on any violation: `npm run check:layers`.
  *
  * Each folder may import only the folders listed for it (and itself). Type-only imports
@@ -13,7 +13,8 @@ const LAYERS = {
   state: ['primitives', 'errors', 'protocol', 'crypto'],
   vm: ['primitives', 'errors', 'protocol', 'crypto', 'state'],
   machines: ['primitives', 'errors', 'protocol'],
-  modules: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'vm', 'machines'],
+  // modules/ applies the pure consensus rules (finality) at the end of each block.
+  modules: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'vm', 'machines', 'consensus'],
   mempool: ['primitives', 'errors', 'protocol', 'crypto'],
   consensus: ['primitives', 'errors', 'protocol', 'crypto'],
   chain: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'vm', 'machines', 'modules', 'consensus'],
@@ -30,7 +31,7 @@ const LAYERS = {
   cli: ['primitives', 'errors', 'protocol', 'crypto', 'config', 'sdk', 'modules', 'chain', 'node'],
   // The block explorer: browser code, bundled by http/explorer.ts; it reads the API's shapes only.
   explorer: ['primitives', 'views'],
-  // Peers, gossip and sync: talks to the chain actor through its mailbox.
+  // Peers, gossip and sync: talks to the consensus actor through its mailbox.
   p2p: ['primitives', 'errors', 'protocol', 'crypto', 'consensus', 'chain', 'actors'],
   node: Object.keys({}) /* filled below: everything */,
 };

@@ -29,7 +29,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultNodeConfig } from '../src/config/config';
 import { deriveKeys, devSecret } from '../src/crypto/keys';
-import { finalityThreshold } from '../src/modules/staking';
+import { finalityThreshold } from '../src/consensus/finality';
 import { COIN } from '../src/primitives/amount';
 import { startDevnet, type Devnet } from '../test/helpers/devnet';
 import { fmt, groupCpu, machineCpu, pct, posInt, printTable, sleep } from './lib/harness';

@@ -15,7 +15,7 @@ import { createBlockCommitter, type CommitDeps } from './commitBlock';
 import { preverifyTxs } from './importer';
 import type { BlockWorkGate } from './blockWork';
 import type { Network } from '../protocol/network';
-import type { ChainMsg, ChainReplies, ImporterMsg, ImporterReplies, ImportOutcome, ProducerMsg, ProducerReplies } from './protocol';
+import type { ConsensusMsg, ConsensusReplies, ImporterMsg, ImporterReplies, ImportOutcome, ProducerMsg, ProducerReplies } from './protocol';
 
 export interface ConsensusDeps extends CommitDeps {
   kv: KvStore;
@@ -59,7 +59,7 @@ const OWN_BLOCKS_KEPT = 4_096;
  * prefers, first undoes the blocks above the fork point. Everything that writes the store
  * passes through this one mailbox.
  */
-export function consensusBehavior(d: ConsensusDeps): Behavior<ChainMsg, ChainReplies> {
+export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, ConsensusReplies> {
   const commitBlock = createBlockCommitter(d);
   // Pool version whose candidates all failed to get in: no use re-trying until it changes.
   let barrenVersion = -1;
@@ -249,7 +249,7 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ChainMsg, ChainRep
     return elected;
   }
 
-  return behaviorOf<ChainMsg, ChainReplies>({
+  return behaviorOf<ConsensusMsg, ConsensusReplies>({
     async slotTick(msg) {
       const head = d.view.head;
       const slot = slotOf(Math.max(msg.now, head.timestamp + 1), d.slotMs);

@@ -37,7 +37,7 @@ export interface MachineViewStats {
  * tasks), kept by its own actor: the consensus actor hands it each committed block and each
  * undone one, and it keeps which instances are open, in which state, and when each next moves
  * by itself — so `GET /machines/:name/due` and the metrics answer from memory. The
- * transitions themselves stay pure inside block execution (consensus state, DESIGN §1–2);
+ * transitions themselves stay pure inside block execution (consensus state: docs/LAYERS.md);
  * this actor only reads committed state. It starts from the node-local feed (every instance
  * that ever moved, read at the head), so a restart loses nothing.
  */

@@ -34,13 +34,13 @@ export interface MempoolReplies {
 }
 
 /** The consensus actor's mailbox (actors/consensusActor.ts): the slot clock and blocks from peers. */
-export type ChainMsg =
+export type ConsensusMsg =
   | { type: 'slotTick'; now: number } // produce, if this slot is this validator's
   | { type: 'importBlocks'; blocks: Block[]; now: number } // blocks from a peer, in height order
   | { type: 'devMine'; count: number } // --dev: produce `count` blocks now, one slot apart
   | { type: 'devRewind'; height: number }; // --dev: undo blocks down to `height`, below finality too
 
-export type ChainReplies = { slotTick: void; importBlocks: ImportOutcome; devMine: { from: number; to: number } | { refused: string }; devRewind: Head };
+export type ConsensusReplies = { slotTick: void; importBlocks: ImportOutcome; devMine: { from: number; to: number } | { refused: string }; devRewind: Head };
 
 /** The producer actor (actors/producerActor.ts): consensus asks for a block in its slot, then confirms it committed. */
 export type ProducerMsg =
@@ -97,7 +97,7 @@ export interface LifecycleStats {
   finished: number;
 }
 
-/** Where the chain actors report lifecycle steps (absent in tests and tools that run no lifecycle actors). */
+/** Where the consensus actors report lifecycle steps (absent in tests and tools that run no lifecycle actors). */
 export interface LifecycleReports {
   txs: Pick<ActorRef<TxLifecycleMsg, TxLifecycleReplies>, 'send'>;
   blocks: Pick<ActorRef<BlockLifecycleMsg, BlockLifecycleReplies>, 'send'>;
@@ -157,7 +157,7 @@ export interface MempoolLookup {
 }
 
 /**
- * Where the chain actor publishes what it committed: the read model (api/chainView.ts
+ * Where the consensus actor publishes what it committed: the read model (api/chainView.ts
  * implements it). The actor reads back the head, the validators and the newest summaries
  * (producers for finality) from it when it starts.
  */

@@ -1,7 +1,7 @@
 import { parseBlock } from '../chain/blockShape';
 import type { ActorRef } from '../actors/actorRef';
 import { ActorStoppedError, MailboxFullError } from '../actors/actorRef';
-import type { ChainMsg, ChainReplies } from '../actors/protocol';
+import type { ConsensusMsg, ConsensusReplies } from '../actors/protocol';
 import type { Block } from '../protocol/types';
 
 /**
@@ -15,18 +15,18 @@ export type BlockIntakeOutcome =
   | { status: 400; body: { error: string } }
   | { status: 503; body: { error: string } };
 
-export function createBlockIntake(d: { chain: Pick<ActorRef<ChainMsg, ChainReplies>, 'ask'>; now: () => number; onImported?: (b: Block) => void }) {
+export function createBlockIntake(d: { consensus: Pick<ActorRef<ConsensusMsg, ConsensusReplies>, 'ask'>; now: () => number; onImported?: (b: Block) => void }) {
   return async function receive(body: unknown): Promise<BlockIntakeOutcome> {
     const parsed = parseBlock(body);
     if (!parsed.ok) return { status: 400, body: { error: parsed.error } };
     try {
-      const r = await d.chain.ask({ type: 'importBlocks', blocks: [parsed.block], now: d.now() });
+      const r = await d.consensus.ask({ type: 'importBlocks', blocks: [parsed.block], now: d.now() });
       if (r.rejected) return { status: 400, body: { error: `invalid block: ${r.rejected}` } };
       if (r.imported > 0) d.onImported?.(parsed.block);
       const status = r.imported > 0 ? 'imported' : r.known > 0 ? 'known' : r.orphan ? 'orphan' : 'stale';
       return { status: 200, body: { status, height: r.head.height } };
     } catch (e) {
-      if (e instanceof MailboxFullError || e instanceof ActorStoppedError) return { status: 503, body: { error: `chain busy, retry: ${e.message}` } };
+      if (e instanceof MailboxFullError || e instanceof ActorStoppedError) return { status: 503, body: { error: `consensus busy, retry: ${e.message}` } };
       throw e;
     }
   };

@@ -339,7 +339,7 @@ export class ChainReader implements ChainQueries {
   }
 
   /**
-   * Newest first; `before` is the height of the last item of the previous page (SPEC). As the
+   * Newest first; `before` is the height of the last item of the previous page (docs/API.md "Pagination"). As the
    * cursor is a height, a page that would end inside a block is completed with the rest of
    * that block (at most MAX_TXS_PER_BLOCK more), so the next page loses nothing.
    */

@@ -1,6 +1,7 @@
 import type { Address } from '../protocol/types';
 import type { BlockSummary, Head } from '../protocol/chain';
 import type { HourView, StatsView } from '../views';
+import type { ChainStore } from '../storage/chainStore';
 import type { ReadModel } from './ports';
 
 const HOUR = 3_600_000;
@@ -14,7 +15,7 @@ interface HourBucket {
 }
 
 /**
- * The published read model of the chain: replaced by the chain actor after each commit,
+ * The published read model of the chain: replaced by the consensus actor after each commit,
  * read by HTTP/RPC handlers. Readers never see a half-committed block. It also keeps the
  * explorer aggregates by time (hourly buckets over the last 24 h, the last minute for TPS),
  * so /stats costs nothing per request whatever the block rate.
@@ -116,4 +117,18 @@ export class ChainView implements ReadModel {
       series: series.map((b): HourView => ({ ...b, volume: b.volume.toString() })),
     };
   }
+}
+
+/** Block summaries back to `since` (at least the newest 64), oldest first, for the read model. */
+export async function recentSummaries(store: ChainStore, head: Head, since: number) {
+  const out: Awaited<ReturnType<ChainStore['summariesDesc']>> = [];
+  let from = head.height;
+  for (;;) {
+    const page = await store.summariesDesc(from, 10_000);
+    out.push(...page);
+    const last = page[page.length - 1];
+    if (!last || last.height === 0 || (last.timestamp < since && out.length >= ChainView.RECENT)) break;
+    from = last.height - 1;
+  }
+  return out.reverse();
 }

@@ -1,5 +1,5 @@
 import type { ActorRef } from '../actors/actorRef';
-import type { ChainMsg, ChainReplies } from '../actors/protocol';
+import type { ConsensusMsg, ConsensusReplies } from '../actors/protocol';
 import type { Head } from '../protocol/chain';
 import type { ChainStore } from '../storage/chainStore';
 
@@ -34,10 +34,10 @@ export class DevControls {
   /** Reverts so far: a revert undoes final blocks too, so what a reader cached as final is not (http/routes/txs.ts). */
   reverts = 0;
 
-  constructor(private readonly d: { chain: Pick<ActorRef<ChainMsg, ChainReplies>, 'ask'>; store: ChainStore; head: () => Head }) {}
+  constructor(private readonly d: { consensus: Pick<ActorRef<ConsensusMsg, ConsensusReplies>, 'ask'>; store: ChainStore; head: () => Head }) {}
 
   mine(count: number): Promise<{ from: number; to: number } | { refused: string }> {
-    return this.d.chain.ask({ type: 'devMine', count });
+    return this.d.consensus.ask({ type: 'devMine', count });
   }
 
   snapshot(): DevSnapshot {
@@ -57,7 +57,7 @@ export class DevControls {
     const at = (await this.d.store.summary(s.height))?.hash;
     if (at !== s.hash) throw new DevRefusal(409, `snapshot ${id} is gone: the block at height ${s.height} is now ${at ?? 'missing'}, not ${s.hash} (it was undone and replaced)`);
     const before = this.d.head().height;
-    const head = await this.d.chain.ask({ type: 'devRewind', height: s.height });
+    const head = await this.d.consensus.ask({ type: 'devRewind', height: s.height });
     this.reverts++;
     return { snapshot: s, head, undone: before - head.height };
   }

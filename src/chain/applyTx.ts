@@ -49,7 +49,7 @@ const skip = (refusal: Refusal, permanent: boolean, gap = false): TxVerdict => (
 
 /**
  * The one place where a transaction's fee is debited and burned, its energy spent and its
- * nonce advanced, for every type (DESIGN.md §11 lessons). Deterministic: no clock, no floats.
+ * nonce advanced, for every type. Deterministic: no clock, no floats.
  * Energy is charged after execution from what the handler reports (VM: gas / 100); the
  * worst case (`maxEnergy`) is checked against the fee limit first, and since execution
  * can only spend the sender's `amount`, the fee is still covered afterwards.

@@ -20,7 +20,7 @@ export interface NodeConfig {
   slotMs: number;
   /** Pace of empty blocks while nothing is pending or awaiting finality. */
   idleBlockMs: number;
-  /** Resident mempool cap (SPEC states 5,000 and 50,000; 5,000 default, 50,000 ceiling). */
+  /** Resident mempool cap (the interface states 5,000 and 50,000; 5,000 default, 50,000 ceiling). */
   mempoolCap: number;
   /** Pending transactions one sender may hold in the mempool. */
   mempoolSenderPending: number;

@@ -1,6 +1,6 @@
 import { html, type Html } from './html';
 
-/** 1 coin = 1,000,000 base units (SPEC); amounts arrive as integer strings in base units. */
+/** 1 coin = 1,000,000 base units (docs/API.md "Conventions"); amounts arrive as integer strings in base units. */
 const COIN_DECIMALS = 6;
 
 /** An integer string of base units as a decimal number with thousands separators. */

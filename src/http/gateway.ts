@@ -3,7 +3,7 @@ import type { PeerInfo } from '../api/ports';
 import { Histogram, HTTP_SECONDS_BUCKETS } from './histogram';
 
 /**
- * Gateway observability (SPEC: /gateway): what the HTTP API has been serving. Everything is
+ * Gateway observability (docs/API.md "GET /gateway"): what the HTTP API has been serving. Everything is
  * keyed by route *pattern* (`GET /address/:end`), never by raw path, so the number of
  * series is the number of routes; requests that match no route share `(unmatched)`.
  * Latency percentiles come from ring buffers of the most recent requests (a sliding

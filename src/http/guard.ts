@@ -1,5 +1,5 @@
 /**
- * Auto-mitigation (SPEC: /guard). Scores abusive behaviour per client key and blocks
+ * Auto-mitigation (docs/API.md "Guard (auto-mitigation)"). Scores abusive behaviour per client key and blocks
  * repeat offenders for escalating periods. It sits in front of the HTTP routes only: it
  * never touches block production, validation, finality or the mempool's contents, so it
  * cannot change consensus — at worst it refuses a client's HTTP requests for a while.

@@ -38,7 +38,7 @@ export interface PageSize {
 
 /**
  * `limit` of a paginated feed under `rule`: absent or empty = the default; above the maximum,
- * the maximum, with a `capped` note for the page (SPEC: a page is capped by MAX_CHAIN_PAGE on
+ * the maximum, with a `capped` note for the page (docs/API.md "Pagination": a page is capped by MAX_CHAIN_PAGE on
  * /chain "and similar paginated endpoints", not refused). Not a decimal integer, or 0, is a 400.
  */
 export function pageSize(q: Record<string, string>, rule: PageRule = FEED_PAGE): PageSize {

@@ -1,5 +1,5 @@
 /**
- * Per-client request limit of the HTTP API (SPEC Limits: RATE_LIMIT_MAX 240 requests per
+ * Per-client request limit of the HTTP API (docs/API.md "Rate limit": RATE_LIMIT_MAX 240 requests per
  * 10 000 ms window per IP; beyond it 429 with Retry-After, and an immediate retry extends
  * the block).
  *

@@ -2,7 +2,7 @@ import { assign, initialTransition, setup, transition, type SnapshotFrom } from 
 import type { Hex } from '../primitives/hex';
 
 /**
- * Lifecycle of a submitted transaction (the interface's "States and transitions"), hosted by
+ * Lifecycle of a submitted transaction (docs/API.md "Status values"), hosted by
  * the transaction lifecycle actor (actors/txLifecycleActor.ts): the mempool reports admissions
  * and drops, the consensus actor inclusions, undos and finality, and `/tx/:id` reports the
  * state it holds. The store records each inclusion and undo with its block, so the state of a
@@ -89,7 +89,7 @@ export function foldTxLifecycle(events: TxLifecycleEvent[], from = initialTxLife
 
 export const lifecycleState = (s: TxLifecycleSnapshot): TxLifecycleState => s.value as TxLifecycleState;
 
-/** The status word of a transaction (SPEC "States and transitions"); 'submitted' and 'refused' are transient. */
+/** The status word of a transaction (docs/API.md "Status values"); 'submitted' and 'refused' are transient. */
 export type TxStatus = 'submitted' | 'pending' | 'included' | 'finalized' | 'dropped' | 'refused' | 'undone';
 
 /** The status word `/tx/:id` shows for each state. */

@@ -1,4 +1,12 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { devAccountFile } from '../chain/devnet';
+import { applyGenesis } from '../chain/genesis';
+import type { Head } from '../protocol/chain';
+import { TREASURY_ADDRESS } from '../protocol/params';
+import { StateTrie } from '../state/stateTrie';
+import type { ChainStore } from '../storage/chainStore';
 import { devGenesis, devValidatorSecret, type DevAccount } from '../chain/devnet';
 import type { GenesisSpec } from '../chain/genesis';
 import { GenesisSpecError, parseGenesisText } from '../chain/genesisSpec';
@@ -92,4 +100,41 @@ export async function validatorKeys(config: NodeConfig): Promise<HybridKeys> {
   const hex = typeof secret === 'string' ? secret.replace(/^0x/i, '') : '';
   if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw configError(`--validator-key ${file}: must hold a 32-byte master secret as 64 hex, or {"secret": …} as in dev-validators.json`, { file });
   return deriveKeys(fromHex(hex));
+}
+
+/** Creates the genesis block on an empty store (dev network) and writes dev-accounts.json. */
+export async function ensureGenesis(store: ChainStore, config: NodeConfig, log: Logger): Promise<Head> {
+  const source = await genesisSource(config);
+  const existing = await store.head();
+  if (existing) {
+    checkSameGenesis(source, await store.genesisSpec(), config.dataDir);
+    return existing;
+  }
+  const { spec } = source;
+  const state = await StateTrie.open(store.kv, null);
+  const block = await applyGenesis(state, spec);
+  const batch = store.kv.batch();
+  const stateRoot = await state.flush(batch);
+  const head: Head = { height: 0, hash: block.header.hash, stateRoot, finalizedHeight: 0, timestamp: block.header.timestamp };
+  const addrs = [...spec.accounts.map((a) => a.address), TREASURY_ADDRESS];
+  store.putBlock(batch, block, head, addrs);
+  store.putGenesisSpec(batch, spec);
+  await store.kv.write(batch);
+  state.settle();
+  if (source.kind === 'file') {
+    log.info({ hash: head.hash, stateRoot, file: source.file, accounts: spec.accounts.length, validators: spec.accounts.filter((a) => a.isValidator).length }, 'genesis created from the chain specification');
+    return head;
+  }
+  const dev = { accounts: source.accounts, validator: source.validator };
+  // The development keys, so a developer can act as any account and as the validator locally.
+  for (const [name, content] of [['dev-accounts.json', dev.accounts], ['dev-validators.json', [devAccountFile(dev.validator)]]] as const) {
+    const file = join(config.dataDir, name);
+    try {
+      await writeFile(file, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
+    } catch (e) {
+      throw new CairnError('STORAGE_WRITE', `cannot write ${file}: ${(e as Error).message}`, { dir: config.dataDir }, { cause: e });
+    }
+  }
+  log.info({ hash: head.hash, stateRoot, accounts: dev.accounts.length }, 'genesis created (development network)');
+  return head;
 }

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { ActorRef } from '../actors/actorRef';
 import type { PeerInfo } from '../actors/peers';
-import type { ChainMsg, ChainReplies, HeadSink } from '../actors/protocol';
+import type { ConsensusMsg, ConsensusReplies, HeadSink } from '../actors/protocol';
 import type { Supervisor } from '../actors/supervisor';
 import { createBlockIntake, type BlockIntake } from '../api/blockIntake';
 import type { Admission, SubmitOutcome } from '../api/admission';
@@ -35,7 +35,7 @@ export interface Network {
 
 export async function startNetwork(d: {
   peers: readonly string[];
-  chain: ActorRef<ChainMsg, ChainReplies>;
+  consensus: ActorRef<ConsensusMsg, ConsensusReplies>;
   view: Pick<HeadSink, 'head'>;
   genesisHash: Hex;
   chainId: number;
@@ -54,7 +54,7 @@ export async function startNetwork(d: {
     ref: p2p,
     start: async () =>
       p2pBehavior({
-        peers: d.peers, chain: d.chain, view: d.view, genesisHash: d.genesisHash, chainId: d.chainId, book, log: d.log, now: Date.now, modes: d.modes,
+        peers: d.peers, consensus: d.consensus, view: d.view, genesisHash: d.genesisHash, chainId: d.chainId, book, log: d.log, now: Date.now, modes: d.modes,
         onSync: (s) => {
           target = s.target;
           rate = s.blocksPerSec;
@@ -64,7 +64,7 @@ export async function startNetwork(d: {
   const send = (m: P2pMsg) => {
     if (p2p.queued < 200) p2p.send(m); // gossip is best effort: a full mailbox drops it, sync catches up
   };
-  const blocks = createBlockIntake({ chain: d.chain, now: Date.now, onImported: (b) => send({ type: 'gossipBlock', block: b }) });
+  const blocks = createBlockIntake({ consensus: d.consensus, now: Date.now, onImported: (b) => send({ type: 'gossipBlock', block: b }) });
   const behindBy = () => Math.max(0, Math.max(target, ...[...book.values()].map((p) => p.height)) - d.view.head.height);
 
   return {

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { createLogger } from './logger';
@@ -8,13 +8,13 @@ import { DevControls } from '../api/devControls';
 import { ActorRef } from '../actors/actorRef';
 import { createAdmission, type Admission } from '../api/admission';
 import type { AlertSource } from '../actors/sentinel/alerts';
-import { chainActors } from '../actors/chainActor';
+import { consensusActors } from '../actors/consensusActors';
 import { BlockCache } from '../api/blockCache';
 import { ChainReader } from '../api/chainReader';
-import { ChainView } from '../api/chainView';
+import { ChainView, recentSummaries } from '../api/chainView';
 import { HeadAccounts } from '../api/headAccounts';
 import { mempoolBehavior } from '../actors/mempoolActor';
-import type { ChainMsg, ChainReplies, ImporterMsg, ImporterReplies, MempoolLookup, MempoolMsg, MempoolReplies, ProducerMsg, ProducerReplies } from '../actors/protocol';
+import type { ConsensusMsg, ConsensusReplies, ImporterMsg, ImporterReplies, MempoolLookup, MempoolMsg, MempoolReplies, ProducerMsg, ProducerReplies } from '../actors/protocol';
 import { NodeRpcBackend } from '../api/rpcBackend';
 import { Sentinel } from '../actors/sentinel';
 import { machineViewActors, type MachineViewActors } from '../actors/machineViewActor';
@@ -22,15 +22,12 @@ import { lifecycleActors } from '../actors/lifecycleActors';
 import { ON_CHAIN } from '../modules/machines';
 import { modesActor } from '../actors/modesActor';
 import { Supervisor, type ChildSpec } from '../actors/supervisor';
-import { devAccountFile } from '../chain/devnet';
-import { checkSameGenesis, genesisSource, validatorKeys } from './genesisSource';
-import { applyGenesis } from '../chain/genesis';
+import { ensureGenesis, validatorKeys } from './genesisSource';
 import { getCandidate, getSchedule } from '../modules/staking';
 import { SigningGuard } from '../storage/signingGuard';
-import { slotOf, slotsOf } from '../consensus/slots';
 import { startNetwork, type Network } from './network';
 import { producerKeysOf } from '../chain/blockRules';
-import { MAX_FUTURE_NONCE_GAP, MEMPOOL_LIFETIME_MS, TREASURY_ADDRESS } from '../protocol/params';
+import { MAX_FUTURE_NONCE_GAP, MEMPOOL_LIFETIME_MS } from '../protocol/params';
 import type { Address } from '../protocol/types';
 import type { Network as ChainNetwork } from '../protocol/network';
 import type { NodeConfig } from '../config/config';
@@ -51,7 +48,7 @@ import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
 import { ChainStore, type Head } from '../storage/chainStore';
 import { dirError, openStore } from '../storage/rocks';
-import { startSlotClock, type SlotClock } from './slotClock';
+import { countMissedSlots, slotTicks, startSlotClock, type SlotStats, type SlotClock } from './slotClock';
 
 const CLIENT_VERSION = '0.1.0';
 /** How often the sentinel runs its periodic checks (stalls, mempool pressure). */
@@ -63,10 +60,10 @@ export interface RunningNode {
   view: ChainView;
   reader: ChainReader;
   supervisor: Supervisor;
-  /** `chain` is the consensus actor (the one writer); `producer` and `importer` work for it. */
+  /** `consensus` is the consensus actor (the one writer); `producer` and `importer` work for it. */
   actors: {
     mempool: ActorRef<MempoolMsg, MempoolReplies>;
-    chain: ActorRef<ChainMsg, ChainReplies>;
+    consensus: ActorRef<ConsensusMsg, ConsensusReplies>;
     producer: ActorRef<ProducerMsg, ProducerReplies>;
     importer: ActorRef<ImporterMsg, ImporterReplies>;
   };
@@ -88,57 +85,6 @@ export interface StartHooks {
   beforeOpen?: () => Promise<void>;
   /** HTTP protection settings (rate limit, guard) passed to the server as they are. */
   http?: Pick<HttpDeps, 'rateLimit' | 'guard'>;
-}
-
-/** Creates the genesis block on an empty store (dev network) and writes dev-accounts.json. */
-async function ensureGenesis(store: ChainStore, config: NodeConfig, log: Logger): Promise<Head> {
-  const source = await genesisSource(config);
-  const existing = await store.head();
-  if (existing) {
-    checkSameGenesis(source, await store.genesisSpec(), config.dataDir);
-    return existing;
-  }
-  const { spec } = source;
-  const state = await StateTrie.open(store.kv, null);
-  const block = await applyGenesis(state, spec);
-  const batch = store.kv.batch();
-  const stateRoot = await state.flush(batch);
-  const head: Head = { height: 0, hash: block.header.hash, stateRoot, finalizedHeight: 0, timestamp: block.header.timestamp };
-  const addrs = [...spec.accounts.map((a) => a.address), TREASURY_ADDRESS];
-  store.putBlock(batch, block, head, addrs);
-  store.putGenesisSpec(batch, spec);
-  await store.kv.write(batch);
-  state.settle();
-  if (source.kind === 'file') {
-    log.info({ hash: head.hash, stateRoot, file: source.file, accounts: spec.accounts.length, validators: spec.accounts.filter((a) => a.isValidator).length }, 'genesis created from the chain specification');
-    return head;
-  }
-  const dev = { accounts: source.accounts, validator: source.validator };
-  // The development keys, so a developer can act as any account and as the validator locally.
-  for (const [name, content] of [['dev-accounts.json', dev.accounts], ['dev-validators.json', [devAccountFile(dev.validator)]]] as const) {
-    const file = join(config.dataDir, name);
-    try {
-      await writeFile(file, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
-    } catch (e) {
-      throw new CairnError('STORAGE_WRITE', `cannot write ${file}: ${(e as Error).message}`, { dir: config.dataDir }, { cause: e });
-    }
-  }
-  log.info({ hash: head.hash, stateRoot, accounts: dev.accounts.length }, 'genesis created (development network)');
-  return head;
-}
-
-/** Block summaries back to `since` (at least the newest 64), oldest first, for the read model. */
-async function loadHistory(store: ChainStore, head: Head, since: number) {
-  const out: Awaited<ReturnType<ChainStore['summariesDesc']>> = [];
-  let from = head.height;
-  for (;;) {
-    const page = await store.summariesDesc(from, 10_000);
-    out.push(...page);
-    const last = page[page.length - 1];
-    if (!last || last.height === 0 || (last.timestamp < since && out.length >= ChainView.RECENT)) break;
-    from = last.height - 1;
-  }
-  return out.reverse();
 }
 
 /** uWebSockets reports a busy port or a bad host as a bare string. */
@@ -184,7 +130,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   const compiler = new SolcCompiler();
   closers.push({ name: 'compiler', close: () => compiler.close() });
   const nodeMetrics = createNodeMetrics();
-  const slotStats = { missed: 0, ownMissed: 0 };
+  const slotStats: SlotStats = { missed: 0, ownMissed: 0 };
   const httpDeps: HttpDeps = {
     // Routes read these per request; the readiness gate answers 503 before any route runs.
     get reader(): ChainReader {
@@ -285,7 +231,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     }
     const headState = await StateTrie.open(kv, head.stateRoot);
     const validators = (await getSchedule(headState)).active;
-    view = new ChainView(head, validators, await loadHistory(store, head, Date.now() - 24 * 3_600_000));
+    view = new ChainView(head, validators, await recentSummaries(store, head, Date.now() - 24 * 3_600_000));
     keys = await validatorKeys(config);
     if (!validators.includes(keys.address)) {
       // A follower (an exchange's or an indexer's node), or a candidate not elected yet: it imports and serves, and produces once its key is in the active set.
@@ -337,8 +283,8 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   const mempool = new ActorRef<MempoolMsg, MempoolReplies>('mempool');
   mempoolRef = mempool;
   supervisorRef = supervisor;
-  const chain = new ActorRef<ChainMsg, ChainReplies>('consensus', 16);
-  if (config.dev) devControls = new DevControls({ chain, store: chainStore, head: () => view.head });
+  const consensus = new ActorRef<ConsensusMsg, ConsensusReplies>('consensus', 16);
+  if (config.dev) devControls = new DevControls({ consensus, store: chainStore, head: () => view.head });
   // Committed blocks decoded once, shared by the API and the sentinel; the committer hands each new block in as is.
   const blocks = new BlockCache(chainStore);
   sentinel = new Sentinel({
@@ -356,7 +302,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
 
   // The producer and importer are permanent (restarted after a crash: they hold nothing); consensus is critical.
   const blockWork = new BlockWorkGate();
-  const chainParts = chainActors({
+  const chainParts = consensusActors({
     kv, store: chainStore, view, mempool, keys, network: chainNetwork, blockWork, idleBlockMs: config.idleBlockMs, slotMs: config.slotMs, verifier, guard: signingGuard, dev: config.dev,
     log: log.child({ actor: 'consensus' }),
     lifecycles,
@@ -384,7 +330,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
       try {
         await closeHttp(); // stop taking requests first
         await rpcClose();
-        await supervisor.stop(); // the chain actor finishes the block it is writing
+        await supervisor.stop(); // the consensus actor finishes the block it is writing
       } catch (e) {
         log.error({ err: e }, 'error while stopping');
       }
@@ -410,12 +356,12 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     for (const v of views) await supervisor.startChild(v.spec);
     for (const child of chainParts.children) await supervisor.startChild(child as ChildSpec<{ type: string }>);
     await supervisor.startChild({
-      ref: chain,
+      ref: consensus,
       critical: true, // consensus and persistence: a crash halts the node rather than papering over a broken invariant
       start: async () => chainParts.consensus(),
     });
     network = await startNetwork({
-      peers: config.peers, chain, view, genesisHash: chainNetwork.genesisHash, chainId: chainNetwork.chainId, supervisor, log: log.child({ actor: 'p2p' }), modes: modes.ref,
+      peers: config.peers, consensus, view, genesisHash: chainNetwork.genesisHash, chainId: chainNetwork.chainId, supervisor, log: log.child({ actor: 'p2p' }), modes: modes.ref,
       staleMs: Math.max(10_000, 3 * config.idleBlockMs),
     });
     // Permanent: restarted after a crash; it only observes, so it can never halt production.
@@ -451,40 +397,8 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     throw e;
   }
 
-  // Missed slots: the empty slots between each new head and its parent, and which were this validator's.
-  let lastHead = view.head;
-  view.onHead((h) => {
-    // Counted from the second block on: the gap after genesis (or a restart) is not a missed slot.
-    if (h.height === lastHead.height + 1 && lastHead.height > 0) {
-      const from = slotOf(lastHead.timestamp, config.slotMs) + 1;
-      const to = slotOf(h.timestamp, config.slotMs);
-      slotStats.missed += Math.max(0, to - from);
-      slotStats.ownMissed += slotsOf(view.validators.indexOf(keys.address), view.validators.length, from, to);
-    }
-    lastHead = h;
-  });
-
-  // Slot clock: one tick per slot, aligned to the slot's start. A tick waits behind imports in
-  // the chain's mailbox rather than being dropped (its `now` keeps it in its slot); one is
-  // outstanding at a time, and a tick that comes while one is still being handled (a long
-  // block) is given once that one is done, for the slot current then.
-  let tickPending = false;
-  let tickDeferred = false;
-  const slotTick = (now: number): void => {
-    if (tickPending) {
-      tickDeferred = true;
-      return;
-    }
-    tickPending = true;
-    chain.ask({ type: 'slotTick', now }).catch((err) => log.debug({ err }, 'slot tick not handled')).finally(() => {
-      tickPending = false;
-      if (tickDeferred && !stopping) {
-        tickDeferred = false;
-        slotTick(Date.now());
-      }
-    });
-  };
-  slotClock = startSlotClock(config.slotMs, slotTick);
+  countMissedSlots(view, config.slotMs, keys.address, slotStats);
+  slotClock = startSlotClock(config.slotMs, slotTicks(consensus, () => stopping !== null, log));
   // Often enough that a gapped transaction outlives its lifetime by at most a quarter of it (1 s to 60 s).
   const expiryMs = Math.min(60_000, Math.max(1_000, Math.floor(config.mempoolGappedLifetimeMs / 4)));
   expiryTimer = setInterval(() => mempool.send({ type: 'expire', now: Date.now() }), expiryMs);
@@ -499,7 +413,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   );
 
   return {
-    config, log, view, reader, supervisor, actors: { mempool, chain, producer: chainParts.producer, importer: chainParts.importer }, alerts: sentinelRef, sentinel: sentinelRef, stopped,
+    config, log, view, reader, supervisor, actors: { mempool, consensus, producer: chainParts.producer, importer: chainParts.importer }, alerts: sentinelRef, sentinel: sentinelRef, stopped,
     get failure() {
       return modes.current().failure;
     },

@@ -8,6 +8,13 @@
  * the next left ~100 ms for build, gossip and import, and forks or missed slots followed;
  * bench/finality.ts.)
  */
+import type { Logger } from 'pino';
+import type { ActorRef } from '../actors/actorRef';
+import type { ConsensusMsg, ConsensusReplies } from '../actors/protocol';
+import type { ChainView } from '../api/chainView';
+import { slotOf, slotsOf } from '../consensus/slots';
+import type { Address } from '../protocol/types';
+
 export interface SlotClock {
   stop(): void;
 }
@@ -35,4 +42,53 @@ export function startSlotClock(slotMs: number, tick: (now: number) => void, now:
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * The slot clock's tick handed to the consensus actor: a tick waits behind imports in its
+ * mailbox rather than being dropped (its `now` keeps it in its slot); one is outstanding at a
+ * time, and a tick that comes while one is still being handled (a long block) is given once
+ * that one is done, for the slot current then.
+ */
+export function slotTicks(consensus: Pick<ActorRef<ConsensusMsg, ConsensusReplies>, 'ask'>, stopping: () => boolean, log: Logger, now: () => number = Date.now) {
+  let pending = false;
+  let deferred = false;
+  const tick = (at: number): void => {
+    if (pending) {
+      deferred = true;
+      return;
+    }
+    pending = true;
+    consensus.ask({ type: 'slotTick', now: at }).catch((err) => log.debug({ err }, 'slot tick not handled')).finally(() => {
+      pending = false;
+      if (deferred && !stopping()) {
+        deferred = false;
+        tick(now());
+      }
+    });
+  };
+  return tick;
+}
+
+/** Missed slots since the node started (metrics): all of them, and this validator's. */
+export interface SlotStats {
+  missed: number;
+  ownMissed: number;
+}
+
+/**
+ * Counts into `stats` the empty slots between each new head and its parent, and which of them
+ * were `self`'s — from the second block on: the gap after genesis (or a restart) is not missed.
+ */
+export function countMissedSlots(view: Pick<ChainView, 'head' | 'validators' | 'onHead'>, slotMs: number, self: Address, stats: SlotStats): void {
+  let last = view.head;
+  view.onHead((h) => {
+    if (h.height === last.height + 1 && last.height > 0) {
+      const from = slotOf(last.timestamp, slotMs) + 1;
+      const to = slotOf(h.timestamp, slotMs);
+      stats.missed += Math.max(0, to - from);
+      stats.ownMissed += slotsOf(view.validators.indexOf(self), view.validators.length, from, to);
+    }
+    last = h;
+  });
 }

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { prefers } from '../consensus/forkChoice';
 import { behaviorOf, type ActorRef, type Behavior, type NoReplies } from '../actors/actorRef';
 import type { PeerInfo } from '../actors/peers';
-import type { ChainMsg, ChainReplies, HeadSink } from '../actors/protocol';
+import type { ConsensusMsg, ConsensusReplies, HeadSink } from '../actors/protocol';
 import type { ModesMsg, ModesReplies } from '../actors/modesActor';
 import type { Hex } from '../primitives/hex';
 import type { Block, SignedTx } from '../protocol/types';
@@ -15,7 +15,7 @@ import { fetchChain, fetchStatus, postBlock, postTx } from './peerClient';
  *   sent again (duplicate suppression), and at most FANOUT peers are sent to.
  * - Sync: each tick polls every peer's /status; a peer on another genesis or chain id is
  *   refused; when a peer's head is preferred over ours (higher, or equal with a lower hash)
- *   its chain is pulled in GET /chain pages and handed to the chain actor, which verifies
+ *   its chain is pulled in GET /chain pages and handed to the consensus actor, which verifies
  *   and imports (or reorganizes). An orphan page steps back towards the finalized height
  *   to find the fork point.
  * - Scoring: unreachable peers and invalid data lower a peer's score; at DROP_SCORE it is
@@ -28,7 +28,7 @@ export type P2pMsg =
 
 export interface P2pDeps {
   peers: readonly string[];
-  chain: Pick<ActorRef<ChainMsg, ChainReplies>, 'ask'>;
+  consensus: Pick<ActorRef<ConsensusMsg, ConsensusReplies>, 'ask'>;
   view: Pick<HeadSink, 'head'>;
   genesisHash: Hex;
   chainId: number;
@@ -94,7 +94,7 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
     }
   }
 
-  /** Pulls the peer's chain until our head is not behind it; verification and import are the chain actor's. */
+  /** Pulls the peer's chain until our head is not behind it; verification and import are the consensus actor's. */
   async function syncFrom(p: PeerInfo): Promise<void> {
     const t0 = performance.now();
     const start = d.view.head;
@@ -102,7 +102,7 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
     // start a page back so the page holds where the chains part (known blocks are skipped).
     let from = p.height > start.height ? start.height + 1 : Math.max(start.finalizedHeight + 1, p.height - FORK_LOOKBACK + 1);
     let imported = 0;
-    // The next page is fetched while the chain actor imports this one (bounded: one page ahead).
+    // The next page is fetched while the consensus actor imports this one (bounded: one page ahead).
     let ahead: Promise<ChainPage> | null = fetchChain(p.url, from, PAGE);
     for (let pages = 0; pages < 10_000 && ahead; pages++) {
       const head = d.view.head;
@@ -112,7 +112,7 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
       const nextFrom = page.blocks[page.blocks.length - 1].header.height + 1;
       ahead = page.next === null ? null : fetchChain(p.url, nextFrom, PAGE);
       ahead?.catch(() => {}); // a failed prefetch is seen when awaited
-      const r = await d.chain.ask({ type: 'importBlocks', blocks: page.blocks, now: d.now() });
+      const r = await d.consensus.ask({ type: 'importBlocks', blocks: page.blocks, now: d.now() });
       imported += r.imported;
       if (r.rejected) {
         penalize(p, 50, `invalid block: ${r.rejected}`);

@@ -16,7 +16,7 @@ export function newAccount(height: number): AccountState {
 }
 
 
-/** Credits an account, creating it on first receipt (SPEC: an account exists from its first received transaction). */
+/** Credits an account, creating it on first receipt (docs/API.md "GET /address/:end": an account exists from its first received transaction). */
 export async function credit(s: ExecState, addr: Address, amount: bigint, height: number): Promise<void> {
   const a = (await s.getAccount(addr)) ?? newAccount(height);
   a.balance += amount;

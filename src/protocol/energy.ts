@@ -3,7 +3,7 @@ import { BURN_PER_ENERGY, ENERGY_PER_STAKED_COIN, ENERGY_REGEN_BLOCKS, FREE_ENER
 import type { AccountState } from './types';
 
 /**
- * Energy cap grows with the stake whose capacity the account holds (DESIGN.md §4): its own
+ * Energy cap grows with the stake whose capacity the account holds (docs/PROTOCOL.md "Fees and energy"): its own
  * stake less what it lends (DELEGATE_RESOURCE), plus what others lend it. Integer arithmetic only.
  */
 export function maxEnergy(a: AccountState): bigint {
@@ -19,7 +19,7 @@ export function energyAt(a: AccountState, height: number): bigint {
 }
 
 /**
- * The fee-exemption rule (docs/PROTOCOL.md "Energy and fees"): an account burns no fees when
+ * The fee-exemption rule (docs/PROTOCOL.md "Fees and energy"): an account burns no fees when
  * genesis made it exempt (system accounts), or while its own stake is at least the governable
  * FEE_EXEMPT_STAKE (0 turns the stake rule off). `/address` shows the same rule's answer.
  */

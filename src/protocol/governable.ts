@@ -7,7 +7,7 @@ import { RECORD_PREFIX } from './records';
  * The governable parameters: one table, one record in consensus state, one accessor.
  * Genesis writes every value (its chain specification may override the defaults); a
  * GOV_PROPOSE parameter change that passes writes one. Execution reads them only through
- * `loadParams` / `paramOf`, so a voted value always takes effect (DESIGN.md §11 lessons).
+ * `loadParams` / `paramOf`, so a voted value always takes effect.
  *
  * Values are non-negative integers (bigint): amounts in base units, fractions in basis
  * points (1/10,000), windows in blocks. No floats anywhere.

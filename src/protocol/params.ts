@@ -1,12 +1,12 @@
 import { COIN } from '../primitives/amount';
 
 /**
- * Protocol constants. Values named by SPEC.md "Limits" are spelled as there.
+ * Protocol constants. Values the interface names (docs/API.md "Limits and protection") are spelled as there.
  * Governable parameters will be read through one accessor (issue: governance);
  * until then these are the genesis values.
  */
 /**
- * The development network's chain id (SPEC: eth_chainId 0x11954). A chain specification sets
+ * The development network's chain id (eth_chainId 0x11954). A chain specification sets
  * its own (`chainId`, 1..MAX_CHAIN_ID): a node serves and checks its chain's, never this one.
  */
 export const CHAIN_ID = 72020;

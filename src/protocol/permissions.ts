@@ -4,7 +4,7 @@ import { refusals, type Refusal } from './refusal';
 import type { Address, SignedTx, TxType } from './types';
 
 /**
- * A weighted multisig permission on an account (docs/PROTOCOL.md "Permissions and multisig"):
+ * A weighted multisig permission on an account (docs/PROTOCOL.md "Weighted multisig permissions"):
  * its key holders' weights, the weight an action needs, the operations it governs and the
  * timelock of a change to it. `version` grows with every install, so a change or an operation
  * proposed under an older permission can no longer be approved or applied.

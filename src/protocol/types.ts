@@ -6,7 +6,7 @@ import type { Address } from './address';
 export type { Address };
 
 /**
- * The catalogue of the protocol's 58 transaction types (DESIGN.md §11), by module: the
+ * The catalogue of the protocol's 58 transaction types, by module: the
  * vocabulary every layer may name. Which of them the node implements is not decided here:
  * it is the keys of the registry (modules/registry.ts, `TX_TYPES`), so naming a type here
  * never makes it acceptable on the wire.

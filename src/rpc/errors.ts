@@ -1,7 +1,7 @@
 import { CairnError } from '../errors/CairnError';
 
 /**
- * JSON-RPC error codes, exactly as SPEC.md "Errors / JSON-RPC errors" lists them.
+ * JSON-RPC error codes, exactly as the interface lists them (docs/API.md "Errors").
  * Body of an error answer: `{jsonrpc: "2.0", id, error: {code, message, data?}}`.
  */
 export const RPC_CODES = {

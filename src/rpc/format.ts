@@ -9,7 +9,7 @@ import { BLOCK_GAS_LIMIT, NATIVE_TX_GAS } from './limits';
  * Ethereum JSON shapes (blocks, transactions, receipts, logs) that ethers v6 and viem 2
  * parse. Every quantity is minimal hex (`0x0`, `0x1a`), every address and hash lower-case.
  *
- * Mapping choices (docs: see report / docs/API.md "VM JSON-RPC"):
+ * Mapping choices (docs/PROTOCOL.md "JSON-RPC (port 7070)"):
  * - block `hash` / `parentHash` are the Cairn block hashes (the same values as /blocks);
  *   `transactionsRoot` is the header's txRoot, `stateRoot` the header's stateRoot;
  * - `receiptsRoot` = keccak256 of the RFC 8785 JSON of the block's `results` array (the

@@ -3,7 +3,7 @@ import { PARAMS } from '../protocol/governable';
 
 export { VM_MAX_GAS };
 
-/** Limits of the VM JSON-RPC surface (SPEC.md "Limits"). */
+/** Limits of the VM JSON-RPC surface (docs/API.md "The JSON-RPC port"). */
 export const MAX_RPC_BATCH = 50;
 export const LOGS_MAX_BLOCK_SPAN = 5_000;
 export const LOGS_MAX_RESULTS = 10_000;

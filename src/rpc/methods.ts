@@ -8,7 +8,7 @@ import * as P from './params';
 import { andThen, type MaybePromise } from '../primitives/maybe';
 
 /**
- * The 21 methods of SPEC.md "VM JSON-RPC", over RpcBackend only.
+ * The 21 methods of the interface (docs/PROTOCOL.md "JSON-RPC (port 7070)"), over RpcBackend only.
  *
  * Block tags: `latest` and `pending` = the head (the backend has no pending state; `pending`
  * in eth_getTransactionCount asks backend.nonce(addr, 'pending') = nextNonce); `earliest` = 0;
@@ -265,7 +265,7 @@ export function createMethods(backend: RpcBackend): Map<string, MethodHandler> {
       if (raw === '0x') throw invalidParams('invalid argument 0: raw transaction is empty');
       const r = await backend.sendRawTransaction(raw);
       if (r.accepted) return r.hash;
-      // Resending a transaction the node already holds is not an error (SPEC.md refusal
+      // Resending a transaction the node already holds is not an error (the interface's refusal
       // reasons): answer its hash, so a client's retry converges instead of failing.
       if (r.code === 'TX_KNOWN') return keccakHex(fromHex(raw));
       throw executionError(r.reason);

@@ -7,7 +7,7 @@ import { invalidRequest, RpcError, internalError, limitExceeded, RPC_CODES } fro
 import { RPC_MAX_BODY_BYTES } from './limits';
 
 /**
- * The VM JSON-RPC HTTP server (SPEC.md "VM JSON-RPC"): POST on `/` only, JSON-RPC 2.0,
+ * The VM JSON-RPC HTTP server (docs/PROTOCOL.md "JSON-RPC (port 7070)"): POST on `/` only, JSON-RPC 2.0,
  * no WebSocket, no auth.
  *
  * - Every JSON-RPC answer (success or error) is HTTP 200 with content-type application/json.

@@ -28,7 +28,7 @@ import {
 } from './assets';
 
 // The response shapes are the server's own (views/), so the two cannot drift apart.
-/** GET /address/:end (SPEC "Account"); amounts are integer strings in base units. */
+/** GET /address/:end (docs/API.md "GET /address/:end"); amounts are integer strings in base units. */
 export type Account = AccountView;
 /** GET /tx/:id: the transaction, where the node has it and its lifecycle state. */
 export type { TxRecord, TxStatus };
@@ -383,7 +383,7 @@ export class CairnClient {
     if (r.status !== 'included' && r.status !== 'finalized') return null; // pending, undone
     let final = r.status === 'finalized';
     if (!final && until === 'finalized' && typeof r.blockHeight === 'number') {
-      // SPEC: finality is finalizedHeight (from /status) >= the transaction's blockHeight.
+      // Finality (docs/API.md "Status values"): finalizedHeight (from /status) >= the transaction's blockHeight.
       const s = await this.request<NodeStatus>('GET', '/status', undefined, remainingMs);
       final = typeof s.finalizedHeight === 'number' && s.finalizedHeight >= r.blockHeight;
     }

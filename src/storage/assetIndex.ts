@@ -177,7 +177,7 @@ export interface Page<T, C = string> {
 
 /**
  * Where a page of a feed ordered by height (tokens, transfers, collections, names) starts: below
- * a block height (SPEC: `before` is the height of the last item seen), or strictly after the
+ * a block height (docs/API.md "Pagination": `before` is the height of the last item seen), or strictly after the
  * entry at a position (from a cursor these feeds issued before they paged by height).
  */
 export type HeightStart = number | Uint8Array;

@@ -2,7 +2,7 @@ import type { Address } from '../protocol/types';
 import type { Hex } from '../primitives/hex';
 import type { AccountTokenView } from './assets';
 
-/** GET /address/:end (SPEC "Account"); amounts are integer strings in base units. */
+/** GET /address/:end (docs/API.md "GET /address/:end"); amounts are integer strings in base units. */
 export interface AccountView {
   address: Address; // 0x form
   native: string; // cairn1… form

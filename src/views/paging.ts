@@ -1,6 +1,6 @@
 /**
  * What every paginated feed's page carries besides its items. A `limit` above the feed's
- * maximum is not refused: the page is served capped at that maximum (SPEC: MAX_CHAIN_PAGE
+ * maximum is not refused: the page is served capped at that maximum (docs/API.md "Pagination": MAX_CHAIN_PAGE
  * "for /chain and similar paginated endpoints"), and `capped` says so.
  */
 export interface CappedPage {

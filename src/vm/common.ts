@@ -15,7 +15,7 @@ import { cairnEvmParams } from './opcodePrices';
  */
 export const VM_HARDFORK = Hardfork.Prague;
 
-/** SPEC "Limits": gas ceiling of one VM execution; a gasLimit above it is refused. */
+/** docs/PROTOCOL.md "VM": gas ceiling of one VM execution; a gasLimit above it is refused. */
 export { VM_MAX_GAS } from '../protocol/params';
 
 /** GASLIMIT opcode value: a constant block gas limit (no gas market; blocks cap tx count instead). */

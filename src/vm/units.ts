@@ -2,7 +2,7 @@ import type { AccountState } from '../protocol/types';
 
 /**
  * Scale between the native surface (base units) and the VM surface (wei): 1 base unit =
- * 10^12 wei (DESIGN.md §3). The sub-base-unit part of an account's VM balance is kept in
+ * 10^12 wei (docs/PROTOCOL.md "VM"). The sub-base-unit part of an account's VM balance is kept in
  * `weiRemainder` (always < 10^12), so the conversion never creates or destroys value:
  * `weiBalance(withWeiBalance(a, w)) === w` for every w >= 0.
  */

@@ -118,7 +118,7 @@ export function materialize(spec: BlockSpec, height: number, parent: Hex): Block
   };
 }
 
-/** Commits `block` on the store's head as the chain actor does (undoably, nothing final). */
+/** Commits `block` on the store's head as the consensus actor does (undoably, nothing final). */
 export async function commitSynthetic(store: ChainStore, block: Block, finalizedHeight = 0): Promise<Head> {
   const h = block.header;
   const head: Head = { height: h.height, hash: h.hash, stateRoot: h.stateRoot, finalizedHeight, timestamp: h.timestamp };

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ActorRef } from '../../src/actors/actorRef';
-import { chainBehavior } from '../../src/actors/chainActor';
+import { standaloneConsensus } from '../../src/actors/consensusActors';
 import { mempoolBehavior } from '../../src/actors/mempoolActor';
-import type { ChainMsg, ChainReplies, MempoolLookup, MempoolMsg, MempoolReplies } from '../../src/actors/protocol';
+import type { ConsensusMsg, ConsensusReplies, MempoolLookup, MempoolMsg, MempoolReplies } from '../../src/actors/protocol';
 import { ChainView } from '../../src/api/chainView';
 import { HeadAccounts } from '../../src/api/headAccounts';
 import { pqKeyHashOf } from '../../src/crypto/txSigning';
@@ -30,7 +30,7 @@ import { scratchDirs } from '../helpers/scratch';
 const scratch = scratchDirs();
 
 /**
- * Reorganizations through the real chain actors: two validators each build their own branch
+ * Reorganizations through the real consensus actors: two validators each build their own branch
  * from one genesis (each produces only in its own slots), with transfers and token creations
  * from shared senders; random runs of production and imports one way or the other. After any
  * sequence, each node's indexes (every block and mutable bucket: feeds, token indexes, stats,
@@ -48,7 +48,7 @@ interface Node {
   store: ChainStore;
   view: ChainView;
   pool: TxPool;
-  chain: ActorRef<ChainMsg, ChainReplies>;
+  chain: ActorRef<ConsensusMsg, ConsensusReplies>;
   mempool: ActorRef<MempoolMsg, MempoolReplies>;
   clock: { now: number };
 }
@@ -78,9 +78,9 @@ async function node(index: number): Promise<Node> {
     pool, recent: new Map<Hex, MempoolLookup>(), readAccount: (a) => headAccounts.read(a),
     inChain: async (id) => (await store.txLocation(id)) !== undefined, now: () => clock.now, log,
   }));
-  const chain = new ActorRef<ChainMsg, ChainReplies>(`chain${index}`);
+  const chain = new ActorRef<ConsensusMsg, ConsensusReplies>(`chain${index}`);
   const guard = await SigningGuard.open(join(scratch('cairn-reorg-'), 'guard.json'));
-  chain.attach(chainBehavior({
+  chain.attach(standaloneConsensus({
     kv, store, view, mempool, keys: validators[index], network: DEV_NETWORK, idleBlockMs: 0, slotMs: SLOT, guard, log,
     verifier: { verifyMany: async (jobs) => jobs.map(() => true) }, // signatures are the verify pool's tests; here: reorganization
   }));
@@ -123,7 +123,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('sync' as const), from: fc.constantFrom(0 as const, 1 as const) }),
 );
 
-describe('reorganizations (two validators, real chain actors)', () => {
+describe('reorganizations (two validators, real consensus actors)', () => {
   it('indexes after any sequence of imports and reorganizations equal a fresh import of the final chain; undone transactions are re-included or pending', async () => {
     let reorgs = 0;
     await fc.assert(

@@ -11,7 +11,7 @@ import { WEI_PER_BASE, weiBalance, withWeiBalance } from '../../src/vm/units';
 import { type Compiled, compileContracts } from '../helpers/vmContracts';
 
 /**
- * DESIGN.md §3: scale conversion never creates or destroys value. Random wei transfers
+ * docs/PROTOCOL.md "VM": scale conversion never creates or destroys value. Random wei transfers
  * (sub-base-unit amounts included, some above the sender's balance) between EOAs and through
  * a forwarding contract keep the total wei over every touched account constant, and every
  * account's weiRemainder below 10^12.

@@ -2,10 +2,10 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ActorRef } from '../../src/actors/actorRef';
-import { chainBehavior } from '../../src/actors/chainActor';
+import { standaloneConsensus } from '../../src/actors/consensusActors';
 import { mempoolBehavior } from '../../src/actors/mempoolActor';
 import { standaloneLifecycles } from '../../src/actors/lifecycleActors';
-import type { ChainMsg, ChainReplies, MempoolLookup, MempoolMsg, MempoolReplies } from '../../src/actors/protocol';
+import type { ConsensusMsg, ConsensusReplies, MempoolLookup, MempoolMsg, MempoolReplies } from '../../src/actors/protocol';
 import { ChainView } from '../../src/api/chainView';
 import { ChainReader } from '../../src/api/chainReader';
 import { HeadAccounts } from '../../src/api/headAccounts';
@@ -30,7 +30,7 @@ const scratch = scratchDirs();
 const IDLE_MS = 1_000;
 const log = pino({ level: 'silent' });
 
-/** A chain at genesis in memory, the mempool and chain actors over it, and a clock the test moves. */
+/** A chain at genesis in memory, the mempool and consensus actors over it, and a clock the test moves. */
 async function world() {
   const dev = devGenesis(3);
   const [alice, bob] = devAccounts(3).map((a) => a.keys);
@@ -57,10 +57,10 @@ async function world() {
     pool, recent: new Map<Hex, MempoolLookup>(), readAccount: (a) => headAccounts.read(a),
     inChain: async (id) => (await store.txLocation(id)) !== undefined, now: () => clock.now, log, lifecycles,
   }));
-  const chain = new ActorRef<ChainMsg, ChainReplies>('chain');
+  const chain = new ActorRef<ConsensusMsg, ConsensusReplies>('chain');
   const guard = await SigningGuard.open(join(scratch('cairn-guard-'), 'signing-guard.json'));
   // One-millisecond slots: every tick of the fake clock is a new slot of the single validator.
-  chain.attach(chainBehavior({ kv, store, view, mempool, keys: dev.validator, network: DEV_NETWORK, idleBlockMs: IDLE_MS, slotMs: 1, verifier: { verifyMany: async (j) => j.map(() => true) }, guard, log, lifecycles }));
+  chain.attach(standaloneConsensus({ kv, store, view, mempool, keys: dev.validator, network: DEV_NETWORK, idleBlockMs: IDLE_MS, slotMs: 1, verifier: { verifyMany: async (j) => j.map(() => true) }, guard, log, lifecycles }));
 
   let ts = clock.now;
   const transfer = (keys: HybridKeys, nonce: number, amount = 1_000n) =>
@@ -108,7 +108,7 @@ describe('mempool actor', () => {
   });
 });
 
-describe('chain actor', () => {
+describe('consensus actor', () => {
   it('produces a block from the pending transactions, commits it, publishes the head and tells the mempool', async () => {
     const w = await world();
     const txs = [w.transfer(w.alice, 0), w.transfer(w.alice, 1), w.transfer(w.bob, 0)];

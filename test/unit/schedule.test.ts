@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { countingMembers, finalityThreshold, finalizedFrom, getCandidate, getSchedule, getValidatorSet, JOINING_ROUNDS } from '../../src/modules/staking';
+import { finalityThreshold, finalizedFrom } from '../../src/consensus/finality';
+import { countingMembers, getCandidate, getSchedule, getValidatorSet, JOINING_ROUNDS } from '../../src/modules/staking';
 import { COIN } from '../../src/primitives/amount';
 import { EconWorld, U1, U2, V0, addr } from '../helpers/econWorld';
 

@@ -64,7 +64,7 @@ async function harness(validators: Address[], options: Partial<SentinelOptions> 
     const batch = store.kv.batch();
     const summary = store.putBlock(batch, block, head);
     await store.kv.write(batch);
-    view.publish(head, summary); // after the write, as the chain actor does
+    view.publish(head, summary); // after the write, as the consensus actor does
     tip = h;
     await send({ type: 'head', head });
     return h;

@@ -1,4 +1,4 @@
-/** Security sentinel alerts (SPEC: /security/alerts). Produced by actors/sentinel/, served by http/. */
+/** Security sentinel alerts (docs/API.md "GET /security/alerts"). Produced by actors/sentinel/, served by http/. */
 export type AlertKind =
   | 'reorg'
   | 'finality_stall'

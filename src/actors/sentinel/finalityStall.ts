@@ -1,4 +1,4 @@
-import { finalityThreshold } from '../../modules/staking';
+import { finalityThreshold } from '../../consensus/finality';
 import type { Head } from '../../storage/chainStore';
 import type { Detector, DetectorContext } from './detector';
 

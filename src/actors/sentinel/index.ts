@@ -1,5 +1,5 @@
 /**
- * The security sentinel (SPEC: /security/alerts): a node actor that watches the chain and
+ * The security sentinel (docs/API.md "GET /security/alerts"): a node actor that watches the chain and
  * the mempool and raises alerts. It only reads (committed blocks from the ChainStore, the
  * published head, mempool statistics) and never feeds anything back into consensus.
  *

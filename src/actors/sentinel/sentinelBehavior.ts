@@ -15,7 +15,7 @@ export interface SentinelDeps {
   view: Pick<SentinelView, 'head' | 'validators' | 'recent'>;
   store: Pick<ChainStore, 'block' | 'summary'>;
   mempool?: Pick<ActorRef<MempoolMsg, MempoolReplies>, 'ask'>;
-  /** Node actors may read the clock (DESIGN.md §1); tests pass a fake one. */
+  /** Node actors may read the clock (docs/LAYERS.md: only node actors do); tests pass a fake one. */
   now: () => number;
   /**
    * Height of the last block looked at, kept outside the behaviour so that a restart neither

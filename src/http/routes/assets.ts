@@ -28,7 +28,7 @@ function cursorParam(q: Record<string, string>, feed: Feed, invalid = 'invalid c
 
 /**
  * `before` on the feeds ordered by height (tokens, transfers, collections, names): a block
- * height, the page holding what is strictly below it (SPEC: the height of the last item seen,
+ * height, the page holding what is strictly below it (docs/API.md "Pagination": the height of the last item seen,
  * as on /address/:end/txs; `nextBefore` is one); absent or empty = from the newest. A cursor
  * these feeds returned before they paged by height (never all digits) is still honoured.
  */
@@ -122,7 +122,7 @@ export function registerAssetRoutes(app: Server, r: RouteWrap, d: HttpDeps): voi
   app.get('/name/:name', r(async (req): Promise<NameResolutionView> => {
     const raw = req.path_parameters.name ?? '';
     const name = segment(raw).toLowerCase();
-    // The read resolves the name or answers 404 (SPEC): a string that cannot be a name (a
+    // The read resolves the name or answers 404 (docs/API.md "GET /name/:name"): a string that cannot be a name (a
     // malformed %-escape included) is not registered either.
     if (!NAME_RE.test(name)) throw notFound(`name not registered: ${(name || raw).slice(0, 100)} (names are 3–32 characters of a–z, 0–9 and '-', not starting or ending with '-')`);
     const v = await assets().name(name);

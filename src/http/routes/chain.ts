@@ -34,7 +34,7 @@ export function registerChainRoutes(app: Server, r: RouteWrap, d: HttpDeps): voi
   app.get('/chain', r(async (req, res) => {
     const q = req.query_parameters;
     const from = intParam(q, 'from', { def: 0 })!;
-    // Above MAX_CHAIN_PAGE the page is capped, and the answer says so (SPEC: the page is capped, not refused).
+    // Above MAX_CHAIN_PAGE the page is capped, and the answer says so (docs/API.md "Pagination": the page is capped, not refused).
     const { limit, capped } = pageSize(q, CHAIN_PAGE);
     // The stored block lines are sent as they are (shape: ChainPage): parsing and re-encoding 16 MiB pages would cost the serving node more than the page.
     res.type('application/json').send(await d.reader.chainJson(from, limit, capped));

@@ -11,7 +11,7 @@ import { checkTask, escrow, sendTask } from './task';
 /**
  * AI_CHALLENGE: disputes a decided answer during its challenge window, posting `amount` (at
  * least AI_CHALLENGE_BOND) as a bond. Staked oracles who are not parties to the task then give
- * verdicts; the loser pays (docs/PROTOCOL.md "Challenges").
+ * verdicts; the loser pays (docs/PROTOCOL.md "AI tasks and oracles").
  */
 export const aiChallenge = defineTx({
   type: 'AI_CHALLENGE',

@@ -6,8 +6,8 @@ import { defineMachine, effect, holds, type DeadlineEvent, type Rule, statusesOf
 import { PERMISSIONS } from './errors';
 
 /**
- * A structural change to an account's permission (docs/PROTOCOL.md "Permissions and
- * multisig"), an on-chain machine:
+ * A structural change to an account's permission (docs/PROTOCOL.md "Permissions, multisig,
+ * vesting and meta-transactions"), an on-chain machine:
  *
  *   PENDING ──APPROVE reaching the threshold──► QUEUED ──DEADLINE at executeAt──► APPLIED
  *      │  └─DEADLINE at expiresAt──► EXPIRED      │                          └─► FAILED (the permission changed meanwhile)

@@ -5,7 +5,7 @@ import { writeValidatorSet } from './election';
 import { getCandidate, getValidatorSet, putCandidate, type Jail } from './records';
 
 /**
- * Jailing (docs/PROTOCOL.md "Jailing and slashing"): a jailed candidate leaves the elected
+ * Jailing (docs/PROTOCOL.md "Validators, staking and elections"): a jailed candidate leaves the elected
  * active set at once — the first of the standby bank takes its place — and is not eligible
  * in elections until it asks back in. Like every change of the elected set, it schedules
  * slots only once the block that made it is final (schedule.ts). The last member of the

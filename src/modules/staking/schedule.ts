@@ -4,6 +4,7 @@ import type { Params } from '../../protocol/governable';
 import { recordKey } from '../../protocol/records';
 import type { Address } from '../../protocol/types';
 import type { FinalityBehind } from '../../protocol/chain';
+import { finalityThreshold, finalizedFrom } from '../../consensus/finality';
 import { sameList } from './election';
 import { jailCandidate } from './jail';
 import { getCandidate, getValidatorSet } from './records';
@@ -65,22 +66,11 @@ export function countingMembers(sch: Pick<ScheduleRecord, 'active' | 'joining'>)
 
 export const SCHEDULE_KEY = recordKey('schedule');
 
-/** ⌊2n/3⌋+1 distinct members must have produced above a block for it to be final. */
-export const finalityThreshold = (n: number): number => Math.floor((2 * n) / 3) + 1;
-
 /** The schedule in this state; a state written before the schedule existed reads its elected set as scheduled since genesis. */
 export async function getSchedule(s: ExecState): Promise<ScheduleRecord> {
   const r = await s.getRecord<ScheduleRecord>(SCHEDULE_KEY);
   if (r) return r;
   return { active: (await getValidatorSet(s)).active, since: 1, finalizedHeight: 0, lastProduced: {}, pending: [] };
-}
-
-/** Final height under `active` given the members' last produced heights; never below `previous`. */
-export function finalizedFrom(active: readonly Address[], lastProduced: Readonly<Record<Address, number>>, previous: number): number {
-  const need = finalityThreshold(active.length);
-  const heights = active.map((a) => lastProduced[a] ?? 0).sort((x, y) => y - x);
-  const h = heights[need - 1] ?? 0;
-  return Math.max(previous, h - 1);
 }
 
 /**
