@@ -10,7 +10,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  *   browser      test/browser — the explorer in Debian's Chromium
  *   fuzz         test/fuzz — HTTP and envelope fuzzing (FUZZ_RUNS)
  *   bench        test/bench — every benchmark in tiny mode
- * `npm run test:all` runs them all (what .ci/run runs).
+ * `npm run test:all` runs them all, in two phases (scripts/test-all.sh; what .ci/run runs).
  *
  * The benchmark tests (two halves of the bench suite in tiny mode, ~1.5 min each, CPU-heavy
  * floods) run last, side by side. They must not share the machine with a 4-process devnet

@@ -109,15 +109,7 @@ export async function rpcFrom(from: string, rpcUrl: string, method: string, para
   return r.json;
 }
 
-export async function waitFor<T>(what: string, f: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000, pollMs = 50): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, pollMs));
-  }
-}
+export { waitFor } from '../helpers/wait';
 
 export const percentile = (xs: number[], p: number): number => {
   if (xs.length === 0) return NaN;

@@ -103,12 +103,4 @@ export async function startTestNode(overrides: Partial<NodeConfig> = {}): Promis
   };
 }
 
-export async function waitUntil<T>(f: () => Promise<T | undefined | false>, timeoutMs = 20_000, pollMs = 50): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, pollMs));
-  }
-}
+export { waitUntil } from './wait';

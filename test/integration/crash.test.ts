@@ -1,6 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { waitUntil } from '../helpers/wait';
 import { verifyChain } from '../../src/chain/verifyChain';
 import { signTx } from '../../src/chain/envelope';
 import type { SignedTx } from '../../src/protocol/types';
@@ -53,7 +54,7 @@ describe('crash safety', () => {
       const create = signTx(keys[0], { type: 'TOKEN_CREATE', to: null, amount: '0', data: { name: 'Crash', symbol: 'CRASH', decimals: 0, supply: '1000000' }, nonce: nonces[0]++ }, node.network);
       expect(((await (await fetch(`${node.url}/tx`, { method: 'POST', body: JSON.stringify(create) })).json()) as { accepted: boolean }).accepted).toBe(true);
       const token = assetId(create.id);
-      for (let i = 0; i < 200 && (await fetch(`${node.url}/tokens/${token}`)).status !== 200; i++) await new Promise((r) => setTimeout(r, 50));
+      await waitUntil(async () => (await fetch(`${node.url}/tokens/${token}`)).status === 200, 10_000, 50, `token ${token} readable`);
       const seenIncluded = new Map<string, { blockHeight: number; blockHash: string }>();
       for (let round = 0; round < ROUNDS; round++) {
         // Pre-sign a burst from every sender (signing is the slow part), then post it.

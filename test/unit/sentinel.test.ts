@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
+import { waitUntil } from '../helpers/wait';
 import { describe, expect, it } from 'vitest';
 import type { SecurityAlert } from '../../src/actors/sentinel/alerts';
 import { ChainView } from '../../src/api/chainView';
@@ -285,10 +286,7 @@ describe('sentinel', () => {
     const sup = new Supervisor(silent, () => { throw new Error('should not escalate'); }, { maxRestarts: 3, windowMs: 10_000, backoffMs: 1, maxBackoffMs: 5 });
     await sup.startChild(sentinel.childSpec());
     const disconnect = sentinel.connect(60_000);
-    const seen = (n: number) => new Promise<SecurityAlert[]>((resolve) => {
-      const poll = () => (sentinel.recent(100).length >= n ? resolve(sentinel.recent(100)) : setTimeout(poll, 5));
-      poll();
-    });
+    const seen = (n: number) => waitUntil(() => (sentinel.recent(100).length >= n ? sentinel.recent(100) : undefined), 5_000, 5, `${n} alerts`);
     // `harness.commit` publishes on the same view the actor listens to.
     await h.commit(A, { txs: [transfer(1, 7n)] });
     expect((await seen(1))[0]).toMatchObject({ kind: 'large_transfer', height: 1 });
