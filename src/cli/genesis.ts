@@ -7,7 +7,7 @@ import { COIN } from '../primitives/amount';
 import { toHex } from '../primitives/hex';
 import { genesisParams, PARAM_NAMES, PARAMS } from '../protocol/governable';
 import { CHAIN_ID, MAX_CHAIN_ID } from '../protocol/params';
-import { wrap } from './assets/help';
+import { wrap } from './commands/help';
 import { EXIT, json, parse, parseNonNegInt, parseSecret, str, usage, type CliIo } from './common';
 
 /**

@@ -10,8 +10,8 @@ import { isCairnError } from '../errors/CairnError';
 import { parseAmount } from '../primitives/amount';
 import { isHex, toHex } from '../primitives/hex';
 import { CairnClient } from '../sdk/client';
-import { ASSET_COMMANDS, ASSET_GROUPS, ASSET_HELP, ASSET_MAIN_HELP } from './assets';
-import { wrap } from './assets/help';
+import { GROUP_COMMANDS, COMMAND_GROUPS, GROUP_HELP, GROUPS_MAIN_HELP } from './commands';
+import { wrap } from './commands/help';
 import { GENESIS_COMMANDS, GENESIS_HELP, GENESIS_SUBS } from './genesis';
 import { cmdDevnet, DEVNET_HELP } from './devnet';
 import {
@@ -57,7 +57,7 @@ Commands:
   tx sign             sign a transaction offline; print the envelope to POST to /tx
   tx send             sign, submit to a node, optionally wait for the outcome
   tx wait <id>        wait until a transaction is included or finalized
-${ASSET_MAIN_HELP}
+${GROUPS_MAIN_HELP}
   status              print the node's GET /status
   explorer [<what>]   print the URL of the node's block explorer (or of one page of it)
   account <address>   print an account (0x or cairn1 address)
@@ -93,7 +93,7 @@ ${wrap('  --type <TYPE>        one of: ', TX_TYPES.map((t, i) => (i < TX_TYPES.l
                        e.g. from "cairn tx sign --fee 0")`;
 
 const HELP: Record<string, string> = {
-  ...ASSET_HELP,
+  ...GROUP_HELP,
   ...GENESIS_HELP,
   devnet: DEVNET_HELP,
   keygen: `Usage: cairn keygen
@@ -422,13 +422,13 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
   'tx sign': cmdTxSign,
   'tx send': cmdTxSend,
   'tx wait': cmdTxWait,
-  ...ASSET_COMMANDS,
+  ...GROUP_COMMANDS,
   ...GENESIS_COMMANDS,
   devnet: cmdDevnet,
 };
 
 /** Commands with sub-commands: `cairn <group> <sub>`. */
-const GROUPS: Record<string, readonly string[]> = { tx: ['sign', 'send', 'wait'], ...ASSET_GROUPS, genesis: GENESIS_SUBS };
+const GROUPS: Record<string, readonly string[]> = { tx: ['sign', 'send', 'wait'], ...COMMAND_GROUPS, genesis: GENESIS_SUBS };
 
 const orList = (xs: string[]): string => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}`);
 

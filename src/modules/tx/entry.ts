@@ -109,7 +109,7 @@ export interface RunCtx<R extends ToRule> extends ExecContext {
   readonly events: ChainEvent[];
 }
 
-/** How a CLI flag fills an input field (cli/assets/ maps each kind to its parser). */
+/** How a CLI flag fills an input field (cli/commands/ maps each kind to its parser). */
 export type CliFlagKind =
   | 'text' // a string, as typed
   | 'int' // a non-negative integer

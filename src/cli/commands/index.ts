@@ -4,8 +4,9 @@ import { READ_COMMANDS, READ_HELP, READ_SUBS } from './read';
 import { WRITE_COMMANDS, WRITE_ENTRIES, WRITE_HELP } from './write';
 
 /**
- * `cairn token …`, `cairn nft …`, `cairn name …`: the write commands generated from the
- * registry entries (write.ts), the read commands (read.ts), and the groups' help.
+ * The command groups (`cairn token …`, `nft`, `name`, `stake`, `gov`, `resource`, `vesting`,
+ * `oracle`, `ai`, `bridge`): the write commands generated from the registry entries
+ * (write.ts), the read commands (read.ts), and the groups' help.
  */
 
 /** Each group: what `cairn --help` calls it, and the frame of its own help around the generated "Send" lines. */
@@ -124,12 +125,12 @@ const writesOf = (group: Group) => WRITE_ENTRIES.filter((e) => e.cli.command.spl
 const subOf = (command: string) => command.split(' ')[1];
 
 /** `cairn <group> <sub>` sub-commands by group: the writes in registry order, then the reads. */
-export const ASSET_GROUPS: Record<string, readonly string[]> = Object.fromEntries(
+export const COMMAND_GROUPS: Record<string, readonly string[]> = Object.fromEntries(
   Object.keys(GROUPS).map((g) => [g, [...writesOf(g as Group).map((c) => subOf(c.command)), ...READ_SUBS[g]]]),
 );
 
 /** Lines of `cairn --help` for the asset groups. */
-export const ASSET_MAIN_HELP = Object.entries(GROUPS)
+export const GROUPS_MAIN_HELP = Object.entries(GROUPS)
   .map(([g, { title }]) => {
     const writes = writesOf(g as Group).map((c) => subOf(c.command));
     const words = [...writes.map((s, i) => (i < writes.length - 1 ? `${s},` : READ_SUBS[g].length > 0 ? `${s};` : s)), ...READ_SUBS[g].map((s, i, all) => (i < all.length - 1 ? `${s},` : s))];
@@ -146,10 +147,10 @@ Read:
 ${GROUPS[g].read}
 Run "cairn ${g} <sub> --help" for details.`;
 
-export const ASSET_COMMANDS: Record<string, Command> = { ...WRITE_COMMANDS, ...READ_COMMANDS };
+export const GROUP_COMMANDS: Record<string, Command> = { ...WRITE_COMMANDS, ...READ_COMMANDS };
 
 /** Help texts by command key ("token", "token create", …). */
-export const ASSET_HELP: Record<string, string> = {
+export const GROUP_HELP: Record<string, string> = {
   ...Object.fromEntries(Object.keys(GROUPS).map((g) => [g, groupHelp(g as Group)])),
   ...WRITE_HELP,
   ...READ_HELP,
