@@ -8,6 +8,7 @@
 import http from 'node:http';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitUntil } from '../helpers/wait';
 import type { AlertSource, SecurityAlert } from '../../src/actors/sentinel/alerts';
 import type { PeerInfo } from '../../src/actors/peers';
 import type { Admission } from '../../src/api/admission';
@@ -59,16 +60,6 @@ function request(port: number, from: string, method: string, path: string, opts:
   });
 }
 
-/**
- * Waits out part of a rate-limit window: here the passing of time is what is tested, so
- * there is no condition to wait on instead (a retry while blocked extends the block).
- */
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/**
- * Added to a wait that must end after a block does: a timer is measured from the event
- * loop's cached clock, which can lag `Date.now()` by a few ms.
- */
-const TIMER_SLACK_MS = 25;
 
 const HEAD = { height: 7, hash: `0x${'ab'.repeat(32)}`, stateRoot: `0x${'cd'.repeat(32)}`, finalizedHeight: 5, timestamp: 1 };
 
@@ -295,9 +286,11 @@ describe('Gateway, histogram, admin token', () => {
 // ───────────────────────────────────────────────────────────── over HTTP
 
 describe('rate limit over HTTP', () => {
+  // The windows run on the server's injected clock (HttpDeps.now), moved by the test: no sleeps.
   it('answers 429 {error} with Retry-After beyond the limit, while other clients are served', async () => {
     const WINDOW_MS = 500;
-    const { get } = await start({ rateLimit: { max: 5, windowMs: WINDOW_MS } });
+    const clock = { t: 1_000_000 };
+    const { get } = await start({ now: () => clock.t, rateLimit: { max: 5, windowMs: WINDOW_MS } });
     for (let i = 0; i < 5; i++) expect((await get('127.0.0.2', '/status')).status).toBe(200);
     const r = await get('127.0.0.2', '/status');
     expect(r.status).toBe(429);
@@ -307,25 +300,24 @@ describe('rate limit over HTTP', () => {
     expect((await get('127.0.0.2', '/nowhere')).status).toBe(429); // every route, unknown ones too
     // Retry-After rounds up to whole seconds (1 s); the block the retry above re-armed ends
     // one window after it: waiting that long, no longer, is enough to be served.
-    await sleep(WINDOW_MS + TIMER_SLACK_MS);
+    clock.t += WINDOW_MS - 1;
+    expect((await get('127.0.0.2', '/status')).status).toBe(429); // 1 ms early: still blocked (and re-armed)
+    clock.t += WINDOW_MS;
     expect((await get('127.0.0.2', '/status')).status).toBe(200);
   });
 
   it('extends the block on an immediate retry', async () => {
-    // The waits are fractions of the window, leaving each request at least a sixth of a
-    // window (100 ms) from the edge it must fall on the right side of, against a loaded
-    // machine: a shorter window would leave less.
     const WINDOW_MS = 600;
-    const { get } = await start({ rateLimit: { max: 2, windowMs: WINDOW_MS } });
+    const clock = { t: 1_000_000 };
+    const { get } = await start({ now: () => clock.t, rateLimit: { max: 2, windowMs: WINDOW_MS } });
     await get('127.0.0.2', '/status');
     await get('127.0.0.2', '/status');
-    const t0 = Date.now();
-    expect((await get('127.0.0.2', '/status')).status).toBe(429); // blocked until the window ends (≤ t0 + 600)
-    await sleep((WINDOW_MS * 2) / 3);
-    expect((await get('127.0.0.2', '/status')).status).toBe(429); // retry: blocked until ≈ t0 + 400 + 600
-    await sleep(Math.max(0, t0 + (WINDOW_MS * 7) / 6 - Date.now()));
-    expect((await get('127.0.0.2', '/status')).status).toBe(429); // past the original window, still blocked (and re-armed)
-    await sleep(WINDOW_MS + TIMER_SLACK_MS); // the re-armed block ends one window after that retry
+    expect((await get('127.0.0.2', '/status')).status).toBe(429); // blocked until the window ends (t0 + 600)
+    clock.t += 400;
+    expect((await get('127.0.0.2', '/status')).status).toBe(429); // retry: blocked until t0 + 400 + 600
+    clock.t += 300; // t0 + 700: past the original window
+    expect((await get('127.0.0.2', '/status')).status).toBe(429); // still blocked (and re-armed: until t0 + 1300)
+    clock.t += WINDOW_MS; // the re-armed block ends one window after that retry
     expect((await get('127.0.0.2', '/status')).status).toBe(200);
   });
 
@@ -451,10 +443,12 @@ describe('gateway, metrics, admin, readiness, upstream over HTTP', () => {
       setTimeout(() => (req.destroy(), resolve()), 100);
     });
     await gone;
-    await sleep(50);
+    // The abort reaches the server as a socket close with nothing to observe before the route
+    // ends: give it that time (the one wait of this file that is not on a condition).
+    await new Promise((r) => setTimeout(r, 50));
     expect(s.protection.gateway.inFlight).toBe(1); // the route still waits on the store
     release();
-    await sleep(50);
+    await waitUntil(() => s.protection.gateway.inFlight === 0, 5_000, 10, 'the aborted request accounted for');
     const g = s.protection.gateway.snapshot([]);
     expect(g.inFlight).toBe(0);
     expect(g.routes.find((x) => x.route === 'GET /tx/:id')).toMatchObject({ requests: 1, status: { 0: 1 } });
