@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawnOwned } from './processes';
+import { waitUntil } from './wait';
 import { openSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,15 +12,9 @@ import { freePortRun, tempDir } from './testNode';
  * record every finalized block every node reports, so a test can check none ever changes.
  */
 /** Polls `f` until it gives a value (errors count as not yet); fails naming `what` after `ms`. */
-export async function until<T>(f: () => Promise<T | undefined | false>, ms = 30_000, what = 'condition'): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`${what} not met within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** waitUntil for a devnet: a read that fails (a node being killed or restarted) counts as not yet. */
+export const until = <T>(f: () => Promise<T | undefined | false>, ms = 30_000, what = 'condition'): Promise<T> =>
+  waitUntil(() => f().catch(() => undefined), ms, 100, what);
 
 export interface DevnetNode {
   index: number;

@@ -5,7 +5,7 @@ import { deriveKeys, type HybridKeys } from '../../src/crypto/keys';
 import { COIN } from '../../src/primitives/amount';
 import { fromHex } from '../../src/primitives/hex';
 import { CairnClient, fileCursor, followAccount, followBlocks, followProposals, type TxInput } from '../../src/sdk';
-import { startTestNode, type TestNode } from '../helpers/testNode';
+import { startTestNode, waitUntil, type TestNode } from '../helpers/testNode';
 import { scratchDirs } from '../helpers/scratch';
 
 const scratch = scratchDirs();
@@ -61,8 +61,8 @@ describe('SDK followers', () => {
     const first = await take(followAccount(client, b.address, { cursor, pollMs: 50, signal: s1.signal }), 2, s1);
     expect(first.map((x) => x.id)).toEqual(ids);
     expect(first.every((x) => x.blockHeight !== undefined)).toBe(true);
-    // The cursor was saved once the page was handed out; a new follower starts after it.
-    await new Promise((r) => setTimeout(r, 300));
+    // The cursor was saved once the page was handed out (when the loop ended); a new follower starts after it.
+    await waitUntil(async () => ((await cursor.load()) ?? -1) >= first[1].blockHeight!, 5_000, 20, 'the cursor saved past the second transfer');
     const third = await send(a, { type: 'TRANSFER', to: b.address, amount: 3n * COIN } as TxInput);
     const s2 = new AbortController();
     const next = await take(followAccount(client, b.address, { cursor, pollMs: 50, signal: s2.signal }), 1, s2);

@@ -83,7 +83,9 @@ describe('partition 2 | 2', () => {
   it('no half finalizes alone; healed, all converge on one chain, finality resumes, both halves\' transactions end up final once', async () => {
     await until(async () => (await Promise.all(nodes.map((_, i) => get(i, '/status')))).every((s) => s.finalizedHeight >= 4), 60_000, 'finality before the partition');
     setLinks('cut');
-    await new Promise((r) => setTimeout(r, 1_500)); // blocks already on their way finalize or not
+    // Blocks already on their way finalize or not: two more blocks on every node, cut off.
+    const cutAt = await Promise.all(nodes.map((_, i) => get(i, '/status')));
+    await until(async () => (await Promise.all(nodes.map((_, i) => get(i, '/status')))).every((s, i) => s.height >= cutAt[i].height + 2), 30_000, 'two blocks on each side after the cut');
     const atCut = Math.max(...(await Promise.all(nodes.map((_, i) => get(i, '/status')))).map((s) => s.finalizedHeight));
 
     // One transaction on each side, from different senders.
@@ -96,7 +98,7 @@ describe('partition 2 | 2', () => {
     await until(async () => (await get(1, `/tx/${txA.id}`)).status === 'included' && (await get(3, `/tx/${txB.id}`)).status === 'included', 20_000, 'inclusion on each side');
     // Each half keeps producing, neither finalizes.
     const h = await Promise.all(nodes.map((_, i) => get(i, '/status')));
-    await new Promise((r) => setTimeout(r, 3_000));
+    await until(async () => (await Promise.all(nodes.map((_, i) => get(i, '/status')))).every((s, i) => s.height >= h[i].height + 3), 30_000, 'three more blocks on each side');
     const later = await Promise.all(nodes.map((_, i) => get(i, '/status')));
     // Finality can only reach blocks both halves share (the fork point): above it a half has
     // 2 producers, and finality needs 3 distinct ones on top.
