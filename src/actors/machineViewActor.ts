@@ -4,33 +4,15 @@ import { stateName } from '../machines/record';
 import type { AnyMachineDef } from '../machines/registry';
 import type { Head } from '../protocol/chain';
 import type { ChainEvent } from '../protocol/events';
-import type { Address, Block } from '../protocol/types';
-import type { ActionsAt, MachineAction } from '../machines/actions';
+import type { Block } from '../protocol/types';
+import type { ActionsAt } from '../machines/actions';
 import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
 import type { ChainStore } from '../storage/chainStore';
 import { ActorRef, behaviorOf } from './actorRef';
+import type { DueInstance, MachineViewMsg, MachineViewReplies, OpenInstance } from './protocol';
 
 type Transition = Extract<ChainEvent, { kind: 'machine.transition' }>;
-
-/** An open instance of an on-chain machine: where it is, and the height it moves at by itself (null: only a transaction moves it). */
-export interface OpenInstance {
-  id: string;
-  status: string;
-  /** Its next deadline (the end-of-block tick of this height), or null. */
-  at: number | null;
-}
-
-/** What /machines/:name/due and /metrics read. */
-export interface MachineViewStats {
-  machine: string;
-  /** Instances not in a final state, by status. */
-  open: Record<string, number>;
-  /** Transitions in the blocks committed since the node started, less those of blocks undone since. */
-  transitions: number;
-  /** The head height the view is at. */
-  height: number;
-}
 
 /**
  * The node-side view of one on-chain machine's instances (proposals, bridge transfers, AI
@@ -41,23 +23,6 @@ export interface MachineViewStats {
  * this actor only reads committed state. It starts from the node-local feed (every instance
  * that ever moved, read at the head), so a restart loses nothing.
  */
-export type MachineViewMsg =
-  | { type: 'committed'; block: Block }
-  | { type: 'undone'; blocks: Block[]; head: Head }
-  | { type: 'due'; limit: number }
-  | { type: 'actions'; id: string; who: Address }
-  | { type: 'stats' };
-
-/** What `who` may send to an instance from the next block on, computed at the view's height `at`. */
-export interface ActionsAnswer {
-  actions: readonly MachineAction[];
-  at: number;
-}
-
-/** An open instance that moves by itself: its deadline is set. */
-export type DueInstance = OpenInstance & { at: number };
-
-export type MachineViewReplies = { committed: void; undone: void; due: { height: number; due: DueInstance[] }; actions: ActionsAnswer; stats: MachineViewStats };
 
 export interface MachineViewDeps {
   def: AnyMachineDef;

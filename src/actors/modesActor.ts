@@ -1,10 +1,8 @@
-import { modesOf, nodeModesMachine, type NodeModeEvent, type NodeModes, type NodeModesSnapshot } from '../machines/nodeModes';
+import { modesOf, nodeModesMachine, type NodeModes, type NodeModesSnapshot } from '../machines/nodeModes';
+import type { ModesMsg, ModesReplies } from './protocol';
 import { ActorRef } from './actorRef';
 import { machineBehavior } from './machineActor';
 
-/** Each mode event answers the modes it led to; `modes` only reads. */
-export type ModesMsg = NodeModeEvent | { type: 'modes' };
-export type ModesReplies = { [K in ModesMsg['type']]: NodeModes };
 
 /**
  * The node's modes (machines/nodeModes.ts) as a supervised actor: the node root reports

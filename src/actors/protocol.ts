@@ -2,6 +2,8 @@ import type { BuildResult } from '../chain/buildBlock';
 import type { Address, Block, SignedBlockHeader, SignedTx } from '../protocol/types';
 import type { TxLifecycleSnapshot } from '../machines/txLifecycle';
 import type { BlockLifecycleEvent, BlockLifecycleView } from '../machines/blockLifecycle';
+import type { MachineAction } from '../machines/actions';
+import type { NodeModeEvent, NodeModes } from '../machines/nodeModes';
 import type { ActorRef } from './actorRef';
 import type { KvBatch } from '../state/kv';
 import type { StateTrie } from '../state/stateTrie';
@@ -182,3 +184,51 @@ export interface ExecutedBlock {
   started: number;
   phases: Record<string, number>;
 }
+
+/** The node's modes actor (actors/modesActor.ts): each mode event answers the modes it led to; `modes` only reads. */
+export type ModesMsg = NodeModeEvent | { type: 'modes' };
+export type ModesReplies = { [K in ModesMsg['type']]: NodeModes };
+
+/** The p2p actor (p2p/p2pActor.ts): the timer's tick, a block of ours to gossip, an admitted transaction to relay. */
+export type P2pMsg =
+  | { type: 'tick'; now: number }
+  | { type: 'gossipBlock'; block: Block }
+  | { type: 'relayTx'; tx: SignedTx };
+
+/** A machine's view actor (actors/machineViewActor.ts): consensus hands it each committed and undone block; readers ask. */
+export type MachineViewMsg =
+  | { type: 'committed'; block: Block }
+  | { type: 'undone'; blocks: Block[]; head: Head }
+  | { type: 'due'; limit: number }
+  | { type: 'actions'; id: string; who: Address }
+  | { type: 'stats' };
+
+/** What `who` may send to an instance from the next block on, computed at the view's height `at`. */
+export interface ActionsAnswer {
+  actions: readonly MachineAction[];
+  at: number;
+}
+
+/** An open instance of an on-chain machine: where it is, and the height it moves at by itself (null: only a transaction moves it). */
+export interface OpenInstance {
+  id: string;
+  status: string;
+  /** Its next deadline (the end-of-block tick of this height), or null. */
+  at: number | null;
+}
+
+/** An open instance that moves by itself: its deadline is set. */
+export type DueInstance = OpenInstance & { at: number };
+
+/** What /machines/:name/due and /metrics read. */
+export interface MachineViewStats {
+  machine: string;
+  /** Instances not in a final state, by status. */
+  open: Record<string, number>;
+  /** Transitions in the blocks committed since the node started, less those of blocks undone since. */
+  transitions: number;
+  /** The head height the view is at. */
+  height: number;
+}
+
+export type MachineViewReplies = { committed: void; undone: void; due: { height: number; due: DueInstance[] }; actions: ActionsAnswer; stats: MachineViewStats };

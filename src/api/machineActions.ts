@@ -1,4 +1,4 @@
-import type { ActionsAnswer } from '../actors/machineViewActor';
+import type { ActionsAnswer } from '../actors/protocol';
 import { loadInstance } from '../machines/instance';
 import { ON_CHAIN } from '../modules/machines';
 import type { Address } from '../protocol/types';

@@ -5,7 +5,8 @@ import type { ConsensusMsg, ConsensusReplies, HeadSink } from '../actors/protoco
 import type { Supervisor } from '../actors/supervisor';
 import { createBlockIntake, type BlockIntake } from '../api/blockIntake';
 import type { Admission, SubmitOutcome } from '../api/admission';
-import { p2pBehavior, type P2pDeps, type P2pMsg } from '../p2p/p2pActor';
+import { p2pBehavior, type P2pDeps } from '../p2p/p2pActor';
+import type { P2pMsg } from '../actors/protocol';
 import type { Hex } from '../primitives/hex';
 import type { Block } from '../protocol/types';
 

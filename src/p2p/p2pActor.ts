@@ -3,9 +3,8 @@ import { prefers } from '../consensus/forkChoice';
 import { behaviorOf, type ActorRef, type Behavior, type NoReplies } from '../actors/actorRef';
 import type { PeerInfo } from '../actors/peers';
 import type { ConsensusMsg, ConsensusReplies, HeadSink } from '../actors/protocol';
-import type { ModesMsg, ModesReplies } from '../actors/modesActor';
+import type { ModesMsg, ModesReplies, P2pMsg } from '../actors/protocol';
 import type { Hex } from '../primitives/hex';
-import type { Block, SignedTx } from '../protocol/types';
 import { fetchChain, fetchStatus, postBlock, postTx } from './peerClient';
 
 /**
@@ -21,11 +20,6 @@ import { fetchChain, fetchStatus, postBlock, postTx } from './peerClient';
  * - Scoring: unreachable peers and invalid data lower a peer's score; at DROP_SCORE it is
  *   ignored for DROP_MS. Only configured URLs are ever fetched.
  */
-export type P2pMsg =
-  | { type: 'tick'; now: number }
-  | { type: 'gossipBlock'; block: Block }
-  | { type: 'relayTx'; tx: SignedTx };
-
 export interface P2pDeps {
   peers: readonly string[];
   consensus: Pick<ActorRef<ConsensusMsg, ConsensusReplies>, 'ask'>;

@@ -2,7 +2,6 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { waitUntil } from '../helpers/wait';
 import { describe, expect, it } from 'vitest';
-import type { SecurityAlert } from '../../src/actors/sentinel/alerts';
 import { ChainView } from '../../src/api/chainView';
 import type { MempoolStats, SentinelMsg } from '../../src/actors/protocol';
 import { AlertLog, Sentinel, sentinelBehavior, type SentinelOptions } from '../../src/actors/sentinel';
