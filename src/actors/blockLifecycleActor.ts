@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { blockLifecycleMachine, blockState, receivedBlock, storedBlock, type BlockLifecycleEvent, type BlockLifecycleSnapshot, type BlockLifecycleView } from '../machines/blockLifecycle';
+import { blockLifecycleMachine, blockState, receivedBlock, storedBlock, type BlockLifecycleSnapshot, type BlockLifecycleView } from '../machines/blockLifecycle';
 import type { Hex } from '../primitives/hex';
 import type { ChainStore } from '../storage/chainStore';
 import { behaviorOf } from './actorRef';
@@ -47,7 +47,7 @@ export function blockLifecycleBehavior(d: BlockLifecycleDeps) {
       // A block first met at commit or undo (a tool that built it outside the producer, or a restart) was committed.
       if (!table.has(hash)) table.set(hash, event.type === 'COMMITTED' || event.type === 'UNDONE' ? storedBlock(height, -1) : receivedBlock(height));
       const from = table.get(hash)!;
-      table.apply([hash], event as BlockLifecycleEvent);
+      table.apply([hash], event);
       const to = table.get(hash);
       if (to && to !== from) d.log.debug({ hash, height, from: from.value, to: to.value, ...(to.context.reason ? { reason: to.context.reason } : {}) }, 'block lifecycle');
     },

@@ -7,6 +7,7 @@ import type { Address, Block } from '../protocol/types';
 import type { KvStore } from '../state/kv';
 import type { ChainStore } from '../storage/chainStore';
 import type { ActorRef } from './actorRef';
+import type { Hex } from '../primitives/hex';
 import type { ExecutedBlock, HeadSink, LifecycleReports, MempoolMsg, MempoolReplies } from './protocol';
 
 export type { ExecutedBlock };
@@ -47,8 +48,9 @@ export function createBlockCommitter(d: CommitDeps) {
     x.state.settle();
     d.view.publish(head, summary, schedule.active);
     d.onCommitted?.(x.block, summary);
-    reportCommitted(d.lifecycles, x.block, finalizedHeight > parent.finalizedHeight ? finalizedHeight : undefined);
-    d.mempool.send({ type: 'blockCommitted', height: header.height, hash: header.hash, included: txs.map((t) => t.id), dropped: x.dropped, nonces: usedNonces(txs) });
+    const included = txs.map((t) => t.id);
+    reportCommitted(d.lifecycles, header, included, finalizedHeight > parent.finalizedHeight ? finalizedHeight : undefined);
+    d.mempool.send({ type: 'blockCommitted', height: header.height, hash: header.hash, included, dropped: x.dropped, nonces: usedNonces(txs) });
     d.log.info(
       {
         height: header.height, hash: header.hash, txs: txs.length, dropped: x.dropped.length, finalizedHeight, ms: Math.round(performance.now() - x.started),
@@ -64,11 +66,10 @@ export function createBlockCommitter(d: CommitDeps) {
 export type CommitBlock = ReturnType<typeof createBlockCommitter>;
 
 /** A commit, to the lifecycle actors: the block committed, its transactions included, and the new finalized height if it moved. */
-function reportCommitted(to: LifecycleReports | undefined, block: Block, finalized: number | undefined): void {
+function reportCommitted(to: LifecycleReports | undefined, { height, hash }: Block['header'], ids: Hex[], finalized: number | undefined): void {
   if (!to) return;
-  const { height, hash } = block.header;
   to.blocks.send({ type: 'step', hash, height, event: { type: 'COMMITTED' } });
-  to.txs.send({ type: 'included', height, hash, ids: block.txs.map((t) => t.id) });
+  to.txs.send({ type: 'included', height, hash, ids });
   if (finalized === undefined) return;
   to.blocks.send({ type: 'finalized', height: finalized });
   to.txs.send({ type: 'finalized', height: finalized });

@@ -98,22 +98,21 @@ export async function renderMetrics(src: MetricsSource, gateway: Gateway, p: Pro
     each('cairn_actor_restarts_total', 'counter', 'Times the supervisor restarted the actor after a crash.', (a) => a.restarts);
   }
 
-  const machines = (await src.machines?.().catch(() => undefined)) ?? [];
-  if (machines.length > 0) {
-    out.push(...family('cairn_machine_open', 'gauge', 'Open (not final) instances of an on-chain machine, by status.'));
-    for (const m of machines) for (const [status, n] of Object.entries(m.open).sort()) out.push(`cairn_machine_open${labelText({ machine: m.machine, status })} ${n}`);
-    // A gauge, not a counter: a reorganization takes the undone blocks' transitions back.
-    out.push(...family('cairn_machine_transitions', 'gauge', 'Transitions of an on-chain machine in the blocks committed since the node started, less those of blocks undone.'));
-    for (const m of machines) out.push(`cairn_machine_transitions${labelText({ machine: m.machine })} ${m.transitions}`);
-  }
-
-  const lifecycles = (await src.lifecycles?.().catch(() => undefined)) ?? [];
-  if (lifecycles.length > 0) {
-    out.push(...family('cairn_lifecycle_open', 'gauge', 'Instances of a node-local lifecycle (transactions, blocks) not finished, by state.'));
-    for (const m of lifecycles) for (const [state, n] of Object.entries(m.open).sort()) out.push(`cairn_lifecycle_open${labelText({ machine: m.machine, state })} ${n}`);
-    out.push(...family('cairn_lifecycle_finished', 'gauge', 'Finished instances a lifecycle actor still holds (drops, rejected and undone blocks; bounded).'));
-    for (const m of lifecycles) out.push(`cairn_lifecycle_finished${labelText({ machine: m.machine })} ${m.finished}`);
-  }
+  /** Gauges per machine: its open instances by state (`by` names the label), then one figure each. */
+  const perMachine = <M extends { machine: string; open: Record<string, number> }>(rows: readonly M[], open: [name: string, by: string, help: string], one: [name: string, help: string, v: (m: M) => number]) => {
+    if (rows.length === 0) return;
+    out.push(...family(open[0], 'gauge', open[2]));
+    for (const m of rows) for (const [state, n] of Object.entries(m.open).sort()) out.push(`${open[0]}${labelText({ machine: m.machine, [open[1]]: state })} ${n}`);
+    out.push(...family(one[0], 'gauge', one[1]));
+    for (const m of rows) out.push(`${one[0]}${labelText({ machine: m.machine })} ${one[2](m)}`);
+  };
+  // Transitions are a gauge, not a counter: a reorganization takes the undone blocks' transitions back.
+  perMachine((await src.machines?.().catch(() => undefined)) ?? [],
+    ['cairn_machine_open', 'status', 'Open (not final) instances of an on-chain machine, by status.'],
+    ['cairn_machine_transitions', 'Transitions of an on-chain machine in the blocks committed since the node started, less those of blocks undone.', (m) => m.transitions]);
+  perMachine((await src.lifecycles?.().catch(() => undefined)) ?? [],
+    ['cairn_lifecycle_open', 'state', 'Instances of a node-local lifecycle (transactions, blocks) not finished, by state.'],
+    ['cairn_lifecycle_finished', 'Finished instances a lifecycle actor still holds (drops, rejected and undone blocks; bounded).', (m) => m.finished]);
 
   const series = gateway.series();
   out.push(...family('cairn_http_requests_total', 'counter', 'HTTP requests answered, by route pattern and status (0 = aborted by the client).'));

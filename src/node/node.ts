@@ -18,7 +18,7 @@ import type { ConsensusMsg, ConsensusReplies, ImporterMsg, ImporterReplies, Memp
 import { NodeRpcBackend } from '../api/rpcBackend';
 import { Sentinel } from '../actors/sentinel';
 import { machineViewActors, type MachineViewActors } from '../actors/machineViewActor';
-import { lifecycleActors } from '../actors/lifecycleActors';
+import { lifecycleActors, type LifecycleActors } from '../actors/lifecycleActors';
 import { ON_CHAIN } from '../modules/machines';
 import { modesActor } from '../actors/modesActor';
 import { Supervisor, type ChildSpec } from '../actors/supervisor';
@@ -126,6 +126,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   let mempoolRef: ActorRef<MempoolMsg, MempoolReplies> | undefined;
   let supervisorRef: Supervisor | undefined;
   let views: MachineViewActors | undefined;
+  let lifecycleRefs: LifecycleActors | undefined;
   const starting = () => new HttpError(503, 'node is starting: retry shortly');
   const compiler = new SolcCompiler();
   closers.push({ name: 'compiler', close: () => compiler.close() });
@@ -179,7 +180,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
       node: nodeMetrics,
       actors: () => supervisorRef?.status() ?? [],
       machines: async () => Promise.all((views ?? []).map((v) => v.ref.ask({ type: 'stats' }))),
-      lifecycles: async () => Promise.all([lifecycles.txs.ask({ type: 'stats' }), lifecycles.blocks.ask({ type: 'stats' })]),
+      lifecycles: async () => (lifecycleRefs ? Promise.all([lifecycleRefs.txs.ask({ type: 'stats' }), lifecycleRefs.blocks.ask({ type: 'stats' })]) : []),
     },
   };
   let http: ReturnType<typeof createHttpServer>;
@@ -279,7 +280,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   });
   const recentOutcomes = new Map<Hex, MempoolLookup>();
   // The transaction and block lifecycles (node-local machines), each hosted by its actor.
-  const lifecycles = lifecycleActors({ store: chainStore, finalizedHeight: () => view.head.finalizedHeight, log });
+  const lifecycles = (lifecycleRefs = lifecycleActors({ store: chainStore, finalizedHeight: () => view.head.finalizedHeight, log }));
   const mempool = new ActorRef<MempoolMsg, MempoolReplies>('mempool');
   mempoolRef = mempool;
   supervisorRef = supervisor;
