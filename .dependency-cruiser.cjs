@@ -21,7 +21,7 @@ const LAYERS = {
   contracts: ['primitives', 'errors', 'protocol', 'crypto'],
   config: ['primitives', 'errors', 'protocol'],
   // The JSON shapes of the HTTP API, shared by the server (api/) and the SDK.
-  views: ['primitives', 'protocol', 'machines', 'modules'],
+  views: ['primitives', 'protocol', 'crypto', 'machines', 'modules'],
   storage: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'machines', 'modules', 'chain'],
   actors: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'vm', 'machines', 'modules', 'mempool', 'consensus', 'chain', 'storage'],
   api: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'vm', 'machines', 'modules', 'mempool', 'consensus', 'chain', 'storage', 'actors', 'contracts', 'views'],

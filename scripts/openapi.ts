@@ -1,6 +1,6 @@
 /**
  * `npm run docs:openapi`: writes docs/openapi.json, the OpenAPI 3.1 document of the native
- * HTTP API, from the route table (src/http/openapi/routes.ts) and JSON Schemas generated
+ * HTTP API, from the route table (src/views/routes) and JSON Schemas generated
  * from the view types (src/views) — the types the server builds and the SDK reads, so the
  * document is not a second, hand-written copy of the shapes. test/integration/openapi-doc.test.ts
  * regenerates it and compares with the committed file.
@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createGenerator } from 'ts-json-schema-generator';
 import { buildDocument, documentText } from '../src/http/openapi/document';
-import type { JsonSchema } from '../src/http/openapi/routes';
+import type { JsonSchema } from '../src/http/openapi/document';
 
 const root = (p: string) => fileURLToPath(new URL(`../${p}`, import.meta.url));
 export const OPENAPI_PATH = root('docs/openapi.json');

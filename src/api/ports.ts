@@ -30,7 +30,8 @@ export interface ReadModel {
 }
 
 /** A token or collection named by its id or by its symbol (upper-case in state). */
-export type AssetRef = { id: Hex } | { symbol: string };
+import type { AssetRef } from '../views/routes/define';
+export type { AssetRef };
 
 /**
  * Token, NFT and name reads. `before`: on holders and items, a decoded cursor position of the

@@ -342,7 +342,7 @@ async function cmdExplorer(args: string[], io: CliIo): Promise<number> {
     io.out(`${base}/`);
     return EXIT.OK;
   }
-  const hits = await new CairnClient(base).search(q);
+  const hits = (await new CairnClient(base).search({ q })).results;
   const route = (h: (typeof hits)[number]): string =>
     ({ address: `address/${h.id}`, block: `block/${h.height ?? h.id}`, transaction: `tx/${h.id}`, token: `token/${h.id}`, name: `name/${h.name ?? h.id}` })[h.kind];
   io.out(hits.length === 1 ? `${base}/#/${route(hits[0])}` : `${base}/#/search/${encodeURIComponent(q)}`);

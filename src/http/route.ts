@@ -10,6 +10,7 @@ import type { ContractMetadata } from '../contracts/verify';
 import { routeLabel } from './gateway';
 import type { GuardOptions } from './guard';
 import { HttpError } from './httpError';
+import { ParamError } from '../views/routes/define';
 import type { MetricsSource } from './metrics';
 import type { RateLimitOptions } from './rateLimit';
 
@@ -107,6 +108,7 @@ export function route<V>(log: Logger, h: (req: Request, res: Response) => MaybeP
       if (e.status === 503) res.header('retry-after', String(UNAVAILABLE_RETRY_AFTER_S));
       return void res.status(e.status).json(e.refusalCode === undefined ? { error: e.message } : { error: e.message, code: e.refusalCode });
     }
+    if (e instanceof ParamError) return void res.status(400).json({ error: e.message });
     requestLog(log, req).error({ err: e }, 'request failed');
     res.status(500).json({ error: 'internal error' });
   };

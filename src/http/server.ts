@@ -7,21 +7,21 @@ import { defaultRateLimitOptions, RateLimiter, type RateLimitOptions } from './r
 import { cors } from '../api/cors';
 import { BACKSTOP_BODY_BYTES, requestLog, route, type HttpDeps } from './route';
 import { createIngress } from './ingress';
-import { registerChainRoutes } from './routes/chain';
-import { registerAccountRoutes } from './routes/accounts';
-import { registerTxRoutes } from './routes/txs';
-import { registerIndexRoute } from './routes/index';
-import { registerOpenApiRoute } from './routes/openapi';
-import { registerVmRoutes } from './routes/vm';
-import { registerContractRoutes } from './routes/contract';
-import { registerOpsRoutes } from './routes/ops';
-import { registerAdminRoutes } from './routes/admin';
-import { registerAssetRoutes } from './routes/assets';
-import { registerGovernanceRoutes } from './routes/governance';
-import { registerAiRoutes } from './routes/ai';
-import { registerBridgeRoutes } from './routes/bridge';
-import { registerMachineRoutes } from './routes/machines';
-import { registerDevRoutes } from './routes/dev';
+
+import { serveRoutes } from './routes/bind';
+import { indexHandler } from './routes/index';
+import { openApiHandler } from './routes/openapi';
+import { chainHandlers } from './routes/chain';
+import { accountHandlers } from './routes/accounts';
+import { txHandlers } from './routes/txs';
+import { vmHandlers } from './routes/vm';
+import { assetHandlers } from './routes/assets';
+import { governanceHandlers } from './routes/governance';
+import { aiHandlers } from './routes/ai';
+import { bridgeHandlers } from './routes/bridge';
+import { machineHandlers } from './routes/machines';
+import { opsHandlers } from './routes/ops';
+import { devHandlers } from './routes/dev';
 
 export type { HttpDeps } from './route';
 
@@ -61,22 +61,23 @@ export function createHttpServer(d: HttpDeps) {
   // Every route, and the not-found catch-all, behind the ingress.
   const r = (h: Parameters<typeof route>[1]) => route(d.log, h, ingress);
   app.set_not_found_handler(r((req, res) => void res.status(404).json({ error: `not found: ${req.method} ${req.path}` })));
-  registerIndexRoute(app, r, d.log, () => d.reader); // the reader exists once the chain is open
-  registerOpenApiRoute(app, r);
-  registerChainRoutes(app, r, d);
-  registerAccountRoutes(app, r, d);
-  registerTxRoutes(app, r, d);
-  registerVmRoutes(app, r, d);
-  registerContractRoutes(app, r, d);
-  registerAssetRoutes(app, r, d);
-  registerGovernanceRoutes(app, r, d);
-  registerAiRoutes(app, r, d);
-  registerBridgeRoutes(app, r, d);
-  registerMachineRoutes(app, r, d);
   const protection = { limiter, guard, gateway, exempt, trusted, admin, rateLimit: rl };
-  registerOpsRoutes(app, r, d, { ...protection, peers });
-  registerAdminRoutes(app, r, { admin, peers, alerts: d.alerts });
-  registerDevRoutes(app, r, d, admin);
+  // Every route of the table (views/routes) with its handler: a route without one does not compile.
+  serveRoutes(app, r, {
+    ...indexHandler(app, r, d.log, () => d.reader), // the reader exists once the chain is open
+    ...openApiHandler(),
+    ...chainHandlers(d),
+    ...accountHandlers(d),
+    ...txHandlers(d),
+    ...vmHandlers(d),
+    ...assetHandlers(d),
+    ...governanceHandlers(d),
+    ...aiHandlers(d),
+    ...bridgeHandlers(d),
+    ...machineHandlers(d),
+    ...opsHandlers(d, { ...protection, peers }),
+    ...devHandlers(d, admin),
+  });
   return {
     app,
     /** The live protection state (for tests, benchmarks and the node's own views). */

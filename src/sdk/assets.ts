@@ -209,10 +209,3 @@ export type NameEntry = NameEntryView;
 /** GET /name/:name. `address` is what the name resolves to. */
 export type NameView = NameResolutionView;
 
-/** `?limit=…&before=…` of a page request ('' when neither is set). */
-export function pageQuery(opts: PageOptions = {}): string {
-  const q: string[] = [];
-  if (opts.limit !== undefined) q.push(`limit=${encodeURIComponent(String(opts.limit))}`);
-  if (opts.before !== undefined) q.push(`before=${encodeURIComponent(String(opts.before))}`);
-  return q.length === 0 ? '' : `?${q.join('&')}`;
-}

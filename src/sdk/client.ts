@@ -1,31 +1,13 @@
 import type { HybridTx } from '../protocol/types';
 import type { Network } from '../protocol/network';
-import type {
-  AccountProofView, AccountView, AddressTxsPage, BlockView, BridgeTransfersPage, BridgeTransferView, BridgeView, Direction, TransferStatus, GovernanceView, OraclesView, ProposalStatus, ProposalsPage, ProposalView, StatusView, TaskMode, TasksPage, TaskStatus,
-  MachineDueView, SearchHit, SubmitVerdictView, TaskView, TreasuryView, TxRecord, TxStatus, ValidatorsView,
-} from '../views';
+import type { AccountProofView, AccountView, BlockView, StatusView, SubmitVerdictView, TxRecord, TxStatus } from '../views';
 import type { Hex } from '../primitives/hex';
+import type { RouteSpec } from '../views/routes';
+import { ROUTE_NAMES, ROUTES, routeRequest, type RouteMethods } from './routes';
 import { encodeTx, signTx, type TxFields } from '../chain/envelope';
 import type { HybridKeys } from '../crypto/keys';
 import { CairnError } from '../errors/CairnError';
-import {
-  buildAssetTx,
-  buildTx,
-  type TxInput,
-  createdAssetId,
-  pageQuery,
-  type AssetTxInput,
-  type CollectionDetail,
-  type CollectionList,
-  type NameList,
-  type NameView,
-  type NftItemView,
-  type PageOptions,
-  type TokenHolders,
-  type TokenList,
-  type TokenTransfers,
-  type TokenView,
-} from './assets';
+import { buildAssetTx, buildTx, createdAssetId, type AssetTxInput, type CollectionDetail, type NftItemView, type PageOptions, type TxInput } from './assets';
 
 // The response shapes are the server's own (views/), so the two cannot drift apart.
 /** GET /address/:end (docs/API.md "GET /address/:end"); amounts are integer strings in base units. */
@@ -87,6 +69,8 @@ export interface SendAssetResult extends SendResult {
 
 export interface ClientOptions {
   fetch?: typeof fetch;
+  /** The node's --admin-token, sent to the admin routes (peers, alerts, /dev/*). */
+  adminToken?: string;
   /** Per-request timeout; default 10 000 ms. */
   timeoutMs?: number;
 }
@@ -97,30 +81,47 @@ const TRANSIENT_HTTP = new Set([404, 408, 425, 429, 500, 502, 503, 504]);
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
+ * One method per route of the node (views/routes), typed by the route: `client.validators()`,
+ * `client.proposals({ status: 'VOTING' })`, `client.token('CUSD')` (null when the node has no
+ * such token: the lookups answer null for a 404). Path parameters come first, in order, then
+ * the query, then a POST's body.
+ */
+export interface CairnClient extends RouteMethods {}
+
+/**
  * Thin typed client of the native HTTP API. HTTP failures are thrown as CairnError with
  * code `HTTP_<status>` and the node's `{error}` message; transport failures as `NETWORK`
  * (meta.errno, e.g. ECONNREFUSED) and request timeouts as `TIMEOUT` (meta.status and
  * meta.retryAfterMs when present).
  */
-/** `?k=v&…` of the defined entries (empty without any). */
-const query = (q: Record<string, unknown>): string => {
-  const parts = Object.entries(q).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`);
-  return parts.length ? `?${parts.join('&')}` : '';
-};
-
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the route methods are assigned in the constructor from the route table.
 export class CairnClient {
   readonly baseUrl: string;
   private readonly fetchFn: typeof fetch;
   private readonly timeoutMs: number;
+  private readonly adminToken: string | undefined;
 
   constructor(baseUrl = 'http://127.0.0.1:6070', opts: ClientOptions = {}) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
     this.fetchFn = opts.fetch ?? globalThis.fetch;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.adminToken = opts.adminToken;
+    const self = this as unknown as Record<string, unknown>;
+    for (const name of ROUTE_NAMES) self[name] = (...args: unknown[]) => this.call(ROUTES[name], args);
   }
 
-  status(): Promise<NodeStatus> {
-    return this.get<NodeStatus>('/status');
+  /** A route of the table with the arguments of its method (see RouteMethods). */
+  async call(r: RouteSpec, args: readonly unknown[]): Promise<unknown> {
+    const { path, body } = routeRequest(r, args);
+    const headers = r.admin && this.adminToken !== undefined ? { 'x-admin-token': this.adminToken } : undefined;
+    const text = 'text' in r.ok;
+    if (!r.nullIfMissing) return this.request(r.method, path, body, undefined, { headers, text });
+    try {
+      return await this.request(r.method, path, body, undefined, { headers, text });
+    } catch (e) {
+      if (e instanceof CairnError && e.code === 'HTTP_404') return null;
+      throw e;
+    }
   }
 
   private networkMemo: Promise<Network> | undefined;
@@ -135,16 +136,6 @@ export class CairnClient {
       },
     );
     return this.networkMemo;
-  }
-
-  /** GET /search: addresses, blocks, transactions, tokens and names matching `q` or starting with it. */
-  async search(q: string): Promise<SearchHit[]> {
-    return (await this.get<{ results: SearchHit[] }>(`/search?q=${encodeURIComponent(q)}`)).results;
-  }
-
-  /** The account, or null when it never received anything (404: balance 0, nonce 0). */
-  account(addr: string): Promise<Account | null> {
-    return this.getOrNull<Account>(`/address/${encodeURIComponent(addr)}`);
   }
 
   /** Nonce for the sender's next transaction; counts its contiguous pending ones. */
@@ -210,138 +201,14 @@ export class CairnClient {
 
   // ---- Assets (FT20, NFT721, names) ----
 
-  /** GET /tokens: issued tokens, newest first; pass nextBefore as `before` for the next page. */
-  tokens(page?: PageOptions): Promise<TokenList> {
-    return this.get<TokenList>(`/tokens${pageQuery(page)}`);
-  }
-
-  /** GET /tokens/:id by id or symbol; null when no such token. */
-  token(idOrSymbol: string): Promise<TokenView | null> {
-    return this.getOrNull<TokenView>(`/tokens/${encodeURIComponent(idOrSymbol)}`);
-  }
-
-  /** GET /tokens/:id/holders, token by id or symbol (throws HTTP_404 for an unknown token). */
-  tokenHolders(id: string, page?: PageOptions): Promise<TokenHolders> {
-    return this.get<TokenHolders>(`/tokens/${encodeURIComponent(id)}/holders${pageQuery(page)}`);
-  }
-
-  /** GET /tokens/:id/transfers, token by id or symbol, newest first (throws HTTP_404 for an unknown token). */
-  tokenTransfers(id: string, page?: PageOptions): Promise<TokenTransfers> {
-    return this.get<TokenTransfers>(`/tokens/${encodeURIComponent(id)}/transfers${pageQuery(page)}`);
-  }
-
-  /** GET /nfts: NFT721 collections. */
-  nfts(page?: PageOptions): Promise<CollectionList> {
-    return this.get<CollectionList>(`/nfts${pageQuery(page)}`);
-  }
-
   /** GET /nfts/:collection by id or symbol, with a page of its items; null when unknown. */
   nftCollection(collection: string, page?: PageOptions): Promise<CollectionDetail | null> {
-    return this.getOrNull<CollectionDetail>(`/nfts/${encodeURIComponent(collection)}${pageQuery(page)}`);
+    return this.nft(collection, page) as Promise<CollectionDetail | null>;
   }
 
   /** GET /nfts/:collection:item (collection by id or symbol); null when unknown or burned. */
   nftItem(collection: string, item: number): Promise<NftItemView | null> {
-    return this.getOrNull<NftItemView>(`/nfts/${encodeURIComponent(collection)}:${item}`);
-  }
-
-  /** GET /names: registered names. */
-  names(page?: PageOptions): Promise<NameList> {
-    return this.get<NameList>(`/names${pageQuery(page)}`);
-  }
-
-  /** GET /name/:name: what the name resolves to; null when it is not registered. */
-  resolveName(name: string): Promise<NameView | null> {
-    return this.getOrNull<NameView>(`/name/${encodeURIComponent(name)}`);
-  }
-
-  /** The transaction, confirmed or pending; null when this node does not know it (yet). */
-  tx(id: string): Promise<TxRecord | null> {
-    return this.getOrNull<TxRecord>(`/tx/${encodeURIComponent(id)}`);
-  }
-
-  /** GET /validators: the active set, the bank, the slot producer, the epoch, each validator's performance. */
-  validators(): Promise<ValidatorsView> {
-    return this.get<ValidatorsView>('/validators');
-  }
-
-  /** GET /governance: every governable parameter (value, bounds, changedAt) and the proposal counts. */
-  governance(): Promise<GovernanceView> {
-    return this.get<GovernanceView>('/governance');
-  }
-
-  /** GET /governance/proposals: filtered by status; `since` returns what changed after that height (follow with the cursor). */
-  proposals(q: { status?: ProposalStatus; since?: number; limit?: number } = {}): Promise<ProposalsPage> {
-    return this.get<ProposalsPage>(`/governance/proposals${query(q)}`);
-  }
-
-  /** GET /governance/proposals/:id; null when unknown. With `for`, its `actions`: what that address may send to it now. */
-  proposal(id: string, q: { for?: string } = {}): Promise<ProposalView | null> {
-    return this.getOrNull<ProposalView>(`/governance/proposals/${encodeURIComponent(id)}${query(q)}`);
-  }
-
-  /** GET /treasury. */
-  treasury(): Promise<TreasuryView> {
-    return this.get<TreasuryView>('/treasury');
-  }
-
-  /**
-   * GET /ai/tasks, filtered by status, mode or oracle. With `since`: the task transitions after
-   * that height, whole blocks, and a `cursor` to pass next (nothing skipped or repeated); with
-   * `final: true` only final heights, so no reorganization can take a transition back.
-   */
-  tasks(q: { status?: TaskStatus; mode?: TaskMode; oracle?: string; since?: number; final?: boolean; limit?: number } = {}): Promise<TasksPage> {
-    return this.get<TasksPage>(`/ai/tasks${query(q)}`);
-  }
-
-  /** GET /ai/tasks/:id; null when unknown. With `for`, its `actions`: what that address may send to it now. */
-  task(id: string, q: { for?: string } = {}): Promise<TaskView | null> {
-    return this.getOrNull<TaskView>(`/ai/tasks/${encodeURIComponent(id)}${query(q)}`);
-  }
-
-  /** GET /ai/oracles. */
-  oracles(): Promise<OraclesView> {
-    return this.get<OraclesView>('/ai/oracles');
-  }
-
-  /** GET /bridge/transfers: filtered by direction and status; with `since`, the transitions after it and a cursor (as tasks()). */
-  bridgeTransfers(q: { direction?: Direction; status?: TransferStatus; since?: number; final?: boolean; limit?: number } = {}): Promise<BridgeTransfersPage> {
-    return this.get<BridgeTransfersPage>(`/bridge/transfers${query(q)}`);
-  }
-
-  /** GET /bridge/transfers/:id; null when unknown. With `for`, its `actions`: what that address may send to it now. */
-  bridgeTransfer(id: string, q: { for?: string } = {}): Promise<BridgeTransferView | null> {
-    return this.getOrNull<BridgeTransferView>(`/bridge/transfers/${encodeURIComponent(id)}${query(q)}`);
-  }
-
-  /** GET /machines/:name/due: the machine's open instances that move by themselves next, soonest first. */
-  machineDue(name: string, q: { limit?: number } = {}): Promise<MachineDueView> {
-    return this.get<MachineDueView>(`/machines/${encodeURIComponent(name)}/due${query(q)}`);
-  }
-
-  /** GET /bridge: the committee, the pools and the breaker's current window. */
-  bridge(): Promise<BridgeView> {
-    return this.get<BridgeView>('/bridge');
-  }
-
-  /** GET /address/:end/txs: the address's transactions, newest first, whole blocks per page; pass nextBefore as `before`. */
-  addressTxs(addr: string, page: { limit?: number; before?: number } = {}): Promise<AddressTxsPage> {
-    return this.get<AddressTxsPage>(`/address/${encodeURIComponent(addr)}/txs${query(page)}`);
-  }
-
-  /** Block by height or hash; null when above the head or unknown. */
-  block(ref: number | string): Promise<BlockRecord | null> {
-    return this.getOrNull<BlockRecord>(`/blocks/${encodeURIComponent(String(ref))}`);
-  }
-
-  /**
-   * Merkle proof of the account against the stateRoot of the head block (or of block
-   * `height`). Check it with verifyAccountProof(stateRoot, address, proof), taking the
-   * stateRoot from a header you trust, not from this same answer.
-   */
-  proof(addr: string, height?: number): Promise<AccountProof> {
-    const q = height === undefined ? '' : `?height=${height}`;
-    return this.get<AccountProof>(`/proof/${encodeURIComponent(addr)}${q}`);
+    return this.nft(`${collection}:${item}`) as Promise<NftItemView | null>;
   }
 
   /**
@@ -392,10 +259,6 @@ export class CairnClient {
     return final ? 'finalized' : 'included';
   }
 
-  private get<T>(path: string): Promise<T> {
-    return this.request<T>('GET', path);
-  }
-
   private async getOrNull<T>(path: string, timeoutMs?: number): Promise<T | null> {
     try {
       return await this.request<T>('GET', path, undefined, timeoutMs);
@@ -405,13 +268,13 @@ export class CairnClient {
     }
   }
 
-  private async request<T>(method: string, path: string, body?: string, timeoutMs = this.timeoutMs): Promise<T> {
+  private async request<T>(method: string, path: string, body?: string, timeoutMs = this.timeoutMs, opts: { headers?: Record<string, string>; text?: boolean } = {}): Promise<T> {
     const url = this.baseUrl + path;
     let res: Response;
     try {
       res = await this.fetchFn(url, {
         method,
-        headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+        headers: { accept: opts.text ? '*/*' : 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...opts.headers },
         body,
         signal: AbortSignal.timeout(Math.min(timeoutMs, this.timeoutMs)),
       });
@@ -423,6 +286,7 @@ export class CairnClient {
       throw new CairnError('NETWORK', `${method} ${url}: ${describeCause(e)}`, typeof code === 'string' ? { errno: code } : {}, { cause: e });
     }
     const text = await res.text().catch(() => '');
+    if (res.ok && opts.text) return text as T;
     let json: unknown;
     try {
       json = text === '' ? undefined : JSON.parse(text);

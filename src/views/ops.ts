@@ -8,8 +8,7 @@ import type { CappedPage } from './paging';
 /**
  * JSON shapes of the index, operational, administrative and development routes (GET /,
  * /gateway, /guard, /health/*, /machines, /peers, /security/alerts, /dev/*) and the error
- * body every route shares. Shapes first declared below views/ (actors/, http/, contracts/)
- * are restated here; src/http/openapi/drift.ts checks that the two stay mutually assignable.
+ * body every route shares.
  */
 
 /** Every failure: `{error}` with its HTTP status (http/route.ts); a refused transaction's 400 also carries its refusal `code` (docs/API.md "Refusal codes"). */

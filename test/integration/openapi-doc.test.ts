@@ -6,17 +6,16 @@ import HyperExpress from 'hyper-express';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { OPENAPI_PATH, openApiText, viewSchemas } from '../../scripts/openapi';
-import { buildDocument, INDEX_ENDPOINT, parseEndpoint, refsOf } from '../../src/http/openapi/document';
-import { OPERATIONS } from '../../src/http/openapi/routes';
+import { buildDocument, openApiPath, refsOf } from '../../src/http/openapi/document';
 import { route } from '../../src/http/route';
-import { ENDPOINTS } from '../../src/http/routes/index';
-import { OPENAPI_FILE, registerOpenApiRoute } from '../../src/http/routes/openapi';
+import { OPENAPI_FILE, openApiHandler } from '../../src/http/routes/openapi';
+import { ROUTES, type RouteSpec } from '../../src/views/routes';
 import { freePort } from '../helpers/testNode';
 
 /**
  * docs/openapi.json is generated (npm run docs:openapi) from src/views and the route table
- * src/http/openapi/routes.ts: the committed file must be exactly what generation gives now,
- * describe every route of ENDPOINTS once (and GET /), and be a valid OpenAPI 3.1 document.
+ * (src/views/routes): the committed file must be exactly what generation gives now,
+ * describe every route of the table once, and be a valid OpenAPI 3.1 document.
  * test/integration/openapi.test.ts checks it against a running node.
  */
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -39,20 +38,17 @@ describe('docs/openapi.json', () => {
     expect(openApiText() === committed, 'docs/openapi.json is stale: run npm run docs:openapi and commit the result').toBe(true);
   }, 60_000);
 
-  it('has one operation per ENDPOINTS entry, plus GET /, and no other; each with the entry\'s description', () => {
-    const expected = [INDEX_ENDPOINT, ...ENDPOINTS.map(([k]) => k)].map((k) => {
-      const e = parseEndpoint(k);
-      return `${e.method.toUpperCase()} ${e.path}`;
-    });
+  it('has one operation per route of the table and no other, each with its summary and every parameter', () => {
+    const table = Object.values(ROUTES as Record<string, RouteSpec>);
+    const expected = table.map((r) => `${r.method} ${openApiPath(r.path)}`);
     const actual = operations().map(([k]) => k);
     expect(new Set(expected).size).toBe(expected.length);
     expect([...actual].sort()).toEqual([...expected].sort());
-    for (const [key, description] of ENDPOINTS) {
-      const e = parseEndpoint(key);
-      expect(doc.paths[e.path][e.method].summary, key).toBe(description);
-      // Every query parameter the ENDPOINTS line names is described.
-      const names = (doc.paths[e.path][e.method].parameters ?? []).map((p: any) => p.name);
-      for (const q of e.queryParams) expect(names, `${key}: ${q}`).toContain(q);
+    for (const r of table) {
+      const op = doc.paths[openApiPath(r.path)][r.method.toLowerCase()];
+      expect(op.summary, r.path).toBe(r.summary);
+      const names = (op.parameters ?? []).map((p: any) => p.name);
+      expect(names, r.path).toEqual([...Object.keys(r.params ?? {}), ...Object.keys(r.query ?? {})]);
     }
   });
 
@@ -106,24 +102,12 @@ describe('docs/openapi.json', () => {
     for (const name of Object.keys(doc.components.schemas)) expect(ajv.getSchema(`cairn#/$defs/${name}`), name).toBeTypeOf('function');
   });
 
-  it('generation refuses a route or view the table and the types do not agree on', () => {
+  it('generation refuses a view the types do not have, and a path parameter the table does not describe', () => {
     const definitions = viewSchemas();
     expect(() => buildDocument({ version: '0.0.0', definitions: { ...definitions, StatusView: undefined as never } })).toThrow(/no view type StatusView/);
-    const spec = OPERATIONS.find((o) => o.endpoint === 'GET /tokens?limit&before')!;
-    const saved = spec.params;
-    try {
-      spec.params = saved!.filter((p) => p.name !== 'before');
-      expect(() => buildDocument({ version: '0.0.0', definitions })).toThrow(/GET \/tokens\?limit&before: query parameters before are not described/);
-    } finally {
-      spec.params = saved;
-    }
-    const endpoint = spec.endpoint;
-    try {
-      spec.endpoint = 'GET /tokenz';
-      expect(() => buildDocument({ version: '0.0.0', definitions })).toThrow(/GET \/tokens\?limit&before \(ENDPOINTS\) is not described/);
-    } finally {
-      spec.endpoint = endpoint;
-    }
+    const token = ROUTES.token as RouteSpec;
+    const broken = { ...ROUTES, token: { ...token, path: '/tokens/:id/:extra' } } as Record<string, RouteSpec>;
+    expect(() => buildDocument({ version: '0.0.0', definitions }, broken)).toThrow(/GET \/tokens\/:id\/:extra: path parameters id, extra, described id/);
   }, 60_000);
 });
 
@@ -131,7 +115,8 @@ describe('GET /openapi.json', () => {
   async function serve(file: string) {
     const app = new HyperExpress.Server();
     const log = pino({ level: 'silent' });
-    registerOpenApiRoute(app, (h) => route(log, h), file);
+    const h = openApiHandler(file);
+    app.get('/openapi.json', route(log, (req, res) => h.openapi({ params: {}, query: {} }, req, res)));
     const port = await freePort();
     await app.listen(port, '127.0.0.1');
     return { url: `http://127.0.0.1:${port}/openapi.json`, close: () => app.close() };

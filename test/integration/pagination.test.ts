@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signTx } from '../../src/chain/envelope';
 import { deriveKeys } from '../../src/crypto/keys';
 import { assetId } from '../../src/modules/assets/common';
-import { CHAIN_PAGE, FEED_PAGE, LONG_PAGE, type PageRule } from '../../src/http/params';
+import { CHAIN_PAGE, FEED_PAGE, LONG_PAGE, type PageRule } from '../../src/views/routes';
 import { fromHex, type Hex } from '../../src/primitives/hex';
 import { startTestNode, waitUntil, type TestNode } from '../helpers/testNode';
 

@@ -249,10 +249,10 @@ describe('bridge reads against a node (stand-in)', () => {
     expect(JSON.parse(shown.out)).toMatchObject({ status: 'DELAYED', releaseInBlocks: 3 });
     const missing = await run(['bridge', 'show', `0x${'cd'.repeat(32)}`, '--node', stub.url]);
     expect(missing.code).toBe(1);
-    expect(missing.err).toMatch(/transfer 0x(cd){32} not found/);
+    expect(missing.err).toMatch(/transfer not found \(404\)/);
     const none = await run(['bridge', 'show', '--node', stub.url]);
     expect(none.code).toBe(2);
-    expect(none.err).toMatch(/missing transfer/);
+    expect(none.err).toMatch(/missing <id>: cairn bridge show <id>/);
     const status = await run(['bridge', 'status', '--node', stub.url]);
     expect(status.code).toBe(0);
     expect(JSON.parse(status.out)).toMatchObject({ params: { windowBlocks: 20 } });

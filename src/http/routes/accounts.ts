@@ -1,34 +1,22 @@
-import type { Server } from 'hyper-express';
+import { andThen } from '../../primitives/maybe';
 import { notFound } from '../httpError';
-import { addressParam, intParam, pageSize, sized } from '../params';
-import type { HttpDeps, RouteWrap } from '../route';
-import type { JsonText } from '../../api/headMemo';
-import { andThen, type MaybePromise } from '../../primitives/maybe';
-import type { AccountProofView, AddressTxsView, AnalysisView } from '../../views';
+import { sized } from '../params';
+import type { HttpDeps } from '../route';
+import type { RouteHandlers } from './bind';
 
-export function registerAccountRoutes(app: Server, r: RouteWrap, d: HttpDeps): void {
+/** GET /address/:end[/txs|/analysis], /proof/:end. */
+export const accountHandlers = (d: HttpDeps): RouteHandlers<'account' | 'addressTxs' | 'analysis' | 'proof'> => ({
   // An AccountView, sent as text serialized once per head (api/chainReader.ts accountJson).
-  app.get('/address/:end', r((req): MaybePromise<JsonText> =>
-    andThen(d.reader.accountJson(addressParam(req.path_parameters.end)), (a) => {
+  account: ({ params }) =>
+    andThen(d.reader.accountJson(params.end), (a) => {
       if (!a) throw notFound('account not found: it has never received anything (treat as balance 0, nonce 0)');
       return a;
-    })));
-
-  app.get('/address/:end/txs', r(async (req): Promise<AddressTxsView> => {
-    const addr = addressParam(req.path_parameters.end);
-    const q = req.query_parameters;
-    const size = pageSize(q);
-    const before = intParam(q, 'before');
-    return sized(size, { address: addr, ...(await d.reader.addressTxs(addr, size.limit, before)) });
-  }));
-
-  app.get('/address/:end/analysis', r(async (req): Promise<AnalysisView> => d.reader.analysis(addressParam(req.path_parameters.end))));
-
-  app.get('/proof/:end', r(async (req): Promise<AccountProofView> => {
-    const addr = addressParam(req.path_parameters.end);
-    const height = intParam(req.query_parameters, 'height');
-    const p = await d.reader.proof(addr, height);
-    if (!p) throw notFound(`block not found: ${height}`);
+    }),
+  addressTxs: async ({ params: { end }, query: q }) => sized(q.limit, { address: end, ...(await d.reader.addressTxs(end, q.limit.limit, q.before)) }),
+  analysis: ({ params }) => d.reader.analysis(params.end),
+  proof: async ({ params, query }) => {
+    const p = await d.reader.proof(params.end, query.height);
+    if (!p) throw notFound(`block not found: ${query.height}`);
     return p;
-  }));
-}
+  },
+});

@@ -1,13 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Server } from 'hyper-express';
 import { JsonText } from '../../api/headMemo';
 import { HttpError } from '../httpError';
-import type { RouteWrap } from '../route';
+import type { RouteHandlers } from './bind';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
-/** The committed document (`npm run docs:openapi` writes it from src/views and src/http/openapi/routes.ts). */
+/** The committed document (`npm run docs:openapi` writes it from src/views and its route table). */
 export const OPENAPI_FILE = fileURLToPath(new URL('../../../docs/openapi.json', import.meta.url));
 
 /** Read once: the text, or why it could not be (answered as a 500 on every request rather than failing the node's start). */
@@ -24,10 +23,12 @@ function load(file: string): JsonText | string {
 }
 
 /** GET /openapi.json: the OpenAPI 3.1 description of this API, served as committed. */
-export function registerOpenApiRoute(app: Server, r: RouteWrap, file = OPENAPI_FILE): void {
+export function openApiHandler(file = OPENAPI_FILE): RouteHandlers<'openapi'> {
   const doc = load(file);
-  app.get('/openapi.json', r(async () => {
-    if (typeof doc === 'string') throw new HttpError(500, doc);
-    return doc;
-  }));
+  return {
+    openapi: () => {
+      if (typeof doc === 'string') throw new HttpError(500, doc);
+      return doc;
+    },
+  };
 }
