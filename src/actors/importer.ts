@@ -1,4 +1,5 @@
-import { blockRefusal } from '../chain/blockRules';
+import { blockRefusal } from '../consensus/blockRules';
+import { parentReads } from '../chain/parentReads';
 import { decodeEnvelope, verifyGroups, verifyJobsOf } from '../chain/envelope';
 import { decodeEthTx } from '../chain/ethTx';
 import { getSchedule } from '../modules/staking';
@@ -76,7 +77,7 @@ export function importerBehavior(d: ImporterDeps): Behavior<ImporterMsg, Importe
     const { active } = await getSchedule(state);
     const refused =
       scheduleRefusal(h, parent.timestamp, active, d.slotMs, now) ??
-      (await blockRefusal(state, block, parent)) ??
+      (await blockRefusal(parentReads(state), block, parent)) ??
       txRefusal(block, d.network) ??
       (await signaturesRefusal(block, preverified));
     if (refused) return rejected(refused);
