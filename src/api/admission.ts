@@ -45,7 +45,7 @@ export function createAdmission(d: {
    * user had sent it.
    */
   governed?: (signer: SignedTx['from'], tx: SignedTx) => Promise<Refusal | undefined>;
-  /** Resolves when admission may use the CPU: not while a block is built or imported (actors/blockWork.ts). */
+  /** Resolves when admission may use the CPU: not while a block is built or imported (actors/consensus/blockWork.ts). */
   turn?: () => Promise<void>;
 }) {
   const refuse = (id: Hex, r: Refusal): SubmitOutcome => ({ kind: 'verdict', verdict: { accepted: false, id, reason: r.reason, code: r.code }, badSignature: r.code === REFUSAL.signature.code });

@@ -8,7 +8,7 @@ import { DevControls } from '../api/devControls';
 import { ActorRef } from '../actors/actorRef';
 import { createAdmission, type Admission } from '../api/admission';
 import type { AlertSource } from '../actors/sentinel/alerts';
-import { consensusActors } from '../actors/consensusActors';
+import { consensusActors } from '../actors/consensus/consensusActors';
 import { BlockCache } from '../api/blockCache';
 import { ChainReader } from '../api/chainReader';
 import { ChainView, recentSummaries } from '../api/chainView';
@@ -33,7 +33,7 @@ import type { NodeConfig } from '../config/config';
 import { SolcCompiler } from '../contracts/compiler';
 import { VerifyPool } from '../crypto/verifyPool';
 import { VmCallPool } from '../vm/callPool';
-import { BlockWorkGate } from '../actors/blockWork';
+import { BlockWorkGate } from '../actors/consensus/blockWork';
 import { createClientGate } from '../http/ingress';
 import { CairnError, isCairnError } from '../errors/CairnError';
 import { HttpError } from '../http/httpError';
@@ -47,7 +47,7 @@ import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
 import { ChainStore, type Head } from '../storage/chainStore';
 import { dirError, openStore } from '../storage/rocks';
-import { countMissedSlots, slotTicks, startSlotClock, type SlotStats, type SlotClock } from './slotClock';
+import { countMissedSlots, slotTicks, startSlotClock, type SlotStats, type SlotClock } from '../actors/consensus/slotClock';
 
 const CLIENT_VERSION = '0.1.0';
 /** How often the sentinel runs its periodic checks (stalls, mempool pressure). */

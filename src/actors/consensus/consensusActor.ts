@@ -1,21 +1,21 @@
 import type { Logger } from 'pino';
-import { branchChoice } from '../consensus/forkChoice';
-import { idleTurn, ownsSlot, scheduleRefusal, slotOf } from '../consensus/slots';
-import { headerRefusal } from '../consensus/blockRules';
-import { verifyHeader } from '../chain/block';
-import type { VerifyPool } from '../crypto/verifyPool';
-import { getSchedule, producerKeysOf } from '../modules/staking';
-import type { Head } from '../protocol/chain';
-import type { Address, Block, SignedBlockHeader, SignedTx } from '../protocol/types';
-import type { KvStore } from '../state/kv';
-import { StateTrie } from '../state/stateTrie';
-import { standaloneModes, type ModesActor } from './modesActor';
-import { behaviorOf, type ActorRef, type Behavior } from './actorRef';
+import { branchChoice } from '../../consensus/forkChoice';
+import { idleTurn, ownsSlot, scheduleRefusal, slotOf } from '../../consensus/slots';
+import { headerRefusal } from '../../consensus/blockRules';
+import { verifyHeader } from '../../chain/block';
+import type { VerifyPool } from '../../crypto/verifyPool';
+import { getSchedule, producerKeysOf } from '../../modules/staking';
+import type { Head } from '../../protocol/chain';
+import type { Address, Block, SignedBlockHeader, SignedTx } from '../../protocol/types';
+import type { KvStore } from '../../state/kv';
+import { StateTrie } from '../../state/stateTrie';
+import { standaloneModes, type ModesActor } from '../modesActor';
+import { behaviorOf, type ActorRef, type Behavior } from '../actorRef';
 import { createBlockCommitter, type CommitDeps } from './commitBlock';
 import { preverifyTxs } from './importer';
 import type { BlockWorkGate } from './blockWork';
-import type { Network } from '../protocol/network';
-import type { ConsensusMsg, ConsensusReplies, ImporterMsg, ImporterReplies, ImportOutcome, ProducerMsg, ProducerReplies } from './protocol';
+import type { Network } from '../../protocol/network';
+import type { ConsensusMsg, ConsensusReplies, ImporterMsg, ImporterReplies, ImportOutcome, ProducerMsg, ProducerReplies } from '../protocol';
 
 export interface ConsensusDeps extends CommitDeps {
   kv: KvStore;
@@ -30,7 +30,7 @@ export interface ConsensusDeps extends CommitDeps {
   log: Logger;
   /** --dev: devMine and devRewind are served (refused otherwise). */
   dev?: boolean;
-  /** Block building and gossiped blocks' import run as block work: admission waits for them (actors/blockWork.ts). */
+  /** Block building and gossiped blocks' import run as block work: admission waits for them (blockWork.ts). */
   blockWork?: BlockWorkGate;
   /** Observes each block's build + commit time in seconds (metrics). */
   onBlockProduced?: (seconds: number) => void;

@@ -1,14 +1,14 @@
-import { nestedOf, partiesOf } from '../modules/registry';
+import { nestedOf, partiesOf } from '../../modules/registry';
 import type { Logger } from 'pino';
-import { getSchedule } from '../modules/staking';
-import { TREASURY_ADDRESS } from '../protocol/params';
-import type { BlockSummary, Head } from '../protocol/chain';
-import type { Address, Block } from '../protocol/types';
-import type { KvStore } from '../state/kv';
-import type { ChainStore } from '../storage/chainStore';
-import type { ActorRef } from './actorRef';
-import type { Hex } from '../primitives/hex';
-import type { ExecutedBlock, HeadSink, LifecycleReports, MempoolMsg, MempoolReplies } from './protocol';
+import { getSchedule } from '../../modules/staking';
+import { TREASURY_ADDRESS } from '../../protocol/params';
+import type { BlockSummary, Head } from '../../protocol/chain';
+import type { Address, Block } from '../../protocol/types';
+import type { KvStore } from '../../state/kv';
+import type { ChainStore } from '../../storage/chainStore';
+import type { ActorRef } from '../actorRef';
+import type { Hex } from '../../primitives/hex';
+import type { ExecutedBlock, HeadSink, LifecycleReports, MempoolMsg, MempoolReplies } from '../protocol';
 
 export type { ExecutedBlock };
 
