@@ -25,7 +25,7 @@ import { Supervisor, type ChildSpec } from '../actors/supervisor';
 import { ensureGenesis, validatorKeys } from './genesisSource';
 import { getCandidate, getSchedule, producerKeysOf } from '../modules/staking';
 import { SigningGuard } from '../storage/signingGuard';
-import { startNetwork, type Network } from './network';
+import { startNetwork, type Network } from '../network/network';
 import { MAX_FUTURE_NONCE_GAP, MEMPOOL_LIFETIME_MS } from '../protocol/params';
 import type { Address } from '../protocol/types';
 import type { Network as ChainNetwork } from '../protocol/network';
@@ -377,9 +377,9 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
         return v ? v.ref.ask({ type: 'actions', id, who }) : { actions: [], at: view.head.height };
       },
     });
-    admission = network.relaying(createAdmission({ network: chainNetwork, verifier, turn: () => blockWork.turn(), store: chainStore, mempool, now: Date.now, onVerified: (s) => nodeMetrics.verifySeconds.observe(s), committee: async () => getCommittee(await StateTrie.open(kv, view.head.stateRoot)),
+    admission = createAdmission({ network: chainNetwork, onAccepted: (tx) => network?.relay(tx), verifier, turn: () => blockWork.turn(), store: chainStore, mempool, now: Date.now, onVerified: (s) => nodeMetrics.verifySeconds.observe(s), committee: async () => getCommittee(await StateTrie.open(kv, view.head.stateRoot)),
       // Only a permissioned account (the cached head account says) costs a state read.
-      governed: async (signer, tx) => ((await readAccount(signer))?.permissioned ? governedRefusal(await StateTrie.open(kv, view.head.stateRoot), signer, tx) : undefined) }));
+      governed: async (signer, tx) => ((await readAccount(signer))?.permissioned ? governedRefusal(await StateTrie.open(kv, view.head.stateRoot), signer, tx) : undefined) });
     const rpcBackend = new NodeRpcBackend({
       chainId: chainNetwork.chainId, reader, store: chainStore, mempool, admission, clientVersion: `cairn/${CLIENT_VERSION}/node-${process.version}`, producer: keys.address, now: Date.now, vm: vmCalls,
     });

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { prefers } from '../consensus/forkChoice';
 import { behaviorOf, type ActorRef, type Behavior, type NoReplies } from '../actors/actorRef';
-import type { PeerInfo } from '../actors/peers';
+import type { PeerInfo } from '../protocol/peers';
 import type { ConsensusMsg, ConsensusReplies, HeadSink } from '../actors/protocol';
 import type { ModesMsg, ModesReplies, P2pMsg } from '../actors/protocol';
 import type { Hex } from '../primitives/hex';

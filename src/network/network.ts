@@ -1,14 +1,13 @@
 import type { Logger } from 'pino';
 import { ActorRef } from '../actors/actorRef';
-import type { PeerInfo } from '../actors/peers';
+import type { PeerInfo } from '../protocol/peers';
 import type { ConsensusMsg, ConsensusReplies, HeadSink } from '../actors/protocol';
 import type { Supervisor } from '../actors/supervisor';
-import { createBlockIntake, type BlockIntake } from '../api/blockIntake';
-import type { Admission, SubmitOutcome } from '../api/admission';
-import { p2pBehavior, type P2pDeps } from '../p2p/p2pActor';
+import { createBlockIntake, type BlockIntake } from './blockIntake';
+import { p2pBehavior, type P2pDeps } from './p2pActor';
 import type { P2pMsg } from '../actors/protocol';
 import type { Hex } from '../primitives/hex';
-import type { Block } from '../protocol/types';
+import type { Block, SignedTx } from '../protocol/types';
 
 /**
  * The node's side of the network: the p2p actor under the supervisor, its peer book
@@ -24,8 +23,8 @@ export interface Network {
   blocks: BlockIntake;
   /** Gossip a block this node produced. */
   produced(block: Block): void;
-  /** The admission with relaying: an accepted transaction goes on to the peers. */
-  relaying(a: Admission): Admission;
+  /** Relays a transaction admission accepted to the peers. */
+  relay(tx: SignedTx): void;
   /** Blocks behind the best peer when syncing, else null. */
   behind(): number | null;
   readiness(): { ready: boolean; reason?: string; height: number; peers: number; reachable: number; behind: number };
@@ -72,13 +71,7 @@ export async function startNetwork(d: {
     book,
     blocks,
     produced: (block) => send({ type: 'gossipBlock', block }),
-    relaying(a: Admission): Admission {
-      const relay = (o: SubmitOutcome): SubmitOutcome => {
-        if (o.kind === 'verdict' && o.verdict.accepted && o.tx) send({ type: 'relayTx', tx: o.tx });
-        return o;
-      };
-      return { submit: async (b) => relay(await a.submit(b)), submitRaw: async (r) => relay(await a.submitRaw(r)) };
-    },
+    relay: (tx) => send({ type: 'relayTx', tx }),
     behind: () => (d.peers.length > 0 && behindBy() > SYNC_LAG_BLOCKS ? behindBy() : null),
     readiness() {
       const now = Date.now();
