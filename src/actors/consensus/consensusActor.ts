@@ -30,6 +30,8 @@ export interface ConsensusDeps extends CommitDeps {
   log: Logger;
   /** --dev: devMine and devRewind are served (refused otherwise). */
   dev?: boolean;
+  /** The clock devMine keeps the head within DEV_MINE_AHEAD_SLOTS of (slot ticks carry their own time); default Date.now. */
+  now?: () => number;
   /** Block building and gossiped blocks' import run as block work: admission waits for them (blockWork.ts). */
   blockWork?: BlockWorkGate;
   /** Observes each block's build + commit time in seconds (metrics). */
@@ -125,7 +127,7 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
    */
   async function devMine(count: number): Promise<{ from: number; to: number } | { refused: string }> {
     const from = d.view.head.height + 1;
-    const nowSlot = slotOf(Date.now(), d.slotMs);
+    const nowSlot = slotOf((d.now ?? Date.now)(), d.slotMs);
     const firstSlot = slotOf(d.view.head.timestamp, d.slotMs) + 1;
     const room = nowSlot + DEV_MINE_AHEAD_SLOTS - firstSlot + 1;
     // A refusal is an answer, not a crash (a throw here would stop this critical actor).

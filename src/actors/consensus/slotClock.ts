@@ -70,6 +70,11 @@ export function slotTicks(consensus: Pick<ActorRef<ConsensusMsg, ConsensusReplie
   return tick;
 }
 
+/** The slot clock driving the consensus actor (slotTicks above), on the clock `now`. */
+export function startConsensusClock(consensus: Pick<ActorRef<ConsensusMsg, ConsensusReplies>, 'ask'>, slotMs: number, stopping: () => boolean, log: Logger, now: () => number = Date.now): SlotClock {
+  return startSlotClock(slotMs, slotTicks(consensus, stopping, log, now), now);
+}
+
 /** Missed slots since the node started (metrics): all of them, and this validator's. */
 export interface SlotStats {
   missed: number;
@@ -77,10 +82,12 @@ export interface SlotStats {
 }
 
 /**
- * Counts into `stats` the empty slots between each new head and its parent, and which of them
- * were `self`'s — from the second block on: the gap after genesis (or a restart) is not missed.
+ * Counts the empty slots between each new head and its parent, and which of them were
+ * `self`'s — from the second block on: the gap after genesis (or a restart) is not missed.
+ * Returns the counts, kept up to date.
  */
-export function countMissedSlots(view: Pick<HeadSink, 'head' | 'validators'> & { onHead(l: (h: Readonly<Head>) => void): unknown }, slotMs: number, self: Address, stats: SlotStats): void {
+export function countMissedSlots(view: Pick<HeadSink, 'head' | 'validators'> & { onHead(l: (h: Readonly<Head>) => void): unknown }, slotMs: number, self: Address): Readonly<SlotStats> {
+  const stats: SlotStats = { missed: 0, ownMissed: 0 };
   let last = view.head;
   view.onHead((h) => {
     if (h.height === last.height + 1 && last.height > 0) {
@@ -91,4 +98,5 @@ export function countMissedSlots(view: Pick<HeadSink, 'head' | 'validators'> & {
     }
     last = h;
   });
+  return stats;
 }
