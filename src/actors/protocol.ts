@@ -189,7 +189,7 @@ export interface ExecutedBlock {
 export type ModesMsg = NodeModeEvent | { type: 'modes' };
 export type ModesReplies = { [K in ModesMsg['type']]: NodeModes };
 
-/** The p2p actor (p2p/p2pActor.ts): the timer's tick, a block of ours to gossip, an admitted transaction to relay. */
+/** The p2p actor (network/p2pActor.ts): the timer's tick, a block of ours to gossip, an admitted transaction to relay. */
 export type P2pMsg =
   | { type: 'tick'; now: number }
   | { type: 'gossipBlock'; block: Block }

@@ -204,7 +204,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
 
     // --- 4. The query side and admission behind the API ports, and the JSON-RPC port.
     const reader = (parts.reader = new ChainReader({
-      kv, store, view, mempool, pending: pool, slotMs: config.slotMs, blocks, lifecycles,
+      kv, store, view, mempool, pending: pool, slotMs: config.slotMs, now, blocks, lifecycles,
       // `?for=` is answered by the machine's view actor.
       actions: async (machine, id, who) => {
         const v = views.find((x) => x.def.name === machine);

@@ -26,9 +26,10 @@ export interface CommitDeps {
 
 
 /**
- * Commits an executed block, whoever produced it (this node now; peers' blocks through the
- * importer next): finality, block + indexes + head in the same batch as its state nodes,
- * one atomic write, then the state settles, the head is published and the mempool told.
+ * Commits an executed block, whoever produced it (this node's producer, or a peer, checked
+ * and executed by the importer): finality, block + indexes + head in the same batch as its
+ * state nodes, one atomic write, then the state settles, the head is published and the
+ * mempool told.
  */
 export function createBlockCommitter(d: CommitDeps) {
   return async function commitBlock(x: ExecutedBlock): Promise<Head> {
