@@ -27,9 +27,9 @@ export interface Network {
   /** Blocks behind the best peer when syncing, else null. */
   behind(): number | null;
   readiness(): Readiness;
-  /** One poll of the peers (status, and a sync from one that is ahead); `poll` calls it on a timer. */
+  /** One poll of the peers; `poll` calls it on a timer, a test or a simulator may call it itself. */
   tick(now: number): void;
-  /** Polls the peers twice per slot, at least every 250 ms, until the returned function is called. */
+  /** Polls the peers (status, and a sync when one is ahead) every two slots, no more often than every 250 ms, until the returned function is called. */
   poll(): () => void;
   /** Blocks/s of the last sync page (metrics). */
   syncRate(): number;
