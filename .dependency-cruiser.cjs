@@ -24,15 +24,16 @@ const LAYERS = {
   views: ['primitives', 'protocol', 'crypto', 'machines', 'modules'],
   storage: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'machines', 'modules', 'chain'],
   actors: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'vm', 'machines', 'modules', 'mempool', 'consensus', 'chain', 'storage'],
-  api: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'vm', 'machines', 'modules', 'mempool', 'consensus', 'chain', 'storage', 'actors', 'contracts', 'views'],
+  // Peers, gossip, sync, POST /blocks and readiness: talks to the consensus actor through its mailbox.
+  network: ['primitives', 'errors', 'protocol', 'crypto', 'consensus', 'chain', 'actors'],
+  // api/ports.ts names the POST /blocks port (network/blockIntake.ts) for http/.
+  api: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'vm', 'machines', 'modules', 'mempool', 'consensus', 'chain', 'storage', 'actors', 'network', 'contracts', 'views'],
   http: ['primitives', 'errors', 'protocol', 'crypto', 'api', 'contracts', 'views'],
   rpc: ['primitives', 'errors', 'protocol', 'crypto', 'api', 'views'],
   sdk: ['primitives', 'errors', 'protocol', 'crypto', 'modules', 'chain', 'state', 'views'],
   cli: ['primitives', 'errors', 'protocol', 'crypto', 'config', 'sdk', 'modules', 'chain', 'node'],
   // The block explorer: browser code, bundled by http/explorer.ts; it reads the API's shapes only.
   explorer: ['primitives', 'views'],
-  // Peers, gossip and sync: talks to the consensus actor through its mailbox.
-  p2p: ['primitives', 'errors', 'protocol', 'crypto', 'consensus', 'chain', 'actors'],
   node: Object.keys({}) /* filled below: everything */,
 };
 const ALL = Object.keys(LAYERS);

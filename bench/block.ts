@@ -31,7 +31,7 @@
  * (median, min–max, p99), phases and heights (consecutive or not). The full blocks built after
  * the stream ended (the backlog draining, nothing admitted) are shown apart, as "quiet".
  *
- * What the logged `ms` covers (src/actors/producerActor.ts, src/actors/commitBlock.ts): from
+ * What the logged `ms` covers (src/actors/consensus/producerActor.ts and commitBlock.ts): from
  * the producer taking the `build` message to the commit done — opening the state at the
  * parent root, prefetching the senders' accounts, executing the transactions, the end-of-
  * block work (rewards, machine ticks, schedule, elections), the trie hashing and flush into
@@ -196,10 +196,10 @@ function profileBreakdown(dir: string, windows: [number, number][]): [string, nu
     ['GC', (_, f) => f[0] === '(garbage collector)'],
     ['seal (hybrid header signature)', (_, f) => f.includes('sealBlock')],
     ['block + indexes (putUndoableBlock)', (_, f) => f.includes('putUndoableBlock')],
-    ['commit, rest', (u) => u.some((x) => x.includes('src/actors/commitBlock'))],
+    ['commit, rest', (u) => u.some((x) => x.includes('src/actors/consensus/commitBlock'))],
     ['trie flush (hashing)', (u, f) => f.some((x, i) => x === 'flush' && u[i].includes('src/state/stateTrie'))],
     ['admission (HTTP, decode, verify dispatch, mempool)', (u) => u.some((x) => x.includes('src/http/') || x.includes('src/api/') || x.includes('src/crypto/verifyPool') || x.includes('src/actors/mempoolActor') || x.includes('src/mempool/pool'))],
-    ['execution (applyTx, accounts, candidates)', (u) => u.some((x) => /src\/(chain|state|modules|protocol|mempool)\/|src\/actors\/producerActor/.test(x))],
+    ['execution (applyTx, accounts, candidates)', (u) => u.some((x) => /src\/(chain|state|modules|protocol|mempool)\/|src\/actors\/consensus\/producerActor/.test(x))],
     ['RocksDB calls (no src frame left)', (u) => u.some((x) => x.includes('rocksdb-native'))],
   ];
   const sum = new Map<string, number>();

@@ -4,7 +4,7 @@ import { TxPool, type DroppedEntry } from '../mempool/pool';
 import { REFUSAL } from '../protocol/txRefusals';
 import { pqKeyHashOf } from '../crypto/txSigning';
 import type { Hex } from '../primitives/hex';
-import { behaviorOf, type Behavior } from './actorRef';
+import { behaviorOf, type ActorRef, type Behavior } from './actorRef';
 import type { AdmitVerdict, LifecycleReports, MempoolLookup, MempoolMsg, MempoolReplies } from './protocol';
 
 export interface MempoolDeps {
@@ -95,4 +95,14 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolRep
     list: (msg) => ({ size: d.pool.size, entries: d.pool.list(msg.limit) }),
     stats: () => ({ size: d.pool.size, cap: d.pool.opts.cap, admitted: admissions }),
   });
+}
+
+/**
+ * The pool's expiry on a timer: often enough that a gapped transaction outlives its lifetime
+ * by at most a quarter of it (every 1 s to 60 s). Returns the function that stops it.
+ */
+export function startExpiry(mempool: Pick<ActorRef<MempoolMsg, MempoolReplies>, 'send'>, gappedLifetimeMs: number, now: () => number): () => void {
+  const everyMs = Math.min(60_000, Math.max(1_000, Math.floor(gappedLifetimeMs / 4)));
+  const timer = setInterval(() => mempool.send({ type: 'expire', now: now() }), everyMs);
+  return () => clearInterval(timer);
 }

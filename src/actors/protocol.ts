@@ -35,7 +35,7 @@ export interface MempoolReplies {
   stats: MempoolStats;
 }
 
-/** The consensus actor's mailbox (actors/consensusActor.ts): the slot clock and blocks from peers. */
+/** The consensus actor's mailbox (actors/consensus/consensusActor.ts): the slot clock and blocks from peers. */
 export type ConsensusMsg =
   | { type: 'slotTick'; now: number } // produce, if this slot is this validator's
   | { type: 'importBlocks'; blocks: Block[]; now: number } // blocks from a peer, in height order
@@ -44,7 +44,7 @@ export type ConsensusMsg =
 
 export type ConsensusReplies = { slotTick: void; importBlocks: ImportOutcome; devMine: { from: number; to: number } | { refused: string }; devRewind: Head };
 
-/** The producer actor (actors/producerActor.ts): consensus asks for a block in its slot, then confirms it committed. */
+/** The producer actor (actors/consensus/producerActor.ts): consensus asks for a block in its slot, then confirms it committed. */
 export type ProducerMsg =
   | { type: 'build'; parent: Head; now: number; pending: SignedTx[][] }
   | { type: 'signed'; height: number; slot: number } // committed: record it for double-sign protection
@@ -53,7 +53,7 @@ export type ProducerMsg =
 /** A signed block, executed but not written; null: not signing (double-sign protection). */
 export type ProducerReplies = { build: (ExecutedBlock & { slot: number; considered: number }) | null; signed: void; devForget: void };
 
-/** The importer actor (actors/importer.ts): check and execute a block on `parent` without writing. */
+/** The importer actor (actors/consensus/importer.ts): check and execute a block on `parent` without writing. */
 export type ImporterMsg = { type: 'execute'; block: Block; parent: Head; now: number; preverified?: WeakSet<object> };
 
 export type ImporterReplies = { execute: ImportVerdict };
@@ -189,7 +189,7 @@ export interface ExecutedBlock {
 export type ModesMsg = NodeModeEvent | { type: 'modes' };
 export type ModesReplies = { [K in ModesMsg['type']]: NodeModes };
 
-/** The p2p actor (p2p/p2pActor.ts): the timer's tick, a block of ours to gossip, an admitted transaction to relay. */
+/** The p2p actor (network/p2pActor.ts): the timer's tick, a block of ours to gossip, an admitted transaction to relay. */
 export type P2pMsg =
   | { type: 'tick'; now: number }
   | { type: 'gossipBlock'; block: Block }

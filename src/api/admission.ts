@@ -45,8 +45,10 @@ export function createAdmission(d: {
    * user had sent it.
    */
   governed?: (signer: SignedTx['from'], tx: SignedTx) => Promise<Refusal | undefined>;
-  /** Resolves when admission may use the CPU: not while a block is built or imported (actors/blockWork.ts). */
+  /** Resolves when admission may use the CPU: not while a block is built or imported (actors/consensus/blockWork.ts). */
   turn?: () => Promise<void>;
+  /** A transaction the mempool accepted: the network relays it to the peers (network/network.ts). */
+  onAccepted?: (tx: SignedTx) => void;
 }) {
   const refuse = (id: Hex, r: Refusal): SubmitOutcome => ({ kind: 'verdict', verdict: { accepted: false, id, reason: r.reason, code: r.code }, badSignature: r.code === REFUSAL.signature.code });
   const malformed = (error: string, code: string = TX.TX_MALFORMED({ error }).code): SubmitOutcome => ({ kind: 'malformed', error, code });
@@ -90,6 +92,7 @@ export function createAdmission(d: {
     }
     try {
       const verdict = await d.mempool.ask({ type: 'admit', tx, keyHash });
+      if (verdict.accepted) d.onAccepted?.(tx);
       return { kind: 'verdict', verdict, tx, badSignature: !verdict.accepted && verdict.code === REFUSAL.signature.code };
     } catch (e) {
       // Back-pressure or shutdown, not a verdict on the transaction: retry later or elsewhere.

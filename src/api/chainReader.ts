@@ -8,7 +8,8 @@ import type { Network } from '../protocol/network';
 import { loadParams } from '../protocol/governable';
 import { isFeeExempt, maxEnergy } from '../protocol/energy';
 import type { BlockSummary } from '../protocol/chain';
-import { finalityBehind, getSchedule } from '../modules/staking';
+import { finalityBehind } from '../consensus/finality';
+import { getSchedule } from '../modules/staking';
 import type { AccountState, Address, Block, HybridTx, SignedTx } from '../protocol/types';
 import { parseAddress, toNative } from '../crypto/address';
 import { lifecycleState, STATUS_OF, type TxLifecycleSnapshot } from '../machines/txLifecycle';
@@ -59,6 +60,8 @@ export class ChainReader implements ChainQueries {
   constructor(
     private readonly d: {
       kv: KvStore; store: ChainStore; view: StatsModel; mempool: ActorRef<MempoolMsg, MempoolReplies>; slotMs?: number;
+      /** The clock the governance view's slot producer of now reads; default Date.now. */
+      now?: () => number;
       /**
        * The pool's read side, read in place: a read never waits in the mempool actor's mailbox
        * behind admissions (one JS thread: the answer is consistent at the call). Without it,
@@ -75,7 +78,7 @@ export class ChainReader implements ChainQueries {
   ) {
     this.assets = new AssetReader({ kv: d.kv, view: d.view });
     const actions = d.actions ?? actionsAtHead(d);
-    this.governance = new GovernanceReader({ kv: d.kv, store: d.store, view: d.view, slotMs: d.slotMs, actions });
+    this.governance = new GovernanceReader({ kv: d.kv, store: d.store, view: d.view, slotMs: d.slotMs, now: d.now, actions });
     this.ai = new AiReader({ kv: d.kv, store: d.store, view: d.view, addressTxs: (a, limit) => this.addressTxs(a, limit), actions });
     this.bridge = new BridgeReader({ kv: d.kv, store: d.store, view: d.view, actions });
     this.blocksCache = d.blocks ?? new BlockCache(d.store);

@@ -1,3 +1,5 @@
+import { getSchedule } from '../modules/staking';
+import type { ExecState } from '../protocol/execState';
 import type { Address } from '../protocol/types';
 import type { BlockSummary, Head } from '../protocol/chain';
 import type { HourView, StatsView } from '../views';
@@ -117,6 +119,14 @@ export class ChainView implements ReadModel {
       series: series.map((b): HourView => ({ ...b, volume: b.volume.toString() })),
     };
   }
+}
+
+/**
+ * The read model of a store whose head is `head`: the set in force in its state, and the
+ * history the /stats aggregates need (the last 24 h of block summaries before `now`).
+ */
+export async function loadChainView(store: ChainStore, head: Head, headState: ExecState, now: number): Promise<ChainView> {
+  return new ChainView(head, (await getSchedule(headState)).active, await recentSummaries(store, head, now - DAY));
 }
 
 /** Block summaries back to `since` (at least the newest 64), oldest first, for the read model. */

@@ -34,7 +34,7 @@ export class DevControls {
   /** Reverts so far: a revert undoes final blocks too, so what a reader cached as final is not (http/routes/txs.ts). */
   reverts = 0;
 
-  constructor(private readonly d: { consensus: Pick<ActorRef<ConsensusMsg, ConsensusReplies>, 'ask'>; store: ChainStore; head: () => Head }) {}
+  constructor(private readonly d: { consensus: Pick<ActorRef<ConsensusMsg, ConsensusReplies>, 'ask'>; store: ChainStore; head: () => Head; now?: () => number }) {}
 
   mine(count: number): Promise<{ from: number; to: number } | { refused: string }> {
     return this.d.consensus.ask({ type: 'devMine', count });
@@ -42,7 +42,7 @@ export class DevControls {
 
   snapshot(): DevSnapshot {
     const h = this.d.head();
-    const s: DevSnapshot = { id: this.next++, height: h.height, hash: h.hash, stateRoot: h.stateRoot, takenAt: Date.now() };
+    const s: DevSnapshot = { id: this.next++, height: h.height, hash: h.hash, stateRoot: h.stateRoot, takenAt: (this.d.now ?? Date.now)() };
     this.snaps.set(s.id, s);
     return s;
   }

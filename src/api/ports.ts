@@ -110,8 +110,8 @@ export interface ChainQueries {
 
 
 export type { AlertKind, AlertSource, SecurityAlert } from '../actors/sentinel/alerts';
-export type { PeerInfo } from '../actors/peers';
-export type { BlockIntake } from './blockIntake';
+export type { PeerInfo } from '../protocol/peers';
+export type { BlockIntake } from '../network/blockIntake';
 export type { Admission, SubmitOutcome } from './admission';
 export type * from './rpcPort';
 export { decodeEthFields } from './ethFields';

@@ -2,17 +2,19 @@ import { headerHash, headerSigningBytes } from '../crypto/blockHeader';
 import { keccakHex } from '../crypto/hash';
 import { signHybrid } from '../crypto/hybrid';
 import type { HybridKeys } from '../crypto/keys';
+import { txRootOf } from '../crypto/merkle';
 import { toHex, type Hex } from '../primitives/hex';
-import { merkleRoot } from './merkle';
 import type { Block, BlockHeader, SignedBlockHeader, SignedTx } from '../protocol/types';
 
-/** The header's signing bytes, hash and check live in crypto/blockHeader.ts (modules/ verifies headers too). */
+/**
+ * The header's signing bytes, hash and check live in crypto/blockHeader.ts (modules/ verifies
+ * headers too), the tx root in crypto/merkle.ts (consensus/blockRules.ts checks it).
+ */
 export { headerHash, headerSigningBytes, verifyHeader } from '../crypto/blockHeader';
+export { txRootOf };
 
 export const ZERO_HASH: Hex = `0x${'00'.repeat(32)}`;
 export const ZERO_ADDRESS: Hex = `0x${'00'.repeat(20)}`;
-
-export const txRootOf = (txs: SignedTx[]): Hex => merkleRoot(txs.map((t) => t.id));
 
 export function signHeader(keys: HybridKeys, h: BlockHeader): SignedBlockHeader {
   const msg = headerSigningBytes(h);

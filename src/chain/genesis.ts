@@ -23,7 +23,7 @@ export interface GenesisAccount {
   mldsaKeyHash?: Hex | null;
 }
 
-/** The chain specification (`cairn node --genesis <file>`; docs/GENESIS.md). */
+/** The chain specification (`cairn node --genesis <file>`; docs/PROTOCOL.md "Chain specification"). */
 export interface GenesisSpec {
   chainId: number;
   timestamp: number;

@@ -1,6 +1,7 @@
 import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
-import { blockRefusal } from './blockRules';
+import { blockRefusal } from '../consensus/blockRules';
+import { parentReads } from './parentReads';
 import { applyGenesis, type GenesisSpec } from './genesis';
 import { applyBlock } from './replay';
 import type { Block } from '../protocol/types';
@@ -32,7 +33,7 @@ export async function verifyChain(genesis: GenesisSpec, blocks: AsyncIterable<Bl
       continue;
     }
     if (h !== height + 1) return fail(h, `expected height ${height + 1}`);
-    const refused = await blockRefusal(state, b, { height, hash: prevHash });
+    const refused = await blockRefusal(parentReads(state), b, { height, hash: prevHash });
     if (refused) return fail(h, refused);
     const err = await applyBlock(state, b, network);
     if (err) return fail(h, err);

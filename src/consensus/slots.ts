@@ -33,6 +33,15 @@ export function scheduleRefusal(
   return undefined;
 }
 
+/**
+ * Whether `self` produces on a head made at `headTimestamp` now: the slot of `now` (a block's
+ * time is at least its parent's + 1 ms) is `self`'s in `active` and comes after the head's slot.
+ */
+export function ownsSlot(active: readonly Address[], self: Address, headTimestamp: number, now: number, slotMs: number): boolean {
+  const slot = slotOf(Math.max(now, headTimestamp + 1), slotMs);
+  return slotProducer(active, slot) === self && slot > slotOf(headTimestamp, slotMs);
+}
+
 /** How many slots in [from, to) belong to schedule position `index` of `n` (slot mod n = index). */
 export function slotsOf(index: number, n: number, from: number, to: number): number {
   if (to <= from || n <= 0 || index < 0) return 0;

@@ -13,12 +13,16 @@ import { GenesisSpecError, parseGenesisText } from '../chain/genesisSpec';
 import { deriveKeys, DEV_SEED, type HybridKeys } from '../crypto/keys';
 import { CairnError } from '../errors/CairnError';
 import { canonicalJson } from '../primitives/canonical';
-import { fromHex } from '../primitives/hex';
+import { fromHex, toHex } from '../primitives/hex';
+import { getCandidate } from '../modules/staking';
+import type { ExecState } from '../protocol/execState';
+import type { Address } from '../protocol/types';
 import type { NodeConfig } from '../config/config';
 
 /**
  * Where a node's chain comes from: the chain specification of --genesis, or the development
- * network (which also hands out its keys); and the key this node signs blocks with.
+ * network (which also hands out its keys); and the key this node signs blocks with, checked
+ * against the chain.
  */
 
 export type GenesisSource =
@@ -102,8 +106,21 @@ export async function validatorKeys(config: NodeConfig): Promise<HybridKeys> {
   return deriveKeys(fromHex(hex));
 }
 
-/** Creates the genesis block on an empty store (dev network) and writes dev-accounts.json. */
-export async function ensureGenesis(store: ChainStore, config: NodeConfig, log: Logger): Promise<Head> {
+/**
+ * The store's head: the genesis block is created on an empty store (the chain specification of
+ * --genesis, or the development network, whose keys go to dev-accounts.json and
+ * dev-validators.json), a reopened store must hold the chain of --genesis; a genesis time after
+ * `now` is warned of (the first block comes after it).
+ */
+export async function ensureGenesis(store: ChainStore, config: NodeConfig, log: Logger, now: () => number = Date.now): Promise<Head> {
+  const head = await openOrCreate(store, config, log);
+  if (head.height === 0 && head.timestamp > now()) {
+    log.warn({ genesisTime: new Date(head.timestamp).toISOString() }, 'the genesis time is in the future: the first block comes after it');
+  }
+  return head;
+}
+
+async function openOrCreate(store: ChainStore, config: NodeConfig, log: Logger): Promise<Head> {
   const source = await genesisSource(config);
   const existing = await store.head();
   if (existing) {
@@ -137,4 +154,21 @@ export async function ensureGenesis(store: ChainStore, config: NodeConfig, log: 
   }
   log.info({ hash: head.hash, stateRoot, accounts: dev.accounts.length }, 'genesis created (development network)');
   return head;
+}
+
+/**
+ * This node's block-signing key against the chain at its head (`state`, whose set in force is
+ * `validators`): a key outside the set follows the chain (warned: an exchange's or an
+ * indexer's node, or a candidate not elected yet; it produces once elected); a key whose
+ * validator bound other block-signing keys is refused.
+ */
+export async function checkValidatorKey(state: ExecState, validators: readonly Address[], keys: HybridKeys, config: NodeConfig, log: Logger): Promise<void> {
+  if (!validators.includes(keys.address)) {
+    const hint = config.validatorKey === null ? ' (no --validator-key: the development validator\'s key)' : '';
+    log.warn({ key: keys.address, validators }, `this node's key is not in the active set${hint}: it follows the chain and produces only if elected`);
+  }
+  const bound = (await getCandidate(state, keys.address))?.signingKeys;
+  if (bound && (bound.secp256k1 !== toHex(keys.secp256k1.publicKey) || bound.mldsa44 !== toHex(keys.mldsa44.publicKey))) {
+    throw new CairnError('CONFIG', `validator ${keys.address} has bound other block-signing keys than this node's key (signingKeys ${bound.secp256k1.slice(0, 12)}…)`);
+  }
 }

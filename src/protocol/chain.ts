@@ -21,7 +21,7 @@ export interface BlockSummary {
   volume: string; // sum of transferred amounts, base units
 }
 
-/** Why blocks above the final one are not final (modules/staking/schedule.ts finalityBehind; GET /status). */
+/** Why blocks above the final one are not final (consensus/finality.ts finalityBehind; GET /status). */
 export interface FinalityBehind {
   /** Blocks above the final one (the head's height − finalizedHeight). */
   lag: number;

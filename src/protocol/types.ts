@@ -154,7 +154,7 @@ export interface TxResult {
   energyUsed: string;
   burned: string;
   vm?: VmReceipt;
-  /** What a successful module transaction changed, for node-local indexes (chain/events.ts). */
+  /** What a successful module transaction changed, for node-local indexes (protocol/events.ts). */
   events?: ChainEvent[];
 }
 

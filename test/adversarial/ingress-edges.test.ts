@@ -11,7 +11,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEV_MINE_AHEAD_SLOTS } from '../../src/actors/consensusActor';
+import { DEV_MINE_AHEAD_SLOTS } from '../../src/actors/consensus/consensusActor';
 import { signTx } from '../../src/chain/envelope';
 import { deriveKeys } from '../../src/crypto/keys';
 import { fromHex } from '../../src/primitives/hex';

@@ -10,7 +10,7 @@
  * The flood itself is measured in bench/metaTx.ts (and bench/attack.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importerBehavior } from '../../src/actors/importer';
+import { importerBehavior } from '../../src/actors/consensus/importer';
 import type { ImportVerdict } from '../../src/actors/protocol';
 import { sealBlock } from '../../src/chain/block';
 import { buildBlock } from '../../src/chain/buildBlock';

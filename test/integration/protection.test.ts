@@ -10,7 +10,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitUntil } from '../helpers/wait';
 import type { AlertSource, SecurityAlert } from '../../src/actors/sentinel/alerts';
-import type { PeerInfo } from '../../src/actors/peers';
+import type { PeerInfo } from '../../src/protocol/peers';
 import type { Admission } from '../../src/api/admission';
 import type { ChainQueries } from '../../src/api/ports';
 import type { SolcCompiler } from '../../src/contracts/compiler';

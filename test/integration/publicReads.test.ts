@@ -2,7 +2,7 @@ import { Agent, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBlock } from '../../src/chain/blockShape';
 import { headerHash } from '../../src/crypto/blockHeader';
-import { fetchChain } from '../../src/p2p/peerClient';
+import { fetchChain } from '../../src/network/peerClient';
 import { MAX_CHAIN_PAGE } from '../../src/protocol/params';
 import { startTestNode, type TestNode } from '../helpers/testNode';
 

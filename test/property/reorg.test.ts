@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ActorRef } from '../../src/actors/actorRef';
-import { standaloneConsensus } from '../../src/actors/consensusActors';
+import { standaloneConsensus } from '../../src/actors/consensus/consensusActors';
 import { mempoolBehavior } from '../../src/actors/mempoolActor';
 import type { ConsensusMsg, ConsensusReplies, MempoolLookup, MempoolMsg, MempoolReplies } from '../../src/actors/protocol';
 import { ChainView } from '../../src/api/chainView';

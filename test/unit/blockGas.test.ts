@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { importerBehavior } from '../../src/actors/importer';
+import { importerBehavior } from '../../src/actors/consensus/importer';
 import { sealBlock } from '../../src/chain/block';
 import { buildBlock } from '../../src/chain/buildBlock';
 import { devAccounts, devGenesis, DEV_NETWORK } from '../../src/chain/devnet';

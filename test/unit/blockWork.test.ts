@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BlockWorkGate } from '../../src/actors/blockWork';
+import { BlockWorkGate } from '../../src/actors/consensus/blockWork';
 
 /** A promise's state without waiting on it: settled within a macrotask or not. */
 const settled = async (p: Promise<unknown>) => {

@@ -11,7 +11,7 @@ import type { Address, HybridTx } from '../../src/protocol/types';
 import { refusal } from '../helpers/assetHarness';
 import { EconWorld, U1, U2, U3, U4, V0 } from '../helpers/econWorld';
 import { DEV_NETWORK } from '../../src/chain/devnet';
-import { usedNonces } from '../../src/actors/commitBlock';
+import { usedNonces } from '../../src/actors/consensus/commitBlock';
 import { TxPool } from '../../src/mempool/pool';
 
 const c = (n: number | bigint) => String(BigInt(n) * COIN);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { finalityThreshold, finalizedFrom } from '../../src/consensus/finality';
-import { countingMembers, getCandidate, getSchedule, getValidatorSet, JOINING_ROUNDS } from '../../src/modules/staking';
+import { countingMembers, finalityThreshold, finalizedFrom } from '../../src/consensus/finality';
+import { getCandidate, getSchedule, getValidatorSet, JOINING_ROUNDS } from '../../src/modules/staking';
 import { COIN } from '../../src/primitives/amount';
 import { EconWorld, U1, U2, V0, addr } from '../helpers/econWorld';
 

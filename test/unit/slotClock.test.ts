@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { SLOT_TICK_OFFSET_MS, startSlotClock } from '../../src/node/slotClock';
+import { SLOT_TICK_OFFSET_MS, startSlotClock } from '../../src/actors/consensus/slotClock';
 
 afterEach(() => vi.useRealTimers());
 

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { prefers } from '../../src/consensus/forkChoice';
+import { branchChoice, prefers } from '../../src/consensus/forkChoice';
 import type { Address } from '../../src/protocol/types';
-import { CLOCK_TOLERANCE_MS, idleTurn, scheduleRefusal, slotOf, slotProducer, slotsOf } from '../../src/consensus/slots';
+import { CLOCK_TOLERANCE_MS, idleTurn, ownsSlot, scheduleRefusal, slotOf, slotProducer, slotsOf } from '../../src/consensus/slots';
 
 const A = '0x00000000000000000000000000000000000000aa' as const;
 const B = '0x00000000000000000000000000000000000000bb' as const;
@@ -37,6 +37,26 @@ describe('slot schedule', () => {
     expect(prefers({ height: 5, hash: '0x01' }, { height: 5, hash: '0x02' })).toBe(true);
     expect(prefers({ height: 5, hash: '0x02' }, { height: 5, hash: '0x01' })).toBe(false);
     expect(prefers({ height: 5, hash: '0x01' }, { height: 5, hash: '0x01' })).toBe(false);
+  });
+
+  it('a branch is taken when preferred, stale when not, refused when it forks below the finalized height', () => {
+    const head = { height: 10, hash: '0x05' as const, finalizedHeight: 8 };
+    expect(branchChoice({ height: 11, hash: '0x09' }, 9, head)).toBe('take');
+    expect(branchChoice({ height: 10, hash: '0x04' }, 8, head)).toBe('take');
+    expect(branchChoice({ height: 10, hash: '0x06' }, 9, head)).toBe('stale');
+    expect(branchChoice({ height: 12, hash: '0x01' }, 7, head)).toEqual({ refused: 'branch forks at 7, below the finalized height 8' });
+  });
+
+  it('a validator produces in its own slot after the head\'s, never twice in a slot', () => {
+    const active = [A, B, C];
+    // Slot 21 (1 050–1 099 ms) is A's (21 mod 3 = 0); the head was made in slot 20.
+    expect(ownsSlot(active, A, 1_000, 1_060, 50)).toBe(true);
+    expect(ownsSlot(active, B, 1_000, 1_060, 50)).toBe(false);
+    // The head is already in slot 21: no second block there.
+    expect(ownsSlot(active, A, 1_055, 1_060, 50)).toBe(false);
+    // A clock behind the head's time counts from the head's time + 1 ms.
+    expect(ownsSlot(active, A, 1_049, 900, 50)).toBe(true);
+    expect(ownsSlot([], A, 1_000, 1_060, 50)).toBe(false);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { ExecState } from '../../protocol/execState';
 import { recordKey, RECORD_PREFIX } from '../../protocol/records';
-import type { Address } from '../../protocol/types';
+import type { Address, SigningKeys } from '../../protocol/types';
 import type { Hex } from '../../primitives/hex';
 
 /**
@@ -77,6 +77,11 @@ export const VALIDATORS_KEY = RECORD_PREFIX.validators;
 export const CANDIDATES_KEY = RECORD_PREFIX.candidates;
 
 export const getCandidate = (s: ExecState, a: Address): Promise<CandidateRecord | undefined> => s.getRecord<CandidateRecord>(candidateKey(a));
+/** The block-signing keys a producer bound when it stood for election (genesis validators: in the chain specification); undefined: none. */
+export async function producerKeysOf(s: ExecState, producer: Address): Promise<SigningKeys | undefined> {
+  const keys = (await getCandidate(s, producer))?.signingKeys;
+  return keys && keys.secp256k1 !== '0x' ? keys : undefined;
+}
 export const putCandidate = (s: ExecState, c: CandidateRecord): Promise<void> => s.putRecord(candidateKey(c.address), c);
 
 export const emptyVoter = (): VoterRecord => ({ votes: {}, total: '0', debts: {}, claimable: '0' });

@@ -3,8 +3,7 @@ import type { ExecState } from '../../protocol/execState';
 import type { Params } from '../../protocol/governable';
 import { recordKey } from '../../protocol/records';
 import type { Address } from '../../protocol/types';
-import type { FinalityBehind } from '../../protocol/chain';
-import { finalityThreshold, finalizedFrom } from '../../consensus/finality';
+import { countingMembers, finalizedFrom } from '../../consensus/finality';
 import { sameList } from './election';
 import { jailCandidate } from './jail';
 import { getCandidate, getValidatorSet } from './records';
@@ -57,12 +56,6 @@ export interface Joining {
 
 /** Rounds of the set in force (rounds × n blocks) a joining member may go without producing before it is jailed and leaves. */
 export const JOINING_ROUNDS = 4;
-
-/** The members of the set in force that count for finality: all but those still joining. */
-export function countingMembers(sch: Pick<ScheduleRecord, 'active' | 'joining'>): Address[] {
-  const j = sch.joining ?? {};
-  return sch.active.filter((a) => !(a in j));
-}
 
 export const SCHEDULE_KEY = recordKey('schedule');
 
@@ -147,19 +140,4 @@ function joiningOf(incoming: readonly Address[], before: Pick<ScheduleRecord, 'a
   const out: Record<Address, Joining> = {};
   for (const a of incoming) if (!counted.has(a)) out[a] = before.joining?.[a] ?? { since, firstBlock: null };
   return out;
-}
-
-/**
- * Whether finality is behind at `height` and why, or null. With `need` members producing in
- * turn, about `need` blocks above the final one are normal (the newest blocks wait for the
- * producers on top of them); more than that means members that count are not producing.
- */
-export function finalityBehind(sch: ScheduleRecord, height: number): FinalityBehind | null {
-  const counting = countingMembers(sch);
-  const need = finalityThreshold(counting.length);
-  const lag = height - sch.finalizedHeight;
-  if (lag <= need) return null;
-  const next = sch.finalizedHeight + 1;
-  const notProducing = counting.filter((a) => (sch.lastProduced[a] ?? 0) <= next).map((address) => ({ address, lastProduced: sch.lastProduced[address] ?? null }));
-  return { lag, need, counting: counting.length, notProducing, pending: Object.keys(sch.joining ?? {}) as Address[] };
 }

@@ -1,10 +1,10 @@
-import type { HybridKeys } from '../crypto/keys';
-import { ActorRef, type Behavior } from './actorRef';
+import type { HybridKeys } from '../../crypto/keys';
+import { ActorRef, type Behavior } from '../actorRef';
 import { consensusBehavior, type ConsensusDeps } from './consensusActor';
 import { importerBehavior } from './importer';
 import { producerBehavior, type ProducerDeps } from './producerActor';
-import type { ConsensusMsg, ConsensusReplies, ImporterMsg, ImporterReplies, ProducerMsg, ProducerReplies } from './protocol';
-import type { ChildSpec } from './supervisor';
+import type { ConsensusMsg, ConsensusReplies, ImporterMsg, ImporterReplies, ProducerMsg, ProducerReplies } from '../protocol';
+import type { ChildSpec } from '../supervisor';
 
 /** What the three consensus actors (producer, importer, consensus) need between them. */
 export type ConsensusActorsDeps = Omit<ConsensusDeps, 'producer' | 'importer' | 'self'> & ProducerDeps & { keys: HybridKeys };

@@ -1,4 +1,4 @@
-import { keccak256 } from '../crypto/hash';
+import { keccak256 } from './hash';
 import { concatBytes, fromHex, toHex, type Hex } from '../primitives/hex';
 
 const EMPTY = keccak256(new Uint8Array(0));
@@ -16,3 +16,6 @@ export function merkleRoot(leaves: Hex[]): Hex {
   }
   return toHex(level[0]);
 }
+
+/** A block's tx root: the Merkle root of its transaction ids, in block order (the header commits to it). */
+export const txRootOf = (txs: readonly { id: Hex }[]): Hex => merkleRoot(txs.map((t) => t.id));

@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import { prefers } from '../consensus/forkChoice';
 import { behaviorOf, type ActorRef, type Behavior, type NoReplies } from '../actors/actorRef';
-import type { PeerInfo } from '../actors/peers';
+import type { PeerInfo } from '../protocol/peers';
 import type { ConsensusMsg, ConsensusReplies, HeadSink } from '../actors/protocol';
 import type { ModesMsg, ModesReplies, P2pMsg } from '../actors/protocol';
 import type { Hex } from '../primitives/hex';
-import { fetchChain, fetchStatus, postBlock, postTx } from './peerClient';
+import type { ChainPage, PeerTransport } from './peerClient';
 
 /**
  * The p2p actor: the configured peers, their heads, gossip and sync.
@@ -19,6 +19,7 @@ import { fetchChain, fetchStatus, postBlock, postTx } from './peerClient';
  *   to find the fork point.
  * - Scoring: unreachable peers and invalid data lower a peer's score; at DROP_SCORE it is
  *   ignored for DROP_MS. Only configured URLs are ever fetched.
+ * Peers are reached through `transport` (peerClient.ts: their HTTP API, in a node).
  */
 export interface P2pDeps {
   peers: readonly string[];
@@ -30,13 +31,13 @@ export interface P2pDeps {
   book: Map<string, PeerInfo>;
   log: Logger;
   now: () => number;
+  /** How peers are reached (peerClient.ts httpTransport in a node). */
+  transport: PeerTransport;
   /** Sync progress for the logs and readiness: the best height seen among peers. */
   onSync?: (s: { target: number; height: number; blocksPerSec: number }) => void;
   /** The node's modes actor: told when a sync from a peer ahead starts and ends. */
   modes?: Pick<ActorRef<ModesMsg, ModesReplies>, 'send'>;
 }
-
-type ChainPage = Awaited<ReturnType<typeof fetchChain>>;
 
 export const FANOUT = 8;
 const PAGE = 200;
@@ -74,7 +75,7 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
   async function poll(p: PeerInfo): Promise<void> {
     const t0 = performance.now();
     try {
-      const s = await fetchStatus(p.url);
+      const s = await d.transport.status(p.url);
       if ((s.genesisHash !== undefined && s.genesisHash !== d.genesisHash) || (s.chainId !== undefined && s.chainId !== d.chainId)) {
         p.droppedUntil = d.now() + DROP_MS;
         d.log.error({ peer: p.url, genesisHash: s.genesisHash, chainId: s.chainId }, 'peer refused: another genesis or chain id');
@@ -97,14 +98,14 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
     let from = p.height > start.height ? start.height + 1 : Math.max(start.finalizedHeight + 1, p.height - FORK_LOOKBACK + 1);
     let imported = 0;
     // The next page is fetched while the consensus actor imports this one (bounded: one page ahead).
-    let ahead: Promise<ChainPage> | null = fetchChain(p.url, from, PAGE);
+    let ahead: Promise<ChainPage> | null = d.transport.chain(p.url, from, PAGE);
     for (let pages = 0; pages < 10_000 && ahead; pages++) {
       const head = d.view.head;
       if (!(p.head && prefers({ height: p.height, hash: p.head }, head))) break;
       const page: ChainPage = await ahead;
       if (page.blocks.length === 0) break;
       const nextFrom = page.blocks[page.blocks.length - 1].header.height + 1;
-      ahead = page.next === null ? null : fetchChain(p.url, nextFrom, PAGE);
+      ahead = page.next === null ? null : d.transport.chain(p.url, nextFrom, PAGE);
       ahead?.catch(() => {}); // a failed prefetch is seen when awaited
       const r = await d.consensus.ask({ type: 'importBlocks', blocks: page.blocks, now: d.now() });
       imported += r.imported;
@@ -120,11 +121,11 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
           break;
         }
         from = Math.max(floor, from - PAGE);
-        ahead = fetchChain(p.url, from, PAGE);
+        ahead = d.transport.chain(p.url, from, PAGE);
         continue;
       }
       if (r.stale) break;
-      if (r.head.height + 1 !== nextFrom) ahead = fetchChain(p.url, (from = r.head.height + 1), PAGE);
+      if (r.head.height + 1 !== nextFrom) ahead = d.transport.chain(p.url, (from = r.head.height + 1), PAGE);
       else from = nextFrom;
       // With no next page, its head may have moved on while we paged: the next tick's poll says.
       const secs = (performance.now() - t0) / 1000;
@@ -160,7 +161,7 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
       void Promise.all(
         fanout().map(async (p) => {
           try {
-            await postBlock(p.url, msg.block);
+            await d.transport.postBlock(p.url, msg.block);
           } catch (e) {
             penalize(p, 1, `gossip: ${(e as Error).message}`);
           }
@@ -169,7 +170,7 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
     },
     relayTx(msg) {
       if (!remember(msg.tx.id)) return;
-      void Promise.all(fanout().map((p) => postTx(p.url, msg.tx).catch(() => false)));
+      void Promise.all(fanout().map((p) => d.transport.postTx(p.url, msg.tx).catch(() => false)));
     },
   });
 }

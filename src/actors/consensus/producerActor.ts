@@ -1,17 +1,17 @@
 import type { Logger } from 'pino';
-import { sealBlock } from '../chain/block';
-import { buildBlock } from '../chain/buildBlock';
-import { slotOf } from '../consensus/slots';
-import type { HybridKeys } from '../crypto/keys';
-import { orderedCandidates } from '../mempool/senderHeap';
-import { partiesOf } from '../modules/registry';
-import { MAX_TXS_PER_BLOCK, TREASURY_ADDRESS } from '../protocol/params';
-import type { KvStore } from '../state/kv';
-import { StateTrie } from '../state/stateTrie';
-import type { SigningGuard } from '../storage/signingGuard';
-import type { Network } from '../protocol/network';
-import { behaviorOf, type Behavior } from './actorRef';
-import type { ProducerMsg, ProducerReplies, LifecycleReports } from './protocol';
+import { sealBlock } from '../../chain/block';
+import { buildBlock } from '../../chain/buildBlock';
+import { slotOf } from '../../consensus/slots';
+import type { HybridKeys } from '../../crypto/keys';
+import { orderedCandidates } from '../../mempool/senderHeap';
+import { partiesOf } from '../../modules/registry';
+import { MAX_TXS_PER_BLOCK, TREASURY_ADDRESS } from '../../protocol/params';
+import type { KvStore } from '../../state/kv';
+import { StateTrie } from '../../state/stateTrie';
+import type { SigningGuard } from '../../storage/signingGuard';
+import type { Network } from '../../protocol/network';
+import { behaviorOf, type Behavior } from '../actorRef';
+import type { ProducerMsg, ProducerReplies, LifecycleReports } from '../protocol';
 
 export interface ProducerDeps {
   kv: KvStore;

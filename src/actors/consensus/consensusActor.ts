@@ -1,21 +1,21 @@
 import type { Logger } from 'pino';
-import { prefers } from '../consensus/forkChoice';
-import { idleTurn, scheduleRefusal, slotOf, slotProducer } from '../consensus/slots';
-import { headerRefusal, producerKeysOf } from '../chain/blockRules';
-import { verifyHeader } from '../chain/block';
-import type { VerifyPool } from '../crypto/verifyPool';
-import { getSchedule } from '../modules/staking';
-import type { Head } from '../protocol/chain';
-import type { Address, Block, SignedBlockHeader, SignedTx } from '../protocol/types';
-import type { KvStore } from '../state/kv';
-import { StateTrie } from '../state/stateTrie';
-import { standaloneModes, type ModesActor } from './modesActor';
-import { behaviorOf, type ActorRef, type Behavior } from './actorRef';
+import { branchChoice } from '../../consensus/forkChoice';
+import { idleTurn, ownsSlot, scheduleRefusal, slotOf } from '../../consensus/slots';
+import { headerRefusal } from '../../consensus/blockRules';
+import { verifyHeader } from '../../chain/block';
+import type { VerifyPool } from '../../crypto/verifyPool';
+import { getSchedule, producerKeysOf } from '../../modules/staking';
+import type { Head } from '../../protocol/chain';
+import type { Address, Block, SignedBlockHeader, SignedTx } from '../../protocol/types';
+import type { KvStore } from '../../state/kv';
+import { StateTrie } from '../../state/stateTrie';
+import { standaloneModes, type ModesActor } from '../modesActor';
+import { behaviorOf, type ActorRef, type Behavior } from '../actorRef';
 import { createBlockCommitter, type CommitDeps } from './commitBlock';
 import { preverifyTxs } from './importer';
 import type { BlockWorkGate } from './blockWork';
-import type { Network } from '../protocol/network';
-import type { ConsensusMsg, ConsensusReplies, ImporterMsg, ImporterReplies, ImportOutcome, ProducerMsg, ProducerReplies } from './protocol';
+import type { Network } from '../../protocol/network';
+import type { ConsensusMsg, ConsensusReplies, ImporterMsg, ImporterReplies, ImportOutcome, ProducerMsg, ProducerReplies } from '../protocol';
 
 export interface ConsensusDeps extends CommitDeps {
   kv: KvStore;
@@ -30,7 +30,9 @@ export interface ConsensusDeps extends CommitDeps {
   log: Logger;
   /** --dev: devMine and devRewind are served (refused otherwise). */
   dev?: boolean;
-  /** Block building and gossiped blocks' import run as block work: admission waits for them (actors/blockWork.ts). */
+  /** The clock devMine keeps the head within DEV_MINE_AHEAD_SLOTS of (slot ticks carry their own time); default Date.now. */
+  now?: () => number;
+  /** Block building and gossiped blocks' import run as block work: admission waits for them (blockWork.ts). */
   blockWork?: BlockWorkGate;
   /** Observes each block's build + commit time in seconds (metrics). */
   onBlockProduced?: (seconds: number) => void;
@@ -125,7 +127,7 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
    */
   async function devMine(count: number): Promise<{ from: number; to: number } | { refused: string }> {
     const from = d.view.head.height + 1;
-    const nowSlot = slotOf(Date.now(), d.slotMs);
+    const nowSlot = slotOf((d.now ?? Date.now)(), d.slotMs);
     const firstSlot = slotOf(d.view.head.timestamp, d.slotMs) + 1;
     const room = nowSlot + DEV_MINE_AHEAD_SLOTS - firstSlot + 1;
     // A refusal is an answer, not a crash (a throw here would stop this critical actor).
@@ -151,10 +153,11 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
     const state = await StateTrie.open(d.kv, fork.stateRoot);
     const first = branch[0].header;
     const { active } = await getSchedule(state);
+    const reads = { producerKeys: (p: Address) => producerKeysOf(state, p) };
     const schedule = scheduleRefusal(first, fork.timestamp, active, d.slotMs, now);
     if (schedule) return schedule;
     for (const [j, b] of branch.entries()) {
-      const refused = await headerRefusal(state, b.header, j === 0 ? fork : branch[j - 1].header);
+      const refused = await headerRefusal(reads, b.header, j === 0 ? fork : branch[j - 1].header);
       if (refused) return `block ${b.header.height} (${b.header.hash}): ${refused}`;
     }
     return undefined;
@@ -204,12 +207,12 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
           return { ...out, orphan: true, head };
         }
         const tip = blocks[blocks.length - 1].header;
-        if (forkAt < head.finalizedHeight) {
-          const reason = `branch forks at ${forkAt}, below the finalized height ${head.finalizedHeight}`;
-          rejectedBranch(h, reason);
-          return { ...out, rejected: reason, head };
+        const choice = branchChoice(tip, forkAt, head);
+        if (typeof choice === 'object') {
+          rejectedBranch(h, choice.refused);
+          return { ...out, rejected: choice.refused, head };
         }
-        if (!prefers(tip, head)) return { ...out, stale: true, head };
+        if (choice === 'stale') return { ...out, stale: true, head };
         // Nothing is undone for a branch before its headers verify: a forged sibling must not move the head.
         const unsigned = await branchRefusal(blocks.slice(i), forkAt, now);
         if (unsigned) {
@@ -252,9 +255,8 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
   return behaviorOf<ConsensusMsg, ConsensusReplies>({
     async slotTick(msg) {
       const head = d.view.head;
-      const slot = slotOf(Math.max(msg.now, head.timestamp + 1), d.slotMs);
       if (!(await signing())) return;
-      if (slotProducer(d.view.validators, slot) !== d.self || slot <= slotOf(head.timestamp, d.slotMs)) return;
+      if (!ownsSlot(d.view.validators, d.self, head.timestamp, msg.now, d.slotMs)) return;
       const c = await d.mempool.ask({ type: 'collectCandidates' });
       const worthTrying = c.queues.length > 0 && c.version !== barrenVersion;
       // Included transactions wait for finality: keep producing until they are final.

@@ -1,14 +1,14 @@
-import { nestedOf, partiesOf } from '../modules/registry';
+import { nestedOf, partiesOf } from '../../modules/registry';
 import type { Logger } from 'pino';
-import { getSchedule } from '../modules/staking';
-import { TREASURY_ADDRESS } from '../protocol/params';
-import type { BlockSummary, Head } from '../protocol/chain';
-import type { Address, Block } from '../protocol/types';
-import type { KvStore } from '../state/kv';
-import type { ChainStore } from '../storage/chainStore';
-import type { ActorRef } from './actorRef';
-import type { Hex } from '../primitives/hex';
-import type { ExecutedBlock, HeadSink, LifecycleReports, MempoolMsg, MempoolReplies } from './protocol';
+import { getSchedule } from '../../modules/staking';
+import { TREASURY_ADDRESS } from '../../protocol/params';
+import type { BlockSummary, Head } from '../../protocol/chain';
+import type { Address, Block } from '../../protocol/types';
+import type { KvStore } from '../../state/kv';
+import type { ChainStore } from '../../storage/chainStore';
+import type { ActorRef } from '../actorRef';
+import type { Hex } from '../../primitives/hex';
+import type { ExecutedBlock, HeadSink, LifecycleReports, MempoolMsg, MempoolReplies } from '../protocol';
 
 export type { ExecutedBlock };
 
@@ -26,9 +26,10 @@ export interface CommitDeps {
 
 
 /**
- * Commits an executed block, whoever produced it (this node now; peers' blocks through the
- * importer next): finality, block + indexes + head in the same batch as its state nodes,
- * one atomic write, then the state settles, the head is published and the mempool told.
+ * Commits an executed block, whoever produced it (this node's producer, or a peer, checked
+ * and executed by the importer): finality, block + indexes + head in the same batch as its
+ * state nodes, one atomic write, then the state settles, the head is published and the
+ * mempool told.
  */
 export function createBlockCommitter(d: CommitDeps) {
   return async function commitBlock(x: ExecutedBlock): Promise<Head> {

@@ -7,6 +7,26 @@ import type { Block, SignedTx } from '../protocol/types';
  * URLs of the configuration are ever fetched — never one a peer names. Every call has a
  * timeout; every answer is shape-checked before use.
  */
+
+/**
+ * How the p2p actor reaches a peer, by its configured URL. The node uses `httpTransport` (the
+ * calls below); a test or a simulator passes its own (StartHooks.transport).
+ */
+export interface PeerTransport {
+  status(peer: string): Promise<PeerStatus>;
+  chain(peer: string, from: number, limit: number): Promise<ChainPage>;
+  /** Resolves to the peer's HTTP status (a refusal is the peer's business, not an error). */
+  postBlock(peer: string, block: Block): Promise<number>;
+  /** Resolves to whether the peer accepted it. */
+  postTx(peer: string, tx: SignedTx): Promise<boolean>;
+}
+
+/** One page of full blocks; `next`: where the next page starts, null at the peer's head. */
+export interface ChainPage {
+  blocks: Block[];
+  next: number | null;
+}
+
 export interface PeerStatus {
   height: number;
   hash: Hex;
@@ -36,7 +56,7 @@ export async function fetchStatus(peer: string): Promise<PeerStatus> {
 }
 
 /** One page of full blocks from `from` (GET /chain), each shape-checked. */
-export async function fetchChain(peer: string, from: number, limit: number): Promise<{ blocks: Block[]; next: number | null }> {
+export async function fetchChain(peer: string, from: number, limit: number): Promise<ChainPage> {
   const r = await call(`${peer}/chain?from=${from}&limit=${limit}`, undefined, 30_000);
   if (!r.ok) throw new Error(`GET /chain answered ${r.status}`);
   const page = (await r.json()) as { blocks?: unknown; next?: unknown };
@@ -66,3 +86,6 @@ export async function postTx(peer: string, tx: SignedTx): Promise<boolean> {
   const v = (await r.json().catch(() => ({}))) as { accepted?: unknown };
   return v.accepted === true;
 }
+
+/** The peers' native HTTP API. */
+export const httpTransport: PeerTransport = { status: fetchStatus, chain: fetchChain, postBlock, postTx };

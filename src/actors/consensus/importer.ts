@@ -1,20 +1,21 @@
-import { blockRefusal } from '../chain/blockRules';
-import { decodeEnvelope, verifyGroups, verifyJobsOf } from '../chain/envelope';
-import { decodeEthTx } from '../chain/ethTx';
-import { getSchedule } from '../modules/staking';
-import { applyBlock } from '../chain/replay';
-import type { BlockLifecycleEvent } from '../machines/blockLifecycle';
-import { scheduleRefusal } from '../consensus/slots';
-import type { VerifyPool } from '../crypto/verifyPool';
-import { handlerFor } from '../modules/registry';
-import { canonicalJson } from '../primitives/canonical';
-import type { Head } from '../protocol/chain';
-import type { Network } from '../protocol/network';
-import type { Block, HybridTx } from '../protocol/types';
-import type { KvStore } from '../state/kv';
-import { StateTrie } from '../state/stateTrie';
-import { behaviorOf, type Behavior } from './actorRef';
-import type { ImporterMsg, ImporterReplies, ImportVerdict, LifecycleReports } from './protocol';
+import { blockRefusal } from '../../consensus/blockRules';
+import { parentReads } from '../../chain/parentReads';
+import { decodeEnvelope, verifyGroups, verifyJobsOf } from '../../chain/envelope';
+import { decodeEthTx } from '../../chain/ethTx';
+import { getSchedule } from '../../modules/staking';
+import { applyBlock } from '../../chain/replay';
+import type { BlockLifecycleEvent } from '../../machines/blockLifecycle';
+import { scheduleRefusal } from '../../consensus/slots';
+import type { VerifyPool } from '../../crypto/verifyPool';
+import { handlerFor } from '../../modules/registry';
+import { canonicalJson } from '../../primitives/canonical';
+import type { Head } from '../../protocol/chain';
+import type { Network } from '../../protocol/network';
+import type { Block, HybridTx } from '../../protocol/types';
+import type { KvStore } from '../../state/kv';
+import { StateTrie } from '../../state/stateTrie';
+import { behaviorOf, type Behavior } from '../actorRef';
+import type { ImporterMsg, ImporterReplies, ImportVerdict, LifecycleReports } from '../protocol';
 
 /**
  * The importer actor: a block from a peer (or a sync page) is checked and executed on its
@@ -76,7 +77,7 @@ export function importerBehavior(d: ImporterDeps): Behavior<ImporterMsg, Importe
     const { active } = await getSchedule(state);
     const refused =
       scheduleRefusal(h, parent.timestamp, active, d.slotMs, now) ??
-      (await blockRefusal(state, block, parent)) ??
+      (await blockRefusal(parentReads(state), block, parent)) ??
       txRefusal(block, d.network) ??
       (await signaturesRefusal(block, preverified));
     if (refused) return rejected(refused);

@@ -1,6 +1,6 @@
 /**
  * The slot clock: a tick at the start of every slot, where slots are the wall clock's
- * multiples of `slotMs` (protocol/slots: slotOf), plus a small offset. Re-armed from the
+ * multiples of `slotMs` (consensus/slots.ts slotOf), plus a small offset. Re-armed from the
  * clock at every tick, so it neither drifts nor depends on when the process started: every
  * validator ticks at the same point of a slot, and the previous slot's block has nearly a
  * whole slot to arrive before the next producer builds on it. (A free-running setInterval
@@ -9,11 +9,11 @@
  * bench/finality.ts.)
  */
 import type { Logger } from 'pino';
-import type { ActorRef } from '../actors/actorRef';
-import type { ConsensusMsg, ConsensusReplies } from '../actors/protocol';
-import type { ChainView } from '../api/chainView';
-import { slotOf, slotsOf } from '../consensus/slots';
-import type { Address } from '../protocol/types';
+import type { ActorRef } from '../actorRef';
+import type { ConsensusMsg, ConsensusReplies, HeadSink } from '../protocol';
+import { slotOf, slotsOf } from '../../consensus/slots';
+import type { Head } from '../../protocol/chain';
+import type { Address } from '../../protocol/types';
 
 export interface SlotClock {
   stop(): void;
@@ -70,6 +70,11 @@ export function slotTicks(consensus: Pick<ActorRef<ConsensusMsg, ConsensusReplie
   return tick;
 }
 
+/** The slot clock driving the consensus actor (slotTicks above), on the clock `now`. */
+export function startConsensusClock(consensus: Pick<ActorRef<ConsensusMsg, ConsensusReplies>, 'ask'>, slotMs: number, stopping: () => boolean, log: Logger, now: () => number = Date.now): SlotClock {
+  return startSlotClock(slotMs, slotTicks(consensus, stopping, log, now), now);
+}
+
 /** Missed slots since the node started (metrics): all of them, and this validator's. */
 export interface SlotStats {
   missed: number;
@@ -77,10 +82,12 @@ export interface SlotStats {
 }
 
 /**
- * Counts into `stats` the empty slots between each new head and its parent, and which of them
- * were `self`'s — from the second block on: the gap after genesis (or a restart) is not missed.
+ * Counts the empty slots between each new head and its parent, and which of them were
+ * `self`'s — from the second block on: the gap after genesis (or a restart) is not missed.
+ * Returns the counts, kept up to date.
  */
-export function countMissedSlots(view: Pick<ChainView, 'head' | 'validators' | 'onHead'>, slotMs: number, self: Address, stats: SlotStats): void {
+export function countMissedSlots(view: Pick<HeadSink, 'head' | 'validators'> & { onHead(l: (h: Readonly<Head>) => void): unknown }, slotMs: number, self: Address): Readonly<SlotStats> {
+  const stats: SlotStats = { missed: 0, ownMissed: 0 };
   let last = view.head;
   view.onHead((h) => {
     if (h.height === last.height + 1 && last.height > 0) {
@@ -91,4 +98,5 @@ export function countMissedSlots(view: Pick<ChainView, 'head' | 'validators' | '
     }
     last = h;
   });
+  return stats;
 }

@@ -1,2 +1,0 @@
-
-export type { PeerInfo } from '../protocol/peers';

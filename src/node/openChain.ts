@@ -1,0 +1,59 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { loadChainView, type ChainView } from '../api/chainView';
+import type { NodeConfig } from '../config/config';
+import type { HybridKeys } from '../crypto/keys';
+import { VerifyPool } from '../crypto/verifyPool';
+import type { Network } from '../protocol/network';
+import type { KvStore } from '../state/kv';
+import { StateTrie } from '../state/stateTrie';
+import { ChainStore, type Head } from '../storage/chainStore';
+import { dirError, openStore } from '../storage/rocks';
+import { SigningGuard } from '../storage/signingGuard';
+import { VmCallPool } from '../vm/callPool';
+import type { Closers } from './closers';
+import { checkValidatorKey, ensureGenesis, validatorKeys } from './genesisSource';
+
+/** The chain a node runs on, open: its store, head, read model, signing key and the worker pools. */
+export interface OpenChain {
+  kv: KvStore;
+  store: ChainStore;
+  head: Head;
+  /** The chain's genesis hash and id. */
+  network: Network;
+  view: ChainView;
+  keys: HybridKeys;
+  signingGuard: SigningGuard;
+  verifier: VerifyPool;
+  vmCalls: VmCallPool;
+}
+
+/**
+ * Opens (or creates) the store in the data directory, its genesis and read model, checks the
+ * validator key against the chain, and starts the signature and VM call worker pools. What it
+ * opens is pushed on `closers` as it opens, so a failure part-way closes it.
+ */
+export async function openChain(config: NodeConfig, log: Logger, closers: Closers, o: { wrapKv?: (kv: KvStore) => KvStore; now: () => number }): Promise<OpenChain> {
+  try {
+    await mkdir(config.dataDir, { recursive: true });
+  } catch (e) {
+    throw await dirError(config.dataDir, e);
+  }
+  const rocks = await openStore(join(config.dataDir, 'chain'));
+  closers.push('store', () => rocks.close());
+  const kv = o.wrapKv ? o.wrapKv(rocks) : rocks;
+  const store = new ChainStore(kv, { devUndo: config.dev });
+  const head = await ensureGenesis(store, config, log, o.now);
+  const network = await store.network();
+  const headState = await StateTrie.open(kv, head.stateRoot);
+  const view = await loadChainView(store, head, headState, o.now());
+  const keys = await validatorKeys(config);
+  await checkValidatorKey(headState, view.validators, keys, config, log);
+  const signingGuard = await SigningGuard.open(join(config.dataDir, 'signing-guard.json'));
+  const verifier = await VerifyPool.start({ workers: config.verifyWorkers });
+  closers.push('verifier', () => verifier.close());
+  const vmCalls = VmCallPool.create(kv, { workers: config.vmCallWorkers, timeoutMs: config.vmCallTimeoutMs, maxQueue: config.vmCallQueue });
+  closers.push('vm calls', () => vmCalls.close());
+  return { kv, store, head, network, view, keys, signingGuard, verifier, vmCalls };
+}
