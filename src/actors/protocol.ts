@@ -1,3 +1,4 @@
+import type { SubmitVerdictView } from '../views';
 import type { BuildResult } from '../chain/buildBlock';
 import type { Address, Block, SignedBlockHeader, SignedTx } from '../protocol/types';
 import type { TxLifecycleSnapshot } from '../machines/txLifecycle';
@@ -142,13 +143,8 @@ export interface Candidates {
   queues: SignedTx[][];
 }
 
-export interface AdmitVerdict {
-  accepted: boolean;
-  id: Hex;
-  reason?: string;
-  /** The refusal's code (protocol/refusal.ts), beside its reason. */
-  code?: string;
-}
+/** The mempool's verdict on a transaction: what POST /tx answers. */
+export type AdmitVerdict = SubmitVerdictView;
 
 /** What the mempool knows about a transaction it holds or recently let go. */
 export interface MempoolLookup {

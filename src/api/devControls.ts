@@ -1,16 +1,11 @@
+import type { DevMined, DevRevertedView, DevSnapshotView } from '../views';
 import type { ActorRef } from '../actors/actorRef';
 import type { ConsensusMsg, ConsensusReplies } from '../actors/protocol';
 import type { Head } from '../protocol/chain';
 import type { ChainStore } from '../storage/chainStore';
 
 /** A snapshot: the chain at a height, named by the block hash it had there. */
-export interface DevSnapshot {
-  id: number;
-  height: number;
-  hash: string;
-  stateRoot: string;
-  takenAt: number;
-}
+export type DevSnapshot = DevSnapshotView;
 
 /** Why a development control was refused, with its HTTP status. */
 export class DevRefusal extends Error {
@@ -36,7 +31,7 @@ export class DevControls {
 
   constructor(private readonly d: { consensus: Pick<ActorRef<ConsensusMsg, ConsensusReplies>, 'ask'>; store: ChainStore; head: () => Head; now?: () => number }) {}
 
-  mine(count: number): Promise<{ from: number; to: number } | { refused: string }> {
+  mine(count: number): Promise<DevMined | { refused: string }> {
     return this.d.consensus.ask({ type: 'devMine', count });
   }
 
@@ -51,7 +46,7 @@ export class DevControls {
     return [...this.snaps.values()];
   }
 
-  async revert(id: number): Promise<{ snapshot: DevSnapshot; head: Head; undone: number }> {
+  async revert(id: number): Promise<DevRevertedView> {
     const s = this.snaps.get(id);
     if (!s) throw new DevRefusal(404, `no snapshot ${id} (snapshots: ${[...this.snaps.keys()].join(', ') || 'none'}; a restart forgets them)`);
     const at = (await this.d.store.summary(s.height))?.hash;

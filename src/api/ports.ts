@@ -15,9 +15,9 @@ import type {
 } from '../views';
 
 /**
- * The ports of the query side: what http/ and rpc/ may know of the node below them. They
- * import from here (types, and the few functions re-exported at the end), never from
- * actors/, storage/, mempool/ or chain/.
+ * The ports of the query side: what http/ and rpc/ may know of the node below them, as types
+ * only. They import these from here, never from actors/, storage/, mempool/ or chain/ (the few
+ * functions they call, such as the feeds' cursors, they import from their api/ module).
  */
 
 /** The published read model: replaced as a whole after each commit, never mutated in place for readers. */
@@ -108,16 +108,11 @@ export interface ChainQueries {
   stats(now: number): Promise<StatsView>;
 }
 
-
 export type { AlertKind, AlertSource, SecurityAlert } from '../actors/sentinel/alerts';
 export type { PeerInfo } from '../protocol/peers';
 export type { BlockIntake } from '../network/blockIntake';
 export type { Admission, SubmitOutcome } from './admission';
 export type * from './rpcPort';
-export { decodeEthFields } from './ethFields';
-export { decodeCursor, type Feed, type HeightStart } from './cursors';
-export { PROPOSAL_STATES } from '../modules/governance/machine';
-export { TASK_MODES, TASK_STATES } from '../modules/ai/machine';
-export { TRANSFER_STATES } from '../modules/bridge/machine';
-export { machineDefinitions, type MachineDefinition } from './machines';
-export { DevRefusal, type DevControls, type DevSnapshot } from './devControls';
+export type { Feed, HeightStart } from './cursors';
+export type { MachineDefinition } from './machines';
+export type { DevControls, DevSnapshot } from './devControls';

@@ -1,5 +1,5 @@
-import { BLOCK_SECONDS_BUCKETS, family, formatValue, Histogram, labelText, VERIFY_SECONDS_BUCKETS } from './histogram';
-import type { Gateway } from './gateway';
+import { BLOCK_SECONDS_BUCKETS, family, formatValue, Histogram, labelText, VERIFY_SECONDS_BUCKETS } from '../web/histogram';
+import type { Gateway } from '../web/gateway';
 
 /**
  * GET /metrics: Prometheus text exposition format 0.0.4. The HTTP series come from the

@@ -1,6 +1,6 @@
 import type { CappedPage } from '../views';
 import type { PageSize } from '../views/routes';
-import { badRequest } from './httpError';
+import { badRequest } from '../web/httpError';
 
 /**
  * What the handlers do with parameters once the route table has read them (views/routes):

@@ -1,5 +1,4 @@
 import type { DevControls } from '../api/ports';
-import { randomBytes } from 'node:crypto';
 import { JsonText } from '../api/headMemo';
 import type { MaybePromise } from '../primitives/maybe';
 import type { Request, Response } from 'hyper-express';
@@ -7,12 +6,12 @@ import type { Logger } from 'pino';
 import type { Admission, AlertSource, BlockIntake, ChainQueries, PeerInfo } from '../api/ports';
 import type { SolcCompiler } from '../contracts/compiler';
 import type { ContractMetadata } from '../contracts/verify';
-import { routeLabel } from './gateway';
-import type { GuardOptions } from './guard';
-import { HttpError } from './httpError';
+import { requestLog, UNAVAILABLE_RETRY_AFTER_S, type Gate } from '../web/request';
+import type { GuardOptions } from '../web/guard';
+import { HttpError } from '../web/httpError';
 import { ParamError } from '../views/routes/define';
 import type { MetricsSource } from './metrics';
-import type { RateLimitOptions } from './rateLimit';
+import type { RateLimitOptions } from '../web/rateLimit';
 
 /** What the HTTP server and its routes are given (routes/ import it from here, not from server.ts). */
 export interface HttpDeps {
@@ -34,7 +33,7 @@ export interface HttpDeps {
   adminToken?: string | null;
   /** --dev: the development controls (POST /dev/*); none: those routes answer 404. */
   dev?: DevControls;
-  /** Origins whose pages may read the API (CORS; api/cors.ts). Default ["*"]; empty: no CORS headers. */
+  /** Origins whose pages may read the API (CORS; web/cors.ts). Default ["*"]; empty: no CORS headers. */
   corsOrigins?: readonly string[];
   /** The security sentinel (GET /security/alerts); none: an empty list. */
   alerts?: AlertSource;
@@ -58,34 +57,9 @@ export const BLOCK_BODY_BYTES = 16 * 1024 * 1024;
 export const CONTRACT_BODY_BYTES = 2 * 1024 * 1024;
 export const bodyLimitFor = (path: string): number => (path.startsWith('/contract/') ? CONTRACT_BODY_BYTES : path === '/blocks' ? BLOCK_BODY_BYTES : MAX_BODY_BYTES);
 export const BACKSTOP_BODY_BYTES = 16 * 1024 * 1024;
-/** Retry-After (s) of a 503 while the node starts or a dependency is briefly unavailable. */
-export const UNAVAILABLE_RETRY_AFTER_S = 1;
 
 /** What hyper-express calls: synchronous when the answer is at hand (a memoized read), else a promise. */
 export type Handler = (req: Request, res: Response) => void | Promise<void>;
-
-/**
- * What runs around every route (http/ingress.ts): `enter` admits a request, or answers it
- * itself (a preflight, a refusal) and returns undefined; `leave` accounts for it once the
- * route is done.
- */
-export interface Gate<V = unknown> {
-  enter(req: Request, res: Response): V | undefined;
-  leave(req: Request, res: Response, visit: V): void;
-}
-
-/** Short, process-unique request ids: a random per-process prefix and a counter. */
-const ID_PREFIX = randomBytes(3).toString('hex');
-let idSeq = 0;
-export const nextRequestId = () => `${ID_PREFIX}-${(++idSeq).toString(36)}`;
-/** An x-request-id a trusted proxy may pass on (anything else is replaced by our own). */
-export const FORWARDED_ID = /^[A-Za-z0-9._:-]{1,64}$/;
-
-export const requestIdOf = (req: Request): string | undefined => req.locals.requestId as string | undefined;
-
-/** The logger for a failed request: the server's, with the request id and route. */
-export const requestLog = (log: Logger, req: Request): Logger =>
-  log.child({ reqId: requestIdOf(req), route: routeLabel(req), client: req.locals.clientIp as string | undefined });
 
 /**
  * Wraps a handler so that every failure leaves as `{error}` with its status, behind the gate

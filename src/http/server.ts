@@ -1,12 +1,13 @@
 import HyperExpress from 'hyper-express';
 import { AdminAuth } from './admin';
-import { AddressList } from './clientIp';
-import { Gateway } from './gateway';
-import { Guard } from './guard';
-import { defaultRateLimitOptions, RateLimiter, type RateLimitOptions } from './rateLimit';
-import { cors } from '../api/cors';
-import { BACKSTOP_BODY_BYTES, requestLog, route, type HttpDeps } from './route';
-import { createIngress } from './ingress';
+import { AddressList } from '../web/clientIp';
+import { Gateway } from '../web/gateway';
+import { Guard } from '../web/guard';
+import { defaultRateLimitOptions, RateLimiter, type RateLimitOptions } from '../web/rateLimit';
+import { cors } from '../web/cors';
+import { BACKSTOP_BODY_BYTES, bodyLimitFor, route, type HttpDeps } from './route';
+import { requestLog } from '../web/request';
+import { createIngress } from '../web/ingress';
 
 import { serveRoutes } from './routes/bind';
 import { indexHandler } from './routes/index';
@@ -24,6 +25,9 @@ import { opsHandlers } from './routes/ops';
 import { devHandlers } from './routes/dev';
 
 export type { HttpDeps } from './route';
+
+/** Sync (GET /chain, POST /blocks, /status), health, metrics and admin stay up while the node syncs. */
+const SERVED_WHILE_SYNCING = /^\/(status|chain|blocks|health\/(live|ready)|metrics|gateway|peers|security\/alerts)?$/;
 
 export function createHttpServer(d: HttpDeps) {
   const rl: RateLimitOptions = { ...defaultRateLimitOptions, ...d.rateLimit };
@@ -53,6 +57,7 @@ export function createHttpServer(d: HttpDeps) {
   const ingress = createIngress({
     cors: cors(d.corsOrigins ?? ['*'], ['retry-after', 'x-request-id']),
     exempt, trusted, limiter, rateLimit: rl, guard, gateway, log: d.log, now: d.now, ready, syncing: d.syncing,
+    servedWhileSyncing: SERVED_WHILE_SYNCING, bodyLimit: bodyLimitFor,
   });
   app.set_error_handler((req, res, err) => {
     requestLog(d.log, req).error({ err }, 'unhandled request error');

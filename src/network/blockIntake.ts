@@ -1,3 +1,4 @@
+import type { BlockIntakeView } from '../views';
 import { parseBlock } from '../chain/blockShape';
 import type { ActorRef } from '../actors/actorRef';
 import { ActorStoppedError, MailboxFullError } from '../actors/actorRef';
@@ -11,7 +12,7 @@ import type { Block } from '../protocol/types';
  * is unknown here: the sync pulls the missing blocks from the configured peers).
  */
 export type BlockIntakeOutcome =
-  | { status: 200; body: { status: 'imported' | 'known' | 'stale' | 'orphan'; height: number } }
+  | { status: 200; body: BlockIntakeView }
   | { status: 400; body: { error: string } }
   | { status: 503; body: { error: string } };
 
@@ -23,7 +24,7 @@ export function createBlockIntake(d: { consensus: Pick<ActorRef<ConsensusMsg, Co
       const r = await d.consensus.ask({ type: 'importBlocks', blocks: [parsed.block], now: d.now() });
       if (r.rejected) return { status: 400, body: { error: `invalid block: ${r.rejected}` } };
       if (r.imported > 0) d.onImported?.(parsed.block);
-      const status = r.imported > 0 ? 'imported' : r.known > 0 ? 'known' : r.orphan ? 'orphan' : 'stale';
+      const status: BlockIntakeView['status'] = r.imported > 0 ? 'imported' : r.known > 0 ? 'known' : r.orphan ? 'orphan' : 'stale';
       return { status: 200, body: { status, height: r.head.height } };
     } catch (e) {
       if (e instanceof MailboxFullError || e instanceof ActorStoppedError) return { status: 503, body: { error: `consensus busy, retry: ${e.message}` } };

@@ -12,7 +12,7 @@ import type { ChainReader } from '../api/chainReader';
 import type { DevControls } from '../api/devControls';
 import type { NodeConfig } from '../config/config';
 import type { SolcCompiler } from '../contracts/compiler';
-import { HttpError } from '../http/httpError';
+import { HttpError } from '../web/httpError';
 import type { MetricsSource, NodeMetrics } from '../http/metrics';
 import type { HttpDeps } from '../http/server';
 import type { Network } from '../network/network';

@@ -21,7 +21,7 @@ import { NodeRpcBackend } from '../api/rpcBackend';
 import type { NodeConfig } from '../config/config';
 import { SolcCompiler } from '../contracts/compiler';
 import { CairnError } from '../errors/CairnError';
-import { createClientGate } from '../http/ingress';
+import { createClientGate } from '../web/ingress';
 import { createNodeMetrics } from '../http/metrics';
 import { createHttpServer, type HttpDeps } from '../http/server';
 import { TxPool } from '../mempool/pool';

@@ -2,7 +2,8 @@ import { keccak256, keccakHex } from '../crypto/hash';
 import { canonicalJson } from '../primitives/canonical';
 import { fromHex, toHex, utf8, type Hex } from '../primitives/hex';
 import type { Address, Block, HybridTx, LogEntry, SignedTx, TxResult } from '../protocol/types';
-import { decodeEthFields, type RpcLog } from '../api/ports';
+import { decodeEthFields } from '../api/ethFields';
+import type { RpcLog } from '../api/ports';
 import { BLOCK_GAS_LIMIT, NATIVE_TX_GAS } from './limits';
 
 /**

@@ -1,4 +1,4 @@
-import { cors } from '../api/cors';
+import { cors } from '../web/cors';
 import HyperExpress, { type Request, type Response } from 'hyper-express';
 import type { Logger } from 'pino';
 import type { RpcBackend } from '../api/ports';
@@ -16,9 +16,9 @@ import { RPC_MAX_BODY_BYTES } from './limits';
  *   any other path: 404 `{error}`.
  * - A body above `maxBodyBytes` (default 1 MiB): 413 with an empty body, from the HTTP layer
  *   before the handler runs (`fast_abort` is off so the client gets a status, not a reset).
- * - CORS (`--cors-origins`, default `*`; api/cors.ts) and an OPTIONS preflight, so browser
+ * - CORS (`--cors-origins`, default `*`; web/cors.ts) and an OPTIONS preflight, so browser
  *   dapps using ethers/viem can reach the surface (it is open and keyless by spec).
- * - With a `gate` (the node passes the HTTP API's: http/ingress.ts createClientGate), every
+ * - With a `gate` (the node passes the HTTP API's: web/ingress.ts createClientGate), every
  *   request but a preflight counts against the client's rate limit and guard, exactly as on
  *   the HTTP API (same settings, exemptions and counters): a refused one is HTTP 429 with
  *   Retry-After and a JSON-RPC error (-32000) saying why. A body that is not JSON or is over
@@ -39,7 +39,7 @@ interface Caller {
 export interface RpcServerOptions {
   log: Logger;
   maxBodyBytes?: number;
-  /** Origins whose pages may call it (api/cors.ts); default ["*"]. */
+  /** Origins whose pages may call it (web/cors.ts); default ["*"]. */
   corsOrigins?: readonly string[];
   /** Per-client rate limit and guard; none: every client is served. */
   gate?: RpcClientGate;

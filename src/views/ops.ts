@@ -81,7 +81,7 @@ export interface GatewayView {
   guard: { activeBlocks: number };
 }
 
-/** What the guard scores (http/guard.ts OFFENCES). */
+/** What the guard scores (web/guard.ts OFFENCES). */
 export type GuardOffence = 'rate_limited' | 'invalid_submission' | 'malformed_body' | 'admin_auth_failed';
 
 /** A client the guard blocks. `client` is masked unless the caller sent a valid x-admin-token. */

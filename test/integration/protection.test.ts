@@ -15,12 +15,12 @@ import type { Admission } from '../../src/api/admission';
 import type { ChainQueries } from '../../src/api/ports';
 import type { SolcCompiler } from '../../src/contracts/compiler';
 import { AdminAuth, ADMIN_DISABLED } from '../../src/http/admin';
-import { AddressList, clientKey, maskKey, normalizeIp, resolveClientIp } from '../../src/http/clientIp';
-import { Gateway } from '../../src/http/gateway';
-import { Guard } from '../../src/http/guard';
-import { Histogram } from '../../src/http/histogram';
+import { AddressList, clientKey, maskKey, normalizeIp, resolveClientIp } from '../../src/web/clientIp';
+import { Gateway } from '../../src/web/gateway';
+import { Guard } from '../../src/web/guard';
+import { Histogram } from '../../src/web/histogram';
 import { createNodeMetrics } from '../../src/http/metrics';
-import { RateLimiter } from '../../src/http/rateLimit';
+import { RateLimiter } from '../../src/web/rateLimit';
 import { createHttpServer, type HttpDeps } from '../../src/http/server';
 
 // ───────────────────────────────────────────────────────────── helpers

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signTx, txId } from '../../src/chain/envelope';
 import { deriveKeys } from '../../src/crypto/keys';
-import { defaultGuardOptions } from '../../src/http/guard';
+import { defaultGuardOptions } from '../../src/web/guard';
 import { fromHex, type Hex } from '../../src/primitives/hex';
 import type { HybridTx } from '../../src/protocol/types';
 import { startTestNode, type TestNode } from '../helpers/testNode';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { cors } from '../../src/api/cors';
+import { cors } from '../../src/web/cors';
 import { loadConfig } from '../../src/config/config';
 
-describe('CORS (api/cors.ts)', () => {
+describe('CORS (web/cors.ts)', () => {
   it('"*": any origin may read; preflights allow the methods and content-type, never x-admin-token', () => {
     const c = cors(['*'], ['retry-after']);
     expect(c.headers('https://a.example')).toEqual({ 'access-control-allow-origin': '*', 'access-control-expose-headers': 'retry-after' });

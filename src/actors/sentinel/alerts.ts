@@ -1,23 +1,10 @@
 /** Security sentinel alerts (docs/API.md "GET /security/alerts"). Produced by actors/sentinel/, served by http/. */
-export type AlertKind =
-  | 'reorg'
-  | 'finality_stall'
-  | 'double_sign'
-  | 'producer_concentration'
-  | 'mempool_flood'
-  | 'large_transfer'
-  | 'validator_degradation'
-  | 'storage_failure';
+import type { SecurityAlertView } from '../../views';
 
-export interface SecurityAlert {
-  id: number; // increasing
-  kind: AlertKind;
-  severity: 'info' | 'warning' | 'critical';
-  message: string;
-  at: number; // wall-clock ms when raised (node-local; never used by consensus)
-  height: number; // head height when raised
-  details: Record<string, unknown>;
-}
+export type AlertKind = SecurityAlertView['kind'];
+
+/** An alert as the sentinel raises it and GET /security/alerts serves it. */
+export type SecurityAlert = SecurityAlertView;
 
 /** Read side of the sentinel. */
 export interface AlertSource {

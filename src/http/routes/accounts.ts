@@ -1,5 +1,5 @@
 import { andThen } from '../../primitives/maybe';
-import { notFound } from '../httpError';
+import { notFound } from '../../web/httpError';
 import { sized } from '../params';
 import type { HttpDeps } from '../route';
 import type { RouteHandlers } from './bind';

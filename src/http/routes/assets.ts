@@ -2,7 +2,7 @@ import { decodeCursor, type Feed, type HeightStart } from '../../api/cursors';
 import type { AssetRef } from '../../api/ports';
 import { NAME_RE } from '../../protocol/params';
 import type { Hex } from '../../primitives/hex';
-import { badRequest, notFound } from '../httpError';
+import { badRequest, notFound } from '../../web/httpError';
 import { sized } from '../params';
 import type { HttpDeps } from '../route';
 import type { RouteHandlers } from './bind';

@@ -1,7 +1,7 @@
 import { HeadMemo, memoJson } from '../../api/headMemo';
 import type { Hex } from '../../primitives/hex';
 import type { BlockLifecycleView } from '../../views';
-import { notFound } from '../httpError';
+import { notFound } from '../../web/httpError';
 import { sized } from '../params';
 import type { HttpDeps } from '../route';
 import type { RouteHandlers } from './bind';

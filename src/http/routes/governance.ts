@@ -1,4 +1,4 @@
-import { notFound } from '../httpError';
+import { notFound } from '../../web/httpError';
 import { sinceAtHead, sized } from '../params';
 import type { HttpDeps } from '../route';
 import type { RouteHandlers } from './bind';

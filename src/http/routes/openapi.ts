@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { JsonText } from '../../api/headMemo';
-import { HttpError } from '../httpError';
+import { HttpError } from '../../web/httpError';
 import type { RouteHandlers } from './bind';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));

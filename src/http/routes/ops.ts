@@ -3,13 +3,13 @@ import type { PeerInfo } from '../../api/ports';
 import type { RateLimitView } from '../../views';
 import { PROMETHEUS_CONTENT_TYPE } from '../../views/routes';
 import { ADMIN_HEADER, type AdminAuth } from '../admin';
-import { maskKey, type AddressList } from '../clientIp';
-import type { Gateway } from '../gateway';
-import { markOffence, type Guard } from '../guard';
-import { HttpError } from '../httpError';
+import { maskKey, type AddressList } from '../../web/clientIp';
+import type { Gateway } from '../../web/gateway';
+import { markOffence, type Guard } from '../../web/guard';
+import { HttpError } from '../../web/httpError';
 import { renderMetrics } from '../metrics';
 import { sized } from '../params';
-import type { RateLimiter, RateLimitOptions } from '../rateLimit';
+import type { RateLimiter, RateLimitOptions } from '../../web/rateLimit';
 import type { HttpDeps } from '../route';
 import type { RouteHandlers } from './bind';
 

@@ -1,8 +1,8 @@
 import { parseVerifyRequest, verifyContract, type ContractMetadata } from '../../contracts/verify';
 import { CompilerBusyError, type SolcCompiler } from '../../contracts/compiler';
 import { fromHex } from '../../primitives/hex';
-import { badRequest, HttpError, notFound } from '../httpError';
-import { readJsonBody } from '../json';
+import { badRequest, HttpError, notFound } from '../../web/httpError';
+import { readJsonBody } from '../../web/body';
 import { sized } from '../params';
 import { CONTRACT_BODY_BYTES, type HttpDeps } from '../route';
 import type { RouteHandlers } from './bind';

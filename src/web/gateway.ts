@@ -1,5 +1,6 @@
 import type { Request } from 'hyper-express';
-import type { PeerInfo } from '../api/ports';
+import type { PeerInfo } from '../protocol/peers';
+import type { GatewayView } from '../views';
 import { Histogram, HTTP_SECONDS_BUCKETS } from './histogram';
 
 /**
@@ -106,7 +107,7 @@ export class Gateway {
   }
 
   /** GET /gateway */
-  snapshot(peers: PeerInfo[]) {
+  snapshot(peers: PeerInfo[]): Omit<GatewayView, 'rateLimit' | 'guard'> {
     return {
       startedAt: this.startedAt,
       uptimeMs: this.uptimeMs(),

@@ -9,11 +9,9 @@ import type { Guard, Offence } from './guard';
 import { offenceOf } from './guard';
 import type { RateLimiter, RateLimitOptions } from './rateLimit';
 import { retryAfterSeconds } from './rateLimit';
-import type { Cors } from '../api/cors';
-import { bodyLimitFor, FORWARDED_ID, nextRequestId, UNAVAILABLE_RETRY_AFTER_S, type Gate } from './route';
+import type { Cors } from './cors';
+import { FORWARDED_ID, nextRequestId, UNAVAILABLE_RETRY_AFTER_S, type Gate } from './request';
 
-/** Sync (GET /chain, POST /blocks, /status), health, metrics and admin stay up while the node syncs. */
-const SERVED_WHILE_SYNCING = /^\/(status|chain|blocks|health\/(live|ready)|metrics|gateway|peers|security\/alerts)?$/;
 const SYNCING_RETRY_AFTER_S = 5;
 
 export function refuse(res: Response, status: number, retryAfterS: number, error: string): void {
@@ -83,6 +81,10 @@ export interface IngressDeps {
   now: () => number;
   ready: () => boolean;
   syncing?: () => number | null;
+  /** The paths still served while the node syncs far behind (the others answer 503). */
+  servedWhileSyncing: RegExp;
+  /** The largest body a request to `path` may carry (a larger Content-Length: 413 before it is read). */
+  bodyLimit: (path: string) => number;
 }
 
 /** A trusted proxy's X-Forwarded-For with a hop that is not an address: the client is unknown (400, counted against nobody). */
@@ -237,12 +239,12 @@ export function createIngress(d: IngressDeps): Gate<Visit> {
     if (!d.ready()) return refused(req, res, v, () => refuse(res, 503, UNAVAILABLE_RETRY_AFTER_S, 'node is starting: retry shortly'));
     // Far behind its peers, the node's answers would be stale: only what sync and operators need is served.
     const behind = d.syncing?.() ?? null;
-    if (behind !== null && !SERVED_WHILE_SYNCING.test(req.path)) return refused(req, res, v, () => refuse(res, 503, SYNCING_RETRY_AFTER_S, `node is syncing: ${behind} blocks behind its peers`));
+    if (behind !== null && !d.servedWhileSyncing.test(req.path)) return refused(req, res, v, () => refuse(res, 503, SYNCING_RETRY_AFTER_S, `node is syncing: ${behind} blocks behind its peers`));
 
     // Refuse a body larger than any valid request before reading it, with the spec's {error}
     // (hyper-express's own limit stays as the backstop for bodies without Content-Length).
     const len = Number(req.headers['content-length'] ?? 0);
-    const limit = bodyLimitFor(req.path);
+    const limit = d.bodyLimit(req.path);
     if (len > limit) return refused(req, res, v, () => void res.status(413).json({ error: `request body exceeds ${limit} bytes` }));
     return v;
   };
