@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 
 /**
- * The loop every model test runs (test/property/*-model.test.ts, onchainMachine, chain): one
- * place for it, so that each model test gets all three of its checks, not the ones its copy
+ * The loop every model test runs (test/property: the *-model tests, onchainMachine, chain,
+ * reorg): one place for it, so that each gets all three of its checks, not the ones its copy
  * happened to keep.
  *
  * - fc.assert over the generated sequences: `run` applies one to a real chain and to the
