@@ -116,6 +116,18 @@ export class MemChain {
     return { built, block };
   }
 
+  /**
+   * Builds the next block from `offered` where admission refuses exactly `refused` (id → its
+   * refusal; such a transaction keeps its place in its sender's queue): block building must drop
+   * those, with the refusal as the reason, and include every other one.
+   */
+  async buildAdmitted(offered: readonly SignedTx[], refused: ReadonlyMap<Hex, string>): Promise<{ built: BuildResult; block: Block }> {
+    const out = await this.build(bySender(offered));
+    expect(new Map(out.built.dropped.map((d) => [d.id, d.reason])), 'block building drops exactly the refused transactions, with the refusal as the reason').toEqual(refused);
+    expect(out.built.txs.length, 'every other transaction is included').toBe(offered.length - refused.size);
+    return out;
+  }
+
   /** Imports `block` (applyBlock, as import and replay do) and commits it; returns applyBlock's verdict. */
   async importBlock(block: Block): Promise<string | undefined> {
     const refused = await applyBlock(this.state, block, DEV_NETWORK);
@@ -124,6 +136,13 @@ export class MemChain {
     this.roots.push(await commitState(this.kv, this.state));
     return refused;
   }
+}
+
+/** The per-sender queues of `txs` (mempool candidates), each in the order given, senders in order of first appearance. */
+export function bySender(txs: readonly SignedTx[]): SignedTx[][] {
+  const queues = new Map<Address, SignedTx[]>();
+  for (const tx of txs) queues.set(tx.from, [...(queues.get(tx.from) ?? []), tx]);
+  return [...queues.values()];
 }
 
 /** Imports `blocks` on a fresh chain at `genesis`, each one cleanly; returns its roots (a replay for modelRunner.ts). */

@@ -6,7 +6,7 @@ import { CHAIN_ID, TREASURY_ADDRESS } from '../../src/protocol/params';
 import type { Address, SignedTx } from '../../src/protocol/types';
 import { keccakHex } from '../../src/crypto/hash';
 import { toHex, utf8, type Hex } from '../../src/primitives/hex';
-import { commitState, freshChainState, heldBy, MemChain, replayBlocks } from '../helpers/memChain';
+import { bySender, commitState, freshChainState, heldBy, MemChain, replayBlocks } from '../helpers/memChain';
 import { runModel, type Outcomes } from '../helpers/modelRunner';
 import { DEV_NETWORK } from '../../src/chain/devnet';
 
@@ -51,15 +51,13 @@ async function runChain(blocksOps: Op[][], outcomes: Outcomes): Promise<MemChain
   const nonces = new Array<number>(N).fill(0);
   let ts = 1;
   for (let h = 1; h <= blocksOps.length; h++) {
-    const bySender = new Map<number, SignedTx[]>();
+    const offered: SignedTx[] = [];
     for (const o of blocksOps[h - 1]) {
       const nonce = Math.max(0, nonces[o.from] + o.nonceSkew);
       if (o.nonceSkew === 0) nonces[o.from]++;
-      const q = bySender.get(o.from) ?? [];
-      q.push(makeTx(o, nonce, ts++));
-      bySender.set(o.from, q);
+      offered.push(makeTx(o, nonce, ts++));
     }
-    const pending = [...bySender.values()].map((q) => q.sort((a, b) => a.nonce - b.nonce));
+    const pending = bySender(offered).map((q) => q.sort((a, b) => a.nonce - b.nonce));
     const nonceBefore = await Promise.all(Array.from({ length: N }, async (_, i) => (await state.getAccount(addr(i)))?.nonce ?? 0));
     const { built } = await c.build(pending);
     outcomes.count('included', built.txs.length);
