@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { applyTx, type TxVerdict } from '../../src/chain/applyTx';
 import type { ChainEvent } from '../../src/protocol/events';
 import type { ExecState } from '../../src/protocol/execState';
-import { applyGenesis } from '../../src/chain/genesis';
+import { applyGenesis, type GenesisSpec } from '../../src/chain/genesis';
 import { CHAIN_ID } from '../../src/protocol/params';
 import { applyBlock } from '../../src/chain/replay';
 import type { Address, Block, SignedTx, TxResult, TxType } from '../../src/protocol/types';
@@ -67,6 +67,18 @@ export function envelope(type: TxType, from: Address, { to = null, amount = '0',
   } as SignedTx;
 }
 
+/**
+ * Envelopes that each take their sender's next nonce, counted in `nonces` (which it advances):
+ * transactions built ahead of a run, with ids fixed once for its replays.
+ */
+export function nonceEnvelopes(nonces = new Map<Address, number>()): (type: TxType, from: Address, opts?: Omit<TxOpts, 'nonce'>) => SignedTx {
+  return (type, from, opts = {}) => {
+    const nonce = nonces.get(from) ?? 0;
+    nonces.set(from, nonce + 1);
+    return envelope(type, from, { ...opts, nonce });
+  };
+}
+
 /** The admission (stateless) verdict of a transaction: its refusal reason, or undefined. */
 export const validate = (tx: SignedTx): string | undefined => {
   const h = handlerFor(tx.type);
@@ -76,6 +88,15 @@ export const validate = (tx: SignedTx): string | undefined => {
 
 /** The refusal of an envelope built from `opts` (sender ALICE unless given). */
 export const refusal = (type: TxType, opts: TxOpts, from: Address = ALICE): string | undefined => validate(envelope(type, from, opts));
+
+/** The genesis of an AssetWorld: the four funded accounts, PRODUCER the validator. */
+export const ASSET_GENESIS: GenesisSpec = {
+  chainId: CHAIN_ID, timestamp: 1,
+  accounts: [
+    ...[ALICE, BOB, CAROL, DAVE].map((address) => ({ address, balance: String(FUNDS) })),
+    { address: PRODUCER, balance: '0', staked: '5000000', isValidator: true },
+  ],
+};
 
 /**
  * One chain state. Each applied transaction runs at `height`: with `autoHeight` (the
@@ -91,13 +112,7 @@ export class AssetWorld {
 
   static async create({ autoHeight = true, height = 0 } = {}): Promise<AssetWorld> {
     const state = await StateTrie.open(new MemoryKv(), null);
-    await applyGenesis(state, {
-      chainId: CHAIN_ID, timestamp: 1,
-      accounts: [
-        ...[ALICE, BOB, CAROL, DAVE].map((address) => ({ address, balance: String(FUNDS) })),
-        { address: PRODUCER, balance: '0', staked: '5000000', isValidator: true },
-      ],
-    });
+    await applyGenesis(state, ASSET_GENESIS);
     const w = new AssetWorld(state, autoHeight);
     w.height = height;
     return w;

@@ -1,6 +1,10 @@
 import { transition, type AnyMachineSnapshot, type AnyStateMachine, type EventFrom, type SnapshotFrom } from 'xstate';
 import { canonicalJson } from '../../src/primitives/canonical';
+import { machineGraph } from '../../src/machines/graph';
 import { stateName } from '../../src/machines/record';
+
+/** The moves `machine`'s graph (machineGraph) allows, as "from>to": what observed transitions are checked against. */
+export const legalMoves = (machine: AnyStateMachine): Set<string> => new Set(machineGraph(machine).transitions.map((t) => `${t.from}>${t.to}`));
 
 export interface Walk {
   /** Every state name (as the helper reports it) reached. */

@@ -1,8 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyTx } from '../../src/chain/applyTx';
-import { finishBlock } from '../../src/chain/finishBlock';
-import { machineGraph } from '../../src/machines/graph';
 import { loadInstance } from '../../src/machines/instance';
 import { stateName } from '../../src/machines/record';
 import { taskCommitment } from '../../src/modules/ai/commitment';
@@ -15,10 +12,11 @@ import type { Address, SignedTx } from '../../src/protocol/types';
 import { COIN } from '../../src/primitives/amount';
 import type { Hex } from '../../src/primitives/hex';
 import type { StateTrie } from '../../src/state/stateTrie';
-import { envelope } from '../helpers/assetHarness';
+import { nonceEnvelopes } from '../helpers/assetHarness';
 import { addr, SHORT_WINDOWS } from '../helpers/econWorld';
-import { commitState, freshChainState } from '../helpers/memChain';
-import { DEV_NETWORK } from '../../src/chain/devnet';
+import { heldBy, MemChain } from '../helpers/memChain';
+import { legalMoves } from '../helpers/machineWalk';
+import { runModel, type Outcomes } from '../helpers/modelRunner';
 
 /**
  * Model test of the AI layer: random interleavings of tasks (all three modes), commits,
@@ -44,9 +42,8 @@ const GENESIS = {
   },
   accounts: [...[...ORACLES, ...USERS].map((address) => ({ address, balance: String(FUNDS) })), { address: V0, balance: String(FUNDS), staked: String(2_000n * COIN), isValidator: true }],
 };
-const LEGAL = new Set(machineGraph(taskMachine).transitions.map((t) => `${t.from}>${t.to}`));
+const LEGAL = legalMoves(taskMachine);
 const TERMINAL = new Set(['DONE', 'UPHELD', 'OVERTURNED', 'REFUNDED']);
-const OUTCOMES: Record<string, number> = {};
 
 /** One step: a transaction to add to the current block, or the end of the block. */
 type Step =
@@ -70,43 +67,24 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ k: fc.constant('dispute' as const), user: fc.nat(1), oracle: fc.nat(4), verdicts: fc.array(fc.nat(1), { maxLength: 4 }) }) },
 );
 
-interface Run {
-  kv: Awaited<ReturnType<typeof freshChainState>>['kv'];
-  state: StateTrie;
-  height: number;
-  roots: Hex[];
-}
-
-async function runBlocks(blocks: SignedTx[][], check?: (s: StateTrie, events: ChainEvent[], height: number) => Promise<void>): Promise<Run> {
-  const { kv, state } = await freshChainState(GENESIS);
-  const r: Run = { kv, state, height: 0, roots: [await commitState(kv, state)] };
+/** Runs `blocks` on a fresh chain; with `checked`, counts each transaction's outcome and runs `check` after every block. */
+async function runBlocks(blocks: SignedTx[][], checked?: { outcomes: Outcomes; check: (s: StateTrie, events: ChainEvent[]) => Promise<void> }): Promise<MemChain> {
+  const c = await MemChain.open(GENESIS, V0);
   for (const txs of blocks) {
-    const height = ++r.height;
-    let burned = 0n;
-    const events: ChainEvent[] = [];
     for (const tx of txs) {
-      const v = await applyTx(state, tx, { height, timestamp: height * 1000, producer: V0, network: DEV_NETWORK });
-      if (v.kind !== 'applied') throw new Error(`${tx.type} not applied: ${v.refusal.reason}`);
-      burned += v.burned;
-      events.push(...(v.result.events ?? []));
-      if (check) OUTCOMES[`${tx.type}:${v.result.status}`] = (OUTCOMES[`${tx.type}:${v.result.status}`] ?? 0) + 1;
+      const r = await c.include(tx);
+      checked?.outcomes.count(`${tx.type}:${r.status}`);
     }
-    events.push(...(await finishBlock(state, { height, producer: V0, burned })));
-    r.roots.push(await commitState(kv, state));
-    if (check) await check(state, events, height);
+    const events = await c.seal();
+    await checked?.check(c.state, events);
   }
-  return r;
+  return c;
 }
 
 /** Turns steps into blocks of transactions with the right nonces (ids fixed once, for the replays). */
 function blocksOf(steps: Step[]): SignedTx[][] {
-  const nonce = new Map<Address, number>();
   const tasks: Hex[] = [];
-  const tx = (type: SignedTx['type'], from: Address, opts: { amount?: string; data?: unknown } = {}) => {
-    const n = nonce.get(from) ?? 0;
-    nonce.set(from, n + 1);
-    return envelope(type, from, { ...opts, nonce: n });
-  };
+  const tx = nonceEnvelopes();
   const blocks: SignedTx[][] = [[]];
   const cur = () => blocks[blocks.length - 1];
   // Every oracle registers in the first block.
@@ -197,12 +175,7 @@ function reverseCommitsAndReveals(blocks: SignedTx[][]): SignedTx[][] {
 }
 
 async function invariants(s: StateTrie, events: ChainEvent[], terminal: Map<string, string>, taskIds: Set<string>): Promise<void> {
-  let total = 0n;
-  for (const a of ALL) {
-    const acc = await s.getAccount(a);
-    if (acc) total += acc.balance + acc.staked;
-  }
-  expect(total).toBe((await loadSupply(s)).supply);
+  expect(await heldBy(s, ALL)).toBe((await loadSupply(s)).supply);
   for (const e of events) {
     if (e.kind !== 'machine.transition' || e.machine !== taskDef.name) continue;
     taskIds.add(e.id);
@@ -224,22 +197,22 @@ async function invariants(s: StateTrie, events: ChainEvent[], terminal: Map<stri
 
 describe('AI layer model (fast-check)', () => {
   it('conserves coins, keeps the escrow exact, moves tasks legally to one terminal state; same blocks ⇒ same roots, in any order of commits and reveals', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 10, maxLength: 80 }), async (steps) => {
+    await runModel({
+      inputs: fc.array(step, { minLength: 10, maxLength: 80 }),
+      run: async (steps, outcomes) => {
         const blocks = blocksOf(steps);
         const terminal = new Map<string, string>();
         const ids = new Set<string>();
-        const a = await runBlocks(blocks, (s, events) => invariants(s, events, terminal, ids));
-        const b = await runBlocks(blocks);
-        expect(b.roots).toEqual(a.roots);
-        const c = await runBlocks(reverseCommitsAndReveals(blocks));
-        expect(c.roots[c.roots.length - 1]).toBe(a.roots[a.roots.length - 1]);
-      }),
-      { numRuns: Number(process.env.AI_MODEL_RUNS ?? 40) },
-    );
-    // The random runs do reach the interesting outcomes.
-    for (const k of ['AI_COMMIT:success', 'AI_REVEAL:success', 'AI_CLAIM:success', 'AI_RESULT:success', 'AI_CHALLENGE:success', 'AI_VERDICT:success', 'AI_REFUND:success']) {
-      expect(OUTCOMES[k] ?? 0, k).toBeGreaterThan(0);
-    }
+        const c = await runBlocks(blocks, { outcomes, check: (s, events) => invariants(s, events, terminal, ids) });
+        return { blocks, roots: c.roots };
+      },
+      replays: [
+        { name: 'the same blocks', roots: async (_, { blocks }) => (await runBlocks(blocks)).roots },
+        { name: 'the blocks with their commits and reveals reversed', roots: async (_, { blocks }) => (await runBlocks(reverseCommitsAndReveals(blocks))).roots, finalOnly: true },
+      ],
+      numRuns: Number(process.env.AI_MODEL_RUNS ?? 40),
+      // The random runs do reach the interesting outcomes.
+      reach: ['AI_COMMIT:success', 'AI_REVEAL:success', 'AI_CLAIM:success', 'AI_RESULT:success', 'AI_CHALLENGE:success', 'AI_VERDICT:success', 'AI_REFUND:success'],
+    });
   }, 120_000);
 });

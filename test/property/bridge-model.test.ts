@@ -1,9 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyTx } from '../../src/chain/applyTx';
-import { finishBlock } from '../../src/chain/finishBlock';
 import { deriveKeys, type HybridKeys } from '../../src/crypto/keys';
-import { machineGraph } from '../../src/machines/graph';
 import { loadInstance } from '../../src/machines/instance';
 import { stateName } from '../../src/machines/record';
 import { assetId } from '../../src/modules/assets/common';
@@ -18,14 +15,15 @@ import { loadSupply } from '../../src/protocol/execState';
 import {
   BRIDGE_ESCROW_ADDRESS, CHAIN_ID, GOV_ESCROW_ADDRESS, REWARD_POOL_ADDRESS, TREASURY_ADDRESS, UNBONDING_ADDRESS,
 } from '../../src/protocol/params';
-import type { Address, SignedTx, TxResult } from '../../src/protocol/types';
+import type { Address, SignedTx } from '../../src/protocol/types';
 import { COIN } from '../../src/primitives/amount';
 import { toHex, type Hex } from '../../src/primitives/hex';
 import type { StateTrie } from '../../src/state/stateTrie';
-import { envelope } from '../helpers/assetHarness';
+import { nonceEnvelopes } from '../helpers/assetHarness';
 import { addr, SHORT_WINDOWS } from '../helpers/econWorld';
-import { commitState, freshChainState } from '../helpers/memChain';
-import { DEV_NETWORK } from '../../src/chain/devnet';
+import { heldBy, MemChain } from '../helpers/memChain';
+import { legalMoves } from '../helpers/machineWalk';
+import { runModel, type Outcomes } from '../helpers/modelRunner';
 
 /**
  * Model test of the bridge: random interleavings of BRIDGE_OUT (coins and one token),
@@ -65,7 +63,7 @@ const GENESIS = {
     { address: V0, balance: String(FUNDS), staked: String(2_000n * COIN), isValidator: true },
   ],
 };
-const LEGAL = new Set(machineGraph(transferMachine).transitions.map((t) => `${t.from}>${t.to}`));
+const LEGAL = legalMoves(transferMachine);
 const TERMINAL = new Set(['PAID', 'RELEASED', 'REFUSED']);
 
 /**
@@ -74,11 +72,7 @@ const TERMINAL = new Set(['PAID', 'RELEASED', 'REFUSED']);
  * empty blocks for the proposal to execute.
  */
 const nonce0 = new Map<Address, number>();
-const ptx = (type: SignedTx['type'], from: Address, opts: { to?: Address; amount?: string; data?: unknown } = {}) => {
-  const n = nonce0.get(from) ?? 0;
-  nonce0.set(from, n + 1);
-  return envelope(type, from, { ...opts, nonce: n });
-};
+const ptx = nonceEnvelopes(nonce0);
 const tokenCreate = ptx('TOKEN_CREATE', U1, { data: { name: 'Bridge USD', symbol: 'BUSD', decimals: 0, supply: String(TOKEN_SUPPLY) } });
 const TOKEN = assetId(tokenCreate.id);
 const propose = ptx('GOV_PROPOSE', U1, { amount: String(10n * COIN), data: { committee: { members: OLD.map(memberOf), threshold: 2 } } });
@@ -152,12 +146,7 @@ interface Tagged {
 
 /** Steps → blocks after the prefix (nonces from the prefix on; ids fixed once for the replay). */
 function blocksOf(steps: Step[]): Tagged[][] {
-  const nonce = new Map(nonce0);
-  const tx = (type: SignedTx['type'], from: Address, opts: { to?: Address; amount?: string; data?: unknown } = {}) => {
-    const n = nonce.get(from) ?? 0;
-    nonce.set(from, n + 1);
-    return envelope(type, from, { ...opts, nonce: n });
-  };
+  const tx = nonceEnvelopes(new Map(nonce0));
   const bridgeTxs: Hex[] = [];
   const blocks: Tagged[][] = [[]];
   const cur = () => blocks[blocks.length - 1];
@@ -195,9 +184,9 @@ interface Model {
   payouts: Map<string, Hex>;
   transfers: Set<Hex>;
   terminal: Map<Hex, string>;
+  /** What the run reached (transaction outcomes, transfer moves). */
+  outcomes: Outcomes;
 }
-const OUTCOMES: Record<string, number> = {};
-const count = (k: string) => (OUTCOMES[k] = (OUTCOMES[k] ?? 0) + 1);
 
 /** The predicted error of a bridge transaction (null: success), from the model and the state before it. */
 async function predict(s: StateTrie, m: Model, t: Tagged): Promise<string | null | undefined> {
@@ -255,8 +244,8 @@ async function invariants(s: StateTrie, m: Model, events: ChainEvent[], height: 
   for (const e of events) {
     if (e.kind !== 'machine.transition' || e.machine !== transferDef.name) continue;
     if (e.from !== '' && e.from !== e.to) expect(LEGAL.has(`${e.from}>${e.to}`), `${e.from}>${e.to}`).toBe(true);
-    if (e.to === 'DELAYED') count(e.from === 'DELAYED' ? 'held again' : 'DELAYED');
-    if (e.to === 'RELEASED' || e.to === 'REFUSED') count(`${e.from}>${e.to}`);
+    if (e.to === 'DELAYED') m.outcomes.count(e.from === 'DELAYED' ? 'held again' : 'DELAYED');
+    if (e.to === 'RELEASED' || e.to === 'REFUSED') m.outcomes.count(`${e.from}>${e.to}`);
   }
   const sum = new Map<string, bigint>();
   const add = (k: string, v: bigint) => sum.set(k, (sum.get(k) ?? 0n) + v);
@@ -296,60 +285,44 @@ async function invariants(s: StateTrie, m: Model, events: ChainEvent[], height: 
     expect(BigInt(p.reserved)).toBe(sum.get(`reserved/${asset}`) ?? 0n);
     expect(BigInt(p.reserved) <= BigInt(p.locked)).toBe(true);
   }
-  let total = 0n;
-  for (const a of ALL) {
-    const acc = await s.getAccount(a);
-    if (acc) total += acc.balance + acc.staked;
-  }
-  expect(total).toBe((await loadSupply(s)).supply);
+  expect(await heldBy(s, ALL)).toBe((await loadSupply(s)).supply);
 }
 
 /** Runs the prefix and `blocks`; with `model`, predicts each bridge outcome and checks the invariants after every block. Returns the roots. */
 async function runBlocks(blocks: Tagged[][], model?: Model): Promise<Hex[]> {
-  const { kv, state } = await freshChainState(GENESIS);
-  const roots: Hex[] = [await commitState(kv, state)];
-  let height = 0;
+  const c = await MemChain.open(GENESIS, V0);
   for (const txs of [...PREFIX.map((b) => b.map((tx): Tagged => ({ tx }))), ...blocks]) {
-    height++;
-    let burned = 0n;
-    const events: ChainEvent[] = [];
+    const height = c.height + 1;
     for (const t of txs) {
-      const expected = model && height > PREFIX.length ? await predict(state, model, t) : undefined;
-      const v = await applyTx(state, t.tx, { height, timestamp: height * 1000, producer: V0, network: DEV_NETWORK });
-      if (v.kind !== 'applied') throw new Error(`${t.tx.type} not applied: ${v.refusal.reason}`);
-      const r: TxResult = v.result;
+      const expected = model && height > PREFIX.length ? await predict(c.state, model, t) : undefined;
+      const r = await c.include(t.tx);
       if (model && height <= PREFIX.length) expect(r.error, t.tx.type).toBeUndefined();
       if (expected !== undefined) {
         expect(r.error ?? null, `${t.tx.type} at ${height}`).toBe(expected);
-        count(`${t.tx.type}:${r.status}`);
+        model!.outcomes.count(`${t.tx.type}:${r.status}`);
       }
       if (model && r.status === 'success') learn(model, t);
-      burned += v.burned;
-      events.push(...(r.events ?? []));
     }
-    events.push(...(await finishBlock(state, { height, producer: V0, burned })));
-    roots.push(await commitState(kv, state));
-    if (model && height === PREFIX.length) expect((await getCommittee(state))?.epoch).toBe(1);
-    if (model && height >= PREFIX.length) await invariants(state, model, events, height);
+    const events = await c.seal();
+    if (model && height === PREFIX.length) expect((await getCommittee(c.state))?.epoch).toBe(1);
+    if (model && height >= PREFIX.length) await invariants(c.state, model, events, height);
   }
-  return roots;
+  return c.roots;
 }
 
 describe('bridge model (fast-check)', () => {
   it('never releases a deposit twice nor more than was locked, moves transfers legally to one terminal state; same blocks ⇒ same roots', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 10, maxLength: 60 }), async (steps) => {
+    await runModel({
+      inputs: fc.array(step, { minLength: 10, maxLength: 60 }),
+      run: async (steps, outcomes) => {
         const blocks = blocksOf(steps);
-        const model: Model = { epoch: 1, attested: new Map(), payouts: new Map(), transfers: new Set(), terminal: new Map() };
-        const a = await runBlocks(blocks, model);
-        const b = await runBlocks(blocks);
-        expect(b).toEqual(a);
-      }),
-      { numRuns: Number(process.env.BRIDGE_MODEL_RUNS ?? 25) },
-    );
-    // The random runs reach the interesting outcomes.
-    for (const k of ['BRIDGE_IN:success', 'BRIDGE_IN:failed', 'BRIDGE_OUT:success', 'BRIDGE_SETTLE:success', 'BRIDGE_SETTLE:failed', 'BRIDGE_COMMITTEE_UPDATE:success', 'ATTESTED>RELEASED', 'DELAYED', 'DELAYED>RELEASED']) {
-      expect(OUTCOMES[k] ?? 0, k).toBeGreaterThan(0);
-    }
+        const model: Model = { epoch: 1, attested: new Map(), payouts: new Map(), transfers: new Set(), terminal: new Map(), outcomes };
+        return { blocks, roots: await runBlocks(blocks, model) };
+      },
+      replays: [{ name: 'the same blocks', roots: (_, { blocks }) => runBlocks(blocks) }],
+      numRuns: Number(process.env.BRIDGE_MODEL_RUNS ?? 25),
+      // The random runs reach the interesting outcomes.
+      reach: ['BRIDGE_IN:success', 'BRIDGE_IN:failed', 'BRIDGE_OUT:success', 'BRIDGE_SETTLE:success', 'BRIDGE_SETTLE:failed', 'BRIDGE_COMMITTEE_UPDATE:success', 'ATTESTED>RELEASED', 'DELAYED', 'DELAYED>RELEASED'],
+    });
   }, 120_000);
 });

@@ -1,9 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyTx } from '../../src/chain/applyTx';
-import { applyGenesis } from '../../src/chain/genesis';
-import { finishBlock } from '../../src/chain/finishBlock';
-import { machineGraph } from '../../src/machines/graph';
 import { proposalMachine } from '../../src/modules/governance/machine';
 import { getCandidate, getCandidates, getVoter } from '../../src/modules/staking';
 import { loadSupply } from '../../src/protocol/execState';
@@ -12,12 +8,11 @@ import { GOV_ESCROW_ADDRESS, REWARD_POOL_ADDRESS, TREASURY_ADDRESS, UNBONDING_AD
 import type { Address, SignedTx, TxType } from '../../src/protocol/types';
 import { COIN } from '../../src/primitives/amount';
 import type { Hex } from '../../src/primitives/hex';
-import { MemoryKv } from '../../src/state/kv';
-import { StateTrie } from '../../src/state/stateTrie';
 import { envelope, validate } from '../helpers/assetHarness';
-import { commitState } from '../helpers/memChain';
+import { MemChain } from '../helpers/memChain';
 import { addr, SHORT_WINDOWS } from '../helpers/econWorld';
-import { DEV_NETWORK } from '../../src/chain/devnet';
+import { legalMoves } from '../helpers/machineWalk';
+import { runModel, type Outcomes } from '../helpers/modelRunner';
 
 /**
  * Model test (fc.commands) of the economic and governance types: random sequences of STAKE,
@@ -45,18 +40,15 @@ const GENESIS = {
   params: { ...SHORT_WINDOWS, MIN_CANDIDATE_STAKE: String(1_000n * COIN), GOV_DEPOSIT: String(10n * COIN) },
   accounts: [...USERS.map((address) => ({ address, balance: String(FUNDS) })), { address: V0, balance: String(FUNDS), staked: String(2_000n * COIN), isValidator: true }],
 };
-const LEGAL = new Set(machineGraph(proposalMachine).transitions.map((t) => `${t.from}>${t.to}`));
+const LEGAL = legalMoves(proposalMachine);
 const GENESIS_SUPPLY = 5n * FUNDS + 2_000n * COIN;
-/** Included transactions by type and status, over the whole run (the test checks the commands do reach success). */
-const OUTCOMES: Record<string, number> = {};
 
 interface Chain {
-  kv: MemoryKv;
-  state: StateTrie;
-  height: number;
-  /** Every block's transactions and producer, to replay. */
+  chain: MemChain;
+  /** Every block's included transactions, to replay. */
   blocks: SignedTx[][];
-  roots: Hex[];
+  /** Included transactions by type and status, and proposal states reached (the run's; a replay counts nothing). */
+  outcomes?: Outcomes;
 }
 
 interface Model {
@@ -69,44 +61,35 @@ interface Model {
   status: Map<string, string>;
 }
 
-async function newChain(): Promise<Chain> {
-  const kv = new MemoryKv();
-  const state = await StateTrie.open(kv, null);
-  await applyGenesis(state, GENESIS);
-  await commitState(kv, state);
-  return { kv, state, height: 0, blocks: [], roots: [] };
+async function newChain(outcomes?: Outcomes): Promise<Chain> {
+  return { chain: await MemChain.open(GENESIS, V0), blocks: [], outcomes };
 }
 
 /** One block: the transactions that pass admission and apply, then the end of block; commits. */
 async function runBlock(c: Chain, txs: SignedTx[]): Promise<{ included: SignedTx[]; events: ChainEvent[] }> {
-  const height = ++c.height;
   const included: SignedTx[] = [];
-  const events: ChainEvent[] = [];
-  let burned = 0n;
   for (const tx of txs) {
     if (validate(tx) !== undefined) continue; // admission refuses it: never in a block
-    const v = await applyTx(c.state, tx, { height, timestamp: height * 1000, producer: V0, network: DEV_NETWORK });
+    const v = await c.chain.apply(tx);
     if (v.kind !== 'applied') continue;
-    OUTCOMES[`${tx.type} ${v.result.status}`] = (OUTCOMES[`${tx.type} ${v.result.status}`] ?? 0) + 1;
+    c.outcomes?.count(`${tx.type} ${v.result.status}`);
     included.push(tx);
-    burned += v.burned;
-    events.push(...(v.result.events ?? []));
   }
-  events.push(...(await finishBlock(c.state, { height, producer: V0, burned })));
+  const events = await c.chain.seal();
   c.blocks.push(included);
-  c.roots.push(await commitState(c.kv, c.state));
   return { included, events };
 }
 
 async function checkInvariants(c: Chain, m: Model, included: SignedTx[], events: ChainEvent[]): Promise<void> {
-  const s = await loadSupply(c.state);
+  const state = c.chain.state;
+  const s = await loadSupply(state);
   expect(s.supply).toBe(GENESIS_SUPPLY + s.minted - s.burned);
   let total = 0n;
   let staked = 0n;
   let lent = 0n;
   let borrowed = 0n;
   for (const a of ALL) {
-    const acc = await c.state.getAccount(a);
+    const acc = await state.getAccount(a);
     if (!acc) continue;
     total += acc.balance + acc.staked;
     staked += acc.staked;
@@ -120,22 +103,22 @@ async function checkInvariants(c: Chain, m: Model, included: SignedTx[], events:
 
   const received = new Map<Address, bigint>();
   for (const a of [...USERS, V0]) {
-    const v = await getVoter(c.state, a);
+    const v = await getVoter(state, a);
     let sum = 0n;
     for (const [cand, n] of Object.entries(v.votes)) {
       sum += BigInt(n);
       received.set(cand as Address, (received.get(cand as Address) ?? 0n) + BigInt(n));
     }
     expect(BigInt(v.total)).toBe(sum);
-    expect(sum <= ((await c.state.getAccount(a))?.staked ?? 0n), `${a} votes beyond its stake`).toBe(true);
+    expect(sum <= ((await state.getAccount(a))?.staked ?? 0n), `${a} votes beyond its stake`).toBe(true);
   }
-  for (const cand of await getCandidates(c.state)) expect(BigInt((await getCandidate(c.state, cand))!.received)).toBe(received.get(cand) ?? 0n);
+  for (const cand of await getCandidates(state)) expect(BigInt((await getCandidate(state, cand))!.received)).toBe(received.get(cand) ?? 0n);
 
   for (const tx of included) {
     const expected = (m.nonces.get(tx.from) ?? 0) + 1;
     m.nonces.set(tx.from, expected);
   }
-  for (const a of [...USERS, V0]) expect((await c.state.getAccount(a))?.nonce ?? 0).toBe(m.nonces.get(a) ?? 0);
+  for (const a of [...USERS, V0]) expect((await state.getAccount(a))?.nonce ?? 0).toBe(m.nonces.get(a) ?? 0);
 
   for (const e of events) {
     if (e.kind !== 'machine.transition' || e.machine !== 'proposal') continue;
@@ -143,7 +126,7 @@ async function checkInvariants(c: Chain, m: Model, included: SignedTx[], events:
     else expect(LEGAL.has(`${e.from}>${e.to}`), `${e.from} -> ${e.to}`).toBe(true);
     if (e.from !== '') expect(m.status.get(e.id)).toBe(e.from);
     m.status.set(e.id, e.to);
-    OUTCOMES[`proposal ${e.to}`] = (OUTCOMES[`proposal ${e.to}`] ?? 0) + 1;
+    c.outcomes?.count(`proposal ${e.to}`);
   }
 }
 
@@ -157,7 +140,7 @@ class TxCommand implements fc.AsyncCommand<Model, Chain> {
   async run(m: Model, c: Chain): Promise<void> {
     const next = new Map<Address, number>();
     const nonce = async (a: Address) => {
-      const n = next.get(a) ?? (await c.state.getAccount(a))?.nonce ?? 0;
+      const n = next.get(a) ?? (await c.chain.state.getAccount(a))?.nonce ?? 0;
       next.set(a, n + 1);
       return n;
     };
@@ -223,30 +206,34 @@ const commands = [
   fc.integer({ min: 1, max: 4 }).map((n) => new TxCommand(`${n} empty block(s)`, () => [])),
 ];
 
-/** Replays the recorded blocks on a fresh chain: every root must match. */
-async function replaySameRoots(c: Chain): Promise<void> {
+/** Replays the recorded blocks on a fresh chain: each includes the same transactions; returns the roots. */
+async function replaySameBlocks({ blocks }: Chain): Promise<readonly Hex[]> {
   const other = await newChain();
-  for (const [i, txs] of c.blocks.entries()) {
+  for (const txs of blocks) {
     const { included } = await runBlock(other, txs);
     expect(included.map((t) => t.id)).toEqual(txs.map((t) => t.id));
-    expect(other.roots[i], `root at height ${i + 1}`).toBe(c.roots[i]);
   }
+  return other.chain.roots;
 }
 
 describe('economic and governance model (fc.commands)', () => {
   it('keeps supply, stake, votes, nonces and proposal states consistent; replays to the same roots', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.commands(commands, { maxCommands: 40, size: 'max' }), async (cmds) => {
-        const chain = await newChain();
+    const outcomes = await runModel({
+      inputs: fc.commands(commands, { maxCommands: 40, size: 'max' }),
+      run: async (cmds, outcomes) => {
+        const real = await newChain(outcomes);
         const model: Model = { nonces: new Map(), proposals: [], vestings: [], delegations: [], status: new Map() };
-        await fc.asyncModelRun(() => ({ model, real: chain }), cmds);
-        await replaySameRoots(chain);
-      }),
-      { numRuns: Number(process.env.ECON_MODEL_RUNS ?? 100) },
-    );
-    // Sequences that only ever fail would prove little: each type must have succeeded somewhere.
-    for (const type of ['STAKE', 'UNSTAKE', 'VOTE', 'SET_COMMISSION', 'GOV_PROPOSE', 'GOV_VOTE', 'TRANSFER', 'DELEGATE_RESOURCE', 'UNDELEGATE_RESOURCE', 'VESTING_CREATE', 'VESTING_CLAIM']) expect(OUTCOMES[`${type} success`] ?? 0, `${type} succeeded`).toBeGreaterThan(0);
-    for (const status of ['QUEUED', 'EXPIRED', 'REJECTED']) expect(OUTCOMES[`proposal ${status}`] ?? 0, `a proposal reached ${status}`).toBeGreaterThan(0);
-    if (process.env.ECON_DEBUG) console.log(OUTCOMES);
+        await fc.asyncModelRun(() => ({ model, real }), cmds);
+        return { ...real, roots: real.chain.roots };
+      },
+      replays: [{ name: 'the included transactions on a fresh chain', roots: (_, run) => replaySameBlocks(run) }],
+      numRuns: Number(process.env.ECON_MODEL_RUNS ?? 100),
+      // Sequences that only ever fail would prove little: each type must have succeeded somewhere.
+      reach: [
+        ...['STAKE', 'UNSTAKE', 'VOTE', 'SET_COMMISSION', 'GOV_PROPOSE', 'GOV_VOTE', 'TRANSFER', 'DELEGATE_RESOURCE', 'UNDELEGATE_RESOURCE', 'VESTING_CREATE', 'VESTING_CLAIM'].map((type) => `${type} success`),
+        ...['QUEUED', 'EXPIRED', 'REJECTED'].map((status) => `proposal ${status}`),
+      ],
+    });
+    if (process.env.ECON_DEBUG) console.log(outcomes.toJSON());
   }, 240_000);
 });

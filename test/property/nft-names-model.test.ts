@@ -1,22 +1,21 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildBlock } from '../../src/chain/buildBlock';
-import { orderedCandidates } from '../../src/mempool/senderHeap';
 import type { ChainEvent } from '../../src/protocol/events';
 import { finishBlock } from '../../src/chain/finishBlock';
 import { NAME_REGISTRATION_COST, TREASURY_ADDRESS } from '../../src/protocol/params';
 import { PARAMS } from '../../src/protocol/governable';
 const TREASURY_REWARD = PARAMS.TREASURY_REWARD.default;
-import { applyBlock } from '../../src/chain/replay';
-import type { Address, Block, SignedTx, TxResult, TxType } from '../../src/protocol/types';
+import type { Address, SignedTx, TxResult, TxType } from '../../src/protocol/types';
 import { assetId } from '../../src/modules/assets/common';
 import { getName } from '../../src/modules/names/records';
 import { getCollection, getItem, nftSymbolKey } from '../../src/modules/nft/records';
 import type { Hex } from '../../src/primitives/hex';
 import { MemoryKv } from '../../src/state/kv';
 import { AssetIndex, decodeCursor, putAssetIndexes } from '../../src/storage/assetIndex';
-import { ALICE, AssetWorld, BOB, CAROL, DAVE, envelope, PRODUCER, validate } from '../helpers/assetHarness';
-import { DEV_NETWORK } from '../../src/chain/devnet';
+import { ALICE, ASSET_GENESIS, AssetWorld, BOB, CAROL, DAVE, envelope, PRODUCER, validate } from '../helpers/assetHarness';
+import { MemChain, replayBlocks } from '../helpers/memChain';
+import { runModel, type Outcomes } from '../helpers/modelRunner';
+import type { StateTrie } from '../../src/state/stateTrie';
 
 /**
  * Model test of NFT721 and the name service: random blocks of NFT_CREATE, NFT_MINT,
@@ -283,8 +282,7 @@ function shape(o: Op, m: Model): { sender: number; to: Address | null; amount: s
 // ---- checks ----
 
 /** Every collection, item, symbol and name record, and the accounts, equal the model. */
-async function checkState(w: AssetWorld, m: Model, h: number, treasury0: bigint): Promise<void> {
-  const s = w.state;
+async function checkState(s: StateTrie, m: Model, h: number, treasury0: bigint): Promise<void> {
   for (const sym of SYMBOLS) {
     const rec = await s.getRecord<{ id: Hex }>(nftSymbolKey(sym));
     const c = [...m.colls.values()].find((x) => x.symbol === sym);
@@ -400,32 +398,23 @@ async function checkPerTx(shadow: AssetWorld, h: number, txs: SignedTx[], result
 
 // ---- running blocks ----
 
-interface Run {
-  blocks: Block[];
-  roots: Hex[];
-  ok: number;
-  failed: number;
-  refused: number;
-  stats: Model['stats'];
-}
-
-async function runChain(blocksOps: Op[][]): Promise<Run> {
-  const w = await AssetWorld.create({ autoHeight: false });
+/** Runs `blocksOps` through buildBlock against the model; counts the ok, failed and refused transactions and the model's cases. */
+async function runChain(blocksOps: Op[][], outcomes: Outcomes): Promise<MemChain> {
+  const c = await MemChain.open(ASSET_GENESIS, PRODUCER);
   const shadow = await AssetWorld.create({ autoHeight: false });
   const idxKv = new MemoryKv();
   const index = new AssetIndex(idxKv);
   const m = new Model();
   for (const u of USERS) {
-    const a = (await w.state.getAccount(u))!;
+    const a = (await c.state.getAccount(u))!;
     m.nonce.set(u, a.nonce);
     m.balance.set(u, a.balance);
   }
-  const treasury0 = (await w.state.getAccount(TREASURY_ADDRESS))?.balance ?? 0n;
+  const treasury0 = (await c.state.getAccount(TREASURY_ADDRESS))?.balance ?? 0n;
   const nonces = USERS.map((u) => m.nonce.get(u)!);
-  const run: Run = { blocks: [], roots: [], ok: 0, failed: 0, refused: 0, stats: m.stats };
   const mintedIds = new Set<string>(); // collection/item ever minted: numbers are never reused
   for (let h = 1; h <= blocksOps.length; h++) {
-    const bySender = new Map<number, SignedTx[]>();
+    const offered: SignedTx[] = [];
     const refused = new Map<Hex, string>();
     for (const o of blocksOps[h - 1]) {
       const { sender, to, amount, data } = shape(o, m);
@@ -434,14 +423,10 @@ async function runChain(blocksOps: Op[][]): Promise<Run> {
       // a refused transaction never takes its nonce; it stays queued so block building meets (and drops) it
       if (reason === undefined) nonces[sender]++;
       else refused.set(tx.id, reason);
-      const q = bySender.get(sender) ?? [];
-      q.push(tx);
-      bySender.set(sender, q);
+      offered.push(tx);
     }
-    const built = await buildBlock(w.state, orderedCandidates(bySender.values()), { height: h, timestamp: h * 1000, producer: PRODUCER, network: DEV_NETWORK, maxTxs: 500 });
-    expect(new Map(built.dropped.map((d) => [d.id, d.reason])), 'block building drops exactly the refused transactions').toEqual(refused);
-    expect(built.txs.length, 'every other transaction is included').toBe(blocksOps[h - 1].length - refused.size);
-    run.refused += refused.size;
+    const { built, block } = await c.buildAdmitted(offered, refused);
+    outcomes.count('refused', refused.size);
     for (let i = 0; i < built.txs.length; i++) {
       const tx = built.txs[i];
       const r = built.results[i];
@@ -457,21 +442,17 @@ async function runChain(blocksOps: Op[][]): Promise<Run> {
         expect(mintedIds.has(k), `item number ${k} reused`).toBe(false);
         mintedIds.add(k);
       }
-      if (r.status === 'failed') run.failed++;
-      else run.ok++;
+      outcomes.count(r.status === 'failed' ? 'failed' : 'ok');
     }
-    const root = w.state.root();
-    await checkPerTx(shadow, h, built.txs, built.results, root);
-    await checkState(w, m, h, treasury0);
-    const block: Block = { header: { height: h, timestamp: h * 1000, producer: PRODUCER, txCount: built.txs.length } as Block['header'], txs: built.txs, results: built.results };
+    await checkPerTx(shadow, h, built.txs, built.results, c.roots.at(-1)!);
+    await checkState(c.state, m, h, treasury0);
     const batch = idxKv.batch();
     putAssetIndexes(batch, block);
     await idxKv.write(batch);
     await checkIndex(index, m);
-    run.blocks.push(block);
-    run.roots.push(root);
   }
-  return run;
+  for (const [k, n] of Object.entries(m.stats)) outcomes.count(k, n);
+  return c;
 }
 
 const seedOp = (o: Partial<Op>): Op => ({ kind: 'transfer', sender: 0, role: 'any', party: 0, clear: false, coll: 0, item: 0, pick: 'live', name: 0, symbol: 0, uri: 0, bad: 0, ...o });
@@ -496,33 +477,13 @@ const SEED: Op[][] = [
 
 describe('NFT721 and name-service model', () => {
   it('state and index follow the model, failures change only the sender, registrations pay the treasury, and replays reproduce every root', async () => {
-    let ok = 0;
-    let failed = 0;
-    let refused = 0;
-    const stats = { approvedTransfers: 0, reRegistrations: 0, burnedItemOps: 0, targetDenied: 0, approvedDenied: 0 };
-    await fc.assert(
-      fc.asyncProperty(fc.array(fc.array(opArb, { minLength: 5, maxLength: 25 }), { minLength: 2, maxLength: 6 }), async (ops) => {
-        const a = await runChain([...SEED, ...ops]);
-        ok += a.ok;
-        failed += a.failed;
-        refused += a.refused;
-        for (const k of Object.keys(stats) as (keyof typeof stats)[]) stats[k] += a.stats[k];
-        const replay = await AssetWorld.create();
-        for (let i = 0; i < a.blocks.length; i++) {
-          expect(await applyBlock(replay.state, a.blocks[i], DEV_NETWORK)).toBeUndefined();
-          expect(replay.state.root(), `replayed root at height ${i + 1}`).toBe(a.roots[i]);
-        }
-      }),
-      { numRuns: 40 },
-    );
-    // the generator exercises every outcome, and the cases the rules single out, in quantity
-    expect(ok).toBeGreaterThan(1200);
-    expect(failed).toBeGreaterThan(500);
-    expect(refused).toBeGreaterThan(50);
-    expect(stats.approvedTransfers).toBeGreaterThan(5);
-    expect(stats.reRegistrations).toBeGreaterThan(5);
-    expect(stats.burnedItemOps).toBeGreaterThan(5);
-    expect(stats.targetDenied).toBeGreaterThan(5);
-    expect(stats.approvedDenied).toBeGreaterThan(5);
+    await runModel({
+      inputs: fc.array(fc.array(opArb, { minLength: 5, maxLength: 25 }), { minLength: 2, maxLength: 6 }),
+      run: (ops, outcomes) => runChain([...SEED, ...ops], outcomes),
+      replays: [{ name: 'the blocks imported on a fresh state', roots: (_, c) => replayBlocks(ASSET_GENESIS, c.blocks) }],
+      numRuns: 40,
+      // the generator exercises every outcome, and the cases the rules single out, in quantity
+      moreThan: { ok: 1200, failed: 500, refused: 50, approvedTransfers: 5, reRegistrations: 5, burnedItemOps: 5, targetDenied: 5, approvedDenied: 5 },
+    });
   }, 60_000);
 });

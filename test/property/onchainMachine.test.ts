@@ -12,6 +12,7 @@ import type { Address } from '../../src/protocol/types';
 import { MemoryKv } from '../../src/state/kv';
 import { StateTrie } from '../../src/state/stateTrie';
 import { commitState } from '../helpers/memChain';
+import { runModel, type Outcomes, type Replay } from '../helpers/modelRunner';
 import { AUCTION_STATES, BLOCKED_SELLER, auctionDef, type AuctionEvent } from '../helpers/testMachine';
 
 /**
@@ -132,33 +133,46 @@ class World {
   }
 }
 
+/** Applies `cmds` to a fresh world; with `outcomes`, counts every state an auction moved to. */
+async function runWorld(cmds: Cmd[], flushes: boolean, outcomes?: Outcomes): Promise<World> {
+  const w = await World.open(flushes);
+  for (const c of cmds) await w.apply(c);
+  for (const e of w.events) {
+    if (e.kind !== 'machine.transition') continue;
+    expect(LEGAL.has(e.to), e.to).toBe(true);
+    outcomes?.count(e.to);
+  }
+  return w;
+}
+
+/** The same commands on a world that commits to its store after every block: same roots, same events. */
+const flushingReplay: Replay<Cmd[], World> = {
+  name: 'a world that commits after every block',
+  roots: async (cmds, a) => {
+    const b = await runWorld(cmds, true);
+    expect(canonicalJson(b.events)).toBe(canonicalJson(a.events));
+    return b.roots;
+  },
+};
+
 describe('on-chain machine helper (property)', () => {
   it('random transactions and ticks reach only legal states, refuse cleanly, and replay to the same roots', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(cmd, { minLength: 1, maxLength: 40 }), async (cmds) => {
-        const a = await World.open(false);
-        const b = await World.open(true);
-        for (const c of cmds) {
-          await a.apply(c);
-          await b.apply(c);
-        }
-        expect(b.roots).toEqual(a.roots);
-        expect(canonicalJson(b.events)).toBe(canonicalJson(a.events));
-      }),
-      { numRuns: 150 },
-    );
+    await runModel({
+      inputs: fc.array(cmd, { minLength: 1, maxLength: 40 }),
+      run: (cmds, outcomes) => runWorld(cmds, false, outcomes),
+      replays: [flushingReplay],
+      numRuns: 150,
+    });
   });
 
   it('every state of the auction is reached by some random run', async () => {
-    const reached = new Set<string>();
-    await fc.assert(
-      fc.asyncProperty(fc.array(cmd, { minLength: 5, maxLength: 40 }), async (cmds) => {
-        const w = await World.open(false);
-        for (const c of cmds) await w.apply(c);
-        for (const e of w.events) if (e.kind === 'machine.transition') reached.add(e.to);
-      }),
-      { numRuns: 150, seed: 9 },
-    );
-    expect([...reached].sort()).toEqual([...AUCTION_STATES].sort());
+    await runModel({
+      inputs: fc.array(cmd, { minLength: 5, maxLength: 40 }),
+      run: (cmds, outcomes) => runWorld(cmds, false, outcomes),
+      replays: [flushingReplay],
+      numRuns: 150,
+      seed: 9,
+      reach: AUCTION_STATES,
+    });
   });
 });

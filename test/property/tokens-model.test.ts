@@ -1,7 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildBlock } from '../../src/chain/buildBlock';
-import { orderedCandidates } from '../../src/mempool/senderHeap';
 import type { GenesisSpec } from '../../src/chain/genesis';
 import { CHAIN_ID, MAX_TOKEN_AMOUNT } from '../../src/protocol/params';
 import { applyBlock } from '../../src/chain/replay';
@@ -13,7 +11,8 @@ import { allowanceKey, balanceKey, blacklistKey, freezeKey, getToken, symbolKey 
 import { toHex, utf8, type Hex } from '../../src/primitives/hex';
 import { MemoryKv } from '../../src/state/kv';
 import { StateTrie } from '../../src/state/stateTrie';
-import { commitState, freshChainState } from '../helpers/memChain';
+import { MemChain, replayBlocks } from '../helpers/memChain';
+import { runModel, type Outcomes } from '../helpers/modelRunner';
 import { DEV_NETWORK } from '../../src/chain/devnet';
 
 /**
@@ -252,9 +251,6 @@ class Model {
 
 // ---- running blocks ----
 
-const fresh = () => freshChainState(genesis);
-const commit = commitState;
-
 /** Every token record in state equals the model; supply = sum of balances; holders = non-zero balances; events chain up. */
 async function checkState(state: StateTrie, m: Model, eventBal: Map<string, bigint>): Promise<void> {
   for (const sym of SYMBOLS) {
@@ -321,14 +317,6 @@ const SEED: Op[][] = [
   ],
 ];
 
-interface Run {
-  blocks: Block[];
-  roots: Hex[];
-  ok: number;
-  failed: number;
-  refused: number;
-}
-
 /**
  * A block carrying a transaction admission refuses is invalid: `block` with `tx` put back
  * where its sender's nonce order has it, re-executed on its parent state (a scratch trie at
@@ -347,18 +335,16 @@ async function checkBlockCarryingRejected(kv: MemoryKv, parentRoot: Hex, block: 
   expect(await applyBlock(scratch, carrying, DEV_NETWORK)).toBe(`transaction ${tx.id} cannot be included: ${reason}`);
 }
 
-async function runChain(blocksOps: Op[][]): Promise<Run> {
-  const { kv, state } = await fresh();
-  let parentRoot = await commit(kv, state);
+/** Runs SEED then `blocksOps` through buildBlock against the model; counts the ok, failed and refused transactions. */
+async function runChain(blocksOps: Op[][], outcomes: Outcomes): Promise<MemChain> {
+  const c = await MemChain.open(genesis, PRODUCER);
   const m = new Model();
   const eventBal = new Map<string, bigint>();
   const nonces = new Array<number>(N).fill(0);
-  const run: Run = { blocks: [], roots: [], ok: 0, failed: 0, refused: 0 };
   let ts = 1;
   for (let h = 1; h <= blocksOps.length; h++) {
-    const bySender = new Map<number, SignedTx[]>();
+    const offered: SignedTx[] = [];
     const refused = new Map<Hex, string>(); // id → the refusal the model predicts
-    const refusedTxs: SignedTx[] = [];
     for (const o of blocksOps[h - 1]) {
       const token = m.order[o.token] ?? UNKNOWN_TOKEN;
       const owner = m.tokens.get(token)?.owner;
@@ -368,56 +354,31 @@ async function runChain(blocksOps: Op[][]): Promise<Run> {
       // A refused transaction never takes its nonce: the sender's next one reuses it. It
       // stays in the pool here so that block building meets it (and must drop it).
       if (reason === undefined) nonces[sender]++;
-      else {
-        refused.set(tx.id, reason);
-        refusedTxs.push(tx);
-      }
-      const q = bySender.get(sender) ?? [];
-      q.push(tx);
-      bySender.set(sender, q);
+      else refused.set(tx.id, reason);
+      offered.push(tx);
     }
-    const built = await buildBlock(state, orderedCandidates(bySender.values()), { height: h, timestamp: h * 1000, producer: PRODUCER, network: DEV_NETWORK, maxTxs: 500 });
-    expect(new Map(built.dropped.map((d) => [d.id, d.reason])), 'block building drops exactly the refused transactions, with the refusal as the reason').toEqual(refused);
-    expect(built.txs.length, 'every other transaction is included (fees are covered)').toBe(blocksOps[h - 1].length - refused.size);
-    run.refused += refused.size;
+    const { built, block } = await c.buildAdmitted(offered, refused); // every other one is included: fees are covered
+    outcomes.count('refused', refused.size);
     for (let i = 0; i < built.txs.length; i++) {
       checkResult(built.txs[i], built.results[i], m, h, eventBal);
-      if (built.results[i].status === 'failed') run.failed++;
-      else run.ok++;
+      outcomes.count(built.results[i].status === 'failed' ? 'failed' : 'ok');
     }
-    const block: Block = { header: { height: h, timestamp: h * 1000, producer: PRODUCER, txCount: built.txs.length } as Block['header'], txs: built.txs, results: built.results };
-    if (refusedTxs.length > 0) await checkBlockCarryingRejected(kv, parentRoot, block, refusedTxs[0], refused.get(refusedTxs[0].id)!);
-    parentRoot = await commit(kv, state);
-    run.roots.push(parentRoot);
-    await checkState(state, m, eventBal);
-    run.blocks.push(block);
+    const firstRefused = offered.find((tx) => refused.has(tx.id));
+    if (firstRefused) await checkBlockCarryingRejected(c.kv, c.roots.at(-2)!, block, firstRefused, refused.get(firstRefused.id)!);
+    await checkState(c.state, m, eventBal);
   }
-  return run;
+  return c;
 }
 
 describe('FT20 model', () => {
   it('state follows the model, refused operations are never included, supply = sum of balances, paused tokens stay put, and replays reproduce every root', async () => {
-    let failed = 0;
-    let ok = 0;
-    let refused = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.array(fc.array(opArb, { minLength: 5, maxLength: 25 }), { minLength: 2, maxLength: 6 }), async (ops) => {
-        const a = await runChain([...SEED, ...ops]);
-        failed += a.failed;
-        ok += a.ok;
-        refused += a.refused;
-        const { kv, state } = await fresh();
-        await commit(kv, state);
-        for (let i = 0; i < a.blocks.length; i++) {
-          expect(await applyBlock(state, a.blocks[i], DEV_NETWORK)).toBeUndefined();
-          expect(await commit(kv, state)).toBe(a.roots[i]);
-        }
-      }),
-      { numRuns: 50 },
-    );
-    // the generator exercises every outcome in quantity
-    expect(ok).toBeGreaterThan(500);
-    expect(failed).toBeGreaterThan(300);
-    expect(refused).toBeGreaterThan(150);
+    await runModel({
+      inputs: fc.array(fc.array(opArb, { minLength: 5, maxLength: 25 }), { minLength: 2, maxLength: 6 }),
+      run: (ops, outcomes) => runChain([...SEED, ...ops], outcomes),
+      replays: [{ name: 'the blocks imported on a fresh state', roots: (_, c) => replayBlocks(genesis, c.blocks) }],
+      numRuns: 50,
+      // the generator exercises every outcome in quantity
+      moreThan: { ok: 500, failed: 300, refused: 150 },
+    });
   }, 60_000);
 });
