@@ -7,7 +7,7 @@
  * ML-DSA-44 is signed with liboqs (WASM, 0.45 ms per signature here) rather than noble's
  * deterministic signer (3.3 ms): a 5,000 × 500 sync fixture is 2.5 M signatures. liboqs
  * signs hedged (randomized), which changes only the signature bytes: the transaction id
- * covers the payload only, and noble verifies these signatures (test/unit/bench-sign.test.ts).
+ * covers the payload only, and noble verifies these signatures (test/unit/bench/bench-sign.test.ts).
  */
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';

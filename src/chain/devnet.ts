@@ -20,7 +20,7 @@ export const DEV_ACCOUNTS_DEFAULT = 10;
 
 /**
  * The development network of `cairn node` (DEV_ACCOUNTS_DEFAULT accounts, one validator): what
- * a transaction for it signs (test/unit/network.test.ts recomputes the genesis hash). Any other
+ * a transaction for it signs (test/unit/network/network.test.ts recomputes the genesis hash). Any other
  * genesis (another --dev-accounts, `cairn devnet`, a --genesis file) is another network: ask
  * its node (GET /status, CairnClient.network()).
  */

@@ -5,7 +5,7 @@ import { keccak256 as fastKeccak } from './keccak';
 /**
  * keccak-256 (the Ethereum hash, not NIST SHA3-256): addresses, tx ids, key hashes.
  * hash-wasm's WebAssembly Keccak (src/crypto/keccak.ts), checked against @noble/hashes on
- * every input length 0..700 (test/unit/state.test.ts).
+ * every input length 0..700 (test/unit/state/state.test.ts).
  */
 export const keccak256 = (b: Uint8Array): Uint8Array => fastKeccak(b);
 

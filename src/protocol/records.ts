@@ -1,7 +1,7 @@
 /**
  * Every key prefix of consensus records (ExecState.getRecord/putRecord), in one place.
  * A record key is its prefix followed by the record's own parts; no prefix may be a prefix
- * of another (test/unit/records.test.ts), so two modules can never write the same key.
+ * of another (test/unit/protocol/records.test.ts), so two modules can never write the same key.
  * Adding a record kind means one line here. Node-local storage buckets are a separate
  * registry (storage/buckets.ts): they are not consensus state.
  */

@@ -3,7 +3,7 @@ import { NODE_PREFIX } from '../state/trieNodes';
 /**
  * Every key prefix of the node's database, in one table. A key is its bucket's prefix
  * followed by the parts in `layout`; no prefix is a prefix of another
- * (test/unit/buckets.test.ts), so no two buckets can ever share a key.
+ * (test/unit/storage/buckets.test.ts), so no two buckets can ever share a key.
  *
  * `kind` says what undoing a block does with the bucket (ChainStore.undoBlock):
  *   block    keys unique to the block that wrote them: undo deletes them

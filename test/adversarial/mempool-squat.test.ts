@@ -6,7 +6,7 @@
  *
  * The pool is 400 places here (`--mempool-cap`, to keep the test lean) so that the gapped
  * transactions the per-sender bound lets in (16 of each sender) fill it, as 80 × 64 filled the
- * default 5,000 before; the default sizes are pinned in test/unit/pool.test.ts ("row 7 of
+ * default 5,000 before; the default sizes are pinned in test/unit/mempool/pool.test.ts ("row 7 of
  * issue 23 at the default sizes"). Each test is about 10 s on a busy 2-core machine.
  */
 import { afterEach, describe, expect, it } from 'vitest';

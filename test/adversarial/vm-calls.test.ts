@@ -60,7 +60,7 @@ describe('VM work never freezes the node (issue 23 row 2)', () => {
     expect(report.p99).toBeLessThanOrEqual(Math.max(250, 2 * quiet.p99));
     expect(h1 - h0).toBeGreaterThanOrEqual(6); // ~12 slots passed
     expect(report.maxBlockGapMs).toBeLessThanOrEqual(2_000);
-    // Served in its turn (test/unit/vmCallPool.test.ts pins the order), or, on a machine too busy
+    // Served in its turn (test/unit/vm/vmCallPool.test.ts pins the order), or, on a machine too busy
     // for even that, refused clearly within the budget: never a hang.
     if (answer.error) expect(answer.error).toMatchObject({ code: -32000, message: expect.stringMatching(/^VM call not started within 5000 ms/) });
     else expect(answer.result).toBe(`0x${'00'.repeat(31)}01`);

@@ -118,7 +118,7 @@ class Model {
   // coverage counters (the generator must reach these cases)
   stats = { approvedTransfers: 0, reRegistrations: 0, burnedItemOps: 0, targetDenied: 0, approvedDenied: 0 };
 
-  /** The stateless verdict (admission); unit-tested in test/unit/nft.test.ts and names.test.ts. */
+  /** The stateless verdict (admission); unit-tested in test/unit/modules/nft/nft.test.ts and names.test.ts. */
   refusal(tx: SignedTx): string | undefined {
     return validate(tx);
   }

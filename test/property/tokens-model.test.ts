@@ -139,7 +139,7 @@ class Model {
   /**
    * The stateless verdict: a refusal means the transaction is never included (admission
    * refuses it, block building drops it, a block carrying it is invalid). These rules are
-   * unit-tested (test/unit/tokens.test.ts); the model takes them from the handlers.
+   * unit-tested (test/unit/modules/tokens/tokens.test.ts); the model takes them from the handlers.
    */
   refusal(tx: SignedTx): string | undefined {
     return handlerFor(tx.type)?.validate(tx);
