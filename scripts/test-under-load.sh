@@ -28,7 +28,7 @@ for i in $(seq 1 "$runs"); do
     const tiers = {}; let passed = 0, failed = 0; const phases = [];
     for (const ph of ["phase1", "phase2"]) {
       let r; try { r = JSON.parse(fs.readFileSync(`${dir}/${ph}.json`, "utf8")); } catch { failed++; continue; }
-      passed += r.numPassedTests; failed += r.numFailedTests + r.numRuntimeErrorTestSuites;
+      passed += r.numPassedTests ?? 0; failed += (r.numFailedTests ?? 0) + (r.numRuntimeErrorTestSuites ?? 0);
       const ends = r.testResults.map((t) => t.endTime);
       phases.push(`${ph} ${Math.round((Math.max(...ends) - r.startTime) / 1000)} s`);
       for (const t of r.testResults) {
@@ -42,7 +42,13 @@ for i in $(seq 1 "$runs"); do
   ' "$reports"
   stray=$(find "$run_tmp" -mindepth 1 -maxdepth 1 ! -name 'tsx-*' 2>/dev/null | wc -l)
   echo "run $i: exit $status, $took s, temp folders left: $stray"
-  [ "$status" -eq 0 ] && [ "$stray" -eq 0 ] || { fails=$((fails + 1)); tail -40 "$reports/out.log"; }
+  if [ "$status" -ne 0 ] || [ "$stray" -ne 0 ]; then
+    fails=$((fails + 1))
+    # The whole output and what was left behind, for the failure's post-mortem.
+    mkdir -p test-artifacts && cp "$reports/out.log" "test-artifacts/load-run-$i.log"
+    find "$run_tmp" -mindepth 1 -maxdepth 1 ! -name 'tsx-*' >> "test-artifacts/load-run-$i.log"
+    echo "  output: test-artifacts/load-run-$i.log"
+  fi
   rm -rf "$run_tmp" "$reports"
 done
 echo "$((runs - fails))/$runs runs passed beside $burners CPU burners (load average now: $(cut -d' ' -f1-3 /proc/loadavg))"
