@@ -35,7 +35,8 @@ import type { Hex } from '../src/primitives/hex';
 import { arg, keysFromFile, loadState, retryingLogged, saveState, sendIncluded, sleep } from './support';
 
 /** The stand-in payout: a deterministic id for the transfer's payout transaction on its target chain. */
-export const standInPayout = async (t: BridgeTransferView): Promise<string> => `0x${createHash('sha256').update(`payout:${t.chain}:${t.id}`).digest('hex')}`;
+export const standInPayout = async (t: BridgeTransferView): Promise<string> =>
+  `0x${createHash('sha256').update(`payout:${t.chain}:${t.id}`).digest('hex')}`;
 
 /** Blocks the member whose turn it is has before the next member steps in. */
 export const DEFAULT_FALLBACK_BLOCKS = 20;
@@ -115,7 +116,12 @@ export class Relayer {
   async poll(): Promise<void> {
     const { committee } = await this.client.bridge();
     // Final heights only: a lock a reorganization could still undo is never paid out.
-    const page = await this.client.bridgeTransfers({ direction: 'out', since: this.state.cursor ?? 0, final: true, limit: 100 });
+    const page = await this.client.bridgeTransfers({
+      direction: 'out',
+      since: this.state.cursor ?? 0,
+      final: true,
+      limit: 100,
+    });
     for (const t of page.transfers) if (this.state.paid[t.id] === undefined) this.state.waiting[t.id] ??= page.height;
     this.state.cursor = page.cursor;
     this.save();
@@ -124,7 +130,10 @@ export class Relayer {
     const me = committee?.members.findIndex((m) => m.address === this.o.keys.address) ?? -1;
     if (me < 0) {
       // Paying a transfer it cannot settle would pay it twice (a member pays it too): wait to be one.
-      if (this.notMember !== committee?.epoch) this.log(`not a member of the bridge committee${committee ? ` (epoch ${committee.epoch})` : ' (there is none yet)'}: paying nothing`);
+      if (this.notMember !== committee?.epoch)
+        this.log(
+          `not a member of the bridge committee${committee ? ` (epoch ${committee.epoch})` : ' (there is none yet)'}: paying nothing`,
+        );
       this.notMember = committee?.epoch;
     } else {
       this.notMember = undefined;
@@ -159,7 +168,15 @@ export class Relayer {
 
   private async settle(t: BridgeTransferView, targetTx: string): Promise<void> {
     // A refusal (another member settled first) is logged: the next round sees the transfer PAID and forgets it.
-    if (await sendIncluded(this.client, this.o.keys, { type: 'BRIDGE_SETTLE', transferId: t.id as Hex, targetTx }, `settle ${t.id.slice(0, 10)}`, this.log)) {
+    if (
+      await sendIncluded(
+        this.client,
+        this.o.keys,
+        { type: 'BRIDGE_SETTLE', transferId: t.id as Hex, targetTx },
+        `settle ${t.id.slice(0, 10)}`,
+        this.log,
+      )
+    ) {
       delete this.state.paid[t.id];
       this.state.settled.push(t.id);
       this.save();
@@ -187,7 +204,9 @@ export class Relayer {
 if (process.argv[1]?.endsWith('relayer.ts')) {
   const keyFile = arg('key');
   if (!keyFile || process.argv.includes('--help')) {
-    console.error('usage: npx tsx examples/relayer.ts --key <member key.json> [--node <url>] [--state <file>] [--fallback-blocks <n>]');
+    console.error(
+      'usage: npx tsx examples/relayer.ts --key <member key.json> [--node <url>] [--state <file>] [--fallback-blocks <n>]',
+    );
     process.exit(process.argv.includes('--help') ? 0 : 2);
   }
   const fallback = arg('fallback-blocks');
@@ -196,7 +215,9 @@ if (process.argv[1]?.endsWith('relayer.ts')) {
     process.exit(2);
   }
   const relayer = new Relayer({
-    node: arg('node') ?? process.env.CAIRN_NODE ?? 'http://127.0.0.1:6070', keys: keysFromFile(keyFile), stateFile: arg('state') ?? 'relayer-state.json',
+    node: arg('node') ?? process.env.CAIRN_NODE ?? 'http://127.0.0.1:6070',
+    keys: keysFromFile(keyFile),
+    stateFile: arg('state') ?? 'relayer-state.json',
     ...(fallback !== undefined ? { fallbackBlocks: Number(fallback) } : {}),
   });
   process.on('SIGINT', () => relayer.stop());

@@ -35,6 +35,9 @@ if (process.argv[1]?.endsWith('wallet.ts')) {
     console.log(JSON.stringify({ secret: w.secret, address: w.address, native: w.native }, null, 2));
   } else {
     const client = new CairnClient(arg('node') ?? process.env.CAIRN_NODE ?? 'http://127.0.0.1:6070');
-    pay(client, w.keys, to, BigInt(arg('amount') ?? '1000000')).then((r) => console.log(JSON.stringify(r)), (e) => (console.error(e), process.exit(1)));
+    pay(client, w.keys, to, BigInt(arg('amount') ?? '1000000')).then(
+      (r) => console.log(JSON.stringify(r)),
+      (e) => (console.error(e), process.exit(1)),
+    );
   }
 }

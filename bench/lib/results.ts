@@ -52,7 +52,12 @@ export function machine(): string {
 export function commit(): string {
   try {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' }).trim() ? '+dirty' : '';
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    }).trim()
+      ? '+dirty'
+      : '';
     return head + dirty;
   } catch {
     return 'unknown';
@@ -70,5 +75,6 @@ export function writeResults(bench: string, rows: ResultRow[], dir = RESULTS_DIR
 }
 
 // A figure a run could not measure is NaN in memory and null in JSON: shown as a dash, never a crash of the whole table.
-const n = (v: number | null) => (v === null || !Number.isFinite(v) ? '–' : v >= 100 ? Math.round(v).toLocaleString('en') : v.toFixed(v >= 10 ? 1 : 2));
+const n = (v: number | null) =>
+  v === null || !Number.isFinite(v) ? '–' : v >= 100 ? Math.round(v).toLocaleString('en') : v.toFixed(v >= 10 ? 1 : 2);
 export const showSpread = (s: Spread) => (s.runs > 1 ? `${n(s.median)} (${n(s.min)}–${n(s.max)})` : n(s.median));

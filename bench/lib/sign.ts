@@ -76,12 +76,21 @@ function readLines(file: string): string[] {
 }
 
 /** Signs `items` (in order) for `opts.network` (the chain the bench runs: networkOfSpec) on up to availableParallelism() worker threads. */
-export async function signDevTxs(items: DevTxItem[], opts: { network: Network; cache?: boolean; label?: string }): Promise<SignedEnvelope[]> {
+export async function signDevTxs(
+  items: DevTxItem[],
+  opts: { network: Network; cache?: boolean; label?: string },
+): Promise<SignedEnvelope[]> {
   const label = opts.label ?? 'bench';
   let cacheFile: string | null = null;
   if (opts.cache) {
     const h = createHash('sha256').update(JSON.stringify(items)).update(JSON.stringify(opts.network));
-    for (const f of ['src/chain/envelope.ts', 'src/crypto/hybrid.ts', 'src/crypto/keys.ts', 'src/protocol/params.ts', 'src/primitives/canonical.ts']) {
+    for (const f of [
+      'src/chain/envelope.ts',
+      'src/crypto/hybrid.ts',
+      'src/crypto/keys.ts',
+      'src/protocol/params.ts',
+      'src/primitives/canonical.ts',
+    ]) {
       const p = join(ROOT, f);
       if (existsSync(p)) h.update(readFileSync(p));
     }
@@ -109,7 +118,10 @@ export async function signDevTxs(items: DevTxItem[], opts: { network: Network; c
       const shard = items.slice(t * per, (t + 1) * per);
       if (shard.length === 0) return Promise.resolve([] as SignedEnvelope[]);
       return new Promise<SignedEnvelope[]>((res, rej) => {
-        const w = new Worker(code, { eval: true, workerData: { tag: WORKER_TAG, items: shard, network: opts.network } });
+        const w = new Worker(code, {
+          eval: true,
+          workerData: { tag: WORKER_TAG, items: shard, network: opts.network },
+        });
         w.once('message', (m: SignedEnvelope[]) => {
           res(m);
           void w.terminate();

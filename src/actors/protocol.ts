@@ -15,7 +15,14 @@ import type { BlockSummary, Head } from '../protocol/chain';
 export type MempoolMsg =
   | { type: 'admit'; tx: SignedTx; keyHash: Hex | null }
   | { type: 'collectCandidates' }
-  | { type: 'blockCommitted'; height: number; hash: Hex; included: Hex[]; dropped: BuildResult['dropped']; nonces?: [Address, number][] }
+  | {
+      type: 'blockCommitted';
+      height: number;
+      hash: Hex;
+      included: Hex[];
+      dropped: BuildResult['dropped'];
+      nonces?: [Address, number][];
+    }
   | { type: 'readmit'; txs: SignedTx[] } // transactions of undone blocks: back in the pool if still valid
   | { type: 'expire'; now: number }
   | { type: 'nextNonce'; address: Address; accountNonce: number }
@@ -43,7 +50,12 @@ export type ConsensusMsg =
   | { type: 'devMine'; count: number } // --dev: produce `count` blocks now, one slot apart
   | { type: 'devRewind'; height: number }; // --dev: undo blocks down to `height`, below finality too
 
-export type ConsensusReplies = { slotTick: void; importBlocks: ImportOutcome; devMine: { from: number; to: number } | { refused: string }; devRewind: Head };
+export type ConsensusReplies = {
+  slotTick: void;
+  importBlocks: ImportOutcome;
+  devMine: { from: number; to: number } | { refused: string };
+  devRewind: Head;
+};
 
 /** The producer actor (actors/consensus/producerActor.ts): consensus asks for a block in its slot, then confirms it committed. */
 export type ProducerMsg =
@@ -52,7 +64,11 @@ export type ProducerMsg =
   | { type: 'devForget'; height: number; slot: number }; // a --dev revert took the chain back to `height`: sign after it again
 
 /** A signed block, executed but not written; null: not signing (double-sign protection). */
-export type ProducerReplies = { build: (ExecutedBlock & { slot: number; considered: number }) | null; signed: void; devForget: void };
+export type ProducerReplies = {
+  build: (ExecutedBlock & { slot: number; considered: number }) | null;
+  signed: void;
+  devForget: void;
+};
 
 /** The importer actor (actors/consensus/importer.ts): check and execute a block on `parent` without writing. */
 export type ImporterMsg = { type: 'execute'; block: Block; parent: Head; now: number; preverified?: WeakSet<object> };
@@ -76,7 +92,11 @@ export type TxLifecycleMsg =
   | { type: 'stats' };
 
 export type TxLifecycleReplies = {
-  admitted: void; dropped: void; included: void; undone: void; finalized: void;
+  admitted: void;
+  dropped: void;
+  included: void;
+  undone: void;
+  finalized: void;
   get: TxLifecycleSnapshot | undefined;
   stats: LifecycleStats;
 };
@@ -91,7 +111,12 @@ export type BlockLifecycleMsg =
   | { type: 'get'; hash: Hex }
   | { type: 'stats' };
 
-export type BlockLifecycleReplies = { step: void; finalized: void; get: BlockLifecycleView | undefined; stats: LifecycleStats };
+export type BlockLifecycleReplies = {
+  step: void;
+  finalized: void;
+  get: BlockLifecycleView | undefined;
+  stats: LifecycleStats;
+};
 
 /** A lifecycle actor's table: open instances by state, and how many finished ones it still holds. */
 export interface LifecycleStats {
@@ -227,4 +252,10 @@ export interface MachineViewStats {
   height: number;
 }
 
-export type MachineViewReplies = { committed: void; undone: void; due: { height: number; due: DueInstance[] }; actions: ActionsAnswer; stats: MachineViewStats };
+export type MachineViewReplies = {
+  committed: void;
+  undone: void;
+  due: { height: number; due: DueInstance[] };
+  actions: ActionsAnswer;
+  stats: MachineViewStats;
+};

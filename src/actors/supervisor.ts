@@ -20,7 +20,12 @@ export interface SupervisorOptions {
   maxBackoffMs: number;
 }
 
-export const defaultSupervisorOptions: SupervisorOptions = { maxRestarts: 5, windowMs: 60_000, backoffMs: 50, maxBackoffMs: 5_000 };
+export const defaultSupervisorOptions: SupervisorOptions = {
+  maxRestarts: 5,
+  windowMs: 60_000,
+  backoffMs: 50,
+  maxBackoffMs: 5_000,
+};
 
 export interface ActorStatus {
   name: string;
@@ -63,7 +68,12 @@ export class Supervisor {
   /** Each child's mailbox and history: what /metrics exports per actor. */
   status(): ActorStatus[] {
     return this.children.map((c) => ({
-      name: c.spec.ref.name, running: c.spec.ref.running, restarts: c.restarts, queued: c.spec.ref.queued, processed: c.spec.ref.processed, dropped: c.spec.ref.dropped,
+      name: c.spec.ref.name,
+      running: c.spec.ref.running,
+      restarts: c.restarts,
+      queued: c.spec.ref.queued,
+      processed: c.spec.ref.processed,
+      dropped: c.spec.ref.dropped,
     }));
   }
 

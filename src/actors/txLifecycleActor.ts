@@ -1,5 +1,10 @@
 import type { Logger } from 'pino';
-import { foldTxLifecycle, txLifecycleMachine, type TxLifecycleEvent, type TxLifecycleSnapshot } from '../machines/txLifecycle';
+import {
+  foldTxLifecycle,
+  txLifecycleMachine,
+  type TxLifecycleEvent,
+  type TxLifecycleSnapshot,
+} from '../machines/txLifecycle';
 import type { Hex } from '../primitives/hex';
 import type { ChainStore } from '../storage/chainStore';
 import { behaviorOf } from './actorRef';
@@ -48,7 +53,11 @@ export function txLifecycleBehavior(d: TxLifecycleDeps) {
       if (!block) return undefined;
       events = [{ type: 'INCLUDED', height: block.height, blockHash: block.hash }];
     }
-    const s = foldTxLifecycle([{ type: 'ADMITTED' }, ...events, { type: 'FINALIZED', finalizedHeight: d.finalizedHeight() }]);
+    const s = foldTxLifecycle([
+      { type: 'ADMITTED' },
+      ...events,
+      { type: 'FINALIZED', finalizedHeight: d.finalizedHeight() },
+    ]);
     table.set(id, s);
     return s;
   }

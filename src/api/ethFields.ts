@@ -49,4 +49,3 @@ export function decodeEthFields(tx: EthTx): DecodedEth | null {
   decodeCache.set(tx.id, out);
   return out;
 }
-

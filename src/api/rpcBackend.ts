@@ -22,7 +22,17 @@ export class NodeRpcBackend implements RpcBackend {
   readonly chainId: number;
 
   constructor(
-    private readonly d: { chainId: number; reader: ChainReader; store: ChainStore; mempool: ActorRef<MempoolMsg, MempoolReplies>; admission: Admission; clientVersion: string; producer: Address; now: () => number; vm: VmCallPool },
+    private readonly d: {
+      chainId: number;
+      reader: ChainReader;
+      store: ChainStore;
+      mempool: ActorRef<MempoolMsg, MempoolReplies>;
+      admission: Admission;
+      clientVersion: string;
+      producer: Address;
+      now: () => number;
+      vm: VmCallPool;
+    },
   ) {
     this.chainId = d.chainId;
   }
@@ -75,7 +85,8 @@ export class NodeRpcBackend implements RpcBackend {
       const a = await (await this.d.reader.stateAt(root)).getAccount(addr);
       return a ? weiBalance(a) : 0n;
     };
-    if (height >= this.headHeight()) return this.atHead.get(`balance:${addr}`, () => read(this.d.reader.head.stateRoot));
+    if (height >= this.headHeight())
+      return this.atHead.get(`balance:${addr}`, () => read(this.d.reader.head.stateRoot));
     return this.rootAt(height).then(read);
   }
 
@@ -84,7 +95,9 @@ export class NodeRpcBackend implements RpcBackend {
   }
 
   async nonce(addr: Address, at: number | 'pending'): Promise<number> {
-    const a = await (await this.d.reader.stateAt(await this.rootAt(at === 'pending' ? this.headHeight() : at))).getAccount(addr);
+    const a = await (
+      await this.d.reader.stateAt(await this.rootAt(at === 'pending' ? this.headHeight() : at))
+    ).getAccount(addr);
     const n = a?.nonce ?? 0;
     return at === 'pending' ? this.d.mempool.ask({ type: 'nextNonce', address: addr, accountNonce: n }) : n;
   }
@@ -95,7 +108,16 @@ export class NodeRpcBackend implements RpcBackend {
       const block = (await this.d.reader.blockWithSize(loc.height))?.block;
       const tx = block?.txs[loc.index];
       if (block && tx) {
-        return { tx, block: { height: loc.height, hash: block.header.hash, index: loc.index, result: block.results[loc.index], timestamp: block.header.timestamp } };
+        return {
+          tx,
+          block: {
+            height: loc.height,
+            hash: block.header.hash,
+            index: loc.index,
+            result: block.results[loc.index],
+            timestamp: block.header.timestamp,
+          },
+        };
       }
     }
     const m = await this.d.mempool.ask({ type: 'lookup', id: hash });
@@ -104,18 +126,31 @@ export class NodeRpcBackend implements RpcBackend {
 
   async logs(f: RpcLogFilter): Promise<RpcLog[]> {
     const addrs = new Set(f.addresses);
-    const found = await this.d.store.logs(f.fromHeight, f.toHeight, (l) => {
-      if (addrs.size && !addrs.has(l.address)) return false;
-      return f.topics.every((want, i) => want === null || want.length === 0 || (l.topics[i] !== undefined && want.includes(l.topics[i])));
-    }, f.limit);
+    const found = await this.d.store.logs(
+      f.fromHeight,
+      f.toHeight,
+      (l) => {
+        if (addrs.size && !addrs.has(l.address)) return false;
+        return f.topics.every(
+          (want, i) => want === null || want.length === 0 || (l.topics[i] !== undefined && want.includes(l.topics[i])),
+        );
+      },
+      f.limit,
+    );
     const hashes = new Map<number, Hex>();
     const out: RpcLog[] = [];
     for (const l of found) {
       if (!hashes.has(l.blockHeight)) hashes.set(l.blockHeight, (await this.d.store.summary(l.blockHeight))!.hash);
       const block = (await this.d.reader.blockWithSize(l.blockHeight))?.block;
       out.push({
-        address: l.address, topics: l.topics, data: l.data, blockHeight: l.blockHeight, blockHash: hashes.get(l.blockHeight)!,
-        txHash: block!.txs[l.txIndex].id, txIndex: l.txIndex, logIndex: l.logIndex,
+        address: l.address,
+        topics: l.topics,
+        data: l.data,
+        blockHeight: l.blockHeight,
+        blockHash: hashes.get(l.blockHeight)!,
+        txHash: block!.txs[l.txIndex].id,
+        txIndex: l.txIndex,
+        logIndex: l.logIndex,
       });
     }
     return out;
@@ -123,14 +158,23 @@ export class NodeRpcBackend implements RpcBackend {
 
   private messageOf(m: RpcCallMessage, gasLimit: bigint): VmMessage {
     return {
-      from: m.from ?? ZERO_ADDRESS, to: m.to ?? null, valueWei: m.valueWei ?? 0n, input: m.input ?? new Uint8Array(),
-      gasLimit, gasPrice: m.gasPrice ?? GAS_PRICE_WEI,
+      from: m.from ?? ZERO_ADDRESS,
+      to: m.to ?? null,
+      valueWei: m.valueWei ?? 0n,
+      input: m.input ?? new Uint8Array(),
+      gasLimit,
+      gasPrice: m.gasPrice ?? GAS_PRICE_WEI,
     };
   }
 
   /** The context a call runs in: the block after the one it reads, as if produced now. */
   private ctx(height: number) {
-    return { height: height + 1, timestamp: Math.max(this.d.now(), this.d.reader.head.timestamp + 1), producer: this.d.producer, chainId: this.d.chainId };
+    return {
+      height: height + 1,
+      timestamp: Math.max(this.d.now(), this.d.reader.head.timestamp + 1),
+      producer: this.d.producer,
+      chainId: this.d.chainId,
+    };
   }
 
   /**
@@ -149,7 +193,12 @@ export class NodeRpcBackend implements RpcBackend {
     const gas = m.gasLimit !== undefined && m.gasLimit < VM_MAX_GAS ? m.gasLimit : VM_MAX_GAS;
     const out = await this.d.vm.call(await this.rootAt(height), this.messageOf(m, gas), this.ctx(height), caller);
     if (out.status === 'success') return { ok: true as const, returnData: out.returnData, gasUsed: out.gasUsed };
-    const error = out.revertReason !== undefined ? `execution reverted: ${out.revertReason}` : out.status === 'reverted' ? 'execution reverted' : (out.error ?? 'execution failed');
+    const error =
+      out.revertReason !== undefined
+        ? `execution reverted: ${out.revertReason}`
+        : out.status === 'reverted'
+          ? 'execution reverted'
+          : (out.error ?? 'execution failed');
     return { ok: false as const, error, ...(out.returnData !== '0x' ? { returnData: out.returnData } : {}) };
   }
 
@@ -164,8 +213,15 @@ export class NodeRpcBackend implements RpcBackend {
 
   async sendRawTransaction(raw: Hex) {
     const out = await this.d.admission.submitRaw(raw);
-    if (out.kind === 'verdict') return out.verdict.accepted ? { accepted: true as const, hash: out.verdict.id } : { accepted: false as const, reason: out.verdict.reason!, code: out.verdict.code! };
-    return { accepted: false as const, reason: out.error, code: out.kind === 'malformed' ? out.code : TX.TX_UNAVAILABLE(out).code };
+    if (out.kind === 'verdict')
+      return out.verdict.accepted
+        ? { accepted: true as const, hash: out.verdict.id }
+        : { accepted: false as const, reason: out.verdict.reason!, code: out.verdict.code! };
+    return {
+      accepted: false as const,
+      reason: out.error,
+      code: out.kind === 'malformed' ? out.code : TX.TX_UNAVAILABLE(out).code,
+    };
   }
 
   gasPrice(): bigint {

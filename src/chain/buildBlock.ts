@@ -71,7 +71,12 @@ export async function buildBlock(
       v = await applyTx(state, next.tx, opts);
     } catch (e) {
       await state.revert();
-      out.dropped.push({ id: next.tx.id, reason: INTERNAL_ERROR, code: 'TX_INTERNAL_ERROR', internal: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+      out.dropped.push({
+        id: next.tx.id,
+        reason: INTERNAL_ERROR,
+        code: 'TX_INTERNAL_ERROR',
+        internal: e instanceof Error ? (e.stack ?? e.message) : String(e),
+      });
       next.advance();
       continue;
     }

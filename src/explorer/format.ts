@@ -26,14 +26,21 @@ export function ago(ms: number, now = Date.now()): string {
   return `${Math.floor(s / 86_400)}d ago`;
 }
 
-export const time = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+export const time = (ms: number): string =>
+  new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC');
 
 /** Links into the explorer's own pages (hash routes: the node serves one page). */
 export const link = {
-  block: (ref: string | number, text?: string): Html => html`<a href="#/block/${String(ref)}">${text ?? String(ref)}</a>`,
+  block: (ref: string | number, text?: string): Html =>
+    html`<a href="#/block/${String(ref)}">${text ?? String(ref)}</a>`,
   tx: (id: string): Html => html`<a class="mono" href="#/tx/${id}" title="${id}">${short(id)}</a>`,
   address: (a: string | null | undefined, label?: string | null): Html =>
-    a ? html`<a class="mono" href="#/address/${a}" title="${a}">${label ?? short(a)}</a>` : html`<span class="muted">—</span>`,
+    a
+      ? html`<a class="mono" href="#/address/${a}" title="${a}">${label ?? short(a)}</a>`
+      : html`<span class="muted">—</span>`,
   token: (id: string, symbol?: string): Html => html`<a href="#/token/${id}">${symbol ?? short(id)}</a>`,
   nft: (id: string, text?: string): Html => html`<a href="#/nft/${id}">${text ?? short(id)}</a>`,
   name: (n: string): Html => html`<a href="#/name/${n}">${n}</a>`,

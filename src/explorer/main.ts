@@ -57,7 +57,8 @@ function parseRoute(hash: string): { kind: string; arg: string } {
 
 async function renderHead(): Promise<void> {
   const s = await get<StatusView>('/status');
-  head.innerHTML = html`<span title="chain id">chain ${String(s.chainId)}</span> · height <a id="head-height" href="#/block/${String(s.height)}">${String(s.height)}</a> · finalized <a id="head-final" href="#/block/${String(s.finalizedHeight)}">${String(s.finalizedHeight)}</a> <span class="muted">(${String(s.height - s.finalizedHeight)} behind)</span>`.text;
+  head.innerHTML =
+    html`<span title="chain id">chain ${String(s.chainId)}</span> · height <a id="head-height" href="#/block/${String(s.height)}">${String(s.height)}</a> · finalized <a id="head-final" href="#/block/${String(s.finalizedHeight)}">${String(s.finalizedHeight)}</a> <span class="muted">(${String(s.height - s.finalizedHeight)} behind)</span>`.text;
 }
 
 async function render(force = false): Promise<void> {
@@ -84,7 +85,8 @@ async function render(force = false): Promise<void> {
     main.dataset.hash = hash;
     main.dataset.ready = 'true';
   } catch (e) {
-    main.innerHTML = html`<h1>The node did not answer</h1><p class="error">${e instanceof Error ? e.message : String(e)}</p><p class="muted">Retrying every ${String(REFRESH_MS / 1000)} s.</p>`.text;
+    main.innerHTML =
+      html`<h1>The node did not answer</h1><p class="error">${e instanceof Error ? e.message : String(e)}</p><p class="muted">Retrying every ${String(REFRESH_MS / 1000)} s.</p>`.text;
   } finally {
     rendering = false;
   }

@@ -11,7 +11,8 @@ export type MachineRegistry = ReadonlyMap<string, AnyMachineDef>;
 export function machineRegistry(defs: readonly AnyMachineDef[]): MachineRegistry {
   const byName = new Map<string, AnyMachineDef>();
   for (const d of defs) {
-    if (byName.has(d.name)) throw new MachineError('MACHINE_BAD_DEFINITION', `machine ${d.name} is registered twice`, { machine: d.name });
+    if (byName.has(d.name))
+      throw new MachineError('MACHINE_BAD_DEFINITION', `machine ${d.name} is registered twice`, { machine: d.name });
     byName.set(d.name, d);
   }
   return byName;

@@ -24,7 +24,14 @@ export type ChainEvent =
   /** A name was registered at `height` (NAME_REGISTER). */
   | { kind: 'name.register'; name: string; owner: Address; target: Address; height: number }
   /** A name's owner or target changed (NAME_UPDATE, NAME_TRANSFER); `previous` is what it was, so the change can be undone. */
-  | { kind: 'name.update'; name: string; owner: Address; target: Address; registeredAt: number; previous: { owner: Address; target: Address } }
+  | {
+      kind: 'name.update';
+      name: string;
+      owner: Address;
+      target: Address;
+      registeredAt: number;
+      previous: { owner: Address; target: Address };
+    }
   /** A name was released; `registeredAt`, `owner` and `target` are what it had (an undo restores them). */
   | { kind: 'name.release'; name: string; registeredAt: number; owner: Address; target: Address }
   /** A voter claimed its block rewards (CLAIM_VOTER_REWARD). */
@@ -37,7 +44,14 @@ export type ChainEvent =
    * A proven double sign was slashed (SLASH_DOUBLE_SIGN, reported by `reporter`): `penalty` base units of the producer's
    * coins went to the treasury, `fromStake` of them from its stake (the rest from its liquid balance). `height` is the offence's.
    */
-  | { kind: 'validators.slash'; address: Address; height: number; penalty: string; fromStake: string; reporter: Address }
+  | {
+      kind: 'validators.slash';
+      address: Address;
+      height: number;
+      penalty: string;
+      fromStake: string;
+      reporter: Address;
+    }
   /** An active set elected (or changed by a jailing) at `decidedAt` became final and now schedules slots from `height`. */
   | { kind: 'validators.schedule'; height: number; decidedAt: number; active: Address[]; previous: Address[] }
   /** A challenge overturned a result: `amount` base units of `oracle`'s stake went to the challenger `to` (ORACLE_SLASH_BPS). */
@@ -47,6 +61,15 @@ export type ChainEvent =
    * `machine` names the definition, `id` the instance (e.g. a proposal id). Indexed
    * node-locally as the machine's history; consensus state keeps only the current record.
    */
-  | { kind: 'machine.transition'; machine: string; id: string; from: string; to: string; event: string; height: number; summary?: Record<string, string> };
+  | {
+      kind: 'machine.transition';
+      machine: string;
+      id: string;
+      from: string;
+      to: string;
+      event: string;
+      height: number;
+      summary?: Record<string, string>;
+    };
 
 export type ChainEventKind = ChainEvent['kind'];

@@ -61,4 +61,5 @@ export const RECORD_PREFIX = {
 export type RecordKind = keyof typeof RECORD_PREFIX;
 
 /** The key of a record: its kind's prefix, then its parts joined by '/'. */
-export const recordKey = (kind: RecordKind, ...parts: (string | number)[]): string => RECORD_PREFIX[kind] + parts.join('/');
+export const recordKey = (kind: RecordKind, ...parts: (string | number)[]): string =>
+  RECORD_PREFIX[kind] + parts.join('/');

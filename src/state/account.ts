@@ -115,8 +115,11 @@ function decodeChecked(b: Uint8Array, text: string): AccountState {
   }
   if (typeof j !== 'object' || j === null || Array.isArray(j)) throw bad('not an object');
   const o = j as Record<string, unknown>;
-  const keys = Object.keys(o).filter((k) => !OPTIONAL.has(k)).sort();
-  if (keys.length !== FIELDS.length || keys.some((k, i) => k !== FIELDS[i])) throw bad(`fields ${Object.keys(o).join(',')}`);
+  const keys = Object.keys(o)
+    .filter((k) => !OPTIONAL.has(k))
+    .sort();
+  if (keys.length !== FIELDS.length || keys.some((k, i) => k !== FIELDS[i]))
+    throw bad(`fields ${Object.keys(o).join(',')}`);
   const a: AccountState = {
     balance: amount(o.balance, 'balance'),
     staked: amount(o.staked, 'staked'),
@@ -132,7 +135,8 @@ function decodeChecked(b: Uint8Array, text: string): AccountState {
     delegatedIn: o.delegatedIn === undefined ? 0n : amount(o.delegatedIn, 'delegatedIn'),
     permissioned: o.permissioned === undefined ? false : flag(o.permissioned, 'permissioned'),
   };
-  if (!Buffer.from(encodeAccount(a)).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength))) throw bad('not canonical');
+  if (!Buffer.from(encodeAccount(a)).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength)))
+    throw bad('not canonical');
   return a;
 }
 
@@ -157,4 +161,5 @@ function keyHash(v: unknown): AccountState['mldsaKeyHash'] {
   return v;
 }
 
-const bad = (why: string, cause?: unknown) => new CairnError('BAD_ACCOUNT', `invalid stored account: ${why}`, {}, { cause });
+const bad = (why: string, cause?: unknown) =>
+  new CairnError('BAD_ACCOUNT', `invalid stored account: ${why}`, {}, { cause });

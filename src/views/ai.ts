@@ -31,7 +31,14 @@ export interface TaskView {
   oracle: Address | null;
   createdAt: number;
   /** Every window as heights (null where it does not apply or has not started). */
-  deadlines: { commitEnds: number | null; revealEnds: number | null; bidEnds: number | null; expiresAt: number | null; challengeEnds: number | null; verdictEnds: number | null };
+  deadlines: {
+    commitEnds: number | null;
+    revealEnds: number | null;
+    bidEnds: number | null;
+    expiresAt: number | null;
+    challengeEnds: number | null;
+    verdictEnds: number | null;
+  };
   /** The next height at which the task moves by itself or a window closes, and blocks until it (null: waiting on a transaction). */
   next: { height: number; inBlocks: number; what: string } | null;
   commits: { oracle: Address; commit: Hex; height: number }[];

@@ -76,7 +76,15 @@ export interface GatewayView {
     status: Record<string, number>;
     latencyMs: LatencyView;
   }[];
-  peers: { url: string; height: number; head: Hex | null; lag: number; latencyMs: number | null; score: number; lastSeen: number }[];
+  peers: {
+    url: string;
+    height: number;
+    head: Hex | null;
+    lag: number;
+    latencyMs: number | null;
+    score: number;
+    lastSeen: number;
+  }[];
   rateLimit: RateLimitView;
   guard: { activeBlocks: number };
 }
@@ -99,7 +107,13 @@ export interface GuardBlock {
 /** GET /guard. */
 export interface GuardView extends CappedPage {
   enabled: boolean;
-  thresholds: { score: number; halfLifeMs: number; weights: Record<GuardOffence, number>; blockMs: number[]; forgetMs: number };
+  thresholds: {
+    score: number;
+    halfLifeMs: number;
+    weights: Record<GuardOffence, number>;
+    blockMs: number[];
+    forgetMs: number;
+  };
   rateLimit: RateLimitView;
   trackedClients: number;
   maxClients: number;
@@ -167,7 +181,15 @@ export interface PeersView {
 /** A security sentinel alert (actors/sentinel/alerts.ts SecurityAlert). */
 export interface SecurityAlertView {
   id: number;
-  kind: 'reorg' | 'finality_stall' | 'double_sign' | 'producer_concentration' | 'mempool_flood' | 'large_transfer' | 'validator_degradation' | 'storage_failure';
+  kind:
+    | 'reorg'
+    | 'finality_stall'
+    | 'double_sign'
+    | 'producer_concentration'
+    | 'mempool_flood'
+    | 'large_transfer'
+    | 'validator_degradation'
+    | 'storage_failure';
   severity: 'info' | 'warning' | 'critical';
   message: string;
   at: number;

@@ -84,7 +84,14 @@ export class Gateway {
     this.total++;
     let r = this.routes.get(route);
     if (!r) {
-      r = { requests: 0, errors4xx: 0, errors5xx: 0, byStatus: new Map(), latency: new LatencyWindow(ROUTE_WINDOW), seconds: new Histogram(HTTP_SECONDS_BUCKETS) };
+      r = {
+        requests: 0,
+        errors4xx: 0,
+        errors5xx: 0,
+        byStatus: new Map(),
+        latency: new LatencyWindow(ROUTE_WINDOW),
+        seconds: new Histogram(HTTP_SECONDS_BUCKETS),
+      };
       this.routes.set(route, r);
     }
     r.requests++;
@@ -117,11 +124,22 @@ export class Gateway {
       routes: [...this.routes]
         .sort((a, b) => b[1].requests - a[1].requests)
         .map(([route, r]) => ({
-          route, requests: r.requests, errors4xx: r.errors4xx, errors5xx: r.errors5xx,
+          route,
+          requests: r.requests,
+          errors4xx: r.errors4xx,
+          errors5xx: r.errors5xx,
           status: Object.fromEntries([...r.byStatus].sort((a, b) => a[0] - b[0])),
           latencyMs: { window: ROUTE_WINDOW, ...r.latency.percentiles() },
         })),
-      peers: peers.map((p) => ({ url: p.url, height: p.height, head: p.head, lag: p.lag, latencyMs: p.latencyMs, score: p.score, lastSeen: p.lastSeen })),
+      peers: peers.map((p) => ({
+        url: p.url,
+        height: p.height,
+        head: p.head,
+        lag: p.lag,
+        latencyMs: p.latencyMs,
+        score: p.score,
+        lastSeen: p.lastSeen,
+      })),
     };
   }
 }

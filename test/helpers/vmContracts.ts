@@ -177,7 +177,11 @@ export function compileContracts(): Record<string, Compiled> {
   const input = {
     language: 'Solidity',
     sources: Object.fromEntries(Object.entries(SOURCES).map(([k, content]) => [k, { content }])),
-    settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'prague', outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
+    settings: {
+      optimizer: { enabled: true, runs: 200 },
+      evmVersion: 'prague',
+      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+    },
   };
   const out = JSON.parse(solc.compile(JSON.stringify(input))) as {
     errors?: { severity: string; formattedMessage: string }[];

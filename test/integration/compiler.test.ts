@@ -3,7 +3,11 @@ import { CompilerBusyError, SolcCompiler } from '../../src/contracts/compiler';
 
 const input = (name: string) => ({
   language: 'Solidity',
-  sources: { [`${name}.sol`]: { content: `// SPDX-License-Identifier: MIT\npragma solidity ^0.8.0;\ncontract ${name} { function f() external pure returns (uint256) { return 7; } }` } },
+  sources: {
+    [`${name}.sol`]: {
+      content: `// SPDX-License-Identifier: MIT\npragma solidity ^0.8.0;\ncontract ${name} { function f() external pure returns (uint256) { return 7; } }`,
+    },
+  },
   settings: { outputSelection: { '*': { '*': ['evm.bytecode.object'] } } },
 });
 

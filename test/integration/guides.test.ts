@@ -27,7 +27,11 @@ beforeAll(async () => {
   client = new CairnClient(t.url);
   dev = JSON.parse(await readFile(join(t.dataDir, 'dev-accounts.json'), 'utf8'));
   keys = dev.map((a) => deriveKeys(fromHex(a.secret)));
-  validator = deriveKeys(fromHex((JSON.parse(await readFile(join(t.dataDir, 'dev-validators.json'), 'utf8')) as { secret: string }[])[0].secret));
+  validator = deriveKeys(
+    fromHex(
+      (JSON.parse(await readFile(join(t.dataDir, 'dev-validators.json'), 'utf8')) as { secret: string }[])[0].secret,
+    ),
+  );
 }, 60_000);
 afterAll(async () => t?.cleanup());
 
@@ -50,7 +54,14 @@ describe('guides', () => {
     const credited: Deposit[] = [];
     const run = async (n: number) => {
       const stop = new AbortController();
-      const done = watchDeposits({ node: t.url, address: exchange.native, cursorFile, signal: stop.signal, pollMs: 50, credit: (d) => void credited.push(d) });
+      const done = watchDeposits({
+        node: t.url,
+        address: exchange.native,
+        cursorFile,
+        signal: stop.signal,
+        pollMs: 50,
+        credit: (d) => void credited.push(d),
+      });
       await waitUntil(async () => credited.length >= n, 20_000);
       stop.abort();
       await done;
@@ -70,7 +81,12 @@ describe('guides', () => {
     await vote(client, validator, id, 'yes');
     const end = await followToEnd(client, id, { pollMs: 50 });
     expect(end.status).toBe('EXECUTED');
-    expect(end.transitions.map((x) => x.split(' @')[0])).toEqual(['∅ -xstate.init-> VOTING', 'VOTING -TALLY-> VOTING', 'VOTING -DEADLINE-> QUEUED', 'QUEUED -DEADLINE-> EXECUTED']);
+    expect(end.transitions.map((x) => x.split(' @')[0])).toEqual([
+      '∅ -xstate.init-> VOTING',
+      'VOTING -TALLY-> VOTING',
+      'VOTING -DEADLINE-> QUEUED',
+      'QUEUED -DEADLINE-> EXECUTED',
+    ]);
   }, 60_000);
 
   it('Ethereum developer: ethers and viem send value with the same key that controls the native account', async () => {
@@ -82,6 +98,6 @@ describe('guides', () => {
     expect(v.balance).toBeGreaterThan(0n);
     const d = await deployWithEthers(rpcUrl, dev[5].secp256k1PrivateKey);
     expect(d).toMatchObject({ count: 2n, events: 2 });
-    expect((await client.account(d.address))).not.toBeNull();
+    expect(await client.account(d.address)).not.toBeNull();
   }, 60_000);
 });

@@ -17,8 +17,16 @@ let t: TestNode;
 let rpcUrl: string;
 
 const rpc = async (method: string, params: unknown[], headers: Record<string, string> = {}) => {
-  const r = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  return { status: r.status, headers: r.headers, body: (await r.json()) as { result?: unknown; error?: { code: number; message: string } } };
+  const r = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return {
+    status: r.status,
+    headers: r.headers,
+    body: (await r.json()) as { result?: unknown; error?: { code: number; message: string } },
+  };
 };
 
 beforeAll(async () => {
@@ -26,7 +34,11 @@ beforeAll(async () => {
   t = await startTestNode({ devAccounts: 1, dev: true, adminToken: TOKEN, idleBlockMs: 3_600_000 });
   rpcUrl = `http://127.0.0.1:${t.node.config.rpcPort}`;
   for (let mined = 0; mined < MAX_CHAIN_PAGE + 100; mined += 1_000) {
-    const r = await fetch(`${t.url}/dev/mine`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-admin-token': TOKEN }, body: JSON.stringify({ blocks: 1_000 }) });
+    const r = await fetch(`${t.url}/dev/mine`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-admin-token': TOKEN },
+      body: JSON.stringify({ blocks: 1_000 }),
+    });
     expect(r.status).toBe(200);
   }
 }, 180_000);
@@ -44,7 +56,18 @@ describe('GET /chain: one block shape, capped at MAX_CHAIN_PAGE', () => {
       expect(item.hash).toBe(rec.hash);
       expect(item.size).toBe(rec.size);
       // The header as signed: the same fields /blocks/:ref has at its top level, hashing to `hash`.
-      for (const k of ['height', 'parentHash', 'timestamp', 'producer', 'txRoot', 'stateRoot', 'txCount', 'hash', 'signatures']) expect(item.header[k], k).toEqual(rec[k]);
+      for (const k of [
+        'height',
+        'parentHash',
+        'timestamp',
+        'producer',
+        'txRoot',
+        'stateRoot',
+        'txCount',
+        'hash',
+        'signatures',
+      ])
+        expect(item.header[k], k).toEqual(rec[k]);
       expect(headerHash(item.header)).toBe(item.hash);
       const { height: _h, hash: _x, size: _s, ...stored } = item;
       expect(parseBlock(stored).ok).toBe(true);
@@ -91,7 +114,11 @@ describe('eth_getLogs over JSON-RPC: the 5,000-block span applies to the range a
   it('a range wider than 5,000 blocks is refused with -32602 naming the limit, even beyond the head of a short chain', async () => {
     const head = Number((await rpc('eth_blockNumber', [])).body.result);
     expect(head).toBeLessThan(100_000);
-    for (const [fromBlock, toBlock] of [['0x0', '0x1388'], ['0x0', '0x186a0'], [`0x${(head + 10).toString(16)}`, `0x${(head + 10 + 5_000).toString(16)}`]]) {
+    for (const [fromBlock, toBlock] of [
+      ['0x0', '0x1388'],
+      ['0x0', '0x186a0'],
+      [`0x${(head + 10).toString(16)}`, `0x${(head + 10 + 5_000).toString(16)}`],
+    ]) {
       const r = await rpc('eth_getLogs', [{ fromBlock, toBlock }]);
       expect(r.status).toBe(200);
       expect(r.body.result).toBeUndefined();
@@ -100,12 +127,22 @@ describe('eth_getLogs over JSON-RPC: the 5,000-block span applies to the range a
     }
     // Exactly 5,000 blocks is within the limit (here mostly above the head: nothing there, no error).
     expect((await rpc('eth_getLogs', [{ fromBlock: '0x0', toBlock: '0x1387' }])).body.result).toEqual([]);
-    expect((await rpc('eth_getLogs', [{ fromBlock: `0x${(head + 1).toString(16)}`, toBlock: `0x${(head + 5_000).toString(16)}` }])).body.result).toEqual([]);
+    expect(
+      (
+        await rpc('eth_getLogs', [
+          { fromBlock: `0x${(head + 1).toString(16)}`, toBlock: `0x${(head + 5_000).toString(16)}` },
+        ])
+      ).body.result,
+    ).toEqual([]);
   });
 });
 
 /** One request on `agent` (one kept-alive socket): status, headers, body bytes, and whether the socket was reused. */
-function raw(agent: Agent, url: string, method: string): Promise<{ status: number; headers: Record<string, unknown>; body: string; reused: boolean }> {
+function raw(
+  agent: Agent,
+  url: string,
+  method: string,
+): Promise<{ status: number; headers: Record<string, unknown>; body: string; reused: boolean }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method, agent, headers: { origin: 'https://wallet.example' } });
     req.on('error', reject);
@@ -123,13 +160,27 @@ describe('CORS and HEAD on the native API (--cors-origins, default *)', () => {
     const r = await t.get('/blocks/1', { origin: 'https://any.example' });
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
     expect(r.headers.get('vary')).toBeNull();
-    const post = await fetch(`${t.url}/tx`, { method: 'POST', headers: { origin: 'https://any.example', 'content-type': 'application/json' }, body: '{}' });
+    const post = await fetch(`${t.url}/tx`, {
+      method: 'POST',
+      headers: { origin: 'https://any.example', 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(post.headers.get('access-control-allow-origin')).toBe('*');
-    const pre = await fetch(`${t.url}/peers`, { method: 'OPTIONS', headers: { origin: 'https://any.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-admin-token' } });
+    const pre = await fetch(`${t.url}/peers`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://any.example',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'x-admin-token',
+      },
+    });
     expect(pre.status).toBe(204);
     expect(pre.headers.get('access-control-allow-methods')).toBe('GET, HEAD, POST, OPTIONS');
     expect(pre.headers.get('access-control-allow-headers')).toBe('content-type'); // never x-admin-token
-    const rp = await fetch(rpcUrl, { method: 'OPTIONS', headers: { origin: 'https://any.example', 'access-control-request-method': 'POST' } });
+    const rp = await fetch(rpcUrl, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://any.example', 'access-control-request-method': 'POST' },
+    });
     expect(rp.status).toBe(204);
     expect(rp.headers.get('access-control-allow-origin')).toBe('*');
     expect(rp.headers.get('access-control-allow-methods')).toBe('POST, OPTIONS');
@@ -153,7 +204,14 @@ describe('CORS and HEAD on the native API (--cors-origins, default *)', () => {
     } finally {
       agent.destroy();
     }
-    for (const [path, status] of [['/status', 200], ['/chain?from=0&limit=2', 200], ['/blocks/99999999', 404], ['/nowhere', 404], ['/chain?limit=0', 400], ['/peers', 401]] as const) {
+    for (const [path, status] of [
+      ['/status', 200],
+      ['/chain?from=0&limit=2', 200],
+      ['/blocks/99999999', 404],
+      ['/nowhere', 404],
+      ['/chain?limit=0', 400],
+      ['/peers', 401],
+    ] as const) {
       const r = await fetch(`${t.url}${path}`, { method: 'HEAD' });
       expect(r.status, path).toBe(status);
       expect(await r.text(), path).toBe('');
@@ -161,30 +219,54 @@ describe('CORS and HEAD on the native API (--cors-origins, default *)', () => {
   });
 
   it('a list of origins: only those are named (with Vary: Origin on every answer); an empty list: no CORS headers; on both ports', async () => {
-    const listed = await startTestNode({ devAccounts: 0, corsOrigins: ['https://wallet.example', 'http://localhost:3000'] });
+    const listed = await startTestNode({
+      devAccounts: 0,
+      corsOrigins: ['https://wallet.example', 'http://localhost:3000'],
+    });
     const off = await startTestNode({ devAccounts: 0, corsOrigins: [] });
     try {
       const rpcOf = (n: TestNode) => `http://127.0.0.1:${n.node.config.rpcPort}`;
       const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] });
       for (const url of [listed.url + '/status', rpcOf(listed)]) {
         const method = url.endsWith('/status') ? 'GET' : 'POST';
-        const ok = await fetch(url, { method, headers: { origin: 'https://wallet.example', 'content-type': 'application/json' }, ...(method === 'POST' ? { body } : {}) });
+        const ok = await fetch(url, {
+          method,
+          headers: { origin: 'https://wallet.example', 'content-type': 'application/json' },
+          ...(method === 'POST' ? { body } : {}),
+        });
         expect(ok.headers.get('access-control-allow-origin'), url).toBe('https://wallet.example');
         expect(ok.headers.get('vary'), url).toBe('Origin');
-        const no = await fetch(url, { method, headers: { origin: 'https://evil.example', 'content-type': 'application/json' }, ...(method === 'POST' ? { body } : {}) });
+        const no = await fetch(url, {
+          method,
+          headers: { origin: 'https://evil.example', 'content-type': 'application/json' },
+          ...(method === 'POST' ? { body } : {}),
+        });
         expect(no.status, url).toBe(200);
         expect(no.headers.get('access-control-allow-origin'), url).toBeNull();
         expect(no.headers.get('vary'), url).toBe('Origin');
-        const pre = await fetch(url, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': method } });
+        const pre = await fetch(url, {
+          method: 'OPTIONS',
+          headers: { origin: 'https://evil.example', 'access-control-request-method': method },
+        });
         expect(pre.headers.get('access-control-allow-origin'), url).toBeNull();
-        const preOk = await fetch(url, { method: 'OPTIONS', headers: { origin: 'http://localhost:3000', 'access-control-request-method': method } });
+        const preOk = await fetch(url, {
+          method: 'OPTIONS',
+          headers: { origin: 'http://localhost:3000', 'access-control-request-method': method },
+        });
         expect(preOk.headers.get('access-control-allow-origin'), url).toBe('http://localhost:3000');
       }
       for (const url of [off.url + '/status', rpcOf(off)]) {
         const method = url.endsWith('/status') ? 'GET' : 'POST';
-        const r = await fetch(url, { method, headers: { origin: 'https://wallet.example', 'content-type': 'application/json' }, ...(method === 'POST' ? { body } : {}) });
+        const r = await fetch(url, {
+          method,
+          headers: { origin: 'https://wallet.example', 'content-type': 'application/json' },
+          ...(method === 'POST' ? { body } : {}),
+        });
         expect(r.status).toBe(200);
-        expect([...r.headers.keys()].filter((k) => k.startsWith('access-control-') || k === 'vary'), url).toEqual([]);
+        expect(
+          [...r.headers.keys()].filter((k) => k.startsWith('access-control-') || k === 'vary'),
+          url,
+        ).toEqual([]);
       }
     } finally {
       await listed.cleanup();

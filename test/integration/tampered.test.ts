@@ -26,7 +26,11 @@ beforeAll(async () => {
 afterAll(async () => t?.cleanup());
 
 /** GET from another loopback source address (the guard keys clients by address). */
-function getFrom(from: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+function getFrom(
+  from: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     const req = http.request(`${t.url}${path}`, { localAddress: from, agent: false, headers }, (res) => {
       let text = '';
@@ -63,6 +67,9 @@ describe('POST /tx: a payload changed after signing that keeps its original id',
     expect(blocked.body.error).toMatch(/temporarily blocked/);
     const guard = (await getFrom('127.0.0.2', '/guard', { 'x-admin-token': ADMIN })).body;
     expect(guard.blocks).toHaveLength(1);
-    expect(guard.blocks[0]).toMatchObject({ client: '127.0.0.1', offences: { invalid_submission: toBlock, malformed_body: 0, rate_limited: 0 } });
+    expect(guard.blocks[0]).toMatchObject({
+      client: '127.0.0.1',
+      offences: { invalid_submission: toBlock, malformed_body: 0, rate_limited: 0 },
+    });
   });
 });

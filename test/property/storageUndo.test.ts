@@ -44,7 +44,10 @@ describe('storage undo (property)', () => {
   it('applying blocks, undoing the last k and applying others leaves every index as building the resulting chain from scratch', async () => {
     await fc.assert(
       fc.asyncProperty(
-        blockSpec, fc.array(blockSpec, { minLength: 1, maxLength: 6 }), fc.nat(), fc.array(blockSpec, { maxLength: 4 }),
+        blockSpec,
+        fc.array(blockSpec, { minLength: 1, maxLength: 6 }),
+        fc.nat(),
+        fc.array(blockSpec, { maxLength: 4 }),
         async (base, first, kRaw, second) => {
           const k = kRaw % (first.length + 1);
           // A: base + first, undo k, then second.

@@ -55,17 +55,46 @@ export function producerBehavior(d: ProducerDeps): Behavior<ProducerMsg, Produce
     const tPrefetched = performance.now();
     let tTxs = 0;
     const txsDone = () => void (tTxs = performance.now());
-    const built = await buildBlock(state, orderedCandidates(pending), { height, timestamp, producer, network: d.network, maxTxs: MAX_TXS_PER_BLOCK, nestedVerified: true, admitted: true, pause, txsDone });
+    const built = await buildBlock(state, orderedCandidates(pending), {
+      height,
+      timestamp,
+      producer,
+      network: d.network,
+      maxTxs: MAX_TXS_PER_BLOCK,
+      nestedVerified: true,
+      admitted: true,
+      pause,
+      txsDone,
+    });
     const tBuilt = performance.now();
     const batch = d.kv.batch();
     const stateRoot = await state.flush(batch);
     const tFlushed = performance.now();
-    const block = sealBlock(d.keys, { parent, timestamp, producer, stateRoot, txs: built.txs, results: built.results, events: built.events });
+    const block = sealBlock(d.keys, {
+      parent,
+      timestamp,
+      producer,
+      stateRoot,
+      txs: built.txs,
+      results: built.results,
+      events: built.events,
+    });
     d.lifecycles?.blocks.send({ type: 'step', hash: block.header.hash, height, event: { type: 'BUILT' } });
     return {
-      block, state, batch, dropped: built.dropped, started, slot, considered: built.txs.length + built.dropped.length,
+      block,
+      state,
+      batch,
+      dropped: built.dropped,
+      started,
+      slot,
+      considered: built.txs.length + built.dropped.length,
       // finish: the end-of-block work (machine ticks, rewards, unbonding, schedule, elections: finishBlock)
-      phases: { prefetch: Math.round(tPrefetched - started), execute: Math.round(tTxs - tPrefetched), finish: Math.round(tBuilt - tTxs), trie: Math.round(tFlushed - tBuilt) },
+      phases: {
+        prefetch: Math.round(tPrefetched - started),
+        execute: Math.round(tTxs - tPrefetched),
+        finish: Math.round(tBuilt - tTxs),
+        trie: Math.round(tFlushed - tBuilt),
+      },
     };
   }
 

@@ -26,7 +26,15 @@ export async function block(ref: string): Promise<Page> {
       <h2>Transactions</h2>
       ${table(
         ['#', 'Id', 'Type', 'From', 'To', 'Amount', 'Result'],
-        b.txs.map((t) => [t.index ?? '', link.tx(t.id), t.type, link.address(t.from), link.address(t.to), units(t.amount), t.result ? badge(t.result.status) : '']),
+        b.txs.map((t) => [
+          t.index ?? '',
+          link.tx(t.id),
+          t.type,
+          link.address(t.from),
+          link.address(t.to),
+          units(t.amount),
+          t.result ? badge(t.result.status) : '',
+        ]),
         'No transactions in this block.',
       )}`,
   };

@@ -30,7 +30,10 @@ export async function search(q: string): Promise<Page> {
     title: `Search “${q}”`,
     body: table(
       ['Kind', 'Found'],
-      hits.map((h) => [h.kind, html`<a href="${routeOf(h)}">${h.symbol ?? h.name ?? h.native ?? h.id}</a>${h.kind === 'block' && h.height !== undefined ? html` (${link.block(h.height)})` : ''}`]),
+      hits.map((h) => [
+        h.kind,
+        html`<a href="${routeOf(h)}">${h.symbol ?? h.name ?? h.native ?? h.id}</a>${h.kind === 'block' && h.height !== undefined ? html` (${link.block(h.height)})` : ''}`,
+      ]),
       'Nothing found: search takes an address (0x or cairn1), a block height or hash, a transaction id, a token symbol or name, or a name — or a prefix of one.',
     ),
   };

@@ -5,7 +5,8 @@ import { html } from '../html';
 import type { Page } from './types';
 
 /** Productivity (0..1) as a bar: what a validator operator looks at first. */
-const bar = (p: number) => html`<span class="bar" title="${(p * 100).toFixed(1)} %"><span style="width:${String(Math.round(p * 100))}%"></span></span> ${(p * 100).toFixed(1)} %`;
+const bar = (p: number) =>
+  html`<span class="bar" title="${(p * 100).toFixed(1)} %"><span style="width:${String(Math.round(p * 100))}%"></span></span> ${(p * 100).toFixed(1)} %`;
 
 const rows = (list: ValidatorView[], slot: string) =>
   list.map((v) => [
@@ -21,7 +22,18 @@ const rows = (list: ValidatorView[], slot: string) =>
     v.jailed ? `${v.jailed.reason} at ${v.jailed.at}` : '',
   ]);
 
-const HEAD = ['Validator', 'Status', 'Stake', 'Weight', 'Commission', 'Produced / expected', 'Missed', 'Productivity', 'Last block', 'Jailed'];
+const HEAD = [
+  'Validator',
+  'Status',
+  'Stake',
+  'Weight',
+  'Commission',
+  'Produced / expected',
+  'Missed',
+  'Productivity',
+  'Last block',
+  'Jailed',
+];
 
 export async function validators(): Promise<Page> {
   const v = await get<ValidatorsView>('/validators');
@@ -34,7 +46,12 @@ export async function validators(): Promise<Page> {
         ['Producing this slot', link.address(v.slotProducer)],
         ['Jailed after', `${v.jailAfterBlocks} blocks without one of its own`],
         ['Performance window', `${v.performanceWindow} blocks`],
-        ['Pending sets', v.pending.length ? v.pending.map((p) => `${p.active.length} validators decided at ${p.decidedAt}`).join('; ') : 'none'],
+        [
+          'Pending sets',
+          v.pending.length
+            ? v.pending.map((p) => `${p.active.length} validators decided at ${p.decidedAt}`).join('; ')
+            : 'none',
+        ],
       ])}
       <h2>Active</h2>${table(HEAD, rows(v.active, v.slotProducer))}
       <h2>Standby bank (${String(v.bankSize)} seats)</h2>${table(HEAD, rows(v.bank, v.slotProducer), 'Nobody on standby.')}

@@ -27,7 +27,8 @@ const leaveField: OptionalField<boolean, boolean> = {
 export const oracleRegister = defineTx({
   type: 'ORACLE_REGISTER',
   module: 'ai',
-  summary: 'stakes amount as an oracle (at least MIN_ORACLE_STAKE in all), or adds to its stake; data.leave: true starts leaving (stake unbonds)',
+  summary:
+    'stakes amount as an oracle (at least MIN_ORACLE_STAKE in all), or adds to its stake; data.leave: true starts leaving (stake unbonds)',
   to: { kind: 'none' },
   amount: { kind: 'any' },
   fields: {
@@ -71,7 +72,10 @@ no open duty left, the whole stake unbonds and is liquid ORACLE_UNBONDING_BLOCKS
       return;
     }
     const amount = BigInt(tx.amount);
-    const base = o && o.leftAt === null ? o : { ...(o ?? newOracle(sender, height, null)), registeredAt: height, leftAt: null, stake: '0' };
+    const base =
+      o && o.leftAt === null
+        ? o
+        : { ...(o ?? newOracle(sender, height, null)), registeredAt: height, leftAt: null, stake: '0' };
     const stake = BigInt(base.stake) + amount;
     if (stake < p.MIN_ORACLE_STAKE) throw new TxFailure(AI.AI_STAKE_TOO_LOW({ min: p.MIN_ORACLE_STAKE, stake }));
     await debit(state, sender, amount);

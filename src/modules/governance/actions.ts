@@ -23,5 +23,11 @@ const PROBES: ActionProbe<typeof proposalDef.machine, VoteAction['type']>[] = [
  * proposal under vote) and GOV_VOTE's own check of the voter in `s` (stake or votes received),
  * the same ones that refuse it in a block.
  */
-export const proposalActions = async (s: ExecState, id: string, snapshot: SnapshotFrom<typeof proposalDef.machine>, who: Address, height: number): Promise<VoteAction[]> =>
+export const proposalActions = async (
+  s: ExecState,
+  id: string,
+  snapshot: SnapshotFrom<typeof proposalDef.machine>,
+  who: Address,
+  height: number,
+): Promise<VoteAction[]> =>
   (await hasVotingPower(s, who)) ? actionsOf(proposalDef, id, snapshot, PROBES, who, height) : [];

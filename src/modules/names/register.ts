@@ -36,8 +36,11 @@ export const nameRegister = defineTx({
 sent as the transaction's amount to the treasury).`,
     summary: `[--target <address>]; costs ${COINS} coins`,
     flags: [
-      { ...NAME_ARG, help: `3 to 32 characters of a-z, 0-9 and '-', not starting or
-ending with '-'` },
+      {
+        ...NAME_ARG,
+        help: `3 to 32 characters of a-z, 0-9 and '-', not starting or
+ending with '-'`,
+      },
       { ...addressFlag('target', 'what the name resolves to (default: the sender)'), optional: true },
     ],
     example: 'cairn name register alice --wait included',

@@ -33,10 +33,15 @@ export async function standings(s: ExecState, minStake: bigint): Promise<Standin
     // A jailed candidate keeps its standing (shown by /validators) but is not eligible.
     out.push({ address, stake, votes, weight: stake - allocated + votes, eligible: stake >= minStake && !c?.jailed });
   }
-  return out.sort((a, b) => Number(b.eligible) - Number(a.eligible) || (a.weight === b.weight ? (a.address < b.address ? -1 : 1) : a.weight > b.weight ? -1 : 1));
+  return out.sort(
+    (a, b) =>
+      Number(b.eligible) - Number(a.eligible) ||
+      (a.weight === b.weight ? (a.address < b.address ? -1 : 1) : a.weight > b.weight ? -1 : 1),
+  );
 }
 
-export const isEpochBoundary = (height: number, p: Params): boolean => height > 0 && BigInt(height) % p.EPOCH_BLOCKS === 0n;
+export const isEpochBoundary = (height: number, p: Params): boolean =>
+  height > 0 && BigInt(height) % p.EPOCH_BLOCKS === 0n;
 
 /** Runs the election of `height` (an epoch boundary); returns the event when the set changed. */
 export async function elect(s: ExecState, p: Params, height: number): Promise<ChainEvent[]> {
@@ -55,7 +60,8 @@ export async function elect(s: ExecState, p: Params, height: number): Promise<Ch
   return [{ kind: 'validators.elect', epoch, height, active, bank, previous: before.active }];
 }
 
-export const sameList = (x: readonly Address[], y: readonly Address[]): boolean => x.length === y.length && x.every((v, i) => v === y[i]);
+export const sameList = (x: readonly Address[], y: readonly Address[]): boolean =>
+  x.length === y.length && x.every((v, i) => v === y[i]);
 
 /** Stores a new elected set; the accounts' `isValidator` flag follows its active part. */
 export async function writeValidatorSet(s: ExecState, before: ValidatorSet, next: ValidatorSet): Promise<void> {

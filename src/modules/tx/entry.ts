@@ -69,7 +69,11 @@ export type ToRule =
     };
 
 /** The `to` a handler sees: an Address where the rule requires one. */
-export type ToOf<R extends ToRule> = R extends { kind: 'required' } ? Address : R extends { kind: 'optional' } ? Address | null : null;
+export type ToOf<R extends ToRule> = R extends { kind: 'required' }
+  ? Address
+  : R extends { kind: 'optional' }
+    ? Address | null
+    : null;
 
 /** The native `amount`: "0" (checked with the envelope), positive, one exact value, or anything. */
 export type AmountRule =
@@ -201,7 +205,8 @@ export interface TxSpec<T extends TxType, R extends ToRule, F extends Fields> {
 }
 
 /** A declared type: its spec and the handler the node runs. */
-export interface TxEntry<T extends TxType = TxType, R extends ToRule = ToRule, F extends Fields = Fields> extends TxSpec<T, R, F> {
+export interface TxEntry<T extends TxType = TxType, R extends ToRule = ToRule, F extends Fields = Fields>
+  extends TxSpec<T, R, F> {
   readonly handler: TxHandler & { type: T };
   /** The typed data of a transaction that passed `handler.validate` (what `run` receives). */
   readonly readData: (tx: SignedTx) => DataOf<F>;

@@ -27,7 +27,8 @@ export interface VestingRecord {
 }
 
 export const vestingKey = (id: Hex): string => recordKey('vesting', id);
-export const getVesting = (s: ExecState, id: Hex): Promise<VestingRecord | undefined> => s.getRecord<VestingRecord>(vestingKey(id));
+export const getVesting = (s: ExecState, id: Hex): Promise<VestingRecord | undefined> =>
+  s.getRecord<VestingRecord>(vestingKey(id));
 export const putVesting = (s: ExecState, v: VestingRecord): Promise<void> => s.putRecord(vestingKey(v.id), v);
 
 /** Height from which claims are possible. */

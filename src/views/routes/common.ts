@@ -29,16 +29,22 @@ export const cursor = str(
 
 /** `?for=<address>` of a machine's instance: adds `actions`, what that address may send to it from the next block. */
 export const forAddress = (what: string) => ({
-  ...address(`Add \`actions\`: the transactions this address (0x or cairn1…) may send to the ${what} from the next block, with their height windows`),
+  ...address(
+    `Add \`actions\`: the transactions this address (0x or cairn1…) may send to the ${what} from the next block, with their height windows`,
+  ),
   read: (s: string | undefined) => (s ? address().read(s) : undefined),
 });
 
 /** `since` of the machine feeds: the handler refuses one above the head. */
-export const since = (what: string) => int(`Only ${what} after this height, with \`transitions\` and a \`cursor\` to pass as the next since (above the head: 400)`);
+export const since = (what: string) =>
+  int(
+    `Only ${what} after this height, with \`transitions\` and a \`cursor\` to pass as the next since (above the head: 400)`,
+  );
 
 /** With since: what `final` means (the AI and bridge feeds). */
 export const FINAL = flag('With since: final heights only (true/false or 1/0)');
-export const FEED_HELP = "With --since: the transitions after that height, whole blocks; poll again with the answer's cursor (nothing is skipped or repeated); --final: final heights only.";
+export const FEED_HELP =
+  "With --since: the transitions after that height, whole blocks; poll again with the answer's cursor (nothing is skipped or repeated); --final: final heights only.";
 
 export const ADMIN_ERRORS = {
   401: 'Missing x-admin-token header',

@@ -16,7 +16,8 @@ function fakeStore() {
   const events = new Map<Hex, TxLifecycleEvent[]>();
   const heights = new Map<Hex, number>();
   return {
-    events, heights,
+    events,
+    heights,
     txLifecycleEvents: async (tx: Hex) => events.get(tx) ?? [],
     txLocation: async () => undefined,
     summary: async () => undefined,
@@ -110,8 +111,15 @@ describe('transaction lifecycle actor', () => {
 describe('block lifecycle actor', () => {
   it('follows the importer, the producer and consensus; explains blocks the chain does not hold; reads the chain back', async () => {
     const w = world();
-    const step = (hash: Hex, height: number, event: Parameters<typeof w.a.blocks.send>[0] extends infer M ? (M extends { type: 'step'; event: infer E } ? E : never) : never) =>
-      w.a.blocks.send({ type: 'step', hash, height, event });
+    const step = (
+      hash: Hex,
+      height: number,
+      event: Parameters<typeof w.a.blocks.send>[0] extends infer M
+        ? M extends { type: 'step'; event: infer E }
+          ? E
+          : never
+        : never,
+    ) => w.a.blocks.send({ type: 'step', hash, height, event });
     const get = (hash: Hex) => w.a.blocks.ask({ type: 'get', hash });
     // A peer's block: verified, executed, committed, final.
     step(id(1), 1, { type: 'VERIFIED' });

@@ -10,7 +10,11 @@ type Msg = { type: 'coin'; cents: number } | { type: 'push' } | { type: 'jam' } 
 type Replies = { coin: number; push: string; jam: void; peek: { state: string; passed: number } };
 
 const turnstile = setup({
-  types: { context: {} as { credit: number; passed: number; log: string[] }, events: {} as Msg, input: {} as { price: number } },
+  types: {
+    context: {} as { credit: number; passed: number; log: string[] },
+    events: {} as Msg,
+    input: {} as { price: number },
+  },
   actions: {
     explode: () => {
       throw new Error('jammed');
@@ -24,15 +28,30 @@ const turnstile = setup({
     locked: {
       on: {
         coin: [
-          { guard: ({ context, event }) => context.credit + event.cents >= 50, target: 'unlocked', actions: assign({ credit: 0, log: ({ context, event }) => [...context.log, `coin ${event.cents}`] }) },
-          { actions: assign({ credit: ({ context, event }) => context.credit + event.cents, log: ({ context, event }) => [...context.log, `coin ${event.cents}`] }) },
+          {
+            guard: ({ context, event }) => context.credit + event.cents >= 50,
+            target: 'unlocked',
+            actions: assign({ credit: 0, log: ({ context, event }) => [...context.log, `coin ${event.cents}`] }),
+          },
+          {
+            actions: assign({
+              credit: ({ context, event }) => context.credit + event.cents,
+              log: ({ context, event }) => [...context.log, `coin ${event.cents}`],
+            }),
+          },
         ],
         jam: { actions: 'explode' },
       },
     },
     unlocked: {
       on: {
-        push: { target: 'locked', actions: assign({ passed: ({ context }) => context.passed + 1, log: ({ context }) => [...context.log, 'push'] }) },
+        push: {
+          target: 'locked',
+          actions: assign({
+            passed: ({ context }) => context.passed + 1,
+            log: ({ context }) => [...context.log, 'push'],
+          }),
+        },
       },
     },
   },
@@ -58,7 +77,12 @@ describe('machineBehavior: an XState machine as an actor behaviour', () => {
     const b = behavior();
     ref.attach(b);
     // Sent together: the mailbox serialises them in order.
-    const replies = await Promise.all([ref.ask({ type: 'coin', cents: 20 }), ref.ask({ type: 'coin', cents: 20 }), ref.ask({ type: 'coin', cents: 10 }), ref.ask({ type: 'push' })]);
+    const replies = await Promise.all([
+      ref.ask({ type: 'coin', cents: 20 }),
+      ref.ask({ type: 'coin', cents: 20 }),
+      ref.ask({ type: 'coin', cents: 10 }),
+      ref.ask({ type: 'push' }),
+    ]);
     expect(replies).toEqual([20, 40, 0, 'locked']);
     expect(b.snapshot().context.log).toEqual(['coin 20', 'coin 20', 'coin 10', 'push']);
     const peek: { state: string; passed: number } = await ref.ask({ type: 'peek' });
@@ -80,7 +104,13 @@ describe('machineBehavior: an XState machine as an actor behaviour', () => {
   it('an action that throws is a crash: the supervisor restarts the actor with a fresh machine', async () => {
     const ref = new ActorRef<Msg, Replies>('turnstile');
     let starts = 0;
-    const sup = new Supervisor(log, () => { throw new Error('should not escalate'); }, { maxRestarts: 3, windowMs: 10_000, backoffMs: 1, maxBackoffMs: 5 });
+    const sup = new Supervisor(
+      log,
+      () => {
+        throw new Error('should not escalate');
+      },
+      { maxRestarts: 3, windowMs: 10_000, backoffMs: 1, maxBackoffMs: 5 },
+    );
     await sup.startChild({ ref, start: async () => (starts++, behavior()) });
     expect(await ref.ask({ type: 'coin', cents: 30 })).toBe(30);
     await expect(ref.ask({ type: 'jam' })).rejects.toThrow('jammed');

@@ -5,7 +5,13 @@ import { ActorRef } from '../../../src/actors/actorRef';
 import { standaloneConsensus } from '../../../src/actors/consensus/consensusActors';
 import { mempoolBehavior } from '../../../src/actors/mempoolActor';
 import { standaloneLifecycles } from '../../../src/actors/lifecycleActors';
-import type { ConsensusMsg, ConsensusReplies, MempoolLookup, MempoolMsg, MempoolReplies } from '../../../src/actors/protocol';
+import type {
+  ConsensusMsg,
+  ConsensusReplies,
+  MempoolLookup,
+  MempoolMsg,
+  MempoolReplies,
+} from '../../../src/actors/protocol';
 import { ChainView } from '../../../src/api/chainView';
 import { ChainReader } from '../../../src/api/chainReader';
 import { HeadAccounts } from '../../../src/api/headAccounts';
@@ -40,7 +46,13 @@ async function world() {
   const genesis = await applyGenesis(state, dev.spec);
   const batch = kv.batch();
   const stateRoot = await state.flush(batch);
-  const head: Head = { height: 0, hash: genesis.header.hash, stateRoot, finalizedHeight: 0, timestamp: genesis.header.timestamp };
+  const head: Head = {
+    height: 0,
+    hash: genesis.header.hash,
+    stateRoot,
+    finalizedHeight: 0,
+    timestamp: genesis.header.timestamp,
+  };
   store.putBlock(batch, genesis, head, [...dev.spec.accounts.map((a) => a.address), TREASURY_ADDRESS]);
   await kv.write(batch);
   state.settle();
@@ -53,14 +65,36 @@ async function world() {
   const pool = new TxPool({ cap: 100, lifetimeMs: 60_000, maxNonceGap: 4 });
   const mempool = new ActorRef<MempoolMsg, MempoolReplies>('mempool');
   const lifecycles = standaloneLifecycles({ store, finalizedHeight: () => view.head.finalizedHeight, log });
-  mempool.attach(mempoolBehavior({
-    pool, recent: new Map<Hex, MempoolLookup>(), readAccount: (a) => headAccounts.read(a),
-    inChain: async (id) => (await store.txLocation(id)) !== undefined, now: () => clock.now, log, lifecycles,
-  }));
+  mempool.attach(
+    mempoolBehavior({
+      pool,
+      recent: new Map<Hex, MempoolLookup>(),
+      readAccount: (a) => headAccounts.read(a),
+      inChain: async (id) => (await store.txLocation(id)) !== undefined,
+      now: () => clock.now,
+      log,
+      lifecycles,
+    }),
+  );
   const chain = new ActorRef<ConsensusMsg, ConsensusReplies>('chain');
   const guard = await SigningGuard.open(join(scratch('cairn-guard-'), 'signing-guard.json'));
   // One-millisecond slots: every tick of the fake clock is a new slot of the single validator.
-  chain.attach(standaloneConsensus({ kv, store, view, mempool, keys: dev.validator, network: DEV_NETWORK, idleBlockMs: IDLE_MS, slotMs: 1, verifier: { verifyMany: async (j) => j.map(() => true) }, guard, log, lifecycles }));
+  chain.attach(
+    standaloneConsensus({
+      kv,
+      store,
+      view,
+      mempool,
+      keys: dev.validator,
+      network: DEV_NETWORK,
+      idleBlockMs: IDLE_MS,
+      slotMs: 1,
+      verifier: { verifyMany: async (j) => j.map(() => true) },
+      guard,
+      log,
+      lifecycles,
+    }),
+  );
 
   let ts = clock.now;
   const transfer = (keys: HybridKeys, nonce: number, amount = 1_000n) =>
@@ -68,7 +102,23 @@ async function world() {
   const admit = (tx: ReturnType<typeof transfer>) => mempool.ask({ type: 'admit', tx, keyHash: pqKeyHashOf(tx) });
   const tick = () => chain.ask({ type: 'slotTick', now: clock.now });
   const lifecycle = (id: Hex) => lifecycles.txs.ask({ type: 'get', id });
-  return { kv, store, view, heads, clock, mempool, chain, alice, bob, transfer, admit, tick, pool, lifecycles, lifecycle };
+  return {
+    kv,
+    store,
+    view,
+    heads,
+    clock,
+    mempool,
+    chain,
+    alice,
+    bob,
+    transfer,
+    admit,
+    tick,
+    pool,
+    lifecycles,
+    lifecycle,
+  };
 }
 
 describe('mempool actor', () => {
@@ -194,7 +244,13 @@ describe('consensus actor', () => {
 describe('transaction lifecycle from recorded events', () => {
   it('/tx/:id reads included, then finalized, and undone after its block is taken back', async () => {
     const w = await world();
-    const reader = new ChainReader({ kv: w.kv, store: w.store, view: w.view, mempool: w.mempool, lifecycles: w.lifecycles });
+    const reader = new ChainReader({
+      kv: w.kv,
+      store: w.store,
+      view: w.view,
+      mempool: w.mempool,
+      lifecycles: w.lifecycles,
+    });
     const t = w.transfer(w.alice, 0);
     await w.admit(t);
     expect(await reader.tx(t.id)).toMatchObject({ status: 'pending', lifecycle: 'inMempool' });
@@ -212,7 +268,13 @@ describe('transaction lifecycle from recorded events', () => {
 
   it('reports finalized once the finalized height reaches the block', async () => {
     const w = await world();
-    const reader = new ChainReader({ kv: w.kv, store: w.store, view: w.view, mempool: w.mempool, lifecycles: w.lifecycles });
+    const reader = new ChainReader({
+      kv: w.kv,
+      store: w.store,
+      view: w.view,
+      mempool: w.mempool,
+      lifecycles: w.lifecycles,
+    });
     const t = w.transfer(w.alice, 0);
     await w.admit(t);
     await w.tick();

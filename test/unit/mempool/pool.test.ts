@@ -4,7 +4,12 @@ import type { HybridTx, SignedTx } from '../../../src/protocol/types';
 import { TxPool, type SenderView } from '../../../src/mempool/pool';
 import { DROP, REFUSAL } from '../../../src/protocol/txRefusals';
 import { compareTx, SenderHeap } from '../../../src/mempool/senderHeap';
-import { MAX_FUTURE_NONCE_GAP, MEMPOOL_CAP_DEFAULT, MEMPOOL_LIFETIME_MS, MEMPOOL_SENDER_GAPPED } from '../../../src/protocol/params';
+import {
+  MAX_FUTURE_NONCE_GAP,
+  MEMPOOL_CAP_DEFAULT,
+  MEMPOOL_LIFETIME_MS,
+  MEMPOOL_SENDER_GAPPED,
+} from '../../../src/protocol/params';
 
 const A = '0x00000000000000000000000000000000000000aa' as const;
 const B = '0x00000000000000000000000000000000000000bb' as const;
@@ -14,8 +19,19 @@ let seq = 0;
 function tx(from: `0x${string}`, nonce: number, o: Partial<HybridTx> = {}): SignedTx {
   seq++;
   return {
-    chainId: 72020, type: 'TRANSFER', from, to: B, amount: '10', nonce, timestamp: 1000 + seq, fee: '5', data: null,
-    id: `0x${seq.toString(16).padStart(64, '0')}`, publicKeys: { secp256k1: '0x', mldsa44: '0x' }, signatures: { secp256k1: '0x', mldsa44: '0x' }, ...o,
+    chainId: 72020,
+    type: 'TRANSFER',
+    from,
+    to: B,
+    amount: '10',
+    nonce,
+    timestamp: 1000 + seq,
+    fee: '5',
+    data: null,
+    id: `0x${seq.toString(16).padStart(64, '0')}`,
+    publicKeys: { secp256k1: '0x', mldsa44: '0x' },
+    signatures: { secp256k1: '0x', mldsa44: '0x' },
+    ...o,
   };
 }
 const rich: SenderView = { nonce: 0, balance: 1_000_000n, mldsaKeyHash: null };
@@ -79,14 +95,26 @@ describe('block ordering', () => {
       out.push(n.tx);
       n.advance();
     }
-    expect(out.map((t) => [t.from, t.nonce])).toEqual([[B, 0], [A, 0], [B, 1], [A, 1]]);
+    expect(out.map((t) => [t.from, t.nonce])).toEqual([
+      [B, 0],
+      [A, 0],
+      [B, 1],
+      [A, 1],
+    ]);
     expect(compareTx(out[0], out[1])).toBeLessThan(0);
   });
 });
 
 /** A pool with the bounds of row 7 made small: cap, per-sender pending and gapped, gapped lifetime. */
 const bounded = (o: { cap?: number; perSender?: number; gapped?: number; gappedLifetimeMs?: number } = {}) =>
-  new TxPool({ cap: o.cap ?? 100, lifetimeMs: 1_000_000, maxNonceGap: 64, perSender: o.perSender ?? 50, gappedPerSender: o.gapped ?? 4, gappedLifetimeMs: o.gappedLifetimeMs ?? 1000 });
+  new TxPool({
+    cap: o.cap ?? 100,
+    lifetimeMs: 1_000_000,
+    maxNonceGap: 64,
+    perSender: o.perSender ?? 50,
+    gappedPerSender: o.gapped ?? 4,
+    gappedLifetimeMs: o.gappedLifetimeMs ?? 1000,
+  });
 const addr = (i: number) => `0x${(0x1000 + i).toString(16).padStart(40, '0')}` as `0x${string}`;
 
 describe('per-sender bounds: gapped and pending transactions', () => {
@@ -154,7 +182,7 @@ describe('a full pool: ready transactions evict gapped ones of other senders', (
     expect(p.takeEvicted().map((d) => [d.tx.id, d.reason])).toEqual([[a1.id, DROP.evicted.reason]]);
     expect(p.takeEvicted()).toEqual([]);
   });
-  it('never evicts for a gapped transaction, nor for a ready one when every gapped one is its own sender\'s', () => {
+  it("never evicts for a gapped transaction, nor for a ready one when every gapped one is its own sender's", () => {
     const p = bounded({ cap: 2 });
     expect(p.admit(tx(A, 1), rich, KEY, 0)).toBeUndefined();
     expect(p.admit(tx(A, 2), rich, KEY, 0)).toBeUndefined();
@@ -196,10 +224,12 @@ describe('gapped transactions expire far sooner than ready ones', () => {
 });
 
 describe('row 7 of issue 23 at the default sizes (cap 5,000, 16 gapped and 500 pending per sender)', () => {
-  const defaults = () => new TxPool({ cap: MEMPOOL_CAP_DEFAULT, lifetimeMs: MEMPOOL_LIFETIME_MS, maxNonceGap: MAX_FUTURE_NONCE_GAP });
+  const defaults = () =>
+    new TxPool({ cap: MEMPOOL_CAP_DEFAULT, lifetimeMs: MEMPOOL_LIFETIME_MS, maxNonceGap: MAX_FUTURE_NONCE_GAP });
   const funded: SenderView = { nonce: 0, balance: 100n, mldsaKeyHash: null };
   const squat = (p: TxPool, accounts: number) => {
-    for (let i = 0; i < accounts; i++) for (let n = 1; n <= 64; n++) p.admit(tx(addr(i), n, { amount: '1', fee: '0' }), funded, KEY, i);
+    for (let i = 0; i < accounts; i++)
+      for (let n = 1; n <= 64; n++) p.admit(tx(addr(i), n, { amount: '1', fee: '0' }), funded, KEY, i);
   };
   it('80 accounts sending nonces 1-64 with fee 0 hold 16 places each, not the pool', () => {
     const p = defaults();
@@ -233,17 +263,36 @@ describe('pool invariants under random operations (model test)', () => {
     | { kind: 'peer'; s: number; k: number; mine: boolean; reverse: boolean }
     | { kind: 'tick'; ms: number };
   const op: fc.Arbitrary<Op> = fc.oneof(
-    { arbitrary: fc.record({ kind: fc.constant('submit' as const), s: fc.nat(SENDERS.length - 1), ahead: fc.nat(6) }), weight: 6 },
+    {
+      arbitrary: fc.record({ kind: fc.constant('submit' as const), s: fc.nat(SENDERS.length - 1), ahead: fc.nat(6) }),
+      weight: 6,
+    },
     { arbitrary: fc.record({ kind: fc.constant('block' as const), take: fc.integer({ min: 1, max: 6 }) }), weight: 1 },
     { arbitrary: fc.record({ kind: fc.constant('drop' as const), s: fc.nat(SENDERS.length - 1) }), weight: 1 },
-    { arbitrary: fc.record({ kind: fc.constant('peer' as const), s: fc.nat(SENDERS.length - 1), k: fc.integer({ min: 1, max: 4 }), mine: fc.boolean(), reverse: fc.boolean() }), weight: 1 },
+    {
+      arbitrary: fc.record({
+        kind: fc.constant('peer' as const),
+        s: fc.nat(SENDERS.length - 1),
+        k: fc.integer({ min: 1, max: 4 }),
+        mine: fc.boolean(),
+        reverse: fc.boolean(),
+      }),
+      weight: 1,
+    },
     { arbitrary: fc.record({ kind: fc.constant('tick' as const), ms: fc.integer({ min: 1, max: 40 }) }), weight: 2 },
   );
 
   it('keeps the bounds, classifies gapped exactly, and lets a ready transaction in whenever another sender holds a gapped one', () => {
     fc.assert(
       fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
-        const p = new TxPool({ cap: CAP, lifetimeMs: 1e12, maxNonceGap: 8, perSender: PER, gappedPerSender: GAP, gappedLifetimeMs: GAPPED_MS });
+        const p = new TxPool({
+          cap: CAP,
+          lifetimeMs: 1e12,
+          maxNonceGap: 8,
+          perSender: PER,
+          gappedPerSender: GAP,
+          gappedLifetimeMs: GAPPED_MS,
+        });
         const chainNonce = SENDERS.map(() => 0); // the head's account nonces
         const ids = new Map<string, SignedTx>(); // what the pool should hold
         let now = 0;
@@ -299,7 +348,9 @@ describe('pool invariants under random operations (model test)', () => {
             const t = tx(from, chainNonce[o.s] + o.ahead);
             const next = readyEnd(o.s);
             const ready = t.nonce === next;
-            const othersGapped = [...ids.values()].some((x) => x.from !== from && x.nonce > readyEnd(SENDERS.indexOf(x.from)));
+            const othersGapped = [...ids.values()].some(
+              (x) => x.from !== from && x.nonce > readyEnd(SENDERS.indexOf(x.from)),
+            );
             const before = p.size;
             const mine = held(o.s);
             const verdict = p.admit(t, { nonce: chainNonce[o.s], balance: 10n ** 12n, mldsaKeyHash: null }, KEY, now);

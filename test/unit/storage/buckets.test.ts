@@ -15,7 +15,10 @@ describe('bucket registry', () => {
     for (const a of names) {
       for (const b of names) {
         if (a === b) continue;
-        expect(BUCKETS[b].prefix.startsWith(BUCKETS[a].prefix), `${a} (${BUCKETS[a].prefix}) is a prefix of ${b} (${BUCKETS[b].prefix})`).toBe(false);
+        expect(
+          BUCKETS[b].prefix.startsWith(BUCKETS[a].prefix),
+          `${a} (${BUCKETS[a].prefix}) is a prefix of ${b} (${BUCKETS[b].prefix})`,
+        ).toBe(false);
       }
     }
   });
@@ -44,7 +47,9 @@ describe('bucket registry', () => {
 
 describe('undo records and histories', () => {
   const spec = (events: BlockSpec['txs'][number]['events'], tick: BlockSpec['tick'] = []): BlockSpec => ({
-    salt: 1, tick, txs: [{ from: 0, to: 1, amount: 5, ok: true, events, logs: 1, internal: true }],
+    salt: 1,
+    tick,
+    txs: [{ from: 0, to: 1, amount: 5, ok: true, events, logs: 1, internal: true }],
   });
 
   it('an undo restores the previous head; only the head, and only while not final, can be undone; final blocks lose their record', async () => {
@@ -61,7 +66,10 @@ describe('undo records and histories', () => {
     expect(await store.block(2)).toBeUndefined();
     expect(await store.txLocation(b2.txs[0].id)).toBeUndefined();
     expect(await store.undoneTx(b2.txs[0].id)).toEqual(b2.txs[0]);
-    expect(await store.txLifecycleEvents(b2.txs[0].id)).toEqual([{ type: 'INCLUDED', height: 2, blockHash: b2.header.hash }, { type: 'UNDONE' }]);
+    expect(await store.txLifecycleEvents(b2.txs[0].id)).toEqual([
+      { type: 'INCLUDED', height: 2, blockHash: b2.header.hash },
+      { type: 'UNDONE' },
+    ]);
     // A block that makes block 1 final prunes block 1's undo record; block 1 can no longer be undone.
     const b2b = materialize({ ...spec([]), salt: 2 }, 2, b1.header.hash);
     await commitSynthetic(store, b2b, 1);
@@ -83,7 +91,10 @@ describe('undo records and histories', () => {
     const b2 = materialize(spec([], [{ id: 7, to: 'expired' }]), 2, b1.header.hash);
     await commitSynthetic(store, b2);
     const history = await store.machineHistory('test', '7');
-    expect(history.map((e) => [e.height, e.to])).toEqual([[1, 'open'], [2, 'expired']]);
+    expect(history.map((e) => [e.height, e.to])).toEqual([
+      [1, 'open'],
+      [2, 'expired'],
+    ]);
     expect(await store.machineHistory('test', '70')).toEqual([]);
     const batch = store.kv.batch();
     await store.undoBlock(batch, 2);

@@ -3,7 +3,14 @@ import { initialTransition, transition } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { loadInstance } from '../../../../src/machines/instance';
 import { stateName } from '../../../../src/machines/record';
-import { PROPOSAL_STATES, proposalDef, proposalMachine, type ProposalEvent, type ProposalInput, type Tally } from '../../../../src/modules/governance/machine';
+import {
+  PROPOSAL_STATES,
+  proposalDef,
+  proposalMachine,
+  type ProposalEvent,
+  type ProposalInput,
+  type Tally,
+} from '../../../../src/modules/governance/machine';
 import { getValidatorSet } from '../../../../src/modules/staking';
 import { loadParams, loadParamsRecord, setParam, type ParamName } from '../../../../src/protocol/governable';
 import { GOV_ESCROW_ADDRESS, TREASURY_ADDRESS } from '../../../../src/protocol/params';
@@ -16,17 +23,41 @@ const c = (n: number | bigint) => String(BigInt(n) * COIN);
 const DEPOSIT = c(10);
 
 const INPUT: ProposalInput = {
-  proposer: U1, deposit: '10', action: { kind: 'param', param: 'MAX_VALIDATORS', value: '3' }, createdAt: 1, votingEnds: 5, timelock: 2,
-  stakeAtStart: '1000', quorumBps: 3340, thresholdBps: 5000, vetoBps: 3340,
+  proposer: U1,
+  deposit: '10',
+  action: { kind: 'param', param: 'MAX_VALIDATORS', value: '3' },
+  createdAt: 1,
+  votingEnds: 5,
+  timelock: 2,
+  stakeAtStart: '1000',
+  quorumBps: 3340,
+  thresholdBps: 5000,
+  vetoBps: 3340,
 };
-const tally = (yes: number, no: number, abstain: number, veto: number): Tally => ({ yes: String(yes), no: String(no), abstain: String(abstain), veto: String(veto) });
-const TALLIES = [tally(0, 0, 0, 0), tally(600, 0, 0, 0), tally(100, 500, 0, 0), tally(200, 0, 0, 300), tally(0, 0, 400, 0), tally(10, 0, 0, 0)];
+const tally = (yes: number, no: number, abstain: number, veto: number): Tally => ({
+  yes: String(yes),
+  no: String(no),
+  abstain: String(abstain),
+  veto: String(veto),
+});
+const TALLIES = [
+  tally(0, 0, 0, 0),
+  tally(600, 0, 0, 0),
+  tally(100, 500, 0, 0),
+  tally(200, 0, 0, 300),
+  tally(0, 0, 400, 0),
+  tally(10, 0, 0, 0),
+];
 
 /** Legal moves of the proposal machine, as docs/PROTOCOL.md states them. */
 const LEGAL: Record<string, string[]> = {
   VOTING: ['VOTING', 'EXPIRED', 'VETOED', 'QUEUED', 'REJECTED'],
   QUEUED: ['QUEUED', 'EXECUTED', 'FAILED'],
-  EXECUTED: ['EXECUTED'], REJECTED: ['REJECTED'], VETOED: ['VETOED'], EXPIRED: ['EXPIRED'], FAILED: ['FAILED'],
+  EXECUTED: ['EXECUTED'],
+  REJECTED: ['REJECTED'],
+  VETOED: ['VETOED'],
+  EXPIRED: ['EXPIRED'],
+  FAILED: ['FAILED'],
 };
 
 describe('the proposal machine', () => {
@@ -34,7 +65,9 @@ describe('the proposal machine', () => {
     const [start] = initialTransition(proposalMachine, INPUT);
     const alphabet = (): ProposalEvent[] => [
       ...TALLIES.map((t) => ({ type: 'TALLY' as const, tally: t, voters: 1 })),
-      { type: 'DEADLINE', height: 5 }, { type: 'DEADLINE', height: 7 }, { type: 'EXECUTION_FAILED', reason: 'x' },
+      { type: 'DEADLINE', height: 5 },
+      { type: 'DEADLINE', height: 7 },
+      { type: 'EXECUTION_FAILED', reason: 'x' },
     ];
     const walk = walkMachine(proposalMachine, start, alphabet, 4);
     expect([...walk.states].sort()).toEqual([...PROPOSAL_STATES].sort());
@@ -117,9 +150,19 @@ describe('governance on chain', () => {
 
   it('refuses a small deposit, a voter without power and an unknown proposal', async () => {
     const w = await EconWorld.create();
-    await w.fails('GOV_PROPOSE', U4, { amount: c(9), data: { param: 'BANK_SIZE', value: '3' } }, `the deposit must be at least ${c(10)} base units (GOV_DEPOSIT)`);
+    await w.fails(
+      'GOV_PROPOSE',
+      U4,
+      { amount: c(9), data: { param: 'BANK_SIZE', value: '3' } },
+      `the deposit must be at least ${c(10)} base units (GOV_DEPOSIT)`,
+    );
     const id = await propose(w, { param: 'BANK_SIZE', value: '3' });
-    await w.fails('GOV_VOTE', U3, { data: { proposalId: id, vote: 'yes' } }, 'GOV_VOTE needs voting power: stake coins first (STAKE)');
+    await w.fails(
+      'GOV_VOTE',
+      U3,
+      { data: { proposalId: id, vote: 'yes' } },
+      'GOV_VOTE needs voting power: stake coins first (STAKE)',
+    );
     const nope = `0x${'12'.repeat(32)}`;
     await w.fails('GOV_VOTE', V0, { data: { proposalId: nope, vote: 'yes' } }, `proposal ${nope} does not exist`);
   });
@@ -166,7 +209,10 @@ describe('governance on chain', () => {
     await w.ok('GOV_VOTE', U2, { data: { proposalId: id, vote: 'no' } });
     expect((await loadInstance(w.state, proposalDef, id))!.context.tally).toMatchObject({ yes: c(2000), no: c(300) });
     await w.ok('GOV_VOTE', U2, { data: { proposalId: id, vote: 'yes' } }); // a re-vote replaces the earlier one
-    expect((await loadInstance(w.state, proposalDef, id))!.context).toMatchObject({ tally: { yes: c(2300), no: '0' }, voters: 2 });
+    expect((await loadInstance(w.state, proposalDef, id))!.context).toMatchObject({
+      tally: { yes: c(2300), no: '0' },
+      voters: 2,
+    });
   });
 });
 
@@ -219,8 +265,21 @@ describe('every parameter is read through the accessor and takes effect', () => 
 
   it('GOV_QUORUM_BPS, GOV_THRESHOLD_BPS, GOV_VETO_BPS, GOV_VOTING_BLOCKS and GOV_TIMELOCK_BLOCKS are taken into each new proposal', async () => {
     const w = await EconWorld.create();
-    for (const [n, v] of [['GOV_QUORUM_BPS', 100n], ['GOV_THRESHOLD_BPS', 7000n], ['GOV_VETO_BPS', 9000n], ['GOV_VOTING_BLOCKS', 7n], ['GOV_TIMELOCK_BLOCKS', 3n]] as const) await setParam(w.state, n, v, 0);
+    for (const [n, v] of [
+      ['GOV_QUORUM_BPS', 100n],
+      ['GOV_THRESHOLD_BPS', 7000n],
+      ['GOV_VETO_BPS', 9000n],
+      ['GOV_VOTING_BLOCKS', 7n],
+      ['GOV_TIMELOCK_BLOCKS', 3n],
+    ] as const)
+      await setParam(w.state, n, v, 0);
     const id = await propose(w, { param: 'BANK_SIZE', value: '3' });
-    expect((await loadInstance(w.state, proposalDef, id))!.context).toMatchObject({ quorumBps: 100, thresholdBps: 7000, vetoBps: 9000, votingEnds: w.height + 7, timelock: 3 });
+    expect((await loadInstance(w.state, proposalDef, id))!.context).toMatchObject({
+      quorumBps: 100,
+      thresholdBps: 7000,
+      vetoBps: 9000,
+      votingEnds: w.height + 7,
+      timelock: 3,
+    });
   });
 });

@@ -4,7 +4,14 @@ import { delegationKey, getDelegation } from '../../../../src/modules/resources'
 import { getCandidate, getVoter } from '../../../../src/modules/staking';
 import { maxEnergy } from '../../../../src/protocol/energy';
 import { loadSupply } from '../../../../src/protocol/execState';
-import { FREE_ENERGY, GOV_ESCROW_ADDRESS, REWARD_POOL_ADDRESS, TREASURY_ADDRESS, UNBONDING_ADDRESS, VESTING_ESCROW_ADDRESS } from '../../../../src/protocol/params';
+import {
+  FREE_ENERGY,
+  GOV_ESCROW_ADDRESS,
+  REWARD_POOL_ADDRESS,
+  TREASURY_ADDRESS,
+  UNBONDING_ADDRESS,
+  VESTING_ESCROW_ADDRESS,
+} from '../../../../src/protocol/params';
 import type { Address } from '../../../../src/protocol/types';
 import { COIN } from '../../../../src/primitives/amount';
 import { encodeAccount } from '../../../../src/state/account';
@@ -31,17 +38,29 @@ const stored = async (w: EconWorld, a: Address) => Buffer.from(encodeAccount(awa
 describe('DELEGATE_RESOURCE / UNDELEGATE_RESOURCE stateless rules', () => {
   it('need a receiver other than the sender, a zero envelope amount and a positive data.amount', () => {
     expect(refusal('DELEGATE_RESOURCE', lend(BOB, '1'))).toBeUndefined();
-    expect(refusal('DELEGATE_RESOURCE', { data: { amount: '1' } })).toBe('DELEGATE_RESOURCE needs the receiver address in to');
-    expect(refusal('DELEGATE_RESOURCE', lend(ALICE, '1'))).toBe('DELEGATE_RESOURCE cannot delegate to the sender itself');
-    expect(refusal('DELEGATE_RESOURCE', { ...lend(BOB, '1'), amount: '1' })).toBe('DELEGATE_RESOURCE moves no native coins: amount must be "0"');
-    expect(refusal('DELEGATE_RESOURCE', lend(BOB, '0'))).toBe('DELEGATE_RESOURCE data.amount must be an integer string from 1 to 2^256 − 1');
-    expect(refusal('UNDELEGATE_RESOURCE', lend(ALICE, '1'))).toBe('UNDELEGATE_RESOURCE cannot take back from the sender itself');
-    expect(refusal('UNDELEGATE_RESOURCE', { data: { amount: '1' } })).toBe('UNDELEGATE_RESOURCE needs the receiver address in to');
+    expect(refusal('DELEGATE_RESOURCE', { data: { amount: '1' } })).toBe(
+      'DELEGATE_RESOURCE needs the receiver address in to',
+    );
+    expect(refusal('DELEGATE_RESOURCE', lend(ALICE, '1'))).toBe(
+      'DELEGATE_RESOURCE cannot delegate to the sender itself',
+    );
+    expect(refusal('DELEGATE_RESOURCE', { ...lend(BOB, '1'), amount: '1' })).toBe(
+      'DELEGATE_RESOURCE moves no native coins: amount must be "0"',
+    );
+    expect(refusal('DELEGATE_RESOURCE', lend(BOB, '0'))).toBe(
+      'DELEGATE_RESOURCE data.amount must be an integer string from 1 to 2^256 − 1',
+    );
+    expect(refusal('UNDELEGATE_RESOURCE', lend(ALICE, '1'))).toBe(
+      'UNDELEGATE_RESOURCE cannot take back from the sender itself',
+    );
+    expect(refusal('UNDELEGATE_RESOURCE', { data: { amount: '1' } })).toBe(
+      'UNDELEGATE_RESOURCE needs the receiver address in to',
+    );
   });
 });
 
 describe('DELEGATE_RESOURCE', () => {
-  it('moves energy capacity: the receiver\'s cap grows by what the lender\'s shrinks; both energies settled at the height', async () => {
+  it("moves energy capacity: the receiver's cap grows by what the lender's shrinks; both energies settled at the height", async () => {
     const w = await EconWorld.create();
     await w.ok('STAKE', U1, { amount: c(90_000) }); // height 1: cap 910,000, energy 9,700 left
     await w.until(21);
@@ -68,13 +87,17 @@ describe('DELEGATE_RESOURCE', () => {
     await w.ok('STAKE', U1, { amount: c(90_000) });
     // U2 and U3 spend their whole 10,000 energy: 100 TRANSFERs of 100 each.
     const txs = [];
-    for (const from of [U2, U3]) for (let n = 0; n < 100; n++) txs.push(await w.tx('TRANSFER', from, { to: U4, amount: '1', nonce: n }));
+    for (const from of [U2, U3])
+      for (let n = 0; n < 100; n++) txs.push(await w.tx('TRANSFER', from, { to: U4, amount: '1', nonce: n }));
     const drained = await w.block(txs);
     expect(drained.every((r) => r.status === 'success' && r.burned === '0')).toBe(true);
     expect((await w.account(U2)).energy).toBe(0n);
     await w.ok('DELEGATE_RESOURCE', U1, lend(U2, c(90_000)));
     await w.until(w.height + 4); // U2 regenerates 910,000 / 28,800 per block (≈ 31), U3 10,000 / 28,800
-    const [r2, r3] = await w.block([await w.tx('TRANSFER', U2, { to: U4, amount: '1' }), await w.tx('TRANSFER', U3, { to: U4, amount: '1' })]);
+    const [r2, r3] = await w.block([
+      await w.tx('TRANSFER', U2, { to: U4, amount: '1' }),
+      await w.tx('TRANSFER', U3, { to: U4, amount: '1' }),
+    ]);
     expect(r2).toMatchObject({ status: 'success', energyUsed: '100', burned: '0' });
     expect(r3).toMatchObject({ status: 'success', energyUsed: '2', burned: '98' }); // 6 blocks × 10,000 / 28,800 = 2 energy without the loan
     await expectSupplyConserved(w);
@@ -84,12 +107,19 @@ describe('DELEGATE_RESOURCE', () => {
     const w = await EconWorld.create();
     await w.ok('STAKE', U1, { amount: c(100) });
     await w.ok('DELEGATE_RESOURCE', U1, lend(FRESH, c(40)));
-    expect(await w.account(FRESH)).toMatchObject({ balance: 0n, staked: 0n, nonce: 0, delegatedIn: 40n * COIN, energy: FREE_ENERGY, energyHeight: w.height });
+    expect(await w.account(FRESH)).toMatchObject({
+      balance: 0n,
+      staked: 0n,
+      nonce: 0,
+      delegatedIn: 40n * COIN,
+      energy: FREE_ENERGY,
+      energyHeight: w.height,
+    });
     expect(maxEnergy(await w.account(FRESH))).toBe(FREE_ENERGY + 400n);
     await expectSupplyConserved(w);
   });
 
-  it('never lends voting power: VOTE, candidates\' weight and governance power still count the lender\'s whole stake', async () => {
+  it("never lends voting power: VOTE, candidates' weight and governance power still count the lender's whole stake", async () => {
     const w = await EconWorld.create();
     await w.ok('STAKE', U2, { amount: c(300) });
     await w.ok('DELEGATE_RESOURCE', U2, lend(U3, c(300)));
@@ -102,15 +132,30 @@ describe('DELEGATE_RESOURCE', () => {
     await w.block([propose]);
     await w.ok('GOV_VOTE', U2, { data: { proposalId: propose.id, vote: 'yes' } });
     expect(await powerOf(w.state, U2, new Map([[U2, (await getVoter(w.state, U2)).votes]]))).toBe(300n * COIN);
-    await w.fails('GOV_VOTE', U3, { data: { proposalId: propose.id, vote: 'yes' } }, 'GOV_VOTE needs voting power: stake coins first (STAKE)');
+    await w.fails(
+      'GOV_VOTE',
+      U3,
+      { data: { proposalId: propose.id, vote: 'yes' } },
+      'GOV_VOTE needs voting power: stake coins first (STAKE)',
+    );
   });
 
   it('refuses more than the stake not yet lent', async () => {
     const w = await EconWorld.create();
-    await w.fails('DELEGATE_RESOURCE', U4, lend(U3, '1'), 'DELEGATE_RESOURCE lends 1 base units but only 0 of the sender\'s stake are not lent (0 staked, 0 lent)');
+    await w.fails(
+      'DELEGATE_RESOURCE',
+      U4,
+      lend(U3, '1'),
+      "DELEGATE_RESOURCE lends 1 base units but only 0 of the sender's stake are not lent (0 staked, 0 lent)",
+    );
     await w.ok('STAKE', U2, { amount: c(100) });
     await w.ok('DELEGATE_RESOURCE', U2, lend(U3, c(60)));
-    await w.fails('DELEGATE_RESOURCE', U2, lend(U4, c(41)), `DELEGATE_RESOURCE lends ${c(41)} base units but only ${c(40)} of the sender's stake are not lent (${c(100)} staked, ${c(60)} lent)`);
+    await w.fails(
+      'DELEGATE_RESOURCE',
+      U2,
+      lend(U4, c(41)),
+      `DELEGATE_RESOURCE lends ${c(41)} base units but only ${c(40)} of the sender's stake are not lent (${c(100)} staked, ${c(60)} lent)`,
+    );
     // the failure changed nothing: counters and records as before
     expect((await w.account(U2)).delegatedOut).toBe(60n * COIN);
     expect(await w.state.getAccount(U4)).toMatchObject({ delegatedIn: 0n });
@@ -126,7 +171,12 @@ describe('UNSTAKE of lent stake', () => {
     const w = await EconWorld.create();
     await w.ok('STAKE', U2, { amount: c(100) });
     await w.ok('DELEGATE_RESOURCE', U2, lend(U3, c(60)));
-    await w.fails('UNSTAKE', U2, { amount: c(50) }, `stake backs resource delegations: ${c(60)} base units are lent by DELEGATE_RESOURCE; undelegate first`);
+    await w.fails(
+      'UNSTAKE',
+      U2,
+      { amount: c(50) },
+      `stake backs resource delegations: ${c(60)} base units are lent by DELEGATE_RESOURCE; undelegate first`,
+    );
     expect((await w.account(U2)).staked).toBe(100n * COIN);
     await w.ok('UNSTAKE', U2, { amount: c(40) }); // what is not lent can leave
     await w.ok('UNDELEGATE_RESOURCE', U2, lend(U3, c(60)));
@@ -137,7 +187,7 @@ describe('UNSTAKE of lent stake', () => {
 });
 
 describe('UNDELEGATE_RESOURCE', () => {
-  it('takes capacity back in parts, caps the receiver\'s energy at its lower cap, and deletes the pair at 0', async () => {
+  it("takes capacity back in parts, caps the receiver's energy at its lower cap, and deletes the pair at 0", async () => {
     const w = await EconWorld.create();
     await w.ok('STAKE', U1, { amount: c(90_000) });
     await w.ok('DELEGATE_RESOURCE', U1, lend(U2, c(60_000)));
@@ -163,13 +213,18 @@ describe('UNDELEGATE_RESOURCE', () => {
     await expectSupplyConserved(w);
   });
 
-  it('refuses a pair with nothing lent and more than the pair\'s amount, changing nothing', async () => {
+  it("refuses a pair with nothing lent and more than the pair's amount, changing nothing", async () => {
     const w = await EconWorld.create();
     await w.ok('STAKE', U2, { amount: c(100) });
     await w.fails('UNDELEGATE_RESOURCE', U2, lend(U3, '1'), `no resources delegated to ${U3}`);
     await w.ok('DELEGATE_RESOURCE', U2, lend(U3, c(60)));
     await w.fails('UNDELEGATE_RESOURCE', U3, lend(U2, '1'), `no resources delegated to ${U2}`); // the receiver cannot undo it
-    await w.fails('UNDELEGATE_RESOURCE', U2, lend(U3, c(61)), `UNDELEGATE_RESOURCE takes back ${c(61)} base units but ${c(60)} are delegated to ${U3}`);
+    await w.fails(
+      'UNDELEGATE_RESOURCE',
+      U2,
+      lend(U3, c(61)),
+      `UNDELEGATE_RESOURCE takes back ${c(61)} base units but ${c(60)} are delegated to ${U3}`,
+    );
     expect(await w.state.getRecord(delegationKey(U2, U3))).toBe(c(60));
     expect([(await w.account(U2)).delegatedOut, (await w.account(U3)).delegatedIn]).toEqual([60n * COIN, 60n * COIN]);
   });

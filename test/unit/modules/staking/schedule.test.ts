@@ -40,7 +40,13 @@ describe('the set in force changes only from final state', () => {
     const sch6 = await getSchedule(w.state);
     expect(sch6.active).toEqual((await getValidatorSet(w.state)).active);
     expect(sch6).toMatchObject({ since: 7, finalizedHeight: 5, pending: [] });
-    expect(w.events.find((e) => e.kind === 'validators.schedule')).toEqual({ kind: 'validators.schedule', height: 7, decidedAt: 5, active: sch6.active, previous: [V0] });
+    expect(w.events.find((e) => e.kind === 'validators.schedule')).toEqual({
+      kind: 'validators.schedule',
+      height: 7,
+      decidedAt: 5,
+      active: sch6.active,
+      previous: [V0],
+    });
   });
 
   it('without finality (a partition side, or too many down), no election or jailing ever takes effect', async () => {
@@ -76,7 +82,13 @@ describe('downtime jailing', () => {
     // U1 and V0 take turns, U2 is down: finality stalls at 8
     for (let h = 10; h <= 14; h++) await w.block([], h % 2 ? U1 : V0);
     expect((await getCandidate(w.state, U2))!.jailed).toEqual({ at: 14, reason: 'downtime' }); // 2 rounds × 3 blocks after 8
-    expect(w.events).toContainEqual({ kind: 'validators.jail', address: U2, height: 14, reason: 'downtime', active: expect.not.arrayContaining([U2]) });
+    expect(w.events).toContainEqual({
+      kind: 'validators.jail',
+      address: U2,
+      height: 14,
+      reason: 'downtime',
+      active: expect.not.arrayContaining([U2]),
+    });
     expect((await getSchedule(w.state)).active).toContain(U2);
     // U2 comes back and produces: 14 becomes final (3 distinct above it), the set without U2 is in force
     await w.block([], U2);
