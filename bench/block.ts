@@ -343,7 +343,7 @@ async function main(): Promise<void> {
     console.error(
       `${signed.length} transfers of ${SENDERS} senders signed or loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
     );
-    const byRound: SignedEnvelope[][] = items.map((r, i) => signed.slice(i * SENDERS, (i + 1) * SENDERS));
+    const byRound: SignedEnvelope[][] = items.map((_, i) => signed.slice(i * SENDERS, (i + 1) * SENDERS));
     await node.ready;
     await warmConnections(node.httpUrl, SOCKETS);
     const poster = txPoster(node.httpUrl, SOCKETS);
@@ -363,7 +363,6 @@ async function main(): Promise<void> {
     const cpu0 = groupCpu(node.pgid);
     const startWall = Date.now();
     const release = await closedLoop(bodies([byRound[0]]), SOCKETS, post);
-    const streamWall = Date.now();
     const stream = await paced(bodies(byRound.slice(1 + HELD)), RATE, post);
     const endWall = Date.now();
     const cpu1 = groupCpu(node.pgid);

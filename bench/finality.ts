@@ -253,7 +253,7 @@ async function oneRun(run: number): Promise<RunResult> {
     const own: number[] = [];
     const lags: number[] = [];
     let reorgs = 0;
-    const commitAt = logs.map((l) => new Map<string, number>()); // hash → commit time, per node
+    const commitAt = logs.map(() => new Map<string, number>()); // hash → commit time, per node
     for (let j = 0; j < N; j++)
       for (const c of logs[j]) if (c.height >= from && c.height <= to) commitAt[j].set(c.hash, c.time);
     for (let j = 0; j < N; j++) {

@@ -187,7 +187,7 @@ async function receipts(chain: Chain, hashes: string[], what: string, timeoutMs:
       const replies = await chain.rpc.batch<Receipt | null>(
         part.map((i) => ['eth_getTransactionReceipt', [hashes[i]]]),
       );
-      replies.forEach((r, j) => (out[part[j]] = r.result ?? null));
+      for (const [j, r] of replies.entries()) out[part[j]] = r.result ?? null;
     }
     if (out.every(Boolean)) break;
     if (Date.now() > until)
@@ -282,15 +282,15 @@ async function setUp(chain: Chain, p: Plan): Promise<void> {
       gasLimit: 3_000_000n,
     },
   ];
-  p.senders.forEach((s, i) =>
+  for (const [i, s] of p.senders.entries()) {
     txs.push({
       ...base,
       nonce: i + 1,
       to: p.tokenAddr,
       data: p.token.encodeFunctionData('transfer', [s.address, TOKENS_EACH]),
       gasLimit: TRANSFER_GAS,
-    }),
-  );
+    });
+  }
   const r = await sendAndWait(chain, await signAll(p.deployer, txs), 'token deploy and distribution');
   if (r[0].contractAddress?.toLowerCase() !== p.tokenAddr.toLowerCase())
     throw new Error(`${chain.name}: token at ${r[0].contractAddress}, expected ${p.tokenAddr}`);

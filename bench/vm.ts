@@ -184,7 +184,7 @@ async function main(): Promise<void> {
             const replies = await rpc.batch<Receipt | null>(
               hashes.slice(i, i + 50).map((h) => ['eth_getTransactionReceipt', [h]]),
             );
-            replies.forEach((r, k) => (out[i + k] = r.result ?? null));
+            for (const [k, r] of replies.entries()) out[i + k] = r.result ?? null;
           }
         }),
       );

@@ -63,7 +63,7 @@ function readLines(file: string): string[] {
   const lines: string[] = [];
   let rest = '';
   try {
-    for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0; ) {
+    for (let n: number; (n = readSync(fd, buf, 0, buf.length, null)) > 0; ) {
       const parts = (rest + buf.toString('utf8', 0, n)).split('\n');
       rest = parts.pop()!;
       for (const l of parts) if (l) lines.push(l);

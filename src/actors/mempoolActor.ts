@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { AccountState, Address } from '../protocol/types';
-import { TxPool, type DroppedEntry } from '../mempool/pool';
+import type { TxPool, DroppedEntry } from '../mempool/pool';
 import { REFUSAL } from '../protocol/txRefusals';
 import { pqKeyHashOf } from '../crypto/txSigning';
 import type { Hex } from '../primitives/hex';

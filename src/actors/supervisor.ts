@@ -81,12 +81,16 @@ export class Supervisor {
     const name = child.spec.ref.name;
     this.log.error({ actor: name, err }, 'actor crashed');
     if (this.stopping) return;
-    if (child.spec.critical) return this.onEscalate(`critical actor ${name} crashed`, err);
+    if (child.spec.critical) {
+      this.onEscalate(`critical actor ${name} crashed`, err);
+      return;
+    }
     const now = Date.now(); // node actors may read the clock; on-chain machines may not
     child.crashes = child.crashes.filter((t) => now - t < this.opts.windowMs);
     child.crashes.push(now);
     if (child.crashes.length > this.opts.maxRestarts) {
-      return this.onEscalate(`actor ${name} crashed ${child.crashes.length} times in ${this.opts.windowMs} ms`, err);
+      this.onEscalate(`actor ${name} crashed ${child.crashes.length} times in ${this.opts.windowMs} ms`, err);
+      return;
     }
     const delay = Math.min(this.opts.maxBackoffMs, this.opts.backoffMs * 2 ** (child.crashes.length - 1));
     child.timer = setTimeout(() => {

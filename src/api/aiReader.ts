@@ -1,7 +1,7 @@
 import { toNative } from '../crypto/address';
 import { actionsView, type MachineActions } from './machineActions';
 import type { CodeOf } from '../protocol/refusal';
-import { AI } from '../modules/ai/errors';
+import type { AI } from '../modules/ai/errors';
 import { loadInstance } from '../machines/instance';
 import { stateName } from '../machines/record';
 import { dutyRefusal, getOracle, getOracleList, type OracleRecord } from '../modules/ai/oracles';

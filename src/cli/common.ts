@@ -240,7 +240,7 @@ export async function submitAndReport(
   /** Printed on stderr once the node accepted the transaction. */
   acceptedNote?: string,
 ): Promise<number> {
-  let verdict;
+  let verdict: Awaited<ReturnType<CairnClient['submit']>>;
   try {
     verdict = await client.submit(tx);
   } catch (e) {

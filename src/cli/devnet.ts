@@ -179,7 +179,9 @@ export async function cmdDevnet(args: string[], io: CliIo): Promise<number> {
           : new Promise<void>((r) => c.once('exit', () => r())),
       );
       for (const c of children) c.kill('SIGTERM');
-      const timer = setTimeout(() => children.forEach((c) => c.kill('SIGKILL')), 20_000);
+      const timer = setTimeout(() => {
+        for (const c of children) c.kill('SIGKILL');
+      }, 20_000);
       await Promise.all(exits);
       clearTimeout(timer);
       done(EXIT.OK);

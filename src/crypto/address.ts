@@ -53,7 +53,7 @@ export function parseAddress(s: string): Address | undefined {
   const decoded = bech32m.decodeUnsafe(s, 90);
   if (!decoded || decoded.prefix !== NATIVE_PREFIX) return undefined;
   const bytes = bech32m.fromWordsUnsafe(decoded.words);
-  if (!bytes || bytes.length !== 20) return undefined;
+  if (bytes?.length !== 20) return undefined;
   return toHex(bytes);
 }
 

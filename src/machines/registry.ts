@@ -2,7 +2,6 @@ import type { MachineDef } from './define';
 import { MachineError } from './errors';
 
 /** A definition of any machine, as the tick sees it (it only needs the name to find it). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyMachineDef = MachineDef<any>;
 
 /** Definitions by name: how the tick finds the definition of a due instance. */

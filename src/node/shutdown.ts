@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { ModesActor } from '../actors/modesActor';
 import type { Sentinel } from '../actors/sentinel';
 import type { Supervisor } from '../actors/supervisor';
-import { CairnError, isCairnError } from '../errors/CairnError';
+import { type CairnError, isCairnError } from '../errors/CairnError';
 import type { Closers } from './closers';
 
 /**

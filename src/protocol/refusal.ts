@@ -13,7 +13,6 @@ export interface Refusal<C extends string = string> {
   readonly meta: Readonly<Record<string, unknown>>;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Wording = (meta: any) => string;
 
 /** A catalog's makers: one per code, taking that code's metadata (or nothing when its words take none). */

@@ -118,7 +118,7 @@ function partyOf(rule: ToRule, input: Record<string, unknown>): Address | null {
 }
 
 /** One data value from its input: converted (amounts to strings, cairn1… to 0x), then the entry's checks. */
-function valueOf(key: string, field: Field, v: unknown): unknown {
+function fieldValue(key: string, field: Field, v: unknown): unknown {
   let value = v;
   if (field.input) {
     value = field.input.convert(v);
@@ -185,7 +185,7 @@ export function buildTx(input: TxInput): UnsignedTx {
   const data: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(fields)) {
     if (i[key] === undefined && field.optional) continue;
-    data[key] = valueOf(key, field, i[key]);
+    data[key] = fieldValue(key, field, i[key]);
   }
   if (toLast) to = partyOf(entry.to, i);
   if (entry.dataRules?.length) {

@@ -22,7 +22,7 @@ export type { Network } from '../protocol/network';
 export { deriveKeys, generateSecret, type HybridKeys } from '../crypto/keys';
 export { toNative, parseAddress } from '../crypto/address';
 export { verifyAccountProof } from '../state/proof';
-export { type SignedTx, type Address } from '../protocol/types';
+export type { SignedTx, Address } from '../protocol/types';
 /** The transaction types the node implements (the registry's keys). */
 export { TX_TYPES, type ImplementedTxType as TxType } from '../modules/registry';
 export { taskCommitment } from '../modules/ai/commitment';

@@ -299,7 +299,7 @@ export class VmCallPool {
         this.kv,
         missing.map((i) => keys[i]),
       );
-      missing.forEach((i, j) => (out[i] = read[j]));
+      for (const [j, i] of missing.entries()) out[i] = read[j];
     }
     return out;
   }

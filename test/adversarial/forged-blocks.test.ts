@@ -60,7 +60,7 @@ describe('forged blocks naming the validator', () => {
     const s = await status();
     const head = await blockAt(s.height);
     // Grind a timestamp in the head's slot or later so that the forged sibling's hash is the lower one.
-    let sibling;
+    let sibling: ReturnType<typeof forge>;
     for (let dt = 1; ; dt++) {
       sibling = forge({ ...head.header, timestamp: head.header.timestamp + dt });
       if (sibling.hash < head.header.hash) break;

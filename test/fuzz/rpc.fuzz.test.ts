@@ -296,8 +296,9 @@ describe(`JSON-RPC fuzz (${FUZZ_RUNS} runs per property)`, () => {
         if (isForbiddenParse(body, value)) return checkResponse(null, value, where);
         if (Array.isArray(req)) {
           // An array body is a batch (checked by the batch property); here it must still answer in shape.
-          if (Array.isArray(value)) value.forEach((v, i) => checkResponse(req[i], v, where));
-          else checkResponse(null, value, where);
+          if (Array.isArray(value)) {
+            for (const [i, v] of value.entries()) checkResponse(req[i], v, where);
+          } else checkResponse(null, value, where);
           return;
         }
         checkResponse(req, value, where);
@@ -326,7 +327,7 @@ describe(`JSON-RPC fuzz (${FUZZ_RUNS} runs per property)`, () => {
         }
         if (!Array.isArray(value) || value.length !== reqs.length)
           throw new Error(`batch of ${reqs.length} answered with ${JSON.stringify(value).slice(0, 200)}`);
-        value.forEach((v, i) => checkResponse(reqs[i], v, `[${i}] ${where}`));
+        for (const [i, v] of value.entries()) checkResponse(reqs[i], v, `[${i}] ${where}`);
       }),
       { numRuns: Math.max(1, Math.ceil(FUZZ_RUNS / 5)) }, // each case is up to 60 calls
     );
@@ -385,8 +386,9 @@ describe(`JSON-RPC fuzz (${FUZZ_RUNS} runs per property)`, () => {
         if (m === 'POST' && path.startsWith('/') && (path === '/' || path.startsWith('/?'))) {
           if (r.status !== 200) throw new Error(`HTTP ${r.status}: ${where}`);
           const v = p.value;
-          if (Array.isArray(v)) v.forEach((x) => checkResponse(null, x, where));
-          else checkResponse(null, v, where);
+          if (Array.isArray(v)) {
+            for (const x of v) checkResponse(null, x, where);
+          } else checkResponse(null, v, where);
         } else if (r.status === 405) checkResponse(null, p.value, where);
         else if (
           typeof (p.value as { error?: unknown })?.error !== 'string' &&

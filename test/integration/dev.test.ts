@@ -21,7 +21,7 @@ const dev = (path: string, body: unknown = {}, token = TOKEN) =>
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { 'x-admin-token': token } : {}) },
     body: JSON.stringify(body),
-  }).then(async (r) => ({ status: r.status, body: (await r.json()) as any })); // eslint-disable-line @typescript-eslint/no-explicit-any
+  }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
 const balance = async (a: string) => BigInt((await client.account(a))?.balance ?? 0);
 
 beforeAll(async () => {

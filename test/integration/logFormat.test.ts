@@ -65,7 +65,8 @@ async function runNode(wrap?: (cmd: string[]) => string[], extra: string[] = [])
   return out;
 }
 
-const ANSI = /\x1b\[[0-9;]*m/g; // eslint-disable-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: an ANSI colour code starts with ESC (0x1b)
+const ANSI = /\x1b\[[0-9;]*m/g;
 const hasScript = process.platform === 'linux' && ['/usr/bin/script', '/bin/script'].some((p) => existsSync(p));
 
 describe('log format of a running node', () => {

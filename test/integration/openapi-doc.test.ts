@@ -18,7 +18,6 @@ import { freePort } from '../helpers/testNode';
  * describe every route of the table once, and be a valid OpenAPI 3.1 document.
  * test/integration/openapi.test.ts checks it against a running node.
  */
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const committed = readFileSync(OPENAPI_PATH, 'utf8');
 const doc = JSON.parse(committed) as any;
 const root = join(__dirname, '../..');

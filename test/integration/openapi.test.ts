@@ -24,7 +24,6 @@ import { startTestNode, waitUntil, type TestNode } from '../helpers/testNode';
  * requested fails the run: a route added to the document must be added here too.
  */
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
 interface DevAccount {
   address: Hex;

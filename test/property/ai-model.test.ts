@@ -289,7 +289,7 @@ function reverseCommitsAndReveals(blocks: SignedTx[][]): SignedTx[][] {
     if (senders.some((from) => b.filter((t) => t.from === from).length > 1)) return b;
     const out = [...b];
     const rev = [...movable].reverse();
-    movable.forEach((i, k) => (out[i] = b[rev[k]]));
+    for (const [k, i] of movable.entries()) out[i] = b[rev[k]];
     return out;
   });
 }

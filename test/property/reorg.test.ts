@@ -201,9 +201,7 @@ async function runOps(ops: Op[], outcomes: Outcomes): Promise<{ nodes: Node[]; r
       expect(r.rejected).toBeUndefined();
       outcomes.count('reorganized', r.reorganized ?? 0);
       // Fork choice: the importer now has the preferred of the two heads.
-      expect(to.view.head.height).toBeGreaterThanOrEqual(
-        from.view.head.height > to.view.head.height ? from.view.head.height : to.view.head.height,
-      );
+      expect(to.view.head.height).toBeGreaterThanOrEqual(Math.max(from.view.head.height, to.view.head.height));
     }
   }
   for (const n of nodes) {

@@ -16,7 +16,7 @@ import {
   symbolKey,
 } from '../../src/modules/tokens/records';
 import { toHex, utf8, type Hex } from '../../src/primitives/hex';
-import { MemoryKv } from '../../src/state/kv';
+import type { MemoryKv } from '../../src/state/kv';
 import { StateTrie } from '../../src/state/stateTrie';
 import { MemChain, replayBlocks } from '../helpers/memChain';
 import { runModel, type Outcomes } from '../helpers/modelRunner';

@@ -93,7 +93,7 @@ describe('VM value conservation (property)', () => {
 
         for (const o of ops) {
           const from = EOAS[o.from];
-          let out;
+          let out: Awaited<ReturnType<typeof send>>;
           if (o.kind === 'direct') out = await send(from, EOAS[o.to], '0x', o.wei);
           else if (o.kind === 'forward')
             out = await send(from, f, fwd.encodeFunctionData('forward', [EOAS[o.to]]), o.wei);

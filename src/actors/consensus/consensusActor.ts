@@ -207,7 +207,7 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
   async function importBlocks(blocks: Block[], now: number): Promise<ImportOutcome> {
     const out: ImportOutcome = { imported: 0, known: 0, head: d.view.head };
     const preverified = blocks.length > 1 ? preverifyTxs(d.verifier, blocks, d.network) : undefined;
-    preverified?.forEach((p) => p.catch(() => {})); // a crashed verifier is seen when awaited
+    for (const p of preverified ?? []) p.catch(() => {}); // a crashed verifier is seen when awaited
     for (const [i, block] of blocks.entries()) {
       const h = block.header;
       const at = await d.store.heightOfHash(h.hash);

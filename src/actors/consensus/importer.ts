@@ -160,7 +160,8 @@ export function preverifyTxs(
     }
     const passed = new WeakSet<object>();
     if (groups.length === 0) return passed;
-    (await verifyGroups((jobs) => verifier.verifyMany(jobs), groups)).forEach((v, i) => v && passed.add(txs[i]));
+    const verdicts = await verifyGroups((jobs) => verifier.verifyMany(jobs), groups);
+    for (const [i, v] of verdicts.entries()) if (v) passed.add(txs[i]);
     return passed;
   });
 }

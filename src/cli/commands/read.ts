@@ -79,7 +79,7 @@ function readCommand(read: ReadRoute): Command {
     }
     if (positionals.length < params.length)
       usage(`missing <${params[positionals.length]}>: ${helpOf(read).split('\n')[0].slice('Usage: '.length)}`);
-    params.forEach((k, i) => check((r.params as Record<string, Param>)[k], positionals[i], k, `<${k}>`));
+    for (const [i, k] of params.entries()) check((r.params as Record<string, Param>)[k], positionals[i], k, `<${k}>`);
     const q: Record<string, string> = {};
     for (const [k, p] of query) {
       const v = values[k] === true ? 'true' : str(values[k]);

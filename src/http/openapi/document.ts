@@ -106,8 +106,9 @@ function operation(r: RouteSpec, views: Set<string>) {
 
 /** Every `$ref` in a schema tree. */
 export function refsOf(node: unknown, out: string[] = []): string[] {
-  if (Array.isArray(node)) node.forEach((n) => refsOf(n, out));
-  else if (node && typeof node === 'object') {
+  if (Array.isArray(node)) {
+    for (const n of node) refsOf(n, out);
+  } else if (node && typeof node === 'object') {
     for (const [k, v] of Object.entries(node)) {
       if (k === '$ref' && typeof v === 'string') out.push(v);
       else refsOf(v, out);

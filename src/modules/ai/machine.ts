@@ -246,7 +246,7 @@ const overturned = (c: TaskContext) => {
 const quorumScores = (c: TaskContext, d: Decision | null): OracleScore[] =>
   keys(c.commits).flatMap((o): OracleScore[] => {
     if (!(o in c.reveals)) return [{ oracle: o, missed: 1, reputation: -2, release: 1 }];
-    if (d && d.winners.includes(o)) return [];
+    if (d?.winners.includes(o)) return [];
     return d ? [{ oracle: o, failed: 1, reputation: -1, release: 1 }] : [{ oracle: o, reputation: 0, release: 1 }];
   });
 

@@ -16,7 +16,7 @@ const SECP_KEY = '^0x(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$';
 const MLDSA_KEY = '^0x[0-9a-fA-F]{2624}$';
 
 /** VOTE's data.votes: candidate (0x or cairn1…) → positive integer string; read with 0x lower-case keys. */
-export function votesField(doc: string): Field<Record<Address, bigint>, Record<string, bigint | string>> {
+export function votesField(): Field<Record<Address, bigint>, Record<string, bigint | string>> {
   const sdk = (got: string) => `must map candidate addresses to positive integer amounts, got ${got}`;
   return {
     checks: [

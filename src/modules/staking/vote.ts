@@ -19,7 +19,7 @@ export const vote = defineTx({
   module: 'staking',
   summary: "allocates the sender's stake to validator candidates (data.votes), replacing its previous allocation",
   to: { kind: 'none' },
-  fields: { votes: votesField('candidate → votes') },
+  fields: { votes: votesField() },
   energy: 300n,
   cli: {
     command: 'stake vote',

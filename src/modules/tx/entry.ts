@@ -44,7 +44,6 @@ export interface Field<V = unknown, I = V> {
 /** A field that may be absent. */
 export type OptionalField<V, I = V> = Field<V, I> & { readonly optional: true };
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Fields = Record<string, Field<any, any>>;
 
 /** The typed data of a field set. */
@@ -213,5 +212,4 @@ export interface TxEntry<T extends TxType = TxType, R extends ToRule = ToRule, F
 }
 
 /** Any entry, as the registry and its readers see it. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyTxEntry = TxEntry<TxType, ToRule, any>;

@@ -80,7 +80,7 @@ export interface RouteSpec<Path extends string = string, Q extends Params = Para
 export const defineRoute = <
   const Path extends string,
   P extends { [K in PathNames<Path>[number]]: Param },
-  Q extends Params = {},
+  Q extends Params = Record<never, never>,
   T = unknown,
 >(
   r: RouteSpec<Path, Q, T> & { params?: P },

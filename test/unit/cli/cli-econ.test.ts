@@ -210,7 +210,7 @@ describe('help', () => {
   it('cairn --help lists the groups', async () => {
     const r = await run(['--help']);
     for (const g of Object.keys(subs)) expect(r.out).toMatch(new RegExp(`^  ${g} <sub>`, 'm'));
-    expect(r.out).toMatch(/^  resource <sub> +resource delegation: delegate, undelegate$/m);
+    expect(r.out).toMatch(/^ {2}resource <sub> +resource delegation: delegate, undelegate$/m);
   });
 
   it.each(Object.entries(subs))(

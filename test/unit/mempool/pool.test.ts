@@ -303,7 +303,9 @@ describe('pool invariants under random operations (model test)', () => {
           while (nonces.has(n)) n++;
           return n;
         };
-        const forget = (out: { tx: SignedTx }[]) => out.forEach((d) => ids.delete(d.tx.id));
+        const forget = (out: { tx: SignedTx }[]) => {
+          for (const d of out) ids.delete(d.tx.id);
+        };
         for (const o of ops) {
           if (o.kind === 'tick') {
             now += o.ms;

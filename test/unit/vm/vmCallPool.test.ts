@@ -11,7 +11,7 @@ import { fromHex, type Hex } from '../../../src/primitives/hex';
 import { newAccount } from '../../../src/protocol/accounts';
 import type { Address } from '../../../src/protocol/types';
 import { VmCallPool } from '../../../src/vm/callPool';
-import type { VmMessage } from '../../../src/vm/execute';
+import type { VmMessage, VmOutcome } from '../../../src/vm/execute';
 import { baseToWei } from '../../../src/vm/units';
 
 const alice: Address = '0x00000000000000000000000000000000000a11ce';
@@ -71,7 +71,7 @@ describe('VmCallPool', () => {
       // deadline only if this shared, busy machine starved it past the 25 ms budget: the workers
       // run at nice 10, and under a full CI run a fresh one's first call can miss it many times).
       const end = Date.now() + 50_000;
-      let out;
+      let out: VmOutcome | undefined;
       while (!out) {
         while (tight.stats().alive < 1) {
           if (Date.now() > end) throw new Error('no replacement worker within the deadline');
@@ -94,7 +94,7 @@ describe('VmCallPool', () => {
     const young = VmCallPool.create(kv, { workers: 1, timeoutMs: 300, maxQueue: 2 });
     try {
       expect(young.stats().alive).toBe(0); // nothing started yet: the call below waits for the start
-      let out;
+      let out: VmOutcome | undefined;
       for (let tries = 0; !out; tries++) {
         out = await young.call(root, call(CALLER_BALANCE), ctx).catch((e) => {
           if (e.code !== 'VM_CALL_TIMEOUT' || tries >= 5) throw e; // a run starved past 300 ms on a busy machine

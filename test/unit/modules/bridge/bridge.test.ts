@@ -277,22 +277,22 @@ describe('BRIDGE_OUT', () => {
   it('refuses an unknown token, a paused one, a frozen or blacklisted sender, and more than the sender holds', async () => {
     const w = await bridgeWorld({}, 0n);
     const token = await withToken(w, 0n);
-    const out = (from: Address, tok: Hex, n: string) => ({
+    const out = (tok: Hex, n: string) => ({
       data: { chain: 'ethereum', recipient: '0xabc', token: tok, tokenAmount: n },
     });
-    await w.fails('BRIDGE_OUT', U1, out(U1, `0x${'77'.repeat(20)}`, '1'), 'unknown token');
-    await w.fails('BRIDGE_OUT', U1, out(U1, token, '1000001'), 'insufficient token balance');
+    await w.fails('BRIDGE_OUT', U1, out(`0x${'77'.repeat(20)}`, '1'), 'unknown token');
+    await w.fails('BRIDGE_OUT', U1, out(token, '1000001'), 'insufficient token balance');
     await w.ok('TOKEN_TRANSFER', U1, { to: U2, data: { token, amount: '50' } });
-    await w.fails('BRIDGE_OUT', U2, out(U2, token, '51'), 'insufficient token balance');
+    await w.fails('BRIDGE_OUT', U2, out(token, '51'), 'insufficient token balance');
     await w.ok('TOKEN_BLACKLIST', U1, { to: U2, data: { token, blacklisted: true } });
-    await w.fails('BRIDGE_OUT', U2, out(U2, token, '1'), 'sender is blacklisted');
+    await w.fails('BRIDGE_OUT', U2, out(token, '1'), 'sender is blacklisted');
     await w.ok('TOKEN_FREEZE', U1, { data: { token, until: w.height + 5 } });
-    await w.fails('BRIDGE_OUT', U1, out(U1, token, '1'), `sender is frozen until height ${w.height + 4}`);
+    await w.fails('BRIDGE_OUT', U1, out(token, '1'), `sender is frozen until height ${w.height + 4}`);
     await w.until(w.height + 4);
     await w.ok('TOKEN_PAUSE', U1, { data: { token } });
-    await w.fails('BRIDGE_OUT', U1, out(U1, token, '1'), 'token is paused');
+    await w.fails('BRIDGE_OUT', U1, out(token, '1'), 'token is paused');
     await w.ok('TOKEN_UNPAUSE', U1, { data: { token } });
-    await w.ok('BRIDGE_OUT', U1, out(U1, token, '1'));
+    await w.ok('BRIDGE_OUT', U1, out(token, '1'));
     // Coins: more than the balance is not includable (balance < amount + fee: skipped, state untouched).
     const all = (await balance(w, U4)).toString();
     const v = await applyTx(
