@@ -60,7 +60,8 @@ const LAYERS = {
     'contracts',
     'views',
   ],
-  // What both servers (the HTTP API and JSON-RPC) share: CORS, the client gate (rate limit, guard), bodies, request ids.
+  // What both servers (the HTTP API and JSON-RPC) share: CORS, the client gate (rate limit, guard), bodies, request
+  // ids.
   web: ['primitives', 'errors', 'protocol', 'views'],
   http: ['primitives', 'errors', 'protocol', 'crypto', 'api', 'contracts', 'views', 'web'],
   rpc: ['primitives', 'errors', 'protocol', 'crypto', 'api', 'views', 'web'],

@@ -127,7 +127,8 @@ function summarize(s: Submission, label: string, extra: Partial<RunResult> = {})
     ...extra,
   };
   console.error(
-    `${label}: ${r.rate.toFixed(0)}/s (${showTally(outcomes)}) in ${(s.wallMs / 1000).toFixed(2)} s, latency p50 ${ms(r.p50)} ms, p99 ${ms(r.p99)} ms`,
+    `${label}: ${r.rate.toFixed(0)}/s (${showTally(outcomes)}) in ${(s.wallMs / 1000).toFixed(2)} s, latency ` +
+      `p50 ${ms(r.p50)} ms, p99 ${ms(r.p99)} ms`,
   );
   return r;
 }
@@ -249,7 +250,10 @@ async function main(): Promise<void> {
       if (m0 && m1 && n0) {
         const others = m1.busy - m0.busy - nodeS - clientS;
         console.error(
-          `  node CPU ${(((nodeS * 1000) / s.wallMs) * 100).toFixed(0)} % of a core, client ${(((clientS * 1000) / s.wallMs) * 100).toFixed(0)} %, other processes ${(((Math.max(0, others) * 1000) / s.wallMs) * 100).toFixed(0)} % (a busy machine skews the result)`,
+          `  node CPU ${(((nodeS * 1000) / s.wallMs) * 100).toFixed(0)} % of a core, ` +
+            `client ${(((clientS * 1000) / s.wallMs) * 100).toFixed(0)} %, other ` +
+            `processes ${(((Math.max(0, others) * 1000) / s.wallMs) * 100).toFixed(0)} % ` +
+            `(a busy machine skews the result)`,
         );
       }
       if (r === RUNS - 1) {
@@ -315,8 +319,10 @@ async function main(): Promise<void> {
       target: `≥ ${TARGET * 100} % of the reference`,
       met: ratio >= TARGET && refusals === 0,
       note:
-        `${(ratio * 100).toFixed(0)} % of the reference; POST p99 ${ms(p99.median)} ms (${ms(p99.min)}–${ms(p99.max)}), p50 ${ms(med((x) => x.p50))} ms; ` +
-        `pool alone p99 ${ms(med((x) => x.p99, ref))} ms; ${CONCURRENCY} in flight, keep-alive; ${perRun} txs per run from ${SENDERS} senders; ` +
+        `${(ratio * 100).toFixed(0)} % of the reference; POST p99 ${ms(p99.median)} ms ` +
+        `(${ms(p99.min)}–${ms(p99.max)}), p50 ${ms(med((x) => x.p50))} ms; ` +
+        `pool alone p99 ${ms(med((x) => x.p99, ref))} ms; ${CONCURRENCY} in flight, keep-alive; ${perRun} txs ` +
+        `per run from ${SENDERS} senders; ` +
         `node CPU ${fmt(
           med((x) => x.nodeUs),
           0,

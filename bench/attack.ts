@@ -142,7 +142,8 @@ const SCENARIOS: Record<string, { title: string; run(): Promise<Measured> }> = {
           t.output,
           stats.blocks.map((b) => b.height),
         );
-        // A block the log does not name (a line lost to a busy pipe) is left out rather than turning every figure into NaN.
+        // A block the log does not name (a line lost to a busy pipe) is left out rather than turning every figure into
+        // NaN.
         const floodMs = stats.blocks.map((b) => ms.get(b.height)).filter((x): x is number => x !== undefined);
         const others = [...ms].filter(([h]) => !stats.blocks.some((b) => b.height === h)).map(([, v]) => v);
         const slowest = Math.max(...floodMs);
@@ -157,7 +158,9 @@ const SCENARIOS: Record<string, { title: string; run(): Promise<Measured> }> = {
             reference: { name: 'median empty block, same run', value: quietMedian },
             target: '≤ 200 ms',
             met: slowest <= 200,
-            note: `${stats.included.size}/${stats.sent} included over ${stats.blocks.length} blocks; their median ${[...floodMs].sort((a, b) => a - b)[floodMs.length >> 1]} ms (${floodMs.join(', ')})`,
+            note:
+              `${stats.included.size}/${stats.sent} included over ${stats.blocks.length} blocks; their ` +
+              `median ${[...floodMs].sort((a, b) => a - b)[floodMs.length >> 1]} ms (${floodMs.join(', ')})`,
           },
         };
       }),
@@ -254,7 +257,9 @@ const SCENARIOS: Record<string, { title: string; run(): Promise<Measured> }> = {
             value: worst,
             target: '≤ 2 slots',
             met: worst <= 2,
-            note: `squat: ${report.accepted} accepted of ${report.sent}, cost ${report.costBaseUnits} base units; refused ${JSON.stringify(report.refused)}`,
+            note:
+              `squat: ${report.accepted} accepted of ${report.sent}, cost ${report.costBaseUnits} base units; ` +
+              `refused ${JSON.stringify(report.refused)}`,
           },
         };
       }),
@@ -282,7 +287,10 @@ for (const name of chosen) {
     reference: { name: 'the same honest load, no flood', value: quietP99 },
     target: '≤ 100 ms',
     met: p99.median <= 100,
-    note: `p50 ${f(results[0].flood.p50)} ms under the flood (${f(results[0].quiet.p50)} without); ${results[0].flood.failures} failed of ${results[0].flood.requests}`,
+    note:
+      `p50 ${f(results[0].flood.p50)} ms under the flood ` +
+      `(${f(results[0].quiet.p50)} without); ${results[0].flood.failures} failed ` +
+      `of ${results[0].flood.requests}`,
   });
   rows.push({
     metric: `attack, ${s.title}: largest gap between blocks`,
@@ -309,7 +317,9 @@ for (const name of chosen) {
   }
   for (const r of rows.slice(-3))
     console.error(
-      `  ${r.metric}: ${f(r.cairn.median)} ${r.unit} (reference ${r.reference ? f(r.reference.value.median) : '–'}) target ${r.target}: ${r.met ? 'met' : 'NOT met'}`,
+      `  ${r.metric}: ${f(r.cairn.median)} ${r.unit} ` +
+        `(reference ${r.reference ? f(r.reference.value.median) : '–'}) ` +
+        `target ${r.target}: ${r.met ? 'met' : 'NOT met'}`,
     );
 }
 writeResults('attack', rows, values['results-dir']);

@@ -117,10 +117,10 @@ const RATE = posInt(values.rate!, 'rate', 100_000);
 const SOCKETS = TINY ? 8 : posInt(values.sockets!, 'sockets', 1024);
 const SLOT_MS = posInt(values['slot-ms']!, 'slot-ms', 1000, 50);
 // --tiny only keeps the bench from rotting: on a busy machine its short stream may fill no block.
-const MIN_BLOCKS = TINY ? 0 : 10;
+const MIN_BLOCKS = TINY ? 0 : 10; // fewer full blocks measured than this: the run failed
 /** Rounds held back behind the missing nonce 0 (nonces 1..HELD): the released backlog is (HELD + 1) rounds. */
 const HELD = Math.max(1, Math.ceil((BACKLOG * N) / SENDERS) - 1);
-if (HELD > 64) throw new Error('--backlog too large for --senders: the mempool allows a nonce gap of 64'); // fewer full blocks measured than this: the run failed
+if (HELD > 64) throw new Error('--backlog too large for --senders: the mempool allows a nonce gap of 64');
 const TARGET = 0.2; // of the slot
 
 /** Nonce rounds: [0] the release, [1..HELD] the held backlog, [HELD+1..] the stream. */
@@ -170,7 +170,8 @@ const sortedOf = (xs: number[]) => [...xs].sort((a, b) => a - b);
 const showMs = (xs: number[]) => {
   const s = sortedOf(xs);
   return s.length
-    ? `median ${fmt(median(s), 0)} ms (${fmt(s[0], 0)}–${fmt(s.at(-1), 0)}), p99 ${fmt(pct(s, 0.99), 0)} ms over ${s.length}`
+    ? `median ${fmt(median(s), 0)} ms (${fmt(s[0], 0)}–${fmt(s.at(-1), 0)}), p99 ${fmt(pct(s, 0.99), 0)} ms ` +
+        `over ${s.length}`
     : 'none';
 };
 
@@ -392,7 +393,8 @@ async function main(): Promise<void> {
     const partial = withTxs.filter((b) => b.txs < N && started(b) <= endWall);
     const heights = competing.map((b) => b.height);
     const consecutive = heights.every((h, i) => i === 0 || h === heights[i - 1] + 1);
-    // --tiny on a busy machine may fill no block: its row then shows the blocks that carried transactions (a number, not null).
+    // --tiny on a busy machine may fill no block: its row then shows the blocks that carried transactions (a number,
+    // not null).
     const ms = (TINY && competing.length === 0 ? withTxs : competing).map((b) => b.ms);
     const s = sortedOf(ms);
     const p99 = pct(s, 0.99);
@@ -408,16 +410,19 @@ async function main(): Promise<void> {
     printTable('block production on a real node (500 ms slots)', [
       [
         'senders, transactions',
-        `${SENDERS}, ${total} (held ${HELD * SENDERS}, released ${SENDERS}, streamed ${stream.outcome.length} at ${RATE}/s)`,
+        `${SENDERS}, ${total} ` +
+          `(held ${HELD * SENDERS}, released ${SENDERS}, streamed ${stream.outcome.length} at ${RATE}/s)`,
       ],
       [
         'admission during the blocks',
-        `${fmt(admitted / wallS, 0)} tx/s accepted over ${fmt(wallS, 1)} s; stream lag max ${fmt(stream.maxLagMs, 0)} ms; ${showTally(tally([...release.outcome, ...stream.outcome]))}`,
+        `${fmt(admitted / wallS, 0)} tx/s accepted over ${fmt(wallS, 1)} s; stream lag ` +
+          `max ${fmt(stream.maxLagMs, 0)} ms; ${showTally(tally([...release.outcome, ...stream.outcome]))}`,
       ],
       ['first full block (warm-up, left out)', warmup ? `${warmup.height}: ${warmup.ms} ms` : '–'],
       [
         'full blocks, admission competing',
-        `${showMs(ms)}; heights ${heights[0] ?? '–'}..${heights.at(-1) ?? '–'}${consecutive ? ' (consecutive)' : ' (NOT consecutive)'}`,
+        `${showMs(ms)}; heights ${heights[0] ?? '–'}..${heights.at(-1) ?? '–'}` +
+          (consecutive ? ' (consecutive)' : ' (NOT consecutive)'),
       ],
       ['  phases (median ms)', phaseLine(competing)],
       ['full blocks, quiet (after the stream)', showMs(quiet.map((b) => b.ms))],
@@ -430,7 +435,9 @@ async function main(): Promise<void> {
     ]);
 
     if (competing.length < MIN_BLOCKS)
-      failure ??= `only ${competing.length} full blocks built during the stream (need ${MIN_BLOCKS}); blocks: ${withTxs.map((b) => `${b.height}:${b.txs}`).join(' ')}`;
+      failure ??=
+        `only ${competing.length} full blocks built during the stream (need ${MIN_BLOCKS}); ` +
+        `blocks: ${withTxs.map((b) => `${b.height}:${b.txs}`).join(' ')}`;
     if (failure) throw new Error(failure);
 
     const breakdownOf = (title: string, of: typeof competing) => {
@@ -459,9 +466,16 @@ async function main(): Promise<void> {
       target: `≤ ${TARGET * 100} % of a ${SLOT_MS} ms slot (median ≤ ${SLOT_MS * TARGET} ms)`,
       met: cs.median <= SLOT_MS * TARGET,
       note:
-        `real node (RocksDB), ${competing.length} full blocks (heights ${heights[0]}–${heights.at(-1)}${consecutive ? '' : ', not consecutive'}) built while the next blocks' ` +
-        `transfers were admitted at ${fmt(admitted / wallS, 0)} tx/s (paced at ${RATE}/s, ${SENDERS} senders, backlog ${(HELD + 1) * SENDERS} at the release); ` +
-        `p99 ${fmt(p99, 0)} ms${warmup ? ` (the first full block, ${warmup.ms} ms, left out as warm-up)` : ''}; ms = the node's "block committed" ms: build (state open, prefetch, execute, end-of-block, trie flush, seal) + commit (block + indexes, RocksDB write, no fsync); not the candidate collection before it nor the signing guard's fsync after ` +
+        `real node (RocksDB), ${competing.length} full blocks ` +
+        `(heights ${heights[0]}–${heights.at(-1)}${consecutive ? '' : ', not consecutive'}) built while the ` +
+        `next blocks' ` +
+        `transfers were admitted at ${fmt(admitted / wallS, 0)} tx/s ` +
+        `(paced at ${RATE}/s, ${SENDERS} senders, backlog ${(HELD + 1) * SENDERS} at the release); ` +
+        `p99 ${fmt(p99, 0)} ` +
+        `ms${warmup ? ` (the first full block, ${warmup.ms} ms, left out as warm-up)` : ''}; ms = the node's ` +
+        `"block committed" ms: build (state open, prefetch, execute, end-of-block, trie flush, seal) + commit ` +
+        `(block + indexes, RocksDB write, no fsync); not the candidate collection before it nor the signing ` +
+        `guard's fsync after ` +
         `— median phases ${phaseLine(competing)}; quiet blocks (no admission) ${showMs(quiet.map((b) => b.ms))}` +
         (inproc.length
           ? `; in process on MemoryKv (buildBlock + trie flush only) median ${fmt(median(inproc), 0)} ms`

@@ -43,6 +43,7 @@ for (const [n, k] of [
   const worst = time(() => quorumRefusal(committee, digest, bad, 'bench'));
   const bytes = JSON.stringify(tx.data).length;
   console.log(
-    `${k} of ${n}: data ${bytes} bytes; validate ${validate.toFixed(2)} ms; quorum ${quorum.toFixed(1)} ms; 16 bad signatures ${worst.toFixed(1)} ms`,
+    `${k} of ${n}: data ${bytes} bytes; validate ${validate.toFixed(2)} ms; quorum ${quorum.toFixed(1)} ms; ` +
+      `16 bad signatures ${worst.toFixed(1)} ms`,
   );
 }

@@ -126,7 +126,8 @@ async function main(): Promise<void> {
   }
   console.log(`holders ${HOLDERS}, ${n} ERC-20 transfers in ${BLOCKS} blocks of ${PER_BLOCK} (after 1 warm-up block)`);
   console.log(
-    `executeVm alone: ${(n / (execMs / 1000)).toFixed(0)} transfers/s (${((execMs * 1000) / n).toFixed(0)} µs each, ${Number(gas) / n} gas avg)`,
+    `executeVm alone: ${(n / (execMs / 1000)).toFixed(0)} transfers/s ` +
+      `(${((execMs * 1000) / n).toFixed(0)} µs each, ${Number(gas) / n} gas avg)`,
   );
   console.log(
     `incl. nonce write + block flush: ${(((BLOCKS + 1) * PER_BLOCK) / (wall / 1000)).toFixed(0)} transfers/s`,

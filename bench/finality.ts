@@ -137,7 +137,8 @@ async function oneRun(run: number): Promise<RunResult> {
   const net: Devnet = await startDevnet(N, { slotMs: SLOT_MS, idleBlockMs: IDLE_MS });
   let stopLoad = false;
   try {
-    // Signed for the devnet's genesis (liboqs on worker threads) before the warm-up: nothing competes with the measured window.
+    // Signed for the devnet's genesis (liboqs on worker threads) before the warm-up: nothing competes with the measured
+    // window.
     const envs = await signDevTxs(items, { label: 'finality', network: await networkAt(net.nodes[0].http) });
     if (net.accounts.slice(0, N).some((a, i) => a.address !== DEV_ADDRESSES[i]))
       throw new Error("the devnet's dev accounts are not devSecret(0..3)");
@@ -334,7 +335,8 @@ async function main(): Promise<void> {
     printTable(`run ${r + 1}: heights ${res.heights[0]}..${res.heights[1]}, ${s.length} (block, node) pairs`, [
       [
         'commit → final p50 / p99 / max (ms)',
-        `${s.length ? pct(s, 0.5) : '–'} / ${pct(s, 0.99)} / ${s.at(-1)}  (${fmt(pct(s, 0.5) / SLOT_MS, 2)} / ${fmt(pct(s, 0.99) / SLOT_MS, 2)} slots)`,
+        `${s.length ? pct(s, 0.5) : '–'} / ${pct(s, 0.99)} / ${s.at(-1)}  ` +
+          `(${fmt(pct(s, 0.5) / SLOT_MS, 2)} / ${fmt(pct(s, 0.99) / SLOT_MS, 2)} slots)`,
       ],
       ['block timestamp → final p50 / p99 (ms)', `${pct(t, 0.5)} / ${pct(t, 0.99)}`],
       ['slot timer phase per validator (ms into its slot)', res.phases.map((p) => fmt(p, 0)).join(', ')],
@@ -382,7 +384,11 @@ async function main(): Promise<void> {
   const missed = results.reduce((a, r) => a + r.missedSlots, 0);
   const reorgs = results.reduce((a, r) => a + r.reorgs, 0);
   const slots = (v: number) => `${(v / SLOT_MS).toFixed(2)} slots`;
-  const how = `${N} validator processes on loopback, ${SLOT_MS} ms slots, ${TXS_PER_SLOT} transfers per slot sent round the nodes; ${RUNS} fresh devnets × ${BLOCKS} blocks × ${N} nodes; after ${WARMUP_BLOCKS} warm-up blocks; measured from each node's own "block committed" log lines (its commit of the block → its first commit with finalizedHeight ≥ it), no polling`;
+  const how =
+    `${N} validator processes on loopback, ${SLOT_MS} ms slots, ${TXS_PER_SLOT} transfers per slot sent round ` +
+    `the nodes; ${RUNS} fresh devnets × ${BLOCKS} blocks × ${N} nodes; after ${WARMUP_BLOCKS} warm-up blocks; ` +
+    `measured from each node's own "block committed" log lines ` +
+    `(its commit of the block → its first commit with finalizedHeight ≥ it), no polling`;
   const rows: ResultRow[] = [
     {
       metric: 'multi-node, 4 validators: time to finality p50 (ms)',
@@ -391,7 +397,9 @@ async function main(): Promise<void> {
       reference: ref,
       target,
       met: p50.median <= TARGET_MS,
-      note: `${slots(p50.median)}; from the block's timestamp (producer's slot tick) p50 ${Math.round(spread(ts50).median)} ms. ${how}`,
+      note:
+        `${slots(p50.median)}; from the block's timestamp (producer's slot tick) ` +
+        `p50 ${Math.round(spread(ts50).median)} ms. ${how}`,
     },
     {
       metric: 'multi-node, 4 validators: time to finality p99 (ms)',
@@ -400,7 +408,9 @@ async function main(): Promise<void> {
       reference: ref,
       target,
       met,
-      note: `${slots(p99.median)}; from the block's timestamp p99 ${Math.round(spread(ts99).median)} ms; ${missed} missed slots and ${reorgs} re-committed heights in the windows`,
+      note:
+        `${slots(p99.median)}; from the block's timestamp p99 ${Math.round(spread(ts99).median)} ms; ${missed} ` +
+        `missed slots and ${reorgs} re-committed heights in the windows`,
     },
   ];
   writeResults('finality', rows, values['results-dir']);

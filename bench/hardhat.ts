@@ -192,7 +192,8 @@ async function receipts(chain: Chain, hashes: string[], what: string, timeoutMs:
     if (out.every(Boolean)) break;
     if (Date.now() > until)
       throw new Error(
-        `${chain.name}: ${what}: ${out.filter((r) => !r).length} of ${hashes.length} transactions not included within ${timeoutMs / 1000} s`,
+        `${chain.name}: ${what}: ${out.filter((r) => !r).length} of ${hashes.length} transactions not ` +
+          `included within ${timeoutMs / 1000} s`,
       );
     await sleep(200);
   }
@@ -295,11 +296,15 @@ async function setUp(chain: Chain, p: Plan): Promise<void> {
   if (r[0].contractAddress?.toLowerCase() !== p.tokenAddr.toLowerCase())
     throw new Error(`${chain.name}: token at ${r[0].contractAddress}, expected ${p.tokenAddr}`);
   console.error(
-    `${chain.name}: ${p.senders.length + 1} wallets funded, token deployed at ${p.tokenAddr} and distributed (${((Date.now() - t0) / 1000).toFixed(1)} s)`,
+    `${chain.name}: ${p.senders.length + 1} wallets funded, token deployed at ${p.tokenAddr} and distributed ` +
+      `(${((Date.now() - t0) / 1000).toFixed(1)} s)`,
   );
 }
 
-/** The transfers of run `run` signed for `chainId`, in lanes: lane k sends for senders k, k+L, …, round by round in nonce order. */
+/**
+ * The transfers of run `run` signed for `chainId`, in lanes: lane k sends for senders k, k+L, …, round by round in
+ * nonce order.
+ */
 async function signRun(p: Plan, chainId: number, run: number, lanes: number): Promise<string[][]> {
   const S = p.senders.length;
   const bySender = await Promise.all(
@@ -396,7 +401,9 @@ async function cairnTransfers(chain: Chain, node: SpawnedNode, lanes: string[][]
     accepted: p.accepted,
     refused: p.refused,
     blockMs: blocks.filter((b) => b.txs >= 400).map((b) => b.ms),
-    note: `${outcome}; ${blocks.length} blocks (largest ${Math.max(0, ...blocks.map((b) => b.txs))} tx); admission ${submitRate.toFixed(0)} tx/s`,
+    note:
+      `${outcome}; ${blocks.length} blocks (largest ${Math.max(0, ...blocks.map((b) => b.txs))} tx); ` +
+      `admission ${submitRate.toFixed(0)} tx/s`,
   };
 }
 
@@ -514,7 +521,11 @@ async function main(): Promise<void> {
           reference: { name: hhName, value: hs },
           target: `≥ ${READ_TARGET}× the reference`,
           met: ratio >= READ_TARGET && failures === 0,
-          note: `${ratio.toFixed(1)}× ${hhVersion}; wrk ${THREADS} threads, ${CONNECTIONS} connections, ${bodies.length} bodies rotated, ${SECONDS} s × ${RUNS} runs interleaved; Cairn p99 ${p99.toFixed(1)} ms; server CPU per request ${spread(cpuUs.Cairn).median.toFixed(0)} µs vs ${spread(cpuUs.Hardhat).median.toFixed(0)} µs${failures ? `; ${failures} errors` : ''}`,
+          note:
+            `${ratio.toFixed(1)}× ${hhVersion}; wrk ${THREADS} threads, ${CONNECTIONS} ` +
+            `connections, ${bodies.length} bodies rotated, ${SECONDS} s × ${RUNS} runs interleaved; Cairn ` +
+            `p99 ${p99.toFixed(1)} ms; server CPU per request ${spread(cpuUs.Cairn).median.toFixed(0)} µs ` +
+            `vs ${spread(cpuUs.Hardhat).median.toFixed(0)} µs${failures ? `; ${failures} errors` : ''}`,
         });
         console.error(
           `${method}: Cairn ${showSpread(cs)} req/s, Hardhat ${showSpread(hs)} req/s → ${ratio.toFixed(1)}×`,
@@ -533,7 +544,8 @@ async function main(): Promise<void> {
         })),
       );
       console.error(
-        `signed ${2 * RUNS * TRANSFERS} transfers (${RUNS} runs × ${TRANSFERS} × 2 chain ids) in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+        `signed ${2 * RUNS * TRANSFERS} transfers (${RUNS} runs × ${TRANSFERS} × 2 chain ids) ` +
+          `in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
       );
       const runs: Record<string, TransferRun[]> = { Cairn: [], Hardhat: [] };
       for (let run = 0; run < RUNS; run++) {
@@ -547,13 +559,15 @@ async function main(): Promise<void> {
         ] as const) {
           if (r.refused.length || r.accepted !== TRANSFERS)
             throw new Error(
-              `${name}: ${r.accepted} of ${TRANSFERS} transfers accepted; refusals: ${[...new Set(r.refused)].slice(0, 5).join('; ')}`,
+              `${name}: ${r.accepted} of ${TRANSFERS} transfers accepted; ` +
+                `refusals: ${[...new Set(r.refused)].slice(0, 5).join('; ')}`,
             );
           if (!(r.rate > 0)) throw new Error(`${name}: transfers did not complete (${r.note})`);
           runs[name].push(r);
         }
         console.error(
-          `transfers run ${run + 1}: Cairn ${c.rate.toFixed(0)} tx/s (${c.note}), Hardhat ${h.rate.toFixed(0)} tx/s (${h.note})`,
+          `transfers run ${run + 1}: Cairn ${c.rate.toFixed(0)} tx/s (${c.note}), ` +
+            `Hardhat ${h.rate.toFixed(0)} tx/s (${h.note})`,
         );
       }
       // The same transfers ran on both: the same token balances.
@@ -583,7 +597,8 @@ async function main(): Promise<void> {
       const mid = runs.Cairn[Math.floor(RUNS / 2)];
       const blockMs = runs.Cairn.flatMap((r) => r.blockMs ?? []);
       const buildNote = blockMs.length
-        ? `; a block of ≥ 400 transfers takes ${spread(blockMs).median.toFixed(0)} ms (median of ${blockMs.length}) to build and commit`
+        ? `; a block of ≥ 400 transfers takes ${spread(blockMs).median.toFixed(0)} ms ` +
+          `(median of ${blockMs.length}) to build and commit`
         : '';
       rows.push({
         metric: 'ERC-20 transfers (tx/s)',
@@ -592,7 +607,12 @@ async function main(): Promise<void> {
         reference: { name: hhName, value: hs },
         target: `≥ ${TRANSFER_TARGET}× the reference`,
         met: ratio >= TRANSFER_TARGET,
-        note: `${ratio.toFixed(1)}× ${hhVersion}; ${TRANSFERS} signed EIP-1559 transfers per run from ${SENDERS} senders over ${lanes} keep-alive connections, eth_sendRawTransaction one at a time per connection; Cairn counted in committed blocks (${SLOT_MS} ms slots, ≤ 500 tx per block: a ceiling of ${((500 * 1000) / SLOT_MS).toFixed(0)} tx/s; ${mid.note}${buildNote}), Hardhat when mined; balances equal on both after ${RUNS} runs`,
+        note:
+          `${ratio.toFixed(1)}× ${hhVersion}; ${TRANSFERS} signed EIP-1559 transfers per run from ${SENDERS} ` +
+          `senders over ${lanes} keep-alive connections, eth_sendRawTransaction one at a time per connection; ` +
+          `Cairn counted in committed blocks (${SLOT_MS} ms slots, ≤ 500 tx per block: a ceiling ` +
+          `of ${((500 * 1000) / SLOT_MS).toFixed(0)} tx/s; ${mid.note}${buildNote}), Hardhat when mined; ` +
+          `balances equal on both after ${RUNS} runs`,
       });
     }
 
@@ -601,7 +621,8 @@ async function main(): Promise<void> {
       `Cairn JSON-RPC vs ${hh.clientVersion}`,
       rows.map((r) => [
         r.metric,
-        `Cairn ${showSpread(r.cairn)}   Hardhat ${r.reference ? showSpread(r.reference.value) : '–'}   ${r.target}: ${r.met ? 'met' : 'MISSED'}`,
+        `Cairn ${showSpread(r.cairn)}   ` +
+          `Hardhat ${r.reference ? showSpread(r.reference.value) : '–'}   ${r.target}: ${r.met ? 'met' : 'MISSED'}`,
       ]),
     );
     console.log(JSON.stringify(out, null, 2));

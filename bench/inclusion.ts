@@ -215,7 +215,8 @@ async function main(): Promise<void> {
       const heightOf = new Map<string, number>();
       for (const b of blocks) for (const t of b.txs) heightOf.set(t.id, b.height);
 
-      // The window: the slots wholly inside [load start + 1 slot, load end]; a block belongs to the slot of its header timestamp.
+      // The window: the slots wholly inside [load start + 1 slot, load end]; a block belongs to the slot of its header
+      // timestamp.
       const slotOf = (ts: number) => Math.floor(ts / SLOT_MS);
       const firstSlot = Math.ceil((loadStart + SLOT_MS) / SLOT_MS);
       const endSlot = Math.floor(loadEnd / SLOT_MS); // exclusive
@@ -255,9 +256,12 @@ async function main(): Promise<void> {
       };
       runs.push(run);
       console.error(
-        `run ${r + 1}/${RUNS}: ${txPerS.toFixed(0)} tx/s into blocks over ${slots} slots, ${full} full (${(run.fullShare * 100).toFixed(0)} %); ` +
-          `latency p50 ${fmt(run.p50, 2)} p99 ${fmt(run.p99, 2)} slots; ${accepted} of ${perRun} accepted (${showTally(outcomes)}); ${notIncluded} not included; ` +
-          `block build+commit p50 ${run.blockMsP50} ms, max ${run.blockMsMax} ms; client lag max ${load.maxLagMs.toFixed(0)} ms\n  txs per window slot: ${run.sizes.join(' ')}`,
+        `run ${r + 1}/${RUNS}: ${txPerS.toFixed(0)} tx/s into blocks over ${slots} slots, ${full} full ` +
+          `(${(run.fullShare * 100).toFixed(0)} %); ` +
+          `latency p50 ${fmt(run.p50, 2)} p99 ${fmt(run.p99, 2)} slots; ${accepted} of ${perRun} accepted ` +
+          `(${showTally(outcomes)}); ${notIncluded} not included; ` +
+          `block build+commit p50 ${run.blockMsP50} ms, max ${run.blockMsMax} ms; client lag ` +
+          `max ${load.maxLagMs.toFixed(0)} ms\n  txs per window slot: ${run.sizes.join(' ')}`,
       );
       if (r === RUNS - 1) {
         profileWindow = { from: p0, to: p1 };
@@ -296,11 +300,15 @@ async function main(): Promise<void> {
         name: `the spec's ceiling: ${MAX_TXS_PER_BLOCK} tx per ${SLOT_MS} ms slot`,
         value: spread(runs.map(() => CEILING)),
       },
-      target: `≥ ${FULL_TARGET * 100} % of slots full under saturating load; p99 submit → included ≤ ${LATENCY_TARGET_SLOTS} slots`,
+      target:
+        `≥ ${FULL_TARGET * 100} % of slots full under saturating load; p99 submit → included ` +
+        `≤ ${LATENCY_TARGET_SLOTS} slots`,
       met,
       note:
-        `full slots ${sh(fullS, 1)} %; p99 ${sh(p99)} slots, p50 ${fmt(p50.median, 2)}; window ${fmt(slots.median, 0)} slots; ` +
-        `load: ${PREFILL} pre-filled, then ${RATE} tx/s open loop for ${SECONDS} s from ${SENDERS} senders; block build+commit p50 ${fmt(blockMs.median, 0)} ms` +
+        `full slots ${sh(fullS, 1)} %; p99 ${sh(p99)} slots, p50 ${fmt(p50.median, 2)}; ` +
+        `window ${fmt(slots.median, 0)} slots; ` +
+        `load: ${PREFILL} pre-filled, then ${RATE} tx/s open loop for ${SECONDS} s from ${SENDERS} senders; ` +
+        `block build+commit p50 ${fmt(blockMs.median, 0)} ms` +
         (refused + notIncluded ? `; ${refused} refused, ${notIncluded} not included` : '') +
         (enough ? '' : '; WINDOW UNDER 20 SLOTS'),
     };

@@ -112,7 +112,8 @@ interface RunResult {
 }
 
 async function run(i: number, bodies: string[]): Promise<RunResult> {
-  // Submitted concurrently, a sender's transactions arrive out of order: allow the whole 64-nonce gap (the pool's content, not its admission rules, is measured).
+  // Submitted concurrently, a sender's transactions arrive out of order: allow the whole 64-nonce gap (the pool's
+  // content, not its admission rules, is measured).
   let node: SpawnedNode | null = await spawnNode({
     devAccounts: SENDERS,
     slotMs: 500,
@@ -156,8 +157,11 @@ async function run(i: number, bodies: string[]): Promise<RunResult> {
       height: metric(m, 'cairn_height'),
     };
     console.error(
-      `run ${i + 1}: idle RSS ${fmt(r.idle / MIB, 0)} MiB; ${PENDING} pending after ${fmt(r.fillS, 1)} s (${fmt(PENDING / r.fillS, 0)} tx/s): ` +
-        `RSS ${fmt(r.full / MIB, 0)} MiB, peak ${fmt(r.hwm / MIB, 0)} MiB, V8 heap used ${fmt(r.heap / MIB, 0)} MiB (${mem.pids} process${mem.pids > 1 ? 'es' : ''}), head at height ${r.height}`,
+      `run ${i + 1}: idle RSS ${fmt(r.idle / MIB, 0)} MiB; ${PENDING} pending after ${fmt(r.fillS, 1)} s ` +
+        `(${fmt(PENDING / r.fillS, 0)} tx/s): ` +
+        `RSS ${fmt(r.full / MIB, 0)} MiB, peak ${fmt(r.hwm / MIB, 0)} MiB, V8 heap ` +
+        `used ${fmt(r.heap / MIB, 0)} MiB (${mem.pids} process${mem.pids > 1 ? 'es' : ''}), head at ` +
+        `height ${r.height}`,
     );
     return r;
   } finally {
@@ -225,10 +229,13 @@ async function main(): Promise<void> {
     target: '≤ 1 GiB (1,024 MiB)',
     met: rss.max <= TARGET / MIB && hwm.max <= TARGET / MIB,
     note:
-      `VmRSS of the node's process group from /proc once GET /mempool counted ${PENDING.toLocaleString('en')} pending hybrid TRANSFERs of ${SENDERS} senders ` +
-      `(nonces 1..${PER_SENDER}, nonce 0 never sent, so the producer — running its 500 ms slots — cannot include them; fresh node per run); ` +
+      `VmRSS of the node's process group from /proc once GET /mempool counted ${PENDING.toLocaleString('en')} ` +
+      `pending hybrid TRANSFERs of ${SENDERS} senders ` +
+      `(nonces 1..${PER_SENDER}, nonce 0 never sent, so the producer — running its 500 ms slots — cannot ` +
+      `include them; fresh node per run); ` +
       `peak (VmHWM) ${showSpread(hwm)} MiB; idle node before the fill ${showSpread(idle)} MiB; ` +
-      `≈ ${fmt(perTx.median, 0)} bytes RSS per pending tx (V8 heap ${showSpread(idleHeap)} → ${showSpread(heap)} MiB, ≈ ${fmt(heapPerTx.median, 0)} bytes per tx); ` +
+      `≈ ${fmt(perTx.median, 0)} bytes RSS per pending tx ` +
+      `(V8 heap ${showSpread(idleHeap)} → ${showSpread(heap)} MiB, ≈ ${fmt(heapPerTx.median, 0)} bytes per tx); ` +
       `met = every run's RSS and peak ≤ 1 GiB`,
   };
   const out = writeResults('memory', [row], values['results-dir']);

@@ -89,7 +89,8 @@ async function main(): Promise<void> {
       });
       if (built.txs.length !== N || built.results.some((r) => r.status !== 'success'))
         throw new Error(
-          `${kind}: ${built.txs.length} included, ${built.dropped[0]?.reason ?? built.results.find((r) => r.error)?.error}`,
+          `${kind}: ${built.txs.length} ` +
+            `included, ${built.dropped[0]?.reason ?? built.results.find((r) => r.error)?.error}`,
         );
       blocks.set(kind, {
         header: { ...at, height: 1, txCount: N },
@@ -148,7 +149,9 @@ async function main(): Promise<void> {
   const med = (xs: number[]) => spread(xs).median;
   for (const [kind, m] of Object.entries(ms)) {
     console.error(
-      `${kind.padEnd(8)} produce ${fmt(med(m.produce), 0)} ms (min ${fmt(Math.min(...m.produce), 0)}) · import ${fmt(med(m.importWall), 0)} ms (execution ${fmt(med(m.importExec), 0)} ms on the main thread) · execution checking nested signatures itself ${fmt(med(m.before), 0)} ms`,
+      `${kind.padEnd(8)} produce ${fmt(med(m.produce), 0)} ms (min ${fmt(Math.min(...m.produce), 0)}) · ` +
+        `import ${fmt(med(m.importWall), 0)} ms (execution ${fmt(med(m.importExec), 0)} ms on the main thread) · ` +
+        `execution checking nested signatures itself ${fmt(med(m.before), 0)} ms`,
     );
   }
   const [t, x] = [ms.TRANSFER, ms.META_TX];
@@ -161,7 +164,9 @@ async function main(): Promise<void> {
       reference: { name: `${N} TRANSFERs`, value: spread(t.produce) },
       target: '≤ 1.5 × the transfers',
       met: ratio(x.produce, t.produce) <= 1.5,
-      note: `×${fmt(ratio(x.produce, t.produce), 2)}; inner signatures checked at admission in the verify pool; in process (MemoryKv), ${ROUNDS} rounds`,
+      note:
+        `×${fmt(ratio(x.produce, t.produce), 2)}; inner signatures checked at admission in the verify pool; in ` +
+        `process (MemoryKv), ${ROUNDS} rounds`,
     },
     {
       metric: `block of ${N} META_TXs, importer (pool verification + execution + trie), ms`,
@@ -170,7 +175,11 @@ async function main(): Promise<void> {
       reference: { name: `${N} TRANSFERs`, value: spread(t.importWall) },
       target: '≤ 1.5 × the transfers',
       met: ratio(x.importWall, t.importWall) <= 1.5,
-      note: `×${fmt(ratio(x.importWall, t.importWall), 2)}; main thread ${fmt(med(x.importExec), 0)} vs ${fmt(med(t.importExec), 0)} ms; before (inner signatures on the main thread): ${fmt(med(x.before), 0)} ms; ${availableParallelism()} verify workers, ${2 * N} vs ${N} signatures`,
+      note:
+        `×${fmt(ratio(x.importWall, t.importWall), 2)}; main thread ${fmt(med(x.importExec), 0)} ` +
+        `vs ${fmt(med(t.importExec), 0)} ms; before ` +
+        `(inner signatures on the main thread): ${fmt(med(x.before), 0)} ms; ${availableParallelism()} verify ` +
+        `workers, ${2 * N} vs ${N} signatures`,
     },
   ];
   const out = writeResults('metaTx', rows, values['results-dir']);

@@ -332,7 +332,9 @@ async function main(): Promise<void> {
   const polite = tally();
   const perOffenderRate = (factor * MAX) / WINDOW_MS; // requests per ms
   console.error(
-    `phase 1: ${offenders} offenders × ${factor}× the limit (${(perOffenderRate * 1000).toFixed(0)} req/s each) for ${seconds} s, a well-behaved client at half the limit, a polite client`,
+    `phase 1: ${offenders} offenders × ${factor}× the limit ` +
+      `(${(perOffenderRate * 1000).toFixed(0)} req/s each) for ${seconds} s, a well-behaved client at half the ` +
+      `limit, a polite client`,
   );
   const t0 = performance.now();
   await Promise.all([
@@ -370,26 +372,31 @@ async function main(): Promise<void> {
   offenderTallies.forEach((t, i) => {
     rows.push([
       `offender 127.0.0.${2 + i}`,
-      `${t.sent} sent (${(t.sent / wall).toFixed(0)}/s): ${statuses(t)}; 429 from limiter ${t.limiter429}, guard ${t.guard429}; Retry-After ${retryAfters(t)}`,
+      `${t.sent} sent (${(t.sent / wall).toFixed(0)}/s): ${statuses(t)}; 429 from limiter ${t.limiter429}, ` +
+        `guard ${t.guard429}; Retry-After ${retryAfters(t)}`,
     ]);
   });
   const gs = [...good.ms].sort((x, y) => x - y);
   rows.push([
     'well-behaved 127.0.0.7',
-    `${good.sent} sent (${(good.sent / wall).toFixed(1)}/s): ${statuses(good)}; latency p50 ${fmt(pct(gs, 0.5), 2)} ms, p99 ${fmt(pct(gs, 0.99), 2)} ms, max ${fmt(gs[gs.length - 1], 2)} ms`,
+    `${good.sent} sent (${(good.sent / wall).toFixed(1)}/s): ${statuses(good)}; latency ` +
+      `p50 ${fmt(pct(gs, 0.5), 2)} ms, p99 ${fmt(pct(gs, 0.99), 2)} ms, max ${fmt(gs[gs.length - 1], 2)} ms`,
   ]);
   rows.push([
     'polite 127.0.0.8',
-    `${polite.sent} sent: ${statuses(polite)}; 429 limiter ${polite.limiter429}, guard ${polite.guard429}; Retry-After ${retryAfters(polite)}`,
+    `${polite.sent} sent: ${statuses(polite)}; 429 limiter ${polite.limiter429}, guard ${polite.guard429}; ` +
+      `Retry-After ${retryAfters(polite)}`,
   ]);
   rows.push([
     'guard after phase 1',
-    `active blocks ${g1.activeBlocks ?? '?'}, blocks imposed ${g1.blocksTotal ?? '?'}, rate-limited total ${g1.rateLimit?.limitedTotal ?? '?'}`,
+    `active blocks ${g1.activeBlocks ?? '?'}, blocks imposed ${g1.blocksTotal ?? '?'}, rate-limited ` +
+      `total ${g1.rateLimit?.limitedTotal ?? '?'}`,
   ]);
   for (const b of g1.blocks ?? [])
     rows.push([
       '  block',
-      `${b.client} level ${b.level} remaining ${(b.remainingMs / 1000).toFixed(1)} s offences ${JSON.stringify(b.offences)}`,
+      `${b.client} level ${b.level} remaining ${(b.remainingMs / 1000).toFixed(1)} s ` +
+        `offences ${JSON.stringify(b.offences)}`,
     ]);
   printTable(`Phase 1 (${wall.toFixed(1)} s, limit ${MAX} per ${WINDOW_MS} ms per client)`, rows);
   const limitedAny = offenderTallies.some((t) => t.limiter429 + t.guard429 > 0);
@@ -409,7 +416,9 @@ async function main(): Promise<void> {
     const g = await view();
     mem.push([
       label,
-      `RSS ${fmt(rssMiB(pid), 1)} MiB${await heap()}; limiter table ${g.rateLimit?.trackedClients ?? '?'} / ${g.rateLimit?.maxClients ?? '?'} (evicted ${g.rateLimit?.evictedTotal ?? '?'}); guard table ${g.trackedClients ?? '?'} / ${g.maxClients ?? '?'} (evicted ${g.evictedTotal ?? '?'})`,
+      `RSS ${fmt(rssMiB(pid), 1)} MiB${await heap()}; limiter table ${g.rateLimit?.trackedClients ?? '?'} ` +
+        `/ ${g.rateLimit?.maxClients ?? '?'} (evicted ${g.rateLimit?.evictedTotal ?? '?'}); guard ` +
+        `table ${g.trackedClients ?? '?'} / ${g.maxClients ?? '?'} (evicted ${g.evictedTotal ?? '?'})`,
     ]);
   };
   if (!Number.isNaN(pid)) {
@@ -424,7 +433,8 @@ async function main(): Promise<void> {
         if (r.status !== 200) fails++;
       });
       await snap(
-        `+${distinctSockets} distinct socket addresses (${((performance.now() - t) / 1000).toFixed(1)} s, ${fails} not 200)`,
+        `+${distinctSockets} distinct socket addresses ` +
+          `(${((performance.now() - t) / 1000).toFixed(1)} s, ${fails} not 200)`,
       );
     }
     if ((standalone || node) && distinctForwarded > 0) {
@@ -456,7 +466,8 @@ async function main(): Promise<void> {
         });
       });
       await snap(
-        `+${n} distinct forwarded offenders, one malformed POST /tx each (${((performance.now() - t) / 1000).toFixed(1)} s)`,
+        `+${n} distinct forwarded offenders, one malformed POST /tx each ` +
+          `(${((performance.now() - t) / 1000).toFixed(1)} s)`,
       );
       agent.destroy();
     }

@@ -117,10 +117,15 @@ async function main(): Promise<void> {
         reference: { name: 'bare hyper-express, same bytes', value: rs },
         target: `≥ ${TARGET * 100} % of the reference`,
         met: ratio >= TARGET && failures === 0,
-        note: `${(ratio * 100).toFixed(0)} % of the reference; node p99 ${p99.toFixed(1)} ms; server CPU per request ${spread(cairnUs).median.toFixed(1)} µs vs ${spread(refUs).median.toFixed(1)} µs${failures ? `; ${failures} non-2xx or socket errors` : ''}`,
+        note:
+          `${(ratio * 100).toFixed(0)} % of the reference; node p99 ${p99.toFixed(1)} ms; server CPU per ` +
+          `request ${spread(cairnUs).median.toFixed(1)} µs vs ${spread(refUs).median.toFixed(1)} ` +
+          `µs${failures ? `; ${failures} non-2xx or socket errors` : ''}`,
       });
       console.error(
-        `GET ${label}: cairn ${showSpread(cs)} req/s, bare ${showSpread(rs)} req/s → ${(ratio * 100).toFixed(0)} %; CPU/request ${spread(cairnUs).median.toFixed(1)} vs ${spread(refUs).median.toFixed(1)} µs`,
+        `GET ${label}: cairn ${showSpread(cs)} req/s, bare ${showSpread(rs)} req/s ` +
+          `→ ${(ratio * 100).toFixed(0)} %; CPU/request ${spread(cairnUs).median.toFixed(1)} ` +
+          `vs ${spread(refUs).median.toFixed(1)} µs`,
       );
     }
     const out = writeResults('reads', rows, values['results-dir']);

@@ -17,7 +17,8 @@
  *
  * Client: wrk (C, epoll; `apt-get install -y wrk`) with a generated Lua script that sets
  * method, body and headers, rotates request bodies and checks every response (HTTP 200 and no
- * JSON-RPC "error"; bench/lib/rpcLoad.ts, shared with bench/hardhat.ts); --client auto uses wrk when it is on PATH. Fallback (--client node): a
+ * JSON-RPC "error"; bench/lib/rpcLoad.ts, shared with bench/hardhat.ts); --client auto uses wrk when it is on PATH.
+ * Fallback (--client node): a
  * pipelined HTTP/1.1 client on raw keep-alive sockets in this process (--pipeline requests
  * outstanding per connection; no undici here). Which client ran is printed. The node's CPU
  * per thread and the client's CPU are reported next to the rates, so a client bottleneck
@@ -240,8 +241,10 @@ async function main(): Promise<void> {
 
     const clientDesc =
       client === 'wrk'
-        ? `wrk (C, epoll) ${threads} threads, ${connections} keep-alive connections, Lua: POST / with JSON body, every response checked`
-        : `node pipelined HTTP/1.1 client (raw sockets, this process), ${connections} keep-alive connections × ${pipeline} in flight`;
+        ? `wrk (C, epoll) ${threads} threads, ${connections} keep-alive connections, Lua: POST / with JSON ` +
+          `body, every response checked`
+        : `node pipelined HTTP/1.1 client (raw sockets, this process), ${connections} keep-alive connections ` +
+          `× ${pipeline} in flight`;
     const rows: [string, string][] = [
       ['client', clientDesc],
       ['target', `${rpcUrl}${node ? ' (own node, 10 dev accounts, idle chain)' : ''}; ${duration} s per method`],
@@ -250,12 +253,16 @@ async function main(): Promise<void> {
       rows.push(
         [
           method,
-          `${(r.ok / r.seconds).toFixed(0)} req/s   p50 ${fmt(r.p50us / 1000, 2)} ms   p90 ${fmt(r.p90us / 1000, 2)} ms   p99 ${fmt(r.p99us / 1000, 2)} ms   max ${fmt(r.maxUs / 1000, 1)} ms`,
+          `${(r.ok / r.seconds).toFixed(0)} req/s   p50 ${fmt(r.p50us / 1000, 2)} ms   ` +
+            `p90 ${fmt(r.p90us / 1000, 2)} ms   p99 ${fmt(r.p99us / 1000, 2)} ms   ` +
+            `max ${fmt(r.maxUs / 1000, 1)} ms`,
         ],
         ['  requests / errors', `${r.requests} / ${r.errors}${r.errors ? ` (${r.errorKinds})` : ''}`],
         [
           '  CPU (% of one core)',
-          `node ${fmt(nodeCpu * 100, 0)} % (main thread ${fmt(nodeMain * 100, 0)} %), client ${(((r.clientCpuS * 1000) / (r.seconds * 1000)) * 100).toFixed(0)} %, other processes ${fmt(others * 100, 0)} %`,
+          `node ${fmt(nodeCpu * 100, 0)} % (main thread ${fmt(nodeMain * 100, 0)} %), ` +
+            `client ${(((r.clientCpuS * 1000) / (r.seconds * 1000)) * 100).toFixed(0)} %, other ` +
+            `processes ${fmt(others * 100, 0)} %`,
         ],
       );
       if (threadLines.length && values['cpu-prof']) rows.push(...threadLines);
@@ -264,7 +271,8 @@ async function main(): Promise<void> {
     const bn = results.find((x) => x.method === 'eth_blockNumber');
     if (bn)
       console.log(
-        `\ntarget ≥ 15,000 req/s for eth_blockNumber: ${bn.r.ok / bn.r.seconds >= 15_000 ? 'MET' : 'MISSED'} (${(bn.r.ok / bn.r.seconds).toFixed(0)})`,
+        `\ntarget ≥ 15,000 req/s for eth_blockNumber: ${bn.r.ok / bn.r.seconds >= 15_000 ? 'MET' : 'MISSED'} ` +
+          `(${(bn.r.ok / bn.r.seconds).toFixed(0)})`,
       );
     if (node) {
       const problems = node.problems.filter((l) => !/npm warn/.test(l));
@@ -294,7 +302,8 @@ async function runPipelined(
   const u = new URL(url);
   const reqs = bodies.map((b) =>
     Buffer.from(
-      `POST / HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(b)}\r\n\r\n${b}`,
+      `POST / HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: ` +
+        `application/json\r\nContent-Length: ${Buffer.byteLength(b)}\r\n\r\n${b}`,
     ),
   );
   const lat: number[] = [];

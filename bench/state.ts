@@ -144,8 +144,11 @@ function report(label: string, splits: Split[]): void {
   const sorted = splits.map((s) => s.total).sort((a, b) => a - b);
   const f = (v: number) => v.toFixed(1);
   console.log(
-    `${label}: ${f(avg('total'))} ms per block (median ${f(sorted[sorted.length >> 1])}, cpu ${f(avg('cpu'))}) — prefetch ${f(avg('prefetch'))}, exec ${f(avg('exec'))}, ` +
-      `root ${f(avg('root'))}, flush ${f(avg('flush'))}, write ${f(avg('write'))}; ${avg('reads').toFixed(0)} store reads, ${avg('nodes').toFixed(0)} nodes written`,
+    `${label}: ${f(avg('total'))} ms per block ` +
+      `(median ${f(sorted[sorted.length >> 1])}, cpu ${f(avg('cpu'))}) — prefetch ${f(avg('prefetch'))}, ` +
+      `exec ${f(avg('exec'))}, ` +
+      `root ${f(avg('root'))}, flush ${f(avg('flush'))}, write ${f(avg('write'))}; ${avg('reads').toFixed(0)} ` +
+      `store reads, ${avg('nodes').toFixed(0)} nodes written`,
   );
 }
 
@@ -167,7 +170,8 @@ async function main(): Promise<void> {
     }
     const fillMs = performance.now() - t0;
     console.log(
-      `fill: ${ACCOUNTS} accounts in ${(fillMs / 1000).toFixed(1)} s (${((ACCOUNTS / fillMs) * 1000).toFixed(0)} accounts/s, blocks of 5,000)`,
+      `fill: ${ACCOUNTS} accounts in ${(fillMs / 1000).toFixed(1)} s ` +
+        `(${((ACCOUNTS / fillMs) * 1000).toFixed(0)} accounts/s, blocks of 5,000)`,
     );
     let root = state.root();
     let seed = 1;
@@ -201,7 +205,8 @@ async function main(): Promise<void> {
     for (let i = 0; i < 200; i++) await proofState.proveAccount(addr((i * 104729) % ACCOUNTS));
     const p2 = performance.now();
     console.log(
-      `reads: ${(1_000 / ((p1 - p0) / 1000)).toFixed(0)} getAccount/s, ${(200 / ((p2 - p1) / 1000)).toFixed(0)} proveAccount/s`,
+      `reads: ${(1_000 / ((p1 - p0) / 1000)).toFixed(0)} ` +
+        `getAccount/s, ${(200 / ((p2 - p1) / 1000)).toFixed(0)} proveAccount/s`,
     );
     await kv.close();
   } finally {

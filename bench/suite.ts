@@ -57,7 +57,8 @@ export function renderResults(files: ResultFile[]): string {
       const ratio = Number.isNaN(x) ? '–' : x >= 2 ? `${x.toFixed(1)}×` : `${(x * 100).toFixed(0)} %`;
       const ref = r.reference ? `${showSpread(r.reference.value)} (${r.reference.name})` : '–';
       lines.push(
-        `| ${r.metric} | ${showSpread(r.cairn)} | ${ref} | ${ratio} | ${r.target} | ${r.met ? 'yes' : '**no**'} | ${r.note ?? ''} |`,
+        `| ${r.metric} | ${showSpread(r.cairn)} | ${ref} | ${ratio} | ${r.target} ` +
+          `| ${r.met ? 'yes' : '**no**'} | ${r.note ?? ''} |`,
       );
     }
   }

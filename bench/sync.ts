@@ -4,7 +4,8 @@
  * into a RocksDB data directory (real signatures, the development validator sealing each
  * block one slot apart, in the past); node A serves it; node B, a follower with its own
  * key, starts empty with `--peers A`. Measured: from B's first answer to B's head = A's head.
- * Usage: npx tsx bench/sync.ts [--blocks 5000] [--txs 4] [--senders 200] [--chain-dir <dir>] [--tiny] [--results-dir <dir>]
+ * Usage: npx tsx bench/sync.ts [--blocks 5000] [--txs 4] [--senders 200] [--chain-dir <dir>] [--tiny] [--results-dir
+ * <dir>]
  * (--results-dir: also write the result row for bench/suite.ts.)
  * (--chain-dir keeps node A's built chain and reuses it when the shape matches; a build cut
  * short resumes from its last block; A's node only reads it: its idle pace is an hour.)
@@ -126,7 +127,8 @@ async function buildChain(dir: string): Promise<{ head: Head; txs: number }> {
       });
       if (built.txs.length !== body.length)
         throw new Error(
-          `block ${b}: ${body.length - built.txs.length} transactions left out (${built.dropped.map((x) => x.reason).join(', ')})`,
+          `block ${b}: ${body.length - built.txs.length} transactions left out ` +
+            `(${built.dropped.map((x) => x.reason).join(', ')})`,
         );
       batch = kv.batch();
       const stateRoot = await state.flush(batch);
@@ -153,7 +155,8 @@ async function buildChain(dir: string): Promise<{ head: Head; txs: number }> {
       txs += built.txs.length;
     }
     console.error(
-      `built ${Math.min(BLOCKS, c + CHUNK_BLOCKS)} / ${BLOCKS} blocks (${txs} transactions; signing ${signSecs.toFixed(0)} s of ${((performance.now() - t1) / 1000).toFixed(0)} s)`,
+      `built ${Math.min(BLOCKS, c + CHUNK_BLOCKS)} / ${BLOCKS} blocks ` +
+        `(${txs} transactions; signing ${signSecs.toFixed(0)} s of ${((performance.now() - t1) / 1000).toFixed(0)} s)`,
     );
   }
   await kv.close();

@@ -257,12 +257,14 @@ async function main(): Promise<void> {
     if (setupBad.length) {
       const r = setupResults.get(setupBad[0].id);
       throw new Error(
-        `setup: ${setupBad.length} of ${setup.length} not successful, e.g. ${setupBad[0].id}: ${r ? `${r.result?.status} ${r.result?.error ?? ''}` : 'not in the blocks'}`,
+        `setup: ${setupBad.length} of ${setup.length} not successful, ` +
+          `e.g. ${setupBad[0].id}: ${r ? `${r.result?.status} ${r.result?.error ?? ''}` : 'not in the blocks'}`,
       );
     }
     const tokenAfterSetup = await api.get<TokenView>(`/tokens/${token}`);
     console.error(
-      `setup: token ${SYMBOL} ${token}, ${S - 1} senders funded in ${((performance.now() - t1) / 1000).toFixed(1)} s (${tokenAfterSetup.holders} holders)`,
+      `setup: token ${SYMBOL} ${token}, ${S - 1} senders funded ` +
+        `in ${((performance.now() - t1) / 1000).toFixed(1)} s (${tokenAfterSetup.holders} holders)`,
     );
 
     // Warm the connections; wait for a quiet machine; let the chain settle (finality blocks of
@@ -399,6 +401,8 @@ async function main(): Promise<void> {
     const nodeCpuS = n1.total - n0.total;
     const clientCpuS = (cpuSubmit.user + cpuSubmit.system) / 1e6;
     const busyS = m0 && m1 ? m1.busy - m0.busy : NaN;
+    // other processes' CPU during the run, in % of a core
+    const othersPct = ((Math.max(0, busyS - nodeCpuS - (cpuAll.user + cpuAll.system) / 1e6) * 1000) / wallMs) * 100;
 
     const rows: [string, string][] = [
       ['submission', `POST /tx (hybrid envelopes), ${concurrency} in flight (keep-alive)`],
@@ -423,7 +427,9 @@ async function main(): Promise<void> {
       ['inclusion', end],
       [
         'included (from the blocks)',
-        `${included} of ${accepted} accepted${included < accepted ? '  ← INCOMPLETE' : ''}${strangers ? `; ${strangers} other txs in the window` : ''}`,
+        `${included} of ${accepted} accepted` +
+          (included < accepted ? '  ← INCOMPLETE' : '') +
+          (strangers ? `; ${strangers} other txs in the window` : ''),
       ],
       [
         'failed results',
@@ -431,11 +437,14 @@ async function main(): Promise<void> {
       ],
       [
         'blocks in window / with txs',
-        `${blocks.length} / ${withTxs.length}; txs per block mean ${(inBlocks / Math.max(1, withTxs.length)).toFixed(0)}, max ${Math.max(0, ...withTxs.map((b) => b.txs))}`,
+        `${blocks.length} / ${withTxs.length}; txs per block ` +
+          `mean ${(inBlocks / Math.max(1, withTxs.length)).toFixed(0)}, ` +
+          `max ${Math.max(0, ...withTxs.map((b) => b.txs))}`,
       ],
       [
         'EXECUTED TOKEN_TRANSFERs/s',
-        `${fmt(execRate, 0)}  ((included − first block's) ÷ commit-time span first→last block: ${inBlocks - (first?.txs ?? 0)} / ${(spanMs / 1000).toFixed(2)} s)`,
+        `${fmt(execRate, 0)}  ((included − first block's) ÷ commit-time span first→last ` +
+          `block: ${inBlocks - (first?.txs ?? 0)} / ${(spanMs / 1000).toFixed(2)} s)`,
       ],
       [
         'end-to-end transfers/s',
@@ -443,17 +452,22 @@ async function main(): Promise<void> {
       ],
       [
         'block build+commit ms (blocks with txs)',
-        `mean ${fmt(buildSum / Math.max(1, buildMs.length))}, p50 ${fmt(pct(buildMs, 0.5), 0)}, max ${fmt(buildMs.at(-1), 0)}`,
+        `mean ${fmt(buildSum / Math.max(1, buildMs.length))}, p50 ${fmt(pct(buildMs, 0.5), 0)}, ` +
+          `max ${fmt(buildMs.at(-1), 0)}`,
       ],
       [
         '  blocks started after the last submission',
         quiet.length
-          ? `${quiet.length} blocks, ${quietTxs} txs: ${fmt(quietMsPerTx, 3)} ms per tx → producer ceiling ~${fmt(1000 / quietMsPerTx, 0)} tx/s`
+          ? `${quiet.length} blocks, ${quietTxs} txs: ${fmt(quietMsPerTx, 3)} ms per tx → producer ceiling ` +
+            `~${fmt(1000 / quietMsPerTx, 0)} tx/s`
           : 'none (every block overlapped submission)',
       ],
       [
         'node CPU',
-        `${nodeCpuS.toFixed(2)} s over ${(wallMs / 1000).toFixed(2)} s = ${(((nodeCpuS * 1000) / wallMs) * 100).toFixed(0)} % of a core (${availableParallelism()} cores), ${((nodeCpuS * 1e6) / Math.max(1, included)).toFixed(0)} µs per included tx`,
+        `${nodeCpuS.toFixed(2)} s over ${(wallMs / 1000).toFixed(2)} s ` +
+          `= ${(((nodeCpuS * 1000) / wallMs) * 100).toFixed(0)} % of a core ` +
+          `(${availableParallelism()} cores), ${((nodeCpuS * 1e6) / Math.max(1, included)).toFixed(0)} µs per ` +
+          `included tx`,
       ],
     );
     rows.push(...threadRows(n0, n1, wallMs));
@@ -466,7 +480,8 @@ async function main(): Promise<void> {
         'other processes',
         Number.isNaN(busyS)
           ? '–'
-          : `${(((Math.max(0, busyS - nodeCpuS - (cpuAll.user + cpuAll.system) / 1e6) * 1000) / wallMs) * 100).toFixed(0)} % of a core during the run (${(othersIdle * 100).toFixed(0)} % before); should be ~0`,
+          : `${othersPct.toFixed(0)} % of a core during the run ` +
+            `(${(othersIdle * 100).toFixed(0)} % before); should be ~0`,
       ],
     );
     printTable('FT20 TOKEN_TRANSFERs through the node (bench/tokens.ts)', rows);
@@ -477,7 +492,9 @@ async function main(): Promise<void> {
       ['every transfer accepted', `${check(accepted === order.length)} (${accepted} of ${order.length})`],
       [
         'Σ /holders balances = supply',
-        `${check(holders.sum === SUPPLY && BigInt(view.supply) === SUPPLY)} (Σ ${holders.sum} over ${holders.count} holders in ${holders.pages} pages; token supply ${view.supply}; created ${SUPPLY})`,
+        `${check(holders.sum === SUPPLY && BigInt(view.supply) === SUPPLY)} (Σ ${holders.sum} ` +
+          `over ${holders.count} holders in ${holders.pages} pages; token supply ${view.supply}; ` +
+          `created ${SUPPLY})`,
       ],
       [
         'holder count',
@@ -485,7 +502,9 @@ async function main(): Promise<void> {
       ],
       [
         '/transfers covers all transfers',
-        `${check(feed.rows === expectedTransfers && missingInFeed === 0)} (${feed.rows} rows in ${feed.pages} pages; expected ${expectedTransfers} = 1 mint + ${S - 1} distribution + ${successIds.length} measured; ${missingInFeed} missing)`,
+        `${check(feed.rows === expectedTransfers && missingInFeed === 0)} (${feed.rows} rows in ${feed.pages} ` +
+          `pages; expected ${expectedTransfers} = 1 mint + ${S - 1} distribution + ${successIds.length} ` +
+          `measured; ${missingInFeed} missing)`,
       ],
     ]);
     if (withTxs.length)
@@ -500,11 +519,13 @@ async function main(): Promise<void> {
     await stop();
     if (node.cpuProfDir) {
       console.log(
-        `\n════ node CPU profile, submission window (${((submitEndMono - startMono) / 1000).toFixed(2)} s: admission and the blocks built meanwhile)`,
+        `\n════ node CPU profile, submission window ` +
+          `(${((submitEndMono - startMono) / 1000).toFixed(2)} s: admission and the blocks built meanwhile)`,
       );
       summarizeProfile(node.cpuProfDir, { from: startMono, to: submitEndMono });
       console.log(
-        `\n════ node CPU profile, after the last submission until the last inclusion (${((endMono - submitEndMono) / 1000).toFixed(2)} s: block production only)`,
+        `\n════ node CPU profile, after the last submission until the last inclusion ` +
+          `(${((endMono - submitEndMono) / 1000).toFixed(2)} s: block production only)`,
       );
       summarizeProfile(node.cpuProfDir, { from: submitEndMono, to: endMono });
     }

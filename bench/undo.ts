@@ -81,6 +81,8 @@ for (let round = 1; round <= 3; round++) {
   const plain = await run(false);
   const undoable = await run(true);
   console.log(
-    `round ${round}: putBlock ${plain.put.toFixed(2)} + write ${plain.write.toFixed(2)} | putUndoableBlock ${undoable.put.toFixed(2)} + write ${undoable.write.toFixed(2)} | undoBlock ${undoable.undo!.toFixed(2)}`,
+    `round ${round}: putBlock ${plain.put.toFixed(2)} + write ${plain.write.toFixed(2)} | ` +
+      `putUndoableBlock ${undoable.put.toFixed(2)} + write ${undoable.write.toFixed(2)} | ` +
+      `undoBlock ${undoable.undo!.toFixed(2)}`,
   );
 }

@@ -111,7 +111,8 @@ async function main(): Promise<void> {
   const perSender = Math.ceil(N / S);
   if (perSender > 64)
     console.error(
-      `warning: ${perSender} txs per sender exceeds the nonce gap (64): out-of-order arrival may be refused; use more --senders`,
+      `warning: ${perSender} txs per sender exceeds the nonce gap (64): out-of-order arrival may be refused; ` +
+        `use more --senders`,
     );
 
   const extra = values['verify-workers'] ? ['--verify-workers', values['verify-workers']] : [];
@@ -375,6 +376,8 @@ async function main(): Promise<void> {
     const nodeCpuS = n1.total - n0.total;
     const clientCpuS = (cpuSubmit.user + cpuSubmit.system) / 1e6;
     const busyS = m0 && m1 ? m1.busy - m0.busy : NaN;
+    // other processes' CPU during the run, in % of a core
+    const othersPct = ((Math.max(0, busyS - nodeCpuS - (cpuAll.user + cpuAll.system) / 1e6) * 1000) / wallMs) * 100;
 
     const rows: [string, string][] = [
       [
@@ -385,11 +388,14 @@ async function main(): Promise<void> {
       ],
       [
         'senders / transfers / per sender',
-        `${S} / ${order.length} / ${perSender}; recipients ${nRecipients ? `${nRecipients} fixed` : 'fresh random'}; tx type ${txType}`,
+        `${S} / ${order.length} / ${perSender}; ` +
+          `recipients ${nRecipients ? `${nRecipients} fixed` : 'fresh random'}; tx type ${txType}`,
       ],
       [
         'node',
-        `slot ${slotMs} ms, mempool cap ${values['mempool-cap']}${extra.length ? `, ${extra.join(' ')}` : ''}${values['node-flags'] ? `, node flags: ${values['node-flags']}` : ''}`,
+        `slot ${slotMs} ms, mempool cap ${values['mempool-cap']}` +
+          (extra.length ? `, ${extra.join(' ')}` : '') +
+          (values['node-flags'] ? `, node flags: ${values['node-flags']}` : ''),
       ],
       ['accepted', `${accepted} of ${order.length}`],
     ];
@@ -412,16 +418,20 @@ async function main(): Promise<void> {
       ['failed receipts (status 0x0)', `${failed}`],
       [
         'receipt lookups (after the clock)',
-        `${rs.length} eth_getTransactionReceipt in ${(receiptMs / 1000).toFixed(2)} s = ${(rs.length / (receiptMs / 1000)).toFixed(0)}/s (batches of 50, 4 in flight)`,
+        `${rs.length} eth_getTransactionReceipt in ${(receiptMs / 1000).toFixed(2)} s ` +
+          `= ${(rs.length / (receiptMs / 1000)).toFixed(0)}/s (batches of 50, 4 in flight)`,
       ],
       ['mean gasUsed per transfer', gasUsed.toFixed(0)],
       [
         'blocks in window / with txs',
-        `${blocks.length} / ${withTxs.length}; txs per block mean ${(inBlocks / Math.max(1, withTxs.length)).toFixed(0)}, max ${Math.max(0, ...withTxs.map((b) => b.txs))}`,
+        `${blocks.length} / ${withTxs.length}; txs per block ` +
+          `mean ${(inBlocks / Math.max(1, withTxs.length)).toFixed(0)}, ` +
+          `max ${Math.max(0, ...withTxs.map((b) => b.txs))}`,
       ],
       [
         'EXECUTED transfers/s',
-        `${fmt(execRate, 0)}  ((included − first block's) ÷ commit-time span first→last block: ${inBlocks - (first?.txs ?? 0)} / ${(spanMs / 1000).toFixed(2)} s)`,
+        `${fmt(execRate, 0)}  ((included − first block's) ÷ commit-time span first→last ` +
+          `block: ${inBlocks - (first?.txs ?? 0)} / ${(spanMs / 1000).toFixed(2)} s)`,
       ],
       ['  included ÷ span (naive)', spanMs > 0 ? `${(inBlocks / (spanMs / 1000)).toFixed(0)} tx/s` : '–'],
       [
@@ -430,23 +440,28 @@ async function main(): Promise<void> {
       ],
       [
         'block build+commit ms (blocks with txs)',
-        `mean ${fmt(buildSum / Math.max(1, buildMs.length))}, p50 ${fmt(pct(buildMs, 0.5), 0)}, max ${fmt(buildMs.at(-1), 0)}`,
+        `mean ${fmt(buildSum / Math.max(1, buildMs.length))}, p50 ${fmt(pct(buildMs, 0.5), 0)}, ` +
+          `max ${fmt(buildMs.at(-1), 0)}`,
       ],
       [
         '  blocks started after the last submission',
         quiet.length
-          ? `${quiet.length} blocks, ${quietTxs} txs: ${fmt(quietMsPerTx, 3)} ms per tx → producer ceiling ~${fmt(1000 / quietMsPerTx, 0)} tx/s`
+          ? `${quiet.length} blocks, ${quietTxs} txs: ${fmt(quietMsPerTx, 3)} ms per tx → producer ceiling ` +
+            `~${fmt(1000 / quietMsPerTx, 0)} tx/s`
           : 'none (every block overlapped submission)',
       ],
       [
         'producer busy',
         spanMs > 0
-          ? `${((withTxs.slice(1).reduce((a, b) => a + b.ms, 0) / spanMs) * 100).toFixed(0)} % of the span building/committing`
+          ? `${((withTxs.slice(1).reduce((a, b) => a + b.ms, 0) / spanMs) * 100).toFixed(0)} % of the span ` +
+            `building/committing`
           : '–',
       ],
       [
         'node CPU',
-        `${nodeCpuS.toFixed(2)} s over ${(wallMs / 1000).toFixed(2)} s = ${(((nodeCpuS * 1000) / wallMs) * 100).toFixed(0)} % of a core (2 cores), ${((nodeCpuS * 1e6) / Math.max(1, included.length)).toFixed(0)} µs per included tx`,
+        `${nodeCpuS.toFixed(2)} s over ${(wallMs / 1000).toFixed(2)} s ` +
+          `= ${(((nodeCpuS * 1000) / wallMs) * 100).toFixed(0)} % of a core ` +
+          `(2 cores), ${((nodeCpuS * 1e6) / Math.max(1, included.length)).toFixed(0)} µs per included tx`,
       ],
     );
     rows.push(...threadRows(n0, n1, wallMs));
@@ -459,7 +474,8 @@ async function main(): Promise<void> {
         'other processes',
         Number.isNaN(busyS)
           ? '–'
-          : `${(((Math.max(0, busyS - nodeCpuS - (cpuAll.user + cpuAll.system) / 1e6) * 1000) / wallMs) * 100).toFixed(0)} % of a core during the run (${(othersIdle * 100).toFixed(0)} % before); should be ~0`,
+          : `${othersPct.toFixed(0)} % of a core during the run ` +
+            `(${(othersIdle * 100).toFixed(0)} % before); should be ~0`,
       ],
     );
     printTable('ERC-20 transfers through the node (bench/vm.ts)', rows);
@@ -476,21 +492,25 @@ async function main(): Promise<void> {
     await stop();
     if (node.cpuProfDir) {
       console.log(
-        `\n════ node CPU profile, submission window (${((submitEndMono - startMono) / 1000).toFixed(2)} s: admission and the blocks built meanwhile)`,
+        `\n════ node CPU profile, submission window ` +
+          `(${((submitEndMono - startMono) / 1000).toFixed(2)} s: admission and the blocks built meanwhile)`,
       );
       summarizeProfile(node.cpuProfDir, { from: startMono, to: submitEndMono });
       console.log(
-        `\n════ node CPU profile, after the last submission until the last inclusion (${((endMono - submitEndMono) / 1000).toFixed(2)} s: block production only)`,
+        `\n════ node CPU profile, after the last submission until the last inclusion ` +
+          `(${((endMono - submitEndMono) / 1000).toFixed(2)} s: block production only)`,
       );
       summarizeProfile(node.cpuProfDir, { from: submitEndMono, to: endMono });
       console.log(
-        `\n════ node CPU profile, receipt lookups after the clock (${((receiptEndMono - receiptStartMono) / 1000).toFixed(2)} s)`,
+        `\n════ node CPU profile, receipt lookups after the clock ` +
+          `(${((receiptEndMono - receiptStartMono) / 1000).toFixed(2)} s)`,
       );
       summarizeProfile(node.cpuProfDir, { from: receiptStartMono, to: receiptEndMono }, 15);
     }
     const target = 1000;
     console.log(
-      `\ntarget ≥ ${target} executed ERC-20 transfers/s: ${execRate >= target ? 'MET' : 'MISSED'} (${fmt(execRate, 0)})`,
+      `\ntarget ≥ ${target} executed ERC-20 transfers/s: ${execRate >= target ? 'MET' : 'MISSED'} ` +
+        `(${fmt(execRate, 0)})`,
     );
   } finally {
     await stop();

@@ -63,7 +63,8 @@ try {
   for (let i = 0; i < 40; i++) idle.push((await honestCall()).ms);
   if (values['idle-only'])
     throw new IdleOnly(
-      `honest eth_call, idle node: p50 ${percentile(idle, 50).toFixed(1)} ms, p99 ${percentile(idle, 99).toFixed(1)} ms (n=${idle.length})`,
+      `honest eth_call, idle node: p50 ${percentile(idle, 50).toFixed(1)} ms, ` +
+        `p99 ${percentile(idle, 99).toFixed(1)} ms (n=${idle.length})`,
     );
 
   const measure = async (flood: boolean) => {
@@ -81,18 +82,22 @@ try {
 
   const f = (x: number) => x.toFixed(1);
   console.log(
-    `honest eth_call, idle node: p50 ${f(percentile(idle, 50))} ms, p99 ${f(percentile(idle, 99))} ms (n=${idle.length})`,
+    `honest eth_call, idle node: p50 ${f(percentile(idle, 50))} ms, p99 ${f(percentile(idle, 99))} ms ` +
+      `(n=${idle.length})`,
   );
   for (const [name, m] of [
     ['quiet', quiet],
     ['flood', flood],
   ] as const) {
     console.log(
-      `${name}: GET /status p50 ${f(m.report.p50)} ms, p99 ${f(m.report.p99)} ms, max ${f(m.report.max)} ms (n=${m.report.requests}, failures ${m.report.failures}); blocks ${m.report.blocks}, largest gap ${m.report.maxBlockGapMs} ms`,
+      `${name}: GET /status p50 ${f(m.report.p50)} ms, p99 ${f(m.report.p99)} ms, max ${f(m.report.max)} ms ` +
+        `(n=${m.report.requests}, failures ${m.report.failures}); blocks ${m.report.blocks}, largest ` +
+        `gap ${m.report.maxBlockGapMs} ms`,
     );
   }
   console.log(
-    `honest eth_calls during the flood: ${flood.calls.map((c) => `${c.ms.toFixed(0)} ms${c.ok ? '' : ' (refused)'}`).join(', ')}`,
+    `honest eth_calls during the ` +
+      `flood: ${flood.calls.map((c) => `${c.ms.toFixed(0)} ms${c.ok ? '' : ' (refused)'}`).join(', ')}`,
   );
   console.log(`flood: ${JSON.stringify(flood.hits)}`);
 
@@ -104,7 +109,9 @@ try {
       reference: { name: 'same honest load, no flood', value: spread([quiet.report.p99]) },
       target: '≤ 100 ms',
       met: flood.report.p99 <= 100,
-      note: `p50 ${f(flood.report.p50)} ms (quiet ${f(quiet.report.p50)} ms); largest block gap ${flood.report.maxBlockGapMs} ms (quiet ${quiet.report.maxBlockGapMs} ms), 500 ms slots`,
+      note:
+        `p50 ${f(flood.report.p50)} ms (quiet ${f(quiet.report.p50)} ms); largest block ` +
+        `gap ${flood.report.maxBlockGapMs} ms (quiet ${quiet.report.maxBlockGapMs} ms), 500 ms slots`,
     },
     {
       metric: 'largest gap between blocks under the flood',

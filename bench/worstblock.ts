@@ -361,7 +361,8 @@ async function runBlock(
     return vmTx(senderOf(i), chain.nonce, t.to, t.input, t.gas ?? TX_GAS, ++txCounter);
   });
   const t0 = performance.now();
-  const c0 = process.cpuUsage(); // CPU time: what the block costs the main thread, less the other engineers' load on a shared machine
+  // CPU time: what the block costs the main thread, less the other engineers' load on a shared machine
+  const c0 = process.cpuUsage();
   const built = await buildBlock(state, orderedCandidates(txs.map((t) => [t])), {
     height: chain.height + 1,
     timestamp: (chain.height + 1) * 1000,
@@ -436,7 +437,8 @@ async function main(): Promise<void> {
       rows.push({ name: k.name, what: k.what, cpu, wall, gas });
       const m = spread(cpu).median;
       console.error(
-        `${k.name.padEnd(18)} cpu ${fmt(m, 1).padStart(8)} ms (wall ${fmt(spread(wall).median, 0)})  ${fmt(gas / m, 0).padStart(7)} gas/ms`,
+        `${k.name.padEnd(18)} cpu ${fmt(m, 1).padStart(8)} ms ` +
+          `(wall ${fmt(spread(wall).median, 0)})  ${fmt(gas / m, 0).padStart(7)} gas/ms`,
       );
     }
     report(rows);
@@ -449,7 +451,8 @@ async function main(): Promise<void> {
 /** Prints the table and the chosen limit, and records the rows (bench/results/worstblock.json). */
 function report(rows: { name: string; what: string; cpu: number[]; wall: number[]; gas: number }[]): void {
   const rate = (r: (typeof rows)[number]) => r.gas / spread(r.cpu).median; // gas per CPU ms
-  const sorted = rows.filter((r) => r.gas > 0).sort((a, b) => rate(a) - rate(b)); // a class refused outright (--tiny: calldata over its gas) measures nothing
+  // a class refused outright (--tiny: calldata over its gas) measures nothing
+  const sorted = rows.filter((r) => r.gas > 0).sort((a, b) => rate(a) - rate(b));
   printTable(
     `ms per million gas, ${TXS} × ${TX_GAS} gas a block (CPU ms of buildBlock + flush + tx root; slowest first)`,
     sorted.map((r) => [r.name, `${fmt(1e6 / rate(r), 1)} ms/Mgas, ${fmt(rate(r), 0)} gas/ms — ${r.what}`]),
@@ -460,10 +463,13 @@ function report(rows: { name: string; what: string; cpu: number[]; wall: number[
   const floor = PARAMS.BLOCK_GAS_LIMIT.min;
   const chosen = worst ? (byBudget(worst) > floor ? byBudget(worst) : floor) : floor;
   console.log(
-    `slowest class: ${worst?.name} (${fmt(worst ? rate(worst) : NaN, 0)} gas/ms): ${BUDGET_MS} ms buys ${worst ? byBudget(worst) : '–'} gas`,
+    `slowest class: ${worst?.name} (${fmt(worst ? rate(worst) : NaN, 0)} gas/ms): ${BUDGET_MS} ms ` +
+      `buys ${worst ? byBudget(worst) : '–'} gas`,
   );
   console.log(
-    `BLOCK_GAS_LIMIT chosen: ${chosen} (never below VM_MAX_GAS ${floor}: one admissible transaction must fit); default in force: ${PARAMS.BLOCK_GAS_LIMIT.default}`,
+    `BLOCK_GAS_LIMIT chosen: ${chosen} ` +
+      `(never below VM_MAX_GAS ${floor}: one admissible transaction must fit); default in ` +
+      `force: ${PARAMS.BLOCK_GAS_LIMIT.default}`,
   );
   const msAt = (r: (typeof rows)[number], gas: bigint) => Number(gas) / rate(r);
   const out: ResultRow[] = [];

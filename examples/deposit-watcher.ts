@@ -17,7 +17,9 @@ export interface Deposit {
   height: number;
 }
 
-/** Calls `credit` for each final incoming TRANSFER to `address` that succeeded, in chain order, until `signal` aborts. */
+/**
+ * Calls `credit` for each final incoming TRANSFER to `address` that succeeded, in chain order, until `signal` aborts.
+ */
 export async function watchDeposits(o: {
   node: string;
   address: string;

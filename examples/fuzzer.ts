@@ -4,7 +4,8 @@
  * checks invariants over HTTP — coins are conserved among the accounts it moves (what they
  * lose is what they gain plus the fees burned), nonces only grow, every transaction it sent
  * is included or refused with a reason, the chain only grows — and that the lifecycle state
- * the node reports for each is a state of the machine GET /machines describes. Before each run it reverts the node to one snapshot, reused for every run (a
+ * the node reports for each is a state of the machine GET /machines describes. Before each run it reverts the node to
+ * one snapshot, reused for every run (a
  * --dev snapshot survives its revert), so runs are independent and shrinking replays them.
  *
  *   cairn node --dev --admin-token T --dev-accounts 4 &
@@ -121,7 +122,8 @@ export async function fuzz(o: FuzzOptions): Promise<{ runs: number; steps: numbe
         // Its lifecycle state, as the node reports it, is a state of the machine GET /machines describes.
         if (!txMachine.states.includes(rec.lifecycle))
           throw new Error(
-            `transaction ${id} is in ${rec.lifecycle}, not a state of ${txMachine.name} (${txMachine.states.join(', ')})`,
+            `transaction ${id} is in ${rec.lifecycle}, not a state of ${txMachine.name} ` +
+              `(${txMachine.states.join(', ')})`,
           );
         if (rec.status === 'included' || rec.status === 'finalized') burned += BigInt(rec.result?.burned ?? '0');
       }
@@ -142,7 +144,8 @@ if (process.argv[1]?.endsWith('fuzzer.ts')) {
   const dataDir = arg('data-dir') ?? './data';
   if (!token || process.argv.includes('--help')) {
     console.error(
-      'usage: npx tsx examples/fuzzer.ts --admin-token <token> [--node <url>] [--data-dir <dir with dev-accounts.json>] [--runs <n>] [--seed <n>]',
+      'usage: npx tsx examples/fuzzer.ts --admin-token <token> [--node <url>] ' +
+        '[--data-dir <dir with dev-accounts.json>] [--runs <n>] [--seed <n>]',
     );
     process.exit(token ? 0 : 2);
   }

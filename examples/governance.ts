@@ -63,7 +63,8 @@ if (process.argv[1]?.endsWith('governance.ts')) {
   const param = arg('param');
   if (!secret || !param || process.argv.includes('--help')) {
     console.error(
-      'usage: npx tsx examples/governance.ts --secret <hex> --param <NAME> --value <n> [--deposit <base units>] [--node <url>]',
+      'usage: npx tsx examples/governance.ts --secret <hex> --param <NAME> --value <n> ' +
+        '[--deposit <base units>] [--node <url>]',
     );
     process.exit(secret && param ? 0 : 2);
   }

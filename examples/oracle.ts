@@ -8,7 +8,8 @@
  * on disk (written before the commit is sent), so a restarted oracle reveals what it committed
  * to. It honours 429 Retry-After and 503 (a syncing node) by waiting.
  *
- *   npx tsx examples/oracle.ts --node http://127.0.0.1:6070 --key oracle.json --state oracle-state.json [--stake <base units>]
+ *   npx tsx examples/oracle.ts --node http://127.0.0.1:6070 --key oracle.json --state oracle-state.json \
+ *     [--stake <base units>]
  *
  * `--key` is a JSON file {"secret": "<64 hex>"} (`cairn keygen > oracle.json` writes one). The "model" here
  * answers "what is A + B" with the sum and anything else with the prompt in upper case: replace

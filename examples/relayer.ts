@@ -9,7 +9,8 @@
  * written before the settle goes out, so a restarted relayer never pays twice) and honours
  * 429 Retry-After and 503.
  *
- *   npx tsx examples/relayer.ts --node http://127.0.0.1:6070 --key member.json --state relayer-state.json [--fallback-blocks 20]
+ *   npx tsx examples/relayer.ts --node http://127.0.0.1:6070 --key member.json --state relayer-state.json \
+ *     [--fallback-blocks 20]
  *
  * Every member may run one, and the members take turns so that a transfer is paid once: the
  * transfer id modulo the committee's size names the member whose turn it is (members sorted
@@ -54,7 +55,10 @@ export function turnOf(id: string, seenAt: number, me: number, members: number, 
 
 interface RelayerState {
   cursor: number | null;
-  /** Transfers that moved on the feed, not paid yet (waiting for this member's turn): id → the height it was first seen at. */
+  /**
+   * Transfers that moved on the feed, not paid yet (waiting for this member's turn): id → the height it was first seen
+   * at.
+   */
   waiting: Record<string, number>;
   /** Payouts made, by transfer id: the target transaction to settle with (kept until PAID). */
   paid: Record<string, string>;
@@ -132,7 +136,8 @@ export class Relayer {
       // Paying a transfer it cannot settle would pay it twice (a member pays it too): wait to be one.
       if (this.notMember !== committee?.epoch)
         this.log(
-          `not a member of the bridge committee${committee ? ` (epoch ${committee.epoch})` : ' (there is none yet)'}: paying nothing`,
+          `not a member of the bridge ` +
+            `committee${committee ? ` (epoch ${committee.epoch})` : ' (there is none yet)'}: paying nothing`,
         );
       this.notMember = committee?.epoch;
     } else {
@@ -142,7 +147,10 @@ export class Relayer {
         if (page.height < turnOf(id, seenAt, me, n, this.o.fallbackBlocks ?? DEFAULT_FALLBACK_BLOCKS)) continue;
         const t = await this.settleable(id);
         if (t) await this.pay(t);
-        else this.forget(id); // not to be settled (by this member): settled by another meanwhile, or gone with a reorganization
+        else {
+          // not to be settled (by this member): settled by another meanwhile, or gone with a reorganization
+          this.forget(id);
+        }
       }
     }
     for (const id of Object.keys(this.state.paid)) {
@@ -205,7 +213,8 @@ if (process.argv[1]?.endsWith('relayer.ts')) {
   const keyFile = arg('key');
   if (!keyFile || process.argv.includes('--help')) {
     console.error(
-      'usage: npx tsx examples/relayer.ts --key <member key.json> [--node <url>] [--state <file>] [--fallback-blocks <n>]',
+      'usage: npx tsx examples/relayer.ts --key <member key.json> [--node <url>] [--state <file>] ' +
+        '[--fallback-blocks <n>]',
     );
     process.exit(process.argv.includes('--help') ? 0 : 2);
   }

@@ -18,7 +18,10 @@ export function saveState(file: string, state: unknown): void {
   renameSync(`${file}.tmp`, file);
 }
 
-/** The SDK's `retrying` (429 Retry-After, 503, transport errors), logging each wait; `signal` ends it (a stopped program does not retry forever). */
+/**
+ * The SDK's `retrying` (429 Retry-After, 503, transport errors), logging each wait; `signal` ends it (a stopped program
+ * does not retry forever).
+ */
 export const retryingLogged = <T>(f: () => Promise<T>, log: (m: string) => void, signal?: AbortSignal): Promise<T> =>
   retrying(f, { signal, onRetry: ({ code, waitMs }) => log(`${code}: waiting ${waitMs} ms`) });
 

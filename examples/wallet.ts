@@ -16,7 +16,10 @@ export function newWallet(secretHex?: string): { secret: string; keys: HybridKey
   return { secret: toHex(secret), keys, address: keys.address, native: toNative(keys.address) };
 }
 
-/** Sends `amount` base units and waits until final: `finalized`, `failed` or `dropped` (with the reason), `refused` or `unknown`. */
+/**
+ * Sends `amount` base units and waits until final: `finalized`, `failed` or `dropped` (with the reason), `refused` or
+ * `unknown`.
+ */
 export async function pay(client: CairnClient, keys: HybridKeys, to: string, amount: bigint, timeoutMs = 60_000) {
   const r = await client.sendTx(keys, { type: 'TRANSFER', to, amount } as TxInput, { wait: 'finalized', timeoutMs });
   if (!r.verdict.accepted) return { outcome: 'refused' as const, id: r.tx.id, reason: r.verdict.reason };

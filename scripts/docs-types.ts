@@ -1,4 +1,7 @@
-/** `npm run docs:types`: rewrites the generated sections of docs/PROTOCOL.md (types from the registry, governable parameters, machine diagrams) and docs/API.md (refusal codes). */
+/**
+ * `npm run docs:types`: rewrites the generated sections of docs/PROTOCOL.md (types from the registry, governable
+ * parameters, machine diagrams) and docs/API.md (refusal codes).
+ */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { DEV_PARAMS } from '../src/chain/devnet';
 import { MACHINE_LIST } from '../src/modules/machines';

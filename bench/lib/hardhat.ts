@@ -56,10 +56,8 @@ export function ensureHardhat(version = HARDHAT_VERSION): string {
   const tmp = `${dir}.installing-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
-  writeFileSync(
-    join(tmp, 'package.json'),
-    `${JSON.stringify({ name: 'cairn-bench-hardhat', private: true, description: 'Hardhat for cairn bench/hardhat.ts' }, null, 2)}\n`,
-  );
+  const pkg = { name: 'cairn-bench-hardhat', private: true, description: 'Hardhat for cairn bench/hardhat.ts' };
+  writeFileSync(join(tmp, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
   console.error(`installing hardhat@${version} from the npm registry into ${dir} (once)…`);
   const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel', 'error', `hardhat@${version}`], {
     cwd: tmp,

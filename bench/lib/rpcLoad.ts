@@ -47,14 +47,20 @@ function request()
   return reqs[i]
 end
 function response(status, headers, body)
-  if status ~= 200 or string.find(body, '"error"', 1, true) or not string.find(body, '"result"', 1, true) then errs = errs + 1 else oks = oks + 1 end
+  if status ~= 200 or string.find(body, '"error"', 1, true) or not string.find(body, '"result"', 1, true) then
+    errs = errs + 1
+  else
+    oks = oks + 1
+  end
 end
 function done(summary, latency, requests)
   local e, o = 0, 0
   for _, t in ipairs(threads) do e = e + t:get("errs"); o = o + t:get("oks") end
   local x = summary.errors
-  io.write(string.format('WRKJSON {"requests":%d,"duration_us":%d,"p50":%d,"p90":%d,"p99":%d,"max":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"rpc_errors":%d,"ok":%d}\\n',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max,
+  io.write(string.format('WRKJSON {"requests":%d,"duration_us":%d,"p50":%d,"p90":%d,"p99":%d,"max":%d,'
+    .. '"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"rpc_errors":%d,"ok":%d}\\n',
+    summary.requests, summary.duration,
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max,
     x.connect, x.read, x.write, x.status, x.timeout, e, o))
 end
 `;

@@ -75,7 +75,10 @@ function readLines(file: string): string[] {
   return lines;
 }
 
-/** Signs `items` (in order) for `opts.network` (the chain the bench runs: networkOfSpec) on up to availableParallelism() worker threads. */
+/**
+ * Signs `items` (in order) for `opts.network` (the chain the bench runs: networkOfSpec) on up to availableParallelism()
+ * worker threads.
+ */
 export async function signDevTxs(
   items: DevTxItem[],
   opts: { network: Network; cache?: boolean; label?: string },
@@ -112,7 +115,9 @@ export async function signDevTxs(
   const per = Math.ceil(items.length / threads);
   const tsxApi = import.meta.resolve('tsx/esm/api');
   // tsx does not register its loader in workers on Node 20: the worker registers it.
-  const code = `import(${JSON.stringify(tsxApi)}).then(({ register }) => { register(); return import(${JSON.stringify(import.meta.url)}); })`;
+  const code =
+    `import(${JSON.stringify(tsxApi)}).then(({ register }) => ` +
+    `{ register(); return import(${JSON.stringify(import.meta.url)}); })`;
   const shards = await Promise.all(
     Array.from({ length: threads }, (_, t) => {
       const shard = items.slice(t * per, (t + 1) * per);

@@ -13,7 +13,9 @@ export type MachineReplies<TMachine extends AnyStateMachine, M extends { type: s
   [K in M['type']]: (snapshot: SnapshotFrom<TMachine>, msg: Extract<M, { type: K }>) => R[K];
 };
 
-/** The messages of a machine-hosting actor: the machine's events, and queries of other types answered from the snapshot. */
+/**
+ * The messages of a machine-hosting actor: the machine's events, and queries of other types answered from the snapshot.
+ */
 export type MachineMsg<TMachine extends AnyStateMachine> = EventFromLogic<TMachine> | { type: string };
 
 export interface MachineBehaviorOptions<
@@ -25,7 +27,10 @@ export interface MachineBehaviorOptions<
   name: string;
   machine: TMachine;
   input?: InputFrom<TMachine>;
-  /** Resume from this snapshot instead of the initial state (a restarted actor that must not forget, e.g. a halted mode). */
+  /**
+   * Resume from this snapshot instead of the initial state (a restarted actor that must not forget, e.g. a halted
+   * mode).
+   */
   snapshot?: SnapshotFrom<TMachine>;
   replies: MachineReplies<TMachine, M, R>;
   /** Message types that only read: answered from the current snapshot, never sent to the machine. */

@@ -26,7 +26,9 @@ type Transition = Extract<ChainEvent, { kind: 'machine.transition' }>;
 
 export interface MachineViewDeps {
   def: AnyMachineDef;
-  /** The module's answer to `?for=` (machine list `actions`); without it, an instance takes no transaction from outside. */
+  /**
+   * The module's answer to `?for=` (machine list `actions`); without it, an instance takes no transaction from outside.
+   */
   actions?: ActionsAt;
   kv: KvStore;
   store: ChainStore;

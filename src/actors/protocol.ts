@@ -57,11 +57,15 @@ export type ConsensusReplies = {
   devRewind: Head;
 };
 
-/** The producer actor (actors/consensus/producerActor.ts): consensus asks for a block in its slot, then confirms it committed. */
+/**
+ * The producer actor (actors/consensus/producerActor.ts): consensus asks for a block in its slot, then confirms it
+ * committed.
+ */
 export type ProducerMsg =
   | { type: 'build'; parent: Head; now: number; pending: SignedTx[][] }
   | { type: 'signed'; height: number; slot: number } // committed: record it for double-sign protection
-  | { type: 'devForget'; height: number; slot: number }; // a --dev revert took the chain back to `height`: sign after it again
+  // a --dev revert took the chain back to `height`: sign after it again
+  | { type: 'devForget'; height: number; slot: number };
 
 /** A signed block, executed but not written; null: not signing (double-sign protection). */
 export type ProducerReplies = {
@@ -190,7 +194,10 @@ export interface HeadSink {
   /** The newest block summaries, newest last. */
   readonly recent: readonly Readonly<BlockSummary>[];
   publish(head: Head, summary?: BlockSummary, validators?: readonly Address[]): void;
-  /** The chain was taken back to `head` (a reorganization undid the blocks above it); `validators`: the set in force there. */
+  /**
+   * The chain was taken back to `head` (a reorganization undid the blocks above it); `validators`: the set in force
+   * there.
+   */
   rewind(head: Head, validators?: readonly Address[]): void;
 }
 
@@ -210,13 +217,17 @@ export interface ExecutedBlock {
 export type ModesMsg = NodeModeEvent | { type: 'modes' };
 export type ModesReplies = { [K in ModesMsg['type']]: NodeModes };
 
-/** The p2p actor (network/p2pActor.ts): the timer's tick, a block of ours to gossip, an admitted transaction to relay. */
+/**
+ * The p2p actor (network/p2pActor.ts): the timer's tick, a block of ours to gossip, an admitted transaction to relay.
+ */
 export type P2pMsg =
   | { type: 'tick'; now: number }
   | { type: 'gossipBlock'; block: Block }
   | { type: 'relayTx'; tx: SignedTx };
 
-/** A machine's view actor (actors/machineViewActor.ts): consensus hands it each committed and undone block; readers ask. */
+/**
+ * A machine's view actor (actors/machineViewActor.ts): consensus hands it each committed and undone block; readers ask.
+ */
 export type MachineViewMsg =
   | { type: 'committed'; block: Block }
   | { type: 'undone'; blocks: Block[]; head: Head }
@@ -230,7 +241,10 @@ export interface ActionsAnswer {
   at: number;
 }
 
-/** An open instance of an on-chain machine: where it is, and the height it moves at by itself (null: only a transaction moves it). */
+/**
+ * An open instance of an on-chain machine: where it is, and the height it moves at by itself (null: only a transaction
+ * moves it).
+ */
 export interface OpenInstance {
   id: string;
   status: string;

@@ -11,7 +11,10 @@ import { behaviorOf } from './actorRef';
 import { LifecycleTable } from './lifecycleTable';
 import type { LifecycleStats, TxLifecycleMsg, TxLifecycleReplies } from './protocol';
 
-/** A transaction's lifecycle table: its start is `inMempool` (a refused submission is answered at once and never tracked). */
+/**
+ * A transaction's lifecycle table: its start is `inMempool` (a refused submission is answered at once and never
+ * tracked).
+ */
 export type TxLifecycleTable = LifecycleTable<typeof txLifecycleMachine, Hex>;
 
 /** Drops stay readable (nothing else remembers them); finalized transactions are answered from the store. */
@@ -44,7 +47,10 @@ export interface TxLifecycleDeps {
 export function txLifecycleBehavior(d: TxLifecycleDeps) {
   const { table } = d;
 
-  /** From the store: the recorded inclusions and undos (blocks written without them, genesis, count as one inclusion), then finality. */
+  /**
+   * From the store: the recorded inclusions and undos (blocks written without them, genesis, count as one inclusion),
+   * then finality.
+   */
   async function recover(id: Hex): Promise<TxLifecycleSnapshot | undefined> {
     let events: TxLifecycleEvent[] = await d.store.txLifecycleEvents(id);
     if (events.length === 0) {

@@ -45,7 +45,9 @@ export function createAdmission(d: {
    * user had sent it.
    */
   governed?: (signer: SignedTx['from'], tx: SignedTx) => Promise<Refusal | undefined>;
-  /** Resolves when admission may use the CPU: not while a block is built or imported (actors/consensus/blockWork.ts). */
+  /**
+   * Resolves when admission may use the CPU: not while a block is built or imported (actors/consensus/blockWork.ts).
+   */
   turn?: () => Promise<void>;
   /** A transaction the mempool accepted: the network relays it to the peers (network/network.ts). */
   onAccepted?: (tx: SignedTx) => void;
@@ -125,7 +127,8 @@ export function createAdmission(d: {
       // A payload changed after signing that keeps its original id: `invalid signature`, decided by the body alone.
       if (!decoded.ok) return decoded.signature ? refuse(decoded.id, REFUSAL.signature) : malformed(decoded.error);
       const tx = decoded.tx;
-      // A key/from mismatch yields a verify job that fails: `invalid signature`; so does a bad nested (META_TX inner) signature.
+      // A key/from mismatch yields a verify job that fails: `invalid signature`; so does a bad nested (META_TX inner)
+      // signature.
       return admit(tx, pqKeyHashOf(tx), async () => {
         const t0 = performance.now();
         try {

@@ -171,8 +171,10 @@ export class AiReader implements AiQueries {
       minReputation: -Number(p.AI_MIN_REPUTATION),
       oracles: out,
       rules:
-        'a duty (AI_COMMIT, AI_BID, AI_VERDICT, being designated or awarded) needs stake >= MIN_ORACLE_STAKE and reputation >= -AI_MIN_REPUTATION; ' +
-        'reputation: +1 per settled win, -1 per losing reveal, -2 per missed duty, -5 per overturned result (which also slashes ORACLE_SLASH_BPS of the stake to the challenger)',
+        'a duty (AI_COMMIT, AI_BID, AI_VERDICT, being designated or awarded) needs stake >= MIN_ORACLE_STAKE ' +
+        'and reputation >= -AI_MIN_REPUTATION; ' +
+        'reputation: +1 per settled win, -1 per losing reveal, -2 per missed duty, -5 per overturned result ' +
+        '(which also slashes ORACLE_SLASH_BPS of the stake to the challenger)',
     };
   }
 

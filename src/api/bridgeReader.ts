@@ -35,7 +35,10 @@ export class BridgeReader implements BridgeQueries {
     return StateTrie.open(this.d.kv, this.d.view.head.stateRoot);
   }
 
-  /** One transfer; with `forAddress`, the `actions` that address may send (modules/bridge/actions.ts) from the next block. */
+  /**
+   * One transfer; with `forAddress`, the `actions` that address may send (modules/bridge/actions.ts) from the next
+   * block.
+   */
   async transfer(id: string, forAddress?: Address, at?: StateTrie): Promise<BridgeTransferView | undefined> {
     const s = at ?? (await this.state());
     const snap = await loadInstance(s, transferDef, id);
@@ -55,7 +58,10 @@ export class BridgeReader implements BridgeQueries {
     };
   }
 
-  /** As /ai/tasks: without `since` the latest changed transfers; with it the transitions after it and the transfers they touched. */
+  /**
+   * As /ai/tasks: without `since` the latest changed transfers; with it the transitions after it and the transfers they
+   * touched.
+   */
   async transfers(q: {
     direction?: Direction;
     status?: TransferStatus;

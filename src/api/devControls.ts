@@ -73,7 +73,8 @@ export class DevControls {
     if (at !== s.hash)
       throw new DevRefusal(
         409,
-        `snapshot ${id} is gone: the block at height ${s.height} is now ${at ?? 'missing'}, not ${s.hash} (it was undone and replaced)`,
+        `snapshot ${id} is gone: the block at height ${s.height} is now ${at ?? 'missing'}, not ${s.hash} ` +
+          `(it was undone and replaced)`,
       );
     const before = this.d.head().height;
     const head = await this.d.consensus.ask({ type: 'devRewind', height: s.height });

@@ -41,7 +41,10 @@ import type {
 } from '../views';
 import type { GovernanceQueries, ReadModel } from './ports';
 
-/** Turns by height: with n validators producing in turn, each makes about every n-th block (the performance window's expectation). */
+/**
+ * Turns by height: with n validators producing in turn, each makes about every n-th block (the performance window's
+ * expectation).
+ */
 export const slotProducerOf = (active: readonly Address[], height: number): Address => active[height % active.length];
 
 /**
@@ -183,13 +186,19 @@ export class GovernanceReader implements GovernanceQueries {
       params,
       proposals: counts,
       rules:
-        'GOV_PROPOSE locks a deposit; voting power is staked coins (a candidate also carries the votes of backers who do not vote themselves); ' +
-        'after GOV_VOTING_BLOCKS: turnout below GOV_QUORUM_BPS of the stake at proposal time → EXPIRED, veto above GOV_VETO_BPS of all votes → VETOED (deposit to the treasury), ' +
-        'yes above GOV_THRESHOLD_BPS of yes+no+veto → QUEUED, else REJECTED; QUEUED executes GOV_TIMELOCK_BLOCKS later → EXECUTED, or FAILED if the change is refused.',
+        'GOV_PROPOSE locks a deposit; voting power is staked coins ' +
+        '(a candidate also carries the votes of backers who do not vote themselves); ' +
+        'after GOV_VOTING_BLOCKS: turnout below GOV_QUORUM_BPS of the stake at proposal time → EXPIRED, veto ' +
+        'above GOV_VETO_BPS of all votes → VETOED (deposit to the treasury), ' +
+        'yes above GOV_THRESHOLD_BPS of yes+no+veto → QUEUED, else REJECTED; QUEUED executes ' +
+        'GOV_TIMELOCK_BLOCKS later → EXECUTED, or FAILED if the change is refused.',
     };
   }
 
-  /** One proposal; with `forAddress`, the `actions` that address may send (modules/governance/actions.ts) from the next block. */
+  /**
+   * One proposal; with `forAddress`, the `actions` that address may send (modules/governance/actions.ts) from the next
+   * block.
+   */
   async proposal(id: string, forAddress?: Address): Promise<ProposalView | undefined> {
     const s = await this.state();
     const snap = await loadInstance(s, proposalDef, id);

@@ -3,7 +3,10 @@ import { machineGraph } from '../machines/graph';
 import type { MachineDefinition } from '../views';
 import { MACHINE_LIST } from '../modules/machines';
 
-/** GET /machines: every machine of the node as data — states, events, legal moves, invariants — for fuzzers and tools (the shape is a view). */
+/**
+ * GET /machines: every machine of the node as data — states, events, legal moves, invariants — for fuzzers and tools
+ * (the shape is a view).
+ */
 export type { MachineDefinition };
 
 let cached: MachineDefinition[] | undefined;

@@ -141,7 +141,10 @@ export interface ChainQueries {
   blockLifecycle(hash: Hex): Promise<BlockLifecycleView | undefined>;
   blocks(from: number, limit: number): Promise<BlockSummaryView[]>;
   chain(from: number, limit: number): Promise<ChainPage>;
-  /** The same page as JSON text, built from the stored block lines without parsing them (sync serves pages of up to 16 MiB). */
+  /**
+   * The same page as JSON text, built from the stored block lines without parsing them (sync serves pages of up to 16
+   * MiB).
+   */
   /** `capped`: why `limit` is less than the client asked for (above MAX_CHAIN_PAGE), for the page to say so. */
   chainJson(from: number, limit: number, capped?: string): Promise<string>;
   tx(id: Hex): Promise<TxRecord | undefined>;

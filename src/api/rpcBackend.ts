@@ -63,7 +63,9 @@ export class NodeRpcBackend implements RpcBackend {
     return b && { ...b, gasLimit: await this.gasLimitOfBlock(h) };
   }
 
-  /** The BLOCK_GAS_LIMIT block `h` was built under: the value in its parent's state (undefined if that state is gone). */
+  /**
+   * The BLOCK_GAS_LIMIT block `h` was built under: the value in its parent's state (undefined if that state is gone).
+   */
   private async gasLimitOfBlock(h: number): Promise<bigint | undefined> {
     try {
       return await paramOf(await this.d.reader.stateAt(await this.rootAt(Math.max(0, h - 1))), 'BLOCK_GAS_LIMIT');
@@ -184,7 +186,9 @@ export class NodeRpcBackend implements RpcBackend {
    */
   call(m: RpcCallMessage, height: number, caller?: string): MaybePromise<RpcCallOutcome> {
     if (height < this.headHeight()) return refusalAsOutcome(this.run(m, height, caller));
-    const key = `call:${m.from ?? ''}:${m.to ?? ''}:${m.valueWei ?? ''}:${m.gasLimit ?? ''}:${m.gasPrice ?? ''}:${m.input ? toHex(m.input) : ''}`;
+    const key =
+      `call:${m.from ?? ''}:${m.to ?? ''}:${m.valueWei ?? ''}:` +
+      `${m.gasLimit ?? ''}:${m.gasPrice ?? ''}:${m.input ? toHex(m.input) : ''}`;
     const r = this.atHead.get(key, () => this.run(m, this.headHeight(), caller));
     return r instanceof Promise ? refusalAsOutcome(r) : r;
   }
@@ -229,7 +233,10 @@ export class NodeRpcBackend implements RpcBackend {
   }
 }
 
-/** The VM call pool's refusals (busy, over budget, crashed, stopping) as a failed outcome with their message; anything else stays an error. */
+/**
+ * The VM call pool's refusals (busy, over budget, crashed, stopping) as a failed outcome with their message; anything
+ * else stays an error.
+ */
 function refusalAsOutcome<T>(p: Promise<T>): Promise<T | { ok: false; error: string }> {
   return p.catch((e: unknown) => {
     if (isVmCallRefusal(e)) return { ok: false as const, error: e.message };

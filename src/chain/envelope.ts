@@ -145,7 +145,8 @@ export function signTx(
 /**
  * `signature: true`: the envelope carries an `id` that is not its payload's — the payload was
  * changed after signing (or the id edited). Submission refuses it as `invalid signature`
- * (docs/PROTOCOL.md "Admission (POST /tx)": a payload changed after signing), with `id` the id of the payload as received.
+ * (docs/PROTOCOL.md "Admission (POST /tx)": a payload changed after signing), with `id` the id of the payload as
+ * received.
  * Other failures are malformed input (400).
  */
 export type DecodeResult =

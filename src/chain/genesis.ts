@@ -35,7 +35,10 @@ export interface GenesisSpec {
 export type { ValidatorSet };
 export { VALIDATORS_KEY };
 
-/** The network a specification makes (its genesis built on a scratch store): what a tool signs for before any node runs it. */
+/**
+ * The network a specification makes (its genesis built on a scratch store): what a tool signs for before any node runs
+ * it.
+ */
 export async function networkOfSpec(spec: GenesisSpec): Promise<Network> {
   const block = await applyGenesis(await StateTrie.open(new MemoryKv(), null), spec);
   return { chainId: spec.chainId, genesisHash: block.header.hash };

@@ -121,7 +121,9 @@ export function parseGenesisSpec(v: unknown): GenesisSpec {
   if (typeof chainId !== 'number' || !Number.isSafeInteger(chainId) || chainId < 1 || chainId > MAX_CHAIN_ID) {
     throw new GenesisSpecError(
       '$.chainId',
-      `must be an integer from 1 to ${MAX_CHAIN_ID} (the development network's is ${CHAIN_ID}; a network of its own takes its own), got ${JSON.stringify(chainId)}`,
+      `must be an integer from 1 to ${MAX_CHAIN_ID} ` +
+        `(the development network's is ${CHAIN_ID}; a network of its own takes its own), ` +
+        `got ${JSON.stringify(chainId)}`,
     );
   }
   if (!Number.isSafeInteger(v.timestamp) || (v.timestamp as number) <= 0)

@@ -30,7 +30,8 @@ export async function applyBlock(
   for (let i = 0; i < txs.length; i++) {
     const v = await applyTx(state, txs[i], ctx);
     if (v.kind !== 'applied') return `transaction ${txs[i].id} cannot be included: ${v.refusal.reason}`;
-    // The whole recorded result (events and VM receipt included: indexes are built from them) must be what execution gives.
+    // The whole recorded result (events and VM receipt included: indexes are built from them) must be what execution
+    // gives.
     if (canonicalJson(JSON.parse(JSON.stringify(v.result))) !== canonicalJson(results[i])) {
       return `transaction ${txs[i].id} outcome differs from the block`;
     }

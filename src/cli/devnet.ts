@@ -11,7 +11,9 @@ import { EXIT, json, parse, parseNonNegInt, str, usage, type CliIo } from './com
  * directory, all peered, from one genesis whose validators are those N (keys derived from
  * the published development seed). Runs until SIGINT/SIGTERM, then stops every node cleanly.
  */
-export const DEVNET_HELP = `Usage: cairn devnet [--validators <n>] [--dir <path>] [--http-base-port <p>] [--rpc-base-port <p>]
+export const DEVNET_HELP =
+  `Usage: cairn devnet [--validators <n>] [--dir <path>] ` +
+  `[--http-base-port <p>] [--rpc-base-port <p>]
                     [--slot-ms <ms>] [--idle-block-ms <ms>] [--dev-accounts <n>] [--log-level <l>]
                     [--params NAME=VALUE,...]
 
@@ -90,7 +92,8 @@ export async function cmdDevnet(args: string[], io: CliIo): Promise<number> {
   const existing = await readFile(genesisFile, 'utf8').catch(() => undefined);
   if (existing !== undefined && canonicalJson(JSON.parse(existing)) !== canonicalJson(spec)) {
     usage(
-      `${genesisFile} holds another network (other validators or accounts): use another --dir, or the same --validators and --dev-accounts`,
+      `${genesisFile} holds another network (other validators or accounts): use another --dir, or the same ` +
+        `--validators and --dev-accounts`,
     );
   }
   await writeFile(genesisFile, `${JSON.stringify(spec, null, 2)}\n`);

@@ -19,6 +19,17 @@ const paramLines = PARAM_NAMES.map(
   (n) => `    ${n.padEnd(24)} ${PARAMS[n].default} (${PARAMS[n].min}..${PARAMS[n].max} ${PARAMS[n].unit})`,
 ).join('\n');
 
+/** The development network's windows, for the help of `cairn genesis`. */
+const devWindows = wrap(
+  '',
+  [
+    ..."The development network's short windows (every lifecycle within a minute or two of blocks):".split(' '),
+    ...Object.entries(DEV_PARAMS).map(([k, v], i, all) => `${k} ${v}${i < all.length - 1 ? ',' : '.'}`),
+  ],
+  '',
+  88,
+);
+
 export const GENESIS_HELP: Record<string, string> = {
   genesis: `Usage: cairn genesis <sub> [options]
 
@@ -50,7 +61,7 @@ The file is one JSON object:
                default. Name, default (bounds):
 ${paramLines}
 
-${wrap('', [..."The development network's short windows (every lifecycle within a minute or two of blocks):".split(' '), ...Object.entries(DEV_PARAMS).map(([k, v], i, all) => `${k} ${v}${i < all.length - 1 ? ',' : '.'}`)], '', 88)}
+${devWindows}
 
 Unknown keys, duplicate addresses and values out of bounds are refused with the JSON
 path they are about. Run "cairn genesis <sub> --help" for details.`,
@@ -70,7 +81,9 @@ Example:
   cairn genesis validator --secret $(jq -r .secret v1.json) > v1-entry.json
   jq --slurpfile v v1-entry.json '.accounts += $v' genesis.json > genesis.tmp && mv genesis.tmp genesis.json`,
 
-  'genesis validator': `Usage: cairn genesis validator [--secret <hex>] [--stake <n>] [--balance <n>] [--commission <bps>]
+  'genesis validator':
+    `Usage: cairn genesis validator [--secret <hex>] ` +
+    `[--stake <n>] [--balance <n>] [--commission <bps>]
 
 Prints one validator's entry for the "accounts" array: its address, its stake and the
 public keys its node signs blocks with, derived from the master secret (--secret or
@@ -110,7 +123,8 @@ async function cmdTemplate(args: string[], io: CliIo): Promise<number> {
   const chainId = chainIdFlag === undefined ? freshChainId() : parseNonNegInt('--chain-id', chainIdFlag);
   if (chainId < 1 || chainId > MAX_CHAIN_ID) usage(`--chain-id must be from 1 to ${MAX_CHAIN_ID}`);
   const { spec } = devGenesis(n);
-  // The validators are the operator's to add (cairn genesis validator): a chain on the published development key is anyone's.
+  // The validators are the operator's to add (cairn genesis validator): a chain on the published development key is
+  // anyone's.
   io.out(
     json({
       ...spec,

@@ -290,7 +290,8 @@ async function cmdTxSign(args: string[], io: CliIo): Promise<number> {
   const f = parseTxFields(values);
   if (f.nonce === undefined)
     usage(
-      '--nonce is required for "tx sign" (it works offline); read nextNonce with "cairn account <address>", or use "cairn tx send", which fetches it',
+      '--nonce is required for "tx sign" (it works offline); read nextNonce with "cairn account <address>", ' +
+        'or use "cairn tx send", which fetches it',
     );
   const keys = deriveKeys(parseSecret(str(values.secret), io.env));
   io.out(encodeTx(sign(keys, f, f.nonce, await networkOf(values, () => new CairnClient(nodeUrl(values, io.env))))));
@@ -344,7 +345,8 @@ async function cmdExplorer(args: string[], io: CliIo): Promise<number> {
     const r = await fetch(`${base}${path}`, { headers: { accept: 'text/html' } });
     if (!r.ok) {
       io.err(
-        `cairn: the node at ${base} did not serve its explorer: GET ${path} answered ${r.status} ${(await r.text()).slice(0, 200)}`,
+        `cairn: the node at ${base} did not serve its explorer: GET ${path} ` +
+          `answered ${r.status} ${(await r.text()).slice(0, 200)}`,
       );
       return EXIT.FAILED;
     }

@@ -38,7 +38,10 @@ export interface NodeConfig {
   mempoolGappedLifetimeMs: number;
   /** Signature-verification worker threads (>= 1). */
   verifyWorkers: number;
-  /** eth_call / eth_estimateGas worker threads (>= 1), their wall-clock budget per call, and how many calls may wait (vm/callPool.ts). */
+  /**
+   * eth_call / eth_estimateGas worker threads (>= 1), their wall-clock budget per call, and how many calls may wait
+   * (vm/callPool.ts).
+   */
   vmCallWorkers: number;
   vmCallTimeoutMs: number;
   vmCallQueue: number;
@@ -61,7 +64,9 @@ export interface NodeConfig {
   peers: string[];
   /** Origins whose web pages may read the native API and call JSON-RPC ("*": any; empty: no CORS headers). */
   corsOrigins: string[];
-  /** Development controls (POST /dev/mine, /dev/snapshot, /dev/revert): development network only, admin token required. */
+  /**
+   * Development controls (POST /dev/mine, /dev/snapshot, /dev/revert): development network only, admin token required.
+   */
   dev: boolean;
   /** The JSON file the values were read from, if any. */
   configFile: string | null;
@@ -193,7 +198,9 @@ const OPTIONS: readonly OptionSpec[] = [
     kind: 'int',
     min: 0,
     max: MAX_FUTURE_NONCE_GAP,
-    help: `transactions one sender may hold beyond its next nonce (gapped); more: "nonce too far ahead"; a full pool evicts gapped ones for ready ones (0..${MAX_FUTURE_NONCE_GAP})`,
+    help:
+      `transactions one sender may hold beyond its next nonce (gapped); more: "nonce too far ahead"; a full ` +
+      `pool evicts gapped ones for ready ones (0..${MAX_FUTURE_NONCE_GAP})`,
   },
   {
     key: 'mempoolGappedLifetimeMs',
@@ -202,7 +209,9 @@ const OPTIONS: readonly OptionSpec[] = [
     kind: 'int',
     min: 1000,
     max: MEMPOOL_LIFETIME_MS,
-    help: `ms a gapped transaction waits for its gap to fill before it is dropped (1000..${MEMPOOL_LIFETIME_MS}; ready ones live 6 h)`,
+    help:
+      `ms a gapped transaction waits for its gap to fill before it is dropped ` +
+      `(1000..${MEMPOOL_LIFETIME_MS}; ready ones live 6 h)`,
   },
   {
     key: 'verifyWorkers',
@@ -260,7 +269,9 @@ const OPTIONS: readonly OptionSpec[] = [
     flag: 'dev',
     env: 'CAIRN_DEV',
     kind: 'bool',
-    help: 'development controls for fuzzers: mine blocks now, reusable snapshots and reverts (development network only; needs --admin-token)',
+    help:
+      'development controls for fuzzers: mine blocks now, reusable snapshots and reverts ' +
+      '(development network only; needs --admin-token)',
   },
   {
     key: 'corsOrigins',
@@ -297,21 +308,27 @@ const OPTIONS: readonly OptionSpec[] = [
     flag: 'genesis',
     env: 'CAIRN_GENESIS',
     kind: 'string',
-    help: 'chain specification (JSON, see "cairn genesis --help") an empty data dir starts from; unset: the development network',
+    help:
+      'chain specification (JSON, see "cairn genesis --help") an empty data dir starts from; unset: the ' +
+      'development network',
   },
   {
     key: 'validatorKey',
     flag: 'validator-key',
     env: 'CAIRN_VALIDATOR_KEY',
     kind: 'string',
-    help: "file with this node's block-signing master secret (64 hex, or dev-validators.json's shape); unset: the development validator",
+    help:
+      "file with this node's block-signing master secret (64 hex, or dev-validators.json's shape); unset: the " +
+      'development validator',
   },
   {
     key: 'allowDevValidator',
     flag: 'allow-dev-validator',
     env: 'CAIRN_ALLOW_DEV_VALIDATOR',
     kind: 'bool',
-    help: 'let a --genesis chain have the published development validator key among its validators (local test networks only: anyone can sign its blocks)',
+    help:
+      'let a --genesis chain have the published development validator key among its validators ' +
+      '(local test networks only: anyone can sign its blocks)',
   },
 ];
 
@@ -484,14 +501,9 @@ export function configHelp(): string {
   const rows = OPTIONS.map((o) => {
     const def = defaultNodeConfig[o.key];
     const shown = def === null ? '(unset)' : Array.isArray(def) ? (def.length ? def.join(',') : '(none)') : String(def);
-    return [
-      o.kind === 'bool'
-        ? `--${o.flag}`
-        : `--${o.flag} <${o.kind === 'int' ? 'n' : o.kind === 'list' || o.kind === 'urls' || o.kind === 'origins' ? 'a,b' : 'value'}>`,
-      `$${o.env}`,
-      shown,
-      o.help,
-    ];
+    const value =
+      o.kind === 'int' ? 'n' : o.kind === 'list' || o.kind === 'urls' || o.kind === 'origins' ? 'a,b' : 'value';
+    return [o.kind === 'bool' ? `--${o.flag}` : `--${o.flag} <${value}>`, `$${o.env}`, shown, o.help];
   });
   rows.push([
     '--config <file.json>',

@@ -10,7 +10,10 @@ import type { Address, Block, SignedTx, SigningKeys } from '../protocol/types';
  * The rules stay pure, and each read is made only when the cheaper checks before it passed.
  */
 export interface ParentReads {
-  /** The block-signing keys `producer` bound when it stood for election (modules/staking `producerKeysOf`); undefined: none. */
+  /**
+   * The block-signing keys `producer` bound when it stood for election (modules/staking `producerKeysOf`); undefined:
+   * none.
+   */
   producerKeys(producer: Address): Promise<SigningKeys | undefined>;
   /** Why `txs` do not fit the parent state's block gas budget (chain/blockGas.ts), or undefined. */
   gasRefusal(txs: readonly SignedTx[]): Promise<string | undefined>;

@@ -25,7 +25,10 @@ export function scheduleRefusal(
   now: number,
 ): string | undefined {
   if (b.timestamp > now + CLOCK_TOLERANCE_MS)
-    return `block from a future slot: timestamp ${b.timestamp} is ${b.timestamp - now} ms ahead of this node's clock (tolerance ${CLOCK_TOLERANCE_MS} ms)`;
+    return (
+      `block from a future slot: timestamp ${b.timestamp} is ${b.timestamp - now} ms ahead of this node's clock ` +
+      `(tolerance ${CLOCK_TOLERANCE_MS} ms)`
+    );
   const slot = slotOf(b.timestamp, slotMs);
   const parentSlot = slotOf(parentTimestamp, slotMs);
   if (slot <= parentSlot) return `block slot ${slot} is not after its parent's slot ${parentSlot}`;

@@ -129,7 +129,8 @@ export async function verifyContract(
     return {
       ok: false,
       error:
-        'runtime bytecode does not match the on-chain code (metadata hash ignored): check sources, contract name, optimizer and evmVersion',
+        'runtime bytecode does not match the on-chain code (metadata hash ignored): check sources, contract ' +
+        'name, optimizer and evmVersion',
     };
   return {
     ok: true,

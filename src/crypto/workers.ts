@@ -50,6 +50,9 @@ export function startWorker<M>(
   return { worker, ready };
 }
 
-/** Delay before respawning a worker after its `consecutive`-th crash in a row: none for the first, then 100 ms doubling to 5 s. */
+/**
+ * Delay before respawning a worker after its `consecutive`-th crash in a row: none for the first, then 100 ms doubling
+ * to 5 s.
+ */
 export const respawnDelayMs = (consecutive: number): number =>
   consecutive <= 1 ? 0 : Math.min(5_000, 100 * 2 ** (consecutive - 2));

@@ -52,19 +52,35 @@ export const link = {
 /** A status word as a coloured badge (the words are the API's own). */
 export const badge = (status: string): Html => html`<span class="badge s-${status.toLowerCase()}">${status}</span>`;
 
+/** One row of `facts`: a null value shows as a muted dash. */
+const factRow = ([k, v]: [string, Html | string | number | null | undefined]) =>
+  html`<tr><th>${k}</th><td>${v ?? html`<span class="muted">—</span>`}</td></tr>`;
+
 /** A two-column table of labelled values. */
 export const facts = (rows: [string, Html | string | number | null | undefined][]): Html =>
-  html`<table class="facts">${rows.filter(([, v]) => v !== undefined).map(([k, v]) => html`<tr><th>${k}</th><td>${v ?? html`<span class="muted">—</span>`}</td></tr>`)}</table>`;
+  html`<table class="facts">${rows.filter(([, v]) => v !== undefined).map(factRow)}</table>`;
+
+const headRow = (head: string[]) => html`<tr>${head.map((h) => html`<th>${h}</th>`)}</tr>`;
+const bodyRow = (r: (Html | string | number | null)[]) => html`<tr>${r.map((c) => html`<td>${c}</td>`)}</tr>`;
 
 /** A table with a header row; `empty` when there are no rows. */
 export const table = (head: string[], rows: (Html | string | number | null)[][], empty = 'Nothing yet.'): Html =>
   rows.length === 0
     ? html`<p class="muted">${empty}</p>`
-    : html`<table class="list"><thead><tr>${head.map((h) => html`<th>${h}</th>`)}</tr></thead><tbody>${rows.map((r) => html`<tr>${r.map((c) => html`<td>${c}</td>`)}</tr>`)}</tbody></table>`;
+    : html`<table class="list"><thead>${headRow(head)}</thead><tbody>${rows.map(bodyRow)}</tbody></table>`;
 
 /** The event XState records for a machine's first state. */
 const INIT = 'xstate.init';
 
+type Transition = { from: string; to: string; event: string; height: number };
+
+/** One transition of a timeline: its height, from → to, the event. */
+function timelineItem(h: Transition): Html {
+  const at = link.block(h.height, `#${h.height}`);
+  const from = h.from && h.event !== INIT ? html`${badge(h.from)} → ` : '';
+  const event = h.event === INIT ? 'created' : h.event;
+  return html`<li><span class="at">${at}</span> ${from}${badge(h.to)} <span class="muted">${event}</span></li>`;
+}
+
 /** A machine's transitions as a vertical timeline: height, from → to, the event. */
-export const timeline = (history: { from: string; to: string; event: string; height: number }[]): Html =>
-  html`<ol class="timeline">${history.map((h) => html`<li><span class="at">${link.block(h.height, `#${h.height}`)}</span> ${h.from && h.event !== INIT ? html`${badge(h.from)} → ` : ''}${badge(h.to)} <span class="muted">${h.event === INIT ? 'created' : h.event}</span></li>`)}</ol>`;
+export const timeline = (history: Transition[]): Html => html`<ol class="timeline">${history.map(timelineItem)}</ol>`;

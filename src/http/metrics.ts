@@ -107,7 +107,8 @@ export async function renderMetrics(src: MetricsSource, gateway: Gateway, p: Pro
   if (missed !== undefined)
     counter(
       'cairn_missed_slots_total',
-      'Slots that passed without a block since this node started (their producer down or late, or idle with nothing to produce).',
+      'Slots that passed without a block since this node started ' +
+        '(their producer down or late, or idle with nothing to produce).',
       missed,
     );
   const own = await safe(src.ownMissedSlots);

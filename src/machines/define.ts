@@ -48,7 +48,8 @@ export type EffectAppliers<M> = {
 
 /**
  * A named rule of a machine: why `event` may not happen to instance `id` in `context` (a
- * Refusal from the module's catalog: code, reason, metadata), or undefined when it may. One function is both the XState guard (`holds`) and, when the machine
+ * Refusal from the module's catalog: code, reason, metadata), or undefined when it may. One function is both the XState
+ * guard (`holds`) and, when the machine
  * refuses the event, the refusal's reason (the kit asks the event's rules in order: `sendEvent`,
  * `refusalOf`): a rule is written once, in the machine, never again in a handler or a client.
  * A rule that reads `status` (the state's name) refuses by state — the words for an event the
@@ -81,7 +82,9 @@ export type DeadlineTable<M extends AnyStateMachine> = Partial<
 export interface MachineDef<M extends AnyStateMachine> {
   /** Names the record (`mach/<name>/<id>`) and the history; no '/'. */
   name: string;
-  /** Stored in every record; a record of another version halts loading (bump it with any change to states or context). */
+  /**
+   * Stored in every record; a record of another version halts loading (bump it with any change to states or context).
+   */
   version: number;
   /** `setup({ types, actions, guards }).createMachine(…)`: guards and assigns pure, no delays, no invocations. */
   machine: M;

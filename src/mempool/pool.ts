@@ -312,7 +312,9 @@ export class TxPool {
     return it.e.gappedSince !== null && it.e.gappedTurn === it.turn; // a removed entry is never gapped
   }
 
-  /** The transaction gapped the longest, of a sender other than `sender` (only that sender's gapped ones are skipped). */
+  /**
+   * The transaction gapped the longest, of a sender other than `sender` (only that sender's gapped ones are skipped).
+   */
   private oldestGappedNotOf(sender: Address): Entry | undefined {
     const q = this.gappedQueue;
     while (this.gappedHead < q.length && !this.live(q[this.gappedHead])) this.gappedHead++;

@@ -36,7 +36,11 @@ const amountText = (a: AmountRule): string =>
 function typesTable(entries: readonly AnyTxEntry[]): string {
   const rows = entries.map((e) => {
     const fields = fieldsOf(e).map(([k, f]) => code(f.optional ? `${k}?` : k));
-    return `| ${code(e.type)} | ${e.module} | ${envelopeText(e.envelope ?? 'hybrid')} | ${toText(e.to)} | ${amountText(e.amount ?? { kind: 'zero' })} | ${fields.join(', ') || 'not read'} | ${cell(e.summary)} |`;
+    return (
+      `| ${code(e.type)} | ${e.module} | ${envelopeText(e.envelope ?? 'hybrid')} | ${toText(e.to)} ` +
+      `| ${amountText(e.amount ?? { kind: 'zero' })} | ${fields.join(', ') || 'not read'} ` +
+      `| ${cell(e.summary)} |`
+    );
   });
   return [
     '| type | module | envelope | `to` | `amount` | `data` | what it does |',
@@ -118,7 +122,9 @@ const paramValue = (v: bigint, s: ParamSpec): string =>
 export function paramsSection(dev: Readonly<Record<string, string>>): string {
   const rows = (Object.entries(PARAMS) as [string, ParamSpec][]).map(
     ([n, s]) =>
-      `| ${code(n)} | ${paramValue(s.default, s)} | ${dev[n] !== undefined ? paramValue(BigInt(dev[n]), s) : 'same'} | ${paramValue(s.min, s)} .. ${paramValue(s.max, s)} | ${cell(s.doc)} |`,
+      `| ${code(n)} | ${paramValue(s.default, s)} ` +
+      `| ${dev[n] !== undefined ? paramValue(BigInt(dev[n]), s) : 'same'} | ${paramValue(s.min, s)} ` +
+      `.. ${paramValue(s.max, s)} | ${cell(s.doc)} |`,
   );
   return [
     PARAMS_BEGIN,

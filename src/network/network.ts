@@ -29,7 +29,10 @@ export interface Network {
   readiness(): Readiness;
   /** One poll of the peers; `poll` calls it on a timer, a test or a simulator may call it itself. */
   tick(now: number): void;
-  /** Polls the peers (status, and a sync when one is ahead) every two slots, no more often than every 250 ms, until the returned function is called. */
+  /**
+   * Polls the peers (status, and a sync when one is ahead) every two slots, no more often than every 250 ms, until the
+   * returned function is called.
+   */
   poll(): () => void;
   /** Blocks/s of the last sync page (metrics). */
   syncRate(): number;

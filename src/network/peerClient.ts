@@ -66,7 +66,8 @@ export async function fetchChain(peer: string, from: number, limit: number): Pro
   if (!Array.isArray(page.blocks)) throw new Error('GET /chain: no blocks array');
   const blocks: Block[] = [];
   for (const raw of page.blocks) {
-    // height, hash and size are the page's conveniences (the /blocks/:ref fields); the block is the rest, and its header says the same.
+    // height, hash and size are the page's conveniences (the /blocks/:ref fields); the block is the rest, and its
+    // header says the same.
     const { size: _s, height, hash, ...b } = raw as { size?: unknown; height?: unknown; hash?: unknown };
     const parsed = parseBlock(b);
     if (

@@ -61,8 +61,10 @@ export async function genesisSource(config: NodeConfig): Promise<GenesisSource> 
   const published = publishedValidators(spec);
   if (published.length > 0 && !config.allowDevValidator) {
     throw configError(
-      `--genesis ${config.genesisFile}: validator ${published.join(', ')} signs with a published development key (derived from the public development seed: anyone can sign its blocks). ` +
-        'Put your own validators in the specification ("cairn genesis validator"), or pass --allow-dev-validator for a local test network',
+      `--genesis ${config.genesisFile}: validator ${published.join(', ')} signs with a published development ` +
+        `key (derived from the public development seed: anyone can sign its blocks). ` +
+        'Put your own validators in the specification ("cairn genesis validator"), or pass ' +
+        '--allow-dev-validator for a local test network',
       { file: config.genesisFile, validators: published },
     );
   }
@@ -89,12 +91,15 @@ export function checkSameGenesis(source: GenesisSource, stored: GenesisSpec | un
   if (source.kind !== 'file') return; // without --genesis the node runs whatever chain the directory holds
   if (stored !== undefined && canonicalJson(stored) === canonicalJson(source.spec)) return;
   throw configError(
-    `--genesis ${source.file} is not the chain specification the chain in ${dataDir} was created from; start with that file, without --genesis, or with an empty --data-dir`,
+    `--genesis ${source.file} is not the chain specification the chain in ${dataDir} was created from; start ` +
+      `with that file, without --genesis, or with an empty --data-dir`,
     { file: source.file, dataDir },
   );
 }
 
-/** The block-signing key: a file with the 64-hex master secret, or dev-validators.json's shape ([{secret}] or {secret}). */
+/**
+ * The block-signing key: a file with the 64-hex master secret, or dev-validators.json's shape ([{secret}] or {secret}).
+ */
 export async function validatorKeys(config: NodeConfig): Promise<HybridKeys> {
   if (config.validatorKey === null) return devGenesis(0).validator;
   const file = config.validatorKey;
@@ -112,7 +117,8 @@ export async function validatorKeys(config: NodeConfig): Promise<HybridKeys> {
   const hex = typeof secret === 'string' ? secret.replace(/^0x/i, '') : '';
   if (!/^[0-9a-fA-F]{64}$/.test(hex))
     throw configError(
-      `--validator-key ${file}: must hold a 32-byte master secret as 64 hex, or {"secret": …} as in dev-validators.json`,
+      `--validator-key ${file}: must hold a 32-byte master secret as 64 hex, or {"secret": …} as in ` +
+        `dev-validators.json`,
       { file },
     );
   return deriveKeys(fromHex(hex));
@@ -226,7 +232,8 @@ export async function checkValidatorKey(
   ) {
     throw new CairnError(
       'CONFIG',
-      `validator ${keys.address} has bound other block-signing keys than this node's key (signingKeys ${bound.secp256k1.slice(0, 12)}…)`,
+      `validator ${keys.address} has bound other block-signing keys than this node's key ` +
+        `(signingKeys ${bound.secp256k1.slice(0, 12)}…)`,
     );
   }
 }

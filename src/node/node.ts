@@ -88,7 +88,10 @@ export interface StartHooks {
   beforeOpen?: () => Promise<void>;
   /** HTTP protection settings (rate limit, guard) passed to the server as they are. */
   http?: Pick<HttpDeps, 'rateLimit' | 'guard'>;
-  /** The clock every part of the node reads (ms since 1970; slot ticks, mempool, admission, sentinel, readiness, p2p); default Date.now. */
+  /**
+   * The clock every part of the node reads (ms since 1970; slot ticks, mempool, admission, sentinel, readiness, p2p);
+   * default Date.now.
+   */
   now?: () => number;
   /** How the p2p actor reaches its peers; default: their HTTP API (network/peerClient.ts httpTransport). */
   transport?: PeerTransport;
@@ -240,7 +243,8 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
 
   try {
     await supervisor.startChild(modes.spec); // first: stopped last, so the node's modes stay readable to the end
-    for (const spec of lifecycles.specs) await supervisor.startChild(spec as ChildSpec<{ type: string }>); // before those that report to them
+    // before those that report to them
+    for (const spec of lifecycles.specs) await supervisor.startChild(spec as ChildSpec<{ type: string }>);
     await supervisor.startChild({
       ref: mempool,
       start: async () =>

@@ -25,7 +25,10 @@ export function newAccount(height: number): AccountState {
   return a;
 }
 
-/** Credits an account, creating it on first receipt (docs/API.md "GET /address/:end": an account exists from its first received transaction). */
+/**
+ * Credits an account, creating it on first receipt (docs/API.md "GET /address/:end": an account exists from its first
+ * received transaction).
+ */
 export async function credit(s: ExecState, addr: Address, amount: bigint, height: number): Promise<void> {
   const a = (await s.getAccount(addr)) ?? newAccount(height);
   a.balance += amount;

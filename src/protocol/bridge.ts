@@ -57,7 +57,9 @@ export const COMMITTEE = refusals('bridge', {
     `the threshold must be more than half the ${m.members} members and at most all of them, not ${m.threshold}`,
 });
 
-/** Why `members`/`threshold` cannot be a committee (shape only: the address-to-key check needs crypto/), or undefined. */
+/**
+ * Why `members`/`threshold` cannot be a committee (shape only: the address-to-key check needs crypto/), or undefined.
+ */
 export function committeeRefusal(members: readonly CommitteeMember[], threshold: number): Refusal | undefined {
   if (members.length === 0 || members.length > MAX_COMMITTEE_MEMBERS)
     return COMMITTEE.BRIDGE_COMMITTEE_SIZE({ members: members.length, max: MAX_COMMITTEE_MEMBERS });

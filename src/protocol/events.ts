@@ -23,7 +23,10 @@ export type ChainEvent =
   | { kind: 'nft.transfer'; collection: Hex; item: number; from: Address | null; to: Address | null }
   /** A name was registered at `height` (NAME_REGISTER). */
   | { kind: 'name.register'; name: string; owner: Address; target: Address; height: number }
-  /** A name's owner or target changed (NAME_UPDATE, NAME_TRANSFER); `previous` is what it was, so the change can be undone. */
+  /**
+   * A name's owner or target changed (NAME_UPDATE, NAME_TRANSFER); `previous` is what it was, so the change can be
+   * undone.
+   */
   | {
       kind: 'name.update';
       name: string;
@@ -41,8 +44,10 @@ export type ChainEvent =
   /** A validator was jailed (out of the active set and of elections): downtime, or a proven double sign. */
   | { kind: 'validators.jail'; address: Address; height: number; reason: 'downtime' | 'double-sign'; active: Address[] }
   /**
-   * A proven double sign was slashed (SLASH_DOUBLE_SIGN, reported by `reporter`): `penalty` base units of the producer's
-   * coins went to the treasury, `fromStake` of them from its stake (the rest from its liquid balance). `height` is the offence's.
+   * A proven double sign was slashed (SLASH_DOUBLE_SIGN, reported by `reporter`): `penalty` base units of the
+   * producer's
+   * coins went to the treasury, `fromStake` of them from its stake (the rest from its liquid balance). `height` is the
+   * offence's.
    */
   | {
       kind: 'validators.slash';
@@ -52,9 +57,14 @@ export type ChainEvent =
       fromStake: string;
       reporter: Address;
     }
-  /** An active set elected (or changed by a jailing) at `decidedAt` became final and now schedules slots from `height`. */
+  /**
+   * An active set elected (or changed by a jailing) at `decidedAt` became final and now schedules slots from `height`.
+   */
   | { kind: 'validators.schedule'; height: number; decidedAt: number; active: Address[]; previous: Address[] }
-  /** A challenge overturned a result: `amount` base units of `oracle`'s stake went to the challenger `to` (ORACLE_SLASH_BPS). */
+  /**
+   * A challenge overturned a result: `amount` base units of `oracle`'s stake went to the challenger `to`
+   * (ORACLE_SLASH_BPS).
+   */
   | { kind: 'ai.slash'; oracle: Address; amount: string; to: Address; task: string; height: number }
   /**
    * An on-chain machine (machines/) moved from state `from` to `to` on `event` at `height`.

@@ -29,7 +29,9 @@ export const PARAMS = {
     min: 0n,
     max: coins(1_000n),
     unit: 'base units',
-    doc: "minted per block for its producer and the producer's voters (commission to the producer, the rest to its voters)",
+    doc:
+      "minted per block for its producer and the producer's voters " +
+      '(commission to the producer, the rest to its voters)',
   },
   TREASURY_REWARD: {
     default: COIN / 4n,
@@ -135,14 +137,18 @@ export const PARAMS = {
     min: 2n,
     max: 1_000_000n,
     unit: 'count',
-    doc: 'a scheduled validator that produced no block for this many rounds of the schedule (rounds × set size blocks) is jailed for downtime',
+    doc:
+      'a scheduled validator that produced no block for this many rounds of the schedule ' +
+      '(rounds × set size blocks) is jailed for downtime',
   },
   SLASH_DOUBLE_SIGN_BPS: {
     default: 500n,
     min: 0n,
     max: 10_000n,
     unit: 'basis points',
-    doc: "share of a producer's own stake a SLASH_DOUBLE_SIGN takes to the treasury (the producer is also jailed for good)",
+    doc:
+      "share of a producer's own stake a SLASH_DOUBLE_SIGN takes to the treasury " +
+      '(the producer is also jailed for good)',
   },
   ORACLE_UNBONDING_BLOCKS: {
     default: 50_400n,
@@ -221,7 +227,9 @@ export const PARAMS = {
     min: 1n,
     max: 10_000_000n,
     unit: 'blocks',
-    doc: "the bridge circuit breaker's window: releases of an asset within one window stay under BRIDGE_BREAKER_BPS of its pool",
+    doc:
+      "the bridge circuit breaker's window: releases of an asset within one window stay under " +
+      'BRIDGE_BREAKER_BPS of its pool',
   },
   BRIDGE_BREAKER_BPS: {
     default: 1_000n,
@@ -230,13 +238,16 @@ export const PARAMS = {
     unit: 'basis points',
     doc: 'share of the bridge float that may leave per window before the breaker trips',
   },
-  // Default from bench/worstblock.ts (the slowest class per gas × a 200 ms budget, never below one VM_MAX_GAS transaction); docs/PROTOCOL.md "Block gas".
+  // Default from bench/worstblock.ts (the slowest class per gas × a 200 ms budget, never below one VM_MAX_GAS
+  // transaction); docs/PROTOCOL.md "Block gas".
   BLOCK_GAS_LIMIT: {
     default: VM_MAX_GAS,
     min: VM_MAX_GAS,
     max: BigInt(MAX_TXS_PER_BLOCK) * VM_MAX_GAS,
     unit: 'gas',
-    doc: "a block's VM budget: the sum of its VM transactions' declared gas limits may not exceed it (the producer leaves the rest for later blocks; importers refuse a block over it)",
+    doc:
+      "a block's VM budget: the sum of its VM transactions' declared gas limits may not exceed it " +
+      '(the producer leaves the rest for later blocks; importers refuse a block over it)',
   },
 } as const satisfies Record<string, ParamSpec>;
 

@@ -83,7 +83,8 @@ export const GOVERNED = refusals('permissions', {
     `${m.type} from ${m.account} needs its multisig permission (MULTISIG_PROPOSE)`,
   /** An Ethereum-envelope transaction from an account whose permission governs a VALUE_MOVING type (`governs`). */
   PERMISSION_ETH_ENVELOPE_GOVERNED: (m: { account: Address; governs: readonly TxType[] }) =>
-    `Ethereum-envelope transactions from ${m.account} are refused: its permission governs ${m.governs.join(', ')} (value moves only through MULTISIG_PROPOSE)`,
+    `Ethereum-envelope transactions from ${m.account} are refused: its permission ` +
+    `governs ${m.governs.join(', ')} (value moves only through MULTISIG_PROPOSE)`,
   /** A VM transaction carrying value from an account whose permission governs TRANSFER. */
   PERMISSION_VM_VALUE_GOVERNED: (m: { account: Address; type: TxType }) =>
     `${m.type} from ${m.account} sends value, and its permission governs TRANSFER (MULTISIG_PROPOSE)`,

@@ -63,6 +63,9 @@ export function refusals<const D extends Record<string, Wording>>(
   return makers as RefusalMakers<D> & { readonly catalog: RefusalCatalog };
 }
 
-/** The same refusal told from an outer operation (a META_TX, a multisig): the code stays the inner one, so programs still see why. */
+/**
+ * The same refusal told from an outer operation (a META_TX, a multisig): the code stays the inner one, so programs
+ * still see why.
+ */
 export const wrapRefusal = (inner: Refusal, prefix: string): Refusal =>
   Object.freeze({ code: inner.code, reason: `${prefix}${inner.reason}`, meta: inner.meta });

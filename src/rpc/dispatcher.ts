@@ -21,7 +21,8 @@ import type { MaybePromise } from '../primitives/maybe';
  * - An array (batch) of 1..MAX_RPC_BATCH (50) elements gets an array of responses in the same
  *   order; the calls run concurrently and each element is validated on its own. An empty
  *   array or one with more than 50 elements gets a single -32600 error object.
- * - Envelope rules follow the interface (docs/PROTOCOL.md "JSON-RPC (port 7070)"): `jsonrpc` must be "2.0", `method` a string and `id` present
+ * - Envelope rules follow the interface (docs/PROTOCOL.md "JSON-RPC (port 7070)"): `jsonrpc` must be "2.0", `method` a
+ *   string and `id` present
  *   and a string, a number or null. A request without `id` (a JSON-RPC notification) is
  *   answered -32600, as the spec says ("jsonrpc, method or id missing").
  * - `params` may be omitted or null (= []) and must otherwise be an array (by-name params: -32602).

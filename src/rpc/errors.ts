@@ -66,5 +66,8 @@ export const invalidParams = (m: string) => new RpcError(RPC_CODES.INVALID_PARAM
 export const internalError = () => new RpcError(RPC_CODES.INTERNAL_ERROR, 'internal error');
 export const parseError = (m: string) => new RpcError(RPC_CODES.PARSE_ERROR, m);
 export const executionError = (m: string, data?: unknown) => new RpcError(RPC_CODES.EXECUTION_ERROR, m, data);
-/** A request refused by the per-client rate limit or the guard (HTTP 429): -32000, since the spec's table has no code of its own for it. */
+/**
+ * A request refused by the per-client rate limit or the guard (HTTP 429): -32000, since the spec's table has no code of
+ * its own for it.
+ */
 export const limitExceeded = (m: string) => new RpcError(RPC_CODES.EXECUTION_ERROR, m);

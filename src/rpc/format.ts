@@ -237,7 +237,8 @@ function receiptsRoot(results: TxResult[]): Hex {
 export function formatBlock(block: Block, size: number, fullTxs: boolean, ctx: FormatContext): Record<string, unknown> {
   const h = block.header;
   let gasUsed = 0n;
-  for (const r of block.results) if (r?.vm) gasUsed += BigInt(r.vm.gasUsed); // native transactions are outside the VM budget
+  // native transactions are outside the VM budget
+  for (const r of block.results) if (r?.vm) gasUsed += BigInt(r.vm.gasUsed);
   const allLogs: LogEntry[] = [];
   for (const r of block.results) if (r?.vm) allLogs.push(...r.vm.logs);
   return {

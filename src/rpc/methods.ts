@@ -78,7 +78,10 @@ export function executionFailure(error: string, returnData?: Hex) {
 export function createMethods(backend: RpcBackend): Map<string, MethodHandler> {
   const ctx = (): FormatContext => ({ chainId: backend.chainId, gasPrice: backend.gasPrice() });
 
-  /** Height a block spec denotes, or undefined when there is no such block (at hand unless a block hash must be looked up). */
+  /**
+   * Height a block spec denotes, or undefined when there is no such block (at hand unless a block hash must be looked
+   * up).
+   */
   function heightOf(spec: P.BlockSpec, _argIndex: number): MaybePromise<number | undefined> {
     const head = backend.headHeight();
     if ('tag' in spec) {
@@ -302,7 +305,8 @@ export function createMethods(backend: RpcBackend): Map<string, MethodHandler> {
           // the same query must not work today and fail once the chain has grown.
           if (toAsked - fromHeight + 1 > LOGS_MAX_BLOCK_SPAN) {
             throw invalidParams(
-              `invalid argument 0: block range exceeds ${LOGS_MAX_BLOCK_SPAN} blocks (asked ${toAsked - fromHeight + 1}); split the query`,
+              `invalid argument 0: block range exceeds ${LOGS_MAX_BLOCK_SPAN} blocks ` +
+                `(asked ${toAsked - fromHeight + 1}); split the query`,
             );
           }
           toHeight = Math.min(toAsked, head);

@@ -149,7 +149,10 @@ export interface LogFilterSpec {
   topics: (Hex[] | null)[];
 }
 
-/** eth_getLogs filter: fromBlock/toBlock (default latest) or blockHash; address one or many; topics with null wildcards and OR-arrays. */
+/**
+ * eth_getLogs filter: fromBlock/toBlock (default latest) or blockHash; address one or many; topics with null wildcards
+ * and OR-arrays.
+ */
 export function logFilter(v: unknown, i: number): LogFilterSpec {
   if (!isPlainObject(v)) throw arg(i, `filter must be a JSON object, got ${describe(v)}`);
   const given = (k: string) => v[k] !== undefined && v[k] !== null;

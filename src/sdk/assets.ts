@@ -93,7 +93,10 @@ export interface UnsignedAssetTx {
   data: Record<string, unknown>;
 }
 
-/** The message is `<field> <problem>`; meta carries both, so a caller can name the field its own way (the CLI: as a flag). */
+/**
+ * The message is `<field> <problem>`; meta carries both, so a caller can name the field its own way (the CLI: as a
+ * flag).
+ */
 function invalid(field: string, problem: string): never {
   throw new CairnError('INVALID_ASSET_TX', `${field} ${problem}`, { field, problem });
 }
@@ -169,7 +172,9 @@ export function buildAssetTx(input: AssetTxInput): UnsignedAssetTx {
   return buildTx(input) as UnsignedAssetTx;
 }
 
-/** The unsigned fields of one transaction of any type but the VM's. Throws CairnError('INVALID_ASSET_TX') on bad input. */
+/**
+ * The unsigned fields of one transaction of any type but the VM's. Throws CairnError('INVALID_ASSET_TX') on bad input.
+ */
 export function buildTx(input: TxInput): UnsignedTx {
   if (input === null || typeof input !== 'object')
     throw new CairnError('INVALID_ASSET_TX', 'input must be an object with a type', { field: 'type' });
@@ -241,7 +246,10 @@ export type {
 
 export interface PageOptions {
   limit?: number;
-  /** A page's `nextBefore`: a height on tokens, transfers, collections and names (any block height works); a cursor on holders and items. */
+  /**
+   * A page's `nextBefore`: a height on tokens, transfers, collections and names (any block height works); a cursor on
+   * holders and items.
+   */
   before?: HeightCursor | Cursor;
 }
 

@@ -111,7 +111,7 @@ export interface CairnClient extends RouteMethods {}
  * (meta.errno, e.g. ECONNREFUSED) and request timeouts as `TIMEOUT` (meta.status and
  * meta.retryAfterMs when present).
  */
-// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the route methods are assigned in the constructor from the route table.
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor assigns the route methods (the table's)
 export class CairnClient {
   readonly baseUrl: string;
   private readonly fetchFn: typeof fetch;
@@ -223,7 +223,10 @@ export class CairnClient {
     return id === undefined ? r : { ...r, assetId: id };
   }
 
-  /** Builds (buildTx: staking, governance, resources, vesting, permissions, META_TX and the asset types), signs and submits; see send. */
+  /**
+   * Builds (buildTx: staking, governance, resources, vesting, permissions, META_TX and the asset types), signs and
+   * submits; see send.
+   */
   sendTx(keys: HybridKeys, input: TxInput, opts: SendOptions = {}): Promise<SendResult> {
     return this.send(keys, buildTx(input), opts);
   }
@@ -244,7 +247,8 @@ export class CairnClient {
    * Polls GET /tx/:id until the transaction reaches `until`, is dropped, or time runs out.
    * A timeout is 'unknown', never 'failed': the transaction may still land, so confirm
    * by id before resending. 404s (still propagating), 429s, 5xx and transport errors are
-   * tolerated. 'dropped' covers a 'refused' record too. 'failed' means included with a failed execution result, reported at the
+   * tolerated. 'dropped' covers a 'refused' record too. 'failed' means included with a failed execution result,
+   * reported at the
    * level asked for (with until 'finalized', only once the block is final).
    * 'undone' (reorganised away) keeps polling, since the transaction may be re-included.
    */

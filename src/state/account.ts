@@ -54,7 +54,8 @@ export function encodeAccount(a: AccountState): Uint8Array {
   if (a.codeHash) s += `,"codeHash":${q(a.codeHash)}`;
   if (a.delegatedIn) s += `,"delegatedIn":${q(a.delegatedIn.toString())}`;
   if (a.delegatedOut) s += `,"delegatedOut":${q(a.delegatedOut.toString())}`;
-  s += `,"energy":${q(a.energy.toString())},"energyHeight":${a.energyHeight},"feeExempt":${a.feeExempt},"isValidator":${a.isValidator}`;
+  s += `,"energy":${q(a.energy.toString())},"energyHeight":${a.energyHeight}`;
+  s += `,"feeExempt":${a.feeExempt},"isValidator":${a.isValidator}`;
   s += `,"mldsaKeyHash":${a.mldsaKeyHash === null ? 'null' : q(a.mldsaKeyHash)},"nonce":${a.nonce}`;
   if (a.permissioned) s += ',"permissioned":true';
   s += `,"staked":${q(a.staked.toString())}`;
@@ -83,7 +84,8 @@ export function encodeAccountReference(a: AccountState): Uint8Array {
 }
 
 /**
- * Strict decode: exactly the eight fields (and the optional ones, only when non-default), the right types, non-negative integers, and
+ * Strict decode: exactly the eight fields (and the optional ones, only when non-default), the right types, non-negative
+ * integers, and
  * bytes that are already canonical (re-encoding must reproduce them), so one account
  * has exactly one stored form and therefore one state root.
  */

@@ -212,7 +212,10 @@ export class AssetIndex {
 
   constructor(private readonly kv: KvStore) {}
 
-  /** Entries under `prefix` from `gte` up to (not including) `lt`, newest (highest key) first, at most `limit`: positions and values. */
+  /**
+   * Entries under `prefix` from `gte` up to (not including) `lt`, newest (highest key) first, at most `limit`:
+   * positions and values.
+   */
   private async entries(prefix: Buffer, gte: Buffer, lt: Buffer, limit?: number): Promise<[Buffer, Uint8Array][]> {
     const out: [Buffer, Uint8Array][] = [];
     for await (const [k, v] of this.kv.iterate({ gte, lt, reverse: true, limit }))
@@ -263,7 +266,8 @@ export class AssetIndex {
     const last = got.at(-1);
     if (got.length < limit || !last) return { items: got.map(([pos, v]) => map(pos, v)), nextBefore: null };
     const height = last[0].subarray(0, 8);
-    got.push(...(await this.entries(prefix, at(height), at(last[0])))); // a block holds at most a few entries per transaction
+    // a block holds at most a few entries per transaction
+    got.push(...(await this.entries(prefix, at(height), at(last[0]))));
     const more = (await this.entries(prefix, prefix, at(height), 1)).length > 0;
     return { items: got.map(([pos, v]) => map(pos, v)), nextBefore: more ? readU64be(height) : null };
   }

@@ -150,7 +150,9 @@ export class ChainStore {
     return v ? (json(v) as GenesisSpec) : undefined;
   }
 
-  /** The chain this store holds: its specification's chain id and its genesis block's hash (a genesis must be written). */
+  /**
+   * The chain this store holds: its specification's chain id and its genesis block's hash (a genesis must be written).
+   */
   async network(): Promise<Network> {
     const [spec, genesis] = await Promise.all([this.genesisSpec(), this.summary(0)]);
     if (!spec || !genesis) throw new CairnError('NO_GENESIS', 'the store holds no genesis block');

@@ -4,7 +4,8 @@ import { CairnError } from '../errors/CairnError';
 /**
  * Double-sign protection, on by default: the height and slot of the last block this
  * validator signed, persisted (written and fsynced, then renamed into place) after the block
- * is committed and before it leaves the node (a block whose commit failed was seen by nobody). The producer never signs at or below either again — across restarts, and
+ * is committed and before it leaves the node (a block whose commit failed was seen by nobody). The producer never signs
+ * at or below either again — across restarts, and
  * after a reorganization took its block away (a second header at one height is slashable).
  */
 export interface LastSigned {

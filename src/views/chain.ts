@@ -53,7 +53,10 @@ export type BlockView = SignedBlockHeader & {
 };
 
 /** GET /chain: contiguous full blocks (sync format) and where the next page starts. */
-/** GET /chain: full blocks as stored (header, txs with keys and signatures, results) with height, hash and size at the top level as /blocks/:ref has them. */
+/**
+ * GET /chain: full blocks as stored (header, txs with keys and signatures, results) with height, hash and size at the
+ * top level as /blocks/:ref has them.
+ */
 export interface ChainPage {
   /** The height the page starts at (as asked). */
   from: number;

@@ -11,7 +11,10 @@ import type { CappedPage } from './paging';
  * body every route shares.
  */
 
-/** Every failure: `{error}` with its HTTP status (http/route.ts); a refused transaction's 400 also carries its refusal `code` (docs/API.md "Refusal codes"). */
+/**
+ * Every failure: `{error}` with its HTTP status (http/route.ts); a refused transaction's 400 also carries its refusal
+ * `code` (docs/API.md "Refusal codes").
+ */
 export interface ErrorView {
   error: string;
   code?: string;
@@ -133,7 +136,10 @@ export interface LiveView {
 export interface ReadinessView {
   ready: boolean;
   reason?: string;
-  /** The node's modes (machines/nodeModes.ts): node starting/ready/stopping, signing following/producing/halted, sync inSync/syncing. */
+  /**
+   * The node's modes (machines/nodeModes.ts): node starting/ready/stopping, signing following/producing/halted, sync
+   * inSync/syncing.
+   */
   modes?: NodeModes;
   height?: number;
   peers?: number;
@@ -146,7 +152,10 @@ export interface MachineDefinition extends MachineGraph {
   name: string;
   title: string;
   source: string;
-  /** On-chain machines live in consensus state and move on transactions and block heights; node-local ones are each node's own. */
+  /**
+   * On-chain machines live in consensus state and move on transactions and block heights; node-local ones are each
+   * node's own.
+   */
   onChain: boolean;
   initial: string;
   final: string[];
@@ -157,7 +166,10 @@ export interface MachineDefinition extends MachineGraph {
   deadlines?: Record<string, string>;
 }
 
-/** GET /machines/:name/due: the open instances of an on-chain machine that move by themselves next (actors/machineViewActor.ts). */
+/**
+ * GET /machines/:name/due: the open instances of an on-chain machine that move by themselves next
+ * (actors/machineViewActor.ts).
+ */
 export interface MachineDueView extends CappedPage {
   machine: string;
   /** The head height the view is at. */

@@ -359,7 +359,10 @@ export class VmCallPool {
 const poolError = (code: VmCallErrorCode, message: string, opts?: { cause?: unknown }) =>
   new CairnError<VmCallErrorCode>(code, message, {}, opts);
 
-/** Whether `e` is the pool refusing or abandoning a job (busy, over budget, crashed, closing) rather than a failed execution. */
+/**
+ * Whether `e` is the pool refusing or abandoning a job (busy, over budget, crashed, closing) rather than a failed
+ * execution.
+ */
 export const isVmCallRefusal = (e: unknown): e is CairnError<VmCallErrorCode> =>
   e instanceof CairnError &&
   (e.code === 'VM_CALL_BUSY' ||

@@ -45,7 +45,10 @@ export interface InternalTransfer {
 
 export interface VmOutcome {
   status: 'success' | 'reverted' | 'failed';
-  /** Total incl. intrinsic, after refund and the EIP-7623 floor: what the receipt shows. 0 when refused before execution. */
+  /**
+   * Total incl. intrinsic, after refund and the EIP-7623 floor: what the receipt shows. 0 when refused before
+   * execution.
+   */
   gasUsed: bigint;
   /** Before refund (and at least the floor). */
   gasPeak: bigint;
@@ -182,7 +185,8 @@ export async function estimateGas(
   };
   const top = await at(VM_MAX_GAS);
   if (top.status !== 'success') {
-    if (top.error === ERR_INTRINSIC || top.error === EVMError.errorMessages.OUT_OF_GAS) return { error: ERR_ALLOWANCE }; // geth's wording
+    // geth's wording
+    if (top.error === ERR_INTRINSIC || top.error === EVMError.errorMessages.OUT_OF_GAS) return { error: ERR_ALLOWANCE };
     return top.status === 'reverted'
       ? { error: top.error ?? ERR_REVERTED, returnData: top.returnData }
       : { error: top.error ?? 'execution failed' };

@@ -41,7 +41,9 @@ interface InterpreterProto {
 export let jumpAnalysisCached = false;
 /** True once the interpreter loop below is installed (a unit test checks it for the pinned version). */
 export let fastLoopInstalled = false;
-/** A message frame yields to the event loop after this many steps or this much gas (whichever first): a few ms of work. */
+/**
+ * A message frame yields to the event loop after this many steps or this much gas (whichever first): a few ms of work.
+ */
 export const YIELD_STEPS = 16_384;
 export const YIELD_GAS = 50_000n;
 const YIELD_GAS_N = Number(YIELD_GAS);

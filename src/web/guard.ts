@@ -216,7 +216,10 @@ export class Guard {
   }
 }
 
-/** Request-local slot where a route notes the offence its answer represents (read by the ingress when the response ends). */
+/**
+ * Request-local slot where a route notes the offence its answer represents (read by the ingress when the response
+ * ends).
+ */
 const OFFENCE_SLOT = 'cairnOffence';
 
 /** Marks the request as an offence of `kind` (the first mark wins). */

@@ -87,7 +87,10 @@ export interface IngressDeps {
   bodyLimit: (path: string) => number;
 }
 
-/** A trusted proxy's X-Forwarded-For with a hop that is not an address: the client is unknown (400, counted against nobody). */
+/**
+ * A trusted proxy's X-Forwarded-For with a hop that is not an address: the client is unknown (400, counted against
+ * nobody).
+ */
 const MALFORMED_FORWARDED = 'malformed X-Forwarded-For: a hop is not an IP address';
 
 /** A request refused before it is served: 429 with Retry-After and this error. */
@@ -120,7 +123,9 @@ export function admitClient(
   const s = retryAfterSeconds(Math.max(r.retryAfterMs, guardMs));
   return {
     retryAfterS: s,
-    error: `rate limit exceeded: ${d.rateLimit.max} requests per ${d.rateLimit.windowMs} ms; retry after ${s} s (a request before then extends the block)`,
+    error:
+      `rate limit exceeded: ${d.rateLimit.max} requests per ${d.rateLimit.windowMs} ms; retry after ${s} s ` +
+      `(a request before then extends the block)`,
   };
 }
 

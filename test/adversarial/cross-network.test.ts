@@ -102,7 +102,8 @@ describe('a native transaction of one chain on another with the same chain id', 
     twin = await start(['--genesis', join(dir, 'twin.json'), '--validator-key', join(dir, 'validator.json')], false);
   }, 120_000);
 
-  it('is refused as `invalid signature` and moves nothing; the same transfer signed for the chain is accepted', async () => {
+  it('is refused as `invalid signature` and moves nothing; ' +
+    'the same transfer signed for the chain is accepted', async () => {
     expect((await status(dev)).chainId).toBe((await status(twin)).chainId);
     expect((await status(dev)).genesisHash).not.toBe((await status(twin)).genesisHash);
 

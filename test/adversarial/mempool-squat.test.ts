@@ -28,7 +28,8 @@ const read = async (url: string): Promise<any> => (await requestFrom(OBSERVER, u
 const poolCount = async (url: string): Promise<number> => (await read(`${url}/mempool?limit=1`)).count;
 
 describe('mempool squat (row 7)', () => {
-  it('80 accounts sending gapped nonces 1-64 with fee 0 cannot keep an honest fee-paying transfer out: accepted and included within 2 slots', async () => {
+  it('80 accounts sending gapped nonces 1-64 with fee 0 cannot keep an honest fee-paying transfer out: ' +
+    'accepted and included within 2 slots', async () => {
     target = await spawnTarget(['--mempool-cap', '400']);
     const url = target.url;
     const squat = await prepareSquat(url);

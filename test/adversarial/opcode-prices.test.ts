@@ -75,7 +75,8 @@ describe('opcode prices: a VM_MAX_GAS transaction of the dearest opcodes fits th
       const opGas = Number(BigInt(r.result)) - 2 - c.overhead; // less the second GAS and the pushes around it
       const floor = Math.ceil((Number(VM_MAX_GAS) * c.us) / BUDGET_US);
       console.log(
-        `${c.what}: ${opGas} gas (floor ${floor}); a VM_MAX_GAS transaction runs at most ${Math.floor(Number(VM_MAX_GAS) / opGas)} of them`,
+        `${c.what}: ${opGas} gas (floor ${floor}); a VM_MAX_GAS transaction runs at ` +
+          `most ${Math.floor(Number(VM_MAX_GAS) / opGas)} of them`,
       );
       expect(opGas).toBeGreaterThanOrEqual(floor);
     });

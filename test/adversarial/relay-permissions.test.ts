@@ -141,7 +141,9 @@ describe("a permission governs every path that moves the account's value (issue 
       const before = await holdings(token);
       const wallet = new Wallet(toHex(VICTIM.secp256k1.privateKey));
       expect(wallet.address.toLowerCase()).toBe(VICTIM.address);
-      const reason = `Ethereum-envelope transactions from ${VICTIM.address} are refused: its permission governs TOKEN_TRANSFER, TRANSFER (value moves only through MULTISIG_PROPOSE)`;
+      const reason =
+        `Ethereum-envelope transactions from ${VICTIM.address} are refused: its permission governs ` +
+        `TOKEN_TRANSFER, TRANSFER (value moves only through MULTISIG_PROPOSE)`;
       const sign = async (nonce: number) =>
         wallet.signTransaction({
           type: 2,

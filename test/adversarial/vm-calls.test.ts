@@ -53,12 +53,14 @@ describe('VM work never freezes the node (issue 23 row 2)', () => {
     const h1 = await height();
 
     console.log(
-      `flood: ${JSON.stringify(hits)}; quiet /status: ${JSON.stringify(quiet)}; honest /status: ${JSON.stringify(report)}; honest eth_call ${callMs.toFixed(0)} ms: ${JSON.stringify(answer)}`,
+      `flood: ${JSON.stringify(hits)}; quiet /status: ${JSON.stringify(quiet)}; honest ` +
+        `/status: ${JSON.stringify(report)}; honest eth_call ${callMs.toFixed(0)} ms: ${JSON.stringify(answer)}`,
     );
     expect(hits.errors['out of gas'] ?? 0).toBeGreaterThan(0); // the loops did run
     expect(report.failures).toBe(0);
     expect(report.requests).toBeGreaterThan(20);
-    // bench/vmCalls.ts holds it to 100 ms; here headroom for a busy machine (before the fix: no answer for 25 s and more).
+    // bench/vmCalls.ts holds it to 100 ms; here headroom for a busy machine (before the fix: no answer for 25 s and
+    // more).
     expect(report.p99).toBeLessThanOrEqual(Math.max(250, 2 * quiet.p99));
     expect(h1 - h0).toBeGreaterThanOrEqual(6); // ~12 slots passed
     expect(report.maxBlockGapMs).toBeLessThanOrEqual(2_000);
@@ -122,7 +124,8 @@ describe('VM work never freezes the node (issue 23 row 2)', () => {
     const est = await rpcFrom(PROBE, node.rpcUrl, 'eth_estimateGas', [{ data: code }]);
     const estimateMs = performance.now() - t;
     console.log(
-      `one call ${oneCallMs.toFixed(0)} ms, estimate ${estimateMs.toFixed(0)} ms (${(estimateMs / oneCallMs).toFixed(1)} calls): ${JSON.stringify(est)}`,
+      `one call ${oneCallMs.toFixed(0)} ms, estimate ${estimateMs.toFixed(0)} ms ` +
+        `(${(estimateMs / oneCallMs).toFixed(1)} calls): ${JSON.stringify(est)}`,
     );
     const gas = BigInt(est.result);
     expect(gas).toBeGreaterThan(3_900_000n);

@@ -28,7 +28,8 @@ const ARTIFACTS = join(import.meta.dirname, '../../test-artifacts/explorer');
 
 if (!haveBrowser && process.env.CAIRN_REQUIRE_BROWSER === '1') {
   throw new Error(
-    `CAIRN_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: run "npm run install:browser" as root (Debian's chromium package), or set CHROMIUM_PATH`,
+    `CAIRN_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: run "npm run install:browser" as root ` +
+      `(Debian's chromium package), or set CHROMIUM_PATH`,
   );
 }
 

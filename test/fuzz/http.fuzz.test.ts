@@ -62,7 +62,9 @@ afterAll(async () => {
 function check(method: string, path: string, r: RawReply, body?: string): unknown {
   stats.requests++;
   stats.byStatus.set(r.status, (stats.byStatus.get(r.status) ?? 0) + 1);
-  const where = `${method} ${path.slice(0, 300)} ${body === undefined ? '' : `body ${JSON.stringify(body.slice(0, 300))}`} → ${r.status} ${r.text.slice(0, 300)}`;
+  const where =
+    `${method} ${path.slice(0, 300)} ${body === undefined ? '' : `body ${JSON.stringify(body.slice(0, 300))}`} ` +
+    `→ ${r.status} ${r.text.slice(0, 300)}`;
   const verify = method === 'POST' && /^\/contract\/[^/?]*\/verify/.test(path);
   const allowed5xx = r.status === 503 || (r.status === 502 && verify);
   if (r.status >= 500 && !allowed5xx) throw new Error(`server error: ${where}`);

@@ -132,7 +132,10 @@ const pct = (v: string): string =>
     )
     .join('');
 
-/** A path segment or query component: percent-encoded, or raw when the request line allows it (malformed escapes included). */
+/**
+ * A path segment or query component: percent-encoded, or raw when the request line allows it (malformed escapes
+ * included).
+ */
 export const encoded = (s: fc.Arbitrary<string>) =>
   fc.tuple(s, fc.boolean()).map(([v, raw]) => (raw && PRINTABLE.test(v) && !/[/?#&=]/.test(v) ? v : pct(v)));
 

@@ -31,7 +31,9 @@ export const PRODUCER = addr(0x99);
 /** Each funded account's genesis balance. */
 export const FUNDS = 1_000_000n * COIN;
 
-/** Energy units per type, as the protocol fixed them before the registry held them (an entry's `energy` must keep them). */
+/**
+ * Energy units per type, as the protocol fixed them before the registry held them (an entry's `energy` must keep them).
+ */
 export const ENERGY_COST: Record<string, bigint> = {
   TRANSFER: 100n,
   TOKEN_CREATE: 2_000n,

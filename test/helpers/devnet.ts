@@ -109,7 +109,8 @@ export async function startDevnet(
     for (;;) {
       if (Date.now() > deadline)
         throw new Error(
-          `node ${node.index} did not start:\n${await readFile(join(node.dataDir, 'node.log'), 'utf8').catch(() => '')}`,
+          `node ${node.index} did not ` +
+            `start:\n${await readFile(join(node.dataDir, 'node.log'), 'utf8').catch(() => '')}`,
         );
       const ok = await fetch(`${node.http}/status`).then(
         (r) => r.ok,

@@ -90,7 +90,10 @@ export class EconWorld {
     return r;
   }
 
-  /** The transaction is included and fails with `reason` (applyTx reverts its effects; the tests check the records they care about). */
+  /**
+   * The transaction is included and fails with `reason` (applyTx reverts its effects; the tests check the records they
+   * care about).
+   */
   async fails(type: TxType, from: Address, opts: TxOpts, reason: string): Promise<void> {
     const r = await this.run(type, from, opts);
     expect(r.status, `${type} should fail with ${reason}`).toBe('failed');

@@ -92,7 +92,10 @@ export class MemChain {
     return v.result;
   }
 
-  /** Ends the block being made (finishBlock) and commits it; returns its events, the transactions' then the end of block's. */
+  /**
+   * Ends the block being made (finishBlock) and commits it; returns its events, the transactions' then the end of
+   * block's.
+   */
   async seal(): Promise<ChainEvent[]> {
     const height = ++this.height;
     const events = [
@@ -155,14 +158,18 @@ export class MemChain {
   }
 }
 
-/** The per-sender queues of `txs` (mempool candidates), each in the order given, senders in order of first appearance. */
+/**
+ * The per-sender queues of `txs` (mempool candidates), each in the order given, senders in order of first appearance.
+ */
 export function bySender(txs: readonly SignedTx[]): SignedTx[][] {
   const queues = new Map<Address, SignedTx[]>();
   for (const tx of txs) queues.set(tx.from, [...(queues.get(tx.from) ?? []), tx]);
   return [...queues.values()];
 }
 
-/** Imports `blocks` on a fresh chain at `genesis`, each one cleanly; returns its roots (a replay for modelRunner.ts). */
+/**
+ * Imports `blocks` on a fresh chain at `genesis`, each one cleanly; returns its roots (a replay for modelRunner.ts).
+ */
 export async function replayBlocks(genesis: GenesisSpec, blocks: readonly Block[]): Promise<Hex[]> {
   const c = await MemChain.open(genesis, blocks[0]?.header.producer ?? ('0x' as Address));
   for (const b of blocks) expect(await c.importBlock(b), `import of block ${b.header.height}`).toBeUndefined();

@@ -115,7 +115,8 @@ contract SelfBomb {
     }
 }
 `,
-  'Misc.sol': `// SPDX-License-Identifier: MIT
+  'Misc.sol':
+    `// SPDX-License-Identifier: MIT
 pragma solidity 0.8.30;
 
 contract Misc {
@@ -157,7 +158,8 @@ contract Misc {
         for (uint256 i = 0; i < rounds; i++) acc ^= uint256(keccak256(abi.encode(acc, i)));
     }
 
-    function info() external view returns (uint256 chainId, uint256 number, uint256 time, address coinbase, uint256 gasPrice, address origin) {
+    function info() external view returns (uint256 chainId, uint256 number, uint256 time, address ` +
+    `coinbase, uint256 gasPrice, address origin) {
         return (block.chainid, block.number, block.timestamp, block.coinbase, tx.gasprice, tx.origin);
     }
 }

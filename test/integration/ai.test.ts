@@ -76,7 +76,8 @@ describe('AI tasks over HTTP with the example oracle', () => {
     expect(decided.reveals.map((r) => r.output)).toEqual(['5', '5', '5']);
     const done = await until(id, 'DONE');
     expect(done.history.map((h) => h.to)).toEqual(expect.arrayContaining(['COMMIT', 'REVEAL', 'CHALLENGE', 'DONE']));
-    // The challenge window's end is a step of its own at its last height: a follower of the feed sees it, then the claim.
+    // The challenge window's end is a step of its own at its last height: a follower of the feed sees it, then the
+    // claim.
     expect(done.history).toContainEqual({
       from: 'CHALLENGE',
       to: 'CHALLENGE',
@@ -89,7 +90,8 @@ describe('AI tasks over HTTP with the example oracle', () => {
     expect((await client.task(id, { for: a.address }))?.actions).toEqual([]);
     expect((await client.task(id))?.actions).toBeUndefined();
     expect((await t.get(`/ai/tasks/${id}?for=0x1234`)).status).toBe(400);
-    // A commit after the window: refused with the machine's code beside its words, and /ai/oracles counts it late (by the code).
+    // A commit after the window: refused with the machine's code beside its words, and /ai/oracles counts it late (by
+    // the code).
     const late = await client.sendTx(
       a,
       { type: 'AI_COMMIT', taskId: id, commit: `0x${'ab'.repeat(32)}` },
@@ -142,32 +144,36 @@ describe('AI tasks over HTTP with the example oracle', () => {
     expect(BigInt(oa.slashed)).toBe((500n * COIN * 1_000n) / 10_000n);
   }, 90_000);
 
-  it('the feed: since with a cursor covers every transition once, final=true stops at finality, a height not processed is an error', async () => {
-    const all = await client.tasks({ since: 0, limit: 100 });
-    const seen: string[] = [];
-    let cursor = 0;
-    for (let i = 0; i < 50; i++) {
-      const page = await client.tasks({ since: cursor, limit: 3 });
-      seen.push(...page.transitions!.map((x) => `${x.id}:${x.height}:${x.to}:${x.event}`));
-      if (page.cursor === cursor || page.cursor >= all.cursor) {
+  it(
+    'the feed: since with a cursor covers every transition once, ' +
+      'final=true stops at finality, a height not processed is an error',
+    async () => {
+      const all = await client.tasks({ since: 0, limit: 100 });
+      const seen: string[] = [];
+      let cursor = 0;
+      for (let i = 0; i < 50; i++) {
+        const page = await client.tasks({ since: cursor, limit: 3 });
+        seen.push(...page.transitions!.map((x) => `${x.id}:${x.height}:${x.to}:${x.event}`));
+        if (page.cursor === cursor || page.cursor >= all.cursor) {
+          cursor = page.cursor;
+          break;
+        }
         cursor = page.cursor;
-        break;
       }
-      cursor = page.cursor;
-    }
-    const once = all
-      .transitions!.filter((x) => x.height <= cursor)
-      .map((x) => `${x.id}:${x.height}:${x.to}:${x.event}`);
-    expect(seen.slice(0, once.length)).toEqual(once);
-    const fin = await client.tasks({ since: 0, final: true });
-    expect(fin.cursor).toBeLessThanOrEqual(fin.finalizedHeight);
-    expect(fin.transitions!.every((x) => x.height <= fin.finalizedHeight)).toBe(true);
-    const far = await t.get('/ai/tasks?since=99999999');
-    expect(far.status).toBe(400);
-    expect(far.body.error).toMatch(/has not processed that height yet/);
-    expect((await t.get('/ai/tasks?status=NOPE')).status).toBe(400);
-    expect((await t.get(`/ai/tasks/0x${'00'.repeat(32)}`)).status).toBe(404);
-    const quorum = await client.tasks({ mode: 'quorum', status: 'DONE' });
-    expect(quorum.tasks.length).toBeGreaterThanOrEqual(1);
-  });
+      const once = all
+        .transitions!.filter((x) => x.height <= cursor)
+        .map((x) => `${x.id}:${x.height}:${x.to}:${x.event}`);
+      expect(seen.slice(0, once.length)).toEqual(once);
+      const fin = await client.tasks({ since: 0, final: true });
+      expect(fin.cursor).toBeLessThanOrEqual(fin.finalizedHeight);
+      expect(fin.transitions!.every((x) => x.height <= fin.finalizedHeight)).toBe(true);
+      const far = await t.get('/ai/tasks?since=99999999');
+      expect(far.status).toBe(400);
+      expect(far.body.error).toMatch(/has not processed that height yet/);
+      expect((await t.get('/ai/tasks?status=NOPE')).status).toBe(400);
+      expect((await t.get(`/ai/tasks/0x${'00'.repeat(32)}`)).status).toBe(404);
+      const quorum = await client.tasks({ mode: 'quorum', status: 'DONE' });
+      expect(quorum.tasks.length).toBeGreaterThanOrEqual(1);
+    },
+  );
 });

@@ -369,19 +369,23 @@ describe('`before` is a block height on the token, NFT and name feeds (SPEC: the
     }
   });
 
-  it('a page that fills up inside a block ends with that block: following nextBefore skips and repeats nothing', async () => {
-    for (const { path, field, height } of feeds()) {
-      const all = (await t.get(`${path}?limit=100`)).body[field];
-      const walked = await pages(path, field, 1, height); // checks each page against the nextBefore it follows
-      expect(walked.flat(), path).toEqual(all);
-      // GOLD's round-2 movements were submitted together: some block holds several, served whole.
-      if (field === 'transfers') expect(Math.max(...walked.map((p) => p.length)), path).toBeGreaterThan(1);
-    }
-  });
+  it(
+    'a page that fills up inside a block ends with that block: ' + 'following nextBefore skips and repeats nothing',
+    async () => {
+      for (const { path, field, height } of feeds()) {
+        const all = (await t.get(`${path}?limit=100`)).body[field];
+        const walked = await pages(path, field, 1, height); // checks each page against the nextBefore it follows
+        expect(walked.flat(), path).toEqual(all);
+        // GOLD's round-2 movements were submitted together: some block holds several, served whole.
+        if (field === 'transfers') expect(Math.max(...walked.map((p) => p.length)), path).toBeGreaterThan(1);
+      }
+    },
+  );
 
   it('still takes the cursors these feeds returned before they paged by height: exactly after that entry', async () => {
     const all = (await t.get(`/tokens/${gold}/transfers?limit=100`)).body.transfers;
-    const k = all.findIndex((x: { kind: string }) => x.kind === 'transfer'); // TOKEN_TRANSFER: its token.transfer is event 0
+    // TOKEN_TRANSFER: its token.transfer is event 0
+    const k = all.findIndex((x: { kind: string }) => x.kind === 'transfer');
     const tx = (await t.get(`/tx/${all[k].txId}`)).body;
     const old = encodeCursor('transfers', Buffer.concat([u64be(tx.blockHeight), u32be(tx.index), u32be(0)]));
     const r = await t.get(`/tokens/${gold}/transfers?limit=100&before=${old}`);

@@ -51,7 +51,8 @@ beforeAll(async () => {
 afterAll(async () => t?.cleanup());
 
 describe('the bridge over HTTP', () => {
-  it('a proposal creates the committee; the relayer settles a transfer out; deposits are released, replays refused, a large one delayed with its countdown', async () => {
+  it('a proposal creates the committee; the relayer settles a transfer out; ' +
+    'deposits are released, replays refused, a large one delayed with its countdown', async () => {
     const committee = accounts.slice(0, 3);
     expect((await client.bridge()).committee).toBeNull();
     const early = { sourceChain: 'ethereum', sourceTx: '0xd0', asset: 'native', to: accounts[5].address, amount: '1' };
@@ -70,7 +71,8 @@ describe('the bridge over HTTP', () => {
       deposit: 100n * COIN,
       committee: { members: committee.map(memberOf), threshold: 2 },
     } as TxInput);
-    // ?for=: the proposal offers GOV_VOTE, until the end of its vote, to a staker; nothing to an address without voting power.
+    // ?for=: the proposal offers GOV_VOTE, until the end of its vote, to a staker; nothing to an address without voting
+    // power.
     const open = (await client.proposal(proposal, { for: validator.address }))!;
     expect(open.actions).toEqual([{ type: 'GOV_VOTE', from: open.actionsAt! + 1, until: open.votingEnds }]);
     expect((await client.proposal(proposal, { for: accounts[5].address }))?.actions).toEqual([]);
@@ -84,10 +86,12 @@ describe('the bridge over HTTP', () => {
     await ok(validator, { type: 'GOV_VOTE', proposalId: proposal, vote: 'yes' } as TxInput);
     const c = await waitUntil(async () => (await client.bridge()).committee ?? undefined, 30_000);
     expect(c).toMatchObject({ epoch: 1, threshold: 2 });
-    expect((await client.proposal(proposal, { for: validator.address }))?.actions).toEqual([]); // decided: nothing to send
+    // decided: nothing to send
+    expect((await client.proposal(proposal, { for: validator.address }))?.actions).toEqual([]);
     expect(c.members.map((m) => m.address)).toEqual(committee.map((k) => k.address).sort());
 
-    // Out: 1,000 coins locked; every member runs the example relayer, the one whose turn it is pays and settles it, once.
+    // Out: 1,000 coins locked; every member runs the example relayer, the one whose turn it is pays and settles it,
+    // once.
     const payouts: string[] = [];
     const relayers = committee.map(
       (k, i) =>
@@ -173,7 +177,8 @@ describe('the bridge over HTTP', () => {
     expect(one.verdict).toMatchObject({
       accepted: false,
       reason:
-        'BRIDGE_IN: 1 valid member signatures of 2 needed (committee epoch 1; both secp256k1 and ML-DSA-44 halves of each)',
+        'BRIDGE_IN: 1 valid member signatures of 2 needed ' +
+        '(committee epoch 1; both secp256k1 and ML-DSA-44 halves of each)',
     });
     // The same deposit again: refused, whoever relays it.
     const replay = await client.sendTx(accounts[4], attested(dep('0xd1', 50n * COIN)), {
@@ -186,7 +191,8 @@ describe('the bridge over HTTP', () => {
       error: `deposit ethereum:0xd1 was already attested (transfer ${inn})`,
     });
 
-    // Over the breaker (10 % of the pool per 20-block window; 50 already used this window or the next is fresh): DELAYED with a countdown.
+    // Over the breaker (10 % of the pool per 20-block window; 50 already used this window or the next is fresh):
+    // DELAYED with a countdown.
     const big = await ok(accounts[3], attested(dep('0xd2', 200n * COIN)));
     const delayed = await until(big, 'DELAYED');
     expect(delayed.releaseAt! % 20).toBe(0);

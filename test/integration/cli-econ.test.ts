@@ -138,40 +138,43 @@ describe('staking and governance through the CLI on a real node', () => {
     expect(BigInt((await client.treasury()).balance)).toBeGreaterThan(0n);
   });
 
-  it('META_TX through cairn tx sign/send: the relayer pays, the user and the recipient see it in their feeds', async () => {
-    const user = dev[2];
-    const nonce = (await client.account(user.address))!.nextNonce;
-    const signed = await runCliCaptured(
-      [
-        'tx',
-        'sign',
-        '--type',
-        'TRANSFER',
-        '--to',
-        dev[0].native,
-        '--amount',
-        String(3n * COIN),
-        '--fee',
-        '0',
-        '--nonce',
-        String(nonce),
-      ],
-      { CAIRN_SECRET: user.secret, CAIRN_NODE: t.url },
-    );
-    expect(signed.code).toBe(0);
-    const before = BigInt((await client.account(user.address))!.balance);
-    const relayed = await ok(
-      ['tx', 'send', '--type', 'META_TX', '--data', JSON.stringify({ tx: JSON.parse(signed.out) })],
-      dev[1].secret,
-    );
-    expect(BigInt((await client.account(user.address))!.balance)).toBe(before - 3n * COIN); // the amount, no fee
-    expect((await client.account(user.address))!.nextNonce).toBe(nonce + 1);
-    for (const who of [user, dev[0], dev[1]]) {
-      const feed = (await (await fetch(`${t.url}/address/${who.address}/txs`)).json()) as { txs: { id: string }[] };
-      expect(
-        feed.txs.map((x: { id: string }) => x.id),
-        who.address,
-      ).toContain(relayed.id);
-    }
-  });
+  it(
+    'META_TX through cairn tx sign/send: the relayer pays, ' + 'the user and the recipient see it in their feeds',
+    async () => {
+      const user = dev[2];
+      const nonce = (await client.account(user.address))!.nextNonce;
+      const signed = await runCliCaptured(
+        [
+          'tx',
+          'sign',
+          '--type',
+          'TRANSFER',
+          '--to',
+          dev[0].native,
+          '--amount',
+          String(3n * COIN),
+          '--fee',
+          '0',
+          '--nonce',
+          String(nonce),
+        ],
+        { CAIRN_SECRET: user.secret, CAIRN_NODE: t.url },
+      );
+      expect(signed.code).toBe(0);
+      const before = BigInt((await client.account(user.address))!.balance);
+      const relayed = await ok(
+        ['tx', 'send', '--type', 'META_TX', '--data', JSON.stringify({ tx: JSON.parse(signed.out) })],
+        dev[1].secret,
+      );
+      expect(BigInt((await client.account(user.address))!.balance)).toBe(before - 3n * COIN); // the amount, no fee
+      expect((await client.account(user.address))!.nextNonce).toBe(nonce + 1);
+      for (const who of [user, dev[0], dev[1]]) {
+        const feed = (await (await fetch(`${t.url}/address/${who.address}/txs`)).json()) as { txs: { id: string }[] };
+        expect(
+          feed.txs.map((x: { id: string }) => x.id),
+          who.address,
+        ).toContain(relayed.id);
+      }
+    },
+  );
 });

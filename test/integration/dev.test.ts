@@ -95,24 +95,27 @@ describe('--dev controls', () => {
 });
 
 describe('a node without --dev', () => {
-  it('has no development controls (404), and --dev is refused off the development network or without a token', async () => {
-    const plain = await startTestNode({ adminToken: TOKEN });
-    try {
-      const r = await fetch(`${plain.url}/dev/mine`, {
-        method: 'POST',
-        headers: { 'x-admin-token': TOKEN },
-        body: '{}',
-      });
-      expect(r.status).toBe(404);
-    } finally {
-      await plain.cleanup();
-    }
-    const { loadConfig } = await import('../../src/config/config');
-    expect(() => loadConfig(['--dev'], {})).toThrow(/--dev needs --admin-token/);
-    expect(() => loadConfig(['--dev', '--admin-token', 'x', '--genesis', 'g.json'], {})).toThrow(
-      /development network only/,
-    );
-  });
+  it(
+    'has no development controls (404), ' + 'and --dev is refused off the development network or without a token',
+    async () => {
+      const plain = await startTestNode({ adminToken: TOKEN });
+      try {
+        const r = await fetch(`${plain.url}/dev/mine`, {
+          method: 'POST',
+          headers: { 'x-admin-token': TOKEN },
+          body: '{}',
+        });
+        expect(r.status).toBe(404);
+      } finally {
+        await plain.cleanup();
+      }
+      const { loadConfig } = await import('../../src/config/config');
+      expect(() => loadConfig(['--dev'], {})).toThrow(/--dev needs --admin-token/);
+      expect(() => loadConfig(['--dev', '--admin-token', 'x', '--genesis', 'g.json'], {})).toThrow(
+        /development network only/,
+      );
+    },
+  );
 });
 
 describe('examples/fuzzer.ts against a --dev node', () => {

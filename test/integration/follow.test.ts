@@ -101,18 +101,21 @@ describe('SDK followers', () => {
     expect(new Set(seen).size).toBe(seen.length);
   }, 60_000);
 
-  it('CORS: a page on another origin may read the native API; the preflight allows GET and POST with content-type', async () => {
-    const r = await fetch(`${t.url}/status`, { headers: { origin: 'https://wallet.example' } });
-    expect(r.headers.get('access-control-allow-origin')).toBe('*');
-    expect(r.headers.get('access-control-expose-headers')).toMatch(/retry-after/);
-    const pre = await fetch(`${t.url}/tx`, {
-      method: 'OPTIONS',
-      headers: { origin: 'https://wallet.example', 'access-control-request-method': 'POST' },
-    });
-    expect(pre.status).toBe(204);
-    expect(pre.headers.get('access-control-allow-methods')).toBe('GET, HEAD, POST, OPTIONS');
-    expect(pre.headers.get('access-control-allow-headers')).toBe('content-type');
-  });
+  it(
+    'CORS: a page on another origin may read the native API; ' + 'the preflight allows GET and POST with content-type',
+    async () => {
+      const r = await fetch(`${t.url}/status`, { headers: { origin: 'https://wallet.example' } });
+      expect(r.headers.get('access-control-allow-origin')).toBe('*');
+      expect(r.headers.get('access-control-expose-headers')).toMatch(/retry-after/);
+      const pre = await fetch(`${t.url}/tx`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://wallet.example', 'access-control-request-method': 'POST' },
+      });
+      expect(pre.status).toBe(204);
+      expect(pre.headers.get('access-control-allow-methods')).toBe('GET, HEAD, POST, OPTIONS');
+      expect(pre.headers.get('access-control-allow-headers')).toBe('content-type');
+    },
+  );
 
   it('GET /machines: every machine as data; the proposal history it followed uses only legal moves', async () => {
     const r = await t.get('/machines');

@@ -71,41 +71,50 @@ describe('governance over HTTP', () => {
     expect((await t.get(`/address/${validator.address}`)).body).toMatchObject({ isValidator: true, feeExempt: true });
   });
 
-  it('drives a proposal from a dev account through voting and timelock to EXECUTED; the value shows in /governance and takes effect', async () => {
-    const id = await send(users[0], 'GOV_PROPOSE', { param: 'BANK_SIZE', value: '3' }, String(100n * COIN));
-    const p0 = await t.get(`/governance/proposals/${id}`);
-    expect(p0.body).toMatchObject({
-      id,
-      status: 'VOTING',
-      proposer: users[0].address,
-      action: { kind: 'param', param: 'BANK_SIZE', value: '3' },
-    });
-    // The validator (fee-exempt by stake) votes with its 1,000,000 staked coins.
-    await send(validator, 'GOV_VOTE', { proposalId: id, vote: 'yes' }, '0', '0');
-    const live = await t.get(`/governance/proposals/${id}`);
-    expect(live.body.tally).toMatchObject({ yes: String(1_000_000n * COIN), no: '0', voters: 1, quorumReached: true });
-    const voting = await t.get('/governance/proposals?status=VOTING');
-    expect(voting.body.proposals.map((p: { id: string }) => p.id)).toContain(id);
-    const since = (await t.get('/status')).body.height;
-    await untilHeight(p0.body.votingEnds + 5 + 1);
-    const done = await t.get(`/governance/proposals/${id}`);
-    expect(done.body.status).toBe('EXECUTED');
-    expect(done.body.history.map((h: { to: string }) => h.to)).toEqual(['VOTING', 'VOTING', 'QUEUED', 'EXECUTED']);
-    expect(done.body.tallyHistory.length).toBeGreaterThanOrEqual(2);
-    const changed = await t.get(`/governance/proposals?since=${since}`);
-    expect(changed.body.proposals.map((p: { id: string }) => p.id)).toEqual([id]);
-    expect(changed.body).toHaveProperty('finalizedHeight');
-    expect(changed.body.cursor).toBeGreaterThanOrEqual(done.body.updatedAt);
-    const g = await t.get('/governance');
-    expect(g.body.params.find((p: { name: string }) => p.name === 'BANK_SIZE')).toMatchObject({
-      value: '3',
-      changedAt: done.body.executeAt,
-    });
-    expect((await t.get('/validators')).body.bankSize).toBe(3);
-    expect((await t.get('/governance/proposals?since=999999999')).status).toBe(400);
-    expect((await t.get('/governance/proposals?status=NOPE')).status).toBe(400);
-    expect((await t.get(`/governance/proposals/0x${'00'.repeat(32)}`)).status).toBe(404);
-  });
+  it(
+    'drives a proposal from a dev account through voting and timelock to EXECUTED; ' +
+      'the value shows in /governance and takes effect',
+    async () => {
+      const id = await send(users[0], 'GOV_PROPOSE', { param: 'BANK_SIZE', value: '3' }, String(100n * COIN));
+      const p0 = await t.get(`/governance/proposals/${id}`);
+      expect(p0.body).toMatchObject({
+        id,
+        status: 'VOTING',
+        proposer: users[0].address,
+        action: { kind: 'param', param: 'BANK_SIZE', value: '3' },
+      });
+      // The validator (fee-exempt by stake) votes with its 1,000,000 staked coins.
+      await send(validator, 'GOV_VOTE', { proposalId: id, vote: 'yes' }, '0', '0');
+      const live = await t.get(`/governance/proposals/${id}`);
+      expect(live.body.tally).toMatchObject({
+        yes: String(1_000_000n * COIN),
+        no: '0',
+        voters: 1,
+        quorumReached: true,
+      });
+      const voting = await t.get('/governance/proposals?status=VOTING');
+      expect(voting.body.proposals.map((p: { id: string }) => p.id)).toContain(id);
+      const since = (await t.get('/status')).body.height;
+      await untilHeight(p0.body.votingEnds + 5 + 1);
+      const done = await t.get(`/governance/proposals/${id}`);
+      expect(done.body.status).toBe('EXECUTED');
+      expect(done.body.history.map((h: { to: string }) => h.to)).toEqual(['VOTING', 'VOTING', 'QUEUED', 'EXECUTED']);
+      expect(done.body.tallyHistory.length).toBeGreaterThanOrEqual(2);
+      const changed = await t.get(`/governance/proposals?since=${since}`);
+      expect(changed.body.proposals.map((p: { id: string }) => p.id)).toEqual([id]);
+      expect(changed.body).toHaveProperty('finalizedHeight');
+      expect(changed.body.cursor).toBeGreaterThanOrEqual(done.body.updatedAt);
+      const g = await t.get('/governance');
+      expect(g.body.params.find((p: { name: string }) => p.name === 'BANK_SIZE')).toMatchObject({
+        value: '3',
+        changedAt: done.body.executeAt,
+      });
+      expect((await t.get('/validators')).body.bankSize).toBe(3);
+      expect((await t.get('/governance/proposals?since=999999999')).status).toBe(400);
+      expect((await t.get('/governance/proposals?status=NOPE')).status).toBe(400);
+      expect((await t.get(`/governance/proposals/0x${'00'.repeat(32)}`)).status).toBe(404);
+    },
+  );
 
   it('drives stake → candidacy → vote → epoch → election → rewards → claim → unstake → mature', async () => {
     const [cand, voter] = users;
@@ -132,7 +141,8 @@ describe('governance over HTTP', () => {
     expect(c).toMatchObject({ stake: String(1_000n * COIN), votes: String(300n * COIN), commissionBps: 2000 });
     if (c.jailed) expect(c.jailed).toMatchObject({ reason: 'downtime', at: expect.any(Number) });
     else expect(v.body.active.map((x: { address: string }) => x.address)).toEqual([validator.address, cand.address]);
-    if (c.jailed) expect(c.jailed.at).toBeGreaterThan(stood); // only a member of the set in force is jailed: it was elected
+    // only a member of the set in force is jailed: it was elected
+    if (c.jailed) expect(c.jailed.at).toBeGreaterThan(stood);
     // This node holds only the genesis validator's key and produces every block: the voter earns
     // from the validator's blocks (its 90% voters' share, pro rata), none from the candidate's slots.
     const claim = signTx(

@@ -14,7 +14,10 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
 });
 
-/** Starts `cairn node` (through `wrap` if given), waits until it answers, stops it with SIGTERM; resolves with what it wrote to stdout. */
+/**
+ * Starts `cairn node` (through `wrap` if given), waits until it answers, stops it with SIGTERM; resolves with what it
+ * wrote to stdout.
+ */
 async function runNode(wrap?: (cmd: string[]) => string[], extra: string[] = []): Promise<string> {
   const dataDir = await tempDir();
   dirs.push(dataDir);

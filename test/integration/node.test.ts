@@ -386,20 +386,24 @@ describe('single-node chain over HTTP', () => {
     expect(t.node.supervisor.status().find((c) => c.name === 'mempool')?.restarts).toBe(1);
   });
 
-  it('runs the chain as producer, importer and consensus actors; a crashed producer is restarted and the next slot produces', async () => {
-    expect(t.node.supervisor.status().map((c) => c.name)).toEqual(
-      expect.arrayContaining(['producer', 'importer', 'consensus']),
-    );
-    await expect(t.node.actors.producer.injectFault()).rejects.toThrow(/injected fault/);
-    await expect
-      .poll(() => t.node.supervisor.status().find((c) => c.name === 'producer')?.running, { timeout: 5_000 })
-      .toBe(true);
-    const h0 = t.node.view.head.height;
-    await transfer(7, 8, '78');
-    expect(t.node.view.head.height).toBeGreaterThan(h0);
-    expect(t.node.supervisor.status().find((c) => c.name === 'producer')?.restarts).toBe(1);
-    expect(t.node.supervisor.status().find((c) => c.name === 'consensus')?.restarts).toBe(0);
-  });
+  it(
+    'runs the chain as producer, importer and consensus actors; ' +
+      'a crashed producer is restarted and the next slot produces',
+    async () => {
+      expect(t.node.supervisor.status().map((c) => c.name)).toEqual(
+        expect.arrayContaining(['producer', 'importer', 'consensus']),
+      );
+      await expect(t.node.actors.producer.injectFault()).rejects.toThrow(/injected fault/);
+      await expect
+        .poll(() => t.node.supervisor.status().find((c) => c.name === 'producer')?.running, { timeout: 5_000 })
+        .toBe(true);
+      const h0 = t.node.view.head.height;
+      await transfer(7, 8, '78');
+      expect(t.node.view.head.height).toBeGreaterThan(h0);
+      expect(t.node.supervisor.status().find((c) => c.name === 'producer')?.restarts).toBe(1);
+      expect(t.node.supervisor.status().find((c) => c.name === 'consensus')?.restarts).toBe(0);
+    },
+  );
 });
 
 describe('restart', () => {

@@ -177,7 +177,8 @@ describe('GET /openapi.json', () => {
       expect(r.status).toBe(500);
       expect(await r.json()).toEqual({
         error:
-          'the OpenAPI document docs/no-such-openapi.json could not be read (ENOENT): regenerate it with npm run docs:openapi',
+          'the OpenAPI document docs/no-such-openapi.json could not be read (ENOENT): regenerate it with npm ' +
+          'run docs:openapi',
       });
     } finally {
       s.close();

@@ -117,12 +117,14 @@ async function call(
   const documented = op.responses[String(res.status)];
   expect(
     documented,
-    `${method} ${path} answered ${res.status}, which docs/openapi.json does not document for ${key}: ${text.slice(0, 300)}`,
+    `${method} ${path} answered ${res.status}, which docs/openapi.json does not document ` +
+      `for ${key}: ${text.slice(0, 300)}`,
   ).toBeDefined();
   const media = Object.keys(documented.content ?? {}).find((m) => m.split(';')[0].trim() === type);
   expect(
     media,
-    `${method} ${path} answered ${res.status} as ${type}; documented: ${Object.keys(documented.content ?? {}).join(', ')}`,
+    `${method} ${path} answered ${res.status} as ${type}; ` +
+      `documented: ${Object.keys(documented.content ?? {}).join(', ')}`,
   ).toBeDefined();
   let body: Json = text;
   if (type === 'application/json') {
@@ -130,7 +132,8 @@ async function call(
     const errors = schemaErrors(validatorOf(documented.content[media!].schema), body);
     expect(
       errors,
-      `${method} ${path} → ${res.status}: the body does not match docs/openapi.json\n${problems(errors)}\n${text.slice(0, 500)}`,
+      `${method} ${path} → ${res.status}: the body does not match ` +
+        `docs/openapi.json\n${problems(errors)}\n${text.slice(0, 500)}`,
     ).toEqual([]);
   } else {
     expect(text.length, `${method} ${path}: empty ${type} body`).toBeGreaterThan(0);
@@ -170,7 +173,10 @@ async function nextNonce(address: string): Promise<number> {
   return n;
 }
 
-/** Signs and submits through POST /tx (the envelope checked against the request schema, the verdict against the response's); the id once accepted. */
+/**
+ * Signs and submits through POST /tx (the envelope checked against the request schema, the verdict against the
+ * response's); the id once accepted.
+ */
 async function submit(i: number, fields: Omit<TxFields, 'nonce'>): Promise<Hex> {
   const tx = signTx(keys[i], { ...fields, nonce: await nextNonce(keys[i].address) }, t.network);
   expectValidRequest('POST /tx', tx);
@@ -353,7 +359,8 @@ describe('docs/openapi.json against a running node', () => {
       'limit 101 is above MAX_LIMIT: at most 100 items are served',
     );
     await expectStatus('GET /txs', '/txs?limit=abc', 400);
-    for (const id of Object.values(ids)) await ok('GET /tx/{id}', `/tx/${id}`); // hybrid and eth envelopes, every kind of result
+    // hybrid and eth envelopes, every kind of result
+    for (const id of Object.values(ids)) await ok('GET /tx/{id}', `/tx/${id}`);
     await expectStatus('GET /tx/{id}', `/tx/${ZERO_ID}`, 404);
     await expectStatus('GET /tx/{id}', '/tx/0x1234', 400);
 
@@ -534,7 +541,8 @@ describe('docs/openapi.json against a running node', () => {
     // New blocks over the undone ones, made different by a transaction (empty dev blocks can come out identical).
     await included([await submit(3, { type: 'TRANSFER', to: dev[0].address, amount: '1' })]);
     await ok('POST /dev/mine', '/dev/mine', { body: { blocks: 3 }, admin: TOKEN });
-    await expectStatus('POST /dev/revert', '/dev/revert', 409, { body: { id: second.id }, admin: TOKEN }); // its block was undone and replaced
+    // its block was undone and replaced
+    await expectStatus('POST /dev/revert', '/dev/revert', 409, { body: { id: second.id }, admin: TOKEN });
     await expectStatus('POST /dev/revert', '/dev/revert', 404, { body: { id: 999 }, admin: TOKEN });
     await expectStatus('POST /dev/revert', '/dev/revert', 400, { body: { id: 'x' }, admin: TOKEN });
     // Reverting undid only empty blocks: what the other tests made is still there.

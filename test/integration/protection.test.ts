@@ -176,8 +176,10 @@ describe('client address', () => {
     const trusted = new AddressList(['127.0.0.5', '10.0.0.0/8']);
     expect(resolveClientIp('127.0.0.9', '203.0.113.7', trusted)).toBe('127.0.0.9'); // untrusted socket: header ignored
     expect(resolveClientIp('127.0.0.5', '203.0.113.7', trusted)).toBe('203.0.113.7');
-    expect(resolveClientIp('127.0.0.5', '6.6.6.6, 203.0.113.7, 10.1.1.1', trusted)).toBe('203.0.113.7'); // a spoofed left hop is not believed
-    // A malformed hop reached while still on trusted proxies names no client (the request is refused, counted against nobody)…
+    // a spoofed left hop is not believed
+    expect(resolveClientIp('127.0.0.5', '6.6.6.6, 203.0.113.7, 10.1.1.1', trusted)).toBe('203.0.113.7');
+    // A malformed hop reached while still on trusted proxies names no client (the request is refused, counted against
+    // nobody)…
     expect(resolveClientIp('127.0.0.5', 'garbage, 10.1.1.1', trusted)).toBeUndefined();
     expect(resolveClientIp('127.0.0.5', '203.0.113.7,', trusted)).toBeUndefined();
     // …one left of the first untrusted hop is never reached.
@@ -336,7 +338,8 @@ describe('Gateway, histogram, admin token', () => {
     const a = new AdminAuth('s3cret-token');
     expect(a.check(undefined)).toMatchObject({ ok: false, status: 401 });
     expect(a.check('')).toMatchObject({ ok: false, status: 401 });
-    expect(a.check('s3cret-toke')).toMatchObject({ ok: false, status: 403, wrongToken: true }); // shorter: no length error
+    // shorter: no length error
+    expect(a.check('s3cret-toke')).toMatchObject({ ok: false, status: 403, wrongToken: true });
     expect(a.check('s3cret-token-and-more')).toMatchObject({ ok: false, status: 403 });
     expect(a.check('s3cret-token')).toEqual({ ok: true });
   });
@@ -421,44 +424,50 @@ describe('rate limit over HTTP', () => {
 describe('guard over HTTP', () => {
   const post = (port: number, from: string, path: string, body: string) => request(port, from, 'POST', path, { body });
 
-  it('blocks a client that keeps sending invalid transactions, shows it on /guard, and answers 429 with Retry-After', async () => {
-    const { get, port } = await start({ adminToken: 'op-token', guard: { threshold: 8 } }); // weights: invalid 2, malformed 2
-    expect((await post(port, '127.0.0.2', '/tx', '{"bad":true}')).status).toBe(400);
-    expect((await post(port, '127.0.0.2', '/tx', '{"sig":false}')).body).toMatchObject({
-      accepted: false,
-      reason: 'invalid signature',
-    });
-    expect((await post(port, '127.0.0.2', '/tx', '{not json')).status).toBe(400);
-    expect((await post(port, '127.0.0.2', '/vm/tx', '{"raw":"zz"}')).status).toBe(400); // score 8: blocked
-    const r = await get('127.0.0.2', '/status');
-    expect(r.status).toBe(429);
-    expect(Number(r.headers['retry-after'])).toBe(30);
-    expect(r.body.error).toMatch(/temporarily blocked/);
-    expect((await get('127.0.0.3', '/status')).status).toBe(200); // nobody else
+  it(
+    'blocks a client that keeps sending invalid transactions, ' +
+      'shows it on /guard, and answers 429 with Retry-After',
+    async () => {
+      // weights: invalid 2, malformed 2
+      const { get, port } = await start({ adminToken: 'op-token', guard: { threshold: 8 } });
+      expect((await post(port, '127.0.0.2', '/tx', '{"bad":true}')).status).toBe(400);
+      expect((await post(port, '127.0.0.2', '/tx', '{"sig":false}')).body).toMatchObject({
+        accepted: false,
+        reason: 'invalid signature',
+      });
+      expect((await post(port, '127.0.0.2', '/tx', '{not json')).status).toBe(400);
+      expect((await post(port, '127.0.0.2', '/vm/tx', '{"raw":"zz"}')).status).toBe(400); // score 8: blocked
+      const r = await get('127.0.0.2', '/status');
+      expect(r.status).toBe(429);
+      expect(Number(r.headers['retry-after'])).toBe(30);
+      expect(r.body.error).toMatch(/temporarily blocked/);
+      expect((await get('127.0.0.3', '/status')).status).toBe(200); // nobody else
 
-    const view = (await get('127.0.0.3', '/guard')).body;
-    expect(view).toMatchObject({
-      enabled: true,
-      activeBlocks: 1,
-      blocksTotal: 1,
-      thresholds: { score: 8, blockMs: [30_000, 120_000, 600_000, 3_600_000] },
-    });
-    expect(view.blocks[0]).toMatchObject({
-      client: '127.0.0.x',
-      level: 1,
-      periodMs: 30_000,
-      offences: { invalid_submission: 3, malformed_body: 1 },
-    });
-    expect(view.blocks[0].remainingMs).toBeGreaterThan(29_000);
-    expect(view.blocks[0].remainingMs).toBeLessThanOrEqual(30_000);
-    const asAdmin = (await get('127.0.0.3', '/guard', { 'x-admin-token': 'op-token' })).body;
-    expect(asAdmin.blocks[0].client).toBe('127.0.0.2');
-  });
+      const view = (await get('127.0.0.3', '/guard')).body;
+      expect(view).toMatchObject({
+        enabled: true,
+        activeBlocks: 1,
+        blocksTotal: 1,
+        thresholds: { score: 8, blockMs: [30_000, 120_000, 600_000, 3_600_000] },
+      });
+      expect(view.blocks[0]).toMatchObject({
+        client: '127.0.0.x',
+        level: 1,
+        periodMs: 30_000,
+        offences: { invalid_submission: 3, malformed_body: 1 },
+      });
+      expect(view.blocks[0].remainingMs).toBeGreaterThan(29_000);
+      expect(view.blocks[0].remainingMs).toBeLessThanOrEqual(30_000);
+      const asAdmin = (await get('127.0.0.3', '/guard', { 'x-admin-token': 'op-token' })).body;
+      expect(asAdmin.blocks[0].client).toBe('127.0.0.2');
+    },
+  );
 
   it('counts 429s the client ignored: the guard then blocks for 30 s', async () => {
     const { get } = await start({ rateLimit: { max: 3, windowMs: 10_000 }, guard: { threshold: 10 } });
     for (let i = 0; i < 3; i++) await get('127.0.0.2', '/status');
-    for (let i = 0; i < 9; i++) expect((await get('127.0.0.2', '/status')).headers['retry-after']).toBe('10'); // 9 rate-limit offences
+    // 9 rate-limit offences
+    for (let i = 0; i < 9; i++) expect((await get('127.0.0.2', '/status')).headers['retry-after']).toBe('10');
     expect((await get('127.0.0.3', '/guard')).body.activeBlocks).toBe(0);
     const tenth = await get('127.0.0.2', '/status'); // the 10th: the guard blocks
     expect(tenth.status).toBe(429);
@@ -479,9 +488,11 @@ describe('guard over HTTP', () => {
     expect((await get('127.0.0.7', '/peers', { 'x-admin-token': 'guess1' })).status).toBe(403);
     expect((await get('127.0.0.7', '/peers')).status).toBe(401); // a missing token is no offence
     expect((await get('127.0.0.7', '/peers', { 'x-admin-token': 'guess2' })).status).toBe(403);
-    expect((await get('127.0.0.7', '/peers', { 'x-admin-token': 'op-token' })).status).toBe(429); // 2 × admin_auth_failed (5): blocked, right token or not
+    // 2 × admin_auth_failed (5): blocked, right token or not
+    expect((await get('127.0.0.7', '/peers', { 'x-admin-token': 'op-token' })).status).toBe(429);
 
-    for (let i = 0; i < 20; i++) expect((await post(port, '127.0.0.4', '/tx', '{"bad":true}')).status).toBe(400); // exempt
+    // exempt
+    for (let i = 0; i < 20; i++) expect((await post(port, '127.0.0.4', '/tx', '{"bad":true}')).status).toBe(400);
     expect((await get('127.0.0.4', '/status')).status).toBe(200);
     for (let i = 0; i < 30; i++) expect((await post(port, '127.0.0.8', '/tx', '{}')).body.accepted).toBe(true);
     expect((await get('127.0.0.8', '/status')).status).toBe(200);

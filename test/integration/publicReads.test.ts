@@ -45,40 +45,45 @@ beforeAll(async () => {
 afterAll(async () => t?.cleanup());
 
 describe('GET /chain: one block shape, capped at MAX_CHAIN_PAGE', () => {
-  it('an item is the /blocks/:ref record (height, hash, size at the top level) with the stored block a peer verifies and imports', async () => {
-    const page = (await t.get('/chain?from=1&limit=3')).body;
-    expect(page).toMatchObject({ from: 1, limit: 3, next: 4 });
-    expect(page).not.toHaveProperty('capped');
-    expect(page.blocks).toHaveLength(3);
-    for (const item of page.blocks) {
-      const rec = (await t.get(`/blocks/${item.height}`)).body;
-      expect(item.height).toBe(rec.height);
-      expect(item.hash).toBe(rec.hash);
-      expect(item.size).toBe(rec.size);
-      // The header as signed: the same fields /blocks/:ref has at its top level, hashing to `hash`.
-      for (const k of [
-        'height',
-        'parentHash',
-        'timestamp',
-        'producer',
-        'txRoot',
-        'stateRoot',
-        'txCount',
-        'hash',
-        'signatures',
-      ])
-        expect(item.header[k], k).toEqual(rec[k]);
-      expect(headerHash(item.header)).toBe(item.hash);
-      const { height: _h, hash: _x, size: _s, ...stored } = item;
-      expect(parseBlock(stored).ok).toBe(true);
-    }
-    // What p2p sync reads: the same blocks, checked against the top-level height and hash.
-    const synced = await fetchChain(t.url, 1, 3);
-    expect(synced.next).toBe(4);
-    expect(synced.blocks.map((b) => b.header.hash)).toEqual(page.blocks.map((b: { hash: string }) => b.hash));
-  });
+  it(
+    'an item is the /blocks/:ref record (height, hash, ' +
+      'size at the top level) with the stored block a peer verifies and imports',
+    async () => {
+      const page = (await t.get('/chain?from=1&limit=3')).body;
+      expect(page).toMatchObject({ from: 1, limit: 3, next: 4 });
+      expect(page).not.toHaveProperty('capped');
+      expect(page.blocks).toHaveLength(3);
+      for (const item of page.blocks) {
+        const rec = (await t.get(`/blocks/${item.height}`)).body;
+        expect(item.height).toBe(rec.height);
+        expect(item.hash).toBe(rec.hash);
+        expect(item.size).toBe(rec.size);
+        // The header as signed: the same fields /blocks/:ref has at its top level, hashing to `hash`.
+        for (const k of [
+          'height',
+          'parentHash',
+          'timestamp',
+          'producer',
+          'txRoot',
+          'stateRoot',
+          'txCount',
+          'hash',
+          'signatures',
+        ])
+          expect(item.header[k], k).toEqual(rec[k]);
+        expect(headerHash(item.header)).toBe(item.hash);
+        const { height: _h, hash: _x, size: _s, ...stored } = item;
+        expect(parseBlock(stored).ok).toBe(true);
+      }
+      // What p2p sync reads: the same blocks, checked against the top-level height and hash.
+      const synced = await fetchChain(t.url, 1, 3);
+      expect(synced.next).toBe(4);
+      expect(synced.blocks.map((b) => b.header.hash)).toEqual(page.blocks.map((b: { hash: string }) => b.hash));
+    },
+  );
 
-  it(`a limit above MAX_CHAIN_PAGE (${MAX_CHAIN_PAGE}) is served capped, and the answer says so; 0 or not a number is a 400`, async () => {
+  it(`a limit above MAX_CHAIN_PAGE (${MAX_CHAIN_PAGE}) is served capped, and the answer says so; 0 or not a ` +
+    `number is a 400`, async () => {
     expect((await t.get('/status')).body.height).toBeGreaterThan(MAX_CHAIN_PAGE);
     const r = await t.get('/chain?from=0&limit=5000');
     expect(r.status).toBe(200);
@@ -111,30 +116,34 @@ describe('GET /name/:name resolves the name or answers 404', () => {
 });
 
 describe('eth_getLogs over JSON-RPC: the 5,000-block span applies to the range asked for', () => {
-  it('a range wider than 5,000 blocks is refused with -32602 naming the limit, even beyond the head of a short chain', async () => {
-    const head = Number((await rpc('eth_blockNumber', [])).body.result);
-    expect(head).toBeLessThan(100_000);
-    for (const [fromBlock, toBlock] of [
-      ['0x0', '0x1388'],
-      ['0x0', '0x186a0'],
-      [`0x${(head + 10).toString(16)}`, `0x${(head + 10 + 5_000).toString(16)}`],
-    ]) {
-      const r = await rpc('eth_getLogs', [{ fromBlock, toBlock }]);
-      expect(r.status).toBe(200);
-      expect(r.body.result).toBeUndefined();
-      expect(r.body.error?.code).toBe(-32602);
-      expect(r.body.error?.message).toMatch(/block range exceeds 5000 blocks/);
-    }
-    // Exactly 5,000 blocks is within the limit (here mostly above the head: nothing there, no error).
-    expect((await rpc('eth_getLogs', [{ fromBlock: '0x0', toBlock: '0x1387' }])).body.result).toEqual([]);
-    expect(
-      (
-        await rpc('eth_getLogs', [
-          { fromBlock: `0x${(head + 1).toString(16)}`, toBlock: `0x${(head + 5_000).toString(16)}` },
-        ])
-      ).body.result,
-    ).toEqual([]);
-  });
+  it(
+    'a range wider than 5,000 blocks is refused with -32602 naming the limit, ' +
+      'even beyond the head of a short chain',
+    async () => {
+      const head = Number((await rpc('eth_blockNumber', [])).body.result);
+      expect(head).toBeLessThan(100_000);
+      for (const [fromBlock, toBlock] of [
+        ['0x0', '0x1388'],
+        ['0x0', '0x186a0'],
+        [`0x${(head + 10).toString(16)}`, `0x${(head + 10 + 5_000).toString(16)}`],
+      ]) {
+        const r = await rpc('eth_getLogs', [{ fromBlock, toBlock }]);
+        expect(r.status).toBe(200);
+        expect(r.body.result).toBeUndefined();
+        expect(r.body.error?.code).toBe(-32602);
+        expect(r.body.error?.message).toMatch(/block range exceeds 5000 blocks/);
+      }
+      // Exactly 5,000 blocks is within the limit (here mostly above the head: nothing there, no error).
+      expect((await rpc('eth_getLogs', [{ fromBlock: '0x0', toBlock: '0x1387' }])).body.result).toEqual([]);
+      expect(
+        (
+          await rpc('eth_getLogs', [
+            { fromBlock: `0x${(head + 1).toString(16)}`, toBlock: `0x${(head + 5_000).toString(16)}` },
+          ])
+        ).body.result,
+      ).toEqual([]);
+    },
+  );
 });
 
 /** One request on `agent` (one kept-alive socket): status, headers, body bytes, and whether the socket was reused. */
@@ -156,35 +165,39 @@ function raw(
 }
 
 describe('CORS and HEAD on the native API (--cors-origins, default *)', () => {
-  it('default *: reads and POST /tx carry Access-Control-Allow-Origin: *; the preflight allows GET, HEAD, POST with content-type only', async () => {
-    const r = await t.get('/blocks/1', { origin: 'https://any.example' });
-    expect(r.headers.get('access-control-allow-origin')).toBe('*');
-    expect(r.headers.get('vary')).toBeNull();
-    const post = await fetch(`${t.url}/tx`, {
-      method: 'POST',
-      headers: { origin: 'https://any.example', 'content-type': 'application/json' },
-      body: '{}',
-    });
-    expect(post.headers.get('access-control-allow-origin')).toBe('*');
-    const pre = await fetch(`${t.url}/peers`, {
-      method: 'OPTIONS',
-      headers: {
-        origin: 'https://any.example',
-        'access-control-request-method': 'GET',
-        'access-control-request-headers': 'x-admin-token',
-      },
-    });
-    expect(pre.status).toBe(204);
-    expect(pre.headers.get('access-control-allow-methods')).toBe('GET, HEAD, POST, OPTIONS');
-    expect(pre.headers.get('access-control-allow-headers')).toBe('content-type'); // never x-admin-token
-    const rp = await fetch(rpcUrl, {
-      method: 'OPTIONS',
-      headers: { origin: 'https://any.example', 'access-control-request-method': 'POST' },
-    });
-    expect(rp.status).toBe(204);
-    expect(rp.headers.get('access-control-allow-origin')).toBe('*');
-    expect(rp.headers.get('access-control-allow-methods')).toBe('POST, OPTIONS');
-  });
+  it(
+    'default *: reads and POST /tx carry Access-Control-Allow-Origin: ' +
+      '*; the preflight allows GET, HEAD, POST with content-type only',
+    async () => {
+      const r = await t.get('/blocks/1', { origin: 'https://any.example' });
+      expect(r.headers.get('access-control-allow-origin')).toBe('*');
+      expect(r.headers.get('vary')).toBeNull();
+      const post = await fetch(`${t.url}/tx`, {
+        method: 'POST',
+        headers: { origin: 'https://any.example', 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(post.headers.get('access-control-allow-origin')).toBe('*');
+      const pre = await fetch(`${t.url}/peers`, {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'https://any.example',
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'x-admin-token',
+        },
+      });
+      expect(pre.status).toBe(204);
+      expect(pre.headers.get('access-control-allow-methods')).toBe('GET, HEAD, POST, OPTIONS');
+      expect(pre.headers.get('access-control-allow-headers')).toBe('content-type'); // never x-admin-token
+      const rp = await fetch(rpcUrl, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://any.example', 'access-control-request-method': 'POST' },
+      });
+      expect(rp.status).toBe(204);
+      expect(rp.headers.get('access-control-allow-origin')).toBe('*');
+      expect(rp.headers.get('access-control-allow-methods')).toBe('POST, OPTIONS');
+    },
+  );
 
   it('HEAD answers every read with the GET status and headers, the body length and no body', async () => {
     const get = await fetch(`${t.url}/blocks/1`);
@@ -218,7 +231,8 @@ describe('CORS and HEAD on the native API (--cors-origins, default *)', () => {
     }
   });
 
-  it('a list of origins: only those are named (with Vary: Origin on every answer); an empty list: no CORS headers; on both ports', async () => {
+  it('a list of origins: only those are named (with Vary: ' +
+    'Origin on every answer); an empty list: no CORS headers; on both ports', async () => {
     const listed = await startTestNode({
       devAccounts: 0,
       corsOrigins: ['https://wallet.example', 'http://localhost:3000'],

@@ -23,7 +23,8 @@ afterAll(async () => {
 });
 
 describe('README', () => {
-  it('"First steps" runs as written: key, funding, a final transfer, a contract, stake, a proposal voted and followed to EXECUTED, the example oracle, the explorer', async () => {
+  it('"First steps" runs as written: key, funding, a final transfer, a contract, ' +
+    'stake, a proposal voted and followed to EXECUTED, the example oracle, the explorer', async () => {
     const readme = readFileSync(resolve(root, 'README.md'), 'utf8');
     const block = /```sh first-steps\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(block, 'README has a "sh first-steps" block').toBeTruthy();
@@ -36,7 +37,8 @@ describe('README', () => {
     }).catch((e: Error & { stdout?: string; stderr?: string }) => {
       // Which step failed: the end of what the script printed (the command alone says nothing).
       throw new Error(
-        `README first steps failed: ${e.message.split('\n')[0]}\n--- stdout (end) ---\n${(e.stdout ?? '').slice(-3000)}\n--- stderr (end) ---\n${(e.stderr ?? '').slice(-3000)}`,
+        `README first steps failed: ${e.message.split('\n')[0]}\n--- stdout (end) ` +
+          `---\n${(e.stdout ?? '').slice(-3000)}\n--- stderr (end) ---\n${(e.stderr ?? '').slice(-3000)}`,
       );
     });
     // Every command printed JSON; pick out the ones that matter.

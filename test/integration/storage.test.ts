@@ -186,7 +186,8 @@ describe('read-only data directory', () => {
 });
 
 describe('disk full during block production', () => {
-  it('injected: the commit fails, the node raises storage_failure, stops cleanly, and restarts at the same head', async () => {
+  it('injected: the commit fails, the node raises storage_failure, ' +
+    'stops cleanly, and restarts at the same head', async () => {
     const dataDir = await tempDir('cairn-full-');
     const config: NodeConfig = {
       ...defaultNodeConfig,
@@ -245,7 +246,8 @@ describe('disk full during block production', () => {
     }
   }, 60_000);
 
-  it('real: a small tmpfs fills up; the process exits non-zero with "storage failure" and the store is consistent after growing it', async () => {
+  it('real: a small tmpfs fills up; the process exits non-zero with "storage failure" and the store is ' +
+    'consistent after growing it', async () => {
     const dir = await tempDir('cairn-tmpfs-');
     if (!sh('mount', '-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir)) {
       await rm(dir, { recursive: true, force: true });

@@ -68,29 +68,32 @@ describe('VM and JSON-RPC with ethers and viem', () => {
     expect(senderWei / 10n ** 12n).toBe(BigInt(sender.balance));
   });
 
-  it('deploys an ERC-20 with a ContractFactory, transfers, and finds the Transfer event by address and topic', async () => {
-    const wallet = new Wallet(dev[1].secp256k1PrivateKey, provider);
-    const factory = new ContractFactory(compiled.TestToken.abi, compiled.TestToken.bytecode, wallet);
-    token = (await factory.deploy(1_000_000n)) as Contract;
-    await token.waitForDeployment();
-    tokenAddress = (await token.getAddress()).toLowerCase();
-    expect(await provider.getCode(tokenAddress)).toBe(compiled.TestToken.deployed);
-    const recipient = dev[2].address;
-    const tx = await token.transfer(recipient, 1234n);
-    const rc = await tx.wait();
-    expect(rc!.status).toBe(1);
-    expect(await token.balanceOf(recipient)).toBe(1234n);
-    const transferTopic = topicId('Transfer(address,address,uint256)');
-    const logs = await provider.getLogs({
-      address: tokenAddress,
-      topics: [transferTopic],
-      fromBlock: 0,
-      toBlock: 'latest',
-    });
-    const parsed = logs.map((l) => new Interface(compiled.TestToken.abi).parseLog(l)!);
-    expect(parsed.some((p) => p.args[1].toLowerCase() === recipient && p.args[2] === 1234n)).toBe(true);
-    expect(logs.every((l) => l.address.toLowerCase() === tokenAddress)).toBe(true);
-  });
+  it(
+    'deploys an ERC-20 with a ContractFactory, transfers, ' + 'and finds the Transfer event by address and topic',
+    async () => {
+      const wallet = new Wallet(dev[1].secp256k1PrivateKey, provider);
+      const factory = new ContractFactory(compiled.TestToken.abi, compiled.TestToken.bytecode, wallet);
+      token = (await factory.deploy(1_000_000n)) as Contract;
+      await token.waitForDeployment();
+      tokenAddress = (await token.getAddress()).toLowerCase();
+      expect(await provider.getCode(tokenAddress)).toBe(compiled.TestToken.deployed);
+      const recipient = dev[2].address;
+      const tx = await token.transfer(recipient, 1234n);
+      const rc = await tx.wait();
+      expect(rc!.status).toBe(1);
+      expect(await token.balanceOf(recipient)).toBe(1234n);
+      const transferTopic = topicId('Transfer(address,address,uint256)');
+      const logs = await provider.getLogs({
+        address: tokenAddress,
+        topics: [transferTopic],
+        fromBlock: 0,
+        toBlock: 'latest',
+      });
+      const parsed = logs.map((l) => new Interface(compiled.TestToken.abi).parseLog(l)!);
+      expect(parsed.some((p) => p.args[1].toLowerCase() === recipient && p.args[2] === 1234n)).toBe(true);
+      expect(logs.every((l) => l.address.toLowerCase() === tokenAddress)).toBe(true);
+    },
+  );
 
   it('answers eth_call of a reverting function with -32000 and the revert data', async () => {
     const data = new Interface(compiled.TestToken.abi).encodeFunctionData('alwaysReverts');

@@ -11,7 +11,8 @@ import { startDevnet, until, type Devnet } from '../helpers/devnet';
  * Downtime jailing across four validator processes (JAIL_MISSED_ROUNDS = 5: 20 blocks with
  * n = 4; idle blocks go round the set in order (consensus/slots.ts idleTurn), so a live
  * validator produces every 3 blocks while one is down; the margin is for the nodes' staggered
- * start, when the first ones produce before the last is up). A killed validator is jailed; the set without it takes effect once the jailing
+ * start, when the first ones produce before the last is up). A killed validator is jailed; the set without it takes
+ * effect once the jailing
  * block is final, and blocks and finality go on with 3 of 3. Restarted, the node follows;
  * it asks back in with STAKE candidate, is elected at the next epoch (EPOCH_BLOCKS = 10)
  * and, once that is final, produces again.

@@ -110,7 +110,8 @@ describe('four validators on loopback (separate processes)', () => {
     expect((await net.get(1, '/health/ready')).ready).toBe(true);
   });
 
-  it('1 of 4 down: blocks and finality continue; 2 of 4 down: blocks continue, finality stops; restarted, they catch up and finality resumes', async () => {
+  it('1 of 4 down: blocks and finality continue; 2 of 4 down: blocks continue, ' +
+    'finality stops; restarted, they catch up and finality resumes', async () => {
     await net.kill(3);
     const f1 = (await status(0)).finalizedHeight;
     await until(async () => (await status(0)).finalizedHeight >= f1 + 4, 30_000, 'finality with 3 of 4');

@@ -109,7 +109,8 @@ afterAll(async () => {
 }, 60_000);
 
 describe('partition 2 | 2', () => {
-  it("no half finalizes alone; healed, all converge on one chain, finality resumes, both halves' transactions end up final once", async () => {
+  it("no half finalizes alone; healed, all converge on one chain, finality resumes, both halves' transactions " +
+    'end up final once', async () => {
     await until(
       async () => (await Promise.all(nodes.map((_, i) => get(i, '/status')))).every((s) => s.finalizedHeight >= 4),
       60_000,

@@ -142,7 +142,9 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   },
 );
 
-/** Runs `blocks` on a fresh chain; with `checked`, counts each transaction's outcome and runs `check` after every block. */
+/**
+ * Runs `blocks` on a fresh chain; with `checked`, counts each transaction's outcome and runs `check` after every block.
+ */
 async function runBlocks(
   blocks: SignedTx[][],
   checked?: { outcomes: Outcomes; check: (s: StateTrie, events: ChainEvent[]) => Promise<void> },
@@ -271,7 +273,10 @@ function blocksOf(steps: Step[]): SignedTx[][] {
   return blocks;
 }
 
-/** Commits and reveals of a block in reverse order (other transactions keep their place: each sender's nonces stay in order). */
+/**
+ * Commits and reveals of a block in reverse order (other transactions keep their place: each sender's nonces stay in
+ * order).
+ */
 function reverseCommitsAndReveals(blocks: SignedTx[][]): SignedTx[][] {
   return blocks.map((b) => {
     // A commit or reveal for a task created in this same block stays after that AI_TASK (moved
@@ -321,7 +326,8 @@ async function invariants(
 }
 
 describe('AI layer model (fast-check)', () => {
-  it('conserves coins, keeps the escrow exact, moves tasks legally to one terminal state; same blocks ⇒ same roots, in any order of commits and reveals', async () => {
+  it('conserves coins, keeps the escrow exact, moves tasks legally to one terminal state; ' +
+    'same blocks ⇒ same roots, in any order of commits and reveals', async () => {
     await runModel({
       inputs: fc.array(step, { minLength: 10, maxLength: 80 }),
       run: async (steps, outcomes) => {

@@ -144,7 +144,9 @@ function signaturesOf(m: InboundMessage, who: Signers): MemberSignature[] {
   const zero = `0x${'00'.repeat(2420)}` as Hex;
   return [sign(K[0], d), sign(K[0], d), { ...sign(K[1], d), mldsa44: zero }, { ...sign(K[3], d), mldsa44: zero }];
 }
-/** What the committee of `epoch` counts of `who` (epoch 1: K0..K2, epoch 2: K2..K4; 'both' carries a quorum of each). */
+/**
+ * What the committee of `epoch` counts of `who` (epoch 1: K0..K2, epoch 2: K2..K4; 'both' carries a quorum of each).
+ */
 const validCount = (who: Signers, epoch: number): number =>
   who === 'both'
     ? 2
@@ -168,7 +170,8 @@ const rotationData = () => ({
   signatures: [K[1], K[0]].map((k) => sign(k, committeeDigest({ epoch: 2, members: ROTATION_MEMBERS, threshold: 2 }))),
 });
 const quorum = (what: string, valid: number, epoch: number) =>
-  `${what}: ${valid} valid member signatures of 2 needed (committee epoch ${epoch}; both secp256k1 and ML-DSA-44 halves of each)`;
+  `${what}: ${valid} valid member signatures of 2 needed ` +
+  `(committee epoch ${epoch}; both secp256k1 and ML-DSA-44 halves of each)`;
 
 type Step =
   | { k: 'out'; user: number; token: boolean; amount: number }
@@ -277,7 +280,10 @@ async function predict(s: StateTrie, m: Model, t: Tagged): Promise<string | null
     const p = await getPool(s, dep.asset as Asset);
     const free = BigInt(p.locked) - BigInt(p.reserved);
     if (BigInt(dep.amount) > free)
-      return `the bridge holds ${free} base units of ${dep.asset} free to release (${p.locked} locked, ${p.reserved} promised), less than ${dep.amount}`;
+      return (
+        `the bridge holds ${free} base units of ${dep.asset} free to release ` +
+        `(${p.locked} locked, ${p.reserved} promised), less than ${dep.amount}`
+      );
     return null;
   }
   if (tx.type === 'BRIDGE_SETTLE') {
@@ -288,7 +294,10 @@ async function predict(s: StateTrie, m: Model, t: Tagged): Promise<string | null
     if (snap.context.direction !== 'out') return `transfer ${t.target} is inbound: only outbound transfers are settled`;
     const st = stateName(snap.value);
     if (st !== 'LOCKED')
-      return `transfer ${t.target} is ${st}, not LOCKED: it was settled by ${snap.context.settledBy} (${snap.context.targetTx})`;
+      return (
+        `transfer ${t.target} is ${st}, not LOCKED: it was settled by ${snap.context.settledBy} ` +
+        `(${snap.context.targetTx})`
+      );
     const payout = `${snap.context.chain}:${(tx.data as { targetTx: string }).targetTx}`;
     if (m.payouts.has(payout)) return `payout ${payout} already settled transfer ${m.payouts.get(payout)}`;
     return null;
@@ -371,7 +380,10 @@ async function invariants(s: StateTrie, m: Model, events: ChainEvent[], height: 
   expect(await heldBy(s, ALL)).toBe((await loadSupply(s)).supply);
 }
 
-/** Runs the prefix and `blocks`; with `model`, predicts each bridge outcome and checks the invariants after every block. Returns the roots. */
+/**
+ * Runs the prefix and `blocks`; with `model`, predicts each bridge outcome and checks the invariants after every block.
+ * Returns the roots.
+ */
 async function runBlocks(blocks: Tagged[][], model?: Model): Promise<Hex[]> {
   const c = await MemChain.open(GENESIS, V0);
   for (const txs of [...PREFIX.map((b) => b.map((tx): Tagged => ({ tx }))), ...blocks]) {
@@ -394,7 +406,8 @@ async function runBlocks(blocks: Tagged[][], model?: Model): Promise<Hex[]> {
 }
 
 describe('bridge model (fast-check)', () => {
-  it('never releases a deposit twice nor more than was locked, moves transfers legally to one terminal state; same blocks ⇒ same roots', async () => {
+  it('never releases a deposit twice nor more than was locked, ' +
+    'moves transfers legally to one terminal state; same blocks ⇒ same roots', async () => {
     await runModel({
       inputs: fc.array(step, { minLength: 10, maxLength: 60 }),
       run: async (steps, outcomes) => {

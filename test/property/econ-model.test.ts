@@ -29,7 +29,8 @@ import { runModel, type Outcomes } from '../helpers/modelRunner';
  * Each command is one block. The model keeps what the rules say must hold whatever the
  * outcome of each transaction, and after every block the test checks:
  * - supply = genesis + minted − burned, and Σ (balance + staked) over every account = supply;
- * - the staked counter = Σ staked; lent stake ≤ own stake and Σ lent = Σ borrowed; every voter's allocation ≤ its stake and = Σ its votes;
+ * - the staked counter = Σ staked; lent stake ≤ own stake and Σ lent = Σ borrowed; every voter's allocation ≤ its stake
+ *   and = Σ its votes;
  *   every candidate's received votes = Σ of the votes allocated to it;
  * - nonces: each sender's nonce grows by exactly one per included transaction, never back;
  * - every proposal transition is a legal move of the proposal machine (its graph);

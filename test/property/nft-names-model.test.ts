@@ -66,7 +66,8 @@ interface Op {
   clear: boolean; // approve: to = null (clear); register: to = null (target = sender)
   coll: number; // index into the collections created so far; past the end = an unknown collection
   item: number; // picks an item (see itemOf)
-  pick: 'live' | 'burned' | 'any'; // among the live items, the burned ones, or any number 1..minted+2 (never-minted included)
+  // among the live items, the burned ones, or any number 1..minted+2 (never-minted included)
+  pick: 'live' | 'burned' | 'any';
   name: number; // index into NAMES
   symbol: number; // index into SYMBOLS
   uri: number; // mint: 0 absent, 1 null, 2 a string
@@ -417,7 +418,10 @@ async function checkState(s: StateTrie, m: Model, h: number, treasury0: bigint):
   );
 }
 
-/** All pages of an index feed with a small page size, following nextBefore (`resume`: what it means as the next `before`). */
+/**
+ * All pages of an index feed with a small page size, following nextBefore (`resume`: what it means as the next
+ * `before`).
+ */
 async function allPages<T, C, B>(
   fetch: (before?: B) => Promise<{ items: T[]; nextBefore: C | null }>,
   resume: (nextBefore: C) => B | undefined,
@@ -520,7 +524,10 @@ async function checkPerTx(
 
 // ---- running blocks ----
 
-/** Runs `blocksOps` through buildBlock against the model; counts the ok, failed and refused transactions and the model's cases. */
+/**
+ * Runs `blocksOps` through buildBlock against the model; counts the ok, failed and refused transactions and the model's
+ * cases.
+ */
 async function runChain(blocksOps: Op[][], outcomes: Outcomes): Promise<MemChain> {
   const c = await MemChain.open(ASSET_GENESIS, PRODUCER);
   const shadow = await AssetWorld.create({ autoHeight: false });
@@ -619,7 +626,8 @@ const SEED: Op[][] = [
 ];
 
 describe('NFT721 and name-service model', () => {
-  it('state and index follow the model, failures change only the sender, registrations pay the treasury, and replays reproduce every root', async () => {
+  it('state and index follow the model, failures change only the sender, ' +
+    'registrations pay the treasury, and replays reproduce every root', async () => {
     await runModel({
       inputs: fc.array(fc.array(opArb, { minLength: 5, maxLength: 25 }), { minLength: 2, maxLength: 6 }),
       run: (ops, outcomes) => runChain([...SEED, ...ops], outcomes),

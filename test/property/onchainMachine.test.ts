@@ -209,14 +209,17 @@ const flushingReplay: Replay<Cmd[], World> = {
 };
 
 describe('on-chain machine helper (property)', () => {
-  it('random transactions and ticks reach only legal states, refuse cleanly, and replay to the same roots', async () => {
-    await runModel({
-      inputs: fc.array(cmd, { minLength: 1, maxLength: 40 }),
-      run: (cmds, outcomes) => runWorld(cmds, false, outcomes),
-      replays: [flushingReplay],
-      numRuns: 150,
-    });
-  });
+  it(
+    'random transactions and ticks reach only legal states, ' + 'refuse cleanly, and replay to the same roots',
+    async () => {
+      await runModel({
+        inputs: fc.array(cmd, { minLength: 1, maxLength: 40 }),
+        run: (cmds, outcomes) => runWorld(cmds, false, outcomes),
+        replays: [flushingReplay],
+        numRuns: 150,
+      });
+    },
+  );
 
   it('every state of the auction is reached by some random run', async () => {
     await runModel({

@@ -105,7 +105,8 @@ async function node(index: number): Promise<Node> {
       slotMs: SLOT,
       guard,
       log,
-      verifier: { verifyMany: async (jobs) => jobs.map(() => true) }, // signatures are the verify pool's tests; here: reorganization
+      // signatures are the verify pool's tests; here: reorganization
+      verifier: { verifyMany: async (jobs) => jobs.map(() => true) },
     }),
   );
   return { index, kv, store, view, pool, chain, mempool, clock };
@@ -151,7 +152,10 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('sync' as const), from: fc.constantFrom(0 as const, 1 as const) }),
 );
 
-/** Runs `ops` on two fresh validators; counts the reorganizations. Every transaction either node accepted is in its chain or still pending. */
+/**
+ * Runs `ops` on two fresh validators; counts the reorganizations. Every transaction either node accepted is in its
+ * chain or still pending.
+ */
 async function runOps(ops: Op[], outcomes: Outcomes): Promise<{ nodes: Node[]; roots: Hex[] }> {
   const nodes = [await node(0), await node(1)];
   const sent = new Map<Hex, SignedTx>();
@@ -205,7 +209,8 @@ async function runOps(ops: Op[], outcomes: Outcomes): Promise<{ nodes: Node[]; r
     }
   }
   for (const n of nodes) {
-    // Every accepted transaction is in this node's chain or still pending in its pool (or it was never sent to this node).
+    // Every accepted transaction is in this node's chain or still pending in its pool (or it was never sent to this
+    // node).
     for (const [id, tx] of sent) {
       const located = await n.store.txLocation(id);
       const lifecycle = await n.store.txLifecycleEvents(id);
@@ -223,7 +228,10 @@ async function runOps(ops: Op[], outcomes: Outcomes): Promise<{ nodes: Node[]; r
   return { nodes, roots: nodes.map((n) => n.view.head.stateRoot) };
 }
 
-/** Each node's final chain imported by a fresh node: the same head, and the same indexes. Returns the fresh nodes' state roots. */
+/**
+ * Each node's final chain imported by a fresh node: the same head, and the same indexes. Returns the fresh nodes' state
+ * roots.
+ */
 async function freshImports({ nodes }: { nodes: Node[] }): Promise<Hex[]> {
   const roots: Hex[] = [];
   for (const n of nodes) {
@@ -243,7 +251,8 @@ async function freshImports({ nodes }: { nodes: Node[] }): Promise<Hex[]> {
 }
 
 describe('reorganizations (two validators, real consensus actors)', () => {
-  it('indexes after any sequence of imports and reorganizations equal a fresh import of the final chain; undone transactions are re-included or pending', async () => {
+  it('indexes after any sequence of imports and reorganizations equal a fresh import of the final chain; ' +
+    'undone transactions are re-included or pending', async () => {
     const outcomes = await runModel({
       inputs: fc.array(op, { minLength: 3, maxLength: 14 }),
       run: runOps,

@@ -326,7 +326,9 @@ class Model {
 
 // ---- running blocks ----
 
-/** Every token record in state equals the model; supply = sum of balances; holders = non-zero balances; events chain up. */
+/**
+ * Every token record in state equals the model; supply = sum of balances; holders = non-zero balances; events chain up.
+ */
 async function checkState(state: StateTrie, m: Model, eventBal: Map<string, bigint>): Promise<void> {
   for (const sym of SYMBOLS) {
     const rec = await state.getRecord<{ id: Hex }>(symbolKey(sym));
@@ -478,7 +480,8 @@ async function runChain(blocksOps: Op[][], outcomes: Outcomes): Promise<MemChain
 }
 
 describe('FT20 model', () => {
-  it('state follows the model, refused operations are never included, supply = sum of balances, paused tokens stay put, and replays reproduce every root', async () => {
+  it('state follows the model, refused operations are never included, ' +
+    'supply = sum of balances, paused tokens stay put, and replays reproduce every root', async () => {
     await runModel({
       inputs: fc.array(fc.array(opArb, { minLength: 5, maxLength: 25 }), { minLength: 2, maxLength: 6 }),
       run: (ops, outcomes) => runChain([...SEED, ...ops], outcomes),

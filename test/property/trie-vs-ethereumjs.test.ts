@@ -308,30 +308,33 @@ describe('raw engine vs @ethereumjs/mpt', () => {
     expect(toHex(s.mpt.rootHash())).toBe('0x5991bb8c6514148a29db676a14ac506cd2cd5775ace63c30a4fe457715e9ac84');
   });
 
-  it("keeps a branch's value when a sibling is deleted (where @ethereumjs/mpt 10's incremental delete loses it)", async () => {
-    const [k0, k1, k2] = [Uint8Array.of(0x01, 0x00), Uint8Array.of(0x01, 0x10), Uint8Array.of(0x01)];
-    const v = new Uint8Array(28);
-    const s = await RawSubject.create();
-    const ref = await reference(false);
-    for (const t of [s.mpt, ref]) {
-      await t.put(k0, Uint8Array.of(0));
-      await t.put(k1, v);
-      await t.put(k2, v);
-      await t.del(k0);
-    }
-    expect(hex(await s.mpt.get(k2))).toBe(hex(v));
-    const fresh = await freshReference(
-      new Map([
-        [hex(k1) as string, v],
-        [hex(k2) as string, v],
-      ]),
-    );
-    expect(toHex(s.mpt.rootHash())).toBe(toHex(fresh.root()));
-    // The reference trie updated in place disagrees with itself built afresh. If this starts
-    // failing, the library was fixed: the mixed-length test can then compare step by step.
-    expect(await ref.get(k2)).toBeNull();
-    expect(toHex(ref.root())).not.toBe(toHex(fresh.root()));
-  });
+  it(
+    "keeps a branch's value when a sibling is deleted " + "(where @ethereumjs/mpt 10's incremental delete loses it)",
+    async () => {
+      const [k0, k1, k2] = [Uint8Array.of(0x01, 0x00), Uint8Array.of(0x01, 0x10), Uint8Array.of(0x01)];
+      const v = new Uint8Array(28);
+      const s = await RawSubject.create();
+      const ref = await reference(false);
+      for (const t of [s.mpt, ref]) {
+        await t.put(k0, Uint8Array.of(0));
+        await t.put(k1, v);
+        await t.put(k2, v);
+        await t.del(k0);
+      }
+      expect(hex(await s.mpt.get(k2))).toBe(hex(v));
+      const fresh = await freshReference(
+        new Map([
+          [hex(k1) as string, v],
+          [hex(k2) as string, v],
+        ]),
+      );
+      expect(toHex(s.mpt.rootHash())).toBe(toHex(fresh.root()));
+      // The reference trie updated in place disagrees with itself built afresh. If this starts
+      // failing, the library was fixed: the mixed-length test can then compare step by step.
+      expect(await ref.get(k2)).toBeNull();
+      expect(toHex(ref.root())).not.toBe(toHex(fresh.root()));
+    },
+  );
 });
 
 // --- StateTrie (secure keys) -----------------------------------------------------------

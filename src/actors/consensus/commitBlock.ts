@@ -94,7 +94,10 @@ export function createBlockCommitter(d: CommitDeps) {
 
 export type CommitBlock = ReturnType<typeof createBlockCommitter>;
 
-/** A commit, to the lifecycle actors: the block committed, its transactions included, and the new finalized height if it moved. */
+/**
+ * A commit, to the lifecycle actors: the block committed, its transactions included, and the new finalized height if it
+ * moved.
+ */
 function reportCommitted(
   to: LifecycleReports | undefined,
   { height, hash }: Block['header'],

@@ -38,7 +38,10 @@ export interface ConsensusDeps extends CommitDeps {
   log: Logger;
   /** --dev: devMine and devRewind are served (refused otherwise). */
   dev?: boolean;
-  /** The clock devMine keeps the head within DEV_MINE_AHEAD_SLOTS of (slot ticks carry their own time); default Date.now. */
+  /**
+   * The clock devMine keeps the head within DEV_MINE_AHEAD_SLOTS of (slot ticks carry their own time); default
+   * Date.now.
+   */
   now?: () => number;
   /** Block building and gossiped blocks' import run as block work: admission waits for them (blockWork.ts). */
   blockWork?: BlockWorkGate;
@@ -50,9 +53,15 @@ export interface ConsensusDeps extends CommitDeps {
   onRejected?: (reason: string) => void;
   /** A header from a peer (before any check): the sentinel looks for double signs. */
   onHeaderSeen?: (header: SignedBlockHeader) => void;
-  /** Blocks undone by a reorganization (newest first) and the head they left: the machine views re-read what they touched. */
+  /**
+   * Blocks undone by a reorganization (newest first) and the head they left: the machine views re-read what they
+   * touched.
+   */
   onUndone?: (blocks: Block[], head: Head) => void;
-  /** The node's modes actor: this actor reports election and a key seen elsewhere, and signs only while not halted (its own when absent: tests, tools). */
+  /**
+   * The node's modes actor: this actor reports election and a key seen elsewhere, and signs only while not halted (its
+   * own when absent: tests, tools).
+   */
   modes?: ModesActor;
 }
 
@@ -144,7 +153,9 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
     // A refusal is an answer, not a crash (a throw here would stop this critical actor).
     if (count > room)
       return {
-        refused: `cannot mine ${count} blocks now: the head may run at most ${DEV_MINE_AHEAD_SLOTS} slots ahead of the clock (room for ${Math.max(0, room)} now; retry later or mine fewer)`,
+        refused:
+          `cannot mine ${count} blocks now: the head may run at most ${DEV_MINE_AHEAD_SLOTS} slots ahead of the ` +
+          `clock (room for ${Math.max(0, room)} now; retry later or mine fewer)`,
       };
     for (let i = 0; i < count; i++) {
       const head = d.view.head;
@@ -194,7 +205,8 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
       await modes.ref.ask({ type: 'KEY_IN_USE_ELSEWHERE', height: h.height, hash: h.hash });
     d.log.error(
       { height: h.height, hash: h.hash, ours },
-      "a block signed with this node's validator key was produced elsewhere at a height this node signed: this node stops signing (another instance runs with the same key)",
+      "a block signed with this node's validator key was produced elsewhere at a height this node signed: " +
+        'this node stops signing (another instance runs with the same key)',
     );
   }
 
@@ -277,7 +289,10 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
     d.onRejected?.(reason);
   }
 
-  /** Whether this node signs now: elected (the set in force names its key) and not halted; reports a change of election to the modes. */
+  /**
+   * Whether this node signs now: elected (the set in force names its key) and not halted; reports a change of election
+   * to the modes.
+   */
   async function signing(): Promise<boolean> {
     const now = modes.current().signing;
     if (now === 'halted') return false;
@@ -309,7 +324,8 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
         : await produce(c.queues, msg.now);
       barrenVersion = moved === 0 ? c.version : -1;
     },
-    // A gossiped block is time-critical (the next slot builds on it); a sync page is not, and would hold admission for its whole length.
+    // A gossiped block is time-critical (the next slot builds on it); a sync page is not, and would hold admission for
+    // its whole length.
     importBlocks: (msg) =>
       d.blockWork && msg.blocks.length === 1
         ? d.blockWork.during(() => importBlocks(msg.blocks, msg.now))

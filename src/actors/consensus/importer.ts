@@ -91,7 +91,8 @@ export function importerBehavior(d: ImporterDeps): Behavior<ImporterMsg, Importe
     const tChecked = performance.now();
     let executed: string | undefined;
     try {
-      executed = await applyBlock(state, block, d.network, { nestedVerified: true }); // signaturesRefusal passed them all
+      // signaturesRefusal passed them all
+      executed = await applyBlock(state, block, d.network, { nestedVerified: true });
     } catch (e) {
       // Not a transaction outcome (a bug a transaction triggers, as the producer's buildBlock
       // drops): this node cannot execute the block, so it does not take it, and goes on.

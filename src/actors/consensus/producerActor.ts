@@ -51,7 +51,8 @@ export function producerBehavior(d: ProducerDeps): Behavior<ProducerMsg, Produce
     const state = await StateTrie.open(d.kv, parent.stateRoot);
     // Load the block's likely accounts level by level in batched reads before executing.
     const likely = pending.flatMap((q) => q.slice(0, 4)).slice(0, MAX_TXS_PER_BLOCK);
-    await state.prefetchAccounts([producer, TREASURY_ADDRESS, ...likely.flatMap(partiesOf)]); // parties: a META_TX's user and recipient too
+    // parties: a META_TX's user and recipient too
+    await state.prefetchAccounts([producer, TREASURY_ADDRESS, ...likely.flatMap(partiesOf)]);
     const tPrefetched = performance.now();
     let tTxs = 0;
     const txsDone = () => void (tTxs = performance.now());

@@ -60,7 +60,8 @@ export function finalityStallDetector(ctx: DetectorContext): Detector {
         o.stallFactor * o.expectedBlockMs * (finalityThreshold(Math.max(1, ctx.validators.length)) + 1);
       if (!finalityStalled && !headStalled && head.height > headWhenFinalized && now - finalizedAt > finalityLimit) {
         finalityStalled = true;
-        // The members with no block above the final one (of the blocks the sentinel looked at): the ones finality waits for.
+        // The members with no block above the final one (of the blocks the sentinel looked at): the ones finality waits
+        // for.
         const above = new Set(ctx.producers.slice(-Math.max(0, head.height - finalized)));
         const notProducing = ctx.validators.filter((v) => !above.has(v));
         const who = notProducing.length
@@ -69,7 +70,8 @@ export function finalityStallDetector(ctx: DetectorContext): Detector {
         ctx.raise(
           'finality_stall',
           'critical',
-          `finalizedHeight stuck at ${finalized} for ${Math.round((now - finalizedAt) / 1000)} s while the head advanced to ${head.height}${who}`,
+          `finalizedHeight stuck at ${finalized} for ${Math.round((now - finalizedAt) / 1000)} s while the ` +
+            `head advanced to ${head.height}${who}`,
           {
             reason: 'finality',
             headHeight: head.height,

@@ -44,7 +44,8 @@ export function mempoolFloodDetector(ctx: DetectorContext): Detector {
           ctx.raise(
             'mempool_flood',
             'warning',
-            `admission rate ${Math.round(rate)}/s is over ${o.rateSpikeFactor}× the usual ${Math.round(baseline * 10) / 10}/s`,
+            `admission rate ${Math.round(rate)}/s is over ${o.rateSpikeFactor}× the ` +
+              `usual ${Math.round(baseline * 10) / 10}/s`,
             {
               reason: 'rate',
               ratePerSec: Math.round(rate),

@@ -9,7 +9,8 @@ export function reorgDetector(ctx: DetectorContext): Detector {
       ctx.raise(
         'reorg',
         belowFinality ? 'critical' : 'warning',
-        `reorganization: head ${prev.hash} at ${prev.height} replaced by ${h.hash} at ${h.height} (${depth} block(s) undone)${belowFinality ? ', below the finalized height' : ''}`,
+        `reorganization: head ${prev.hash} at ${prev.height} replaced by ${h.hash} at ${h.height} ` +
+          `(${depth} block(s) undone)${belowFinality ? ', below the finalized height' : ''}`,
         {
           oldHeight: prev.height,
           oldHash: prev.hash,

@@ -113,7 +113,8 @@ OFFLINE['bridge attest'] = {
       const need = (k: string) =>
         str(v[k]) ??
         usage(
-          `missing --${k}: cairn bridge attest --source-chain <name> --source-tx <id> --asset native|<token id> --to <address> --amount <n>`,
+          `missing --${k}: cairn bridge attest --source-chain <name> --source-tx <id> --asset ` +
+            `native|<token id> --to <address> --amount <n>`,
         );
       const to = parseAddress(need('to')) ?? usage('--to must be an address (0x… or cairn1…)');
       const amount = need('amount');
@@ -151,8 +152,11 @@ OFFLINE['bridge attest'] = {
     io.out(json({ signer: sig.signer, into, signatures: list.filter((x) => x.signer !== sig.signer).length + 1 }));
     return EXIT.OK;
   },
-  help: `Usage: cairn bridge attest [--secret <hex>] --source-chain <name> --source-tx <id> --asset native|<token id> --to <address> --amount <n> [--chain-id <n>] [--into <sigs.json>]
-       cairn bridge attest [--secret <hex>] --committee <members.json> --threshold <k> --epoch <n> [--chain-id <n>] [--into <sigs.json>]
+  help:
+    `Usage: cairn bridge attest [--secret <hex>] --source-chain <name> --source-tx <id> --asset ` +
+    `native|<token id> --to <address> --amount <n> [--chain-id <n>] [--into <sigs.json>]
+       cairn bridge attest [--secret <hex>] --committee <members.json> --threshold <k> --epoch <n> ` +
+    `[--chain-id <n>] [--into <sigs.json>]
 
 Signs, as a committee member (offline, nothing is sent), an inbound deposit's digest or a
 new committee's digest, with both secp256k1 and ML-DSA-44: prints {signer, secp256k1,

@@ -4,6 +4,8 @@ import { badge, coins, facts, link, table, timeline } from '../format';
 import { html } from '../html';
 import type { Page } from './types';
 
+const inBlocks = (n: number) => html`<strong>(in ${String(n)} blocks)</strong>`;
+
 export async function tasks(): Promise<Page> {
   const [{ tasks: list }, o] = await Promise.all([
     get<TasksPage>('/ai/tasks?limit=100'),
@@ -57,7 +59,7 @@ export async function task(id: string): Promise<Page> {
         [
           'Next',
           t.next
-            ? html`${t.next.what} at ${link.block(t.next.height)} <strong>(in ${String(t.next.inBlocks)} blocks)</strong>`
+            ? html`${t.next.what} at ${link.block(t.next.height)} ${inBlocks(t.next.inBlocks)}`
             : 'waiting on a transaction',
         ],
         ['Prompt', t.prompt],

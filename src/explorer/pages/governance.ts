@@ -31,6 +31,7 @@ export async function proposals(): Promise<Page> {
 export async function proposal(id: string): Promise<Page> {
   const p = await find<ProposalView>(`/governance/proposals/${encodeURIComponent(id)}`);
   if (!p) return { title: 'Proposal not found', body: html`<p>No proposal <code>${id}</code>.</p>` };
+  const quorum = badge(p.tally.quorumReached ? 'quorum' : 'below-quorum');
   return {
     title: `Proposal ${p.id}`,
     body: html`
@@ -46,15 +47,14 @@ export async function proposal(id: string): Promise<Page> {
         ['Failure', p.failure ?? undefined],
         [
           'Tally',
-          `yes ${coins(p.tally.yes)} · no ${coins(p.tally.no)} · abstain ${coins(p.tally.abstain)} · veto ${coins(p.tally.veto)} · ${p.tally.voters} voters`,
+          `yes ${coins(p.tally.yes)} · no ${coins(p.tally.no)} · abstain ${coins(p.tally.abstain)} · ` +
+            `veto ${coins(p.tally.veto)} · ${p.tally.voters} voters`,
         ],
-        [
-          'Turnout',
-          html`${coins(p.tally.turnout)} of quorum ${coins(p.tally.quorum)} ${p.tally.quorumReached ? badge('quorum') : badge('below-quorum')}`,
-        ],
+        ['Turnout', html`${coins(p.tally.turnout)} of quorum ${coins(p.tally.quorum)} ${quorum}`],
         [
           'Rules',
-          `quorum ${p.rules.quorumBps / 100} %, threshold ${p.rules.thresholdBps / 100} %, veto ${p.rules.vetoBps / 100} %, timelock ${p.rules.timelock} blocks`,
+          `quorum ${p.rules.quorumBps / 100} %, threshold ${p.rules.thresholdBps / 100} %, ` +
+            `veto ${p.rules.vetoBps / 100} %, timelock ${p.rules.timelock} blocks`,
         ],
       ])}
       <div class="chart" id="chart-tally"></div>

@@ -5,8 +5,10 @@ import { ago, badge, coins, link, table, units } from '../format';
 import { html } from '../html';
 import type { Page } from './types';
 
-const card = (label: string, value: string, id?: string) =>
-  html`<div class="card"${id ? html` id="${id}"` : ''}><div class="label">${label}</div><div class="value">${value}</div></div>`;
+const card = (label: string, value: string, id?: string) => {
+  const attrs = id ? html` id="${id}"` : '';
+  return html`<div class="card"${attrs}><div class="label">${label}</div><div class="value">${value}</div></div>`;
+};
 
 export async function home(): Promise<Page> {
   const [status, stats, { blocks }, { txs }] = await Promise.all([

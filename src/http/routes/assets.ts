@@ -15,7 +15,10 @@ function segment(s: string): string {
   }
 }
 
-/** `before` on holders and a collection's items: a cursor this feed returned as `nextBefore`; absent or empty = from the first. */
+/**
+ * `before` on holders and a collection's items: a cursor this feed returned as `nextBefore`; absent or empty = from the
+ * first.
+ */
 function cursorOf(
   raw: string | undefined,
   feed: Feed,
@@ -92,10 +95,12 @@ export function assetHandlers(
     resolveName: async ({ params }) => {
       const raw = params.name;
       const name = segment(raw).toLowerCase();
-      // The read resolves the name or answers 404: a string that cannot be a name (a malformed %-escape included) is not registered either.
+      // The read resolves the name or answers 404: a string that cannot be a name (a malformed %-escape included) is
+      // not registered either.
       if (!NAME_RE.test(name))
         throw notFound(
-          `name not registered: ${(name || raw).slice(0, 100)} (names are 3–32 characters of a–z, 0–9 and '-', not starting or ending with '-')`,
+          `name not registered: ${(name || raw).slice(0, 100)} ` +
+            `(names are 3–32 characters of a–z, 0–9 and '-', not starting or ending with '-')`,
         );
       const v = await assets().name(name);
       if (!v) throw notFound(`name not registered: ${name}`);

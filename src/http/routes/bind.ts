@@ -37,7 +37,10 @@ function once(p: Param, v: unknown, name: string): string | undefined {
   throw new ParamError(`${name} must be given once`);
 }
 
-/** Registers every route of the table with its handler, reading its parameters as the table declares them (a bad one: 400). */
+/**
+ * Registers every route of the table with its handler, reading its parameters as the table declares them (a bad one:
+ * 400).
+ */
 export function serveRoutes(app: Server, r: RouteWrap, handlers: RouteHandlers): void {
   for (const name of Object.keys(ROUTES) as RouteName[]) {
     const def = ROUTES[name];

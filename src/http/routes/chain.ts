@@ -29,7 +29,8 @@ export function chainHandlers(
     },
     // Full blocks for sync; capped at MAX_CHAIN_PAGE blocks and 16 MiB, `next` says where to go on.
     chain: async ({ query: q }, _req, res) => {
-      // The stored block lines are sent as they are (shape: ChainPage): parsing and re-encoding 16 MiB pages would cost the serving node more than the page.
+      // The stored block lines are sent as they are (shape: ChainPage): parsing and re-encoding 16 MiB pages would cost
+      // the serving node more than the page.
       res.type('application/json').send(await d.reader.chainJson(q.from, q.limit.limit, q.limit.capped));
       return undefined;
     },

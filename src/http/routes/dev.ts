@@ -17,7 +17,8 @@ export function devHandlers(
     if (!d.dev)
       throw new HttpError(
         404,
-        `not found: ${req.method} ${req.path} (development controls need a node started with --dev on the development network)`,
+        `not found: ${req.method} ${req.path} ` +
+          `(development controls need a node started with --dev on the development network)`,
       );
     authorize(admin, req);
     return d.dev;

@@ -9,7 +9,9 @@ const onChainNames = () =>
     .filter((m) => m.onChain)
     .map((m) => m.name);
 
-/** GET /machines: the node's state machines as data (what a lifecycle fuzzer generates from); GET /machines/:name/due. */
+/**
+ * GET /machines: the node's state machines as data (what a lifecycle fuzzer generates from); GET /machines/:name/due.
+ */
 export const machineHandlers = (d: HttpDeps): RouteHandlers<'machines' | 'machineDue'> => ({
   machines: () => ({ machines: machineDefinitions() }),
   // What moves by itself next: each open instance's next deadline, soonest first (its machine's view actor).

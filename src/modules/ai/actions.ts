@@ -10,7 +10,8 @@ import { bestBid, taskDef } from './machine';
  * oracle's stake is the oracle record's business: AI_COMMIT, AI_BID, AI_VERDICT and the
  * awarded oracle also need it), and the heights it is open at.
  */
-// Spelled out, not MachineAction<…>: the OpenAPI generator names schemas after the type (machines/actions.ts has the field docs).
+// Spelled out, not MachineAction<…>: the OpenAPI generator names schemas after the type (machines/actions.ts has the
+// field docs).
 export interface TaskAction {
   type:
     | 'AI_COMMIT'

@@ -17,7 +17,8 @@ export const aiChallenge = defineTx({
   type: 'AI_CHALLENGE',
   module: 'ai',
   summary:
-    'disputes a decided answer during its challenge window, posting amount (≥ AI_CHALLENGE_BOND) as a bond; jurors decide',
+    'disputes a decided answer during its challenge window, posting amount (≥ AI_CHALLENGE_BOND) as a bond; ' +
+    'jurors decide',
   to: { kind: 'none' },
   amount: { kind: 'positive', reason: 'AI_CHALLENGE amount is the bond and must be positive', input: 'bond' },
   fields: { taskId: taskIdField(), reason: optionalTextField(1_024, 'why the answer is wrong (shown to jurors)') },
@@ -51,7 +52,8 @@ export const aiVerdict = defineTx({
   type: 'AI_VERDICT',
   module: 'ai',
   summary:
-    'a staked oracle that is not a party to the task votes "uphold" or "overturn" on a disputed answer (one vote each, at most AI_MAX_JURORS)',
+    'a staked oracle that is not a party to the task votes "uphold" or "overturn" on a disputed answer ' +
+    '(one vote each, at most AI_MAX_JURORS)',
   to: { kind: 'none' },
   fields: { taskId: taskIdField(), verdict: verdictField('"uphold" (the answer stands) or "overturn"') },
   energy: 500n,

@@ -67,11 +67,13 @@ export const AI = refusals('ai', {
   AI_NOT_ORACLE: (m: { oracle: Address; hint: boolean }) =>
     `${m.oracle} is not a registered oracle${m.hint ? ' (ORACLE_REGISTER)' : ''}`,
   AI_ORACLE_UNDERSTAKED: (m: { oracle: Address; stake: string; min: bigint }) =>
-    `oracle ${m.oracle} holds ${m.stake} base units of stake, less than MIN_ORACLE_STAKE (${m.min}): top it up with ORACLE_REGISTER`,
+    `oracle ${m.oracle} holds ${m.stake} base units of stake, less than MIN_ORACLE_STAKE (${m.min}): top it ` +
+    `up with ORACLE_REGISTER`,
   AI_ORACLE_DISREPUTED: (m: { oracle: Address; reputation: number; min: bigint }) =>
     `oracle ${m.oracle} has reputation ${m.reputation}, below -${m.min} (AI_MIN_REPUTATION): it takes no new duties`,
   AI_ORACLE_BUSY: (m: { oracle: Address; duties: number }) =>
-    `oracle ${m.oracle} has ${m.duties} open dut${m.duties === 1 ? 'y' : 'ies'} (commits, assignments or results still challengeable): finish them first`,
+    `oracle ${m.oracle} has ${m.duties} open dut${m.duties === 1 ? 'y' : 'ies'} ` +
+    `(commits, assignments or results still challengeable): finish them first`,
   AI_STAKE_TOO_LOW: (m: { min: bigint; stake: bigint }) =>
     `an oracle's stake must reach MIN_ORACLE_STAKE (${m.min} base units); this one would hold ${m.stake}`,
 });

@@ -14,8 +14,10 @@ import type { Refusal } from '../../protocol/refusal';
  *
  *   quorum:     COMMIT ──DEADLINE──► REVEAL ──DEADLINE (decided)──► CHALLENGE ──AI_CLAIM──► DONE
  *   designated: PENDING ──AI_RESULT──► CHALLENGE                     │
- *   auction:    BIDDING ──AI_AWARD / DEADLINE──► PENDING             └─AI_CHALLENGE─► DISPUTED ──DEADLINE──► UPHELD | OVERTURNED
- *   nothing decided in its window (too few commits or reveals, a tie, no result, no bid): ──► EXPIRED ──AI_REFUND──► REFUNDED
+ *   auction:    BIDDING ──AI_AWARD / DEADLINE──► PENDING             └─AI_CHALLENGE─► DISPUTED ──DEADLINE──►
+ *                                                                                       UPHELD | OVERTURNED
+ *   nothing decided in its window (too few commits or reveals, a tie, no result, no bid):
+ *     ──► EXPIRED ──AI_REFUND──► REFUNDED
  *
  * Commits, reveals, bids and verdicts are context steps; phases change only at a block's end
  * (the tick) or by a transaction of the party the phase waits for, so the outcome never depends
@@ -250,7 +252,10 @@ const quorumScores = (c: TaskContext, d: Decision | null): OracleScore[] =>
     return d ? [{ oracle: o, failed: 1, reputation: -1, release: 1 }] : [{ oracle: o, reputation: 0, release: 1 }];
   });
 
-/** The assigners of an award to the oracle `pick` names (setup's actions hold only effects, so both award transitions inline them). */
+/**
+ * The assigners of an award to the oracle `pick` names (setup's actions hold only effects, so both award transitions
+ * inline them).
+ */
 const awardTo = (pick: (a: Args) => Address) => ({
   oracle: (a: Args) => pick(a),
   price: (a: Args) => a.context.bids[pick(a)].price,

@@ -15,7 +15,9 @@ const leaveField: OptionalField<boolean, boolean> = {
   checks: [check(Type.Literal(true), 'must be true (or absent)', (got) => `must be true, got ${got}`)],
   optional: true,
   read: (v) => v === true,
-  doc: 'true: leave — the whole stake goes to the unbonding queue for ORACLE_UNBONDING_BLOCKS (amount "0"; refused while the oracle has open duties)',
+  doc:
+    'true: leave — the whole stake goes to the unbonding queue for ORACLE_UNBONDING_BLOCKS ' +
+    '(amount "0"; refused while the oracle has open duties)',
 };
 
 /**
@@ -28,7 +30,8 @@ export const oracleRegister = defineTx({
   type: 'ORACLE_REGISTER',
   module: 'ai',
   summary:
-    'stakes amount as an oracle (at least MIN_ORACLE_STAKE in all), or adds to its stake; data.leave: true starts leaving (stake unbonds)',
+    'stakes amount as an oracle (at least MIN_ORACLE_STAKE in all), or adds to its stake; data.leave: true ' +
+    'starts leaving (stake unbonds)',
   to: { kind: 'none' },
   amount: { kind: 'any' },
   fields: {

@@ -17,7 +17,8 @@ export const aiCommit = defineTx({
   type: 'AI_COMMIT',
   module: 'ai',
   summary:
-    'a staked oracle commits to its answer to a quorum task: data.commit = keccak-256 of canonical {oracle, output, salt, taskId}',
+    'a staked oracle commits to its answer to a quorum task: data.commit = keccak-256 of canonical ' +
+    '{oracle, output, salt, taskId}',
   to: { kind: 'none' },
   fields: {
     taskId: taskIdField(),

@@ -78,7 +78,8 @@ export const aiTask = defineTx({
   type: 'AI_TASK',
   module: 'ai',
   summary:
-    'escrows amount as the reward for an answer to data.prompt, from a quorum (data.quorum), a designated oracle (data.oracle) or an auction (data.open); id = this transaction id',
+    'escrows amount as the reward for an answer to data.prompt, from a quorum (data.quorum), a designated ' +
+    'oracle (data.oracle) or an auction (data.open); id = this transaction id',
   to: { kind: 'none' },
   amount: { kind: 'positive', reason: 'AI_TASK amount is the reward and must be positive', input: 'reward' },
   fields: {
@@ -204,14 +205,16 @@ export const aiClaim = defineTx({
   type: 'AI_CLAIM',
   module: 'ai',
   summary:
-    'settles a task whose challenge window passed without a challenge: the reward goes to the oracles whose answer was decided',
+    'settles a task whose challenge window passed without a challenge: the reward goes to the oracles whose ' +
+    'answer was decided',
   to: { kind: 'none' },
   fields: { taskId: taskIdField() },
   energy: 500n,
   cli: {
     command: 'ai claim',
     about:
-      'Settles a task after its challenge window: the reward goes to the oracles whose answer was decided (anyone may send it).',
+      'Settles a task after its challenge window: the reward goes to the oracles whose answer was decided ' +
+      '(anyone may send it).',
     summary: '--task <id>',
     flags: [textFlag('task', '<id>', 'the task id', 'taskId')],
     example: 'cairn ai claim --task 0x… --wait included',

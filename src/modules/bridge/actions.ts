@@ -7,7 +7,8 @@ import { transferDef } from './machine';
 import { settlerRefusal } from './transfer';
 
 /** A transaction an address may send to a bridge transfer, and the heights it is open at. */
-// Spelled out, not MachineAction<…>: the OpenAPI generator names schemas after the type (machines/actions.ts has the field docs).
+// Spelled out, not MachineAction<…>: the OpenAPI generator names schemas after the type (machines/actions.ts has the
+// field docs).
 export interface TransferAction {
   type: 'BRIDGE_SETTLE';
   from: number;

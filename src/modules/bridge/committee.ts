@@ -43,7 +43,10 @@ export interface MemberSignature {
   mldsa44: Hex;
 }
 
-/** `chainId`: the Cairn chain the message is for (its chain specification's id): a quorum signed for one chain is worthless on another. */
+/**
+ * `chainId`: the Cairn chain the message is for (its chain specification's id): a quorum signed for one chain is
+ * worthless on another.
+ */
 const digest = (tag: string, msg: object, chainId: number): Uint8Array => {
   const body = canonicalBytes({ chainId, ...msg });
   const t = utf8(tag);
@@ -53,7 +56,10 @@ const digest = (tag: string, msg: object, chainId: number): Uint8Array => {
   return keccak256(all);
 };
 
-/** Addresses, token ids and keys are signed in lower case, as the node reads them (an SDK caller may pass checksum case). */
+/**
+ * Addresses, token ids and keys are signed in lower case, as the node reads them (an SDK caller may pass checksum
+ * case).
+ */
 const lower = <T extends string>(s: T): T => s.toLowerCase() as T;
 
 export const inboundDigest = (m: InboundMessage, chainId: number = CHAIN_ID): Uint8Array =>
@@ -91,7 +97,10 @@ export const memberOf = (keys: HybridKeys): CommitteeMember => ({
   mldsa44: toHex(keys.mldsa44.publicKey),
 });
 
-/** What a quorum check verifies: each member's first signature in the list, with the member's keys (non-members ignored). */
+/**
+ * What a quorum check verifies: each member's first signature in the list, with the member's keys (non-members
+ * ignored).
+ */
 function quorumJobs(
   c: CommitteeRecord,
   digestBytes: Uint8Array,

@@ -2,13 +2,17 @@ import type { Hex } from '../../primitives/hex';
 import { refusals } from '../../protocol/refusal';
 import type { Address } from '../../protocol/types';
 
-/** The bridge's refusals. A committee's shape is refused by protocol/bridge.ts COMMITTEE (governance installs committees too). */
+/**
+ * The bridge's refusals. A committee's shape is refused by protocol/bridge.ts COMMITTEE (governance installs committees
+ * too).
+ */
 export const BRIDGE = refusals('bridge', {
   BRIDGE_NO_COMMITTEE: () =>
     'there is no bridge committee yet: a governance proposal creates it (GOV_PROPOSE data.committee)',
   /** Fewer distinct members signed (both halves of the hybrid scheme) than the committee's threshold. */
   BRIDGE_QUORUM_MISSING: (m: { what: string; valid: number; threshold: number; epoch: number }) =>
-    `${m.what}: ${m.valid} valid member signatures of ${m.threshold} needed (committee epoch ${m.epoch}; both secp256k1 and ML-DSA-44 halves of each)`,
+    `${m.what}: ${m.valid} valid member signatures of ${m.threshold} needed ` +
+    `(committee epoch ${m.epoch}; both secp256k1 and ML-DSA-44 halves of each)`,
   BRIDGE_MEMBER_SECP256K1_NOT_ON_CURVE: (m: { member: Address }) =>
     `member ${m.member}: secp256k1 is not a point of the curve`,
   /** A member's address is not the one its secp256k1 key controls. */
@@ -33,8 +37,10 @@ export const BRIDGE = refusals('bridge', {
     `payout ${m.chain}:${m.targetTx} already settled transfer ${m.transfer}`,
   /** The pool's locked and not yet promised amount (`free`, base units) is less than the deposit attested. */
   BRIDGE_POOL_SHORT: (m: { asset: string; free: bigint; locked: bigint; reserved: bigint; amount: bigint }) =>
-    `the bridge holds ${m.free} base units of ${m.asset} free to release (${m.locked} locked, ${m.reserved} promised), less than ${m.amount}`,
+    `the bridge holds ${m.free} base units of ${m.asset} free to release ` +
+    `(${m.locked} locked, ${m.reserved} promised), less than ${m.amount}`,
   /** The circuit breaker's window is used up: the transfer waits until height `until` (DELAYED). */
   BRIDGE_BREAKER_FULL: (m: { asset: string; allowed: bigint; window: number; base: bigint; until: number }) =>
-    `the circuit breaker of ${m.asset} allows ${m.allowed} more base units in window ${m.window} (BRIDGE_BREAKER_BPS of ${m.base}): released from height ${m.until}`,
+    `the circuit breaker of ${m.asset} allows ${m.allowed} more base units in window ${m.window} ` +
+    `(BRIDGE_BREAKER_BPS of ${m.base}): released from height ${m.until}`,
 });

@@ -60,7 +60,8 @@ const lowerHex = (h: string) => h.toLowerCase() as Hex;
 /** data.signatures: the committee members' hybrid signatures of the digest. */
 export function signaturesField(doc: string): Field<MemberSignature[], MemberSignature[]> {
   const reason =
-    'must be a list of 1 to 16 {signer: 0x address, secp256k1: 0x + 64-byte signature, mldsa44: 0x + 2420-byte signature}';
+    'must be a list of 1 to 16 ' +
+    '{signer: 0x address, secp256k1: 0x + 64-byte signature, mldsa44: 0x + 2420-byte signature}';
   const schema = Type.Array(
     Type.Object(
       {
@@ -99,7 +100,8 @@ const readMembers = (v: unknown): CommitteeMember[] =>
     mldsa44: lowerHex(m.mldsa44),
   }));
 const MEMBERS_REASON =
-  'must be a list of 1 to 7 {address: 0x address, secp256k1: 0x + 33- or 65-byte public key, mldsa44: 0x + 1312-byte public key}';
+  'must be a list of 1 to 7 ' +
+  '{address: 0x address, secp256k1: 0x + 33- or 65-byte public key, mldsa44: 0x + 1312-byte public key}';
 const cut = (got: string) => (got.length > 80 ? `${got.slice(0, 80)}…` : got);
 
 /** BRIDGE_COMMITTEE_UPDATE data.members. */

@@ -91,7 +91,9 @@ export async function lock(
   await putPool(c.state, { ...p, locked: add(p.locked, amount), lockedTotal: add(p.lockedTotal, amount) });
 }
 
-/** BRIDGE_IN: promises `amount` of the pool to an attested transfer; refused above what is locked and not yet promised. */
+/**
+ * BRIDGE_IN: promises `amount` of the pool to an attested transfer; refused above what is locked and not yet promised.
+ */
 export async function reserve(s: ExecState, asset: Asset, amount: bigint): Promise<void> {
   const p = await getPool(s, asset);
   if (amount > available(p)) {
@@ -121,7 +123,8 @@ export const windowOf = (height: number, windowBlocks: bigint): number => Number
  * DELAYED transfer at its release height) that does not fit takes the window's single
  * exemption if it is still free, so a transfer larger than a whole window's share leaves
  * after waiting, whatever smaller releases came first.
- * Throws TxFailure: BRIDGE_BREAKER_FULL (wait for the next window, `meta.until`) or another code (cannot be paid: refused).
+ * Throws TxFailure: BRIDGE_BREAKER_FULL (wait for the next window, `meta.until`) or another code (cannot be paid:
+ * refused).
  */
 export async function release(
   c: { state: ExecState; height: number },

@@ -23,7 +23,8 @@ export const bridgeCommitteeUpdate = defineTx({
   type: 'BRIDGE_COMMITTEE_UPDATE',
   module: 'bridge',
   summary:
-    "rotates the bridge committee to data.members / data.threshold on a quorum of the current committee's hybrid signatures over the next epoch's committee digest",
+    "rotates the bridge committee to data.members / data.threshold on a quorum of the current committee's " +
+    "hybrid signatures over the next epoch's committee digest",
   to: { kind: 'none' },
   fields: {
     members: membersField("[{address, secp256k1, mldsa44}]: the new members' addresses and hybrid public keys (hex)"),
@@ -36,11 +37,13 @@ export const bridgeCommitteeUpdate = defineTx({
     {
       broken: (d) => fullCommitteeRefusal(d.members, d.threshold) !== undefined,
       reason:
-        'BRIDGE_COMMITTEE_UPDATE data.members and data.threshold are not a committee: distinct members whose addresses their secp256k1 keys control, threshold more than half of them and at most all',
+        'BRIDGE_COMMITTEE_UPDATE data.members and data.threshold are not a committee: distinct members whose ' +
+        'addresses their secp256k1 keys control, threshold more than half of them and at most all',
       sdk: {
         field: 'members',
         message:
-          'are not a committee: distinct members whose addresses their secp256k1 keys control, threshold more than half of them and at most all',
+          'are not a committee: distinct members whose addresses their secp256k1 keys control, threshold more ' +
+          'than half of them and at most all',
       },
     },
   ],

@@ -66,7 +66,8 @@ export const bridgeOut = defineTx({
   type: 'BRIDGE_OUT',
   module: 'bridge',
   summary:
-    'locks amount coins (or data.tokenAmount of data.token) in the bridge escrow for payout to data.recipient on data.chain; id = this transaction id',
+    'locks amount coins (or data.tokenAmount of data.token) in the bridge escrow for payout to data.recipient ' +
+    'on data.chain; id = this transaction id',
   to: { kind: 'none' },
   amount: { kind: 'any' },
   fields: {
@@ -157,7 +158,8 @@ export const inboundOf = (
 /**
  * BRIDGE_IN: releases a deposit made on `data.sourceChain` to `data.to`, on the committee's
  * quorum of hybrid signatures over the inbound digest (modules/bridge/committee.ts). A source
- * transaction releases at most once (attested again only after a REFUSED attempt, which paid nothing); the amount must be locked and not promised to another
+ * transaction releases at most once (attested again only after a REFUSED attempt, which paid nothing); the amount must
+ * be locked and not promised to another
  * transfer; the circuit breaker may delay it (DELAYED, with its release height). The transfer
  * id is this transaction's id. Anyone may send it (a relayer): the signatures are the proof.
  */
@@ -165,7 +167,8 @@ export const bridgeIn = defineTx({
   type: 'BRIDGE_IN',
   module: 'bridge',
   summary:
-    'releases a deposit from data.sourceChain (data.sourceTx) to data.to on a committee quorum of hybrid signatures (data.signatures); id = this transaction id',
+    'releases a deposit from data.sourceChain (data.sourceTx) to data.to on a committee quorum of hybrid ' +
+    'signatures (data.signatures); id = this transaction id',
   to: { kind: 'none' },
   fields: {
     sourceChain: chainField('the chain the deposit was made on'),
@@ -207,7 +210,8 @@ bridge attest" makes one member's). Anyone may submit it: the signatures are the
       },
     ],
     example:
-      'cairn bridge in --source-chain ethereum --source-tx 0x9f… --asset native --to cairn1… --amount 5000000 --signatures sigs.json --wait included',
+      'cairn bridge in --source-chain ethereum --source-tx 0x9f… --asset native --to cairn1… --amount 5000000 ' +
+      '--signatures sigs.json --wait included',
   },
   async run({ state, height, tx, events, network }, d) {
     const c = await requireCommittee(state);
@@ -243,12 +247,16 @@ bridge attest" makes one member's). Anyone may submit it: the signatures are the
   },
 });
 
-/** BRIDGE_SETTLE: a committee member marks a LOCKED outbound transfer PAID, naming the payout's transaction on the target chain. */
+/**
+ * BRIDGE_SETTLE: a committee member marks a LOCKED outbound transfer PAID, naming the payout's transaction on the
+ * target chain.
+ */
 export const bridgeSettle = defineTx({
   type: 'BRIDGE_SETTLE',
   module: 'bridge',
   summary:
-    'a committee member marks a LOCKED outbound transfer PAID, naming the payout transaction on the target chain (data.targetTx)',
+    'a committee member marks a LOCKED outbound transfer PAID, naming the payout transaction on the target ' +
+    'chain (data.targetTx)',
   to: { kind: 'none' },
   fields: { transferId: transferIdField(), targetTx: foreignTxField("the payout's transaction on the target chain") },
   energy: 300n,

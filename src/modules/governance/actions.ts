@@ -6,7 +6,8 @@ import { hasVotingPower } from './tally';
 import { proposalDef } from './machine';
 
 /** A transaction an address may send to a proposal, and the heights it is open at. */
-// Spelled out, not MachineAction<…>: the OpenAPI generator names schemas after the type (machines/actions.ts has the field docs).
+// Spelled out, not MachineAction<…>: the OpenAPI generator names schemas after the type (machines/actions.ts has the
+// field docs).
 export interface VoteAction {
   type: 'GOV_VOTE';
   from: number;

@@ -18,13 +18,15 @@ import { GOVERNANCE } from './errors';
  * GOV_PROPOSE: opens a proposal whose id is this transaction's id. `amount` is the deposit
  * (at least GOV_DEPOSIT), held in escrow and refunded when the vote ends unless the proposal
  * is vetoed. One of `data.param` + `data.value` (a parameter change), `data.spend` (a
- * treasury spend) or `data.committee` (a bridge committee). The rules are the governable values of the proposal's block.
+ * treasury spend) or `data.committee` (a bridge committee). The rules are the governable values of the proposal's
+ * block.
  */
 export const govPropose = defineTx({
   type: 'GOV_PROPOSE',
   module: 'governance',
   summary:
-    'opens a proposal (id = this transaction id) changing a governable parameter, spending from the treasury or installing a bridge committee; amount = the deposit',
+    'opens a proposal (id = this transaction id) changing a governable parameter, spending from the treasury ' +
+    'or installing a bridge committee; amount = the deposit',
   to: { kind: 'none' },
   amount: { kind: 'positive', reason: 'GOV_PROPOSE amount is the deposit and must be positive', input: 'deposit' },
   fields: {
@@ -32,7 +34,8 @@ export const govPropose = defineTx({
     value: paramValueField("the new value, an integer string within the parameter's bounds"),
     spend: spendField('{to, amount}: a treasury spend (instead of param/value)'),
     committee: committeeField(
-      '{members: [{address, secp256k1, mldsa44}], threshold}: installs a bridge committee (instead of param/value or spend)',
+      '{members: [{address, secp256k1, mldsa44}], threshold}: installs a bridge committee ' +
+        '(instead of param/value or spend)',
     ),
   },
   dataRules: [
@@ -46,11 +49,13 @@ export const govPropose = defineTx({
       broken: (d) =>
         d.committee !== null && fullCommitteeRefusal(d.committee.members, d.committee.threshold) !== undefined,
       reason:
-        'GOV_PROPOSE data.committee is not a committee: distinct members whose addresses their secp256k1 keys control, threshold more than half of them and at most all',
+        'GOV_PROPOSE data.committee is not a committee: distinct members whose addresses their secp256k1 keys ' +
+        'control, threshold more than half of them and at most all',
       sdk: {
         field: 'committee',
         message:
-          'is not a committee: distinct members whose addresses their secp256k1 keys control, threshold more than half of them and at most all',
+          'is not a committee: distinct members whose addresses their secp256k1 keys control, threshold more ' +
+          'than half of them and at most all',
       },
     },
     {
@@ -67,10 +72,12 @@ export const govPropose = defineTx({
   energy: 1_000n,
   cli: {
     command: 'gov propose',
-    about: `Opens a proposal to set a governable parameter (--param with --value; see
+    about:
+      `Opens a proposal to set a governable parameter (--param with --value; see
 "cairn gov params"), to spend from the treasury (--spend-to with --spend-amount) or to
 install a bridge committee (--committee members.json with --threshold; "cairn bridge
-member --key <file>" prints a member's entry), with --deposit (at least GOV_DEPOSIT) held until it ends. The proposal's id is this
+member --key <file>" prints a member's entry), with --deposit (at least GOV_DEPOSIT) held until it ends. The ` +
+      `proposal's id is this
 transaction's id.`,
     summary: '--param --value | --spend-to --spend-amount | --committee --threshold; --deposit',
     flags: [

@@ -52,7 +52,10 @@ export async function recount(s: ExecState, proposal: string): Promise<{ tally: 
   return { tally, voters: voters.length };
 }
 
-/** Whether `voter` may vote at all: it has stake of its own, or votes received as a candidate (GOV_VOTE's check, and `?for=`'s). */
+/**
+ * Whether `voter` may vote at all: it has stake of its own, or votes received as a candidate (GOV_VOTE's check, and
+ * `?for=`'s).
+ */
 export async function hasVotingPower(s: ExecState, voter: Address): Promise<boolean> {
   const acc = await s.getAccount(voter);
   return (acc?.staked ?? 0n) > 0n || BigInt((await getCandidate(s, voter))?.received ?? '0') > 0n;

@@ -9,7 +9,9 @@ import { getName, nameKey, type NameRecord } from './records';
 
 const COINS = NAME_REGISTRATION_COST / 1_000_000n;
 
-/** NAME_REGISTER: the sender pays NAME_REGISTRATION_COST to the treasury for a free name resolving to `to` (or itself). */
+/**
+ * NAME_REGISTER: the sender pays NAME_REGISTRATION_COST to the treasury for a free name resolving to `to` (or itself).
+ */
 export const nameRegister = defineTx({
   type: 'NAME_REGISTER',
   module: 'names',

@@ -13,13 +13,19 @@ export const PERMISSIONS = refusals('permissions', {
   PERMISSION_NOT_KEY_HOLDER: (m: { key: Address; account: Address }) =>
     `${m.key} holds no key of the permission of ${m.account}`,
   PERMISSION_CHANGE_MISSING: (m: { change: string }) => `permission change ${m.change} does not exist`,
-  /** An approval or veto of a change no longer open to it: the kit's words for a state that does not take an event, under the change's own code. */
+  /**
+   * An approval or veto of a change no longer open to it: the kit's words for a state that does not take an event,
+   * under the change's own code.
+   */
   PERMISSION_CHANGE_CLOSED: (m: { change: string; status: string; event: string }) =>
     MACHINE.MACHINE_EVENT_REFUSED({ machine: 'permissionChange', id: m.change, status: m.status, event: m.event })
       .reason,
   PERMISSION_CHANGE_ALREADY_APPROVED: (m: { key: Address; change: string }) =>
     `${m.key} already approved permission change ${m.change}`,
-  /** The account's permission was replaced since the change was proposed under it (`applying`: refused at its timelock's end, not by a transaction naming it). */
+  /**
+   * The account's permission was replaced since the change was proposed under it (`applying`: refused at its timelock's
+   * end, not by a transaction naming it).
+   */
   PERMISSION_CHANGE_OUTDATED: (m: { account: Address; change: string; applying: boolean }) =>
     `the permission of ${m.account} changed since ${m.applying ? 'this change' : `change ${m.change}`} was proposed`,
   /** The operation's type is not among those the account's permission governs. */

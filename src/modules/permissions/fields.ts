@@ -24,8 +24,10 @@ const SPEC_SHAPE = Type.Object(
   { additionalProperties: false },
 );
 const SPEC_REASON =
-  `must be {keys, threshold, operations, timelockBlocks}: keys maps 1 to ${MAX_PERMISSION_KEYS} addresses to weights 1..${MAX_KEY_WEIGHT}, ` +
-  `threshold ≥ 1, operations lists distinct types of ${AUTHORISABLE.join(', ')}, timelockBlocks 1..${MAX_TIMELOCK_BLOCKS}`;
+  `must be {keys, threshold, operations, timelockBlocks}: keys maps 1 to ${MAX_PERMISSION_KEYS} addresses to ` +
+  `weights 1..${MAX_KEY_WEIGHT}, ` +
+  `threshold ≥ 1, operations lists distinct types of ${AUTHORISABLE.join(', ')}, timelockBlocks ` +
+  `1..${MAX_TIMELOCK_BLOCKS}`;
 const KEYS_REASON = 'has a key that is not an address (0x… or cairn1…)';
 
 /** The spec as stored: keys in 0x lower case (two spellings of one address are one key: weights add up). */
@@ -96,7 +98,9 @@ export interface Operation {
 }
 
 export function operationField(doc: string): Field<Operation, unknown> {
-  const reason = `must be {type, to, amount, data?}: type one of ${AUTHORISABLE.join(', ')}, to a 0x address or null, amount an integer string`;
+  const reason =
+    `must be {type, to, amount, data?}: type one of ${AUTHORISABLE.join(', ')}, to a 0x address or null, amount ` +
+    `an integer string`;
   return {
     checks: [
       check(

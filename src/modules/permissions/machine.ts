@@ -10,7 +10,7 @@ import { PERMISSIONS } from './errors';
  * vesting and meta-transactions"), an on-chain machine:
  *
  *   PENDING ──APPROVE reaching the threshold──► QUEUED ──DEADLINE at executeAt──► APPLIED
- *      │  └─DEADLINE at expiresAt──► EXPIRED      │                          └─► FAILED (the permission changed meanwhile)
+ *      │  └─DEADLINE at expiresAt──► EXPIRED      │                    └─► FAILED (the permission changed meanwhile)
  *      └──VETO──► VETOED ◄──────────VETO──────────┘
  *
  * The proposing transaction creates the change and sends the proposer's APPROVE (its weight

@@ -20,7 +20,10 @@ import { APPROVAL_WINDOW_BLOCKS, getMultisig, keyHolder, putMultisig, type Multi
 
 const BASE_ENERGY = { propose: 500n, approve: 300n };
 
-/** The transaction the account would have sent: the operation in the proposing envelope's frame (signatures are not checked for it: the approvals authorise it). */
+/**
+ * The transaction the account would have sent: the operation in the proposing envelope's frame (signatures are not
+ * checked for it: the approvals authorise it).
+ */
 function innerTx(outer: SignedTx, account: Address, op: Operation): HybridTx {
   const o = outer as HybridTx;
   return {
@@ -36,7 +39,8 @@ function innerTx(outer: SignedTx, account: Address, op: Operation): HybridTx {
   };
 }
 
-const handlerOf = (op: Operation): TxHandler => innerHandler(op.type)!; // AUTHORISABLE types are all registered (a test checks)
+// AUTHORISABLE types are all registered (a test checks)
+const handlerOf = (op: Operation): TxHandler => innerHandler(op.type)!;
 
 /** The operation's energy at most: its type's own rule. */
 const opEnergy = (outer: SignedTx, account: Address, op: Operation): bigint =>
@@ -50,7 +54,10 @@ const MAX_OP_ENERGY = (): bigint =>
     return e > m ? e : m;
   }, 0n);
 
-/** Runs the approved operation as the account; its failure fails the approving transaction (nothing recorded, so it can be retried). */
+/**
+ * Runs the approved operation as the account; its failure fails the approving transaction (nothing recorded, so it can
+ * be retried).
+ */
 async function execute(ctx: ExecContext, p: MultisigProposal): Promise<HandlerOutcome> {
   const tx = innerTx(ctx.tx, p.account, p.op);
   const h = handlerOf(p.op);
@@ -79,7 +86,8 @@ export const multisigPropose = defineTx({
   type: 'MULTISIG_PROPOSE',
   module: 'permissions',
   summary:
-    'a key holder proposes an operation (data.op) for data.account to send; it runs once approvals reach the threshold (id = this transaction id)',
+    'a key holder proposes an operation (data.op) for data.account to send; it runs once approvals reach the ' +
+    'threshold (id = this transaction id)',
   to: { kind: 'none' },
   parties: (tx) => [...addressesIn(tx.data, ['account']), ...addressesIn((tx.data as { op?: unknown }).op, ['to'])],
   fields: {
@@ -139,7 +147,9 @@ export const multisigApprove = defineTx({
   },
   energy: {
     most: () => BASE_ENERGY.approve + MAX_OP_ENERGY(),
-    doc: "300, plus the operation's own energy when this approval executes it (the limit checked against `fee`: 300 + the costliest authorisable type)",
+    doc:
+      "300, plus the operation's own energy when this approval executes it " +
+      '(the limit checked against `fee`: 300 + the costliest authorisable type)',
   },
   async run(ctx, { proposalId: id }) {
     const p = await getMultisig(ctx.state, id);

@@ -22,7 +22,8 @@ export const permissionUpdate = defineTx({
   to: { kind: 'none' },
   fields: {
     permission: permissionField(
-      '{keys: {address: weight 1..100} (1 to 16 keys), threshold (≤ Σ weights), operations: governed types, timelockBlocks 1..1,000,000}',
+      '{keys: {address: weight 1..100} (1 to 16 keys), threshold (≤ Σ weights), operations: governed types, ' +
+        'timelockBlocks 1..1,000,000}',
     ),
   },
   energy: 500n,
@@ -33,12 +34,16 @@ export const permissionUpdate = defineTx({
 
 const changeIdField = (doc: string) => txIdField('a permission change', 'PERMISSION_PROPOSE', doc);
 
-/** PERMISSION_PROPOSE: a key holder of data.account proposes a new permission (or its removal); its weight is the first approval. */
+/**
+ * PERMISSION_PROPOSE: a key holder of data.account proposes a new permission (or its removal); its weight is the first
+ * approval.
+ */
 export const permissionPropose = defineTx({
   type: 'PERMISSION_PROPOSE',
   module: 'permissions',
   summary:
-    "a key holder proposes a change to data.account's permission (a new one, or {remove: true}); id = this transaction id",
+    "a key holder proposes a change to data.account's permission (a new one, or {remove: true}); id = this " +
+    'transaction id',
   to: { kind: 'none' },
   parties: (tx) => addressesIn(tx.data, ['account']),
   fields: {

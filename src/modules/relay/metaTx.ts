@@ -97,7 +97,8 @@ function readInnerOnce(v: unknown): HybridTx & { claimedId: Hex | null } {
 
 function innerField(doc: string): Field<ReturnType<typeof readInner>, unknown> {
   const shape =
-    'must be a signed hybrid envelope {chainId, type, from, to, amount, nonce, timestamp, fee, data, publicKeys, signatures, id?}';
+    'must be a signed hybrid envelope ' +
+    '{chainId, type, from, to, amount, nonce, timestamp, fee, data, publicKeys, signatures, id?}';
   return {
     checks: [
       check(ENVELOPE, shape, (got) => `${shape}, got ${got}`),
@@ -127,17 +128,22 @@ function innerField(doc: string): Field<ReturnType<typeof readInner>, unknown> {
 }
 
 const BASE_ENERGY = 500n;
-/** Before a refusal of the inner transaction (the user's permission, or the inner's own handler), whose code it keeps. */
+/**
+ * Before a refusal of the inner transaction (the user's permission, or the inner's own handler), whose code it keeps.
+ */
 const INNER_FAILED = 'META_TX inner transaction failed: ';
 
-/** The inner envelope of an admitted META_TX (admission, import and execution all ask: read once per data.tx object). */
+/**
+ * The inner envelope of an admitted META_TX (admission, import and execution all ask: read once per data.tx object).
+ */
 const innerOf = (tx: SignedTx): HybridTx => readInner((tx.data as { tx: unknown }).tx);
 
 export const metaTx = defineTx({
   type: 'META_TX',
   module: 'relay',
   summary:
-    'a relayer submits a user\'s signed TRANSFER or TOKEN_TRANSFER (data.tx, fee "0") and pays its energy; the user\'s nonce is used',
+    'a relayer submits a user\'s signed TRANSFER or TOKEN_TRANSFER (data.tx, fee "0") and pays its energy; ' +
+    "the user's nonce is used",
   to: { kind: 'none' },
   fields: {
     tx: innerField(

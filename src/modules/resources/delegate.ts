@@ -22,7 +22,10 @@ import { getDelegation, putDelegation } from './records';
  * stay staked and never move (a staker with everything staked could never lend).
  */
 
-/** Brings `a`'s energy to `height` under its cap now: before a cap change, so the new cap never applies to past regeneration; after it, to cap the stored energy at the new cap. */
+/**
+ * Brings `a`'s energy to `height` under its cap now: before a cap change, so the new cap never applies to past
+ * regeneration; after it, to cap the stored energy at the new cap.
+ */
 function settle(a: AccountState, height: number): void {
   a.energy = energyAt(a, height);
   a.energyHeight = height;

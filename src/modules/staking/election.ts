@@ -9,7 +9,8 @@ import { getCandidate, getCandidates, getValidatorSet, getVoter, VALIDATORS_KEY,
  * EPOCH_BLOCKS, after the block's transactions, the eligible candidates (own stake ≥
  * MIN_CANDIDATE_STAKE) are ranked by weight — own stake not allocated elsewhere plus votes
  * received — highest first, ties broken by the lower address. The first MAX_VALIDATORS form
- * the active set, the next BANK_SIZE the standby bank. A jailed candidate is not eligible. Between epochs only a jailing (jail.ts) changes the set.
+ * the active set, the next BANK_SIZE the standby bank. A jailed candidate is not eligible. Between epochs only a
+ * jailing (jail.ts) changes the set.
  * With no eligible candidate the previous set stays: the chain is never left without one.
  */
 export interface Standing {

@@ -10,7 +10,8 @@ export const STAKING = refusals('staking', {
   STAKING_ALREADY_CANDIDATE: (_m: { address: Address }) => 'the sender is already a validator candidate',
   /** The candidate's own stake after this STAKE is below MIN_CANDIDATE_STAKE. */
   STAKING_CANDIDATE_STAKE_TOO_LOW: (m: { address: Address; min: bigint; staked: bigint }) =>
-    `a validator candidate needs at least ${m.min} base units of own stake (MIN_CANDIDATE_STAKE); it would have ${m.staked}`,
+    `a validator candidate needs at least ${m.min} base units of own stake (MIN_CANDIDATE_STAKE); it would ` +
+    `have ${m.staked}`,
   /** Neither data.signingKeys nor the transaction's own keys (an eth envelope has none) give block-signing keys. */
   STAKING_SIGNING_KEYS_MISSING: (_m: { address: Address }) => 'a validator candidate must bind block-signing keys',
   STAKING_INSUFFICIENT_STAKE: (m: { address: Address; amount: bigint; staked: bigint }) =>

@@ -61,7 +61,9 @@ export function votesField(): Field<Record<Address, bigint>, Record<string, bigi
       },
       refused: sdk,
     },
-    doc: 'object: candidate address (0x or cairn1…) → votes, a positive integer string of base units; replaces the previous allocation ({} clears it)',
+    doc:
+      'object: candidate address (0x or cairn1…) → votes, a positive integer string of base units; replaces the ' +
+      'previous allocation ({} clears it)',
   };
 }
 
@@ -139,7 +141,10 @@ export function evidenceField(doc: string): Field<DoubleSignEvidence, unknown> {
       ),
       check(
         Type.Object({ a: SIGNED_HEADER_SCHEMA, b: SIGNED_HEADER_SCHEMA }, { additionalProperties: false }),
-        'must hold two signed block headers {height, parentHash, timestamp, producer, txRoot, stateRoot, txCount, hash, signatures: {secp256k1, mldsa44}}: integers (height ≥ 1), lower-case 0x hex, a 64-byte secp256k1 and a 2,420-byte ML-DSA-44 signature',
+        'must hold two signed block headers ' +
+          '{height, parentHash, timestamp, producer, txRoot, stateRoot, txCount, hash, signatures: ' +
+          '{secp256k1, mldsa44}}: ' +
+          'integers (height ≥ 1), lower-case 0x hex, a 64-byte secp256k1 and a 2,420-byte ML-DSA-44 signature',
         (got) => `must hold two signed block headers as blocks carry them, got ${brief(got)}`,
       ),
     ],

@@ -33,7 +33,9 @@ export async function jailCandidate(
   return [{ kind: 'validators.jail', address, height, reason, active }];
 }
 
-/** Lifts a downtime jail (STAKE with candidate: true from a jailed candidate); eligible again from the next election. */
+/**
+ * Lifts a downtime jail (STAKE with candidate: true from a jailed candidate); eligible again from the next election.
+ */
 export async function unjailCandidate(s: ExecState, address: Address): Promise<void> {
   const c = await getCandidate(s, address);
   if (c?.jailed) await putCandidate(s, { ...c, jailed: null });

@@ -36,7 +36,10 @@ export interface CandidateRecord {
   jailed?: Jail | null;
 }
 
-/** Why and since when a candidate is jailed. Downtime is lifted by asking back in (STAKE with candidate); double signing is for good. */
+/**
+ * Why and since when a candidate is jailed. Downtime is lifted by asking back in (STAKE with candidate); double signing
+ * is for good.
+ */
 export interface Jail {
   at: number;
   reason: 'downtime' | 'double-sign';
@@ -78,7 +81,10 @@ export const CANDIDATES_KEY = RECORD_PREFIX.candidates;
 
 export const getCandidate = (s: ExecState, a: Address): Promise<CandidateRecord | undefined> =>
   s.getRecord<CandidateRecord>(candidateKey(a));
-/** The block-signing keys a producer bound when it stood for election (genesis validators: in the chain specification); undefined: none. */
+/**
+ * The block-signing keys a producer bound when it stood for election (genesis validators: in the chain specification);
+ * undefined: none.
+ */
 export async function producerKeysOf(s: ExecState, producer: Address): Promise<SigningKeys | undefined> {
   const keys = (await getCandidate(s, producer))?.signingKeys;
   return keys && keys.secp256k1 !== '0x' ? keys : undefined;

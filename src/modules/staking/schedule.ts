@@ -54,12 +54,18 @@ export interface Joining {
   firstBlock: number | null;
 }
 
-/** Rounds of the set in force (rounds × n blocks) a joining member may go without producing before it is jailed and leaves. */
+/**
+ * Rounds of the set in force (rounds × n blocks) a joining member may go without producing before it is jailed and
+ * leaves.
+ */
 export const JOINING_ROUNDS = 4;
 
 export const SCHEDULE_KEY = recordKey('schedule');
 
-/** The schedule in this state; a state written before the schedule existed reads its elected set as scheduled since genesis. */
+/**
+ * The schedule in this state; a state written before the schedule existed reads its elected set as scheduled since
+ * genesis.
+ */
 export async function getSchedule(s: ExecState): Promise<ScheduleRecord> {
   const r = await s.getRecord<ScheduleRecord>(SCHEDULE_KEY);
   if (r) return r;

@@ -70,7 +70,10 @@ async function cutVotes(s: ExecState, voter: Address, v: VoterRecord, cut: bigin
   await putVoter(s, voter, v);
 }
 
-/** Takes the penalty from `producer` to the treasury (the order above); returns what was taken and how much of it came from stake. */
+/**
+ * Takes the penalty from `producer` to the treasury (the order above); returns what was taken and how much of it came
+ * from stake.
+ */
 async function takePenalty(
   s: ExecState,
   producer: Address,
@@ -107,11 +110,14 @@ export const slashDoubleSign = defineTx({
   type: 'SLASH_DOUBLE_SIGN',
   module: 'staking',
   summary:
-    'proves that a validator candidate signed two different blocks at one height (data.evidence): SLASH_DOUBLE_SIGN_BPS of its stake goes to the treasury and it is jailed for good',
+    'proves that a validator candidate signed two different blocks at one height (data.evidence): ' +
+    'SLASH_DOUBLE_SIGN_BPS of its stake goes to the treasury and it is jailed for good',
   to: { kind: 'none' },
   fields: {
     evidence: evidenceField(
-      'object {a, b}: two signed block headers of one producer at one height, as blocks carry them (each {height, parentHash, timestamp, producer, txRoot, stateRoot, txCount, hash, signatures: {secp256k1, mldsa44}})',
+      'object {a, b}: two signed block headers of one producer at one height, as blocks carry them (each ' +
+        '{height, parentHash, timestamp, producer, txRoot, stateRoot, txCount, hash, signatures: {secp256k1, ' +
+        'mldsa44}})',
     ),
   },
   energy: SLASH_DOUBLE_SIGN_ENERGY,
@@ -129,7 +135,9 @@ e.g. jq '.alerts[] | select(.kind == "double_sign")', and pass the file as it is
         field: 'evidence',
         kind: 'json',
         metavar: '<file>',
-        help: 'a JSON file: the two signed headers {a, b}, or the node\'s double_sign\nalert (an element of GET /security/alerts), or that alert\'s "details"',
+        help:
+          "a JSON file: the two signed headers {a, b}, or the node's double_sign\nalert " +
+          '(an element of GET /security/alerts), or that alert\'s "details"',
       },
     ],
     example: 'cairn stake slash --evidence double-sign-alert.json --wait included',

@@ -53,7 +53,8 @@ export const stake = defineTx({
       false,
     ),
     signingKeys: signingKeysField(
-      '{secp256k1, mldsa44}: the block-signing public keys a candidate binds; default: the keys signing this transaction',
+      '{secp256k1, mldsa44}: the block-signing public keys a candidate binds; default: the keys signing this ' +
+        'transaction',
     ),
     commission: optionalCommissionField(
       "a candidate's commission in basis points (0..10000); default 1000 (10%)",
@@ -88,7 +89,9 @@ keys. Staking alone never gives a validator slot: voters elect (cairn stake vote
     example: 'cairn stake add --amount 10000000000 --candidate --commission 500 --wait included',
     acceptedNote: (data) =>
       data?.candidate === true
-        ? `You stand for election. Once elected, a node must sign blocks with this key (docs/VALIDATOR.md): an elected member is pending — it has slots but does not count for finality — until its first block is final, and is jailed for downtime if it produces nothing for ${JOINING_ROUNDS} rounds of the set.`
+        ? `You stand for election. Once elected, a node must sign blocks with this key (docs/VALIDATOR.md): an ` +
+          `elected member is pending — it has slots but does not count for finality — until its first block is ` +
+          `final, and is jailed for downtime if it produces nothing for ${JOINING_ROUNDS} rounds of the set.`
         : undefined,
   },
   async run({ state, height, sender, tx }, d) {

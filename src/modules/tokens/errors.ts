@@ -2,7 +2,10 @@ import type { Hex } from '../../primitives/hex';
 import type { Address } from '../../protocol/types';
 import { refusals } from '../../protocol/refusal';
 
-/** Why the FT20 token types are refused. `role` names the address as the transaction does (sender, recipient, owner, spender). */
+/**
+ * Why the FT20 token types are refused. `role` names the address as the transaction does (sender, recipient, owner,
+ * spender).
+ */
 export const TOKEN = refusals('tokens', {
   TOKEN_SYMBOL_TAKEN: (_m: { symbol: string }) => 'symbol already taken',
   TOKEN_UNKNOWN: (_m: { token: Hex }) => 'unknown token',

@@ -82,7 +82,10 @@ export type AmountRule =
   | { readonly kind: 'exactly'; readonly value: bigint; readonly reason: string }
   | { readonly kind: 'any' };
 
-/** Which envelopes carry the type: hybrid only, both (the Ethereum form is checked from its raw bytes), or Ethereum only. */
+/**
+ * Which envelopes carry the type: hybrid only, both (the Ethereum form is checked from its raw bytes), or Ethereum
+ * only.
+ */
 export type EnvelopeRule = 'hybrid' | 'both' | { readonly only: 'eth'; readonly reason: string };
 
 /** How refusals of the data object itself are worded (the asset modules' style unless given). */

@@ -66,7 +66,10 @@ export function assetIdField(what: 'token' | 'collection', doc: string): Field<H
   };
 }
 
-/** A token amount: an integer string 1..2^256 − 1 (0..2^256 − 1 with `allowZero`); the SDK also takes bigint and safe integers. */
+/**
+ * A token amount: an integer string 1..2^256 − 1 (0..2^256 − 1 with `allowZero`); the SDK also takes bigint and safe
+ * integers.
+ */
 /** A token amount as the SDK takes it: integer string, bigint or safe integer. */
 export type TokenAmount = bigint | string | number;
 
@@ -96,7 +99,9 @@ export function tokenAmountField(doc: string, allowZero = false): Field<bigint, 
   };
 }
 
-/** An address in data: 0x + 40 hex in any letter case, read in the canonical lower case (the SDK also takes cairn1…). */
+/**
+ * An address in data: 0x + 40 hex in any letter case, read in the canonical lower case (the SDK also takes cairn1…).
+ */
 export function addressField(doc: string): Field<Address, string> {
   return {
     checks: [
@@ -211,7 +216,9 @@ export function hexField(reason: string, doc: string): Field<Hex, string> {
   };
 }
 
-/** The id of an earlier transaction that created something (a proposal, a schedule…): 0x + 64 hex, read in lower case. */
+/**
+ * The id of an earlier transaction that created something (a proposal, a schedule…): 0x + 64 hex, read in lower case.
+ */
 export function txIdField(what: string, creator: string, doc: string): Field<Hex, string> {
   const reason = `must be ${what} id (0x + 64 hex digits: the ${creator} transaction id)`;
   return {

@@ -34,7 +34,10 @@ export const putVesting = (s: ExecState, v: VestingRecord): Promise<void> => s.p
 /** Height from which claims are possible. */
 export const cliffHeight = (v: VestingRecord): number => v.start + v.cliff;
 
-/** Coins vested at `height`: 0 before the cliff, then total × min(height − start, duration) / duration, floored (all of it at the end). */
+/**
+ * Coins vested at `height`: 0 before the cliff, then total × min(height − start, duration) / duration, floored (all of
+ * it at the end).
+ */
 export function vestedAt(v: VestingRecord, height: number): bigint {
   if (height < cliffHeight(v)) return 0n;
   const elapsed = BigInt(Math.min(height - v.start, v.duration));

@@ -19,7 +19,8 @@ export const vestingCreate = defineTx({
   type: 'VESTING_CREATE',
   module: 'vesting',
   summary:
-    'locks amount in the vesting escrow for `to`, vesting linearly over data.durationBlocks after a cliff of data.cliffBlocks (id = this transaction id)',
+    'locks amount in the vesting escrow for `to`, vesting linearly over data.durationBlocks after a cliff of ' +
+    'data.cliffBlocks (id = this transaction id)',
   to: { kind: 'required', role: 'beneficiary' },
   amount: { kind: 'positive', reason: 'VESTING_CREATE amount is the coins locked and must be positive' },
   fields: {

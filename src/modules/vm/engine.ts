@@ -73,7 +73,9 @@ function receiptOf(o: VmOutcome): VmReceipt {
   };
 }
 
-/** The EVM's error of a failed (not reverted) outcome, told as the VM catalog's refusal; the EVM's own words otherwise. */
+/**
+ * The EVM's error of a failed (not reverted) outcome, told as the VM catalog's refusal; the EVM's own words otherwise.
+ */
 function failureOf(msg: VmMessage, error: string | undefined): Refusal {
   switch (error) {
     case ERR_OUT_OF_GAS:

@@ -42,7 +42,8 @@ export const ACCOUNT_ROUTES = {
     ok: view<AccountProofView>('AccountProofView'),
     summary: 'Merkle proof of the account against a block stateRoot',
     description:
-      'Check it with verifyAccountProof(stateRoot, address, proof), taking the stateRoot from a header you trust, not from this same answer.',
+      'Check it with verifyAccountProof(stateRoot, address, proof), taking the stateRoot from a header you ' +
+      'trust, not from this same answer.',
     params: { end: address() },
     query: { height: int('Block whose stateRoot the proof is against (default: the head)') },
     errors: { 400: 'Not an address, or height malformed', 404: 'No block at that height' },

@@ -11,7 +11,8 @@ export const AI_ROUTES = {
     path: '/ai/tasks',
     ok: view<TasksPage>('TasksPage'),
     summary:
-      'AI tasks with state, deadlines as heights, commits, reveals, result, history; since = the transitions after a height (whole blocks, cursor, finalizedHeight; final=true: final heights only)',
+      'AI tasks with state, deadlines as heights, commits, reveals, result, history; since = the transitions ' +
+      'after a height (whole blocks, cursor, finalizedHeight; final=true: final heights only)',
     query: {
       status: oneOf(TASK_STATES, 'Only tasks in this state', true),
       mode: oneOf(TASK_MODES, 'Only tasks of this mode', false),
@@ -29,7 +30,8 @@ export const AI_ROUTES = {
     ok: view<TaskView>('TaskView'),
     nullIfMissing: true,
     summary:
-      'One AI task: state, deadlines and the next one, commits, reveals, bids, verdicts, result, transitions with heights; for=<address>: the actions that address may send now, with their windows',
+      'One AI task: state, deadlines and the next one, commits, reveals, bids, verdicts, result, transitions ' +
+      'with heights; for=<address>: the actions that address may send now, with their windows',
     params: {
       id: id64(
         'Task id (the AI_TASK transaction id): 0x + 64 hex digits',

@@ -65,7 +65,9 @@ export const ASSET_ROUTES = {
     errors: { 400: 'Bad token reference, limit or before', 404: 'No such token' },
     cli: {
       command: 'token transfers',
-      help: `Prints {token, transfers: [{txId, kind, from, to, amount, blockHeight…}], nextBefore}. Mints have from null, burns to null. ${NEXT_PAGE}`,
+      help:
+        `Prints {token, transfers: [{txId, kind, from, to, amount, blockHeight…}], nextBefore}. Mints have from ` +
+        `null, burns to null. ${NEXT_PAGE}`,
     },
   }),
   nfts: defineRoute({

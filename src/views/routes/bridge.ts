@@ -12,7 +12,8 @@ export const BRIDGE_ROUTES = {
     path: '/bridge',
     ok: view<BridgeView>('BridgeView'),
     summary:
-      'The bridge: committee (epoch, members, threshold), pools per asset (locked, reserved, available) and the circuit breaker of the current window',
+      'The bridge: committee (epoch, members, threshold), pools per asset (locked, reserved, available) and ' +
+      'the circuit breaker of the current window',
     cli: { command: 'bridge status' },
   }),
   bridgeTransfers: defineRoute({
@@ -20,7 +21,8 @@ export const BRIDGE_ROUTES = {
     path: '/bridge/transfers',
     ok: view<BridgeTransfersPage>('BridgeTransfersPage'),
     summary:
-      'Bridge transfers with state and history; since = the transitions after a height (whole blocks, cursor, finalizedHeight)',
+      'Bridge transfers with state and history; since = the transitions after a height ' +
+      '(whole blocks, cursor, finalizedHeight)',
     query: {
       direction: oneOf(DIRECTIONS, 'Only transfers this way', false),
       status: oneOf(TRANSFER_STATES, 'Only transfers in this state', true),
@@ -37,7 +39,8 @@ export const BRIDGE_ROUTES = {
     ok: view<BridgeTransferView>('BridgeTransferView'),
     nullIfMissing: true,
     summary:
-      'One bridge transfer: state, releaseAt and the releaseInBlocks countdown while DELAYED, reason, transitions with heights; for=<address>: the actions that address may send now, with their windows',
+      'One bridge transfer: state, releaseAt and the releaseInBlocks countdown while DELAYED, reason, ' +
+      'transitions with heights; for=<address>: the actions that address may send now, with their windows',
     params: {
       id: id64(
         'Transfer id (the BRIDGE_OUT or BRIDGE_IN transaction id): 0x + 64 hex digits',

@@ -51,7 +51,8 @@ export const CHAIN_ROUTES = {
     path: '/chain',
     ok: view<ChainPage>('ChainPage'),
     summary:
-      'Contiguous full blocks with height, hash and size on top (at most 2000 per page: MAX_CHAIN_PAGE; a larger limit is capped)',
+      'Contiguous full blocks with height, hash and size on top ' +
+      '(at most 2000 per page: MAX_CHAIN_PAGE; a larger limit is capped)',
     query: {
       from: intDefault('First height of the page (default 0)', 0),
       limit: limit(CHAIN_PAGE, 'Blocks asked for'),
@@ -63,7 +64,8 @@ export const CHAIN_ROUTES = {
     path: '/mempool',
     ok: view<MempoolView>('MempoolView'),
     summary:
-      "Pending transactions, oldest first (limit: default 100; a larger limit than 1000 is capped), with the pool's size",
+      'Pending transactions, oldest first (limit: default 100; a larger limit than 1000 is capped), with the ' +
+      "pool's size",
     query: { limit: limit(LONG_PAGE) },
     errors: { 400: 'limit malformed or 0' },
   }),

@@ -33,7 +33,9 @@ export interface Param<S extends TSchema = TSchema, Out = unknown> {
 
 export type Params = Record<string, Param>;
 
-/** The 200 answer: a view type of src/views by name (T is that type), a text media type, or the index's HTML-or-JSON. */
+/**
+ * The 200 answer: a view type of src/views by name (T is that type), a text media type, or the index's HTML-or-JSON.
+ */
 export type Ok<T = unknown> =
   | { view: string; __type?: T }
   | { text: string; description: string; __type?: T }
@@ -181,14 +183,19 @@ export function limit(rule: PageRule, what = 'Page size') {
     schema: Type.Integer({
       minimum: 1,
       default: rule.def,
-      description: `${what} (${rule.def} when absent or empty); above ${rule.maxName ? `${rule.maxName} (${rule.max})` : rule.max} the page is served capped at ${rule.max} and says so in \`capped\`; 0 or not an integer is a 400`,
+      description:
+        `${what} (${rule.def} when absent or empty); ` +
+        `above ${rule.maxName ? `${rule.maxName} (${rule.max})` : rule.max} the page is served capped ` +
+        `at ${rule.max} and says so in \`capped\`; 0 or not an integer is a 400`,
     }),
     read(s: string | undefined, name: string): PageSize {
       const n = asked.read(s, name) as number;
       if (n <= rule.max) return { limit: n };
       return {
         limit: rule.max,
-        capped: `limit ${n} is above ${rule.maxName ?? rule.max}: at most ${rule.max} ${rule.items ?? 'items'} are served`,
+        capped:
+          `limit ${n} is above ${rule.maxName ?? rule.max}: at most ${rule.max} ${rule.items ?? 'items'} ` +
+          `are served`,
       };
     },
   } satisfies Param;
@@ -255,7 +262,10 @@ export function id64(description: string, invalid: string) {
   } satisfies Param;
 }
 
-/** An optional enumerated filter (status words are upper case, other words lower case); anything else is a 400 naming the choices. */
+/**
+ * An optional enumerated filter (status words are upper case, other words lower case); anything else is a 400 naming
+ * the choices.
+ */
 export function oneOf<T extends string>(values: readonly T[], description: string, upper: boolean) {
   return {
     schema: Type.Unsafe<T>({
@@ -317,7 +327,8 @@ export function nftRef(description: string) {
       const m = /^([^:]+)(?::(\d{1,15}))?$/.exec(decodeSegment(s ?? '') ?? '');
       if (!m)
         throw new ParamError(
-          'invalid NFT id: expected <collection> or <collection>:<item> (collection: 0x + 40 hex digits or a symbol; item: a positive integer)',
+          'invalid NFT id: expected <collection> or <collection>:<item> ' +
+            '(collection: 0x + 40 hex digits or a symbol; item: a positive integer)',
         );
       const ref = readAssetRef(m[1], 'collection');
       if (m[2] === undefined) return { ref };

@@ -38,7 +38,8 @@ export const GOVERNANCE_ROUTES = {
     ok: view<ProposalView>('ProposalView'),
     nullIfMissing: true,
     summary:
-      'One proposal: status, tally, tally history, transitions with heights; for=<address>: the actions that address may send now, with their windows',
+      'One proposal: status, tally, tally history, transitions with heights; for=<address>: the actions that ' +
+      'address may send now, with their windows',
     params: {
       id: id64(
         'Proposal id (the GOV_PROPOSE transaction id): 0x + 64 hex digits',

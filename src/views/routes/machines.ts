@@ -9,14 +9,16 @@ export const MACHINE_ROUTES = {
     path: '/machines',
     ok: view<MachinesView>('MachinesView'),
     summary:
-      'Every state machine of the node as data: states, events, legal moves (from, event, to), initial and final states, invariants',
+      'Every state machine of the node as data: states, events, legal moves (from, event, to), initial and ' +
+      'final states, invariants',
   }),
   machineDue: defineRoute({
     method: 'GET',
     path: '/machines/:name/due',
     ok: view<MachineDueView>('MachineDueView'),
     summary:
-      "An on-chain machine's open instances that move by themselves next: id, status and the height of the next deadline, soonest first",
+      "An on-chain machine's open instances that move by themselves next: id, status and the height of the " +
+      'next deadline, soonest first',
     params: {
       name: segment('An on-chain machine: proposal, permissionChange, aiTask or bridgeTransfer (GET /machines)'),
     },

@@ -67,7 +67,8 @@ export const OPS_ROUTES = {
       status: 503,
       view: 'ReadinessView',
       description:
-        'Not ready (syncing, no peer reachable, no recent block): the readiness view with its reason — or {error} while the node starts',
+        'Not ready (syncing, no peer reachable, no recent block): the readiness view with its reason — or ' +
+        '{error} while the node starts',
     },
   }),
   peers: defineRoute({

@@ -118,7 +118,8 @@ export function blake2fInput(rounds: number): Uint8Array {
   return cat(r, new Uint8Array(64).fill(7), new Uint8Array(128).fill(9), new Uint8Array(16), Uint8Array.of(1));
 }
 
-export const fp = (v: bigint) => Buffer.from(v.toString(16).padStart(128, '0'), 'hex'); // EIP-2537: 64-byte field elements
+// EIP-2537: 64-byte field elements
+export const fp = (v: bigint) => Buffer.from(v.toString(16).padStart(128, '0'), 'hex');
 export function blsG1(p: { x: bigint; y: bigint }): Uint8Array {
   return cat(fp(p.x), fp(p.y));
 }

@@ -5,7 +5,10 @@ import { ActorRef, MailboxFullError, MessageRefusedError } from '../../../src/ac
 import { machineBehavior } from '../../../src/actors/machineActor';
 import { Supervisor } from '../../../src/actors/supervisor';
 
-/** A turnstile: coins add credit while locked, a push passes when unlocked; `jam` throws in an action; `peek` only reads. */
+/**
+ * A turnstile: coins add credit while locked, a push passes when unlocked; `jam` throws in an action; `peek` only
+ * reads.
+ */
 type Msg = { type: 'coin'; cents: number } | { type: 'push' } | { type: 'jam' } | { type: 'peek' };
 type Replies = { coin: number; push: string; jam: void; peek: { state: string; passed: number } };
 
@@ -124,7 +127,8 @@ describe('machineBehavior: an XState machine as an actor behaviour', () => {
 
   it('stays inside the bounded mailbox', async () => {
     const ref = new ActorRef<Msg, Replies>('turnstile', 2);
-    const queued = [ref.ask({ type: 'coin', cents: 1 }), ref.ask({ type: 'coin', cents: 2 })]; // no behaviour yet: they wait
+    // no behaviour yet: they wait
+    const queued = [ref.ask({ type: 'coin', cents: 1 }), ref.ask({ type: 'coin', cents: 2 })];
     await expect(ref.ask({ type: 'coin', cents: 3 })).rejects.toBeInstanceOf(MailboxFullError);
     ref.attach(behavior());
     expect(await Promise.all(queued)).toEqual([1, 3]);

@@ -99,15 +99,18 @@ describe('a machine view actor', () => {
     head = b2.head;
     await view.handle({ type: 'committed', block: b2.block });
     expect((await view.handle({ type: 'due', limit: 1 })).due).toEqual([{ id: 'a1', status: 'open.leading', at: 5 }]);
-    expect((await view.handle({ type: 'actions', id: 'a1', who: SELLER })).actions).toEqual([]); // a bid is in: no cancel
+    // a bid is in: no cancel
+    expect((await view.handle({ type: 'actions', id: 'a1', who: SELLER })).actions).toEqual([]);
     head = b1.head;
     await view.handle({ type: 'undone', blocks: [b2.block], head: b1.head });
-    expect((await view.handle({ type: 'due', limit: 1 })).due).toEqual([{ id: 'a1', status: 'open.waiting', at: 5 }]); // as block 1 left it
+    // as block 1 left it
+    expect((await view.handle({ type: 'due', limit: 1 })).due).toEqual([{ id: 'a1', status: 'open.waiting', at: 5 }]);
     expect((await view.handle({ type: 'actions', id: 'a1', who: SELLER })).actions).toEqual([
       { type: 'AUCTION_CANCEL', from: 2, until: 5 },
     ]);
     const stats = await view.handle({ type: 'stats' });
-    expect(stats).toEqual({ machine: 'auction', open: { 'open.waiting': 2 }, transitions: 2, height: 1 }); // the undone bid is not counted
+    // the undone bid is not counted
+    expect(stats).toEqual({ machine: 'auction', open: { 'open.waiting': 2 }, transitions: 2, height: 1 });
 
     // A fresh view (a restart) rebuilds from the feed, read at the head.
     feed.push(...e1);

@@ -122,28 +122,34 @@ async function world() {
 }
 
 describe('mempool actor', () => {
-  it('admits by the head state, answers nextNonce, lookup, list and stats, and refuses with the spec reasons', async () => {
-    const w = await world();
-    const t0 = w.transfer(w.alice, 0);
-    const t1 = w.transfer(w.alice, 1);
-    expect(await w.admit(t0)).toEqual({ accepted: true, id: t0.id });
-    expect(await w.admit(t1)).toEqual({ accepted: true, id: t1.id });
-    expect(await w.admit(w.transfer(w.alice, 1, 5n))).toMatchObject({ accepted: false, reason: 'nonce already used' });
-    expect(await w.admit(w.transfer(w.alice, 9))).toMatchObject({ accepted: false, reason: 'nonce too far ahead' });
-    expect(await w.admit(t0)).toMatchObject({ accepted: false, reason: 'transaction already known' });
-    expect(await w.mempool.ask({ type: 'nextNonce', address: w.alice.address, accountNonce: 0 })).toBe(2);
-    const found = await w.mempool.ask({ type: 'lookup', id: t1.id });
-    expect(found?.tx.id).toBe(t1.id);
-    expect(found?.pending).toBe(true);
-    expect((await w.lifecycle(t1.id))?.value).toBe('inMempool');
-    expect(await w.mempool.ask({ type: 'lookup', id: `0x${'00'.repeat(32)}` })).toBeUndefined();
-    const list = await w.mempool.ask({ type: 'list', limit: 10 });
-    expect(list.size).toBe(2);
-    expect(list.entries.map((e) => e.tx.id)).toEqual([t0.id, t1.id]);
-    expect(await w.mempool.ask({ type: 'stats' })).toEqual({ size: 2, cap: 100, admitted: 2 });
-    const c = await w.mempool.ask({ type: 'collectCandidates' });
-    expect(c.queues.map((q) => q.map((t) => t.nonce))).toEqual([[0, 1]]);
-  });
+  it(
+    'admits by the head state, answers nextNonce, lookup, ' + 'list and stats, and refuses with the spec reasons',
+    async () => {
+      const w = await world();
+      const t0 = w.transfer(w.alice, 0);
+      const t1 = w.transfer(w.alice, 1);
+      expect(await w.admit(t0)).toEqual({ accepted: true, id: t0.id });
+      expect(await w.admit(t1)).toEqual({ accepted: true, id: t1.id });
+      expect(await w.admit(w.transfer(w.alice, 1, 5n))).toMatchObject({
+        accepted: false,
+        reason: 'nonce already used',
+      });
+      expect(await w.admit(w.transfer(w.alice, 9))).toMatchObject({ accepted: false, reason: 'nonce too far ahead' });
+      expect(await w.admit(t0)).toMatchObject({ accepted: false, reason: 'transaction already known' });
+      expect(await w.mempool.ask({ type: 'nextNonce', address: w.alice.address, accountNonce: 0 })).toBe(2);
+      const found = await w.mempool.ask({ type: 'lookup', id: t1.id });
+      expect(found?.tx.id).toBe(t1.id);
+      expect(found?.pending).toBe(true);
+      expect((await w.lifecycle(t1.id))?.value).toBe('inMempool');
+      expect(await w.mempool.ask({ type: 'lookup', id: `0x${'00'.repeat(32)}` })).toBeUndefined();
+      const list = await w.mempool.ask({ type: 'list', limit: 10 });
+      expect(list.size).toBe(2);
+      expect(list.entries.map((e) => e.tx.id)).toEqual([t0.id, t1.id]);
+      expect(await w.mempool.ask({ type: 'stats' })).toEqual({ size: 2, cap: 100, admitted: 2 });
+      const c = await w.mempool.ask({ type: 'collectCandidates' });
+      expect(c.queues.map((q) => q.map((t) => t.nonce))).toEqual([[0, 1]]);
+    },
+  );
 
   it('expires transactions past their lifetime and remembers why', async () => {
     const w = await world();
@@ -159,86 +165,95 @@ describe('mempool actor', () => {
 });
 
 describe('consensus actor', () => {
-  it('produces a block from the pending transactions, commits it, publishes the head and tells the mempool', async () => {
-    const w = await world();
-    const txs = [w.transfer(w.alice, 0), w.transfer(w.alice, 1), w.transfer(w.bob, 0)];
-    for (const t of txs) await w.admit(t);
-    await w.tick();
-    expect(w.view.head.height).toBe(1);
-    expect(w.heads.map((h) => h.height)).toEqual([1]);
-    expect(Object.isFrozen(w.view.head)).toBe(true);
-    const block = (await w.store.block(1))!;
-    expect(block.txs.map((t) => t.id).sort()).toEqual(txs.map((t) => t.id).sort());
-    expect(block.results.every((r) => r.status === 'success')).toBe(true);
-    expect(block.header.stateRoot).toBe(w.view.head.stateRoot);
-    expect((await w.store.head())?.hash).toBe(block.header.hash);
-    expect(await w.store.txLocation(txs[2].id)).toBeDefined();
-    // The mempool took blockCommitted before this question (mailbox order).
-    expect((await w.mempool.ask({ type: 'stats' })).size).toBe(0);
-    // Included transactions wait for finality: the next tick builds a block on top even with
-    // nothing pending and the idle pace not due, and that block finalizes the first.
-    expect(w.view.head.finalizedHeight).toBe(0);
-    await w.tick();
-    expect(w.view.head.height).toBe(2);
-    expect(w.view.head.finalizedHeight).toBe(1);
-    await w.tick();
-    expect(w.view.head.height).toBe(2); // nothing pending, nothing awaiting finality, idle pace not due
-  });
+  it(
+    'produces a block from the pending transactions, ' + 'commits it, publishes the head and tells the mempool',
+    async () => {
+      const w = await world();
+      const txs = [w.transfer(w.alice, 0), w.transfer(w.alice, 1), w.transfer(w.bob, 0)];
+      for (const t of txs) await w.admit(t);
+      await w.tick();
+      expect(w.view.head.height).toBe(1);
+      expect(w.heads.map((h) => h.height)).toEqual([1]);
+      expect(Object.isFrozen(w.view.head)).toBe(true);
+      const block = (await w.store.block(1))!;
+      expect(block.txs.map((t) => t.id).sort()).toEqual(txs.map((t) => t.id).sort());
+      expect(block.results.every((r) => r.status === 'success')).toBe(true);
+      expect(block.header.stateRoot).toBe(w.view.head.stateRoot);
+      expect((await w.store.head())?.hash).toBe(block.header.hash);
+      expect(await w.store.txLocation(txs[2].id)).toBeDefined();
+      // The mempool took blockCommitted before this question (mailbox order).
+      expect((await w.mempool.ask({ type: 'stats' })).size).toBe(0);
+      // Included transactions wait for finality: the next tick builds a block on top even with
+      // nothing pending and the idle pace not due, and that block finalizes the first.
+      expect(w.view.head.finalizedHeight).toBe(0);
+      await w.tick();
+      expect(w.view.head.height).toBe(2);
+      expect(w.view.head.finalizedHeight).toBe(1);
+      await w.tick();
+      expect(w.view.head.height).toBe(2); // nothing pending, nothing awaiting finality, idle pace not due
+    },
+  );
 
-  it('keeps the idle pace: no block while nothing is pending and the pace is not due, an empty block when it is', async () => {
-    const w = await world();
-    const started = w.view.head.timestamp + 5 * IDLE_MS; // the node starts on an old head
-    w.clock.now = started;
-    await w.tick();
-    expect(w.view.head.height).toBe(0); // idle time counts from the start at the earliest
-    w.clock.now = started + IDLE_MS - 1;
-    await w.tick();
-    expect(w.view.head.height).toBe(0);
-    w.clock.now = started + IDLE_MS;
-    await w.tick();
-    expect(w.view.head.height).toBe(1);
-    expect((await w.store.block(1))!.txs).toEqual([]);
-    expect(w.view.head.timestamp).toBe(w.clock.now);
-    // From then on the pace counts from the head.
-    w.clock.now = w.view.head.timestamp + IDLE_MS - 1;
-    await w.tick();
-    expect(w.view.head.height).toBe(1);
-    w.clock.now = w.view.head.timestamp + IDLE_MS;
-    await w.tick();
-    expect(w.view.head.height).toBe(2);
-  });
+  it(
+    'keeps the idle pace: no block while nothing is pending and the pace is not due, ' + 'an empty block when it is',
+    async () => {
+      const w = await world();
+      const started = w.view.head.timestamp + 5 * IDLE_MS; // the node starts on an old head
+      w.clock.now = started;
+      await w.tick();
+      expect(w.view.head.height).toBe(0); // idle time counts from the start at the earliest
+      w.clock.now = started + IDLE_MS - 1;
+      await w.tick();
+      expect(w.view.head.height).toBe(0);
+      w.clock.now = started + IDLE_MS;
+      await w.tick();
+      expect(w.view.head.height).toBe(1);
+      expect((await w.store.block(1))!.txs).toEqual([]);
+      expect(w.view.head.timestamp).toBe(w.clock.now);
+      // From then on the pace counts from the head.
+      w.clock.now = w.view.head.timestamp + IDLE_MS - 1;
+      await w.tick();
+      expect(w.view.head.height).toBe(1);
+      w.clock.now = w.view.head.timestamp + IDLE_MS;
+      await w.tick();
+      expect(w.view.head.height).toBe(2);
+    },
+  );
 
-  it('drops what can never be included, tells the mempool why, and does not retry an unchanged barren pool', async () => {
-    const w = await world();
-    // Same secp256k1 key (same address), another ML-DSA key: the first transaction binds its
-    // key, so the second can never be valid ('invalid signature'), though admission could not know.
-    const other = devAccounts(3)[2].keys;
-    const rogue: HybridKeys = { ...w.alice, mldsa44: other.mldsa44 };
-    const good = w.transfer(w.alice, 0);
-    const bad = w.transfer(rogue, 1);
-    await w.admit(good);
-    expect(await w.admit(bad)).toMatchObject({ accepted: true });
-    await w.tick();
-    const block = (await w.store.block(1))!;
-    expect(block.txs.map((t) => t.id)).toEqual([good.id]);
-    const dropped = await w.mempool.ask({ type: 'lookup', id: bad.id });
-    expect(dropped?.pending).toBe(false);
-    expect((await w.lifecycle(bad.id))?.value).toBe('dropped');
-    expect((await w.lifecycle(bad.id))?.context.reason).toBe('invalid signature');
+  it(
+    'drops what can never be included, tells the mempool why, ' + 'and does not retry an unchanged barren pool',
+    async () => {
+      const w = await world();
+      // Same secp256k1 key (same address), another ML-DSA key: the first transaction binds its
+      // key, so the second can never be valid ('invalid signature'), though admission could not know.
+      const other = devAccounts(3)[2].keys;
+      const rogue: HybridKeys = { ...w.alice, mldsa44: other.mldsa44 };
+      const good = w.transfer(w.alice, 0);
+      const bad = w.transfer(rogue, 1);
+      await w.admit(good);
+      expect(await w.admit(bad)).toMatchObject({ accepted: true });
+      await w.tick();
+      const block = (await w.store.block(1))!;
+      expect(block.txs.map((t) => t.id)).toEqual([good.id]);
+      const dropped = await w.mempool.ask({ type: 'lookup', id: bad.id });
+      expect(dropped?.pending).toBe(false);
+      expect((await w.lifecycle(bad.id))?.value).toBe('dropped');
+      expect((await w.lifecycle(bad.id))?.context.reason).toBe('invalid signature');
 
-    // A transaction that cannot run yet (a nonce gap) leaves the pool barren: one try, then
-    // no block until the pool changes or the idle pace is due.
-    expect(await w.admit(w.transfer(w.bob, 2))).toMatchObject({ accepted: true });
-    await w.tick();
-    expect(w.view.head.height).toBe(2); // tried once: an empty block
-    await w.tick();
-    await w.tick();
-    expect(w.view.head.height).toBe(2); // same pool version: not retried
-    expect(await w.admit(w.transfer(w.bob, 0))).toMatchObject({ accepted: true });
-    await w.tick();
-    expect(w.view.head.height).toBe(3);
-    expect((await w.store.block(3))!.txs.map((t) => t.nonce)).toEqual([0]);
-  });
+      // A transaction that cannot run yet (a nonce gap) leaves the pool barren: one try, then
+      // no block until the pool changes or the idle pace is due.
+      expect(await w.admit(w.transfer(w.bob, 2))).toMatchObject({ accepted: true });
+      await w.tick();
+      expect(w.view.head.height).toBe(2); // tried once: an empty block
+      await w.tick();
+      await w.tick();
+      expect(w.view.head.height).toBe(2); // same pool version: not retried
+      expect(await w.admit(w.transfer(w.bob, 0))).toMatchObject({ accepted: true });
+      await w.tick();
+      expect(w.view.head.height).toBe(3);
+      expect((await w.store.block(3))!.txs.map((t) => t.nonce)).toEqual([0]);
+    },
+  );
 });
 
 describe('transaction lifecycle from recorded events', () => {

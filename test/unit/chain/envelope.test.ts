@@ -204,7 +204,8 @@ describe('decodeEnvelope', () => {
     expect(decodeEnvelope(body, DEV_NETWORK)).toEqual({ ok: false, error });
   });
 
-  // SPEC: a payload changed after signing is refused as `invalid signature`; admission answers so for `signature: true`.
+  // SPEC: a payload changed after signing is refused as `invalid signature`; admission answers so for `signature:
+  // true`.
   it.each([
     ["an id that is not the payload's", (b: Record<string, unknown>) => ({ ...b, id: `0x${'00'.repeat(32)}` })],
     [

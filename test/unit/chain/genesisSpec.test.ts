@@ -33,30 +33,35 @@ const spec = (over: Record<string, unknown> = {}) => ({
 });
 
 describe('parseGenesisSpec', () => {
-  it('normalises: cairn1 addresses to 0x, upper-case keys to lower, zero stake dropped, the ML-DSA key hash derived', () => {
-    const s = parseGenesisSpec(
-      spec({
-        accounts: [
-          validator({
-            address: toNative(V.address),
-            signingKeys: {
-              secp256k1: toHex(V.secp256k1.publicKey).toUpperCase().replace('0X', '0x'),
-              mldsa44: toHex(V.mldsa44.publicKey),
-            },
-          }),
-          { address: A.toUpperCase().replace('0X', '0x'), balance: '5', staked: '0', feeExempt: false },
-        ],
-        params: { MAX_VALIDATORS: '5' },
-      }),
-    );
-    expect(s.accounts[0]).toEqual({ ...validator(), mldsaKeyHash: keccakHex(V.mldsa44.publicKey) });
-    expect(s.accounts[1]).toEqual({ address: A, balance: '5' });
-    expect(s.params).toEqual({ MAX_VALIDATORS: '5' });
-  });
+  it(
+    'normalises: cairn1 addresses to 0x, upper-case keys to lower, ' +
+      'zero stake dropped, the ML-DSA key hash derived',
+    () => {
+      const s = parseGenesisSpec(
+        spec({
+          accounts: [
+            validator({
+              address: toNative(V.address),
+              signingKeys: {
+                secp256k1: toHex(V.secp256k1.publicKey).toUpperCase().replace('0X', '0x'),
+                mldsa44: toHex(V.mldsa44.publicKey),
+              },
+            }),
+            { address: A.toUpperCase().replace('0X', '0x'), balance: '5', staked: '0', feeExempt: false },
+          ],
+          params: { MAX_VALIDATORS: '5' },
+        }),
+      );
+      expect(s.accounts[0]).toEqual({ ...validator(), mldsaKeyHash: keccakHex(V.mldsa44.publicKey) });
+      expect(s.accounts[1]).toEqual({ address: A, balance: '5' });
+      expect(s.params).toEqual({ MAX_VALIDATORS: '5' });
+    },
+  );
 
   it('the development genesis is a valid specification', () => {
     const { spec: dev } = devGenesis(2);
-    const file = { ...dev, accounts: dev.accounts.map(({ mldsaKeyHash: _, ...a }) => a) }; // as `cairn genesis template` writes it
+    // as `cairn genesis template` writes it
+    const file = { ...dev, accounts: dev.accounts.map(({ mldsaKeyHash: _, ...a }) => a) };
     expect(parseGenesisSpec(JSON.parse(JSON.stringify(file)))).toEqual(dev);
   });
 
@@ -148,33 +153,36 @@ describe('parseGenesisSpec', () => {
 });
 
 describe('cairn genesis', () => {
-  it('template: a fresh chain id and no validators; with one validator entry added, check lists every parameter', async () => {
-    const t = await run(['genesis', 'template', '--dev-accounts', '2']);
-    expect(t.code).toBe(0);
-    const template = JSON.parse(t.out);
-    expect(template.chainId).not.toBe(CHAIN_ID);
-    expect(Number.isSafeInteger(template.chainId) && template.chainId >= 1).toBe(true);
-    expect(template.accounts.filter((a: { isValidator?: boolean }) => a.isValidator)).toEqual([]);
-    expect(() => parseGenesisSpec(template)).toThrow(/needs at least one validator/);
-    const again = JSON.parse((await run(['genesis', 'template'])).out);
-    expect(again.chainId).not.toBe(template.chainId); // fresh each time (2^31 − 10^6 choices)
-    expect(JSON.parse((await run(['genesis', 'template', '--chain-id', '31337'])).out).chainId).toBe(31337);
-    expect((await run(['genesis', 'template', '--chain-id', '0'])).code).toBe(2);
+  it(
+    'template: a fresh chain id and no validators; ' + 'with one validator entry added, check lists every parameter',
+    async () => {
+      const t = await run(['genesis', 'template', '--dev-accounts', '2']);
+      expect(t.code).toBe(0);
+      const template = JSON.parse(t.out);
+      expect(template.chainId).not.toBe(CHAIN_ID);
+      expect(Number.isSafeInteger(template.chainId) && template.chainId >= 1).toBe(true);
+      expect(template.accounts.filter((a: { isValidator?: boolean }) => a.isValidator)).toEqual([]);
+      expect(() => parseGenesisSpec(template)).toThrow(/needs at least one validator/);
+      const again = JSON.parse((await run(['genesis', 'template'])).out);
+      expect(again.chainId).not.toBe(template.chainId); // fresh each time (2^31 − 10^6 choices)
+      expect(JSON.parse((await run(['genesis', 'template', '--chain-id', '31337'])).out).chainId).toBe(31337);
+      expect((await run(['genesis', 'template', '--chain-id', '0'])).code).toBe(2);
 
-    template.accounts.push(validator());
-    const file = join(scratch('cairn-genesis-'), 'genesis.json');
-    await import('node:fs/promises').then((fs) => fs.writeFile(file, JSON.stringify(template)));
-    const c = await run(['genesis', 'check', file]);
-    expect(c.err).toBe('');
-    expect(c.code).toBe(0);
-    const summary = JSON.parse(c.out);
-    expect(summary).toMatchObject({
-      chainId: template.chainId,
-      accounts: 3,
-      validators: [V.address],
-      params: { EPOCH_BLOCKS: '10', MAX_VALIDATORS: '21' },
-    });
-  });
+      template.accounts.push(validator());
+      const file = join(scratch('cairn-genesis-'), 'genesis.json');
+      await import('node:fs/promises').then((fs) => fs.writeFile(file, JSON.stringify(template)));
+      const c = await run(['genesis', 'check', file]);
+      expect(c.err).toBe('');
+      expect(c.code).toBe(0);
+      const summary = JSON.parse(c.out);
+      expect(summary).toMatchObject({
+        chainId: template.chainId,
+        accounts: 3,
+        validators: [V.address],
+        params: { EPOCH_BLOCKS: '10', MAX_VALIDATORS: '21' },
+      });
+    },
+  );
 
   it('validator prints an entry the specification accepts; check names the path of a problem', async () => {
     const v = await run(['genesis', 'validator', '--stake', String(2_000n * COIN), '--commission', '700'], {

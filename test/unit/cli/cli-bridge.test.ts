@@ -192,44 +192,47 @@ describe('bridge member and bridge attest (offline)', () => {
     expect(JSON.parse(r.out)).toStrictEqual(memberOf(MEMBERS[0]));
   });
 
-  it('bridge attest signs the inbound digest with both halves: {signer, secp256k1, mldsa44}, two of them a quorum', async () => {
-    const sigs: MemberSignature[] = [];
-    for (const s of SECRETS.slice(0, 2)) {
-      const r = await attest(s, DEPOSIT);
-      expect(r.err).toBe('');
-      expect(Object.keys(r.json).sort()).toEqual(['mldsa44', 'secp256k1', 'signer']);
-      expect(r.json.secp256k1).toMatch(/^0x[0-9a-f]{128}$/);
-      expect(r.json.mldsa44).toMatch(/^0x[0-9a-f]{4840}$/);
-      sigs.push(r.json);
-    }
-    expect(sigs.map((s) => s.signer)).toEqual(MEMBERS.slice(0, 2).map((k) => k.address));
-    expect(quorumRefusal(committee(), inboundDigest(depositMessage), sigs, 'BRIDGE_IN')).toBeUndefined();
-    // The signature is for this deposit only: another amount needs its own.
-    expect(
-      quorumRefusal(committee(), inboundDigest({ ...depositMessage, amount: '5001' }), sigs, 'BRIDGE_IN')?.reason,
-    ).toMatch(/0 valid member signatures of 2 needed/);
-    // --secret works as $CAIRN_SECRET does; a token id in any case signs the lower-case one.
-    const tok = await run([
-      'bridge',
-      'attest',
-      '--secret',
-      SECRETS[2],
-      ...DEPOSIT.slice(0, 4),
-      '--asset',
-      TOKEN.toUpperCase().replace('0X', '0x'),
-      ...DEPOSIT.slice(6),
-    ]);
-    expect(tok.code).toBe(0);
-    const one = JSON.parse(tok.out) as MemberSignature;
-    expect(
-      quorumRefusal(
-        { ...committee(), threshold: 1 },
-        inboundDigest({ ...depositMessage, asset: TOKEN }),
-        [one],
-        'BRIDGE_IN',
-      ),
-    ).toBeUndefined();
-  });
+  it(
+    'bridge attest signs the inbound digest with both halves: ' + '{signer, secp256k1, mldsa44}, two of them a quorum',
+    async () => {
+      const sigs: MemberSignature[] = [];
+      for (const s of SECRETS.slice(0, 2)) {
+        const r = await attest(s, DEPOSIT);
+        expect(r.err).toBe('');
+        expect(Object.keys(r.json).sort()).toEqual(['mldsa44', 'secp256k1', 'signer']);
+        expect(r.json.secp256k1).toMatch(/^0x[0-9a-f]{128}$/);
+        expect(r.json.mldsa44).toMatch(/^0x[0-9a-f]{4840}$/);
+        sigs.push(r.json);
+      }
+      expect(sigs.map((s) => s.signer)).toEqual(MEMBERS.slice(0, 2).map((k) => k.address));
+      expect(quorumRefusal(committee(), inboundDigest(depositMessage), sigs, 'BRIDGE_IN')).toBeUndefined();
+      // The signature is for this deposit only: another amount needs its own.
+      expect(
+        quorumRefusal(committee(), inboundDigest({ ...depositMessage, amount: '5001' }), sigs, 'BRIDGE_IN')?.reason,
+      ).toMatch(/0 valid member signatures of 2 needed/);
+      // --secret works as $CAIRN_SECRET does; a token id in any case signs the lower-case one.
+      const tok = await run([
+        'bridge',
+        'attest',
+        '--secret',
+        SECRETS[2],
+        ...DEPOSIT.slice(0, 4),
+        '--asset',
+        TOKEN.toUpperCase().replace('0X', '0x'),
+        ...DEPOSIT.slice(6),
+      ]);
+      expect(tok.code).toBe(0);
+      const one = JSON.parse(tok.out) as MemberSignature;
+      expect(
+        quorumRefusal(
+          { ...committee(), threshold: 1 },
+          inboundDigest({ ...depositMessage, asset: TOKEN }),
+          [one],
+          'BRIDGE_IN',
+        ),
+      ).toBeUndefined();
+    },
+  );
 
   it('--chain-id signs for a chain with its own id: worthless on the development network, and back', async () => {
     const sigs: MemberSignature[] = [];
@@ -256,32 +259,35 @@ describe('bridge member and bridge attest (offline)', () => {
     expect(bad.err).toMatch(/does not hold a list of signatures/);
   });
 
-  it('--committee signs the digest a rotation is checked against, whatever case the members file spells its hex in', async () => {
-    const next = MEMBERS.slice(1).map(memberOf);
-    const shouted = file(
-      'members-upper.json',
-      next.map((m) => ({
-        address: `0x${m.address.slice(2).toUpperCase()}`,
-        secp256k1: m.secp256k1.toUpperCase().replace('0X', '0x'),
-        mldsa44: m.mldsa44,
-      })),
-    );
-    const sigs: MemberSignature[] = [];
-    for (const s of SECRETS.slice(0, 2)) {
-      const r = await attest(s, ['--committee', shouted, '--threshold', '2', '--epoch', '2']);
-      expect(r.err).toBe('');
-      sigs.push(r.json);
-    }
-    // The node reads the members lower-cased (modules/bridge/fields.ts) and checks epoch 2's digest of them.
-    expect(
-      quorumRefusal(
-        committee(),
-        committeeDigest({ epoch: 2, members: next, threshold: 2 }),
-        sigs,
-        'BRIDGE_COMMITTEE_UPDATE',
-      ),
-    ).toBeUndefined();
-  });
+  it(
+    '--committee signs the digest a rotation is checked against, ' + 'whatever case the members file spells its hex in',
+    async () => {
+      const next = MEMBERS.slice(1).map(memberOf);
+      const shouted = file(
+        'members-upper.json',
+        next.map((m) => ({
+          address: `0x${m.address.slice(2).toUpperCase()}`,
+          secp256k1: m.secp256k1.toUpperCase().replace('0X', '0x'),
+          mldsa44: m.mldsa44,
+        })),
+      );
+      const sigs: MemberSignature[] = [];
+      for (const s of SECRETS.slice(0, 2)) {
+        const r = await attest(s, ['--committee', shouted, '--threshold', '2', '--epoch', '2']);
+        expect(r.err).toBe('');
+        sigs.push(r.json);
+      }
+      // The node reads the members lower-cased (modules/bridge/fields.ts) and checks epoch 2's digest of them.
+      expect(
+        quorumRefusal(
+          committee(),
+          committeeDigest({ epoch: 2, members: next, threshold: 2 }),
+          sigs,
+          'BRIDGE_COMMITTEE_UPDATE',
+        ),
+      ).toBeUndefined();
+    },
+  );
 
   it.each([
     ['no --to', DEPOSIT.filter((_, i) => i !== 6 && i !== 7), /missing --to/],
@@ -436,26 +442,29 @@ describe('bridge reads against a node (stand-in)', () => {
     expect(stub.seen).toEqual([]);
   });
 
-  it('bridge show <id> prints the transfer; an unknown one is "not found" (exit 1); bridge status is GET /bridge', async () => {
-    stub.handler = (req) =>
-      req.url === `/bridge/transfers/${ID}`
-        ? { status: 200, body: { id: ID, status: 'DELAYED', releaseAt: 40, releaseInBlocks: 3 } }
-        : req.url === '/bridge'
-          ? { status: 200, body: { committee: null, pools: [], params: { windowBlocks: 20, breakerBps: 1000 } } }
-          : { status: 404, body: { error: 'transfer not found' } };
-    const shown = await run(['bridge', 'show', ID, '--node', stub.url]);
-    expect(shown.code).toBe(0);
-    expect(JSON.parse(shown.out)).toMatchObject({ status: 'DELAYED', releaseInBlocks: 3 });
-    const missing = await run(['bridge', 'show', `0x${'cd'.repeat(32)}`, '--node', stub.url]);
-    expect(missing.code).toBe(1);
-    expect(missing.err).toMatch(/transfer not found \(404\)/);
-    const none = await run(['bridge', 'show', '--node', stub.url]);
-    expect(none.code).toBe(2);
-    expect(none.err).toMatch(/missing <id>: cairn bridge show <id>/);
-    const status = await run(['bridge', 'status', '--node', stub.url]);
-    expect(status.code).toBe(0);
-    expect(JSON.parse(status.out)).toMatchObject({ params: { windowBlocks: 20 } });
-  });
+  it(
+    'bridge show <id> prints the transfer; ' + 'an unknown one is "not found" (exit 1); bridge status is GET /bridge',
+    async () => {
+      stub.handler = (req) =>
+        req.url === `/bridge/transfers/${ID}`
+          ? { status: 200, body: { id: ID, status: 'DELAYED', releaseAt: 40, releaseInBlocks: 3 } }
+          : req.url === '/bridge'
+            ? { status: 200, body: { committee: null, pools: [], params: { windowBlocks: 20, breakerBps: 1000 } } }
+            : { status: 404, body: { error: 'transfer not found' } };
+      const shown = await run(['bridge', 'show', ID, '--node', stub.url]);
+      expect(shown.code).toBe(0);
+      expect(JSON.parse(shown.out)).toMatchObject({ status: 'DELAYED', releaseInBlocks: 3 });
+      const missing = await run(['bridge', 'show', `0x${'cd'.repeat(32)}`, '--node', stub.url]);
+      expect(missing.code).toBe(1);
+      expect(missing.err).toMatch(/transfer not found \(404\)/);
+      const none = await run(['bridge', 'show', '--node', stub.url]);
+      expect(none.code).toBe(2);
+      expect(none.err).toMatch(/missing <id>: cairn bridge show <id>/);
+      const status = await run(['bridge', 'status', '--node', stub.url]);
+      expect(status.code).toBe(0);
+      expect(JSON.parse(status.out)).toMatchObject({ params: { windowBlocks: 20 } });
+    },
+  );
 });
 
 describe('bridge help', () => {

@@ -106,23 +106,26 @@ describe('loadConfig', () => {
     expect(loadConfig(['--mempool-cap', '50000'], {}).mempoolCap).toBe(50_000);
   });
 
-  it('bounds the per-sender mempool options: gapped under the 64-nonce gap, gapped lifetime under the 6 h lifetime', () => {
-    expect(
-      loadConfig(
-        ['--mempool-sender-gapped', '4', '--mempool-sender-pending', '20', '--mempool-gapped-lifetime-ms', '2000'],
-        {},
-      ),
-    ).toMatchObject({ mempoolSenderGapped: 4, mempoolSenderPending: 20, mempoolGappedLifetimeMs: 2000 });
-    expect(configError(() => loadConfig(['--mempool-sender-gapped', '65'], {})).message).toMatch(
-      /--mempool-sender-gapped must be between 0 and 64/,
-    );
-    expect(configError(() => loadConfig([], { MEMPOOL_GAPPED_LIFETIME_MS: '21600001' })).message).toMatch(
-      /\$MEMPOOL_GAPPED_LIFETIME_MS must be between 1000 and 21600000/,
-    );
-    expect(configError(() => loadConfig(['--mempool-sender-pending', '0'], {})).message).toMatch(
-      /--mempool-sender-pending must be between 1 and 50000/,
-    );
-  });
+  it(
+    'bounds the per-sender mempool options: ' + 'gapped under the 64-nonce gap, gapped lifetime under the 6 h lifetime',
+    () => {
+      expect(
+        loadConfig(
+          ['--mempool-sender-gapped', '4', '--mempool-sender-pending', '20', '--mempool-gapped-lifetime-ms', '2000'],
+          {},
+        ),
+      ).toMatchObject({ mempoolSenderGapped: 4, mempoolSenderPending: 20, mempoolGappedLifetimeMs: 2000 });
+      expect(configError(() => loadConfig(['--mempool-sender-gapped', '65'], {})).message).toMatch(
+        /--mempool-sender-gapped must be between 0 and 64/,
+      );
+      expect(configError(() => loadConfig([], { MEMPOOL_GAPPED_LIFETIME_MS: '21600001' })).message).toMatch(
+        /\$MEMPOOL_GAPPED_LIFETIME_MS must be between 1000 and 21600000/,
+      );
+      expect(configError(() => loadConfig(['--mempool-sender-pending', '0'], {})).message).toMatch(
+        /--mempool-sender-pending must be between 1 and 50000/,
+      );
+    },
+  );
 
   it('validates ranges, types and names the option', () => {
     expect(configError(() => loadConfig(['--slot-ms', '49'], {})).message).toMatch(

@@ -17,23 +17,28 @@ const B = '0x00000000000000000000000000000000000000bb' as const;
 const C = '0x00000000000000000000000000000000000000cc' as const;
 
 describe('slot schedule', () => {
-  it('rotates the active set by slot; refuses the wrong producer, a slot not after the parent, a block from the future', () => {
-    const active = [A, B, C];
-    expect([0, 1, 2, 3, 4].map((s) => slotProducer(active, s))).toEqual([A, B, C, A, B]);
-    expect(slotOf(1_049, 50)).toBe(20);
-    expect(scheduleRefusal({ timestamp: 1_050, producer: B }, 1_000, active, 50, 2_000)).toBe(
-      'wrong producer for slot 21: expected 0x00000000000000000000000000000000000000aa, got 0x00000000000000000000000000000000000000bb',
-    );
-    expect(scheduleRefusal({ timestamp: 1_050, producer: A }, 1_000, active, 50, 2_000)).toBeUndefined();
-    expect(scheduleRefusal({ timestamp: 1_049, producer: C }, 1_001, active, 50, 2_000)).toBe(
-      "block slot 20 is not after its parent's slot 20",
-    );
-    expect(
-      scheduleRefusal({ timestamp: 2_000 + CLOCK_TOLERANCE_MS + 50, producer: B }, 1_000, active, 50, 2_000),
-    ).toMatch(/^block from a future slot/);
-    // The skip rule: a missed slot leaves a gap, the next producer builds on the last block.
-    expect(scheduleRefusal({ timestamp: 1_100, producer: B }, 1_000, active, 50, 2_000)).toBeUndefined();
-  });
+  it(
+    'rotates the active set by slot; refuses the wrong producer, ' +
+      'a slot not after the parent, a block from the future',
+    () => {
+      const active = [A, B, C];
+      expect([0, 1, 2, 3, 4].map((s) => slotProducer(active, s))).toEqual([A, B, C, A, B]);
+      expect(slotOf(1_049, 50)).toBe(20);
+      expect(scheduleRefusal({ timestamp: 1_050, producer: B }, 1_000, active, 50, 2_000)).toBe(
+        'wrong producer for slot 21: expected 0x00000000000000000000000000000000000000aa, got ' +
+          '0x00000000000000000000000000000000000000bb',
+      );
+      expect(scheduleRefusal({ timestamp: 1_050, producer: A }, 1_000, active, 50, 2_000)).toBeUndefined();
+      expect(scheduleRefusal({ timestamp: 1_049, producer: C }, 1_001, active, 50, 2_000)).toBe(
+        "block slot 20 is not after its parent's slot 20",
+      );
+      expect(
+        scheduleRefusal({ timestamp: 2_000 + CLOCK_TOLERANCE_MS + 50, producer: B }, 1_000, active, 50, 2_000),
+      ).toMatch(/^block from a future slot/);
+      // The skip rule: a missed slot leaves a gap, the next producer builds on the last block.
+      expect(scheduleRefusal({ timestamp: 1_100, producer: B }, 1_000, active, 50, 2_000)).toBeUndefined();
+    },
+  );
 
   it("counts a position's slots in a range like a loop would", () => {
     fc.assert(
@@ -83,42 +88,49 @@ describe('idle blocks go round the set', () => {
     expect(idleTurn(set, set[0], set[2], 1_000, 1_000, 250)).toBe(false);
     expect(idleTurn(set, set[0], set[0], 1_999, 1_000, 250)).toBe(false);
     expect(idleTurn(set, set[0], set[2], 1_999, 1_000, 250)).toBe(false);
-    expect(idleTurn(set, set[0], set[2], 2_000, 1_000, 250)).toBe(true); // set[1] is down: the one after it, a round later
+    // set[1] is down: the one after it, a round later
+    expect(idleTurn(set, set[0], set[2], 2_000, 1_000, 250)).toBe(true);
     expect(idleTurn(set, set[0], set[3], 2_000, 1_000, 250)).toBe(false); // two rounds later
-    expect(idleTurn(set, set[0], set[0], 4_000, 1_000, 250)).toBe(true); // everyone else is down: the head's producer, last
+    // everyone else is down: the head's producer, last
+    expect(idleTurn(set, set[0], set[0], 4_000, 1_000, 250)).toBe(true);
     expect(idleTurn(set, set[3], set[0], 1_000, 1_000, 250)).toBe(true); // wraps round
     expect(idleTurn(set, set[0], set[1], 999, 1_000, 250)).toBe(false); // not idle long enough
     expect(idleTurn([set[0]], set[0], set[0], 1_000, 1_000, 250)).toBe(true);
-    expect(idleTurn(set, '0x09' as Address, set[2], 1_000, 1_000, 250)).toBe(true); // head by a validator no longer in the set
+    // head by a validator no longer in the set
+    expect(idleTurn(set, '0x09' as Address, set[2], 1_000, 1_000, 250)).toBe(true);
   });
 
-  it('every live validator produces within one round of idle blocks, even when the idle period is a multiple of the round, and with one down', () => {
-    // Simulate an idle chain slot by slot: a block when the slot's producer's idleTurn says so.
-    for (const [idleSlots, down] of [
-      [4, -1],
-      [8, -1],
-      [5, -1],
-      [3, -1],
-      [4, 3],
-      [8, 1],
-    ]) {
-      const slotMs = 250;
-      let head = { slot: 0, producer: set[0] };
-      const produced: Address[] = [];
-      for (let slot = 1; slot < 400; slot++) {
-        const p = set[slot % set.length];
-        if (
-          slot % set.length !== down &&
-          idleTurn(set, head.producer, p, (slot - head.slot) * slotMs, idleSlots * slotMs, slotMs)
-        ) {
-          head = { slot, producer: p };
-          produced.push(p);
+  it(
+    'every live validator produces within one round of idle blocks, ' +
+      'even when the idle period is a multiple of the round, and with one down',
+    () => {
+      // Simulate an idle chain slot by slot: a block when the slot's producer's idleTurn says so.
+      for (const [idleSlots, down] of [
+        [4, -1],
+        [8, -1],
+        [5, -1],
+        [3, -1],
+        [4, 3],
+        [8, 1],
+      ]) {
+        const slotMs = 250;
+        let head = { slot: 0, producer: set[0] };
+        const produced: Address[] = [];
+        for (let slot = 1; slot < 400; slot++) {
+          const p = set[slot % set.length];
+          if (
+            slot % set.length !== down &&
+            idleTurn(set, head.producer, p, (slot - head.slot) * slotMs, idleSlots * slotMs, slotMs)
+          ) {
+            head = { slot, producer: p };
+            produced.push(p);
+          }
         }
+        const live = down < 0 ? set.length : set.length - 1;
+        expect(produced.length).toBeGreaterThan(20);
+        for (let i = 0; i + live <= produced.length; i++)
+          expect(new Set(produced.slice(i, i + live)).size, `idle ${idleSlots} slots, down ${down}`).toBe(live);
       }
-      const live = down < 0 ? set.length : set.length - 1;
-      expect(produced.length).toBeGreaterThan(20);
-      for (let i = 0; i + live <= produced.length; i++)
-        expect(new Set(produced.slice(i, i + live)).size, `idle ${idleSlots} slots, down ${down}`).toBe(live);
-    }
-  });
+    },
+  );
 });

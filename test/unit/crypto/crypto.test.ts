@@ -246,19 +246,23 @@ describe('VerifyPool', () => {
     expect(await pool.verifyMany(jobs)).toEqual(jobs.map(() => true));
   });
 
-  it('bounds the jobs it holds: beyond maxPending a job is refused at once (VERIFY_POOL_FULL), the held ones complete', async () => {
-    const p = await VerifyPool.start({ workers: 1, maxPending: 5 });
-    try {
-      const held = Array.from({ length: 5 }, (_, i) => p.verify(jobs[i % jobs.length]));
-      expect(p.inFlight).toBe(5);
-      await expect(p.verify(jobs[0])).rejects.toMatchObject({ code: 'VERIFY_POOL_FULL' });
-      expect(await Promise.all(held)).toEqual([true, true, true, true, true]);
-      expect(p.inFlight).toBe(0);
-      expect(await p.verify(jobs[0])).toBe(true); // room again once answered
-    } finally {
-      await p.close();
-    }
-  });
+  it(
+    'bounds the jobs it holds: beyond maxPending a job is refused at once ' +
+      '(VERIFY_POOL_FULL), the held ones complete',
+    async () => {
+      const p = await VerifyPool.start({ workers: 1, maxPending: 5 });
+      try {
+        const held = Array.from({ length: 5 }, (_, i) => p.verify(jobs[i % jobs.length]));
+        expect(p.inFlight).toBe(5);
+        await expect(p.verify(jobs[0])).rejects.toMatchObject({ code: 'VERIFY_POOL_FULL' });
+        expect(await Promise.all(held)).toEqual([true, true, true, true, true]);
+        expect(p.inFlight).toBe(0);
+        expect(await p.verify(jobs[0])).toBe(true); // room again once answered
+      } finally {
+        await p.close();
+      }
+    },
+  );
 
   it('refuses work after close', async () => {
     const p = await VerifyPool.start({ workers: 1 });

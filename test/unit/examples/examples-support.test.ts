@@ -10,21 +10,27 @@ const record = (status: 'success' | 'failed', error?: string) =>
   ({ result: { status, ...(error ? { error } : {}) } }) as never;
 
 describe('sendIncluded (the oracle and relayer examples)', () => {
-  it('counts a transaction seen first when already final as included (the wait can skip the included step)', async () => {
-    const logs: string[] = [];
-    for (const outcome of ['included', 'finalized'] as const) {
-      expect(
-        await sendIncluded(
-          answering({ verdict: { accepted: true, id: '0x01' } as never, wait: { outcome, record: record('success') } }),
-          keys,
-          { type: 'TRANSFER' } as never,
-          'settle',
-          (m) => logs.push(m),
-        ),
-      ).toBe(true);
-    }
-    expect(logs).toEqual(['settle: included', 'settle: included']);
-  });
+  it(
+    'counts a transaction seen first when already final as included ' + '(the wait can skip the included step)',
+    async () => {
+      const logs: string[] = [];
+      for (const outcome of ['included', 'finalized'] as const) {
+        expect(
+          await sendIncluded(
+            answering({
+              verdict: { accepted: true, id: '0x01' } as never,
+              wait: { outcome, record: record('success') },
+            }),
+            keys,
+            { type: 'TRANSFER' } as never,
+            'settle',
+            (m) => logs.push(m),
+          ),
+        ).toBe(true);
+      }
+      expect(logs).toEqual(['settle: included', 'settle: included']);
+    },
+  );
 
   it('a refusal, a failed execution, a drop or a timeout is false, with what happened logged', async () => {
     const logs: string[] = [];

@@ -139,7 +139,8 @@ class FakeBridge {
     if (req.method === 'GET' && one) {
       const t = this.transfers.get(one[1]);
       if (!t) return { status: 404, body: { error: `transfer not found: ${one[1]}` } };
-      // ?for=: what the node's machine and BRIDGE_SETTLE's check offer (an outbound LOCKED transfer, a committee member).
+      // ?for=: what the node's machine and BRIDGE_SETTLE's check offer (an outbound LOCKED transfer, a committee
+      // member).
       const who = url.searchParams.get('for');
       if (who === null) return { status: 200, body: t };
       const settle = t.direction === 'out' && t.status === 'LOCKED' && this.committee.some((k) => k.address === who);
@@ -216,41 +217,45 @@ describe('the example relayer', () => {
     expect(DEFAULT_FALLBACK_BLOCKS).toBeGreaterThan(0);
   });
 
-  it('pays and settles the LOCKED transfers of its turn at once, the others fallbackBlocks later if still LOCKED; skips PAID ones', async () => {
-    const node = setup();
-    const me = SORTED.indexOf(KEYS[0]);
-    const mine = idFor(me, 1);
-    const next = idFor((me + 2) % 3, 2); // I am its second member: my turn 10 blocks after seeing it
-    const third = idFor((me + 1) % 3, 3); // I am its third: 20 blocks
-    const done = idFor(me, 4);
-    for (const id of [mine, next, third, done]) node.lock(id, 95);
-    node.paidBy(done, KEYS[1]);
-    const { r, paid } = relayer(KEYS[0], stateFile());
-    await r.poll();
-    expect(paid).toEqual([mine]);
-    expect(node.transfers.get(mine)).toMatchObject({
-      status: 'PAID',
-      settledBy: KEYS[0].address,
-      targetTx: await standInPayout(node.transfers.get(mine)!),
-    });
-    expect(r.settled).toEqual([mine]);
-    expect([...r.waiting].sort()).toEqual([next, third].sort());
+  it(
+    'pays and settles the LOCKED transfers of its turn at once, ' +
+      'the others fallbackBlocks later if still LOCKED; skips PAID ones',
+    async () => {
+      const node = setup();
+      const me = SORTED.indexOf(KEYS[0]);
+      const mine = idFor(me, 1);
+      const next = idFor((me + 2) % 3, 2); // I am its second member: my turn 10 blocks after seeing it
+      const third = idFor((me + 1) % 3, 3); // I am its third: 20 blocks
+      const done = idFor(me, 4);
+      for (const id of [mine, next, third, done]) node.lock(id, 95);
+      node.paidBy(done, KEYS[1]);
+      const { r, paid } = relayer(KEYS[0], stateFile());
+      await r.poll();
+      expect(paid).toEqual([mine]);
+      expect(node.transfers.get(mine)).toMatchObject({
+        status: 'PAID',
+        settledBy: KEYS[0].address,
+        targetTx: await standInPayout(node.transfers.get(mine)!),
+      });
+      expect(r.settled).toEqual([mine]);
+      expect([...r.waiting].sort()).toEqual([next, third].sort());
 
-    node.height = node.finalizedHeight = 109;
-    await r.poll();
-    expect(paid).toEqual([mine]); // 9 blocks: not yet
-    node.height = node.finalizedHeight = 110;
-    await r.poll();
-    expect(paid).toEqual([mine, next]);
-    // Meanwhile the member whose turn came first settled the third one: it is forgotten, never paid.
-    node.paidBy(third, KEYS[2]);
-    node.height = node.finalizedHeight = 125;
-    await r.poll();
-    expect(paid).toEqual([mine, next]);
-    expect(r.waiting).toEqual([]);
-    expect(r.settled).toEqual([mine, next]);
-    expect(node.settles.map((s) => s.ok)).toEqual([true, true]);
-  });
+      node.height = node.finalizedHeight = 109;
+      await r.poll();
+      expect(paid).toEqual([mine]); // 9 blocks: not yet
+      node.height = node.finalizedHeight = 110;
+      await r.poll();
+      expect(paid).toEqual([mine, next]);
+      // Meanwhile the member whose turn came first settled the third one: it is forgotten, never paid.
+      node.paidBy(third, KEYS[2]);
+      node.height = node.finalizedHeight = 125;
+      await r.poll();
+      expect(paid).toEqual([mine, next]);
+      expect(r.waiting).toEqual([]);
+      expect(r.settled).toEqual([mine, next]);
+      expect(node.settles.map((s) => s.ok)).toEqual([true, true]);
+    },
+  );
 
   it('only final locks: a transfer locked above the finalized height waits for finality', async () => {
     const node = setup();
@@ -307,24 +312,28 @@ describe('the example relayer', () => {
     expect(r.waiting).toEqual([]);
   });
 
-  it('a relayer outside the committee pays nothing (it could not settle), says so once, and starts once it is a member', async () => {
-    const node = setup();
-    node.committee = KEYS.slice(1);
-    const id = idFor(0, 8);
-    node.lock(id, 99);
-    const { r, logs, paid } = relayer(KEYS[0], stateFile(), { fallbackBlocks: 0 });
-    await r.poll();
-    await r.poll();
-    expect(paid).toEqual([]);
-    expect(r.waiting).toEqual([id]);
-    expect(logs.filter((l) => /not a member of the bridge committee \(epoch 1\): paying nothing/.test(l))).toHaveLength(
-      1,
-    );
-    node.committee = KEYS;
-    await r.poll();
-    expect(paid).toEqual([id]);
-    expect(node.transfers.get(id)!.status).toBe('PAID');
-  });
+  it(
+    'a relayer outside the committee pays nothing (it could not settle), ' +
+      'says so once, and starts once it is a member',
+    async () => {
+      const node = setup();
+      node.committee = KEYS.slice(1);
+      const id = idFor(0, 8);
+      node.lock(id, 99);
+      const { r, logs, paid } = relayer(KEYS[0], stateFile(), { fallbackBlocks: 0 });
+      await r.poll();
+      await r.poll();
+      expect(paid).toEqual([]);
+      expect(r.waiting).toEqual([id]);
+      expect(
+        logs.filter((l) => /not a member of the bridge committee \(epoch 1\): paying nothing/.test(l)),
+      ).toHaveLength(1);
+      node.committee = KEYS;
+      await r.poll();
+      expect(paid).toEqual([id]);
+      expect(node.transfers.get(id)!.status).toBe('PAID');
+    },
+  );
 
   it('run() waits out 429 with Retry-After and 503, then carries on; stop() ends it', async () => {
     const node = setup();

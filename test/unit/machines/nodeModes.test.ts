@@ -11,46 +11,53 @@ import { nodeModesMachine, type NodeModeEvent } from '../../../src/machines/node
 import { initialTransition, transition } from 'xstate';
 
 describe('the node modes actor', () => {
-  it('starting → ready → stopping, with the failure kept; signing follows the election and halts for good; syncs come and go', async () => {
-    const m = standaloneModes();
-    expect(m.current()).toEqual({
-      node: 'starting',
-      signing: 'following',
-      sync: 'inSync',
-      failure: null,
-      haltedAt: null,
-    });
-    expect(await m.ref.ask({ type: 'READY' })).toMatchObject({ node: 'ready' });
-    await expect(m.ref.ask({ type: 'READY' })).rejects.toBeInstanceOf(MessageRefusedError); // refused, not a crash
-    expect(await m.ref.ask({ type: 'ELECTED' })).toMatchObject({ signing: 'producing' });
-    expect(await m.ref.ask({ type: 'SYNC_STARTED', target: 90 })).toMatchObject({ sync: 'syncing' });
-    expect(await m.ref.ask({ type: 'SYNC_DONE' })).toMatchObject({ sync: 'inSync' });
-    expect(await m.ref.ask({ type: 'KEY_IN_USE_ELSEWHERE', height: 12, hash: '0xab' })).toMatchObject({
-      signing: 'halted',
-      haltedAt: 12,
-    });
-    await expect(m.ref.ask({ type: 'ELECTED' })).rejects.toThrow(/modes refused ELECTED/);
-    expect(await m.ref.ask({ type: 'STOP', reason: 'storage failure: disk full', failure: true })).toMatchObject({
-      node: 'stopping',
-      failure: 'storage failure: disk full',
-    });
-    expect(m.current()).toMatchObject({ node: 'stopping', signing: 'halted', failure: 'storage failure: disk full' });
-    expect(m.ref.running).toBe(true);
-    await m.ref.stop();
-    expect(m.current().node).toBe('stopping'); // readable after the actor stopped
-  });
+  it(
+    'starting → ready → stopping, with the failure kept; ' +
+      'signing follows the election and halts for good; syncs come and go',
+    async () => {
+      const m = standaloneModes();
+      expect(m.current()).toEqual({
+        node: 'starting',
+        signing: 'following',
+        sync: 'inSync',
+        failure: null,
+        haltedAt: null,
+      });
+      expect(await m.ref.ask({ type: 'READY' })).toMatchObject({ node: 'ready' });
+      await expect(m.ref.ask({ type: 'READY' })).rejects.toBeInstanceOf(MessageRefusedError); // refused, not a crash
+      expect(await m.ref.ask({ type: 'ELECTED' })).toMatchObject({ signing: 'producing' });
+      expect(await m.ref.ask({ type: 'SYNC_STARTED', target: 90 })).toMatchObject({ sync: 'syncing' });
+      expect(await m.ref.ask({ type: 'SYNC_DONE' })).toMatchObject({ sync: 'inSync' });
+      expect(await m.ref.ask({ type: 'KEY_IN_USE_ELSEWHERE', height: 12, hash: '0xab' })).toMatchObject({
+        signing: 'halted',
+        haltedAt: 12,
+      });
+      await expect(m.ref.ask({ type: 'ELECTED' })).rejects.toThrow(/modes refused ELECTED/);
+      expect(await m.ref.ask({ type: 'STOP', reason: 'storage failure: disk full', failure: true })).toMatchObject({
+        node: 'stopping',
+        failure: 'storage failure: disk full',
+      });
+      expect(m.current()).toMatchObject({ node: 'stopping', signing: 'halted', failure: 'storage failure: disk full' });
+      expect(m.ref.running).toBe(true);
+      await m.ref.stop();
+      expect(m.current().node).toBe('stopping'); // readable after the actor stopped
+    },
+  );
 
-  it('a restart (the supervisor starting the behaviour again) resumes the modes: a halted signing stays halted', async () => {
-    const m = modesActor();
-    m.attachNow();
-    await m.spec.start(); // the supervisor's first start: the behaviour already attached
-    await m.ref.ask({ type: 'READY' });
-    await m.ref.ask({ type: 'KEY_IN_USE_ELSEWHERE', height: 4, hash: '0x04' });
-    m.ref.attach(await m.spec.start()); // a restart after a crash
-    expect(m.current()).toEqual({ node: 'ready', signing: 'halted', sync: 'inSync', failure: null, haltedAt: 4 });
-    await expect(m.ref.ask({ type: 'ELECTED' })).rejects.toBeInstanceOf(MessageRefusedError);
-    await m.ref.stop();
-  });
+  it(
+    'a restart (the supervisor starting the behaviour again) resumes the modes: ' + 'a halted signing stays halted',
+    async () => {
+      const m = modesActor();
+      m.attachNow();
+      await m.spec.start(); // the supervisor's first start: the behaviour already attached
+      await m.ref.ask({ type: 'READY' });
+      await m.ref.ask({ type: 'KEY_IN_USE_ELSEWHERE', height: 4, hash: '0x04' });
+      m.ref.attach(await m.spec.start()); // a restart after a crash
+      expect(m.current()).toEqual({ node: 'ready', signing: 'halted', sync: 'inSync', failure: null, haltedAt: 4 });
+      await expect(m.ref.ask({ type: 'ELECTED' })).rejects.toBeInstanceOf(MessageRefusedError);
+      await m.ref.stop();
+    },
+  );
 
   it('a requested stop keeps no failure; the walk reaches every state and halted is never left', () => {
     const [start] = initialTransition(nodeModesMachine);

@@ -141,20 +141,23 @@ describe('on-chain machine helper: events', () => {
     expect(second.snapshot.context).toMatchObject({ winner: BOB, bid: '150' });
   });
 
-  it('an event the state does not take is a TxFailure naming machine, id, state and event, and writes nothing', async () => {
-    const state = await withAuction();
-    await sendEvent(state, auctionDef, 'a1', bid(ALICE, 100), 2);
-    const root = state.root();
-    // a guard refuses it
-    expect(await refusal(sendEvent(state, auctionDef, 'a1', bid(BOB, 100), 3))).toMatchObject({
-      reason: 'auction a1 in state open.leading does not take BID',
-    });
-    // no such transition in this state
-    expect(await refusal(sendEvent(state, auctionDef, 'a1', { type: 'CANCEL', by: SELLER }, 3))).toMatchObject({
-      reason: 'auction a1 in state open.leading does not take CANCEL',
-    });
-    expect(state.root()).toBe(root);
-  });
+  it(
+    'an event the state does not take is a TxFailure naming machine, ' + 'id, state and event, and writes nothing',
+    async () => {
+      const state = await withAuction();
+      await sendEvent(state, auctionDef, 'a1', bid(ALICE, 100), 2);
+      const root = state.root();
+      // a guard refuses it
+      expect(await refusal(sendEvent(state, auctionDef, 'a1', bid(BOB, 100), 3))).toMatchObject({
+        reason: 'auction a1 in state open.leading does not take BID',
+      });
+      // no such transition in this state
+      expect(await refusal(sendEvent(state, auctionDef, 'a1', { type: 'CANCEL', by: SELLER }, 3))).toMatchObject({
+        reason: 'auction a1 in state open.leading does not take CANCEL',
+      });
+      expect(state.root()).toBe(root);
+    },
+  );
 
   it('a deadline before the current height is a TxFailure in a transaction', async () => {
     const state = await freshState();

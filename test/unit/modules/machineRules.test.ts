@@ -33,103 +33,112 @@ async function reason(p: Promise<unknown>): Promise<string> {
 }
 
 describe('machine rules give the refusals', () => {
-  it('permissionChange: a second APPROVE by the same key is refused by notYetApproved, in PENDING, QUEUED and after', async () => {
-    const state = await StateTrie.open(new MemoryKv(), null);
-    const input = {
-      account: A,
-      change: null,
-      proposer: A,
-      threshold: 3,
-      timelock: 5,
-      baseVersion: 1,
-      createdAt: 1,
-      expiresAt: 100,
-    };
-    await createInstance(state, permissionChangeDef, 'c1', input, 1);
-    expect(
-      await reason(sendEvent(state, permissionChangeDef, 'c1', { type: 'APPROVE', key: A, weight: 1, height: 1 }, 1)),
-    ).toBe('accepted');
-    // PENDING: the rule refuses, with its own words.
-    expect(
-      await reason(sendEvent(state, permissionChangeDef, 'c1', { type: 'APPROVE', key: A, weight: 1, height: 2 }, 2)),
-    ).toBe(`${A} already approved permission change c1`);
-    // The threshold reached: QUEUED takes no APPROVE at all — a new key gets the state's refusal, an old one the rule's.
-    expect(
-      await reason(sendEvent(state, permissionChangeDef, 'c1', { type: 'APPROVE', key: B, weight: 2, height: 3 }, 3)),
-    ).toBe('accepted');
-    expect(
-      await reason(sendEvent(state, permissionChangeDef, 'c1', { type: 'APPROVE', key: C, weight: 1, height: 4 }, 4)),
-    ).toBe('permissionChange c1 in state QUEUED does not take APPROVE');
-    expect(
-      await reason(sendEvent(state, permissionChangeDef, 'c1', { type: 'APPROVE', key: B, weight: 2, height: 4 }, 4)),
-    ).toBe(`${B} already approved permission change c1`);
-  });
+  it(
+    'permissionChange: a second APPROVE by the same key is refused by notYetApproved, ' +
+      'in PENDING, QUEUED and after',
+    async () => {
+      const state = await StateTrie.open(new MemoryKv(), null);
+      const input = {
+        account: A,
+        change: null,
+        proposer: A,
+        threshold: 3,
+        timelock: 5,
+        baseVersion: 1,
+        createdAt: 1,
+        expiresAt: 100,
+      };
+      await createInstance(state, permissionChangeDef, 'c1', input, 1);
+      expect(
+        await reason(sendEvent(state, permissionChangeDef, 'c1', { type: 'APPROVE', key: A, weight: 1, height: 1 }, 1)),
+      ).toBe('accepted');
+      // PENDING: the rule refuses, with its own words.
+      expect(
+        await reason(sendEvent(state, permissionChangeDef, 'c1', { type: 'APPROVE', key: A, weight: 1, height: 2 }, 2)),
+      ).toBe(`${A} already approved permission change c1`);
+      // The threshold reached: QUEUED takes no APPROVE at all — a new key gets the state's refusal, an old one the
+      // rule's.
+      expect(
+        await reason(sendEvent(state, permissionChangeDef, 'c1', { type: 'APPROVE', key: B, weight: 2, height: 3 }, 3)),
+      ).toBe('accepted');
+      expect(
+        await reason(sendEvent(state, permissionChangeDef, 'c1', { type: 'APPROVE', key: C, weight: 1, height: 4 }, 4)),
+      ).toBe('permissionChange c1 in state QUEUED does not take APPROVE');
+      expect(
+        await reason(sendEvent(state, permissionChangeDef, 'c1', { type: 'APPROVE', key: B, weight: 2, height: 4 }, 4)),
+      ).toBe(`${B} already approved permission change c1`);
+    },
+  );
 
-  it("aiTask: wherever the walk goes, the task takes an event exactly when all its rules hold, and every refusal of a transaction event is a rule's", () => {
-    const [U1, O1, O2, J] = [addr('01'), addr('0a'), addr('0b'), addr('0c')];
-    const base: TaskInput = {
-      requester: U1,
-      prompt: 'p',
-      mode: 'quorum',
-      aggregate: 'exact',
-      reward: '90',
-      quorum: 2,
-      oracle: null,
-      createdAt: 1,
-      windows: { commit: 2, reveal: 2, bid: 2, expiry: 2, challenge: 2, verdict: 2 },
-      maxCommitters: 2,
-      maxJurors: 2,
-    };
-    const rules = taskDef.rules as Record<
-      string,
-      readonly ((c: unknown, e: unknown, id: string, status: string) => Refusal | undefined)[]
-    >;
-    const problems: string[] = [];
-    let refusals = 0;
-    for (const input of [
-      base,
-      { ...base, mode: 'designated' as const, oracle: O1, quorum: null },
-      { ...base, mode: 'auction' as const, quorum: null },
-    ]) {
-      const [start] = initialTransition(taskMachine, input);
-      const alphabet = (): TaskEvent[] => [
-        ...[U1, O1, O2].flatMap((o): TaskEvent[] => [
-          { type: 'COMMIT', oracle: o, commit: '0x01', height: 2 },
-          { type: 'REVEAL', oracle: o, output: '7', height: 3 },
-          { type: 'BID', oracle: o, price: '10', height: 2 },
-          { type: 'BID', oracle: o, price: '100', height: 2 },
-          { type: 'AWARD', oracle: o, by: U1, height: 2 },
-          { type: 'AWARD', oracle: o, by: O2, height: 2 },
-          { type: 'RESULT', oracle: o, output: '7', height: 3 },
-          { type: 'VERDICT', juror: o, verdict: 'overturn' },
-          { type: 'CHALLENGE', challenger: o, bond: '5', height: 4 },
-        ]),
-        { type: 'VERDICT', juror: J, verdict: 'uphold' },
-        { type: 'CHALLENGE', challenger: J, bond: '5', height: 9 },
-        { type: 'CLAIM', height: 4 },
-        { type: 'CLAIM', height: 9 },
-        { type: 'REFUND' },
-        { type: 'DEADLINE', height: 3 },
-        { type: 'DEADLINE', height: 5 },
-      ];
-      walkMachine(taskMachine, start, alphabet, 6, (snapshot, event, can) => {
-        const status = stateName(snapshot.value);
-        const reasons = (rules[event.type] ?? [])
-          .map((r) => r(snapshot.context, event, 't', status))
-          .filter((r) => r !== undefined);
-        const where = `${status} × ${JSON.stringify(event)}`;
-        if (can && reasons.length > 0) problems.push(`${where}: taken, yet refused by a rule: ${reasons[0]!.reason}`);
-        if (!can && event.type !== 'DEADLINE') {
-          refusals++;
-          const why = refusalOf(taskDef, 't', snapshot, event);
-          if (why === undefined || why.code === 'MACHINE_EVENT_REFUSED')
-            problems.push(`${where}: refused with no rule's reason (${why?.reason})`);
-        }
-      });
-    }
-    expect(problems).toEqual([]);
-    expect(refusals).toBeGreaterThan(100); // the walk did meet refusals
-  });
+  it(
+    'aiTask: wherever the walk goes, the task takes an event exactly when all its rules hold, and every refusal ' +
+      "of a transaction event is a rule's",
+    () => {
+      const [U1, O1, O2, J] = [addr('01'), addr('0a'), addr('0b'), addr('0c')];
+      const base: TaskInput = {
+        requester: U1,
+        prompt: 'p',
+        mode: 'quorum',
+        aggregate: 'exact',
+        reward: '90',
+        quorum: 2,
+        oracle: null,
+        createdAt: 1,
+        windows: { commit: 2, reveal: 2, bid: 2, expiry: 2, challenge: 2, verdict: 2 },
+        maxCommitters: 2,
+        maxJurors: 2,
+      };
+      const rules = taskDef.rules as Record<
+        string,
+        readonly ((c: unknown, e: unknown, id: string, status: string) => Refusal | undefined)[]
+      >;
+      const problems: string[] = [];
+      let refusals = 0;
+      for (const input of [
+        base,
+        { ...base, mode: 'designated' as const, oracle: O1, quorum: null },
+        { ...base, mode: 'auction' as const, quorum: null },
+      ]) {
+        const [start] = initialTransition(taskMachine, input);
+        const alphabet = (): TaskEvent[] => [
+          ...[U1, O1, O2].flatMap((o): TaskEvent[] => [
+            { type: 'COMMIT', oracle: o, commit: '0x01', height: 2 },
+            { type: 'REVEAL', oracle: o, output: '7', height: 3 },
+            { type: 'BID', oracle: o, price: '10', height: 2 },
+            { type: 'BID', oracle: o, price: '100', height: 2 },
+            { type: 'AWARD', oracle: o, by: U1, height: 2 },
+            { type: 'AWARD', oracle: o, by: O2, height: 2 },
+            { type: 'RESULT', oracle: o, output: '7', height: 3 },
+            { type: 'VERDICT', juror: o, verdict: 'overturn' },
+            { type: 'CHALLENGE', challenger: o, bond: '5', height: 4 },
+          ]),
+          { type: 'VERDICT', juror: J, verdict: 'uphold' },
+          { type: 'CHALLENGE', challenger: J, bond: '5', height: 9 },
+          { type: 'CLAIM', height: 4 },
+          { type: 'CLAIM', height: 9 },
+          { type: 'REFUND' },
+          { type: 'DEADLINE', height: 3 },
+          { type: 'DEADLINE', height: 5 },
+        ];
+        walkMachine(taskMachine, start, alphabet, 6, (snapshot, event, can) => {
+          const status = stateName(snapshot.value);
+          const reasons = (rules[event.type] ?? [])
+            .map((r) => r(snapshot.context, event, 't', status))
+            .filter((r) => r !== undefined);
+          const where = `${status} × ${JSON.stringify(event)}`;
+          if (can && reasons.length > 0) problems.push(`${where}: taken, yet refused by a rule: ${reasons[0]!.reason}`);
+          if (!can && event.type !== 'DEADLINE') {
+            refusals++;
+            const why = refusalOf(taskDef, 't', snapshot, event);
+            if (why === undefined || why.code === 'MACHINE_EVENT_REFUSED')
+              problems.push(`${where}: refused with no rule's reason (${why?.reason})`);
+          }
+        });
+      }
+      expect(problems).toEqual([]);
+      expect(refusals).toBeGreaterThan(100); // the walk did meet refusals
+    },
+  );
 
   // Every on-chain machine: wherever a walk goes, an event a transaction sends is taken exactly
   // when all its rules hold, and each refusal of one is a rule's (never the kit's generic words),

@@ -376,8 +376,12 @@ afterAll(async () => {
 
 describe('logs bloom', () => {
   it('sets the bits of a real mainnet receipt bloom (vector from ox Bloom.contains docs)', () => {
-    const real: Hex =
-      '0x00000000000000000000000000000000000000001000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000002020000000000000000000000000000000000000000000008000000001000000000000000000000000000000000000000000000000000001000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000';
+    const real = ('0x0000000000000000000000000000000000000000100000000000000000000000000000000000000000000000000000' +
+      '000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000' +
+      '000000000202000000000000000000000000000000000000000000000800000000100000000000000000000000000000' +
+      '000000000000000000000000100000000000000000000000000000000000000000000000000000000000000000000000' +
+      '000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000' +
+      '0000000000000000000000000000000000') as Hex;
     expect(real.length).toBe(2 + 512);
     const addr: Address = '0xef2d6d194084c2de36e0dabfce45d046b37d1106';
     expect(bloomMayContain(real, fromHex(addr))).toBe(true);
@@ -592,7 +596,8 @@ describe('JSON-RPC errors', () => {
       const span = await errOf('eth_getLogs', [{ fromBlock: '0x0', toBlock: '0x1388' }]); // 5001 blocks
       expect(span.code).toBe(-32602);
       expect(span.message).toMatch(/block range exceeds 5000/);
-      expect((await call('eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x1388' }])).json.result).toBeInstanceOf(Array); // 5000 blocks
+      // 5000 blocks
+      expect((await call('eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x1388' }])).json.result).toBeInstanceOf(Array);
     } finally {
       backend.headOverride = undefined;
     }
@@ -700,7 +705,8 @@ describe('method results', () => {
     expect(r.miner).toBe(kP.address);
     expect(r.timestamp).toBe(hexOf(Math.floor((T0 + 1500) / 1000)));
     expect(r.transactions).toEqual(b1.txs.map((t) => t.id));
-    expect(r.gasUsed).toBe(hexOf(21_000 + 51_234)); // the VM transactions' receipts: the native TRANSFER is outside the block gas budget
+    // the VM transactions' receipts: the native TRANSFER is outside the block gas budget
+    expect(r.gasUsed).toBe(hexOf(21_000 + 51_234));
     expect(r.gasLimit).toBe(hexOf(5_190_000)); // BLOCK_GAS_LIMIT's default
     expect(r.size).toBe(hexOf(Buffer.byteLength(JSON.stringify(b1))));
     expect(r.logsBloom).toMatch(/^0x[0-9a-f]{512}$/);

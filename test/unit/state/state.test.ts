@@ -145,7 +145,8 @@ describe('account encoding', () => {
     const bytes = encodeAccount(a);
     expect(decodeAccount(bytes)).toEqual(a);
     expect(Buffer.from(encodeAccount(emptyAccount())).toString()).toBe(
-      '{"balance":"0","energy":"0","energyHeight":0,"feeExempt":false,"isValidator":false,"mldsaKeyHash":null,"nonce":0,"staked":"0"}',
+      '{"balance":"0","energy":"0","energyHeight":0,"feeExempt":false,' +
+        '"isValidator":false,"mldsaKeyHash":null,"nonce":0,"staked":"0"}',
     );
   });
 
@@ -306,7 +307,10 @@ class MultiGetKv extends MemoryKv {
   }
 }
 
-/** Writes a fresh store with `n` accounts and returns it with its root (the store object is new: its node cache is empty). */
+/**
+ * Writes a fresh store with `n` accounts and returns it with its root (the store object is new: its node cache is
+ * empty).
+ */
 async function storeWith(n: number, make: () => MemoryKv): Promise<{ kv: MemoryKv; root: Hex }> {
   const src = new MemoryKv();
   const t = await StateTrie.open(src, null);

@@ -342,19 +342,23 @@ describe('cursors', () => {
     expect(p2.nextBefore).toBeNull();
   });
 
-  it('the feeds ordered by height still take the cursors they issued before: exactly after that entry, then the rest of its block', async () => {
-    const T = asset(1);
-    await block(1, [{ events: [xfer(T, null, addr(1), 1n)] }]);
-    await block(
-      2,
-      [0, 1, 2].map((i) => ({ events: [xfer(T, null, addr(1), BigInt(20 + i))] })),
-    );
-    // The cursor a page ending at block 2's second transaction (tx 1, event 0) used to return.
-    const old = decodeCursor('transfers', encodeCursor('transfers', Buffer.concat([u64be(2), u32be(1), u32be(0)])));
-    expect((await index.transfers(T, 1, old)).items.map((t) => t.amount)).toEqual(['20']);
-    expect(await index.transfers(T, 5, old)).toMatchObject({
-      items: [{ amount: '20' }, { amount: '1' }],
-      nextBefore: null,
-    });
-  });
+  it(
+    'the feeds ordered by height still take the cursors they issued before: ' +
+      'exactly after that entry, then the rest of its block',
+    async () => {
+      const T = asset(1);
+      await block(1, [{ events: [xfer(T, null, addr(1), 1n)] }]);
+      await block(
+        2,
+        [0, 1, 2].map((i) => ({ events: [xfer(T, null, addr(1), BigInt(20 + i))] })),
+      );
+      // The cursor a page ending at block 2's second transaction (tx 1, event 0) used to return.
+      const old = decodeCursor('transfers', encodeCursor('transfers', Buffer.concat([u64be(2), u32be(1), u32be(0)])));
+      expect((await index.transfers(T, 1, old)).items.map((t) => t.amount)).toEqual(['20']);
+      expect(await index.transfers(T, 5, old)).toMatchObject({
+        items: [{ amount: '20' }, { amount: '1' }],
+        nextBefore: null,
+      });
+    },
+  );
 });

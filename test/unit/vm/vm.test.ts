@@ -419,38 +419,44 @@ describe('executeVm: limits and failures', () => {
 });
 
 describe('callVm and estimateGas', () => {
-  it('eth_call always reverts: the root is unchanged even for a state-changing call, from an absent sender', async () => {
-    const s = await freshState();
-    const t = await deploy(s, C.Token, ['T', 'T', 1_000n]);
-    const root = s.root();
-    const out = await callVm(s, msg(alice, t, token.encodeFunctionData('transfer', [bob, 5n])), ctx);
-    expect(out.status).toBe('success');
-    expect(out.logs).toHaveLength(1);
-    expect(s.root()).toBe(root);
-    const ghost: Address = '0x000000000000000000000000000000000000f00d';
-    const r2 = await callVm(s, msg(ghost, t, token.encodeFunctionData('balanceOf', [alice])), ctx);
-    expect(BigInt(r2.returnData)).toBe(1_000n);
-    expect(await s.getAccount(ghost)).toBeUndefined();
-    expect(s.root()).toBe(root);
-  });
+  it(
+    'eth_call always reverts: ' + 'the root is unchanged even for a state-changing call, from an absent sender',
+    async () => {
+      const s = await freshState();
+      const t = await deploy(s, C.Token, ['T', 'T', 1_000n]);
+      const root = s.root();
+      const out = await callVm(s, msg(alice, t, token.encodeFunctionData('transfer', [bob, 5n])), ctx);
+      expect(out.status).toBe('success');
+      expect(out.logs).toHaveLength(1);
+      expect(s.root()).toBe(root);
+      const ghost: Address = '0x000000000000000000000000000000000000f00d';
+      const r2 = await callVm(s, msg(ghost, t, token.encodeFunctionData('balanceOf', [alice])), ctx);
+      expect(BigInt(r2.returnData)).toBe(1_000n);
+      expect(await s.getAccount(ghost)).toBeUndefined();
+      expect(s.root()).toBe(root);
+    },
+  );
 
-  it('the estimate covers the peak: a transaction that earns a refund succeeds with it, and fails one gas below', async () => {
-    const s = await freshState();
-    const m = await deploy(s, C.Misc);
-    const input = misc.encodeFunctionData('clear');
-    const root = s.root();
-    const est = await estimateGas(s, { from: alice, to: m, valueWei: 0n, input: fromHex(input), gasPrice: 0n }, ctx);
-    expect(s.root()).toBe(root);
-    if (!('gas' in est)) throw new Error(est.error);
-    const below = await callVm(s, msg(alice, m, input, 0n, est.gas - 1n), ctx);
-    expect(below.status).toBe('failed');
-    const out = await send(s, alice, m, input, 0n, est.gas);
-    expect(out.status).toBe('success');
-    expect(out.gasPeak).toBeLessThanOrEqual(est.gas);
-    expect(out.gasUsed).toBeLessThan(out.gasPeak); // the refund applied
-    expect(out.gasUsed).toBeLessThan(est.gas);
-    expect((await view(s, misc, m, 'slot'))[0]).toBe(0n);
-  });
+  it(
+    'the estimate covers the peak: ' + 'a transaction that earns a refund succeeds with it, and fails one gas below',
+    async () => {
+      const s = await freshState();
+      const m = await deploy(s, C.Misc);
+      const input = misc.encodeFunctionData('clear');
+      const root = s.root();
+      const est = await estimateGas(s, { from: alice, to: m, valueWei: 0n, input: fromHex(input), gasPrice: 0n }, ctx);
+      expect(s.root()).toBe(root);
+      if (!('gas' in est)) throw new Error(est.error);
+      const below = await callVm(s, msg(alice, m, input, 0n, est.gas - 1n), ctx);
+      expect(below.status).toBe('failed');
+      const out = await send(s, alice, m, input, 0n, est.gas);
+      expect(out.status).toBe('success');
+      expect(out.gasPeak).toBeLessThanOrEqual(est.gas);
+      expect(out.gasUsed).toBeLessThan(out.gasPeak); // the refund applied
+      expect(out.gasUsed).toBeLessThan(est.gas);
+      expect((await view(s, misc, m, 'slot'))[0]).toBe(0n);
+    },
+  );
 
   it('estimate of a plain transfer is 21000; of a reverting call is the revert with its data', async () => {
     const s = await freshState();

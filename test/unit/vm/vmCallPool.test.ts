@@ -88,7 +88,8 @@ describe('VmCallPool', () => {
     }
   }, 70_000);
 
-  it("a call made while the workers still start waits for them, not the busy wait (a node's first seconds)", async () => {
+  it('a call made while the workers still start waits for ' +
+    "them, not the busy wait (a node's first seconds)", async () => {
     // Each worker loads the whole VM: on a loaded machine that took longer than the 5 s busy
     // wait, and a node's first eth_call failed "all workers busy" (CI, issue 23's price test).
     const young = VmCallPool.create(kv, { workers: 1, timeoutMs: 300, maxQueue: 2 });

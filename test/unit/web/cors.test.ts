@@ -18,19 +18,23 @@ describe('CORS (web/cors.ts)', () => {
     expect(p['access-control-allow-headers']).not.toMatch(/admin/);
   });
 
-  it('a list: only those origins, named; every answer varies on Origin (a shared cache keeps them apart); an empty list: no headers', () => {
-    const c = cors(['https://wallet.example']);
-    expect(c.headers('https://wallet.example')).toEqual({
-      'access-control-allow-origin': 'https://wallet.example',
-      vary: 'Origin',
-    });
-    expect(c.headers('https://evil.example')).toEqual({ vary: 'Origin' });
-    expect(c.headers(undefined)).toEqual({ vary: 'Origin' });
-    expect(c.preflight('https://evil.example', 'GET')).toEqual({ vary: 'Origin' });
-    expect(cors([]).headers('https://wallet.example')).toEqual({});
-    expect(cors([]).preflight('https://wallet.example', 'GET')).toEqual({});
-    expect(cors(['*']).headers('https://a.example')).not.toHaveProperty('vary');
-  });
+  it(
+    'a list: only those origins, named; ' +
+      'every answer varies on Origin (a shared cache keeps them apart); an empty list: no headers',
+    () => {
+      const c = cors(['https://wallet.example']);
+      expect(c.headers('https://wallet.example')).toEqual({
+        'access-control-allow-origin': 'https://wallet.example',
+        vary: 'Origin',
+      });
+      expect(c.headers('https://evil.example')).toEqual({ vary: 'Origin' });
+      expect(c.headers(undefined)).toEqual({ vary: 'Origin' });
+      expect(c.preflight('https://evil.example', 'GET')).toEqual({ vary: 'Origin' });
+      expect(cors([]).headers('https://wallet.example')).toEqual({});
+      expect(cors([]).preflight('https://wallet.example', 'GET')).toEqual({});
+      expect(cors(['*']).headers('https://a.example')).not.toHaveProperty('vary');
+    },
+  );
 
   it('--cors-origins: "*" by default, a list of origins, empty to turn it off; anything else refused', () => {
     expect(loadConfig([], {}).corsOrigins).toEqual(['*']);

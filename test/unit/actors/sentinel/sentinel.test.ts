@@ -209,48 +209,51 @@ describe('sentinel', () => {
     expect(h.kinds()).toEqual(['reorg', 'reorg']);
   });
 
-  it('detects double signing from two real signed headers, ignores forgeries, and checks committed blocks', async () => {
-    const h = await harness([A]);
-    const keys = SIGNER;
-    const base: BlockHeader = {
-      height: 1,
-      parentHash: h.genesis.hash,
-      timestamp: 2_000,
-      producer: keys.address,
-      txRoot: ZERO_HASH,
-      stateRoot: ZERO_HASH,
-      txCount: 0,
-    };
-    const one = signHeader(keys, base);
-    const two = signHeader(keys, { ...base, stateRoot: keccakHex(utf8('other state')) });
-    expect(one.hash).not.toBe(two.hash);
+  it(
+    'detects double signing from two real signed headers, ' + 'ignores forgeries, and checks committed blocks',
+    async () => {
+      const h = await harness([A]);
+      const keys = SIGNER;
+      const base: BlockHeader = {
+        height: 1,
+        parentHash: h.genesis.hash,
+        timestamp: 2_000,
+        producer: keys.address,
+        txRoot: ZERO_HASH,
+        stateRoot: ZERO_HASH,
+        txCount: 0,
+      };
+      const one = signHeader(keys, base);
+      const two = signHeader(keys, { ...base, stateRoot: keccakHex(utf8('other state')) });
+      expect(one.hash).not.toBe(two.hash);
 
-    await h.send({ type: 'header', header: one });
-    await h.send({ type: 'header', header: one }); // the same header again is nothing
-    // A conflicting header whose signatures are not the producer's proves nothing.
-    const forged: SignedBlockHeader = { ...two, signatures: { ...two.signatures, mldsa44: one.signatures.mldsa44 } };
-    await h.send({ type: 'header', header: forged });
-    expect(h.kinds()).toEqual([]);
+      await h.send({ type: 'header', header: one });
+      await h.send({ type: 'header', header: one }); // the same header again is nothing
+      // A conflicting header whose signatures are not the producer's proves nothing.
+      const forged: SignedBlockHeader = { ...two, signatures: { ...two.signatures, mldsa44: one.signatures.mldsa44 } };
+      await h.send({ type: 'header', header: forged });
+      expect(h.kinds()).toEqual([]);
 
-    await h.send({ type: 'header', header: two });
-    const [a] = h.alerts.recent(10);
-    expect(a).toMatchObject({
-      kind: 'double_sign',
-      severity: 'critical',
-      details: { producer: keys.address, height: 1, hashes: [one.hash, two.hash] },
-    });
-    expect((a.details.evidence as SignedBlockHeader[]).map((x) => x.hash)).toEqual([one.hash, two.hash]);
-    await h.send({ type: 'header', header: two }); // reported once
-    expect(h.kinds()).toEqual(['double_sign']);
+      await h.send({ type: 'header', header: two });
+      const [a] = h.alerts.recent(10);
+      expect(a).toMatchObject({
+        kind: 'double_sign',
+        severity: 'critical',
+        details: { producer: keys.address, height: 1, hashes: [one.hash, two.hash] },
+      });
+      expect((a.details.evidence as SignedBlockHeader[]).map((x) => x.hash)).toEqual([one.hash, two.hash]);
+      await h.send({ type: 'header', header: two }); // reported once
+      expect(h.kinds()).toEqual(['double_sign']);
 
-    // The node's own committed block conflicting with a header seen on the gossip path.
-    const three = signHeader(keys, { ...base, timestamp: 2_001 });
-    await h.commit(keys.address, { header: three });
-    expect(h.kinds()).toEqual(['double_sign', 'double_sign']);
-    expect(h.alerts.recent(1)[0].details.hashes).toEqual([one.hash, three.hash]);
-    // The committed header is read back from the store as evidence, signatures included.
-    expect(h.alerts.recent(1)[0].details.evidence).toEqual([one, three]);
-  });
+      // The node's own committed block conflicting with a header seen on the gossip path.
+      const three = signHeader(keys, { ...base, timestamp: 2_001 });
+      await h.commit(keys.address, { header: three });
+      expect(h.kinds()).toEqual(['double_sign', 'double_sign']);
+      expect(h.alerts.recent(1)[0].details.hashes).toEqual([one.hash, three.hash]);
+      // The committed header is read back from the store as evidence, signatures included.
+      expect(h.alerts.recent(1)[0].details.evidence).toEqual([one, three]);
+    },
+  );
 
   it('detects a finality stall while the head advances, and a head that does not advance', async () => {
     const h = await harness([A], { expectedBlockMs: 1_000, stallFactor: 5 });

@@ -117,7 +117,8 @@ describe('the AI task machine', () => {
       winners: [O1, O2],
       losers: [O3, O4],
     });
-    expect(decide(r('-1.5', '-1.50', '9'), 3, 'median')).toEqual({ result: '-1.50', winners: [O1, O2], losers: [O3] }); // equal values: the smaller string first
+    // equal values: the smaller string first
+    expect(decide(r('-1.5', '-1.50', '9'), 3, 'median')).toEqual({ result: '-1.50', winners: [O1, O2], losers: [O3] });
     expect(decide(r('x', 'y', '1'), 2, 'median')).toBeNull(); // one numeric answer
     expect(split(10n, [O2, O1, O3], U1)).toEqual([
       { to: O1, amount: '3' },
@@ -186,57 +187,65 @@ describe('oracles', () => {
 });
 
 describe('quorum tasks', () => {
-  it('commit, reveal, decide by plurality, claim after the challenge window: winners paid, losers and no-shows lose reputation', async () => {
-    const w = await world();
-    const id = await quorumTask(w, { [O1]: '42', [O2]: '42', [O3]: '41', [O4]: '42' });
-    expect(await status(w, id)).toBe('REVEAL');
-    await w.fails(
-      'AI_COMMIT',
-      O5,
-      { data: { taskId: id, commit: `0x${'11'.repeat(32)}` } },
-      `task ${id} is REVEAL, not COMMIT: its commit window closed at height ${(await task(w, id)).commitEnds}`,
-    );
-    await w.fails(
-      'AI_REVEAL',
-      O1,
-      { data: { taskId: id, output: '43', salt: `salt-${O1}` } },
-      'the reveal does not match the commitment (keccak-256 of the canonical JSON {oracle, output, salt, taskId})',
-    );
-    await w.fails(
-      'AI_REVEAL',
-      O5,
-      { data: { taskId: id, output: '42', salt: 's' } },
-      `${O5} did not commit to task ${id}`,
-    );
-    // O4 never reveals.
-    await w.block([await revealTx(w, O1, id, '42'), await revealTx(w, O2, id, '42'), await revealTx(w, O3, id, '41')]);
-    await w.fails(
-      'AI_REVEAL',
-      O1,
-      { data: { taskId: id, output: '42', salt: `salt-${O1}` } },
-      `${O1} has already revealed for task ${id}`,
-    );
-    while ((await status(w, id)) === 'REVEAL') await w.block();
-    const ctx = await task(w, id);
-    expect(await status(w, id)).toBe('CHALLENGE');
-    expect(ctx).toMatchObject({ result: '42', winners: [O1, O2] });
-    await w.fails(
-      'AI_CLAIM',
-      U2,
-      { data: { taskId: id } },
-      `task ${id} can be challenged until height ${ctx.challengeEnds}: claim after it`,
-    );
-    await w.until(ctx.challengeEnds!);
-    const [b1, b2] = [await balance(w, O1), await balance(w, O2)];
-    await w.ok('AI_CLAIM', U2, { data: { taskId: id } });
-    expect(await status(w, id)).toBe('DONE');
-    expect(await balance(w, O1)).toBe(b1 + 15n * COIN);
-    expect(await balance(w, O2)).toBe(b2 + 15n * COIN);
-    expect(await getOracle(w.state, O1)).toMatchObject({ completed: 1, reputation: 1, duties: 0 });
-    expect(await getOracle(w.state, O3)).toMatchObject({ failed: 1, reputation: -1, duties: 0 });
-    expect(await getOracle(w.state, O4)).toMatchObject({ missed: 1, reputation: -2, duties: 0 });
-    expect(await balance(w, AI_ESCROW_ADDRESS)).toBe(6n * 500n * COIN); // only the stakes are left
-  });
+  it(
+    'commit, reveal, decide by plurality, claim after the challenge window: ' +
+      'winners paid, losers and no-shows lose reputation',
+    async () => {
+      const w = await world();
+      const id = await quorumTask(w, { [O1]: '42', [O2]: '42', [O3]: '41', [O4]: '42' });
+      expect(await status(w, id)).toBe('REVEAL');
+      await w.fails(
+        'AI_COMMIT',
+        O5,
+        { data: { taskId: id, commit: `0x${'11'.repeat(32)}` } },
+        `task ${id} is REVEAL, not COMMIT: its commit window closed at height ${(await task(w, id)).commitEnds}`,
+      );
+      await w.fails(
+        'AI_REVEAL',
+        O1,
+        { data: { taskId: id, output: '43', salt: `salt-${O1}` } },
+        'the reveal does not match the commitment (keccak-256 of the canonical JSON {oracle, output, salt, taskId})',
+      );
+      await w.fails(
+        'AI_REVEAL',
+        O5,
+        { data: { taskId: id, output: '42', salt: 's' } },
+        `${O5} did not commit to task ${id}`,
+      );
+      // O4 never reveals.
+      await w.block([
+        await revealTx(w, O1, id, '42'),
+        await revealTx(w, O2, id, '42'),
+        await revealTx(w, O3, id, '41'),
+      ]);
+      await w.fails(
+        'AI_REVEAL',
+        O1,
+        { data: { taskId: id, output: '42', salt: `salt-${O1}` } },
+        `${O1} has already revealed for task ${id}`,
+      );
+      while ((await status(w, id)) === 'REVEAL') await w.block();
+      const ctx = await task(w, id);
+      expect(await status(w, id)).toBe('CHALLENGE');
+      expect(ctx).toMatchObject({ result: '42', winners: [O1, O2] });
+      await w.fails(
+        'AI_CLAIM',
+        U2,
+        { data: { taskId: id } },
+        `task ${id} can be challenged until height ${ctx.challengeEnds}: claim after it`,
+      );
+      await w.until(ctx.challengeEnds!);
+      const [b1, b2] = [await balance(w, O1), await balance(w, O2)];
+      await w.ok('AI_CLAIM', U2, { data: { taskId: id } });
+      expect(await status(w, id)).toBe('DONE');
+      expect(await balance(w, O1)).toBe(b1 + 15n * COIN);
+      expect(await balance(w, O2)).toBe(b2 + 15n * COIN);
+      expect(await getOracle(w.state, O1)).toMatchObject({ completed: 1, reputation: 1, duties: 0 });
+      expect(await getOracle(w.state, O3)).toMatchObject({ failed: 1, reputation: -1, duties: 0 });
+      expect(await getOracle(w.state, O4)).toMatchObject({ missed: 1, reputation: -2, duties: 0 });
+      expect(await balance(w, AI_ESCROW_ADDRESS)).toBe(6n * 500n * COIN); // only the stakes are left
+    },
+  );
 
   it('refuses late, doubled, unstaked, requester and over-the-bound commits', async () => {
     const w = await world();
@@ -277,41 +286,46 @@ describe('quorum tasks', () => {
     );
   });
 
-  it('sybil attack: many cheap accounts cannot commit, and a slashed-below-minimum or low-reputation oracle takes no duty', async () => {
-    const w = await world([O1, O2, O3, O4, O5]);
-    const t = await w.tx('AI_TASK', U1, { amount: c(10), data: { prompt: 'x', quorum: 2 } });
-    await w.block([t]);
-    const cheap = [addr(0xc1), addr(0xc2), addr(0xc3)];
-    const n = (await w.account(U2)).nonce;
-    await w.block(
-      await Promise.all(cheap.map((a, i) => w.tx('TRANSFER', U2, { to: a, amount: c(100), nonce: n + i }))),
-    );
-    for (const a of cheap) {
-      await w.fails(
-        'ORACLE_REGISTER',
-        a,
-        { amount: c(90) },
-        `an oracle's stake must reach MIN_ORACLE_STAKE (${c(500)} base units); this one would hold ${c(90)}`,
+  it(
+    'sybil attack: many cheap accounts cannot commit, ' +
+      'and a slashed-below-minimum or low-reputation oracle takes no duty',
+    async () => {
+      const w = await world([O1, O2, O3, O4, O5]);
+      const t = await w.tx('AI_TASK', U1, { amount: c(10), data: { prompt: 'x', quorum: 2 } });
+      await w.block([t]);
+      const cheap = [addr(0xc1), addr(0xc2), addr(0xc3)];
+      const n = (await w.account(U2)).nonce;
+      await w.block(
+        await Promise.all(cheap.map((a, i) => w.tx('TRANSFER', U2, { to: a, amount: c(100), nonce: n + i }))),
       );
+      for (const a of cheap) {
+        await w.fails(
+          'ORACLE_REGISTER',
+          a,
+          { amount: c(90) },
+          `an oracle's stake must reach MIN_ORACLE_STAKE (${c(500)} base units); this one would hold ${c(90)}`,
+        );
+        await w.fails(
+          'AI_COMMIT',
+          a,
+          { data: { taskId: t.id, commit: `0x${'33'.repeat(32)}` } },
+          `${a} is not a registered oracle (ORACLE_REGISTER)`,
+        );
+      }
+      // Governance raises the minimum: existing oracles below it take no new duty until they top up.
+      const { setParam } = await import('../../../../src/protocol/governable');
+      await setParam(w.state, 'MIN_ORACLE_STAKE', 600n * COIN, w.height);
       await w.fails(
         'AI_COMMIT',
-        a,
+        O1,
         { data: { taskId: t.id, commit: `0x${'33'.repeat(32)}` } },
-        `${a} is not a registered oracle (ORACLE_REGISTER)`,
+        `oracle ${O1} holds ${c(500)} base units of stake, less than MIN_ORACLE_STAKE (${c(600)}): top it up ` +
+          `with ORACLE_REGISTER`,
       );
-    }
-    // Governance raises the minimum: existing oracles below it take no new duty until they top up.
-    const { setParam } = await import('../../../../src/protocol/governable');
-    await setParam(w.state, 'MIN_ORACLE_STAKE', 600n * COIN, w.height);
-    await w.fails(
-      'AI_COMMIT',
-      O1,
-      { data: { taskId: t.id, commit: `0x${'33'.repeat(32)}` } },
-      `oracle ${O1} holds ${c(500)} base units of stake, less than MIN_ORACLE_STAKE (${c(600)}): top it up with ORACLE_REGISTER`,
-    );
-    await w.ok('ORACLE_REGISTER', O1, { amount: c(100) });
-    await w.ok('AI_COMMIT', O1, { data: { taskId: t.id, commit: `0x${'33'.repeat(32)}` } });
-  });
+      await w.ok('ORACLE_REGISTER', O1, { amount: c(100) });
+      await w.ok('AI_COMMIT', O1, { data: { taskId: t.id, commit: `0x${'33'.repeat(32)}` } });
+    },
+  );
 
   it('median mode: the middle number wins with the answers within 1%', async () => {
     const w = await world();
@@ -379,77 +393,81 @@ describe('quorum tasks', () => {
 });
 
 describe('designated tasks and disputes', () => {
-  it('a challenged result overturned by jurors: requester refunded, challenger repaid with a slash of the oracle, no double votes, no party on the jury', async () => {
-    const w = await world();
-    const t = await w.tx('AI_TASK', U1, { amount: c(20), data: { prompt: 'summarise', oracle: O1 } });
-    await w.block([t]);
-    expect(await status(w, t.id)).toBe('PENDING');
-    await w.fails(
-      'AI_RESULT',
-      O2,
-      { data: { taskId: t.id, output: 'x' } },
-      `task ${t.id} is assigned to ${O1}, not to ${O2}`,
-    );
-    await w.ok('AI_RESULT', O1, { data: { taskId: t.id, output: 'a wrong summary' } });
-    await w.fails(
-      'AI_CHALLENGE',
-      U2,
-      { amount: c(4), data: { taskId: t.id } },
-      `the bond must be at least ${c(5)} base units (AI_CHALLENGE_BOND)`,
-    );
-    await w.fails(
-      'AI_CHALLENGE',
-      O1,
-      { amount: c(5), data: { taskId: t.id } },
-      'an oracle cannot challenge its own answer',
-    );
-    const u1 = await balance(w, U1);
-    const u2 = await balance(w, U2);
-    await w.ok('AI_CHALLENGE', U2, { amount: c(5), data: { taskId: t.id, reason: 'it is wrong' } });
-    expect(await status(w, t.id)).toBe('DISPUTED');
-    await w.fails(
-      'AI_VERDICT',
-      O1,
-      { data: { taskId: t.id, verdict: 'uphold' } },
-      `${O1} is a party to task ${t.id} and cannot judge it`,
-    );
-    await w.fails(
-      'AI_VERDICT',
-      U2,
-      { data: { taskId: t.id, verdict: 'overturn' } },
-      `${U2} is a party to task ${t.id} and cannot judge it`,
-    );
-    await w.block([
-      await w.tx('AI_VERDICT', O2, { data: { taskId: t.id, verdict: 'overturn' } }),
-      await w.tx('AI_VERDICT', O3, { data: { taskId: t.id, verdict: 'overturn' } }),
-    ]);
-    await w.fails(
-      'AI_VERDICT',
-      O2,
-      { data: { taskId: t.id, verdict: 'uphold' } },
-      `${O2} has already given its verdict on task ${t.id}`,
-    );
-    await w.ok('AI_VERDICT', O4, { data: { taskId: t.id, verdict: 'uphold' } });
-    await w.fails(
-      'AI_VERDICT',
-      O5,
-      { data: { taskId: t.id, verdict: 'uphold' } },
-      `task ${t.id} has all its 3 verdicts (AI_MAX_JURORS)`,
-    );
-    while ((await status(w, t.id)) === 'DISPUTED') await w.block();
-    expect(await status(w, t.id)).toBe('OVERTURNED');
-    expect(await balance(w, U1)).toBe(u1 + 20n * COIN);
-    const slash = (500n * COIN * 1_000n) / 10_000n;
-    expect(await balance(w, U2)).toBe(u2 + slash); // the bond back, and the slash
-    expect(await getOracle(w.state, O1)).toMatchObject({
-      stake: String(500n * COIN - slash),
-      slashes: 1,
-      failed: 1,
-      reputation: -5,
-      duties: 0,
-    });
-    expect(w.events.some((e) => e.kind === 'ai.slash')).toBe(true);
-  });
+  it(
+    'a challenged result overturned by jurors: requester refunded, ' +
+      'challenger repaid with a slash of the oracle, no double votes, no party on the jury',
+    async () => {
+      const w = await world();
+      const t = await w.tx('AI_TASK', U1, { amount: c(20), data: { prompt: 'summarise', oracle: O1 } });
+      await w.block([t]);
+      expect(await status(w, t.id)).toBe('PENDING');
+      await w.fails(
+        'AI_RESULT',
+        O2,
+        { data: { taskId: t.id, output: 'x' } },
+        `task ${t.id} is assigned to ${O1}, not to ${O2}`,
+      );
+      await w.ok('AI_RESULT', O1, { data: { taskId: t.id, output: 'a wrong summary' } });
+      await w.fails(
+        'AI_CHALLENGE',
+        U2,
+        { amount: c(4), data: { taskId: t.id } },
+        `the bond must be at least ${c(5)} base units (AI_CHALLENGE_BOND)`,
+      );
+      await w.fails(
+        'AI_CHALLENGE',
+        O1,
+        { amount: c(5), data: { taskId: t.id } },
+        'an oracle cannot challenge its own answer',
+      );
+      const u1 = await balance(w, U1);
+      const u2 = await balance(w, U2);
+      await w.ok('AI_CHALLENGE', U2, { amount: c(5), data: { taskId: t.id, reason: 'it is wrong' } });
+      expect(await status(w, t.id)).toBe('DISPUTED');
+      await w.fails(
+        'AI_VERDICT',
+        O1,
+        { data: { taskId: t.id, verdict: 'uphold' } },
+        `${O1} is a party to task ${t.id} and cannot judge it`,
+      );
+      await w.fails(
+        'AI_VERDICT',
+        U2,
+        { data: { taskId: t.id, verdict: 'overturn' } },
+        `${U2} is a party to task ${t.id} and cannot judge it`,
+      );
+      await w.block([
+        await w.tx('AI_VERDICT', O2, { data: { taskId: t.id, verdict: 'overturn' } }),
+        await w.tx('AI_VERDICT', O3, { data: { taskId: t.id, verdict: 'overturn' } }),
+      ]);
+      await w.fails(
+        'AI_VERDICT',
+        O2,
+        { data: { taskId: t.id, verdict: 'uphold' } },
+        `${O2} has already given its verdict on task ${t.id}`,
+      );
+      await w.ok('AI_VERDICT', O4, { data: { taskId: t.id, verdict: 'uphold' } });
+      await w.fails(
+        'AI_VERDICT',
+        O5,
+        { data: { taskId: t.id, verdict: 'uphold' } },
+        `task ${t.id} has all its 3 verdicts (AI_MAX_JURORS)`,
+      );
+      while ((await status(w, t.id)) === 'DISPUTED') await w.block();
+      expect(await status(w, t.id)).toBe('OVERTURNED');
+      expect(await balance(w, U1)).toBe(u1 + 20n * COIN);
+      const slash = (500n * COIN * 1_000n) / 10_000n;
+      expect(await balance(w, U2)).toBe(u2 + slash); // the bond back, and the slash
+      expect(await getOracle(w.state, O1)).toMatchObject({
+        stake: String(500n * COIN - slash),
+        slashes: 1,
+        failed: 1,
+        reputation: -5,
+        duties: 0,
+      });
+      expect(w.events.some((e) => e.kind === 'ai.slash')).toBe(true);
+    },
+  );
 
   it('an upheld result pays the oracle the reward and the bond', async () => {
     const w = await world();

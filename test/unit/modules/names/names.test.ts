@@ -88,19 +88,23 @@ describe('name-service handlers', () => {
     }
   });
 
-  it('never include what admission refuses: applyTx skips it permanently with the same reason, and a block carrying it is invalid', async () => {
-    await register('alice');
-    const cases: [TxType, Address, TxOpts, string][] = [
-      ['NAME_REGISTER', BOB, { amount: '1', data: { name: 'bob' } }, FEE_REFUSAL],
-      ['NAME_UPDATE', ALICE, { to: BOB, data: { name: 'Alice' } }, LOWER('NAME_UPDATE')],
-      ['NAME_TRANSFER', ALICE, { data: { name: 'alice' } }, 'NAME_TRANSFER needs the new owner address in to'],
-      ['NAME_RELEASE', ALICE, { data: { name: 'al' } }, SHAPE('NAME_RELEASE')],
-    ];
-    for (const [type, from, opts, reason] of cases) await w.refused(type, from, opts, reason);
-    expect(await getName(w.state, 'bob')).toBeUndefined();
-    expect(await getName(w.state, 'alice')).toMatchObject({ owner: ALICE, target: ALICE });
-    expect(await balance(TREASURY_ADDRESS)).toBe(NAME_REGISTRATION_COST);
-  });
+  it(
+    'never include what admission refuses: ' +
+      'applyTx skips it permanently with the same reason, and a block carrying it is invalid',
+    async () => {
+      await register('alice');
+      const cases: [TxType, Address, TxOpts, string][] = [
+        ['NAME_REGISTER', BOB, { amount: '1', data: { name: 'bob' } }, FEE_REFUSAL],
+        ['NAME_UPDATE', ALICE, { to: BOB, data: { name: 'Alice' } }, LOWER('NAME_UPDATE')],
+        ['NAME_TRANSFER', ALICE, { data: { name: 'alice' } }, 'NAME_TRANSFER needs the new owner address in to'],
+        ['NAME_RELEASE', ALICE, { data: { name: 'al' } }, SHAPE('NAME_RELEASE')],
+      ];
+      for (const [type, from, opts, reason] of cases) await w.refused(type, from, opts, reason);
+      expect(await getName(w.state, 'bob')).toBeUndefined();
+      expect(await getName(w.state, 'alice')).toMatchObject({ owner: ALICE, target: ALICE });
+      expect(await balance(TREASURY_ADDRESS)).toBe(NAME_REGISTRATION_COST);
+    },
+  );
 });
 
 describe('NAME_REGISTER', () => {

@@ -63,36 +63,40 @@ describe('NFT721 handlers', () => {
     }
   });
 
-  it('never include what admission refuses: applyTx skips it permanently with the same reason, and a block carrying it is invalid', async () => {
-    const id = await collection();
-    await w.ok('NFT_MINT', ALICE, { to: BOB, data: { collection: id } });
-    const cases: [TxType, Address, TxOpts, string][] = [
-      [
-        'NFT_CREATE',
-        ALICE,
-        { data: { name: 'X', symbol: 'x' } },
-        'NFT_CREATE data.symbol must be an upper-case letter followed by at most 11 upper-case letters or digits',
-      ],
-      [
-        'NFT_MINT',
-        ALICE,
-        { to: BOB, data: { collection: id, uri: 7 } },
-        `NFT_MINT data.uri must be a string of at most ${MAX_NFT_URI_BYTES} UTF-8 bytes, or null`,
-      ],
-      ['NFT_TRANSFER', BOB, { data: { collection: id, item: 1 } }, 'NFT_TRANSFER needs the recipient address in to'],
-      [
-        'NFT_APPROVE',
-        BOB,
-        { to: BOB, data: { collection: id, item: 1 } },
-        'NFT_APPROVE cannot approve the owner: to must differ from the sender',
-      ],
-      ['NFT_BURN', BOB, { data: { collection: id, item: 0 } }, 'NFT_BURN data.item must be a positive safe integer'],
-    ];
-    for (const [type, from, opts, reason] of cases) await w.refused(type, from, opts, reason);
-    // nothing moved: the item is still BOB's, and nonces were not spent
-    expect(await getItem(w.state, id, 1)).toMatchObject({ owner: BOB, approved: null });
-    await w.ok('NFT_TRANSFER', BOB, { to: CAROL, data: { collection: id, item: 1 } });
-  });
+  it(
+    'never include what admission refuses: ' +
+      'applyTx skips it permanently with the same reason, and a block carrying it is invalid',
+    async () => {
+      const id = await collection();
+      await w.ok('NFT_MINT', ALICE, { to: BOB, data: { collection: id } });
+      const cases: [TxType, Address, TxOpts, string][] = [
+        [
+          'NFT_CREATE',
+          ALICE,
+          { data: { name: 'X', symbol: 'x' } },
+          'NFT_CREATE data.symbol must be an upper-case letter followed by at most 11 upper-case letters or digits',
+        ],
+        [
+          'NFT_MINT',
+          ALICE,
+          { to: BOB, data: { collection: id, uri: 7 } },
+          `NFT_MINT data.uri must be a string of at most ${MAX_NFT_URI_BYTES} UTF-8 bytes, or null`,
+        ],
+        ['NFT_TRANSFER', BOB, { data: { collection: id, item: 1 } }, 'NFT_TRANSFER needs the recipient address in to'],
+        [
+          'NFT_APPROVE',
+          BOB,
+          { to: BOB, data: { collection: id, item: 1 } },
+          'NFT_APPROVE cannot approve the owner: to must differ from the sender',
+        ],
+        ['NFT_BURN', BOB, { data: { collection: id, item: 0 } }, 'NFT_BURN data.item must be a positive safe integer'],
+      ];
+      for (const [type, from, opts, reason] of cases) await w.refused(type, from, opts, reason);
+      // nothing moved: the item is still BOB's, and nonces were not spent
+      expect(await getItem(w.state, id, 1)).toMatchObject({ owner: BOB, approved: null });
+      await w.ok('NFT_TRANSFER', BOB, { to: CAROL, data: { collection: id, item: 1 } });
+    },
+  );
 });
 
 describe('NFT_CREATE', () => {
@@ -331,29 +335,32 @@ describe('NFT_APPROVE', () => {
     );
   });
 
-  it('fails for an unknown collection or item, or a sender other than the item owner (even the approved one)', async () => {
-    await w.fails('NFT_APPROVE', BOB, { to: CAROL, data: { collection: C0, item: 1 } }, 'unknown collection');
-    await w.fails('NFT_APPROVE', BOB, { to: CAROL, data: { collection: id, item: 9 } }, 'unknown item');
-    await w.fails(
-      'NFT_APPROVE',
-      ALICE,
-      { to: CAROL, data: { collection: id, item: 1 } },
-      'only the owner of the item may do this',
-    );
-    await w.ok('NFT_APPROVE', BOB, { to: CAROL, data: { collection: id, item: 1 } });
-    await w.fails(
-      'NFT_APPROVE',
-      CAROL,
-      { to: DAVE, data: { collection: id, item: 1 } },
-      'only the owner of the item may do this',
-    );
-    await w.fails(
-      'NFT_APPROVE',
-      CAROL,
-      { to: null, data: { collection: id, item: 1 } },
-      'only the owner of the item may do this',
-    );
-  });
+  it(
+    'fails for an unknown collection or item, ' + 'or a sender other than the item owner (even the approved one)',
+    async () => {
+      await w.fails('NFT_APPROVE', BOB, { to: CAROL, data: { collection: C0, item: 1 } }, 'unknown collection');
+      await w.fails('NFT_APPROVE', BOB, { to: CAROL, data: { collection: id, item: 9 } }, 'unknown item');
+      await w.fails(
+        'NFT_APPROVE',
+        ALICE,
+        { to: CAROL, data: { collection: id, item: 1 } },
+        'only the owner of the item may do this',
+      );
+      await w.ok('NFT_APPROVE', BOB, { to: CAROL, data: { collection: id, item: 1 } });
+      await w.fails(
+        'NFT_APPROVE',
+        CAROL,
+        { to: DAVE, data: { collection: id, item: 1 } },
+        'only the owner of the item may do this',
+      );
+      await w.fails(
+        'NFT_APPROVE',
+        CAROL,
+        { to: null, data: { collection: id, item: 1 } },
+        'only the owner of the item may do this',
+      );
+    },
+  );
 });
 
 describe('NFT_BURN', () => {
@@ -383,12 +390,15 @@ describe('NFT_BURN', () => {
     await w.fails('NFT_BURN', BOB, { data: { collection: id, item: 1 } }, 'unknown item');
   });
 
-  it('fails for an unknown collection or item, or a sender other than the item owner (even the approved one)', async () => {
-    await w.fails('NFT_BURN', BOB, { data: { collection: C0, item: 1 } }, 'unknown collection');
-    await w.fails('NFT_BURN', BOB, { data: { collection: id, item: 2 } }, 'unknown item');
-    await w.fails('NFT_BURN', ALICE, { data: { collection: id, item: 1 } }, 'only the owner of the item may do this');
-    await w.ok('NFT_APPROVE', BOB, { to: CAROL, data: { collection: id, item: 1 } });
-    await w.fails('NFT_BURN', CAROL, { data: { collection: id, item: 1 } }, 'only the owner of the item may do this');
-    expect(await getItem(w.state, id, 1)).toMatchObject({ owner: BOB, approved: CAROL });
-  });
+  it(
+    'fails for an unknown collection or item, ' + 'or a sender other than the item owner (even the approved one)',
+    async () => {
+      await w.fails('NFT_BURN', BOB, { data: { collection: C0, item: 1 } }, 'unknown collection');
+      await w.fails('NFT_BURN', BOB, { data: { collection: id, item: 2 } }, 'unknown item');
+      await w.fails('NFT_BURN', ALICE, { data: { collection: id, item: 1 } }, 'only the owner of the item may do this');
+      await w.ok('NFT_APPROVE', BOB, { to: CAROL, data: { collection: id, item: 1 } });
+      await w.fails('NFT_BURN', CAROL, { data: { collection: id, item: 1 } }, 'only the owner of the item may do this');
+      expect(await getItem(w.state, id, 1)).toMatchObject({ owner: BOB, approved: CAROL });
+    },
+  );
 });

@@ -140,7 +140,9 @@ describe("a permission governs every path that moves the account's value", () =>
     expect(VALUE_MOVING).toEqual(['TRANSFER', 'TOKEN_TRANSFER', 'TOKEN_APPROVE', 'NFT_TRANSFER', 'NAME_TRANSFER']);
     for (const op of VALUE_MOVING) {
       const w = await walletWorld([op]);
-      const reason = `Ethereum-envelope transactions from ${W} are refused: its permission governs ${op} (value moves only through MULTISIG_PROPOSE)`;
+      const reason =
+        `Ethereum-envelope transactions from ${W} are refused: its permission governs ${op} ` +
+        `(value moves only through MULTISIG_PROPOSE)`;
       const before = (await w.account(U4)).balance;
       for (const fields of [
         { to: U4, value: 50n * 10n ** 18n },
@@ -155,29 +157,37 @@ describe("a permission governs every path that moves the account's value", () =>
     }
   });
 
-  it("refuses a hybrid VM transaction carrying value when it governs TRANSFER; leaves the rest to the account's key", async () => {
-    const w = await walletWorld(['TRANSFER']);
-    await w.fails(
-      'VM_CALL',
-      W,
-      { to: U4, amount: c(1), data: { input: '0x', gasLimit: 50_000 } },
-      `VM_CALL from ${W} sends value, and its permission governs TRANSFER (MULTISIG_PROPOSE)`,
-    );
-    await w.fails(
-      'VM_DEPLOY',
-      W,
-      { amount: c(1), data: { input: '0x00', gasLimit: 100_000 } },
-      `VM_DEPLOY from ${W} sends value, and its permission governs TRANSFER (MULTISIG_PROPOSE)`,
-    );
-    expect(
-      await governedRefusal(w.state, W, await w.tx('VM_CALL', W, { to: U4, data: { input: '0x', gasLimit: 50_000 } })),
-    ).toBeUndefined();
-    // A permission over what the EVM cannot move (staking) leaves both envelopes to the key.
-    const s = await walletWorld(['STAKE', 'VOTE']);
-    expect((await included(s, await eth(s, { to: U4, value: 10n ** 18n }))).status).toBe('success');
-    // An ordinary account is never read for a permission.
-    expect(await governedRefusal(w.state, U4, await eth(w, { to: U4, value: 1n }))).toBeUndefined();
-  });
+  it(
+    'refuses a hybrid VM transaction carrying value when it governs TRANSFER; leaves the rest to the ' +
+      "account's key",
+    async () => {
+      const w = await walletWorld(['TRANSFER']);
+      await w.fails(
+        'VM_CALL',
+        W,
+        { to: U4, amount: c(1), data: { input: '0x', gasLimit: 50_000 } },
+        `VM_CALL from ${W} sends value, and its permission governs TRANSFER (MULTISIG_PROPOSE)`,
+      );
+      await w.fails(
+        'VM_DEPLOY',
+        W,
+        { amount: c(1), data: { input: '0x00', gasLimit: 100_000 } },
+        `VM_DEPLOY from ${W} sends value, and its permission governs TRANSFER (MULTISIG_PROPOSE)`,
+      );
+      expect(
+        await governedRefusal(
+          w.state,
+          W,
+          await w.tx('VM_CALL', W, { to: U4, data: { input: '0x', gasLimit: 50_000 } }),
+        ),
+      ).toBeUndefined();
+      // A permission over what the EVM cannot move (staking) leaves both envelopes to the key.
+      const s = await walletWorld(['STAKE', 'VOTE']);
+      expect((await included(s, await eth(s, { to: U4, value: 10n ** 18n }))).status).toBe('success');
+      // An ordinary account is never read for a permission.
+      expect(await governedRefusal(w.state, U4, await eth(w, { to: U4, value: 1n }))).toBeUndefined();
+    },
+  );
 });
 
 describe('MULTISIG_PROPOSE / MULTISIG_APPROVE', () => {
@@ -264,39 +274,42 @@ describe('MULTISIG_PROPOSE / MULTISIG_APPROVE', () => {
 });
 
 describe('PERMISSION_PROPOSE / APPROVE / VETO', () => {
-  it('applies an approved change after the timelock; operations proposed under the old permission are void', async () => {
-    const w = await governed();
-    const old = await propose(w, U2, { type: 'TRANSFER', to: V0, amount: c(1) });
-    const next = { keys: { [U2]: 1, [U3]: 1 }, threshold: 1, operations: ['STAKE', 'TRANSFER'], timelockBlocks: 2 };
-    const id = await proposeChange(w, U2, next);
-    expect(await changeStatus(w, id)).toBe('PENDING');
-    await w.fails(
-      'PERMISSION_APPROVE',
-      U2,
-      { data: { changeId: id } },
-      `${U2} already approved permission change ${id}`,
-    );
-    await w.ok('PERMISSION_APPROVE', U3, { data: { changeId: id } });
-    const at = w.height + 3; // the current permission's timelock
-    expect(await changeStatus(w, id)).toBe('QUEUED');
-    await w.until(at - 1);
-    expect((await getPermission(w.state, U1))!.version).toBe(1);
-    await w.block();
-    expect(await changeStatus(w, id)).toBe('APPLIED');
-    expect(await getPermission(w.state, U1)).toEqual({ ...next, version: 2 });
-    await w.fails(
-      'MULTISIG_APPROVE',
-      U3,
-      { data: { proposalId: old } },
-      `the permission of ${U1} changed since multisig proposal ${old} was made`,
-    );
-    await w.fails(
-      'PERMISSION_APPROVE',
-      U4,
-      { data: { changeId: id } },
-      `${U4} holds no key of the permission of ${U1}`,
-    );
-  });
+  it(
+    'applies an approved change after the timelock; ' + 'operations proposed under the old permission are void',
+    async () => {
+      const w = await governed();
+      const old = await propose(w, U2, { type: 'TRANSFER', to: V0, amount: c(1) });
+      const next = { keys: { [U2]: 1, [U3]: 1 }, threshold: 1, operations: ['STAKE', 'TRANSFER'], timelockBlocks: 2 };
+      const id = await proposeChange(w, U2, next);
+      expect(await changeStatus(w, id)).toBe('PENDING');
+      await w.fails(
+        'PERMISSION_APPROVE',
+        U2,
+        { data: { changeId: id } },
+        `${U2} already approved permission change ${id}`,
+      );
+      await w.ok('PERMISSION_APPROVE', U3, { data: { changeId: id } });
+      const at = w.height + 3; // the current permission's timelock
+      expect(await changeStatus(w, id)).toBe('QUEUED');
+      await w.until(at - 1);
+      expect((await getPermission(w.state, U1))!.version).toBe(1);
+      await w.block();
+      expect(await changeStatus(w, id)).toBe('APPLIED');
+      expect(await getPermission(w.state, U1)).toEqual({ ...next, version: 2 });
+      await w.fails(
+        'MULTISIG_APPROVE',
+        U3,
+        { data: { proposalId: old } },
+        `the permission of ${U1} changed since multisig proposal ${old} was made`,
+      );
+      await w.fails(
+        'PERMISSION_APPROVE',
+        U4,
+        { data: { changeId: id } },
+        `${U4} holds no key of the permission of ${U1}`,
+      );
+    },
+  );
 
   it('one key holder vetoes a change in its timelock; removal clears the flag', async () => {
     const w = await governed();

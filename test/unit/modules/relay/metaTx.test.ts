@@ -51,31 +51,34 @@ const inner = (
   );
 
 describe('META_TX', () => {
-  it("relays a TRANSFER: the user's coins move, the relayer pays the energy, the user's nonce is used once", async () => {
-    const w = await world();
-    const [u, to, relayer] = [await w.account(USER.address), await w.account(U3), await w.account(RELAYER)];
-    const t = inner({});
-    const r = await w.ok('META_TX', RELAYER, { data: { tx: t } });
-    expect((await w.account(USER.address)).balance).toBe(u.balance - 10n * COIN); // burns nothing
-    expect((await w.account(U3)).balance).toBe(to.balance + 10n * COIN);
-    expect((await w.account(USER.address)).nonce).toBe(1);
-    expect(BigInt(r.energyUsed) + BigInt(r.burned)).toBe(500n + 100n);
-    expect((await w.account(RELAYER)).nonce).toBe(relayer.nonce + 1);
-    await w.fails('META_TX', U4, { data: { tx: t } }, 'META_TX inner transaction: nonce 1 expected, got 0');
-    const s = await loadSupply(w.state);
-    expect(s.supply).toBe(
-      await w.total([
-        U1,
-        U2,
-        U3,
-        U4,
-        V0,
-        USER.address,
-        '0x000000000000000000000000000000000000007f',
-        '0x000000000000000000000000000000000000007e',
-      ]),
-    );
-  });
+  it(
+    "relays a TRANSFER: the user's coins move, " + "the relayer pays the energy, the user's nonce is used once",
+    async () => {
+      const w = await world();
+      const [u, to, relayer] = [await w.account(USER.address), await w.account(U3), await w.account(RELAYER)];
+      const t = inner({});
+      const r = await w.ok('META_TX', RELAYER, { data: { tx: t } });
+      expect((await w.account(USER.address)).balance).toBe(u.balance - 10n * COIN); // burns nothing
+      expect((await w.account(U3)).balance).toBe(to.balance + 10n * COIN);
+      expect((await w.account(USER.address)).nonce).toBe(1);
+      expect(BigInt(r.energyUsed) + BigInt(r.burned)).toBe(500n + 100n);
+      expect((await w.account(RELAYER)).nonce).toBe(relayer.nonce + 1);
+      await w.fails('META_TX', U4, { data: { tx: t } }, 'META_TX inner transaction: nonce 1 expected, got 0');
+      const s = await loadSupply(w.state);
+      expect(s.supply).toBe(
+        await w.total([
+          U1,
+          U2,
+          U3,
+          U4,
+          V0,
+          USER.address,
+          '0x000000000000000000000000000000000000007f',
+          '0x000000000000000000000000000000000000007e',
+        ]),
+      );
+    },
+  );
 
   it('relays a TOKEN_TRANSFER', async () => {
     const w = await world();
@@ -143,57 +146,64 @@ describe('META_TX', () => {
       nestedVerified: true,
     });
     expect(v).toMatchObject({ kind: 'applied', result: { status: 'success' } });
-    expect(verifyJobsOf(meta as HybridTx, DEV_NETWORK)).toHaveLength(2); // the pool checks the outer and the inner envelope together
+    // the pool checks the outer and the inner envelope together
+    expect(verifyJobsOf(meta as HybridTx, DEV_NETWORK)).toHaveLength(2);
   });
 
-  it('judges the inner transaction as if its user had sent it: a permission governing it fails the META_TX', async () => {
-    const w = await world();
-    const create = await w.tx('TOKEN_CREATE', U2, {
-      data: { name: 'Gold', symbol: 'GLD', decimals: 0, supply: '1000' },
-    });
-    await w.block([create]);
-    const token = assetId(create.id);
-    await w.ok('TOKEN_TRANSFER', U2, { to: USER.address, data: { token, amount: '400' } });
-    await w.block([
-      signTx(
-        USER,
-        {
-          type: 'PERMISSION_UPDATE',
-          nonce: 0,
-          fee: '100000',
-          timestamp: 5,
-          data: {
-            permission: {
-              keys: { [U3]: 1, [U4]: 1 },
-              threshold: 2,
-              operations: ['TRANSFER', 'TOKEN_TRANSFER'],
-              timelockBlocks: 3,
+  it(
+    'judges the inner transaction as if its user had sent it: ' + 'a permission governing it fails the META_TX',
+    async () => {
+      const w = await world();
+      const create = await w.tx('TOKEN_CREATE', U2, {
+        data: { name: 'Gold', symbol: 'GLD', decimals: 0, supply: '1000' },
+      });
+      await w.block([create]);
+      const token = assetId(create.id);
+      await w.ok('TOKEN_TRANSFER', U2, { to: USER.address, data: { token, amount: '400' } });
+      await w.block([
+        signTx(
+          USER,
+          {
+            type: 'PERMISSION_UPDATE',
+            nonce: 0,
+            fee: '100000',
+            timestamp: 5,
+            data: {
+              permission: {
+                keys: { [U3]: 1, [U4]: 1 },
+                threshold: 2,
+                operations: ['TRANSFER', 'TOKEN_TRANSFER'],
+                timelockBlocks: 3,
+              },
             },
           },
+          DEV_NETWORK,
+        ),
+      ]);
+      const before = await w.account(USER.address);
+      const governed = (type: string) =>
+        `${type} from ${USER.address} needs its multisig permission (MULTISIG_PROPOSE)`;
+      await w.fails(
+        'META_TX',
+        RELAYER,
+        { data: { tx: inner({ nonce: 1 }) } },
+        `META_TX inner transaction failed: ${governed('TRANSFER')}`,
+      );
+      await w.fails(
+        'META_TX',
+        RELAYER,
+        {
+          data: {
+            tx: inner({ nonce: 1, type: 'TOKEN_TRANSFER', to: U4, amount: '0', data: { token, amount: '400' } }),
+          },
         },
-        DEV_NETWORK,
-      ),
-    ]);
-    const before = await w.account(USER.address);
-    const governed = (type: string) => `${type} from ${USER.address} needs its multisig permission (MULTISIG_PROPOSE)`;
-    await w.fails(
-      'META_TX',
-      RELAYER,
-      { data: { tx: inner({ nonce: 1 }) } },
-      `META_TX inner transaction failed: ${governed('TRANSFER')}`,
-    );
-    await w.fails(
-      'META_TX',
-      RELAYER,
-      {
-        data: { tx: inner({ nonce: 1, type: 'TOKEN_TRANSFER', to: U4, amount: '0', data: { token, amount: '400' } }) },
-      },
-      `META_TX inner transaction failed: ${governed('TOKEN_TRANSFER')}`,
-    );
-    expect((await w.account(USER.address)).balance).toBe(before.balance);
-    expect((await w.account(USER.address)).nonce).toBe(1);
-    expect(await w.state.getRecord(balanceKey(token, USER.address))).toBe('400');
-  });
+        `META_TX inner transaction failed: ${governed('TOKEN_TRANSFER')}`,
+      );
+      expect((await w.account(USER.address)).balance).toBe(before.balance);
+      expect((await w.account(USER.address)).nonce).toBe(1);
+      expect(await w.state.getRecord(balanceKey(token, USER.address))).toBe('400');
+    },
+  );
 
   it('refuses at admission what can never run', () => {
     const r = (tx: unknown, from: Address = RELAYER) => refusal('META_TX', { data: { tx } }, from);
@@ -220,7 +230,8 @@ describe('META_TX and the mempool', () => {
       [USER.address, 0],
       [USER.address, 1],
     ]);
-    // What the mempool does with them: USER's nonce-1 transaction, admitted while its head nonce was 0 and nonce 0 rode in a META_TX, was gapped; it is ready once the block's nonces are applied.
+    // What the mempool does with them: USER's nonce-1 transaction, admitted while its head nonce was 0 and nonce 0 rode
+    // in a META_TX, was gapped; it is ready once the block's nonces are applied.
     const pool = new TxPool({ cap: 10, lifetimeMs: 60_000, maxNonceGap: 64 });
     expect(
       pool.admit(direct, { nonce: 0, balance: 100n * COIN, mldsaKeyHash: null } as never, null, 0),

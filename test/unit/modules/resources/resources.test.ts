@@ -60,27 +60,31 @@ describe('DELEGATE_RESOURCE / UNDELEGATE_RESOURCE stateless rules', () => {
 });
 
 describe('DELEGATE_RESOURCE', () => {
-  it("moves energy capacity: the receiver's cap grows by what the lender's shrinks; both energies settled at the height", async () => {
-    const w = await EconWorld.create();
-    await w.ok('STAKE', U1, { amount: c(90_000) }); // height 1: cap 910,000, energy 9,700 left
-    await w.until(21);
-    const before = await w.account(U2);
-    await w.ok('DELEGATE_RESOURCE', U1, lend(U2, c(90_000))); // height 22
-    const h = w.height;
-    const [u1, u2] = [await w.account(U1), await w.account(U2)];
-    expect([u1.staked, u1.delegatedOut, u1.delegatedIn]).toEqual([90_000n * COIN, 90_000n * COIN, 0n]);
-    expect([u2.staked, u2.delegatedOut, u2.delegatedIn]).toEqual([0n, 0n, 90_000n * COIN]);
-    expect(maxEnergy(u1)).toBe(FREE_ENERGY);
-    expect(maxEnergy(u2)).toBe(FREE_ENERGY + 900_000n);
-    // The lender had regenerated 9,700 + 21 × 910,000 / 28,800 = 10,363 under its old cap: capped at its
-    // new cap, then charged 300. The receiver keeps what it had (full at 10,000): no retroactive regeneration.
-    expect([u1.energy, u1.energyHeight]).toEqual([FREE_ENERGY - 300n, h]);
-    expect(before.energy).toBe(FREE_ENERGY);
-    expect([u2.energy, u2.energyHeight]).toEqual([FREE_ENERGY, h]);
-    expect(await getDelegation(w.state, U1, U2)).toBe(90_000n * COIN);
-    expect(await w.state.getRecord(delegationKey(U1, U2))).toBe(c(90_000));
-    await expectSupplyConserved(w);
-  });
+  it(
+    "moves energy capacity: the receiver's cap grows by what the lender's shrinks; both energies settled at " +
+      'the height',
+    async () => {
+      const w = await EconWorld.create();
+      await w.ok('STAKE', U1, { amount: c(90_000) }); // height 1: cap 910,000, energy 9,700 left
+      await w.until(21);
+      const before = await w.account(U2);
+      await w.ok('DELEGATE_RESOURCE', U1, lend(U2, c(90_000))); // height 22
+      const h = w.height;
+      const [u1, u2] = [await w.account(U1), await w.account(U2)];
+      expect([u1.staked, u1.delegatedOut, u1.delegatedIn]).toEqual([90_000n * COIN, 90_000n * COIN, 0n]);
+      expect([u2.staked, u2.delegatedOut, u2.delegatedIn]).toEqual([0n, 0n, 90_000n * COIN]);
+      expect(maxEnergy(u1)).toBe(FREE_ENERGY);
+      expect(maxEnergy(u2)).toBe(FREE_ENERGY + 900_000n);
+      // The lender had regenerated 9,700 + 21 × 910,000 / 28,800 = 10,363 under its old cap: capped at its
+      // new cap, then charged 300. The receiver keeps what it had (full at 10,000): no retroactive regeneration.
+      expect([u1.energy, u1.energyHeight]).toEqual([FREE_ENERGY - 300n, h]);
+      expect(before.energy).toBe(FREE_ENERGY);
+      expect([u2.energy, u2.energyHeight]).toEqual([FREE_ENERGY, h]);
+      expect(await getDelegation(w.state, U1, U2)).toBe(90_000n * COIN);
+      expect(await w.state.getRecord(delegationKey(U1, U2))).toBe(c(90_000));
+      await expectSupplyConserved(w);
+    },
+  );
 
   it('lets the receiver send transactions on lent energy without burning', async () => {
     const w = await EconWorld.create();
@@ -99,7 +103,8 @@ describe('DELEGATE_RESOURCE', () => {
       await w.tx('TRANSFER', U3, { to: U4, amount: '1' }),
     ]);
     expect(r2).toMatchObject({ status: 'success', energyUsed: '100', burned: '0' });
-    expect(r3).toMatchObject({ status: 'success', energyUsed: '2', burned: '98' }); // 6 blocks × 10,000 / 28,800 = 2 energy without the loan
+    // 6 blocks × 10,000 / 28,800 = 2 energy without the loan
+    expect(r3).toMatchObject({ status: 'success', energyUsed: '2', burned: '98' });
     await expectSupplyConserved(w);
   });
 
@@ -119,26 +124,29 @@ describe('DELEGATE_RESOURCE', () => {
     await expectSupplyConserved(w);
   });
 
-  it("never lends voting power: VOTE, candidates' weight and governance power still count the lender's whole stake", async () => {
-    const w = await EconWorld.create();
-    await w.ok('STAKE', U2, { amount: c(300) });
-    await w.ok('DELEGATE_RESOURCE', U2, lend(U3, c(300)));
-    await w.ok('VOTE', U2, { data: { votes: { [V0]: c(300) } } }); // VOTE checks staked, lent or not
-    expect((await getCandidate(w.state, V0))!.received).toBe(c(300));
-    expect((await getVoter(w.state, U2)).total).toBe(c(300));
-    const supply = await loadSupply(w.state);
-    expect(supply.staked).toBe(2_300n * COIN); // V0's 2,000 and U2's 300: nothing moved
-    const propose = await w.tx('GOV_PROPOSE', U4, { amount: c(10), data: { param: 'MAX_VALIDATORS', value: '3' } });
-    await w.block([propose]);
-    await w.ok('GOV_VOTE', U2, { data: { proposalId: propose.id, vote: 'yes' } });
-    expect(await powerOf(w.state, U2, new Map([[U2, (await getVoter(w.state, U2)).votes]]))).toBe(300n * COIN);
-    await w.fails(
-      'GOV_VOTE',
-      U3,
-      { data: { proposalId: propose.id, vote: 'yes' } },
-      'GOV_VOTE needs voting power: stake coins first (STAKE)',
-    );
-  });
+  it(
+    "never lends voting power: VOTE, candidates' weight and governance power still count the lender's " + 'whole stake',
+    async () => {
+      const w = await EconWorld.create();
+      await w.ok('STAKE', U2, { amount: c(300) });
+      await w.ok('DELEGATE_RESOURCE', U2, lend(U3, c(300)));
+      await w.ok('VOTE', U2, { data: { votes: { [V0]: c(300) } } }); // VOTE checks staked, lent or not
+      expect((await getCandidate(w.state, V0))!.received).toBe(c(300));
+      expect((await getVoter(w.state, U2)).total).toBe(c(300));
+      const supply = await loadSupply(w.state);
+      expect(supply.staked).toBe(2_300n * COIN); // V0's 2,000 and U2's 300: nothing moved
+      const propose = await w.tx('GOV_PROPOSE', U4, { amount: c(10), data: { param: 'MAX_VALIDATORS', value: '3' } });
+      await w.block([propose]);
+      await w.ok('GOV_VOTE', U2, { data: { proposalId: propose.id, vote: 'yes' } });
+      expect(await powerOf(w.state, U2, new Map([[U2, (await getVoter(w.state, U2)).votes]]))).toBe(300n * COIN);
+      await w.fails(
+        'GOV_VOTE',
+        U3,
+        { data: { proposalId: propose.id, vote: 'yes' } },
+        'GOV_VOTE needs voting power: stake coins first (STAKE)',
+      );
+    },
+  );
 
   it('refuses more than the stake not yet lent', async () => {
     const w = await EconWorld.create();
@@ -154,7 +162,8 @@ describe('DELEGATE_RESOURCE', () => {
       'DELEGATE_RESOURCE',
       U2,
       lend(U4, c(41)),
-      `DELEGATE_RESOURCE lends ${c(41)} base units but only ${c(40)} of the sender's stake are not lent (${c(100)} staked, ${c(60)} lent)`,
+      `DELEGATE_RESOURCE lends ${c(41)} base units but only ${c(40)} of the sender's stake are not lent ` +
+        `(${c(100)} staked, ${c(60)} lent)`,
     );
     // the failure changed nothing: counters and records as before
     expect((await w.account(U2)).delegatedOut).toBe(60n * COIN);
@@ -187,38 +196,43 @@ describe('UNSTAKE of lent stake', () => {
 });
 
 describe('UNDELEGATE_RESOURCE', () => {
-  it("takes capacity back in parts, caps the receiver's energy at its lower cap, and deletes the pair at 0", async () => {
-    const w = await EconWorld.create();
-    await w.ok('STAKE', U1, { amount: c(90_000) });
-    await w.ok('DELEGATE_RESOURCE', U1, lend(U2, c(60_000)));
-    const lentAt = w.height;
-    await w.ok('DELEGATE_RESOURCE', U1, lend(U3, c(30_000)));
-    await w.until(w.height + 30); // U2 regenerates above 10,000 under its 610,000 cap
-    expect((await w.account(U2)).energy).toBe(FREE_ENERGY); // stored at the delegation height, not yet settled
-    await w.ok('UNDELEGATE_RESOURCE', U1, lend(U2, c(59_500)));
-    let u2 = await w.account(U2);
-    expect([u2.delegatedIn, maxEnergy(u2)]).toEqual([500n * COIN, FREE_ENERGY + 5_000n]);
-    // settled under the old cap up to this height (10,677), below the new 15,000 cap: kept
-    const regenerated = FREE_ENERGY + (BigInt(w.height - lentAt) * 610_000n) / 28_800n;
-    expect(regenerated).toBe(10_677n);
-    expect([u2.energy, u2.energyHeight]).toEqual([regenerated, w.height]);
-    expect(await getDelegation(w.state, U1, U2)).toBe(500n * COIN);
-    expect((await w.account(U1)).delegatedOut).toBe(30_500n * COIN);
-    await w.until(w.height + 20);
-    await w.ok('UNDELEGATE_RESOURCE', U1, lend(U2, c(500)));
-    u2 = await w.account(U2);
-    expect([u2.delegatedIn, u2.energy, u2.energyHeight]).toEqual([0n, FREE_ENERGY, w.height]); // capped at the free 10,000
-    expect(await w.state.getRecord(delegationKey(U1, U2))).toBeUndefined();
-    expect(await getDelegation(w.state, U1, U3)).toBe(30_000n * COIN);
-    await expectSupplyConserved(w);
-  });
+  it(
+    "takes capacity back in parts, caps the receiver's " + 'energy at its lower cap, and deletes the pair at 0',
+    async () => {
+      const w = await EconWorld.create();
+      await w.ok('STAKE', U1, { amount: c(90_000) });
+      await w.ok('DELEGATE_RESOURCE', U1, lend(U2, c(60_000)));
+      const lentAt = w.height;
+      await w.ok('DELEGATE_RESOURCE', U1, lend(U3, c(30_000)));
+      await w.until(w.height + 30); // U2 regenerates above 10,000 under its 610,000 cap
+      expect((await w.account(U2)).energy).toBe(FREE_ENERGY); // stored at the delegation height, not yet settled
+      await w.ok('UNDELEGATE_RESOURCE', U1, lend(U2, c(59_500)));
+      let u2 = await w.account(U2);
+      expect([u2.delegatedIn, maxEnergy(u2)]).toEqual([500n * COIN, FREE_ENERGY + 5_000n]);
+      // settled under the old cap up to this height (10,677), below the new 15,000 cap: kept
+      const regenerated = FREE_ENERGY + (BigInt(w.height - lentAt) * 610_000n) / 28_800n;
+      expect(regenerated).toBe(10_677n);
+      expect([u2.energy, u2.energyHeight]).toEqual([regenerated, w.height]);
+      expect(await getDelegation(w.state, U1, U2)).toBe(500n * COIN);
+      expect((await w.account(U1)).delegatedOut).toBe(30_500n * COIN);
+      await w.until(w.height + 20);
+      await w.ok('UNDELEGATE_RESOURCE', U1, lend(U2, c(500)));
+      u2 = await w.account(U2);
+      // capped at the free 10,000
+      expect([u2.delegatedIn, u2.energy, u2.energyHeight]).toEqual([0n, FREE_ENERGY, w.height]);
+      expect(await w.state.getRecord(delegationKey(U1, U2))).toBeUndefined();
+      expect(await getDelegation(w.state, U1, U3)).toBe(30_000n * COIN);
+      await expectSupplyConserved(w);
+    },
+  );
 
   it("refuses a pair with nothing lent and more than the pair's amount, changing nothing", async () => {
     const w = await EconWorld.create();
     await w.ok('STAKE', U2, { amount: c(100) });
     await w.fails('UNDELEGATE_RESOURCE', U2, lend(U3, '1'), `no resources delegated to ${U3}`);
     await w.ok('DELEGATE_RESOURCE', U2, lend(U3, c(60)));
-    await w.fails('UNDELEGATE_RESOURCE', U3, lend(U2, '1'), `no resources delegated to ${U2}`); // the receiver cannot undo it
+    // the receiver cannot undo it
+    await w.fails('UNDELEGATE_RESOURCE', U3, lend(U2, '1'), `no resources delegated to ${U2}`);
     await w.fails(
       'UNDELEGATE_RESOURCE',
       U2,
@@ -231,14 +245,17 @@ describe('UNDELEGATE_RESOURCE', () => {
 });
 
 describe('the stored account form', () => {
-  it('omits the delegation fields of an account that never delegated, and again once everything is taken back', async () => {
-    const w = await EconWorld.create();
-    expect(await stored(w, U3)).not.toContain('delegated');
-    await w.ok('STAKE', U1, { amount: c(100) });
-    await w.ok('DELEGATE_RESOURCE', U1, lend(U2, c(100)));
-    expect(await stored(w, U1)).toContain(`"delegatedOut":"${c(100)}"`);
-    expect(await stored(w, U2)).toContain(`"delegatedIn":"${c(100)}"`);
-    await w.ok('UNDELEGATE_RESOURCE', U1, lend(U2, c(100)));
-    for (const a of [U1, U2, U3]) expect(await stored(w, a)).not.toContain('delegated');
-  });
+  it(
+    'omits the delegation fields of an account that never delegated, ' + 'and again once everything is taken back',
+    async () => {
+      const w = await EconWorld.create();
+      expect(await stored(w, U3)).not.toContain('delegated');
+      await w.ok('STAKE', U1, { amount: c(100) });
+      await w.ok('DELEGATE_RESOURCE', U1, lend(U2, c(100)));
+      expect(await stored(w, U1)).toContain(`"delegatedOut":"${c(100)}"`);
+      expect(await stored(w, U2)).toContain(`"delegatedIn":"${c(100)}"`);
+      await w.ok('UNDELEGATE_RESOURCE', U1, lend(U2, c(100)));
+      for (const a of [U1, U2, U3]) expect(await stored(w, a)).not.toContain('delegated');
+    },
+  );
 });

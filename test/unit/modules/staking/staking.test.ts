@@ -43,7 +43,8 @@ describe('STAKE', () => {
       'STAKE',
       U1,
       { amount: c(500), data: { candidate: true } },
-      `a validator candidate needs at least ${c(1000)} base units of own stake (MIN_CANDIDATE_STAKE); it would have ${c(500)}`,
+      `a validator candidate needs at least ${c(1000)} base units of own stake (MIN_CANDIDATE_STAKE); it ` +
+        `would have ${c(500)}`,
     );
     expect((await w.account(U1)).staked).toBe(0n); // the failed STAKE locked nothing
     await w.ok('STAKE', U1, { amount: c(1500), data: { candidate: true, commission: 2500 } });
@@ -84,29 +85,33 @@ describe('VOTE', () => {
 });
 
 describe('elections', () => {
-  it('change the set only at epoch boundaries: by weight (own stake + votes), ties by address, MAX_VALIDATORS active, BANK_SIZE banked', async () => {
-    const w = await EconWorld.create({ MAX_VALIDATORS: '1', BANK_SIZE: '1' });
-    await w.ok('STAKE', U1, { amount: c(1500), data: { candidate: true } }); // height 1
-    await w.ok('STAKE', U3, { amount: c(1000), data: { candidate: true } });
-    await w.until(5);
-    expect(await getValidatorSet(w.state)).toEqual({ active: [V0], bank: [U1], epoch: 1, electedAt: 5 });
-    await w.ok('STAKE', U2, { amount: c(1000) }); // 6
-    await w.ok('VOTE', U2, { data: { votes: { [U1]: c(1000) } } }); // 7: U1 weighs 2500 > V0's 2000
-    await w.until(9);
-    expect((await getValidatorSet(w.state)).active).toEqual([V0]); // not before the boundary
-    await w.block(); // 10
-    expect(await getValidatorSet(w.state)).toEqual({ active: [U1], bank: [V0], epoch: 2, electedAt: 10 });
-    expect(w.events).toEqual([
-      { kind: 'validators.elect', epoch: 2, height: 10, active: [U1], bank: [V0], previous: [V0] },
-    ]);
-    expect((await w.account(U1)).isValidator).toBe(true);
-    expect((await w.account(V0)).isValidator).toBe(false);
-    // A tie (U1 2500 vs V0 2000 + 500): the lower address wins.
-    await w.ok('STAKE', U4, { amount: c(500) });
-    await w.ok('VOTE', U4, { data: { votes: { [V0]: c(500) } } });
-    await w.until(15);
-    expect((await getValidatorSet(w.state)).active).toEqual([U1 < V0 ? U1 : V0]);
-  });
+  it(
+    'change the set only at epoch boundaries: by weight (own stake + votes), ' +
+      'ties by address, MAX_VALIDATORS active, BANK_SIZE banked',
+    async () => {
+      const w = await EconWorld.create({ MAX_VALIDATORS: '1', BANK_SIZE: '1' });
+      await w.ok('STAKE', U1, { amount: c(1500), data: { candidate: true } }); // height 1
+      await w.ok('STAKE', U3, { amount: c(1000), data: { candidate: true } });
+      await w.until(5);
+      expect(await getValidatorSet(w.state)).toEqual({ active: [V0], bank: [U1], epoch: 1, electedAt: 5 });
+      await w.ok('STAKE', U2, { amount: c(1000) }); // 6
+      await w.ok('VOTE', U2, { data: { votes: { [U1]: c(1000) } } }); // 7: U1 weighs 2500 > V0's 2000
+      await w.until(9);
+      expect((await getValidatorSet(w.state)).active).toEqual([V0]); // not before the boundary
+      await w.block(); // 10
+      expect(await getValidatorSet(w.state)).toEqual({ active: [U1], bank: [V0], epoch: 2, electedAt: 10 });
+      expect(w.events).toEqual([
+        { kind: 'validators.elect', epoch: 2, height: 10, active: [U1], bank: [V0], previous: [V0] },
+      ]);
+      expect((await w.account(U1)).isValidator).toBe(true);
+      expect((await w.account(V0)).isValidator).toBe(false);
+      // A tie (U1 2500 vs V0 2000 + 500): the lower address wins.
+      await w.ok('STAKE', U4, { amount: c(500) });
+      await w.ok('VOTE', U4, { data: { votes: { [V0]: c(500) } } });
+      await w.until(15);
+      expect((await getValidatorSet(w.state)).active).toEqual([U1 < V0 ? U1 : V0]);
+    },
+  );
 
   it('keep the previous set when no candidate is eligible', async () => {
     const w = await EconWorld.create({}, 10n); // the genesis validator is below MIN_CANDIDATE_STAKE

@@ -320,40 +320,48 @@ describe('TOKEN_TRANSFER', () => {
     },
   );
 
-  it('fails on an unknown token, a short balance, a paused token, blacklisted parties and a frozen sender', async () => {
-    await c.fails('TOKEN_TRANSFER', ALICE, { to: BOB, data: { token: NOBODY, amount: '1' } }, 'unknown token');
-    await c.fails(
-      'TOKEN_TRANSFER',
-      ALICE,
-      { to: BOB, data: { token: T, amount: '1001' } },
-      'insufficient token balance',
-    );
-    await c.fails('TOKEN_TRANSFER', BOB, { to: CAROL, data: { token: T, amount: '1' } }, 'insufficient token balance');
-    await c.ok('TOKEN_TRANSFER', ALICE, { to: BOB, data: { token: T, amount: '100' } });
+  it(
+    'fails on an unknown token, a short balance, ' + 'a paused token, blacklisted parties and a frozen sender',
+    async () => {
+      await c.fails('TOKEN_TRANSFER', ALICE, { to: BOB, data: { token: NOBODY, amount: '1' } }, 'unknown token');
+      await c.fails(
+        'TOKEN_TRANSFER',
+        ALICE,
+        { to: BOB, data: { token: T, amount: '1001' } },
+        'insufficient token balance',
+      );
+      await c.fails(
+        'TOKEN_TRANSFER',
+        BOB,
+        { to: CAROL, data: { token: T, amount: '1' } },
+        'insufficient token balance',
+      );
+      await c.ok('TOKEN_TRANSFER', ALICE, { to: BOB, data: { token: T, amount: '100' } });
 
-    await c.ok('TOKEN_PAUSE', ALICE, { data: { token: T } });
-    await c.fails('TOKEN_TRANSFER', BOB, { to: CAROL, data: { token: T, amount: '1' } }, 'token is paused');
-    await c.ok('TOKEN_TRANSFER', ALICE, { to: BOB, data: { token: F, amount: '1' } }); // the pause is per token
-    await c.ok('TOKEN_UNPAUSE', ALICE, { data: { token: T } });
+      await c.ok('TOKEN_PAUSE', ALICE, { data: { token: T } });
+      await c.fails('TOKEN_TRANSFER', BOB, { to: CAROL, data: { token: T, amount: '1' } }, 'token is paused');
+      await c.ok('TOKEN_TRANSFER', ALICE, { to: BOB, data: { token: F, amount: '1' } }); // the pause is per token
+      await c.ok('TOKEN_UNPAUSE', ALICE, { data: { token: T } });
 
-    await c.ok('TOKEN_BLACKLIST', ALICE, { to: BOB, data: { token: T, blacklisted: true } });
-    await c.fails('TOKEN_TRANSFER', BOB, { to: CAROL, data: { token: T, amount: '1' } }, 'sender is blacklisted');
-    await c.fails('TOKEN_TRANSFER', ALICE, { to: BOB, data: { token: T, amount: '1' } }, 'recipient is blacklisted');
-    await c.ok('TOKEN_TRANSFER', ALICE, { to: BOB, data: { token: F, amount: '1' } }); // the blacklist is per token
-    await c.ok('TOKEN_BLACKLIST', ALICE, { to: BOB, data: { token: T, blacklisted: false } });
+      await c.ok('TOKEN_BLACKLIST', ALICE, { to: BOB, data: { token: T, blacklisted: true } });
+      await c.fails('TOKEN_TRANSFER', BOB, { to: CAROL, data: { token: T, amount: '1' } }, 'sender is blacklisted');
+      await c.fails('TOKEN_TRANSFER', ALICE, { to: BOB, data: { token: T, amount: '1' } }, 'recipient is blacklisted');
+      await c.ok('TOKEN_TRANSFER', ALICE, { to: BOB, data: { token: F, amount: '1' } }); // the blacklist is per token
+      await c.ok('TOKEN_BLACKLIST', ALICE, { to: BOB, data: { token: T, blacklisted: false } });
 
-    await c.ok('TOKEN_FREEZE', BOB, { data: { token: T, until: 5 } });
-    await c.fails(
-      'TOKEN_TRANSFER',
-      BOB,
-      { to: CAROL, data: { token: T, amount: '1' } },
-      'sender is frozen until height 5',
-    );
-    await c.ok('TOKEN_TRANSFER', ALICE, { to: BOB, data: { token: T, amount: '1' } }); // receiving still works
-    c.height = 5;
-    await c.ok('TOKEN_TRANSFER', BOB, { to: CAROL, data: { token: T, amount: '101' } });
-    expect(await bal(T, CAROL)).toBe(101n);
-  });
+      await c.ok('TOKEN_FREEZE', BOB, { data: { token: T, until: 5 } });
+      await c.fails(
+        'TOKEN_TRANSFER',
+        BOB,
+        { to: CAROL, data: { token: T, amount: '1' } },
+        'sender is frozen until height 5',
+      );
+      await c.ok('TOKEN_TRANSFER', ALICE, { to: BOB, data: { token: T, amount: '1' } }); // receiving still works
+      c.height = 5;
+      await c.ok('TOKEN_TRANSFER', BOB, { to: CAROL, data: { token: T, amount: '101' } });
+      expect(await bal(T, CAROL)).toBe(101n);
+    },
+  );
 });
 
 describe('TOKEN_APPROVE', () => {
@@ -453,52 +461,55 @@ describe('TOKEN_TRANSFER_FROM', () => {
     },
   );
 
-  it('fails on an unknown token, a paused token, any blacklisted party, a frozen owner, allowance and balance', async () => {
-    const move = { token: T, from: ALICE, amount: '10' };
-    await c.fails('TOKEN_TRANSFER_FROM', BOB, { to: CAROL, data: { ...move, token: NOBODY } }, 'unknown token');
-    await c.fails('TOKEN_TRANSFER_FROM', BOB, { to: CAROL, data: move }, 'allowance too low');
-    await c.ok('TOKEN_APPROVE', ALICE, { to: BOB, data: { token: T, amount: '5000' } });
-    await c.fails(
-      'TOKEN_TRANSFER_FROM',
-      BOB,
-      { to: CAROL, data: { ...move, amount: '1001' } },
-      'insufficient token balance',
-    );
+  it(
+    'fails on an unknown token, a paused token, ' + 'any blacklisted party, a frozen owner, allowance and balance',
+    async () => {
+      const move = { token: T, from: ALICE, amount: '10' };
+      await c.fails('TOKEN_TRANSFER_FROM', BOB, { to: CAROL, data: { ...move, token: NOBODY } }, 'unknown token');
+      await c.fails('TOKEN_TRANSFER_FROM', BOB, { to: CAROL, data: move }, 'allowance too low');
+      await c.ok('TOKEN_APPROVE', ALICE, { to: BOB, data: { token: T, amount: '5000' } });
+      await c.fails(
+        'TOKEN_TRANSFER_FROM',
+        BOB,
+        { to: CAROL, data: { ...move, amount: '1001' } },
+        'insufficient token balance',
+      );
 
-    await c.ok('TOKEN_PAUSE', ALICE, { data: { token: T } });
-    await c.fails('TOKEN_TRANSFER_FROM', BOB, { to: CAROL, data: move }, 'token is paused');
-    await c.ok('TOKEN_UNPAUSE', ALICE, { data: { token: T } });
+      await c.ok('TOKEN_PAUSE', ALICE, { data: { token: T } });
+      await c.fails('TOKEN_TRANSFER_FROM', BOB, { to: CAROL, data: move }, 'token is paused');
+      await c.ok('TOKEN_UNPAUSE', ALICE, { data: { token: T } });
 
-    await c.ok('TOKEN_BLACKLIST', ALICE, { to: BOB, data: { token: T, blacklisted: true } });
-    await c.fails('TOKEN_TRANSFER_FROM', BOB, { to: CAROL, data: move }, 'spender is blacklisted');
-    await c.ok('TOKEN_BLACKLIST', ALICE, { to: BOB, data: { token: T, blacklisted: false } });
-    await c.ok('TOKEN_BLACKLIST', ALICE, { to: CAROL, data: { token: T, blacklisted: true } });
-    await c.fails('TOKEN_TRANSFER_FROM', BOB, { to: CAROL, data: move }, 'recipient is blacklisted');
+      await c.ok('TOKEN_BLACKLIST', ALICE, { to: BOB, data: { token: T, blacklisted: true } });
+      await c.fails('TOKEN_TRANSFER_FROM', BOB, { to: CAROL, data: move }, 'spender is blacklisted');
+      await c.ok('TOKEN_BLACKLIST', ALICE, { to: BOB, data: { token: T, blacklisted: false } });
+      await c.ok('TOKEN_BLACKLIST', ALICE, { to: CAROL, data: { token: T, blacklisted: true } });
+      await c.fails('TOKEN_TRANSFER_FROM', BOB, { to: CAROL, data: move }, 'recipient is blacklisted');
 
-    // an owner other than the token owner: CAROL holds tokens and approves BOB, then is blacklisted
-    await c.ok('TOKEN_BLACKLIST', ALICE, { to: CAROL, data: { token: T, blacklisted: false } });
-    await c.ok('TOKEN_TRANSFER', ALICE, { to: CAROL, data: { token: T, amount: '100' } });
-    await c.ok('TOKEN_APPROVE', CAROL, { to: BOB, data: { token: T, amount: '100' } });
-    await c.ok('TOKEN_BLACKLIST', ALICE, { to: CAROL, data: { token: T, blacklisted: true } });
-    await c.fails(
-      'TOKEN_TRANSFER_FROM',
-      BOB,
-      { to: DAVE, data: { token: T, from: CAROL, amount: '1' } },
-      'owner is blacklisted',
-    );
-    await c.ok('TOKEN_BLACKLIST', ALICE, { to: CAROL, data: { token: T, blacklisted: false } });
+      // an owner other than the token owner: CAROL holds tokens and approves BOB, then is blacklisted
+      await c.ok('TOKEN_BLACKLIST', ALICE, { to: CAROL, data: { token: T, blacklisted: false } });
+      await c.ok('TOKEN_TRANSFER', ALICE, { to: CAROL, data: { token: T, amount: '100' } });
+      await c.ok('TOKEN_APPROVE', CAROL, { to: BOB, data: { token: T, amount: '100' } });
+      await c.ok('TOKEN_BLACKLIST', ALICE, { to: CAROL, data: { token: T, blacklisted: true } });
+      await c.fails(
+        'TOKEN_TRANSFER_FROM',
+        BOB,
+        { to: DAVE, data: { token: T, from: CAROL, amount: '1' } },
+        'owner is blacklisted',
+      );
+      await c.ok('TOKEN_BLACKLIST', ALICE, { to: CAROL, data: { token: T, blacklisted: false } });
 
-    await c.ok('TOKEN_FREEZE', CAROL, { data: { token: T, until: 3 } });
-    await c.fails(
-      'TOKEN_TRANSFER_FROM',
-      BOB,
-      { to: DAVE, data: { token: T, from: CAROL, amount: '1' } },
-      'owner is frozen until height 3',
-    );
-    c.height = 3;
-    await c.ok('TOKEN_TRANSFER_FROM', BOB, { to: DAVE, data: { token: T, from: CAROL, amount: '100' } });
-    expect(await bal(T, DAVE)).toBe(100n);
-  });
+      await c.ok('TOKEN_FREEZE', CAROL, { data: { token: T, until: 3 } });
+      await c.fails(
+        'TOKEN_TRANSFER_FROM',
+        BOB,
+        { to: DAVE, data: { token: T, from: CAROL, amount: '1' } },
+        'owner is frozen until height 3',
+      );
+      c.height = 3;
+      await c.ok('TOKEN_TRANSFER_FROM', BOB, { to: DAVE, data: { token: T, from: CAROL, amount: '100' } });
+      expect(await bal(T, DAVE)).toBe(100n);
+    },
+  );
 });
 
 describe('TOKEN_MINT', () => {
@@ -537,21 +548,24 @@ describe('TOKEN_MINT', () => {
     },
   );
 
-  it('fails on an unknown token, a non-owner, a fixed-supply token, a paused token and a blacklisted recipient', async () => {
-    await c.fails('TOKEN_MINT', ALICE, { to: BOB, data: { token: NOBODY, amount: '1' } }, 'unknown token');
-    await c.fails(
-      'TOKEN_MINT',
-      BOB,
-      { to: BOB, data: { token: T, amount: '1' } },
-      'only the owner of this token may do this',
-    );
-    await c.fails('TOKEN_MINT', ALICE, { to: BOB, data: { token: F, amount: '1' } }, 'token is not mintable');
-    await c.ok('TOKEN_PAUSE', ALICE, { data: { token: T } });
-    await c.fails('TOKEN_MINT', ALICE, { to: BOB, data: { token: T, amount: '1' } }, 'token is paused');
-    await c.ok('TOKEN_UNPAUSE', ALICE, { data: { token: T } });
-    await c.ok('TOKEN_BLACKLIST', ALICE, { to: BOB, data: { token: T, blacklisted: true } });
-    await c.fails('TOKEN_MINT', ALICE, { to: BOB, data: { token: T, amount: '1' } }, 'recipient is blacklisted');
-  });
+  it(
+    'fails on an unknown token, a non-owner, a fixed-supply token, ' + 'a paused token and a blacklisted recipient',
+    async () => {
+      await c.fails('TOKEN_MINT', ALICE, { to: BOB, data: { token: NOBODY, amount: '1' } }, 'unknown token');
+      await c.fails(
+        'TOKEN_MINT',
+        BOB,
+        { to: BOB, data: { token: T, amount: '1' } },
+        'only the owner of this token may do this',
+      );
+      await c.fails('TOKEN_MINT', ALICE, { to: BOB, data: { token: F, amount: '1' } }, 'token is not mintable');
+      await c.ok('TOKEN_PAUSE', ALICE, { data: { token: T } });
+      await c.fails('TOKEN_MINT', ALICE, { to: BOB, data: { token: T, amount: '1' } }, 'token is paused');
+      await c.ok('TOKEN_UNPAUSE', ALICE, { data: { token: T } });
+      await c.ok('TOKEN_BLACKLIST', ALICE, { to: BOB, data: { token: T, blacklisted: true } });
+      await c.fails('TOKEN_MINT', ALICE, { to: BOB, data: { token: T, amount: '1' } }, 'recipient is blacklisted');
+    },
+  );
 });
 
 describe('TOKEN_BURN', () => {
@@ -615,7 +629,8 @@ describe('TOKEN_PAUSE and TOKEN_UNPAUSE', () => {
   });
 
   it.each(['TOKEN_PAUSE', 'TOKEN_UNPAUSE'] as const)(
-    '%s refuses a to address, a bad token id and extra fields at admission, and a block carrying it is skipped permanently with the same reason',
+    '%s refuses a to address, a bad token id and extra fields at admission, ' +
+      'and a block carrying it is skipped permanently with the same reason',
     async (type) => {
       const cases: [Address | null, Data, string][] = [
         [BOB, { token: ANY }, `${type} takes no to address (to must be null)`],

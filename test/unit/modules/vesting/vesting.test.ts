@@ -69,39 +69,42 @@ describe('VESTING_CREATE / VESTING_CLAIM stateless rules', () => {
 });
 
 describe('vesting', () => {
-  it('locks the coins in escrow and releases them linearly after the cliff; the claims sum to the total exactly', async () => {
-    const w = await EconWorld.create();
-    const u1 = (await w.account(U1)).balance;
-    const id = await create(w, U1, U2, '1000', { durationBlocks: 7, cliffBlocks: 3 });
-    const start = w.height;
-    expect(await getVesting(w.state, id)).toEqual<VestingRecord>({
-      id,
-      from: U1,
-      beneficiary: U2,
-      total: '1000',
-      claimed: '0',
-      start,
-      cliff: 3,
-      duration: 7,
-    });
-    expect(await escrow(w)).toBe(1000n);
-    expect(u1 - (await w.account(U1)).balance).toBe(1000n); // VESTING_CREATE's 500 energy came from the allowance
-    await expectSupplyConserved(w);
+  it(
+    'locks the coins in escrow and releases them linearly after the cliff; ' + 'the claims sum to the total exactly',
+    async () => {
+      const w = await EconWorld.create();
+      const u1 = (await w.account(U1)).balance;
+      const id = await create(w, U1, U2, '1000', { durationBlocks: 7, cliffBlocks: 3 });
+      const start = w.height;
+      expect(await getVesting(w.state, id)).toEqual<VestingRecord>({
+        id,
+        from: U1,
+        beneficiary: U2,
+        total: '1000',
+        claimed: '0',
+        start,
+        cliff: 3,
+        duration: 7,
+      });
+      expect(await escrow(w)).toBe(1000n);
+      expect(u1 - (await w.account(U1)).balance).toBe(1000n); // VESTING_CREATE's 500 energy came from the allowance
+      await expectSupplyConserved(w);
 
-    const cliff = `vesting ${id} has its cliff at height ${start + 3}: nothing is claimable before it`;
-    await w.fails('VESTING_CLAIM', U2, claim(id), cliff); // start + 1
-    await w.fails('VESTING_CLAIM', U2, claim(id), cliff); // start + 2
-    expect(await claimed(w, id)).toBe(428n); // start + 3: the cliff's share, 1000 × 3 / 7
-    await w.block(); // start + 4
-    expect(await claimed(w, id)).toBe(714n - 428n); // start + 5: 1000 × 5 / 7 in all
-    expect((await getVesting(w.state, id))!.claimed).toBe('714');
-    await w.until(start + 10);
-    expect(await claimed(w, id)).toBe(1000n - 714n); // after the end: the rest, rounding included
-    expect(await getVesting(w.state, id)).toMatchObject({ claimed: '1000', total: '1000' }); // kept as history
-    expect(await escrow(w)).toBe(0n);
-    await w.fails('VESTING_CLAIM', U2, claim(id), `vesting ${id} is fully claimed`);
-    await expectSupplyConserved(w);
-  });
+      const cliff = `vesting ${id} has its cliff at height ${start + 3}: nothing is claimable before it`;
+      await w.fails('VESTING_CLAIM', U2, claim(id), cliff); // start + 1
+      await w.fails('VESTING_CLAIM', U2, claim(id), cliff); // start + 2
+      expect(await claimed(w, id)).toBe(428n); // start + 3: the cliff's share, 1000 × 3 / 7
+      await w.block(); // start + 4
+      expect(await claimed(w, id)).toBe(714n - 428n); // start + 5: 1000 × 5 / 7 in all
+      expect((await getVesting(w.state, id))!.claimed).toBe('714');
+      await w.until(start + 10);
+      expect(await claimed(w, id)).toBe(1000n - 714n); // after the end: the rest, rounding included
+      expect(await getVesting(w.state, id)).toMatchObject({ claimed: '1000', total: '1000' }); // kept as history
+      expect(await escrow(w)).toBe(0n);
+      await w.fails('VESTING_CLAIM', U2, claim(id), `vesting ${id} is fully claimed`);
+      await expectSupplyConserved(w);
+    },
+  );
 
   it('vests everything at once when the cliff is the duration, and nothing before', async () => {
     const w = await EconWorld.create();
@@ -120,7 +123,8 @@ describe('vesting', () => {
   it('refuses a claim when nothing new has vested (no cliff: from the inclusion height)', async () => {
     const w = await EconWorld.create();
     const tx = await w.tx('VESTING_CREATE', U1, { to: U2, amount: '3', data: { durationBlocks: 10 } });
-    const [made, early] = await w.block([tx, await w.tx('VESTING_CLAIM', U2, claim(tx.id))]); // same block: height = start
+    // same block: height = start
+    const [made, early] = await w.block([tx, await w.tx('VESTING_CLAIM', U2, claim(tx.id))]);
     expect(made.status).toBe('success');
     expect(early).toMatchObject({ status: 'failed', error: `nothing vested to claim yet for ${tx.id}` });
     await w.fails('VESTING_CLAIM', U2, claim(tx.id), `nothing vested to claim yet for ${tx.id}`); // 3 × 1 / 10 = 0
@@ -134,7 +138,8 @@ describe('vesting', () => {
     const w = await EconWorld.create();
     const id = await create(w, U1, U2, '100', { durationBlocks: 1 });
     await w.fails('VESTING_CLAIM', U3, claim(id), `only the beneficiary ${U2} can claim vesting ${id}`);
-    await w.fails('VESTING_CLAIM', U1, claim(id), `only the beneficiary ${U2} can claim vesting ${id}`); // not even its creator
+    // not even its creator
+    await w.fails('VESTING_CLAIM', U1, claim(id), `only the beneficiary ${U2} can claim vesting ${id}`);
     const unknown = `0x${'ab'.repeat(32)}`;
     await w.fails('VESTING_CLAIM', U2, claim(unknown), `unknown vesting ${unknown}`);
     await w.fails('VESTING_CLAIM', U2, claim(unknown.toUpperCase().replace('0X', '0x')), `unknown vesting ${unknown}`);
