@@ -24,12 +24,44 @@ const LAYERS = {
   views: ['primitives', 'protocol', 'crypto', 'machines', 'modules'],
   storage: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'machines', 'modules', 'chain'],
   // views/: the wire vocabulary; what an actor answers with is the shape the API serves.
-  actors: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'vm', 'machines', 'modules', 'mempool', 'consensus', 'chain', 'storage', 'views'],
+  actors: [
+    'primitives',
+    'errors',
+    'protocol',
+    'crypto',
+    'state',
+    'vm',
+    'machines',
+    'modules',
+    'mempool',
+    'consensus',
+    'chain',
+    'storage',
+    'views',
+  ],
   // Peers, gossip, sync, POST /blocks and readiness: talks to the consensus actor through its mailbox.
   network: ['primitives', 'errors', 'protocol', 'crypto', 'consensus', 'chain', 'actors', 'views'],
   // api/ports.ts names the POST /blocks port (network/blockIntake.ts) for http/.
-  api: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'vm', 'machines', 'modules', 'mempool', 'consensus', 'chain', 'storage', 'actors', 'network', 'contracts', 'views'],
-  // What both servers (the HTTP API and JSON-RPC) share: CORS, the client gate (rate limit, guard), bodies, request ids.
+  api: [
+    'primitives',
+    'errors',
+    'protocol',
+    'crypto',
+    'state',
+    'vm',
+    'machines',
+    'modules',
+    'mempool',
+    'consensus',
+    'chain',
+    'storage',
+    'actors',
+    'network',
+    'contracts',
+    'views',
+  ],
+  // What both servers (the HTTP API and JSON-RPC) share: CORS, the client gate (rate limit, guard), bodies, request
+  // ids.
   web: ['primitives', 'errors', 'protocol', 'views'],
   http: ['primitives', 'errors', 'protocol', 'crypto', 'api', 'contracts', 'views', 'web'],
   rpc: ['primitives', 'errors', 'protocol', 'crypto', 'api', 'views', 'web'],

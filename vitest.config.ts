@@ -24,11 +24,17 @@ class BenchLast extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
     const last = (f: TestSpecification) => (LAST.some((p) => f.moduleId.includes(p)) ? 1 : 0);
-    return sorted.map((f, i) => ({ f, i })).sort((a, b) => last(a.f) - last(b.f) || a.i - b.i).map(({ f }) => f);
+    return sorted
+      .map((f, i) => ({ f, i }))
+      .sort((a, b) => last(a.f) - last(b.f) || a.i - b.i)
+      .map(({ f }) => f);
   }
 }
 
-const tier = (name: string, include: string[], more: { isolate?: boolean } = {}) => ({ extends: true as const, test: { name, include, ...more } });
+const tier = (name: string, include: string[], more: { isolate?: boolean } = {}) => ({
+  extends: true as const,
+  test: { name, include, ...more },
+});
 
 export default defineConfig({
   test: {

@@ -35,10 +35,35 @@ import { decodeEnvelope, verifyJobOf } from '../src/chain/envelope';
 import type { VerifyJob } from '../src/crypto/hybrid';
 import { deriveKeys, devSecret } from '../src/crypto/keys';
 import { VerifyPool } from '../src/crypto/verifyPool';
-import { fmt, groupCpu, machineCpu, monoMs, pct, posInt, printTable, sleep, spawnNode, summarizeProfile, threadRows, waitQuiet, waitReady, type CpuSample, type SpawnedNode } from './lib/harness';
+import {
+  fmt,
+  groupCpu,
+  machineCpu,
+  monoMs,
+  pct,
+  posInt,
+  printTable,
+  sleep,
+  spawnNode,
+  summarizeProfile,
+  threadRows,
+  waitQuiet,
+  waitReady,
+  type CpuSample,
+  type SpawnedNode,
+} from './lib/harness';
 import { showSpread, spread, writeResults, type ResultRow } from './lib/results';
 import type { SignedEnvelope } from './lib/sign';
-import { closedLoop, closedLoopOf, showTally, signRoundRobin, tally, txPoster, warmConnections, type Submission } from './lib/submit';
+import {
+  closedLoop,
+  closedLoopOf,
+  showTally,
+  signRoundRobin,
+  tally,
+  txPoster,
+  warmConnections,
+  type Submission,
+} from './lib/submit';
 import { networkAt } from './lib/harness';
 
 const { values } = parseArgs({
@@ -92,8 +117,19 @@ function summarize(s: Submission, label: string, extra: Partial<RunResult> = {})
   const outcomes = tally(s.outcome);
   const accepted = outcomes.get('accepted') ?? 0;
   const lat = sorted(s.latency.filter((_, i) => s.outcome[i] === 'accepted'));
-  const r = { rate: accepted / (s.wallMs / 1000), p50: pct(lat, 0.5), p99: pct(lat, 0.99), outcomes, nodeUs: NaN, clientUs: NaN, ...extra };
-  console.error(`${label}: ${r.rate.toFixed(0)}/s (${showTally(outcomes)}) in ${(s.wallMs / 1000).toFixed(2)} s, latency p50 ${ms(r.p50)} ms, p99 ${ms(r.p99)} ms`);
+  const r = {
+    rate: accepted / (s.wallMs / 1000),
+    p50: pct(lat, 0.5),
+    p99: pct(lat, 0.99),
+    outcomes,
+    nodeUs: NaN,
+    clientUs: NaN,
+    ...extra,
+  };
+  console.error(
+    `${label}: ${r.rate.toFixed(0)}/s (${showTally(outcomes)}) in ${(s.wallMs / 1000).toFixed(2)} s, latency ` +
+      `p50 ${ms(r.p50)} ms, p99 ${ms(r.p99)} ms`,
+  );
   return r;
 }
 
@@ -129,7 +165,11 @@ async function main(): Promise<void> {
     let startNonce = new Array<number>(SENDERS).fill(0);
     if (!base) {
       node = await spawnNode({
-        devAccounts: SENDERS, slotMs: SLOT_MS, mempoolCap: 50_000, logLevel: 'warn', cpuProf: values.profile,
+        devAccounts: SENDERS,
+        slotMs: SLOT_MS,
+        mempoolCap: 50_000,
+        logLevel: 'warn',
+        cpuProf: values.profile,
         extra: ['--verify-workers', String(WORKERS)],
       });
       base = node.httpUrl;
@@ -143,7 +183,14 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const perRun = SENDERS * PER_SENDER;
     const warm = SENDERS * WARMUP_PER_SENDER;
-    const all: SignedEnvelope[] = await signRoundRobin({ senders: SENDERS, count: warm + RUNS * perRun, startNonce, label: 'admission', cache: fresh && !values['no-cache'], network });
+    const all: SignedEnvelope[] = await signRoundRobin({
+      senders: SENDERS,
+      count: warm + RUNS * perRun,
+      startNonce,
+      label: 'admission',
+      cache: fresh && !values['no-cache'],
+      network,
+    });
     console.error(`signed ${all.length} envelopes in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const bodies = all.map((e) => e.body);
     // The reference's jobs: what the node hands its pool for each body (decoded here, untimed).
@@ -159,7 +206,9 @@ async function main(): Promise<void> {
 
     const slice = (r: number) => ({ from: warm + r * perRun, to: warm + (r + 1) * perRun });
     const reference = (from: number, to: number) =>
-      closedLoopOf(to - from, CONCURRENCY, (i) => pool!.verify(jobs[from + i]).then((ok) => (ok ? 'accepted' : 'refused: invalid signature')));
+      closedLoopOf(to - from, CONCURRENCY, (i) =>
+        pool!.verify(jobs[from + i]).then((ok) => (ok ? 'accepted' : 'refused: invalid signature')),
+      );
 
     // Warm-up: both paths once (JIT, the pool's workers, the node's caches).
     await reference(0, warm);
@@ -173,7 +222,12 @@ async function main(): Promise<void> {
       const { from, to } = slice(r);
       await waitDrained(base);
       if (WAIT_QUIET > 0) await waitQuiet(WAIT_QUIET, node?.pgid ?? null);
-      ref.push(summarize(await reference(from, to), `run ${r + 1}/${RUNS} verify pool alone (${WORKERS} workers, ${CONCURRENCY} in flight)`));
+      ref.push(
+        summarize(
+          await reference(from, to),
+          `run ${r + 1}/${RUNS} verify pool alone (${WORKERS} workers, ${CONCURRENCY} in flight)`,
+        ),
+      );
 
       const c0 = process.cpuUsage();
       const n0: CpuSample | null = node ? groupCpu(node.pgid) : null;
@@ -187,10 +241,20 @@ async function main(): Promise<void> {
       const accepted = s.outcome.filter((o) => o === 'accepted').length;
       const nodeS = n0 && n1 ? n1.total - n0.total : NaN;
       const clientS = (c.user + c.system) / 1e6;
-      cairn.push(summarize(s, `run ${r + 1}/${RUNS} POST /tx (${CONCURRENCY} connections)`, { nodeUs: (nodeS * 1e6) / Math.max(1, accepted), clientUs: (clientS * 1e6) / (to - from) }));
+      cairn.push(
+        summarize(s, `run ${r + 1}/${RUNS} POST /tx (${CONCURRENCY} connections)`, {
+          nodeUs: (nodeS * 1e6) / Math.max(1, accepted),
+          clientUs: (clientS * 1e6) / (to - from),
+        }),
+      );
       if (m0 && m1 && n0) {
         const others = m1.busy - m0.busy - nodeS - clientS;
-        console.error(`  node CPU ${((nodeS * 1000) / s.wallMs * 100).toFixed(0)} % of a core, client ${((clientS * 1000) / s.wallMs * 100).toFixed(0)} %, other processes ${((Math.max(0, others) * 1000) / s.wallMs * 100).toFixed(0)} % (a busy machine skews the result)`);
+        console.error(
+          `  node CPU ${(((nodeS * 1000) / s.wallMs) * 100).toFixed(0)} % of a core, ` +
+            `client ${(((clientS * 1000) / s.wallMs) * 100).toFixed(0)} %, other ` +
+            `processes ${(((Math.max(0, others) * 1000) / s.wallMs) * 100).toFixed(0)} % ` +
+            `(a busy machine skews the result)`,
+        );
       }
       if (r === RUNS - 1) {
         profileWindow = { from: p0, to: p1 };
@@ -207,13 +271,42 @@ async function main(): Promise<void> {
     const p99 = spread(cairn.map((x) => x.p99));
     printTable('hybrid tx admission', [
       ['POST /tx, accepted tx/s', showSpread(cs)],
-      ['verify pool alone, verified/s', `${showSpread(rs)}  (${WORKERS} workers, ${CONCURRENCY} verify() calls in flight)`],
+      [
+        'verify pool alone, verified/s',
+        `${showSpread(rs)}  (${WORKERS} workers, ${CONCURRENCY} verify() calls in flight)`,
+      ],
       ['ratio (medians)', `${(ratio * 100).toFixed(0)} %  (target ≥ ${TARGET * 100} %)`],
-      ['POST latency p50 / p99 (median run)', `${ms(med((x) => x.p50))} / ${ms(p99.median)} ms (p99 ${ms(p99.min)}–${ms(p99.max)})`],
+      [
+        'POST latency p50 / p99 (median run)',
+        `${ms(med((x) => x.p50))} / ${ms(p99.median)} ms (p99 ${ms(p99.min)}–${ms(p99.max)})`,
+      ],
       ['pool latency p50 / p99 (median run)', `${ms(med((x) => x.p50, ref))} / ${ms(med((x) => x.p99, ref))} ms`],
-      ['node CPU per accepted tx', `${fmt(med((x) => x.nodeUs), 0)} µs (all threads)`],
-      ['client CPU per request', `${fmt(med((x) => x.clientUs), 0)} µs`],
-      ['not accepted (all runs)', refusals ? showTally(tally(cairn.flatMap((x) => [...x.outcomes].flatMap(([k, v]) => (k === 'accepted' ? [] : Array<string>(v).fill(k)))))) : '0'],
+      [
+        'node CPU per accepted tx',
+        `${fmt(
+          med((x) => x.nodeUs),
+          0,
+        )} µs (all threads)`,
+      ],
+      [
+        'client CPU per request',
+        `${fmt(
+          med((x) => x.clientUs),
+          0,
+        )} µs`,
+      ],
+      [
+        'not accepted (all runs)',
+        refusals
+          ? showTally(
+              tally(
+                cairn.flatMap((x) =>
+                  [...x.outcomes].flatMap(([k, v]) => (k === 'accepted' ? [] : Array<string>(v).fill(k))),
+                ),
+              ),
+            )
+          : '0',
+      ],
       ['shape', `${RUNS} runs × ${SENDERS} senders × ${PER_SENDER}; ${SLOT_MS} ms slots`],
     ]);
     if (threads.length) printTable('node CPU by thread, last run', threads);
@@ -226,9 +319,14 @@ async function main(): Promise<void> {
       target: `≥ ${TARGET * 100} % of the reference`,
       met: ratio >= TARGET && refusals === 0,
       note:
-        `${(ratio * 100).toFixed(0)} % of the reference; POST p99 ${ms(p99.median)} ms (${ms(p99.min)}–${ms(p99.max)}), p50 ${ms(med((x) => x.p50))} ms; ` +
-        `pool alone p99 ${ms(med((x) => x.p99, ref))} ms; ${CONCURRENCY} in flight, keep-alive; ${perRun} txs per run from ${SENDERS} senders; ` +
-        `node CPU ${fmt(med((x) => x.nodeUs), 0)} µs per accepted tx; blocks produced meanwhile (${SLOT_MS} ms slots)` +
+        `${(ratio * 100).toFixed(0)} % of the reference; POST p99 ${ms(p99.median)} ms ` +
+        `(${ms(p99.min)}–${ms(p99.max)}), p50 ${ms(med((x) => x.p50))} ms; ` +
+        `pool alone p99 ${ms(med((x) => x.p99, ref))} ms; ${CONCURRENCY} in flight, keep-alive; ${perRun} txs ` +
+        `per run from ${SENDERS} senders; ` +
+        `node CPU ${fmt(
+          med((x) => x.nodeUs),
+          0,
+        )} µs per accepted tx; blocks produced meanwhile (${SLOT_MS} ms slots)` +
         (refusals ? `; ${refusals} not accepted` : ''),
     };
     const out = writeResults('admission', [row], values['results-dir']);
@@ -237,7 +335,10 @@ async function main(): Promise<void> {
     await stop();
     if (node?.cpuProfDir) summarizeProfile(node.cpuProfDir, profileWindow ?? undefined);
     const problems = node?.problems.filter((l) => !l.includes('npm warn')) ?? [];
-    if (problems.length) console.error(`node log (warn and above, last ${Math.min(10, problems.length)}):\n${problems.slice(-10).join('\n')}`);
+    if (problems.length)
+      console.error(
+        `node log (warn and above, last ${Math.min(10, problems.length)}):\n${problems.slice(-10).join('\n')}`,
+      );
   }
 }
 
@@ -246,7 +347,8 @@ async function readNonces(base: string, senders: number): Promise<number[]> {
   for (let s = 0; s < senders; s++) {
     const addr = deriveKeys(devSecret(s)).address;
     const r = await fetch(`${base}/address/${addr}`);
-    if (r.status === 404) throw new Error(`dev account ${s} (${addr}) does not exist on ${base}: start it with --dev-accounts ${senders}`);
+    if (r.status === 404)
+      throw new Error(`dev account ${s} (${addr}) does not exist on ${base}: start it with --dev-accounts ${senders}`);
     out.push(((await r.json()) as { nextNonce: number }).nextNonce);
   }
   return out;

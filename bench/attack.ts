@@ -20,7 +20,16 @@
 import { parseArgs } from 'node:util';
 import { encodeTx, signTx } from '../src/chain/envelope';
 import { deriveKeys, devSecret } from '../src/crypto/keys';
-import { ATTACKER, HONEST, honestClient, requestFrom, spawnTarget, waitFor, type HonestReport, type Target } from '../test/adversarial/lib';
+import {
+  ATTACKER,
+  HONEST,
+  honestClient,
+  requestFrom,
+  spawnTarget,
+  waitFor,
+  type HonestReport,
+  type Target,
+} from '../test/adversarial/lib';
 import { startVmCallFlood } from '../test/adversarial/attacks/vmCalls';
 import { blockMsOf, startDeployFlood } from '../test/adversarial/attacks/vmDeploys';
 import { prepareSquat } from '../test/adversarial/attacks/mempoolSquat';
@@ -29,7 +38,15 @@ import { fastHybridSigner } from './lib/sign';
 import type { HybridTx } from '../src/protocol/types';
 import { spread, writeResults, type ResultRow } from './lib/results';
 
-const { values } = parseArgs({ options: { only: { type: 'string' }, seconds: { type: 'string', default: '8' }, runs: { type: 'string', default: '1' }, tiny: { type: 'boolean', default: false }, 'results-dir': { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    seconds: { type: 'string', default: '8' },
+    runs: { type: 'string', default: '1' },
+    tiny: { type: 'boolean', default: false },
+    'results-dir': { type: 'string' },
+  },
+});
 const tiny = values.tiny;
 const seconds = tiny ? 1 : Number(values.seconds);
 const runs = tiny ? 1 : Number(values.runs);
@@ -40,7 +57,15 @@ interface Measured {
   quiet: HonestReport;
   flood: HonestReport;
   /** The flood's own figure, where it has one (ms or slots), and what it is. */
-  extra?: { metric: string; unit: string; value: number; reference?: { name: string; value: number }; target: string; met: boolean; note?: string };
+  extra?: {
+    metric: string;
+    unit: string;
+    value: number;
+    reference?: { name: string; value: number };
+    target: string;
+    met: boolean;
+    note?: string;
+  };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -59,7 +84,17 @@ async function honestFor(t: Target, ms: number): Promise<HonestReport> {
 
 async function withNode<T>(extra: string[], f: (t: Target) => Promise<T>): Promise<T> {
   // The idle pace at one slot: a block every slot or every other (an idle turn that comes a few ms short waits a slot).
-  const t = await spawnTarget(['--slot-ms', String(SLOT_MS), '--idle-block-ms', String(SLOT_MS), '--log-level', 'info', '--rate-limit-exempt', OBSERVER, ...extra]);
+  const t = await spawnTarget([
+    '--slot-ms',
+    String(SLOT_MS),
+    '--idle-block-ms',
+    String(SLOT_MS),
+    '--log-level',
+    'info',
+    '--rate-limit-exempt',
+    OBSERVER,
+    ...extra,
+  ]);
   try {
     await waitFor('block 2', async () => (await read(t, '/status')).height >= 2, 60_000);
     return await f(t);
@@ -79,7 +114,18 @@ const SCENARIOS: Record<string, { title: string; run(): Promise<Measured> }> = {
         const attack = startVmCallFlood(t.rpcUrl, flooders);
         const flood = await honestFor(t, seconds * 1000);
         const hits = await attack.stop();
-        return { quiet, flood, extra: { metric: 'eth_call flood: looping batches answered', unit: 'batches', value: hits.batches, target: 'never a hang', met: true, note: `errors: ${JSON.stringify(hits.errors)}` } };
+        return {
+          quiet,
+          flood,
+          extra: {
+            metric: 'eth_call flood: looping batches answered',
+            unit: 'batches',
+            value: hits.batches,
+            target: 'never a hang',
+            met: true,
+            note: `errors: ${JSON.stringify(hits.errors)}`,
+          },
+        };
       });
     },
   },
@@ -92,15 +138,30 @@ const SCENARIOS: Record<string, { title: string; run(): Promise<Measured> }> = {
         const deploys = await startDeployFlood(t, { count: tiny ? 4 : 40 });
         const stats = await deploys.stop(240_000);
         const flood = await honest.stop();
-        const ms = await blockMsOf(t.output, stats.blocks.map((b) => b.height));
-        // A block the log does not name (a line lost to a busy pipe) is left out rather than turning every figure into NaN.
+        const ms = await blockMsOf(
+          t.output,
+          stats.blocks.map((b) => b.height),
+        );
+        // A block the log does not name (a line lost to a busy pipe) is left out rather than turning every figure into
+        // NaN.
         const floodMs = stats.blocks.map((b) => ms.get(b.height)).filter((x): x is number => x !== undefined);
         const others = [...ms].filter(([h]) => !stats.blocks.some((b) => b.height === h)).map(([, v]) => v);
         const slowest = Math.max(...floodMs);
         const quietMedian = others.sort((a, b) => a - b)[others.length >> 1] ?? NaN;
         return {
-          quiet, flood,
-          extra: { metric: 'looping deployments: slowest block to produce', unit: 'ms', value: slowest, reference: { name: 'median empty block, same run', value: quietMedian }, target: '≤ 200 ms', met: slowest <= 200, note: `${stats.included.size}/${stats.sent} included over ${stats.blocks.length} blocks; their median ${[...floodMs].sort((a, b) => a - b)[floodMs.length >> 1]} ms (${floodMs.join(', ')})` },
+          quiet,
+          flood,
+          extra: {
+            metric: 'looping deployments: slowest block to produce',
+            unit: 'ms',
+            value: slowest,
+            reference: { name: 'median empty block, same run', value: quietMedian },
+            target: '≤ 200 ms',
+            met: slowest <= 200,
+            note:
+              `${stats.included.size}/${stats.sent} included over ${stats.blocks.length} blocks; their ` +
+              `median ${[...floodMs].sort((a, b) => a - b)[floodMs.length >> 1]} ms (${floodMs.join(', ')})`,
+          },
         };
       }),
   },
@@ -135,8 +196,17 @@ const SCENARIOS: Record<string, { title: string; run(): Promise<Measured> }> = {
         const floodReport = await honest.stop();
         const ratio = metas / transfers;
         return {
-          quiet, flood: floodReport,
-          extra: { metric: 'META_TX blocks: production per transaction', unit: 'ms', value: metas, reference: { name: 'transfer blocks, same node', value: transfers }, target: '≤ 1.5 × transfers', met: ratio <= 1.5, note: `× ${ratio.toFixed(2)}` },
+          quiet,
+          flood: floodReport,
+          extra: {
+            metric: 'META_TX blocks: production per transaction',
+            unit: 'ms',
+            value: metas,
+            reference: { name: 'transfer blocks, same node', value: transfers },
+            target: '≤ 1.5 × transfers',
+            met: ratio <= 1.5,
+            note: `× ${ratio.toFixed(2)}`,
+          },
         };
       }),
   },
@@ -146,27 +216,52 @@ const SCENARIOS: Record<string, { title: string; run(): Promise<Measured> }> = {
       withNode(['--rate-limit-exempt', OBSERVER], async (t) => {
         const quiet = await honestFor(t, seconds * 1000);
         const honest = honestClient(t.url);
-        const squat = await prepareSquat(t.url, tiny ? { accounts: 8, nonces: 20, from: OBSERVER } : { from: OBSERVER });
+        const squat = await prepareSquat(
+          t.url,
+          tiny ? { accounts: 8, nonces: 20, from: OBSERVER } : { from: OBSERVER },
+        );
         const report = await squat.flood();
         // Honest users (development accounts 1–3): one fee-paying transfer each, inclusion in slots after submission.
         const users = [1, 2, 3].map((i) => deriveKeys(devSecret(i)));
         const slots: number[] = [];
         for (const k of users) {
           const acc = await read(t, `/address/${k.address}`);
-          const tx = signTx(k, { type: 'TRANSFER', to: users[0].address, amount: '5', fee: '1000', nonce: acc.nextNonce }, t.network);
+          const tx = signTx(
+            k,
+            { type: 'TRANSFER', to: users[0].address, amount: '5', fee: '1000', nonce: acc.nextNonce },
+            t.network,
+          );
           const sent = Date.now();
           const v = await requestFrom(HONEST, `${t.url}/tx`, { body: encodeTx(tx) });
           if (!v.json?.accepted) throw new Error(`honest transfer refused under the squat: ${JSON.stringify(v.json)}`);
-          const at = await waitFor('honest transfer included', async () => {
-            const r = await read(t, `/tx/${tx.id}`);
-            return r?.blockHeight !== undefined ? (r.blockHeight as number) : undefined;
-          }, 30_000, 50);
+          const at = await waitFor(
+            'honest transfer included',
+            async () => {
+              const r = await read(t, `/tx/${tx.id}`);
+              return r?.blockHeight !== undefined ? (r.blockHeight as number) : undefined;
+            },
+            30_000,
+            50,
+          );
           const block = await read(t, `/blocks/${at}`);
           slots.push(Math.max(0, Math.floor(block.timestamp / SLOT_MS) - Math.floor(sent / SLOT_MS)));
         }
         const flood = await honest.stop();
         const worst = Math.max(...slots);
-        return { quiet, flood, extra: { metric: 'mempool squat: honest transfer included after', unit: 'slots', value: worst, target: '≤ 2 slots', met: worst <= 2, note: `squat: ${report.accepted} accepted of ${report.sent}, cost ${report.costBaseUnits} base units; refused ${JSON.stringify(report.refused)}` } };
+        return {
+          quiet,
+          flood,
+          extra: {
+            metric: 'mempool squat: honest transfer included after',
+            unit: 'slots',
+            value: worst,
+            target: '≤ 2 slots',
+            met: worst <= 2,
+            note:
+              `squat: ${report.accepted} accepted of ${report.sent}, cost ${report.costBaseUnits} base units; ` +
+              `refused ${JSON.stringify(report.refused)}`,
+          },
+        };
       }),
   },
 };
@@ -186,25 +281,45 @@ for (const name of chosen) {
   const quietGap = spread(results.map((r) => r.quiet.maxBlockGapMs));
   const f = (x: number) => x.toFixed(1);
   rows.push({
-    metric: `attack, ${s.title}: honest GET /status p99`, unit: 'ms', cairn: p99, reference: { name: 'the same honest load, no flood', value: quietP99 },
-    target: '≤ 100 ms', met: p99.median <= 100,
-    note: `p50 ${f(results[0].flood.p50)} ms under the flood (${f(results[0].quiet.p50)} without); ${results[0].flood.failures} failed of ${results[0].flood.requests}`,
+    metric: `attack, ${s.title}: honest GET /status p99`,
+    unit: 'ms',
+    cairn: p99,
+    reference: { name: 'the same honest load, no flood', value: quietP99 },
+    target: '≤ 100 ms',
+    met: p99.median <= 100,
+    note:
+      `p50 ${f(results[0].flood.p50)} ms under the flood ` +
+      `(${f(results[0].quiet.p50)} without); ${results[0].flood.failures} failed ` +
+      `of ${results[0].flood.requests}`,
   });
   rows.push({
-    metric: `attack, ${s.title}: largest gap between blocks`, unit: 'ms', cairn: gap, reference: { name: 'the same honest load, no flood', value: quietGap },
+    metric: `attack, ${s.title}: largest gap between blocks`,
+    unit: 'ms',
+    cairn: gap,
+    reference: { name: 'the same honest load, no flood', value: quietGap },
     // Quiet, the idle pace gives a block every 1–2 slots; more than 2 slots (+10 % for timer jitter) is a slot lost.
-    target: `blocks keep their slots (≤ 2 slots, ${2 * SLOT_MS} ms +10 %)`, met: gap.median <= 2.2 * SLOT_MS,
+    target: `blocks keep their slots (≤ 2 slots, ${2 * SLOT_MS} ms +10 %)`,
+    met: gap.median <= 2.2 * SLOT_MS,
   });
   const extras = results.map((r) => r.extra).filter((x) => x !== undefined);
   if (extras.length) {
     const e = extras[0]!;
     const v = spread(extras.map((x) => x!.value));
     rows.push({
-      metric: `attack, ${e.metric}`, unit: e.unit, cairn: v,
+      metric: `attack, ${e.metric}`,
+      unit: e.unit,
+      cairn: v,
       reference: e.reference ? { name: e.reference.name, value: spread(extras.map((x) => x!.reference!.value)) } : null,
-      target: e.target, met: extras.every((x) => x!.met), note: e.note,
+      target: e.target,
+      met: extras.every((x) => x!.met),
+      note: e.note,
     });
   }
-  for (const r of rows.slice(-3)) console.error(`  ${r.metric}: ${f(r.cairn.median)} ${r.unit} (reference ${r.reference ? f(r.reference.value.median) : '–'}) target ${r.target}: ${r.met ? 'met' : 'NOT met'}`);
+  for (const r of rows.slice(-3))
+    console.error(
+      `  ${r.metric}: ${f(r.cairn.median)} ${r.unit} ` +
+        `(reference ${r.reference ? f(r.reference.value.median) : '–'}) ` +
+        `target ${r.target}: ${r.met ? 'met' : 'NOT met'}`,
+    );
 }
 writeResults('attack', rows, values['results-dir']);

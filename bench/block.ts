@@ -58,10 +58,32 @@ import { CHAIN_ID, MAX_TXS_PER_BLOCK } from '../src/protocol/params';
 import type { Address, SignedTx } from '../src/protocol/types';
 import { MemoryKv } from '../src/state/kv';
 import { StateTrie } from '../src/state/stateTrie';
-import { fmt, groupCpu, monoMs, pct, posInt, printTable, sleep, spawnNode, summarizeProfile, threadRows, type BlockLog, type SpawnedNode } from './lib/harness';
+import {
+  fmt,
+  groupCpu,
+  monoMs,
+  pct,
+  posInt,
+  printTable,
+  sleep,
+  spawnNode,
+  summarizeProfile,
+  threadRows,
+  type BlockLog,
+  type SpawnedNode,
+} from './lib/harness';
 import { spread, writeResults, type ResultRow } from './lib/results';
 import { signDevTxs, type DevTxItem, type SignedEnvelope } from './lib/sign';
-import { closedLoop, devAddresses, paced, showTally, tally, txPoster, TX_TIMESTAMP0, warmConnections } from './lib/submit';
+import {
+  closedLoop,
+  devAddresses,
+  paced,
+  showTally,
+  tally,
+  txPoster,
+  TX_TIMESTAMP0,
+  warmConnections,
+} from './lib/submit';
 import { DEV_NETWORK } from '../src/chain/devnet';
 import { networkAt } from './lib/harness';
 
@@ -95,10 +117,10 @@ const RATE = posInt(values.rate!, 'rate', 100_000);
 const SOCKETS = TINY ? 8 : posInt(values.sockets!, 'sockets', 1024);
 const SLOT_MS = posInt(values['slot-ms']!, 'slot-ms', 1000, 50);
 // --tiny only keeps the bench from rotting: on a busy machine its short stream may fill no block.
-const MIN_BLOCKS = TINY ? 0 : 10;
+const MIN_BLOCKS = TINY ? 0 : 10; // fewer full blocks measured than this: the run failed
 /** Rounds held back behind the missing nonce 0 (nonces 1..HELD): the released backlog is (HELD + 1) rounds. */
 const HELD = Math.max(1, Math.ceil((BACKLOG * N) / SENDERS) - 1);
-if (HELD > 64) throw new Error('--backlog too large for --senders: the mempool allows a nonce gap of 64'); // fewer full blocks measured than this: the run failed
+if (HELD > 64) throw new Error('--backlog too large for --senders: the mempool allows a nonce gap of 64');
 const TARGET = 0.2; // of the slot
 
 /** Nonce rounds: [0] the release, [1..HELD] the held backlog, [HELD+1..] the stream. */
@@ -109,7 +131,11 @@ function rounds(): DevTxItem[][] {
   let t = TX_TIMESTAMP0;
   for (let nonce = 0; nonce < 1 + HELD + streamRounds; nonce++) {
     const r: DevTxItem[] = [];
-    for (let s = 0; s < SENDERS; s++) r.push({ dev: s, fields: { type: 'TRANSFER', to: to[(s + 1) % SENDERS], amount: '1', fee: '1000', nonce, timestamp: t++ } });
+    for (let s = 0; s < SENDERS; s++)
+      r.push({
+        dev: s,
+        fields: { type: 'TRANSFER', to: to[(s + 1) % SENDERS], amount: '1', fee: '1000', nonce, timestamp: t++ },
+      });
     out.push(r);
   }
   return out;
@@ -143,7 +169,10 @@ const median = (xs: number[]) => spread(xs.length ? xs : [NaN]).median;
 const sortedOf = (xs: number[]) => [...xs].sort((a, b) => a - b);
 const showMs = (xs: number[]) => {
   const s = sortedOf(xs);
-  return s.length ? `median ${fmt(median(s), 0)} ms (${fmt(s[0], 0)}–${fmt(s.at(-1), 0)}), p99 ${fmt(pct(s, 0.99), 0)} ms over ${s.length}` : 'none';
+  return s.length
+    ? `median ${fmt(median(s), 0)} ms (${fmt(s[0], 0)}–${fmt(s.at(-1), 0)}), p99 ${fmt(pct(s, 0.99), 0)} ms ` +
+        `over ${s.length}`
+    : 'none';
 };
 
 /**
@@ -157,8 +186,12 @@ async function inProcess(roundsN: number): Promise<number[]> {
   const kv = new MemoryKv();
   const state = await StateTrie.open(kv, null);
   await applyGenesis(state, {
-    chainId: CHAIN_ID, timestamp: 1,
-    accounts: [...senders.map((address) => ({ address, balance: '1000000000000' })), { address: producer, balance: '0', staked: '2000000000', isValidator: true }],
+    chainId: CHAIN_ID,
+    timestamp: 1,
+    accounts: [
+      ...senders.map((address) => ({ address, balance: '1000000000000' })),
+      { address: producer, balance: '0', staked: '2000000000', isValidator: true },
+    ],
   });
   let b = kv.batch();
   let root = await state.flush(b);
@@ -167,18 +200,38 @@ async function inProcess(roundsN: number): Promise<number[]> {
   const times: number[] = [];
   for (let r = 0; r < roundsN + 3; r++) {
     const s = await StateTrie.open(kv, root);
-    const txs: SignedTx[] = senders.map((from, i) => ({
-      chainId: CHAIN_ID, type: 'TRANSFER', from, to: senders[(i + 1) % N], amount: '1', nonce: r, timestamp: r * N + i + 1, fee: '1000000', data: null,
-      id: `0x${(r * N + i).toString(16).padStart(64, '0')}`, publicKeys: { secp256k1: '0x', mldsa44: '0x00' }, signatures: { secp256k1: '0x', mldsa44: '0x' },
-    }) as SignedTx);
+    const txs: SignedTx[] = senders.map(
+      (from, i) =>
+        ({
+          chainId: CHAIN_ID,
+          type: 'TRANSFER',
+          from,
+          to: senders[(i + 1) % N],
+          amount: '1',
+          nonce: r,
+          timestamp: r * N + i + 1,
+          fee: '1000000',
+          data: null,
+          id: `0x${(r * N + i).toString(16).padStart(64, '0')}`,
+          publicKeys: { secp256k1: '0x', mldsa44: '0x00' },
+          signatures: { secp256k1: '0x', mldsa44: '0x' },
+        }) as SignedTx,
+    );
     const t0 = performance.now();
-    const built = await buildBlock(s, orderedCandidates(txs.map((t) => [t])), { height: r + 1, timestamp: (r + 1) * 1000, producer, network: DEV_NETWORK, maxTxs: N });
+    const built = await buildBlock(s, orderedCandidates(txs.map((t) => [t])), {
+      height: r + 1,
+      timestamp: (r + 1) * 1000,
+      producer,
+      network: DEV_NETWORK,
+      maxTxs: N,
+    });
     b = kv.batch();
     root = await s.flush(b);
     const ms = performance.now() - t0;
     await kv.write(b);
     s.settle();
-    if (built.txs.length !== N) throw new Error(`in-process: only ${built.txs.length} included: ${built.dropped[0]?.reason}`);
+    if (built.txs.length !== N)
+      throw new Error(`in-process: only ${built.txs.length} included: ${built.dropped[0]?.reason}`);
     if (r >= 3) times.push(ms); // warm-up rounds left out
   }
   return times;
@@ -198,14 +251,34 @@ function profileBreakdown(dir: string, windows: [number, number][]): [string, nu
     ['block + indexes (putUndoableBlock)', (_, f) => f.includes('putUndoableBlock')],
     ['commit, rest', (u) => u.some((x) => x.includes('src/actors/consensus/commitBlock'))],
     ['trie flush (hashing)', (u, f) => f.some((x, i) => x === 'flush' && u[i].includes('src/state/stateTrie'))],
-    ['admission (HTTP, decode, verify dispatch, mempool)', (u) => u.some((x) => x.includes('src/http/') || x.includes('src/api/') || x.includes('src/crypto/verifyPool') || x.includes('src/actors/mempoolActor') || x.includes('src/mempool/pool'))],
-    ['execution (applyTx, accounts, candidates)', (u) => u.some((x) => /src\/(chain|state|modules|protocol|mempool)\/|src\/actors\/consensus\/producerActor/.test(x))],
+    [
+      'admission (HTTP, decode, verify dispatch, mempool)',
+      (u) =>
+        u.some(
+          (x) =>
+            x.includes('src/http/') ||
+            x.includes('src/api/') ||
+            x.includes('src/crypto/verifyPool') ||
+            x.includes('src/actors/mempoolActor') ||
+            x.includes('src/mempool/pool'),
+        ),
+    ],
+    [
+      'execution (applyTx, accounts, candidates)',
+      (u) =>
+        u.some((x) => /src\/(chain|state|modules|protocol|mempool)\/|src\/actors\/consensus\/producerActor/.test(x)),
+    ],
     ['RocksDB calls (no src frame left)', (u) => u.some((x) => x.includes('rocksdb-native'))],
   ];
   const sum = new Map<string, number>();
   let main = '';
   for (const f of readdirSync(dir).filter((x) => x.endsWith('.cpuprofile'))) {
-    const p = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { nodes: { id: number; callFrame: { functionName: string; url: string }; children?: number[] }[]; startTime: number; samples: number[]; timeDeltas: number[] };
+    const p = JSON.parse(readFileSync(join(dir, f), 'utf8')) as {
+      nodes: { id: number; callFrame: { functionName: string; url: string }; children?: number[] }[];
+      startTime: number;
+      samples: number[];
+      timeDeltas: number[];
+    };
     const byId = new Map(p.nodes.map((n) => [n.id, n]));
     const parent = new Map<number, number>();
     for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -228,7 +301,7 @@ function profileBreakdown(dir: string, windows: [number, number][]): [string, nu
     }
     const busy = [...local].reduce((a, [k, v]) => (k === 'idle' ? a : a + v), 0);
     // The main thread is the busiest one (other threads' profiles are idle or absent here).
-    if (busy > ([...sum].reduce((a, [k, v]) => (k === 'idle' ? a : a + v), 0))) {
+    if (busy > [...sum].reduce((a, [k, v]) => (k === 'idle' ? a : a + v), 0)) {
       sum.clear();
       for (const [k, v] of local) sum.set(k, v);
       main = f;
@@ -254,12 +327,24 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop().then(() => process.exit(130)));
   let failure: string | null = null;
   try {
-    node = await spawnNode({ devAccounts: SENDERS, slotMs: SLOT_MS, mempoolCap: 50_000, logLevel: 'info', cpuProf: values.profile });
+    node = await spawnNode({
+      devAccounts: SENDERS,
+      slotMs: SLOT_MS,
+      mempoolCap: 50_000,
+      logLevel: 'info',
+      cpuProf: values.profile,
+    });
     const items = rounds();
     const t0 = Date.now();
-    const signed = await signDevTxs(items.flat(), { cache: !values['no-cache'], label: 'block', network: await networkAt(node.httpUrl) });
-    console.error(`${signed.length} transfers of ${SENDERS} senders signed or loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-    const byRound: SignedEnvelope[][] = items.map((r, i) => signed.slice(i * SENDERS, (i + 1) * SENDERS));
+    const signed = await signDevTxs(items.flat(), {
+      cache: !values['no-cache'],
+      label: 'block',
+      network: await networkAt(node.httpUrl),
+    });
+    console.error(
+      `${signed.length} transfers of ${SENDERS} senders signed or loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    );
+    const byRound: SignedEnvelope[][] = items.map((_, i) => signed.slice(i * SENDERS, (i + 1) * SENDERS));
     await node.ready;
     await warmConnections(node.httpUrl, SOCKETS);
     const poster = txPoster(node.httpUrl, SOCKETS);
@@ -279,7 +364,6 @@ async function main(): Promise<void> {
     const cpu0 = groupCpu(node.pgid);
     const startWall = Date.now();
     const release = await closedLoop(bodies([byRound[0]]), SOCKETS, post);
-    const streamWall = Date.now();
     const stream = await paced(bodies(byRound.slice(1 + HELD)), RATE, post);
     const endWall = Date.now();
     const cpu1 = groupCpu(node.pgid);
@@ -287,7 +371,8 @@ async function main(): Promise<void> {
     const strT = tally(stream.outcome);
     const total = signed.length;
     const accepted = (heldT.get('accepted') ?? 0) + (relT.get('accepted') ?? 0) + (strT.get('accepted') ?? 0);
-    if (accepted !== total) failure = `only ${accepted} of ${total} accepted: release ${showTally(relT)}; stream ${showTally(strT)}`;
+    if (accepted !== total)
+      failure = `only ${accepted} of ${total} accepted: release ${showTally(relT)}; stream ${showTally(strT)}`;
 
     // Let the backlog drain (the "quiet" blocks), then stop the node (its log is complete).
     const until = Date.now() + 60_000;
@@ -308,20 +393,37 @@ async function main(): Promise<void> {
     const partial = withTxs.filter((b) => b.txs < N && started(b) <= endWall);
     const heights = competing.map((b) => b.height);
     const consecutive = heights.every((h, i) => i === 0 || h === heights[i - 1] + 1);
-    // --tiny on a busy machine may fill no block: its row then shows the blocks that carried transactions (a number, not null).
+    // --tiny on a busy machine may fill no block: its row then shows the blocks that carried transactions (a number,
+    // not null).
     const ms = (TINY && competing.length === 0 ? withTxs : competing).map((b) => b.ms);
     const s = sortedOf(ms);
     const p99 = pct(s, 0.99);
-    const ph = (k: keyof Phases, bs: BlockLog[]) => median(bs.map((b) => phases.get(b.height)?.[k]).filter((x): x is number => x !== undefined));
-    const phaseLine = (bs: BlockLog[]) => (['prefetch', 'execute', 'finish', 'trie', 'index', 'write'] as const).map((k) => `${k} ${fmt(ph(k, bs), 0)}`).join(', ');
+    const ph = (k: keyof Phases, bs: BlockLog[]) =>
+      median(bs.map((b) => phases.get(b.height)?.[k]).filter((x): x is number => x !== undefined));
+    const phaseLine = (bs: BlockLog[]) =>
+      (['prefetch', 'execute', 'finish', 'trie', 'index', 'write'] as const)
+        .map((k) => `${k} ${fmt(ph(k, bs), 0)}`)
+        .join(', ');
     const wallS = (endWall - startWall) / 1000;
     const admitted = (relT.get('accepted') ?? 0) + (strT.get('accepted') ?? 0);
 
     printTable('block production on a real node (500 ms slots)', [
-      ['senders, transactions', `${SENDERS}, ${total} (held ${HELD * SENDERS}, released ${SENDERS}, streamed ${stream.outcome.length} at ${RATE}/s)`],
-      ['admission during the blocks', `${fmt(admitted / wallS, 0)} tx/s accepted over ${fmt(wallS, 1)} s; stream lag max ${fmt(stream.maxLagMs, 0)} ms; ${showTally(tally([...release.outcome, ...stream.outcome]))}`],
+      [
+        'senders, transactions',
+        `${SENDERS}, ${total} ` +
+          `(held ${HELD * SENDERS}, released ${SENDERS}, streamed ${stream.outcome.length} at ${RATE}/s)`,
+      ],
+      [
+        'admission during the blocks',
+        `${fmt(admitted / wallS, 0)} tx/s accepted over ${fmt(wallS, 1)} s; stream lag ` +
+          `max ${fmt(stream.maxLagMs, 0)} ms; ${showTally(tally([...release.outcome, ...stream.outcome]))}`,
+      ],
       ['first full block (warm-up, left out)', warmup ? `${warmup.height}: ${warmup.ms} ms` : '–'],
-      ['full blocks, admission competing', `${showMs(ms)}; heights ${heights[0] ?? '–'}..${heights.at(-1) ?? '–'}${consecutive ? ' (consecutive)' : ' (NOT consecutive)'}`],
+      [
+        'full blocks, admission competing',
+        `${showMs(ms)}; heights ${heights[0] ?? '–'}..${heights.at(-1) ?? '–'}` +
+          (consecutive ? ' (consecutive)' : ' (NOT consecutive)'),
+      ],
       ['  phases (median ms)', phaseLine(competing)],
       ['full blocks, quiet (after the stream)', showMs(quiet.map((b) => b.ms))],
       ['  phases (median ms)', phaseLine(quiet)],
@@ -332,12 +434,25 @@ async function main(): Promise<void> {
       ...threadRows(cpu0, cpu1, endWall - startWall),
     ]);
 
-    if (competing.length < MIN_BLOCKS) failure ??= `only ${competing.length} full blocks built during the stream (need ${MIN_BLOCKS}); blocks: ${withTxs.map((b) => `${b.height}:${b.txs}`).join(' ')}`;
+    if (competing.length < MIN_BLOCKS)
+      failure ??=
+        `only ${competing.length} full blocks built during the stream (need ${MIN_BLOCKS}); ` +
+        `blocks: ${withTxs.map((b) => `${b.height}:${b.txs}`).join(' ')}`;
     if (failure) throw new Error(failure);
 
     const breakdownOf = (title: string, of: typeof competing) => {
-      const rows = prof && of.length ? profileBreakdown(prof, of.map((b) => [started(b) - offset, b.time - offset])) : [];
-      if (rows.length) printTable(`node main thread during the ${title} (CPU profile, ms per block, wall time incl. waiting for a core)`, rows.map(([k, v]) => [k, `${fmt(v, 1)} ms`]));
+      const rows =
+        prof && of.length
+          ? profileBreakdown(
+              prof,
+              of.map((b) => [started(b) - offset, b.time - offset]),
+            )
+          : [];
+      if (rows.length)
+        printTable(
+          `node main thread during the ${title} (CPU profile, ms per block, wall time incl. waiting for a core)`,
+          rows.map(([k, v]) => [k, `${fmt(v, 1)} ms`]),
+        );
       return rows;
     };
     const breakdown = breakdownOf('measured blocks', competing);
@@ -351,19 +466,44 @@ async function main(): Promise<void> {
       target: `≤ ${TARGET * 100} % of a ${SLOT_MS} ms slot (median ≤ ${SLOT_MS * TARGET} ms)`,
       met: cs.median <= SLOT_MS * TARGET,
       note:
-        `real node (RocksDB), ${competing.length} full blocks (heights ${heights[0]}–${heights.at(-1)}${consecutive ? '' : ', not consecutive'}) built while the next blocks' ` +
-        `transfers were admitted at ${fmt(admitted / wallS, 0)} tx/s (paced at ${RATE}/s, ${SENDERS} senders, backlog ${(HELD + 1) * SENDERS} at the release); ` +
-        `p99 ${fmt(p99, 0)} ms${warmup ? ` (the first full block, ${warmup.ms} ms, left out as warm-up)` : ''}; ms = the node's "block committed" ms: build (state open, prefetch, execute, end-of-block, trie flush, seal) + commit (block + indexes, RocksDB write, no fsync); not the candidate collection before it nor the signing guard's fsync after ` +
+        `real node (RocksDB), ${competing.length} full blocks ` +
+        `(heights ${heights[0]}–${heights.at(-1)}${consecutive ? '' : ', not consecutive'}) built while the ` +
+        `next blocks' ` +
+        `transfers were admitted at ${fmt(admitted / wallS, 0)} tx/s ` +
+        `(paced at ${RATE}/s, ${SENDERS} senders, backlog ${(HELD + 1) * SENDERS} at the release); ` +
+        `p99 ${fmt(p99, 0)} ` +
+        `ms${warmup ? ` (the first full block, ${warmup.ms} ms, left out as warm-up)` : ''}; ms = the node's ` +
+        `"block committed" ms: build (state open, prefetch, execute, end-of-block, trie flush, seal) + commit ` +
+        `(block + indexes, RocksDB write, no fsync); not the candidate collection before it nor the signing ` +
+        `guard's fsync after ` +
         `— median phases ${phaseLine(competing)}; quiet blocks (no admission) ${showMs(quiet.map((b) => b.ms))}` +
-        (inproc.length ? `; in process on MemoryKv (buildBlock + trie flush only) median ${fmt(median(inproc), 0)} ms` : '') +
-        (breakdown.length ? `; profile, main thread per block: ${breakdown.filter(([, v]) => v >= 1).map(([k, v]) => `${k} ${fmt(v, 0)} ms`).join(', ')}` : ''),
+        (inproc.length
+          ? `; in process on MemoryKv (buildBlock + trie flush only) median ${fmt(median(inproc), 0)} ms`
+          : '') +
+        (breakdown.length
+          ? `; profile, main thread per block: ${breakdown
+              .filter(([, v]) => v >= 1)
+              .map(([k, v]) => `${k} ${fmt(v, 0)} ms`)
+              .join(', ')}`
+          : ''),
     };
     const out = writeResults('block', [row], values['results-dir']);
     console.log(JSON.stringify(out, null, 2));
     if (prof && competing.length) {
       summarizeProfile(prof, { from: started(competing[0]) - offset, to: competing.at(-1)!.time - offset });
       // For a closer look: each block's window in the profile's clock (monotonic ms).
-      writeFileSync(join(prof, 'blocks.json'), JSON.stringify(blocks.map((b) => ({ ...b, phases: phases.get(b.height), from: started(b) - offset, to: b.time - offset, competing: competing.includes(b) }))));
+      writeFileSync(
+        join(prof, 'blocks.json'),
+        JSON.stringify(
+          blocks.map((b) => ({
+            ...b,
+            phases: phases.get(b.height),
+            from: started(b) - offset,
+            to: b.time - offset,
+            competing: competing.includes(b),
+          })),
+        ),
+      );
       console.error(`CPU profile and block windows kept in ${prof}`);
     }
   } finally {

@@ -21,9 +21,19 @@ const time = (f: () => unknown): number => {
 };
 const msg = { sourceChain: 'ethereum', sourceTx: '0x01', asset: 'native', to: BOB, amount: '5000000' };
 const digest = inboundDigest(msg);
-for (const [n, k] of [[3, 2], [5, 3], [7, 5], [7, 7]] as const) {
+for (const [n, k] of [
+  [3, 2],
+  [5, 3],
+  [7, 5],
+  [7, 7],
+] as const) {
   const keys = Array.from({ length: n }, (_, j) => deriveKeys(new Uint8Array(32).fill(j + 1)));
-  const committee: CommitteeRecord = { epoch: 1, members: keys.map(memberOf).sort((a, b) => (a.address < b.address ? -1 : 1)), threshold: k, since: 1 };
+  const committee: CommitteeRecord = {
+    epoch: 1,
+    members: keys.map(memberOf).sort((a, b) => (a.address < b.address ? -1 : 1)),
+    threshold: k,
+    since: 1,
+  };
   const sigs = keys.slice(0, k).map((x) => signAsMember(x, digest));
   if (quorumRefusal(committee, digest, sigs, 'bench')) throw new Error('quorum refused');
   const tx = envelope('BRIDGE_IN', ALICE, { data: { ...msg, signatures: sigs } });
@@ -32,5 +42,8 @@ for (const [n, k] of [[3, 2], [5, 3], [7, 5], [7, 7]] as const) {
   const bad = Array.from({ length: 16 }, (_, j) => ({ ...sigs[j % k], mldsa44: sigs[(j + 1) % k].mldsa44 }));
   const worst = time(() => quorumRefusal(committee, digest, bad, 'bench'));
   const bytes = JSON.stringify(tx.data).length;
-  console.log(`${k} of ${n}: data ${bytes} bytes; validate ${validate.toFixed(2)} ms; quorum ${quorum.toFixed(1)} ms; 16 bad signatures ${worst.toFixed(1)} ms`);
+  console.log(
+    `${k} of ${n}: data ${bytes} bytes; validate ${validate.toFixed(2)} ms; quorum ${quorum.toFixed(1)} ms; ` +
+      `16 bad signatures ${worst.toFixed(1)} ms`,
+  );
 }

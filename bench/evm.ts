@@ -22,13 +22,19 @@ import { type VmBlockContext, executeVm } from '../src/vm/execute';
 import { compileContracts } from '../test/helpers/vmContracts';
 
 const { values } = parseArgs({
-  options: { holders: { type: 'string', default: '1000' }, blocks: { type: 'string', default: '10' }, 'per-block': { type: 'string', default: '500' }, profile: { type: 'string' } },
+  options: {
+    holders: { type: 'string', default: '1000' },
+    blocks: { type: 'string', default: '10' },
+    'per-block': { type: 'string', default: '500' },
+    profile: { type: 'string' },
+  },
 });
 const HOLDERS = Number(values.holders);
 const BLOCKS = Number(values.blocks);
 const PER_BLOCK = Number(values['per-block']);
 
-const addr = (i: number): Address => `0x${(BigInt(i + 1) * 0x9e3779b97f4a7c15n).toString(16).padStart(40, '0').slice(-40)}`;
+const addr = (i: number): Address =>
+  `0x${(BigInt(i + 1) * 0x9e3779b97f4a7c15n).toString(16).padStart(40, '0').slice(-40)}`;
 const producer: Address = '0x00000000000000000000000000000000000000cc';
 
 async function main(): Promise<void> {
@@ -46,7 +52,11 @@ async function main(): Promise<void> {
     if (!a) throw new Error('no sender');
     await state.putAccount(from, { ...a, nonce: a.nonce + 1 });
     const t0 = performance.now();
-    const out = await executeVm(state, { from, to, valueWei: 0n, input: fromHex(input), gasLimit: 5_000_000n, gasPrice: 0n }, ctx());
+    const out = await executeVm(
+      state,
+      { from, to, valueWei: 0n, input: fromHex(input), gasLimit: 5_000_000n, gasPrice: 0n },
+      ctx(),
+    );
     const ms = performance.now() - t0;
     if (out.status !== 'success') throw new Error(`${out.status}: ${out.error} ${out.revertReason ?? ''}`);
     return { out, ms };
@@ -60,9 +70,14 @@ async function main(): Promise<void> {
     height++;
   };
 
-  const { out: deployed } = await send(deployer, null, (Token.bytecode + token.encodeDeploy(['Bench', 'BEN', 10n ** 30n]).slice(2)) as Hex);
+  const { out: deployed } = await send(
+    deployer,
+    null,
+    (Token.bytecode + token.encodeDeploy(['Bench', 'BEN', 10n ** 30n]).slice(2)) as Hex,
+  );
   const tokenAddr = deployed.createdAddress as Address;
-  for (let i = 0; i < HOLDERS; i++) await send(deployer, tokenAddr, token.encodeFunctionData('transfer', [addr(i), 10n ** 20n]) as Hex);
+  for (let i = 0; i < HOLDERS; i++)
+    await send(deployer, tokenAddr, token.encodeFunctionData('transfer', [addr(i), 10n ** 20n]) as Hex);
   await endBlock();
 
   // Deterministic pseudo-random pairs (LCG), same every run.
@@ -110,8 +125,13 @@ async function main(): Promise<void> {
     profiler.disconnect();
   }
   console.log(`holders ${HOLDERS}, ${n} ERC-20 transfers in ${BLOCKS} blocks of ${PER_BLOCK} (after 1 warm-up block)`);
-  console.log(`executeVm alone: ${(n / (execMs / 1000)).toFixed(0)} transfers/s (${((execMs * 1000) / n).toFixed(0)} µs each, ${Number(gas) / n} gas avg)`);
-  console.log(`incl. nonce write + block flush: ${(((BLOCKS + 1) * PER_BLOCK) / (wall / 1000)).toFixed(0)} transfers/s`);
+  console.log(
+    `executeVm alone: ${(n / (execMs / 1000)).toFixed(0)} transfers/s ` +
+      `(${((execMs * 1000) / n).toFixed(0)} µs each, ${Number(gas) / n} gas avg)`,
+  );
+  console.log(
+    `incl. nonce write + block flush: ${(((BLOCKS + 1) * PER_BLOCK) / (wall / 1000)).toFixed(0)} transfers/s`,
+  );
 }
 
 await main();

@@ -84,7 +84,8 @@ function commitsOf(logFile: string): Commit[] {
     if (!line.includes('"block committed"')) continue;
     try {
       const j = JSON.parse(line) as Commit & { msg: string };
-      if (j.msg === 'block committed') out.push({ time: j.time, height: j.height, hash: j.hash, finalizedHeight: j.finalizedHeight, txs: j.txs });
+      if (j.msg === 'block committed')
+        out.push({ time: j.time, height: j.height, hash: j.hash, finalizedHeight: j.finalizedHeight, txs: j.txs });
     } catch {
       /* a line cut by the copy */
     }
@@ -121,15 +122,26 @@ async function oneRun(run: number): Promise<RunResult> {
   const items: DevTxItem[] = [];
   for (let i = 0; i < count; i++) {
     const dev = i % N;
-    items.push({ dev, fields: { type: 'TRANSFER', to: DEV_ADDRESSES[(dev + 1) % N], amount: String(1_000 + i), nonce: Math.floor(i / N), fee: String(COIN) } });
+    items.push({
+      dev,
+      fields: {
+        type: 'TRANSFER',
+        to: DEV_ADDRESSES[(dev + 1) % N],
+        amount: String(1_000 + i),
+        nonce: Math.floor(i / N),
+        fee: String(COIN),
+      },
+    });
   }
   console.error(`run ${run + 1}/${RUNS}: starting 4 validators (slot ${SLOT_MS} ms, idle ${IDLE_MS} ms)…`);
   const net: Devnet = await startDevnet(N, { slotMs: SLOT_MS, idleBlockMs: IDLE_MS });
   let stopLoad = false;
   try {
-    // Signed for the devnet's genesis (liboqs on worker threads) before the warm-up: nothing competes with the measured window.
+    // Signed for the devnet's genesis (liboqs on worker threads) before the warm-up: nothing competes with the measured
+    // window.
     const envs = await signDevTxs(items, { label: 'finality', network: await networkAt(net.nodes[0].http) });
-    if (net.accounts.slice(0, N).some((a, i) => a.address !== DEV_ADDRESSES[i])) throw new Error('the devnet\'s dev accounts are not devSecret(0..3)');
+    if (net.accounts.slice(0, N).some((a, i) => a.address !== DEV_ADDRESSES[i]))
+      throw new Error("the devnet's dev accounts are not devSecret(0..3)");
 
     // The load: one transfer every slot/TXS_PER_SLOT ms, on an absolute schedule, to nodes in turn.
     let sent = 0;
@@ -145,7 +157,12 @@ async function oneRun(run: number): Promise<RunResult> {
         const target = (i + Math.floor(i / N)) % N; // each sender's next transfer to another node
         sent++;
         inflight.push(
-          fetch(`${net.nodes[target].http}/tx`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: envs[i].body, signal: AbortSignal.timeout(10_000) })
+          fetch(`${net.nodes[target].http}/tx`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: envs[i].body,
+            signal: AbortSignal.timeout(10_000),
+          })
             .then((r) => r.json() as Promise<{ accepted?: boolean; reason?: string }>)
             .then((r) => {
               if (r.accepted !== true) {
@@ -168,7 +185,8 @@ async function oneRun(run: number): Promise<RunResult> {
     const warmDeadline = Date.now() + 60_000 + WARMUP_BLOCKS * SLOT_MS * 4;
     let from = 0;
     for (;;) {
-      if (Date.now() > warmDeadline) throw new Error('the devnet did not settle into producing in every slot within the warm-up');
+      if (Date.now() > warmDeadline)
+        throw new Error('the devnet did not settle into producing in every slot within the warm-up');
       const head = (await status(0)).height;
       if (head >= startHead + WARMUP_BLOCKS) {
         const producers = new Set<string>();
@@ -181,19 +199,27 @@ async function oneRun(run: number): Promise<RunResult> {
       await sleep(SLOT_MS);
     }
     const to = from + BLOCKS - 1;
-    const cpuAt = () => ({ wall: Date.now(), nodes: net.nodes.map((n) => groupCpu(n.pid, true).total), machine: machineCpu()?.busy ?? NaN });
+    const cpuAt = () => ({
+      wall: Date.now(),
+      nodes: net.nodes.map((n) => groupCpu(n.pid, true).total),
+      machine: machineCpu()?.busy ?? NaN,
+    });
     const cpu0 = cpuAt();
     console.error(`run ${run + 1}: window heights ${from}..${to}`);
     // Until every node has the window's last block final (and the load still running meanwhile).
     const endDeadline = Date.now() + (BLOCKS + 40) * SLOT_MS * 3 + 30_000;
     let warned = false;
     for (;;) {
-      const ss = await Promise.all(net.nodes.map((n) => status(n.index).catch(() => ({ height: 0, finalizedHeight: 0 }))));
+      const ss = await Promise.all(
+        net.nodes.map((n) => status(n.index).catch(() => ({ height: 0, finalizedHeight: 0 }))),
+      );
       if (ss.every((s) => s.finalizedHeight >= to)) break;
       if (Date.now() > endDeadline) throw new Error(`window end ${to} not final on every node: ${JSON.stringify(ss)}`);
       if (sent >= envs.length && !warned) {
         warned = true;
-        console.error('warning: the pre-signed load ran out before the window was final (its last blocks may be empty)');
+        console.error(
+          'warning: the pre-signed load ran out before the window was final (its last blocks may be empty)',
+        );
       }
       await sleep(SLOT_MS);
     }
@@ -207,7 +233,12 @@ async function oneRun(run: number): Promise<RunResult> {
     const blocks = new Map<number, { hash: string; producer: string; timestamp: number; txs: number }>();
     for (let h = from - 1; h <= to; h++) {
       const b = await net.get(0, `/blocks/${h}`);
-      blocks.set(h, { hash: b.hash, producer: b.producer, timestamp: b.timestamp, txs: b.txCount ?? b.txs?.length ?? 0 });
+      blocks.set(h, {
+        hash: b.hash,
+        producer: b.producer,
+        timestamp: b.timestamp,
+        txs: b.txCount ?? b.txs?.length ?? 0,
+      });
     }
     const validators = net.nodes.map((n) => n.validator);
     const logs = net.nodes.map((n) => commitsOf(join(n.dataDir, 'node.log')));
@@ -223,11 +254,13 @@ async function oneRun(run: number): Promise<RunResult> {
     const own: number[] = [];
     const lags: number[] = [];
     let reorgs = 0;
-    const commitAt = logs.map((l) => new Map<string, number>()); // hash → commit time, per node
-    for (let j = 0; j < N; j++) for (const c of logs[j]) if (c.height >= from && c.height <= to) commitAt[j].set(c.hash, c.time);
+    const commitAt = logs.map(() => new Map<string, number>()); // hash → commit time, per node
+    for (let j = 0; j < N; j++)
+      for (const c of logs[j]) if (c.height >= from && c.height <= to) commitAt[j].set(c.hash, c.time);
     for (let j = 0; j < N; j++) {
       const perHeight = new Map<number, number>();
-      for (const c of logs[j]) if (c.height >= from && c.height <= to) perHeight.set(c.height, (perHeight.get(c.height) ?? 0) + 1);
+      for (const c of logs[j])
+        if (c.height >= from && c.height <= to) perHeight.set(c.height, (perHeight.get(c.height) ?? 0) + 1);
       for (const k of perHeight.values()) reorgs += k - 1;
     }
     for (let h = from; h <= to; h++) {
@@ -236,7 +269,8 @@ async function oneRun(run: number): Promise<RunResult> {
       for (let j = 0; j < N; j++) {
         const c = commitAt[j].get(b.hash);
         const f = logs[j].find((x) => x.finalizedHeight >= h);
-        if (c === undefined || !f) throw new Error(`node ${j}: no log line committing or finalizing block ${h} (${b.hash})`);
+        if (c === undefined || !f)
+          throw new Error(`node ${j}: no log line committing or finalizing block ${h} (${b.hash})`);
         lat.push(f.time - c);
         fromTs.push(f.time - b.timestamp);
         if (j === producer) own.push(f.time - c);
@@ -250,16 +284,41 @@ async function oneRun(run: number): Promise<RunResult> {
     let emptyBlocks = 0;
     for (let h = from; h <= to; h++) {
       const b = blocks.get(h)!;
-      missedSlots += Math.max(0, Math.floor(b.timestamp / SLOT_MS) - Math.floor(blocks.get(h - 1)!.timestamp / SLOT_MS) - 1);
+      missedSlots += Math.max(
+        0,
+        Math.floor(b.timestamp / SLOT_MS) - Math.floor(blocks.get(h - 1)!.timestamp / SLOT_MS) - 1,
+      );
       if (b.txs === 0) emptyBlocks++;
     }
-    const median = (xs: number[]) => (xs.length ? pct([...xs].sort((a, b) => a - b), 0.5) : NaN);
-    const phases = validators.map((v) => median([...blocks.values()].filter((b) => b.producer === v).map((b) => b.timestamp % SLOT_MS)));
+    const median = (xs: number[]) =>
+      xs.length
+        ? pct(
+            [...xs].sort((a, b) => a - b),
+            0.5,
+          )
+        : NaN;
+    const phases = validators.map((v) =>
+      median([...blocks.values()].filter((b) => b.producer === v).map((b) => b.timestamp % SLOT_MS)),
+    );
     if (refused) console.error(`run ${run + 1}: ${refused} of ${sent} transfers refused (first: ${firstRefusal})`);
     const wallS = (cpu1.wall - cpu0.wall) / 1000;
     const nodeCpu = cpu1.nodes.map((c, i) => (c - cpu0.nodes[i]) / wallS);
     const machineCores = (cpu1.machine - cpu0.machine) / wallS;
-    return { lat, fromTs, own, heights: [from, to], emptyBlocks, missedSlots, reorgs, refused, sent, phases, importLag: median(lags), nodeCpu, machineCores };
+    return {
+      lat,
+      fromTs,
+      own,
+      heights: [from, to],
+      emptyBlocks,
+      missedSlots,
+      reorgs,
+      refused,
+      sent,
+      phases,
+      importLag: median(lags),
+      nodeCpu,
+      machineCores,
+    };
   } finally {
     stopLoad = true;
     await net.stop();
@@ -274,28 +333,62 @@ async function main(): Promise<void> {
     const s = [...res.lat].sort((a, b) => a - b);
     const t = [...res.fromTs].sort((a, b) => a - b);
     printTable(`run ${r + 1}: heights ${res.heights[0]}..${res.heights[1]}, ${s.length} (block, node) pairs`, [
-      ['commit → final p50 / p99 / max (ms)', `${s.length ? pct(s, 0.5) : '–'} / ${pct(s, 0.99)} / ${s.at(-1)}  (${fmt(pct(s, 0.5) / SLOT_MS, 2)} / ${fmt(pct(s, 0.99) / SLOT_MS, 2)} slots)`],
+      [
+        'commit → final p50 / p99 / max (ms)',
+        `${s.length ? pct(s, 0.5) : '–'} / ${pct(s, 0.99)} / ${s.at(-1)}  ` +
+          `(${fmt(pct(s, 0.5) / SLOT_MS, 2)} / ${fmt(pct(s, 0.99) / SLOT_MS, 2)} slots)`,
+      ],
       ['block timestamp → final p50 / p99 (ms)', `${pct(t, 0.5)} / ${pct(t, 0.99)}`],
       ['slot timer phase per validator (ms into its slot)', res.phases.map((p) => fmt(p, 0)).join(', ')],
       ['gossip + import lag, median (ms)', fmt(res.importLag, 0)],
       ['missed slots / reorged commits / empty blocks', `${res.missedSlots} / ${res.reorgs} / ${res.emptyBlocks}`],
       ['transfers sent / refused', `${res.sent} / ${res.refused}`],
-      ['CPU per node / whole machine busy (cores)', `${res.nodeCpu.map((c) => fmt(c, 2)).join(', ')} / ${fmt(res.machineCores, 2)}`],
+      [
+        'CPU per node / whole machine busy (cores)',
+        `${res.nodeCpu.map((c) => fmt(c, 2)).join(', ')} / ${fmt(res.machineCores, 2)}`,
+      ],
     ]);
   }
-  const p50s = results.map((r) => pct([...r.lat].sort((a, b) => a - b), 0.5));
-  const p99s = results.map((r) => pct([...r.lat].sort((a, b) => a - b), 0.99));
-  const ts50 = results.map((r) => pct([...r.fromTs].sort((a, b) => a - b), 0.5));
-  const ts99 = results.map((r) => pct([...r.fromTs].sort((a, b) => a - b), 0.99));
+  const p50s = results.map((r) =>
+    pct(
+      [...r.lat].sort((a, b) => a - b),
+      0.5,
+    ),
+  );
+  const p99s = results.map((r) =>
+    pct(
+      [...r.lat].sort((a, b) => a - b),
+      0.99,
+    ),
+  );
+  const ts50 = results.map((r) =>
+    pct(
+      [...r.fromTs].sort((a, b) => a - b),
+      0.5,
+    ),
+  );
+  const ts99 = results.map((r) =>
+    pct(
+      [...r.fromTs].sort((a, b) => a - b),
+      0.99,
+    ),
+  );
   const p50 = spread(p50s);
   const p99 = spread(p99s);
-  const ref = { name: `rule's minimum: ${NEED} of ${N} producers on top = ${NEED} slots of ${SLOT_MS} ms`, value: spread([MIN_MS]) };
+  const ref = {
+    name: `rule's minimum: ${NEED} of ${N} producers on top = ${NEED} slots of ${SLOT_MS} ms`,
+    value: spread([MIN_MS]),
+  };
   const target = `≤ ${TARGET_MS} ms (the minimum + 1 slot)`;
   const met = p99.median <= TARGET_MS;
   const missed = results.reduce((a, r) => a + r.missedSlots, 0);
   const reorgs = results.reduce((a, r) => a + r.reorgs, 0);
   const slots = (v: number) => `${(v / SLOT_MS).toFixed(2)} slots`;
-  const how = `${N} validator processes on loopback, ${SLOT_MS} ms slots, ${TXS_PER_SLOT} transfers per slot sent round the nodes; ${RUNS} fresh devnets × ${BLOCKS} blocks × ${N} nodes; after ${WARMUP_BLOCKS} warm-up blocks; measured from each node's own "block committed" log lines (its commit of the block → its first commit with finalizedHeight ≥ it), no polling`;
+  const how =
+    `${N} validator processes on loopback, ${SLOT_MS} ms slots, ${TXS_PER_SLOT} transfers per slot sent round ` +
+    `the nodes; ${RUNS} fresh devnets × ${BLOCKS} blocks × ${N} nodes; after ${WARMUP_BLOCKS} warm-up blocks; ` +
+    `measured from each node's own "block committed" log lines ` +
+    `(its commit of the block → its first commit with finalizedHeight ≥ it), no polling`;
   const rows: ResultRow[] = [
     {
       metric: 'multi-node, 4 validators: time to finality p50 (ms)',
@@ -304,7 +397,9 @@ async function main(): Promise<void> {
       reference: ref,
       target,
       met: p50.median <= TARGET_MS,
-      note: `${slots(p50.median)}; from the block's timestamp (producer's slot tick) p50 ${Math.round(spread(ts50).median)} ms. ${how}`,
+      note:
+        `${slots(p50.median)}; from the block's timestamp (producer's slot tick) ` +
+        `p50 ${Math.round(spread(ts50).median)} ms. ${how}`,
     },
     {
       metric: 'multi-node, 4 validators: time to finality p99 (ms)',
@@ -313,7 +408,9 @@ async function main(): Promise<void> {
       reference: ref,
       target,
       met,
-      note: `${slots(p99.median)}; from the block's timestamp p99 ${Math.round(spread(ts99).median)} ms; ${missed} missed slots and ${reorgs} re-committed heights in the windows`,
+      note:
+        `${slots(p99.median)}; from the block's timestamp p99 ${Math.round(spread(ts99).median)} ms; ${missed} ` +
+        `missed slots and ${reorgs} re-committed heights in the windows`,
     },
   ];
   writeResults('finality', rows, values['results-dir']);

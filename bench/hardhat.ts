@@ -35,14 +35,34 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { getCreateAddress, Interface, keccak256, Signature, toUtf8Bytes, Transaction, Wallet, type TransactionLike } from 'ethers';
+import {
+  getCreateAddress,
+  Interface,
+  keccak256,
+  Signature,
+  toUtf8Bytes,
+  Transaction,
+  Wallet,
+  type TransactionLike,
+} from 'ethers';
 import { devAccounts } from '../src/chain/devnet';
 import { CHAIN_ID, GAS_PRICE_WEI } from '../src/protocol/params';
 import { compileSolidity, ERC20_SOURCE } from '../test/helpers/solidity';
 import { HARDHAT_CHAIN_ID, HARDHAT_VERSION, startHardhat, type HardhatNode } from './lib/hardhat';
 import {
-  groupCpu, jsonClient, monoMs, posInt, printTable, rpcClient, sleep, spawnNode, summarizeProfile, txsInBlocksAfter, watchInclusion,
-  type JsonClient, type SpawnedNode,
+  groupCpu,
+  jsonClient,
+  monoMs,
+  posInt,
+  printTable,
+  rpcClient,
+  sleep,
+  spawnNode,
+  summarizeProfile,
+  txsInBlocksAfter,
+  watchInclusion,
+  type JsonClient,
+  type SpawnedNode,
 } from './lib/harness';
 import { showSpread, spread, writeResults, type ResultRow, type Spread } from './lib/results';
 import { wrkRpc, type RpcLoadResult } from './lib/rpcLoad';
@@ -108,10 +128,15 @@ async function signAll(wallet: Wallet, txs: TransactionLike[]): Promise<string[]
   const out = txs.map((t) => {
     const tx = Transaction.from(t);
     const s = nativeSigner.ecdsaSign(Buffer.from(tx.unsignedHash.slice(2), 'hex'), key);
-    tx.signature = Signature.from({ r: hex(s.signature.subarray(0, 32)), s: hex(s.signature.subarray(32)), yParity: s.recid as 0 | 1 });
+    tx.signature = Signature.from({
+      r: hex(s.signature.subarray(0, 32)),
+      s: hex(s.signature.subarray(32)),
+      yParity: s.recid as 0 | 1,
+    });
     return tx.serialized;
   });
-  if ((await wallet.signTransaction(txs[0])) !== out[0]) throw new Error('libsecp256k1 and ethers Wallet sign differently');
+  if ((await wallet.signTransaction(txs[0])) !== out[0])
+    throw new Error('libsecp256k1 and ethers Wallet sign differently');
   return out;
 }
 
@@ -159,11 +184,17 @@ async function receipts(chain: Chain, hashes: string[], what: string, timeoutMs:
     if (missing.length === 0) break;
     for (let k = 0; k < missing.length; k += 50) {
       const part = missing.slice(k, k + 50);
-      const replies = await chain.rpc.batch<Receipt | null>(part.map((i) => ['eth_getTransactionReceipt', [hashes[i]]]));
-      replies.forEach((r, j) => (out[part[j]] = r.result ?? null));
+      const replies = await chain.rpc.batch<Receipt | null>(
+        part.map((i) => ['eth_getTransactionReceipt', [hashes[i]]]),
+      );
+      for (const [j, r] of replies.entries()) out[part[j]] = r.result ?? null;
     }
     if (out.every(Boolean)) break;
-    if (Date.now() > until) throw new Error(`${chain.name}: ${what}: ${out.filter((r) => !r).length} of ${hashes.length} transactions not included within ${timeoutMs / 1000} s`);
+    if (Date.now() > until)
+      throw new Error(
+        `${chain.name}: ${what}: ${out.filter((r) => !r).length} of ${hashes.length} transactions not ` +
+          `included within ${timeoutMs / 1000} s`,
+      );
     await sleep(200);
   }
   const failed = out.filter((r) => r!.status !== '0x1').length;
@@ -176,10 +207,19 @@ function cairnChain(node: SpawnedNode): Chain {
   const rpc = rpcClient(client);
   const dev0 = new Wallet(devAccounts(1)[0].file.secp256k1PrivateKey);
   const chain: Chain = {
-    name: 'Cairn', url: node.rpcUrl, chainId: CHAIN_ID, pgid: node.pgid, batchInOrder: true, client, rpc,
+    name: 'Cairn',
+    url: node.rpcUrl,
+    chainId: CHAIN_ID,
+    pgid: node.pgid,
+    batchInOrder: true,
+    client,
+    rpc,
     async fund(addrs, wei) {
       let nonce = Number(await rpc.call<string>('eth_getTransactionCount', [dev0.address, 'pending']));
-      const raws = await signAll(dev0, addrs.map((to) => ({ type: 2, chainId: CHAIN_ID, nonce: nonce++, to, value: wei, gasLimit: 21_000n, ...FEES })));
+      const raws = await signAll(
+        dev0,
+        addrs.map((to) => ({ type: 2, chainId: CHAIN_ID, nonce: nonce++, to, value: wei, gasLimit: 21_000n, ...FEES })),
+      );
       await sendAndWait(chain, raws, 'funding from dev account 0');
     },
   };
@@ -190,12 +230,22 @@ function hardhatChain(hh: HardhatNode): Chain {
   const client = jsonClient(hh.url, CONNECTIONS);
   const rpc = rpcClient(client);
   const chain: Chain = {
-    name: 'Hardhat', url: hh.url, chainId: HARDHAT_CHAIN_ID, pgid: hh.pgid, batchInOrder: false, client, rpc,
+    name: 'Hardhat',
+    url: hh.url,
+    chainId: HARDHAT_CHAIN_ID,
+    pgid: hh.pgid,
+    batchInOrder: false,
+    client,
+    rpc,
     async fund(addrs, wei) {
       const [from] = await rpc.call<string[]>('eth_accounts');
       const hashes: string[] = [];
       for (let i = 0; i < addrs.length; i += 50) {
-        const replies = await rpc.batch<string>(addrs.slice(i, i + 50).map((to) => ['eth_sendTransaction', [{ from, to, value: `0x${wei.toString(16)}`, gas: '0x5208' }]]));
+        const replies = await rpc.batch<string>(
+          addrs
+            .slice(i, i + 50)
+            .map((to) => ['eth_sendTransaction', [{ from, to, value: `0x${wei.toString(16)}`, gas: '0x5208' }]]),
+        );
         for (const r of replies) {
           if (r.error) throw new Error(`Hardhat: funding refused: ${r.error.message}`);
           hashes.push(r.result!);
@@ -224,14 +274,37 @@ async function setUp(chain: Chain, p: Plan): Promise<void> {
   const t0 = Date.now();
   await chain.fund([p.deployer.address, ...p.senders.map((s) => s.address)], COINS_EACH);
   const base = { type: 2, chainId: chain.chainId, value: 0n, ...FEES };
-  const txs: TransactionLike[] = [{ ...base, nonce: 0, to: null, data: p.bytecode + p.token.encodeDeploy([10n ** 30n]).slice(2), gasLimit: 3_000_000n }];
-  p.senders.forEach((s, i) => txs.push({ ...base, nonce: i + 1, to: p.tokenAddr, data: p.token.encodeFunctionData('transfer', [s.address, TOKENS_EACH]), gasLimit: TRANSFER_GAS }));
+  const txs: TransactionLike[] = [
+    {
+      ...base,
+      nonce: 0,
+      to: null,
+      data: p.bytecode + p.token.encodeDeploy([10n ** 30n]).slice(2),
+      gasLimit: 3_000_000n,
+    },
+  ];
+  for (const [i, s] of p.senders.entries()) {
+    txs.push({
+      ...base,
+      nonce: i + 1,
+      to: p.tokenAddr,
+      data: p.token.encodeFunctionData('transfer', [s.address, TOKENS_EACH]),
+      gasLimit: TRANSFER_GAS,
+    });
+  }
   const r = await sendAndWait(chain, await signAll(p.deployer, txs), 'token deploy and distribution');
-  if (r[0].contractAddress?.toLowerCase() !== p.tokenAddr.toLowerCase()) throw new Error(`${chain.name}: token at ${r[0].contractAddress}, expected ${p.tokenAddr}`);
-  console.error(`${chain.name}: ${p.senders.length + 1} wallets funded, token deployed at ${p.tokenAddr} and distributed (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  if (r[0].contractAddress?.toLowerCase() !== p.tokenAddr.toLowerCase())
+    throw new Error(`${chain.name}: token at ${r[0].contractAddress}, expected ${p.tokenAddr}`);
+  console.error(
+    `${chain.name}: ${p.senders.length + 1} wallets funded, token deployed at ${p.tokenAddr} and distributed ` +
+      `(${((Date.now() - t0) / 1000).toFixed(1)} s)`,
+  );
 }
 
-/** The transfers of run `run` signed for `chainId`, in lanes: lane k sends for senders k, k+L, …, round by round in nonce order. */
+/**
+ * The transfers of run `run` signed for `chainId`, in lanes: lane k sends for senders k, k+L, …, round by round in
+ * nonce order.
+ */
 async function signRun(p: Plan, chainId: number, run: number, lanes: number): Promise<string[][]> {
   const S = p.senders.length;
   const bySender = await Promise.all(
@@ -240,7 +313,16 @@ async function signRun(p: Plan, chainId: number, run: number, lanes: number): Pr
       for (let k = 0; k < PER_SENDER; k++) {
         const nonce = run * PER_SENDER + k;
         const to = p.senders[(s + 1 + (nonce % (S - 1))) % S].address;
-        txs.push({ type: 2, chainId, nonce, to: p.tokenAddr, value: 0n, data: p.token.encodeFunctionData('transfer', [to, BigInt(1 + ((s + nonce) % 7))]), gasLimit: TRANSFER_GAS, ...FEES });
+        txs.push({
+          type: 2,
+          chainId,
+          nonce,
+          to: p.tokenAddr,
+          value: 0n,
+          data: p.token.encodeFunctionData('transfer', [to, BigInt(1 + ((s + nonce) % 7))]),
+          gasLimit: TRANSFER_GAS,
+          ...FEES,
+        });
       }
       return signAll(w, txs);
     }),
@@ -267,7 +349,10 @@ async function push(chain: Chain, lanes: string[][], state: { done: boolean; acc
   await Promise.all(
     lanes.map(async (raws, lane) => {
       for (const raw of raws) {
-        const r = await chain.client.post<{ result?: string; error?: { message: string } }>('/', `{"jsonrpc":"2.0","id":1,"method":"eth_sendRawTransaction","params":["${raw}"]}`);
+        const r = await chain.client.post<{ result?: string; error?: { message: string } }>(
+          '/',
+          `{"jsonrpc":"2.0","id":1,"method":"eth_sendRawTransaction","params":["${raw}"]}`,
+        );
         lastReplyWall = Date.now();
         if (r.status === 200 && r.body.result) {
           state.accepted++;
@@ -296,7 +381,14 @@ async function cairnTransfers(chain: Chain, node: SpawnedNode, lanes: string[][]
   const state = { done: false, accepted: 0 };
   const startWall = Date.now();
   const pushed = push(chain, lanes, state);
-  const outcome = await watchInclusion({ node, afterHeight, accepted: () => state.accepted, submitted: () => state.done, startWall, timeoutS: 300 });
+  const outcome = await watchInclusion({
+    node,
+    afterHeight,
+    accepted: () => state.accepted,
+    submitted: () => state.done,
+    startWall,
+    timeoutS: 300,
+  });
   const p = await pushed;
   const blocks = node.blocks.filter((b) => b.height > afterHeight && b.txs > 0);
   const included = txsInBlocksAfter(node, afterHeight);
@@ -305,9 +397,13 @@ async function cairnTransfers(chain: Chain, node: SpawnedNode, lanes: string[][]
   const rate = outcome === 'complete' ? included / ((end - startWall) / 1000) : NaN;
   const submitRate = p.accepted / ((p.lastReplyWall - startWall) / 1000);
   return {
-    rate, accepted: p.accepted, refused: p.refused,
+    rate,
+    accepted: p.accepted,
+    refused: p.refused,
     blockMs: blocks.filter((b) => b.txs >= 400).map((b) => b.ms),
-    note: `${outcome}; ${blocks.length} blocks (largest ${Math.max(0, ...blocks.map((b) => b.txs))} tx); admission ${submitRate.toFixed(0)} tx/s`,
+    note:
+      `${outcome}; ${blocks.length} blocks (largest ${Math.max(0, ...blocks.map((b) => b.txs))} tx); ` +
+      `admission ${submitRate.toFixed(0)} tx/s`,
   };
 }
 
@@ -328,7 +424,13 @@ async function main(): Promise<void> {
   ensureWrk();
   const hhPromise = startHardhat();
   hhPromise.catch(() => {});
-  const node = await spawnNode({ devAccounts: 1, slotMs: SLOT_MS, mempoolCap: 50_000, logLevel: 'info', cpuProf: values.profile });
+  const node = await spawnNode({
+    devAccounts: 1,
+    slotMs: SLOT_MS,
+    mempoolCap: 50_000,
+    logLevel: 'info',
+    cpuProf: values.profile,
+  });
   let hh: HardhatNode | null = null;
   const windows: { label: string; from: number; to: number }[] = [];
   try {
@@ -359,20 +461,32 @@ async function main(): Promise<void> {
       const reads: [string, string[]][] = [
         ['eth_blockNumber', [one('eth_blockNumber', [])]],
         ['eth_getBalance', addrs.map((a) => one('eth_getBalance', [a, 'latest']))],
-        ['eth_call', addrs.map((a) => one('eth_call', [{ to: plan.tokenAddr.toLowerCase(), data: plan.token.encodeFunctionData('balanceOf', [a]) }, 'latest']))],
+        [
+          'eth_call',
+          addrs.map((a) =>
+            one('eth_call', [
+              { to: plan.tokenAddr.toLowerCase(), data: plan.token.encodeFunctionData('balanceOf', [a]) },
+              'latest',
+            ]),
+          ),
+        ],
       ];
       // Every body once on both: a bench of error replies would measure the wrong thing; the token reads must agree.
       for (const [method, bodies] of reads) {
-        const answers = await Promise.all(chains.map(async (c) => {
-          const got: unknown[] = [];
-          for (const b of bodies) {
-            const r = await c.client.post<{ result?: unknown; error?: { message: string } }>('/', b);
-            if (r.status !== 200 || r.body.error || r.body.result === undefined) throw new Error(`${c.name} ${method} check failed: ${JSON.stringify(r.body)}`);
-            got.push(r.body.result);
-          }
-          return JSON.stringify(got);
-        }));
-        if (method === 'eth_call' && answers[0] !== answers[1]) throw new Error(`eth_call answers differ:\n${answers.join('\n')}`);
+        const answers = await Promise.all(
+          chains.map(async (c) => {
+            const got: unknown[] = [];
+            for (const b of bodies) {
+              const r = await c.client.post<{ result?: unknown; error?: { message: string } }>('/', b);
+              if (r.status !== 200 || r.body.error || r.body.result === undefined)
+                throw new Error(`${c.name} ${method} check failed: ${JSON.stringify(r.body)}`);
+              got.push(r.body.result);
+            }
+            return JSON.stringify(got);
+          }),
+        );
+        if (method === 'eth_call' && answers[0] !== answers[1])
+          throw new Error(`eth_call answers differ:\n${answers.join('\n')}`);
       }
       for (const [method, bodies] of reads) {
         const rps: Record<string, number[]> = { Cairn: [], Hardhat: [] };
@@ -384,7 +498,11 @@ async function main(): Promise<void> {
           for (const c of chains) {
             const c0 = groupCpu(c.pgid).total;
             const t0 = monoMs();
-            const r: RpcLoadResult = await wrkRpc(c.url, bodies, { connections: CONNECTIONS, threads: THREADS, duration: SECONDS });
+            const r: RpcLoadResult = await wrkRpc(c.url, bodies, {
+              connections: CONNECTIONS,
+              threads: THREADS,
+              duration: SECONDS,
+            });
             if (c === cairn) windows.push({ label: `${method} (wrk, run ${i + 1})`, from: t0, to: monoMs() });
             cpuUs[c.name].push(((groupCpu(c.pgid).total - c0) * 1e6) / Math.max(1, r.requests));
             rps[c.name].push(r.ok / r.seconds);
@@ -397,11 +515,21 @@ async function main(): Promise<void> {
         const hs = spread(rps.Hardhat);
         const ratio = cs.median / hs.median;
         rows.push({
-          metric: `${method} (req/s)`, unit: 'req/s', cairn: cs, reference: { name: hhName, value: hs },
-          target: `≥ ${READ_TARGET}× the reference`, met: ratio >= READ_TARGET && failures === 0,
-          note: `${ratio.toFixed(1)}× ${hhVersion}; wrk ${THREADS} threads, ${CONNECTIONS} connections, ${bodies.length} bodies rotated, ${SECONDS} s × ${RUNS} runs interleaved; Cairn p99 ${p99.toFixed(1)} ms; server CPU per request ${spread(cpuUs.Cairn).median.toFixed(0)} µs vs ${spread(cpuUs.Hardhat).median.toFixed(0)} µs${failures ? `; ${failures} errors` : ''}`,
+          metric: `${method} (req/s)`,
+          unit: 'req/s',
+          cairn: cs,
+          reference: { name: hhName, value: hs },
+          target: `≥ ${READ_TARGET}× the reference`,
+          met: ratio >= READ_TARGET && failures === 0,
+          note:
+            `${ratio.toFixed(1)}× ${hhVersion}; wrk ${THREADS} threads, ${CONNECTIONS} ` +
+            `connections, ${bodies.length} bodies rotated, ${SECONDS} s × ${RUNS} runs interleaved; Cairn ` +
+            `p99 ${p99.toFixed(1)} ms; server CPU per request ${spread(cpuUs.Cairn).median.toFixed(0)} µs ` +
+            `vs ${spread(cpuUs.Hardhat).median.toFixed(0)} µs${failures ? `; ${failures} errors` : ''}`,
         });
-        console.error(`${method}: Cairn ${showSpread(cs)} req/s, Hardhat ${showSpread(hs)} req/s → ${ratio.toFixed(1)}×`);
+        console.error(
+          `${method}: Cairn ${showSpread(cs)} req/s, Hardhat ${showSpread(hs)} req/s → ${ratio.toFixed(1)}×`,
+        );
       }
     }
 
@@ -409,56 +537,100 @@ async function main(): Promise<void> {
     if (PHASES.includes('transfers')) {
       const lanes = Math.min(CONNECTIONS, SENDERS);
       const t0 = Date.now();
-      const signed = await Promise.all(Array.from({ length: RUNS }, async (_, run) => ({
-        cairn: await signRun(plan, cairn.chainId, run, lanes),
-        hardhat: await signRun(plan, hardhat.chainId, run, lanes),
-      })));
-      console.error(`signed ${2 * RUNS * TRANSFERS} transfers (${RUNS} runs × ${TRANSFERS} × 2 chain ids) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      const signed = await Promise.all(
+        Array.from({ length: RUNS }, async (_, run) => ({
+          cairn: await signRun(plan, cairn.chainId, run, lanes),
+          hardhat: await signRun(plan, hardhat.chainId, run, lanes),
+        })),
+      );
+      console.error(
+        `signed ${2 * RUNS * TRANSFERS} transfers (${RUNS} runs × ${TRANSFERS} × 2 chain ids) ` +
+          `in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+      );
       const runs: Record<string, TransferRun[]> = { Cairn: [], Hardhat: [] };
       for (let run = 0; run < RUNS; run++) {
         const tc = monoMs();
         const c = await cairnTransfers(cairn, node, signed[run].cairn);
         windows.push({ label: `ERC-20 transfers (run ${run + 1})`, from: tc, to: monoMs() });
         const h = await hardhatTransfers(hardhat, signed[run].hardhat);
-        for (const [name, r] of [['Cairn', c], ['Hardhat', h]] as const) {
-          if (r.refused.length || r.accepted !== TRANSFERS) throw new Error(`${name}: ${r.accepted} of ${TRANSFERS} transfers accepted; refusals: ${[...new Set(r.refused)].slice(0, 5).join('; ')}`);
+        for (const [name, r] of [
+          ['Cairn', c],
+          ['Hardhat', h],
+        ] as const) {
+          if (r.refused.length || r.accepted !== TRANSFERS)
+            throw new Error(
+              `${name}: ${r.accepted} of ${TRANSFERS} transfers accepted; ` +
+                `refusals: ${[...new Set(r.refused)].slice(0, 5).join('; ')}`,
+            );
           if (!(r.rate > 0)) throw new Error(`${name}: transfers did not complete (${r.note})`);
           runs[name].push(r);
         }
-        console.error(`transfers run ${run + 1}: Cairn ${c.rate.toFixed(0)} tx/s (${c.note}), Hardhat ${h.rate.toFixed(0)} tx/s (${h.note})`);
+        console.error(
+          `transfers run ${run + 1}: Cairn ${c.rate.toFixed(0)} tx/s (${c.note}), ` +
+            `Hardhat ${h.rate.toFixed(0)} tx/s (${h.note})`,
+        );
       }
       // The same transfers ran on both: the same token balances.
-      const balances = await Promise.all(chains.map(async (c) => {
-        const out: string[] = [];
-        for (let i = 0; i < SENDERS; i += 50) {
-          const r = await c.rpc.batch<string>(plan.senders.slice(i, i + 50).map((s) => ['eth_call', [{ to: plan.tokenAddr, data: plan.token.encodeFunctionData('balanceOf', [s.address]) }, 'latest']]));
-          out.push(...r.map((x) => x.result ?? `error ${x.error?.message}`));
-        }
-        return out;
-      }));
+      const balances = await Promise.all(
+        chains.map(async (c) => {
+          const out: string[] = [];
+          for (let i = 0; i < SENDERS; i += 50) {
+            const r = await c.rpc.batch<string>(
+              plan.senders
+                .slice(i, i + 50)
+                .map((s) => [
+                  'eth_call',
+                  [{ to: plan.tokenAddr, data: plan.token.encodeFunctionData('balanceOf', [s.address]) }, 'latest'],
+                ]),
+            );
+            out.push(...r.map((x) => x.result ?? `error ${x.error?.message}`));
+          }
+          return out;
+        }),
+      );
       const differ = balances[0].filter((b, i) => b !== balances[1][i]).length;
-      if (differ) throw new Error(`after the transfers, ${differ} of ${SENDERS} token balances differ between Cairn and Hardhat`);
+      if (differ)
+        throw new Error(`after the transfers, ${differ} of ${SENDERS} token balances differ between Cairn and Hardhat`);
       const cs: Spread = spread(runs.Cairn.map((r) => r.rate));
       const hs: Spread = spread(runs.Hardhat.map((r) => r.rate));
       const ratio = cs.median / hs.median;
       const mid = runs.Cairn[Math.floor(RUNS / 2)];
       const blockMs = runs.Cairn.flatMap((r) => r.blockMs ?? []);
-      const buildNote = blockMs.length ? `; a block of ≥ 400 transfers takes ${spread(blockMs).median.toFixed(0)} ms (median of ${blockMs.length}) to build and commit` : '';
+      const buildNote = blockMs.length
+        ? `; a block of ≥ 400 transfers takes ${spread(blockMs).median.toFixed(0)} ms ` +
+          `(median of ${blockMs.length}) to build and commit`
+        : '';
       rows.push({
-        metric: 'ERC-20 transfers (tx/s)', unit: 'tx/s', cairn: cs, reference: { name: hhName, value: hs },
-        target: `≥ ${TRANSFER_TARGET}× the reference`, met: ratio >= TRANSFER_TARGET,
-        note: `${ratio.toFixed(1)}× ${hhVersion}; ${TRANSFERS} signed EIP-1559 transfers per run from ${SENDERS} senders over ${lanes} keep-alive connections, eth_sendRawTransaction one at a time per connection; Cairn counted in committed blocks (${SLOT_MS} ms slots, ≤ 500 tx per block: a ceiling of ${((500 * 1000) / SLOT_MS).toFixed(0)} tx/s; ${mid.note}${buildNote}), Hardhat when mined; balances equal on both after ${RUNS} runs`,
+        metric: 'ERC-20 transfers (tx/s)',
+        unit: 'tx/s',
+        cairn: cs,
+        reference: { name: hhName, value: hs },
+        target: `≥ ${TRANSFER_TARGET}× the reference`,
+        met: ratio >= TRANSFER_TARGET,
+        note:
+          `${ratio.toFixed(1)}× ${hhVersion}; ${TRANSFERS} signed EIP-1559 transfers per run from ${SENDERS} ` +
+          `senders over ${lanes} keep-alive connections, eth_sendRawTransaction one at a time per connection; ` +
+          `Cairn counted in committed blocks (${SLOT_MS} ms slots, ≤ 500 tx per block: a ceiling ` +
+          `of ${((500 * 1000) / SLOT_MS).toFixed(0)} tx/s; ${mid.note}${buildNote}), Hardhat when mined; ` +
+          `balances equal on both after ${RUNS} runs`,
       });
     }
 
     const out = writeResults('hardhat', rows, values['results-dir']);
     printTable(
       `Cairn JSON-RPC vs ${hh.clientVersion}`,
-      rows.map((r) => [r.metric, `Cairn ${showSpread(r.cairn)}   Hardhat ${r.reference ? showSpread(r.reference.value) : '–'}   ${r.target}: ${r.met ? 'met' : 'MISSED'}`]),
+      rows.map((r) => [
+        r.metric,
+        `Cairn ${showSpread(r.cairn)}   ` +
+          `Hardhat ${r.reference ? showSpread(r.reference.value) : '–'}   ${r.target}: ${r.met ? 'met' : 'MISSED'}`,
+      ]),
     );
     console.log(JSON.stringify(out, null, 2));
     const problems = node.problems.filter((l) => !/npm warn/.test(l));
-    if (problems.length) console.error(`\nCairn node warnings/errors (last ${Math.min(10, problems.length)}):\n${problems.slice(-10).join('\n')}`);
+    if (problems.length)
+      console.error(
+        `\nCairn node warnings/errors (last ${Math.min(10, problems.length)}):\n${problems.slice(-10).join('\n')}`,
+      );
     for (const c of chains) c.client.close();
   } finally {
     await hh?.stop();

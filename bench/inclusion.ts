@@ -41,7 +41,20 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { MAX_TXS_PER_BLOCK } from '../src/protocol/params';
-import { fmt, groupCpu, monoMs, pct, posInt, printTable, sleep, spawnNode, summarizeProfile, threadRows, type BlockLog, type SpawnedNode } from './lib/harness';
+import {
+  fmt,
+  groupCpu,
+  monoMs,
+  pct,
+  posInt,
+  printTable,
+  sleep,
+  spawnNode,
+  summarizeProfile,
+  threadRows,
+  type BlockLog,
+  type SpawnedNode,
+} from './lib/harness';
 import { showSpread, spread, writeResults, type ResultRow } from './lib/results';
 import { closedLoop, nowEpoch, paced, showTally, signRoundRobin, tally, txPoster, warmConnections } from './lib/submit';
 import { networkAt } from './lib/harness';
@@ -123,19 +136,36 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void node?.stop(false).then(() => process.exit(130)));
   let profileWindow: { from: number; to: number } | undefined;
   try {
-    node = await spawnNode({ devAccounts: SENDERS, slotMs: SLOT_MS, mempoolCap: 50_000, logLevel: 'info', cpuProf: values.profile });
+    node = await spawnNode({
+      devAccounts: SENDERS,
+      slotMs: SLOT_MS,
+      mempoolCap: 50_000,
+      logLevel: 'info',
+      cpuProf: values.profile,
+    });
     const paced_ = RATE * SECONDS;
     const perRun = PREFILL + paced_;
     const t0 = performance.now();
     const startNonce = new Array<number>(SENDERS).fill(0);
-    const all = await signRoundRobin({ senders: SENDERS, count: WARMUP + RUNS * perRun, startNonce, label: 'inclusion', cache: !values['no-cache'], network: await networkAt(node.httpUrl) });
+    const all = await signRoundRobin({
+      senders: SENDERS,
+      count: WARMUP + RUNS * perRun,
+      startNonce,
+      label: 'inclusion',
+      cache: !values['no-cache'],
+      network: await networkAt(node.httpUrl),
+    });
     console.error(`signed ${all.length} envelopes in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     await node.ready;
     const base = node.httpUrl;
     const poster = txPoster(base, SOCKETS);
     await warmConnections(base, SOCKETS);
     // Warm-up: the node's JIT and caches, then an empty mempool.
-    const w = await closedLoop(all.slice(0, WARMUP).map((e) => e.body), PREFILL_CONCURRENCY, poster.post);
+    const w = await closedLoop(
+      all.slice(0, WARMUP).map((e) => e.body),
+      PREFILL_CONCURRENCY,
+      poster.post,
+    );
     if ((tally(w.outcome).get('accepted') ?? 0) !== WARMUP) throw new Error(`warm-up: ${showTally(tally(w.outcome))}`);
     await waitDrained(base);
 
@@ -147,11 +177,19 @@ async function main(): Promise<void> {
       await sleep(SLOT_MS); // an idle slot between runs
       const skew = Date.now() - nowEpoch(); // sentAt is performance-based; block times are Date.now() of the node
       const startHeight = node.blocks.at(-1)?.height ?? 0;
-      const pre = await closedLoop(envs.slice(0, PREFILL).map((e) => e.body), PREFILL_CONCURRENCY, poster.post);
+      const pre = await closedLoop(
+        envs.slice(0, PREFILL).map((e) => e.body),
+        PREFILL_CONCURRENCY,
+        poster.post,
+      );
       const cpu0 = groupCpu(node.pgid);
       const p0 = monoMs();
       const loadStart = Date.now();
-      const load = await paced(envs.slice(PREFILL).map((e) => e.body), RATE, poster.post);
+      const load = await paced(
+        envs.slice(PREFILL).map((e) => e.body),
+        RATE,
+        poster.post,
+      );
       const loadEnd = loadStart + SECONDS * 1000; // the schedule's end (the last answers may come later)
       const p1 = monoMs();
       const cpu1 = groupCpu(node.pgid);
@@ -164,17 +202,21 @@ async function main(): Promise<void> {
       for (;;) {
         const { count } = await getJson<{ count: number }>(base, '/mempool?limit=1');
         if (count === 0 || Date.now() > until || Date.now() - lastChange > 20_000) break;
-        if (count !== last) ((last = count), (lastChange = Date.now()));
+        if (count !== last) (last = count), (lastChange = Date.now());
         await sleep(100);
       }
       await sleep(50); // the last "block committed" line
-      const logs = new Map<number, BlockLog>(node.blocks.filter((b) => b.height > startHeight).map((b) => [b.height, b]));
+      const logs = new Map<number, BlockLog>(
+        node.blocks.filter((b) => b.height > startHeight).map((b) => [b.height, b]),
+      );
       const blocks: BlockInfo[] = [];
-      for (const h of [...logs.keys()].sort((a, b) => a - b)) blocks.push(await getJson<BlockInfo>(base, `/blocks/${h}`));
+      for (const h of [...logs.keys()].sort((a, b) => a - b))
+        blocks.push(await getJson<BlockInfo>(base, `/blocks/${h}`));
       const heightOf = new Map<string, number>();
       for (const b of blocks) for (const t of b.txs) heightOf.set(t.id, b.height);
 
-      // The window: the slots wholly inside [load start + 1 slot, load end]; a block belongs to the slot of its header timestamp.
+      // The window: the slots wholly inside [load start + 1 slot, load end]; a block belongs to the slot of its header
+      // timestamp.
       const slotOf = (ts: number) => Math.floor(ts / SLOT_MS);
       const firstSlot = Math.ceil((loadStart + SLOT_MS) / SLOT_MS);
       const endSlot = Math.floor(loadEnd / SLOT_MS); // exclusive
@@ -192,19 +234,34 @@ async function main(): Promise<void> {
         const h = heightOf.get(envs[PREFILL + i].id);
         if (o !== 'accepted') refused++;
         else if (h === undefined) notIncluded++;
-        lat[i] = o === 'accepted' && h !== undefined ? (logs.get(h)!.time - (load.sentAt[i] + skew)) / SLOT_MS : Infinity;
+        lat[i] =
+          o === 'accepted' && h !== undefined ? (logs.get(h)!.time - (load.sentAt[i] + skew)) / SLOT_MS : Infinity;
       });
       lat.sort();
       const ms = inWindow.map((b) => logs.get(b.height)!.ms).sort((a, b) => a - b);
       const run: Run = {
-        txPerS, fullShare: slots ? full / slots : 0, slots, p50: pct(lat, 0.5), p99: pct(lat, 0.99), refused, notIncluded,
-        maxLagMs: load.maxLagMs, blockMsP50: pct(ms, 0.5), blockMsMax: ms.at(-1) ?? NaN, sizes: Array.from({ length: slots }, (_, k) => String(inWindow.find((b) => slotOf(b.timestamp) === firstSlot + k)?.txCount ?? '–')),
+        txPerS,
+        fullShare: slots ? full / slots : 0,
+        slots,
+        p50: pct(lat, 0.5),
+        p99: pct(lat, 0.99),
+        refused,
+        notIncluded,
+        maxLagMs: load.maxLagMs,
+        blockMsP50: pct(ms, 0.5),
+        blockMsMax: ms.at(-1) ?? NaN,
+        sizes: Array.from({ length: slots }, (_, k) =>
+          String(inWindow.find((b) => slotOf(b.timestamp) === firstSlot + k)?.txCount ?? '–'),
+        ),
       };
       runs.push(run);
       console.error(
-        `run ${r + 1}/${RUNS}: ${txPerS.toFixed(0)} tx/s into blocks over ${slots} slots, ${full} full (${(run.fullShare * 100).toFixed(0)} %); ` +
-          `latency p50 ${fmt(run.p50, 2)} p99 ${fmt(run.p99, 2)} slots; ${accepted} of ${perRun} accepted (${showTally(outcomes)}); ${notIncluded} not included; ` +
-          `block build+commit p50 ${run.blockMsP50} ms, max ${run.blockMsMax} ms; client lag max ${load.maxLagMs.toFixed(0)} ms\n  txs per window slot: ${run.sizes.join(' ')}`,
+        `run ${r + 1}/${RUNS}: ${txPerS.toFixed(0)} tx/s into blocks over ${slots} slots, ${full} full ` +
+          `(${(run.fullShare * 100).toFixed(0)} %); ` +
+          `latency p50 ${fmt(run.p50, 2)} p99 ${fmt(run.p99, 2)} slots; ${accepted} of ${perRun} accepted ` +
+          `(${showTally(outcomes)}); ${notIncluded} not included; ` +
+          `block build+commit p50 ${run.blockMsP50} ms, max ${run.blockMsMax} ms; client lag ` +
+          `max ${load.maxLagMs.toFixed(0)} ms\n  txs per window slot: ${run.sizes.join(' ')}`,
       );
       if (r === RUNS - 1) {
         profileWindow = { from: p0, to: p1 };
@@ -239,12 +296,19 @@ async function main(): Promise<void> {
       metric: 'sustained inclusion (tx/s into blocks)',
       unit: 'tx/s',
       cairn: tx,
-      reference: { name: `the spec's ceiling: ${MAX_TXS_PER_BLOCK} tx per ${SLOT_MS} ms slot`, value: spread(runs.map(() => CEILING)) },
-      target: `≥ ${FULL_TARGET * 100} % of slots full under saturating load; p99 submit → included ≤ ${LATENCY_TARGET_SLOTS} slots`,
+      reference: {
+        name: `the spec's ceiling: ${MAX_TXS_PER_BLOCK} tx per ${SLOT_MS} ms slot`,
+        value: spread(runs.map(() => CEILING)),
+      },
+      target:
+        `≥ ${FULL_TARGET * 100} % of slots full under saturating load; p99 submit → included ` +
+        `≤ ${LATENCY_TARGET_SLOTS} slots`,
       met,
       note:
-        `full slots ${sh(fullS, 1)} %; p99 ${sh(p99)} slots, p50 ${fmt(p50.median, 2)}; window ${fmt(slots.median, 0)} slots; ` +
-        `load: ${PREFILL} pre-filled, then ${RATE} tx/s open loop for ${SECONDS} s from ${SENDERS} senders; block build+commit p50 ${fmt(blockMs.median, 0)} ms` +
+        `full slots ${sh(fullS, 1)} %; p99 ${sh(p99)} slots, p50 ${fmt(p50.median, 2)}; ` +
+        `window ${fmt(slots.median, 0)} slots; ` +
+        `load: ${PREFILL} pre-filled, then ${RATE} tx/s open loop for ${SECONDS} s from ${SENDERS} senders; ` +
+        `block build+commit p50 ${fmt(blockMs.median, 0)} ms` +
         (refused + notIncluded ? `; ${refused} refused, ${notIncluded} not included` : '') +
         (enough ? '' : '; WINDOW UNDER 20 SLOTS'),
     };
@@ -254,7 +318,10 @@ async function main(): Promise<void> {
     await node?.stop(values.keep!);
     if (node?.cpuProfDir) summarizeProfile(node.cpuProfDir, profileWindow);
     const problems = node?.problems.filter((l) => !l.includes('npm warn') && !l.includes('mempool_flood')) ?? [];
-    if (problems.length) console.error(`node log (warn and above, last ${Math.min(10, problems.length)}):\n${problems.slice(-10).join('\n')}`);
+    if (problems.length)
+      console.error(
+        `node log (warn and above, last ${Math.min(10, problems.length)}):\n${problems.slice(-10).join('\n')}`,
+      );
   }
 }
 

@@ -61,7 +61,10 @@ const SENDERS = TINY ? 100 : posInt(values.senders!, 'senders', 1000); // the de
 const RUNS = TINY ? 1 : posInt(values.runs!, 'runs', 20);
 const SOCKETS = TINY ? 8 : posInt(values.sockets!, 'sockets', 1024);
 const PER_SENDER = Math.ceil(PENDING / SENDERS);
-if (PER_SENDER > MAX_FUTURE_NONCE_GAP) throw new Error(`--pending / --senders must be ≤ ${MAX_FUTURE_NONCE_GAP} (the mempool's nonce gap): use more senders`);
+if (PER_SENDER > MAX_FUTURE_NONCE_GAP)
+  throw new Error(
+    `--pending / --senders must be ≤ ${MAX_FUTURE_NONCE_GAP} (the mempool's nonce gap): use more senders`,
+  );
 const GIB = 2 ** 30;
 const MIB = 2 ** 20;
 const TARGET = GIB;
@@ -109,8 +112,15 @@ interface RunResult {
 }
 
 async function run(i: number, bodies: string[]): Promise<RunResult> {
-  // Submitted concurrently, a sender's transactions arrive out of order: allow the whole 64-nonce gap (the pool's content, not its admission rules, is measured).
-  let node: SpawnedNode | null = await spawnNode({ devAccounts: SENDERS, slotMs: 500, mempoolCap: PENDING, logLevel: 'warn', extra: ['--mempool-sender-gapped', '64'] });
+  // Submitted concurrently, a sender's transactions arrive out of order: allow the whole 64-nonce gap (the pool's
+  // content, not its admission rules, is measured).
+  let node: SpawnedNode | null = await spawnNode({
+    devAccounts: SENDERS,
+    slotMs: 500,
+    mempoolCap: PENDING,
+    logLevel: 'warn',
+    extra: ['--mempool-sender-gapped', '64'],
+  });
   const stop = async () => {
     const n = node;
     node = null;
@@ -133,13 +143,25 @@ async function run(i: number, bodies: string[]): Promise<RunResult> {
     if (count !== PENDING) throw new Error(`run ${i + 1}: /mempool counts ${count} pending, expected ${PENDING}`);
     await sleep(TINY ? 500 : 3000); // the fill's garbage has a chance to be collected
     const { count: still } = JSON.parse(await getText(node.httpUrl, '/mempool?limit=1')) as { count: number };
-    if (still !== PENDING) throw new Error(`run ${i + 1}: /mempool counts ${still} pending after the wait (the producer included some?)`);
+    if (still !== PENDING)
+      throw new Error(`run ${i + 1}: /mempool counts ${still} pending after the wait (the producer included some?)`);
     const mem = groupMemory(node.pgid);
     const m = await getText(node.httpUrl, '/metrics');
-    const r: RunResult = { idle: idleMem.rss, idleHeap, full: mem.rss, hwm: mem.hwm, heap: metric(m, 'nodejs_heap_used_bytes'), fillS: s.wallMs / 1000, height: metric(m, 'cairn_height') };
+    const r: RunResult = {
+      idle: idleMem.rss,
+      idleHeap,
+      full: mem.rss,
+      hwm: mem.hwm,
+      heap: metric(m, 'nodejs_heap_used_bytes'),
+      fillS: s.wallMs / 1000,
+      height: metric(m, 'cairn_height'),
+    };
     console.error(
-      `run ${i + 1}: idle RSS ${fmt(r.idle / MIB, 0)} MiB; ${PENDING} pending after ${fmt(r.fillS, 1)} s (${fmt(PENDING / r.fillS, 0)} tx/s): ` +
-        `RSS ${fmt(r.full / MIB, 0)} MiB, peak ${fmt(r.hwm / MIB, 0)} MiB, V8 heap used ${fmt(r.heap / MIB, 0)} MiB (${mem.pids} process${mem.pids > 1 ? 'es' : ''}), head at height ${r.height}`,
+      `run ${i + 1}: idle RSS ${fmt(r.idle / MIB, 0)} MiB; ${PENDING} pending after ${fmt(r.fillS, 1)} s ` +
+        `(${fmt(PENDING / r.fillS, 0)} tx/s): ` +
+        `RSS ${fmt(r.full / MIB, 0)} MiB, peak ${fmt(r.hwm / MIB, 0)} MiB, V8 heap ` +
+        `used ${fmt(r.heap / MIB, 0)} MiB (${mem.pids} process${mem.pids > 1 ? 'es' : ''}), head at ` +
+        `height ${r.height}`,
     );
     return r;
   } finally {
@@ -154,10 +176,28 @@ async function main(): Promise<void> {
   // Nonce rounds 1..PER_SENDER (never 0: nothing is includable), every sender's nonce n before any's n+1.
   for (let nonce = 1; items.length < PENDING; nonce++)
     for (let s = 0; s < SENDERS && items.length < PENDING; s++)
-      items.push({ dev: s, fields: { type: 'TRANSFER', to: to[(s + 1) % SENDERS], amount: '1', fee: '1000', nonce, timestamp: TX_TIMESTAMP0 + items.length } });
+      items.push({
+        dev: s,
+        fields: {
+          type: 'TRANSFER',
+          to: to[(s + 1) % SENDERS],
+          amount: '1',
+          fee: '1000',
+          nonce,
+          timestamp: TX_TIMESTAMP0 + items.length,
+        },
+      });
   const t0 = Date.now();
-  const bodies = (await signDevTxs(items, { cache: !values['no-cache'], label: 'memory', network: await networkOfSpec(devGenesis(SENDERS).spec) })).map((e) => e.body);
-  console.error(`${bodies.length} transfers of ${SENDERS} senders signed or loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  const bodies = (
+    await signDevTxs(items, {
+      cache: !values['no-cache'],
+      label: 'memory',
+      network: await networkOfSpec(devGenesis(SENDERS).spec),
+    })
+  ).map((e) => e.body);
+  console.error(
+    `${bodies.length} transfers of ${SENDERS} senders signed or loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+  );
 
   const runs: RunResult[] = [];
   for (let i = 0; i < RUNS; i++) runs.push(await run(i, bodies));
@@ -169,15 +209,18 @@ async function main(): Promise<void> {
   const idleHeap = spread(runs.map((r) => r.idleHeap / MIB));
   const perTx = spread(runs.map((r) => (r.full - r.idle) / PENDING));
   const heapPerTx = spread(runs.map((r) => (r.heap - r.idleHeap) / PENDING));
-  printTable(`node memory with ${PENDING.toLocaleString('en')} pending transactions (MiB, median (min–max) of ${RUNS})`, [
-    ['idle RSS (before the fill)', showSpread(idle)],
-    ['RSS with the pool full', showSpread(rss)],
-    ['peak RSS (VmHWM)', showSpread(hwm)],
-    ['V8 heap used: idle → full', `${showSpread(idleHeap)} → ${showSpread(heap)}`],
-    ['RSS growth per pending tx (bytes)', showSpread(perTx)],
-    ['V8 heap growth per pending tx (bytes)', showSpread(heapPerTx)],
-    ['fill rate (tx/s)', showSpread(spread(runs.map((r) => PENDING / r.fillS)))],
-  ]);
+  printTable(
+    `node memory with ${PENDING.toLocaleString('en')} pending transactions (MiB, median (min–max) of ${RUNS})`,
+    [
+      ['idle RSS (before the fill)', showSpread(idle)],
+      ['RSS with the pool full', showSpread(rss)],
+      ['peak RSS (VmHWM)', showSpread(hwm)],
+      ['V8 heap used: idle → full', `${showSpread(idleHeap)} → ${showSpread(heap)}`],
+      ['RSS growth per pending tx (bytes)', showSpread(perTx)],
+      ['V8 heap growth per pending tx (bytes)', showSpread(heapPerTx)],
+      ['fill rate (tx/s)', showSpread(spread(runs.map((r) => PENDING / r.fillS)))],
+    ],
+  );
   const row: ResultRow = {
     metric: `memory with ${PENDING.toLocaleString('en')} pending transactions (RSS, MiB)`,
     unit: 'MiB',
@@ -186,10 +229,13 @@ async function main(): Promise<void> {
     target: '≤ 1 GiB (1,024 MiB)',
     met: rss.max <= TARGET / MIB && hwm.max <= TARGET / MIB,
     note:
-      `VmRSS of the node's process group from /proc once GET /mempool counted ${PENDING.toLocaleString('en')} pending hybrid TRANSFERs of ${SENDERS} senders ` +
-      `(nonces 1..${PER_SENDER}, nonce 0 never sent, so the producer — running its 500 ms slots — cannot include them; fresh node per run); ` +
+      `VmRSS of the node's process group from /proc once GET /mempool counted ${PENDING.toLocaleString('en')} ` +
+      `pending hybrid TRANSFERs of ${SENDERS} senders ` +
+      `(nonces 1..${PER_SENDER}, nonce 0 never sent, so the producer — running its 500 ms slots — cannot ` +
+      `include them; fresh node per run); ` +
       `peak (VmHWM) ${showSpread(hwm)} MiB; idle node before the fill ${showSpread(idle)} MiB; ` +
-      `≈ ${fmt(perTx.median, 0)} bytes RSS per pending tx (V8 heap ${showSpread(idleHeap)} → ${showSpread(heap)} MiB, ≈ ${fmt(heapPerTx.median, 0)} bytes per tx); ` +
+      `≈ ${fmt(perTx.median, 0)} bytes RSS per pending tx ` +
+      `(V8 heap ${showSpread(idleHeap)} → ${showSpread(heap)} MiB, ≈ ${fmt(heapPerTx.median, 0)} bytes per tx); ` +
       `met = every run's RSS and peak ≤ 1 GiB`,
   };
   const out = writeResults('memory', [row], values['results-dir']);

@@ -21,18 +21,31 @@ import type { SignedTx } from '../src/protocol/types';
 import { fmt, posInt, printTable } from './lib/harness';
 import { spread, writeResults, type ResultRow } from './lib/results';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, 'results-dir': { type: 'string' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '5' }, 'results-dir': { type: 'string' } },
+});
 const RUNS = posInt(values.runs!, 'runs', 100);
 const TARGET_US = 25;
 
 const addr = (i: number) => `0x${i.toString(16).padStart(40, '0')}` as `0x${string}`;
 let seq = 0;
 const tx = (from: `0x${string}`, nonce: number): SignedTx => ({
-  chainId: 72020, type: 'TRANSFER', from, to: addr(1), amount: '1', nonce, timestamp: 1, fee: '0', data: null,
-  id: `0x${(++seq).toString(16).padStart(64, '0')}`, publicKeys: { secp256k1: '0x', mldsa44: '0x' }, signatures: { secp256k1: '0x', mldsa44: '0x' },
+  chainId: 72020,
+  type: 'TRANSFER',
+  from,
+  to: addr(1),
+  amount: '1',
+  nonce,
+  timestamp: 1,
+  fee: '0',
+  data: null,
+  id: `0x${(++seq).toString(16).padStart(64, '0')}`,
+  publicKeys: { secp256k1: '0x', mldsa44: '0x' },
+  signatures: { secp256k1: '0x', mldsa44: '0x' },
 });
 const view: SenderView = { nonce: 0, balance: 10n ** 20n, mldsaKeyHash: null };
-const pool = () => new TxPool({ cap: MEMPOOL_CAP_DEFAULT, lifetimeMs: MEMPOOL_LIFETIME_MS, maxNonceGap: MAX_FUTURE_NONCE_GAP });
+const pool = () =>
+  new TxPool({ cap: MEMPOOL_CAP_DEFAULT, lifetimeMs: MEMPOOL_LIFETIME_MS, maxNonceGap: MAX_FUTURE_NONCE_GAP });
 
 /** µs per admitted transaction over `txs`, on `p`; throws if one is refused (the scenario is wrong). */
 function admitAll(p: TxPool, txs: SignedTx[]): number {
@@ -65,7 +78,8 @@ const scenarios: { name: string; run(): number }[] = [
     name: 'squat: full of gapped, each ready one evicts',
     run: () => {
       const p = pool();
-      for (let s = 0; p.size < MEMPOOL_CAP_DEFAULT; s++) for (let n = 1; n <= 16 && p.size < MEMPOOL_CAP_DEFAULT; n++) p.admit(tx(addr(0x30000 + s), n), view, null, 0);
+      for (let s = 0; p.size < MEMPOOL_CAP_DEFAULT; s++)
+        for (let n = 1; n <= 16 && p.size < MEMPOOL_CAP_DEFAULT; n++) p.admit(tx(addr(0x30000 + s), n), view, null, 0);
       const honest: SignedTx[] = [];
       for (let s = 0; s < MEMPOOL_CAP_DEFAULT; s++) honest.push(tx(addr(0x40000 + s), 0));
       const us = admitAll(p, honest);
@@ -77,7 +91,8 @@ const scenarios: { name: string; run(): number }[] = [
     name: 'expiry pass over 5,000 (per entry)',
     run: () => {
       const p = pool();
-      for (let s = 0; p.size < MEMPOOL_CAP_DEFAULT; s++) for (let n = 0; n < 16; n++) p.admit(tx(addr(0x50000 + s), n % 2 ? n : n + 100), view, null, 0);
+      for (let s = 0; p.size < MEMPOOL_CAP_DEFAULT; s++)
+        for (let n = 0; n < 16; n++) p.admit(tx(addr(0x50000 + s), n % 2 ? n : n + 100), view, null, 0);
       const t0 = performance.now();
       p.expire(1);
       return ((performance.now() - t0) * 1000) / p.size;
@@ -89,9 +104,20 @@ for (const s of scenarios) s.run(); // warm-up
 const rows: ResultRow[] = scenarios.map((s) => {
   const v = spread(Array.from({ length: RUNS }, () => s.run()));
   return {
-    metric: `TxPool: ${s.name}`, unit: 'µs/tx', cairn: v, reference: null,
-    target: `< ${TARGET_US} µs`, met: v.median < TARGET_US, note: 'in process, no HTTP or signatures; median of runs',
+    metric: `TxPool: ${s.name}`,
+    unit: 'µs/tx',
+    cairn: v,
+    reference: null,
+    target: `< ${TARGET_US} µs`,
+    met: v.median < TARGET_US,
+    note: 'in process, no HTTP or signatures; median of runs',
   };
 });
-printTable(`TxPool.admit, µs per transaction (median of ${RUNS}, min–max; target < ${TARGET_US} µs)`, rows.map((r) => [r.metric, `${fmt(r.cairn.median, 2)} (${fmt(r.cairn.min, 2)}–${fmt(r.cairn.max, 2)})${r.met ? '' : '  NOT MET'}`]));
+printTable(
+  `TxPool.admit, µs per transaction (median of ${RUNS}, min–max; target < ${TARGET_US} µs)`,
+  rows.map((r) => [
+    r.metric,
+    `${fmt(r.cairn.median, 2)} (${fmt(r.cairn.min, 2)}–${fmt(r.cairn.max, 2)})${r.met ? '' : '  NOT MET'}`,
+  ]),
+);
 writeResults('mempool', rows, values['results-dir']);

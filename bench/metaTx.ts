@@ -38,7 +38,13 @@ import { fmt, posInt } from './lib/harness';
 import { spread, writeResults, type ResultRow } from './lib/results';
 import { fastHybridSigner } from './lib/sign';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, tiny: { type: 'boolean', default: false }, 'results-dir': { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '5' },
+    tiny: { type: 'boolean', default: false },
+    'results-dir': { type: 'string' },
+  },
+});
 const ROUNDS = values.tiny ? 1 : posInt(values.rounds!, 'rounds', 100);
 const N = values.tiny ? 50 : 500; // --tiny: blocks of 50, one round (numbers mean nothing)
 
@@ -74,9 +80,24 @@ async function main(): Promise<void> {
     const blocks = new Map<string, Block>();
     for (const [kind, txs] of kinds) {
       const s0 = await StateTrie.open(kv, root);
-      const built = await buildBlock(s0, orderedCandidates(txs.map((t) => [t])), { ...at, network, maxTxs: N, nestedVerified: true, admitted: true });
-      if (built.txs.length !== N || built.results.some((r) => r.status !== 'success')) throw new Error(`${kind}: ${built.txs.length} included, ${built.dropped[0]?.reason ?? built.results.find((r) => r.error)?.error}`);
-      blocks.set(kind, { header: { ...at, height: 1, txCount: N }, txs: built.txs, results: built.results, ...(built.events.length ? { events: built.events } : {}) } as unknown as Block);
+      const built = await buildBlock(s0, orderedCandidates(txs.map((t) => [t])), {
+        ...at,
+        network,
+        maxTxs: N,
+        nestedVerified: true,
+        admitted: true,
+      });
+      if (built.txs.length !== N || built.results.some((r) => r.status !== 'success'))
+        throw new Error(
+          `${kind}: ${built.txs.length} ` +
+            `included, ${built.dropped[0]?.reason ?? built.results.find((r) => r.error)?.error}`,
+        );
+      blocks.set(kind, {
+        header: { ...at, height: 1, txCount: N },
+        txs: built.txs,
+        results: built.results,
+        ...(built.events.length ? { events: built.events } : {}),
+      } as unknown as Block);
       ms[kind] = { produce: [], importWall: [], importExec: [], before: [] };
     }
     // The kinds alternate round by round, so that a busy machine's swings fall on both alike.
@@ -86,12 +107,21 @@ async function main(): Promise<void> {
         const m = ms[kind];
         const produce = await time(async () => {
           const s = await StateTrie.open(kv, root);
-          await buildBlock(s, orderedCandidates(txs.map((t) => [t])), { ...at, network, maxTxs: N, nestedVerified: true, admitted: true });
+          await buildBlock(s, orderedCandidates(txs.map((t) => [t])), {
+            ...at,
+            network,
+            maxTxs: N,
+            nestedVerified: true,
+            admitted: true,
+          });
           await s.flush(kv.batch());
         });
         let exec = 0;
         const importWall = await time(async () => {
-          const ok = await verifyGroups((jobs) => pool.verifyMany(jobs), block.txs.map((t) => verifyJobsOf(t as HybridTx, network)));
+          const ok = await verifyGroups(
+            (jobs) => pool.verifyMany(jobs),
+            block.txs.map((t) => verifyJobsOf(t as HybridTx, network)),
+          );
           if (!ok.every(Boolean)) throw new Error(`${kind}: a signature failed`);
           exec = await time(async () => {
             const s = await StateTrie.open(kv, root);
@@ -118,27 +148,48 @@ async function main(): Promise<void> {
   }
   const med = (xs: number[]) => spread(xs).median;
   for (const [kind, m] of Object.entries(ms)) {
-    console.error(`${kind.padEnd(8)} produce ${fmt(med(m.produce), 0)} ms (min ${fmt(Math.min(...m.produce), 0)}) · import ${fmt(med(m.importWall), 0)} ms (execution ${fmt(med(m.importExec), 0)} ms on the main thread) · execution checking nested signatures itself ${fmt(med(m.before), 0)} ms`);
+    console.error(
+      `${kind.padEnd(8)} produce ${fmt(med(m.produce), 0)} ms (min ${fmt(Math.min(...m.produce), 0)}) · ` +
+        `import ${fmt(med(m.importWall), 0)} ms (execution ${fmt(med(m.importExec), 0)} ms on the main thread) · ` +
+        `execution checking nested signatures itself ${fmt(med(m.before), 0)} ms`,
+    );
   }
   const [t, x] = [ms.TRANSFER, ms.META_TX];
   const ratio = (a: number[], c: number[]) => med(a) / med(c);
   const rows: ResultRow[] = [
     {
-      metric: `block of ${N} META_TXs, producer (build + trie), ms`, unit: 'ms', cairn: spread(x.produce),
-      reference: { name: `${N} TRANSFERs`, value: spread(t.produce) }, target: '≤ 1.5 × the transfers', met: ratio(x.produce, t.produce) <= 1.5,
-      note: `×${fmt(ratio(x.produce, t.produce), 2)}; inner signatures checked at admission in the verify pool; in process (MemoryKv), ${ROUNDS} rounds`,
+      metric: `block of ${N} META_TXs, producer (build + trie), ms`,
+      unit: 'ms',
+      cairn: spread(x.produce),
+      reference: { name: `${N} TRANSFERs`, value: spread(t.produce) },
+      target: '≤ 1.5 × the transfers',
+      met: ratio(x.produce, t.produce) <= 1.5,
+      note:
+        `×${fmt(ratio(x.produce, t.produce), 2)}; inner signatures checked at admission in the verify pool; in ` +
+        `process (MemoryKv), ${ROUNDS} rounds`,
     },
     {
-      metric: `block of ${N} META_TXs, importer (pool verification + execution + trie), ms`, unit: 'ms', cairn: spread(x.importWall),
-      reference: { name: `${N} TRANSFERs`, value: spread(t.importWall) }, target: '≤ 1.5 × the transfers', met: ratio(x.importWall, t.importWall) <= 1.5,
-      note: `×${fmt(ratio(x.importWall, t.importWall), 2)}; main thread ${fmt(med(x.importExec), 0)} vs ${fmt(med(t.importExec), 0)} ms; before (inner signatures on the main thread): ${fmt(med(x.before), 0)} ms; ${availableParallelism()} verify workers, ${2 * N} vs ${N} signatures`,
+      metric: `block of ${N} META_TXs, importer (pool verification + execution + trie), ms`,
+      unit: 'ms',
+      cairn: spread(x.importWall),
+      reference: { name: `${N} TRANSFERs`, value: spread(t.importWall) },
+      target: '≤ 1.5 × the transfers',
+      met: ratio(x.importWall, t.importWall) <= 1.5,
+      note:
+        `×${fmt(ratio(x.importWall, t.importWall), 2)}; main thread ${fmt(med(x.importExec), 0)} ` +
+        `vs ${fmt(med(t.importExec), 0)} ms; before ` +
+        `(inner signatures on the main thread): ${fmt(med(x.before), 0)} ms; ${availableParallelism()} verify ` +
+        `workers, ${2 * N} vs ${N} signatures`,
     },
   ];
   const out = writeResults('metaTx', rows, values['results-dir']);
   console.log(JSON.stringify(out, null, 2));
 }
 
-void main().then(() => process.exit(0), (e: unknown) => {
-  console.error(e);
-  process.exit(1);
-});
+void main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -28,19 +28,46 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
-import { fmt, freePort, pct, posInt, printTable, ROOT, sleep, spawnNode, waitReady, type SpawnedNode } from './lib/harness';
+import {
+  fmt,
+  freePort,
+  pct,
+  posInt,
+  printTable,
+  ROOT,
+  sleep,
+  spawnNode,
+  waitReady,
+  type SpawnedNode,
+} from './lib/harness';
 
 // ─────────────────────────────────────────────────────────────────────────── standalone server (child)
 
 async function serve(port: number, maxClients: number): Promise<void> {
   const pino = (await import('pino')).default;
   const { createHttpServer } = await import('../src/http/server');
-  const head = { height: 1, hash: `0x${'00'.repeat(32)}`, stateRoot: `0x${'00'.repeat(32)}`, finalizedHeight: 1, timestamp: 0 };
-  const reader = { head, status: async () => ({ chainId: 72020, height: head.height, finalizedHeight: head.finalizedHeight }) };
-  const admission = { submit: async () => ({ kind: 'malformed', error: 'missing field: nonce' }), submitRaw: async () => ({ kind: 'malformed', error: 'bad' }) };
+  const head = {
+    height: 1,
+    hash: `0x${'00'.repeat(32)}`,
+    stateRoot: `0x${'00'.repeat(32)}`,
+    finalizedHeight: 1,
+    timestamp: 0,
+  };
+  const reader = {
+    head,
+    status: async () => ({ chainId: 72020, height: head.height, finalizedHeight: head.finalizedHeight }),
+  };
+  const admission = {
+    submit: async () => ({ kind: 'malformed', error: 'missing field: nonce' }),
+    submitRaw: async () => ({ kind: 'malformed', error: 'bad' }),
+  };
   const s = createHttpServer({
-    reader: reader as never, admission: admission as never, compiler: {} as never, saveContract: async () => {},
-    log: pino({ level: 'warn' }), now: Date.now,
+    reader: reader as never,
+    admission: admission as never,
+    compiler: {} as never,
+    saveContract: async () => {},
+    log: pino({ level: 'warn' }),
+    now: Date.now,
     rateLimit: { trustedProxies: ['127.0.0.9'], maxClients },
   });
   await s.listen('127.0.0.1', port);
@@ -63,16 +90,39 @@ interface Reply {
 }
 
 function agentFor(localAddress: string, sockets: number): http.Agent {
-  return new http.Agent({ keepAlive: true, maxSockets: sockets, maxFreeSockets: sockets, localAddress } as http.AgentOptions);
+  return new http.Agent({
+    keepAlive: true,
+    maxSockets: sockets,
+    maxFreeSockets: sockets,
+    localAddress,
+  } as http.AgentOptions);
 }
 
-function send(base: URL, o: { path: string; method?: string; from?: string; agent?: http.Agent | false; headers?: Record<string, string>; body?: string }): Promise<Reply> {
+function send(
+  base: URL,
+  o: {
+    path: string;
+    method?: string;
+    from?: string;
+    agent?: http.Agent | false;
+    headers?: Record<string, string>;
+    body?: string;
+  },
+): Promise<Reply> {
   const t0 = performance.now();
   return new Promise((resolve) => {
     const headers: Record<string, string | number> = { ...o.headers };
     if (o.body !== undefined) headers['content-length'] = Buffer.byteLength(o.body);
     const req = http.request(
-      { host: base.hostname, port: base.port, method: o.method ?? 'GET', path: o.path, localAddress: o.from, agent: o.agent ?? false, headers },
+      {
+        host: base.hostname,
+        port: base.port,
+        method: o.method ?? 'GET',
+        path: o.path,
+        localAddress: o.from,
+        agent: o.agent ?? false,
+        headers,
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -86,7 +136,12 @@ function send(base: URL, o: { path: string; method?: string; from?: string; agen
               error = text.slice(0, 80);
             }
           }
-          resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'] as string | undefined, error, ms: performance.now() - t0 });
+          resolve({
+            status: res.statusCode!,
+            retryAfter: res.headers['retry-after'] as string | undefined,
+            error,
+            ms: performance.now() - t0,
+          });
         });
       },
     );
@@ -115,9 +170,11 @@ async function paced(durationMs: number, intervalMs: number, inflight: number, f
 /** Runs `count` jobs with `concurrency` workers. */
 async function pool(count: number, concurrency: number, job: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < count) await job(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await job(next++);
+    }),
+  );
 }
 
 interface Tally {
@@ -128,7 +185,14 @@ interface Tally {
   retryAfter: Map<string, number>;
   ms: number[];
 }
-const tally = (): Tally => ({ sent: 0, byStatus: new Map(), limiter429: 0, guard429: 0, retryAfter: new Map(), ms: [] });
+const tally = (): Tally => ({
+  sent: 0,
+  byStatus: new Map(),
+  limiter429: 0,
+  guard429: 0,
+  retryAfter: new Map(),
+  ms: [],
+});
 function count(t: Tally, r: Reply): void {
   t.sent++;
   t.byStatus.set(r.status, (t.byStatus.get(r.status) ?? 0) + 1);
@@ -140,8 +204,16 @@ function count(t: Tally, r: Reply): void {
     t.retryAfter.set(k, (t.retryAfter.get(k) ?? 0) + 1);
   }
 }
-const statuses = (t: Tally) => [...t.byStatus].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(' ');
-const retryAfters = (t: Tally) => [...t.retryAfter].sort((a, b) => Number(a[0]) - Number(b[0])).map(([s, n]) => `${s}s×${n}`).join(' ') || '–';
+const statuses = (t: Tally) =>
+  [...t.byStatus]
+    .sort((a, b) => a[0] - b[0])
+    .map(([s, n]) => `${s}×${n}`)
+    .join(' ');
+const retryAfters = (t: Tally) =>
+  [...t.retryAfter]
+    .sort((a, b) => Number(a[0]) - Number(b[0]))
+    .map(([s, n]) => `${s}s×${n}`)
+    .join(' ') || '–';
 
 function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -151,10 +223,15 @@ function rssMiB(pid: number): number {
 async function main(): Promise<void> {
   const { values: a } = parseArgs({
     options: {
-      serve: { type: 'string' }, 'max-clients': { type: 'string', default: '100000' },
-      target: { type: 'string', default: 'standalone' }, url: { type: 'string' },
-      seconds: { type: 'string', default: '20' }, factor: { type: 'string', default: '10' }, offenders: { type: 'string', default: '5' },
-      'distinct-sockets': { type: 'string', default: '20000' }, 'distinct-forwarded': { type: 'string', default: '300000' },
+      serve: { type: 'string' },
+      'max-clients': { type: 'string', default: '100000' },
+      target: { type: 'string', default: 'standalone' },
+      url: { type: 'string' },
+      seconds: { type: 'string', default: '20' },
+      factor: { type: 'string', default: '10' },
+      offenders: { type: 'string', default: '5' },
+      'distinct-sockets': { type: 'string', default: '20000' },
+      'distinct-forwarded': { type: 'string', default: '300000' },
       'distinct-offenders': { type: 'string', default: '150000' },
     },
   });
@@ -178,9 +255,23 @@ async function main(): Promise<void> {
   const standalone = a.target === 'standalone';
   if (standalone) {
     const port = await freePort();
-    child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/ratelimit.ts', '--serve', String(port), '--max-clients', String(maxClients)], {
-      cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-    });
+    child = spawn(
+      process.execPath,
+      [
+        '--expose-gc',
+        '--import',
+        'tsx',
+        'bench/ratelimit.ts',
+        '--serve',
+        String(port),
+        '--max-clients',
+        String(maxClients),
+      ],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+      },
+    );
     await new Promise<void>((res, rej) => {
       child!.stdout!.on('data', (c: Buffer) => c.toString().includes('listening') && res());
       child!.once('exit', () => rej(new Error('standalone server exited')));
@@ -193,7 +284,13 @@ async function main(): Promise<void> {
       base = new URL(a.url);
       pid = Number(process.env.NODE_PID ?? NaN);
     } else {
-      node = await spawnNode({ devAccounts: 2, slotMs: 500, mempoolCap: 5000, logLevel: 'warn', extra: ['--trusted-proxies', '127.0.0.9'] });
+      node = await spawnNode({
+        devAccounts: 2,
+        slotMs: 500,
+        mempoolCap: 5000,
+        logLevel: 'warn',
+        extra: ['--trusted-proxies', '127.0.0.9'],
+      });
       await node.ready;
       pid = node.pgid;
       base = new URL(node.httpUrl);
@@ -202,11 +299,16 @@ async function main(): Promise<void> {
   await waitReady(base.origin);
 
   const view = async () => {
-    const r = await new Promise<string>((res) => http.get({ host: base.hostname, port: base.port, path: '/guard?limit=3', localAddress: '127.0.0.10', agent: false }, (m) => {
-      let t = '';
-      m.on('data', (c) => (t += c));
-      m.on('end', () => res(t));
-    }));
+    const r = await new Promise<string>((res) =>
+      http.get(
+        { host: base.hostname, port: base.port, path: '/guard?limit=3', localAddress: '127.0.0.10', agent: false },
+        (m) => {
+          let t = '';
+          m.on('data', (c) => (t += c));
+          m.on('end', () => res(t));
+        },
+      ),
+    );
     try {
       return JSON.parse(r);
     } catch {
@@ -216,7 +318,9 @@ async function main(): Promise<void> {
   const rss0 = Number.isNaN(pid) ? NaN : rssMiB(pid);
   const heap0 = child
     ? await new Promise<string>((res) => {
-        child!.once('message', (x) => res(`, heap after GC ${fmt((x as { heapUsed: number }).heapUsed / 2 ** 20, 1)} MiB`));
+        child!.once('message', (x) =>
+          res(`, heap after GC ${fmt((x as { heapUsed: number }).heapUsed / 2 ** 20, 1)} MiB`),
+        );
         child!.send('mem');
       })
     : '';
@@ -227,17 +331,25 @@ async function main(): Promise<void> {
   const good = tally();
   const polite = tally();
   const perOffenderRate = (factor * MAX) / WINDOW_MS; // requests per ms
-  console.error(`phase 1: ${offenders} offenders × ${factor}× the limit (${(perOffenderRate * 1000).toFixed(0)} req/s each) for ${seconds} s, a well-behaved client at half the limit, a polite client`);
+  console.error(
+    `phase 1: ${offenders} offenders × ${factor}× the limit ` +
+      `(${(perOffenderRate * 1000).toFixed(0)} req/s each) for ${seconds} s, a well-behaved client at half the ` +
+      `limit, a polite client`,
+  );
   const t0 = performance.now();
   await Promise.all([
     ...offenderTallies.map((t, i) => {
       const from = `127.0.0.${2 + i}`;
       const agent = agentFor(from, 16);
-      return paced(durationMs, 1 / perOffenderRate, 16, async () => count(t, await send(base, { path: '/status', from, agent })));
+      return paced(durationMs, 1 / perOffenderRate, 16, async () =>
+        count(t, await send(base, { path: '/status', from, agent })),
+      );
     }),
     (async () => {
       const agent = agentFor('127.0.0.7', 1);
-      await paced(durationMs, (2 * WINDOW_MS) / MAX, 1, async () => count(good, await send(base, { path: '/status', from: '127.0.0.7', agent })));
+      await paced(durationMs, (2 * WINDOW_MS) / MAX, 1, async () =>
+        count(good, await send(base, { path: '/status', from: '127.0.0.7', agent })),
+      );
     })(),
     (async () => {
       // bursts past the limit, then sleeps for Retry-After whenever refused
@@ -258,13 +370,34 @@ async function main(): Promise<void> {
 
   const rows: [string, string][] = [];
   offenderTallies.forEach((t, i) => {
-    rows.push([`offender 127.0.0.${2 + i}`, `${t.sent} sent (${(t.sent / wall).toFixed(0)}/s): ${statuses(t)}; 429 from limiter ${t.limiter429}, guard ${t.guard429}; Retry-After ${retryAfters(t)}`]);
+    rows.push([
+      `offender 127.0.0.${2 + i}`,
+      `${t.sent} sent (${(t.sent / wall).toFixed(0)}/s): ${statuses(t)}; 429 from limiter ${t.limiter429}, ` +
+        `guard ${t.guard429}; Retry-After ${retryAfters(t)}`,
+    ]);
   });
   const gs = [...good.ms].sort((x, y) => x - y);
-  rows.push(['well-behaved 127.0.0.7', `${good.sent} sent (${(good.sent / wall).toFixed(1)}/s): ${statuses(good)}; latency p50 ${fmt(pct(gs, 0.5), 2)} ms, p99 ${fmt(pct(gs, 0.99), 2)} ms, max ${fmt(gs[gs.length - 1], 2)} ms`]);
-  rows.push(['polite 127.0.0.8', `${polite.sent} sent: ${statuses(polite)}; 429 limiter ${polite.limiter429}, guard ${polite.guard429}; Retry-After ${retryAfters(polite)}`]);
-  rows.push(['guard after phase 1', `active blocks ${g1.activeBlocks ?? '?'}, blocks imposed ${g1.blocksTotal ?? '?'}, rate-limited total ${g1.rateLimit?.limitedTotal ?? '?'}`]);
-  for (const b of g1.blocks ?? []) rows.push(['  block', `${b.client} level ${b.level} remaining ${(b.remainingMs / 1000).toFixed(1)} s offences ${JSON.stringify(b.offences)}`]);
+  rows.push([
+    'well-behaved 127.0.0.7',
+    `${good.sent} sent (${(good.sent / wall).toFixed(1)}/s): ${statuses(good)}; latency ` +
+      `p50 ${fmt(pct(gs, 0.5), 2)} ms, p99 ${fmt(pct(gs, 0.99), 2)} ms, max ${fmt(gs[gs.length - 1], 2)} ms`,
+  ]);
+  rows.push([
+    'polite 127.0.0.8',
+    `${polite.sent} sent: ${statuses(polite)}; 429 limiter ${polite.limiter429}, guard ${polite.guard429}; ` +
+      `Retry-After ${retryAfters(polite)}`,
+  ]);
+  rows.push([
+    'guard after phase 1',
+    `active blocks ${g1.activeBlocks ?? '?'}, blocks imposed ${g1.blocksTotal ?? '?'}, rate-limited ` +
+      `total ${g1.rateLimit?.limitedTotal ?? '?'}`,
+  ]);
+  for (const b of g1.blocks ?? [])
+    rows.push([
+      '  block',
+      `${b.client} level ${b.level} remaining ${(b.remainingMs / 1000).toFixed(1)} s ` +
+        `offences ${JSON.stringify(b.offences)}`,
+    ]);
   printTable(`Phase 1 (${wall.toFixed(1)} s, limit ${MAX} per ${WINDOW_MS} ms per client)`, rows);
   const limitedAny = offenderTallies.some((t) => t.limiter429 + t.guard429 > 0);
   if (!limitedAny) console.log('\nNO request was limited: this server has no rate limit wired (see --target).');
@@ -281,7 +414,12 @@ async function main(): Promise<void> {
   };
   const snap = async (label: string) => {
     const g = await view();
-    mem.push([label, `RSS ${fmt(rssMiB(pid), 1)} MiB${await heap()}; limiter table ${g.rateLimit?.trackedClients ?? '?'} / ${g.rateLimit?.maxClients ?? '?'} (evicted ${g.rateLimit?.evictedTotal ?? '?'}); guard table ${g.trackedClients ?? '?'} / ${g.maxClients ?? '?'} (evicted ${g.evictedTotal ?? '?'})`]);
+    mem.push([
+      label,
+      `RSS ${fmt(rssMiB(pid), 1)} MiB${await heap()}; limiter table ${g.rateLimit?.trackedClients ?? '?'} ` +
+        `/ ${g.rateLimit?.maxClients ?? '?'} (evicted ${g.rateLimit?.evictedTotal ?? '?'}); guard ` +
+        `table ${g.trackedClients ?? '?'} / ${g.maxClients ?? '?'} (evicted ${g.evictedTotal ?? '?'})`,
+    ]);
   };
   if (!Number.isNaN(pid)) {
     mem.push(['before phase 1 (idle server)', `RSS ${fmt(rss0, 1)} MiB${heap0}`]);
@@ -294,7 +432,10 @@ async function main(): Promise<void> {
         const r = await send(base, { path: '/status', from });
         if (r.status !== 200) fails++;
       });
-      await snap(`+${distinctSockets} distinct socket addresses (${((performance.now() - t) / 1000).toFixed(1)} s, ${fails} not 200)`);
+      await snap(
+        `+${distinctSockets} distinct socket addresses ` +
+          `(${((performance.now() - t) / 1000).toFixed(1)} s, ${fails} not 200)`,
+      );
     }
     if ((standalone || node) && distinctForwarded > 0) {
       const agent = agentFor('127.0.0.9', 64);
@@ -303,16 +444,31 @@ async function main(): Promise<void> {
         const t = performance.now();
         await pool(n, 64, async (i) => {
           const k = (half - 1) * n + i;
-          await send(base, { path: '/status', from: '127.0.0.9', agent, headers: { 'x-forwarded-for': `10.${(k >> 16) & 255}.${(k >> 8) & 255}.${k & 255}` } });
+          await send(base, {
+            path: '/status',
+            from: '127.0.0.9',
+            agent,
+            headers: { 'x-forwarded-for': `10.${(k >> 16) & 255}.${(k >> 8) & 255}.${k & 255}` },
+          });
         });
         await snap(`+${n} distinct forwarded clients (${half}/2, ${((performance.now() - t) / 1000).toFixed(1)} s)`);
       }
       const n = distinctOffenders;
       const t = performance.now();
       await pool(n, 64, async (i) => {
-        await send(base, { path: '/tx', method: 'POST', from: '127.0.0.9', agent, body: '{"bad":', headers: { 'x-forwarded-for': `11.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` } });
+        await send(base, {
+          path: '/tx',
+          method: 'POST',
+          from: '127.0.0.9',
+          agent,
+          body: '{"bad":',
+          headers: { 'x-forwarded-for': `11.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` },
+        });
       });
-      await snap(`+${n} distinct forwarded offenders, one malformed POST /tx each (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+      await snap(
+        `+${n} distinct forwarded offenders, one malformed POST /tx each ` +
+          `(${((performance.now() - t) / 1000).toFixed(1)} s)`,
+      );
       agent.destroy();
     }
     printTable('Phase 2: bounded memory', mem);

@@ -41,14 +41,24 @@ const TARGET = 0.7;
 
 async function main(): Promise<void> {
   ensureWrk();
-  const node = await spawnNode({ devAccounts: 4, slotMs: 500, mempoolCap: 5000, logLevel: 'warn', cpuProf: values.profile });
+  const node = await spawnNode({
+    devAccounts: 4,
+    slotMs: 500,
+    mempoolCap: 5000,
+    logLevel: 'warn',
+    cpuProf: values.profile,
+  });
   let bare: { pgid: number } | null = null;
   const answersDir = mkdtempSync(join(tmpdir(), 'cairn-bare-'));
   try {
     await node.ready;
     const client = new CairnClient(node.httpUrl);
     const alice = deriveKeys(devSecret(0));
-    const sent = await client.sendTx(alice, { type: 'TRANSFER', to: deriveKeys(devSecret(1)).address, amount: 5n * COIN }, { wait: 'included', timeoutMs: 30_000 });
+    const sent = await client.sendTx(
+      alice,
+      { type: 'TRANSFER', to: deriveKeys(devSecret(1)).address, amount: 5n * COIN },
+      { wait: 'included', timeoutMs: 30_000 },
+    );
     const paths = ['/status', `/address/${alice.address}`, '/blocks/latest', `/tx/${sent.tx.id}`];
     // The reference answers what the node answered: the same bytes, the same content type.
     const answers: CannedAnswer[] = [];
@@ -60,7 +70,11 @@ async function main(): Promise<void> {
     const file = join(answersDir, 'answers.json');
     writeFileSync(file, JSON.stringify(answers));
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/bareServer.ts', String(port), file], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/bareServer.ts', String(port), file], {
+      cwd: ROOT,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     bare = { pgid: child.pid! };
     await new Promise<void>((res, rej) => {
       child.stdout!.on('data', (c: Buffer) => c.toString().includes('listening') && res());
@@ -103,9 +117,16 @@ async function main(): Promise<void> {
         reference: { name: 'bare hyper-express, same bytes', value: rs },
         target: `≥ ${TARGET * 100} % of the reference`,
         met: ratio >= TARGET && failures === 0,
-        note: `${(ratio * 100).toFixed(0)} % of the reference; node p99 ${p99.toFixed(1)} ms; server CPU per request ${spread(cairnUs).median.toFixed(1)} µs vs ${spread(refUs).median.toFixed(1)} µs${failures ? `; ${failures} non-2xx or socket errors` : ''}`,
+        note:
+          `${(ratio * 100).toFixed(0)} % of the reference; node p99 ${p99.toFixed(1)} ms; server CPU per ` +
+          `request ${spread(cairnUs).median.toFixed(1)} µs vs ${spread(refUs).median.toFixed(1)} ` +
+          `µs${failures ? `; ${failures} non-2xx or socket errors` : ''}`,
       });
-      console.error(`GET ${label}: cairn ${showSpread(cs)} req/s, bare ${showSpread(rs)} req/s → ${(ratio * 100).toFixed(0)} %; CPU/request ${spread(cairnUs).median.toFixed(1)} vs ${spread(refUs).median.toFixed(1)} µs`);
+      console.error(
+        `GET ${label}: cairn ${showSpread(cs)} req/s, bare ${showSpread(rs)} req/s ` +
+          `→ ${(ratio * 100).toFixed(0)} %; CPU/request ${spread(cairnUs).median.toFixed(1)} ` +
+          `vs ${spread(refUs).median.toFixed(1)} µs`,
+      );
     }
     const out = writeResults('reads', rows, values['results-dir']);
     console.log(JSON.stringify(out, null, 2));

@@ -17,7 +17,8 @@
  *
  * Client: wrk (C, epoll; `apt-get install -y wrk`) with a generated Lua script that sets
  * method, body and headers, rotates request bodies and checks every response (HTTP 200 and no
- * JSON-RPC "error"; bench/lib/rpcLoad.ts, shared with bench/hardhat.ts); --client auto uses wrk when it is on PATH. Fallback (--client node): a
+ * JSON-RPC "error"; bench/lib/rpcLoad.ts, shared with bench/hardhat.ts); --client auto uses wrk when it is on PATH.
+ * Fallback (--client node): a
  * pipelined HTTP/1.1 client on raw keep-alive sockets in this process (--pipeline requests
  * outstanding per connection; no undici here). Which client ran is printed. The node's CPU
  * per thread and the client's CPU are reported next to the rates, so a client bottleneck
@@ -32,8 +33,20 @@ import { Interface, Wallet } from 'ethers';
 import { devAccounts } from '../src/chain/devnet';
 import { compileSolidity, ERC20_SOURCE } from '../test/helpers/solidity';
 import {
-  fmt, groupCpu, jsonClient, machineCpu, monoMs, posInt, printTable, rpcClient, sleep, spawnNode, summarizeProfile, threadRows,
-  waitQuiet, type SpawnedNode,
+  fmt,
+  groupCpu,
+  jsonClient,
+  machineCpu,
+  monoMs,
+  posInt,
+  printTable,
+  rpcClient,
+  sleep,
+  spawnNode,
+  summarizeProfile,
+  threadRows,
+  waitQuiet,
+  type SpawnedNode,
 } from './lib/harness';
 import { wrkRpc, type RpcLoadResult } from './lib/rpcLoad';
 
@@ -68,11 +81,15 @@ async function main(): Promise<void> {
   const duration = posInt(values.duration!, 'duration', 3600);
   const threads = posInt(values.threads!, 'threads', 64);
   const pipeline = posInt(values.pipeline!, 'pipeline', 1024);
-  const methods = values.methods!.split(',').map((m) => m.trim()).filter(Boolean);
+  const methods = values
+    .methods!.split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
   let client = values.client!;
   const haveWrk = spawnSync('wrk', ['--version']).error === undefined;
   if (client === 'auto') client = haveWrk ? 'wrk' : 'node';
-  if (client === 'wrk' && !haveWrk) throw new Error('wrk is not on PATH (apt-get install -y wrk), or use --client node');
+  if (client === 'wrk' && !haveWrk)
+    throw new Error('wrk is not on PATH (apt-get install -y wrk), or use --client node');
   if (client !== 'wrk' && client !== 'node') throw new Error('--client must be auto, wrk or node');
 
   let node: SpawnedNode | null = null;
@@ -87,7 +104,13 @@ async function main(): Promise<void> {
   try {
     let rpcUrl = values.url?.replace(/\/+$/, '');
     if (!rpcUrl) {
-      node = await spawnNode({ devAccounts: 10, slotMs: posInt(values['slot-ms']!, 'slot-ms', 1000, 50), mempoolCap: 5000, logLevel: 'warn', cpuProf: values['cpu-prof'] });
+      node = await spawnNode({
+        devAccounts: 10,
+        slotMs: posInt(values['slot-ms']!, 'slot-ms', 1000, 50),
+        mempoolCap: 5000,
+        logLevel: 'warn',
+        cpuProf: values['cpu-prof'],
+      });
       await node.ready;
       rpcUrl = node.rpcUrl;
     }
@@ -107,9 +130,26 @@ async function main(): Promise<void> {
       const w = new Wallet(dev[0].secp256k1PrivateKey);
       let nonce = Number(await rpc.call<string>('eth_getTransactionCount', [w.address, 'pending']));
       const fee = { type: 2, chainId: CHAIN_ID, maxFeePerGas: GAS_PRICE, maxPriorityFeePerGas: 0n, value: 0n } as const;
-      const raws = [await w.signTransaction({ ...fee, nonce: nonce++, to: null, data: TestToken.bytecode + token.encodeDeploy([10n ** 30n]).slice(2), gasLimit: 3_000_000n })];
+      const raws = [
+        await w.signTransaction({
+          ...fee,
+          nonce: nonce++,
+          to: null,
+          data: TestToken.bytecode + token.encodeDeploy([10n ** 30n]).slice(2),
+          gasLimit: 3_000_000n,
+        }),
+      ];
       const predicted = (await import('ethers')).getCreateAddress({ from: w.address, nonce: nonce - 1 }).toLowerCase();
-      for (const a of addrs.slice(1)) raws.push(await w.signTransaction({ ...fee, nonce: nonce++, to: predicted, data: token.encodeFunctionData('transfer', [a, 10n ** 21n]), gasLimit: 100_000n }));
+      for (const a of addrs.slice(1))
+        raws.push(
+          await w.signTransaction({
+            ...fee,
+            nonce: nonce++,
+            to: predicted,
+            data: token.encodeFunctionData('transfer', [a, 10n ** 21n]),
+            gasLimit: 100_000n,
+          }),
+        );
       const replies = await rpc.batch<string>(raws.map((r) => ['eth_sendRawTransaction', [r]]));
       for (const r of replies) if (r.error) throw new Error(`setup refused: ${r.error.message}`);
       deployHash = replies[0].result!;
@@ -150,23 +190,34 @@ async function main(): Promise<void> {
     for (const p of plan) {
       for (const b of p.bodies) {
         const r = await c.post<{ result?: unknown; error?: { message: string } }>('/', b);
-        if (r.status !== 200 || r.body.error || r.body.result === undefined) throw new Error(`${p.method} check failed: ${JSON.stringify(r.body)}`);
+        if (r.status !== 200 || r.body.error || r.body.result === undefined)
+          throw new Error(`${p.method} check failed: ${JSON.stringify(r.body)}`);
       }
       const sample = (await c.post<{ result?: unknown }>('/', p.bodies[p.bodies.length - 1])).body.result;
-      console.error(`${p.method}: ${p.bodies.length} distinct bodies, e.g. result ${JSON.stringify(sample).slice(0, 80)}`);
+      console.error(
+        `${p.method}: ${p.bodies.length} distinct bodies, e.g. result ${JSON.stringify(sample).slice(0, 80)}`,
+      );
     }
     c.close();
 
-    const results: { method: string; r: RunResult; nodeCpu: number; nodeMain: number; others: number; threadLines: [string, string][] }[] = [];
+    const results: {
+      method: string;
+      r: RunResult;
+      nodeCpu: number;
+      nodeMain: number;
+      others: number;
+      threadLines: [string, string][];
+    }[] = [];
     let profWindow: { from: number; to: number } | null = null;
     for (const p of plan) {
       await waitQuiet(Number(values['wait-quiet']), node?.pgid ?? null);
       const n0 = node ? groupCpu(node.pgid) : null;
       const m0 = machineCpu();
       const t0 = monoMs();
-      const r = client === 'wrk'
-        ? await wrkRpc(rpcUrl, p.bodies, { connections, threads, duration })
-        : await runPipelined(rpcUrl, p.bodies, { connections, pipeline, duration });
+      const r =
+        client === 'wrk'
+          ? await wrkRpc(rpcUrl, p.bodies, { connections, threads, duration })
+          : await runPipelined(rpcUrl, p.bodies, { connections, pipeline, duration });
       const t1 = monoMs();
       const m1 = machineCpu();
       const n1 = node ? groupCpu(node.pgid) : null;
@@ -175,32 +226,60 @@ async function main(): Promise<void> {
       const nodeCpu = n0 && n1 ? n1.total - n0.total : NaN;
       const mainKey = node ? `${node.pgid}/${node.pgid}` : '';
       const nodeMain = n0 && n1 ? (n1.threads.get(mainKey)?.s ?? 0) - (n0.threads.get(mainKey)?.s ?? 0) : NaN;
-      const others = m0 && m1 ? Math.max(0, m1.busy - m0.busy - (Number.isNaN(nodeCpu) ? 0 : nodeCpu) - r.clientCpuS) : NaN;
-      results.push({ method: p.method, r, nodeCpu: (nodeCpu * 1000) / wall, nodeMain: (nodeMain * 1000) / wall, others: (others * 1000) / wall, threadLines: n0 && n1 ? threadRows(n0, n1, wall, 3) : [] });
+      const others =
+        m0 && m1 ? Math.max(0, m1.busy - m0.busy - (Number.isNaN(nodeCpu) ? 0 : nodeCpu) - r.clientCpuS) : NaN;
+      results.push({
+        method: p.method,
+        r,
+        nodeCpu: (nodeCpu * 1000) / wall,
+        nodeMain: (nodeMain * 1000) / wall,
+        others: (others * 1000) / wall,
+        threadLines: n0 && n1 ? threadRows(n0, n1, wall, 3) : [],
+      });
       console.error(`${p.method}: ${(r.ok / r.seconds).toFixed(0)} req/s`);
     }
 
-    const clientDesc = client === 'wrk'
-      ? `wrk (C, epoll) ${threads} threads, ${connections} keep-alive connections, Lua: POST / with JSON body, every response checked`
-      : `node pipelined HTTP/1.1 client (raw sockets, this process), ${connections} keep-alive connections × ${pipeline} in flight`;
+    const clientDesc =
+      client === 'wrk'
+        ? `wrk (C, epoll) ${threads} threads, ${connections} keep-alive connections, Lua: POST / with JSON ` +
+          `body, every response checked`
+        : `node pipelined HTTP/1.1 client (raw sockets, this process), ${connections} keep-alive connections ` +
+          `× ${pipeline} in flight`;
     const rows: [string, string][] = [
       ['client', clientDesc],
       ['target', `${rpcUrl}${node ? ' (own node, 10 dev accounts, idle chain)' : ''}; ${duration} s per method`],
     ];
     for (const { method, r, nodeCpu, nodeMain, others, threadLines } of results) {
       rows.push(
-        [method, `${(r.ok / r.seconds).toFixed(0)} req/s   p50 ${fmt(r.p50us / 1000, 2)} ms   p90 ${fmt(r.p90us / 1000, 2)} ms   p99 ${fmt(r.p99us / 1000, 2)} ms   max ${fmt(r.maxUs / 1000, 1)} ms`],
+        [
+          method,
+          `${(r.ok / r.seconds).toFixed(0)} req/s   p50 ${fmt(r.p50us / 1000, 2)} ms   ` +
+            `p90 ${fmt(r.p90us / 1000, 2)} ms   p99 ${fmt(r.p99us / 1000, 2)} ms   ` +
+            `max ${fmt(r.maxUs / 1000, 1)} ms`,
+        ],
         ['  requests / errors', `${r.requests} / ${r.errors}${r.errors ? ` (${r.errorKinds})` : ''}`],
-        ['  CPU (% of one core)', `node ${fmt(nodeCpu * 100, 0)} % (main thread ${fmt(nodeMain * 100, 0)} %), client ${((r.clientCpuS * 1000) / (r.seconds * 1000) * 100).toFixed(0)} %, other processes ${fmt(others * 100, 0)} %`],
+        [
+          '  CPU (% of one core)',
+          `node ${fmt(nodeCpu * 100, 0)} % (main thread ${fmt(nodeMain * 100, 0)} %), ` +
+            `client ${(((r.clientCpuS * 1000) / (r.seconds * 1000)) * 100).toFixed(0)} %, other ` +
+            `processes ${fmt(others * 100, 0)} %`,
+        ],
       );
       if (threadLines.length && values['cpu-prof']) rows.push(...threadLines);
     }
     printTable('JSON-RPC reads (bench/rpc.ts)', rows);
     const bn = results.find((x) => x.method === 'eth_blockNumber');
-    if (bn) console.log(`\ntarget ≥ 15,000 req/s for eth_blockNumber: ${bn.r.ok / bn.r.seconds >= 15_000 ? 'MET' : 'MISSED'} (${(bn.r.ok / bn.r.seconds).toFixed(0)})`);
+    if (bn)
+      console.log(
+        `\ntarget ≥ 15,000 req/s for eth_blockNumber: ${bn.r.ok / bn.r.seconds >= 15_000 ? 'MET' : 'MISSED'} ` +
+          `(${(bn.r.ok / bn.r.seconds).toFixed(0)})`,
+      );
     if (node) {
       const problems = node.problems.filter((l) => !/npm warn/.test(l));
-      if (problems.length) console.log(`\nnode warnings/errors (last ${Math.min(10, problems.length)}):\n${problems.slice(-10).join('\n')}`);
+      if (problems.length)
+        console.log(
+          `\nnode warnings/errors (last ${Math.min(10, problems.length)}):\n${problems.slice(-10).join('\n')}`,
+        );
       await stop();
       if (node.cpuProfDir && profWindow) {
         console.log(`\n════ node CPU profile during the ${results[0].method} run`);
@@ -215,9 +294,18 @@ async function main(): Promise<void> {
 // ─────────────────────────────────────────────────────────────────────────── pipelined Node client
 
 /** HTTP/1.1 keep-alive with `pipeline` requests outstanding per connection; content-length responses. */
-async function runPipelined(url: string, bodies: string[], o: { connections: number; pipeline: number; duration: number }): Promise<RunResult> {
+async function runPipelined(
+  url: string,
+  bodies: string[],
+  o: { connections: number; pipeline: number; duration: number },
+): Promise<RunResult> {
   const u = new URL(url);
-  const reqs = bodies.map((b) => Buffer.from(`POST / HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(b)}\r\n\r\n${b}`));
+  const reqs = bodies.map((b) =>
+    Buffer.from(
+      `POST / HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: ` +
+        `application/json\r\nContent-Length: ${Buffer.byteLength(b)}\r\n\r\n${b}`,
+    ),
+  );
   const lat: number[] = [];
   let ok = 0;
   let errors = 0;
@@ -294,8 +382,16 @@ async function runPipelined(url: string, bodies: string[], o: { connections: num
   lat.sort((a, b) => a - b);
   const p = (q: number) => (lat.length ? lat[Math.min(lat.length - 1, Math.floor(q * lat.length))] * 1000 : NaN);
   return {
-    requests: ok + errors, ok, errors, errorKinds: [...kinds].map(([k, v]) => `${k} ×${v}`).join(', '), seconds,
-    p50us: p(0.5), p90us: p(0.9), p99us: p(0.99), maxUs: (lat.at(-1) ?? NaN) * 1000, clientCpuS: (c.user + c.system) / 1e6,
+    requests: ok + errors,
+    ok,
+    errors,
+    errorKinds: [...kinds].map(([k, v]) => `${k} ×${v}`).join(', '),
+    seconds,
+    p50us: p(0.5),
+    p90us: p(0.9),
+    p99us: p(0.99),
+    maxUs: (lat.at(-1) ?? NaN) * 1000,
+    clientCpuS: (c.user + c.system) / 1e6,
   };
 }
 

@@ -25,13 +25,18 @@ import { StateTrie } from '../src/state/stateTrie';
 import { openStore } from '../src/storage/rocks';
 
 const { values } = parseArgs({
-  options: { accounts: { type: 'string', default: '100000' }, blocks: { type: 'string', default: '10' }, transfers: { type: 'string', default: '500' } },
+  options: {
+    accounts: { type: 'string', default: '100000' },
+    blocks: { type: 'string', default: '10' },
+    transfers: { type: 'string', default: '500' },
+  },
 });
 const ACCOUNTS = Number(values.accounts);
 const BLOCKS = Number(values.blocks);
 const TRANSFERS = Number(values.transfers);
 
-const addr = (i: number): Address => `0x${(BigInt(i + 1) * 0x9e3779b97f4a7c15n).toString(16).padStart(40, '0').slice(-40)}`;
+const addr = (i: number): Address =>
+  `0x${(BigInt(i + 1) * 0x9e3779b97f4a7c15n).toString(16).padStart(40, '0').slice(-40)}`;
 const account = (i: number): AccountState => ({ ...emptyAccount(), balance: BigInt(i) * 1_000_000n + 7n });
 
 /** The store, counting reads (each one is a node the shared cache did not have). */
@@ -69,7 +74,12 @@ interface Split {
 }
 
 /** One block: `TRANSFERS` transfers between `ids` pairs, applyTx's reads and writes in its order. */
-async function block(kv: CountingKv, root: Hex, ids: number[], prefetch: boolean): Promise<{ root: Hex; split: Split }> {
+async function block(
+  kv: CountingKv,
+  root: Hex,
+  ids: number[],
+  prefetch: boolean,
+): Promise<{ root: Hex; split: Split }> {
   const reads0 = kv.gets;
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -101,7 +111,17 @@ async function block(kv: CountingKv, root: Hex, ids: number[], prefetch: boolean
   const cpu = process.cpuUsage(cpu0);
   return {
     root: next,
-    split: { total: t5 - t0, cpu: (cpu.user + cpu.system) / 1000, prefetch: t1 - t0, exec: t2 - t1, root: t3 - t2, flush: t4 - t3, write: t5 - t4, reads: kv.gets - reads0, nodes: batch.size },
+    split: {
+      total: t5 - t0,
+      cpu: (cpu.user + cpu.system) / 1000,
+      prefetch: t1 - t0,
+      exec: t2 - t1,
+      root: t3 - t2,
+      flush: t4 - t3,
+      write: t5 - t4,
+      reads: kv.gets - reads0,
+      nodes: batch.size,
+    },
   };
 }
 
@@ -124,8 +144,11 @@ function report(label: string, splits: Split[]): void {
   const sorted = splits.map((s) => s.total).sort((a, b) => a - b);
   const f = (v: number) => v.toFixed(1);
   console.log(
-    `${label}: ${f(avg('total'))} ms per block (median ${f(sorted[sorted.length >> 1])}, cpu ${f(avg('cpu'))}) — prefetch ${f(avg('prefetch'))}, exec ${f(avg('exec'))}, ` +
-      `root ${f(avg('root'))}, flush ${f(avg('flush'))}, write ${f(avg('write'))}; ${avg('reads').toFixed(0)} store reads, ${avg('nodes').toFixed(0)} nodes written`,
+    `${label}: ${f(avg('total'))} ms per block ` +
+      `(median ${f(sorted[sorted.length >> 1])}, cpu ${f(avg('cpu'))}) — prefetch ${f(avg('prefetch'))}, ` +
+      `exec ${f(avg('exec'))}, ` +
+      `root ${f(avg('root'))}, flush ${f(avg('flush'))}, write ${f(avg('write'))}; ${avg('reads').toFixed(0)} ` +
+      `store reads, ${avg('nodes').toFixed(0)} nodes written`,
   );
 }
 
@@ -146,7 +169,10 @@ async function main(): Promise<void> {
       }
     }
     const fillMs = performance.now() - t0;
-    console.log(`fill: ${ACCOUNTS} accounts in ${(fillMs / 1000).toFixed(1)} s (${((ACCOUNTS / fillMs) * 1000).toFixed(0)} accounts/s, blocks of 5,000)`);
+    console.log(
+      `fill: ${ACCOUNTS} accounts in ${(fillMs / 1000).toFixed(1)} s ` +
+        `(${((ACCOUNTS / fillMs) * 1000).toFixed(0)} accounts/s, blocks of 5,000)`,
+    );
     let root = state.root();
     let seed = 1;
 
@@ -178,7 +204,10 @@ async function main(): Promise<void> {
     const p1 = performance.now();
     for (let i = 0; i < 200; i++) await proofState.proveAccount(addr((i * 104729) % ACCOUNTS));
     const p2 = performance.now();
-    console.log(`reads: ${(1_000 / ((p1 - p0) / 1000)).toFixed(0)} getAccount/s, ${(200 / ((p2 - p1) / 1000)).toFixed(0)} proveAccount/s`);
+    console.log(
+      `reads: ${(1_000 / ((p1 - p0) / 1000)).toFixed(0)} ` +
+        `getAccount/s, ${(200 / ((p2 - p1) / 1000)).toFixed(0)} proveAccount/s`,
+    );
     await kv.close();
   } finally {
     await rm(dir, { recursive: true, force: true });

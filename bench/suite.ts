@@ -33,7 +33,11 @@ export const BENCHES: { name: string; script: string; args: string[] }[] = [
   { name: 'hardhat', script: 'bench/hardhat.ts', args: ['--seconds', '5', '--runs', '3'] },
   { name: 'finality', script: 'bench/finality.ts', args: ['--blocks', '60', '--runs', '3'] },
   { name: 'attack', script: 'bench/attack.ts', args: ['--runs', '3'] },
-  { name: 'sync', script: 'bench/sync.ts', args: ['--blocks', '5000', '--txs', '500', '--chain-dir', join(CHAINS, 'sync-5000x500')] },
+  {
+    name: 'sync',
+    script: 'bench/sync.ts',
+    args: ['--blocks', '5000', '--txs', '500', '--chain-dir', join(CHAINS, 'sync-5000x500')],
+  },
 ];
 
 export function renderResults(files: ResultFile[]): string {
@@ -52,7 +56,10 @@ export function renderResults(files: ResultFile[]): string {
       // A share of the reference (a bare server, a ceiling) in %, a multiple of it (another node) in ×.
       const ratio = Number.isNaN(x) ? '–' : x >= 2 ? `${x.toFixed(1)}×` : `${(x * 100).toFixed(0)} %`;
       const ref = r.reference ? `${showSpread(r.reference.value)} (${r.reference.name})` : '–';
-      lines.push(`| ${r.metric} | ${showSpread(r.cairn)} | ${ref} | ${ratio} | ${r.target} | ${r.met ? 'yes' : '**no**'} | ${r.note ?? ''} |`);
+      lines.push(
+        `| ${r.metric} | ${showSpread(r.cairn)} | ${ref} | ${ratio} | ${r.target} ` +
+          `| ${r.met ? 'yes' : '**no**'} | ${r.note ?? ''} |`,
+      );
     }
   }
   lines.push('', '| bench | date | machine | commit |', '|---|---|---|---|');
@@ -74,7 +81,9 @@ function runShowing(args: string[]): Promise<{ status: number | null; stderr: st
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { only: { type: 'string' }, tiny: { type: 'boolean', default: false }, 'results-dir': { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { only: { type: 'string' }, tiny: { type: 'boolean', default: false }, 'results-dir': { type: 'string' } },
+  });
   const dir = values['results-dir'] ?? RESULTS_DIR;
   const only = values.only?.split(',');
   const chosen = BENCHES.filter((b) => !only || only.includes(b.name));
@@ -89,7 +98,9 @@ async function main(): Promise<void> {
     }
   }
   // With --only, the table keeps the other benchmarks' latest rows (each with its own date and commit).
-  const files = BENCHES.map((b) => join(dir, `${b.name}.json`)).filter(existsSync).map((f) => JSON.parse(readFileSync(f, 'utf8')) as ResultFile);
+  const files = BENCHES.map((b) => join(dir, `${b.name}.json`))
+    .filter(existsSync)
+    .map((f) => JSON.parse(readFileSync(f, 'utf8')) as ResultFile);
   const md = renderResults(files);
   if (!values.tiny) writeFileSync(join(ROOT, 'bench/results.md'), md);
   console.log(md);

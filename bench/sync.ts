@@ -4,7 +4,8 @@
  * into a RocksDB data directory (real signatures, the development validator sealing each
  * block one slot apart, in the past); node A serves it; node B, a follower with its own
  * key, starts empty with `--peers A`. Measured: from B's first answer to B's head = A's head.
- * Usage: npx tsx bench/sync.ts [--blocks 5000] [--txs 4] [--senders 200] [--chain-dir <dir>] [--tiny] [--results-dir <dir>]
+ * Usage: npx tsx bench/sync.ts [--blocks 5000] [--txs 4] [--senders 200] [--chain-dir <dir>] [--tiny] [--results-dir
+ * <dir>]
  * (--results-dir: also write the result row for bench/suite.ts.)
  * (--chain-dir keeps node A's built chain and reuses it when the shape matches; a build cut
  * short resumes from its last block; A's node only reads it: its idle pace is an hour.)
@@ -61,7 +62,17 @@ async function buildChain(dir: string): Promise<{ head: Head; txs: number }> {
     for (let b = from; b < to; b++) {
       for (let k = 0; k < TXS; k++) {
         const sender = (b * TXS + k) % SENDERS;
-        items.push({ dev: sender, fields: { type: 'TRANSFER', to: addresses[(sender + 1) % SENDERS], amount: '1000', nonce: nonces[sender]++, fee: String(COIN), timestamp: 1_767_225_600_000 + b * TXS + k } });
+        items.push({
+          dev: sender,
+          fields: {
+            type: 'TRANSFER',
+            to: addresses[(sender + 1) % SENDERS],
+            amount: '1000',
+            nonce: nonces[sender]++,
+            fee: String(COIN),
+            timestamp: 1_767_225_600_000 + b * TXS + k,
+          },
+        });
       }
     }
     return signDevTxs(items, { cache: BLOCKS * TXS <= 100_000, label: 'sync', network });
@@ -88,7 +99,10 @@ async function buildChain(dir: string): Promise<{ head: Head; txs: number }> {
   const resumeAt = head.height;
 
   // Block b is stamped start + b slots: in the past once built, and after a resumed build's parent (start only grows).
-  const start = Math.max(Math.floor((Date.now() - (BLOCKS + 20) * SLOT_MS) / SLOT_MS) * SLOT_MS, head.timestamp - resumeAt * SLOT_MS);
+  const start = Math.max(
+    Math.floor((Date.now() - (BLOCKS + 20) * SLOT_MS) / SLOT_MS) * SLOT_MS,
+    head.timestamp - resumeAt * SLOT_MS,
+  );
   let txs = resumeAt * TXS;
   let signSecs = 0;
   const t1 = performance.now();
@@ -104,19 +118,46 @@ async function buildChain(dir: string): Promise<{ head: Head; txs: number }> {
       });
       const state = await StateTrie.open(kv, head.stateRoot);
       const timestamp = start + b * SLOT_MS;
-      const built = await buildBlock(state, orderedCandidates(body.map((t) => [t])), { height: b, timestamp, producer: validator.address, network, maxTxs: MAX_TXS_PER_BLOCK });
-      if (built.txs.length !== body.length) throw new Error(`block ${b}: ${body.length - built.txs.length} transactions left out (${built.dropped.map((x) => x.reason).join(', ')})`);
+      const built = await buildBlock(state, orderedCandidates(body.map((t) => [t])), {
+        height: b,
+        timestamp,
+        producer: validator.address,
+        network,
+        maxTxs: MAX_TXS_PER_BLOCK,
+      });
+      if (built.txs.length !== body.length)
+        throw new Error(
+          `block ${b}: ${body.length - built.txs.length} transactions left out ` +
+            `(${built.dropped.map((x) => x.reason).join(', ')})`,
+        );
       batch = kv.batch();
       const stateRoot = await state.flush(batch);
-      const block = sealBlock(validator, { parent: head, timestamp, producer: validator.address, stateRoot, txs: built.txs, results: built.results, events: built.events });
+      const block = sealBlock(validator, {
+        parent: head,
+        timestamp,
+        producer: validator.address,
+        stateRoot,
+        txs: built.txs,
+        results: built.results,
+        events: built.events,
+      });
       const next: Head = { height: b, hash: block.header.hash, stateRoot, finalizedHeight: b - 1, timestamp };
-      await store.putUndoableBlock(batch, block, next, await store.unseen(body.flatMap((t) => [t.from, t.to!])), await store.counters());
+      await store.putUndoableBlock(
+        batch,
+        block,
+        next,
+        await store.unseen(body.flatMap((t) => [t.from, t.to!])),
+        await store.counters(),
+      );
       await kv.write(batch);
       state.settle();
       head = next;
       txs += built.txs.length;
     }
-    console.error(`built ${Math.min(BLOCKS, c + CHUNK_BLOCKS)} / ${BLOCKS} blocks (${txs} transactions; signing ${signSecs.toFixed(0)} s of ${((performance.now() - t1) / 1000).toFixed(0)} s)`);
+    console.error(
+      `built ${Math.min(BLOCKS, c + CHUNK_BLOCKS)} / ${BLOCKS} blocks ` +
+        `(${txs} transactions; signing ${signSecs.toFixed(0)} s of ${((performance.now() - t1) / 1000).toFixed(0)} s)`,
+    );
   }
   await kv.close();
   return { head, txs };
@@ -142,8 +183,14 @@ async function chainFor(): Promise<{ dir: string; head: Head; txs: number; kept:
     }
   }
   if (kept && existsSync(join(kept, 'built.json'))) {
-    const b = JSON.parse(readFileSync(join(kept, 'built.json'), 'utf8')) as typeof shape & { head: Head; total: number };
-    if (b.blocks !== BLOCKS || b.txs !== TXS || b.senders !== SENDERS) throw new Error(`${kept} holds a chain of ${b.blocks} × ${b.txs} (${b.senders} senders): use another --chain-dir`);
+    const b = JSON.parse(readFileSync(join(kept, 'built.json'), 'utf8')) as typeof shape & {
+      head: Head;
+      total: number;
+    };
+    if (b.blocks !== BLOCKS || b.txs !== TXS || b.senders !== SENDERS)
+      throw new Error(
+        `${kept} holds a chain of ${b.blocks} × ${b.txs} (${b.senders} senders): use another --chain-dir`,
+      );
     console.error(`reusing the chain in ${kept} (${b.blocks} blocks, ${b.total} transactions)`);
     return { dir: kept, head: b.head, txs: b.total, kept: true };
   }
@@ -184,7 +231,14 @@ async function specOf(dir: string): Promise<unknown> {
 async function main() {
   const { dir: dirA, head, txs, kept } = await chainFor();
   const quiet = ['--idle-block-ms', '3600000'];
-  const a = await spawnNode({ devAccounts: SENDERS, slotMs: SLOT_MS, mempoolCap: 5_000, logLevel: 'warn', extra: quiet, dataDir: dirA });
+  const a = await spawnNode({
+    devAccounts: SENDERS,
+    slotMs: SLOT_MS,
+    mempoolCap: 5_000,
+    logLevel: 'warn',
+    extra: quiet,
+    dataDir: dirA,
+  });
   await a.ready;
   const keyFile = join(mkdtempSync(join(tmpdir(), 'cairn-sync-key-')), 'follower.json');
   writeFileSync(keyFile, JSON.stringify({ secret: '7'.repeat(64) }));
@@ -194,7 +248,14 @@ async function main() {
   const specFile = join(mkdtempSync(join(tmpdir(), 'cairn-sync-spec-')), 'genesis.json');
   writeFileSync(specFile, JSON.stringify(await specOf(dirA)));
   if (process.env.SYNC_DEBUG) process.env.CAIRN_BENCH_LOG = '/tmp/sync-b.log';
-  const b = await spawnNode({ devAccounts: SENDERS, slotMs: SLOT_MS, mempoolCap: 5_000, logLevel: 'info', extra: [...quiet, '--peers', a.httpUrl, '--validator-key', keyFile, '--genesis', specFile, '--allow-dev-validator'], cpuProf: process.env.SYNC_PROF === '1' });
+  const b = await spawnNode({
+    devAccounts: SENDERS,
+    slotMs: SLOT_MS,
+    mempoolCap: 5_000,
+    logLevel: 'info',
+    extra: [...quiet, '--peers', a.httpUrl, '--validator-key', keyFile, '--genesis', specFile, '--allow-dev-validator'],
+    cpuProf: process.env.SYNC_PROF === '1',
+  });
   try {
     await b.ready;
     const t0 = performance.now();
@@ -212,8 +273,14 @@ async function main() {
     }
     const secs = (performance.now() - t0) / 1000;
     if (process.env.SYNC_DEBUG) console.error(b.blocks.slice(0, 5), b.problems.slice(-10));
-    const [ra, rb] = await Promise.all([a, b].map(async (n) => ((await (await fetch(`${n.httpUrl}/blocks/${head.height}`)).json()) as { stateRoot: string; hash: string })));
-    if (ra.stateRoot !== rb.stateRoot || ra.hash !== rb.hash || rb.stateRoot !== head.stateRoot) throw new Error(`divergence at ${head.height}: ${JSON.stringify({ ra, rb })}`);
+    const [ra, rb] = await Promise.all(
+      [a, b].map(
+        async (n) =>
+          (await (await fetch(`${n.httpUrl}/blocks/${head.height}`)).json()) as { stateRoot: string; hash: string },
+      ),
+    );
+    if (ra.stateRoot !== rb.stateRoot || ra.hash !== rb.hash || rb.stateRoot !== head.stateRoot)
+      throw new Error(`divergence at ${head.height}: ${JSON.stringify({ ra, rb })}`);
     printTable(`sync of ${head.height} blocks (${txs} hybrid-signed transfers) from one peer`, [
       ['wall', `${fmt(secs)} s`],
       ['blocks/s', fmt(head.height / secs, 2)],
@@ -223,15 +290,21 @@ async function main() {
     const ri = process.argv.indexOf('--results-dir');
     if (ri > 0) {
       const txS = txs / secs;
-      writeResults('sync', [{
-        metric: `sync of ${head.height} blocks × ${TXS} hybrid transfers from a peer (verified tx/s)`,
-        unit: 'tx/s',
-        cairn: spread([txS]),
-        reference: null,
-        target: `≥ ${TARGET_TX_S.toLocaleString('en')} verified tx/s`,
-        met: txS >= TARGET_TX_S,
-        note: `${(head.height / secs).toFixed(2)} blocks/s, ${secs.toFixed(0)} s; same state root on both`,
-      }], process.argv[ri + 1]);
+      writeResults(
+        'sync',
+        [
+          {
+            metric: `sync of ${head.height} blocks × ${TXS} hybrid transfers from a peer (verified tx/s)`,
+            unit: 'tx/s',
+            cairn: spread([txS]),
+            reference: null,
+            target: `≥ ${TARGET_TX_S.toLocaleString('en')} verified tx/s`,
+            met: txS >= TARGET_TX_S,
+            note: `${(head.height / secs).toFixed(2)} blocks/s, ${secs.toFixed(0)} s; same state root on both`,
+          },
+        ],
+        process.argv[ri + 1],
+      );
     }
   } finally {
     await b.stop(false);

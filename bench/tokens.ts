@@ -43,9 +43,24 @@ import { signTx, encodeTx } from '../src/chain/envelope';
 import { deriveKeys, devSecret } from '../src/crypto/keys';
 import { assetId, buildAssetTx } from '../src/sdk/assets';
 import {
-  fmt, groupCpu, jsonClient, machineCpu, monoMs, pct, posInt, printTable, sleep, spawnNode, summarizeProfile,
-  threadRows, waitQuiet, type JsonClient, type SpawnedNode,
-  blockRates, txsInBlocksAfter as txsInBlocksAfterOf, watchInclusion,
+  fmt,
+  groupCpu,
+  jsonClient,
+  machineCpu,
+  monoMs,
+  pct,
+  posInt,
+  printTable,
+  sleep,
+  spawnNode,
+  summarizeProfile,
+  threadRows,
+  waitQuiet,
+  type JsonClient,
+  type SpawnedNode,
+  blockRates,
+  txsInBlocksAfter as txsInBlocksAfterOf,
+  watchInclusion,
 } from './lib/harness';
 import { signDevTxs, type DevTxItem, type SignedEnvelope } from './lib/sign';
 import { networkAt } from './lib/harness';
@@ -116,7 +131,14 @@ async function main(): Promise<void> {
   const N = S * perSender;
 
   const extra = values['verify-workers'] ? ['--verify-workers', values['verify-workers']] : [];
-  const node: SpawnedNode = await spawnNode({ devAccounts: S, slotMs, mempoolCap, logLevel: 'info', extra, cpuProf: values['cpu-prof'] });
+  const node: SpawnedNode = await spawnNode({
+    devAccounts: S,
+    slotMs,
+    mempoolCap,
+    logLevel: 'info',
+    extra,
+    cpuProf: values['cpu-prof'],
+  });
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
@@ -137,14 +159,25 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const addr = Array.from({ length: S }, (_, s) => deriveKeys(devSecret(s)).address);
     const network = await networkAt(node.httpUrl);
-    const create = signTx(deriveKeys(devSecret(0)), {
-      ...buildAssetTx({ type: 'TOKEN_CREATE', name: 'Bench Token', symbol: SYMBOL, decimals: 18, supply: SUPPLY }),
-      nonce: 0, timestamp: TX_TIMESTAMP, fee: FEE,
-    }, network);
+    const create = signTx(
+      deriveKeys(devSecret(0)),
+      {
+        ...buildAssetTx({ type: 'TOKEN_CREATE', name: 'Bench Token', symbol: SYMBOL, decimals: 18, supply: SUPPLY }),
+        nonce: 0,
+        timestamp: TX_TIMESTAMP,
+        fee: FEE,
+      },
+      network,
+    );
     const token = assetId(create.id);
     const transfer = (from: number, nonce: number, to: number, amount: bigint): DevTxItem => ({
       dev: from,
-      fields: { ...buildAssetTx({ type: 'TOKEN_TRANSFER', token, to: addr[to], amount }), nonce, timestamp: TX_TIMESTAMP, fee: FEE },
+      fields: {
+        ...buildAssetTx({ type: 'TOKEN_TRANSFER', token, to: addr[to], amount }),
+        nonce,
+        timestamp: TX_TIMESTAMP,
+        fee: FEE,
+      },
     });
     const share = SUPPLY / BigInt(S) / 2n;
     const items: DevTxItem[] = [];
@@ -171,19 +204,25 @@ async function main(): Promise<void> {
     const resultsIn = async (heights: number[]): Promise<Map<string, BlockTx>> => {
       const out = new Map<string, BlockTx>();
       let next = 0;
-      await Promise.all(Array.from({ length: 8 }, async () => {
-        while (next < heights.length) {
-          const h = heights[next++];
-          const b = await api!.get<{ txs: BlockTx[] }>(`/blocks/${h}`);
-          for (const t of b.txs) out.set(t.id, t);
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (next < heights.length) {
+            const h = heights[next++];
+            const b = await api!.get<{ txs: BlockTx[] }>(`/blocks/${h}`);
+            for (const t of b.txs) out.set(t.id, t);
+          }
+        }),
+      );
       return out;
     };
     const post = async (body: string): Promise<string> => {
       try {
         const r = await api!.post<TxVerdict>('/tx', body);
-        return r.status === 200 ? (r.body.accepted ? 'accepted' : `refused: ${r.body.reason}`) : `HTTP ${r.status}: ${r.body?.error}`;
+        return r.status === 200
+          ? r.body.accepted
+            ? 'accepted'
+            : `refused: ${r.body.reason}`
+          : `HTTP ${r.status}: ${r.body?.error}`;
       } catch (e) {
         return `transport: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
       }
@@ -192,18 +231,24 @@ async function main(): Promise<void> {
     // ── setup: create and distribute (account 0's nonces in order, 16 in flight), wait for them
     const t1 = performance.now();
     if (node.blocks.length === 0) await sleep(slotMs * 3);
-    if (node.blocks.length === 0) throw new Error('no "block committed" line in the node log: cannot watch inclusion (log format changed?)');
+    if (node.blocks.length === 0)
+      throw new Error('no "block committed" line in the node log: cannot watch inclusion (log format changed?)');
     const h0 = (await status()).height;
     let nextSetup = 0;
     const setupOutcome: string[] = new Array(setup.length);
-    await Promise.all(Array.from({ length: 16 }, async () => {
-      while (nextSetup < setup.length) {
-        const i = nextSetup++;
-        setupOutcome[i] = await post(setup[i].body);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (nextSetup < setup.length) {
+          const i = nextSetup++;
+          setupOutcome[i] = await post(setup[i].body);
+        }
+      }),
+    );
     const setupRefused = setupOutcome.map((o, i) => [i, o] as const).filter(([, o]) => o !== 'accepted');
-    if (setupRefused.length) throw new Error(`setup: ${setupRefused.length} of ${setup.length} refused, e.g. #${setupRefused[0][0]}: ${setupRefused[0][1]}`);
+    if (setupRefused.length)
+      throw new Error(
+        `setup: ${setupRefused.length} of ${setup.length} refused, e.g. #${setupRefused[0][0]}: ${setupRefused[0][1]}`,
+      );
     for (const until = Date.now() + 60_000; txsInBlocksAfter(h0) < setup.length; await sleep(50)) {
       if (Date.now() > until) throw new Error(`setup: ${txsInBlocksAfter(h0)} of ${setup.length} in blocks after 60 s`);
     }
@@ -211,10 +256,16 @@ async function main(): Promise<void> {
     const setupBad = setup.filter((e) => setupResults.get(e.id)?.result?.status !== 'success');
     if (setupBad.length) {
       const r = setupResults.get(setupBad[0].id);
-      throw new Error(`setup: ${setupBad.length} of ${setup.length} not successful, e.g. ${setupBad[0].id}: ${r ? `${r.result?.status} ${r.result?.error ?? ''}` : 'not in the blocks'}`);
+      throw new Error(
+        `setup: ${setupBad.length} of ${setup.length} not successful, ` +
+          `e.g. ${setupBad[0].id}: ${r ? `${r.result?.status} ${r.result?.error ?? ''}` : 'not in the blocks'}`,
+      );
     }
     const tokenAfterSetup = await api.get<TokenView>(`/tokens/${token}`);
-    console.error(`setup: token ${SYMBOL} ${token}, ${S - 1} senders funded in ${((performance.now() - t1) / 1000).toFixed(1)} s (${tokenAfterSetup.holders} holders)`);
+    console.error(
+      `setup: token ${SYMBOL} ${token}, ${S - 1} senders funded ` +
+        `in ${((performance.now() - t1) / 1000).toFixed(1)} s (${tokenAfterSetup.holders} holders)`,
+    );
 
     // Warm the connections; wait for a quiet machine; let the chain settle (finality blocks of
     // the setup) so that the window holds only the measured blocks.
@@ -246,7 +297,14 @@ async function main(): Promise<void> {
         if (outcome[i] === 'accepted') accepted++;
       }
     };
-    const watcher = watchInclusion({ node, afterHeight: before.height, accepted: () => accepted, submitted: () => submitted, startWall, timeoutS: Number(values.timeout) });
+    const watcher = watchInclusion({
+      node,
+      afterHeight: before.height,
+      accepted: () => accepted,
+      submitted: () => submitted,
+      startWall,
+      timeoutS: Number(values.timeout),
+    });
     await Promise.all(Array.from({ length: concurrency }, lane));
     const submitWallEnd = Date.now();
     const submitEndMono = monoMs();
@@ -282,7 +340,11 @@ async function main(): Promise<void> {
     const ours = new Set<string>(order.map((e) => e.id));
     const strangers = [...results.keys()].filter((id) => !ours.has(id)).length;
 
-    const { inBlocks, first, spanMs, execRate, e2eMs, buildMs, buildSum, quiet, quietTxs, quietMsPerTx } = blockRates(withTxs, startWall, submitWallEnd);
+    const { inBlocks, first, spanMs, execRate, e2eMs, buildMs, buildSum, quiet, quietTxs, quietMsPerTx } = blockRates(
+      withTxs,
+      startWall,
+      submitWallEnd,
+    );
 
     // ── correctness: the token's index against its supply and the transfers made
     const sumHolders = async () => {
@@ -317,7 +379,9 @@ async function main(): Promise<void> {
         before = p.nextBefore;
       }
     };
-    const successIds = acceptedIdx.map((i) => order[i].id).filter((id) => results.get(id)?.result?.status === 'success');
+    const successIds = acceptedIdx
+      .map((i) => order[i].id)
+      .filter((id) => results.get(id)?.result?.status === 'success');
     const expectedTransfers = 1 + (S - 1) + successIds.length; // the mint at creation, the distribution, the measured
     // The asset index is written with the block; allow it a moment in case it trails the log line.
     let view = await api.get<TokenView>(`/tokens/${token}`);
@@ -337,31 +401,88 @@ async function main(): Promise<void> {
     const nodeCpuS = n1.total - n0.total;
     const clientCpuS = (cpuSubmit.user + cpuSubmit.system) / 1e6;
     const busyS = m0 && m1 ? m1.busy - m0.busy : NaN;
+    // other processes' CPU during the run, in % of a core
+    const othersPct = ((Math.max(0, busyS - nodeCpuS - (cpuAll.user + cpuAll.system) / 1e6) * 1000) / wallMs) * 100;
 
     const rows: [string, string][] = [
       ['submission', `POST /tx (hybrid envelopes), ${concurrency} in flight (keep-alive)`],
-      ['senders × per sender', `${S} × ${perSender} = ${N} TOKEN_TRANSFERs of ${SYMBOL} ${token}; recipients random among the senders`],
+      [
+        'senders × per sender',
+        `${S} × ${perSender} = ${N} TOKEN_TRANSFERs of ${SYMBOL} ${token}; recipients random among the senders`,
+      ],
       ['node', `slot ${slotMs} ms, mempool cap ${mempoolCap}${extra.length ? `, ${extra.join(' ')}` : ''}`],
       ['accepted', `${accepted} of ${order.length}`],
     ];
-    for (const [k, v] of [...counts].sort((a, b) => b[1] - a[1])) if (k !== 'accepted') rows.push([`  ${k}`, String(v)]);
+    for (const [k, v] of [...counts].sort((a, b) => b[1] - a[1]))
+      if (k !== 'accepted') rows.push([`  ${k}`, String(v)]);
     rows.push(
-      ['submission wall time', `${(submitWall / 1000).toFixed(2)} s → accepted ${(accepted / (submitWall / 1000)).toFixed(0)} tx/s`],
-      ['latency p50 / p99 / max (accepted)', `${fmt(pct(acceptedLat, 0.5))} / ${fmt(pct(acceptedLat, 0.99))} / ${fmt(acceptedLat.at(-1))} ms`],
+      [
+        'submission wall time',
+        `${(submitWall / 1000).toFixed(2)} s → accepted ${(accepted / (submitWall / 1000)).toFixed(0)} tx/s`,
+      ],
+      [
+        'latency p50 / p99 / max (accepted)',
+        `${fmt(pct(acceptedLat, 0.5))} / ${fmt(pct(acceptedLat, 0.99))} / ${fmt(acceptedLat.at(-1))} ms`,
+      ],
       ['inclusion', end],
-      ['included (from the blocks)', `${included} of ${accepted} accepted${included < accepted ? '  ← INCOMPLETE' : ''}${strangers ? `; ${strangers} other txs in the window` : ''}`],
-      ['failed results', `${failed}${failed ? `  ← ${[...failReasons].map(([k, v]) => `${v}× ${k}`).join('; ')}` : ''}`],
-      ['blocks in window / with txs', `${blocks.length} / ${withTxs.length}; txs per block mean ${(inBlocks / Math.max(1, withTxs.length)).toFixed(0)}, max ${Math.max(0, ...withTxs.map((b) => b.txs))}`],
-      ['EXECUTED TOKEN_TRANSFERs/s', `${fmt(execRate, 0)}  ((included − first block's) ÷ commit-time span first→last block: ${inBlocks - (first?.txs ?? 0)} / ${(spanMs / 1000).toFixed(2)} s)`],
-      ['end-to-end transfers/s', `${fmt(included / (e2eMs / 1000), 0)}  (first submit → last inclusion: ${(e2eMs / 1000).toFixed(2)} s)`],
-      ['block build+commit ms (blocks with txs)', `mean ${fmt(buildSum / Math.max(1, buildMs.length))}, p50 ${fmt(pct(buildMs, 0.5), 0)}, max ${fmt(buildMs.at(-1), 0)}`],
-      ['  blocks started after the last submission', quiet.length ? `${quiet.length} blocks, ${quietTxs} txs: ${fmt(quietMsPerTx, 3)} ms per tx → producer ceiling ~${fmt(1000 / quietMsPerTx, 0)} tx/s` : 'none (every block overlapped submission)'],
-      ['node CPU', `${nodeCpuS.toFixed(2)} s over ${(wallMs / 1000).toFixed(2)} s = ${((nodeCpuS * 1000) / wallMs * 100).toFixed(0)} % of a core (${availableParallelism()} cores), ${((nodeCpuS * 1e6) / Math.max(1, included)).toFixed(0)} µs per included tx`],
+      [
+        'included (from the blocks)',
+        `${included} of ${accepted} accepted` +
+          (included < accepted ? '  ← INCOMPLETE' : '') +
+          (strangers ? `; ${strangers} other txs in the window` : ''),
+      ],
+      [
+        'failed results',
+        `${failed}${failed ? `  ← ${[...failReasons].map(([k, v]) => `${v}× ${k}`).join('; ')}` : ''}`,
+      ],
+      [
+        'blocks in window / with txs',
+        `${blocks.length} / ${withTxs.length}; txs per block ` +
+          `mean ${(inBlocks / Math.max(1, withTxs.length)).toFixed(0)}, ` +
+          `max ${Math.max(0, ...withTxs.map((b) => b.txs))}`,
+      ],
+      [
+        'EXECUTED TOKEN_TRANSFERs/s',
+        `${fmt(execRate, 0)}  ((included − first block's) ÷ commit-time span first→last ` +
+          `block: ${inBlocks - (first?.txs ?? 0)} / ${(spanMs / 1000).toFixed(2)} s)`,
+      ],
+      [
+        'end-to-end transfers/s',
+        `${fmt(included / (e2eMs / 1000), 0)}  (first submit → last inclusion: ${(e2eMs / 1000).toFixed(2)} s)`,
+      ],
+      [
+        'block build+commit ms (blocks with txs)',
+        `mean ${fmt(buildSum / Math.max(1, buildMs.length))}, p50 ${fmt(pct(buildMs, 0.5), 0)}, ` +
+          `max ${fmt(buildMs.at(-1), 0)}`,
+      ],
+      [
+        '  blocks started after the last submission',
+        quiet.length
+          ? `${quiet.length} blocks, ${quietTxs} txs: ${fmt(quietMsPerTx, 3)} ms per tx → producer ceiling ` +
+            `~${fmt(1000 / quietMsPerTx, 0)} tx/s`
+          : 'none (every block overlapped submission)',
+      ],
+      [
+        'node CPU',
+        `${nodeCpuS.toFixed(2)} s over ${(wallMs / 1000).toFixed(2)} s ` +
+          `= ${(((nodeCpuS * 1000) / wallMs) * 100).toFixed(0)} % of a core ` +
+          `(${availableParallelism()} cores), ${((nodeCpuS * 1e6) / Math.max(1, included)).toFixed(0)} µs per ` +
+          `included tx`,
+      ],
     );
     rows.push(...threadRows(n0, n1, wallMs));
     rows.push(
-      ['bench client CPU during submission', `${clientCpuS.toFixed(2)} s (${((clientCpuS * 1000) / submitWall * 100).toFixed(0)} % of a core)`],
-      ['other processes', Number.isNaN(busyS) ? '–' : `${((Math.max(0, busyS - nodeCpuS - (cpuAll.user + cpuAll.system) / 1e6) * 1000) / wallMs * 100).toFixed(0)} % of a core during the run (${(othersIdle * 100).toFixed(0)} % before); should be ~0`],
+      [
+        'bench client CPU during submission',
+        `${clientCpuS.toFixed(2)} s (${(((clientCpuS * 1000) / submitWall) * 100).toFixed(0)} % of a core)`,
+      ],
+      [
+        'other processes',
+        Number.isNaN(busyS)
+          ? '–'
+          : `${othersPct.toFixed(0)} % of a core during the run ` +
+            `(${(othersIdle * 100).toFixed(0)} % before); should be ~0`,
+      ],
     );
     printTable('FT20 TOKEN_TRANSFERs through the node (bench/tokens.ts)', rows);
 
@@ -369,20 +490,43 @@ async function main(): Promise<void> {
       ['no failed results', `${check(failed === 0)} (${failed})`],
       ['every accepted transfer included', `${check(included === accepted)} (${included} of ${accepted})`],
       ['every transfer accepted', `${check(accepted === order.length)} (${accepted} of ${order.length})`],
-      ['Σ /holders balances = supply', `${check(holders.sum === SUPPLY && BigInt(view.supply) === SUPPLY)} (Σ ${holders.sum} over ${holders.count} holders in ${holders.pages} pages; token supply ${view.supply}; created ${SUPPLY})`],
-      ['holder count', `${check(holders.count === view.holders)} (${holders.count} listed, token view says ${view.holders})`],
-      ['/transfers covers all transfers', `${check(feed.rows === expectedTransfers && missingInFeed === 0)} (${feed.rows} rows in ${feed.pages} pages; expected ${expectedTransfers} = 1 mint + ${S - 1} distribution + ${successIds.length} measured; ${missingInFeed} missing)`],
+      [
+        'Σ /holders balances = supply',
+        `${check(holders.sum === SUPPLY && BigInt(view.supply) === SUPPLY)} (Σ ${holders.sum} ` +
+          `over ${holders.count} holders in ${holders.pages} pages; token supply ${view.supply}; ` +
+          `created ${SUPPLY})`,
+      ],
+      [
+        'holder count',
+        `${check(holders.count === view.holders)} (${holders.count} listed, token view says ${view.holders})`,
+      ],
+      [
+        '/transfers covers all transfers',
+        `${check(feed.rows === expectedTransfers && missingInFeed === 0)} (${feed.rows} rows in ${feed.pages} ` +
+          `pages; expected ${expectedTransfers} = 1 mint + ${S - 1} distribution + ${successIds.length} ` +
+          `measured; ${missingInFeed} missing)`,
+      ],
     ]);
-    if (withTxs.length) console.log(`\nblocks (height: txs @ build+commit ms): ${withTxs.map((b) => `${b.height}:${b.txs}@${b.ms}`).join('  ')}`);
+    if (withTxs.length)
+      console.log(
+        `\nblocks (height: txs @ build+commit ms): ${withTxs.map((b) => `${b.height}:${b.txs}@${b.ms}`).join('  ')}`,
+      );
     const problems = node.problems.filter((l) => !/npm warn/.test(l));
-    if (problems.length) console.log(`\nnode warnings/errors (last ${Math.min(10, problems.length)}):\n${problems.slice(-10).join('\n')}`);
+    if (problems.length)
+      console.log(`\nnode warnings/errors (last ${Math.min(10, problems.length)}):\n${problems.slice(-10).join('\n')}`);
     api.close();
     api = null;
     await stop();
     if (node.cpuProfDir) {
-      console.log(`\n════ node CPU profile, submission window (${((submitEndMono - startMono) / 1000).toFixed(2)} s: admission and the blocks built meanwhile)`);
+      console.log(
+        `\n════ node CPU profile, submission window ` +
+          `(${((submitEndMono - startMono) / 1000).toFixed(2)} s: admission and the blocks built meanwhile)`,
+      );
       summarizeProfile(node.cpuProfDir, { from: startMono, to: submitEndMono });
-      console.log(`\n════ node CPU profile, after the last submission until the last inclusion (${((endMono - submitEndMono) / 1000).toFixed(2)} s: block production only)`);
+      console.log(
+        `\n════ node CPU profile, after the last submission until the last inclusion ` +
+          `(${((endMono - submitEndMono) / 1000).toFixed(2)} s: block production only)`,
+      );
       summarizeProfile(node.cpuProfDir, { from: submitEndMono, to: endMono });
     }
     console.log(`\nresult: ${ok ? 'all checks passed' : 'CHECKS FAILED'}`);

@@ -19,10 +19,18 @@ const arg = (name: string, def: number) => {
 const BLOCKS = arg('blocks', 40);
 // Transfers with one VM log each and token balance moves: keys of block and mutable buckets.
 const spec: BlockSpec = {
-  salt: 1, tick: [],
+  salt: 1,
+  tick: [],
   txs: Array.from({ length: 500 }, (_, i) => ({
-    from: i % 4, to: (i + 1) % 4, amount: 1, ok: true, logs: 1, internal: false,
-    events: [{ k: 'tokenMove', t: i % 2, from: i % 4, to: (i + 1) % 4, amount: 1, previous: i % 5, balance: (i + 1) % 5 }],
+    from: i % 4,
+    to: (i + 1) % 4,
+    amount: 1,
+    ok: true,
+    logs: 1,
+    internal: false,
+    events: [
+      { k: 'tokenMove', t: i % 2, from: i % 4, to: (i + 1) % 4, amount: 1, previous: i % 5, balance: (i + 1) % 5 },
+    ],
   })),
 };
 
@@ -37,7 +45,13 @@ async function run(undoable: boolean): Promise<{ put: number; write: number; und
     for (let h = 1; h <= BLOCKS; h++) {
       const b = materialize(spec, h, parent);
       parent = b.header.hash;
-      const head: Head = { height: h, hash: b.header.hash, stateRoot: b.header.stateRoot, finalizedHeight: Math.max(0, h - 2), timestamp: b.header.timestamp };
+      const head: Head = {
+        height: h,
+        hash: b.header.hash,
+        stateRoot: b.header.stateRoot,
+        finalizedHeight: Math.max(0, h - 2),
+        timestamp: b.header.timestamp,
+      };
       const batch = kv.batch();
       const counters = await store.counters();
       const t0 = performance.now();
@@ -60,11 +74,15 @@ async function run(undoable: boolean): Promise<{ put: number; write: number; und
   }
 }
 
-console.log(`${BLOCKS} blocks of 500 transactions (one log and one token balance move each), RocksDB on disk, ms per block`);
+console.log(
+  `${BLOCKS} blocks of 500 transactions (one log and one token balance move each), RocksDB on disk, ms per block`,
+);
 for (let round = 1; round <= 3; round++) {
   const plain = await run(false);
   const undoable = await run(true);
   console.log(
-    `round ${round}: putBlock ${plain.put.toFixed(2)} + write ${plain.write.toFixed(2)} | putUndoableBlock ${undoable.put.toFixed(2)} + write ${undoable.write.toFixed(2)} | undoBlock ${undoable.undo!.toFixed(2)}`,
+    `round ${round}: putBlock ${plain.put.toFixed(2)} + write ${plain.write.toFixed(2)} | ` +
+      `putUndoableBlock ${undoable.put.toFixed(2)} + write ${undoable.write.toFixed(2)} | ` +
+      `undoBlock ${undoable.undo!.toFixed(2)}`,
   );
 }

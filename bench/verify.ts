@@ -13,7 +13,10 @@ import { signingBytes } from '../src/crypto/txSigning';
 import { DEV_NETWORK } from '../src/chain/devnet';
 
 const { values } = parseArgs({
-  options: { jobs: { type: 'string', default: '1000' }, workers: { type: 'string', default: String(availableParallelism()) } },
+  options: {
+    jobs: { type: 'string', default: '1000' },
+    workers: { type: 'string', default: String(availableParallelism()) },
+  },
 });
 const JOBS = Number(values.jobs);
 const WORKERS = Number(values.workers);
@@ -23,11 +26,28 @@ const keys = Array.from({ length: KEYS }, (_, i) => deriveKeys(devSecret(i, 'ben
 // A realistic message: the signing bytes of a transfer (TX_DOMAIN, the genesis hash, a ~250-byte canonical payload).
 const jobs: VerifyJob[] = Array.from({ length: JOBS }, (_, i) => {
   const k = keys[i % KEYS];
-  const msg = signingBytes({ chainId: DEV_NETWORK.chainId, type: 'TRANSFER', from: k.address, to: '0xed1dbbcab08783344ec86f233f63fe2722147212', amount: String(i), nonce: i, timestamp: 1700000000000, fee: '1000', data: null }, DEV_NETWORK);
+  const msg = signingBytes(
+    {
+      chainId: DEV_NETWORK.chainId,
+      type: 'TRANSFER',
+      from: k.address,
+      to: '0xed1dbbcab08783344ec86f233f63fe2722147212',
+      amount: String(i),
+      nonce: i,
+      timestamp: 1700000000000,
+      fee: '1000',
+      data: null,
+    },
+    DEV_NETWORK,
+  );
   return { msg, pubs: { secp256k1: k.secp256k1.publicKey, mldsa44: k.mldsa44.publicKey }, sigs: signHybrid(k, msg) };
 });
 
-interface Row { name: string; n: number; ms: number }
+interface Row {
+  name: string;
+  n: number;
+  ms: number;
+}
 const rows: Row[] = [];
 
 async function measure(name: string, n: number, run: () => Promise<number> | number): Promise<void> {
@@ -41,14 +61,20 @@ async function measure(name: string, n: number, run: () => Promise<number> | num
 const count = (results: boolean[]): number => results.filter(Boolean).length;
 
 const nobleN = Math.min(JOBS, 300);
-await measure('noble (reference), 1 thread', nobleN, () => count(jobs.slice(0, nobleN).map((j) => verifyHybridReference(j.msg, j.pubs, j.sigs))));
+await measure('noble (reference), 1 thread', nobleN, () =>
+  count(jobs.slice(0, nobleN).map((j) => verifyHybridReference(j.msg, j.pubs, j.sigs))),
+);
 
 const fast = await createFastVerifier();
 fast.verify(jobs[0].msg, jobs[0].pubs, jobs[0].sigs); // warm the WASM module
-await measure('fastVerify, 1 thread, keys cached', JOBS, () => count(jobs.map((j) => fast.verify(j.msg, j.pubs, j.sigs))));
+await measure('fastVerify, 1 thread, keys cached', JOBS, () =>
+  count(jobs.map((j) => fast.verify(j.msg, j.pubs, j.sigs))),
+);
 
 const cold = await createFastVerifier({ keyCacheSize: 1 });
-await measure('fastVerify, 1 thread, key import each call', JOBS, () => count(jobs.map((j) => cold.verify(j.msg, j.pubs, j.sigs))));
+await measure('fastVerify, 1 thread, key import each call', JOBS, () =>
+  count(jobs.map((j) => cold.verify(j.msg, j.pubs, j.sigs))),
+);
 
 const pool = await VerifyPool.start({ workers: WORKERS });
 await pool.verifyMany(jobs.slice(0, 50)); // warm-up
@@ -75,6 +101,8 @@ console.log(`hybrid verify (secp256k1 + ML-DSA-44), ${JOBS} jobs, ${KEYS} keys, 
 console.log(`${'verifier'.padEnd(62)}${'verifies/s'.padStart(12)}${'vs noble'.padStart(10)}`);
 for (const r of rows) {
   const perSec = (r.n / r.ms) * 1000;
-  console.log(`${r.name.padEnd(62)}${perSec.toFixed(0).padStart(12)}${`${(r.n / r.ms / base).toFixed(1)}x`.padStart(10)}`);
+  console.log(
+    `${r.name.padEnd(62)}${perSec.toFixed(0).padStart(12)}${`${(r.n / r.ms / base).toFixed(1)}x`.padStart(10)}`,
+  );
 }
 console.log(`\npool: ${stats.batches} batches, mean batch ${stats.meanBatchSize.toFixed(1)} jobs`);

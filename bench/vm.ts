@@ -38,9 +38,24 @@ import { parseArgs } from 'node:util';
 import { Interface, Wallet } from 'ethers';
 import { compileSolidity, ERC20_SOURCE } from '../test/helpers/solidity';
 import {
-  fmt, groupCpu, jsonClient, machineCpu, monoMs, pct, posInt, printTable, rpcClient, sleep, spawnNode, summarizeProfile,
-  threadRows, waitQuiet, type RpcReply, type SpawnedNode,
-  blockRates, watchInclusion,
+  fmt,
+  groupCpu,
+  jsonClient,
+  machineCpu,
+  monoMs,
+  pct,
+  posInt,
+  printTable,
+  rpcClient,
+  sleep,
+  spawnNode,
+  summarizeProfile,
+  threadRows,
+  waitQuiet,
+  type RpcReply,
+  type SpawnedNode,
+  blockRates,
+  watchInclusion,
 } from './lib/harness';
 
 const CHAIN_ID = 72020;
@@ -94,11 +109,20 @@ async function main(): Promise<void> {
   const submitMode = values.submit!;
   if (submitMode !== 'rpc' && submitMode !== 'http') throw new Error('--submit must be rpc or http');
   const perSender = Math.ceil(N / S);
-  if (perSender > 64) console.error(`warning: ${perSender} txs per sender exceeds the nonce gap (64): out-of-order arrival may be refused; use more --senders`);
+  if (perSender > 64)
+    console.error(
+      `warning: ${perSender} txs per sender exceeds the nonce gap (64): out-of-order arrival may be refused; ` +
+        `use more --senders`,
+    );
 
   const extra = values['verify-workers'] ? ['--verify-workers', values['verify-workers']] : [];
   const node: SpawnedNode = await spawnNode({
-    devAccounts: S, slotMs, mempoolCap: posInt(values['mempool-cap']!, 'mempool-cap', 50_000), logLevel: 'info', extra, cpuProf: values['cpu-prof'],
+    devAccounts: S,
+    slotMs,
+    mempoolCap: posInt(values['mempool-cap']!, 'mempool-cap', 50_000),
+    logLevel: 'info',
+    extra,
+    cpuProf: values['cpu-prof'],
     nodeFlags: values['node-flags']!.split(' ').filter(Boolean),
   });
   let stopped = false;
@@ -126,7 +150,17 @@ async function main(): Promise<void> {
     const sign = (w: Wallet, nonce: number, to: string | null, data: string, gasLimit: bigint) =>
       w.signTransaction(
         txType === 2
-          ? { type: 2, chainId: CHAIN_ID, nonce, to, data, gasLimit, maxFeePerGas: GAS_PRICE, maxPriorityFeePerGas: 0n, value: 0n }
+          ? {
+              type: 2,
+              chainId: CHAIN_ID,
+              nonce,
+              to,
+              data,
+              gasLimit,
+              maxFeePerGas: GAS_PRICE,
+              maxPriorityFeePerGas: 0n,
+              value: 0n,
+            }
           : { type: 0, chainId: CHAIN_ID, nonce, to, data, gasLimit, gasPrice: GAS_PRICE, value: 0n },
       );
     const sendAll = async (raws: string[]): Promise<string[]> => {
@@ -143,14 +177,18 @@ async function main(): Promise<void> {
     const receipts = async (hashes: string[], lanes = 4): Promise<(Receipt | null)[]> => {
       const out: (Receipt | null)[] = new Array(hashes.length).fill(null);
       let next = 0;
-      await Promise.all(Array.from({ length: lanes }, async () => {
-        while (next < hashes.length) {
-          const i = next;
-          next += 50;
-          const replies = await rpc.batch<Receipt | null>(hashes.slice(i, i + 50).map((h) => ['eth_getTransactionReceipt', [h]]));
-          replies.forEach((r, k) => (out[i + k] = r.result ?? null));
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: lanes }, async () => {
+          while (next < hashes.length) {
+            const i = next;
+            next += 50;
+            const replies = await rpc.batch<Receipt | null>(
+              hashes.slice(i, i + 50).map((h) => ['eth_getTransactionReceipt', [h]]),
+            );
+            for (const [k, r] of replies.entries()) out[i + k] = r.result ?? null;
+          }
+        }),
+      );
       return out;
     };
     const waitReceipts = async (hashes: string[], what: string, timeoutMs = 60_000): Promise<Receipt[]> => {
@@ -162,7 +200,10 @@ async function main(): Promise<void> {
           if (failed) throw new Error(`${what}: ${failed} of ${hashes.length} setup transactions failed`);
           return rs as Receipt[];
         }
-        if (Date.now() > until) throw new Error(`${what}: ${rs.filter((r) => r === null).length} of ${hashes.length} not included after ${timeoutMs} ms`);
+        if (Date.now() > until)
+          throw new Error(
+            `${what}: ${rs.filter((r) => r === null).length} of ${hashes.length} not included after ${timeoutMs} ms`,
+          );
         await sleep(Math.max(50, slotMs / 2));
       }
     };
@@ -176,11 +217,26 @@ async function main(): Promise<void> {
     const tokenAddr = deployed.contractAddress!;
     const share = supply / BigInt(S) / 2n;
     const dist: string[] = [];
-    for (let i = 1; i < S; i++) dist.push(await sign(wallets[0], i, tokenAddr, token.encodeFunctionData('transfer', [wallets[i].address, share]), TRANSFER_GAS));
+    for (let i = 1; i < S; i++)
+      dist.push(
+        await sign(
+          wallets[0],
+          i,
+          tokenAddr,
+          token.encodeFunctionData('transfer', [wallets[i].address, share]),
+          TRANSFER_GAS,
+        ),
+      );
     await waitReceipts(await sendAll(dist), 'distribution');
-    const bal = await rpc.call<string>('eth_call', [{ to: tokenAddr, data: token.encodeFunctionData('balanceOf', [wallets[S - 1].address]) }, 'latest']);
-    if (BigInt(bal) !== share) throw new Error(`distribution check: balanceOf(sender ${S - 1}) = ${BigInt(bal)}, expected ${share}`);
-    console.error(`setup: TestToken at ${tokenAddr}, ${S - 1} senders funded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const bal = await rpc.call<string>('eth_call', [
+      { to: tokenAddr, data: token.encodeFunctionData('balanceOf', [wallets[S - 1].address]) },
+      'latest',
+    ]);
+    if (BigInt(bal) !== share)
+      throw new Error(`distribution check: balanceOf(sender ${S - 1}) = ${BigInt(bal)}, expected ${share}`);
+    console.error(
+      `setup: TestToken at ${tokenAddr}, ${S - 1} senders funded in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
 
     // ── pre-sign the measured transfers (round-robin over senders by nonce)
     const t1 = performance.now();
@@ -189,9 +245,19 @@ async function main(): Promise<void> {
     const order: string[] = [];
     for (let n = 0; n < perSender && order.length < N; n++) {
       for (let s = 0; s < S && order.length < N; s++) {
-        const to = nRecipients ? fixed[Math.floor(Math.random() * nRecipients)] : `0x${randomBytes(20).toString('hex')}`;
+        const to = nRecipients
+          ? fixed[Math.floor(Math.random() * nRecipients)]
+          : `0x${randomBytes(20).toString('hex')}`;
         const value = BigInt(1 + Math.floor(Math.random() * 1000));
-        order.push(await sign(wallets[s], startNonce(s) + n, tokenAddr, token.encodeFunctionData('transfer', [to, value]), TRANSFER_GAS));
+        order.push(
+          await sign(
+            wallets[s],
+            startNonce(s) + n,
+            tokenAddr,
+            token.encodeFunctionData('transfer', [to, value]),
+            TRANSFER_GAS,
+          ),
+        );
       }
     }
     console.error(`signed ${order.length} transfers in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
@@ -202,7 +268,8 @@ async function main(): Promise<void> {
     // Let the chain settle (finality blocks of the setup) so the window holds only our blocks.
     const settleUntil = Date.now() + 3_000;
     while (Date.now() < settleUntil) await sleep(200);
-    if (node.blocks.length === 0) throw new Error('no "block committed" line in the node log: cannot watch inclusion (log format changed?)');
+    if (node.blocks.length === 0)
+      throw new Error('no "block committed" line in the node log: cannot watch inclusion (log format changed?)');
     const before = { height: Number(await rpc.call<string>('eth_blockNumber')) };
 
     // ── submit, and watch inclusion at the same time
@@ -232,7 +299,10 @@ async function main(): Promise<void> {
           try {
             replies = await rpc.batch<string>(chunk.map((r) => ['eth_sendRawTransaction', [r]]));
           } catch (e) {
-            replies = chunk.map((_, k) => ({ id: k, error: { code: 0, message: `transport: ${(e as Error).message}` } }));
+            replies = chunk.map((_, k) => ({
+              id: k,
+              error: { code: 0, message: `transport: ${(e as Error).message}` },
+            }));
           }
           replies.forEach((r, k) => {
             if (r.result) {
@@ -243,7 +313,9 @@ async function main(): Promise<void> {
           });
         } else {
           try {
-            const r = await api.post<{ accepted?: boolean; id?: string; reason?: string; error?: string }>('/vm/tx', { raw: order[i] });
+            const r = await api.post<{ accepted?: boolean; id?: string; reason?: string; error?: string }>('/vm/tx', {
+              raw: order[i],
+            });
             if (r.status === 200 && r.body.accepted) {
               hashes[i] = r.body.id!;
               outcome[i] = 'accepted';
@@ -257,7 +329,14 @@ async function main(): Promise<void> {
       }
     };
 
-    const watcher = watchInclusion({ node, afterHeight: before.height, accepted: () => accepted, submitted: () => submitted, startWall, timeoutS: Number(values.timeout) });
+    const watcher = watchInclusion({
+      node,
+      afterHeight: before.height,
+      accepted: () => accepted,
+      submitted: () => submitted,
+      startWall,
+      timeoutS: Number(values.timeout),
+    });
     await Promise.all(Array.from({ length: lanes }, lane));
     submitWallEnd = Date.now();
     const submitEndMono = monoMs();
@@ -285,7 +364,11 @@ async function main(): Promise<void> {
 
     const blocks = node.blocks.filter((b) => b.height > before.height && b.height <= endHeight);
     const withTxs = blocks.filter((b) => b.txs > 0);
-    const { inBlocks, first, spanMs, execRate, e2eMs, buildMs, buildSum, quiet, quietTxs, quietMsPerTx } = blockRates(withTxs, startWall, submitWallEnd);
+    const { inBlocks, first, spanMs, execRate, e2eMs, buildMs, buildSum, quiet, quietTxs, quietMsPerTx } = blockRates(
+      withTxs,
+      startWall,
+      submitWallEnd,
+    );
 
     const counts = new Map<string, number>();
     for (const o of outcome) counts.set(o ?? 'not sent', (counts.get(o ?? 'not sent') ?? 0) + 1);
@@ -293,55 +376,142 @@ async function main(): Promise<void> {
     const nodeCpuS = n1.total - n0.total;
     const clientCpuS = (cpuSubmit.user + cpuSubmit.system) / 1e6;
     const busyS = m0 && m1 ? m1.busy - m0.busy : NaN;
+    // other processes' CPU during the run, in % of a core
+    const othersPct = ((Math.max(0, busyS - nodeCpuS - (cpuAll.user + cpuAll.system) / 1e6) * 1000) / wallMs) * 100;
 
     const rows: [string, string][] = [
-      ['submission', submitMode === 'rpc' ? `eth_sendRawTransaction, JSON-RPC batches of ${batchSize}, ${concurrency} in flight (keep-alive)` : `POST /vm/tx, ${lanes} in flight (keep-alive)`],
-      ['senders / transfers / per sender', `${S} / ${order.length} / ${perSender}; recipients ${nRecipients ? `${nRecipients} fixed` : 'fresh random'}; tx type ${txType}`],
-      ['node', `slot ${slotMs} ms, mempool cap ${values['mempool-cap']}${extra.length ? `, ${extra.join(' ')}` : ''}${values['node-flags'] ? `, node flags: ${values['node-flags']}` : ''}`],
+      [
+        'submission',
+        submitMode === 'rpc'
+          ? `eth_sendRawTransaction, JSON-RPC batches of ${batchSize}, ${concurrency} in flight (keep-alive)`
+          : `POST /vm/tx, ${lanes} in flight (keep-alive)`,
+      ],
+      [
+        'senders / transfers / per sender',
+        `${S} / ${order.length} / ${perSender}; ` +
+          `recipients ${nRecipients ? `${nRecipients} fixed` : 'fresh random'}; tx type ${txType}`,
+      ],
+      [
+        'node',
+        `slot ${slotMs} ms, mempool cap ${values['mempool-cap']}` +
+          (extra.length ? `, ${extra.join(' ')}` : '') +
+          (values['node-flags'] ? `, node flags: ${values['node-flags']}` : ''),
+      ],
       ['accepted', `${accepted} of ${order.length}`],
     ];
-    for (const [k, v] of [...counts].sort((a, b) => b[1] - a[1])) if (k !== 'accepted') rows.push([`  ${k}`, String(v)]);
+    for (const [k, v] of [...counts].sort((a, b) => b[1] - a[1]))
+      if (k !== 'accepted') rows.push([`  ${k}`, String(v)]);
     rows.push(
-      ['submission wall time', `${(submitWall / 1000).toFixed(2)} s → admission ${(accepted / (submitWall / 1000)).toFixed(0)} tx/s`],
-      [`request latency p50 / p99 (per ${submitMode === 'rpc' ? 'batch' : 'tx'})`, `${fmt(pct(reqLat, 0.5))} / ${fmt(pct(reqLat, 0.99))} ms`],
+      [
+        'submission wall time',
+        `${(submitWall / 1000).toFixed(2)} s → admission ${(accepted / (submitWall / 1000)).toFixed(0)} tx/s`,
+      ],
+      [
+        `request latency p50 / p99 (per ${submitMode === 'rpc' ? 'batch' : 'tx'})`,
+        `${fmt(pct(reqLat, 0.5))} / ${fmt(pct(reqLat, 0.99))} ms`,
+      ],
       ['inclusion', `${end}`],
-      ['included (receipts)', `${included.length} of ${accepted} accepted${included.length < accepted ? '  ← INCOMPLETE' : ''}`],
+      [
+        'included (receipts)',
+        `${included.length} of ${accepted} accepted${included.length < accepted ? '  ← INCOMPLETE' : ''}`,
+      ],
       ['failed receipts (status 0x0)', `${failed}`],
-      ['receipt lookups (after the clock)', `${rs.length} eth_getTransactionReceipt in ${(receiptMs / 1000).toFixed(2)} s = ${(rs.length / (receiptMs / 1000)).toFixed(0)}/s (batches of 50, 4 in flight)`],
+      [
+        'receipt lookups (after the clock)',
+        `${rs.length} eth_getTransactionReceipt in ${(receiptMs / 1000).toFixed(2)} s ` +
+          `= ${(rs.length / (receiptMs / 1000)).toFixed(0)}/s (batches of 50, 4 in flight)`,
+      ],
       ['mean gasUsed per transfer', gasUsed.toFixed(0)],
-      ['blocks in window / with txs', `${blocks.length} / ${withTxs.length}; txs per block mean ${(inBlocks / Math.max(1, withTxs.length)).toFixed(0)}, max ${Math.max(0, ...withTxs.map((b) => b.txs))}`],
-      ['EXECUTED transfers/s', `${fmt(execRate, 0)}  ((included − first block's) ÷ commit-time span first→last block: ${inBlocks - (first?.txs ?? 0)} / ${(spanMs / 1000).toFixed(2)} s)`],
+      [
+        'blocks in window / with txs',
+        `${blocks.length} / ${withTxs.length}; txs per block ` +
+          `mean ${(inBlocks / Math.max(1, withTxs.length)).toFixed(0)}, ` +
+          `max ${Math.max(0, ...withTxs.map((b) => b.txs))}`,
+      ],
+      [
+        'EXECUTED transfers/s',
+        `${fmt(execRate, 0)}  ((included − first block's) ÷ commit-time span first→last ` +
+          `block: ${inBlocks - (first?.txs ?? 0)} / ${(spanMs / 1000).toFixed(2)} s)`,
+      ],
       ['  included ÷ span (naive)', spanMs > 0 ? `${(inBlocks / (spanMs / 1000)).toFixed(0)} tx/s` : '–'],
-      ['end-to-end transfers/s', `${fmt(included.length / (e2eMs / 1000), 0)}  (first submit → last inclusion: ${(e2eMs / 1000).toFixed(2)} s)`],
-      ['block build+commit ms (blocks with txs)', `mean ${fmt(buildSum / Math.max(1, buildMs.length))}, p50 ${fmt(pct(buildMs, 0.5), 0)}, max ${fmt(buildMs.at(-1), 0)}`],
-      ['  blocks started after the last submission', quiet.length ? `${quiet.length} blocks, ${quietTxs} txs: ${fmt(quietMsPerTx, 3)} ms per tx → producer ceiling ~${fmt(1000 / quietMsPerTx, 0)} tx/s` : 'none (every block overlapped submission)'],
-      ['producer busy', spanMs > 0 ? `${((withTxs.slice(1).reduce((a, b) => a + b.ms, 0) / spanMs) * 100).toFixed(0)} % of the span building/committing` : '–'],
-      ['node CPU', `${nodeCpuS.toFixed(2)} s over ${(wallMs / 1000).toFixed(2)} s = ${((nodeCpuS * 1000) / wallMs * 100).toFixed(0)} % of a core (2 cores), ${((nodeCpuS * 1e6) / Math.max(1, included.length)).toFixed(0)} µs per included tx`],
+      [
+        'end-to-end transfers/s',
+        `${fmt(included.length / (e2eMs / 1000), 0)}  (first submit → last inclusion: ${(e2eMs / 1000).toFixed(2)} s)`,
+      ],
+      [
+        'block build+commit ms (blocks with txs)',
+        `mean ${fmt(buildSum / Math.max(1, buildMs.length))}, p50 ${fmt(pct(buildMs, 0.5), 0)}, ` +
+          `max ${fmt(buildMs.at(-1), 0)}`,
+      ],
+      [
+        '  blocks started after the last submission',
+        quiet.length
+          ? `${quiet.length} blocks, ${quietTxs} txs: ${fmt(quietMsPerTx, 3)} ms per tx → producer ceiling ` +
+            `~${fmt(1000 / quietMsPerTx, 0)} tx/s`
+          : 'none (every block overlapped submission)',
+      ],
+      [
+        'producer busy',
+        spanMs > 0
+          ? `${((withTxs.slice(1).reduce((a, b) => a + b.ms, 0) / spanMs) * 100).toFixed(0)} % of the span ` +
+            `building/committing`
+          : '–',
+      ],
+      [
+        'node CPU',
+        `${nodeCpuS.toFixed(2)} s over ${(wallMs / 1000).toFixed(2)} s ` +
+          `= ${(((nodeCpuS * 1000) / wallMs) * 100).toFixed(0)} % of a core ` +
+          `(2 cores), ${((nodeCpuS * 1e6) / Math.max(1, included.length)).toFixed(0)} µs per included tx`,
+      ],
     );
     rows.push(...threadRows(n0, n1, wallMs));
     rows.push(
-      ['bench client CPU during submission', `${clientCpuS.toFixed(2)} s (${((clientCpuS * 1000) / submitWall * 100).toFixed(0)} % of a core)`],
-      ['other processes', Number.isNaN(busyS) ? '–' : `${((Math.max(0, busyS - nodeCpuS - (cpuAll.user + cpuAll.system) / 1e6) * 1000) / wallMs * 100).toFixed(0)} % of a core during the run (${(othersIdle * 100).toFixed(0)} % before); should be ~0`],
+      [
+        'bench client CPU during submission',
+        `${clientCpuS.toFixed(2)} s (${(((clientCpuS * 1000) / submitWall) * 100).toFixed(0)} % of a core)`,
+      ],
+      [
+        'other processes',
+        Number.isNaN(busyS)
+          ? '–'
+          : `${othersPct.toFixed(0)} % of a core during the run ` +
+            `(${(othersIdle * 100).toFixed(0)} % before); should be ~0`,
+      ],
     );
     printTable('ERC-20 transfers through the node (bench/vm.ts)', rows);
     if (withTxs.length) {
-      console.log(`\nblocks (height: txs @ build+commit ms): ${withTxs.map((b) => `${b.height}:${b.txs}@${b.ms}`).join('  ')}`);
+      console.log(
+        `\nblocks (height: txs @ build+commit ms): ${withTxs.map((b) => `${b.height}:${b.txs}@${b.ms}`).join('  ')}`,
+      );
     }
     const problems = node.problems.filter((l) => !/npm warn/.test(l));
-    if (problems.length) console.log(`\nnode warnings/errors (last ${Math.min(10, problems.length)}):\n${problems.slice(-10).join('\n')}`);
+    if (problems.length)
+      console.log(`\nnode warnings/errors (last ${Math.min(10, problems.length)}):\n${problems.slice(-10).join('\n')}`);
     rpcHttp.close();
     api.close();
     await stop();
     if (node.cpuProfDir) {
-      console.log(`\n════ node CPU profile, submission window (${((submitEndMono - startMono) / 1000).toFixed(2)} s: admission and the blocks built meanwhile)`);
+      console.log(
+        `\n════ node CPU profile, submission window ` +
+          `(${((submitEndMono - startMono) / 1000).toFixed(2)} s: admission and the blocks built meanwhile)`,
+      );
       summarizeProfile(node.cpuProfDir, { from: startMono, to: submitEndMono });
-      console.log(`\n════ node CPU profile, after the last submission until the last inclusion (${((endMono - submitEndMono) / 1000).toFixed(2)} s: block production only)`);
+      console.log(
+        `\n════ node CPU profile, after the last submission until the last inclusion ` +
+          `(${((endMono - submitEndMono) / 1000).toFixed(2)} s: block production only)`,
+      );
       summarizeProfile(node.cpuProfDir, { from: submitEndMono, to: endMono });
-      console.log(`\n════ node CPU profile, receipt lookups after the clock (${((receiptEndMono - receiptStartMono) / 1000).toFixed(2)} s)`);
+      console.log(
+        `\n════ node CPU profile, receipt lookups after the clock ` +
+          `(${((receiptEndMono - receiptStartMono) / 1000).toFixed(2)} s)`,
+      );
       summarizeProfile(node.cpuProfDir, { from: receiptStartMono, to: receiptEndMono }, 15);
     }
     const target = 1000;
-    console.log(`\ntarget ≥ ${target} executed ERC-20 transfers/s: ${execRate >= target ? 'MET' : 'MISSED'} (${fmt(execRate, 0)})`);
+    console.log(
+      `\ntarget ≥ ${target} executed ERC-20 transfers/s: ${execRate >= target ? 'MET' : 'MISSED'} ` +
+        `(${fmt(execRate, 0)})`,
+    );
   } finally {
     await stop();
   }

@@ -17,7 +17,12 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { arg } from './support';
 
 export const cairnChain = (rpcUrl: string) =>
-  defineChain({ id: 72020, name: 'Cairn', nativeCurrency: { name: 'Cairn', symbol: 'CRN', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
+  defineChain({
+    id: 72020,
+    name: 'Cairn',
+    nativeCurrency: { name: 'Cairn', symbol: 'CRN', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
 
 /** With ethers: sends `wei` to `to`, waits for the receipt; returns the hash and the block. */
 export async function sendWithEthers(rpcUrl: string, privateKey: string, to: string, wei: bigint) {
@@ -48,8 +53,18 @@ contract Counter {
 
 /** Compiles one contract with the bundled solc. */
 export function compile(source: string, name: string): { abi: InterfaceAbi; bytecode: string } {
-  const input = { language: 'Solidity', sources: { 'C.sol': { content: source } }, settings: { optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } };
-  const out = JSON.parse(solc.compile(JSON.stringify(input))) as { errors?: { severity: string; formattedMessage: string }[]; contracts: Record<string, Record<string, { abi: InterfaceAbi; evm: { bytecode: { object: string } } }>> };
+  const input = {
+    language: 'Solidity',
+    sources: { 'C.sol': { content: source } },
+    settings: {
+      optimizer: { enabled: true, runs: 200 },
+      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+    },
+  };
+  const out = JSON.parse(solc.compile(JSON.stringify(input))) as {
+    errors?: { severity: string; formattedMessage: string }[];
+    contracts: Record<string, Record<string, { abi: InterfaceAbi; evm: { bytecode: { object: string } } }>>;
+  };
   const errors = (out.errors ?? []).filter((e) => e.severity === 'error');
   if (errors.length) throw new Error(errors.map((e) => e.formattedMessage).join('\n'));
   const c = out.contracts['C.sol'][name];
@@ -81,7 +96,11 @@ export async function sendWithViem(rpcUrl: string, privateKey: Hex, to: Hex, wei
   const pub = createPublicClient({ chain, transport: http(rpcUrl) });
   const account = privateKeyToAccount(privateKey);
   const wallet = createWalletClient({ account, chain, transport: http(rpcUrl) });
-  const [chainId, head, balance] = await Promise.all([pub.getChainId(), pub.getBlockNumber(), pub.getBalance({ address: account.address })]);
+  const [chainId, head, balance] = await Promise.all([
+    pub.getChainId(),
+    pub.getBlockNumber(),
+    pub.getBalance({ address: account.address }),
+  ]);
   const hash = await wallet.sendTransaction({ to, value: wei });
   const receipt = await pub.waitForTransactionReceipt({ hash, pollingInterval: 200 });
   return { chainId, head, balance, hash, status: receipt.status, block: receipt.blockNumber };
@@ -93,7 +112,9 @@ if (process.argv[1]?.endsWith('ethereum.ts')) {
   const to = arg('to');
   const deploy = process.argv.includes('--deploy');
   if (!key || (!to && !deploy)) {
-    console.error('usage: npx tsx examples/ethereum.ts --rpc <url> --key <secp256k1 private key hex> (--to <0x…> | --deploy)');
+    console.error(
+      'usage: npx tsx examples/ethereum.ts --rpc <url> --key <secp256k1 private key hex> (--to <0x…> | --deploy)',
+    );
     process.exit(2);
   }
   (async () => {

@@ -4,7 +4,8 @@
  * checks invariants over HTTP — coins are conserved among the accounts it moves (what they
  * lose is what they gain plus the fees burned), nonces only grow, every transaction it sent
  * is included or refused with a reason, the chain only grows — and that the lifecycle state
- * the node reports for each is a state of the machine GET /machines describes. Before each run it reverts the node to one snapshot, reused for every run (a
+ * the node reports for each is a state of the machine GET /machines describes. Before each run it reverts the node to
+ * one snapshot, reused for every run (a
  * --dev snapshot survives its revert), so runs are independent and shrinking replays them.
  *
  *   cairn node --dev --admin-token T --dev-accounts 4 &
@@ -38,7 +39,11 @@ export interface FuzzOptions {
 export async function fuzz(o: FuzzOptions): Promise<{ runs: number; steps: number; txs: number }> {
   const client = new CairnClient(o.node);
   const dev = async <T>(path: string, body: unknown = {}): Promise<T> => {
-    const r = await fetch(`${o.node}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-admin-token': o.adminToken }, body: JSON.stringify(body) });
+    const r = await fetch(`${o.node}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-admin-token': o.adminToken },
+      body: JSON.stringify(body),
+    });
     const json = (await r.json()) as T & { error?: string };
     if (!r.ok) throw new Error(`${path}: ${r.status} ${json.error}`);
     return json;
@@ -46,7 +51,11 @@ export async function fuzz(o: FuzzOptions): Promise<{ runs: number; steps: numbe
   // The head may run at most a few slots ahead of the clock: a 409 means wait for the clock, then mine.
   const mine = async (blocks: number): Promise<void> => {
     for (const until = Date.now() + 30_000; ; await new Promise((r) => setTimeout(r, 100))) {
-      const r = await fetch(`${o.node}/dev/mine`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-admin-token': o.adminToken }, body: JSON.stringify({ blocks }) });
+      const r = await fetch(`${o.node}/dev/mine`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-admin-token': o.adminToken },
+        body: JSON.stringify({ blocks }),
+      });
       if (r.status !== 409 || Date.now() > until) {
         if (!r.ok) throw new Error(`/dev/mine: ${r.status} ${((await r.json()) as { error?: string }).error}`);
         return;
@@ -59,7 +68,15 @@ export async function fuzz(o: FuzzOptions): Promise<{ runs: number; steps: numbe
   const totals = { runs: 0, steps: 0, txs: 0 };
   const n = o.keys.length;
   const step: fc.Arbitrary<Step> = fc.oneof(
-    { weight: 4, arbitrary: fc.record({ kind: fc.constant('transfer' as const), from: fc.nat(n - 1), to: fc.nat(n - 1), amount: fc.oneof(fc.bigInt(1n, 1_000_000n), fc.constant(10n ** 30n)) }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        kind: fc.constant('transfer' as const),
+        from: fc.nat(n - 1),
+        to: fc.nat(n - 1),
+        amount: fc.oneof(fc.bigInt(1n, 1_000_000n), fc.constant(10n ** 30n)),
+      }),
+    },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('mine' as const), blocks: fc.integer({ min: 1, max: 3 }) }) },
   );
 
@@ -67,7 +84,8 @@ export async function fuzz(o: FuzzOptions): Promise<{ runs: number; steps: numbe
     fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), async (steps) => {
       await dev('/dev/revert', { id: snapshot.id });
       totals.runs++;
-      const balances = async () => Promise.all(o.keys.map(async (k) => BigInt((await client.account(k.address))?.balance ?? 0)));
+      const balances = async () =>
+        Promise.all(o.keys.map(async (k) => BigInt((await client.account(k.address))?.balance ?? 0)));
       const nonces = async () => Promise.all(o.keys.map(async (k) => (await client.account(k.address))?.nonce ?? 0));
       const start = await balances();
       let lastNonces = await nonces();
@@ -77,7 +95,11 @@ export async function fuzz(o: FuzzOptions): Promise<{ runs: number; steps: numbe
         totals.steps++;
         if (s.kind === 'mine') await mine(s.blocks);
         else if (s.from !== s.to) {
-          const r = await client.sendTx(o.keys[s.from], { type: 'TRANSFER', to: o.keys[s.to].address, amount: s.amount } as TxInput);
+          const r = await client.sendTx(o.keys[s.from], {
+            type: 'TRANSFER',
+            to: o.keys[s.to].address,
+            amount: s.amount,
+          } as TxInput);
           // Accepted, or refused with a reason: never an answer without one.
           if (!r.verdict.accepted && !r.verdict.reason) throw new Error('a refusal without a reason');
           if (r.verdict.accepted) sent.push(r.tx.id);
@@ -98,12 +120,17 @@ export async function fuzz(o: FuzzOptions): Promise<{ runs: number; steps: numbe
         const rec = await client.tx(id);
         if (!rec) throw new Error(`accepted transaction ${id} is unknown to the node`);
         // Its lifecycle state, as the node reports it, is a state of the machine GET /machines describes.
-        if (!txMachine.states.includes(rec.lifecycle)) throw new Error(`transaction ${id} is in ${rec.lifecycle}, not a state of ${txMachine.name} (${txMachine.states.join(', ')})`);
+        if (!txMachine.states.includes(rec.lifecycle))
+          throw new Error(
+            `transaction ${id} is in ${rec.lifecycle}, not a state of ${txMachine.name} ` +
+              `(${txMachine.states.join(', ')})`,
+          );
         if (rec.status === 'included' || rec.status === 'finalized') burned += BigInt(rec.result?.burned ?? '0');
       }
       const end = await balances();
       const sum = (xs: bigint[]) => xs.reduce((a, b) => a + b, 0n);
-      if (sum(start) - sum(end) !== burned) throw new Error(`coins not conserved: the accounts hold ${sum(start) - sum(end)} less, ${burned} was burned`);
+      if (sum(start) - sum(end) !== burned)
+        throw new Error(`coins not conserved: the accounts hold ${sum(start) - sum(end)} less, ${burned} was burned`);
     }),
     { numRuns: o.runs ?? 20, seed: o.seed, endOnFailure: true },
   );
@@ -116,11 +143,23 @@ if (process.argv[1]?.endsWith('fuzzer.ts')) {
   const token = arg('admin-token') ?? process.env.ADMIN_TOKEN;
   const dataDir = arg('data-dir') ?? './data';
   if (!token || process.argv.includes('--help')) {
-    console.error('usage: npx tsx examples/fuzzer.ts --admin-token <token> [--node <url>] [--data-dir <dir with dev-accounts.json>] [--runs <n>] [--seed <n>]');
+    console.error(
+      'usage: npx tsx examples/fuzzer.ts --admin-token <token> [--node <url>] ' +
+        '[--data-dir <dir with dev-accounts.json>] [--runs <n>] [--seed <n>]',
+    );
     process.exit(token ? 0 : 2);
   }
-  const keys = (JSON.parse(readFileSync(join(dataDir, 'dev-accounts.json'), 'utf8')) as { secret: string }[]).slice(0, 4).map((a) => deriveKeys(fromHex(a.secret)));
-  fuzz({ node: arg('node') ?? process.env.CAIRN_NODE ?? 'http://127.0.0.1:6070', adminToken: token, keys, runs: Number(arg('runs') ?? 20), seed: arg('seed') ? Number(arg('seed')) : undefined, log: console.log }).catch((e) => {
+  const keys = (JSON.parse(readFileSync(join(dataDir, 'dev-accounts.json'), 'utf8')) as { secret: string }[])
+    .slice(0, 4)
+    .map((a) => deriveKeys(fromHex(a.secret)));
+  fuzz({
+    node: arg('node') ?? process.env.CAIRN_NODE ?? 'http://127.0.0.1:6070',
+    adminToken: token,
+    keys,
+    runs: Number(arg('runs') ?? 20),
+    seed: arg('seed') ? Number(arg('seed')) : undefined,
+    log: console.log,
+  }).catch((e) => {
     console.error(e);
     process.exit(1);
   });

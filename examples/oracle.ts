@@ -8,7 +8,8 @@
  * on disk (written before the commit is sent), so a restarted oracle reveals what it committed
  * to. It honours 429 Retry-After and 503 (a syncing node) by waiting.
  *
- *   npx tsx examples/oracle.ts --node http://127.0.0.1:6070 --key oracle.json --state oracle-state.json [--stake <base units>]
+ *   npx tsx examples/oracle.ts --node http://127.0.0.1:6070 --key oracle.json --state oracle-state.json \
+ *     [--stake <base units>]
  *
  * `--key` is a JSON file {"secret": "<64 hex>"} (`cairn keygen > oracle.json` writes one). The "model" here
  * answers "what is A + B" with the sum and anything else with the prompt in upper case: replace
@@ -125,14 +126,21 @@ export class Oracle {
       const commit = taskCommitment({ oracle: this.address, output: d.output, salt: d.salt, taskId });
       d.committed = await this.send({ type: 'AI_COMMIT', taskId, commit }, `commit to ${taskId.slice(0, 10)}`);
     } else if (this.open(t, 'AI_REVEAL') && !d.revealed) {
-      d.revealed = await this.send({ type: 'AI_REVEAL', taskId, output: d.output, salt: d.salt }, `reveal for ${taskId.slice(0, 10)}`);
+      d.revealed = await this.send(
+        { type: 'AI_REVEAL', taskId, output: d.output, salt: d.salt },
+        `reveal for ${taskId.slice(0, 10)}`,
+      );
     } else if (this.open(t, 'AI_RESULT') && !d.resulted) {
-      d.resulted = await this.send({ type: 'AI_RESULT', taskId, output: d.output }, `result for ${taskId.slice(0, 10)}`);
+      d.resulted = await this.send(
+        { type: 'AI_RESULT', taskId, output: d.output },
+        `result for ${taskId.slice(0, 10)}`,
+      );
     } else if (this.open(t, 'AI_CLAIM') && mine('AI_CLAIM')) {
       await this.send({ type: 'AI_CLAIM', taskId }, `claim ${taskId.slice(0, 10)}`);
     }
     // Nothing of its duties open, and no deadline ahead to open one: settled, expired, or no seat.
-    if (!(t.actions ?? []).some((a) => DUTIES.includes(a.type) && mine(a.type)) && t.next === null) delete this.state.duties[t.id];
+    if (!(t.actions ?? []).some((a) => DUTIES.includes(a.type) && mine(a.type)) && t.next === null)
+      delete this.state.duties[t.id];
     this.save();
   }
 
@@ -141,7 +149,9 @@ export class Oracle {
     try {
       await this.retrying(() => this.register());
       const feed = followTasks(this.client, {
-        cursor: this.cursor(), pollMs: this.o.pollMs ?? 500, signal: this.abort.signal,
+        cursor: this.cursor(),
+        pollMs: this.o.pollMs ?? 500,
+        signal: this.abort.signal,
         onRetry: ({ code, waitMs }) => this.log(`${code}: waiting ${waitMs} ms`),
       });
       for await (const tr of feed) await this.retrying(() => this.onTransition(tr.id));
@@ -165,11 +175,18 @@ if (process.argv[1]?.endsWith('oracle.ts')) {
   const keyFile = arg('key');
   const stateFile = arg('state') ?? 'oracle-state.json';
   if (!keyFile || process.argv.includes('--help')) {
-    console.error('usage: npx tsx examples/oracle.ts --key <key.json> [--node <url>] [--state <file>] [--stake <base units>]');
+    console.error(
+      'usage: npx tsx examples/oracle.ts --key <key.json> [--node <url>] [--state <file>] [--stake <base units>]',
+    );
     process.exit(keyFile ? 0 : 2);
   }
   const keys = keysFromFile(keyFile);
-  const oracle = new Oracle({ node: arg('node') ?? process.env.CAIRN_NODE ?? 'http://127.0.0.1:6070', keys, stateFile, stake: arg('stake') ? BigInt(arg('stake')!) : undefined });
+  const oracle = new Oracle({
+    node: arg('node') ?? process.env.CAIRN_NODE ?? 'http://127.0.0.1:6070',
+    keys,
+    stateFile,
+    stake: arg('stake') ? BigInt(arg('stake')!) : undefined,
+  });
   process.on('SIGINT', () => oracle.stop());
   process.on('SIGTERM', () => oracle.stop());
   oracle.run().catch((e) => {

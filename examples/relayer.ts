@@ -9,7 +9,8 @@
  * written before the settle goes out, so a restarted relayer never pays twice) and honours
  * 429 Retry-After and 503.
  *
- *   npx tsx examples/relayer.ts --node http://127.0.0.1:6070 --key member.json --state relayer-state.json [--fallback-blocks 20]
+ *   npx tsx examples/relayer.ts --node http://127.0.0.1:6070 --key member.json --state relayer-state.json \
+ *     [--fallback-blocks 20]
  *
  * Every member may run one, and the members take turns so that a transfer is paid once: the
  * transfer id modulo the committee's size names the member whose turn it is (members sorted
@@ -35,7 +36,8 @@ import type { Hex } from '../src/primitives/hex';
 import { arg, keysFromFile, loadState, retryingLogged, saveState, sendIncluded, sleep } from './support';
 
 /** The stand-in payout: a deterministic id for the transfer's payout transaction on its target chain. */
-export const standInPayout = async (t: BridgeTransferView): Promise<string> => `0x${createHash('sha256').update(`payout:${t.chain}:${t.id}`).digest('hex')}`;
+export const standInPayout = async (t: BridgeTransferView): Promise<string> =>
+  `0x${createHash('sha256').update(`payout:${t.chain}:${t.id}`).digest('hex')}`;
 
 /** Blocks the member whose turn it is has before the next member steps in. */
 export const DEFAULT_FALLBACK_BLOCKS = 20;
@@ -53,7 +55,10 @@ export function turnOf(id: string, seenAt: number, me: number, members: number, 
 
 interface RelayerState {
   cursor: number | null;
-  /** Transfers that moved on the feed, not paid yet (waiting for this member's turn): id → the height it was first seen at. */
+  /**
+   * Transfers that moved on the feed, not paid yet (waiting for this member's turn): id → the height it was first seen
+   * at.
+   */
   waiting: Record<string, number>;
   /** Payouts made, by transfer id: the target transaction to settle with (kept until PAID). */
   paid: Record<string, string>;
@@ -115,7 +120,12 @@ export class Relayer {
   async poll(): Promise<void> {
     const { committee } = await this.client.bridge();
     // Final heights only: a lock a reorganization could still undo is never paid out.
-    const page = await this.client.bridgeTransfers({ direction: 'out', since: this.state.cursor ?? 0, final: true, limit: 100 });
+    const page = await this.client.bridgeTransfers({
+      direction: 'out',
+      since: this.state.cursor ?? 0,
+      final: true,
+      limit: 100,
+    });
     for (const t of page.transfers) if (this.state.paid[t.id] === undefined) this.state.waiting[t.id] ??= page.height;
     this.state.cursor = page.cursor;
     this.save();
@@ -124,7 +134,11 @@ export class Relayer {
     const me = committee?.members.findIndex((m) => m.address === this.o.keys.address) ?? -1;
     if (me < 0) {
       // Paying a transfer it cannot settle would pay it twice (a member pays it too): wait to be one.
-      if (this.notMember !== committee?.epoch) this.log(`not a member of the bridge committee${committee ? ` (epoch ${committee.epoch})` : ' (there is none yet)'}: paying nothing`);
+      if (this.notMember !== committee?.epoch)
+        this.log(
+          `not a member of the bridge ` +
+            `committee${committee ? ` (epoch ${committee.epoch})` : ' (there is none yet)'}: paying nothing`,
+        );
       this.notMember = committee?.epoch;
     } else {
       this.notMember = undefined;
@@ -133,7 +147,10 @@ export class Relayer {
         if (page.height < turnOf(id, seenAt, me, n, this.o.fallbackBlocks ?? DEFAULT_FALLBACK_BLOCKS)) continue;
         const t = await this.settleable(id);
         if (t) await this.pay(t);
-        else this.forget(id); // not to be settled (by this member): settled by another meanwhile, or gone with a reorganization
+        else {
+          // not to be settled (by this member): settled by another meanwhile, or gone with a reorganization
+          this.forget(id);
+        }
       }
     }
     for (const id of Object.keys(this.state.paid)) {
@@ -159,7 +176,15 @@ export class Relayer {
 
   private async settle(t: BridgeTransferView, targetTx: string): Promise<void> {
     // A refusal (another member settled first) is logged: the next round sees the transfer PAID and forgets it.
-    if (await sendIncluded(this.client, this.o.keys, { type: 'BRIDGE_SETTLE', transferId: t.id as Hex, targetTx }, `settle ${t.id.slice(0, 10)}`, this.log)) {
+    if (
+      await sendIncluded(
+        this.client,
+        this.o.keys,
+        { type: 'BRIDGE_SETTLE', transferId: t.id as Hex, targetTx },
+        `settle ${t.id.slice(0, 10)}`,
+        this.log,
+      )
+    ) {
       delete this.state.paid[t.id];
       this.state.settled.push(t.id);
       this.save();
@@ -187,7 +212,10 @@ export class Relayer {
 if (process.argv[1]?.endsWith('relayer.ts')) {
   const keyFile = arg('key');
   if (!keyFile || process.argv.includes('--help')) {
-    console.error('usage: npx tsx examples/relayer.ts --key <member key.json> [--node <url>] [--state <file>] [--fallback-blocks <n>]');
+    console.error(
+      'usage: npx tsx examples/relayer.ts --key <member key.json> [--node <url>] [--state <file>] ' +
+        '[--fallback-blocks <n>]',
+    );
     process.exit(process.argv.includes('--help') ? 0 : 2);
   }
   const fallback = arg('fallback-blocks');
@@ -196,7 +224,9 @@ if (process.argv[1]?.endsWith('relayer.ts')) {
     process.exit(2);
   }
   const relayer = new Relayer({
-    node: arg('node') ?? process.env.CAIRN_NODE ?? 'http://127.0.0.1:6070', keys: keysFromFile(keyFile), stateFile: arg('state') ?? 'relayer-state.json',
+    node: arg('node') ?? process.env.CAIRN_NODE ?? 'http://127.0.0.1:6070',
+    keys: keysFromFile(keyFile),
+    stateFile: arg('state') ?? 'relayer-state.json',
     ...(fallback !== undefined ? { fallbackBlocks: Number(fallback) } : {}),
   });
   process.on('SIGINT', () => relayer.stop());

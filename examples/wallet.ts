@@ -16,7 +16,10 @@ export function newWallet(secretHex?: string): { secret: string; keys: HybridKey
   return { secret: toHex(secret), keys, address: keys.address, native: toNative(keys.address) };
 }
 
-/** Sends `amount` base units and waits until final: `finalized`, `failed` or `dropped` (with the reason), `refused` or `unknown`. */
+/**
+ * Sends `amount` base units and waits until final: `finalized`, `failed` or `dropped` (with the reason), `refused` or
+ * `unknown`.
+ */
 export async function pay(client: CairnClient, keys: HybridKeys, to: string, amount: bigint, timeoutMs = 60_000) {
   const r = await client.sendTx(keys, { type: 'TRANSFER', to, amount } as TxInput, { wait: 'finalized', timeoutMs });
   if (!r.verdict.accepted) return { outcome: 'refused' as const, id: r.tx.id, reason: r.verdict.reason };
@@ -35,6 +38,9 @@ if (process.argv[1]?.endsWith('wallet.ts')) {
     console.log(JSON.stringify({ secret: w.secret, address: w.address, native: w.native }, null, 2));
   } else {
     const client = new CairnClient(arg('node') ?? process.env.CAIRN_NODE ?? 'http://127.0.0.1:6070');
-    pay(client, w.keys, to, BigInt(arg('amount') ?? '1000000')).then((r) => console.log(JSON.stringify(r)), (e) => (console.error(e), process.exit(1)));
+    pay(client, w.keys, to, BigInt(arg('amount') ?? '1000000')).then(
+      (r) => console.log(JSON.stringify(r)),
+      (e) => (console.error(e), process.exit(1)),
+    );
   }
 }

@@ -9,13 +9,15 @@ CHROMIUM=${CHROMIUM_PATH:-/usr/bin/chromium}
 if [ -x "$CHROMIUM" ]; then exit 0; fi
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "installing Debian's chromium for the explorer's browser test…"
-  if apt-get install -y --no-install-recommends chromium >/tmp/cairn-install-browser.log 2>&1 \
-    || { apt-get update >>/tmp/cairn-install-browser.log 2>&1 && apt-get install -y --no-install-recommends chromium >>/tmp/cairn-install-browser.log 2>&1; }; then
+  log=/tmp/cairn-install-browser.log
+  if apt-get install -y --no-install-recommends chromium >"$log" 2>&1 \
+    || { apt-get update >>"$log" 2>&1 && apt-get install -y --no-install-recommends chromium >>"$log" 2>&1; }; then
     echo "chromium installed: $("$CHROMIUM" --version 2>/dev/null)"
     exit 0
   fi
   echo "could not install chromium (log: /tmp/cairn-install-browser.log)" >&2
   exit 0
 fi
-echo "no Chromium at $CHROMIUM: install Debian's package (sudo apt-get install chromium) or set CHROMIUM_PATH; the explorer's browser test skips without it" >&2
+echo "no Chromium at $CHROMIUM: install Debian's package (sudo apt-get install chromium) or set CHROMIUM_PATH; \
+the explorer's browser test skips without it" >&2
 exit 0

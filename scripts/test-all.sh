@@ -8,9 +8,11 @@
 # Both phases run even when the first fails; the exit status is non-zero if either failed.
 # CAIRN_TEST_REPORT_DIR: each phase also writes a JSON report there (phase1.json, phase2.json).
 report() {
-  [ -n "${CAIRN_TEST_REPORT_DIR:-}" ] && echo "--reporter=default --reporter=json --outputFile.json=$CAIRN_TEST_REPORT_DIR/$1.json"
+  [ -n "${CAIRN_TEST_REPORT_DIR:-}" ] &&
+    echo "--reporter=default --reporter=json --outputFile.json=$CAIRN_TEST_REPORT_DIR/$1.json"
 }
-npx vitest run --project unit --project integration --project browser --project fuzz --maxWorkers=3 $(report phase1) "$@"
+npx vitest run --project unit --project integration --project browser --project fuzz --maxWorkers=3 \
+  $(report phase1) "$@"
 first=$?
 npx vitest run --project multinode --project bench --maxWorkers=2 $(report phase2) "$@"
 second=$?

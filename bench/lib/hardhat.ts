@@ -35,7 +35,8 @@ export const hardhatDir = (version = HARDHAT_VERSION) =>
 
 const packageVersion = (dir: string, pkg: string): string | null => {
   try {
-    return (JSON.parse(readFileSync(join(dir, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
+    return (JSON.parse(readFileSync(join(dir, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string })
+      .version;
   } catch {
     return null;
   }
@@ -55,9 +56,13 @@ export function ensureHardhat(version = HARDHAT_VERSION): string {
   const tmp = `${dir}.installing-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
-  writeFileSync(join(tmp, 'package.json'), `${JSON.stringify({ name: 'cairn-bench-hardhat', private: true, description: 'Hardhat for cairn bench/hardhat.ts' }, null, 2)}\n`);
+  const pkg = { name: 'cairn-bench-hardhat', private: true, description: 'Hardhat for cairn bench/hardhat.ts' };
+  writeFileSync(join(tmp, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
   console.error(`installing hardhat@${version} from the npm registry into ${dir} (once)…`);
-  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel', 'error', `hardhat@${version}`], { cwd: tmp, stdio: ['ignore', 'inherit', 'inherit'] });
+  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel', 'error', `hardhat@${version}`], {
+    cwd: tmp,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   if (r.status !== 0 || installedVersion(tmp) !== version) {
     rmSync(tmp, { recursive: true, force: true });
     throw new Error(`npm install hardhat@${version} failed (exit ${r.status ?? r.error?.message})`);
@@ -105,7 +110,11 @@ export async function startHardhat(dir = ensureHardhat()): Promise<HardhatNode> 
   for (;;) {
     if (exited !== undefined) throw new Error(`hardhat node exited (${exited}) before serving:\n${stderr}`);
     try {
-      const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"web3_clientVersion","params":[]}' });
+      const r = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"web3_clientVersion","params":[]}',
+      });
       if (r.ok) {
         const clientVersion = ((await r.json()) as { result: string }).result;
         console.error(`hardhat node: ${clientVersion} at ${url} (pid ${child.pid})`);

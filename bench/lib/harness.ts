@@ -107,10 +107,15 @@ export function rpcClient(c: JsonClient) {
     async batch<T = unknown>(calls: [string, unknown[]][]): Promise<RpcReply<T>[]> {
       const first = nextId;
       nextId += calls.length;
-      const r = await c.post<RpcReply<T>[] | RpcReply<T>>('/', calls.map(([method, params], i) => ({ jsonrpc: '2.0', id: first + i, method, params })));
+      const r = await c.post<RpcReply<T>[] | RpcReply<T>>(
+        '/',
+        calls.map(([method, params], i) => ({ jsonrpc: '2.0', id: first + i, method, params })),
+      );
       if (!Array.isArray(r.body)) throw new Error(`batch refused: ${JSON.stringify(r.body).slice(0, 300)}`);
       const byId = new Map(r.body.map((x) => [x.id, x]));
-      return calls.map((_, i) => byId.get(first + i) ?? { id: first + i, error: { code: 0, message: 'missing in batch reply' } });
+      return calls.map(
+        (_, i) => byId.get(first + i) ?? { id: first + i, error: { code: 0, message: 'missing in batch reply' } },
+      );
     },
   };
 }
@@ -146,7 +151,16 @@ export interface SpawnedNode {
  * profile per thread, written when the node exits cleanly on SIGTERM; Node 20 refuses
  * --cpu-prof in NODE_OPTIONS).
  */
-export async function spawnNode(opts: { devAccounts: number; slotMs: number; mempoolCap: number; logLevel: string; extra?: string[]; cpuProf?: boolean; nodeFlags?: string[]; dataDir?: string }): Promise<SpawnedNode> {
+export async function spawnNode(opts: {
+  devAccounts: number;
+  slotMs: number;
+  mempoolCap: number;
+  logLevel: string;
+  extra?: string[];
+  cpuProf?: boolean;
+  nodeFlags?: string[];
+  dataDir?: string;
+}): Promise<SpawnedNode> {
   const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'cairn-bench-'));
   const port = await freePort();
   let rpcPort = await freePort();
@@ -155,13 +169,36 @@ export async function spawnNode(opts: { devAccounts: number; slotMs: number; mem
   const args = [
     ...(opts.nodeFlags ?? []),
     ...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []),
-    '--import', 'tsx', 'src/cli/main.ts', 'node', '--data-dir', dir, '--http-port', String(port), '--rpc-port', String(rpcPort),
-    '--dev-accounts', String(opts.devAccounts), '--rate-limit-exempt', '127.0.0.1', '--mempool-cap', String(opts.mempoolCap), '--slot-ms', String(opts.slotMs),
-    '--log-level', opts.logLevel, ...(opts.extra ?? []),
+    '--import',
+    'tsx',
+    'src/cli/main.ts',
+    'node',
+    '--data-dir',
+    dir,
+    '--http-port',
+    String(port),
+    '--rpc-port',
+    String(rpcPort),
+    '--dev-accounts',
+    String(opts.devAccounts),
+    '--rate-limit-exempt',
+    '127.0.0.1',
+    '--mempool-cap',
+    String(opts.mempoolCap),
+    '--slot-ms',
+    String(opts.slotMs),
+    '--log-level',
+    opts.logLevel,
+    ...(opts.extra ?? []),
   ];
   // The native API limits requests per IP (SPEC: 240 per 10 s); a bench from loopback must not be.
-  if (readFileSync(join(ROOT, 'src/config/config.ts'), 'utf8').includes("flag: 'rate-limit-exempt'")) args.push('--rate-limit-exempt', '127.0.0.1,::1');
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (readFileSync(join(ROOT, 'src/config/config.ts'), 'utf8').includes("flag: 'rate-limit-exempt'"))
+    args.push('--rate-limit-exempt', '127.0.0.1,::1');
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: ROOT,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const blocks: BlockLog[] = [];
   const problems: string[] = [];
   const note = (l: string) => {
@@ -170,21 +207,32 @@ export async function spawnNode(opts: { devAccounts: number; slotMs: number; mem
   };
   let partial = '';
   // CAIRN_BENCH_LOG=<file>: keep the node's whole log for inspection.
-  const tee = process.env.CAIRN_BENCH_LOG ? (await import('node:fs')).createWriteStream(process.env.CAIRN_BENCH_LOG) : null;
+  const tee = process.env.CAIRN_BENCH_LOG
+    ? (await import('node:fs')).createWriteStream(process.env.CAIRN_BENCH_LOG)
+    : null;
   child.stdout!.on('data', (c: Buffer) => {
     tee?.write(c);
     const lines = (partial + c.toString('utf8')).split('\n');
     partial = lines.pop()!;
     for (const line of lines) {
       if (!line.trim()) continue;
-      let j: { msg?: string; level?: number; time?: number; height?: number; txs?: number; dropped?: number; ms?: number };
+      let j: {
+        msg?: string;
+        level?: number;
+        time?: number;
+        height?: number;
+        txs?: number;
+        dropped?: number;
+        ms?: number;
+      };
       try {
         j = JSON.parse(line);
       } catch {
         note(line);
         continue;
       }
-      if (j.msg === 'block committed') blocks.push({ time: j.time!, height: j.height!, txs: j.txs!, dropped: j.dropped ?? 0, ms: j.ms! });
+      if (j.msg === 'block committed')
+        blocks.push({ time: j.time!, height: j.height!, txs: j.txs!, dropped: j.dropped ?? 0, ms: j.ms! });
       else if ((j.level ?? 0) >= 40) note(line);
     }
   });
@@ -204,7 +252,14 @@ export async function spawnNode(opts: { devAccounts: number; slotMs: number; mem
   ready.catch(() => {});
   console.error(`node: ${process.execPath} ${args.join(' ')} (pid ${child.pid})`);
   return {
-    httpUrl, rpcUrl, dataDir: dir, pgid: child.pid!, ready, blocks, problems, cpuProfDir,
+    httpUrl,
+    rpcUrl,
+    dataDir: dir,
+    pgid: child.pid!,
+    ready,
+    blocks,
+    problems,
+    cpuProfDir,
     async stop(keep) {
       await stopProcessGroup(child.pid!, 20_000);
       if (!exited) await exit;
@@ -239,7 +294,11 @@ export async function waitRpcReady(rpcUrl: string, timeoutMs = 30_000): Promise<
   const until = Date.now() + timeoutMs;
   for (;;) {
     try {
-      const r = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' });
+      const r = await fetch(rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
+      });
       if (r.ok) return;
     } catch {
       /* not yet */
@@ -318,7 +377,9 @@ export function threadRows(a: CpuSample, b: CpuSample, wallMs: number, top = 6):
     if (d > 0) rows.push([`  ${k.split('/')[1]} ${v.name}`, d]);
   }
   rows.sort((x, y) => y[1] - x[1]);
-  return rows.slice(0, top).map(([k, s]) => [k, `${s.toFixed(2)} s  ${((s * 1000) / wallMs * 100).toFixed(0)} % of a core`]);
+  return rows
+    .slice(0, top)
+    .map(([k, s]) => [k, `${s.toFixed(2)} s  ${(((s * 1000) / wallMs) * 100).toFixed(0)} % of a core`]);
 }
 
 /** Waits until processes other than this one and `pgid` use < 0.25 core (1 s samples). */
@@ -416,8 +477,14 @@ export function summarizeProfile(dir: string, window?: { from: number; to: numbe
       file.set(short || functionName, (file.get(short || functionName) ?? 0) + us);
     }
     const rows = (m: Map<string, number>): [string, string][] =>
-      [...m].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, us]) => [k, `${(us / 1000).toFixed(0)} ms  ${((us / total) * 100).toFixed(1)} %`]);
-    printTable(`CPU profile ${basename(f)}: self time by file/package (${(total / 1e6).toFixed(2)} s sampled)`, rows(file));
+      [...m]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, top)
+        .map(([k, us]) => [k, `${(us / 1000).toFixed(0)} ms  ${((us / total) * 100).toFixed(1)} %`]);
+    printTable(
+      `CPU profile ${basename(f)}: self time by file/package (${(total / 1e6).toFixed(2)} s sampled)`,
+      rows(file),
+    );
     printTable(`CPU profile ${basename(f)}: self time by function`, rows(fn));
     printTable(`CPU profile ${basename(f)}: time charged to the nearest src/ function on the stack`, rows(srcOf));
   }
@@ -436,7 +503,8 @@ function shortUrl(url: string): string {
 }
 
 /** Transactions in the node's logged blocks above height `h`. */
-export const txsInBlocksAfter = (node: SpawnedNode, h: number): number => node.blocks.reduce((a, b) => (b.height > h ? a + b.txs : a), 0);
+export const txsInBlocksAfter = (node: SpawnedNode, h: number): number =>
+  node.blocks.reduce((a, b) => (b.height > h ? a + b.txs : a), 0);
 
 /**
  * Resolves when every accepted transaction is in a block ('complete'), or with the reason it
@@ -461,7 +529,8 @@ export async function watchInclusion(o: {
       lastChangeWall = Date.now();
     }
     if (o.submitted() && inBlocks >= o.accepted()) return 'complete';
-    if (o.submitted() && Date.now() - lastChangeWall > 20_000) return 'stalled (no new transaction in a block for 20 s)';
+    if (o.submitted() && Date.now() - lastChangeWall > 20_000)
+      return 'stalled (no new transaction in a block for 20 s)';
     if (Date.now() - o.startWall > o.timeoutS * 1000) return `timed out after ${o.timeoutS} s`;
   }
 }

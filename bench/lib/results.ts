@@ -46,13 +46,21 @@ export interface ResultFile {
 }
 
 export function machine(): string {
-  return `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.versions.node}`;
+  return (
+    `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ` +
+    `Node ${process.versions.node}`
+  );
 }
 
 export function commit(): string {
   try {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' }).trim() ? '+dirty' : '';
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    }).trim()
+      ? '+dirty'
+      : '';
     return head + dirty;
   } catch {
     return 'unknown';
@@ -69,6 +77,8 @@ export function writeResults(bench: string, rows: ResultRow[], dir = RESULTS_DIR
   return file;
 }
 
-// A figure a run could not measure is NaN in memory and null in JSON: shown as a dash, never a crash of the whole table.
-const n = (v: number | null) => (v === null || !Number.isFinite(v) ? '–' : v >= 100 ? Math.round(v).toLocaleString('en') : v.toFixed(v >= 10 ? 1 : 2));
+// A figure a run could not measure is NaN in memory and null in JSON: shown as a dash, never a crash of the whole
+// table.
+const n = (v: number | null) =>
+  v === null || !Number.isFinite(v) ? '–' : v >= 100 ? Math.round(v).toLocaleString('en') : v.toFixed(v >= 10 ? 1 : 2);
 export const showSpread = (s: Spread) => (s.runs > 1 ? `${n(s.median)} (${n(s.min)}–${n(s.max)})` : n(s.median));

@@ -47,30 +47,54 @@ function request()
   return reqs[i]
 end
 function response(status, headers, body)
-  if status ~= 200 or string.find(body, '"error"', 1, true) or not string.find(body, '"result"', 1, true) then errs = errs + 1 else oks = oks + 1 end
+  if status ~= 200 or string.find(body, '"error"', 1, true) or not string.find(body, '"result"', 1, true) then
+    errs = errs + 1
+  else
+    oks = oks + 1
+  end
 end
 function done(summary, latency, requests)
   local e, o = 0, 0
   for _, t in ipairs(threads) do e = e + t:get("errs"); o = o + t:get("oks") end
   local x = summary.errors
-  io.write(string.format('WRKJSON {"requests":%d,"duration_us":%d,"p50":%d,"p90":%d,"p99":%d,"max":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"rpc_errors":%d,"ok":%d}\\n',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max,
+  io.write(string.format('WRKJSON {"requests":%d,"duration_us":%d,"p50":%d,"p90":%d,"p99":%d,"max":%d,'
+    .. '"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"rpc_errors":%d,"ok":%d}\\n',
+    summary.requests, summary.duration,
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max,
     x.connect, x.read, x.write, x.status, x.timeout, e, o))
 end
 `;
 }
 
 /** One wrk run of `duration` seconds against the JSON-RPC endpoint `url` (POST to its root). */
-export async function wrkRpc(url: string, bodies: string[], o: { connections: number; threads: number; duration: number }): Promise<RpcLoadResult> {
+export async function wrkRpc(
+  url: string,
+  bodies: string[],
+  o: { connections: number; threads: number; duration: number },
+): Promise<RpcLoadResult> {
   const wrkBin = ensureWrk();
   const scratch = mkdtempSync(join(tmpdir(), 'cairn-rpc-load-'));
   try {
     const script = join(scratch, 'rpc.lua');
     writeFileSync(script, rpcLuaScript(bodies));
     const target = `${url.replace(/\/+$/, '')}/`;
-    const args = ['-t', String(o.threads), '-c', String(o.connections), '-d', `${o.duration}s`, '--timeout', '10s', '-s', script, target];
+    const args = [
+      '-t',
+      String(o.threads),
+      '-c',
+      String(o.connections),
+      '-d',
+      `${o.duration}s`,
+      '--timeout',
+      '10s',
+      '-s',
+      script,
+      target,
+    ];
     // Through bash so that its `times` builtin reports wrk's CPU (children's user and system time).
-    const child = spawn('bash', ['-c', '"$0" "$@"; rc=$?; echo; echo WRKTIMES; times; exit $rc', wrkBin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', '"$0" "$@"; rc=$?; echo; echo WRKTIMES; times; exit $rc', wrkBin, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d));
     child.stderr.on('data', (d: Buffer) => (out += d));
@@ -84,10 +108,21 @@ export async function wrkRpc(url: string, bodies: string[], o: { connections: nu
     const line = out.split('\n').find((l) => l.startsWith('WRKJSON '));
     if (code !== 0 || !line) throw new Error(`wrk ${args.join(' ')} failed (exit ${code}):\n${out}`);
     const j = JSON.parse(line.slice('WRKJSON '.length)) as Record<string, number>;
-    const kinds = ['connect', 'read', 'write', 'status', 'timeout', 'rpc_errors'].filter((k) => j[k] > 0).map((k) => `${k} ${j[k]}`).join(', ');
+    const kinds = ['connect', 'read', 'write', 'status', 'timeout', 'rpc_errors']
+      .filter((k) => j[k] > 0)
+      .map((k) => `${k} ${j[k]}`)
+      .join(', ');
     return {
-      requests: j.requests, ok: j.ok, errors: j.requests - j.ok + j.connect + j.write + j.timeout, errorKinds: kinds, seconds: j.duration_us / 1e6,
-      p50us: j.p50, p90us: j.p90, p99us: j.p99, maxUs: j.max, clientCpuS: cpu,
+      requests: j.requests,
+      ok: j.ok,
+      errors: j.requests - j.ok + j.connect + j.write + j.timeout,
+      errorKinds: kinds,
+      seconds: j.duration_us / 1e6,
+      p50us: j.p50,
+      p90us: j.p90,
+      p99us: j.p99,
+      maxUs: j.max,
+      clientCpuS: cpu,
     };
   } finally {
     rmSync(scratch, { recursive: true, force: true });

@@ -63,7 +63,7 @@ function readLines(file: string): string[] {
   const lines: string[] = [];
   let rest = '';
   try {
-    for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0; ) {
+    for (let n: number; (n = readSync(fd, buf, 0, buf.length, null)) > 0; ) {
       const parts = (rest + buf.toString('utf8', 0, n)).split('\n');
       rest = parts.pop()!;
       for (const l of parts) if (l) lines.push(l);
@@ -75,13 +75,25 @@ function readLines(file: string): string[] {
   return lines;
 }
 
-/** Signs `items` (in order) for `opts.network` (the chain the bench runs: networkOfSpec) on up to availableParallelism() worker threads. */
-export async function signDevTxs(items: DevTxItem[], opts: { network: Network; cache?: boolean; label?: string }): Promise<SignedEnvelope[]> {
+/**
+ * Signs `items` (in order) for `opts.network` (the chain the bench runs: networkOfSpec) on up to availableParallelism()
+ * worker threads.
+ */
+export async function signDevTxs(
+  items: DevTxItem[],
+  opts: { network: Network; cache?: boolean; label?: string },
+): Promise<SignedEnvelope[]> {
   const label = opts.label ?? 'bench';
   let cacheFile: string | null = null;
   if (opts.cache) {
     const h = createHash('sha256').update(JSON.stringify(items)).update(JSON.stringify(opts.network));
-    for (const f of ['src/chain/envelope.ts', 'src/crypto/hybrid.ts', 'src/crypto/keys.ts', 'src/protocol/params.ts', 'src/primitives/canonical.ts']) {
+    for (const f of [
+      'src/chain/envelope.ts',
+      'src/crypto/hybrid.ts',
+      'src/crypto/keys.ts',
+      'src/protocol/params.ts',
+      'src/primitives/canonical.ts',
+    ]) {
       const p = join(ROOT, f);
       if (existsSync(p)) h.update(readFileSync(p));
     }
@@ -103,13 +115,18 @@ export async function signDevTxs(items: DevTxItem[], opts: { network: Network; c
   const per = Math.ceil(items.length / threads);
   const tsxApi = import.meta.resolve('tsx/esm/api');
   // tsx does not register its loader in workers on Node 20: the worker registers it.
-  const code = `import(${JSON.stringify(tsxApi)}).then(({ register }) => { register(); return import(${JSON.stringify(import.meta.url)}); })`;
+  const code =
+    `import(${JSON.stringify(tsxApi)}).then(({ register }) => ` +
+    `{ register(); return import(${JSON.stringify(import.meta.url)}); })`;
   const shards = await Promise.all(
     Array.from({ length: threads }, (_, t) => {
       const shard = items.slice(t * per, (t + 1) * per);
       if (shard.length === 0) return Promise.resolve([] as SignedEnvelope[]);
       return new Promise<SignedEnvelope[]>((res, rej) => {
-        const w = new Worker(code, { eval: true, workerData: { tag: WORKER_TAG, items: shard, network: opts.network } });
+        const w = new Worker(code, {
+          eval: true,
+          workerData: { tag: WORKER_TAG, items: shard, network: opts.network },
+        });
         w.once('message', (m: SignedEnvelope[]) => {
           res(m);
           void w.terminate();

@@ -30,18 +30,36 @@ export function devAddresses(n: number): `0x${string}`[] {
  * timestamp grows by 1 ms per item from `timestamp0`: blocks order candidates by (nonce,
  * timestamp, id), so block order is submission order.
  */
-export function roundRobinItems(o: { senders: number; count: number; startNonce: number[]; first?: number; timestamp0?: number }): DevTxItem[] {
+export function roundRobinItems(o: {
+  senders: number;
+  count: number;
+  startNonce: number[];
+  first?: number;
+  timestamp0?: number;
+}): DevTxItem[] {
   const to = devAddresses(o.senders);
   const items: DevTxItem[] = [];
   const t0 = o.timestamp0 ?? TX_TIMESTAMP0;
   for (let i = 0; i < o.count; i++) {
     const s = ((o.first ?? 0) + i) % o.senders;
-    items.push({ dev: s, fields: { type: 'TRANSFER', to: to[(s + 1) % o.senders], amount: '1', fee: '1000', nonce: o.startNonce[s]++, timestamp: t0 + i } });
+    items.push({
+      dev: s,
+      fields: {
+        type: 'TRANSFER',
+        to: to[(s + 1) % o.senders],
+        amount: '1',
+        fee: '1000',
+        nonce: o.startNonce[s]++,
+        timestamp: t0 + i,
+      },
+    });
   }
   return items;
 }
 
-export async function signRoundRobin(o: Parameters<typeof roundRobinItems>[0] & { label: string; cache: boolean; network: Network }): Promise<SignedEnvelope[]> {
+export async function signRoundRobin(
+  o: Parameters<typeof roundRobinItems>[0] & { label: string; cache: boolean; network: Network },
+): Promise<SignedEnvelope[]> {
   return signDevTxs(roundRobinItems(o), { cache: o.cache, label: o.label, network: o.network });
 }
 
@@ -62,7 +80,14 @@ export function txPoster(base: string, sockets: number): TxPoster {
   const post = (body: string) =>
     new Promise<Outcome>((res) => {
       const req = http.request(
-        { agent, host: u.hostname, port: u.port, path: '/tx', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        {
+          agent,
+          host: u.hostname,
+          port: u.port,
+          path: '/tx',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
         (r) => {
           const chunks: Buffer[] = [];
           r.on('data', (c: Buffer) => chunks.push(c));
@@ -74,7 +99,13 @@ export function txPoster(base: string, sockets: number): TxPoster {
             } catch {
               j = { error: text.slice(0, 80) };
             }
-            res(r.statusCode === 200 ? (j.accepted ? 'accepted' : `refused: ${j.reason}`) : `HTTP ${r.statusCode}: ${j.error}`);
+            res(
+              r.statusCode === 200
+                ? j.accepted
+                  ? 'accepted'
+                  : `refused: ${j.reason}`
+                : `HTTP ${r.statusCode}: ${j.error}`,
+            );
           });
           r.on('error', (e: NodeJS.ErrnoException) => res(`error: ${e.code ?? e.message}`));
         },
@@ -91,7 +122,9 @@ export async function warmConnections(base: string, n: number): Promise<void> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: n });
   const get = () =>
     new Promise<void>((res, rej) => {
-      http.get({ agent, host: u.hostname, port: u.port, path: '/status' }, (r) => r.resume().on('end', res)).on('error', rej);
+      http
+        .get({ agent, host: u.hostname, port: u.port, path: '/status' }, (r) => r.resume().on('end', res))
+        .on('error', rej);
     });
   await Promise.all(Array.from({ length: n }, get));
   agent.destroy();
@@ -113,12 +146,20 @@ export interface Submission {
 export const nowEpoch = () => performance.timeOrigin + performance.now();
 
 /** Closed loop: `concurrency` requests in flight until every body is sent. */
-export async function closedLoop(bodies: readonly string[], concurrency: number, post: (b: string) => Promise<Outcome>): Promise<Submission> {
+export async function closedLoop(
+  bodies: readonly string[],
+  concurrency: number,
+  post: (b: string) => Promise<Outcome>,
+): Promise<Submission> {
   return closedLoopOf(bodies.length, concurrency, (i) => post(bodies[i]));
 }
 
 /** Closed loop over items 0..n-1 of any asynchronous operation (the verify pool reference uses it too). */
-export async function closedLoopOf(n: number, concurrency: number, op: (i: number) => Promise<Outcome>): Promise<Submission> {
+export async function closedLoopOf(
+  n: number,
+  concurrency: number,
+  op: (i: number) => Promise<Outcome>,
+): Promise<Submission> {
   const sentAt = new Float64Array(n);
   const latency = new Float64Array(n);
   const outcome: Outcome[] = new Array<Outcome>(n);
@@ -141,7 +182,11 @@ export async function closedLoopOf(n: number, concurrency: number, op: (i: numbe
  * Open loop: body i is sent at start + i / rate seconds (a 1 ms timer sends whatever is due),
  * answers or not; the agent's sockets bound what is on the wire, the rest queues in the client.
  */
-export async function paced(bodies: readonly string[], ratePerS: number, post: (b: string) => Promise<Outcome>): Promise<Submission> {
+export async function paced(
+  bodies: readonly string[],
+  ratePerS: number,
+  post: (b: string) => Promise<Outcome>,
+): Promise<Submission> {
   const n = bodies.length;
   const sentAt = new Float64Array(n);
   const latency = new Float64Array(n);

@@ -10,7 +10,8 @@ export function ensureWrk(): string {
   if (process.getuid?.() === 0) {
     console.error('installing wrk (Debian package) for the HTTP benchmarks…');
     const r = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'wrk'], { stdio: 'ignore' });
-    if (r.status !== 0) spawnSync('sh', ['-c', 'apt-get update && apt-get install -y --no-install-recommends wrk'], { stdio: 'ignore' });
+    if (r.status !== 0)
+      spawnSync('sh', ['-c', 'apt-get update && apt-get install -y --no-install-recommends wrk'], { stdio: 'ignore' });
     if (existsSync('/usr/bin/wrk')) return '/usr/bin/wrk';
   }
   throw new Error('wrk is needed for the HTTP benchmarks: apt-get install wrk');
@@ -29,7 +30,10 @@ export interface WrkResult {
 const ms = (v: string, unit: string) => Number(v) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? 1);
 
 /** One wrk run: `threads` threads, `connections` keep-alive connections, `seconds` long. */
-export function wrk(url: string, opts: { threads: number; connections: number; seconds: number; headers?: Record<string, string> }): WrkResult {
+export function wrk(
+  url: string,
+  opts: { threads: number; connections: number; seconds: number; headers?: Record<string, string> },
+): WrkResult {
   const args = ['-t', String(opts.threads), '-c', String(opts.connections), '-d', `${opts.seconds}s`, '--latency'];
   for (const [k, v] of Object.entries(opts.headers ?? {})) args.push('-H', `${k}: ${v}`);
   const out = execFileSync(ensureWrk(), [...args, url], { encoding: 'utf8' });

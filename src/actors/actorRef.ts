@@ -27,9 +27,13 @@ export type Handlers<M extends { type: string }, R extends Replies<M>> = {
 };
 
 /** Turns per-type handlers into a Behavior. */
-export function behaviorOf<M extends { type: string }, R extends Replies<M>>(handlers: Handlers<M, R>, stop?: () => Promise<void>): Behavior<M, R> {
+export function behaviorOf<M extends { type: string }, R extends Replies<M>>(
+  handlers: Handlers<M, R>,
+  stop?: () => Promise<void>,
+): Behavior<M, R> {
   return {
-    handle: async <T extends M>(msg: T) => (handlers[msg.type as T['type']] as unknown as (m: T) => Promise<R[T['type']]> | R[T['type']])(msg),
+    handle: async <T extends M>(msg: T) =>
+      (handlers[msg.type as T['type']] as unknown as (m: T) => Promise<R[T['type']]> | R[T['type']])(msg),
     ...(stop ? { stop } : {}),
   };
 }

@@ -1,5 +1,12 @@
 import type { Logger } from 'pino';
-import { blockLifecycleMachine, blockState, receivedBlock, storedBlock, type BlockLifecycleSnapshot, type BlockLifecycleView } from '../machines/blockLifecycle';
+import {
+  blockLifecycleMachine,
+  blockState,
+  receivedBlock,
+  storedBlock,
+  type BlockLifecycleSnapshot,
+  type BlockLifecycleView,
+} from '../machines/blockLifecycle';
 import type { Hex } from '../primitives/hex';
 import type { ChainStore } from '../storage/chainStore';
 import { behaviorOf } from './actorRef';
@@ -29,7 +36,9 @@ export interface BlockLifecycleDeps {
 }
 
 const viewOf = (s: BlockLifecycleSnapshot): BlockLifecycleView => ({
-  state: blockState(s), height: s.context.height, ...(s.context.reason ? { reason: s.context.reason } : {}),
+  state: blockState(s),
+  height: s.context.height,
+  ...(s.context.reason ? { reason: s.context.reason } : {}),
 });
 
 /**
@@ -45,11 +54,19 @@ export function blockLifecycleBehavior(d: BlockLifecycleDeps) {
   return behaviorOf<BlockLifecycleMsg, BlockLifecycleReplies>({
     step({ hash, height, event }) {
       // A block first met at commit or undo (a tool that built it outside the producer, or a restart) was committed.
-      if (!table.has(hash)) table.set(hash, event.type === 'COMMITTED' || event.type === 'UNDONE' ? storedBlock(height, -1) : receivedBlock(height));
+      if (!table.has(hash))
+        table.set(
+          hash,
+          event.type === 'COMMITTED' || event.type === 'UNDONE' ? storedBlock(height, -1) : receivedBlock(height),
+        );
       const from = table.get(hash)!;
       table.apply([hash], event);
       const to = table.get(hash);
-      if (to && to !== from) d.log.debug({ hash, height, from: from.value, to: to.value, ...(to.context.reason ? { reason: to.context.reason } : {}) }, 'block lifecycle');
+      if (to && to !== from)
+        d.log.debug(
+          { hash, height, from: from.value, to: to.value, ...(to.context.reason ? { reason: to.context.reason } : {}) },
+          'block lifecycle',
+        );
     },
     finalized({ height }) {
       table.broadcast({ type: 'FINALIZED', finalizedHeight: height });

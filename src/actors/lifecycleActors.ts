@@ -2,7 +2,13 @@ import type { Logger } from 'pino';
 import type { ChainStore } from '../storage/chainStore';
 import { ActorRef } from './actorRef';
 import { blockLifecycleBehavior, blockLifecycleTable } from './blockLifecycleActor';
-import type { BlockLifecycleMsg, BlockLifecycleReplies, LifecycleReports, TxLifecycleMsg, TxLifecycleReplies } from './protocol';
+import type {
+  BlockLifecycleMsg,
+  BlockLifecycleReplies,
+  LifecycleReports,
+  TxLifecycleMsg,
+  TxLifecycleReplies,
+} from './protocol';
 import { txLifecycleBehavior, txLifecycleTable } from './txLifecycleActor';
 
 export interface LifecycleActorsDeps {

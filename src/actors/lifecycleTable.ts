@@ -101,7 +101,8 @@ export class LifecycleTable<M extends AnyStateMachine, K = string> {
     if (!byEvent) this.memo.set(from, (byEvent = new Map()));
     const known = byEvent.get(tag);
     if (known) return known;
-    if (byEvent.size >= MEMO_PER_SNAPSHOT) byEvent.clear(); // events with new payloads (each block's) do not pile up on a long-lived snapshot
+    // events with new payloads (each block's) do not pile up on a long-lived snapshot
+    if (byEvent.size >= MEMO_PER_SNAPSHOT) byEvent.clear();
     const to = transition(this.o.machine, from, event)[0] as SnapshotFrom<M>;
     byEvent.set(tag, to);
     return to;

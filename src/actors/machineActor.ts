@@ -1,4 +1,11 @@
-import { createActor, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type InputFrom, type SnapshotFrom } from 'xstate';
+import {
+  createActor,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  type EventFromLogic,
+  type InputFrom,
+  type SnapshotFrom,
+} from 'xstate';
 import { MessageRefusedError, type Behavior, type Replies } from './actorRef';
 
 /** What each message answers, read from the machine's snapshot after the event was taken. */
@@ -6,15 +13,24 @@ export type MachineReplies<TMachine extends AnyStateMachine, M extends { type: s
   [K in M['type']]: (snapshot: SnapshotFrom<TMachine>, msg: Extract<M, { type: K }>) => R[K];
 };
 
-/** The messages of a machine-hosting actor: the machine's events, and queries of other types answered from the snapshot. */
+/**
+ * The messages of a machine-hosting actor: the machine's events, and queries of other types answered from the snapshot.
+ */
 export type MachineMsg<TMachine extends AnyStateMachine> = EventFromLogic<TMachine> | { type: string };
 
-export interface MachineBehaviorOptions<TMachine extends AnyStateMachine, M extends MachineMsg<TMachine>, R extends Replies<M>> {
+export interface MachineBehaviorOptions<
+  TMachine extends AnyStateMachine,
+  M extends MachineMsg<TMachine>,
+  R extends Replies<M>,
+> {
   /** The actor's name, for refusals. */
   name: string;
   machine: TMachine;
   input?: InputFrom<TMachine>;
-  /** Resume from this snapshot instead of the initial state (a restarted actor that must not forget, e.g. a halted mode). */
+  /**
+   * Resume from this snapshot instead of the initial state (a restarted actor that must not forget, e.g. a halted
+   * mode).
+   */
   snapshot?: SnapshotFrom<TMachine>;
   replies: MachineReplies<TMachine, M, R>;
   /** Message types that only read: answered from the current snapshot, never sent to the machine. */
@@ -35,7 +51,10 @@ export function machineBehavior<TMachine extends AnyStateMachine, M extends Mach
 ): Behavior<M, R> & { snapshot(): SnapshotFrom<TMachine> } {
   // Errors surface through the snapshot (checked after each event); the subscription only
   // keeps XState from reporting them as unhandled.
-  const actor = createActor(o.machine, { ...(o.input === undefined ? {} : { input: o.input }), ...(o.snapshot === undefined ? {} : { snapshot: o.machine.resolveState(o.snapshot as never) }) });
+  const actor = createActor(o.machine, {
+    ...(o.input === undefined ? {} : { input: o.input }),
+    ...(o.snapshot === undefined ? {} : { snapshot: o.machine.resolveState(o.snapshot as never) }),
+  });
   actor.subscribe({ error: () => {} });
   actor.start();
 
@@ -44,7 +63,8 @@ export function machineBehavior<TMachine extends AnyStateMachine, M extends Mach
       const reply = o.replies[msg.type as T['type']] as (s: SnapshotFrom<TMachine>, m: T) => R[T['type']];
       if (o.queries?.includes(msg.type)) return reply(actor.getSnapshot(), msg);
       const before = actor.getSnapshot() as AnyMachineSnapshot;
-      if (!before.can(msg)) throw new MessageRefusedError(o.name, msg.type, `not accepted in state ${JSON.stringify(before.value)}`);
+      if (!before.can(msg))
+        throw new MessageRefusedError(o.name, msg.type, `not accepted in state ${JSON.stringify(before.value)}`);
       actor.send(msg as EventFromLogic<TMachine>);
       const after = actor.getSnapshot() as AnyMachineSnapshot;
       if (after.status === 'error') throw after.error;

@@ -26,7 +26,9 @@ type Transition = Extract<ChainEvent, { kind: 'machine.transition' }>;
 
 export interface MachineViewDeps {
   def: AnyMachineDef;
-  /** The module's answer to `?for=` (machine list `actions`); without it, an instance takes no transaction from outside. */
+  /**
+   * The module's answer to `?for=` (machine list `actions`); without it, an instance takes no transaction from outside.
+   */
   actions?: ActionsAt;
   kv: KvStore;
   store: ChainStore;
@@ -36,7 +38,9 @@ export interface MachineViewDeps {
 
 /** The machine's transitions in a block: its transactions' events, then the end-of-block ones. */
 const transitionsOf = (block: Block, machine: string): Transition[] =>
-  [...block.results.flatMap((r) => r.events ?? []), ...(block.events ?? [])].filter((e): e is Transition => e.kind === 'machine.transition' && e.machine === machine);
+  [...block.results.flatMap((r) => r.events ?? []), ...(block.events ?? [])].filter(
+    (e): e is Transition => e.kind === 'machine.transition' && e.machine === machine,
+  );
 
 export function machineViewBehavior(d: MachineViewDeps) {
   const open = new Map<string, OpenInstance>();
@@ -114,7 +118,10 @@ export function machineViewBehavior(d: MachineViewDeps) {
     },
     async due({ limit }) {
       await ready;
-      const due = [...open.values()].filter((o): o is DueInstance => o.at !== null).sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1)).slice(0, limit);
+      const due = [...open.values()]
+        .filter((o): o is DueInstance => o.at !== null)
+        .sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1))
+        .slice(0, limit);
       return { height, due };
     },
     // A final instance (or none) takes nothing; an open one: the module's answer at this view's height.
@@ -134,11 +141,13 @@ export function machineViewBehavior(d: MachineViewDeps) {
 }
 
 /** One view actor per on-chain machine (the machine list's entries), named `view:<machine>`. */
-export function machineViewActors(machines: readonly Pick<MachineViewDeps, 'def' | 'actions'>[], deps: Omit<MachineViewDeps, 'def' | 'actions'>) {
+export function machineViewActors(
+  machines: readonly Pick<MachineViewDeps, 'def' | 'actions'>[],
+  deps: Omit<MachineViewDeps, 'def' | 'actions'>,
+) {
   return machines.map(({ def, actions }) => {
     const ref = new ActorRef<MachineViewMsg, MachineViewReplies>(`view:${def.name}`, 1_024);
     return { def, ref, spec: { ref, start: async () => machineViewBehavior({ ...deps, def, actions }) } };
   });
 }
 export type MachineViewActors = ReturnType<typeof machineViewActors>;
-

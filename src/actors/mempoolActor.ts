@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { AccountState, Address } from '../protocol/types';
-import { TxPool, type DroppedEntry } from '../mempool/pool';
+import type { TxPool, DroppedEntry } from '../mempool/pool';
 import { REFUSAL } from '../protocol/txRefusals';
 import { pqKeyHashOf } from '../crypto/txSigning';
 import type { Hex } from '../primitives/hex';
@@ -32,7 +32,10 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolRep
   const dropped = (out: DroppedEntry[], at: number) => {
     for (const e of out) {
       remember(e.tx, e.receivedAt, e.reason, e.code);
-      d.log.info({ id: e.tx.id, from: e.tx.from, nonce: e.tx.nonce, reason: e.reason, pendingMs: at - e.receivedAt }, 'tx dropped');
+      d.log.info(
+        { id: e.tx.id, from: e.tx.from, nonce: e.tx.nonce, reason: e.reason, pendingMs: at - e.receivedAt },
+        'tx dropped',
+      );
     }
   };
 
@@ -44,7 +47,9 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolRep
       dropped(d.pool.takeEvicted(), now);
       // A resubmission racing its own inclusion: the block took it after admission's check.
       if (refused?.code === REFUSAL.nonceUsed.code && (await d.inChain(tx.id))) refused = REFUSAL.known;
-      const verdict: AdmitVerdict = refused ? { accepted: false, id: tx.id, reason: refused.reason, code: refused.code } : { accepted: true, id: tx.id };
+      const verdict: AdmitVerdict = refused
+        ? { accepted: false, id: tx.id, reason: refused.reason, code: refused.code }
+        : { accepted: true, id: tx.id };
       if (refused) d.log.debug({ id: tx.id, reason: refused.reason, code: refused.code }, 'tx refused');
       else {
         admissions++;
@@ -63,7 +68,11 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolRep
         if (!e) continue;
         d.pool.remove(id, now);
         remember(e.tx, e.receivedAt, reason, code);
-        if (internal !== undefined) d.log.error({ id, reason, code, error: internal }, 'tx dropped: its execution threw (a bug in this node; please report it with this line)');
+        if (internal !== undefined)
+          d.log.error(
+            { id, reason, code, error: internal },
+            'tx dropped: its execution threw (a bug in this node; please report it with this line)',
+          );
         else d.log.info({ id, reason, code }, 'tx dropped');
       }
     },
@@ -74,7 +83,10 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolRep
         const refused = d.pool.admit(tx, acc, pqKeyHashOf(tx), now);
         dropped(d.pool.takeEvicted(), now);
         if (!refused) admitted(tx.id);
-        d.log.info({ id: tx.id, readmitted: refused === undefined, reason: refused?.reason, code: refused?.code }, 'tx of an undone block');
+        d.log.info(
+          { id: tx.id, readmitted: refused === undefined, reason: refused?.reason, code: refused?.code },
+          'tx of an undone block',
+        );
       }
     },
     async expire(msg) {
@@ -101,7 +113,11 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolRep
  * The pool's expiry on a timer: often enough that a gapped transaction outlives its lifetime
  * by at most a quarter of it (every 1 s to 60 s). Returns the function that stops it.
  */
-export function startExpiry(mempool: Pick<ActorRef<MempoolMsg, MempoolReplies>, 'send'>, gappedLifetimeMs: number, now: () => number): () => void {
+export function startExpiry(
+  mempool: Pick<ActorRef<MempoolMsg, MempoolReplies>, 'send'>,
+  gappedLifetimeMs: number,
+  now: () => number,
+): () => void {
   const everyMs = Math.min(60_000, Math.max(1_000, Math.floor(gappedLifetimeMs / 4)));
   const timer = setInterval(() => mempool.send({ type: 'expire', now: now() }), everyMs);
   return () => clearInterval(timer);

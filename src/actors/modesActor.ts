@@ -3,7 +3,6 @@ import type { ModesMsg, ModesReplies } from './protocol';
 import { ActorRef } from './actorRef';
 import { machineBehavior } from './machineActor';
 
-
 /**
  * The node's modes (machines/nodeModes.ts) as a supervised actor: the node root reports
  * starting, ready and stopping, the consensus actor election and a key seen elsewhere, the
@@ -23,7 +22,14 @@ export function modesActor() {
       ...(resume ? { snapshot: resume } : {}),
       queries: ['modes'],
       replies: {
-        READY: reply, STOP: reply, ELECTED: reply, UNELECTED: reply, KEY_IN_USE_ELSEWHERE: reply, SYNC_STARTED: reply, SYNC_DONE: reply, modes: reply,
+        READY: reply,
+        STOP: reply,
+        ELECTED: reply,
+        UNELECTED: reply,
+        KEY_IN_USE_ELSEWHERE: reply,
+        SYNC_STARTED: reply,
+        SYNC_DONE: reply,
+        modes: reply,
       },
     });
   }
@@ -33,7 +39,7 @@ export function modesActor() {
     spec: {
       ref,
       start: async () => {
-        if (first) return (first = false), behavior; // the one attached at once
+        if (first) return ((first = false), behavior); // the one attached at once
         return (behavior = start(behavior.snapshot()));
       },
     },

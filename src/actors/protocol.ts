@@ -15,7 +15,14 @@ import type { BlockSummary, Head } from '../protocol/chain';
 export type MempoolMsg =
   | { type: 'admit'; tx: SignedTx; keyHash: Hex | null }
   | { type: 'collectCandidates' }
-  | { type: 'blockCommitted'; height: number; hash: Hex; included: Hex[]; dropped: BuildResult['dropped']; nonces?: [Address, number][] }
+  | {
+      type: 'blockCommitted';
+      height: number;
+      hash: Hex;
+      included: Hex[];
+      dropped: BuildResult['dropped'];
+      nonces?: [Address, number][];
+    }
   | { type: 'readmit'; txs: SignedTx[] } // transactions of undone blocks: back in the pool if still valid
   | { type: 'expire'; now: number }
   | { type: 'nextNonce'; address: Address; accountNonce: number }
@@ -43,16 +50,29 @@ export type ConsensusMsg =
   | { type: 'devMine'; count: number } // --dev: produce `count` blocks now, one slot apart
   | { type: 'devRewind'; height: number }; // --dev: undo blocks down to `height`, below finality too
 
-export type ConsensusReplies = { slotTick: void; importBlocks: ImportOutcome; devMine: { from: number; to: number } | { refused: string }; devRewind: Head };
+export type ConsensusReplies = {
+  slotTick: void;
+  importBlocks: ImportOutcome;
+  devMine: { from: number; to: number } | { refused: string };
+  devRewind: Head;
+};
 
-/** The producer actor (actors/consensus/producerActor.ts): consensus asks for a block in its slot, then confirms it committed. */
+/**
+ * The producer actor (actors/consensus/producerActor.ts): consensus asks for a block in its slot, then confirms it
+ * committed.
+ */
 export type ProducerMsg =
   | { type: 'build'; parent: Head; now: number; pending: SignedTx[][] }
   | { type: 'signed'; height: number; slot: number } // committed: record it for double-sign protection
-  | { type: 'devForget'; height: number; slot: number }; // a --dev revert took the chain back to `height`: sign after it again
+  // a --dev revert took the chain back to `height`: sign after it again
+  | { type: 'devForget'; height: number; slot: number };
 
 /** A signed block, executed but not written; null: not signing (double-sign protection). */
-export type ProducerReplies = { build: (ExecutedBlock & { slot: number; considered: number }) | null; signed: void; devForget: void };
+export type ProducerReplies = {
+  build: (ExecutedBlock & { slot: number; considered: number }) | null;
+  signed: void;
+  devForget: void;
+};
 
 /** The importer actor (actors/consensus/importer.ts): check and execute a block on `parent` without writing. */
 export type ImporterMsg = { type: 'execute'; block: Block; parent: Head; now: number; preverified?: WeakSet<object> };
@@ -76,7 +96,11 @@ export type TxLifecycleMsg =
   | { type: 'stats' };
 
 export type TxLifecycleReplies = {
-  admitted: void; dropped: void; included: void; undone: void; finalized: void;
+  admitted: void;
+  dropped: void;
+  included: void;
+  undone: void;
+  finalized: void;
   get: TxLifecycleSnapshot | undefined;
   stats: LifecycleStats;
 };
@@ -91,7 +115,12 @@ export type BlockLifecycleMsg =
   | { type: 'get'; hash: Hex }
   | { type: 'stats' };
 
-export type BlockLifecycleReplies = { step: void; finalized: void; get: BlockLifecycleView | undefined; stats: LifecycleStats };
+export type BlockLifecycleReplies = {
+  step: void;
+  finalized: void;
+  get: BlockLifecycleView | undefined;
+  stats: LifecycleStats;
+};
 
 /** A lifecycle actor's table: open instances by state, and how many finished ones it still holds. */
 export interface LifecycleStats {
@@ -165,7 +194,10 @@ export interface HeadSink {
   /** The newest block summaries, newest last. */
   readonly recent: readonly Readonly<BlockSummary>[];
   publish(head: Head, summary?: BlockSummary, validators?: readonly Address[]): void;
-  /** The chain was taken back to `head` (a reorganization undid the blocks above it); `validators`: the set in force there. */
+  /**
+   * The chain was taken back to `head` (a reorganization undid the blocks above it); `validators`: the set in force
+   * there.
+   */
   rewind(head: Head, validators?: readonly Address[]): void;
 }
 
@@ -185,13 +217,17 @@ export interface ExecutedBlock {
 export type ModesMsg = NodeModeEvent | { type: 'modes' };
 export type ModesReplies = { [K in ModesMsg['type']]: NodeModes };
 
-/** The p2p actor (network/p2pActor.ts): the timer's tick, a block of ours to gossip, an admitted transaction to relay. */
+/**
+ * The p2p actor (network/p2pActor.ts): the timer's tick, a block of ours to gossip, an admitted transaction to relay.
+ */
 export type P2pMsg =
   | { type: 'tick'; now: number }
   | { type: 'gossipBlock'; block: Block }
   | { type: 'relayTx'; tx: SignedTx };
 
-/** A machine's view actor (actors/machineViewActor.ts): consensus hands it each committed and undone block; readers ask. */
+/**
+ * A machine's view actor (actors/machineViewActor.ts): consensus hands it each committed and undone block; readers ask.
+ */
 export type MachineViewMsg =
   | { type: 'committed'; block: Block }
   | { type: 'undone'; blocks: Block[]; head: Head }
@@ -205,7 +241,10 @@ export interface ActionsAnswer {
   at: number;
 }
 
-/** An open instance of an on-chain machine: where it is, and the height it moves at by itself (null: only a transaction moves it). */
+/**
+ * An open instance of an on-chain machine: where it is, and the height it moves at by itself (null: only a transaction
+ * moves it).
+ */
 export interface OpenInstance {
   id: string;
   status: string;
@@ -227,4 +266,10 @@ export interface MachineViewStats {
   height: number;
 }
 
-export type MachineViewReplies = { committed: void; undone: void; due: { height: number; due: DueInstance[] }; actions: ActionsAnswer; stats: MachineViewStats };
+export type MachineViewReplies = {
+  committed: void;
+  undone: void;
+  due: { height: number; due: DueInstance[] };
+  actions: ActionsAnswer;
+  stats: MachineViewStats;
+};

@@ -20,7 +20,12 @@ export interface SupervisorOptions {
   maxBackoffMs: number;
 }
 
-export const defaultSupervisorOptions: SupervisorOptions = { maxRestarts: 5, windowMs: 60_000, backoffMs: 50, maxBackoffMs: 5_000 };
+export const defaultSupervisorOptions: SupervisorOptions = {
+  maxRestarts: 5,
+  windowMs: 60_000,
+  backoffMs: 50,
+  maxBackoffMs: 5_000,
+};
 
 export interface ActorStatus {
   name: string;
@@ -63,7 +68,12 @@ export class Supervisor {
   /** Each child's mailbox and history: what /metrics exports per actor. */
   status(): ActorStatus[] {
     return this.children.map((c) => ({
-      name: c.spec.ref.name, running: c.spec.ref.running, restarts: c.restarts, queued: c.spec.ref.queued, processed: c.spec.ref.processed, dropped: c.spec.ref.dropped,
+      name: c.spec.ref.name,
+      running: c.spec.ref.running,
+      restarts: c.restarts,
+      queued: c.spec.ref.queued,
+      processed: c.spec.ref.processed,
+      dropped: c.spec.ref.dropped,
     }));
   }
 
@@ -71,12 +81,16 @@ export class Supervisor {
     const name = child.spec.ref.name;
     this.log.error({ actor: name, err }, 'actor crashed');
     if (this.stopping) return;
-    if (child.spec.critical) return this.onEscalate(`critical actor ${name} crashed`, err);
+    if (child.spec.critical) {
+      this.onEscalate(`critical actor ${name} crashed`, err);
+      return;
+    }
     const now = Date.now(); // node actors may read the clock; on-chain machines may not
     child.crashes = child.crashes.filter((t) => now - t < this.opts.windowMs);
     child.crashes.push(now);
     if (child.crashes.length > this.opts.maxRestarts) {
-      return this.onEscalate(`actor ${name} crashed ${child.crashes.length} times in ${this.opts.windowMs} ms`, err);
+      this.onEscalate(`actor ${name} crashed ${child.crashes.length} times in ${this.opts.windowMs} ms`, err);
+      return;
     }
     const delay = Math.min(this.opts.maxBackoffMs, this.opts.backoffMs * 2 ** (child.crashes.length - 1));
     child.timer = setTimeout(() => {

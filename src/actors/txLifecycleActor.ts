@@ -1,12 +1,20 @@
 import type { Logger } from 'pino';
-import { foldTxLifecycle, txLifecycleMachine, type TxLifecycleEvent, type TxLifecycleSnapshot } from '../machines/txLifecycle';
+import {
+  foldTxLifecycle,
+  txLifecycleMachine,
+  type TxLifecycleEvent,
+  type TxLifecycleSnapshot,
+} from '../machines/txLifecycle';
 import type { Hex } from '../primitives/hex';
 import type { ChainStore } from '../storage/chainStore';
 import { behaviorOf } from './actorRef';
 import { LifecycleTable } from './lifecycleTable';
 import type { LifecycleStats, TxLifecycleMsg, TxLifecycleReplies } from './protocol';
 
-/** A transaction's lifecycle table: its start is `inMempool` (a refused submission is answered at once and never tracked). */
+/**
+ * A transaction's lifecycle table: its start is `inMempool` (a refused submission is answered at once and never
+ * tracked).
+ */
 export type TxLifecycleTable = LifecycleTable<typeof txLifecycleMachine, Hex>;
 
 /** Drops stay readable (nothing else remembers them); finalized transactions are answered from the store. */
@@ -39,7 +47,10 @@ export interface TxLifecycleDeps {
 export function txLifecycleBehavior(d: TxLifecycleDeps) {
   const { table } = d;
 
-  /** From the store: the recorded inclusions and undos (blocks written without them, genesis, count as one inclusion), then finality. */
+  /**
+   * From the store: the recorded inclusions and undos (blocks written without them, genesis, count as one inclusion),
+   * then finality.
+   */
   async function recover(id: Hex): Promise<TxLifecycleSnapshot | undefined> {
     let events: TxLifecycleEvent[] = await d.store.txLifecycleEvents(id);
     if (events.length === 0) {
@@ -48,7 +59,11 @@ export function txLifecycleBehavior(d: TxLifecycleDeps) {
       if (!block) return undefined;
       events = [{ type: 'INCLUDED', height: block.height, blockHash: block.hash }];
     }
-    const s = foldTxLifecycle([{ type: 'ADMITTED' }, ...events, { type: 'FINALIZED', finalizedHeight: d.finalizedHeight() }]);
+    const s = foldTxLifecycle([
+      { type: 'ADMITTED' },
+      ...events,
+      { type: 'FINALIZED', finalizedHeight: d.finalizedHeight() },
+    ]);
     table.set(id, s);
     return s;
   }

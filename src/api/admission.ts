@@ -45,13 +45,23 @@ export function createAdmission(d: {
    * user had sent it.
    */
   governed?: (signer: SignedTx['from'], tx: SignedTx) => Promise<Refusal | undefined>;
-  /** Resolves when admission may use the CPU: not while a block is built or imported (actors/consensus/blockWork.ts). */
+  /**
+   * Resolves when admission may use the CPU: not while a block is built or imported (actors/consensus/blockWork.ts).
+   */
   turn?: () => Promise<void>;
   /** A transaction the mempool accepted: the network relays it to the peers (network/network.ts). */
   onAccepted?: (tx: SignedTx) => void;
 }) {
-  const refuse = (id: Hex, r: Refusal): SubmitOutcome => ({ kind: 'verdict', verdict: { accepted: false, id, reason: r.reason, code: r.code }, badSignature: r.code === REFUSAL.signature.code });
-  const malformed = (error: string, code: string = TX.TX_MALFORMED({ error }).code): SubmitOutcome => ({ kind: 'malformed', error, code });
+  const refuse = (id: Hex, r: Refusal): SubmitOutcome => ({
+    kind: 'verdict',
+    verdict: { accepted: false, id, reason: r.reason, code: r.code },
+    badSignature: r.code === REFUSAL.signature.code,
+  });
+  const malformed = (error: string, code: string = TX.TX_MALFORMED({ error }).code): SubmitOutcome => ({
+    kind: 'malformed',
+    error,
+    code,
+  });
 
   async function admit(tx: SignedTx, keyHash: Hex | null, verify?: () => Promise<boolean>): Promise<SubmitOutcome> {
     const handler = handlerFor(tx.type);
@@ -84,7 +94,9 @@ export function createAdmission(d: {
       if (!c) return refuse(tx.id, NO_COMMITTEE);
       let refused: Refusal | undefined;
       try {
-        refused = await quorumRefusalWith(c, proof.digest(c), proof.signatures, proof.what, (job) => d.verifier.verify(job));
+        refused = await quorumRefusalWith(c, proof.digest(c), proof.signatures, proof.what, (job) =>
+          d.verifier.verify(job),
+        );
       } catch (e) {
         return { kind: 'unavailable', error: `signature verification unavailable, retry: ${(e as Error).message}` };
       }
@@ -93,10 +105,16 @@ export function createAdmission(d: {
     try {
       const verdict = await d.mempool.ask({ type: 'admit', tx, keyHash });
       if (verdict.accepted) d.onAccepted?.(tx);
-      return { kind: 'verdict', verdict, tx, badSignature: !verdict.accepted && verdict.code === REFUSAL.signature.code };
+      return {
+        kind: 'verdict',
+        verdict,
+        tx,
+        badSignature: !verdict.accepted && verdict.code === REFUSAL.signature.code,
+      };
     } catch (e) {
       // Back-pressure or shutdown, not a verdict on the transaction: retry later or elsewhere.
-      if (e instanceof MailboxFullError || e instanceof ActorStoppedError) return { kind: 'unavailable', error: `mempool unavailable, retry: ${e.message}` };
+      if (e instanceof MailboxFullError || e instanceof ActorStoppedError)
+        return { kind: 'unavailable', error: `mempool unavailable, retry: ${e.message}` };
       throw e;
     }
   }
@@ -109,7 +127,8 @@ export function createAdmission(d: {
       // A payload changed after signing that keeps its original id: `invalid signature`, decided by the body alone.
       if (!decoded.ok) return decoded.signature ? refuse(decoded.id, REFUSAL.signature) : malformed(decoded.error);
       const tx = decoded.tx;
-      // A key/from mismatch yields a verify job that fails: `invalid signature`; so does a bad nested (META_TX inner) signature.
+      // A key/from mismatch yields a verify job that fails: `invalid signature`; so does a bad nested (META_TX inner)
+      // signature.
       return admit(tx, pqKeyHashOf(tx), async () => {
         const t0 = performance.now();
         try {
@@ -125,7 +144,11 @@ export function createAdmission(d: {
       await d.turn?.();
       const decoded = decodeEthTx(raw, d.now(), d.network.chainId);
       if (!decoded.ok) {
-        if (decoded.signature) return refuse(typeof raw === 'string' && /^0x[0-9a-fA-F]*$/.test(raw) ? keccakHex(fromHex(raw)) : '0x', REFUSAL.signature);
+        if (decoded.signature)
+          return refuse(
+            typeof raw === 'string' && /^0x[0-9a-fA-F]*$/.test(raw) ? keccakHex(fromHex(raw)) : '0x',
+            REFUSAL.signature,
+          );
         return malformed(decoded.error);
       }
       return admit(decoded.tx, null);

@@ -1,7 +1,7 @@
 import { toNative } from '../crypto/address';
 import { actionsView, type MachineActions } from './machineActions';
 import type { CodeOf } from '../protocol/refusal';
-import { AI } from '../modules/ai/errors';
+import type { AI } from '../modules/ai/errors';
 import { loadInstance } from '../machines/instance';
 import { stateName } from '../machines/record';
 import { dutyRefusal, getOracle, getOracleList, type OracleRecord } from '../modules/ai/oracles';
@@ -47,7 +47,15 @@ const involves = (c: TaskContext, oracle: Address): boolean =>
  * state) with their transitions from the node-local machine history, and oracle records.
  */
 export class AiReader implements AiQueries {
-  constructor(private readonly d: { kv: KvStore; store: ChainStore; view: ReadModel; addressTxs: (a: Address, limit: number) => Promise<AddressTxsPage>; actions: MachineActions }) {}
+  constructor(
+    private readonly d: {
+      kv: KvStore;
+      store: ChainStore;
+      view: ReadModel;
+      addressTxs: (a: Address, limit: number) => Promise<AddressTxsPage>;
+      actions: MachineActions;
+    },
+  ) {}
 
   private state(): Promise<StateTrie> {
     return StateTrie.open(this.d.kv, this.d.view.head.stateRoot);
@@ -64,21 +72,43 @@ export class AiReader implements AiQueries {
     const c = snap.context;
     const status = stateName(snap.value) as TaskStatus;
     const history = await historyOf(this.d.store, taskDef.name, id);
-    const deadlines = { commitEnds: c.commitEnds, revealEnds: c.revealEnds, bidEnds: c.bidEnds, expiresAt: c.expiresAt, challengeEnds: c.challengeEnds, verdictEnds: c.verdictEnds };
+    const deadlines = {
+      commitEnds: c.commitEnds,
+      revealEnds: c.revealEnds,
+      bidEnds: c.bidEnds,
+      expiresAt: c.expiresAt,
+      challengeEnds: c.challengeEnds,
+      verdictEnds: c.verdictEnds,
+    };
     const n = NEXT[status];
     const at = n ? deadlines[n[0]] : null;
     const head = this.d.view.head.height;
     const sorted = <V>(o: Record<Address, V>) => (Object.keys(o) as Address[]).sort().map((a) => [a, o[a]] as const);
     return {
-      id: id as Hex, status, mode: c.mode, aggregate: c.aggregate, requester: c.requester, prompt: c.prompt, reward: c.reward, price: c.price, quorum: c.quorum,
-      oracle: c.oracle, createdAt: c.createdAt, deadlines,
+      id: id as Hex,
+      status,
+      mode: c.mode,
+      aggregate: c.aggregate,
+      requester: c.requester,
+      prompt: c.prompt,
+      reward: c.reward,
+      price: c.price,
+      quorum: c.quorum,
+      oracle: c.oracle,
+      createdAt: c.createdAt,
+      deadlines,
       next: n && at !== null ? { height: at, inBlocks: Math.max(0, at - head), what: n[1] } : null,
       commits: sorted(c.commits).map(([oracle, v]) => ({ oracle, ...v })),
       reveals: sorted(c.reveals).map(([oracle, v]) => ({ oracle, ...v })),
       bids: sorted(c.bids).map(([oracle, v]) => ({ oracle, ...v })),
       verdicts: sorted(c.verdicts).map(([juror, verdict]) => ({ juror, verdict })),
-      result: c.result, winners: c.winners, decidedAt: c.decidedAt, challenger: c.challenger, bond: c.bond,
-      history, updatedAt: history.length ? history[history.length - 1].height : c.createdAt,
+      result: c.result,
+      winners: c.winners,
+      decidedAt: c.decidedAt,
+      challenger: c.challenger,
+      bond: c.bond,
+      history,
+      updatedAt: history.length ? history[history.length - 1].height : c.createdAt,
       ...(forAddress ? await actionsView(this.d.actions, taskDef.name, id, forAddress) : {}),
     };
   }
@@ -119,7 +149,9 @@ export class AiReader implements AiQueries {
         kept.add(id);
       }
     }
-    const transitions: TaskTransition[] = feed.filter((e) => kept.has(e.id)).map(({ id, from, to, event, height }) => ({ id: id as Hex, from, to, event, height }));
+    const transitions: TaskTransition[] = feed
+      .filter((e) => kept.has(e.id))
+      .map(({ id, from, to, event, height }) => ({ id: id as Hex, from, to, event, height }));
     return { tasks, transitions, cursor, finalizedHeight: head.finalizedHeight, height: head.height };
   }
 
@@ -133,15 +165,28 @@ export class AiReader implements AiQueries {
       out.push(await this.oracleView(o, dutyRefusal(o, a, p)?.reason));
     }
     return {
-      height: head.height, finalizedHeight: head.finalizedHeight, minStake: p.MIN_ORACLE_STAKE.toString(), minReputation: -Number(p.AI_MIN_REPUTATION), oracles: out,
-      rules: 'a duty (AI_COMMIT, AI_BID, AI_VERDICT, being designated or awarded) needs stake >= MIN_ORACLE_STAKE and reputation >= -AI_MIN_REPUTATION; ' +
-        'reputation: +1 per settled win, -1 per losing reveal, -2 per missed duty, -5 per overturned result (which also slashes ORACLE_SLASH_BPS of the stake to the challenger)',
+      height: head.height,
+      finalizedHeight: head.finalizedHeight,
+      minStake: p.MIN_ORACLE_STAKE.toString(),
+      minReputation: -Number(p.AI_MIN_REPUTATION),
+      oracles: out,
+      rules:
+        'a duty (AI_COMMIT, AI_BID, AI_VERDICT, being designated or awarded) needs stake >= MIN_ORACLE_STAKE ' +
+        'and reputation >= -AI_MIN_REPUTATION; ' +
+        'reputation: +1 per settled win, -1 per losing reveal, -2 per missed duty, -5 per overturned result ' +
+        '(which also slashes ORACLE_SLASH_BPS of the stake to the challenger)',
     };
   }
 
   private async oracleView(o: OracleRecord, refused: string | undefined): Promise<OracleView> {
     const recent = await this.d.addressTxs(o.address, 1_000);
     const late = recent.txs.filter((t) => t.from === o.address && t.result?.code === LATE).length;
-    return { ...o, native: toNative(o.address), status: o.leftAt !== null ? 'left' : refused ? 'ineligible' : 'active', why: o.leftAt !== null ? null : (refused ?? null), late };
+    return {
+      ...o,
+      native: toNative(o.address),
+      status: o.leftAt !== null ? 'left' : refused ? 'ineligible' : 'active',
+      why: o.leftAt !== null ? null : (refused ?? null),
+      late,
+    };
   }
 }

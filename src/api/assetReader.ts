@@ -7,7 +7,19 @@ import type { Hex } from '../primitives/hex';
 import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
 import { AssetIndex, type HeightStart, type Page } from '../storage/assetIndex';
-import type { AccountTokenView, CollectionDetail, CollectionList, CollectionView, ItemView, NameEntryView, NameList, TokenHolders, TokenList, TokenTransfers, TokenView } from '../views';
+import type {
+  AccountTokenView,
+  CollectionDetail,
+  CollectionList,
+  CollectionView,
+  ItemView,
+  NameEntryView,
+  NameList,
+  TokenHolders,
+  TokenList,
+  TokenTransfers,
+  TokenView,
+} from '../views';
 import type { AssetQueries, AssetRef, ReadModel } from './ports';
 
 /** Most holdings listed on one account view. */
@@ -68,16 +80,24 @@ export class AssetReader implements AssetQueries {
   /** Holders by balance, largest first (balances as indexed, i.e. as of the newest block). */
   async holders(token: Hex, limit: number, before?: Uint8Array): Promise<Omit<TokenHolders, 'token'>> {
     const page = await this.index.holders(token, limit, before);
-    return { holders: page.items.map((h) => ({ address: h.address, native: toNative(h.address), balance: h.balance })), nextBefore: page.nextBefore };
+    return {
+      holders: page.items.map((h) => ({ address: h.address, native: toNative(h.address), balance: h.balance })),
+      nextBefore: page.nextBefore,
+    };
   }
 
   async transfers(token: Hex, limit: number, before?: HeightStart): Promise<Omit<TokenTransfers, 'token'>> {
     const page = await this.index.transfers(token, limit, before);
     return {
       transfers: page.items.map((t) => ({
-        txId: t.txId, kind: t.kind, from: t.from, to: t.to,
-        fromNative: t.from ? toNative(t.from) : null, toNative: t.to ? toNative(t.to) : null,
-        amount: t.amount, blockHeight: t.blockHeight,
+        txId: t.txId,
+        kind: t.kind,
+        from: t.from,
+        to: t.to,
+        fromNative: t.from ? toNative(t.from) : null,
+        toNative: t.to ? toNative(t.to) : null,
+        amount: t.amount,
+        blockHeight: t.blockHeight,
       })),
       nextBefore: page.nextBefore,
     };
@@ -104,8 +124,16 @@ export class AssetReader implements AssetQueries {
 
   private itemView(c: CollectionRecord, i: ItemRecord): ItemView {
     return {
-      id: `${i.collection}:${i.item}`, collection: i.collection, item: i.item, owner: i.owner, ownerNative: toNative(i.owner),
-      uri: i.uri, approved: i.approved, mintedAt: i.mintedAt, name: c.name, symbol: c.symbol,
+      id: `${i.collection}:${i.item}`,
+      collection: i.collection,
+      item: i.item,
+      owner: i.owner,
+      ownerNative: toNative(i.owner),
+      uri: i.uri,
+      approved: i.approved,
+      mintedAt: i.mintedAt,
+      name: c.name,
+      symbol: c.symbol,
     };
   }
 
@@ -145,7 +173,14 @@ export class AssetReader implements AssetQueries {
   }
 
   private nameView(n: { name: string; owner: Address; target: Address; registeredAt: number }): NameEntryView {
-    return { name: n.name, owner: n.owner, ownerNative: toNative(n.owner), target: n.target, targetNative: toNative(n.target), registeredAt: n.registeredAt };
+    return {
+      name: n.name,
+      owner: n.owner,
+      ownerNative: toNative(n.owner),
+      target: n.target,
+      targetNative: toNative(n.target),
+      registeredAt: n.registeredAt,
+    };
   }
 
   /** Registered names, newest registration first. */
@@ -162,17 +197,22 @@ export class AssetReader implements AssetQueries {
 
   /** Search hits: tokens by symbol or name prefix, names by prefix. */
   async search(q: string, limit: number) {
-    const out: ({ kind: 'token'; id: Hex; symbol: string; name: string } | { kind: 'name'; id: string; address: Address; native: string })[] = [];
+    const out: (
+      | { kind: 'token'; id: Hex; symbol: string; name: string }
+      | { kind: 'name'; id: string; address: Address; native: string }
+    )[] = [];
     const s = q.trim();
     if (!s) return out;
     if (/^0x[0-9a-fA-F]{40}$/.test(s)) {
       const t = await (await this.state()).getRecord<TokenRecord>(tokenKey(s.toLowerCase() as Hex));
       if (t) out.push({ kind: 'token', id: t.id, symbol: t.symbol, name: t.name });
     }
-    for (const t of await this.index.searchTokens(s, limit)) if (!out.some((o) => o.id === t.id)) out.push({ kind: 'token', ...t });
+    for (const t of await this.index.searchTokens(s, limit))
+      if (!out.some((o) => o.id === t.id)) out.push({ kind: 'token', ...t });
     const lower = s.toLowerCase();
     if (/^[a-z0-9-]{1,32}$/.test(lower)) {
-      for (const n of await this.index.searchNames(lower, limit)) out.push({ kind: 'name', id: n.name, address: n.target, native: toNative(n.target) });
+      for (const n of await this.index.searchNames(lower, limit))
+        out.push({ kind: 'name', id: n.name, address: n.target, native: toNative(n.target) });
     }
     return out.slice(0, limit);
   }

@@ -3,7 +3,15 @@ import { actionsView, type MachineActions } from './machineActions';
 import type { Address } from '../protocol/types';
 import { loadInstance } from '../machines/instance';
 import { stateName } from '../machines/record';
-import { available, getBreaker, getPool, getPoolAssets, transferDef, windowOf, type TransferStatus } from '../modules/bridge';
+import {
+  available,
+  getBreaker,
+  getPool,
+  getPoolAssets,
+  transferDef,
+  windowOf,
+  type TransferStatus,
+} from '../modules/bridge';
 import { getCommittee } from '../protocol/bridge';
 import { loadParams } from '../protocol/governable';
 import { BRIDGE_ESCROW_ADDRESS } from '../protocol/params';
@@ -27,7 +35,10 @@ export class BridgeReader implements BridgeQueries {
     return StateTrie.open(this.d.kv, this.d.view.head.stateRoot);
   }
 
-  /** One transfer; with `forAddress`, the `actions` that address may send (modules/bridge/actions.ts) from the next block. */
+  /**
+   * One transfer; with `forAddress`, the `actions` that address may send (modules/bridge/actions.ts) from the next
+   * block.
+   */
   async transfer(id: string, forAddress?: Address, at?: StateTrie): Promise<BridgeTransferView | undefined> {
     const s = at ?? (await this.state());
     const snap = await loadInstance(s, transferDef, id);
@@ -36,19 +47,33 @@ export class BridgeReader implements BridgeQueries {
     const history = await historyOf(this.d.store, transferDef.name, id);
     const c = snap.context;
     return {
-      id: id as Hex, status, ...c,
-      releaseInBlocks: status === 'DELAYED' && c.releaseAt !== null ? Math.max(0, c.releaseAt - this.d.view.head.height) : null,
-      history, updatedAt: history.length ? history[history.length - 1].height : c.createdAt,
+      id: id as Hex,
+      status,
+      ...c,
+      releaseInBlocks:
+        status === 'DELAYED' && c.releaseAt !== null ? Math.max(0, c.releaseAt - this.d.view.head.height) : null,
+      history,
+      updatedAt: history.length ? history[history.length - 1].height : c.createdAt,
       ...(forAddress ? await actionsView(this.d.actions, transferDef.name, id, forAddress) : {}),
     };
   }
 
-  /** As /ai/tasks: without `since` the latest changed transfers; with it the transitions after it and the transfers they touched. */
-  async transfers(q: { direction?: Direction; status?: TransferStatus; since?: number; final?: boolean; limit?: number }): Promise<BridgeTransfersPage> {
+  /**
+   * As /ai/tasks: without `since` the latest changed transfers; with it the transitions after it and the transfers they
+   * touched.
+   */
+  async transfers(q: {
+    direction?: Direction;
+    status?: TransferStatus;
+    since?: number;
+    final?: boolean;
+    limit?: number;
+  }): Promise<BridgeTransfersPage> {
     const head = this.d.view.head;
     const limit = q.limit ?? 100;
     const s = await this.state();
-    const match = (t: BridgeTransferView) => (!q.status || t.status === q.status) && (!q.direction || t.direction === q.direction);
+    const match = (t: BridgeTransferView) =>
+      (!q.status || t.status === q.status) && (!q.direction || t.direction === q.direction);
     const page = { cursor: head.height, finalizedHeight: head.finalizedHeight, height: head.height };
     if (q.since === undefined) {
       const transfers: BridgeTransferView[] = [];
@@ -59,14 +84,22 @@ export class BridgeReader implements BridgeQueries {
       }
       return { transfers, ...page };
     }
-    const { feed, cursor } = await feedPage(this.d.store, transferDef.name, q.since, limit, q.final ? head.finalizedHeight : head.height);
+    const { feed, cursor } = await feedPage(
+      this.d.store,
+      transferDef.name,
+      q.since,
+      limit,
+      q.final ? head.finalizedHeight : head.height,
+    );
     const transfers: BridgeTransferView[] = [];
     for (const id of new Set(feed.map((e) => e.id))) {
       const t = await this.transfer(id, undefined, s);
       if (t && match(t)) transfers.push(t);
     }
     const kept = new Set(transfers.map((t) => t.id as string));
-    const transitions = feed.filter((e) => kept.has(e.id)).map(({ id, from, to, event, height }) => ({ id: id as Hex, from, to, event, height }));
+    const transitions = feed
+      .filter((e) => kept.has(e.id))
+      .map(({ id, from, to, event, height }) => ({ id: id as Hex, from, to, event, height }));
     return { transfers, transitions, ...page, cursor };
   }
 
@@ -85,15 +118,28 @@ export class BridgeReader implements BridgeQueries {
       const cap = (BigInt(current.base) * p.BRIDGE_BREAKER_BPS) / 10_000n;
       const left = cap - BigInt(current.used);
       pools.push({
-        ...pool, available: available(pool).toString(),
-        breaker: { window: w, windowStart: w * size, windowEnd: (w + 1) * size - 1, base: current.base, cap: cap.toString(), used: current.used, remaining: (left > 0n ? left : 0n).toString(), exempted: current.exempted },
+        ...pool,
+        available: available(pool).toString(),
+        breaker: {
+          window: w,
+          windowStart: w * size,
+          windowEnd: (w + 1) * size - 1,
+          base: current.base,
+          cap: cap.toString(),
+          used: current.used,
+          remaining: (left > 0n ? left : 0n).toString(),
+          exempted: current.exempted,
+        },
       });
     }
     const c = await getCommittee(s);
     return {
       committee: c ? { ...c, members: c.members.map((m) => ({ ...m, native: toNative(m.address) })) } : null,
-      pools, params: { windowBlocks: size, breakerBps: Number(p.BRIDGE_BREAKER_BPS) }, escrow: BRIDGE_ESCROW_ADDRESS,
-      height: head.height, finalizedHeight: head.finalizedHeight,
+      pools,
+      params: { windowBlocks: size, breakerBps: Number(p.BRIDGE_BREAKER_BPS) },
+      escrow: BRIDGE_ESCROW_ADDRESS,
+      height: head.height,
+      finalizedHeight: head.finalizedHeight,
     };
   }
 }

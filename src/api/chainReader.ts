@@ -23,8 +23,24 @@ import type { ActorRef } from '../actors/actorRef';
 import type { MempoolMsg, MempoolReplies } from '../actors/protocol';
 import type { LifecycleActors } from '../actors/lifecycleActors';
 import type {
-  AccountProofView, AccountView, AddressTxsPage, AnalysisView, BlockLifecycleView, BlockSummaryView, BlockView, ChainPage, InternalTransferView,
-  LogView, MempoolView, ProvedAccount, SearchHit, StatsView, StatusView, TxRecord, TxStatus, TxSummary,
+  AccountProofView,
+  AccountView,
+  AddressTxsPage,
+  AnalysisView,
+  BlockLifecycleView,
+  BlockSummaryView,
+  BlockView,
+  ChainPage,
+  InternalTransferView,
+  LogView,
+  MempoolView,
+  ProvedAccount,
+  SearchHit,
+  StatsView,
+  StatusView,
+  TxRecord,
+  TxStatus,
+  TxSummary,
 } from '../views';
 import { AssetReader } from './assetReader';
 import { GovernanceReader } from './governanceReader';
@@ -35,10 +51,13 @@ import { actionsAtHead, type MachineActions } from './machineActions';
 import type { ChainQueries, ReadModel } from './ports';
 
 /** The read model with the explorer aggregates (api/chainView.ts). */
-export type StatsModel = ReadModel & { activity(now: number): Omit<StatsView, 'height' | 'accounts' | 'transactions' | 'stake' | 'supply'> };
+export type StatsModel = ReadModel & {
+  activity(now: number): Omit<StatsView, 'height' | 'accounts' | 'transactions' | 'stake' | 'supply'>;
+};
 
 /** The authentication part of a transaction, shown only on `/tx/:id`. */
-const authOf = (tx: SignedTx) => (tx.envelope === 'eth' ? { raw: tx.raw } : { publicKeys: tx.publicKeys, signatures: tx.signatures });
+const authOf = (tx: SignedTx) =>
+  tx.envelope === 'eth' ? { raw: tx.raw } : { publicKeys: tx.publicKeys, signatures: tx.signatures };
 
 const WEI_PER_BASE = 10n ** 12n;
 
@@ -59,7 +78,11 @@ export class ChainReader implements ChainQueries {
 
   constructor(
     private readonly d: {
-      kv: KvStore; store: ChainStore; view: StatsModel; mempool: ActorRef<MempoolMsg, MempoolReplies>; slotMs?: number;
+      kv: KvStore;
+      store: ChainStore;
+      view: StatsModel;
+      mempool: ActorRef<MempoolMsg, MempoolReplies>;
+      slotMs?: number;
       /** The clock the governance view's slot producer of now reads; default Date.now. */
       now?: () => number;
       /**
@@ -78,8 +101,21 @@ export class ChainReader implements ChainQueries {
   ) {
     this.assets = new AssetReader({ kv: d.kv, view: d.view });
     const actions = d.actions ?? actionsAtHead(d);
-    this.governance = new GovernanceReader({ kv: d.kv, store: d.store, view: d.view, slotMs: d.slotMs, now: d.now, actions });
-    this.ai = new AiReader({ kv: d.kv, store: d.store, view: d.view, addressTxs: (a, limit) => this.addressTxs(a, limit), actions });
+    this.governance = new GovernanceReader({
+      kv: d.kv,
+      store: d.store,
+      view: d.view,
+      slotMs: d.slotMs,
+      now: d.now,
+      actions,
+    });
+    this.ai = new AiReader({
+      kv: d.kv,
+      store: d.store,
+      view: d.view,
+      addressTxs: (a, limit) => this.addressTxs(a, limit),
+      actions,
+    });
     this.bridge = new BridgeReader({ kv: d.kv, store: d.store, view: d.view, actions });
     this.blocksCache = d.blocks ?? new BlockCache(d.store);
   }
@@ -142,7 +178,9 @@ export class ChainReader implements ChainQueries {
 
   /** The next nonce counts this node's pending transactions: it moves between blocks. */
   private nextNonce(addr: Address, accountNonce: number): number | Promise<number> {
-    return this.d.pending ? this.d.pending.nextNonce(addr, accountNonce) : this.d.mempool.ask({ type: 'nextNonce', address: addr, accountNonce });
+    return this.d.pending
+      ? this.d.pending.nextNonce(addr, accountNonce)
+      : this.d.mempool.ask({ type: 'nextNonce', address: addr, accountNonce });
   }
 
   /**
@@ -162,10 +200,15 @@ export class ChainReader implements ChainQueries {
       return { nonce: base.nonce, head, tail, last: { nextNonce: base.nextNonce, json: JsonText.shared(text) } };
     });
     // The answer for the latest next nonce is kept, encoded: polls between blocks cost no concatenation or encoding.
-    return andThen(parts, (p) => p && andThen(this.nextNonce(addr, p.nonce), (n) => {
-      if (p.last.nextNonce !== n) p.last = { nextNonce: n, json: JsonText.shared(p.head + n + p.tail) };
-      return p.last.json;
-    }));
+    return andThen(
+      parts,
+      (p) =>
+        p &&
+        andThen(this.nextNonce(addr, p.nonce), (n) => {
+          if (p.last.nextNonce !== n) p.last = { nextNonce: n, json: JsonText.shared(p.head + n + p.tail) };
+          return p.last.json;
+        }),
+    );
   }
 
   private async accountAtHead(addr: Address): Promise<AccountView | undefined> {
@@ -177,10 +220,20 @@ export class ChainReader implements ChainQueries {
     const a = found ?? newAccount(head.height);
     const v = viewAccount(a, head.height);
     return {
-      address: addr, native: toNative(addr), balance: v.balance.toString(), staked: v.staked.toString(),
-      nonce: v.nonce, nextNonce: v.nonce, energy: Number(v.energy), maxEnergy: Number(maxEnergy(v)),
-      feeExempt: isFeeExempt(v, v.staked > 0n ? (await loadParams(state)).FEE_EXEMPT_STAKE : 0n), isValidator: v.isValidator,
-      delegatedOut: v.delegatedOut.toString(), delegatedIn: v.delegatedIn.toString(), permissioned: v.permissioned, tokens,
+      address: addr,
+      native: toNative(addr),
+      balance: v.balance.toString(),
+      staked: v.staked.toString(),
+      nonce: v.nonce,
+      nextNonce: v.nonce,
+      energy: Number(v.energy),
+      maxEnergy: Number(maxEnergy(v)),
+      feeExempt: isFeeExempt(v, v.staked > 0n ? (await loadParams(state)).FEE_EXEMPT_STAKE : 0n),
+      isValidator: v.isValidator,
+      delegatedOut: v.delegatedOut.toString(),
+      delegatedIn: v.delegatedIn.toString(),
+      permissioned: v.permissioned,
+      tokens,
     };
   }
 
@@ -194,12 +247,22 @@ export class ChainReader implements ChainQueries {
     const treasury = (await state.getAccount(TREASURY_ADDRESS))?.balance ?? 0n;
     this.network ??= await this.d.store.network();
     return {
-      chainId: this.network.chainId, genesisHash: this.network.genesisHash, height: head.height, finalizedHeight: head.finalizedHeight, headHash: head.hash,
-      stateRoot: head.stateRoot, timestamp: head.timestamp,
-      supply: supply.supply.toString(), minted: supply.minted.toString(), burned: supply.burned.toString(), staked: supply.staked.toString(),
-      treasury: treasury.toString(), treasuryAddress: TREASURY_ADDRESS,
+      chainId: this.network.chainId,
+      genesisHash: this.network.genesisHash,
+      height: head.height,
+      finalizedHeight: head.finalizedHeight,
+      headHash: head.hash,
+      stateRoot: head.stateRoot,
+      timestamp: head.timestamp,
+      supply: supply.supply.toString(),
+      minted: supply.minted.toString(),
+      burned: supply.burned.toString(),
+      staked: supply.staked.toString(),
+      treasury: treasury.toString(),
+      treasuryAddress: TREASURY_ADDRESS,
       validators: this.d.view.validators.map((a) => ({ address: a, native: toNative(a) })),
-      blockReward: params.BLOCK_REWARD.toString(), treasuryReward: params.TREASURY_REWARD.toString(),
+      blockReward: params.BLOCK_REWARD.toString(),
+      treasuryReward: params.TREASURY_REWARD.toString(),
       finalityBehind: finalityBehind(await getSchedule(state), head.height),
     };
   }
@@ -226,8 +289,14 @@ export class ChainReader implements ChainQueries {
     const { header } = b.block;
     const finalized = header.height <= this.d.view.head.finalizedHeight;
     return {
-      ...header, producerNative: toNative(header.producer), size: b.size, finalized,
-      lifecycle: (await this.blockLifecycle(header.hash)) ?? { state: finalized ? 'finalized' : 'committed', height: header.height },
+      ...header,
+      producerNative: toNative(header.producer),
+      size: b.size,
+      finalized,
+      lifecycle: (await this.blockLifecycle(header.hash)) ?? {
+        state: finalized ? 'finalized' : 'committed',
+        height: header.height,
+      },
       txs: b.block.txs.map((tx, i) => this.summarize(tx, { block: b.block, index: i })),
     };
   }
@@ -237,7 +306,9 @@ export class ChainReader implements ChainQueries {
   }
 
   async blocks(from: number, limit: number): Promise<BlockSummaryView[]> {
-    return (await this.d.store.summariesDesc(Math.min(from, this.d.view.head.height), limit)).map((s) => this.summaryView(s));
+    return (await this.d.store.summariesDesc(Math.min(from, this.d.view.head.height), limit)).map((s) =>
+      this.summaryView(s),
+    );
   }
 
   /** Contiguous full blocks from `from` upwards (sync format), bounded by count and bytes. */
@@ -283,13 +354,23 @@ export class ChainReader implements ChainQueries {
   }
 
   summarize(tx: SignedTx, at?: { block: Block; index: number }): TxSummary {
-    const { publicKeys: _pk, signatures: _sig, raw: _raw, accessList: _al, ...fields } = tx as SignedTx & Partial<HybridTx> & { raw?: Hex; accessList?: unknown };
+    const {
+      publicKeys: _pk,
+      signatures: _sig,
+      raw: _raw,
+      accessList: _al,
+      ...fields
+    } = tx as SignedTx & Partial<HybridTx> & { raw?: Hex; accessList?: unknown };
     const base = { ...fields, fromNative: toNative(tx.from), toNative: tx.to ? toNative(tx.to) : null };
     if (!at) return { ...base, status: 'pending' };
     const h = at.block.header;
     return {
-      ...base, status: this.statusAt(h.height), blockHeight: h.height, blockHash: h.hash,
-      index: at.index, result: at.block.results[at.index],
+      ...base,
+      status: this.statusAt(h.height),
+      blockHeight: h.height,
+      blockHash: h.hash,
+      index: at.index,
+      result: at.block.results[at.index],
     };
   }
 
@@ -302,7 +383,12 @@ export class ChainReader implements ChainQueries {
       const life = await this.txLifecycle(id);
       if (block && tx && life) {
         const lifecycle = lifecycleState(life);
-        return { ...this.summarize(tx, { block, index: loc.index }), status: STATUS_OF[lifecycle], lifecycle, ...authOf(tx) };
+        return {
+          ...this.summarize(tx, { block, index: loc.index }),
+          status: STATUS_OF[lifecycle],
+          lifecycle,
+          ...authOf(tx),
+        };
       }
     }
     const m = await this.d.mempool.ask({ type: 'lookup', id });
@@ -312,8 +398,13 @@ export class ChainReader implements ChainQueries {
     const lifecycle = lifecycleState(life);
     const { reason, code } = life.context;
     return {
-      ...this.summarize(body.tx), status: STATUS_OF[lifecycle], lifecycle, ...(m ? { receivedAt: m.receivedAt } : {}),
-      ...(reason ? { reason } : {}), ...(code ? { code } : {}), ...authOf(body.tx),
+      ...this.summarize(body.tx),
+      status: STATUS_OF[lifecycle],
+      lifecycle,
+      ...(m ? { receivedAt: m.receivedAt } : {}),
+      ...(reason ? { reason } : {}),
+      ...(code ? { code } : {}),
+      ...authOf(body.tx),
     };
   }
 
@@ -368,7 +459,8 @@ export class ChainReader implements ChainQueries {
         if (s.txCount === 0) continue;
         const block = await this.cachedBlock(s.height);
         if (!block) continue;
-        for (let i = block.txs.length - 1; i >= 0 && out.length < limit; i--) out.push(this.summarize(block.txs[i], { block, index: i }));
+        for (let i = block.txs.length - 1; i >= 0 && out.length < limit; i--)
+          out.push(this.summarize(block.txs[i], { block, index: i }));
         if (out.length >= limit) break;
       }
       from = page[page.length - 1].height - 1;
@@ -399,11 +491,26 @@ export class ChainReader implements ChainQueries {
       }
     }
     return {
-      address: addr, native: toNative(addr), window, counted: txs.length,
-      counts: { total: txs.length, sent: txs.filter((t) => t.from === addr).length, received: txs.filter((t) => t.to === addr && t.from !== addr).length, failed: txs.filter((t) => t.result?.status === 'failed').length },
-      sent: sent.toString(), received: received.toString(), feesBurned: fees.toString(), byType,
-      counterparties: [...counterparties].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 20).map(([address, count]) => ({ address, native: toNative(address), count })),
-      firstSeenHeight: locs.length ? locs[locs.length - 1].height : null, lastSeenHeight: locs.length ? locs[0].height : null,
+      address: addr,
+      native: toNative(addr),
+      window,
+      counted: txs.length,
+      counts: {
+        total: txs.length,
+        sent: txs.filter((t) => t.from === addr).length,
+        received: txs.filter((t) => t.to === addr && t.from !== addr).length,
+        failed: txs.filter((t) => t.result?.status === 'failed').length,
+      },
+      sent: sent.toString(),
+      received: received.toString(),
+      feesBurned: fees.toString(),
+      byType,
+      counterparties: [...counterparties]
+        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+        .slice(0, 20)
+        .map(([address, count]) => ({ address, native: toNative(address), count })),
+      firstSeenHeight: locs.length ? locs[locs.length - 1].height : null,
+      lastSeenHeight: locs.length ? locs[0].height : null,
     };
   }
 
@@ -411,8 +518,15 @@ export class ChainReader implements ChainQueries {
   async internal(addr: Address | undefined, from: number, limit: number): Promise<InternalTransferView[]> {
     const list = await this.d.store.internal(addr, from, limit);
     return list.map((t) => ({
-      txId: t.txId, kind: t.kind, from: t.from, to: t.to, fromNative: toNative(t.from), toNative: toNative(t.to),
-      amount: (BigInt(t.amountWei) / WEI_PER_BASE).toString(), amountWei: t.amountWei, blockHeight: t.blockHeight,
+      txId: t.txId,
+      kind: t.kind,
+      from: t.from,
+      to: t.to,
+      fromNative: toNative(t.from),
+      toNative: toNative(t.to),
+      amount: (BigInt(t.amountWei) / WEI_PER_BASE).toString(),
+      amountWei: t.amountWei,
+      blockHeight: t.blockHeight,
     }));
   }
 
@@ -429,8 +543,13 @@ export class ChainReader implements ChainQueries {
     const state = await this.stateAt(block.header.stateRoot);
     const a = await state.getAccount(addr);
     return {
-      address: addr, native: toNative(addr), height: h, blockHash: block.header.hash, stateRoot: block.header.stateRoot,
-      account: a ? encodeAccountJson(a) : null, proof: await state.proveAccount(addr),
+      address: addr,
+      native: toNative(addr),
+      height: h,
+      blockHash: block.header.hash,
+      stateRoot: block.header.stateRoot,
+      account: a ? encodeAccountJson(a) : null,
+      proof: await state.proveAccount(addr),
     };
   }
 
@@ -440,16 +559,19 @@ export class ChainReader implements ChainQueries {
     const s = q.trim();
     const addr = parseAddress(s);
     if (addr) results.push({ kind: 'address', id: addr, native: toNative(addr) });
-    if (/^\d{1,15}$/.test(s) && Number(s) <= this.d.view.head.height) results.push({ kind: 'block', id: s, height: Number(s) });
+    if (/^\d{1,15}$/.test(s) && Number(s) <= this.d.view.head.height)
+      results.push({ kind: 'block', id: s, height: Number(s) });
     const hex = /^0x([0-9a-fA-F]{1,64})$/.exec(s)?.[1]?.toLowerCase();
     if (hex) {
       if (!addr && hex.length <= 40) {
-        for (const a of await this.d.store.scanHexPrefix('firstSeen', hex, limit)) results.push({ kind: 'address', id: a, native: toNative(a) });
+        for (const a of await this.d.store.scanHexPrefix('firstSeen', hex, limit))
+          results.push({ kind: 'address', id: a, native: toNative(a) });
       }
       for (const h of await this.d.store.scanHexPrefix('blockHash', hex, limit)) {
         results.push({ kind: 'block', id: h, height: await this.d.store.heightOfHash(h) });
       }
-      for (const t of await this.d.store.scanHexPrefix('txLocation', hex, limit)) results.push({ kind: 'transaction', id: t });
+      for (const t of await this.d.store.scanHexPrefix('txLocation', hex, limit))
+        results.push({ kind: 'transaction', id: t });
     }
     if (results.length < limit) results.push(...(await this.assets.search(s, limit - results.length)));
     return results.slice(0, limit);
@@ -460,17 +582,26 @@ export class ChainReader implements ChainQueries {
     const supply = await loadSupply(await this.stateAt(head.stateRoot));
     const counters = await this.d.store.counters();
     return {
-      height: head.height, accounts: counters.accounts, transactions: counters.txs, stake: supply.staked.toString(),
-      supply: supply.supply.toString(), ...this.d.view.activity(now),
+      height: head.height,
+      accounts: counters.accounts,
+      transactions: counters.txs,
+      stake: supply.staked.toString(),
+      supply: supply.supply.toString(),
+      ...this.d.view.activity(now),
     };
   }
-
 }
 
 function encodeAccountJson(a: AccountState): ProvedAccount {
   return {
-    balance: a.balance.toString(), staked: a.staked.toString(), nonce: a.nonce, energy: a.energy.toString(),
-    energyHeight: a.energyHeight, feeExempt: a.feeExempt, isValidator: a.isValidator, mldsaKeyHash: a.mldsaKeyHash,
+    balance: a.balance.toString(),
+    staked: a.staked.toString(),
+    nonce: a.nonce,
+    energy: a.energy.toString(),
+    energyHeight: a.energyHeight,
+    feeExempt: a.feeExempt,
+    isValidator: a.isValidator,
+    mldsaKeyHash: a.mldsaKeyHash,
     ...(a.codeHash ? { codeHash: a.codeHash } : {}),
     ...(a.weiRemainder ? { weiRemainder: a.weiRemainder.toString() } : {}),
     ...(a.delegatedOut ? { delegatedOut: a.delegatedOut.toString() } : {}),

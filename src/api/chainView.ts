@@ -85,7 +85,8 @@ export class ChainView implements ReadModel {
   }
 
   private setValidators(validators?: readonly Address[]): void {
-    if (validators && (validators.length !== this.active.length || validators.some((v, i) => v !== this.active[i]))) this.active = Object.freeze([...validators]);
+    if (validators && (validators.length !== this.active.length || validators.some((v, i) => v !== this.active[i])))
+      this.active = Object.freeze([...validators]);
   }
 
   onHead(l: (h: Readonly<Head>) => void): () => void {
@@ -95,7 +96,10 @@ export class ChainView implements ReadModel {
 
   private add(s: BlockSummary): void {
     // A fresh frozen array per block: a reader holding the previous one keeps a consistent list.
-    this.newest = Object.freeze([...this.newest.slice(this.newest.length >= ChainView.RECENT ? 1 : 0), Object.freeze({ ...s })]) as Readonly<BlockSummary>[];
+    this.newest = Object.freeze([
+      ...this.newest.slice(this.newest.length >= ChainView.RECENT ? 1 : 0),
+      Object.freeze({ ...s }),
+    ]) as Readonly<BlockSummary>[];
     const t = Math.floor(s.timestamp / HOUR) * HOUR;
     const b = this.hours.get(t) ?? { time: t, blocks: 0, txs: 0, volume: 0n };
     b.blocks++;
@@ -125,7 +129,12 @@ export class ChainView implements ReadModel {
  * The read model of a store whose head is `head`: the set in force in its state, and the
  * history the /stats aggregates need (the last 24 h of block summaries before `now`).
  */
-export async function loadChainView(store: ChainStore, head: Head, headState: ExecState, now: number): Promise<ChainView> {
+export async function loadChainView(
+  store: ChainStore,
+  head: Head,
+  headState: ExecState,
+  now: number,
+): Promise<ChainView> {
   return new ChainView(head, (await getSchedule(headState)).active, await recentSummaries(store, head, now - DAY));
 }
 

@@ -9,7 +9,10 @@ export type DevSnapshot = DevSnapshotView;
 
 /** Why a development control was refused, with its HTTP status. */
 export class DevRefusal extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -29,7 +32,14 @@ export class DevControls {
   /** Reverts so far: a revert undoes final blocks too, so what a reader cached as final is not (http/routes/txs.ts). */
   reverts = 0;
 
-  constructor(private readonly d: { consensus: Pick<ActorRef<ConsensusMsg, ConsensusReplies>, 'ask'>; store: ChainStore; head: () => Head; now?: () => number }) {}
+  constructor(
+    private readonly d: {
+      consensus: Pick<ActorRef<ConsensusMsg, ConsensusReplies>, 'ask'>;
+      store: ChainStore;
+      head: () => Head;
+      now?: () => number;
+    },
+  ) {}
 
   mine(count: number): Promise<DevMined | { refused: string }> {
     return this.d.consensus.ask({ type: 'devMine', count });
@@ -37,7 +47,13 @@ export class DevControls {
 
   snapshot(): DevSnapshot {
     const h = this.d.head();
-    const s: DevSnapshot = { id: this.next++, height: h.height, hash: h.hash, stateRoot: h.stateRoot, takenAt: (this.d.now ?? Date.now)() };
+    const s: DevSnapshot = {
+      id: this.next++,
+      height: h.height,
+      hash: h.hash,
+      stateRoot: h.stateRoot,
+      takenAt: (this.d.now ?? Date.now)(),
+    };
     this.snaps.set(s.id, s);
     return s;
   }
@@ -48,9 +64,18 @@ export class DevControls {
 
   async revert(id: number): Promise<DevRevertedView> {
     const s = this.snaps.get(id);
-    if (!s) throw new DevRefusal(404, `no snapshot ${id} (snapshots: ${[...this.snaps.keys()].join(', ') || 'none'}; a restart forgets them)`);
+    if (!s)
+      throw new DevRefusal(
+        404,
+        `no snapshot ${id} (snapshots: ${[...this.snaps.keys()].join(', ') || 'none'}; a restart forgets them)`,
+      );
     const at = (await this.d.store.summary(s.height))?.hash;
-    if (at !== s.hash) throw new DevRefusal(409, `snapshot ${id} is gone: the block at height ${s.height} is now ${at ?? 'missing'}, not ${s.hash} (it was undone and replaced)`);
+    if (at !== s.hash)
+      throw new DevRefusal(
+        409,
+        `snapshot ${id} is gone: the block at height ${s.height} is now ${at ?? 'missing'}, not ${s.hash} ` +
+          `(it was undone and replaced)`,
+      );
     const before = this.d.head().height;
     const head = await this.d.consensus.ask({ type: 'devRewind', height: s.height });
     this.reverts++;

@@ -21,7 +21,8 @@ export function decodeEthFields(tx: EthTx): DecodedEth | null {
   if (hit !== undefined) return hit;
   let out: DecodedEth | null;
   try {
-    const t = createTxFromRLP(fromHex(tx.raw), { common: txDecodeCommonFor(tx.chainId) }); // shared: a per-call Common copy costs ~120 µs
+    // shared: a per-call Common copy costs ~120 µs
+    const t = createTxFromRLP(fromHex(tx.raw), { common: txDecodeCommonFor(tx.chainId) });
     const j = t.toJSON() as Record<string, unknown>;
     const type = Number(t.type);
     const fields: Record<string, unknown> = { v: j.v ?? '0x0', r: j.r ?? '0x0', s: j.s ?? '0x0' };
@@ -49,4 +50,3 @@ export function decodeEthFields(tx: EthTx): DecodedEth | null {
   decodeCache.set(tx.id, out);
   return out;
 }
-

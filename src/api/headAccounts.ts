@@ -13,7 +13,10 @@ export class HeadAccounts {
   private cache = new Map<Address, AccountState | undefined>();
   private cacheRoot: Hex;
 
-  constructor(private readonly kv: KvStore, private readonly view: ReadModel) {
+  constructor(
+    private readonly kv: KvStore,
+    private readonly view: ReadModel,
+  ) {
     this.cacheRoot = view.head.stateRoot;
   }
 

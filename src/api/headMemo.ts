@@ -46,7 +46,10 @@ export class HeadMemo {
  */
 export class JsonText {
   readonly bytes: Buffer | undefined;
-  constructor(readonly text: string, shared = false) {
+  constructor(
+    readonly text: string,
+    shared = false,
+  ) {
     this.bytes = shared ? Buffer.from(text) : undefined;
   }
   static shared(text: string): JsonText {

@@ -20,12 +20,20 @@ export function actionsAtHead(d: { kv: KvStore; view: ReadModel }): MachineActio
     const state = await StateTrie.open(d.kv, head.stateRoot);
     const snap = entry && (await loadInstance(state, entry.def, id));
     const open = snap && (snap as { status: string }).status !== 'done';
-    return { actions: open && entry.actions ? await entry.actions(state, id, snap, who, head.height + 1) : [], at: head.height };
+    return {
+      actions: open && entry.actions ? await entry.actions(state, id, snap, who, head.height + 1) : [],
+      at: head.height,
+    };
   };
 }
 
 /** The `actions` and `actionsAt` fields of an instance's view. */
-export async function actionsView<A>(actions: MachineActions, machine: string, id: string, who: Address): Promise<{ actions: A[]; actionsAt: number }> {
+export async function actionsView<A>(
+  actions: MachineActions,
+  machine: string,
+  id: string,
+  who: Address,
+): Promise<{ actions: A[]; actionsAt: number }> {
   const r = await actions(machine, id, who);
   return { actions: r.actions as A[], actionsAt: r.at };
 }

@@ -12,7 +12,13 @@ export const RECENT_CAP = 10_000;
  * finalized height), whole blocks only — so passing `cursor` back as `since` never skips or
  * repeats a transition.
  */
-export async function feedPage(store: ChainStore, machine: string, since: number, limit: number, top: number): Promise<{ feed: Transition[]; cursor: number }> {
+export async function feedPage(
+  store: ChainStore,
+  machine: string,
+  since: number,
+  limit: number,
+  top: number,
+): Promise<{ feed: Transition[]; cursor: number }> {
   const feed = (await store.machineFeed(machine, since, limit)).filter((e) => e.height <= top);
   const full = feed.length >= limit;
   return { feed, cursor: full ? feed[feed.length - 1].height : Math.max(since, top) };

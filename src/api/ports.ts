@@ -6,12 +6,47 @@ import type { MaybePromise } from '../primitives/maybe';
 import type { ContractMetadata } from '../contracts/verify';
 import type { HeightStart } from './cursors';
 import type {
-  AccountProofView, AccountView, AddressTxsPage, AnalysisView, BlockLifecycleView, BlockSummaryView, BlockView, ChainPage, CollectionDetail,
-  CollectionList, InternalTransferView, ItemView, LogView, MempoolView, NameEntryView, NameList, SearchHit, StatsView,
-  StatusView, TokenHolders, TokenList, TokenTransfers, TokenView, TxRecord, TxSummary,
-  GovernanceView, ProposalsPage, ProposalView, TreasuryView, ValidatorsView, ProposalStatus,
-  OraclesView, TaskMode, TasksPage, TaskStatus, TaskView,
-  BridgeTransferView, BridgeTransfersPage, BridgeView, Direction, TransferStatus,
+  AccountProofView,
+  AccountView,
+  AddressTxsPage,
+  AnalysisView,
+  BlockLifecycleView,
+  BlockSummaryView,
+  BlockView,
+  ChainPage,
+  CollectionDetail,
+  CollectionList,
+  InternalTransferView,
+  ItemView,
+  LogView,
+  MempoolView,
+  NameEntryView,
+  NameList,
+  SearchHit,
+  StatsView,
+  StatusView,
+  TokenHolders,
+  TokenList,
+  TokenTransfers,
+  TokenView,
+  TxRecord,
+  TxSummary,
+  GovernanceView,
+  ProposalsPage,
+  ProposalView,
+  TreasuryView,
+  ValidatorsView,
+  ProposalStatus,
+  OraclesView,
+  TaskMode,
+  TasksPage,
+  TaskStatus,
+  TaskView,
+  BridgeTransferView,
+  BridgeTransfersPage,
+  BridgeView,
+  Direction,
+  TransferStatus,
 } from '../views';
 
 /**
@@ -63,14 +98,27 @@ export interface GovernanceQueries {
 /** AI tasks and oracles (api/aiReader.ts). */
 export interface AiQueries {
   task(id: string, forAddress?: Address): Promise<TaskView | undefined>;
-  tasks(q: { status?: TaskStatus; mode?: TaskMode; oracle?: Address; since?: number; final?: boolean; limit?: number }): Promise<TasksPage>;
+  tasks(q: {
+    status?: TaskStatus;
+    mode?: TaskMode;
+    oracle?: Address;
+    since?: number;
+    final?: boolean;
+    limit?: number;
+  }): Promise<TasksPage>;
   oracles(): Promise<OraclesView>;
 }
 
 /** The bridge: committee, pools and transfers (api/bridgeReader.ts). */
 export interface BridgeQueries {
   transfer(id: string, forAddress?: Address): Promise<BridgeTransferView | undefined>;
-  transfers(q: { direction?: Direction; status?: TransferStatus; since?: number; final?: boolean; limit?: number }): Promise<BridgeTransfersPage>;
+  transfers(q: {
+    direction?: Direction;
+    status?: TransferStatus;
+    since?: number;
+    final?: boolean;
+    limit?: number;
+  }): Promise<BridgeTransfersPage>;
   bridge(): Promise<BridgeView>;
 }
 
@@ -93,7 +141,10 @@ export interface ChainQueries {
   blockLifecycle(hash: Hex): Promise<BlockLifecycleView | undefined>;
   blocks(from: number, limit: number): Promise<BlockSummaryView[]>;
   chain(from: number, limit: number): Promise<ChainPage>;
-  /** The same page as JSON text, built from the stored block lines without parsing them (sync serves pages of up to 16 MiB). */
+  /**
+   * The same page as JSON text, built from the stored block lines without parsing them (sync serves pages of up to 16
+   * MiB).
+   */
   /** `capped`: why `limit` is less than the client asked for (above MAX_CHAIN_PAGE), for the page to say so. */
   chainJson(from: number, limit: number, capped?: string): Promise<string>;
   tx(id: Hex): Promise<TxRecord | undefined>;

@@ -22,7 +22,17 @@ export class NodeRpcBackend implements RpcBackend {
   readonly chainId: number;
 
   constructor(
-    private readonly d: { chainId: number; reader: ChainReader; store: ChainStore; mempool: ActorRef<MempoolMsg, MempoolReplies>; admission: Admission; clientVersion: string; producer: Address; now: () => number; vm: VmCallPool },
+    private readonly d: {
+      chainId: number;
+      reader: ChainReader;
+      store: ChainStore;
+      mempool: ActorRef<MempoolMsg, MempoolReplies>;
+      admission: Admission;
+      clientVersion: string;
+      producer: Address;
+      now: () => number;
+      vm: VmCallPool;
+    },
   ) {
     this.chainId = d.chainId;
   }
@@ -53,7 +63,9 @@ export class NodeRpcBackend implements RpcBackend {
     return b && { ...b, gasLimit: await this.gasLimitOfBlock(h) };
   }
 
-  /** The BLOCK_GAS_LIMIT block `h` was built under: the value in its parent's state (undefined if that state is gone). */
+  /**
+   * The BLOCK_GAS_LIMIT block `h` was built under: the value in its parent's state (undefined if that state is gone).
+   */
   private async gasLimitOfBlock(h: number): Promise<bigint | undefined> {
     try {
       return await paramOf(await this.d.reader.stateAt(await this.rootAt(Math.max(0, h - 1))), 'BLOCK_GAS_LIMIT');
@@ -75,7 +87,8 @@ export class NodeRpcBackend implements RpcBackend {
       const a = await (await this.d.reader.stateAt(root)).getAccount(addr);
       return a ? weiBalance(a) : 0n;
     };
-    if (height >= this.headHeight()) return this.atHead.get(`balance:${addr}`, () => read(this.d.reader.head.stateRoot));
+    if (height >= this.headHeight())
+      return this.atHead.get(`balance:${addr}`, () => read(this.d.reader.head.stateRoot));
     return this.rootAt(height).then(read);
   }
 
@@ -84,7 +97,9 @@ export class NodeRpcBackend implements RpcBackend {
   }
 
   async nonce(addr: Address, at: number | 'pending'): Promise<number> {
-    const a = await (await this.d.reader.stateAt(await this.rootAt(at === 'pending' ? this.headHeight() : at))).getAccount(addr);
+    const a = await (
+      await this.d.reader.stateAt(await this.rootAt(at === 'pending' ? this.headHeight() : at))
+    ).getAccount(addr);
     const n = a?.nonce ?? 0;
     return at === 'pending' ? this.d.mempool.ask({ type: 'nextNonce', address: addr, accountNonce: n }) : n;
   }
@@ -95,7 +110,16 @@ export class NodeRpcBackend implements RpcBackend {
       const block = (await this.d.reader.blockWithSize(loc.height))?.block;
       const tx = block?.txs[loc.index];
       if (block && tx) {
-        return { tx, block: { height: loc.height, hash: block.header.hash, index: loc.index, result: block.results[loc.index], timestamp: block.header.timestamp } };
+        return {
+          tx,
+          block: {
+            height: loc.height,
+            hash: block.header.hash,
+            index: loc.index,
+            result: block.results[loc.index],
+            timestamp: block.header.timestamp,
+          },
+        };
       }
     }
     const m = await this.d.mempool.ask({ type: 'lookup', id: hash });
@@ -104,18 +128,31 @@ export class NodeRpcBackend implements RpcBackend {
 
   async logs(f: RpcLogFilter): Promise<RpcLog[]> {
     const addrs = new Set(f.addresses);
-    const found = await this.d.store.logs(f.fromHeight, f.toHeight, (l) => {
-      if (addrs.size && !addrs.has(l.address)) return false;
-      return f.topics.every((want, i) => want === null || want.length === 0 || (l.topics[i] !== undefined && want.includes(l.topics[i])));
-    }, f.limit);
+    const found = await this.d.store.logs(
+      f.fromHeight,
+      f.toHeight,
+      (l) => {
+        if (addrs.size && !addrs.has(l.address)) return false;
+        return f.topics.every(
+          (want, i) => want === null || want.length === 0 || (l.topics[i] !== undefined && want.includes(l.topics[i])),
+        );
+      },
+      f.limit,
+    );
     const hashes = new Map<number, Hex>();
     const out: RpcLog[] = [];
     for (const l of found) {
       if (!hashes.has(l.blockHeight)) hashes.set(l.blockHeight, (await this.d.store.summary(l.blockHeight))!.hash);
       const block = (await this.d.reader.blockWithSize(l.blockHeight))?.block;
       out.push({
-        address: l.address, topics: l.topics, data: l.data, blockHeight: l.blockHeight, blockHash: hashes.get(l.blockHeight)!,
-        txHash: block!.txs[l.txIndex].id, txIndex: l.txIndex, logIndex: l.logIndex,
+        address: l.address,
+        topics: l.topics,
+        data: l.data,
+        blockHeight: l.blockHeight,
+        blockHash: hashes.get(l.blockHeight)!,
+        txHash: block!.txs[l.txIndex].id,
+        txIndex: l.txIndex,
+        logIndex: l.logIndex,
       });
     }
     return out;
@@ -123,14 +160,23 @@ export class NodeRpcBackend implements RpcBackend {
 
   private messageOf(m: RpcCallMessage, gasLimit: bigint): VmMessage {
     return {
-      from: m.from ?? ZERO_ADDRESS, to: m.to ?? null, valueWei: m.valueWei ?? 0n, input: m.input ?? new Uint8Array(),
-      gasLimit, gasPrice: m.gasPrice ?? GAS_PRICE_WEI,
+      from: m.from ?? ZERO_ADDRESS,
+      to: m.to ?? null,
+      valueWei: m.valueWei ?? 0n,
+      input: m.input ?? new Uint8Array(),
+      gasLimit,
+      gasPrice: m.gasPrice ?? GAS_PRICE_WEI,
     };
   }
 
   /** The context a call runs in: the block after the one it reads, as if produced now. */
   private ctx(height: number) {
-    return { height: height + 1, timestamp: Math.max(this.d.now(), this.d.reader.head.timestamp + 1), producer: this.d.producer, chainId: this.d.chainId };
+    return {
+      height: height + 1,
+      timestamp: Math.max(this.d.now(), this.d.reader.head.timestamp + 1),
+      producer: this.d.producer,
+      chainId: this.d.chainId,
+    };
   }
 
   /**
@@ -140,7 +186,9 @@ export class NodeRpcBackend implements RpcBackend {
    */
   call(m: RpcCallMessage, height: number, caller?: string): MaybePromise<RpcCallOutcome> {
     if (height < this.headHeight()) return refusalAsOutcome(this.run(m, height, caller));
-    const key = `call:${m.from ?? ''}:${m.to ?? ''}:${m.valueWei ?? ''}:${m.gasLimit ?? ''}:${m.gasPrice ?? ''}:${m.input ? toHex(m.input) : ''}`;
+    const key =
+      `call:${m.from ?? ''}:${m.to ?? ''}:${m.valueWei ?? ''}:` +
+      `${m.gasLimit ?? ''}:${m.gasPrice ?? ''}:${m.input ? toHex(m.input) : ''}`;
     const r = this.atHead.get(key, () => this.run(m, this.headHeight(), caller));
     return r instanceof Promise ? refusalAsOutcome(r) : r;
   }
@@ -149,7 +197,12 @@ export class NodeRpcBackend implements RpcBackend {
     const gas = m.gasLimit !== undefined && m.gasLimit < VM_MAX_GAS ? m.gasLimit : VM_MAX_GAS;
     const out = await this.d.vm.call(await this.rootAt(height), this.messageOf(m, gas), this.ctx(height), caller);
     if (out.status === 'success') return { ok: true as const, returnData: out.returnData, gasUsed: out.gasUsed };
-    const error = out.revertReason !== undefined ? `execution reverted: ${out.revertReason}` : out.status === 'reverted' ? 'execution reverted' : (out.error ?? 'execution failed');
+    const error =
+      out.revertReason !== undefined
+        ? `execution reverted: ${out.revertReason}`
+        : out.status === 'reverted'
+          ? 'execution reverted'
+          : (out.error ?? 'execution failed');
     return { ok: false as const, error, ...(out.returnData !== '0x' ? { returnData: out.returnData } : {}) };
   }
 
@@ -164,8 +217,15 @@ export class NodeRpcBackend implements RpcBackend {
 
   async sendRawTransaction(raw: Hex) {
     const out = await this.d.admission.submitRaw(raw);
-    if (out.kind === 'verdict') return out.verdict.accepted ? { accepted: true as const, hash: out.verdict.id } : { accepted: false as const, reason: out.verdict.reason!, code: out.verdict.code! };
-    return { accepted: false as const, reason: out.error, code: out.kind === 'malformed' ? out.code : TX.TX_UNAVAILABLE(out).code };
+    if (out.kind === 'verdict')
+      return out.verdict.accepted
+        ? { accepted: true as const, hash: out.verdict.id }
+        : { accepted: false as const, reason: out.verdict.reason!, code: out.verdict.code! };
+    return {
+      accepted: false as const,
+      reason: out.error,
+      code: out.kind === 'malformed' ? out.code : TX.TX_UNAVAILABLE(out).code,
+    };
   }
 
   gasPrice(): bigint {
@@ -173,7 +233,10 @@ export class NodeRpcBackend implements RpcBackend {
   }
 }
 
-/** The VM call pool's refusals (busy, over budget, crashed, stopping) as a failed outcome with their message; anything else stays an error. */
+/**
+ * The VM call pool's refusals (busy, over budget, crashed, stopping) as a failed outcome with their message; anything
+ * else stays an error.
+ */
 function refusalAsOutcome<T>(p: Promise<T>): Promise<T | { ok: false; error: string }> {
   return p.catch((e: unknown) => {
     if (isVmCallRefusal(e)) return { ok: false as const, error: e.message };

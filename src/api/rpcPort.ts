@@ -62,9 +62,14 @@ export interface RpcBackend {
   logs(filter: RpcLogFilter): Promise<RpcLog[]>;
   /** `caller`: the client's key; VM calls are shared fairly between callers (vm/callPool.ts). */
   call(msg: RpcCallMessage, height: number, caller?: string): MaybePromise<RpcCallOutcome>;
-  estimateGas(msg: RpcCallMessage, caller?: string): Promise<{ ok: true; gas: bigint } | { ok: false; error: string; returnData?: Hex }>;
+  estimateGas(
+    msg: RpcCallMessage,
+    caller?: string,
+  ): Promise<{ ok: true; gas: bigint } | { ok: false; error: string; returnData?: Hex }>;
   /** Same admission path as POST /vm/tx: accepted → the hash; refused → the spec's reason. */
-  sendRawTransaction(raw: Hex): Promise<{ accepted: true; hash: Hex } | { accepted: false; reason: string; code: string }>;
+  sendRawTransaction(
+    raw: Hex,
+  ): Promise<{ accepted: true; hash: Hex } | { accepted: false; reason: string; code: string }>;
   /** Fixed gas price in wei: FEES.VM_TRANSFER × 10^12 / 21,000. */
   gasPrice(): bigint;
 }

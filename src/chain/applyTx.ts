@@ -44,8 +44,12 @@ export interface BlockContext {
   network: Network;
 }
 
-const skip = (refusal: Refusal, permanent: boolean, gap = false): TxVerdict => ({ kind: 'skip', refusal, permanent, gap });
-
+const skip = (refusal: Refusal, permanent: boolean, gap = false): TxVerdict => ({
+  kind: 'skip',
+  refusal,
+  permanent,
+  gap,
+});
 
 /**
  * The one place where a transaction's fee is debited and burned, its energy spent and its
@@ -69,11 +73,13 @@ export async function applyTx(state: ExecState, tx: SignedTx, ctx: BlockContext)
   if (!handler) return skip(TX.TX_UNKNOWN_TYPE({ type: String(tx.type) }), true);
   const invalid = ctx.admitted ? undefined : handler.validate(tx);
   if (invalid !== undefined) return skip(TX.TX_MALFORMED({ error: invalid }), true);
-  if (!ctx.nestedVerified && !nestedOf(tx).every((inner) => verifyTxReference(inner, ctx.network))) return skip(REFUSAL.signature, true);
+  if (!ctx.nestedVerified && !nestedOf(tx).every((inner) => verifyTxReference(inner, ctx.network)))
+    return skip(REFUSAL.signature, true);
   const feeLimit = BigInt(tx.fee);
   if (acc.balance < liquidCost(tx)) return skip(REFUSAL.balance, false);
   // Only a staker can be exempt by stake: the parameter is read for stakers alone.
-  const exemptByStake = async (a: AccountState) => a.staked > 0n && isFeeExempt(a, await paramOf(state, 'FEE_EXEMPT_STAKE'));
+  const exemptByStake = async (a: AccountState) =>
+    a.staked > 0n && isFeeExempt(a, await paramOf(state, 'FEE_EXEMPT_STAKE'));
   const exempt = acc.feeExempt || (await exemptByStake(acc));
   if (chargeFor(acc, handler.maxEnergy(tx), ctx.height, exempt).burn > feeLimit) return skip(TX.TX_FEE_LIMIT(), false);
 
@@ -88,10 +94,23 @@ export async function applyTx(state: ExecState, tx: SignedTx, ctx: BlockContext)
     // A permissioned account's own key may not send what its permission governs.
     const governed = acc.permissioned ? await governedRefusal(state, sender, tx) : undefined;
     if (governed !== undefined) throw new TxFailure(governed);
-    const out = await handler.execute({ state, height: ctx.height, timestamp: ctx.timestamp, producer: ctx.producer, sender, tx, network: ctx.network, vm: evmEngine });
+    const out = await handler.execute({
+      state,
+      height: ctx.height,
+      timestamp: ctx.timestamp,
+      producer: ctx.producer,
+      sender,
+      tx,
+      network: ctx.network,
+      vm: evmEngine,
+    });
     await state.commit();
     energy = out.energy;
-    result = { status: 'success', ...(out.vm ? { vm: out.vm } : {}), ...(out.events?.length ? { events: out.events } : {}) };
+    result = {
+      status: 'success',
+      ...(out.vm ? { vm: out.vm } : {}),
+      ...(out.events?.length ? { events: out.events } : {}),
+    };
   } catch (e) {
     await state.revert();
     if (!(e instanceof TxFailure)) throw e; // a bug, not a transaction outcome: let the supervisor see it
@@ -105,5 +124,9 @@ export async function applyTx(state: ExecState, tx: SignedTx, ctx: BlockContext)
   payer.energy = charge.energyLeft;
   payer.energyHeight = ctx.height;
   await state.putAccount(sender, payer);
-  return { kind: 'applied', result: { ...result, energyUsed: charge.energyUsed.toString(), burned: charge.burn.toString() }, burned: charge.burn };
+  return {
+    kind: 'applied',
+    result: { ...result, energyUsed: charge.energyUsed.toString(), burned: charge.burn.toString() },
+    burned: charge.burn,
+  };
 }

@@ -28,11 +28,24 @@ export function signHeader(keys: HybridKeys, h: BlockHeader): SignedBlockHeader 
  */
 export function sealBlock(
   keys: HybridKeys,
-  b: { parent: { height: number; hash: Hex }; timestamp: number; producer: BlockHeader['producer']; stateRoot: Hex; txs: SignedTx[]; results: Block['results']; events: NonNullable<Block['events']> },
+  b: {
+    parent: { height: number; hash: Hex };
+    timestamp: number;
+    producer: BlockHeader['producer'];
+    stateRoot: Hex;
+    txs: SignedTx[];
+    results: Block['results'];
+    events: NonNullable<Block['events']>;
+  },
 ): Block {
   const header = signHeader(keys, {
-    height: b.parent.height + 1, parentHash: b.parent.hash, timestamp: b.timestamp, producer: b.producer,
-    txRoot: txRootOf(b.txs), stateRoot: b.stateRoot, txCount: b.txs.length,
+    height: b.parent.height + 1,
+    parentHash: b.parent.hash,
+    timestamp: b.timestamp,
+    producer: b.producer,
+    txRoot: txRootOf(b.txs),
+    stateRoot: b.stateRoot,
+    txCount: b.txs.length,
   });
   return { header, txs: b.txs, results: b.results, ...(b.events.length ? { events: b.events } : {}) };
 }

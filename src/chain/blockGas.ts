@@ -33,5 +33,7 @@ export async function blockGasRefusal(parentState: ExecState, txs: readonly Sign
   for (const tx of txs) sum += blockGasOf(tx);
   if (sum === 0n) return undefined;
   const limit = await blockGasLimit(parentState);
-  return sum > limit ? `block gas ${sum} exceeds BLOCK_GAS_LIMIT ${limit} (the sum of its VM transactions' gas limits)` : undefined;
+  return sum > limit
+    ? `block gas ${sum} exceeds BLOCK_GAS_LIMIT ${limit} (the sum of its VM transactions' gas limits)`
+    : undefined;
 }

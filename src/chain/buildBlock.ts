@@ -41,13 +41,19 @@ export async function buildBlock(
     producer: Address;
     network: Network;
     maxTxs: number;
-    /** Every candidate's nested signatures passed the verify pool (BlockContext): the node's mempool, filled by admission. */
+    /**
+     * Every candidate's nested signatures passed the verify pool (BlockContext): the node's mempool, filled by
+     * admission.
+     */
     nestedVerified?: boolean;
     /** Every candidate passed this node's admission, stateless checks included (BlockContext). */
     admitted?: boolean;
     /** Called every few transactions so a runtime can let other work in; never changes the result. */
     pause?: () => Promise<void>;
-    /** Called once the transactions are in, before the end-of-block work: lets a runtime time the two phases (never changes the result). */
+    /**
+     * Called once the transactions are in, before the end-of-block work: lets a runtime time the two phases (never
+     * changes the result).
+     */
     txsDone?: () => void;
   },
 ): Promise<BuildResult> {
@@ -71,7 +77,12 @@ export async function buildBlock(
       v = await applyTx(state, next.tx, opts);
     } catch (e) {
       await state.revert();
-      out.dropped.push({ id: next.tx.id, reason: INTERNAL_ERROR, code: 'TX_INTERNAL_ERROR', internal: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+      out.dropped.push({
+        id: next.tx.id,
+        reason: INTERNAL_ERROR,
+        code: 'TX_INTERNAL_ERROR',
+        internal: e instanceof Error ? (e.stack ?? e.message) : String(e),
+      });
       next.advance();
       continue;
     }

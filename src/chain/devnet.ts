@@ -56,7 +56,8 @@ export interface DevAccount {
   secp256k1PrivateKey: string;
 }
 
-export const devValidatorSecret = (seed = DEV_SEED, index = 0): Uint8Array => keccak256(utf8(`${seed}/validator/${index}`));
+export const devValidatorSecret = (seed = DEV_SEED, index = 0): Uint8Array =>
+  keccak256(utf8(`${seed}/validator/${index}`));
 
 /** The entry of dev-accounts.json / dev-validators.json for a key pair. */
 export const devAccountFile = (keys: HybridKeys): DevAccount => ({
@@ -78,7 +79,12 @@ export function devAccounts(count: number, seed = DEV_SEED): { keys: HybridKeys;
  * staking DEV_VALIDATOR_STAKE): one for `cairn node`, N for `cairn devnet`.
  */
 /** `params` override the development parameters (names and ranges checked like any chain specification's). */
-export function devNetworkGenesis(count: number, validators: number, seed = DEV_SEED, params: Record<string, string> = {}): { spec: GenesisSpec; validators: HybridKeys[]; accounts: DevAccount[] } {
+export function devNetworkGenesis(
+  count: number,
+  validators: number,
+  seed = DEV_SEED,
+  params: Record<string, string> = {},
+): { spec: GenesisSpec; validators: HybridKeys[]; accounts: DevAccount[] } {
   const accounts = devAccounts(count, seed);
   const keys = Array.from({ length: validators }, (_, i) => deriveKeys(devValidatorSecret(seed, i)));
   const spec = parseGenesisSpec({
@@ -88,7 +94,10 @@ export function devNetworkGenesis(count: number, validators: number, seed = DEV_
     accounts: [
       ...accounts.map((a) => ({ address: a.keys.address, balance: DEV_ACCOUNT_BALANCE.toString() })),
       ...keys.map((v) => ({
-        address: v.address, balance: '0', staked: DEV_VALIDATOR_STAKE.toString(), isValidator: true,
+        address: v.address,
+        balance: '0',
+        staked: DEV_VALIDATOR_STAKE.toString(),
+        isValidator: true,
         signingKeys: { secp256k1: toHex(v.secp256k1.publicKey), mldsa44: toHex(v.mldsa44.publicKey) },
       })),
     ],
@@ -96,7 +105,10 @@ export function devNetworkGenesis(count: number, validators: number, seed = DEV_
   return { spec, validators: keys, accounts: accounts.map((a) => a.file) };
 }
 
-export function devGenesis(count: number, seed = DEV_SEED): { spec: GenesisSpec; validator: HybridKeys; accounts: DevAccount[] } {
+export function devGenesis(
+  count: number,
+  seed = DEV_SEED,
+): { spec: GenesisSpec; validator: HybridKeys; accounts: DevAccount[] } {
   const { spec, validators, accounts } = devNetworkGenesis(count, 1, seed);
   return { spec, validator: validators[0], accounts };
 }

@@ -85,7 +85,8 @@ export interface TxFields {
 function amountText(v: bigint | string | undefined, fallback: string, field: string): string {
   if (v === undefined) return fallback;
   const text = typeof v === 'bigint' ? v.toString(10) : v;
-  if (parseAmount(text) === undefined) throw new CairnError('INVALID_TX_FIELD', `${field} must be a non-negative integer`, { field });
+  if (parseAmount(text) === undefined)
+    throw new CairnError('INVALID_TX_FIELD', `${field} must be a non-negative integer`, { field });
   return text;
 }
 
@@ -98,8 +99,10 @@ export function buildPayload(keys: HybridKeys, fields: TxFields, chainId: number
     to = parsed;
   }
   const timestamp = fields.timestamp ?? Date.now();
-  if (!Number.isSafeInteger(fields.nonce) || fields.nonce < 0) throw new CairnError('INVALID_TX_FIELD', 'nonce must be a non-negative integer', { field: 'nonce' });
-  if (!Number.isSafeInteger(timestamp) || timestamp <= 0) throw new CairnError('INVALID_TX_FIELD', 'timestamp must be a positive integer', { field: 'timestamp' });
+  if (!Number.isSafeInteger(fields.nonce) || fields.nonce < 0)
+    throw new CairnError('INVALID_TX_FIELD', 'nonce must be a non-negative integer', { field: 'nonce' });
+  if (!Number.isSafeInteger(timestamp) || timestamp <= 0)
+    throw new CairnError('INVALID_TX_FIELD', 'timestamp must be a positive integer', { field: 'timestamp' });
   const data = fields.data === undefined ? null : fields.data;
   const problem = dataProblem(data);
   if (problem) throw new CairnError('INVALID_TX_FIELD', problem, { field: 'data' });
@@ -122,7 +125,12 @@ export function buildPayload(keys: HybridKeys, fields: TxFields, chainId: number
  * (benchmark fixtures) may pass a faster one. The id covers the payload only, so it is the
  * same either way.
  */
-export function signTx(keys: HybridKeys, fields: TxFields, network: Network, sign: (keys: HybridKeys, msg: Uint8Array) => HybridSignatures = signHybrid): HybridTx {
+export function signTx(
+  keys: HybridKeys,
+  fields: TxFields,
+  network: Network,
+  sign: (keys: HybridKeys, msg: Uint8Array) => HybridSignatures = signHybrid,
+): HybridTx {
   const payload = buildPayload(keys, fields, network.chainId);
   const { id, msg } = txIdAndSigningBytes(payload, network);
   const sigs = sign(keys, msg);
@@ -137,20 +145,36 @@ export function signTx(keys: HybridKeys, fields: TxFields, network: Network, sig
 /**
  * `signature: true`: the envelope carries an `id` that is not its payload's — the payload was
  * changed after signing (or the id edited). Submission refuses it as `invalid signature`
- * (docs/PROTOCOL.md "Admission (POST /tx)": a payload changed after signing), with `id` the id of the payload as received.
+ * (docs/PROTOCOL.md "Admission (POST /tx)": a payload changed after signing), with `id` the id of the payload as
+ * received.
  * Other failures are malformed input (400).
  */
-export type DecodeResult = { ok: true; tx: HybridTx } | { ok: false; error: string; signature?: never } | { ok: false; error: string; signature: true; id: Hex };
+export type DecodeResult =
+  | { ok: true; tx: HybridTx }
+  | { ok: false; error: string; signature?: never }
+  | { ok: false; error: string; signature: true; id: Hex };
 
 const ENVELOPE_KEYS = new Set([
-  'id', 'chainId', 'type', 'from', 'to', 'amount', 'nonce', 'timestamp', 'fee', 'data', 'publicKeys', 'signatures',
+  'id',
+  'chainId',
+  'type',
+  'from',
+  'to',
+  'amount',
+  'nonce',
+  'timestamp',
+  'fee',
+  'data',
+  'publicKeys',
+  'signatures',
 ]);
 
 function publicKeysOf(v: unknown): HybridTx['publicKeys'] | string {
   if (!isRecord(v)) return 'missing field: publicKeys';
   for (const k of Object.keys(v)) if (k !== 'secp256k1' && k !== 'mldsa44') return `unknown field: publicKeys.${k}`;
   const { secp256k1, mldsa44 } = v;
-  if (!(isHex(secp256k1, 33) || isHex(secp256k1, 65))) return 'publicKeys.secp256k1 must be 0x hex of a 33- or 65-byte key';
+  if (!(isHex(secp256k1, 33) || isHex(secp256k1, 65)))
+    return 'publicKeys.secp256k1 must be 0x hex of a 33- or 65-byte key';
   if (!isHex(mldsa44, MLDSA44_PUB_BYTES)) return `publicKeys.mldsa44 must be 0x hex of a ${MLDSA44_PUB_BYTES}-byte key`;
   return { secp256k1: lowerHex(secp256k1), mldsa44: lowerHex(mldsa44) };
 }
@@ -196,8 +220,10 @@ export function decodeEnvelope(body: unknown, network: Network): DecodeResult {
   if (parseAmount(body.amount) === undefined) return fail('amount must be a non-negative integer string');
   if (parseAmount(body.fee) === undefined) return fail('fee must be a non-negative integer string');
   const { nonce, timestamp } = body;
-  if (typeof nonce !== 'number' || !Number.isSafeInteger(nonce) || nonce < 0) return fail('nonce must be a non-negative integer');
-  if (typeof timestamp !== 'number' || !Number.isSafeInteger(timestamp) || timestamp <= 0) return fail('timestamp must be a positive integer');
+  if (typeof nonce !== 'number' || !Number.isSafeInteger(nonce) || nonce < 0)
+    return fail('nonce must be a non-negative integer');
+  if (typeof timestamp !== 'number' || !Number.isSafeInteger(timestamp) || timestamp <= 0)
+    return fail('timestamp must be a positive integer');
 
   const data = body.data === undefined ? null : body.data;
   const problem = dataProblem(data);
@@ -238,7 +264,8 @@ const EMPTY = new Uint8Array(0);
  */
 export function verifyJobOf(tx: HybridTx, network: Network): VerifyJob {
   const pubs = { secp256k1: fromHex(tx.publicKeys.secp256k1), mldsa44: fromHex(tx.publicKeys.mldsa44) };
-  if (!senderMatchesKey(tx)) return { msg: signingBytesOf(tx, network), pubs, sigs: { secp256k1: EMPTY, mldsa44: EMPTY } };
+  if (!senderMatchesKey(tx))
+    return { msg: signingBytesOf(tx, network), pubs, sigs: { secp256k1: EMPTY, mldsa44: EMPTY } };
   return {
     msg: signingBytesOf(tx, network),
     pubs,
@@ -250,10 +277,16 @@ export function verifyJobOf(tx: HybridTx, network: Network): VerifyJob {
  * Every signature check a (validated) hybrid transaction needs: its own, then those of the
  * envelopes it carries (META_TX's inner). It is valid only if all pass.
  */
-export const verifyJobsOf = (tx: HybridTx, network: Network): VerifyJob[] => [verifyJobOf(tx, network), ...nestedOf(tx).map((inner) => verifyJobOf(inner, network))];
+export const verifyJobsOf = (tx: HybridTx, network: Network): VerifyJob[] => [
+  verifyJobOf(tx, network),
+  ...nestedOf(tx).map((inner) => verifyJobOf(inner, network)),
+];
 
 /** Verifies groups of jobs (each transaction's verifyJobsOf) in one batch: whether each group passed whole. */
-export async function verifyGroups(verifyMany: (jobs: VerifyJob[]) => Promise<boolean[]>, groups: readonly VerifyJob[][]): Promise<boolean[]> {
+export async function verifyGroups(
+  verifyMany: (jobs: VerifyJob[]) => Promise<boolean[]>,
+  groups: readonly VerifyJob[][],
+): Promise<boolean[]> {
   const ok = await verifyMany(groups.flat());
   let k = 0;
   return groups.map((g) => ok.slice(k, (k += g.length)).every(Boolean));

@@ -49,7 +49,8 @@ export const MAX_RAW_TX_BYTES = MAX_DATA_BYTES + 4_096;
  */
 export function decodeEthTx(raw: unknown, now: number, chainId: number): EthDecodeResult {
   if (!isHex(raw) || raw.length < 4) return { ok: false, error: 'raw transaction must be 0x-prefixed hex' };
-  if ((raw.length - 2) / 2 > MAX_RAW_TX_BYTES) return { ok: false, error: `raw transaction exceeds ${MAX_RAW_TX_BYTES} bytes` };
+  if ((raw.length - 2) / 2 > MAX_RAW_TX_BYTES)
+    return { ok: false, error: `raw transaction exceeds ${MAX_RAW_TX_BYTES} bytes` };
   const bytes = fromHex(raw);
   let t: TypedTransaction;
   try {
@@ -59,9 +60,12 @@ export function decodeEthTx(raw: unknown, now: number, chainId: number): EthDeco
     if (/chain ?id/i.test(m)) return { ok: false, error: `wrong chain id: this node is chain ${chainId}` };
     return { ok: false, error: `malformed raw transaction: ${m.split('\n')[0].slice(0, 200)}` };
   }
-  if (t.type > 2) return { ok: false, error: `unsupported transaction type ${t.type}: legacy, EIP-2930 and EIP-1559 are accepted` };
-  if (t.type === 0 && !(t as { supports(n: number): boolean }).supports(155)) return { ok: false, error: `legacy transactions must be EIP-155 protected (chain id ${chainId})` };
-  if (BigInt((t as { common: { chainId(): bigint } }).common.chainId()) !== BigInt(chainId)) return { ok: false, error: `wrong chain id: this node is chain ${chainId}` };
+  if (t.type > 2)
+    return { ok: false, error: `unsupported transaction type ${t.type}: legacy, EIP-2930 and EIP-1559 are accepted` };
+  if (t.type === 0 && !(t as { supports(n: number): boolean }).supports(155))
+    return { ok: false, error: `legacy transactions must be EIP-155 protected (chain id ${chainId})` };
+  if (BigInt((t as { common: { chainId(): bigint } }).common.chainId()) !== BigInt(chainId))
+    return { ok: false, error: `wrong chain id: this node is chain ${chainId}` };
   if (!t.isSigned()) return { ok: false, error: 'transaction is not signed', signature: true };
   const from = recoverSender(t, chainId);
   if (!from) return { ok: false, error: 'invalid signature', signature: true };
@@ -71,12 +75,17 @@ export function decodeEthTx(raw: unknown, now: number, chainId: number): EthDeco
   if (t.data.length > MAX_DATA_BYTES) return { ok: false, error: `data exceeds ${MAX_DATA_BYTES} bytes` };
   if (t.nonce > BigInt(Number.MAX_SAFE_INTEGER)) return { ok: false, error: 'nonce out of range' };
 
-  const gasPrice = 'maxFeePerGas' in t ? (t as { maxFeePerGas: bigint }).maxFeePerGas : (t as { gasPrice: bigint }).gasPrice;
+  const gasPrice =
+    'maxFeePerGas' in t ? (t as { maxFeePerGas: bigint }).maxFeePerGas : (t as { gasPrice: bigint }).gasPrice;
   const to = t.to ? (t.to.toString().toLowerCase() as Address) : null;
   const type: TxType = to === null ? 'VM_DEPLOY' : t.data.length === 0 ? 'VM_TRANSFER' : 'VM_CALL';
-  const accessList = 'accessList' in t && Array.isArray((t as { accessList: unknown }).accessList)
-    ? (t as unknown as { accessList: [Uint8Array, Uint8Array[]][] }).accessList.map(([a, keys]) => ({ address: bytesToHex(a).toLowerCase() as Address, storageKeys: keys.map((k) => bytesToHex(k) as Hex) }))
-    : [];
+  const accessList =
+    'accessList' in t && Array.isArray((t as { accessList: unknown }).accessList)
+      ? (t as unknown as { accessList: [Uint8Array, Uint8Array[]][] }).accessList.map(([a, keys]) => ({
+          address: bytesToHex(a).toLowerCase() as Address,
+          storageKeys: keys.map((k) => bytesToHex(k) as Hex),
+        }))
+      : [];
   const tx: EthTx = {
     envelope: 'eth',
     id: keccakHex(bytes),

@@ -29,9 +29,18 @@ export async function finishBlock(
   if (p.TREASURY_REWARD > 0n) await credit(state, TREASURY_ADDRESS, p.TREASURY_REWARD, b.height);
   await matureUnbonding(state, b.height);
   // Finality, downtime jailing, the election at an epoch boundary, and the set in force.
-  events.push(...(await advanceSchedule(state, p, b.height, b.producer, async () => (isEpochBoundary(b.height, p) ? elect(state, p, b.height) : []))));
+  events.push(
+    ...(await advanceSchedule(state, p, b.height, b.producer, async () =>
+      isEpochBoundary(b.height, p) ? elect(state, p, b.height) : [],
+    )),
+  );
   const s = await loadSupply(state);
   const minted = p.BLOCK_REWARD + p.TREASURY_REWARD;
-  await saveSupply(state, { ...s, supply: s.supply + minted - b.burned, minted: s.minted + minted, burned: s.burned + b.burned });
+  await saveSupply(state, {
+    ...s,
+    supply: s.supply + minted - b.burned,
+    minted: s.minted + minted,
+    burned: s.burned + b.burned,
+  });
   return events;
 }

@@ -35,7 +35,10 @@ export interface GenesisSpec {
 export type { ValidatorSet };
 export { VALIDATORS_KEY };
 
-/** The network a specification makes (its genesis built on a scratch store): what a tool signs for before any node runs it. */
+/**
+ * The network a specification makes (its genesis built on a scratch store): what a tool signs for before any node runs
+ * it.
+ */
 export async function networkOfSpec(spec: GenesisSpec): Promise<Network> {
   const block = await applyGenesis(await StateTrie.open(new MemoryKv(), null), spec);
   return { chainId: spec.chainId, genesisHash: block.header.hash };
@@ -43,7 +46,8 @@ export async function networkOfSpec(spec: GenesisSpec): Promise<Network> {
 
 /** Writes the genesis state and returns the genesis block (height 0, unsigned). */
 export async function applyGenesis(state: ExecState, spec: GenesisSpec): Promise<Block> {
-  if (!Number.isSafeInteger(spec.chainId) || spec.chainId < 1 || spec.chainId > MAX_CHAIN_ID) throw new Error(`genesis chain id ${spec.chainId} is not from 1 to ${MAX_CHAIN_ID}`);
+  if (!Number.isSafeInteger(spec.chainId) || spec.chainId < 1 || spec.chainId > MAX_CHAIN_ID)
+    throw new Error(`genesis chain id ${spec.chainId} is not from 1 to ${MAX_CHAIN_ID}`);
   let supply = 0n;
   let staked = 0n;
   const active: Address[] = [];
@@ -61,15 +65,30 @@ export async function applyGenesis(state: ExecState, spec: GenesisSpec): Promise
     if (a.isValidator) {
       active.push(g.address);
       const keys = g.signingKeys ?? { secp256k1: '0x' as Hex, mldsa44: '0x' as Hex };
-      await registerCandidate(state, { address: g.address, signingKeys: keys, commissionBps: g.commissionBps ?? DEFAULT_COMMISSION_BPS, registeredAt: 0 });
+      await registerCandidate(state, {
+        address: g.address,
+        signingKeys: keys,
+        commissionBps: g.commissionBps ?? DEFAULT_COMMISSION_BPS,
+        registeredAt: 0,
+      });
     }
   }
   if (active.length === 0) throw new Error('genesis needs at least one validator');
-  await state.putRecord(VALIDATORS_KEY, { active: [...active].sort(), bank: [], epoch: 0, electedAt: 0 } satisfies ValidatorSet);
+  await state.putRecord(VALIDATORS_KEY, {
+    active: [...active].sort(),
+    bank: [],
+    epoch: 0,
+    electedAt: 0,
+  } satisfies ValidatorSet);
   await saveSupply(state, { supply, minted: 0n, burned: 0n, staked });
   const header = genesisHeader({
-    height: 0, parentHash: ZERO_HASH, timestamp: spec.timestamp, producer: ZERO_ADDRESS,
-    txRoot: txRootOf([]), stateRoot: state.root(), txCount: 0,
+    height: 0,
+    parentHash: ZERO_HASH,
+    timestamp: spec.timestamp,
+    producer: ZERO_ADDRESS,
+    txRoot: txRootOf([]),
+    stateRoot: state.root(),
+    txCount: 0,
   });
   return { header, txs: [], results: [] };
 }

@@ -18,7 +18,11 @@ export interface ChainCheck {
  * root. Same blocks ⇒ same state root, or the chain is reported broken at the first
  * divergent height.
  */
-export async function verifyChain(genesis: GenesisSpec, blocks: AsyncIterable<Block> | Iterable<Block>, kv: KvStore): Promise<ChainCheck> {
+export async function verifyChain(
+  genesis: GenesisSpec,
+  blocks: AsyncIterable<Block> | Iterable<Block>,
+  kv: KvStore,
+): Promise<ChainCheck> {
   const state = await StateTrie.open(kv, null);
   const g = await applyGenesis(state, genesis);
   const network = { chainId: genesis.chainId, genesisHash: g.header.hash };

@@ -43,10 +43,20 @@ export type Flags = Record<string, string | boolean | undefined>;
 export type OptionDefs = Record<string, { type: 'string' | 'boolean'; short?: string }>;
 
 /** Strict parseArgs plus --help/-h; at most `maxPositionals` positionals. */
-export function parse(cmd: string, args: string[], options: OptionDefs, maxPositionals: number): { values: Flags; positionals: string[] } {
+export function parse(
+  cmd: string,
+  args: string[],
+  options: OptionDefs,
+  maxPositionals: number,
+): { values: Flags; positionals: string[] } {
   let parsed: { values: Flags; positionals: string[] };
   try {
-    parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: true });
+    parsed = parseArgs({
+      args,
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: true,
+    });
   } catch (e) {
     return usage(`${(e as Error).message}\nRun "cairn ${cmd} --help" for the options.`);
   }
@@ -142,21 +152,26 @@ export async function networkOf(values: Flags, client: () => CairnClient): Promi
   }
   if (!isHex(hash, 32)) usage(`--genesis-hash must be 0x and 64 hex digits (GET /status genesisHash), got "${hash}"`);
   const chainId = id === undefined ? CHAIN_ID : Number(id);
-  if (!/^[1-9][0-9]*$/.test(id ?? '1') || !Number.isSafeInteger(chainId)) usage(`--chain-id must be a positive integer, got "${id}"`);
+  if (!/^[1-9][0-9]*$/.test(id ?? '1') || !Number.isSafeInteger(chainId))
+    usage(`--chain-id must be a positive integer, got "${id}"`);
   return { chainId, genesisHash: hash.toLowerCase() as Hex };
 }
 
 export function sign(keys: HybridKeys, f: CliTxFields, nonce: number, network: Network): HybridTx {
   try {
-    return signTx(keys, {
-      type: f.type,
-      nonce,
-      ...(f.to !== undefined ? { to: f.to } : {}),
-      ...(f.amount !== undefined ? { amount: f.amount } : {}),
-      ...(f.fee !== undefined ? { fee: f.fee } : {}),
-      ...(f.timestamp !== undefined ? { timestamp: f.timestamp } : {}),
-      ...(f.data !== undefined ? { data: f.data } : {}),
-    }, network);
+    return signTx(
+      keys,
+      {
+        type: f.type,
+        nonce,
+        ...(f.to !== undefined ? { to: f.to } : {}),
+        ...(f.amount !== undefined ? { amount: f.amount } : {}),
+        ...(f.fee !== undefined ? { fee: f.fee } : {}),
+        ...(f.timestamp !== undefined ? { timestamp: f.timestamp } : {}),
+        ...(f.data !== undefined ? { data: f.data } : {}),
+      },
+      network,
+    );
   } catch (e) {
     // The envelope refuses what it cannot sign (e.g. oversized data): an input problem.
     return usage(`cannot sign: ${(e as Error).message}`);
@@ -173,7 +188,8 @@ export function exitCodeFor(outcome: WaitOutcome): number {
 export function formatWait(id: string, w: WaitResult): Record<string, unknown> {
   const r = w.record;
   const out: Record<string, unknown> = { id, outcome: w.outcome };
-  if (r?.blockHeight !== undefined && w.outcome !== 'dropped' && w.outcome !== 'unknown') out.blockHeight = r.blockHeight;
+  if (r?.blockHeight !== undefined && w.outcome !== 'dropped' && w.outcome !== 'unknown')
+    out.blockHeight = r.blockHeight;
   if (r?.blockHash !== undefined && w.outcome !== 'dropped' && w.outcome !== 'unknown') out.blockHash = r.blockHash;
   if (w.outcome === 'failed' && r?.result?.error) out.reason = r.result.error;
   if (w.outcome === 'dropped' && r?.reason) out.reason = r.reason;
@@ -200,9 +216,11 @@ export const SEND_OPTIONS: OptionDefs = {
 
 export function parseWaitFlags(values: Flags): WaitFlags {
   const until = parseLevel('--wait', str(values.wait));
-  const timeoutMs = str(values.timeout) !== undefined ? parsePositiveInt('--timeout', str(values.timeout)!) : DEFAULT_WAIT_TIMEOUT_MS;
+  const timeoutMs =
+    str(values.timeout) !== undefined ? parsePositiveInt('--timeout', str(values.timeout)!) : DEFAULT_WAIT_TIMEOUT_MS;
   const pollMs = str(values.poll) !== undefined ? parsePositiveInt('--poll', str(values.poll)!) : DEFAULT_POLL_MS;
-  if (until === undefined && (values.timeout !== undefined || values.poll !== undefined)) usage('--timeout and --poll only apply with --wait');
+  if (until === undefined && (values.timeout !== undefined || values.poll !== undefined))
+    usage('--timeout and --poll only apply with --wait');
   return { until, timeoutMs, pollMs };
 }
 
@@ -222,7 +240,7 @@ export async function submitAndReport(
   /** Printed on stderr once the node accepted the transaction. */
   acceptedNote?: string,
 ): Promise<number> {
-  let verdict;
+  let verdict: Awaited<ReturnType<CairnClient['submit']>>;
   try {
     verdict = await client.submit(tx);
   } catch (e) {

@@ -11,7 +11,9 @@ import { EXIT, json, parse, parseNonNegInt, str, usage, type CliIo } from './com
  * directory, all peered, from one genesis whose validators are those N (keys derived from
  * the published development seed). Runs until SIGINT/SIGTERM, then stops every node cleanly.
  */
-export const DEVNET_HELP = `Usage: cairn devnet [--validators <n>] [--dir <path>] [--http-base-port <p>] [--rpc-base-port <p>]
+export const DEVNET_HELP =
+  `Usage: cairn devnet [--validators <n>] [--dir <path>] ` +
+  `[--http-base-port <p>] [--rpc-base-port <p>]
                     [--slot-ms <ms>] [--idle-block-ms <ms>] [--dev-accounts <n>] [--log-level <l>]
                     [--params NAME=VALUE,...]
 
@@ -40,8 +42,14 @@ Example:
   ADMIN_TOKEN=secret cairn devnet --validators 4 --dir ./devnet`;
 
 const OPTIONS = {
-  validators: { type: 'string' }, dir: { type: 'string' }, 'http-base-port': { type: 'string' }, 'rpc-base-port': { type: 'string' },
-  'slot-ms': { type: 'string' }, 'idle-block-ms': { type: 'string' }, 'dev-accounts': { type: 'string' }, 'log-level': { type: 'string' },
+  validators: { type: 'string' },
+  dir: { type: 'string' },
+  'http-base-port': { type: 'string' },
+  'rpc-base-port': { type: 'string' },
+  'slot-ms': { type: 'string' },
+  'idle-block-ms': { type: 'string' },
+  'dev-accounts': { type: 'string' },
+  'log-level': { type: 'string' },
   params: { type: 'string' },
 } as const;
 
@@ -83,17 +91,30 @@ export async function cmdDevnet(args: string[], io: CliIo): Promise<number> {
   const genesisFile = join(dir, 'genesis.json');
   const existing = await readFile(genesisFile, 'utf8').catch(() => undefined);
   if (existing !== undefined && canonicalJson(JSON.parse(existing)) !== canonicalJson(spec)) {
-    usage(`${genesisFile} holds another network (other validators or accounts): use another --dir, or the same --validators and --dev-accounts`);
+    usage(
+      `${genesisFile} holds another network (other validators or accounts): use another --dir, or the same ` +
+        `--validators and --dev-accounts`,
+    );
   }
   await writeFile(genesisFile, `${JSON.stringify(spec, null, 2)}\n`);
   const accountsFile = join(dir, 'dev-accounts.json');
   await writeFile(accountsFile, `${JSON.stringify(devAccounts, null, 2)}\n`, { mode: 0o600 });
-  await writeFile(join(dir, 'dev-validators.json'), `${JSON.stringify(validators.map(devAccountFile), null, 2)}\n`, { mode: 0o600 });
+  await writeFile(join(dir, 'dev-validators.json'), `${JSON.stringify(validators.map(devAccountFile), null, 2)}\n`, {
+    mode: 0o600,
+  });
 
   const urls = Array.from({ length: n }, (_, i) => `http://127.0.0.1:${httpBase + i}`);
   // The CLI as this process runs it (with its loader flags, e.g. tsx in development).
   const self = [...process.execArgv, process.argv[1]];
-  const nodes: { index: number; pid: number; http: string; rpc: string; dataDir: string; validator: string; command: string[] }[] = [];
+  const nodes: {
+    index: number;
+    pid: number;
+    http: string;
+    rpc: string;
+    dataDir: string;
+    validator: string;
+    command: string[];
+  }[] = [];
   const children: ChildProcess[] = [];
   for (let i = 0; i < n; i++) {
     const dataDir = join(dir, `node${i}`);
@@ -101,29 +122,69 @@ export async function cmdDevnet(args: string[], io: CliIo): Promise<number> {
     const keyFile = join(dataDir, 'validator.json');
     await writeFile(keyFile, `${JSON.stringify([devAccountFile(validators[i])], null, 2)}\n`, { mode: 0o600 });
     const command = [
-      process.execPath, ...self, 'node', '--data-dir', dataDir, '--http-port', String(httpBase + i), '--rpc-port', String(rpcBase + i),
-      '--genesis', genesisFile, '--allow-dev-validator', '--validator-key', keyFile, '--peers', urls.filter((_, j) => j !== i).join(','),
-      '--slot-ms', String(slotMs), '--idle-block-ms', String(idleMs), '--log-level', logLevel,
+      process.execPath,
+      ...self,
+      'node',
+      '--data-dir',
+      dataDir,
+      '--http-port',
+      String(httpBase + i),
+      '--rpc-port',
+      String(rpcBase + i),
+      '--genesis',
+      genesisFile,
+      '--allow-dev-validator',
+      '--validator-key',
+      keyFile,
+      '--peers',
+      urls.filter((_, j) => j !== i).join(','),
+      '--slot-ms',
+      String(slotMs),
+      '--idle-block-ms',
+      String(idleMs),
+      '--log-level',
+      logLevel,
       // The nodes share the loopback address: peers' polls and gossip must not be rate-limited.
-      '--rate-limit-exempt', '127.0.0.0/8,::1',
+      '--rate-limit-exempt',
+      '127.0.0.0/8,::1',
     ];
     const log = openSync(join(dataDir, 'node.log'), 'a');
     const child = spawn(command[0], command.slice(1), { stdio: ['ignore', log, log], env: process.env });
     children.push(child);
     child.on('exit', (code, signal) => io.err(`node ${i} exited (${signal ?? code})`));
-    nodes.push({ index: i, pid: child.pid!, http: urls[i], rpc: `http://127.0.0.1:${rpcBase + i}`, dataDir, validator: validators[i].address, command });
+    nodes.push({
+      index: i,
+      pid: child.pid!,
+      http: urls[i],
+      rpc: `http://127.0.0.1:${rpcBase + i}`,
+      dataDir,
+      validator: validators[i].address,
+      command,
+    });
   }
   await writeFile(join(dir, 'devnet.json'), `${json({ nodes, accounts: accountsFile })}\n`);
-  io.out(json({ nodes: nodes.map(({ index, http, rpc, validator }) => ({ index, http, rpc, validator })), accounts: accountsFile, devnet: join(dir, 'devnet.json') }));
+  io.out(
+    json({
+      nodes: nodes.map(({ index, http, rpc, validator }) => ({ index, http, rpc, validator })),
+      accounts: accountsFile,
+      devnet: join(dir, 'devnet.json'),
+    }),
+  );
 
   return new Promise<number>((done) => {
     const stop = async (signal: NodeJS.Signals) => {
       io.err(`${signal}: stopping ${n} nodes`);
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
-      const exits = children.map((c) => (c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => c.once('exit', () => r()))));
+      const exits = children.map((c) =>
+        c.exitCode !== null || c.signalCode !== null
+          ? Promise.resolve()
+          : new Promise<void>((r) => c.once('exit', () => r())),
+      );
       for (const c of children) c.kill('SIGTERM');
-      const timer = setTimeout(() => children.forEach((c) => c.kill('SIGKILL')), 20_000);
+      const timer = setTimeout(() => {
+        for (const c of children) c.kill('SIGKILL');
+      }, 20_000);
       await Promise.all(exits);
       clearTimeout(timer);
       done(EXIT.OK);

@@ -15,7 +15,20 @@ import { EXIT, json, parse, parseNonNegInt, parseSecret, str, usage, type CliIo 
  * `cairn node --genesis <file>` starts an empty data directory from.
  */
 
-const paramLines = PARAM_NAMES.map((n) => `    ${n.padEnd(24)} ${PARAMS[n].default} (${PARAMS[n].min}..${PARAMS[n].max} ${PARAMS[n].unit})`).join('\n');
+const paramLines = PARAM_NAMES.map(
+  (n) => `    ${n.padEnd(24)} ${PARAMS[n].default} (${PARAMS[n].min}..${PARAMS[n].max} ${PARAMS[n].unit})`,
+).join('\n');
+
+/** The development network's windows, for the help of `cairn genesis`. */
+const devWindows = wrap(
+  '',
+  [
+    ..."The development network's short windows (every lifecycle within a minute or two of blocks):".split(' '),
+    ...Object.entries(DEV_PARAMS).map(([k, v], i, all) => `${k} ${v}${i < all.length - 1 ? ',' : '.'}`),
+  ],
+  '',
+  88,
+);
 
 export const GENESIS_HELP: Record<string, string> = {
   genesis: `Usage: cairn genesis <sub> [options]
@@ -48,7 +61,7 @@ The file is one JSON object:
                default. Name, default (bounds):
 ${paramLines}
 
-${wrap('', [..."The development network's short windows (every lifecycle within a minute or two of blocks):".split(' '), ...Object.entries(DEV_PARAMS).map(([k, v], i, all) => `${k} ${v}${i < all.length - 1 ? ',' : '.'}`)], '', 88)}
+${devWindows}
 
 Unknown keys, duplicate addresses and values out of bounds are refused with the JSON
 path they are about. Run "cairn genesis <sub> --help" for details.`,
@@ -68,7 +81,9 @@ Example:
   cairn genesis validator --secret $(jq -r .secret v1.json) > v1-entry.json
   jq --slurpfile v v1-entry.json '.accounts += $v' genesis.json > genesis.tmp && mv genesis.tmp genesis.json`,
 
-  'genesis validator': `Usage: cairn genesis validator [--secret <hex>] [--stake <n>] [--balance <n>] [--commission <bps>]
+  'genesis validator':
+    `Usage: cairn genesis validator [--secret <hex>] ` +
+    `[--stake <n>] [--balance <n>] [--commission <bps>]
 
 Prints one validator's entry for the "accounts" array: its address, its stake and the
 public keys its node signs blocks with, derived from the master secret (--secret or
@@ -94,16 +109,29 @@ Example:
 };
 
 async function cmdTemplate(args: string[], io: CliIo): Promise<number> {
-  const { values } = parse('genesis template', args, { 'dev-accounts': { type: 'string' }, 'chain-id': { type: 'string' } }, 0);
+  const { values } = parse(
+    'genesis template',
+    args,
+    { 'dev-accounts': { type: 'string' }, 'chain-id': { type: 'string' } },
+    0,
+  );
   if (values.help) return (io.out(GENESIS_HELP['genesis template']), EXIT.OK);
-  const n = str(values['dev-accounts']) === undefined ? 10 : parseNonNegInt('--dev-accounts', str(values['dev-accounts'])!);
+  const n =
+    str(values['dev-accounts']) === undefined ? 10 : parseNonNegInt('--dev-accounts', str(values['dev-accounts'])!);
   if (n > 1000) usage('--dev-accounts must be at most 1000');
   const chainIdFlag = str(values['chain-id']);
   const chainId = chainIdFlag === undefined ? freshChainId() : parseNonNegInt('--chain-id', chainIdFlag);
   if (chainId < 1 || chainId > MAX_CHAIN_ID) usage(`--chain-id must be from 1 to ${MAX_CHAIN_ID}`);
   const { spec } = devGenesis(n);
-  // The validators are the operator's to add (cairn genesis validator): a chain on the published development key is anyone's.
-  io.out(json({ ...spec, chainId, accounts: spec.accounts.filter((a) => !a.isValidator).map(({ mldsaKeyHash: _, ...a }) => a) }));
+  // The validators are the operator's to add (cairn genesis validator): a chain on the published development key is
+  // anyone's.
+  io.out(
+    json({
+      ...spec,
+      chainId,
+      accounts: spec.accounts.filter((a) => !a.isValidator).map(({ mldsaKeyHash: _, ...a }) => a),
+    }),
+  );
   return EXIT.OK;
 }
 
@@ -122,11 +150,17 @@ function coinsFlag(name: string, v: string | undefined, fallback: bigint): strin
 }
 
 async function cmdValidator(args: string[], io: CliIo): Promise<number> {
-  const opts = { secret: { type: 'string' }, stake: { type: 'string' }, balance: { type: 'string' }, commission: { type: 'string' } } as const;
+  const opts = {
+    secret: { type: 'string' },
+    stake: { type: 'string' },
+    balance: { type: 'string' },
+    commission: { type: 'string' },
+  } as const;
   const { values } = parse('genesis validator', args, opts, 0);
   if (values.help) return (io.out(GENESIS_HELP['genesis validator']), EXIT.OK);
   const keys = deriveKeys(parseSecret(str(values.secret), io.env));
-  const commission = str(values.commission) === undefined ? undefined : parseNonNegInt('--commission', str(values.commission)!);
+  const commission =
+    str(values.commission) === undefined ? undefined : parseNonNegInt('--commission', str(values.commission)!);
   if (commission !== undefined && commission > 10_000) usage('--commission must be from 0 to 10000 basis points');
   io.out(
     json({

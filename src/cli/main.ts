@@ -80,7 +80,12 @@ Exit codes:
 
 const TX_FIELDS_HELP = `  --secret <hex>       32-byte master secret, 64 hex (or $CAIRN_SECRET; prefer the
                        variable: command-line arguments are visible to other users)
-${wrap('  --type <TYPE>        one of: ', TX_TYPES.map((t, i) => (i < TX_TYPES.length - 1 ? `${t},` : t)), ' '.repeat(23), 88)}
+${wrap(
+  '  --type <TYPE>        one of: ',
+  TX_TYPES.map((t, i) => (i < TX_TYPES.length - 1 ? `${t},` : t)),
+  ' '.repeat(23),
+  88,
+)}
   --to <address>       destination, 0x… or cairn1…
   --amount <n>         integer, base units (1 coin = 1000000); default 0
   --fee <n>            most base units the node may burn for this transaction
@@ -234,7 +239,8 @@ export function parseTxFields(values: Flags): TxFields {
   for (const k of ['amount', 'fee'] as const) {
     const v = str(values[k]);
     if (v === undefined) continue;
-    if (parseAmount(v) === undefined) usage(`--${k} must be a non-negative integer in base units (1 coin = 1000000), got "${v}"`);
+    if (parseAmount(v) === undefined)
+      usage(`--${k} must be a non-negative integer in base units (1 coin = 1000000), got "${v}"`);
     f[k] = v;
   }
   const nonce = str(values.nonce);
@@ -282,7 +288,11 @@ async function cmdTxSign(args: string[], io: CliIo): Promise<number> {
   const { values } = parse('tx sign', args, { ...TX_OPTIONS, ...NETWORK_OPTIONS }, 0);
   if (values.help) return help(io, 'tx sign');
   const f = parseTxFields(values);
-  if (f.nonce === undefined) usage('--nonce is required for "tx sign" (it works offline); read nextNonce with "cairn account <address>", or use "cairn tx send", which fetches it');
+  if (f.nonce === undefined)
+    usage(
+      '--nonce is required for "tx sign" (it works offline); read nextNonce with "cairn account <address>", ' +
+        'or use "cairn tx send", which fetches it',
+    );
   const keys = deriveKeys(parseSecret(str(values.secret), io.env));
   io.out(encodeTx(sign(keys, f, f.nonce, await networkOf(values, () => new CairnClient(nodeUrl(values, io.env))))));
   return EXIT.OK;
@@ -311,7 +321,8 @@ async function cmdTxWait(args: string[], io: CliIo): Promise<number> {
   if (id === undefined) return usage('missing transaction id: cairn tx wait <id>');
   if (!isHex(id, 32)) usage(`"${id}" is not a transaction id (0x + 64 hex)`);
   const until = parseLevel('--until', str(values.until)) ?? 'included';
-  const timeoutMs = str(values.timeout) !== undefined ? parsePositiveInt('--timeout', str(values.timeout)!) : DEFAULT_WAIT_TIMEOUT_MS;
+  const timeoutMs =
+    str(values.timeout) !== undefined ? parsePositiveInt('--timeout', str(values.timeout)!) : DEFAULT_WAIT_TIMEOUT_MS;
   const pollMs = str(values.poll) !== undefined ? parsePositiveInt('--poll', str(values.poll)!) : DEFAULT_POLL_MS;
   const w = await new CairnClient(nodeUrl(values, io.env)).waitFor(id.toLowerCase(), { until, timeoutMs, pollMs });
   io.out(json(formatWait(id.toLowerCase(), w)));
@@ -333,7 +344,10 @@ async function cmdExplorer(args: string[], io: CliIo): Promise<number> {
   for (const path of ['/', '/explorer/app.js']) {
     const r = await fetch(`${base}${path}`, { headers: { accept: 'text/html' } });
     if (!r.ok) {
-      io.err(`cairn: the node at ${base} did not serve its explorer: GET ${path} answered ${r.status} ${(await r.text()).slice(0, 200)}`);
+      io.err(
+        `cairn: the node at ${base} did not serve its explorer: GET ${path} ` +
+          `answered ${r.status} ${(await r.text()).slice(0, 200)}`,
+      );
       return EXIT.FAILED;
     }
   }
@@ -344,7 +358,13 @@ async function cmdExplorer(args: string[], io: CliIo): Promise<number> {
   }
   const hits = (await new CairnClient(base).search({ q })).results;
   const route = (h: (typeof hits)[number]): string =>
-    ({ address: `address/${h.id}`, block: `block/${h.height ?? h.id}`, transaction: `tx/${h.id}`, token: `token/${h.id}`, name: `name/${h.name ?? h.id}` })[h.kind];
+    ({
+      address: `address/${h.id}`,
+      block: `block/${h.height ?? h.id}`,
+      transaction: `tx/${h.id}`,
+      token: `token/${h.id}`,
+      name: `name/${h.name ?? h.id}`,
+    })[h.kind];
   io.out(hits.length === 1 ? `${base}/#/${route(hits[0])}` : `${base}/#/search/${encodeURIComponent(q)}`);
   if (hits.length === 0) io.err(`cairn: nothing on this node matches ${q}`);
   return hits.length === 0 ? EXIT.FAILED : EXIT.OK;
@@ -428,9 +448,14 @@ const COMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>> =
 };
 
 /** Commands with sub-commands: `cairn <group> <sub>`. */
-const GROUPS: Record<string, readonly string[]> = { tx: ['sign', 'send', 'wait'], ...COMMAND_GROUPS, genesis: GENESIS_SUBS };
+const GROUPS: Record<string, readonly string[]> = {
+  tx: ['sign', 'send', 'wait'],
+  ...COMMAND_GROUPS,
+  genesis: GENESIS_SUBS,
+};
 
-const orList = (xs: string[]): string => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}`);
+const orList = (xs: string[]): string =>
+  xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}`;
 
 /** Runs one CLI invocation; returns the exit code (see EXIT). Never calls process.exit except for `node` signals. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -450,7 +475,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
       name = `${first} ${sub}`;
       args = rest.slice(1);
-      if (!Object.hasOwn(COMMANDS, name)) usage(`unknown command "${name}"; expected ${orList(GROUPS[first].map((x) => `${first} ${x}`))}`);
+      if (!Object.hasOwn(COMMANDS, name))
+        usage(`unknown command "${name}"; expected ${orList(GROUPS[first].map((x) => `${first} ${x}`))}`);
     }
     const cmd = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (!cmd) return usage(`unknown command "${first}"; run "cairn --help" for the list`);

@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { MAX_FUTURE_NONCE_GAP, MEMPOOL_CAP_DEFAULT, MEMPOOL_GAPPED_LIFETIME_MS, MEMPOOL_LIFETIME_MS, MEMPOOL_MAX, MEMPOOL_SENDER_GAPPED, MEMPOOL_SENDER_PENDING } from '../protocol/params';
+import {
+  MAX_FUTURE_NONCE_GAP,
+  MEMPOOL_CAP_DEFAULT,
+  MEMPOOL_GAPPED_LIFETIME_MS,
+  MEMPOOL_LIFETIME_MS,
+  MEMPOOL_MAX,
+  MEMPOOL_SENDER_GAPPED,
+  MEMPOOL_SENDER_PENDING,
+} from '../protocol/params';
 import { CairnError } from '../errors/CairnError';
 
 /**
@@ -30,7 +38,10 @@ export interface NodeConfig {
   mempoolGappedLifetimeMs: number;
   /** Signature-verification worker threads (>= 1). */
   verifyWorkers: number;
-  /** eth_call / eth_estimateGas worker threads (>= 1), their wall-clock budget per call, and how many calls may wait (vm/callPool.ts). */
+  /**
+   * eth_call / eth_estimateGas worker threads (>= 1), their wall-clock budget per call, and how many calls may wait
+   * (vm/callPool.ts).
+   */
   vmCallWorkers: number;
   vmCallTimeoutMs: number;
   vmCallQueue: number;
@@ -53,7 +64,9 @@ export interface NodeConfig {
   peers: string[];
   /** Origins whose web pages may read the native API and call JSON-RPC ("*": any; empty: no CORS headers). */
   corsOrigins: string[];
-  /** Development controls (POST /dev/mine, /dev/snapshot, /dev/revert): development network only, admin token required. */
+  /**
+   * Development controls (POST /dev/mine, /dev/snapshot, /dev/revert): development network only, admin token required.
+   */
   dev: boolean;
   /** The JSON file the values were read from, if any. */
   configFile: string | null;
@@ -110,31 +123,213 @@ interface OptionSpec {
 /** One table drives parsing, validation and --help, so they cannot drift apart. */
 const OPTIONS: readonly OptionSpec[] = [
   { key: 'dataDir', flag: 'data-dir', env: 'DATA_DIR', kind: 'string', help: 'directory of the RocksDB database' },
-  { key: 'host', flag: 'host', env: 'CAIRN_HOST', kind: 'string', help: 'interface the HTTP and JSON-RPC servers bind to ($HOST is not read: zsh sets it to the machine name)' },
-  { key: 'httpPort', flag: 'http-port', env: 'HTTP_PORT', kind: 'int', min: 0, max: 65535, help: 'native HTTP API port (0 = any free port)' },
-  { key: 'rpcPort', flag: 'rpc-port', env: 'RPC_PORT', kind: 'int', min: 0, max: 65535, help: 'VM JSON-RPC port (0 = any free port)' },
-  { key: 'adminToken', flag: 'admin-token', env: 'ADMIN_TOKEN', kind: 'token', help: 'x-admin-token for /peers and /security/alerts (unset = admin endpoints refuse)' },
-  { key: 'slotMs', flag: 'slot-ms', env: 'SLOT_MS', kind: 'int', min: 50, max: 1000, help: 'slot length in ms (50..1000)' },
-  { key: 'idleBlockMs', flag: 'idle-block-ms', env: 'IDLE_BLOCK_MS', kind: 'int', min: 50, max: 3_600_000, help: 'ms between empty blocks while nothing is pending or awaiting finality (>= slot-ms)' },
-  { key: 'mempoolCap', flag: 'mempool-cap', env: 'MEMPOOL_CAP', kind: 'int', min: 1, max: MEMPOOL_MAX, help: `resident mempool cap (1..${MEMPOOL_MAX})` },
-  { key: 'mempoolSenderPending', flag: 'mempool-sender-pending', env: 'MEMPOOL_SENDER_PENDING', kind: 'int', min: 1, max: MEMPOOL_MAX, help: `pending transactions one sender may hold; more: "mempool full" (1..${MEMPOOL_MAX})` },
-  { key: 'mempoolSenderGapped', flag: 'mempool-sender-gapped', env: 'MEMPOOL_SENDER_GAPPED', kind: 'int', min: 0, max: MAX_FUTURE_NONCE_GAP, help: `transactions one sender may hold beyond its next nonce (gapped); more: "nonce too far ahead"; a full pool evicts gapped ones for ready ones (0..${MAX_FUTURE_NONCE_GAP})` },
-  { key: 'mempoolGappedLifetimeMs', flag: 'mempool-gapped-lifetime-ms', env: 'MEMPOOL_GAPPED_LIFETIME_MS', kind: 'int', min: 1000, max: MEMPOOL_LIFETIME_MS, help: `ms a gapped transaction waits for its gap to fill before it is dropped (1000..${MEMPOOL_LIFETIME_MS}; ready ones live 6 h)` },
-  { key: 'verifyWorkers', flag: 'verify-workers', env: 'VERIFY_WORKERS', kind: 'int', min: 1, max: 256, help: 'signature-verification worker threads (default: available parallelism)' },
-  { key: 'vmCallWorkers', flag: 'vm-call-workers', env: 'VM_CALL_WORKERS', kind: 'int', min: 1, max: 256, help: 'eth_call / eth_estimateGas worker threads (default: available parallelism - 1, at least 1)' },
-  { key: 'vmCallTimeoutMs', flag: 'vm-call-timeout-ms', env: 'VM_CALL_TIMEOUT_MS', kind: 'int', min: 10, max: 600_000, help: 'wall-clock budget of one eth_call or eth_estimateGas in ms (default 5000)' },
-  { key: 'vmCallQueue', flag: 'vm-call-queue', env: 'VM_CALL_QUEUE', kind: 'int', min: 0, max: 100_000, help: 'eth_call / eth_estimateGas calls that may wait for a worker; beyond, -32000 "queue is full" (default 64)' },
+  {
+    key: 'host',
+    flag: 'host',
+    env: 'CAIRN_HOST',
+    kind: 'string',
+    help: 'interface the HTTP and JSON-RPC servers bind to ($HOST is not read: zsh sets it to the machine name)',
+  },
+  {
+    key: 'httpPort',
+    flag: 'http-port',
+    env: 'HTTP_PORT',
+    kind: 'int',
+    min: 0,
+    max: 65535,
+    help: 'native HTTP API port (0 = any free port)',
+  },
+  {
+    key: 'rpcPort',
+    flag: 'rpc-port',
+    env: 'RPC_PORT',
+    kind: 'int',
+    min: 0,
+    max: 65535,
+    help: 'VM JSON-RPC port (0 = any free port)',
+  },
+  {
+    key: 'adminToken',
+    flag: 'admin-token',
+    env: 'ADMIN_TOKEN',
+    kind: 'token',
+    help: 'x-admin-token for /peers and /security/alerts (unset = admin endpoints refuse)',
+  },
+  {
+    key: 'slotMs',
+    flag: 'slot-ms',
+    env: 'SLOT_MS',
+    kind: 'int',
+    min: 50,
+    max: 1000,
+    help: 'slot length in ms (50..1000)',
+  },
+  {
+    key: 'idleBlockMs',
+    flag: 'idle-block-ms',
+    env: 'IDLE_BLOCK_MS',
+    kind: 'int',
+    min: 50,
+    max: 3_600_000,
+    help: 'ms between empty blocks while nothing is pending or awaiting finality (>= slot-ms)',
+  },
+  {
+    key: 'mempoolCap',
+    flag: 'mempool-cap',
+    env: 'MEMPOOL_CAP',
+    kind: 'int',
+    min: 1,
+    max: MEMPOOL_MAX,
+    help: `resident mempool cap (1..${MEMPOOL_MAX})`,
+  },
+  {
+    key: 'mempoolSenderPending',
+    flag: 'mempool-sender-pending',
+    env: 'MEMPOOL_SENDER_PENDING',
+    kind: 'int',
+    min: 1,
+    max: MEMPOOL_MAX,
+    help: `pending transactions one sender may hold; more: "mempool full" (1..${MEMPOOL_MAX})`,
+  },
+  {
+    key: 'mempoolSenderGapped',
+    flag: 'mempool-sender-gapped',
+    env: 'MEMPOOL_SENDER_GAPPED',
+    kind: 'int',
+    min: 0,
+    max: MAX_FUTURE_NONCE_GAP,
+    help:
+      `transactions one sender may hold beyond its next nonce (gapped); more: "nonce too far ahead"; a full ` +
+      `pool evicts gapped ones for ready ones (0..${MAX_FUTURE_NONCE_GAP})`,
+  },
+  {
+    key: 'mempoolGappedLifetimeMs',
+    flag: 'mempool-gapped-lifetime-ms',
+    env: 'MEMPOOL_GAPPED_LIFETIME_MS',
+    kind: 'int',
+    min: 1000,
+    max: MEMPOOL_LIFETIME_MS,
+    help:
+      `ms a gapped transaction waits for its gap to fill before it is dropped ` +
+      `(1000..${MEMPOOL_LIFETIME_MS}; ready ones live 6 h)`,
+  },
+  {
+    key: 'verifyWorkers',
+    flag: 'verify-workers',
+    env: 'VERIFY_WORKERS',
+    kind: 'int',
+    min: 1,
+    max: 256,
+    help: 'signature-verification worker threads (default: available parallelism)',
+  },
+  {
+    key: 'vmCallWorkers',
+    flag: 'vm-call-workers',
+    env: 'VM_CALL_WORKERS',
+    kind: 'int',
+    min: 1,
+    max: 256,
+    help: 'eth_call / eth_estimateGas worker threads (default: available parallelism - 1, at least 1)',
+  },
+  {
+    key: 'vmCallTimeoutMs',
+    flag: 'vm-call-timeout-ms',
+    env: 'VM_CALL_TIMEOUT_MS',
+    kind: 'int',
+    min: 10,
+    max: 600_000,
+    help: 'wall-clock budget of one eth_call or eth_estimateGas in ms (default 5000)',
+  },
+  {
+    key: 'vmCallQueue',
+    flag: 'vm-call-queue',
+    env: 'VM_CALL_QUEUE',
+    kind: 'int',
+    min: 0,
+    max: 100_000,
+    help: 'eth_call / eth_estimateGas calls that may wait for a worker; beyond, -32000 "queue is full" (default 64)',
+  },
   { key: 'logLevel', flag: 'log-level', env: 'LOG_LEVEL', kind: 'level', help: LOG_LEVELS.join(' | ') },
-  { key: 'logFormat', flag: 'log-format', env: 'LOG_FORMAT', kind: 'string', help: 'auto (readable lines on a terminal, JSON otherwise) | json | pretty' },
-  { key: 'rateLimitExempt', flag: 'rate-limit-exempt', env: 'RATE_LIMIT_EXEMPT', kind: 'list', help: 'comma-separated addresses or CIDR blocks never rate-limited or guarded (default: none, loopback included)' },
-  { key: 'dev', flag: 'dev', env: 'CAIRN_DEV', kind: 'bool', help: 'development controls for fuzzers: mine blocks now, reusable snapshots and reverts (development network only; needs --admin-token)' },
-  { key: 'corsOrigins', flag: 'cors-origins', env: 'CORS_ORIGINS', kind: 'origins', help: 'comma-separated origins whose web pages may read the API and call JSON-RPC (default *: any; empty: none)' },
-  { key: 'trustedProxies', flag: 'trusted-proxies', env: 'TRUSTED_PROXIES', kind: 'list', help: 'comma-separated proxy addresses or CIDR blocks whose X-Forwarded-For is believed' },
-  { key: 'devAccounts', flag: 'dev-accounts', env: 'DEV_ACCOUNTS', kind: 'int', min: 0, max: 1000, help: 'pre-funded development accounts at genesis (0..1000)' },
-  { key: 'peers', flag: 'peers', env: 'CAIRN_PEERS', kind: 'urls', help: "comma-separated peers' HTTP API URLs (http://host:port); none: a single node" },
-  { key: 'genesisFile', flag: 'genesis', env: 'CAIRN_GENESIS', kind: 'string', help: 'chain specification (JSON, see "cairn genesis --help") an empty data dir starts from; unset: the development network' },
-  { key: 'validatorKey', flag: 'validator-key', env: 'CAIRN_VALIDATOR_KEY', kind: 'string', help: "file with this node's block-signing master secret (64 hex, or dev-validators.json's shape); unset: the development validator" },
-  { key: 'allowDevValidator', flag: 'allow-dev-validator', env: 'CAIRN_ALLOW_DEV_VALIDATOR', kind: 'bool', help: 'let a --genesis chain have the published development validator key among its validators (local test networks only: anyone can sign its blocks)' },
+  {
+    key: 'logFormat',
+    flag: 'log-format',
+    env: 'LOG_FORMAT',
+    kind: 'string',
+    help: 'auto (readable lines on a terminal, JSON otherwise) | json | pretty',
+  },
+  {
+    key: 'rateLimitExempt',
+    flag: 'rate-limit-exempt',
+    env: 'RATE_LIMIT_EXEMPT',
+    kind: 'list',
+    help: 'comma-separated addresses or CIDR blocks never rate-limited or guarded (default: none, loopback included)',
+  },
+  {
+    key: 'dev',
+    flag: 'dev',
+    env: 'CAIRN_DEV',
+    kind: 'bool',
+    help:
+      'development controls for fuzzers: mine blocks now, reusable snapshots and reverts ' +
+      '(development network only; needs --admin-token)',
+  },
+  {
+    key: 'corsOrigins',
+    flag: 'cors-origins',
+    env: 'CORS_ORIGINS',
+    kind: 'origins',
+    help: 'comma-separated origins whose web pages may read the API and call JSON-RPC (default *: any; empty: none)',
+  },
+  {
+    key: 'trustedProxies',
+    flag: 'trusted-proxies',
+    env: 'TRUSTED_PROXIES',
+    kind: 'list',
+    help: 'comma-separated proxy addresses or CIDR blocks whose X-Forwarded-For is believed',
+  },
+  {
+    key: 'devAccounts',
+    flag: 'dev-accounts',
+    env: 'DEV_ACCOUNTS',
+    kind: 'int',
+    min: 0,
+    max: 1000,
+    help: 'pre-funded development accounts at genesis (0..1000)',
+  },
+  {
+    key: 'peers',
+    flag: 'peers',
+    env: 'CAIRN_PEERS',
+    kind: 'urls',
+    help: "comma-separated peers' HTTP API URLs (http://host:port); none: a single node",
+  },
+  {
+    key: 'genesisFile',
+    flag: 'genesis',
+    env: 'CAIRN_GENESIS',
+    kind: 'string',
+    help:
+      'chain specification (JSON, see "cairn genesis --help") an empty data dir starts from; unset: the ' +
+      'development network',
+  },
+  {
+    key: 'validatorKey',
+    flag: 'validator-key',
+    env: 'CAIRN_VALIDATOR_KEY',
+    kind: 'string',
+    help:
+      "file with this node's block-signing master secret (64 hex, or dev-validators.json's shape); unset: the " +
+      'development validator',
+  },
+  {
+    key: 'allowDevValidator',
+    flag: 'allow-dev-validator',
+    env: 'CAIRN_ALLOW_DEV_VALIDATOR',
+    kind: 'bool',
+    help:
+      'let a --genesis chain have the published development validator key among its validators ' +
+      '(local test networks only: anyone can sign its blocks)',
+  },
 ];
 
 const fail = (message: string, meta: Record<string, unknown> = {}): never => {
@@ -142,7 +337,13 @@ const fail = (message: string, meta: Record<string, unknown> = {}): never => {
 };
 
 const describeOpt = (o: OptionSpec, source: string): string =>
-  source === 'flag' ? `--${o.flag}` : source === 'env' ? `$${o.env}` : source === 'file' ? `"${o.key}" in the config file` : o.key;
+  source === 'flag'
+    ? `--${o.flag}`
+    : source === 'env'
+      ? `$${o.env}`
+      : source === 'file'
+        ? `"${o.key}" in the config file`
+        : o.key;
 
 /** Validates one raw value (string from flag/env, any JSON value from the file). */
 function coerce(o: OptionSpec, raw: unknown, source: 'flag' | 'env' | 'file'): NodeConfig[Key] {
@@ -153,13 +354,15 @@ function coerce(o: OptionSpec, raw: unknown, source: 'flag' | 'env' | 'file'): N
       if (typeof raw === 'number') n = raw;
       else if (typeof raw === 'string' && source !== 'file' && /^\s*\d+\s*$/.test(raw)) n = Number(raw.trim());
       else return fail(`${name} must be an integer, got ${JSON.stringify(raw)}`, { option: o.key });
-      if (!Number.isSafeInteger(n)) return fail(`${name} must be an integer, got ${JSON.stringify(raw)}`, { option: o.key });
+      if (!Number.isSafeInteger(n))
+        return fail(`${name} must be an integer, got ${JSON.stringify(raw)}`, { option: o.key });
       if ((o.min !== undefined && n < o.min) || (o.max !== undefined && n > o.max))
         return fail(`${name} must be between ${o.min} and ${o.max}, got ${n}`, { option: o.key });
       return n;
     }
     case 'string':
-      if (typeof raw !== 'string' || raw.trim() === '') return fail(`${name} must be a non-empty string`, { option: o.key });
+      if (typeof raw !== 'string' || raw.trim() === '')
+        return fail(`${name} must be a non-empty string`, { option: o.key });
       return raw;
     case 'token':
       if (raw === null && source === 'file') return null;
@@ -169,7 +372,8 @@ function coerce(o: OptionSpec, raw: unknown, source: 'flag' | 'env' | 'file'): N
     case 'list': {
       // Flags and variables: comma-separated; the config file: an array of strings (or the same string).
       const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : undefined;
-      if (!items || items.some((x) => typeof x !== 'string')) return fail(`${name} must be a comma-separated list (or an array of strings in the file)`, { option: o.key });
+      if (!items || items.some((x) => typeof x !== 'string'))
+        return fail(`${name} must be a comma-separated list (or an array of strings in the file)`, { option: o.key });
       const list = (items as string[]).map((x) => x.trim()).filter((x) => x !== '');
       const bad = list.find((x) => !/^[0-9A-Fa-f.:]+(\/\d{1,3})?$/.test(x));
       if (bad !== undefined) return fail(`${name}: "${bad}" is not an IP address or CIDR block`, { option: o.key });
@@ -177,7 +381,10 @@ function coerce(o: OptionSpec, raw: unknown, source: 'flag' | 'env' | 'file'): N
     }
     case 'urls': {
       const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : undefined;
-      if (!items || items.some((x) => typeof x !== 'string')) return fail(`${name} must be a comma-separated list of URLs (or an array of strings in the file)`, { option: o.key });
+      if (!items || items.some((x) => typeof x !== 'string'))
+        return fail(`${name} must be a comma-separated list of URLs (or an array of strings in the file)`, {
+          option: o.key,
+        });
       const list = (items as string[]).map((x) => x.trim().replace(/\/+$/, '')).filter((x) => x !== '');
       for (const u of list) {
         let url: URL | undefined;
@@ -186,17 +393,30 @@ function coerce(o: OptionSpec, raw: unknown, source: 'flag' | 'env' | 'file'): N
         } catch {
           url = undefined;
         }
-        if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search || url.hash) return fail(`${name}: "${u}" is not a peer URL like http://host:port`, { option: o.key });
+        if (
+          !url ||
+          (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+          url.pathname !== '/' ||
+          url.search ||
+          url.hash
+        )
+          return fail(`${name}: "${u}" is not a peer URL like http://host:port`, { option: o.key });
       }
       return [...new Set(list)];
     }
     case 'origins': {
       // "*", or web origins (scheme://host[:port]); an empty value turns CORS off.
       const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : undefined;
-      if (!items || items.some((x) => typeof x !== 'string')) return fail(`${name} must be a comma-separated list of origins (or an array of strings in the file)`, { option: o.key });
+      if (!items || items.some((x) => typeof x !== 'string'))
+        return fail(`${name} must be a comma-separated list of origins (or an array of strings in the file)`, {
+          option: o.key,
+        });
       const list = (items as string[]).map((x) => x.trim().replace(/\/+$/, '')).filter((x) => x !== '');
       const bad = list.find((x) => x !== '*' && !/^https?:\/\/[^/\s:]+(:\d{1,5})?$/.test(x));
-      if (bad !== undefined) return fail(`${name}: "${bad}" is not an origin like https://wallet.example or http://localhost:3000 (or *)`, { option: o.key });
+      if (bad !== undefined)
+        return fail(`${name}: "${bad}" is not an origin like https://wallet.example or http://localhost:3000 (or *)`, {
+          option: o.key,
+        });
       return [...new Set(list)];
     }
     case 'bool':
@@ -228,7 +448,8 @@ function readConfigFile(path: string): Record<string, unknown> {
   const known = new Set<string>(OPTIONS.map((o) => o.key));
   for (const k of Object.keys(json)) {
     // A misspelt key would otherwise be ignored silently and the default used.
-    if (!known.has(k)) fail(`--config: unknown key "${k}" in ${path} (known: ${[...known].join(', ')})`, { file: path });
+    if (!known.has(k))
+      fail(`--config: unknown key "${k}" in ${path} (known: ${[...known].join(', ')})`, { file: path });
   }
   return json as Record<string, unknown>;
 }
@@ -262,10 +483,14 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig {
 
   if (config.httpPort !== 0 && config.httpPort === config.rpcPort)
     fail(`http-port and rpc-port must differ (both are ${config.httpPort})`, { option: 'rpcPort' });
-  if (config.dev && config.genesisFile !== null) fail('--dev runs on the development network only (without --genesis)', { option: 'dev' });
-  if (config.dev && !config.adminToken) fail('--dev needs --admin-token: the development controls are admin endpoints', { option: 'dev' });
+  if (config.dev && config.genesisFile !== null)
+    fail('--dev runs on the development network only (without --genesis)', { option: 'dev' });
+  if (config.dev && !config.adminToken)
+    fail('--dev needs --admin-token: the development controls are admin endpoints', { option: 'dev' });
   if (!(LOG_FORMATS as readonly string[]).includes(config.logFormat))
-    fail(`log-format must be one of ${LOG_FORMATS.join(', ')}, got ${JSON.stringify(config.logFormat)}`, { option: 'logFormat' });
+    fail(`log-format must be one of ${LOG_FORMATS.join(', ')}, got ${JSON.stringify(config.logFormat)}`, {
+      option: 'logFormat',
+    });
   if (config.idleBlockMs < config.slotMs)
     fail(`idle-block-ms (${config.idleBlockMs}) must be >= slot-ms (${config.slotMs})`, { option: 'idleBlockMs' });
   return config;
@@ -276,9 +501,16 @@ export function configHelp(): string {
   const rows = OPTIONS.map((o) => {
     const def = defaultNodeConfig[o.key];
     const shown = def === null ? '(unset)' : Array.isArray(def) ? (def.length ? def.join(',') : '(none)') : String(def);
-    return [o.kind === 'bool' ? `--${o.flag}` : `--${o.flag} <${o.kind === 'int' ? 'n' : o.kind === 'list' || o.kind === 'urls' || o.kind === 'origins' ? 'a,b' : 'value'}>`, `$${o.env}`, shown, o.help];
+    const value =
+      o.kind === 'int' ? 'n' : o.kind === 'list' || o.kind === 'urls' || o.kind === 'origins' ? 'a,b' : 'value';
+    return [o.kind === 'bool' ? `--${o.flag}` : `--${o.flag} <${value}>`, `$${o.env}`, shown, o.help];
   });
-  rows.push(['--config <file.json>', '', '(none)', 'JSON object with any of the keys: ' + OPTIONS.map((o) => o.key).join(', ')]);
+  rows.push([
+    '--config <file.json>',
+    '',
+    '(none)',
+    'JSON object with any of the keys: ' + OPTIONS.map((o) => o.key).join(', '),
+  ]);
   const w0 = Math.max(...rows.map((r) => r[0].length));
   const w1 = Math.max(...rows.map((r) => r[1].length));
   const w2 = Math.max(...rows.map((r) => r[2].length));

@@ -10,7 +10,10 @@ import type { Address, Block, SignedTx, SigningKeys } from '../protocol/types';
  * The rules stay pure, and each read is made only when the cheaper checks before it passed.
  */
 export interface ParentReads {
-  /** The block-signing keys `producer` bound when it stood for election (modules/staking `producerKeysOf`); undefined: none. */
+  /**
+   * The block-signing keys `producer` bound when it stood for election (modules/staking `producerKeysOf`); undefined:
+   * none.
+   */
   producerKeys(producer: Address): Promise<SigningKeys | undefined>;
   /** Why `txs` do not fit the parent state's block gas budget (chain/blockGas.ts), or undefined. */
   gasRefusal(txs: readonly SignedTx[]): Promise<string | undefined>;
@@ -20,7 +23,11 @@ export interface ParentReads {
  * The header links to `parent` and its producer signed it with the keys it bound (read in the
  * parent's state). Nothing about a block is believed before this passes.
  */
-export async function headerRefusal(reads: Pick<ParentReads, 'producerKeys'>, h: Block['header'], parent: { height: number; hash: Hex }): Promise<string | undefined> {
+export async function headerRefusal(
+  reads: Pick<ParentReads, 'producerKeys'>,
+  h: Block['header'],
+  parent: { height: number; hash: Hex },
+): Promise<string | undefined> {
   if (h.height !== parent.height + 1) return `height ${h.height} does not follow ${parent.height}`;
   if (h.parentHash !== parent.hash) return 'parent hash does not link';
   const keys = await reads.producerKeys(h.producer);
@@ -35,9 +42,19 @@ export async function headerRefusal(reads: Pick<ParentReads, 'producerKeys'>, h:
  * header signature, so a forged block costs the node one verification) and its VM gas budget.
  * The schedule (slots, producer) is slots.ts's `scheduleRefusal`.
  */
-export async function blockRefusal(reads: ParentReads, block: Block, parent: { height: number; hash: Hex }): Promise<string | undefined> {
+export async function blockRefusal(
+  reads: ParentReads,
+  block: Block,
+  parent: { height: number; hash: Hex },
+): Promise<string | undefined> {
   const h = block.header;
-  if (!Array.isArray(block.txs) || block.txs.length !== h.txCount || !Array.isArray(block.results) || block.results.length !== h.txCount) return 'transaction count mismatch';
+  if (
+    !Array.isArray(block.txs) ||
+    block.txs.length !== h.txCount ||
+    !Array.isArray(block.results) ||
+    block.results.length !== h.txCount
+  )
+    return 'transaction count mismatch';
   const header = await headerRefusal(reads, h, parent);
   if (header) return header;
   if (txRootOf(block.txs) !== h.txRoot) return 'tx root mismatch';

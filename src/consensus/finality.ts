@@ -14,7 +14,11 @@ import type { Address } from '../protocol/types';
 export const finalityThreshold = (n: number): number => Math.floor((2 * n) / 3) + 1;
 
 /** Final height under `members` given their last produced heights; never below `previous`. */
-export function finalizedFrom(members: readonly Address[], lastProduced: Readonly<Record<Address, number>>, previous: number): number {
+export function finalizedFrom(
+  members: readonly Address[],
+  lastProduced: Readonly<Record<Address, number>>,
+  previous: number,
+): number {
   const need = finalityThreshold(members.length);
   const heights = members.map((a) => lastProduced[a] ?? 0).sort((x, y) => y - x);
   const h = heights[need - 1] ?? 0;
@@ -48,6 +52,8 @@ export function finalityBehind(sch: FinalitySchedule, height: number): FinalityB
   const lag = height - sch.finalizedHeight;
   if (lag <= need) return null;
   const next = sch.finalizedHeight + 1;
-  const notProducing = counting.filter((a) => (sch.lastProduced[a] ?? 0) <= next).map((address) => ({ address, lastProduced: sch.lastProduced[address] ?? null }));
+  const notProducing = counting
+    .filter((a) => (sch.lastProduced[a] ?? 0) <= next)
+    .map((address) => ({ address, lastProduced: sch.lastProduced[address] ?? null }));
   return { lag, need, counting: counting.length, notProducing, pending: Object.keys(sch.joining ?? {}) as Address[] };
 }

@@ -15,7 +15,12 @@ export function prefers(a: { height: number; hash: Hex }, b: { height: number; h
  * chain ending at `head`: a fork below the finalized height is refused (final blocks are never
  * undone; the reason says why), a tip fork choice does not prefer is `stale`, else `take` it.
  */
-export function branchChoice(tip: { height: number; hash: Hex }, forkAt: number, head: { height: number; hash: Hex; finalizedHeight: number }): 'take' | 'stale' | { refused: string } {
-  if (forkAt < head.finalizedHeight) return { refused: `branch forks at ${forkAt}, below the finalized height ${head.finalizedHeight}` };
+export function branchChoice(
+  tip: { height: number; hash: Hex },
+  forkAt: number,
+  head: { height: number; hash: Hex; finalizedHeight: number },
+): 'take' | 'stale' | { refused: string } {
+  if (forkAt < head.finalizedHeight)
+    return { refused: `branch forks at ${forkAt}, below the finalized height ${head.finalizedHeight}` };
   return prefers(tip, head) ? 'take' : 'stale';
 }

@@ -24,7 +24,11 @@ export function scheduleRefusal(
   slotMs: number,
   now: number,
 ): string | undefined {
-  if (b.timestamp > now + CLOCK_TOLERANCE_MS) return `block from a future slot: timestamp ${b.timestamp} is ${b.timestamp - now} ms ahead of this node's clock (tolerance ${CLOCK_TOLERANCE_MS} ms)`;
+  if (b.timestamp > now + CLOCK_TOLERANCE_MS)
+    return (
+      `block from a future slot: timestamp ${b.timestamp} is ${b.timestamp - now} ms ahead of this node's clock ` +
+      `(tolerance ${CLOCK_TOLERANCE_MS} ms)`
+    );
   const slot = slotOf(b.timestamp, slotMs);
   const parentSlot = slotOf(parentTimestamp, slotMs);
   if (slot <= parentSlot) return `block slot ${slot} is not after its parent's slot ${parentSlot}`;
@@ -37,7 +41,13 @@ export function scheduleRefusal(
  * Whether `self` produces on a head made at `headTimestamp` now: the slot of `now` (a block's
  * time is at least its parent's + 1 ms) is `self`'s in `active` and comes after the head's slot.
  */
-export function ownsSlot(active: readonly Address[], self: Address, headTimestamp: number, now: number, slotMs: number): boolean {
+export function ownsSlot(
+  active: readonly Address[],
+  self: Address,
+  headTimestamp: number,
+  now: number,
+  slotMs: number,
+): boolean {
   const slot = slotOf(Math.max(now, headTimestamp + 1), slotMs);
   return slotProducer(active, slot) === self && slot > slotOf(headTimestamp, slotMs);
 }
@@ -57,7 +67,14 @@ export function slotsOf(index: number, n: number, from: number, to: number): num
  * (downtime jailing counts blocks without one), whatever the ratio of the idle period to the
  * schedule's round, and a validator that is down costs one round of delay, never a stall.
  */
-export function idleTurn(set: readonly Address[], headProducer: Address | null, self: Address, idleFor: number, idleBlockMs: number, slotMs: number): boolean {
+export function idleTurn(
+  set: readonly Address[],
+  headProducer: Address | null,
+  self: Address,
+  idleFor: number,
+  idleBlockMs: number,
+  slotMs: number,
+): boolean {
   if (idleFor < idleBlockMs) return false;
   const n = set.length;
   const i = headProducer === null ? -1 : set.indexOf(headProducer);

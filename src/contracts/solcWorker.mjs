@@ -6,6 +6,6 @@ parentPort.on('message', ({ id, input }) => {
   try {
     parentPort.postMessage({ id, output: solc.compile(input), version: solc.version() });
   } catch (e) {
-    parentPort.postMessage({ id, error: String(e && e.message ? e.message : e) });
+    parentPort.postMessage({ id, error: String(e?.message ? e.message : e) });
   }
 });

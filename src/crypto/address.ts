@@ -25,7 +25,10 @@ export function addressFromPublicKey(pub: Uint8Array): Address {
       throw new CairnError('INVALID_PUBLIC_KEY', 'secp256k1 public key is not on the curve', {}, { cause });
     }
   } else {
-    throw new CairnError('INVALID_PUBLIC_KEY', 'secp256k1 public key must be 33 (compressed) or 65 (uncompressed) bytes');
+    throw new CairnError(
+      'INVALID_PUBLIC_KEY',
+      'secp256k1 public key must be 33 (compressed) or 65 (uncompressed) bytes',
+    );
   }
   return toHex(keccak256(uncompressed.subarray(1)).subarray(12));
 }
@@ -50,7 +53,7 @@ export function parseAddress(s: string): Address | undefined {
   const decoded = bech32m.decodeUnsafe(s, 90);
   if (!decoded || decoded.prefix !== NATIVE_PREFIX) return undefined;
   const bytes = bech32m.fromWordsUnsafe(decoded.words);
-  if (!bytes || bytes.length !== 20) return undefined;
+  if (bytes?.length !== 20) return undefined;
   return toHex(bytes);
 }
 

@@ -15,7 +15,10 @@ import { MLDSA44_SIG_BYTES, SECP_SIG_BYTES, verifyHybridReference } from './hybr
 /** Bytes both producer signatures cover; the block hash is their keccak. */
 export function headerSigningBytes(h: BlockHeader): Uint8Array {
   const { height, parentHash, timestamp, producer, txRoot, stateRoot, txCount } = h;
-  return concatBytes(utf8(BLOCK_DOMAIN), canonicalBytes({ height, parentHash, timestamp, producer, txRoot, stateRoot, txCount }));
+  return concatBytes(
+    utf8(BLOCK_DOMAIN),
+    canonicalBytes({ height, parentHash, timestamp, producer, txRoot, stateRoot, txCount }),
+  );
 }
 
 export const headerHash = (h: BlockHeader): Hex => keccakHex(headerSigningBytes(h));
@@ -57,7 +60,10 @@ export const SIGNED_HEADER_SCHEMA = Type.Object(
     txCount: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
     hash: HASH,
     signatures: Type.Object(
-      { secp256k1: Type.String({ pattern: `^0x[0-9a-f]{${2 * SECP_SIG_BYTES}}$` }), mldsa44: Type.String({ pattern: `^0x[0-9a-f]{${2 * MLDSA44_SIG_BYTES}}$` }) },
+      {
+        secp256k1: Type.String({ pattern: `^0x[0-9a-f]{${2 * SECP_SIG_BYTES}}$` }),
+        mldsa44: Type.String({ pattern: `^0x[0-9a-f]{${2 * MLDSA44_SIG_BYTES}}$` }),
+      },
       { additionalProperties: false },
     ),
   },

@@ -49,7 +49,8 @@ export function verifyHybridReference(msg: Uint8Array, pubs: HybridPublicKeys, s
     if (!(msg instanceof Uint8Array)) return false;
     if (!isSecpPub(pubs.secp256k1) || sigs.secp256k1.length !== SECP_SIG_BYTES) return false;
     if (pubs.mldsa44.length !== MLDSA44_PUB_BYTES || sigs.mldsa44.length !== MLDSA44_SIG_BYTES) return false;
-    if (!secp256k1.verify(sigs.secp256k1, msg, pubs.secp256k1, { prehash: true, lowS: true, format: 'compact' })) return false;
+    if (!secp256k1.verify(sigs.secp256k1, msg, pubs.secp256k1, { prehash: true, lowS: true, format: 'compact' }))
+      return false;
     return ml_dsa44.verify(sigs.mldsa44, msg, pubs.mldsa44);
   } catch {
     return false;

@@ -67,6 +67,7 @@ export const generateSecret = (): Uint8Array => new Uint8Array(randomBytes(SECRE
 
 /** Deterministic development secrets: keccak256(utf8(`${seed}/${index}`)). */
 export function devSecret(index: number, seed: string = DEV_SEED): Uint8Array {
-  if (!Number.isSafeInteger(index) || index < 0) throw new CairnError('INVALID_INDEX', 'dev key index must be a non-negative integer');
+  if (!Number.isSafeInteger(index) || index < 0)
+    throw new CairnError('INVALID_INDEX', 'dev key index must be a non-negative integer');
   return keccak256(utf8(`${seed}/${index}`));
 }

@@ -36,7 +36,8 @@ function payloadFields(p: TxPayload): TxPayload {
 /** The genesis hash as the 32 bytes the signing bytes carry; a malformed one is a caller bug. */
 export function genesisBytes(network: Network): Uint8Array {
   if (lastGenesis.hash === network.genesisHash) return lastGenesis.bytes; // a node signs and verifies for one network
-  if (!isHex(network.genesisHash, 32)) throw new TypeError(`network genesis hash must be 0x and 64 hex digits, got ${String(network.genesisHash)}`);
+  if (!isHex(network.genesisHash, 32))
+    throw new TypeError(`network genesis hash must be 0x and 64 hex digits, got ${String(network.genesisHash)}`);
   lastGenesis = { hash: network.genesisHash, bytes: fromHex(network.genesisHash) };
   return lastGenesis.bytes;
 }
@@ -45,10 +46,14 @@ let lastGenesis: { hash: string; bytes: Uint8Array } = { hash: '', bytes: new Ui
 /** The id and the signing bytes from one canonical encoding (decoding computes both). */
 export function txIdAndSigningBytes(p: TxPayload, network: Network): { id: Hex; msg: Uint8Array } {
   const json = canonicalBytes(payloadFields(p));
-  return { id: keccakHex(concatBytes(TX_DOMAIN_BYTES, json)), msg: concatBytes(TX_DOMAIN_BYTES, genesisBytes(network), json) };
+  return {
+    id: keccakHex(concatBytes(TX_DOMAIN_BYTES, json)),
+    msg: concatBytes(TX_DOMAIN_BYTES, genesisBytes(network), json),
+  };
 }
 
-export const signingBytes = (p: TxPayload, network: Network): Uint8Array => concatBytes(TX_DOMAIN_BYTES, genesisBytes(network), canonicalBytes(payloadFields(p)));
+export const signingBytes = (p: TxPayload, network: Network): Uint8Array =>
+  concatBytes(TX_DOMAIN_BYTES, genesisBytes(network), canonicalBytes(payloadFields(p)));
 
 export const txId = (p: TxPayload): Hex => keccakHex(concatBytes(TX_DOMAIN_BYTES, canonicalBytes(payloadFields(p))));
 

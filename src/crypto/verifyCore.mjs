@@ -63,7 +63,8 @@ export async function createVerifyCore(opts = {}) {
     if (!(sig instanceof Uint8Array) || sig.length !== SECP_SIG_BYTES) return false;
     // OpenSSL also accepts the hybrid encodings 0x06/0x07; noble and Ethereum do not.
     if (!(pub instanceof Uint8Array)) return false;
-    if (!((pub.length === 65 && pub[0] === 0x04) || (pub.length === 33 && (pub[0] === 0x02 || pub[0] === 0x03)))) return false;
+    if (!((pub.length === 65 && pub[0] === 0x04) || (pub.length === 33 && (pub[0] === 0x02 || pub[0] === 0x03))))
+      return false;
     // Low-s: OpenSSL accepts both s and n - s; the protocol accepts only the low one.
     if (Buffer.compare(asBuffer(sig).subarray(32, 64), HALF_N) > 0) return false;
     if (nativeSecp) return nativeSecp.ecdsaVerify(sig, createHash('sha256').update(msg).digest(), pub);

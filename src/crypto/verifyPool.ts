@@ -31,7 +31,11 @@ export interface VerifyPoolStats {
   meanBatchSize: number;
 }
 
-export type VerifyPoolErrorCode = 'VERIFY_POOL_CLOSED' | 'VERIFY_POOL_FULL' | 'VERIFY_WORKER_CRASHED' | 'VERIFY_WORKER_START_FAILED';
+export type VerifyPoolErrorCode =
+  | 'VERIFY_POOL_CLOSED'
+  | 'VERIFY_POOL_FULL'
+  | 'VERIFY_WORKER_CRASHED'
+  | 'VERIFY_WORKER_START_FAILED';
 
 interface Pending {
   job: VerifyJob;
@@ -63,8 +67,14 @@ const PIPELINE = 2;
 
 const isBytes = (u: unknown): u is Uint8Array => u instanceof Uint8Array;
 const wellFormed = (j: VerifyJob | undefined): boolean =>
-  !!j && isBytes(j.msg) && !!j.pubs && !!j.sigs && isBytes(j.pubs.secp256k1) && isBytes(j.pubs.mldsa44) &&
-  isBytes(j.sigs.secp256k1) && isBytes(j.sigs.mldsa44);
+  !!j &&
+  isBytes(j.msg) &&
+  !!j.pubs &&
+  !!j.sigs &&
+  isBytes(j.pubs.secp256k1) &&
+  isBytes(j.pubs.mldsa44) &&
+  isBytes(j.sigs.secp256k1) &&
+  isBytes(j.sigs.mldsa44);
 
 /**
  * Packs jobs into one ArrayBuffer that is transferred, not cloned: measured here, a
@@ -120,7 +130,12 @@ export class VerifyPool {
 
   static async start(opts: VerifyPoolOptions = {}): Promise<VerifyPool> {
     const size = Math.max(1, Math.floor(opts.workers ?? availableParallelism()));
-    const pool = new VerifyPool(size, Math.max(1, opts.maxBatch ?? 64), opts.batchTimeoutMs ?? 60_000, Math.max(1, opts.maxPending ?? 16_384));
+    const pool = new VerifyPool(
+      size,
+      Math.max(1, opts.maxBatch ?? 64),
+      opts.batchTimeoutMs ?? 60_000,
+      Math.max(1, opts.maxPending ?? 16_384),
+    );
     try {
       await Promise.all(Array.from({ length: size }, (_, i) => pool.spawn(i)));
     } catch (e) {
@@ -137,10 +152,17 @@ export class VerifyPool {
 
   /** Resolves true only if both signatures verify. Malformed jobs resolve false. */
   verify(job: VerifyJob): Promise<boolean> {
-    if (this.closed) return Promise.reject(new CairnError<VerifyPoolErrorCode>('VERIFY_POOL_CLOSED', 'verify pool is closed'));
+    if (this.closed)
+      return Promise.reject(new CairnError<VerifyPoolErrorCode>('VERIFY_POOL_CLOSED', 'verify pool is closed'));
     if (!wellFormed(job)) return Promise.resolve(false);
     if (this.pendingCount >= this.maxPending) {
-      return Promise.reject(new CairnError<VerifyPoolErrorCode>('VERIFY_POOL_FULL', `signature verification queue is full (${this.maxPending} jobs)`, { maxPending: this.maxPending }));
+      return Promise.reject(
+        new CairnError<VerifyPoolErrorCode>(
+          'VERIFY_POOL_FULL',
+          `signature verification queue is full (${this.maxPending} jobs)`,
+          { maxPending: this.maxPending },
+        ),
+      );
     }
     return new Promise<boolean>((resolve, reject) => {
       this.queue.push({ job, resolve, reject });
@@ -205,11 +227,29 @@ export class VerifyPool {
   private spawn(index: number): Promise<void> {
     const previous = this.slots[index];
     let slot!: Slot;
-    const { worker, ready } = startWorker<WorkerReply>(WORKER_URL, {
-      message: (m) => this.settle(slot, m.id, m.results),
-      failed: (cause) => this.crashed(slot, cause),
-    }, (cause) => new CairnError<VerifyPoolErrorCode>('VERIFY_WORKER_START_FAILED', 'verify worker failed to start', { index }, { cause }));
-    slot = { index, worker, ready: false, dead: false, batches: new Map(), jobs: 0, consecutiveCrashes: previous?.consecutiveCrashes ?? 0 };
+    const { worker, ready } = startWorker<WorkerReply>(
+      WORKER_URL,
+      {
+        message: (m) => this.settle(slot, m.id, m.results),
+        failed: (cause) => this.crashed(slot, cause),
+      },
+      (cause) =>
+        new CairnError<VerifyPoolErrorCode>(
+          'VERIFY_WORKER_START_FAILED',
+          'verify worker failed to start',
+          { index },
+          { cause },
+        ),
+    );
+    slot = {
+      index,
+      worker,
+      ready: false,
+      dead: false,
+      batches: new Map(),
+      jobs: 0,
+      consecutiveCrashes: previous?.consecutiveCrashes ?? 0,
+    };
     this.slots[index] = slot;
     // Referenced until ready so `await VerifyPool.start()` keeps the process alive.
     return ready.then(() => {
@@ -225,7 +265,16 @@ export class VerifyPool {
     slot.dead = true;
     this.counters.crashes++;
     slot.ready = false;
-    this.failBatches(slot, () => new CairnError<VerifyPoolErrorCode>('VERIFY_WORKER_CRASHED', 'verify worker crashed', { index: slot.index }, { cause }));
+    this.failBatches(
+      slot,
+      () =>
+        new CairnError<VerifyPoolErrorCode>(
+          'VERIFY_WORKER_CRASHED',
+          'verify worker crashed',
+          { index: slot.index },
+          { cause },
+        ),
+    );
     void slot.worker.terminate();
     slot.consecutiveCrashes++;
     setTimeout(() => {

@@ -18,7 +18,11 @@ export interface WorkerHandlers<M> {
  * each worker a loader it does not need) and resolves once it is ready. A worker that dies
  * before that rejects with `startError(cause)` and still reports `failed`.
  */
-export function startWorker<M>(url: URL, h: WorkerHandlers<M>, startError: (cause: unknown) => Error): { worker: Worker; ready: Promise<void> } {
+export function startWorker<M>(
+  url: URL,
+  h: WorkerHandlers<M>,
+  startError: (cause: unknown) => Error,
+): { worker: Worker; ready: Promise<void> } {
   const worker = new Worker(url, { execArgv: [] });
   let started = false;
   let dead = false;
@@ -46,5 +50,9 @@ export function startWorker<M>(url: URL, h: WorkerHandlers<M>, startError: (caus
   return { worker, ready };
 }
 
-/** Delay before respawning a worker after its `consecutive`-th crash in a row: none for the first, then 100 ms doubling to 5 s. */
-export const respawnDelayMs = (consecutive: number): number => (consecutive <= 1 ? 0 : Math.min(5_000, 100 * 2 ** (consecutive - 2)));
+/**
+ * Delay before respawning a worker after its `consecutive`-th crash in a row: none for the first, then 100 ms doubling
+ * to 5 s.
+ */
+export const respawnDelayMs = (consecutive: number): number =>
+  consecutive <= 1 ? 0 : Math.min(5_000, 100 * 2 ** (consecutive - 2));

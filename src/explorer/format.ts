@@ -26,14 +26,21 @@ export function ago(ms: number, now = Date.now()): string {
   return `${Math.floor(s / 86_400)}d ago`;
 }
 
-export const time = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+export const time = (ms: number): string =>
+  new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC');
 
 /** Links into the explorer's own pages (hash routes: the node serves one page). */
 export const link = {
-  block: (ref: string | number, text?: string): Html => html`<a href="#/block/${String(ref)}">${text ?? String(ref)}</a>`,
+  block: (ref: string | number, text?: string): Html =>
+    html`<a href="#/block/${String(ref)}">${text ?? String(ref)}</a>`,
   tx: (id: string): Html => html`<a class="mono" href="#/tx/${id}" title="${id}">${short(id)}</a>`,
   address: (a: string | null | undefined, label?: string | null): Html =>
-    a ? html`<a class="mono" href="#/address/${a}" title="${a}">${label ?? short(a)}</a>` : html`<span class="muted">—</span>`,
+    a
+      ? html`<a class="mono" href="#/address/${a}" title="${a}">${label ?? short(a)}</a>`
+      : html`<span class="muted">—</span>`,
   token: (id: string, symbol?: string): Html => html`<a href="#/token/${id}">${symbol ?? short(id)}</a>`,
   nft: (id: string, text?: string): Html => html`<a href="#/nft/${id}">${text ?? short(id)}</a>`,
   name: (n: string): Html => html`<a href="#/name/${n}">${n}</a>`,
@@ -45,19 +52,35 @@ export const link = {
 /** A status word as a coloured badge (the words are the API's own). */
 export const badge = (status: string): Html => html`<span class="badge s-${status.toLowerCase()}">${status}</span>`;
 
+/** One row of `facts`: a null value shows as a muted dash. */
+const factRow = ([k, v]: [string, Html | string | number | null | undefined]) =>
+  html`<tr><th>${k}</th><td>${v ?? html`<span class="muted">—</span>`}</td></tr>`;
+
 /** A two-column table of labelled values. */
 export const facts = (rows: [string, Html | string | number | null | undefined][]): Html =>
-  html`<table class="facts">${rows.filter(([, v]) => v !== undefined).map(([k, v]) => html`<tr><th>${k}</th><td>${v ?? html`<span class="muted">—</span>`}</td></tr>`)}</table>`;
+  html`<table class="facts">${rows.filter(([, v]) => v !== undefined).map(factRow)}</table>`;
+
+const headRow = (head: string[]) => html`<tr>${head.map((h) => html`<th>${h}</th>`)}</tr>`;
+const bodyRow = (r: (Html | string | number | null)[]) => html`<tr>${r.map((c) => html`<td>${c}</td>`)}</tr>`;
 
 /** A table with a header row; `empty` when there are no rows. */
 export const table = (head: string[], rows: (Html | string | number | null)[][], empty = 'Nothing yet.'): Html =>
   rows.length === 0
     ? html`<p class="muted">${empty}</p>`
-    : html`<table class="list"><thead><tr>${head.map((h) => html`<th>${h}</th>`)}</tr></thead><tbody>${rows.map((r) => html`<tr>${r.map((c) => html`<td>${c}</td>`)}</tr>`)}</tbody></table>`;
+    : html`<table class="list"><thead>${headRow(head)}</thead><tbody>${rows.map(bodyRow)}</tbody></table>`;
 
 /** The event XState records for a machine's first state. */
 const INIT = 'xstate.init';
 
+type Transition = { from: string; to: string; event: string; height: number };
+
+/** One transition of a timeline: its height, from → to, the event. */
+function timelineItem(h: Transition): Html {
+  const at = link.block(h.height, `#${h.height}`);
+  const from = h.from && h.event !== INIT ? html`${badge(h.from)} → ` : '';
+  const event = h.event === INIT ? 'created' : h.event;
+  return html`<li><span class="at">${at}</span> ${from}${badge(h.to)} <span class="muted">${event}</span></li>`;
+}
+
 /** A machine's transitions as a vertical timeline: height, from → to, the event. */
-export const timeline = (history: { from: string; to: string; event: string; height: number }[]): Html =>
-  html`<ol class="timeline">${history.map((h) => html`<li><span class="at">${link.block(h.height, `#${h.height}`)}</span> ${h.from && h.event !== INIT ? html`${badge(h.from)} → ` : ''}${badge(h.to)} <span class="muted">${h.event === INIT ? 'created' : h.event}</span></li>`)}</ol>`;
+export const timeline = (history: Transition[]): Html => html`<ol class="timeline">${history.map(timelineItem)}</ol>`;

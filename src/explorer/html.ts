@@ -11,7 +11,7 @@ export class Html {
 }
 
 const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-export const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => ESC[c]);
+export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ESC[c]);
 
 type Value = Html | string | number | boolean | null | undefined | Value[];
 
@@ -19,7 +19,7 @@ function render(v: Value): string {
   if (v === null || v === undefined || v === false) return '';
   if (v instanceof Html) return v.text;
   if (Array.isArray(v)) return v.map(render).join('');
-  return escape(String(v));
+  return escapeHtml(String(v));
 }
 
 export function html(strings: TemplateStringsArray, ...values: Value[]): Html {

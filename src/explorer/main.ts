@@ -57,7 +57,12 @@ function parseRoute(hash: string): { kind: string; arg: string } {
 
 async function renderHead(): Promise<void> {
   const s = await get<StatusView>('/status');
-  head.innerHTML = html`<span title="chain id">chain ${String(s.chainId)}</span> · height <a id="head-height" href="#/block/${String(s.height)}">${String(s.height)}</a> · finalized <a id="head-final" href="#/block/${String(s.finalizedHeight)}">${String(s.finalizedHeight)}</a> <span class="muted">(${String(s.height - s.finalizedHeight)} behind)</span>`.text;
+  const [h, f] = [String(s.height), String(s.finalizedHeight)];
+  const height = html`<a id="head-height" href="#/block/${h}">${h}</a>`;
+  const finalized = html`<a id="head-final" href="#/block/${f}">${f}</a>`;
+  const behind = html`<span class="muted">(${String(s.height - s.finalizedHeight)} behind)</span>`;
+  const chain = html`<span title="chain id">chain ${String(s.chainId)}</span>`;
+  head.innerHTML = html`${chain} · height ${height} · finalized ${finalized} ${behind}`.text;
 }
 
 async function render(force = false): Promise<void> {
@@ -84,7 +89,9 @@ async function render(force = false): Promise<void> {
     main.dataset.hash = hash;
     main.dataset.ready = 'true';
   } catch (e) {
-    main.innerHTML = html`<h1>The node did not answer</h1><p class="error">${e instanceof Error ? e.message : String(e)}</p><p class="muted">Retrying every ${String(REFRESH_MS / 1000)} s.</p>`.text;
+    const error = e instanceof Error ? e.message : String(e);
+    const retrying = html`<p class="muted">Retrying every ${String(REFRESH_MS / 1000)} s.</p>`;
+    main.innerHTML = html`<h1>The node did not answer</h1><p class="error">${error}</p>${retrying}`.text;
   } finally {
     rendering = false;
   }

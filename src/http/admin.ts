@@ -28,8 +28,10 @@ export class AdminAuth {
   check(header: string | string[] | undefined): AdminVerdict {
     if (!this.expected) return { ok: false, status: 403, error: ADMIN_DISABLED, wrongToken: false };
     const given = Array.isArray(header) ? header[0] : header;
-    if (given === undefined || given === '') return { ok: false, status: 401, error: `missing ${ADMIN_HEADER} header`, wrongToken: false };
-    if (!timingSafeEqual(digest(given), this.expected)) return { ok: false, status: 403, error: `invalid ${ADMIN_HEADER}`, wrongToken: true };
+    if (given === undefined || given === '')
+      return { ok: false, status: 401, error: `missing ${ADMIN_HEADER} header`, wrongToken: false };
+    if (!timingSafeEqual(digest(given), this.expected))
+      return { ok: false, status: 403, error: `invalid ${ADMIN_HEADER}`, wrongToken: true };
     return { ok: true };
   }
 

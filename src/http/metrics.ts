@@ -1,4 +1,11 @@
-import { BLOCK_SECONDS_BUCKETS, family, formatValue, Histogram, labelText, VERIFY_SECONDS_BUCKETS } from '../web/histogram';
+import {
+  BLOCK_SECONDS_BUCKETS,
+  family,
+  formatValue,
+  Histogram,
+  labelText,
+  VERIFY_SECONDS_BUCKETS,
+} from '../web/histogram';
 import type { Gateway } from '../web/gateway';
 
 /**
@@ -45,7 +52,14 @@ export interface MetricsSource {
   /** The node-local lifecycles' actors (transactions, blocks): open instances by state, finished ones still held. */
   lifecycles?: () => Promise<readonly { machine: string; open: Record<string, number>; finished: number }[]>;
   /** The supervised actors: mailbox length, drops, restarts (actors/supervisor.ts status()). */
-  actors?: () => readonly { name: string; running: boolean; restarts: number; queued: number; processed: number; dropped: number }[];
+  actors?: () => readonly {
+    name: string;
+    running: boolean;
+    restarts: number;
+    queued: number;
+    processed: number;
+    dropped: number;
+  }[];
 }
 
 /** Counters of the ingress protection (from server.ts). */
@@ -63,7 +77,8 @@ export async function renderMetrics(src: MetricsSource, gateway: Gateway, p: Pro
     if (v === undefined || !Number.isFinite(v)) return;
     out.push(...family(name, 'gauge', help), `${name} ${formatValue(v)}`);
   };
-  const counter = (name: string, help: string, v: number) => out.push(...family(name, 'counter', help), `${name} ${formatValue(v)}`);
+  const counter = (name: string, help: string, v: number) =>
+    out.push(...family(name, 'counter', help), `${name} ${formatValue(v)}`);
   const safe = async (f: (() => number | Promise<number>) | undefined): Promise<number | undefined> => {
     if (!f) return undefined;
     try {
@@ -77,13 +92,32 @@ export async function renderMetrics(src: MetricsSource, gateway: Gateway, p: Pro
   gauge('cairn_finalized_height', 'Highest finalized block height.', await safe(src.finalizedHeight));
   gauge('cairn_mempool_size', 'Transactions resident in the mempool.', await safe(src.mempoolSize));
   gauge('cairn_peers', 'Connected peers.', await safe(src.peers));
-  gauge('cairn_peers_reachable', 'Peers that answered their last status poll within 10 s.', await safe(src.peersReachable));
+  gauge(
+    'cairn_peers_reachable',
+    'Peers that answered their last status poll within 10 s.',
+    await safe(src.peersReachable),
+  );
   gauge('cairn_sync_behind_blocks', 'Blocks behind the best peer.', await safe(src.syncBehind));
-  gauge('cairn_sync_blocks_per_second', 'Blocks per second of the last sync page.', await safe(src.syncBlocksPerSecond));
+  gauge(
+    'cairn_sync_blocks_per_second',
+    'Blocks per second of the last sync page.',
+    await safe(src.syncBlocksPerSecond),
+  );
   const missed = await safe(src.missedSlots);
-  if (missed !== undefined) counter('cairn_missed_slots_total', 'Slots that passed without a block since this node started (their producer down or late, or idle with nothing to produce).', missed);
+  if (missed !== undefined)
+    counter(
+      'cairn_missed_slots_total',
+      'Slots that passed without a block since this node started ' +
+        '(their producer down or late, or idle with nothing to produce).',
+      missed,
+    );
   const own = await safe(src.ownMissedSlots);
-  if (own !== undefined) counter('cairn_own_missed_slots_total', "Slots of this node's validator without its block since this node started.", own);
+  if (own !== undefined)
+    counter(
+      'cairn_own_missed_slots_total',
+      "Slots of this node's validator without its block since this node started.",
+      own,
+    );
 
   const actors = src.actors?.() ?? [];
   if (actors.length > 0) {
@@ -91,33 +125,77 @@ export async function renderMetrics(src: MetricsSource, gateway: Gateway, p: Pro
       out.push(...family(name, type, help));
       for (const a of actors) out.push(`${name}${labelText({ actor: a.name })} ${formatValue(v(a))}`);
     };
-    each('cairn_actor_mailbox', 'gauge', 'Messages waiting in the actor\'s mailbox.', (a) => a.queued);
-    each('cairn_actor_running', 'gauge', '1 while the actor has a behaviour attached, 0 while it restarts.', (a) => (a.running ? 1 : 0));
+    each('cairn_actor_mailbox', 'gauge', "Messages waiting in the actor's mailbox.", (a) => a.queued);
+    each('cairn_actor_running', 'gauge', '1 while the actor has a behaviour attached, 0 while it restarts.', (a) =>
+      a.running ? 1 : 0,
+    );
     each('cairn_actor_processed_total', 'counter', 'Messages the actor handled.', (a) => a.processed);
-    each('cairn_actor_dropped_total', 'counter', 'Messages refused because the actor\'s mailbox was full.', (a) => a.dropped);
-    each('cairn_actor_restarts_total', 'counter', 'Times the supervisor restarted the actor after a crash.', (a) => a.restarts);
+    each(
+      'cairn_actor_dropped_total',
+      'counter',
+      "Messages refused because the actor's mailbox was full.",
+      (a) => a.dropped,
+    );
+    each(
+      'cairn_actor_restarts_total',
+      'counter',
+      'Times the supervisor restarted the actor after a crash.',
+      (a) => a.restarts,
+    );
   }
 
   /** Gauges per machine: its open instances by state (`by` names the label), then one figure each. */
-  const perMachine = <M extends { machine: string; open: Record<string, number> }>(rows: readonly M[], open: [name: string, by: string, help: string], one: [name: string, help: string, v: (m: M) => number]) => {
+  const perMachine = <M extends { machine: string; open: Record<string, number> }>(
+    rows: readonly M[],
+    open: [name: string, by: string, help: string],
+    one: [name: string, help: string, v: (m: M) => number],
+  ) => {
     if (rows.length === 0) return;
     out.push(...family(open[0], 'gauge', open[2]));
-    for (const m of rows) for (const [state, n] of Object.entries(m.open).sort()) out.push(`${open[0]}${labelText({ machine: m.machine, [open[1]]: state })} ${n}`);
+    for (const m of rows)
+      for (const [state, n] of Object.entries(m.open).sort())
+        out.push(`${open[0]}${labelText({ machine: m.machine, [open[1]]: state })} ${n}`);
     out.push(...family(one[0], 'gauge', one[1]));
     for (const m of rows) out.push(`${one[0]}${labelText({ machine: m.machine })} ${one[2](m)}`);
   };
   // Transitions are a gauge, not a counter: a reorganization takes the undone blocks' transitions back.
-  perMachine((await src.machines?.().catch(() => undefined)) ?? [],
+  perMachine(
+    (await src.machines?.().catch(() => undefined)) ?? [],
     ['cairn_machine_open', 'status', 'Open (not final) instances of an on-chain machine, by status.'],
-    ['cairn_machine_transitions', 'Transitions of an on-chain machine in the blocks committed since the node started, less those of blocks undone.', (m) => m.transitions]);
-  perMachine((await src.lifecycles?.().catch(() => undefined)) ?? [],
-    ['cairn_lifecycle_open', 'state', 'Instances of a node-local lifecycle (transactions, blocks) not finished, by state.'],
-    ['cairn_lifecycle_finished', 'Finished instances a lifecycle actor still holds (drops, rejected and undone blocks; bounded).', (m) => m.finished]);
+    [
+      'cairn_machine_transitions',
+      'Transitions of an on-chain machine in the blocks committed since the node started, less those of blocks undone.',
+      (m) => m.transitions,
+    ],
+  );
+  perMachine(
+    (await src.lifecycles?.().catch(() => undefined)) ?? [],
+    [
+      'cairn_lifecycle_open',
+      'state',
+      'Instances of a node-local lifecycle (transactions, blocks) not finished, by state.',
+    ],
+    [
+      'cairn_lifecycle_finished',
+      'Finished instances a lifecycle actor still holds (drops, rejected and undone blocks; bounded).',
+      (m) => m.finished,
+    ],
+  );
 
   const series = gateway.series();
-  out.push(...family('cairn_http_requests_total', 'counter', 'HTTP requests answered, by route pattern and status (0 = aborted by the client).'));
-  for (const s of series) for (const [status, n] of s.byStatus) out.push(`cairn_http_requests_total${labelText({ route: s.route, status: String(status) })} ${n}`);
-  out.push(...family('cairn_http_request_duration_seconds', 'histogram', 'HTTP request handling time, by route pattern.'));
+  out.push(
+    ...family(
+      'cairn_http_requests_total',
+      'counter',
+      'HTTP requests answered, by route pattern and status (0 = aborted by the client).',
+    ),
+  );
+  for (const s of series)
+    for (const [status, n] of s.byStatus)
+      out.push(`cairn_http_requests_total${labelText({ route: s.route, status: String(status) })} ${n}`);
+  out.push(
+    ...family('cairn_http_request_duration_seconds', 'histogram', 'HTTP request handling time, by route pattern.'),
+  );
   for (const s of series) out.push(...s.seconds.lines('cairn_http_request_duration_seconds', { route: s.route }));
   gauge('cairn_http_requests_in_flight', 'HTTP requests being handled.', gateway.inFlight);
 
@@ -125,7 +203,11 @@ export async function renderMetrics(src: MetricsSource, gateway: Gateway, p: Pro
   gauge('cairn_rate_limit_clients', 'Clients tracked by the rate limiter (bounded table).', p.rateLimitClients);
   gauge('cairn_guard_blocks_active', 'Clients currently blocked by the guard.', p.guardBlocksActive);
   counter('cairn_guard_blocks_total', 'Blocks imposed by the guard.', p.guardBlocksTotal);
-  counter('cairn_guard_rejected_total', 'Requests refused with 429 because their client was blocked by the guard.', p.guardRejected);
+  counter(
+    'cairn_guard_rejected_total',
+    'Requests refused with 429 because their client was blocked by the guard.',
+    p.guardRejected,
+  );
 
   if (src.node) {
     out.push(...family('cairn_block_production_seconds', 'histogram', 'Time to build, execute and commit a block.'));

@@ -46,7 +46,12 @@ export interface HttpDeps {
   /** Chain gauges and node histograms for /metrics (height and finalized height default to the reader's head). */
   metrics?: MetricsSource;
   /** The on-chain machines' view actors (GET /machines/:name/due); none: that route answers 404. */
-  machineViews?: { due(machine: string, limit: number): Promise<{ height: number; due: { id: string; status: string; at: number }[] } | undefined> };
+  machineViews?: {
+    due(
+      machine: string,
+      limit: number,
+    ): Promise<{ height: number; due: { id: string; status: string; at: number }[] } | undefined>;
+  };
 }
 
 /** Largest accepted request body: a full envelope with a 64 KiB data field fits with room to spare. */
@@ -55,7 +60,8 @@ export const MAX_BODY_BYTES = 512 * 1024;
 export const BLOCK_BODY_BYTES = 16 * 1024 * 1024;
 /** Contract verification carries Solidity sources (up to 1,000,000 characters). */
 export const CONTRACT_BODY_BYTES = 2 * 1024 * 1024;
-export const bodyLimitFor = (path: string): number => (path.startsWith('/contract/') ? CONTRACT_BODY_BYTES : path === '/blocks' ? BLOCK_BODY_BYTES : MAX_BODY_BYTES);
+export const bodyLimitFor = (path: string): number =>
+  path.startsWith('/contract/') ? CONTRACT_BODY_BYTES : path === '/blocks' ? BLOCK_BODY_BYTES : MAX_BODY_BYTES;
 export const BACKSTOP_BODY_BYTES = 16 * 1024 * 1024;
 
 /** What hyper-express calls: synchronous when the answer is at hand (a memoized read), else a promise. */
@@ -66,7 +72,11 @@ export type Handler = (req: Request, res: Response) => void | Promise<void>;
  * when one is given. A handler whose answer is at hand returns it (no promise), and the
  * request is answered without a microtask.
  */
-export function route<V>(log: Logger, h: (req: Request, res: Response) => MaybePromise<unknown>, gate?: Gate<V>): Handler {
+export function route<V>(
+  log: Logger,
+  h: (req: Request, res: Response) => MaybePromise<unknown>,
+  gate?: Gate<V>,
+): Handler {
   const answer = (req: Request, res: Response, body: unknown): void => {
     if (res.completed || body === undefined) return;
     try {
@@ -80,7 +90,9 @@ export function route<V>(log: Logger, h: (req: Request, res: Response) => MaybeP
     if (res.completed) return;
     if (e instanceof HttpError) {
       if (e.status === 503) res.header('retry-after', String(UNAVAILABLE_RETRY_AFTER_S));
-      return void res.status(e.status).json(e.refusalCode === undefined ? { error: e.message } : { error: e.message, code: e.refusalCode });
+      return void res
+        .status(e.status)
+        .json(e.refusalCode === undefined ? { error: e.message } : { error: e.message, code: e.refusalCode });
     }
     if (e instanceof ParamError) return void res.status(400).json({ error: e.message });
     requestLog(log, req).error({ err: e }, 'request failed');
@@ -101,7 +113,12 @@ export function route<V>(log: Logger, h: (req: Request, res: Response) => MaybeP
       return done?.();
     }
     if (out instanceof Promise) {
-      return out.then((body) => answer(req, res, body), (e) => fail(req, res, e)).then(done);
+      return out
+        .then(
+          (body) => answer(req, res, body),
+          (e) => fail(req, res, e),
+        )
+        .then(done);
     }
     answer(req, res, out);
     done?.();

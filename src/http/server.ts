@@ -35,7 +35,8 @@ export function createHttpServer(d: HttpDeps) {
   const trusted = new AddressList(rl.trustedProxies);
   const limiter = new RateLimiter(rl);
   const guard = new Guard(d.guard, (client, b) =>
-    d.log.warn({ client, level: b.level, blockMs: b.periodMs, offences: b.offences }, 'guard blocked a client'));
+    d.log.warn({ client, level: b.level, blockMs: b.periodMs, offences: b.offences }, 'guard blocked a client'),
+  );
   const gateway = new Gateway(d.now);
   const ready = d.ready ?? (() => true);
   const peers = d.peers ?? (() => []);
@@ -56,8 +57,18 @@ export function createHttpServer(d: HttpDeps) {
 
   const ingress = createIngress({
     cors: cors(d.corsOrigins ?? ['*'], ['retry-after', 'x-request-id']),
-    exempt, trusted, limiter, rateLimit: rl, guard, gateway, log: d.log, now: d.now, ready, syncing: d.syncing,
-    servedWhileSyncing: SERVED_WHILE_SYNCING, bodyLimit: bodyLimitFor,
+    exempt,
+    trusted,
+    limiter,
+    rateLimit: rl,
+    guard,
+    gateway,
+    log: d.log,
+    now: d.now,
+    ready,
+    syncing: d.syncing,
+    servedWhileSyncing: SERVED_WHILE_SYNCING,
+    bodyLimit: bodyLimitFor,
   });
   app.set_error_handler((req, res, err) => {
     requestLog(d.log, req).error({ err }, 'unhandled request error');
@@ -65,7 +76,9 @@ export function createHttpServer(d: HttpDeps) {
   });
   // Every route, and the not-found catch-all, behind the ingress.
   const r = (h: Parameters<typeof route>[1]) => route(d.log, h, ingress);
-  app.set_not_found_handler(r((req, res) => void res.status(404).json({ error: `not found: ${req.method} ${req.path}` })));
+  app.set_not_found_handler(
+    r((req, res) => void res.status(404).json({ error: `not found: ${req.method} ${req.path}` })),
+  );
   const protection = { limiter, guard, gateway, exempt, trusted, admin, rateLimit: rl };
   // Every route of the table (views/routes) with its handler: a route without one does not compile.
   serveRoutes(app, r, {

@@ -20,7 +20,13 @@ export interface MachineAction<T extends string = string> {
  * actions; the machine's view actor answers with it.
  */
 // `any`: the machine list holds machines of every type.
-export type ActionsAt<S = any> = (state: ExecState, id: string, snapshot: S, who: Address, height: number) => Promise<readonly MachineAction[]>;
+export type ActionsAt<S = any> = (
+  state: ExecState,
+  id: string,
+  snapshot: S,
+  who: Address,
+  height: number,
+) => Promise<readonly MachineAction[]>;
 
 /**
  * How a transaction type reaches a machine: the event it sends for `who` at `height` (payloads

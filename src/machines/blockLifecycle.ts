@@ -56,17 +56,41 @@ export const blockLifecycleMachine = setup({
 });
 
 export type BlockLifecycleSnapshot = SnapshotFrom<typeof blockLifecycleMachine>;
-export type BlockLifecycleState = 'received' | 'verified' | 'executed' | 'committed' | 'finalized' | 'rejected' | 'orphaned' | 'undone';
-export const BLOCK_LIFECYCLE_STATES: readonly BlockLifecycleState[] = ['received', 'verified', 'executed', 'committed', 'finalized', 'rejected', 'orphaned', 'undone'];
+export type BlockLifecycleState =
+  | 'received'
+  | 'verified'
+  | 'executed'
+  | 'committed'
+  | 'finalized'
+  | 'rejected'
+  | 'orphaned'
+  | 'undone';
+export const BLOCK_LIFECYCLE_STATES: readonly BlockLifecycleState[] = [
+  'received',
+  'verified',
+  'executed',
+  'committed',
+  'finalized',
+  'rejected',
+  'orphaned',
+  'undone',
+];
 
-export const receivedBlock = (height: number): BlockLifecycleSnapshot => initialTransition(blockLifecycleMachine, { height })[0];
+export const receivedBlock = (height: number): BlockLifecycleSnapshot =>
+  initialTransition(blockLifecycleMachine, { height })[0];
 
 /** One step; an event the state does not take leaves it unchanged. */
-export const stepBlock = (s: BlockLifecycleSnapshot, e: BlockLifecycleEvent): BlockLifecycleSnapshot => transition(blockLifecycleMachine, s, e)[0];
+export const stepBlock = (s: BlockLifecycleSnapshot, e: BlockLifecycleEvent): BlockLifecycleSnapshot =>
+  transition(blockLifecycleMachine, s, e)[0];
 
 /** A block of the stored chain at `height`: committed, and finalized once the finalized height reaches it. */
 export function storedBlock(height: number, finalizedHeight: number): BlockLifecycleSnapshot {
-  const events: BlockLifecycleEvent[] = [{ type: 'VERIFIED' }, { type: 'EXECUTED' }, { type: 'COMMITTED' }, { type: 'FINALIZED', finalizedHeight }];
+  const events: BlockLifecycleEvent[] = [
+    { type: 'VERIFIED' },
+    { type: 'EXECUTED' },
+    { type: 'COMMITTED' },
+    { type: 'FINALIZED', finalizedHeight },
+  ];
   return events.reduce(stepBlock, receivedBlock(height));
 }
 

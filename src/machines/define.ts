@@ -15,14 +15,20 @@ export interface DeadlineEvent {
 }
 export const DEADLINE: DeadlineEvent['type'] = 'DEADLINE';
 
-type ActionsOf<M> = M extends StateMachine<any, any, any, any, infer A, any, any, any, any, any, any, any, any, any, any> ? A : never;
+type ActionsOf<M> =
+  M extends StateMachine<any, any, any, any, infer A, any, any, any, any, any, any, any, any, any, any> ? A : never;
 
 /**
  * An effect of machine M as data: one of the named actions declared in its `setup({ actions })`,
  * with the params XState resolved for this transition. The helper hands each one to the
  * applier of the same name in the definition's `effects`.
  */
-export type EffectOf<M> = ActionsOf<M> extends infer A ? (A extends ParameterizedObject ? { type: A['type']; params: A['params'] } : never) : never;
+export type EffectOf<M> =
+  ActionsOf<M> extends infer A
+    ? A extends ParameterizedObject
+      ? { type: A['type']; params: A['params'] }
+      : never
+    : never;
 
 /** What an effect applier sees: the state to change and which instance asked, at which height. */
 export interface EffectContext {
@@ -42,7 +48,8 @@ export type EffectAppliers<M> = {
 
 /**
  * A named rule of a machine: why `event` may not happen to instance `id` in `context` (a
- * Refusal from the module's catalog: code, reason, metadata), or undefined when it may. One function is both the XState guard (`holds`) and, when the machine
+ * Refusal from the module's catalog: code, reason, metadata), or undefined when it may. One function is both the XState
+ * guard (`holds`) and, when the machine
  * refuses the event, the refusal's reason (the kit asks the event's rules in order: `sendEvent`,
  * `refusalOf`): a rule is written once, in the machine, never again in a handler or a client.
  * A rule that reads `status` (the state's name) refuses by state — the words for an event the
@@ -67,13 +74,17 @@ type HeightKeys<C> = { [K in keyof C]: C[K] extends number | null ? K : never }[
  * Per-state deadlines as data: in state S the instance wants DEADLINE at `context[deadlines[S]]`
  * (null: none yet). Readers use the same table for "the window this state is open until".
  */
-export type DeadlineTable<M extends AnyStateMachine> = Partial<Record<StatusOf<M>, HeightKeys<SnapshotFrom<M>['context']>>>;
+export type DeadlineTable<M extends AnyStateMachine> = Partial<
+  Record<StatusOf<M>, HeightKeys<SnapshotFrom<M>['context']>>
+>;
 
 /** A machine as it runs on-chain. Build one with `defineMachine`. */
 export interface MachineDef<M extends AnyStateMachine> {
   /** Names the record (`mach/<name>/<id>`) and the history; no '/'. */
   name: string;
-  /** Stored in every record; a record of another version halts loading (bump it with any change to states or context). */
+  /**
+   * Stored in every record; a record of another version halts loading (bump it with any change to states or context).
+   */
   version: number;
   /** `setup({ types, actions, guards }).createMachine(…)`: guards and assigns pure, no delays, no invocations. */
   machine: M;
@@ -97,7 +108,9 @@ export interface MachineDef<M extends AnyStateMachine> {
    * the snapshot does not take an event, the first rule that refuses it gives the refusal's
    * reason; when none does, the state itself does not take it (the generic refusal).
    */
-  rules?: { [T in EventFrom<M>['type']]?: readonly Rule<SnapshotFrom<M>['context'], Extract<EventFrom<M>, { type: T }>>[] };
+  rules?: {
+    [T in EventFrom<M>['type']]?: readonly Rule<SnapshotFrom<M>['context'], Extract<EventFrom<M>, { type: T }>>[];
+  };
   /**
    * The event to send instead when an effect of a DEADLINE transition throws TxFailure (the
    * tick has no transaction to fail): e.g. a proposal whose execution is refused becomes FAILED.
@@ -133,18 +146,22 @@ function* nodesOf(n: AnyNode): Generator<AnyNode> {
  * value is not in the stored record), `after` delays (wall clock) and invocations (live actors).
  */
 export function defineMachine<M extends AnyStateMachine>(def: { machine: M } & NoInfer<MachineDef<M>>): MachineDef<M> {
-  const bad = (why: string) => new MachineError('MACHINE_BAD_DEFINITION', `machine ${def.name}: ${why}`, { machine: def.name });
+  const bad = (why: string) =>
+    new MachineError('MACHINE_BAD_DEFINITION', `machine ${def.name}: ${why}`, { machine: def.name });
   if (def.name === '' || def.name.includes('/')) throw bad('the name must be non-empty and without "/"');
   if (!Number.isSafeInteger(def.version) || def.version < 1) throw bad('the version must be a positive integer');
   for (const n of nodesOf(def.machine.root)) {
     if (n.type === 'history') throw bad(`history state ${n.id} is not stored in the record`);
-    if (n.after.length > 0) throw bad(`state ${n.id} has an "after" delay: deadlines are heights (deadline + DEADLINE)`);
+    if (n.after.length > 0)
+      throw bad(`state ${n.id} has an "after" delay: deadlines are heights (deadline + DEADLINE)`);
     if (n.invoke.length > 0) throw bad(`state ${n.id} invokes an actor: on-chain machines are pure transitions`);
   }
   if (def.deadlines) {
     if (def.deadline) throw bad('give deadline or deadlines, not both');
     const table = Object.entries(def.deadlines as Record<string, string>);
-    for (const [state] of table) if (!(state in def.machine.root.states)) throw bad(`deadlines names state ${state}, which the machine does not have`);
+    for (const [state] of table)
+      if (!(state in def.machine.root.states))
+        throw bad(`deadlines names state ${state}, which the machine does not have`);
     const deadline = (s: SnapshotFrom<M>): number | null => {
       const snap = s as unknown as { value: unknown; context: Record<string, unknown> };
       const key = typeof snap.value === 'string' ? (def.deadlines as Record<string, string>)[snap.value] : undefined;
@@ -161,12 +178,22 @@ export function defineMachine<M extends AnyStateMachine>(def: { machine: M } & N
  * less the transient ones named in `transient` (left at once by `always`, never stored), each
  * word a state (compile time) and none missing (when the module loads). Returns `statuses`.
  */
-export function statusesOf<M extends AnyStateMachine, const S extends readonly StatusOf<M>[]>(machine: M, statuses: S, transient: readonly StatusOf<M>[] = []): S {
+export function statusesOf<M extends AnyStateMachine, const S extends readonly StatusOf<M>[]>(
+  machine: M,
+  statuses: S,
+  transient: readonly StatusOf<M>[] = [],
+): S {
   const states = machine.root.states as Record<string, AnyNode>;
-  const bad = (why: string) => new MachineError('MACHINE_BAD_DEFINITION', `machine ${machine.id}: ${why}`, { machine: machine.id });
-  for (const x of transient) if (!states[x] || states[x].always === undefined || states[x].always.length === 0) throw bad(`${x} is not a transient state`);
-  const want = Object.keys(states).filter((k) => !(transient as readonly string[]).includes(k)).sort();
+  const bad = (why: string) =>
+    new MachineError('MACHINE_BAD_DEFINITION', `machine ${machine.id}: ${why}`, { machine: machine.id });
+  for (const x of transient)
+    if (!states[x] || states[x].always === undefined || states[x].always.length === 0)
+      throw bad(`${x} is not a transient state`);
+  const want = Object.keys(states)
+    .filter((k) => !(transient as readonly string[]).includes(k))
+    .sort();
   const have = [...statuses].sort();
-  if (want.join() !== have.join()) throw bad(`its status words ${have.join(', ')} are not its states ${want.join(', ')}`);
+  if (want.join() !== have.join())
+    throw bad(`its status words ${have.join(', ')} are not its states ${want.join(', ')}`);
   return statuses;
 }

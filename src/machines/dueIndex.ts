@@ -17,10 +17,16 @@ export const dueKey = (height: number): string => recordKey('machineDue', height
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 const order = (a: DueEntry, b: DueEntry): number => cmp(a.machine, b.machine) || cmp(a.id, b.id);
 
-export const readDue = (state: ExecState, height: number): Promise<DueEntry[] | undefined> => state.getRecord<DueEntry[]>(dueKey(height));
+export const readDue = (state: ExecState, height: number): Promise<DueEntry[] | undefined> =>
+  state.getRecord<DueEntry[]>(dueKey(height));
 
 /** Moves an instance from the entry of height `from` to that of `to` (null: none). */
-export async function moveDeadline(state: ExecState, who: DueEntry, from: number | null, to: number | null): Promise<void> {
+export async function moveDeadline(
+  state: ExecState,
+  who: DueEntry,
+  from: number | null,
+  to: number | null,
+): Promise<void> {
   if (from === to) return;
   if (from !== null) {
     const list = (await readDue(state, from)) ?? [];

@@ -22,7 +22,12 @@ export type MachineErrorCode =
   | 'MACHINE_UNSUPPORTED_ACTION';
 
 export class MachineError extends CairnError<MachineErrorCode> {
-  constructor(code: MachineErrorCode, message: string, meta: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+  constructor(
+    code: MachineErrorCode,
+    message: string,
+    meta: Record<string, unknown> = {},
+    options?: { cause?: unknown },
+  ) {
     super(code, message, meta, options);
     this.name = 'MachineError';
   }

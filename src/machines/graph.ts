@@ -22,7 +22,8 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
     if (node.path.length > 0 && children.length === 0) states.push(nameOf(node));
     for (const [event, defs] of node.transitions) {
       events.add(event);
-      for (const d of defs) for (const t of d.target ?? [node]) transitions.push({ from: nameOf(node), event, to: nameOf(t) });
+      for (const d of defs)
+        for (const t of d.target ?? [node]) transitions.push({ from: nameOf(node), event, to: nameOf(t) });
     }
     children.forEach(visit);
   };

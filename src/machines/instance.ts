@@ -1,4 +1,13 @@
-import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMachine, type EventFrom, type EventObject, type InputFrom, type SnapshotFrom } from 'xstate';
+import {
+  initialTransition,
+  transition,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  type EventFrom,
+  type EventObject,
+  type InputFrom,
+  type SnapshotFrom,
+} from 'xstate';
 import type { ChainEvent } from '../protocol/events';
 import type { ExecState } from '../protocol/execState';
 import { TxFailure } from '../protocol/handler';
@@ -33,7 +42,11 @@ const refusal = (phase: Phase, r: Refusal, meta: Record<string, unknown>): Error
   phase === 'tx' ? new TxFailure(r) : new MachineError('MACHINE_TICK_FAILED', r.reason, { ...meta, code: r.code });
 
 /** The current snapshot of an instance, or undefined if it was never created. */
-export async function loadInstance<M extends AnyStateMachine>(state: ExecState, def: MachineDef<M>, id: string): Promise<SnapshotFrom<M> | undefined> {
+export async function loadInstance<M extends AnyStateMachine>(
+  state: ExecState,
+  def: MachineDef<M>,
+  id: string,
+): Promise<SnapshotFrom<M> | undefined> {
   const rec = await loadRecord(state, def.name, id);
   return rec === undefined ? undefined : restore(def, id, rec);
 }
@@ -46,9 +59,20 @@ export async function createInstance<M extends AnyStateMachine>(
   input: InputFrom<M>,
   height: number,
 ): Promise<MachineStep<M>> {
-  if ((await loadRecord(state, def.name, id)) !== undefined) throw new TxFailure(MACHINE.MACHINE_INSTANCE_EXISTS({ machine: def.name, id }));
-  const [snapshot, actions] = (initialTransition as (m: M, i: InputFrom<M>) => [SnapshotFrom<M>, unknown[]])(def.machine, input);
-  return save(state, def, id, { before: undefined, event: 'xstate.init', after: snapshot, actions, height, phase: 'tx' });
+  if ((await loadRecord(state, def.name, id)) !== undefined)
+    throw new TxFailure(MACHINE.MACHINE_INSTANCE_EXISTS({ machine: def.name, id }));
+  const [snapshot, actions] = (initialTransition as (m: M, i: InputFrom<M>) => [SnapshotFrom<M>, unknown[]])(
+    def.machine,
+    input,
+  );
+  return save(state, def, id, {
+    before: undefined,
+    event: 'xstate.init',
+    after: snapshot,
+    actions,
+    height,
+    phase: 'tx',
+  });
 }
 
 /**
@@ -74,11 +98,21 @@ export async function sendEvent<M extends AnyStateMachine>(
  * not take …". A handler that must check more than the machine knows (an oracle's stake, a
  * bond against a parameter) asks this first, so refusals keep the machine's order.
  */
-export function refusalOf<M extends AnyStateMachine>(def: MachineDef<M>, id: string, snapshot: SnapshotFrom<M>, event: EventFrom<M>): Refusal | undefined {
+export function refusalOf<M extends AnyStateMachine>(
+  def: MachineDef<M>,
+  id: string,
+  snapshot: SnapshotFrom<M>,
+  event: EventFrom<M>,
+): Refusal | undefined {
   if (snap(snapshot).can(event)) return undefined;
   const type = (event as EventObject).type;
   const status = stateName(snap(snapshot).value);
-  const rules = (def.rules as Record<string, readonly ((c: unknown, e: unknown, id: string, status: string) => Refusal | undefined)[]> | undefined)?.[type] ?? [];
+  const rules =
+    (
+      def.rules as
+        | Record<string, readonly ((c: unknown, e: unknown, id: string, status: string) => Refusal | undefined)[]>
+        | undefined
+    )?.[type] ?? [];
   for (const rule of rules) {
     const r = rule(snap(snapshot).context, event, id, status);
     if (r !== undefined) return r;
@@ -113,15 +147,28 @@ interface Change<M extends AnyStateMachine> {
 }
 
 /** Stores the new record, moves the deadline, reports the transition, then applies the effects in order. */
-async function save<M extends AnyStateMachine>(state: ExecState, def: MachineDef<M>, id: string, c: Change<M>): Promise<MachineStep<M>> {
+async function save<M extends AnyStateMachine>(
+  state: ExecState,
+  def: MachineDef<M>,
+  id: string,
+  c: Change<M>,
+): Promise<MachineStep<M>> {
   const effects = effectsOf(def, id, c.actions);
   const from = c.before === undefined ? null : deadlineOf(def, c.before);
   const to = deadlineOf(def, c.after);
   // A tick may not schedule at the height it is ticking (that entry is already being visited).
   const earliest = c.phase === 'tick' ? c.height + 1 : c.height;
   if (to !== null && (!Number.isSafeInteger(to) || to < earliest)) {
-    const r = MACHINE.MACHINE_DEADLINE_PAST({ machine: def.name, id, status: stateName(snap(c.after).value), deadline: Number(to), earliest });
-    throw c.phase === 'tx' ? new TxFailure(r) : new MachineError('MACHINE_BAD_DEADLINE', r.reason, { machine: def.name, id, deadline: to });
+    const r = MACHINE.MACHINE_DEADLINE_PAST({
+      machine: def.name,
+      id,
+      status: stateName(snap(c.after).value),
+      deadline: Number(to),
+      earliest,
+    });
+    throw c.phase === 'tx'
+      ? new TxFailure(r)
+      : new MachineError('MACHINE_BAD_DEADLINE', r.reason, { machine: def.name, id, deadline: to });
   }
   await state.putRecord(machineKey(def.name, id), toRecord(def, c.after));
   await moveDeadline(state, { machine: def.name, id }, from, to);
@@ -156,7 +203,11 @@ function effectsOf<M extends AnyStateMachine>(def: MachineDef<M>, id: string, ac
   return actions.map((a) => {
     const { type, params } = a as { type: string; params: unknown };
     if (!Object.hasOwn(def.effects, type)) {
-      throw new MachineError('MACHINE_UNSUPPORTED_ACTION', `machine ${def.name} ${id}: action ${type} has no applier`, { machine: def.name, id, action: type });
+      throw new MachineError('MACHINE_UNSUPPORTED_ACTION', `machine ${def.name} ${id}: action ${type} has no applier`, {
+        machine: def.name,
+        id,
+        action: type,
+      });
     }
     return { type, params } as EffectOf<M>;
   });

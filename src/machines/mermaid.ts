@@ -9,7 +9,12 @@ import type { AnyStateMachine, AnyStateNode } from 'xstate';
  * instead of drawn as loops.
  */
 /** A named guard's name (inline guards have none to show). */
-const guardOf = (g: unknown): string | undefined => (typeof g === 'string' ? g : typeof g === 'object' && g !== null && typeof (g as { type?: unknown }).type === 'string' ? (g as { type: string }).type : undefined);
+const guardOf = (g: unknown): string | undefined =>
+  typeof g === 'string'
+    ? g
+    : typeof g === 'object' && g !== null && typeof (g as { type?: unknown }).type === 'string'
+      ? (g as { type: string }).type
+      : undefined;
 
 export function mermaidDiagram(machine: AnyStateMachine): string {
   const lines = ['stateDiagram-v2'];
@@ -29,20 +34,25 @@ export function mermaidDiagram(machine: AnyStateMachine): string {
     const children = Object.values(node.states) as AnyStateNode[];
     if (node.path.length > 0 && node.type === 'final') finals.push(name(node));
     for (const [event, defs] of node.transitions) {
-      for (const d of defs) for (const t of d.target ?? [node]) edge(name(node), name(t), guardOf(d.guard) ? `${event} [${guardOf(d.guard)}]` : event);
+      for (const d of defs)
+        for (const t of d.target ?? [node])
+          edge(name(node), name(t), guardOf(d.guard) ? `${event} [${guardOf(d.guard)}]` : event);
     }
-    for (const d of node.always ?? []) for (const t of d.target ?? [node]) edge(name(node), name(t), `[${guardOf(d.guard) ?? 'otherwise'}]`);
+    for (const d of node.always ?? [])
+      for (const t of d.target ?? [node]) edge(name(node), name(t), `[${guardOf(d.guard) ?? 'otherwise'}]`);
     children.forEach(visit);
   };
   visit(machine.root);
   // A parallel machine starts in each region's initial state.
-  const regions = machine.root.type === 'parallel' ? (Object.values(machine.root.states) as AnyStateNode[]) : [machine.root];
+  const regions =
+    machine.root.type === 'parallel' ? (Object.values(machine.root.states) as AnyStateNode[]) : [machine.root];
   for (const r of regions) {
     const initial = r.initial?.target?.[0];
     if (initial) lines.push(`  [*] --> ${name(initial)}`);
   }
   lines.push(...edges);
   for (const f of finals) lines.push(`  ${f} --> [*]`);
-  for (const [state, events] of steps) lines.push(`  note right of ${state}: also takes ${[...events].sort().join(', ')} (no state change)`);
+  for (const [state, events] of steps)
+    lines.push(`  note right of ${state}: also takes ${[...events].sort().join(', ')} (no state change)`);
   return lines.join('\n');
 }

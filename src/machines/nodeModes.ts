@@ -38,23 +38,50 @@ export const nodeModesMachine = setup({
     node: {
       initial: 'starting',
       states: {
-        starting: { on: { READY: 'ready', STOP: { target: 'stopping', actions: assign({ failure: ({ event }) => (event.failure ? event.reason : null) }) } } },
-        ready: { on: { STOP: { target: 'stopping', actions: assign({ failure: ({ event }) => (event.failure ? event.reason : null) }) } } },
+        starting: {
+          on: {
+            READY: 'ready',
+            STOP: {
+              target: 'stopping',
+              actions: assign({ failure: ({ event }) => (event.failure ? event.reason : null) }),
+            },
+          },
+        },
+        ready: {
+          on: {
+            STOP: {
+              target: 'stopping',
+              actions: assign({ failure: ({ event }) => (event.failure ? event.reason : null) }),
+            },
+          },
+        },
         stopping: { type: 'final' },
       },
     },
     signing: {
       initial: 'following',
       states: {
-        following: { on: { ELECTED: 'producing', KEY_IN_USE_ELSEWHERE: { target: 'halted', actions: assign({ haltedAt: ({ event }) => event.height }) } } },
-        producing: { on: { UNELECTED: 'following', KEY_IN_USE_ELSEWHERE: { target: 'halted', actions: assign({ haltedAt: ({ event }) => event.height }) } } },
+        following: {
+          on: {
+            ELECTED: 'producing',
+            KEY_IN_USE_ELSEWHERE: { target: 'halted', actions: assign({ haltedAt: ({ event }) => event.height }) },
+          },
+        },
+        producing: {
+          on: {
+            UNELECTED: 'following',
+            KEY_IN_USE_ELSEWHERE: { target: 'halted', actions: assign({ haltedAt: ({ event }) => event.height }) },
+          },
+        },
         halted: { type: 'final' },
       },
     },
     sync: {
       initial: 'inSync',
       states: {
-        inSync: { on: { SYNC_STARTED: { target: 'syncing', actions: assign({ syncTarget: ({ event }) => event.target }) } } },
+        inSync: {
+          on: { SYNC_STARTED: { target: 'syncing', actions: assign({ syncTarget: ({ event }) => event.target }) } },
+        },
         syncing: { on: { SYNC_DONE: { target: 'inSync', actions: assign({ syncTarget: null }) } } },
       },
     },

@@ -30,15 +30,28 @@ export const toRecord = <M extends AnyStateMachine>(def: MachineDef<M>, s: Snaps
  * state value the definition lacks, is a broken invariant (halts): reloading it silently
  * could give a different snapshot on a node running other code.
  */
-export function restore<M extends AnyStateMachine>(def: MachineDef<M>, id: string, rec: MachineRecord): SnapshotFrom<M> {
+export function restore<M extends AnyStateMachine>(
+  def: MachineDef<M>,
+  id: string,
+  rec: MachineRecord,
+): SnapshotFrom<M> {
   const meta = { machine: def.name, id, version: rec.version };
   if (rec.machine !== def.name || rec.version !== def.version) {
-    throw new MachineError('MACHINE_UNKNOWN_VERSION', `machine record ${rec.machine} v${rec.version} (${id}) cannot be loaded by ${def.name} v${def.version}`, meta);
+    throw new MachineError(
+      'MACHINE_UNKNOWN_VERSION',
+      `machine record ${rec.machine} v${rec.version} (${id}) cannot be loaded by ${def.name} v${def.version}`,
+      meta,
+    );
   }
   try {
     return def.machine.resolveState({ value: rec.value, context: rec.context as never }) as SnapshotFrom<M>;
   } catch (e) {
-    throw new MachineError('MACHINE_BAD_RECORD', `machine ${def.name} ${id}: stored state ${JSON.stringify(rec.value)} does not exist`, meta, { cause: e });
+    throw new MachineError(
+      'MACHINE_BAD_RECORD',
+      `machine ${def.name} ${id}: stored state ${JSON.stringify(rec.value)} does not exist`,
+      meta,
+      { cause: e },
+    );
   }
 }
 

@@ -44,7 +44,12 @@ export async function tickMachines(state: ExecState, registry: MachineRegistry, 
 }
 
 /** The `beforeDeadline` hooks of the instances due at `height`, all before any DEADLINE of that height is sent. */
-async function beforeDeadlines(state: ExecState, registry: MachineRegistry, height: number, due: readonly DueEntry[]): Promise<ChainEvent[]> {
+async function beforeDeadlines(
+  state: ExecState,
+  registry: MachineRegistry,
+  height: number,
+  due: readonly DueEntry[],
+): Promise<ChainEvent[]> {
   const events: ChainEvent[] = [];
   for (const entry of due) {
     const def = definitionOf(registry, entry);
@@ -52,14 +57,20 @@ async function beforeDeadlines(state: ExecState, registry: MachineRegistry, heig
     const snap = await loadInstance(state, def, entry.id);
     if (snap === undefined || deadlineOf(def, snap) !== height) continue;
     const event = await def.beforeDeadline({ state, height, machine: def.name, id: entry.id }, snap);
-    if (event !== undefined) events.push(...(await step(state, def, entry.id, snap, event, height, 'beforeTick')).events);
+    if (event !== undefined)
+      events.push(...(await step(state, def, entry.id, snap, event, height, 'beforeTick')).events);
   }
   return events;
 }
 
 function definitionOf(registry: MachineRegistry, entry: DueEntry): AnyMachineDef {
   const def = registry.get(entry.machine);
-  if (!def) throw new MachineError('MACHINE_NOT_REGISTERED', `machine ${entry.machine} (${entry.id}) is due but not registered`, { ...entry });
+  if (!def)
+    throw new MachineError(
+      'MACHINE_NOT_REGISTERED',
+      `machine ${entry.machine} (${entry.id}) is due but not registered`,
+      { ...entry },
+    );
   return def;
 }
 
@@ -67,7 +78,12 @@ function definitionOf(registry: MachineRegistry, entry: DueEntry): AnyMachineDef
  * One due instance. Its DEADLINE transition and effects run under a checkpoint: if an effect
  * throws TxFailure they are undone and `onTickFailure`'s event is sent instead (or the block halts).
  */
-async function tickOne(state: ExecState, def: AnyMachineDef, id: string, height: number): Promise<ChainEvent[] | undefined> {
+async function tickOne(
+  state: ExecState,
+  def: AnyMachineDef,
+  id: string,
+  height: number,
+): Promise<ChainEvent[] | undefined> {
   const before = await loadInstance(state, def, id);
   // Moved or gone since it was scheduled (an effect of an earlier instance sent it an event).
   if (before === undefined || deadlineOf(def, before) !== height) return undefined;
@@ -81,12 +97,23 @@ async function tickOne(state: ExecState, def: AnyMachineDef, id: string, height:
     await state.revert();
     if (!(e instanceof TxFailure)) throw e;
     const meta = { machine: def.name, id, height };
-    if (!def.onTickFailure) throw new MachineError('MACHINE_TICK_FAILED', `${def.name} ${id}: DEADLINE at ${height} failed: ${e.reason}`, meta, { cause: e });
+    if (!def.onTickFailure)
+      throw new MachineError(
+        'MACHINE_TICK_FAILED',
+        `${def.name} ${id}: DEADLINE at ${height} failed: ${e.reason}`,
+        meta,
+        { cause: e },
+      );
     try {
       return (await step(state, def, id, before, def.onTickFailure(e, height), height, 'tick')).events;
     } catch (e2) {
       if (e2 instanceof MachineError) throw e2;
-      throw new MachineError('MACHINE_TICK_FAILED', `${def.name} ${id}: the fallback of a failed DEADLINE at ${height} failed too`, meta, { cause: e2 });
+      throw new MachineError(
+        'MACHINE_TICK_FAILED',
+        `${def.name} ${id}: the fallback of a failed DEADLINE at ${height} failed too`,
+        meta,
+        { cause: e2 },
+      );
     }
   }
 }

@@ -39,7 +39,10 @@ export const txLifecycleMachine = setup({
     submitted: {
       on: {
         ADMITTED: 'inMempool',
-        REFUSED: { target: 'refused', actions: assign({ reason: ({ event }) => event.reason, code: ({ event }) => event.code ?? null }) },
+        REFUSED: {
+          target: 'refused',
+          actions: assign({ reason: ({ event }) => event.reason, code: ({ event }) => event.code ?? null }),
+        },
       },
     },
     inMempool: {
@@ -48,7 +51,10 @@ export const txLifecycleMachine = setup({
           target: 'included',
           actions: assign({ blockHeight: ({ event }) => event.height, blockHash: ({ event }) => event.blockHash }),
         },
-        DROPPED: { target: 'dropped', actions: assign({ reason: ({ event }) => event.reason, code: ({ event }) => event.code ?? null }) },
+        DROPPED: {
+          target: 'dropped',
+          actions: assign({ reason: ({ event }) => event.reason, code: ({ event }) => event.code ?? null }),
+        },
       },
     },
     included: {

@@ -155,7 +155,11 @@ export class TxPool {
       this.evicted.push(this.drop(victim, DROP.evicted, now));
     }
     this.version++;
-    this.insert(q ?? this.newQueue(tx.from, accountNonce), { tx, receivedAt: now, cost, gappedSince: null, gappedTurn: 0 }, now);
+    this.insert(
+      q ?? this.newQueue(tx.from, accountNonce),
+      { tx, receivedAt: now, cost, gappedSince: null, gappedTurn: 0 },
+      now,
+    );
     return undefined;
   }
 
@@ -203,7 +207,8 @@ export class TxPool {
   /** Senders with a gapped transaction due to expire at `now`: the actor refreshes their account nonce first. */
   dueGappedSenders(now: number): Address[] {
     const out = new Set<Address>();
-    for (const e of this.byId.values()) if (e.gappedSince !== null && now - e.gappedSince >= this.gappedLifetimeMs) out.add(e.tx.from);
+    for (const e of this.byId.values())
+      if (e.gappedSince !== null && now - e.gappedSince >= this.gappedLifetimeMs) out.add(e.tx.from);
     return [...out];
   }
 
@@ -215,7 +220,8 @@ export class TxPool {
     const out: DroppedEntry[] = [];
     for (const e of this.byId.values()) {
       if (now - e.receivedAt >= this.opts.lifetimeMs) out.push(this.drop(e, DROP.lifetime, now));
-      else if (e.gappedSince !== null && now - e.gappedSince >= this.gappedLifetimeMs) out.push(this.drop(e, DROP.gappedLifetime, now));
+      else if (e.gappedSince !== null && now - e.gappedSince >= this.gappedLifetimeMs)
+        out.push(this.drop(e, DROP.gappedLifetime, now));
     }
     return out;
   }
@@ -223,7 +229,8 @@ export class TxPool {
   /** Each sender's pending transactions sorted by nonce (input to block building). */
   bySenderSorted(): SignedTx[][] {
     const out: SignedTx[][] = [];
-    for (const q of this.bySender.values()) out.push([...q.byNonce.values()].map((e) => e.tx).sort((a, b) => a.nonce - b.nonce));
+    for (const q of this.bySender.values())
+      out.push([...q.byNonce.values()].map((e) => e.tx).sort((a, b) => a.nonce - b.nonce));
     return out;
   }
 
@@ -305,7 +312,9 @@ export class TxPool {
     return it.e.gappedSince !== null && it.e.gappedTurn === it.turn; // a removed entry is never gapped
   }
 
-  /** The transaction gapped the longest, of a sender other than `sender` (only that sender's gapped ones are skipped). */
+  /**
+   * The transaction gapped the longest, of a sender other than `sender` (only that sender's gapped ones are skipped).
+   */
   private oldestGappedNotOf(sender: Address): Entry | undefined {
     const q = this.gappedQueue;
     while (this.gappedHead < q.length && !this.live(q[this.gappedHead])) this.gappedHead++;

@@ -40,33 +40,73 @@ export interface MachineEntry {
 }
 
 const node = (e: Omit<MachineEntry, 'onChain'>): MachineEntry => ({ ...e, onChain: false });
-const onChain = (def: AnyMachineDef, statuses: readonly string[], e: Pick<MachineEntry, 'title' | 'source' | 'invariants' | 'actions'>): MachineEntry => ({
-  ...e, name: def.name, machine: def.machine, onChain: true, def, statuses, ...(def.deadlines ? { deadlines: def.deadlines as Record<string, string> } : {}),
+const onChain = (
+  def: AnyMachineDef,
+  statuses: readonly string[],
+  e: Pick<MachineEntry, 'title' | 'source' | 'invariants' | 'actions'>,
+): MachineEntry => ({
+  ...e,
+  name: def.name,
+  machine: def.machine,
+  onChain: true,
+  def,
+  statuses,
+  ...(def.deadlines ? { deadlines: def.deadlines as Record<string, string> } : {}),
 });
 
 export const MACHINE_LIST: readonly MachineEntry[] = [
   node({
-    name: 'txLifecycle', title: 'Transaction lifecycle (node-local, the transaction lifecycle actor)', source: 'src/machines/txLifecycle.ts', machine: txLifecycleMachine,
-    invariants: ['a transaction is in exactly one state', 'finalized is never left', 'an undone transaction is re-included or back in the mempool, never lost'],
+    name: 'txLifecycle',
+    title: 'Transaction lifecycle (node-local, the transaction lifecycle actor)',
+    source: 'src/machines/txLifecycle.ts',
+    machine: txLifecycleMachine,
+    invariants: [
+      'a transaction is in exactly one state',
+      'finalized is never left',
+      'an undone transaction is re-included or back in the mempool, never lost',
+    ],
   }),
   node({
-    name: 'blockLifecycle', title: 'Block lifecycle (node-local, the block lifecycle actor)', source: 'src/machines/blockLifecycle.ts', machine: blockLifecycleMachine,
-    invariants: ['finality never goes back', 'no block at or below the finalized height is undone', 'the same blocks give the same state root'],
+    name: 'blockLifecycle',
+    title: 'Block lifecycle (node-local, the block lifecycle actor)',
+    source: 'src/machines/blockLifecycle.ts',
+    machine: blockLifecycleMachine,
+    invariants: [
+      'finality never goes back',
+      'no block at or below the finalized height is undone',
+      'the same blocks give the same state root',
+    ],
   }),
   node({
-    name: 'nodeModes', title: 'Node modes (node-local, the modes actor)', source: 'src/machines/nodeModes.ts', machine: nodeModesMachine,
-    invariants: ['a node serves reads only while ready', 'signing, once halted (its key seen signing elsewhere), never resumes before a restart', 'a stop for a failure keeps its reason'],
+    name: 'nodeModes',
+    title: 'Node modes (node-local, the modes actor)',
+    source: 'src/machines/nodeModes.ts',
+    machine: nodeModesMachine,
+    invariants: [
+      'a node serves reads only while ready',
+      'signing, once halted (its key seen signing elsewhere), never resumes before a restart',
+      'a stop for a failure keeps its reason',
+    ],
   }),
   onChain(proposalDef, PROPOSAL_STATES, {
-    title: 'Governance proposal (on-chain)', source: 'src/modules/governance/machine.ts', actions: proposalActions,
-    invariants: ['a proposal reaches exactly one terminal state', 'its deposit is refunded or forfeited exactly once', 'a treasury spend is paid at most once, only when EXECUTED'],
+    title: 'Governance proposal (on-chain)',
+    source: 'src/modules/governance/machine.ts',
+    actions: proposalActions,
+    invariants: [
+      'a proposal reaches exactly one terminal state',
+      'its deposit is refunded or forfeited exactly once',
+      'a treasury spend is paid at most once, only when EXECUTED',
+    ],
   }),
   onChain(permissionChangeDef, PERMISSION_CHANGE_STATES, {
-    title: 'Permission change (on-chain)', source: 'src/modules/permissions/machine.ts',
+    title: 'Permission change (on-chain)',
+    source: 'src/modules/permissions/machine.ts',
     invariants: ['a change is applied at most once, only after its timelock', 'a vetoed change is never applied'],
   }),
   onChain(taskDef, TASK_STATES, {
-    title: 'AI task (on-chain)', source: 'src/modules/ai/machine.ts', actions: taskActionsAt,
+    title: 'AI task (on-chain)',
+    source: 'src/modules/ai/machine.ts',
+    actions: taskActionsAt,
     invariants: [
       'every coin paid out was escrowed: the AI escrow = Σ oracle stakes + what open tasks owe',
       'a task reaches exactly one terminal state',
@@ -74,7 +114,9 @@ export const MACHINE_LIST: readonly MachineEntry[] = [
     ],
   }),
   onChain(transferDef, TRANSFER_STATES, {
-    title: 'Bridge transfer (on-chain)', source: 'src/modules/bridge/machine.ts', actions: transferActions,
+    title: 'Bridge transfer (on-chain)',
+    source: 'src/modules/bridge/machine.ts',
+    actions: transferActions,
     invariants: [
       'a deposit (sourceChain, sourceTx) is released at most once',
       'the bridge escrow holds exactly what the pools have locked; reserved ≤ locked',
@@ -84,7 +126,9 @@ export const MACHINE_LIST: readonly MachineEntry[] = [
 ];
 
 /** The on-chain machines, with their definitions: one view actor each. */
-export const ON_CHAIN: readonly (MachineEntry & { def: AnyMachineDef })[] = MACHINE_LIST.filter((m): m is MachineEntry & { def: AnyMachineDef } => m.def !== undefined);
+export const ON_CHAIN: readonly (MachineEntry & { def: AnyMachineDef })[] = MACHINE_LIST.filter(
+  (m): m is MachineEntry & { def: AnyMachineDef } => m.def !== undefined,
+);
 
 /** The on-chain definitions by name, as the end-of-block tick finds them. */
 export const MACHINES: MachineRegistry = machineRegistry(MACHINE_LIST.flatMap((m) => (m.def ? [m.def] : [])));

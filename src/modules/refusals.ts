@@ -23,5 +23,21 @@ import { VM } from './vm/errors';
  * that no code is declared twice. Adding a module's catalog is one line here.
  */
 export const REFUSAL_CATALOGS: readonly RefusalCatalog[] = [
-  TX, MACHINE, AI, ASSET, TOKEN, NFT, NAME, VESTING, RESOURCE, STAKING, GOVERNANCE, PERMISSIONS, GOVERNED, RELAY, BRIDGE, COMMITTEE, VM,
+  TX,
+  MACHINE,
+  AI,
+  ASSET,
+  TOKEN,
+  NFT,
+  NAME,
+  VESTING,
+  RESOURCE,
+  STAKING,
+  GOVERNANCE,
+  PERMISSIONS,
+  GOVERNED,
+  RELAY,
+  BRIDGE,
+  COMMITTEE,
+  VM,
 ].map((c) => c.catalog);

@@ -6,12 +6,43 @@ import { claimVoterReward, setCommission, slashDoubleSign, stake, unstake, vote 
 import { govPropose, govVote } from './governance';
 import { delegateResource, undelegateResource } from './resources';
 import { vestingClaim, vestingCreate } from './vesting';
-import { aiAward, aiBid, aiChallenge, aiClaim, aiCommit, aiRefund, aiResult, aiReveal, aiTask, aiVerdict, oracleRegister } from './ai';
+import {
+  aiAward,
+  aiBid,
+  aiChallenge,
+  aiClaim,
+  aiCommit,
+  aiRefund,
+  aiResult,
+  aiReveal,
+  aiTask,
+  aiVerdict,
+  oracleRegister,
+} from './ai';
 import { bridgeCommitteeUpdate, bridgeIn, bridgeOut, bridgeSettle } from './bridge';
 import { metaTx } from './relay';
-import { multisigApprove, multisigPropose, permissionApprove, permissionPropose, permissionUpdate, permissionVeto } from './permissions';
+import {
+  multisigApprove,
+  multisigPropose,
+  permissionApprove,
+  permissionPropose,
+  permissionUpdate,
+  permissionVeto,
+} from './permissions';
 import { nftApprove, nftBurn, nftCreate, nftMint, nftTransfer } from './nft';
-import { tokenApprove, tokenBlacklist, tokenBurn, tokenCreate, tokenFreeze, tokenMint, tokenPause, tokenTransfer, tokenTransferFrom, tokenUnfreeze, tokenUnpause } from './tokens';
+import {
+  tokenApprove,
+  tokenBlacklist,
+  tokenBurn,
+  tokenCreate,
+  tokenFreeze,
+  tokenMint,
+  tokenPause,
+  tokenTransfer,
+  tokenTransferFrom,
+  tokenUnfreeze,
+  tokenUnpause,
+} from './tokens';
 import type { AnyTxEntry } from './tx/entry';
 import { bindInnerLookup } from './tx/inner';
 import { vmCall, vmDeploy, vmTransfer } from './vm/vm';
@@ -91,7 +122,8 @@ export type ImplementedTxType = keyof Registry;
 export const TX_TYPES = Object.keys(REGISTRY) as ImplementedTxType[];
 
 const IMPLEMENTED: ReadonlySet<string> = new Set(TX_TYPES);
-export const isImplemented = (type: unknown): type is ImplementedTxType => typeof type === 'string' && IMPLEMENTED.has(type);
+export const isImplemented = (type: unknown): type is ImplementedTxType =>
+  typeof type === 'string' && IMPLEMENTED.has(type);
 
 /** Every entry, in registry order. */
 export const ENTRIES: readonly AnyTxEntry[] = Object.values(REGISTRY);

@@ -16,7 +16,11 @@ export type BlockIntakeOutcome =
   | { status: 400; body: { error: string } }
   | { status: 503; body: { error: string } };
 
-export function createBlockIntake(d: { consensus: Pick<ActorRef<ConsensusMsg, ConsensusReplies>, 'ask'>; now: () => number; onImported?: (b: Block) => void }) {
+export function createBlockIntake(d: {
+  consensus: Pick<ActorRef<ConsensusMsg, ConsensusReplies>, 'ask'>;
+  now: () => number;
+  onImported?: (b: Block) => void;
+}) {
   return async function receive(body: unknown): Promise<BlockIntakeOutcome> {
     const parsed = parseBlock(body);
     if (!parsed.ok) return { status: 400, body: { error: parsed.error } };
@@ -24,10 +28,12 @@ export function createBlockIntake(d: { consensus: Pick<ActorRef<ConsensusMsg, Co
       const r = await d.consensus.ask({ type: 'importBlocks', blocks: [parsed.block], now: d.now() });
       if (r.rejected) return { status: 400, body: { error: `invalid block: ${r.rejected}` } };
       if (r.imported > 0) d.onImported?.(parsed.block);
-      const status: BlockIntakeView['status'] = r.imported > 0 ? 'imported' : r.known > 0 ? 'known' : r.orphan ? 'orphan' : 'stale';
+      const status: BlockIntakeView['status'] =
+        r.imported > 0 ? 'imported' : r.known > 0 ? 'known' : r.orphan ? 'orphan' : 'stale';
       return { status: 200, body: { status, height: r.head.height } };
     } catch (e) {
-      if (e instanceof MailboxFullError || e instanceof ActorStoppedError) return { status: 503, body: { error: `consensus busy, retry: ${e.message}` } };
+      if (e instanceof MailboxFullError || e instanceof ActorStoppedError)
+        return { status: 503, body: { error: `consensus busy, retry: ${e.message}` } };
       throw e;
     }
   };

@@ -29,7 +29,10 @@ export interface Network {
   readiness(): Readiness;
   /** One poll of the peers; `poll` calls it on a timer, a test or a simulator may call it itself. */
   tick(now: number): void;
-  /** Polls the peers (status, and a sync when one is ahead) every two slots, no more often than every 250 ms, until the returned function is called. */
+  /**
+   * Polls the peers (status, and a sync when one is ahead) every two slots, no more often than every 250 ms, until the
+   * returned function is called.
+   */
   poll(): () => void;
   /** Blocks/s of the last sync page (metrics). */
   syncRate(): number;
@@ -62,7 +65,15 @@ export async function startNetwork(d: {
     ref: p2p,
     start: async () =>
       p2pBehavior({
-        peers: d.peers, consensus: d.consensus, view: d.view, genesisHash: d.genesisHash, chainId: d.chainId, book, log: d.log, now: d.now, modes: d.modes,
+        peers: d.peers,
+        consensus: d.consensus,
+        view: d.view,
+        genesisHash: d.genesisHash,
+        chainId: d.chainId,
+        book,
+        log: d.log,
+        now: d.now,
+        modes: d.modes,
         transport: d.transport ?? httpTransport,
         onSync: (s) => {
           target = s.target;
@@ -73,7 +84,11 @@ export async function startNetwork(d: {
   const send = (m: P2pMsg) => {
     if (p2p.queued < 200) p2p.send(m); // gossip is best effort: a full mailbox drops it, sync catches up
   };
-  const blocks = createBlockIntake({ consensus: d.consensus, now: d.now, onImported: (b) => send({ type: 'gossipBlock', block: b }) });
+  const blocks = createBlockIntake({
+    consensus: d.consensus,
+    now: d.now,
+    onImported: (b) => send({ type: 'gossipBlock', block: b }),
+  });
   const behindBy = () => Math.max(0, Math.max(target, ...[...book.values()].map((p) => p.height)) - d.view.head.height);
   const tick = (now: number) => {
     if (d.peers.length > 0 && p2p.queued === 0) p2p.send({ type: 'tick', now });
@@ -85,7 +100,15 @@ export async function startNetwork(d: {
     produced: (block) => send({ type: 'gossipBlock', block }),
     relay: (tx) => send({ type: 'relayTx', tx }),
     behind: () => syncingBehind(d.peers.length, behindBy()),
-    readiness: () => readinessOf({ configuredPeers: d.peers.length, peers: [...book.values()], head: d.view.head, behind: behindBy(), staleMs, now: d.now() }),
+    readiness: () =>
+      readinessOf({
+        configuredPeers: d.peers.length,
+        peers: [...book.values()],
+        head: d.view.head,
+        behind: behindBy(),
+        staleMs,
+        now: d.now(),
+      }),
     tick,
     poll() {
       const timer = setInterval(() => tick(d.now()), Math.max(250, 2 * d.slotMs));

@@ -48,7 +48,17 @@ const DROP_MS = 60_000;
 const SEEN_MAX = 4_096;
 
 export function newPeer(url: string): PeerInfo {
-  return { url, height: 0, head: null, finalizedHeight: 0, lag: 0, latencyMs: null, score: 0, lastSeen: 0, droppedUntil: 0 };
+  return {
+    url,
+    height: 0,
+    head: null,
+    finalizedHeight: 0,
+    lag: 0,
+    latencyMs: null,
+    score: 0,
+    lastSeen: 0,
+    droppedUntil: 0,
+  };
 }
 
 export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
@@ -70,18 +80,33 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
       d.log.warn({ peer: p.url, why }, `peer dropped for ${DROP_MS / 1000} s`);
     } else d.log.debug({ peer: p.url, score: p.score, why }, 'peer scored down');
   }
-  const fanout = () => active(d.now()).sort((a, b) => b.score - a.score).slice(0, FANOUT);
+  const fanout = () =>
+    active(d.now())
+      .sort((a, b) => b.score - a.score)
+      .slice(0, FANOUT);
 
   async function poll(p: PeerInfo): Promise<void> {
     const t0 = performance.now();
     try {
       const s = await d.transport.status(p.url);
-      if ((s.genesisHash !== undefined && s.genesisHash !== d.genesisHash) || (s.chainId !== undefined && s.chainId !== d.chainId)) {
+      if (
+        (s.genesisHash !== undefined && s.genesisHash !== d.genesisHash) ||
+        (s.chainId !== undefined && s.chainId !== d.chainId)
+      ) {
         p.droppedUntil = d.now() + DROP_MS;
-        d.log.error({ peer: p.url, genesisHash: s.genesisHash, chainId: s.chainId }, 'peer refused: another genesis or chain id');
+        d.log.error(
+          { peer: p.url, genesisHash: s.genesisHash, chainId: s.chainId },
+          'peer refused: another genesis or chain id',
+        );
         return;
       }
-      Object.assign(p, { height: s.height, head: s.hash, finalizedHeight: s.finalizedHeight, latencyMs: Math.round(performance.now() - t0), lastSeen: d.now() });
+      Object.assign(p, {
+        height: s.height,
+        head: s.hash,
+        finalizedHeight: s.finalizedHeight,
+        latencyMs: Math.round(performance.now() - t0),
+        lastSeen: d.now(),
+      });
       p.lag = s.height - d.view.head.height;
       if (p.score < 0) p.score = Math.min(0, p.score + 1); // recovers slowly while it behaves
     } catch (e) {
@@ -95,7 +120,8 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
     const start = d.view.head;
     // A preferred head at our height (an equal-height fork, lower hash) has no block above ours:
     // start a page back so the page holds where the chains part (known blocks are skipped).
-    let from = p.height > start.height ? start.height + 1 : Math.max(start.finalizedHeight + 1, p.height - FORK_LOOKBACK + 1);
+    let from =
+      p.height > start.height ? start.height + 1 : Math.max(start.finalizedHeight + 1, p.height - FORK_LOOKBACK + 1);
     let imported = 0;
     // The next page is fetched while the consensus actor imports this one (bounded: one page ahead).
     let ahead: Promise<ChainPage> | null = d.transport.chain(p.url, from, PAGE);
@@ -130,9 +156,22 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
       // With no next page, its head may have moved on while we paged: the next tick's poll says.
       const secs = (performance.now() - t0) / 1000;
       d.onSync?.({ target: p.height, height: r.head.height, blocksPerSec: imported / Math.max(secs, 1e-3) });
-      d.log.info({ peer: p.url, height: r.head.height, target: p.height, percent: Math.floor((100 * r.head.height) / Math.max(1, p.height)), blocksPerSec: Math.round(imported / Math.max(secs, 1e-3)) }, 'syncing');
+      d.log.info(
+        {
+          peer: p.url,
+          height: r.head.height,
+          target: p.height,
+          percent: Math.floor((100 * r.head.height) / Math.max(1, p.height)),
+          blocksPerSec: Math.round(imported / Math.max(secs, 1e-3)),
+        },
+        'syncing',
+      );
     }
-    if (imported > 0) d.log.info({ peer: p.url, imported, height: d.view.head.height, ms: Math.round(performance.now() - t0) }, 'synced from peer');
+    if (imported > 0)
+      d.log.info(
+        { peer: p.url, imported, height: d.view.head.height, ms: Math.round(performance.now() - t0) },
+        'synced from peer',
+      );
   }
 
   return behaviorOf<P2pMsg, NoReplies<P2pMsg>>({
@@ -140,9 +179,17 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
       const peers = active(msg.now);
       await Promise.all(peers.map(poll));
       // The most preferred reachable head; ties to the best score.
-      const best = peers.filter((p) => p.head && p.lastSeen > 0).sort((a, b) => (prefers({ height: a.height, hash: a.head! }, { height: b.height, hash: b.head! }) ? -1 : 1))[0];
+      const best = peers
+        .filter((p) => p.head && p.lastSeen > 0)
+        .sort((a, b) =>
+          prefers({ height: a.height, hash: a.head! }, { height: b.height, hash: b.head! }) ? -1 : 1,
+        )[0];
       if (!best || !prefers({ height: best.height, hash: best.head! }, d.view.head)) {
-        d.onSync?.({ target: Math.max(d.view.head.height, ...peers.map((p) => p.height)), height: d.view.head.height, blocksPerSec: 0 });
+        d.onSync?.({
+          target: Math.max(d.view.head.height, ...peers.map((p) => p.height)),
+          height: d.view.head.height,
+          blocksPerSec: 0,
+        });
         return;
       }
       // One message at a time: no second sync can start while this one runs (the mailbox holds the next tick).

@@ -47,9 +47,12 @@ export async function fetchStatus(peer: string): Promise<PeerStatus> {
   const s = (await r.json()) as Record<string, unknown>;
   const height = s.height;
   const hash = s.headHash;
-  if (!Number.isSafeInteger(height) || typeof hash !== 'string' || !Number.isSafeInteger(s.finalizedHeight)) throw new Error('GET /status: not a Cairn status');
+  if (!Number.isSafeInteger(height) || typeof hash !== 'string' || !Number.isSafeInteger(s.finalizedHeight))
+    throw new Error('GET /status: not a Cairn status');
   return {
-    height: height as number, hash: hash as Hex, finalizedHeight: s.finalizedHeight as number,
+    height: height as number,
+    hash: hash as Hex,
+    finalizedHeight: s.finalizedHeight as number,
     ...(typeof s.genesisHash === 'string' ? { genesisHash: s.genesisHash as Hex } : {}),
     ...(Number.isSafeInteger(s.chainId) ? { chainId: s.chainId as number } : {}),
   };
@@ -63,10 +66,16 @@ export async function fetchChain(peer: string, from: number, limit: number): Pro
   if (!Array.isArray(page.blocks)) throw new Error('GET /chain: no blocks array');
   const blocks: Block[] = [];
   for (const raw of page.blocks) {
-    // height, hash and size are the page's conveniences (the /blocks/:ref fields); the block is the rest, and its header says the same.
+    // height, hash and size are the page's conveniences (the /blocks/:ref fields); the block is the rest, and its
+    // header says the same.
     const { size: _s, height, hash, ...b } = raw as { size?: unknown; height?: unknown; hash?: unknown };
     const parsed = parseBlock(b);
-    if (parsed.ok && ((height !== undefined && height !== parsed.block.header.height) || (hash !== undefined && hash !== parsed.block.header.hash))) throw new Error('GET /chain: an item\'s height or hash differs from its header');
+    if (
+      parsed.ok &&
+      ((height !== undefined && height !== parsed.block.header.height) ||
+        (hash !== undefined && hash !== parsed.block.header.hash))
+    )
+      throw new Error("GET /chain: an item's height or hash differs from its header");
     if (!parsed.ok) throw new Error(`GET /chain: ${parsed.error}`);
     blocks.push(parsed.block);
   }
@@ -75,14 +84,22 @@ export async function fetchChain(peer: string, from: number, limit: number): Pro
 
 /** POST /blocks; resolves to the peer's HTTP status (a refusal is the peer's business, not an error). */
 export async function postBlock(peer: string, block: Block): Promise<number> {
-  const r = await call(`${peer}/blocks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(block) });
+  const r = await call(`${peer}/blocks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(block),
+  });
   await r.arrayBuffer();
   return r.status;
 }
 
 /** POST /tx (relay); resolves to whether the peer accepted it. */
 export async function postTx(peer: string, tx: SignedTx): Promise<boolean> {
-  const r = await call(`${peer}/tx`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(tx) });
+  const r = await call(`${peer}/tx`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(tx),
+  });
   const v = (await r.json().catch(() => ({}))) as { accepted?: unknown };
   return v.accepted === true;
 }

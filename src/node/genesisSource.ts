@@ -29,7 +29,8 @@ export type GenesisSource =
   | { kind: 'file'; file: string; spec: GenesisSpec }
   | { kind: 'dev'; spec: GenesisSpec; accounts: DevAccount[]; validator: HybridKeys };
 
-const configError = (message: string, meta: Record<string, unknown>, cause?: unknown) => new CairnError('CONFIG', message, meta, { cause });
+const configError = (message: string, meta: Record<string, unknown>, cause?: unknown) =>
+  new CairnError('CONFIG', message, meta, { cause });
 
 async function readText(flag: string, file: string): Promise<string> {
   try {
@@ -49,14 +50,21 @@ export async function genesisSource(config: NodeConfig): Promise<GenesisSource> 
   try {
     spec = parseGenesisText(text);
   } catch (e) {
-    if (e instanceof GenesisSpecError) throw configError(`--genesis ${config.genesisFile}: ${e.message}`, { file: config.genesisFile, path: e.meta.path }, e);
+    if (e instanceof GenesisSpecError)
+      throw configError(
+        `--genesis ${config.genesisFile}: ${e.message}`,
+        { file: config.genesisFile, path: e.meta.path },
+        e,
+      );
     throw e;
   }
   const published = publishedValidators(spec);
   if (published.length > 0 && !config.allowDevValidator) {
     throw configError(
-      `--genesis ${config.genesisFile}: validator ${published.join(', ')} signs with a published development key (derived from the public development seed: anyone can sign its blocks). ` +
-        'Put your own validators in the specification ("cairn genesis validator"), or pass --allow-dev-validator for a local test network',
+      `--genesis ${config.genesisFile}: validator ${published.join(', ')} signs with a published development ` +
+        `key (derived from the public development seed: anyone can sign its blocks). ` +
+        'Put your own validators in the specification ("cairn genesis validator"), or pass ' +
+        '--allow-dev-validator for a local test network',
       { file: config.genesisFile, validators: published },
     );
   }
@@ -69,7 +77,9 @@ export async function genesisSource(config: NodeConfig): Promise<GenesisSource> 
  */
 function publishedValidators(spec: GenesisSpec): string[] {
   const validators = new Set(spec.accounts.filter((a) => a.isValidator).map((a) => a.address));
-  const published = new Set(Array.from({ length: validators.size }, (_, i) => deriveKeys(devValidatorSecret(DEV_SEED, i)).address));
+  const published = new Set(
+    Array.from({ length: validators.size }, (_, i) => deriveKeys(devValidatorSecret(DEV_SEED, i)).address),
+  );
   return [...validators].filter((a) => published.has(a));
 }
 
@@ -81,12 +91,15 @@ export function checkSameGenesis(source: GenesisSource, stored: GenesisSpec | un
   if (source.kind !== 'file') return; // without --genesis the node runs whatever chain the directory holds
   if (stored !== undefined && canonicalJson(stored) === canonicalJson(source.spec)) return;
   throw configError(
-    `--genesis ${source.file} is not the chain specification the chain in ${dataDir} was created from; start with that file, without --genesis, or with an empty --data-dir`,
+    `--genesis ${source.file} is not the chain specification the chain in ${dataDir} was created from; start ` +
+      `with that file, without --genesis, or with an empty --data-dir`,
     { file: source.file, dataDir },
   );
 }
 
-/** The block-signing key: a file with the 64-hex master secret, or dev-validators.json's shape ([{secret}] or {secret}). */
+/**
+ * The block-signing key: a file with the 64-hex master secret, or dev-validators.json's shape ([{secret}] or {secret}).
+ */
 export async function validatorKeys(config: NodeConfig): Promise<HybridKeys> {
   if (config.validatorKey === null) return devGenesis(0).validator;
   const file = config.validatorKey;
@@ -102,7 +115,12 @@ export async function validatorKeys(config: NodeConfig): Promise<HybridKeys> {
     }
   }
   const hex = typeof secret === 'string' ? secret.replace(/^0x/i, '') : '';
-  if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw configError(`--validator-key ${file}: must hold a 32-byte master secret as 64 hex, or {"secret": …} as in dev-validators.json`, { file });
+  if (!/^[0-9a-fA-F]{64}$/.test(hex))
+    throw configError(
+      `--validator-key ${file}: must hold a 32-byte master secret as 64 hex, or {"secret": …} as in ` +
+        `dev-validators.json`,
+      { file },
+    );
   return deriveKeys(fromHex(hex));
 }
 
@@ -112,10 +130,18 @@ export async function validatorKeys(config: NodeConfig): Promise<HybridKeys> {
  * dev-validators.json), a reopened store must hold the chain of --genesis; a genesis time after
  * `now` is warned of (the first block comes after it).
  */
-export async function ensureGenesis(store: ChainStore, config: NodeConfig, log: Logger, now: () => number = Date.now): Promise<Head> {
+export async function ensureGenesis(
+  store: ChainStore,
+  config: NodeConfig,
+  log: Logger,
+  now: () => number = Date.now,
+): Promise<Head> {
   const head = await openOrCreate(store, config, log);
   if (head.height === 0 && head.timestamp > now()) {
-    log.warn({ genesisTime: new Date(head.timestamp).toISOString() }, 'the genesis time is in the future: the first block comes after it');
+    log.warn(
+      { genesisTime: new Date(head.timestamp).toISOString() },
+      'the genesis time is in the future: the first block comes after it',
+    );
   }
   return head;
 }
@@ -132,24 +158,47 @@ async function openOrCreate(store: ChainStore, config: NodeConfig, log: Logger):
   const block = await applyGenesis(state, spec);
   const batch = store.kv.batch();
   const stateRoot = await state.flush(batch);
-  const head: Head = { height: 0, hash: block.header.hash, stateRoot, finalizedHeight: 0, timestamp: block.header.timestamp };
+  const head: Head = {
+    height: 0,
+    hash: block.header.hash,
+    stateRoot,
+    finalizedHeight: 0,
+    timestamp: block.header.timestamp,
+  };
   const addrs = [...spec.accounts.map((a) => a.address), TREASURY_ADDRESS];
   store.putBlock(batch, block, head, addrs);
   store.putGenesisSpec(batch, spec);
   await store.kv.write(batch);
   state.settle();
   if (source.kind === 'file') {
-    log.info({ hash: head.hash, stateRoot, file: source.file, accounts: spec.accounts.length, validators: spec.accounts.filter((a) => a.isValidator).length }, 'genesis created from the chain specification');
+    log.info(
+      {
+        hash: head.hash,
+        stateRoot,
+        file: source.file,
+        accounts: spec.accounts.length,
+        validators: spec.accounts.filter((a) => a.isValidator).length,
+      },
+      'genesis created from the chain specification',
+    );
     return head;
   }
   const dev = { accounts: source.accounts, validator: source.validator };
   // The development keys, so a developer can act as any account and as the validator locally.
-  for (const [name, content] of [['dev-accounts.json', dev.accounts], ['dev-validators.json', [devAccountFile(dev.validator)]]] as const) {
+  for (const [name, content] of [
+    ['dev-accounts.json', dev.accounts],
+    ['dev-validators.json', [devAccountFile(dev.validator)]],
+  ] as const) {
     const file = join(config.dataDir, name);
     try {
       await writeFile(file, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
     } catch (e) {
-      throw new CairnError('STORAGE_WRITE', `cannot write ${file}: ${(e as Error).message}`, { dir: config.dataDir }, { cause: e });
+      throw new CairnError(
+        'STORAGE_WRITE',
+        `cannot write ${file}: ${(e as Error).message}`,
+        { dir: config.dataDir },
+        { cause: e },
+      );
     }
   }
   log.info({ hash: head.hash, stateRoot, accounts: dev.accounts.length }, 'genesis created (development network)');
@@ -162,13 +211,29 @@ async function openOrCreate(store: ChainStore, config: NodeConfig, log: Logger):
  * indexer's node, or a candidate not elected yet; it produces once elected); a key whose
  * validator bound other block-signing keys is refused.
  */
-export async function checkValidatorKey(state: ExecState, validators: readonly Address[], keys: HybridKeys, config: NodeConfig, log: Logger): Promise<void> {
+export async function checkValidatorKey(
+  state: ExecState,
+  validators: readonly Address[],
+  keys: HybridKeys,
+  config: NodeConfig,
+  log: Logger,
+): Promise<void> {
   if (!validators.includes(keys.address)) {
-    const hint = config.validatorKey === null ? ' (no --validator-key: the development validator\'s key)' : '';
-    log.warn({ key: keys.address, validators }, `this node's key is not in the active set${hint}: it follows the chain and produces only if elected`);
+    const hint = config.validatorKey === null ? " (no --validator-key: the development validator's key)" : '';
+    log.warn(
+      { key: keys.address, validators },
+      `this node's key is not in the active set${hint}: it follows the chain and produces only if elected`,
+    );
   }
   const bound = (await getCandidate(state, keys.address))?.signingKeys;
-  if (bound && (bound.secp256k1 !== toHex(keys.secp256k1.publicKey) || bound.mldsa44 !== toHex(keys.mldsa44.publicKey))) {
-    throw new CairnError('CONFIG', `validator ${keys.address} has bound other block-signing keys than this node's key (signingKeys ${bound.secp256k1.slice(0, 12)}…)`);
+  if (
+    bound &&
+    (bound.secp256k1 !== toHex(keys.secp256k1.publicKey) || bound.mldsa44 !== toHex(keys.mldsa44.publicKey))
+  ) {
+    throw new CairnError(
+      'CONFIG',
+      `validator ${keys.address} has bound other block-signing keys than this node's key ` +
+        `(signingKeys ${bound.secp256k1.slice(0, 12)}…)`,
+    );
   }
 }

@@ -44,7 +44,15 @@ const starting = () => new HttpError(503, 'node is starting: retry shortly');
 /** What the HTTP server is given (http/route.ts HttpDeps), read through `p` per request. */
 export function nodeHttpDeps(
   p: NodeParts,
-  o: { config: NodeConfig; log: Logger; now: () => number; modes: ModesActor; metrics: NodeMetrics; compiler: SolcCompiler; http?: Pick<HttpDeps, 'rateLimit' | 'guard'> },
+  o: {
+    config: NodeConfig;
+    log: Logger;
+    now: () => number;
+    modes: ModesActor;
+    metrics: NodeMetrics;
+    compiler: SolcCompiler;
+    http?: Pick<HttpDeps, 'rateLimit' | 'guard'>;
+  },
 ): HttpDeps {
   const { config } = o;
   return {
@@ -76,7 +84,11 @@ export function nodeHttpDeps(
       return p.network?.blocks;
     },
     alerts: { recent: (limit) => p.sentinel?.recent(limit) ?? [] },
-    rateLimit: { exempt: config.rateLimitExempt ?? [], trustedProxies: config.trustedProxies ?? [], ...o.http?.rateLimit },
+    rateLimit: {
+      exempt: config.rateLimitExempt ?? [],
+      trustedProxies: config.trustedProxies ?? [],
+      ...o.http?.rateLimit,
+    },
     guard: o.http?.guard,
     machineViews: {
       due: async (name, limit) => {
@@ -100,6 +112,9 @@ function metricsSource(p: NodeParts, node: NodeMetrics): MetricsSource {
     node,
     actors: () => p.supervisor?.status() ?? [],
     machines: async () => Promise.all((p.views ?? []).map((v) => v.ref.ask({ type: 'stats' }))),
-    lifecycles: async () => (p.lifecycles ? Promise.all([p.lifecycles.txs.ask({ type: 'stats' }), p.lifecycles.blocks.ask({ type: 'stats' })]) : []),
+    lifecycles: async () =>
+      p.lifecycles
+        ? Promise.all([p.lifecycles.txs.ask({ type: 'stats' }), p.lifecycles.blocks.ask({ type: 'stats' })])
+        : [],
   };
 }

@@ -8,8 +8,24 @@ import type { LogFormat, LogLevel } from '../config/config';
  * is a TTY. Both carry the same fields; the readable form is written synchronously (no
  * worker thread), so nothing is lost when the process exits.
  */
-export function createLogger(level: LogLevel, format: LogFormat, isTTY = process.stdout.isTTY === true, destination: NodeJS.WritableStream = process.stdout): Logger {
+export function createLogger(
+  level: LogLevel,
+  format: LogFormat,
+  isTTY = process.stdout.isTTY === true,
+  destination: NodeJS.WritableStream = process.stdout,
+): Logger {
   const opts = { level, base: { node: 'cairn' } };
-  if (format === 'json' || (format === 'auto' && !isTTY)) return destination === process.stdout ? pino(opts) : pino(opts, destination);
-  return pino(opts, pretty({ colorize: isTTY, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,node', sync: true, destination }));
+  if (format === 'json' || (format === 'auto' && !isTTY))
+    return destination === process.stdout ? pino(opts) : pino(opts, destination);
+  return pino(
+    opts,
+    pretty({
+      colorize: isTTY,
+      singleLine: true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'pid,hostname,node',
+      sync: true,
+      destination,
+    }),
+  );
 }

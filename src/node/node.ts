@@ -7,7 +7,17 @@ import { lifecycleActors } from '../actors/lifecycleActors';
 import { machineViewActors } from '../actors/machineViewActor';
 import { mempoolBehavior, startExpiry } from '../actors/mempoolActor';
 import { modesActor } from '../actors/modesActor';
-import type { ConsensusMsg, ConsensusReplies, ImporterMsg, ImporterReplies, MempoolLookup, MempoolMsg, MempoolReplies, ProducerMsg, ProducerReplies } from '../actors/protocol';
+import type {
+  ConsensusMsg,
+  ConsensusReplies,
+  ImporterMsg,
+  ImporterReplies,
+  MempoolLookup,
+  MempoolMsg,
+  MempoolReplies,
+  ProducerMsg,
+  ProducerReplies,
+} from '../actors/protocol';
 import { Sentinel } from '../actors/sentinel';
 import type { AlertSource } from '../actors/sentinel/alerts';
 import { Supervisor, type ChildSpec } from '../actors/supervisor';
@@ -78,7 +88,10 @@ export interface StartHooks {
   beforeOpen?: () => Promise<void>;
   /** HTTP protection settings (rate limit, guard) passed to the server as they are. */
   http?: Pick<HttpDeps, 'rateLimit' | 'guard'>;
-  /** The clock every part of the node reads (ms since 1970; slot ticks, mempool, admission, sentinel, readiness, p2p); default Date.now. */
+  /**
+   * The clock every part of the node reads (ms since 1970; slot ticks, mempool, admission, sentinel, readiness, p2p);
+   * default Date.now.
+   */
   now?: () => number;
   /** How the p2p actor reaches its peers; default: their HTTP API (network/peerClient.ts httpTransport). */
   transport?: PeerTransport;
@@ -86,7 +99,12 @@ export interface StartHooks {
 
 /** uWebSockets reports a busy port or a bad host as a bare string. */
 const listenError = (what: string, host: string, port: number, e: unknown) =>
-  new CairnError('LISTEN', `cannot listen on ${host}:${port} (${what}): the port is in use or the host is not an address of this machine`, { host, port, cause: String(e) }, { cause: e });
+  new CairnError(
+    'LISTEN',
+    `cannot listen on ${host}:${port} (${what}): the port is in use or the host is not an address of this machine`,
+    { host, port, cause: String(e) },
+    { cause: e },
+  );
 
 /**
  * Starts a node. The HTTP API listens first and answers 503 `{error}` with Retry-After
@@ -141,25 +159,53 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   // --- 3. Actors under one supervisor, started in order and stopped in reverse; the consensus actor is critical.
   const halts: (() => void)[] = [];
   let closeRpc = async () => {};
-  const supervisor = new Supervisor(log, escalation({ log, height: () => view.head.height, sentinel: () => parts.sentinel, stop: (reason, failed) => shutdown.stop(reason, failed) }));
-  const shutdown = nodeShutdown({ log, modes, halts, supervisor, closers, height: () => view.head.height, servers: [closeHttp, () => closeRpc()] });
+  const supervisor = new Supervisor(
+    log,
+    escalation({
+      log,
+      height: () => view.head.height,
+      sentinel: () => parts.sentinel,
+      stop: (reason, failed) => shutdown.stop(reason, failed),
+    }),
+  );
+  const shutdown = nodeShutdown({
+    log,
+    modes,
+    halts,
+    supervisor,
+    closers,
+    height: () => view.head.height,
+    servers: [closeHttp, () => closeRpc()],
+  });
   parts.supervisor = supervisor;
   const headAccounts = new HeadAccounts(kv, view);
   const readAccount = (addr: Address) => headAccounts.read(addr);
   const pool = new TxPool({
-    cap: config.mempoolCap, lifetimeMs: MEMPOOL_LIFETIME_MS, maxNonceGap: MAX_FUTURE_NONCE_GAP,
-    perSender: config.mempoolSenderPending, gappedPerSender: config.mempoolSenderGapped, gappedLifetimeMs: config.mempoolGappedLifetimeMs,
+    cap: config.mempoolCap,
+    lifetimeMs: MEMPOOL_LIFETIME_MS,
+    maxNonceGap: MAX_FUTURE_NONCE_GAP,
+    perSender: config.mempoolSenderPending,
+    gappedPerSender: config.mempoolSenderGapped,
+    gappedLifetimeMs: config.mempoolGappedLifetimeMs,
   });
   const recentOutcomes = new Map<Hex, MempoolLookup>();
   // The transaction and block lifecycles (node-local machines), each hosted by its actor.
-  const lifecycles = (parts.lifecycles = lifecycleActors({ store, finalizedHeight: () => view.head.finalizedHeight, log }));
+  const lifecycles = (parts.lifecycles = lifecycleActors({
+    store,
+    finalizedHeight: () => view.head.finalizedHeight,
+    log,
+  }));
   const mempool = (parts.mempool = new ActorRef<MempoolMsg, MempoolReplies>('mempool'));
   const consensus = new ActorRef<ConsensusMsg, ConsensusReplies>('consensus', 16);
   if (config.dev) parts.dev = new DevControls({ consensus, store, head: () => view.head, now });
   // Committed blocks decoded once, shared by the API and the sentinel; the committer hands each new block in as is.
   const blocks = new BlockCache(store);
   const sentinel = (parts.sentinel = new Sentinel({
-    view, store: { block: (h) => blocks.get(h), summary: (h) => store.summary(h) }, mempool, now, log: log.child({ actor: 'sentinel' }),
+    view,
+    store: { block: (h) => blocks.get(h), summary: (h) => store.summary(h) },
+    mempool,
+    now,
+    log: log.child({ actor: 'sentinel' }),
     signingKeys: async (producer) => producerKeysOf(await StateTrie.open(kv, view.head.stateRoot), producer),
     // A block comes at least every idle pace (plus one slot of tick granularity).
     options: { expectedBlockMs: config.idleBlockMs + config.slotMs },
@@ -167,8 +213,22 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   // The producer and importer are permanent (restarted after a crash: they hold nothing); consensus is critical.
   const blockWork = new BlockWorkGate();
   const chainParts = consensusActors({
-    kv, store, view, mempool, keys, network: chainNetwork, blockWork, idleBlockMs: config.idleBlockMs, slotMs: config.slotMs, verifier: chain.verifier, guard: chain.signingGuard, dev: config.dev, now,
-    log: log.child({ actor: 'consensus' }), lifecycles, modes,
+    kv,
+    store,
+    view,
+    mempool,
+    keys,
+    network: chainNetwork,
+    blockWork,
+    idleBlockMs: config.idleBlockMs,
+    slotMs: config.slotMs,
+    verifier: chain.verifier,
+    guard: chain.signingGuard,
+    dev: config.dev,
+    now,
+    log: log.child({ actor: 'consensus' }),
+    lifecycles,
+    modes,
     onBlockProduced: (s) => metrics.blockProductionSeconds.observe(s),
     onProduced: (b) => parts.network?.produced(b),
     onHeaderSeen: (h) => sentinel.observeHeader(h),
@@ -183,20 +243,45 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
 
   try {
     await supervisor.startChild(modes.spec); // first: stopped last, so the node's modes stay readable to the end
-    for (const spec of lifecycles.specs) await supervisor.startChild(spec as ChildSpec<{ type: string }>); // before those that report to them
+    // before those that report to them
+    for (const spec of lifecycles.specs) await supervisor.startChild(spec as ChildSpec<{ type: string }>);
     await supervisor.startChild({
       ref: mempool,
-      start: async () => mempoolBehavior({ pool, recent: recentOutcomes, readAccount, inChain: async (id) => (await store.txLocation(id)) !== undefined, now, log: log.child({ actor: 'mempool' }), lifecycles }),
+      start: async () =>
+        mempoolBehavior({
+          pool,
+          recent: recentOutcomes,
+          readAccount,
+          inChain: async (id) => (await store.txLocation(id)) !== undefined,
+          now,
+          log: log.child({ actor: 'mempool' }),
+          lifecycles,
+        }),
     });
     // The on-chain machines' node-side views (one actor each), before consensus sends them blocks.
-    const views = (parts.views = machineViewActors(ON_CHAIN, { kv, store, head: () => view.head, log: log.child({ actor: 'machine-view' }) }));
+    const views = (parts.views = machineViewActors(ON_CHAIN, {
+      kv,
+      store,
+      head: () => view.head,
+      log: log.child({ actor: 'machine-view' }),
+    }));
     for (const v of views) await supervisor.startChild(v.spec);
     for (const child of chainParts.children) await supervisor.startChild(child as ChildSpec<{ type: string }>);
     // Consensus and persistence: a crash halts the node rather than papering over a broken invariant.
     await supervisor.startChild({ ref: consensus, critical: true, start: async () => chainParts.consensus() });
     const network = (parts.network = await startNetwork({
-      peers: config.peers, consensus, view, genesisHash: chainNetwork.genesisHash, chainId: chainNetwork.chainId, supervisor, log: log.child({ actor: 'p2p' }), modes: modes.ref,
-      slotMs: config.slotMs, idleBlockMs: config.idleBlockMs, now, transport: hooks.transport,
+      peers: config.peers,
+      consensus,
+      view,
+      genesisHash: chainNetwork.genesisHash,
+      chainId: chainNetwork.chainId,
+      supervisor,
+      log: log.child({ actor: 'p2p' }),
+      modes: modes.ref,
+      slotMs: config.slotMs,
+      idleBlockMs: config.idleBlockMs,
+      now,
+      transport: hooks.transport,
     }));
     // Permanent: restarted after a crash; it only observes, so it can never halt production.
     await supervisor.startChild(sentinel.childSpec());
@@ -204,7 +289,15 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
 
     // --- 4. The query side and admission behind the API ports, and the JSON-RPC port.
     const reader = (parts.reader = new ChainReader({
-      kv, store, view, mempool, pending: pool, slotMs: config.slotMs, now, blocks, lifecycles,
+      kv,
+      store,
+      view,
+      mempool,
+      pending: pool,
+      slotMs: config.slotMs,
+      now,
+      blocks,
+      lifecycles,
       // `?for=` is answered by the machine's view actor.
       actions: async (machine, id, who) => {
         const v = views.find((x) => x.def.name === machine);
@@ -212,22 +305,50 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
       },
     }));
     const admission = (parts.admission = createAdmission({
-      network: chainNetwork, verifier: chain.verifier, turn: () => blockWork.turn(), store, mempool, now, onAccepted: (tx) => network.relay(tx),
-      onVerified: (s) => metrics.verifySeconds.observe(s), committee: async () => getCommittee(await StateTrie.open(kv, view.head.stateRoot)),
+      network: chainNetwork,
+      verifier: chain.verifier,
+      turn: () => blockWork.turn(),
+      store,
+      mempool,
+      now,
+      onAccepted: (tx) => network.relay(tx),
+      onVerified: (s) => metrics.verifySeconds.observe(s),
+      committee: async () => getCommittee(await StateTrie.open(kv, view.head.stateRoot)),
       // Only a permissioned account (the cached head account says) costs a state read.
-      governed: async (signer, tx) => ((await readAccount(signer))?.permissioned ? governedRefusal(await StateTrie.open(kv, view.head.stateRoot), signer, tx) : undefined),
+      governed: async (signer, tx) =>
+        (await readAccount(signer))?.permissioned
+          ? governedRefusal(await StateTrie.open(kv, view.head.stateRoot), signer, tx)
+          : undefined,
     }));
     const rpcBackend = new NodeRpcBackend({
-      chainId: chainNetwork.chainId, reader, store, mempool, admission, clientVersion: `cairn/${CLIENT_VERSION}/node-${process.version}`, producer: keys.address, now, vm: chain.vmCalls,
+      chainId: chainNetwork.chainId,
+      reader,
+      store,
+      mempool,
+      admission,
+      clientVersion: `cairn/${CLIENT_VERSION}/node-${process.version}`,
+      producer: keys.address,
+      now,
+      vm: chain.vmCalls,
     });
     // The JSON-RPC port under the HTTP API's own rate limit and guard (same settings, exemptions and counters).
-    const rpc = createRpcServer(rpcBackend, { log: log.child({ module: 'rpc' }), corsOrigins: config.corsOrigins, gate: createClientGate({ ...http.protection, now }) });
-    await rpc.listen(config.host, config.rpcPort).catch((e) => Promise.reject(listenError('JSON-RPC', config.host, config.rpcPort, e)));
+    const rpc = createRpcServer(rpcBackend, {
+      log: log.child({ module: 'rpc' }),
+      corsOrigins: config.corsOrigins,
+      gate: createClientGate({ ...http.protection, now }),
+    });
+    await rpc
+      .listen(config.host, config.rpcPort)
+      .catch((e) => Promise.reject(listenError('JSON-RPC', config.host, config.rpcPort, e)));
     closeRpc = () => rpc.close();
 
     // --- 5. The clocks: slots (and the missed-slot counts), mempool expiry, peer polls.
     parts.slots = countMissedSlots(view, config.slotMs, keys.address);
-    halts.push(startConsensusClock(consensus, config.slotMs, shutdown.stopping, log, now).stop, startExpiry(mempool, config.mempoolGappedLifetimeMs, now), network.poll());
+    halts.push(
+      startConsensusClock(consensus, config.slotMs, shutdown.stopping, log, now).stop,
+      startExpiry(mempool, config.mempoolGappedLifetimeMs, now),
+      network.poll(),
+    );
   } catch (e) {
     await shutdown.stop(`start failed: ${(e as Error).message}`);
     throw e;
@@ -235,12 +356,29 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   await modes.ref.ask({ type: 'READY' });
 
   log.info(
-    { http: `http://${config.host}:${config.httpPort}`, rpc: `http://${config.host}:${config.rpcPort}`, dataDir: config.dataDir, height: chain.head.height, validator: keys.address, mempoolCap: config.mempoolCap, slotMs: config.slotMs, peers: config.peers },
+    {
+      http: `http://${config.host}:${config.httpPort}`,
+      rpc: `http://${config.host}:${config.rpcPort}`,
+      dataDir: config.dataDir,
+      height: chain.head.height,
+      validator: keys.address,
+      mempoolCap: config.mempoolCap,
+      slotMs: config.slotMs,
+      peers: config.peers,
+    },
     'node started',
   );
 
   return {
-    config, log, view, reader: parts.reader, supervisor, actors: { mempool, consensus, producer: chainParts.producer, importer: chainParts.importer }, alerts: sentinel, sentinel, stopped: shutdown.stopped,
+    config,
+    log,
+    view,
+    reader: parts.reader,
+    supervisor,
+    actors: { mempool, consensus, producer: chainParts.producer, importer: chainParts.importer },
+    alerts: sentinel,
+    sentinel,
+    stopped: shutdown.stopped,
     get failure() {
       return modes.current().failure;
     },

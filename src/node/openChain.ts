@@ -34,7 +34,12 @@ export interface OpenChain {
  * validator key against the chain, and starts the signature and VM call worker pools. What it
  * opens is pushed on `closers` as it opens, so a failure part-way closes it.
  */
-export async function openChain(config: NodeConfig, log: Logger, closers: Closers, o: { wrapKv?: (kv: KvStore) => KvStore; now: () => number }): Promise<OpenChain> {
+export async function openChain(
+  config: NodeConfig,
+  log: Logger,
+  closers: Closers,
+  o: { wrapKv?: (kv: KvStore) => KvStore; now: () => number },
+): Promise<OpenChain> {
   try {
     await mkdir(config.dataDir, { recursive: true });
   } catch (e) {
@@ -53,7 +58,11 @@ export async function openChain(config: NodeConfig, log: Logger, closers: Closer
   const signingGuard = await SigningGuard.open(join(config.dataDir, 'signing-guard.json'));
   const verifier = await VerifyPool.start({ workers: config.verifyWorkers });
   closers.push('verifier', () => verifier.close());
-  const vmCalls = VmCallPool.create(kv, { workers: config.vmCallWorkers, timeoutMs: config.vmCallTimeoutMs, maxQueue: config.vmCallQueue });
+  const vmCalls = VmCallPool.create(kv, {
+    workers: config.vmCallWorkers,
+    timeoutMs: config.vmCallTimeoutMs,
+    maxQueue: config.vmCallQueue,
+  });
   closers.push('vm calls', () => vmCalls.close());
   return { kv, store, head, network, view, keys, signingGuard, verifier, vmCalls };
 }

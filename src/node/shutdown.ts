@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { ModesActor } from '../actors/modesActor';
 import type { Sentinel } from '../actors/sentinel';
 import type { Supervisor } from '../actors/supervisor';
-import { CairnError, isCairnError } from '../errors/CairnError';
+import { type CairnError, isCairnError } from '../errors/CairnError';
 import type { Closers } from './closers';
 
 /**
@@ -48,20 +48,34 @@ export function nodeShutdown(d: {
 }
 
 /** A storage failure is an escalation whose cause is a failed write or open of the store. */
-const isStorageFailure = (e: unknown): e is CairnError => isCairnError(e) && (e.code === 'STORAGE_WRITE' || e.code === 'STORAGE_OPEN');
+const isStorageFailure = (e: unknown): e is CairnError =>
+  isCairnError(e) && (e.code === 'STORAGE_WRITE' || e.code === 'STORAGE_OPEN');
 
 /**
  * The supervisor's escalation (a critical actor crashed, or one crashed too often): the node
  * stops, failed. A storage failure says so, and the sentinel raises it: nothing of the failed
  * batch was applied, so the store still ends at the last committed block.
  */
-export function escalation(d: { log: Logger; height: () => number; sentinel: () => Sentinel | undefined; stop: (reason: string, failed: boolean) => Promise<void> }) {
+export function escalation(d: {
+  log: Logger;
+  height: () => number;
+  sentinel: () => Sentinel | undefined;
+  stop: (reason: string, failed: boolean) => Promise<void>;
+}) {
   return (reason: string, err: unknown): void => {
     if (isStorageFailure(err)) {
       const failure = `storage failure: ${err.message}`;
       const height = d.height();
-      d.log.error({ dir: err.meta.dir, reason: err.meta.reason, height }, `${failure}; stopping the node (the store keeps block ${height})`);
-      d.sentinel()?.raise('storage_failure', 'critical', err.message, { dir: err.meta.dir, reason: err.meta.reason, code: err.meta.code, lastCommitted: height });
+      d.log.error(
+        { dir: err.meta.dir, reason: err.meta.reason, height },
+        `${failure}; stopping the node (the store keeps block ${height})`,
+      );
+      d.sentinel()?.raise('storage_failure', 'critical', err.message, {
+        dir: err.meta.dir,
+        reason: err.meta.reason,
+        code: err.meta.code,
+        lastCommitted: height,
+      });
       return void d.stop(failure, true);
     }
     d.log.fatal({ err, reason }, 'supervision escalated: stopping the node');

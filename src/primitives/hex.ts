@@ -9,7 +9,8 @@ export type Hex = `0x${string}`;
 const isHexDigits = (digits: string): boolean => Buffer.from(digits, 'hex').length * 2 === digits.length;
 
 export function isHex(s: unknown, bytes?: number): s is Hex {
-  if (typeof s !== 'string' || s.length % 2 !== 0 || s.charCodeAt(0) !== 48 || s.charCodeAt(1) !== 120) return false; // "0x"
+  // "0x"
+  if (typeof s !== 'string' || s.length % 2 !== 0 || s.charCodeAt(0) !== 48 || s.charCodeAt(1) !== 120) return false;
   if (bytes !== undefined && s.length !== 2 + bytes * 2) return false;
   return isHexDigits(s.slice(2));
 }

@@ -7,16 +7,28 @@ import type { AccountState, Address } from './types';
 /** A new account starts with a full energy allowance from the height it appears at. */
 export function newAccount(height: number): AccountState {
   const a: AccountState = {
-    balance: 0n, staked: 0n, nonce: 0, energy: 0n, energyHeight: height,
-    feeExempt: false, isValidator: false, mldsaKeyHash: null, codeHash: null, weiRemainder: 0n,
-    delegatedOut: 0n, delegatedIn: 0n, permissioned: false,
+    balance: 0n,
+    staked: 0n,
+    nonce: 0,
+    energy: 0n,
+    energyHeight: height,
+    feeExempt: false,
+    isValidator: false,
+    mldsaKeyHash: null,
+    codeHash: null,
+    weiRemainder: 0n,
+    delegatedOut: 0n,
+    delegatedIn: 0n,
+    permissioned: false,
   };
   a.energy = maxEnergy(a);
   return a;
 }
 
-
-/** Credits an account, creating it on first receipt (docs/API.md "GET /address/:end": an account exists from its first received transaction). */
+/**
+ * Credits an account, creating it on first receipt (docs/API.md "GET /address/:end": an account exists from its first
+ * received transaction).
+ */
 export async function credit(s: ExecState, addr: Address, amount: bigint, height: number): Promise<void> {
   const a = (await s.getAccount(addr)) ?? newAccount(height);
   a.balance += amount;

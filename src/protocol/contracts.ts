@@ -1,4 +1,7 @@
-/** A verified contract's metadata (POST /contract/:addr/verify stores it, GET /contract/:addr shows it): shared by contracts/ and the API views. */
+/**
+ * A verified contract's metadata (POST /contract/:addr/verify stores it, GET /contract/:addr shows it): shared by
+ * contracts/ and the API views.
+ */
 export interface ContractMetadata {
   address: string;
   name: string;

@@ -23,10 +23,16 @@ export function energyAt(a: AccountState, height: number): bigint {
  * genesis made it exempt (system accounts), or while its own stake is at least the governable
  * FEE_EXEMPT_STAKE (0 turns the stake rule off). `/address` shows the same rule's answer.
  */
-export const isFeeExempt = (a: AccountState, feeExemptStake: bigint): boolean => a.feeExempt || (feeExemptStake > 0n && a.staked >= feeExemptStake);
+export const isFeeExempt = (a: AccountState, feeExemptStake: bigint): boolean =>
+  a.feeExempt || (feeExemptStake > 0n && a.staked >= feeExemptStake);
 
 /** What a transaction costs: the energy it consumes and the base units burned for the shortfall. */
-export function chargeFor(a: AccountState, cost: bigint, height: number, exempt = a.feeExempt): { energyUsed: bigint; burn: bigint; energyLeft: bigint } {
+export function chargeFor(
+  a: AccountState,
+  cost: bigint,
+  height: number,
+  exempt = a.feeExempt,
+): { energyUsed: bigint; burn: bigint; energyLeft: bigint } {
   if (exempt) return { energyUsed: 0n, burn: 0n, energyLeft: energyAt(a, height) };
   const have = energyAt(a, height);
   const used = have >= cost ? cost : have;

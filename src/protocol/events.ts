@@ -23,8 +23,18 @@ export type ChainEvent =
   | { kind: 'nft.transfer'; collection: Hex; item: number; from: Address | null; to: Address | null }
   /** A name was registered at `height` (NAME_REGISTER). */
   | { kind: 'name.register'; name: string; owner: Address; target: Address; height: number }
-  /** A name's owner or target changed (NAME_UPDATE, NAME_TRANSFER); `previous` is what it was, so the change can be undone. */
-  | { kind: 'name.update'; name: string; owner: Address; target: Address; registeredAt: number; previous: { owner: Address; target: Address } }
+  /**
+   * A name's owner or target changed (NAME_UPDATE, NAME_TRANSFER); `previous` is what it was, so the change can be
+   * undone.
+   */
+  | {
+      kind: 'name.update';
+      name: string;
+      owner: Address;
+      target: Address;
+      registeredAt: number;
+      previous: { owner: Address; target: Address };
+    }
   /** A name was released; `registeredAt`, `owner` and `target` are what it had (an undo restores them). */
   | { kind: 'name.release'; name: string; registeredAt: number; owner: Address; target: Address }
   /** A voter claimed its block rewards (CLAIM_VOTER_REWARD). */
@@ -34,19 +44,42 @@ export type ChainEvent =
   /** A validator was jailed (out of the active set and of elections): downtime, or a proven double sign. */
   | { kind: 'validators.jail'; address: Address; height: number; reason: 'downtime' | 'double-sign'; active: Address[] }
   /**
-   * A proven double sign was slashed (SLASH_DOUBLE_SIGN, reported by `reporter`): `penalty` base units of the producer's
-   * coins went to the treasury, `fromStake` of them from its stake (the rest from its liquid balance). `height` is the offence's.
+   * A proven double sign was slashed (SLASH_DOUBLE_SIGN, reported by `reporter`): `penalty` base units of the
+   * producer's
+   * coins went to the treasury, `fromStake` of them from its stake (the rest from its liquid balance). `height` is the
+   * offence's.
    */
-  | { kind: 'validators.slash'; address: Address; height: number; penalty: string; fromStake: string; reporter: Address }
-  /** An active set elected (or changed by a jailing) at `decidedAt` became final and now schedules slots from `height`. */
+  | {
+      kind: 'validators.slash';
+      address: Address;
+      height: number;
+      penalty: string;
+      fromStake: string;
+      reporter: Address;
+    }
+  /**
+   * An active set elected (or changed by a jailing) at `decidedAt` became final and now schedules slots from `height`.
+   */
   | { kind: 'validators.schedule'; height: number; decidedAt: number; active: Address[]; previous: Address[] }
-  /** A challenge overturned a result: `amount` base units of `oracle`'s stake went to the challenger `to` (ORACLE_SLASH_BPS). */
+  /**
+   * A challenge overturned a result: `amount` base units of `oracle`'s stake went to the challenger `to`
+   * (ORACLE_SLASH_BPS).
+   */
   | { kind: 'ai.slash'; oracle: Address; amount: string; to: Address; task: string; height: number }
   /**
    * An on-chain machine (machines/) moved from state `from` to `to` on `event` at `height`.
    * `machine` names the definition, `id` the instance (e.g. a proposal id). Indexed
    * node-locally as the machine's history; consensus state keeps only the current record.
    */
-  | { kind: 'machine.transition'; machine: string; id: string; from: string; to: string; event: string; height: number; summary?: Record<string, string> };
+  | {
+      kind: 'machine.transition';
+      machine: string;
+      id: string;
+      from: string;
+      to: string;
+      event: string;
+      height: number;
+      summary?: Record<string, string>;
+    };
 
 export type ChainEventKind = ChainEvent['kind'];

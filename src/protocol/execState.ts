@@ -42,6 +42,11 @@ export async function loadSupply(s: ExecState): Promise<Supply> {
 }
 
 export async function saveSupply(s: ExecState, v: Supply): Promise<void> {
-  const rec: SupplyRecord = { supply: v.supply.toString(), minted: v.minted.toString(), burned: v.burned.toString(), staked: v.staked.toString() };
+  const rec: SupplyRecord = {
+    supply: v.supply.toString(),
+    minted: v.minted.toString(),
+    burned: v.burned.toString(),
+    staked: v.staked.toString(),
+  };
   await s.putRecord(SUPPLY_KEY, rec);
 }

@@ -49,7 +49,6 @@ export const FEES = { VM_TRANSFER: 210n } as const;
 
 /** Block reward, stakes, set sizes, windows: governable, in protocol/governable.ts (read through its one accessor). */
 
-
 /** The treasury is an account with a fixed address no key controls (20 bytes of 0x…7e). */
 export const TREASURY_ADDRESS: `0x${string}` = '0x000000000000000000000000000000000000007e';
 /** Voters' block rewards wait here until CLAIM_VOTER_REWARD (an account no key controls: 0x…7f). */

@@ -25,11 +25,21 @@ export interface Permission extends PermissionSpec {
  * types are left out (they run through the EVM's own path, not a module handler) and so are
  * the permission types (a permission changes only through its timelocked path).
  */
-export const AUTHORISABLE = ['TRANSFER', 'STAKE', 'UNSTAKE', 'VOTE', 'TOKEN_TRANSFER', 'TOKEN_APPROVE', 'NFT_TRANSFER', 'NAME_TRANSFER'] as const satisfies readonly TxType[];
+export const AUTHORISABLE = [
+  'TRANSFER',
+  'STAKE',
+  'UNSTAKE',
+  'VOTE',
+  'TOKEN_TRANSFER',
+  'TOKEN_APPROVE',
+  'NFT_TRANSFER',
+  'NAME_TRANSFER',
+] as const satisfies readonly TxType[];
 export type AuthorisableType = (typeof AUTHORISABLE)[number];
 
 export const permissionKey = (account: Address): string => recordKey('permission', account);
-export const getPermission = (s: ExecState, account: Address): Promise<Permission | undefined> => s.getRecord<Permission>(permissionKey(account));
+export const getPermission = (s: ExecState, account: Address): Promise<Permission | undefined> =>
+  s.getRecord<Permission>(permissionKey(account));
 
 /** Installs `spec` on `account` (null removes the permission); keeps the account's `permissioned` flag in step. */
 export async function setPermission(s: ExecState, account: Address, spec: PermissionSpec | null): Promise<void> {
@@ -49,7 +59,13 @@ export async function setPermission(s: ExecState, account: Address, spec: Permis
  * secp256k1 key alone, and the EVM moves the account's coins (value) and whatever it holds in
  * contracts, which no native type names and no multisig approval can reach.
  */
-export const VALUE_MOVING = ['TRANSFER', 'TOKEN_TRANSFER', 'TOKEN_APPROVE', 'NFT_TRANSFER', 'NAME_TRANSFER'] as const satisfies readonly AuthorisableType[];
+export const VALUE_MOVING = [
+  'TRANSFER',
+  'TOKEN_TRANSFER',
+  'TOKEN_APPROVE',
+  'NFT_TRANSFER',
+  'NAME_TRANSFER',
+] as const satisfies readonly AuthorisableType[];
 
 /** The EVM's types: they move the sender's coins as their value, in either envelope. */
 const VM_TYPES: readonly TxType[] = ['VM_DEPLOY', 'VM_CALL', 'VM_TRANSFER'];
@@ -63,12 +79,15 @@ export const GOVERNED = refusals('permissions', {
   /** PERMISSION_UPDATE from an account that has a permission. */
   PERMISSION_EXISTS: (_: { account: Address }) => 'the account has a permission: change it with PERMISSION_PROPOSE',
   /** The account's own key sends a type its permission governs. */
-  PERMISSION_GOVERNED: (m: { account: Address; type: TxType }) => `${m.type} from ${m.account} needs its multisig permission (MULTISIG_PROPOSE)`,
+  PERMISSION_GOVERNED: (m: { account: Address; type: TxType }) =>
+    `${m.type} from ${m.account} needs its multisig permission (MULTISIG_PROPOSE)`,
   /** An Ethereum-envelope transaction from an account whose permission governs a VALUE_MOVING type (`governs`). */
   PERMISSION_ETH_ENVELOPE_GOVERNED: (m: { account: Address; governs: readonly TxType[] }) =>
-    `Ethereum-envelope transactions from ${m.account} are refused: its permission governs ${m.governs.join(', ')} (value moves only through MULTISIG_PROPOSE)`,
+    `Ethereum-envelope transactions from ${m.account} are refused: its permission ` +
+    `governs ${m.governs.join(', ')} (value moves only through MULTISIG_PROPOSE)`,
   /** A VM transaction carrying value from an account whose permission governs TRANSFER. */
-  PERMISSION_VM_VALUE_GOVERNED: (m: { account: Address; type: TxType }) => `${m.type} from ${m.account} sends value, and its permission governs TRANSFER (MULTISIG_PROPOSE)`,
+  PERMISSION_VM_VALUE_GOVERNED: (m: { account: Address; type: TxType }) =>
+    `${m.type} from ${m.account} sends value, and its permission governs TRANSFER (MULTISIG_PROPOSE)`,
 });
 
 /**
@@ -79,7 +98,11 @@ export const GOVERNED = refusals('permissions', {
  * Ethereum-envelope transaction when it governs a VALUE_MOVING type; a hybrid VM transaction
  * carrying value when it governs TRANSFER.
  */
-export async function governedRefusal(s: ExecState, account: Address, tx: Pick<SignedTx, 'type' | 'envelope' | 'amount'>): Promise<Refusal | undefined> {
+export async function governedRefusal(
+  s: ExecState,
+  account: Address,
+  tx: Pick<SignedTx, 'type' | 'envelope' | 'amount'>,
+): Promise<Refusal | undefined> {
   const acc = await s.getAccount(account);
   if (!acc?.permissioned) return undefined;
   if (tx.type === 'PERMISSION_UPDATE') return GOVERNED.PERMISSION_EXISTS({ account });
@@ -87,7 +110,8 @@ export async function governedRefusal(s: ExecState, account: Address, tx: Pick<S
   if (!p) return undefined;
   if (p.operations.includes(tx.type)) return GOVERNED.PERMISSION_GOVERNED({ account, type: tx.type });
   const guarded = p.operations.filter((t) => (VALUE_MOVING as readonly TxType[]).includes(t));
-  if (tx.envelope === 'eth' && guarded.length > 0) return GOVERNED.PERMISSION_ETH_ENVELOPE_GOVERNED({ account, governs: guarded });
+  if (tx.envelope === 'eth' && guarded.length > 0)
+    return GOVERNED.PERMISSION_ETH_ENVELOPE_GOVERNED({ account, governs: guarded });
   if (VM_TYPES.includes(tx.type) && BigInt(tx.amount) > 0n && p.operations.includes('TRANSFER')) {
     return GOVERNED.PERMISSION_VM_VALUE_GOVERNED({ account, type: tx.type });
   }
@@ -95,4 +119,5 @@ export async function governedRefusal(s: ExecState, account: Address, tx: Pick<S
 }
 
 /** Σ weights of `keys` under `p`. */
-export const weightOf = (p: PermissionSpec, keys: readonly Address[]): number => keys.reduce((w, k) => w + (p.keys[k] ?? 0), 0);
+export const weightOf = (p: PermissionSpec, keys: readonly Address[]): number =>
+  keys.reduce((w, k) => w + (p.keys[k] ?? 0), 0);

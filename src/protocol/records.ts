@@ -31,11 +31,17 @@ export const RECORD_PREFIX = {
   name: 'name/',
   /** Governable parameters (exact key): protocol/governable.ts. */
   params: 'gov/params',
-  /** Governance: a voter's vote on a proposal (proposal id / voter), the proposal's voters (proposal id), treasury spends (exact key). */
+  /**
+   * Governance: a voter's vote on a proposal (proposal id / voter), the proposal's voters (proposal id), treasury
+   * spends (exact key).
+   */
   govVote: 'gov/vote/',
   govVoters: 'gov/voters/',
   treasury: 'gov/treasury',
-  /** Staking: candidate record, the list of candidates (exact key), voter record, unbonding queue of an account, addresses maturing at a height. */
+  /**
+   * Staking: candidate record, the list of candidates (exact key), voter record, unbonding queue of an account,
+   * addresses maturing at a height.
+   */
   candidate: 'stk/cand/',
   candidates: 'stk/candidates',
   voter: 'stk/voter/',
@@ -49,7 +55,9 @@ export const RECORD_PREFIX = {
   /** Permissions: an account's multisig permission, and multisig operation proposals by id. */
   permission: 'perm/',
   multisig: 'msig/',
-  /** AI layer (modules/ai): oracle records and the oracle list, task side records (commits, reveals, bids, verdicts). */
+  /**
+   * AI layer (modules/ai): oracle records and the oracle list, task side records (commits, reveals, bids, verdicts).
+   */
   ai: 'ai/',
   /** Bridge (modules/bridge): committee, pools, breaker windows, replay nullifiers. */
   bridge: 'bridge/',
@@ -61,4 +69,5 @@ export const RECORD_PREFIX = {
 export type RecordKind = keyof typeof RECORD_PREFIX;
 
 /** The key of a record: its kind's prefix, then its parts joined by '/'. */
-export const recordKey = (kind: RecordKind, ...parts: (string | number)[]): string => RECORD_PREFIX[kind] + parts.join('/');
+export const recordKey = (kind: RecordKind, ...parts: (string | number)[]): string =>
+  RECORD_PREFIX[kind] + parts.join('/');

@@ -13,7 +13,6 @@ export interface Refusal<C extends string = string> {
   readonly meta: Readonly<Record<string, unknown>>;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Wording = (meta: any) => string;
 
 /** A catalog's makers: one per code, taking that code's metadata (or nothing when its words take none). */
@@ -39,11 +38,15 @@ const CODE = /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$/;
  *   export const AI = refusals('ai', { AI_WINDOW_CLOSED: (m: { task: Hex; closedAt: number }) => `…` });
  *   throw new TxFailure(AI.AI_WINDOW_CLOSED({ task, closedAt }));
  */
-export function refusals<const D extends Record<string, Wording>>(module: string, words: D): RefusalMakers<D> & { readonly catalog: RefusalCatalog } {
+export function refusals<const D extends Record<string, Wording>>(
+  module: string,
+  words: D,
+): RefusalMakers<D> & { readonly catalog: RefusalCatalog } {
   const makers: Record<string, unknown> = {};
   for (const [code, word] of Object.entries(words)) {
     if (!CODE.test(code)) throw new Error(`refusal code ${code} (${module}) is not UPPER_SNAKE_CASE`);
-    makers[code] = (meta?: Record<string, unknown>): Refusal => Object.freeze({ code, reason: word(meta), meta: meta ?? {} });
+    makers[code] = (meta?: Record<string, unknown>): Refusal =>
+      Object.freeze({ code, reason: word(meta), meta: meta ?? {} });
   }
   const placeholders = new Proxy({}, { get: (_t, k) => (typeof k === 'string' ? `<${k}>` : undefined) });
   makers.catalog = Object.freeze({
@@ -60,5 +63,9 @@ export function refusals<const D extends Record<string, Wording>>(module: string
   return makers as RefusalMakers<D> & { readonly catalog: RefusalCatalog };
 }
 
-/** The same refusal told from an outer operation (a META_TX, a multisig): the code stays the inner one, so programs still see why. */
-export const wrapRefusal = (inner: Refusal, prefix: string): Refusal => Object.freeze({ code: inner.code, reason: `${prefix}${inner.reason}`, meta: inner.meta });
+/**
+ * The same refusal told from an outer operation (a META_TX, a multisig): the code stays the inner one, so programs
+ * still see why.
+ */
+export const wrapRefusal = (inner: Refusal, prefix: string): Refusal =>
+  Object.freeze({ code: inner.code, reason: `${prefix}${inner.reason}`, meta: inner.meta });

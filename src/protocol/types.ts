@@ -13,37 +13,83 @@ export type { Address };
  */
 export const TX_TYPE_CATALOGUE = [
   // native
-  'TRANSFER', 'STAKE', 'UNSTAKE', 'VM_TRANSFER',
+  'TRANSFER',
+  'STAKE',
+  'UNSTAKE',
+  'VM_TRANSFER',
   // consensus
-  'VOTE', 'SET_COMMISSION', 'CLAIM_VOTER_REWARD', 'SLASH_DOUBLE_SIGN',
+  'VOTE',
+  'SET_COMMISSION',
+  'CLAIM_VOTER_REWARD',
+  'SLASH_DOUBLE_SIGN',
   // resources
-  'DELEGATE_RESOURCE', 'UNDELEGATE_RESOURCE',
+  'DELEGATE_RESOURCE',
+  'UNDELEGATE_RESOURCE',
   // permissions
-  'PERMISSION_UPDATE', 'PERMISSION_PROPOSE', 'PERMISSION_APPROVE', 'PERMISSION_VETO', 'MULTISIG_PROPOSE', 'MULTISIG_APPROVE',
+  'PERMISSION_UPDATE',
+  'PERMISSION_PROPOSE',
+  'PERMISSION_APPROVE',
+  'PERMISSION_VETO',
+  'MULTISIG_PROPOSE',
+  'MULTISIG_APPROVE',
   // governance
-  'GOV_PROPOSE', 'GOV_VOTE',
+  'GOV_PROPOSE',
+  'GOV_VOTE',
   // vesting & relay
-  'VESTING_CREATE', 'VESTING_CLAIM', 'META_TX',
+  'VESTING_CREATE',
+  'VESTING_CLAIM',
+  'META_TX',
   // FT20 tokens
-  'TOKEN_CREATE', 'TOKEN_TRANSFER', 'TOKEN_APPROVE', 'TOKEN_TRANSFER_FROM', 'TOKEN_MINT', 'TOKEN_BURN',
-  'TOKEN_PAUSE', 'TOKEN_UNPAUSE', 'TOKEN_BLACKLIST', 'TOKEN_FREEZE', 'TOKEN_UNFREEZE',
+  'TOKEN_CREATE',
+  'TOKEN_TRANSFER',
+  'TOKEN_APPROVE',
+  'TOKEN_TRANSFER_FROM',
+  'TOKEN_MINT',
+  'TOKEN_BURN',
+  'TOKEN_PAUSE',
+  'TOKEN_UNPAUSE',
+  'TOKEN_BLACKLIST',
+  'TOKEN_FREEZE',
+  'TOKEN_UNFREEZE',
   // NFT721
-  'NFT_CREATE', 'NFT_MINT', 'NFT_TRANSFER', 'NFT_APPROVE', 'NFT_BURN',
+  'NFT_CREATE',
+  'NFT_MINT',
+  'NFT_TRANSFER',
+  'NFT_APPROVE',
+  'NFT_BURN',
   // name service
-  'NAME_REGISTER', 'NAME_UPDATE', 'NAME_TRANSFER', 'NAME_RELEASE',
+  'NAME_REGISTER',
+  'NAME_UPDATE',
+  'NAME_TRANSFER',
+  'NAME_RELEASE',
   // AI layer
-  'ORACLE_REGISTER', 'AI_TASK', 'AI_RESULT', 'AI_REFUND', 'AI_COMMIT', 'AI_REVEAL', 'AI_CLAIM', 'AI_CHALLENGE', 'AI_VERDICT', 'AI_BID', 'AI_AWARD',
+  'ORACLE_REGISTER',
+  'AI_TASK',
+  'AI_RESULT',
+  'AI_REFUND',
+  'AI_COMMIT',
+  'AI_REVEAL',
+  'AI_CLAIM',
+  'AI_CHALLENGE',
+  'AI_VERDICT',
+  'AI_BID',
+  'AI_AWARD',
   // bridge
-  'BRIDGE_OUT', 'BRIDGE_IN', 'BRIDGE_SETTLE', 'BRIDGE_COMMITTEE_UPDATE',
+  'BRIDGE_OUT',
+  'BRIDGE_IN',
+  'BRIDGE_SETTLE',
+  'BRIDGE_COMMITTEE_UPDATE',
   // VM
-  'VM_DEPLOY', 'VM_CALL',
+  'VM_DEPLOY',
+  'VM_CALL',
 ] as const;
 /** A transaction type name of the protocol (implemented or not: see modules/registry.ts). */
 export type TxType = (typeof TX_TYPE_CATALOGUE)[number];
 
 /**
  * The signed part of a transaction. Canonical bytes = RFC 8785 JSON of exactly these
- * fields; id = keccak256(TX_DOMAIN || canonical bytes); the signatures cover TX_DOMAIN || genesis hash || canonical bytes. See docs/PROTOCOL.md.
+ * fields; id = keccak256(TX_DOMAIN || canonical bytes); the signatures cover TX_DOMAIN || genesis hash || canonical
+ * bytes. See docs/PROTOCOL.md.
  */
 export interface TxPayload {
   chainId: number; // the chain's (72020 on the development network)
@@ -67,7 +113,8 @@ export interface HybridTx extends TxPayload {
 
 /**
  * A transaction born on the VM surface (POST /vm/tx, eth_sendRawTransaction): a signed
- * Ethereum transaction (legacy EIP-155, EIP-2930, EIP-1559) for the node's chain id (72020 on the development network). `raw` is the
+ * Ethereum transaction (legacy EIP-155, EIP-2930, EIP-1559) for the node's chain id (72020 on the development network).
+ * `raw` is the
  * authority; every other field is derived from it at admission (and re-derived on import).
  * `amount` = value rounded up to base units and `fee` = gasLimit × gas price rounded up to
  * base units, so the admission balance rule is conservative; execution uses exact wei.
@@ -98,11 +145,16 @@ export interface AccountState {
   mldsaKeyHash: Hex | null; // keccak256 of the bound ML-DSA-44 public key
   codeHash: Hex | null; // keccak256 of deployed VM code; null for a plain account
   weiRemainder: bigint; // VM sub-base-unit wei (< 10^12): wei balance = balance × 10^12 + weiRemainder
-  /** Stake whose energy capacity this account lends to others (DELEGATE_RESOURCE); it still counts for the owner's votes. */
+  /**
+   * Stake whose energy capacity this account lends to others (DELEGATE_RESOURCE); it still counts for the owner's
+   * votes.
+   */
   delegatedOut: bigint;
   /** Stake whose energy capacity others lend to this account. */
   delegatedIn: bigint;
-  /** A multisig permission governs this account (PERMISSION_UPDATE): its key alone no longer sends the governed types. */
+  /**
+   * A multisig permission governs this account (PERMISSION_UPDATE): its key alone no longer sends the governed types.
+   */
   permissioned: boolean;
 }
 
@@ -162,6 +214,9 @@ export interface Block {
   header: SignedBlockHeader;
   txs: SignedTx[];
   results: TxResult[];
-  /** End-of-block events (the on-chain machines' DEADLINE transitions); omitted when empty, so such blocks encode as before. */
+  /**
+   * End-of-block events (the on-chain machines' DEADLINE transitions); omitted when empty, so such blocks encode as
+   * before.
+   */
   events?: ChainEvent[];
 }

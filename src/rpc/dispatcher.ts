@@ -1,6 +1,14 @@
 import type { Logger } from 'pino';
 import type { RpcBackend } from '../api/ports';
-import { internalError, invalidParams, invalidRequest, methodNotFound, parseError, RpcError, type RpcErrorObject } from './errors';
+import {
+  internalError,
+  invalidParams,
+  invalidRequest,
+  methodNotFound,
+  parseError,
+  RpcError,
+  type RpcErrorObject,
+} from './errors';
 import { MAX_RPC_BATCH } from './limits';
 import { createMethods, UNIMPLEMENTED_METHODS } from './methods';
 import { isPlainObject } from './params';
@@ -13,7 +21,8 @@ import type { MaybePromise } from '../primitives/maybe';
  * - An array (batch) of 1..MAX_RPC_BATCH (50) elements gets an array of responses in the same
  *   order; the calls run concurrently and each element is validated on its own. An empty
  *   array or one with more than 50 elements gets a single -32600 error object.
- * - Envelope rules follow the interface (docs/PROTOCOL.md "JSON-RPC (port 7070)"): `jsonrpc` must be "2.0", `method` a string and `id` present
+ * - Envelope rules follow the interface (docs/PROTOCOL.md "JSON-RPC (port 7070)"): `jsonrpc` must be "2.0", `method` a
+ *   string and `id` present
  *   and a string, a number or null. A request without `id` (a JSON-RPC notification) is
  *   answered -32600, as the spec says ("jsonrpc, method or id missing").
  * - `params` may be omitted or null (= []) and must otherwise be an array (by-name params: -32602).
@@ -45,7 +54,8 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
  * parsed without the reviver, which would otherwise be called for every value.
  */
 export function parseRpcBody(text: string): unknown {
-  const suspect = text.includes('\\') || text.includes('__proto__') || text.includes('constructor') || text.includes('prototype');
+  const suspect =
+    text.includes('\\') || text.includes('__proto__') || text.includes('constructor') || text.includes('prototype');
   try {
     return suspect
       ? JSON.parse(text, (k, v) => {
@@ -58,7 +68,11 @@ export function parseRpcBody(text: string): unknown {
   }
 }
 
-export const errorResponse = (id: JsonRpcId, e: RpcError): JsonRpcResponse => ({ jsonrpc: '2.0', id, error: e.toJSON() });
+export const errorResponse = (id: JsonRpcId, e: RpcError): JsonRpcResponse => ({
+  jsonrpc: '2.0',
+  id,
+  error: e.toJSON(),
+});
 
 const isValidId = (v: unknown): v is JsonRpcId =>
   v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
@@ -67,13 +81,17 @@ export function createDispatcher(backend: RpcBackend, opts: DispatcherOptions = 
   const methods = createMethods(backend);
 
   function one(req: unknown, caller: string | undefined): MaybePromise<JsonRpcResponse> {
-    if (!isPlainObject(req)) return errorResponse(null, invalidRequest('invalid request: expected a JSON-RPC 2.0 request object'));
+    if (!isPlainObject(req))
+      return errorResponse(null, invalidRequest('invalid request: expected a JSON-RPC 2.0 request object'));
     const hasId = Object.hasOwn(req, 'id');
     const id: JsonRpcId = hasId && isValidId(req.id) ? req.id : null;
     if (req.jsonrpc !== '2.0') return errorResponse(id, invalidRequest('invalid request: "jsonrpc" must be "2.0"'));
-    if (typeof req.method !== 'string') return errorResponse(id, invalidRequest('invalid request: "method" must be a string'));
-    if (!hasId) return errorResponse(null, invalidRequest('invalid request: "id" is missing (notifications are not supported)'));
-    if (!isValidId(req.id)) return errorResponse(null, invalidRequest('invalid request: "id" must be a string, a number or null'));
+    if (typeof req.method !== 'string')
+      return errorResponse(id, invalidRequest('invalid request: "method" must be a string'));
+    if (!hasId)
+      return errorResponse(null, invalidRequest('invalid request: "id" is missing (notifications are not supported)'));
+    if (!isValidId(req.id))
+      return errorResponse(null, invalidRequest('invalid request: "id" must be a string, a number or null'));
 
     const method = req.method;
     const handler = methods.get(method);
@@ -81,7 +99,11 @@ export function createDispatcher(backend: RpcBackend, opts: DispatcherOptions = 
     const params = req.params === undefined || req.params === null ? [] : req.params;
     if (!Array.isArray(params)) return errorResponse(id, invalidParams('invalid params: "params" must be an array'));
 
-    const ok = (result: unknown): JsonRpcResponse => ({ jsonrpc: '2.0', id, result: result === undefined ? null : result });
+    const ok = (result: unknown): JsonRpcResponse => ({
+      jsonrpc: '2.0',
+      id,
+      result: result === undefined ? null : result,
+    });
     const failed = (e: unknown): JsonRpcResponse => {
       if (e instanceof RpcError) return errorResponse(id, e);
       opts.log?.error({ err: e, method }, 'JSON-RPC method failed');
@@ -99,7 +121,12 @@ export function createDispatcher(backend: RpcBackend, opts: DispatcherOptions = 
     if (!Array.isArray(body)) return one(body, caller);
     if (body.length === 0) return errorResponse(null, invalidRequest('invalid request: empty batch'));
     if (body.length > MAX_RPC_BATCH) {
-      return errorResponse(null, invalidRequest(`invalid request: batch of ${body.length} calls exceeds the batch limit of ${MAX_RPC_BATCH} (MAX_RPC_BATCH)`));
+      return errorResponse(
+        null,
+        invalidRequest(
+          `invalid request: batch of ${body.length} calls exceeds the batch limit of ${MAX_RPC_BATCH} (MAX_RPC_BATCH)`,
+        ),
+      );
     }
     const answers = body.map((req) => one(req, caller));
     return answers.some((a) => a instanceof Promise) ? Promise.all(answers) : (answers as JsonRpcResponse[]);

@@ -39,7 +39,9 @@ export class RpcError extends CairnError<'RPC'> {
   }
 
   toJSON(): RpcErrorObject {
-    return this.data === undefined ? { code: this.rpcCode, message: this.message } : { code: this.rpcCode, message: this.message, data: this.data };
+    return this.data === undefined
+      ? { code: this.rpcCode, message: this.message }
+      : { code: this.rpcCode, message: this.message, data: this.data };
   }
 }
 
@@ -56,10 +58,16 @@ export function quoteMethod(method: string): string {
 }
 
 export const methodNotFound = (method: string, hint?: string) =>
-  new RpcError(RPC_CODES.METHOD_NOT_FOUND, `the method ${quoteMethod(method)} does not exist/is not available${hint ? ` (${hint})` : ''}`);
+  new RpcError(
+    RPC_CODES.METHOD_NOT_FOUND,
+    `the method ${quoteMethod(method)} does not exist/is not available${hint ? ` (${hint})` : ''}`,
+  );
 export const invalidParams = (m: string) => new RpcError(RPC_CODES.INVALID_PARAMS, m);
 export const internalError = () => new RpcError(RPC_CODES.INTERNAL_ERROR, 'internal error');
 export const parseError = (m: string) => new RpcError(RPC_CODES.PARSE_ERROR, m);
 export const executionError = (m: string, data?: unknown) => new RpcError(RPC_CODES.EXECUTION_ERROR, m, data);
-/** A request refused by the per-client rate limit or the guard (HTTP 429): -32000, since the spec's table has no code of its own for it. */
+/**
+ * A request refused by the per-client rate limit or the guard (HTTP 429): -32000, since the spec's table has no code of
+ * its own for it.
+ */
 export const limitExceeded = (m: string) => new RpcError(RPC_CODES.EXECUTION_ERROR, m);

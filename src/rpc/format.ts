@@ -90,14 +90,19 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * and every non-VM type, reads as 21,000 gas and empty input.
  */
 export function hybridVmView(tx: HybridTx): { gas: bigint; input: Hex } {
-  if ((tx.type !== 'VM_CALL' && tx.type !== 'VM_DEPLOY') || !isRecord(tx.data)) return { gas: NATIVE_TX_GAS, input: '0x' };
+  if ((tx.type !== 'VM_CALL' && tx.type !== 'VM_DEPLOY') || !isRecord(tx.data))
+    return { gas: NATIVE_TX_GAS, input: '0x' };
   const d = tx.data;
   let gas = NATIVE_TX_GAS;
   const g = d.gasLimit;
   if (typeof g === 'number' && Number.isSafeInteger(g) && g >= 0) gas = BigInt(g);
-  else if (typeof g === 'string' && (/^(0|[1-9][0-9]{0,30})$/.test(g) || /^0x[0-9a-fA-F]{1,32}$/.test(g))) gas = BigInt(g);
+  else if (typeof g === 'string' && (/^(0|[1-9][0-9]{0,30})$/.test(g) || /^0x[0-9a-fA-F]{1,32}$/.test(g)))
+    gas = BigInt(g);
   const rawInput = d.input ?? (tx.type === 'VM_DEPLOY' ? d.code : undefined);
-  const input: Hex = typeof rawInput === 'string' && /^0x(?:[0-9a-fA-F]{2})*$/.test(rawInput) ? `0x${rawInput.slice(2).toLowerCase()}` : '0x';
+  const input: Hex =
+    typeof rawInput === 'string' && /^0x(?:[0-9a-fA-F]{2})*$/.test(rawInput)
+      ? `0x${rawInput.slice(2).toLowerCase()}`
+      : '0x';
   return { gas, input };
 }
 
@@ -232,7 +237,8 @@ function receiptsRoot(results: TxResult[]): Hex {
 export function formatBlock(block: Block, size: number, fullTxs: boolean, ctx: FormatContext): Record<string, unknown> {
   const h = block.header;
   let gasUsed = 0n;
-  for (const r of block.results) if (r?.vm) gasUsed += BigInt(r.vm.gasUsed); // native transactions are outside the VM budget
+  // native transactions are outside the VM budget
+  for (const r of block.results) if (r?.vm) gasUsed += BigInt(r.vm.gasUsed);
   const allLogs: LogEntry[] = [];
   for (const r of block.results) if (r?.vm) allLogs.push(...r.vm.logs);
   return {
@@ -253,7 +259,9 @@ export function formatBlock(block: Block, size: number, fullTxs: boolean, ctx: F
     gasLimit: hexQ(ctx.blockGasLimit ?? BLOCK_GAS_LIMIT),
     gasUsed: hexQ(gasUsed),
     timestamp: hexQ(Math.floor(h.timestamp / 1000)),
-    transactions: fullTxs ? block.txs.map((tx, index) => formatTx(tx, { height: h.height, hash: h.hash, index }, ctx)) : block.txs.map((tx) => tx.id),
+    transactions: fullTxs
+      ? block.txs.map((tx, index) => formatTx(tx, { height: h.height, hash: h.hash, index }, ctx))
+      : block.txs.map((tx) => tx.id),
     uncles: [],
     baseFeePerGas: hexQ(ctx.gasPrice),
     mixHash: ZERO32,

@@ -23,7 +23,13 @@ const QUANTITY_RE = /^0x[0-9a-fA-F]{1,64}$/;
 const DATA_RE = /^0x(?:[0-9a-fA-F]{2})*$/;
 
 export const describe = (v: unknown): string =>
-  v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'string' ? `string "${v.length > 24 ? `${v.slice(0, 24)}…` : v}"` : typeof v;
+  v === null
+    ? 'null'
+    : Array.isArray(v)
+      ? 'array'
+      : typeof v === 'string'
+        ? `string "${v.length > 24 ? `${v.slice(0, 24)}…` : v}"`
+        : typeof v;
 
 const arg = (i: number, m: string) => invalidParams(`invalid argument ${i}: ${m}`);
 
@@ -33,28 +39,36 @@ export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 /** Checks the number of positional params: optional trailing params may be omitted, extras are refused. */
 export function checkArity(params: unknown[], min: number, max: number): void {
   if (params.length > max) {
-    throw invalidParams(max === 0 ? `too many arguments: this method takes no params, got ${params.length}` : `too many arguments, want at most ${max}, got ${params.length}`);
+    throw invalidParams(
+      max === 0
+        ? `too many arguments: this method takes no params, got ${params.length}`
+        : `too many arguments, want at most ${max}, got ${params.length}`,
+    );
   }
   if (params.length < min) throw invalidParams(`missing value for required argument ${params.length}`);
 }
 
 export function address(v: unknown, i: number, what = 'address'): Address {
-  if (typeof v !== 'string' || !ADDRESS_RE.test(v)) throw arg(i, `${what} must be 0x followed by 40 hex digits, got ${describe(v)}`);
+  if (typeof v !== 'string' || !ADDRESS_RE.test(v))
+    throw arg(i, `${what} must be 0x followed by 40 hex digits, got ${describe(v)}`);
   return `0x${v.slice(2).toLowerCase()}`;
 }
 
 export function hash(v: unknown, i: number, what = 'hash'): Hex {
-  if (typeof v !== 'string' || !HASH_RE.test(v)) throw arg(i, `${what} must be 0x followed by 64 hex digits, got ${describe(v)}`);
+  if (typeof v !== 'string' || !HASH_RE.test(v))
+    throw arg(i, `${what} must be 0x followed by 64 hex digits, got ${describe(v)}`);
   return `0x${v.slice(2).toLowerCase()}`;
 }
 
 export function quantity(v: unknown, i: number, what = 'quantity'): bigint {
-  if (typeof v !== 'string' || !QUANTITY_RE.test(v)) throw arg(i, `${what} must be a hex quantity (0x followed by 1 to 64 hex digits), got ${describe(v)}`);
+  if (typeof v !== 'string' || !QUANTITY_RE.test(v))
+    throw arg(i, `${what} must be a hex quantity (0x followed by 1 to 64 hex digits), got ${describe(v)}`);
   return BigInt(v);
 }
 
 export function data(v: unknown, i: number, what = 'data'): Hex {
-  if (typeof v !== 'string' || !DATA_RE.test(v)) throw arg(i, `${what} must be 0x followed by an even number of hex digits, got ${describe(v)}`);
+  if (typeof v !== 'string' || !DATA_RE.test(v))
+    throw arg(i, `${what} must be 0x followed by an even number of hex digits, got ${describe(v)}`);
   return `0x${v.slice(2).toLowerCase()}`;
 }
 
@@ -114,7 +128,8 @@ export function callObject(v: unknown, i: number): RpcCallMessage {
   opt('nonce', quantity);
   opt('chainId', quantity);
   opt('type', quantity);
-  if (v.accessList !== undefined && v.accessList !== null && !Array.isArray(v.accessList)) throw arg(i, 'accessList must be an array');
+  if (v.accessList !== undefined && v.accessList !== null && !Array.isArray(v.accessList))
+    throw arg(i, 'accessList must be an array');
   if (gasPrice !== undefined || maxFee !== undefined) msg.gasPrice = gasPrice ?? maxFee;
   const input = opt('input', data);
   const dataField = opt('data', data);
@@ -134,7 +149,10 @@ export interface LogFilterSpec {
   topics: (Hex[] | null)[];
 }
 
-/** eth_getLogs filter: fromBlock/toBlock (default latest) or blockHash; address one or many; topics with null wildcards and OR-arrays. */
+/**
+ * eth_getLogs filter: fromBlock/toBlock (default latest) or blockHash; address one or many; topics with null wildcards
+ * and OR-arrays.
+ */
 export function logFilter(v: unknown, i: number): LogFilterSpec {
   if (!isPlainObject(v)) throw arg(i, `filter must be a JSON object, got ${describe(v)}`);
   const given = (k: string) => v[k] !== undefined && v[k] !== null;
@@ -187,7 +205,8 @@ export function percentiles(v: unknown, i: number, max: number): number[] | unde
   if (v.length > max) throw arg(i, `at most ${max} reward percentiles, got ${v.length}`);
   let prev = 0;
   for (const p of v) {
-    if (typeof p !== 'number' || !Number.isFinite(p) || p < 0 || p > 100) throw arg(i, `each reward percentile must be a number in [0, 100], got ${describe(p)}`);
+    if (typeof p !== 'number' || !Number.isFinite(p) || p < 0 || p > 100)
+      throw arg(i, `each reward percentile must be a number in [0, 100], got ${describe(p)}`);
     if (p < prev) throw arg(i, 'reward percentiles must be non-decreasing');
     prev = p;
   }

@@ -27,7 +27,10 @@ import { RPC_MAX_BODY_BYTES } from './limits';
 
 /** Who may be served, under which client key (its fair share of VM calls), and the guard's scoring of bad requests. */
 export interface RpcClientGate {
-  enter(socketIp: string, forwardedFor: string | undefined): { refused: { retryAfterS: number; error: string } } | { malformed: string } | { client: string; exempt: boolean };
+  enter(
+    socketIp: string,
+    forwardedFor: string | undefined,
+  ): { refused: { retryAfterS: number; error: string } } | { malformed: string } | { client: string; exempt: boolean };
   offence(client: string, kind: 'malformed_body'): void;
 }
 
@@ -77,7 +80,9 @@ export function createRpcServer(backend: RpcBackend, opts: RpcServerOptions): Rp
       send(req, res, 400, errorResponse(null, invalidRequest(r.malformed)));
       return undefined;
     }
-    send(req, res, 429, errorResponse(null, limitExceeded(r.refused.error)), { 'retry-after': String(r.refused.retryAfterS) });
+    send(req, res, 429, errorResponse(null, limitExceeded(r.refused.error)), {
+      'retry-after': String(r.refused.retryAfterS),
+    });
     return undefined;
   };
 
@@ -90,7 +95,15 @@ export function createRpcServer(backend: RpcBackend, opts: RpcServerOptions): Rp
     if (admit(req, res) === undefined) return;
     if (req.path === '/') {
       res.header('allow', 'POST, OPTIONS', true);
-      return send(req, res, 405, errorResponse(null, invalidRequest(`HTTP method ${req.method} is not allowed: JSON-RPC is served by POST only`)));
+      return send(
+        req,
+        res,
+        405,
+        errorResponse(
+          null,
+          invalidRequest(`HTTP method ${req.method} is not allowed: JSON-RPC is served by POST only`),
+        ),
+      );
     }
     send(req, res, 404, { error: `not found: ${req.method} ${req.path} (JSON-RPC is served by POST on /)` });
   });

@@ -12,8 +12,21 @@ import type { Hex } from '../primitives/hex';
 // The response shapes are the server's own types (views/, type-only: nothing of the node is
 // bundled into the SDK), so the two cannot drift apart.
 import type {
-  CollectionDetail, CollectionList, CollectionView, Cursor, HeightCursor, HolderView, ItemView, NameEntryView, NameList,
-  NameResolutionView, TokenHolders, TokenList, TokenTransfers, TokenTransferView, TokenView,
+  CollectionDetail,
+  CollectionList,
+  CollectionView,
+  Cursor,
+  HeightCursor,
+  HolderView,
+  ItemView,
+  NameEntryView,
+  NameList,
+  NameResolutionView,
+  TokenHolders,
+  TokenList,
+  TokenTransfers,
+  TokenTransferView,
+  TokenView,
 } from '../views';
 
 /**
@@ -41,8 +54,14 @@ export type { TokenAmount };
 export type AddressInput = string;
 
 /** What the SDK takes for each data field (required ones required, optional ones optional). */
-type DataInput<F> = { [K in keyof F as F[K] extends { readonly optional: true } ? never : K]: F[K] extends Field<unknown, infer I> ? I : never } & {
-  [K in keyof F as F[K] extends { readonly optional: true } ? K : never]?: F[K] extends Field<unknown, infer I> ? I : never;
+type DataInput<F> = {
+  [K in keyof F as F[K] extends { readonly optional: true } ? never : K]: F[K] extends Field<unknown, infer I>
+    ? I
+    : never;
+} & {
+  [K in keyof F as F[K] extends { readonly optional: true } ? K : never]?: F[K] extends Field<unknown, infer I>
+    ? I
+    : never;
 };
 /** The input field that fills the envelope's `to` (`to`, `spender`, `target`, `owner`, `approved`). */
 type ToInput<R> = R extends { kind: 'required' }
@@ -53,7 +72,9 @@ type ToInput<R> = R extends { kind: 'required' }
       ? { [P in N]?: AddressInput | null }
       : unknown;
 type Flat<T> = { [K in keyof T]: T[K] } & {};
-type InputOf<K extends AssetTxType> = Flat<{ type: K } & DataInput<NonNullable<Registry[K]['fields']>> & ToInput<Registry[K]['to']>>;
+type InputOf<K extends AssetTxType> = Flat<
+  { type: K } & DataInput<NonNullable<Registry[K]['fields']>> & ToInput<Registry[K]['to']>
+>;
 
 /**
  * One asset transaction's input, derived from its registry entry: its data fields (amounts
@@ -72,7 +93,10 @@ export interface UnsignedAssetTx {
   data: Record<string, unknown>;
 }
 
-/** The message is `<field> <problem>`; meta carries both, so a caller can name the field its own way (the CLI: as a flag). */
+/**
+ * The message is `<field> <problem>`; meta carries both, so a caller can name the field its own way (the CLI: as a
+ * flag).
+ */
 function invalid(field: string, problem: string): never {
   throw new CairnError('INVALID_ASSET_TX', `${field} ${problem}`, { field, problem });
 }
@@ -97,7 +121,7 @@ function partyOf(rule: ToRule, input: Record<string, unknown>): Address | null {
 }
 
 /** One data value from its input: converted (amounts to strings, cairn1… to 0x), then the entry's checks. */
-function valueOf(key: string, field: Field, v: unknown): unknown {
+function fieldValue(key: string, field: Field, v: unknown): unknown {
   let value = v;
   if (field.input) {
     value = field.input.convert(v);
@@ -118,7 +142,13 @@ export type EconTxType = Exclude<ImplementedTxType, AssetTxType | 'VM_DEPLOY' | 
 export const ECON_TX_TYPES = TX_TYPES.filter((t): t is EconTxType => !isAssetType(t) && !t.startsWith('VM_'));
 /** Its input: data fields and `to` as for the asset types, plus the coins of a positive envelope amount. */
 type EconInputOf<K extends EconTxType> = Flat<
-  { type: K } & DataInput<NonNullable<Registry[K]['fields']>> & ToInput<Registry[K]['to']> & { amount?: TokenAmount; deposit?: TokenAmount; reward?: TokenAmount; bond?: TokenAmount }
+  { type: K } & DataInput<NonNullable<Registry[K]['fields']>> &
+    ToInput<Registry[K]['to']> & {
+      amount?: TokenAmount;
+      deposit?: TokenAmount;
+      reward?: TokenAmount;
+      bond?: TokenAmount;
+    }
 >;
 export type EconTxInput = { [K in EconTxType]: EconInputOf<K> }[EconTxType];
 export type TxInput = AssetTxInput | EconTxInput;
@@ -129,23 +159,29 @@ export interface UnsignedTx extends Omit<UnsignedAssetTx, 'type'> {
 /** A native amount input: integer string, bigint or safe integer of base units, > 0. */
 function coinsOf(name: string, v: unknown): string {
   const s = typeof v === 'bigint' ? v.toString(10) : typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : v;
-  if (typeof s !== 'string' || !/^[1-9][0-9]{0,77}$/.test(s)) invalid(name, `must be a positive integer of base units (1 coin = 1000000), got ${show(v)}`);
+  if (typeof s !== 'string' || !/^[1-9][0-9]{0,77}$/.test(s))
+    invalid(name, `must be a positive integer of base units (1 coin = 1000000), got ${show(v)}`);
   return s;
 }
 
 /** The unsigned fields of one asset transaction. Throws CairnError('INVALID_ASSET_TX') on bad input. */
 export function buildAssetTx(input: AssetTxInput): UnsignedAssetTx {
   const type = (input as { type?: unknown } | null)?.type;
-  if (input !== null && typeof input === 'object' && !isAssetType(type)) invalid('type', `must be one of ${ASSET_TX_TYPES.join(', ')}, got ${show(type)}`);
+  if (input !== null && typeof input === 'object' && !isAssetType(type))
+    invalid('type', `must be one of ${ASSET_TX_TYPES.join(', ')}, got ${show(type)}`);
   return buildTx(input) as UnsignedAssetTx;
 }
 
-/** The unsigned fields of one transaction of any type but the VM's. Throws CairnError('INVALID_ASSET_TX') on bad input. */
+/**
+ * The unsigned fields of one transaction of any type but the VM's. Throws CairnError('INVALID_ASSET_TX') on bad input.
+ */
 export function buildTx(input: TxInput): UnsignedTx {
-  if (input === null || typeof input !== 'object') throw new CairnError('INVALID_ASSET_TX', 'input must be an object with a type', { field: 'type' });
+  if (input === null || typeof input !== 'object')
+    throw new CairnError('INVALID_ASSET_TX', 'input must be an object with a type', { field: 'type' });
   const type = (input as { type?: unknown }).type;
   const buildable = [...ASSET_TX_TYPES, ...ECON_TX_TYPES] as readonly unknown[];
-  if (!buildable.includes(type)) invalid('type', `must be one of ${ASSET_TX_TYPES.join(', ')}, ${ECON_TX_TYPES.join(', ')}, got ${show(type)}`);
+  if (!buildable.includes(type))
+    invalid('type', `must be one of ${ASSET_TX_TYPES.join(', ')}, ${ECON_TX_TYPES.join(', ')}, got ${show(type)}`);
   const entry: AnyTxEntry = REGISTRY[type as AssetTxType | EconTxType];
   const i = input as unknown as Record<string, unknown>;
   const toLast = entry.to.kind === 'required' && entry.to.inputLast === true;
@@ -154,7 +190,7 @@ export function buildTx(input: TxInput): UnsignedTx {
   const data: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(fields)) {
     if (i[key] === undefined && field.optional) continue;
-    data[key] = valueOf(key, field, i[key]);
+    data[key] = fieldValue(key, field, i[key]);
   }
   if (toLast) to = partyOf(entry.to, i);
   if (entry.dataRules?.length) {
@@ -163,10 +199,13 @@ export function buildTx(input: TxInput): UnsignedTx {
   }
   const rule = entry.amount;
   const amount =
-    rule?.kind === 'exactly' ? rule.value.toString(10)
-    : rule?.kind === 'positive' ? coinsOf(rule.input ?? 'amount', i[rule.input ?? 'amount'])
-    : rule?.kind === 'any' && i.amount !== undefined && i.amount !== 0 && i.amount !== 0n && i.amount !== '0' ? coinsOf('amount', i.amount)
-    : '0';
+    rule?.kind === 'exactly'
+      ? rule.value.toString(10)
+      : rule?.kind === 'positive'
+        ? coinsOf(rule.input ?? 'amount', i[rule.input ?? 'amount'])
+        : rule?.kind === 'any' && i.amount !== undefined && i.amount !== 0 && i.amount !== 0n && i.amount !== '0'
+          ? coinsOf('amount', i.amount)
+          : '0';
   return { type: type as UnsignedTx['type'], to, amount, data };
 }
 
@@ -184,18 +223,33 @@ export function createdAssetId(tx: { type: string; id: Hex }): Hex | undefined {
 }
 
 /** What a created asset is called ("token", "collection"), for types that create one. */
-export const createdAssetKind = (type: string): string | undefined => (isImplemented(type) ? entryOf(type)?.creates : undefined);
+export const createdAssetKind = (type: string): string | undefined =>
+  isImplemented(type) ? entryOf(type)?.creates : undefined;
 
 export { assetId };
 
 // ---------------------------------------------------------------------------------------
 // Read endpoints (GET /tokens…, /nfts…, /names, /name/:name)
 
-export type { Cursor, HeightCursor, TokenView, CollectionView, TokenList, TokenHolders, TokenTransfers, CollectionDetail, CollectionList, NameList };
+export type {
+  Cursor,
+  HeightCursor,
+  TokenView,
+  CollectionView,
+  TokenList,
+  TokenHolders,
+  TokenTransfers,
+  CollectionDetail,
+  CollectionList,
+  NameList,
+};
 
 export interface PageOptions {
   limit?: number;
-  /** A page's `nextBefore`: a height on tokens, transfers, collections and names (any block height works); a cursor on holders and items. */
+  /**
+   * A page's `nextBefore`: a height on tokens, transfers, collections and names (any block height works); a cursor on
+   * holders and items.
+   */
   before?: HeightCursor | Cursor;
 }
 
@@ -208,4 +262,3 @@ export type NftItemView = ItemView;
 export type NameEntry = NameEntryView;
 /** GET /name/:name. `address` is what the name resolves to. */
 export type NameView = NameResolutionView;
-

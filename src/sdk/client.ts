@@ -1,13 +1,30 @@
 import type { HybridTx } from '../protocol/types';
 import type { Network } from '../protocol/network';
-import type { AccountProofView, AccountView, BlockView, StatusView, SubmitVerdictView, TxRecord, TxStatus } from '../views';
+import type {
+  AccountProofView,
+  AccountView,
+  BlockView,
+  StatusView,
+  SubmitVerdictView,
+  TxRecord,
+  TxStatus,
+} from '../views';
 import type { Hex } from '../primitives/hex';
 import type { RouteSpec } from '../views/routes';
 import { ROUTE_NAMES, ROUTES, routeRequest, type RouteMethods } from './routes';
 import { encodeTx, signTx, type TxFields } from '../chain/envelope';
 import type { HybridKeys } from '../crypto/keys';
 import { CairnError } from '../errors/CairnError';
-import { buildAssetTx, buildTx, createdAssetId, type AssetTxInput, type CollectionDetail, type NftItemView, type PageOptions, type TxInput } from './assets';
+import {
+  buildAssetTx,
+  buildTx,
+  createdAssetId,
+  type AssetTxInput,
+  type CollectionDetail,
+  type NftItemView,
+  type PageOptions,
+  type TxInput,
+} from './assets';
 
 // The response shapes are the server's own (views/), so the two cannot drift apart.
 /** GET /address/:end (docs/API.md "GET /address/:end"); amounts are integer strings in base units. */
@@ -94,7 +111,7 @@ export interface CairnClient extends RouteMethods {}
  * (meta.errno, e.g. ECONNREFUSED) and request timeouts as `TIMEOUT` (meta.status and
  * meta.retryAfterMs when present).
  */
-// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the route methods are assigned in the constructor from the route table.
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor assigns the route methods (the table's)
 export class CairnClient {
   readonly baseUrl: string;
   private readonly fetchFn: typeof fetch;
@@ -150,7 +167,11 @@ export class CairnClient {
   async submit(tx: HybridTx): Promise<SubmitVerdict> {
     try {
       const v = await this.request<SubmitVerdict>('POST', '/tx', encodeTx(tx));
-      return { accepted: v.accepted === true, id: v.id ?? tx.id, ...(v.reason !== undefined ? { reason: v.reason } : {}) };
+      return {
+        accepted: v.accepted === true,
+        id: v.id ?? tx.id,
+        ...(v.reason !== undefined ? { reason: v.reason } : {}),
+      };
     } catch (e) {
       if (e instanceof CairnError && e.code === 'HTTP_400') return { accepted: false, id: tx.id, reason: e.message };
       throw e;
@@ -163,14 +184,22 @@ export class CairnClient {
    * error; transport errors are thrown (the transaction may then have reached the node:
    * check `tx.id` with waitFor before resending, see CairnError meta.txId).
    */
-  async send(keys: HybridKeys, fields: Omit<TxFields, 'nonce'> & { nonce?: number }, opts: SendOptions = {}): Promise<SendResult> {
+  async send(
+    keys: HybridKeys,
+    fields: Omit<TxFields, 'nonce'> & { nonce?: number },
+    opts: SendOptions = {},
+  ): Promise<SendResult> {
     const nonce = opts.nonce ?? fields.nonce ?? (await this.nextNonce(keys.address));
-    const tx = signTx(keys, {
-      ...fields,
-      nonce,
-      ...(opts.fee !== undefined ? { fee: opts.fee } : {}),
-      ...(opts.timestamp !== undefined ? { timestamp: opts.timestamp } : {}),
-    }, await this.network());
+    const tx = signTx(
+      keys,
+      {
+        ...fields,
+        nonce,
+        ...(opts.fee !== undefined ? { fee: opts.fee } : {}),
+        ...(opts.timestamp !== undefined ? { timestamp: opts.timestamp } : {}),
+      },
+      await this.network(),
+    );
     let verdict: SubmitVerdict;
     try {
       verdict = await this.submit(tx);
@@ -194,7 +223,10 @@ export class CairnClient {
     return id === undefined ? r : { ...r, assetId: id };
   }
 
-  /** Builds (buildTx: staking, governance, resources, vesting, permissions, META_TX and the asset types), signs and submits; see send. */
+  /**
+   * Builds (buildTx: staking, governance, resources, vesting, permissions, META_TX and the asset types), signs and
+   * submits; see send.
+   */
   sendTx(keys: HybridKeys, input: TxInput, opts: SendOptions = {}): Promise<SendResult> {
     return this.send(keys, buildTx(input), opts);
   }
@@ -215,7 +247,8 @@ export class CairnClient {
    * Polls GET /tx/:id until the transaction reaches `until`, is dropped, or time runs out.
    * A timeout is 'unknown', never 'failed': the transaction may still land, so confirm
    * by id before resending. 404s (still propagating), 429s, 5xx and transport errors are
-   * tolerated. 'dropped' covers a 'refused' record too. 'failed' means included with a failed execution result, reported at the
+   * tolerated. 'dropped' covers a 'refused' record too. 'failed' means included with a failed execution result,
+   * reported at the
    * level asked for (with until 'finalized', only once the block is final).
    * 'undone' (reorganised away) keeps polling, since the transaction may be re-included.
    */
@@ -244,7 +277,11 @@ export class CairnClient {
   }
 
   /** A terminal outcome for `r`, or null to keep polling. */
-  private async classify(r: TxRecord, until: 'included' | 'finalized', remainingMs: number): Promise<WaitOutcome | null> {
+  private async classify(
+    r: TxRecord,
+    until: 'included' | 'finalized',
+    remainingMs: number,
+  ): Promise<WaitOutcome | null> {
     // Either way this node will not include it: the caller must decide whether to resend.
     if (r.status === 'dropped' || r.status === 'refused') return 'dropped';
     if (r.status !== 'included' && r.status !== 'finalized') return null; // pending, undone
@@ -268,22 +305,42 @@ export class CairnClient {
     }
   }
 
-  private async request<T>(method: string, path: string, body?: string, timeoutMs = this.timeoutMs, opts: { headers?: Record<string, string>; text?: boolean } = {}): Promise<T> {
+  private async request<T>(
+    method: string,
+    path: string,
+    body?: string,
+    timeoutMs = this.timeoutMs,
+    opts: { headers?: Record<string, string>; text?: boolean } = {},
+  ): Promise<T> {
     const url = this.baseUrl + path;
     let res: Response;
     try {
       res = await this.fetchFn(url, {
         method,
-        headers: { accept: opts.text ? '*/*' : 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...opts.headers },
+        headers: {
+          accept: opts.text ? '*/*' : 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...opts.headers,
+        },
         body,
         signal: AbortSignal.timeout(Math.min(timeoutMs, this.timeoutMs)),
       });
     } catch (e) {
       const name = (e as Error)?.name;
       if (name === 'TimeoutError' || name === 'AbortError')
-        throw new CairnError('TIMEOUT', `${method} ${url}: no answer within ${Math.min(timeoutMs, this.timeoutMs)} ms`, {}, { cause: e });
+        throw new CairnError(
+          'TIMEOUT',
+          `${method} ${url}: no answer within ${Math.min(timeoutMs, this.timeoutMs)} ms`,
+          {},
+          { cause: e },
+        );
       const code = (e as { cause?: { code?: unknown } })?.cause?.code;
-      throw new CairnError('NETWORK', `${method} ${url}: ${describeCause(e)}`, typeof code === 'string' ? { errno: code } : {}, { cause: e });
+      throw new CairnError(
+        'NETWORK',
+        `${method} ${url}: ${describeCause(e)}`,
+        typeof code === 'string' ? { errno: code } : {},
+        { cause: e },
+      );
     }
     const text = await res.text().catch(() => '');
     if (res.ok && opts.text) return text as T;
@@ -301,7 +358,8 @@ export class CairnClient {
       if (res.headers.has('retry-after') && Number.isFinite(retryAfter)) meta.retryAfterMs = retryAfter * 1000;
       throw new CairnError(`HTTP_${res.status}`, message, meta);
     }
-    if (json === undefined) throw new CairnError('BAD_RESPONSE', `${method} ${path}: expected a JSON body`, { status: res.status });
+    if (json === undefined)
+      throw new CairnError('BAD_RESPONSE', `${method} ${path}: expected a JSON body`, { status: res.status });
     return json as T;
   }
 }

@@ -1,6 +1,15 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { CairnError } from '../errors/CairnError';
-import type { Direction, ProposalView, TaskView, TransferStatus, TxSummary, BridgeTransferView, TaskStatus, ProposalStatus } from '../views';
+import type {
+  Direction,
+  ProposalView,
+  TaskView,
+  TransferStatus,
+  TxSummary,
+  BridgeTransferView,
+  TaskStatus,
+  ProposalStatus,
+} from '../views';
 import type { BlockRecord, CairnClient } from './client';
 
 /**
@@ -57,7 +66,10 @@ const sleep = (ms: number, signal?: AbortSignal) =>
   });
 
 /** Runs `f`, waiting out 429 (its Retry-After), 503 and transport errors; other errors are thrown. */
-export async function retrying<T>(f: () => Promise<T>, o: { signal?: AbortSignal; onRetry?: FollowOptions['onRetry'] } = {}): Promise<T> {
+export async function retrying<T>(
+  f: () => Promise<T>,
+  o: { signal?: AbortSignal; onRetry?: FollowOptions['onRetry'] } = {},
+): Promise<T> {
   for (;;) {
     try {
       return await f();
@@ -76,8 +88,14 @@ export async function retrying<T>(f: () => Promise<T>, o: { signal?: AbortSignal
  * The loop every follower shares: load the cursor, ask `page(cursor)` for the events after it
  * (final only) and the height they cover, emit them, store the new cursor, wait when idle.
  */
-async function* follow<E>(client: CairnClient, o: FollowOptions, page: (cursor: number) => Promise<{ events: E[]; cursor: number }>): AsyncGenerator<E> {
-  let cursor = (await o.cursor?.load()) ?? (o.since === 'final' ? (await retrying(() => client.status(), o)).finalizedHeight : (o.since ?? 0));
+async function* follow<E>(
+  client: CairnClient,
+  o: FollowOptions,
+  page: (cursor: number) => Promise<{ events: E[]; cursor: number }>,
+): AsyncGenerator<E> {
+  let cursor =
+    (await o.cursor?.load()) ??
+    (o.since === 'final' ? (await retrying(() => client.status(), o)).finalizedHeight : (o.since ?? 0));
   // The cursor a page reaches, stored once its last event has been handed out: on the next
   // request, or when the loop over the follower ends (break, return or a throw in its body).
   let reached = cursor;
@@ -128,7 +146,8 @@ export function followAccount(client: CairnClient, address: string, o: FollowOpt
     let before: number | undefined = finalizedHeight + 1;
     while (before !== undefined) {
       const p = await client.addressTxs(address, { limit: 100, before });
-      for (const t of p.txs) if (t.blockHeight !== undefined && t.blockHeight > cursor && t.blockHeight <= finalizedHeight) found.push(t);
+      for (const t of p.txs)
+        if (t.blockHeight !== undefined && t.blockHeight > cursor && t.blockHeight <= finalizedHeight) found.push(t);
       const oldest = p.txs[p.txs.length - 1]?.blockHeight;
       before = p.nextBefore !== null && oldest !== undefined && oldest > cursor + 1 ? p.nextBefore : undefined;
     }
@@ -149,20 +168,38 @@ export interface Transition<V> {
 }
 
 /** AI task transitions (oracles' duties), final only, oldest first; filters as GET /ai/tasks. */
-export function followTasks(client: CairnClient, o: FollowOptions & { status?: TaskStatus; oracle?: string } = {}): AsyncGenerator<Transition<TaskView>> {
+export function followTasks(
+  client: CairnClient,
+  o: FollowOptions & { status?: TaskStatus; oracle?: string } = {},
+): AsyncGenerator<Transition<TaskView>> {
   return follow(client, o, async (cursor) => {
     const p = await client.tasks({ since: cursor, final: true, limit: 100, status: o.status, oracle: o.oracle });
     const byId = new Map(p.tasks.map((t) => [t.id as string, t]));
-    return { events: (p.transitions ?? []).filter((x) => byId.has(x.id)).map((x) => ({ ...x, item: byId.get(x.id)! })), cursor: p.cursor };
+    return {
+      events: (p.transitions ?? []).filter((x) => byId.has(x.id)).map((x) => ({ ...x, item: byId.get(x.id)! })),
+      cursor: p.cursor,
+    };
   });
 }
 
 /** Bridge transfer transitions (relayers), final only, oldest first; filters as GET /bridge/transfers. */
-export function followBridgeTransfers(client: CairnClient, o: FollowOptions & { direction?: Direction; status?: TransferStatus } = {}): AsyncGenerator<Transition<BridgeTransferView>> {
+export function followBridgeTransfers(
+  client: CairnClient,
+  o: FollowOptions & { direction?: Direction; status?: TransferStatus } = {},
+): AsyncGenerator<Transition<BridgeTransferView>> {
   return follow(client, o, async (cursor) => {
-    const p = await client.bridgeTransfers({ since: cursor, final: true, limit: 100, direction: o.direction, status: o.status });
+    const p = await client.bridgeTransfers({
+      since: cursor,
+      final: true,
+      limit: 100,
+      direction: o.direction,
+      status: o.status,
+    });
     const byId = new Map(p.transfers.map((t) => [t.id as string, t]));
-    return { events: (p.transitions ?? []).filter((x) => byId.has(x.id)).map((x) => ({ ...x, item: byId.get(x.id)! })), cursor: p.cursor };
+    return {
+      events: (p.transitions ?? []).filter((x) => byId.has(x.id)).map((x) => ({ ...x, item: byId.get(x.id)! })),
+      cursor: p.cursor,
+    };
   });
 }
 
@@ -171,12 +208,17 @@ export function followBridgeTransfers(client: CairnClient, o: FollowOptions & { 
  * /governance/proposals?since lists the proposals changed after a height with their whole
  * history; the transitions after the cursor and at most final are emitted.
  */
-export function followProposals(client: CairnClient, o: FollowOptions & { status?: ProposalStatus } = {}): AsyncGenerator<Transition<ProposalView>> {
+export function followProposals(
+  client: CairnClient,
+  o: FollowOptions & { status?: ProposalStatus } = {},
+): AsyncGenerator<Transition<ProposalView>> {
   return follow(client, o, async (cursor) => {
     const p = await client.proposals({ since: cursor, status: o.status, limit: 100 });
     const top = Math.min(p.cursor, p.finalizedHeight);
     const events = p.proposals
-      .flatMap((item) => item.history.filter((h) => h.height > cursor && h.height <= top).map((h) => ({ id: item.id, ...h, item })))
+      .flatMap((item) =>
+        item.history.filter((h) => h.height > cursor && h.height <= top).map((h) => ({ id: item.id, ...h, item })),
+      )
       .sort((a, b) => a.height - b.height || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return { events, cursor: Math.max(cursor, top) };
   });

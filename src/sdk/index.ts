@@ -22,15 +22,44 @@ export type { Network } from '../protocol/network';
 export { deriveKeys, generateSecret, type HybridKeys } from '../crypto/keys';
 export { toNative, parseAddress } from '../crypto/address';
 export { verifyAccountProof } from '../state/proof';
-export { type SignedTx, type Address } from '../protocol/types';
+export type { SignedTx, Address } from '../protocol/types';
 /** The transaction types the node implements (the registry's keys). */
 export { TX_TYPES, type ImplementedTxType as TxType } from '../modules/registry';
 export { taskCommitment } from '../modules/ai/commitment';
-export { followBlocks, followAccount, followTasks, followProposals, followBridgeTransfers, fileCursor, retrying, type CursorStore, type FollowOptions, type Transition } from './follow';
-export { inboundDigest, committeeDigest, signAsMember, memberOf, type InboundMessage, type CommitteeMessage, type MemberSignature } from '../modules/bridge/committee';
+export {
+  followBlocks,
+  followAccount,
+  followTasks,
+  followProposals,
+  followBridgeTransfers,
+  fileCursor,
+  retrying,
+  type CursorStore,
+  type FollowOptions,
+  type Transition,
+} from './follow';
+export {
+  inboundDigest,
+  committeeDigest,
+  signAsMember,
+  memberOf,
+  type InboundMessage,
+  type CommitteeMessage,
+  type MemberSignature,
+} from '../modules/bridge/committee';
 export type { CommitteeMember, CommitteeRecord } from '../protocol/bridge';
 /** The bridge's JSON shapes (GET /bridge, /bridge/transfers, /bridge/transfers/:id). */
-export type { BridgeView, BridgeTransferView, BridgeTransfersPage, BridgeTransition, PoolView, BreakerView, Direction, TransferStatus, Asset as BridgeAsset } from '../views';
+export type {
+  BridgeView,
+  BridgeTransferView,
+  BridgeTransfersPage,
+  BridgeTransition,
+  PoolView,
+  BreakerView,
+  Direction,
+  TransferStatus,
+  Asset as BridgeAsset,
+} from '../views';
 export {
   buildAssetTx,
   buildTx,

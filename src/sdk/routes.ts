@@ -5,7 +5,9 @@ export type RouteMethods = { [K in RouteName]: ClientMethod<Routes[K]> };
 
 /** `?k=v&…` of the defined entries (empty without any). */
 export const queryString = (q: Record<string, unknown> = {}): string => {
-  const parts = Object.entries(q).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`);
+  const parts = Object.entries(q)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`);
   return parts.length ? `?${parts.join('&')}` : '';
 };
 
@@ -14,9 +16,13 @@ export function routeRequest(r: RouteSpec, args: readonly unknown[]): { path: st
   let i = 0;
   // `:` may stand in a path segment (RFC 3986 pchar): `/nfts/STONE:3` reads as written.
   const path = r.path.replace(/:([A-Za-z]+)/g, () => encodeURIComponent(String(args[i++])).replaceAll('%3A', ':'));
-  const query = r.query && Object.keys(r.query).length ? queryString(args[i++] as Record<string, unknown> | undefined) : '';
+  const query =
+    r.query && Object.keys(r.query).length ? queryString(args[i++] as Record<string, unknown> | undefined) : '';
   const body = r.body ? args[i] : undefined;
-  return { path: path + query, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) };
+  return {
+    path: path + query,
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  };
 }
 
 export const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];

@@ -54,7 +54,8 @@ export function encodeAccount(a: AccountState): Uint8Array {
   if (a.codeHash) s += `,"codeHash":${q(a.codeHash)}`;
   if (a.delegatedIn) s += `,"delegatedIn":${q(a.delegatedIn.toString())}`;
   if (a.delegatedOut) s += `,"delegatedOut":${q(a.delegatedOut.toString())}`;
-  s += `,"energy":${q(a.energy.toString())},"energyHeight":${a.energyHeight},"feeExempt":${a.feeExempt},"isValidator":${a.isValidator}`;
+  s += `,"energy":${q(a.energy.toString())},"energyHeight":${a.energyHeight}`;
+  s += `,"feeExempt":${a.feeExempt},"isValidator":${a.isValidator}`;
   s += `,"mldsaKeyHash":${a.mldsaKeyHash === null ? 'null' : q(a.mldsaKeyHash)},"nonce":${a.nonce}`;
   if (a.permissioned) s += ',"permissioned":true';
   s += `,"staked":${q(a.staked.toString())}`;
@@ -83,7 +84,8 @@ export function encodeAccountReference(a: AccountState): Uint8Array {
 }
 
 /**
- * Strict decode: exactly the eight fields (and the optional ones, only when non-default), the right types, non-negative integers, and
+ * Strict decode: exactly the eight fields (and the optional ones, only when non-default), the right types, non-negative
+ * integers, and
  * bytes that are already canonical (re-encoding must reproduce them), so one account
  * has exactly one stored form and therefore one state root.
  */
@@ -115,8 +117,11 @@ function decodeChecked(b: Uint8Array, text: string): AccountState {
   }
   if (typeof j !== 'object' || j === null || Array.isArray(j)) throw bad('not an object');
   const o = j as Record<string, unknown>;
-  const keys = Object.keys(o).filter((k) => !OPTIONAL.has(k)).sort();
-  if (keys.length !== FIELDS.length || keys.some((k, i) => k !== FIELDS[i])) throw bad(`fields ${Object.keys(o).join(',')}`);
+  const keys = Object.keys(o)
+    .filter((k) => !OPTIONAL.has(k))
+    .sort();
+  if (keys.length !== FIELDS.length || keys.some((k, i) => k !== FIELDS[i]))
+    throw bad(`fields ${Object.keys(o).join(',')}`);
   const a: AccountState = {
     balance: amount(o.balance, 'balance'),
     staked: amount(o.staked, 'staked'),
@@ -132,7 +137,8 @@ function decodeChecked(b: Uint8Array, text: string): AccountState {
     delegatedIn: o.delegatedIn === undefined ? 0n : amount(o.delegatedIn, 'delegatedIn'),
     permissioned: o.permissioned === undefined ? false : flag(o.permissioned, 'permissioned'),
   };
-  if (!Buffer.from(encodeAccount(a)).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength))) throw bad('not canonical');
+  if (!Buffer.from(encodeAccount(a)).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength)))
+    throw bad('not canonical');
   return a;
 }
 
@@ -157,4 +163,5 @@ function keyHash(v: unknown): AccountState['mldsaKeyHash'] {
   return v;
 }
 
-const bad = (why: string, cause?: unknown) => new CairnError('BAD_ACCOUNT', `invalid stored account: ${why}`, {}, { cause });
+const bad = (why: string, cause?: unknown) =>
+  new CairnError('BAD_ACCOUNT', `invalid stored account: ${why}`, {}, { cause });

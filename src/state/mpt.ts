@@ -1,7 +1,19 @@
 import { type Hex, fromHex, toHex } from '../primitives/hex';
 import type { KvReader } from './kv';
 import { EMPTY_TRIE_ROOT, decodeNode, encode, hashOf } from './mptCodec';
-import { type Child, Full, type Node, Short, TERM, concatNibbles, continuesAt, hexOf, isHashRef, nibblesOf, prefixLen } from './mptNode';
+import {
+  type Child,
+  Full,
+  type Node,
+  Short,
+  TERM,
+  concatNibbles,
+  continuesAt,
+  hexOf,
+  isHashRef,
+  nibblesOf,
+  prefixLen,
+} from './mptNode';
 import { NodeSource } from './trieNodes';
 
 /**
@@ -281,7 +293,8 @@ interface Slot {
   parent: Node | null;
   index: number;
 }
-const slotGet = (t: Mpt, s: Slot): Child | Uint8Array => (s.parent === null ? t.root : s.parent instanceof Short ? s.parent.val : s.parent.children[s.index]);
+const slotGet = (t: Mpt, s: Slot): Child | Uint8Array =>
+  s.parent === null ? t.root : s.parent instanceof Short ? s.parent.val : s.parent.children[s.index];
 function slotSet(t: Mpt, s: Slot, n: Node): void {
   if (s.parent === null) t.root = n;
   else if (s.parent instanceof Short) s.parent.val = n;
@@ -303,7 +316,24 @@ function insert(n: Child, path: Uint8Array, pos: number, value: Uint8Array): Nod
       return new Short(k, insert(n.val as Child, path, pos + m, value));
     }
     // The paths part at k[m]: a branch there holds the old remainder and the new one.
-    const children: Child[] = [null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null];
+    const children: Child[] = [
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+    ];
     let bval: Uint8Array | null = null;
     const oldNib = k[m];
     if (oldNib === TERM) bval = n.val as Uint8Array;

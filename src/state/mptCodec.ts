@@ -21,7 +21,8 @@ function stringLen(b: Uint8Array): number {
   return headerLen(b.length) + b.length;
 }
 
-const headerLen = (len: number): number => (len < 56 ? 1 : len < 0x100 ? 2 : len < 0x10000 ? 3 : len < 0x1000000 ? 4 : 5);
+const headerLen = (len: number): number =>
+  len < 56 ? 1 : len < 0x100 ? 2 : len < 0x10000 ? 3 : len < 0x1000000 ? 4 : 5;
 
 /** Writes an RLP header (offset 0x80 for a string, 0xc0 for a list); returns the new offset. */
 function writeHeader(out: Uint8Array, off: number, len: number, offset: number): number {
@@ -229,4 +230,5 @@ function nibblesOfCompact(c: Uint8Array, hashHex: string): Uint8Array {
   return out;
 }
 
-const badNode = (hashHex: string, why: string) => new CairnError('STATE_BAD_NODE', `state trie node 0x${hashHex} is malformed: ${why}`, { node: `0x${hashHex}` });
+const badNode = (hashHex: string, why: string) =>
+  new CairnError('STATE_BAD_NODE', `state trie node 0x${hashHex} is malformed: ${why}`, { node: `0x${hashHex}` });

@@ -16,7 +16,8 @@ import { addressKey } from './trieKeys';
 export async function verifyAccountProof(stateRoot: Hex, address: Address, proof: Hex[]): Promise<AccountState | null> {
   if (!isHex(stateRoot, 32)) throw badProof('state root is not 32-byte hex');
   const key = addressKey(address);
-  if (!Array.isArray(proof) || !proof.every((n) => isHex(n) && n.length > 2)) throw badProof('proof must be a list of non-empty hex nodes');
+  if (!Array.isArray(proof) || !proof.every((n) => isHex(n) && n.length > 2))
+    throw badProof('proof must be a list of non-empty hex nodes');
   // The empty trie has no nodes: every account is absent from it.
   if (stateRoot.toLowerCase() === EMPTY_TRIE_ROOT) return null;
 
@@ -34,4 +35,5 @@ export async function verifyAccountProof(stateRoot: Hex, address: Address, proof
   }
 }
 
-const badProof = (why: string, cause?: unknown) => new CairnError('BAD_PROOF', `invalid state proof: ${why}`, {}, { cause });
+const badProof = (why: string, cause?: unknown) =>
+  new CairnError('BAD_PROOF', `invalid state proof: ${why}`, {}, { cause });

@@ -50,8 +50,12 @@ export class StateTrie {
 
   /** The trie at `root` over `kv` (null = the empty trie). */
   static async open(kv: KvReader, root: Hex | null): Promise<StateTrie> {
-    if (root !== null && !isHex(root, 32)) throw new CairnError('BAD_STATE_ROOT', `state root must be 32-byte hex, got ${String(root).slice(0, 80)}`);
-    const mpt = new Mpt(new NodeSource(kv), root === null || root.toLowerCase() === EMPTY_TRIE_ROOT ? null : fromHex(root));
+    if (root !== null && !isHex(root, 32))
+      throw new CairnError('BAD_STATE_ROOT', `state root must be 32-byte hex, got ${String(root).slice(0, 80)}`);
+    const mpt = new Mpt(
+      new NodeSource(kv),
+      root === null || root.toLowerCase() === EMPTY_TRIE_ROOT ? null : fromHex(root),
+    );
     // Fail here, with the root named, rather than on the first read of an unknown root.
     await mpt.resolveRoot();
     return new StateTrie(mpt, kv, false);
@@ -157,7 +161,8 @@ export class StateTrie {
    * root this trie reported since its last flush (the view shares its unflushed nodes).
    */
   async atRoot(root: Hex): Promise<StateTrie> {
-    if (!isHex(root, 32)) throw new CairnError('BAD_STATE_ROOT', `state root must be 32-byte hex, got ${String(root).slice(0, 80)}`);
+    if (!isHex(root, 32))
+      throw new CairnError('BAD_STATE_ROOT', `state root must be 32-byte hex, got ${String(root).slice(0, 80)}`);
     const r = root.toLowerCase() as Hex;
     const known = r === this.root() ? this.mpt.root : this.mpt.known.get(r);
     const mpt = new Mpt(this.mpt.source, known !== undefined ? known : r === EMPTY_TRIE_ROOT ? null : fromHex(r));

@@ -5,7 +5,8 @@ import { fromHex, isHex, utf8 } from '../primitives/hex';
 /** The trie keys of the state's two kinds of entry, before key hashing. */
 
 export function addressKey(addr: Address): Uint8Array {
-  if (!isHex(addr, 20)) throw new CairnError('INVALID_ADDRESS', `not a 20-byte hex address: ${String(addr).slice(0, 80)}`);
+  if (!isHex(addr, 20))
+    throw new CairnError('INVALID_ADDRESS', `not a 20-byte hex address: ${String(addr).slice(0, 80)}`);
   return fromHex(addr);
 }
 

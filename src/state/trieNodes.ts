@@ -168,4 +168,7 @@ export class NodeSource {
   }
 }
 
-const missingNode = (hashHex: string) => new CairnError('STATE_MISSING_NODE', `state trie node 0x${hashHex} is missing from the store`, { node: `0x${hashHex}` });
+const missingNode = (hashHex: string) =>
+  new CairnError('STATE_MISSING_NODE', `state trie node 0x${hashHex} is missing from the store`, {
+    node: `0x${hashHex}`,
+  });

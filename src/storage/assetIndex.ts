@@ -28,7 +28,6 @@ const json = (b: Uint8Array) => JSON.parse(Buffer.from(b).toString('utf8'));
 const bytes = (v: unknown) => enc.encode(JSON.stringify(v));
 const EMPTY = new Uint8Array(0);
 
-
 export function readU256be(b: Uint8Array, offset = 0): bigint {
   return BigInt(`0x${Buffer.from(b.buffer, b.byteOffset + offset, 32).toString('hex')}`);
 }
@@ -75,13 +74,26 @@ export function putAssetIndexes(batch: KvBatch, block: Block): void {
           const id = fromHex(e.token);
           batch.put(bucketKey('tokenList', u64be(e.height), pos), id);
           const meta = bytes({ symbol: e.symbol, name: e.name });
-          batch.put(bucketKey('tokenSearch', enc.encode('s'), enc.encode(e.symbol.toLowerCase()), Buffer.of(0), id), meta);
-          batch.put(bucketKey('tokenSearch', enc.encode('n'), enc.encode(e.name.toLowerCase()), Buffer.of(0), id), meta);
+          batch.put(
+            bucketKey('tokenSearch', enc.encode('s'), enc.encode(e.symbol.toLowerCase()), Buffer.of(0), id),
+            meta,
+          );
+          batch.put(
+            bucketKey('tokenSearch', enc.encode('n'), enc.encode(e.name.toLowerCase()), Buffer.of(0), id),
+            meta,
+          );
           break;
         }
         case 'token.transfer': {
           const kind = e.from === null ? 'mint' : e.to === null ? 'burn' : 'transfer';
-          const rec: StoredTokenTransfer = { txId, kind, from: e.from, to: e.to, amount: e.amount, blockHeight: height };
+          const rec: StoredTokenTransfer = {
+            txId,
+            kind,
+            from: e.from,
+            to: e.to,
+            amount: e.amount,
+            blockHeight: height,
+          };
           batch.put(bucketKey('tokenTransfers', fromHex(e.token), hb, pos), bytes(rec));
           break;
         }
@@ -106,7 +118,10 @@ export function putAssetIndexes(batch: KvBatch, block: Block): void {
           const registeredAt = e.kind === 'name.register' ? e.height : e.registeredAt;
           const nb = enc.encode(e.name);
           batch.put(bucketKey('namesList', u64be(registeredAt), nb), bytes({ owner: e.owner, target: e.target }));
-          batch.put(bucketKey('namesByName', nb), bytes({ owner: e.owner, target: e.target, registeredAt } satisfies StoredName));
+          batch.put(
+            bucketKey('namesByName', nb),
+            bytes({ owner: e.owner, target: e.target, registeredAt } satisfies StoredName),
+          );
           break;
         }
         case 'name.release': {
@@ -139,7 +154,14 @@ export function putAssetIndexes(batch: KvBatch, block: Block): void {
  * before, so a client's saved cursor keeps working.
  */
 export type Feed = 'tokens' | 'holders' | 'transfers' | 'collections' | 'items' | 'names';
-const TAG: Record<Feed, number> = { tokens: 0x74, holders: 0x68, transfers: 0x78, collections: 0x63, items: 0x69, names: 0x6e };
+const TAG: Record<Feed, number> = {
+  tokens: 0x74,
+  holders: 0x68,
+  transfers: 0x78,
+  collections: 0x63,
+  items: 0x69,
+  names: 0x6e,
+};
 
 function validPosition(feed: Feed, p: Uint8Array): boolean {
   switch (feed) {
@@ -190,10 +212,14 @@ export class AssetIndex {
 
   constructor(private readonly kv: KvStore) {}
 
-  /** Entries under `prefix` from `gte` up to (not including) `lt`, newest (highest key) first, at most `limit`: positions and values. */
+  /**
+   * Entries under `prefix` from `gte` up to (not including) `lt`, newest (highest key) first, at most `limit`:
+   * positions and values.
+   */
   private async entries(prefix: Buffer, gte: Buffer, lt: Buffer, limit?: number): Promise<[Buffer, Uint8Array][]> {
     const out: [Buffer, Uint8Array][] = [];
-    for await (const [k, v] of this.kv.iterate({ gte, lt, reverse: true, limit })) out.push([Buffer.from(k).subarray(prefix.length), v]);
+    for await (const [k, v] of this.kv.iterate({ gte, lt, reverse: true, limit }))
+      out.push([Buffer.from(k).subarray(prefix.length), v]);
     return out;
   }
 
@@ -201,11 +227,25 @@ export class AssetIndex {
    * Newest first under `prefix`: entries strictly below `before` (a position: the key part
    * after the prefix), at most `limit`, and the cursor of the next page (null when done).
    */
-  private async page<T>(feed: Feed, prefix: Buffer, limit: number, before: Uint8Array | undefined, map: (pos: Buffer, v: Uint8Array) => T): Promise<Page<T>> {
-    const got = await this.entries(prefix, prefix, before ? Buffer.concat([prefix, before]) : prefixEnd(prefix), limit + 1);
+  private async page<T>(
+    feed: Feed,
+    prefix: Buffer,
+    limit: number,
+    before: Uint8Array | undefined,
+    map: (pos: Buffer, v: Uint8Array) => T,
+  ): Promise<Page<T>> {
+    const got = await this.entries(
+      prefix,
+      prefix,
+      before ? Buffer.concat([prefix, before]) : prefixEnd(prefix),
+      limit + 1,
+    );
     const more = got.length > limit;
     const items = got.slice(0, limit);
-    return { items: items.map(([pos, v]) => map(pos, v)), nextBefore: more ? encodeCursor(feed, items[limit - 1][0]) : null };
+    return {
+      items: items.map(([pos, v]) => map(pos, v)),
+      nextBefore: more ? encodeCursor(feed, items[limit - 1][0]) : null,
+    };
   }
 
   /**
@@ -214,14 +254,20 @@ export class AssetIndex {
    * rest of the last entry's block is added — so that the next page starts below that block's
    * height, `nextBefore` (null when nothing is left), and skips nothing.
    */
-  private async heightPage<T>(prefix: Buffer, limit: number, start: HeightStart | undefined, map: (pos: Buffer, v: Uint8Array) => T): Promise<Page<T, number>> {
+  private async heightPage<T>(
+    prefix: Buffer,
+    limit: number,
+    start: HeightStart | undefined,
+    map: (pos: Buffer, v: Uint8Array) => T,
+  ): Promise<Page<T, number>> {
     const at = (pos: Uint8Array) => Buffer.concat([prefix, pos]);
     const top = start === undefined ? prefixEnd(prefix) : at(typeof start === 'number' ? u64be(start) : start);
     const got = await this.entries(prefix, prefix, top, limit);
     const last = got.at(-1);
     if (got.length < limit || !last) return { items: got.map(([pos, v]) => map(pos, v)), nextBefore: null };
     const height = last[0].subarray(0, 8);
-    got.push(...(await this.entries(prefix, at(height), at(last[0])))); // a block holds at most a few entries per transaction
+    // a block holds at most a few entries per transaction
+    got.push(...(await this.entries(prefix, at(height), at(last[0]))));
     const more = (await this.entries(prefix, prefix, at(height), 1)).length > 0;
     return { items: got.map(([pos, v]) => map(pos, v)), nextBefore: more ? readU64be(height) : null };
   }
@@ -251,7 +297,12 @@ export class AssetIndex {
 
   /** Transfers (mints and burns included) of `token`, newest first. */
   transfers(token: Hex, limit: number, before?: HeightStart): Promise<Page<StoredTokenTransfer, number>> {
-    return this.heightPage(bucketKey('tokenTransfers', fromHex(token)), limit, before, (_p, v) => json(v) as StoredTokenTransfer);
+    return this.heightPage(
+      bucketKey('tokenTransfers', fromHex(token)),
+      limit,
+      before,
+      (_p, v) => json(v) as StoredTokenTransfer,
+    );
   }
 
   /** Tokens whose symbol or name starts with `prefix` (case-insensitive), symbol matches first. */

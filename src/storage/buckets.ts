@@ -36,23 +36,52 @@ export const BUCKETS = {
   logs: { prefix: 'L', kind: 'block', layout: 'height|tx|log → VM log (eth_getLogs, /logs)' },
   internalByAddress: { prefix: 'I', kind: 'block', layout: 'addr|height|tx|n → internal transfer' },
   internal: { prefix: 'J', kind: 'block', layout: 'height|tx|n → internal transfer' },
-  machineHistory: { prefix: 'Q', kind: 'block', layout: 'len(machine)|machine|len(id)|id|height|n → machine.transition event' },
-  machineFeed: { prefix: 'F', kind: 'block', layout: 'len(machine)|machine|height|n → machine.transition event (every instance, in height order: ?since feeds)' },
-  txLifecycle: { prefix: 'W', kind: 'history', layout: 'txid|seq (Mseq at the write) → {event: included | undone, height, hash}' },
+  machineHistory: {
+    prefix: 'Q',
+    kind: 'block',
+    layout: 'len(machine)|machine|len(id)|id|height|n → machine.transition event',
+  },
+  machineFeed: {
+    prefix: 'F',
+    kind: 'block',
+    layout: 'len(machine)|machine|height|n → machine.transition event (every instance, in height order: ?since feeds)',
+  },
+  txLifecycle: {
+    prefix: 'W',
+    kind: 'history',
+    layout: 'txid|seq (Mseq at the write) → {event: included | undone, height, hash}',
+  },
   undo: { prefix: 'U', kind: 'undo', layout: 'height → the previous values of the keys the block wrote' },
   contract: { prefix: 'V', kind: 'local', layout: 'addr → contract verification metadata' },
   head: { prefix: 'Mhead', kind: 'mutable', layout: 'the head pointer', exact: true },
   stats: { prefix: 'Mstats', kind: 'mutable', layout: 'counters: accounts, txs', exact: true },
   genesis: { prefix: 'Mgenesis', kind: 'local', layout: 'the genesis spec (replays start from it)', exact: true },
-  commitSeq: { prefix: 'Mseq', kind: 'history', layout: 'u64be: commits and undos so far (orders the lifecycle history)', exact: true },
+  commitSeq: {
+    prefix: 'Mseq',
+    kind: 'history',
+    layout: 'u64be: commits and undos so far (orders the lifecycle history)',
+    exact: true,
+  },
   // asset indexes from block events (storage/assetIndex.ts)
   tokenList: { prefix: 'K', kind: 'block', layout: 'height|tx|ev → token id (newest first)' },
-  holdersByBalance: { prefix: 'O', kind: 'mutable', layout: 'token|balance32|holder → empty (reverse scan = largest first)' },
+  holdersByBalance: {
+    prefix: 'O',
+    kind: 'mutable',
+    layout: 'token|balance32|holder → empty (reverse scan = largest first)',
+  },
   holdings: { prefix: 'P', kind: 'mutable', layout: 'account|token → balance32 (non-zero only)' },
   tokenTransfers: { prefix: 'X', kind: 'block', layout: 'token|height|tx|ev → StoredTokenTransfer' },
-  tokenSearch: { prefix: 'Y', kind: 'mutable', layout: "s|lower(symbol)|0|token or n|lower(name)|0|token → {symbol, name}" },
+  tokenSearch: {
+    prefix: 'Y',
+    kind: 'mutable',
+    layout: 's|lower(symbol)|0|token or n|lower(name)|0|token → {symbol, name}',
+  },
   collectionList: { prefix: 'G', kind: 'block', layout: 'height|tx|ev → collection id (newest first)' },
-  collectionItems: { prefix: 'E', kind: 'mutable', layout: 'collection|item64 → empty (live items; newest = highest id)' },
+  collectionItems: {
+    prefix: 'E',
+    kind: 'mutable',
+    layout: 'collection|item64 → empty (live items; newest = highest id)',
+  },
   namesList: { prefix: 'N', kind: 'mutable', layout: 'registeredAt|name → {owner, target}' },
   namesByName: { prefix: 'R', kind: 'mutable', layout: 'name → {owner, target, registeredAt}' },
   // state (state/trieNodes.ts)
@@ -62,13 +91,19 @@ export const BUCKETS = {
 export type BucketName = keyof typeof BUCKETS;
 
 const enc = new TextEncoder();
-const PREFIX_BYTES = Object.fromEntries(Object.entries(BUCKETS).map(([n, b]) => [n, enc.encode(b.prefix)])) as Record<BucketName, Uint8Array>;
+const PREFIX_BYTES = Object.fromEntries(Object.entries(BUCKETS).map(([n, b]) => [n, enc.encode(b.prefix)])) as Record<
+  BucketName,
+  Uint8Array
+>;
 
 /** A key of `bucket`: its prefix, then the parts. */
-export const bucketKey = (bucket: BucketName, ...parts: Uint8Array[]): Buffer => Buffer.concat([PREFIX_BYTES[bucket], ...parts]);
+export const bucketKey = (bucket: BucketName, ...parts: Uint8Array[]): Buffer =>
+  Buffer.concat([PREFIX_BYTES[bucket], ...parts]);
 
 /** Longest prefixes first, so an exact key (Mhead) is not taken for a shorter prefix. */
-const BUCKET_NAMES = (Object.keys(BUCKETS) as BucketName[]).sort((a, b) => BUCKETS[b].prefix.length - BUCKETS[a].prefix.length);
+const BUCKET_NAMES = (Object.keys(BUCKETS) as BucketName[]).sort(
+  (a, b) => BUCKETS[b].prefix.length - BUCKETS[a].prefix.length,
+);
 
 /** Buckets by the first byte of their prefix, longest prefixes first (an exact key before a shorter prefix). */
 const BY_FIRST_BYTE: BucketName[][] = Array.from({ length: 256 }, () => []);

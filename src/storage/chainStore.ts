@@ -81,7 +81,10 @@ export class ChainStore {
    * `devUndo` (a --dev node only): undo records of final blocks are kept and final blocks may be
    * undone (POST /dev/revert), finality going back with them. Never on a network.
    */
-  constructor(readonly kv: KvStore, readonly opts: { devUndo?: boolean } = {}) {}
+  constructor(
+    readonly kv: KvStore,
+    readonly opts: { devUndo?: boolean } = {},
+  ) {}
 
   async head(): Promise<Head | undefined> {
     const v = await this.kv.get(HEAD_KEY);
@@ -105,7 +108,12 @@ export class ChainStore {
   /** Summaries from `fromHeight` downwards (newest first), at most `limit`. */
   async summariesDesc(fromHeight: number, limit: number): Promise<BlockSummary[]> {
     const out: BlockSummary[] = [];
-    for await (const [, v] of this.kv.iterate({ gte: bucketKey('summary', u64be(0)), lt: bucketKey('summary', u64be(fromHeight + 1)), reverse: true, limit })) {
+    for await (const [, v] of this.kv.iterate({
+      gte: bucketKey('summary', u64be(0)),
+      lt: bucketKey('summary', u64be(fromHeight + 1)),
+      reverse: true,
+      limit,
+    })) {
       out.push(json(v) as BlockSummary);
     }
     return out;
@@ -124,7 +132,10 @@ export class ChainStore {
   /** Transactions touching `addr`, newest first, strictly below height `before` when given. */
   async addressFeed(addr: Address, limit: number, before?: number): Promise<(TxLocation & { id: Hex })[]> {
     const a = fromHex(addr);
-    const upper = before === undefined ? bucketKey('addressFeed', a, Buffer.alloc(12, 0xff)) : bucketKey('addressFeed', a, u64be(before));
+    const upper =
+      before === undefined
+        ? bucketKey('addressFeed', a, Buffer.alloc(12, 0xff))
+        : bucketKey('addressFeed', a, u64be(before));
     const out: (TxLocation & { id: Hex })[] = [];
     for await (const [k, v] of this.kv.iterate({ gte: bucketKey('addressFeed', a), lt: upper, reverse: true, limit })) {
       const kb = Buffer.from(k);
@@ -139,7 +150,9 @@ export class ChainStore {
     return v ? (json(v) as GenesisSpec) : undefined;
   }
 
-  /** The chain this store holds: its specification's chain id and its genesis block's hash (a genesis must be written). */
+  /**
+   * The chain this store holds: its specification's chain id and its genesis block's hash (a genesis must be written).
+   */
   async network(): Promise<Network> {
     const [spec, genesis] = await Promise.all([this.genesisSpec(), this.summary(0)]);
     if (!spec || !genesis) throw new CairnError('NO_GENESIS', 'the store holds no genesis block');
@@ -152,7 +165,11 @@ export class ChainStore {
 
   /** Blocks from `from` to the head, in order (replay, export). */
   async *blocksFrom(from: number): AsyncGenerator<Block> {
-    for await (const [, v] of this.kv.iterate({ gte: bucketKey('block', u64be(from)), lt: bucketKey('block', Buffer.alloc(8, 0xff)) })) yield decodeBlock(v);
+    for await (const [, v] of this.kv.iterate({
+      gte: bucketKey('block', u64be(from)),
+      lt: bucketKey('block', Buffer.alloc(8, 0xff)),
+    }))
+      yield decodeBlock(v);
   }
 
   async counters(): Promise<StoreCounters> {
@@ -170,20 +187,28 @@ export class ChainStore {
   }
 
   /** Keys under `prefix` followed by hex `hexPrefix` (any length), for prefix search. */
-  async scanHexPrefix(bucket: Extract<BucketName, 'firstSeen' | 'blockHash' | 'txLocation'>, hexPrefix: string, limit: number): Promise<Hex[]> {
+  async scanHexPrefix(
+    bucket: Extract<BucketName, 'firstSeen' | 'blockHash' | 'txLocation'>,
+    hexPrefix: string,
+    limit: number,
+  ): Promise<Hex[]> {
     const lo = hexPrefix.padEnd(2 * Math.ceil(hexPrefix.length / 2), '0');
     const hi = hexPrefix.padEnd(2 * Math.ceil(hexPrefix.length / 2), 'f');
     const gte = bucketKey(bucket, Buffer.from(lo, 'hex'));
     const lt = Buffer.concat([bucketKey(bucket, Buffer.from(hi, 'hex')), Buffer.alloc(32, 0xff)]);
     const out: Hex[] = [];
-    for await (const [k] of this.kv.iterate({ gte, lt, limit })) out.push(`0x${Buffer.from(k).subarray(1).toString('hex')}`);
+    for await (const [k] of this.kv.iterate({ gte, lt, limit }))
+      out.push(`0x${Buffer.from(k).subarray(1).toString('hex')}`);
     return out;
   }
 
   /** Logs of blocks in [from, to] in order; `match` filters; stops after `limit` matches. */
   async logs(from: number, to: number, match: (l: StoredLog) => boolean, limit: number): Promise<StoredLog[]> {
     const out: StoredLog[] = [];
-    for await (const [, v] of this.kv.iterate({ gte: bucketKey('logs', u64be(from)), lt: bucketKey('logs', u64be(to + 1)) })) {
+    for await (const [, v] of this.kv.iterate({
+      gte: bucketKey('logs', u64be(from)),
+      lt: bucketKey('logs', u64be(to + 1)),
+    })) {
       const l = json(v) as StoredLog;
       if (match(l)) out.push(l);
       if (out.length >= limit) break;
@@ -194,7 +219,8 @@ export class ChainStore {
   /** Newest logs first (the /logs feed). */
   async recentLogs(limit: number): Promise<StoredLog[]> {
     const out: StoredLog[] = [];
-    for await (const [, v] of this.kv.iterate({ gte: bucketKey('logs'), lt: bucketEnd('logs'), reverse: true, limit })) out.push(json(v) as StoredLog);
+    for await (const [, v] of this.kv.iterate({ gte: bucketKey('logs'), lt: bucketEnd('logs'), reverse: true, limit }))
+      out.push(json(v) as StoredLog);
     return out;
   }
 
@@ -202,8 +228,11 @@ export class ChainStore {
   async internal(addr: Address | undefined, from: number, limit: number): Promise<StoredInternal[]> {
     const prefix = addr ? bucketKey('internalByAddress', fromHex(addr)) : bucketKey('internal');
     const out: StoredInternal[] = [];
-    const end = addr ? bucketKey('internalByAddress', fromHex(addr), Buffer.alloc(16, 0xff)) : bucketKey('internal', Buffer.alloc(16, 0xff));
-    for await (const [, v] of this.kv.iterate({ gte: Buffer.concat([prefix, u64be(from)]), lt: end, limit })) out.push(json(v) as StoredInternal);
+    const end = addr
+      ? bucketKey('internalByAddress', fromHex(addr), Buffer.alloc(16, 0xff))
+      : bucketKey('internal', Buffer.alloc(16, 0xff));
+    for await (const [, v] of this.kv.iterate({ gte: Buffer.concat([prefix, u64be(from)]), lt: end, limit }))
+      out.push(json(v) as StoredInternal);
     return out;
   }
 
@@ -220,7 +249,13 @@ export class ChainStore {
   }
 
   /** Adds a block and all its indexes to `batch`, plus the new head pointer and counters. */
-  putBlock(batch: KvBatch, block: Block, head: Head, newAddresses: Address[] = [], prev: StoreCounters = { accounts: 0, txs: 0 }): BlockSummary {
+  putBlock(
+    batch: KvBatch,
+    block: Block,
+    head: Head,
+    newAddresses: Address[] = [],
+    prev: StoreCounters = { accounts: 0, txs: 0 },
+  ): BlockSummary {
     const text = enc.encode(encodeBlock(block));
     const h = block.header;
     const hb = u64be(h.height);
@@ -234,10 +269,18 @@ export class ChainStore {
         batch.put(bucketKey('logs', hb, u32be(i), u32be(logIndex++)), bytes(rec));
       }
       (r.vm?.internal ?? []).forEach((t, n) => {
-        const rec: StoredInternal = { txId: block.txs[i].id, kind: t.kind, from: t.from, to: t.to, amountWei: t.amountWei, blockHeight: h.height };
+        const rec: StoredInternal = {
+          txId: block.txs[i].id,
+          kind: t.kind,
+          from: t.from,
+          to: t.to,
+          amountWei: t.amountWei,
+          blockHeight: h.height,
+        };
         const v = bytes(rec);
         batch.put(bucketKey('internal', hb, u32be(i), u32be(n)), v);
-        for (const a of new Set([t.from, t.to])) batch.put(bucketKey('internalByAddress', fromHex(a), hb, u32be(i), u32be(n)), v);
+        for (const a of new Set([t.from, t.to]))
+          batch.put(bucketKey('internalByAddress', fromHex(a), hb, u32be(i), u32be(n)), v);
       });
     });
     putAssetIndexes(batch, block);
@@ -249,12 +292,23 @@ export class ChainStore {
       if (block.results[i]?.status === 'success') volume += BigInt(tx.amount);
     });
     const summary: BlockSummary = {
-      height: h.height, hash: h.hash, timestamp: h.timestamp, producer: h.producer,
-      txCount: block.txs.length, size: text.byteLength, volume: volume.toString(),
+      height: h.height,
+      hash: h.hash,
+      timestamp: h.timestamp,
+      producer: h.producer,
+      txCount: block.txs.length,
+      size: text.byteLength,
+      volume: volume.toString(),
     };
     batch.put(bucketKey('summary', hb), bytes(summary));
     for (const a of newAddresses) batch.put(bucketKey('firstSeen', fromHex(a)), hb);
-    batch.put(STATS_KEY, bytes({ accounts: prev.accounts + newAddresses.length, txs: prev.txs + block.txs.length } satisfies StoreCounters));
+    batch.put(
+      STATS_KEY,
+      bytes({
+        accounts: prev.accounts + newAddresses.length,
+        txs: prev.txs + block.txs.length,
+      } satisfies StoreCounters),
+    );
     batch.put(HEAD_KEY, bytes(head));
     return summary;
   }
@@ -266,7 +320,13 @@ export class ChainStore {
    * history gets its `included` entries. Undo records of blocks now final are pruned in the
    * same batch: a final block is never undone.
    */
-  async putUndoableBlock(batch: KvBatch, block: Block, head: Head, newAddresses: Address[] = [], prev?: StoreCounters): Promise<BlockSummary> {
+  async putUndoableBlock(
+    batch: KvBatch,
+    block: Block,
+    head: Head,
+    newAddresses: Address[] = [],
+    prev?: StoreCounters,
+  ): Promise<BlockSummary> {
     const rec = new RecordingBatch(batch);
     const summary = this.putBlock(rec, block, head, newAddresses, prev);
     // Keys of block buckets held nothing before the block; mutable ones are read, in one multi-get.
@@ -294,9 +354,18 @@ export class ChainStore {
    */
   async undoBlock(batch: KvBatch, height: number): Promise<Head> {
     const head = await this.head();
-    if (!head || head.height !== height) throw new CairnError('UNDO', `only the head block can be undone: head is ${head?.height}, asked ${height}`);
-    if (height <= head.finalizedHeight && !this.opts.devUndo) throw new CairnError('UNDO', `block ${height} is final (finalized height ${head.finalizedHeight}): it cannot be undone`);
-    const [record, block, seq] = await Promise.all([this.kv.get(undoKey(height)), this.block(height), this.kv.get(SEQ_KEY)]);
+    if (!head || head.height !== height)
+      throw new CairnError('UNDO', `only the head block can be undone: head is ${head?.height}, asked ${height}`);
+    if (height <= head.finalizedHeight && !this.opts.devUndo)
+      throw new CairnError(
+        'UNDO',
+        `block ${height} is final (finalized height ${head.finalizedHeight}): it cannot be undone`,
+      );
+    const [record, block, seq] = await Promise.all([
+      this.kv.get(undoKey(height)),
+      this.block(height),
+      this.kv.get(SEQ_KEY),
+    ]);
     if (!record || !block) throw new CairnError('UNDO', `block ${height} has no undo record`);
     let restored: Head | undefined;
     for (const [k, v] of decodeUndo(record)) {
@@ -329,7 +398,11 @@ export class ChainStore {
   /** The transaction of the newest `undone` entry of its history, if it has one. */
   async undoneTx(id: Hex): Promise<Block['txs'][number] | undefined> {
     const prefix = bucketKey('txLifecycle', fromHex(id));
-    for await (const [, v] of this.kv.iterate({ gte: prefix, lt: Buffer.concat([prefix, Buffer.alloc(8, 0xff)]), reverse: true })) {
+    for await (const [, v] of this.kv.iterate({
+      gte: prefix,
+      lt: Buffer.concat([prefix, Buffer.alloc(8, 0xff)]),
+      reverse: true,
+    })) {
       const e = json(v) as LifecycleEntry;
       if (e.tx) return e.tx;
     }
@@ -337,10 +410,19 @@ export class ChainStore {
   }
 
   /** A machine instance's transitions, oldest first, with their heights. */
-  async machineHistory(machine: string, id: string, limit = 1_000): Promise<Extract<ChainEvent, { kind: 'machine.transition' }>[]> {
+  async machineHistory(
+    machine: string,
+    id: string,
+    limit = 1_000,
+  ): Promise<Extract<ChainEvent, { kind: 'machine.transition' }>[]> {
     const prefix = machinePrefix(machine, id);
     const out: Extract<ChainEvent, { kind: 'machine.transition' }>[] = [];
-    for await (const [, v] of this.kv.iterate({ gte: prefix, lt: Buffer.concat([prefix, Buffer.alloc(12, 0xff)]), limit })) out.push(json(v));
+    for await (const [, v] of this.kv.iterate({
+      gte: prefix,
+      lt: Buffer.concat([prefix, Buffer.alloc(12, 0xff)]),
+      limit,
+    }))
+      out.push(json(v));
     return out;
   }
 
@@ -348,10 +430,17 @@ export class ChainStore {
    * A machine's transitions of every instance after height `since`, oldest first, at most
    * `limit` (whole blocks: a block's transitions are never split across pages).
    */
-  async machineFeed(machine: string, since: number, limit = 1_000): Promise<Extract<ChainEvent, { kind: 'machine.transition' }>[]> {
+  async machineFeed(
+    machine: string,
+    since: number,
+    limit = 1_000,
+  ): Promise<Extract<ChainEvent, { kind: 'machine.transition' }>[]> {
     const prefix = feedPrefix(machine);
     const out: Extract<ChainEvent, { kind: 'machine.transition' }>[] = [];
-    for await (const [, v] of this.kv.iterate({ gte: Buffer.concat([prefix, u64be(since + 1)]), lt: Buffer.concat([prefix, Buffer.alloc(12, 0xff)]) })) {
+    for await (const [, v] of this.kv.iterate({
+      gte: Buffer.concat([prefix, u64be(since + 1)]),
+      lt: Buffer.concat([prefix, Buffer.alloc(12, 0xff)]),
+    })) {
       const e = json(v) as Extract<ChainEvent, { kind: 'machine.transition' }>;
       if (out.length >= limit && e.height !== out[out.length - 1].height) break;
       out.push(e);
@@ -364,19 +453,34 @@ export class ChainStore {
    * lists without `since` read: the instances that changed most recently, however long the
    * machine's history is).
    */
-  async machineFeedNewest(machine: string, limit: number): Promise<Extract<ChainEvent, { kind: 'machine.transition' }>[]> {
+  async machineFeedNewest(
+    machine: string,
+    limit: number,
+  ): Promise<Extract<ChainEvent, { kind: 'machine.transition' }>[]> {
     const prefix = feedPrefix(machine);
     const out: Extract<ChainEvent, { kind: 'machine.transition' }>[] = [];
-    for await (const [, v] of this.kv.iterate({ gte: prefix, lt: Buffer.concat([prefix, Buffer.alloc(12, 0xff)]), reverse: true, limit })) out.push(json(v));
+    for await (const [, v] of this.kv.iterate({
+      gte: prefix,
+      lt: Buffer.concat([prefix, Buffer.alloc(12, 0xff)]),
+      reverse: true,
+      limit,
+    }))
+      out.push(json(v));
     return out;
   }
 
   /** History entries of the block's transactions, under the next commit sequence number. */
-  private putLifecycle(batch: KvBatch, seqValue: Uint8Array | undefined, block: Block, event: LifecycleEntry['event']): void {
+  private putLifecycle(
+    batch: KvBatch,
+    seqValue: Uint8Array | undefined,
+    block: Block,
+    event: LifecycleEntry['event'],
+  ): void {
     const seq = seqValue ? readU64be(seqValue) : 0;
     const base = { event, height: block.header.height, hash: block.header.hash } satisfies LifecycleEntry;
     const shared = event === 'included' ? bytes(base) : undefined;
-    for (const tx of block.txs) batch.put(bucketKey('txLifecycle', fromHex(tx.id), u64be(seq)), shared ?? bytes({ ...base, tx }));
+    for (const tx of block.txs)
+      batch.put(bucketKey('txLifecycle', fromHex(tx.id), u64be(seq)), shared ?? bytes({ ...base, tx }));
     batch.put(SEQ_KEY, u64be(seq + 1));
   }
 

@@ -139,9 +139,13 @@ async function checkDirectory(dir: string, readOnly: boolean): Promise<void> {
       return;
     }
     const why =
-      code === 'ENOENT' ? 'does not exist'
-        : code === 'EROFS' ? 'is on a read-only file system'
-          : code === 'EACCES' || code === 'EPERM' ? `is not ${readOnly ? 'readable' : 'writable'}` : messageOf(e);
+      code === 'ENOENT'
+        ? 'does not exist'
+        : code === 'EROFS'
+          ? 'is on a read-only file system'
+          : code === 'EACCES' || code === 'EPERM'
+            ? `is not ${readOnly ? 'readable' : 'writable'}`
+            : messageOf(e);
     throw new CairnError('STORAGE_OPEN', `data directory ${dir} ${why}`, { dir, code }, { cause: e });
   }
 }
@@ -170,10 +174,14 @@ export async function dirError(dir: string, e: unknown): Promise<CairnError> {
     }
   }
   const why =
-    code === 'EROFS' ? 'is on a read-only file system'
-      : code === 'EACCES' || code === 'EPERM' ? 'is not writable'
-        : code === 'ENOSPC' ? 'cannot be created: the disk is full'
-          : code === 'ENOTDIR' ? 'has a file where a directory is expected'
+    code === 'EROFS'
+      ? 'is on a read-only file system'
+      : code === 'EACCES' || code === 'EPERM'
+        ? 'is not writable'
+        : code === 'ENOSPC'
+          ? 'cannot be created: the disk is full'
+          : code === 'ENOTDIR'
+            ? 'has a file where a directory is expected'
             : `cannot be created: ${messageOf(e)}`;
   return new CairnError('STORAGE_OPEN', `data directory ${dir} ${why}`, { dir, code }, { cause: e });
 }
@@ -181,7 +189,12 @@ export async function dirError(dir: string, e: unknown): Promise<CairnError> {
 function openError(dir: string, e: unknown): CairnError {
   const msg = messageOf(e);
   if (/\bLOCK\b/.test(msg) || /lock hold/i.test(msg)) {
-    return new CairnError('STORAGE_OPEN', `data directory ${dir} is in use by another cairn process`, { dir }, { cause: e });
+    return new CairnError(
+      'STORAGE_OPEN',
+      `data directory ${dir} is in use by another cairn process`,
+      { dir },
+      { cause: e },
+    );
   }
   if (/CURRENT: No such file/.test(msg)) {
     return new CairnError('STORAGE_OPEN', `data directory ${dir} holds no database`, { dir }, { cause: e });
@@ -205,12 +218,21 @@ export function writeError(dir: string, e: unknown): CairnError {
   const code = (cause as NodeJS.ErrnoException | null)?.code;
   const msg = messageOf(cause);
   const why =
-    code === 'ENOSPC' || /no space left/i.test(msg) ? 'the disk is full (no space left on device)'
-      : code === 'EDQUOT' || /quota exceeded/i.test(msg) ? 'the disk quota is exceeded'
-        : code === 'EROFS' || /read-only file system/i.test(msg) ? 'the file system is read-only'
-          : code === 'EACCES' || code === 'EPERM' || /permission denied|operation not permitted/i.test(msg) ? 'permission denied'
+    code === 'ENOSPC' || /no space left/i.test(msg)
+      ? 'the disk is full (no space left on device)'
+      : code === 'EDQUOT' || /quota exceeded/i.test(msg)
+        ? 'the disk quota is exceeded'
+        : code === 'EROFS' || /read-only file system/i.test(msg)
+          ? 'the file system is read-only'
+          : code === 'EACCES' || code === 'EPERM' || /permission denied|operation not permitted/i.test(msg)
+            ? 'permission denied'
             : msg;
-  return new CairnError('STORAGE_WRITE', `cannot write to data directory ${dir}: ${why}`, { dir, code, reason: msg }, { cause: e });
+  return new CairnError(
+    'STORAGE_WRITE',
+    `cannot write to data directory ${dir}: ${why}`,
+    { dir, code, reason: msg },
+    { cause: e },
+  );
 }
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));

@@ -4,7 +4,8 @@ import { CairnError } from '../errors/CairnError';
 /**
  * Double-sign protection, on by default: the height and slot of the last block this
  * validator signed, persisted (written and fsynced, then renamed into place) after the block
- * is committed and before it leaves the node (a block whose commit failed was seen by nobody). The producer never signs at or below either again — across restarts, and
+ * is committed and before it leaves the node (a block whose commit failed was seen by nobody). The producer never signs
+ * at or below either again — across restarts, and
  * after a reorganization took its block away (a second header at one height is slashable).
  */
 export interface LastSigned {
@@ -23,12 +24,23 @@ export class SigningGuard {
     try {
       text = await readFile(file, 'utf8');
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new CairnError('STORAGE_OPEN', `cannot read ${file}: ${(e as Error).message}`, { dir: file }, { cause: e });
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
+        throw new CairnError(
+          'STORAGE_OPEN',
+          `cannot read ${file}: ${(e as Error).message}`,
+          { dir: file },
+          { cause: e },
+        );
     }
     let last: LastSigned = { height: 0, slot: -1 };
     if (text !== undefined) {
       const v = JSON.parse(text) as Partial<LastSigned>;
-      if (!Number.isSafeInteger(v.height) || !Number.isSafeInteger(v.slot)) throw new CairnError('STORAGE_OPEN', `${file} is damaged: remove it only if this validator key signs nowhere else`, { dir: file });
+      if (!Number.isSafeInteger(v.height) || !Number.isSafeInteger(v.slot))
+        throw new CairnError(
+          'STORAGE_OPEN',
+          `${file} is damaged: remove it only if this validator key signs nowhere else`,
+          { dir: file },
+        );
       last = { height: v.height!, slot: v.slot! };
     }
     return new SigningGuard(file, last);
@@ -67,7 +79,12 @@ export class SigningGuard {
       }
       await rename(tmp, this.file);
     } catch (e) {
-      throw new CairnError('STORAGE_WRITE', `cannot record the last signed block in ${this.file}: ${(e as Error).message}`, { dir: this.file }, { cause: e });
+      throw new CairnError(
+        'STORAGE_WRITE',
+        `cannot record the last signed block in ${this.file}: ${(e as Error).message}`,
+        { dir: this.file },
+        { cause: e },
+      );
     }
     this.last = { height, slot };
   }

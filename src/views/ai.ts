@@ -31,8 +31,18 @@ export interface TaskView {
   oracle: Address | null;
   createdAt: number;
   /** Every window as heights (null where it does not apply or has not started). */
-  deadlines: { commitEnds: number | null; revealEnds: number | null; bidEnds: number | null; expiresAt: number | null; challengeEnds: number | null; verdictEnds: number | null };
-  /** The next height at which the task moves by itself or a window closes, and blocks until it (null: waiting on a transaction). */
+  deadlines: {
+    commitEnds: number | null;
+    revealEnds: number | null;
+    bidEnds: number | null;
+    expiresAt: number | null;
+    challengeEnds: number | null;
+    verdictEnds: number | null;
+  };
+  /**
+   * The next height at which the task moves by itself or a window closes, and blocks until it (null: waiting on a
+   * transaction).
+   */
   next: { height: number; inBlocks: number; what: string } | null;
   commits: { oracle: Address; commit: Hex; height: number }[];
   reveals: { oracle: Address; output: string; height: number }[];
@@ -72,10 +82,16 @@ export interface TasksPage extends CappedPage {
 /** An oracle's record (modules/ai/oracles.ts) as GET /ai/oracles shows it. */
 export interface OracleView extends OracleRecord {
   native: string;
-  /** active: may take duties; ineligible: registered but below MIN_ORACLE_STAKE or AI_MIN_REPUTATION (see `why`); left: unbonding or gone. */
+  /**
+   * active: may take duties; ineligible: registered but below MIN_ORACLE_STAKE or AI_MIN_REPUTATION (see `why`); left:
+   * unbonding or gone.
+   */
   status: 'active' | 'ineligible' | 'left';
   why: string | null;
-  /** Duties this node saw attempted after their window (refused AI_COMMIT/AI_REVEAL/AI_RESULT/AI_BID in its latest 1,000 transactions): node-local. */
+  /**
+   * Duties this node saw attempted after their window (refused AI_COMMIT/AI_REVEAL/AI_RESULT/AI_BID in its latest 1,000
+   * transactions): node-local.
+   */
   late: number;
 }
 

@@ -6,7 +6,9 @@ import type { CappedPage } from './paging';
 
 /** JSON shapes of the token, NFT and name endpoints (served by api/assetReader, typed by the SDK). */
 
-/** An opaque pagination cursor (holders, a collection's items): pass a page's `nextBefore` as the next call's `before`. */
+/**
+ * An opaque pagination cursor (holders, a collection's items): pass a page's `nextBefore` as the next call's `before`.
+ */
 export type Cursor = string;
 /**
  * Where the next page of a feed ordered by height (tokens, transfers, collections, names)
@@ -15,7 +17,9 @@ export type Cursor = string;
  */
 export type HeightCursor = number;
 
-/** GET /tokens/:id (by id or symbol); also the entries of GET /tokens. `holders` is part of the token's state record. */
+/**
+ * GET /tokens/:id (by id or symbol); also the entries of GET /tokens. `holders` is part of the token's state record.
+ */
 export type TokenView = TokenRecord & { ownerNative: string };
 export interface HolderView {
   address: Address;

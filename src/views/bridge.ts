@@ -37,7 +37,10 @@ export interface BridgeTransferView extends TransferContext {
 
 export interface BridgeTransfersPage extends CappedPage {
   transfers: BridgeTransferView[];
-  /** With `since`: every transfer transition at heights in (since, cursor], oldest first, whole blocks only (as /ai/tasks). */
+  /**
+   * With `since`: every transfer transition at heights in (since, cursor], oldest first, whole blocks only (as
+   * /ai/tasks).
+   */
   transitions?: BridgeTransition[];
   cursor: number;
   finalizedHeight: number;

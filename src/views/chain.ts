@@ -44,10 +44,19 @@ export interface StatusView {
 export type BlockSummaryView = BlockSummary & { producerNative: string; finalized: boolean };
 
 /** GET /blocks/:ref: header fields, size, finality, the lifecycle and the transactions in summary. */
-export type BlockView = SignedBlockHeader & { producerNative: string; size: number; finalized: boolean; lifecycle: BlockLifecycleView; txs: TxSummary[] };
+export type BlockView = SignedBlockHeader & {
+  producerNative: string;
+  size: number;
+  finalized: boolean;
+  lifecycle: BlockLifecycleView;
+  txs: TxSummary[];
+};
 
 /** GET /chain: contiguous full blocks (sync format) and where the next page starts. */
-/** GET /chain: full blocks as stored (header, txs with keys and signatures, results) with height, hash and size at the top level as /blocks/:ref has them. */
+/**
+ * GET /chain: full blocks as stored (header, txs with keys and signatures, results) with height, hash and size at the
+ * top level as /blocks/:ref has them.
+ */
 export interface ChainPage {
   /** The height the page starts at (as asked). */
   from: number;

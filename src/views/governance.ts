@@ -9,7 +9,10 @@ export type { ProposalAction, ProposalStatus, Tally, VoteAction };
 /** JSON shapes of GET /validators, /governance, /governance/proposals and /treasury. */
 
 export interface ValidatorPerformance {
-  /** Its turns among the window's blocks by the set in force (blocks ÷ n each): a live validator produces about that many. */
+  /**
+   * Its turns among the window's blocks by the set in force (blocks ÷ n each): a live validator produces about that
+   * many.
+   */
   expected: number;
   produced: number;
   missed: number;
@@ -75,7 +78,10 @@ export interface ValidatorsView {
   jailAfterBlocks: number;
   /** Each member of the set in force: whether it counts for finality yet (docs/PROTOCOL.md "Validators"). */
   members: MemberView[];
-  /** Blocks a pending member may go without producing before it is jailed and leaves the set in force (JOINING_ROUNDS × n). */
+  /**
+   * Blocks a pending member may go without producing before it is jailed and leaves the set in force (JOINING_ROUNDS ×
+   * n).
+   */
   pendingLeaveAfterBlocks: number;
   active: ValidatorView[];
   bank: ValidatorView[];

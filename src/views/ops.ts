@@ -11,7 +11,10 @@ import type { CappedPage } from './paging';
  * body every route shares.
  */
 
-/** Every failure: `{error}` with its HTTP status (http/route.ts); a refused transaction's 400 also carries its refusal `code` (docs/API.md "Refusal codes"). */
+/**
+ * Every failure: `{error}` with its HTTP status (http/route.ts); a refused transaction's 400 also carries its refusal
+ * `code` (docs/API.md "Refusal codes").
+ */
 export interface ErrorView {
   error: string;
   code?: string;
@@ -76,7 +79,15 @@ export interface GatewayView {
     status: Record<string, number>;
     latencyMs: LatencyView;
   }[];
-  peers: { url: string; height: number; head: Hex | null; lag: number; latencyMs: number | null; score: number; lastSeen: number }[];
+  peers: {
+    url: string;
+    height: number;
+    head: Hex | null;
+    lag: number;
+    latencyMs: number | null;
+    score: number;
+    lastSeen: number;
+  }[];
   rateLimit: RateLimitView;
   guard: { activeBlocks: number };
 }
@@ -99,7 +110,13 @@ export interface GuardBlock {
 /** GET /guard. */
 export interface GuardView extends CappedPage {
   enabled: boolean;
-  thresholds: { score: number; halfLifeMs: number; weights: Record<GuardOffence, number>; blockMs: number[]; forgetMs: number };
+  thresholds: {
+    score: number;
+    halfLifeMs: number;
+    weights: Record<GuardOffence, number>;
+    blockMs: number[];
+    forgetMs: number;
+  };
   rateLimit: RateLimitView;
   trackedClients: number;
   maxClients: number;
@@ -119,7 +136,10 @@ export interface LiveView {
 export interface ReadinessView {
   ready: boolean;
   reason?: string;
-  /** The node's modes (machines/nodeModes.ts): node starting/ready/stopping, signing following/producing/halted, sync inSync/syncing. */
+  /**
+   * The node's modes (machines/nodeModes.ts): node starting/ready/stopping, signing following/producing/halted, sync
+   * inSync/syncing.
+   */
   modes?: NodeModes;
   height?: number;
   peers?: number;
@@ -132,7 +152,10 @@ export interface MachineDefinition extends MachineGraph {
   name: string;
   title: string;
   source: string;
-  /** On-chain machines live in consensus state and move on transactions and block heights; node-local ones are each node's own. */
+  /**
+   * On-chain machines live in consensus state and move on transactions and block heights; node-local ones are each
+   * node's own.
+   */
   onChain: boolean;
   initial: string;
   final: string[];
@@ -143,7 +166,10 @@ export interface MachineDefinition extends MachineGraph {
   deadlines?: Record<string, string>;
 }
 
-/** GET /machines/:name/due: the open instances of an on-chain machine that move by themselves next (actors/machineViewActor.ts). */
+/**
+ * GET /machines/:name/due: the open instances of an on-chain machine that move by themselves next
+ * (actors/machineViewActor.ts).
+ */
 export interface MachineDueView extends CappedPage {
   machine: string;
   /** The head height the view is at. */
@@ -167,7 +193,15 @@ export interface PeersView {
 /** A security sentinel alert (actors/sentinel/alerts.ts SecurityAlert). */
 export interface SecurityAlertView {
   id: number;
-  kind: 'reorg' | 'finality_stall' | 'double_sign' | 'producer_concentration' | 'mempool_flood' | 'large_transfer' | 'validator_degradation' | 'storage_failure';
+  kind:
+    | 'reorg'
+    | 'finality_stall'
+    | 'double_sign'
+    | 'producer_concentration'
+    | 'mempool_flood'
+    | 'large_transfer'
+    | 'validator_degradation'
+    | 'storage_failure';
   severity: 'info' | 'warning' | 'critical';
   message: string;
   at: number;

@@ -18,7 +18,6 @@ export interface BlockList extends CappedPage {
   blocks: BlockSummaryView[];
 }
 
-
 /** GET /txs. */
 export interface TxList extends CappedPage {
   txs: TxSummary[];
@@ -84,7 +83,9 @@ interface ContractVerifySettings {
 }
 
 /** POST /contract/:addr/verify body: one file as `source` (named Contract.sol), or `sources` {file: content}. */
-export type ContractVerifyRequest = (ContractVerifySettings & { source: string }) | (ContractVerifySettings & { sources: Record<string, string> });
+export type ContractVerifyRequest =
+  | (ContractVerifySettings & { source: string })
+  | (ContractVerifySettings & { sources: Record<string, string> });
 
 /** POST /contract/:addr/verify: the contract matched its source. */
 export interface ContractVerifyResult {

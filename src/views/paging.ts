@@ -4,6 +4,9 @@
  * "for /chain and similar paginated endpoints"), and `capped` says so.
  */
 export interface CappedPage {
-  /** Present only when the limit asked for was above the feed's maximum: e.g. "limit 500 is above MAX_LIMIT: at most 100 items are served". */
+  /**
+   * Present only when the limit asked for was above the feed's maximum: e.g. "limit 500 is above MAX_LIMIT: at most 100
+   * items are served".
+   */
   capped?: string;
 }

@@ -45,7 +45,12 @@ export interface VmCallPoolOptions {
 export const VM_CALL_DEFAULTS = Object.freeze({ timeoutMs: 5_000, maxQueue: 64, startWaitMs: 30_000 });
 export const defaultVmCallWorkers = (): number => Math.max(1, availableParallelism() - 1);
 
-export type VmCallErrorCode = 'VM_CALL_BUSY' | 'VM_CALL_TIMEOUT' | 'VM_CALL_CRASHED' | 'VM_CALL_CLOSED' | 'VM_CALL_START_FAILED';
+export type VmCallErrorCode =
+  | 'VM_CALL_BUSY'
+  | 'VM_CALL_TIMEOUT'
+  | 'VM_CALL_CRASHED'
+  | 'VM_CALL_CLOSED'
+  | 'VM_CALL_START_FAILED';
 
 export type VmJob =
   | { kind: 'call'; root: Hex; msg: VmMessage; ctx: VmBlockContext }
@@ -163,16 +168,19 @@ export class VmCallPool {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const jobs of this.waiting.values()) for (const j of jobs) this.fail(j, 'VM_CALL_CLOSED', 'the node is stopping');
+    for (const jobs of this.waiting.values())
+      for (const j of jobs) this.fail(j, 'VM_CALL_CLOSED', 'the node is stopping');
     this.waiting.clear();
     this.queued = 0;
-    await Promise.all(this.slots.map((s, i) => {
-      if (!s) return undefined;
-      this.slots[i] = undefined;
-      s.dead = true;
-      if (s.job) this.fail(s.job.job, 'VM_CALL_CLOSED', 'the node is stopping');
-      return s.worker.terminate();
-    }));
+    await Promise.all(
+      this.slots.map((s, i) => {
+        if (!s) return undefined;
+        this.slots[i] = undefined;
+        s.dead = true;
+        if (s.job) this.fail(s.job.job, 'VM_CALL_CLOSED', 'the node is stopping');
+        return s.worker.terminate();
+      }),
+    );
   }
 
   private submit(job: VmJob, client: string): Promise<VmOutcome | GasEstimate> {
@@ -185,7 +193,12 @@ export class VmCallPool {
       if (this.queued >= this.maxQueue || mine.length >= this.maxQueuePerClient) {
         this.counters.busy++;
         const n = this.queued >= this.maxQueue ? this.maxQueue : this.maxQueuePerClient;
-        return reject(poolError('VM_CALL_BUSY', `VM call queue is full (${n} calls waiting${n === this.maxQueue ? '' : ' from this client'}): retry later`));
+        return reject(
+          poolError(
+            'VM_CALL_BUSY',
+            `VM call queue is full (${n} calls waiting${n === this.maxQueue ? '' : ' from this client'}): retry later`,
+          ),
+        );
       }
       // No worker up (starting: a worker loads the whole VM, seconds on a loaded machine): the wait
       // is for the start, not for busy workers, and gets its own, longer bound.
@@ -252,7 +265,8 @@ export class VmCallPool {
     if (m.type === 'read') {
       void this.read(m.keys).then(
         (values) => !slot.dead && slot.worker.postMessage({ type: 'read', id: m.id, values } satisfies ToWorker),
-        (err: Error) => !slot.dead && slot.worker.postMessage({ type: 'read', id: m.id, error: err.message } satisfies ToWorker),
+        (err: Error) =>
+          !slot.dead && slot.worker.postMessage({ type: 'read', id: m.id, error: err.message } satisfies ToWorker),
       );
       return;
     }
@@ -274,13 +288,18 @@ export class VmCallPool {
     const missing: number[] = [];
     keys.forEach((k, i) => {
       const isNode = k.length > NODE_PREFIX.length && k[0] === NODE_PREFIX[0] && k[1] === NODE_PREFIX[1];
-      const hit = isNode ? shared.lookup(Buffer.from(k.buffer, k.byteOffset + 2, k.byteLength - 2).toString('hex')) : undefined;
+      const hit = isNode
+        ? shared.lookup(Buffer.from(k.buffer, k.byteOffset + 2, k.byteLength - 2).toString('hex'))
+        : undefined;
       if (hit) out[i] = hit;
       else missing.push(i);
     });
     if (missing.length > 0) {
-      const read = await getMany(this.kv, missing.map((i) => keys[i]));
-      missing.forEach((i, j) => (out[i] = read[j]));
+      const read = await getMany(
+        this.kv,
+        missing.map((i) => keys[i]),
+      );
+      for (const [j, i] of missing.entries()) out[i] = read[j];
     }
     return out;
   }
@@ -288,11 +307,22 @@ export class VmCallPool {
   private spawn(index: number): Promise<void> {
     const previous = this.slots[index];
     let slot!: Slot;
-    const { worker, ready } = startWorker<FromWorker>(WORKER_URL, {
-      message: (m) => this.onMessage(slot, m),
-      failed: (cause) => this.crashed(slot, cause),
-    }, (cause) => poolError('VM_CALL_START_FAILED', 'VM call worker failed to start', { cause }));
-    slot = { index, worker, ready: false, dead: false, retired: false, consecutiveCrashes: previous?.consecutiveCrashes ?? 0 };
+    const { worker, ready } = startWorker<FromWorker>(
+      WORKER_URL,
+      {
+        message: (m) => this.onMessage(slot, m),
+        failed: (cause) => this.crashed(slot, cause),
+      },
+      (cause) => poolError('VM_CALL_START_FAILED', 'VM call worker failed to start', { cause }),
+    );
+    slot = {
+      index,
+      worker,
+      ready: false,
+      dead: false,
+      retired: false,
+      consecutiveCrashes: previous?.consecutiveCrashes ?? 0,
+    };
     this.slots[index] = slot;
     return ready.then(() => {
       if (slot.dead) return;
@@ -326,8 +356,16 @@ export class VmCallPool {
   }
 }
 
-const poolError = (code: VmCallErrorCode, message: string, opts?: { cause?: unknown }) => new CairnError<VmCallErrorCode>(code, message, {}, opts);
+const poolError = (code: VmCallErrorCode, message: string, opts?: { cause?: unknown }) =>
+  new CairnError<VmCallErrorCode>(code, message, {}, opts);
 
-/** Whether `e` is the pool refusing or abandoning a job (busy, over budget, crashed, closing) rather than a failed execution. */
+/**
+ * Whether `e` is the pool refusing or abandoning a job (busy, over budget, crashed, closing) rather than a failed
+ * execution.
+ */
 export const isVmCallRefusal = (e: unknown): e is CairnError<VmCallErrorCode> =>
-  e instanceof CairnError && (e.code === 'VM_CALL_BUSY' || e.code === 'VM_CALL_TIMEOUT' || e.code === 'VM_CALL_CRASHED' || e.code === 'VM_CALL_CLOSED');
+  e instanceof CairnError &&
+  (e.code === 'VM_CALL_BUSY' ||
+    e.code === 'VM_CALL_TIMEOUT' ||
+    e.code === 'VM_CALL_CRASHED' ||
+    e.code === 'VM_CALL_CLOSED');

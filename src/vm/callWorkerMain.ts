@@ -17,7 +17,10 @@ const post = (m: FromWorker) => port.postMessage(m);
 
 class MainThreadKv implements MultiGetKv {
   private nextId = 1;
-  private readonly waiting = new Map<number, { resolve(v: (Uint8Array | undefined)[]): void; reject(e: Error): void }>();
+  private readonly waiting = new Map<
+    number,
+    { resolve(v: (Uint8Array | undefined)[]): void; reject(e: Error): void }
+  >();
 
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
     return (await this.getMany([key]))[0];
@@ -64,6 +67,10 @@ try {
 
 // Build the EVM (~tens of ms, once) before taking calls, so a call's budget is spent on the call.
 const zero = `0x${'00'.repeat(20)}` as const;
-await callVm(await StateTrie.open(new MemoryKv(), null), { from: zero, to: null, valueWei: 0n, input: new Uint8Array([0]), gasLimit: 100_000n, gasPrice: 0n }, { height: 1, timestamp: 0, producer: zero });
+await callVm(
+  await StateTrie.open(new MemoryKv(), null),
+  { from: zero, to: null, valueWei: 0n, input: new Uint8Array([0]), gasLimit: 100_000n, gasPrice: 0n },
+  { height: 1, timestamp: 0, producer: zero },
+);
 
 port.postMessage({ type: 'ready' });

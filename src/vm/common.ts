@@ -33,7 +33,11 @@ export const MAX_REFUND_QUOTIENT = 5n;
 export function createCairnCommon(chainId: number = CHAIN_ID): Common {
   // customCrypto: SHA3 and mapping-slot hashing use our keccak (src/crypto/keccak.ts), the 0x02
   // precompile Node's native SHA-256, not noble's JavaScript ones.
-  const common = createCustomCommon({ chainId, name: 'cairn' }, Mainnet, { hardfork: VM_HARDFORK, params: paramsTx, customCrypto: { keccak256, sha256 } });
+  const common = createCustomCommon({ chainId, name: 'cairn' }, Mainnet, {
+    hardfork: VM_HARDFORK,
+    params: paramsTx,
+    customCrypto: { keccak256, sha256 },
+  });
   common.updateParams(cairnEvmParams); // Cairn's opcode prices (src/vm/opcodePrices.ts) for anything reading them
   return common;
 }

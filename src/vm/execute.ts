@@ -45,7 +45,10 @@ export interface InternalTransfer {
 
 export interface VmOutcome {
   status: 'success' | 'reverted' | 'failed';
-  /** Total incl. intrinsic, after refund and the EIP-7623 floor: what the receipt shows. 0 when refused before execution. */
+  /**
+   * Total incl. intrinsic, after refund and the EIP-7623 floor: what the receipt shows. 0 when refused before
+   * execution.
+   */
   gasUsed: bigint;
   /** Before refund (and at least the floor). */
   gasPeak: bigint;
@@ -164,7 +167,11 @@ export const ESTIMATE_SEARCH_GAS = 2n * VM_MAX_GAS;
  * need exactly it), and the search stops once it has run ESTIMATE_SEARCH_GAS, answering the
  * lowest limit seen to succeed (never one that fails).
  */
-export async function estimateGas(state: ExecState, msg: Omit<VmMessage, 'gasLimit'>, ctx: VmBlockContext): Promise<GasEstimate> {
+export async function estimateGas(
+  state: ExecState,
+  msg: Omit<VmMessage, 'gasLimit'>,
+  ctx: VmBlockContext,
+): Promise<GasEstimate> {
   const runs = new Map<bigint, VmOutcome>();
   let spent = 0n;
   const at = async (gasLimit: bigint): Promise<VmOutcome> => {
@@ -178,8 +185,11 @@ export async function estimateGas(state: ExecState, msg: Omit<VmMessage, 'gasLim
   };
   const top = await at(VM_MAX_GAS);
   if (top.status !== 'success') {
-    if (top.error === ERR_INTRINSIC || top.error === EVMError.errorMessages.OUT_OF_GAS) return { error: ERR_ALLOWANCE }; // geth's wording
-    return top.status === 'reverted' ? { error: top.error ?? ERR_REVERTED, returnData: top.returnData } : { error: top.error ?? 'execution failed' };
+    // geth's wording
+    if (top.error === ERR_INTRINSIC || top.error === EVMError.errorMessages.OUT_OF_GAS) return { error: ERR_ALLOWANCE };
+    return top.status === 'reverted'
+      ? { error: top.error ?? ERR_REVERTED, returnData: top.returnData }
+      : { error: top.error ?? 'execution failed' };
   }
   spent = 0n;
   const accessList = normalizeAccessList(msg.accessList) ?? [];
@@ -321,7 +331,15 @@ async function run(
   const err = exec.exceptionError;
   if (err) {
     const reverted = err.error === EVMError.errorMessages.REVERT;
-    const out: VmOutcome = { status: reverted ? 'reverted' : 'failed', gasUsed: used, gasPeak, returnData, error: reverted ? ERR_REVERTED : err.error, logs: [], internal: [] };
+    const out: VmOutcome = {
+      status: reverted ? 'reverted' : 'failed',
+      gasUsed: used,
+      gasPeak,
+      returnData,
+      error: reverted ? ERR_REVERTED : err.error,
+      logs: [],
+      internal: [],
+    };
     if (reverted) {
       const reason = decodeRevertReason(exec.returnValue);
       if (reason !== undefined) out.revertReason = reason;
@@ -333,7 +351,11 @@ async function run(
     gasUsed: used,
     gasPeak,
     returnData,
-    logs: (exec.logs ?? []).map(([address, topics, data]) => ({ address: toHex(address), topics: topics.map(toHex), data: toHex(data) })),
+    logs: (exec.logs ?? []).map(([address, topics, data]) => ({
+      address: toHex(address),
+      topics: topics.map(toHex),
+      data: toHex(data),
+    })),
     internal: tracer.survived,
   };
   if (msg.to === null && result.createdAddress) out.createdAddress = result.createdAddress.toString() as Address;
@@ -345,7 +367,11 @@ async function run(
  * the end of the transaction. Cairn never burns value: if wei is left on it (sent to itself, or
  * received after the SELFDESTRUCT), the account stays with only that balance.
  */
-async function finishSelfdestructs(adapter: EvmStateAdapter, destroyed: Map<string, string> | undefined, created: Set<string> | undefined): Promise<void> {
+async function finishSelfdestructs(
+  adapter: EvmStateAdapter,
+  destroyed: Map<string, string> | undefined,
+  created: Set<string> | undefined,
+): Promise<void> {
   if (!destroyed || destroyed.size === 0) return;
   for (const hex of [...destroyed.keys()].sort()) {
     if (!created?.has(hex)) continue;
@@ -441,7 +467,12 @@ function wrapSelfdestruct(evm: EVM, tracer: Tracer, adapter: EvmStateAdapter): v
         if ((e as { error?: unknown } | null)?.error !== EVMError.errorMessages.STOP) throw e;
         if (balance > 0n) {
           if (!beneficiary.equals(self)) {
-            tracer.selfdestruct({ kind: 'SELFDESTRUCT', from: self.toString() as Address, to: beneficiary.toString() as Address, valueWei: balance });
+            tracer.selfdestruct({
+              kind: 'SELFDESTRUCT',
+              from: self.toString() as Address,
+              to: beneficiary.toString() as Address,
+              valueWei: balance,
+            });
           } else {
             const now = await adapter.getAccount(self);
             if (now && now.balance !== balance) await adapter.modifyAccountFields(self, { balance });
@@ -488,7 +519,8 @@ function blockOf(ctx: VmBlockContext, coinbase: EthAddress) {
 
 /** PREVRANDAO: keccak256 of the height as a 32-byte big-endian word. Deterministic and public. */
 export function prevRandao(height: number): Uint8Array {
-  if (lastRandao.height !== height) lastRandao = { height, value: keccak256(setLengthLeft(bigIntToBytes(BigInt(height)), 32)) };
+  if (lastRandao.height !== height)
+    lastRandao = { height, value: keccak256(setLengthLeft(bigIntToBytes(BigInt(height)), 32)) };
   return lastRandao.value;
 }
 let lastRandao: { height: number; value: Uint8Array } = { height: -1, value: new Uint8Array(32) };
@@ -514,7 +546,8 @@ const ERROR_SELECTOR = '08c379a0';
 /** Decodes an ABI `Error(string)` revert payload; undefined for anything else (custom errors, panics, garbage). */
 export function decodeRevertReason(data: Uint8Array): string | undefined {
   if (data.length < 68 || Buffer.from(data.subarray(0, 4)).toString('hex') !== ERROR_SELECTOR) return undefined;
-  const word = (at: number): bigint | undefined => (at + 32 <= data.length ? BigInt(toHex(data.subarray(at, at + 32))) : undefined);
+  const word = (at: number): bigint | undefined =>
+    at + 32 <= data.length ? BigInt(toHex(data.subarray(at, at + 32))) : undefined;
   const offset = word(4);
   if (offset === undefined || offset > BigInt(data.length)) return undefined;
   const len = word(4 + Number(offset));

@@ -35,7 +35,8 @@ export interface IntrinsicGas {
  */
 export function intrinsicGas(m: IntrinsicInput, common: Common = cairnCommon): IntrinsicGas {
   for (const eip of UNSUPPORTED_EIPS) {
-    if (common.isActivatedEIP(eip)) throw new Error(`intrinsicGas: EIP-${eip} is active; its formula is not implemented here`);
+    if (common.isActivatedEIP(eip))
+      throw new Error(`intrinsicGas: EIP-${eip} is active; its formula is not implemented here`);
   }
   const p = params(common);
   let zero = 0n;
@@ -48,7 +49,8 @@ export function intrinsicGas(m: IntrinsicInput, common: Common = cairnCommon): I
     gas += p.txCreationGas;
     if (common.isActivatedEIP(3860)) gas += p.initCodeWordGas * ((BigInt(data.length) + 31n) / 32n);
   }
-  for (const e of m.accessList ?? []) gas += p.accessListAddressGas + BigInt(e.storageKeys.length) * p.accessListStorageKeyGas;
+  for (const e of m.accessList ?? [])
+    gas += p.accessListAddressGas + BigInt(e.storageKeys.length) * p.accessListStorageKeyGas;
 
   let floor = 0n;
   if (common.isActivatedEIP(7623)) floor = p.txGas + p.totalCostFloorPerToken * (zero + nonZero * 4n);

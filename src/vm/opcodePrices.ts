@@ -46,7 +46,8 @@ export const cairnEvmParams: ParamsDict = (() => {
   for (const [name, { eip, ethereum, cairn }] of Object.entries(OPCODE_PRICES)) {
     const entry = table[eip] as Record<string, number | bigint | null> | undefined;
     // A library upgrade that moves or changes a price must be looked at, not silently priced.
-    if (entry?.[name] !== ethereum) throw new Error(`@ethereumjs/evm's ${name} under EIP ${eip} is not ${ethereum}: the price table changed`);
+    if (entry?.[name] !== ethereum)
+      throw new Error(`@ethereumjs/evm's ${name} under EIP ${eip} is not ${ethereum}: the price table changed`);
     entry[name] = cairn;
   }
   return table;

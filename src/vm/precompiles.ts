@@ -61,9 +61,14 @@ type PrecompileFn = (opts: { gasLimit: bigint } & Record<string, unknown>) => Ex
 function priced(fn: PrecompileFn, factor: bigint): PrecompileFn {
   return (opts) => {
     const limit = opts.gasLimit;
-    const failed = (): ExecResult => ({ returnValue: new Uint8Array(0), executionGasUsed: limit, exceptionError: new EVMError(PRECOMPILE_FAILED as never) });
+    const failed = (): ExecResult => ({
+      returnValue: new Uint8Array(0),
+      executionGasUsed: limit,
+      exceptionError: new EVMError(PRECOMPILE_FAILED as never),
+    });
     // The library's precompile sees the gas it may use at its own prices; a halt consumes all of ours.
-    const settle = (r: ExecResult): ExecResult => (r.exceptionError ? { ...r, executionGasUsed: limit } : { ...r, executionGasUsed: r.executionGasUsed * factor });
+    const settle = (r: ExecResult): ExecResult =>
+      r.exceptionError ? { ...r, executionGasUsed: limit } : { ...r, executionGasUsed: r.executionGasUsed * factor };
     let out: ExecResult | Promise<ExecResult>;
     try {
       out = fn({ ...opts, gasLimit: limit / factor });
@@ -77,5 +82,6 @@ function priced(fn: PrecompileFn, factor: bigint): PrecompileFn {
 /** Installs Cairn's prices and the throw guard on every precompile of one EVM. */
 export function pricePrecompiles(evm: EVM): void {
   const table = evm.precompiles as unknown as Map<string, PrecompileFn>;
-  for (const [address, fn] of table) table.set(address, priced(fn, PRECOMPILE_PRICE_FACTOR[parseInt(address.slice(-2), 16)] ?? 1n));
+  for (const [address, fn] of table)
+    table.set(address, priced(fn, PRECOMPILE_PRICE_FACTOR[parseInt(address.slice(-2), 16)] ?? 1n));
 }

@@ -41,7 +41,9 @@ interface InterpreterProto {
 export let jumpAnalysisCached = false;
 /** True once the interpreter loop below is installed (a unit test checks it for the pinned version). */
 export let fastLoopInstalled = false;
-/** A message frame yields to the event loop after this many steps or this much gas (whichever first): a few ms of work. */
+/**
+ * A message frame yields to the event loop after this many steps or this much gas (whichever first): a few ms of work.
+ */
 export const YIELD_STEPS = 16_384;
 export const YIELD_GAS = 50_000n;
 const YIELD_GAS_N = Number(YIELD_GAS);
@@ -150,9 +152,14 @@ export function exp(runState: { stack: { popN(n: number): bigint[]; push(v: bigi
  * comes back as hex straight from the hasher. Gas is the library's or syncDynamicGas's; the
  * property test of the inline loop compares results with the library.
  */
-export function sha3(runState: { stack: { popN(n: number): bigint[]; push(v: bigint): void }; memory: { read(offset: number, size: number, avoidCopy?: boolean): Uint8Array } }): void {
+export function sha3(runState: {
+  stack: { popN(n: number): bigint[]; push(v: bigint): void };
+  memory: { read(offset: number, size: number, avoidCopy?: boolean): Uint8Array };
+}): void {
   const [offset, length] = runState.stack.popN(2);
-  runState.stack.push(keccak256Word(length === 0n ? EMPTY : runState.memory.read(Number(offset), Number(length), true)));
+  runState.stack.push(
+    keccak256Word(length === 0n ? EMPTY : runState.memory.read(Number(offset), Number(length), true)),
+  );
 }
 const EMPTY = new Uint8Array(0);
 
@@ -216,13 +223,20 @@ export function fastOpcodes(evm: EVM): void {
   if (!table) return;
   const entry = table[0x52];
   if (entry?.opcodeInfo.name === 'MSTORE' && !entry.opcodeInfo.isAsync) entry.opHandler = mstore;
-  if (table[0x20]?.opcodeInfo.name === 'KECCAK256' && !table[0x20].opcodeInfo.isAsync) table[0x20].opHandler = sha3 as unknown as OpcodeEntry['opHandler'];
-  if (table[0x0a]?.opcodeInfo.name === 'EXP' && !table[0x0a].opcodeInfo.isAsync) table[0x0a].opHandler = exp as unknown as OpcodeEntry['opHandler'];
+  if (table[0x20]?.opcodeInfo.name === 'KECCAK256' && !table[0x20].opcodeInfo.isAsync)
+    table[0x20].opHandler = sha3 as unknown as OpcodeEntry['opHandler'];
+  if (table[0x0a]?.opcodeInfo.name === 'EXP' && !table[0x0a].opcodeInfo.isAsync)
+    table[0x0a].opHandler = exp as unknown as OpcodeEntry['opHandler'];
   if (evm.common.isActivatedEIP(6800) || evm.common.isActivatedEIP(7864)) return;
   const names: Record<number, string> = { 0x56: 'JUMP', 0x57: 'JUMPI' };
   for (let op = 0x60; op <= 0x7f; op++) names[op] = 'PUSH';
   // Only when the table holds the library's handlers under the expected names (a later version may differ).
-  if (!Object.entries(names).every(([op, name]) => table[Number(op)]?.opcodeInfo.name.startsWith(name) && !table[Number(op)].opcodeInfo.isAsync)) return;
+  if (
+    !Object.entries(names).every(
+      ([op, name]) => table[Number(op)]?.opcodeInfo.name.startsWith(name) && !table[Number(op)].opcodeInfo.isAsync,
+    )
+  )
+    return;
   // One set of handlers per set of library handlers (in practice one for the process): every
   // EVM of the pool then runs the same functions, which stay optimized across instances.
   const key = table[0x56].opHandler as object;
@@ -234,7 +248,14 @@ export function fastOpcodes(evm: EVM): void {
 // ---- 4. the interpreter loop ----------------------------------------------------------------
 
 interface OpEntryFull {
-  opcodeInfo: { code: number; fee: number; feeBigInt: bigint; dynamicGas?: boolean; isAsync?: boolean; isInvalid?: boolean };
+  opcodeInfo: {
+    code: number;
+    fee: number;
+    feeBigInt: bigint;
+    dynamicGas?: boolean;
+    isAsync?: boolean;
+    isInvalid?: boolean;
+  };
   opHandler: (runState: unknown, common: unknown) => unknown;
 }
 interface InterpreterThis {
@@ -242,9 +263,17 @@ interface InterpreterThis {
   profilerOpts?: { enabled?: boolean };
   _evm: { DEBUG: boolean; events: { listenerCount(e: string): number }; _opcodeMap: OpEntryFull[] };
   _runState: {
-    code: Uint8Array; programCounter: number; opCode: number; gasLeft: bigint; validJumps: Uint8Array; cachedPushes: Record<number, bigint>;
-    stack: { length: number; peek(n: number): bigint[] }; memoryWordCount: bigint;
-    shouldDoJumpAnalysis: boolean; eip7928PostTargetCallOog?: unknown; eip8037BurnLeftoverAfterCreateHaltOntoAlive?: boolean;
+    code: Uint8Array;
+    programCounter: number;
+    opCode: number;
+    gasLeft: bigint;
+    validJumps: Uint8Array;
+    cachedPushes: Record<number, bigint>;
+    stack: { length: number; peek(n: number): bigint[] };
+    memoryWordCount: bigint;
+    shouldDoJumpAnalysis: boolean;
+    eip7928PostTargetCallOog?: unknown;
+    eip8037BurnLeftoverAfterCreateHaltOntoAlive?: boolean;
     env: { accessWitness?: { revert(): void; commit(): void } };
   };
   _getValidJumpDestinations(code: Uint8Array): Analysis;
@@ -264,11 +293,18 @@ interface InterpreterThis {
  * block of looping VM transactions, an eth_call) does not hold HTTP for its whole length;
  * the outcome never depends on it.
  */
-interface Prices { sha3Word: number; expByte: number }
+interface Prices {
+  sha3Word: number;
+  expByte: number;
+}
 const pricesByCommon = new WeakMap<object, Prices>();
 const pricesOf = (common: Common): Prices => {
   let p = pricesByCommon.get(common);
-  if (!p) pricesByCommon.set(common, (p = { sha3Word: Number(common.param('keccak256WordGas')), expByte: Number(common.param('expByteGas')) }));
+  if (!p)
+    pricesByCommon.set(
+      common,
+      (p = { sha3Word: Number(common.param('keccak256WordGas')), expByte: Number(common.param('expByteGas')) }),
+    );
   return p;
 };
 
@@ -293,7 +329,12 @@ function syncDynamicGas(op: number, rs: InterpreterThis['_runState'], fee: numbe
 function installFastLoop(proto: InterpreterProto): void {
   const original = proto.run;
   const plain = (it: InterpreterThis) =>
-    !it.common.isActivatedEIP(3540) && it.profilerOpts?.enabled !== true && !it._evm.DEBUG && it._evm.events.listenerCount('step') === 0 && !it.common.isActivatedEIP(6800) && !it.common.isActivatedEIP(7864);
+    !it.common.isActivatedEIP(3540) &&
+    it.profilerOpts?.enabled !== true &&
+    !it._evm.DEBUG &&
+    it._evm.events.listenerCount('step') === 0 &&
+    !it.common.isActivatedEIP(6800) &&
+    !it.common.isActivatedEIP(7864);
   proto.run = async function (this: InterpreterThis, code, opts = {}) {
     // Gas is counted in a local number (exact: Cairn's gas never nears 2^53) and written back
     // to the run state whenever other code may read it: a BigInt subtraction per opcode was
@@ -303,7 +344,8 @@ function installFastLoop(proto: InterpreterProto): void {
     rs.code = code;
     rs.programCounter = opts.pc ?? rs.programCounter;
     const pc0 = rs.programCounter;
-    if (pc0 !== 0 && (pc0 < 0 || pc0 >= rs.code.length)) throw new Error('Internal error: program counter not in range');
+    if (pc0 !== 0 && (pc0 < 0 || pc0 >= rs.code.length))
+      throw new Error('Internal error: program counter not in range');
     const table = this._evm._opcodeMap;
     const prices = pricesOf(this.common);
     let err: unknown;
@@ -336,7 +378,13 @@ function installFastLoop(proto: InterpreterProto): void {
         const info = e.opcodeInfo;
         if (info.dynamicGas || info.isAsync || info.isInvalid || rs.eip7928PostTargetCallOog !== undefined) {
           // SHA3 within paid memory and EXP: their whole price is known without the library's async handler.
-          const dynamic = (opCode === 0x20 || opCode === 0x0a) && info.dynamicGas && !info.isAsync && rs.eip7928PostTargetCallOog === undefined ? syncDynamicGas(opCode, rs, info.fee, prices) : undefined;
+          const dynamic =
+            (opCode === 0x20 || opCode === 0x0a) &&
+            info.dynamicGas &&
+            !info.isAsync &&
+            rs.eip7928PostTargetCallOog === undefined
+              ? syncDynamicGas(opCode, rs, info.fee, prices)
+              : undefined;
           if (dynamic !== undefined && gas >= dynamic) {
             gas -= dynamic;
             stateHoldsGas = false;
@@ -370,7 +418,8 @@ function installFastLoop(proto: InterpreterProto): void {
         if (!stateHoldsGas) rs.gasLeft = BigInt(gas);
         stateHoldsGas = true;
         rs.env.accessWitness?.revert();
-        if (!(typeof e === 'object' && e !== null && (e as { errorType?: unknown }).errorType === EVMErrorTypeString)) throw e;
+        if (!(typeof e === 'object' && e !== null && (e as { errorType?: unknown }).errorType === EVMErrorTypeString))
+          throw e;
         if ((e as { error?: unknown }).error !== EVMError.errorMessages.STOP) err = e;
         break;
       }

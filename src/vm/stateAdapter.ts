@@ -118,7 +118,12 @@ export class EvmStateAdapter implements StateManagerInterface {
   async getAccount(address: EthAddress): Promise<Account | undefined> {
     const a = await this.getAccountState(address.toString() as Address);
     if (a === undefined) return undefined;
-    return new Account(BigInt(a.nonce), weiBalance(a), KECCAK256_RLP, a.codeHash === null ? KECCAK256_NULL : fromHex(a.codeHash));
+    return new Account(
+      BigInt(a.nonce),
+      weiBalance(a),
+      KECCAK256_RLP,
+      a.codeHash === null ? KECCAK256_NULL : fromHex(a.codeHash),
+    );
   }
 
   async putAccount(address: EthAddress, account?: Account): Promise<void> {
@@ -127,14 +132,22 @@ export class EvmStateAdapter implements StateManagerInterface {
     const prev = await this.getAccountState(addr);
     if (prev === undefined && account.isEmpty()) return; // see the class comment (EIP-161)
     const codeHash = toHex(account.codeHash);
-    if (account.nonce > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error(`nonce ${account.nonce} of ${addr} exceeds the stored range`);
+    if (account.nonce > BigInt(Number.MAX_SAFE_INTEGER))
+      throw new Error(`nonce ${account.nonce} of ${addr} exceeds the stored range`);
     const next: AccountState = {
       ...withWeiBalance(prev ?? newAccount(this.height), account.balance),
       nonce: Number(account.nonce),
       codeHash: codeHash === KECCAK256_NULL_HEX ? null : codeHash,
     };
     // The EVM rewrites both parties of every call, value or not; an unchanged account is not rewritten.
-    if (prev && prev.balance === next.balance && prev.weiRemainder === next.weiRemainder && prev.nonce === next.nonce && prev.codeHash === next.codeHash) return;
+    if (
+      prev &&
+      prev.balance === next.balance &&
+      prev.weiRemainder === next.weiRemainder &&
+      prev.nonce === next.nonce &&
+      prev.codeHash === next.codeHash
+    )
+      return;
     await this.putAccountState(addr, next);
   }
 
@@ -168,7 +181,8 @@ export class EvmStateAdapter implements StateManagerInterface {
     let codeHash: Hex | null = null;
     if (value.length > 0) {
       codeHash = toHex(keccak256(value));
-      if ((await this.state.getRecord<Hex>(codeKey(codeHash))) === undefined) await this.state.putRecord(codeKey(codeHash), toHex(value));
+      if ((await this.state.getRecord<Hex>(codeKey(codeHash))) === undefined)
+        await this.state.putRecord(codeKey(codeHash), toHex(value));
       rememberCode(codeHash, Uint8Array.from(value));
     }
     const prev = (await this.getAccountState(addr)) ?? newAccount(this.height);

@@ -24,7 +24,8 @@ function expandV6(s: string): number[] | undefined {
   }
   const halves = text.split('::');
   if (halves.length > 2) return undefined;
-  const parse = (p: string) => (p === '' ? [] : p.split(':').map((h) => (/^[0-9a-f]{1,4}$/.test(h) ? parseInt(h, 16) : NaN)));
+  const parse = (p: string) =>
+    p === '' ? [] : p.split(':').map((h) => (/^[0-9a-f]{1,4}$/.test(h) ? parseInt(h, 16) : NaN));
   const head = parse(halves[0]);
   const rest = halves.length === 2 ? parse(halves[1]) : [];
   let words: number[];
@@ -147,7 +148,11 @@ export class AddressList {
  * A malformed hop reached while the walk is still on a trusted proxy leaves the client
  * unknown: undefined (the request is refused; it must not be counted against the proxy).
  */
-export function resolveClientIp(socketIp: string, forwardedFor: string | undefined, trusted: AddressList): string | undefined {
+export function resolveClientIp(
+  socketIp: string,
+  forwardedFor: string | undefined,
+  trusted: AddressList,
+): string | undefined {
   const socket = normalizeIp(socketIp) ?? socketIp;
   if (!forwardedFor || trusted.size === 0 || !trusted.has(socket)) return socket;
   const hops = forwardedFor.split(',');

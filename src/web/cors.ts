@@ -16,13 +16,18 @@ export interface Cors {
 export function cors(origins: readonly string[], expose: readonly string[] = []): Cors {
   const any = origins.includes('*');
   const allowed = new Set(origins);
-  const allow = (origin: string | undefined): string | undefined => (any ? '*' : origin !== undefined && allowed.has(origin) ? origin : undefined);
+  const allow = (origin: string | undefined): string | undefined =>
+    any ? '*' : origin !== undefined && allowed.has(origin) ? origin : undefined;
   // With a list, the answer depends on the Origin header even when it names none of them.
   const vary: Record<string, string> = !any && allowed.size > 0 ? { vary: 'Origin' } : {};
   const base = (origin: string | undefined): Record<string, string> => {
     const o = allow(origin);
     if (o === undefined) return { ...vary };
-    return { 'access-control-allow-origin': o, ...vary, ...(expose.length ? { 'access-control-expose-headers': expose.join(', ') } : {}) };
+    return {
+      'access-control-allow-origin': o,
+      ...vary,
+      ...(expose.length ? { 'access-control-expose-headers': expose.join(', ') } : {}),
+    };
   };
   // Answers depend on the origin alone: computed once per origin (bounded: origins are client-chosen).
   const known = new Map<string | undefined, Record<string, string>>();
@@ -39,7 +44,14 @@ export function cors(origins: readonly string[], expose: readonly string[] = [])
     headers,
     preflight: (origin, methods) => {
       const h = base(origin);
-      return h['access-control-allow-origin'] ? { ...h, 'access-control-allow-methods': methods, 'access-control-allow-headers': 'content-type', 'access-control-max-age': '600' } : h;
+      return h['access-control-allow-origin']
+        ? {
+            ...h,
+            'access-control-allow-methods': methods,
+            'access-control-allow-headers': 'content-type',
+            'access-control-max-age': '600',
+          }
+        : h;
     },
   };
 }

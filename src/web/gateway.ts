@@ -16,7 +16,9 @@ export const UNMATCHED_ROUTE = '(unmatched)';
 export const ROUTE_WINDOW = 512;
 export const GLOBAL_WINDOW = 4096;
 
-/** The route label of a request: method and pattern of the route that matched (kept on the route: asked per request). */
+/**
+ * The route label of a request: method and pattern of the route that matched (kept on the route: asked per request).
+ */
 export function routeLabel(req: Request): string {
   const r = (req as unknown as { route?: { method: string; pattern: string; cairnLabel?: string } }).route;
   if (!r || r.method === 'ANY') return UNMATCHED_ROUTE; // the not-found catch-all (ANY /*)
@@ -42,7 +44,8 @@ class LatencyWindow {
   percentiles(): { samples: number; p50: number | null; p90: number | null; p99: number | null } {
     if (this.n === 0) return { samples: 0, p50: null, p90: null, p99: null };
     const s = this.ring.slice(0, this.n).sort();
-    const at = (p: number) => Math.round(s[Math.min(this.n - 1, Math.ceil(p * this.n) - 1)] * 1000) / 1000; // nearest rank, µs precision
+    // nearest rank, µs precision
+    const at = (p: number) => Math.round(s[Math.min(this.n - 1, Math.ceil(p * this.n) - 1)] * 1000) / 1000;
     return { samples: this.n, p50: at(0.5), p90: at(0.9), p99: at(0.99) };
   }
 }
@@ -84,7 +87,14 @@ export class Gateway {
     this.total++;
     let r = this.routes.get(route);
     if (!r) {
-      r = { requests: 0, errors4xx: 0, errors5xx: 0, byStatus: new Map(), latency: new LatencyWindow(ROUTE_WINDOW), seconds: new Histogram(HTTP_SECONDS_BUCKETS) };
+      r = {
+        requests: 0,
+        errors4xx: 0,
+        errors5xx: 0,
+        byStatus: new Map(),
+        latency: new LatencyWindow(ROUTE_WINDOW),
+        seconds: new Histogram(HTTP_SECONDS_BUCKETS),
+      };
       this.routes.set(route, r);
     }
     r.requests++;
@@ -117,11 +127,22 @@ export class Gateway {
       routes: [...this.routes]
         .sort((a, b) => b[1].requests - a[1].requests)
         .map(([route, r]) => ({
-          route, requests: r.requests, errors4xx: r.errors4xx, errors5xx: r.errors5xx,
+          route,
+          requests: r.requests,
+          errors4xx: r.errors4xx,
+          errors5xx: r.errors5xx,
           status: Object.fromEntries([...r.byStatus].sort((a, b) => a[0] - b[0])),
           latencyMs: { window: ROUTE_WINDOW, ...r.latency.percentiles() },
         })),
-      peers: peers.map((p) => ({ url: p.url, height: p.height, head: p.head, lag: p.lag, latencyMs: p.latencyMs, score: p.score, lastSeen: p.lastSeen })),
+      peers: peers.map((p) => ({
+        url: p.url,
+        height: p.height,
+        head: p.head,
+        lag: p.lag,
+        latencyMs: p.latencyMs,
+        score: p.score,
+        lastSeen: p.lastSeen,
+      })),
     };
   }
 }

@@ -16,7 +16,12 @@
 
 import type { GuardBlock, GuardOffence } from '../views';
 
-export const OFFENCES = ['rate_limited', 'invalid_submission', 'malformed_body', 'admin_auth_failed'] as const satisfies readonly GuardOffence[];
+export const OFFENCES = [
+  'rate_limited',
+  'invalid_submission',
+  'malformed_body',
+  'admin_auth_failed',
+] as const satisfies readonly GuardOffence[];
 export type Offence = GuardOffence;
 
 export interface GuardOptions {
@@ -57,7 +62,12 @@ interface Entry {
 /** A blocked client as /guard shows it (views/ops.ts). */
 export type GuardBlockView = GuardBlock;
 
-const zeroOffences = (): Record<Offence, number> => ({ rate_limited: 0, invalid_submission: 0, malformed_body: 0, admin_auth_failed: 0 });
+const zeroOffences = (): Record<Offence, number> => ({
+  rate_limited: 0,
+  invalid_submission: 0,
+  malformed_body: 0,
+  admin_auth_failed: 0,
+});
 
 export class Guard {
   private readonly table = new Map<string, Entry>();
@@ -70,10 +80,19 @@ export class Guard {
   rejected = 0;
   evicted = 0;
 
-  constructor(opts: Partial<GuardOptions> = {}, private readonly onBlock?: (key: string, view: GuardBlockView) => void) {
+  constructor(
+    opts: Partial<GuardOptions> = {},
+    private readonly onBlock?: (key: string, view: GuardBlockView) => void,
+  ) {
     this.opts = { ...defaultGuardOptions, ...opts, weights: { ...defaultGuardOptions.weights, ...opts.weights } };
     const o = this.opts;
-    if (!(o.threshold > 0) || !(o.halfLifeMs > 0) || !(o.maxClients >= 1) || o.blockMs.length === 0 || o.blockMs.some((b) => !(b > 0)))
+    if (
+      !(o.threshold > 0) ||
+      !(o.halfLifeMs > 0) ||
+      !(o.maxClients >= 1) ||
+      o.blockMs.length === 0 ||
+      o.blockMs.some((b) => !(b > 0))
+    )
       throw new Error('guard: threshold, halfLifeMs, maxClients and every blockMs must be positive');
   }
 
@@ -101,7 +120,16 @@ export class Guard {
     const o = this.opts;
     let e = this.table.get(key);
     if (!e) {
-      e = { score: 0, scoredAt: now, level: 0, blockedAt: 0, blockedUntil: 0, periodMs: 0, touchedAt: now, offences: zeroOffences() };
+      e = {
+        score: 0,
+        scoredAt: now,
+        level: 0,
+        blockedAt: 0,
+        blockedUntil: 0,
+        periodMs: 0,
+        touchedAt: now,
+        offences: zeroOffences(),
+      };
     }
     this.touch(key, e, now);
     e.offences[kind]++;
@@ -150,8 +178,14 @@ export class Guard {
   private viewOf(client: string, e: Entry, now: number): GuardBlockView {
     const remainingMs = Math.max(0, e.blockedUntil - now);
     return {
-      client, remainingMs, retryAfter: Math.max(1, Math.ceil(remainingMs / 1000)), level: e.level, periodMs: e.periodMs,
-      blockedAt: e.blockedAt, until: e.blockedUntil, offences: { ...e.offences },
+      client,
+      remainingMs,
+      retryAfter: Math.max(1, Math.ceil(remainingMs / 1000)),
+      level: e.level,
+      periodMs: e.periodMs,
+      blockedAt: e.blockedAt,
+      until: e.blockedUntil,
+      offences: { ...e.offences },
     };
   }
 
@@ -182,7 +216,10 @@ export class Guard {
   }
 }
 
-/** Request-local slot where a route notes the offence its answer represents (read by the ingress when the response ends). */
+/**
+ * Request-local slot where a route notes the offence its answer represents (read by the ingress when the response
+ * ends).
+ */
 const OFFENCE_SLOT = 'cairnOffence';
 
 /** Marks the request as an offence of `kind` (the first mark wins). */
@@ -190,4 +227,5 @@ export function markOffence(req: { locals: Record<string, unknown> }, kind: Offe
   if (req.locals[OFFENCE_SLOT] === undefined) req.locals[OFFENCE_SLOT] = kind;
 }
 
-export const offenceOf = (req: { locals: Record<string, unknown> }): Offence | undefined => req.locals[OFFENCE_SLOT] as Offence | undefined;
+export const offenceOf = (req: { locals: Record<string, unknown> }): Offence | undefined =>
+  req.locals[OFFENCE_SLOT] as Offence | undefined;

@@ -16,7 +16,8 @@ export class Histogram {
   count = 0;
 
   constructor(readonly buckets: readonly number[]) {
-    for (let i = 1; i < buckets.length; i++) if (!(buckets[i] > buckets[i - 1])) throw new Error('histogram buckets must increase');
+    for (let i = 1; i < buckets.length; i++)
+      if (!(buckets[i] > buckets[i - 1])) throw new Error('histogram buckets must increase');
     this.counts = new Float64Array(buckets.length + 1);
   }
 

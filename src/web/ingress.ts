@@ -87,7 +87,10 @@ export interface IngressDeps {
   bodyLimit: (path: string) => number;
 }
 
-/** A trusted proxy's X-Forwarded-For with a hop that is not an address: the client is unknown (400, counted against nobody). */
+/**
+ * A trusted proxy's X-Forwarded-For with a hop that is not an address: the client is unknown (400, counted against
+ * nobody).
+ */
 const MALFORMED_FORWARDED = 'malformed X-Forwarded-For: a hop is not an IP address';
 
 /** A request refused before it is served: 429 with Retry-After and this error. */
@@ -101,17 +104,29 @@ export interface ClientRefusal {
  * refusal, or undefined when it may be served. Shared by the HTTP API and the JSON-RPC port
  * (createClientGate), so both count against the same per-client budget and block.
  */
-export function admitClient(d: Pick<IngressDeps, 'guard' | 'limiter' | 'rateLimit'>, key: string, now: number): ClientRefusal | undefined {
+export function admitClient(
+  d: Pick<IngressDeps, 'guard' | 'limiter' | 'rateLimit'>,
+  key: string,
+  now: number,
+): ClientRefusal | undefined {
   const blockedMs = d.guard.check(key, now);
   if (blockedMs > 0) {
     const s = retryAfterSeconds(blockedMs);
-    return { retryAfterS: s, error: `temporarily blocked for abusive behaviour: retry after ${s} s (a request before then extends the block)` };
+    return {
+      retryAfterS: s,
+      error: `temporarily blocked for abusive behaviour: retry after ${s} s (a request before then extends the block)`,
+    };
   }
   const r = d.limiter.hit(key, now);
   if (r.ok) return undefined;
   const guardMs = d.guard.offence(key, 'rate_limited', now);
   const s = retryAfterSeconds(Math.max(r.retryAfterMs, guardMs));
-  return { retryAfterS: s, error: `rate limit exceeded: ${d.rateLimit.max} requests per ${d.rateLimit.windowMs} ms; retry after ${s} s (a request before then extends the block)` };
+  return {
+    retryAfterS: s,
+    error:
+      `rate limit exceeded: ${d.rateLimit.max} requests per ${d.rateLimit.windowMs} ms; retry after ${s} s ` +
+      `(a request before then extends the block)`,
+  };
 }
 
 /**
@@ -120,9 +135,14 @@ export function admitClient(d: Pick<IngressDeps, 'guard' | 'limiter' | 'rateLimi
  * `enter` says whether a request may be served and under which client key; `offence`
  * scores a bad request (a body that is not JSON, one over the size limit) for the guard.
  */
-export function createClientGate(d: Pick<IngressDeps, 'guard' | 'limiter' | 'rateLimit' | 'exempt' | 'trusted' | 'now'>) {
+export function createClientGate(
+  d: Pick<IngressDeps, 'guard' | 'limiter' | 'rateLimit' | 'exempt' | 'trusted' | 'now'>,
+) {
   return {
-    enter(socketIp: string, forwardedFor: string | undefined): { refused: ClientRefusal } | { malformed: string } | { client: string; exempt: boolean } {
+    enter(
+      socketIp: string,
+      forwardedFor: string | undefined,
+    ): { refused: ClientRefusal } | { malformed: string } | { client: string; exempt: boolean } {
       const ip = resolveClientIp(socketIp, forwardedFor, d.trusted);
       if (ip === undefined) return { malformed: MALFORMED_FORWARDED };
       const key = clientKey(ip);
@@ -161,7 +181,9 @@ interface Visit {
 export function createIngress(d: IngressDeps): Gate<Visit> {
   // What the socket address alone decides, once per address rather than per request
   // (normalising and matching CIDR lists cost more than answering a cached read).
-  const sockets = new LRUCache<string | number, { socket: string; viaProxy: boolean; key: string; exempt: boolean }>({ max: 4096 });
+  const sockets = new LRUCache<string | number, { socket: string; viaProxy: boolean; key: string; exempt: boolean }>({
+    max: 4096,
+  });
   const peerOf = (req: Request) => {
     const bin = socketKey(req);
     let p = bin === undefined ? undefined : sockets.get(bin);
@@ -200,7 +222,8 @@ export function createIngress(d: IngressDeps): Gate<Visit> {
     }
     // 500s are logged with their error where they happen (route, error handler); 503s are expected back-pressure
     if (status === 502) d.log.warn({ reqId: v.id, route: label, status, ms }, 'upstream service failed');
-    else if (d.log.isLevelEnabled('debug')) d.log.debug({ reqId: v.id, client: v.ip, route: label, status, ms }, 'request');
+    else if (d.log.isLevelEnabled('debug'))
+      d.log.debug({ reqId: v.id, client: v.ip, route: label, status, ms }, 'request');
   };
 
   /** Answers with a refusal and accounts for it: the route does not run. */
@@ -236,16 +259,21 @@ export function createIngress(d: IngressDeps): Gate<Visit> {
       const no = admitClient(d, key, now);
       if (no) return refused(req, res, v, () => refuse(res, 429, no.retryAfterS, no.error));
     }
-    if (!d.ready()) return refused(req, res, v, () => refuse(res, 503, UNAVAILABLE_RETRY_AFTER_S, 'node is starting: retry shortly'));
+    if (!d.ready())
+      return refused(req, res, v, () => refuse(res, 503, UNAVAILABLE_RETRY_AFTER_S, 'node is starting: retry shortly'));
     // Far behind its peers, the node's answers would be stale: only what sync and operators need is served.
     const behind = d.syncing?.() ?? null;
-    if (behind !== null && !d.servedWhileSyncing.test(req.path)) return refused(req, res, v, () => refuse(res, 503, SYNCING_RETRY_AFTER_S, `node is syncing: ${behind} blocks behind its peers`));
+    if (behind !== null && !d.servedWhileSyncing.test(req.path))
+      return refused(req, res, v, () =>
+        refuse(res, 503, SYNCING_RETRY_AFTER_S, `node is syncing: ${behind} blocks behind its peers`),
+      );
 
     // Refuse a body larger than any valid request before reading it, with the spec's {error}
     // (hyper-express's own limit stays as the backstop for bodies without Content-Length).
     const len = Number(req.headers['content-length'] ?? 0);
     const limit = d.bodyLimit(req.path);
-    if (len > limit) return refused(req, res, v, () => void res.status(413).json({ error: `request body exceeds ${limit} bytes` }));
+    if (len > limit)
+      return refused(req, res, v, () => void res.status(413).json({ error: `request body exceeds ${limit} bytes` }));
     return v;
   };
 

@@ -53,7 +53,8 @@ export class RateLimiter {
   evicted = 0;
 
   constructor(readonly opts: Pick<RateLimitOptions, 'max' | 'windowMs' | 'maxClients'>) {
-    if (!(opts.max >= 1) || !(opts.windowMs >= 1) || !(opts.maxClients >= 1)) throw new Error('rate limit: max, windowMs and maxClients must be positive');
+    if (!(opts.max >= 1) || !(opts.windowMs >= 1) || !(opts.maxClients >= 1))
+      throw new Error('rate limit: max, windowMs and maxClients must be positive');
   }
 
   /** Clients currently tracked (bounded by maxClients). */

@@ -30,4 +30,3 @@ export const requestIdOf = (req: Request): string | undefined => req.locals.requ
 /** The logger for a failed request: the server's, with the request id and route. */
 export const requestLog = (log: Logger, req: Request): Logger =>
   log.child({ reqId: requestIdOf(req), route: routeLabel(req), client: req.locals.clientIp as string | undefined });
-

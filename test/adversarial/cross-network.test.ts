@@ -27,7 +27,8 @@ const DEST = '0x00000000000000000000000000000000000000d8';
 const ethSender = () => new Wallet(toHex(SENDER.secp256k1.privateKey));
 
 const execFileP = promisify(execFile);
-const cli = async (args: string[]): Promise<string> => (await execFileP(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args])).stdout;
+const cli = async (args: string[]): Promise<string> =>
+  (await execFileP(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args])).stdout;
 
 let dir: string;
 const targets: Target[] = [];
@@ -61,7 +62,20 @@ async function includedEnvelope(t: Target, id: string): Promise<Record<string, u
   // Without the record's extras (status, native addresses…): what POST /tx takes.
   return Object.fromEntries(ENVELOPE_KEYS.filter((k) => k in rec).map((k) => [k, rec[k]]));
 }
-const ENVELOPE_KEYS = ['id', 'chainId', 'type', 'from', 'to', 'amount', 'nonce', 'timestamp', 'fee', 'data', 'publicKeys', 'signatures'];
+const ENVELOPE_KEYS = [
+  'id',
+  'chainId',
+  'type',
+  'from',
+  'to',
+  'amount',
+  'nonce',
+  'timestamp',
+  'fee',
+  'data',
+  'publicKeys',
+  'signatures',
+];
 
 describe('a native transaction of one chain on another with the same chain id', () => {
   let twin: Target;
@@ -69,23 +83,37 @@ describe('a native transaction of one chain on another with the same chain id', 
     // The twin differs from the development network in its genesis only (its own validator, one
     // more funded account), not in its chain id: the same sender holds coins on both.
     const spec = {
-      chainId: 72020, timestamp: DEV_GENESIS_TIMESTAMP, params: DEV_PARAMS,
+      chainId: 72020,
+      timestamp: DEV_GENESIS_TIMESTAMP,
+      params: DEV_PARAMS,
       accounts: [
         { address: SENDER.address, balance: String(10_000_000n * COIN) },
         { address: '0x00000000000000000000000000000000000000c7', balance: '1' },
-        { address: V.address, balance: '0', staked: String(1_000_000n * COIN), isValidator: true, signingKeys: { secp256k1: toHex(V.secp256k1.publicKey), mldsa44: toHex(V.mldsa44.publicKey) } },
+        {
+          address: V.address,
+          balance: '0',
+          staked: String(1_000_000n * COIN),
+          isValidator: true,
+          signingKeys: { secp256k1: toHex(V.secp256k1.publicKey), mldsa44: toHex(V.mldsa44.publicKey) },
+        },
       ],
     };
     await writeFile(join(dir, 'twin.json'), JSON.stringify(spec));
     twin = await start(['--genesis', join(dir, 'twin.json'), '--validator-key', join(dir, 'validator.json')], false);
   }, 120_000);
 
-  it('is refused as `invalid signature` and moves nothing; the same transfer signed for the chain is accepted', async () => {
+  it('is refused as `invalid signature` and moves nothing; ' +
+    'the same transfer signed for the chain is accepted', async () => {
     expect((await status(dev)).chainId).toBe((await status(twin)).chainId);
     expect((await status(dev)).genesisHash).not.toBe((await status(twin)).genesisHash);
 
     // An honest transfer on the development network, included there.
-    const sent = await new CairnClient(dev.url).send(SENDER, { type: 'TRANSFER', to: DEST, amount: 777n, fee: String(COIN) });
+    const sent = await new CairnClient(dev.url).send(SENDER, {
+      type: 'TRANSFER',
+      to: DEST,
+      amount: 777n,
+      fee: String(COIN),
+    });
     expect(sent.verdict).toMatchObject({ accepted: true });
     const envelope = await includedEnvelope(dev, sent.tx.id);
     expect(await balance(dev, DEST)).toBe(777n);
@@ -100,7 +128,13 @@ describe('a native transaction of one chain on another with the same chain id', 
     expect((await requestFrom(HONEST, `${twin.url}/tx/${sent.tx.id}`)).status).toBe(404);
 
     // And the other way: a transfer of the twin is refused on the development network.
-    const there = await new CairnClient(twin.url).send(SENDER, { type: 'TRANSFER', to: DEST, amount: 5n, fee: String(COIN), nonce: 0 });
+    const there = await new CairnClient(twin.url).send(SENDER, {
+      type: 'TRANSFER',
+      to: DEST,
+      amount: 5n,
+      fee: String(COIN),
+      nonce: 0,
+    });
     expect(there.verdict).toMatchObject({ accepted: true });
     const back = await requestFrom(ATTACKER, `${dev.url}/tx`, { body: await includedEnvelope(twin, there.tx.id) });
     expect(back.json).toMatchObject({ accepted: false, reason: 'invalid signature' });
@@ -128,7 +162,9 @@ describe('an Ethereum transaction of one chain on a network with its own chain i
     expect((await rpcFrom(HONEST, dev.rpcUrl, 'eth_chainId')).result).toBe('0x11954');
 
     const tx = { to: DEST, value: 10n ** 15n, nonce: 0, gasLimit: 21_000n, gasPrice: 10n ** 10n };
-    const devNonce = Number((await rpcFrom(HONEST, dev.rpcUrl, 'eth_getTransactionCount', [SENDER.address, 'pending'])).result);
+    const devNonce = Number(
+      (await rpcFrom(HONEST, dev.rpcUrl, 'eth_getTransactionCount', [SENDER.address, 'pending'])).result,
+    );
     const raw = await ethSender().signTransaction({ ...tx, nonce: devNonce, chainId: 72020n, type: 0 });
     const hash = (await rpcFrom(HONEST, dev.rpcUrl, 'eth_sendRawTransaction', [raw])).result;
     expect(hash).toMatch(/^0x[0-9a-f]{64}$/);
@@ -140,7 +176,14 @@ describe('an Ethereum transaction of one chain on a network with its own chain i
     expect(viaHttp.status).toBe(400);
     expect(await balance(own, DEST)).toBe(0n);
 
-    const mine = await ethSender().signTransaction({ ...tx, chainId: BigInt(ownChainId), type: 2, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 0n, gasPrice: undefined });
+    const mine = await ethSender().signTransaction({
+      ...tx,
+      chainId: BigInt(ownChainId),
+      type: 2,
+      maxFeePerGas: 10n ** 10n,
+      maxPriorityFeePerGas: 0n,
+      gasPrice: undefined,
+    });
     const ok = await rpcFrom(HONEST, own.rpcUrl, 'eth_sendRawTransaction', [mine]);
     expect(ok.result).toMatch(/^0x[0-9a-f]{64}$/);
     await includedEnvelope(own, ok.result);

@@ -16,7 +16,8 @@ import { HONEST, requestFrom, spawnTarget, waitFor, type Target } from './lib';
  * network) it starts and produces.
  */
 const execFileP = promisify(execFile);
-const cli = async (args: string[]): Promise<string> => (await execFileP(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args])).stdout;
+const cli = async (args: string[]): Promise<string> =>
+  (await execFileP(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args])).stdout;
 const DEV_VALIDATOR = deriveKeys(devValidatorSecret());
 
 let dir: string;
@@ -26,7 +27,9 @@ beforeAll(async () => {
   const spec = JSON.parse(await cli(['genesis', 'template', '--dev-accounts', '1']));
   // The template names no validator; an operator adds the development one (its secret is published).
   if (!spec.accounts.some((a: { address: string }) => a.address === DEV_VALIDATOR.address)) {
-    spec.accounts.push(JSON.parse(await cli(['genesis', 'validator', '--secret', Buffer.from(devValidatorSecret()).toString('hex')])));
+    spec.accounts.push(
+      JSON.parse(await cli(['genesis', 'validator', '--secret', Buffer.from(devValidatorSecret()).toString('hex')])),
+    );
   }
   await writeFile(join(dir, 'genesis.json'), JSON.stringify(spec));
 }, 60_000);
@@ -43,11 +46,16 @@ describe('a --genesis chain on the published development validator key', () => {
       (e: Error) => e.message,
     );
     expect(outcome).toMatch(/node exited early \(2\)/);
-    expect(outcome).toMatch(new RegExp(`validator ${DEV_VALIDATOR.address} signs with a published development key.*--allow-dev-validator`));
+    expect(outcome).toMatch(
+      new RegExp(`validator ${DEV_VALIDATOR.address} signs with a published development key.*--allow-dev-validator`),
+    );
   }, 60_000);
 
   it('starts and produces with --allow-dev-validator', async () => {
-    node = await spawnTarget(['--genesis', join(dir, 'genesis.json'), '--allow-dev-validator', '--slot-ms', '200', '--idle-block-ms', '300'], { dev: false });
+    node = await spawnTarget(
+      ['--genesis', join(dir, 'genesis.json'), '--allow-dev-validator', '--slot-ms', '200', '--idle-block-ms', '300'],
+      { dev: false },
+    );
     const s = await waitFor('two blocks', async () => {
       const r = (await requestFrom(HONEST, `${node!.url}/status`)).json;
       return r.height >= 2 ? r : undefined;

@@ -32,7 +32,8 @@ interface Header {
   hash: string;
 }
 
-const status = async () => (await requestFrom(HONEST, `${t.url}/status`)).json as { height: number; headHash: string; timestamp: number };
+const status = async () =>
+  (await requestFrom(HONEST, `${t.url}/status`)).json as { height: number; headHash: string; timestamp: number };
 const blockAt = async (height: number): Promise<{ header: Header; txs: unknown[]; results: unknown[] }> => {
   const page = (await requestFrom(HONEST, `${t.url}/chain?from=${height}&limit=1`)).json;
   const { height: _h, hash: _x, size: _s, ...block } = page.blocks[0];
@@ -40,7 +41,15 @@ const blockAt = async (height: number): Promise<{ header: Header; txs: unknown[]
 };
 /** A header with its hash recomputed and zero signatures: well formed, signed by nobody. */
 const forge = (h: Omit<Header, 'hash'>) => {
-  const fields = { height: h.height, parentHash: h.parentHash, timestamp: h.timestamp, producer: h.producer, txRoot: h.txRoot, stateRoot: h.stateRoot, txCount: h.txCount };
+  const fields = {
+    height: h.height,
+    parentHash: h.parentHash,
+    timestamp: h.timestamp,
+    producer: h.producer,
+    txRoot: h.txRoot,
+    stateRoot: h.stateRoot,
+    txCount: h.txCount,
+  };
   return { ...fields, hash: headerHash(fields as never), signatures: ZERO_SIGS };
 };
 const post = (block: unknown) => requestFrom(ATTACKER, `${t.url}/blocks`, { body: block });
@@ -51,7 +60,7 @@ describe('forged blocks naming the validator', () => {
     const s = await status();
     const head = await blockAt(s.height);
     // Grind a timestamp in the head's slot or later so that the forged sibling's hash is the lower one.
-    let sibling;
+    let sibling: ReturnType<typeof forge>;
     for (let dt = 1; ; dt++) {
       sibling = forge({ ...head.header, timestamp: head.header.timestamp + dt });
       if (sibling.hash < head.header.hash) break;
@@ -64,7 +73,9 @@ describe('forged blocks naming the validator', () => {
     // The block lifecycle actor holds what became of it; the head's block is committed or final.
     const forged = await requestFrom(HONEST, `${t.url}/blocks/${sibling.hash}`);
     expect(forged.status).toBe(404);
-    expect(forged.json.error).toMatch(new RegExp(`^block not found: ${sibling.hash} \\(rejected at height ${s.height}: .*invalid block signature\\)$`));
+    expect(forged.json.error).toMatch(
+      new RegExp(`^block not found: ${sibling.hash} \\(rejected at height ${s.height}: .*invalid block signature\\)$`),
+    );
     const kept = (await requestFrom(HONEST, `${t.url}/blocks/${head.header.hash}`)).json;
     expect(['committed', 'finalized']).toContain(kept.lifecycle.state);
     expect(kept.lifecycle.height).toBe(s.height);
@@ -73,11 +84,21 @@ describe('forged blocks naming the validator', () => {
   it('a forged block on top of the head is refused and production goes on', async () => {
     const s = await status();
     const head = await blockAt(s.height);
-    const onTop = forge({ height: s.height + 1, parentHash: head.header.hash, timestamp: Date.now(), producer: head.header.producer, txRoot: txRootOf([]), stateRoot: head.header.stateRoot, txCount: 0 });
+    const onTop = forge({
+      height: s.height + 1,
+      parentHash: head.header.hash,
+      timestamp: Date.now(),
+      producer: head.header.producer,
+      txRoot: txRootOf([]),
+      stateRoot: head.header.stateRoot,
+      txCount: 0,
+    });
     const r = await post({ header: onTop, txs: [], results: [] });
     expect(r.status).toBe(400);
     expect(r.json.error).toMatch(/invalid block signature|state root|slot/);
-    expect((await requestFrom(HONEST, `${t.url}/blocks/${onTop.hash}`)).json.error).toMatch(/\(rejected at height \d+: (.*invalid block signature|.*state root|.*slot)/);
+    expect((await requestFrom(HONEST, `${t.url}/blocks/${onTop.hash}`)).json.error).toMatch(
+      /\(rejected at height \d+: (.*invalid block signature|.*state root|.*slot)/,
+    );
     // The validator keeps producing (before the fix it stopped signing for good).
     await waitFor('blocks after the forgeries', async () => (await status()).height >= s.height + 5, 30_000);
     expect(t.output()).not.toMatch(/stops signing/);
@@ -90,7 +111,11 @@ describe('forged blocks naming the validator', () => {
     for (let i = 0; i < 30 && !blocked; i++) {
       const s = await status();
       const head = await blockAt(s.height);
-      const r = await post({ header: forge({ ...head.header, height: s.height + 1, parentHash: head.header.hash, timestamp: Date.now() }), txs: [], results: [] });
+      const r = await post({
+        header: forge({ ...head.header, height: s.height + 1, parentHash: head.header.hash, timestamp: Date.now() }),
+        txs: [],
+        results: [],
+      });
       if (r.status === 429) blocked = true;
       else expect(r.status).toBe(400);
     }

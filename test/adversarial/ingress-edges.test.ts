@@ -30,12 +30,23 @@ const status = async () => (await requestFrom(HONEST, `${t.url}/status`)).json a
 
 describe('envelope: unknown signature keys', () => {
   it('an extra key inside signatures is refused like one inside publicKeys', async () => {
-    const [dev] = JSON.parse(await readFile(join(t.dataDir, 'dev-accounts.json'), 'utf8')) as { secret: string; address: string }[];
-    const tx = signTx(deriveKeys(fromHex(dev.secret)), { type: 'TRANSFER', to: `0x${'22'.repeat(20)}`, amount: 1n, nonce: 0 }, t.network);
-    const extraSig = await requestFrom(ATTACKER, `${t.url}/tx`, { body: { ...tx, signatures: { ...tx.signatures, ed25519: '0x00' } } });
+    const [dev] = JSON.parse(await readFile(join(t.dataDir, 'dev-accounts.json'), 'utf8')) as {
+      secret: string;
+      address: string;
+    }[];
+    const tx = signTx(
+      deriveKeys(fromHex(dev.secret)),
+      { type: 'TRANSFER', to: `0x${'22'.repeat(20)}`, amount: 1n, nonce: 0 },
+      t.network,
+    );
+    const extraSig = await requestFrom(ATTACKER, `${t.url}/tx`, {
+      body: { ...tx, signatures: { ...tx.signatures, ed25519: '0x00' } },
+    });
     expect(extraSig.status).toBe(400);
     expect(extraSig.json.error).toBe('unknown field: signatures.ed25519');
-    const extraKey = await requestFrom(ATTACKER, `${t.url}/tx`, { body: { ...tx, publicKeys: { ...tx.publicKeys, ed25519: '0x00' } } });
+    const extraKey = await requestFrom(ATTACKER, `${t.url}/tx`, {
+      body: { ...tx, publicKeys: { ...tx.publicKeys, ed25519: '0x00' } },
+    });
     expect(extraKey.status).toBe(400);
     expect(extraKey.json.error).toBe('unknown field: publicKeys.ed25519');
     // The envelope as signed is accepted.
@@ -48,7 +59,9 @@ describe('trusted proxy: a malformed X-Forwarded-For', () => {
   it('is a 400 for that request and never counts against the proxy', async () => {
     // More than the rate limit allows one client in its window (240 per 10 s).
     for (let i = 0; i < 260; i++) {
-      const r = await requestFrom(PROXY, `${t.url}/status`, { headers: { 'x-forwarded-for': i % 2 ? 'not-an-ip' : '203.0.113.9, ' } });
+      const r = await requestFrom(PROXY, `${t.url}/status`, {
+        headers: { 'x-forwarded-for': i % 2 ? 'not-an-ip' : '203.0.113.9, ' },
+      });
       expect(r.status, `request ${i}`).toBe(400);
       expect(r.json.error).toMatch(/malformed X-Forwarded-For/);
     }
@@ -61,7 +74,8 @@ describe('trusted proxy: a malformed X-Forwarded-For', () => {
 });
 
 describe('POST /dev/mine', () => {
-  const mine = (blocks: number) => requestFrom(HONEST, `${t.url}/dev/mine`, { body: { blocks }, headers: { 'x-admin-token': t.adminToken } });
+  const mine = (blocks: number) =>
+    requestFrom(HONEST, `${t.url}/dev/mine`, { body: { blocks }, headers: { 'x-admin-token': t.adminToken } });
 
   it('never puts the head more than a few slots ahead of the clock', async () => {
     // The head is at the clock once the node has produced on its own (the transfer above, idle blocks).

@@ -39,7 +39,16 @@ export async function spawnTarget(extra: string[] = [], opts: { dev?: boolean } 
   const dataDir = await mkdtemp(join(tmpdir(), 'cairn-adv-'));
   const rpcPort = await freePort();
   try {
-    const node = await spawnNode(dataDir, [...(opts.dev === false ? [] : ['--dev']), '--admin-token', ADMIN_TOKEN, '--rpc-port', String(rpcPort), '--rate-limit-exempt', '192.0.2.1', ...extra]);
+    const node = await spawnNode(dataDir, [
+      ...(opts.dev === false ? [] : ['--dev']),
+      '--admin-token',
+      ADMIN_TOKEN,
+      '--rpc-port',
+      String(rpcPort),
+      '--rate-limit-exempt',
+      '192.0.2.1',
+      ...extra,
+    ]);
     return {
       ...node,
       network: await networkOf(node.url),
@@ -66,31 +75,49 @@ export interface Reply {
 }
 
 /** One HTTP request from source address `from`, on a connection of its own. */
-export function requestFrom(from: string, url: string, opts: { method?: string; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<Reply> {
+export function requestFrom(
+  from: string,
+  url: string,
+  opts: { method?: string; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<Reply> {
   const u = new URL(url);
-  const body = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+  const body =
+    opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
   const headers: Record<string, string | number> = { ...opts.headers };
   if (body !== undefined) {
     headers['content-type'] ??= 'application/json';
     headers['content-length'] = Buffer.byteLength(body);
   }
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: opts.method ?? (body === undefined ? 'GET' : 'POST'), headers, localAddress: from, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-      });
-      res.on('error', reject);
-    });
-    req.setTimeout(opts.timeoutMs ?? 30_000, () => req.destroy(new Error(`${opts.method ?? 'GET'} ${url}: no answer within ${opts.timeoutMs ?? 30_000} ms`)));
+    const req = http.request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname + u.search,
+        method: opts.method ?? (body === undefined ? 'GET' : 'POST'),
+        headers,
+        localAddress: from,
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.setTimeout(opts.timeoutMs ?? 30_000, () =>
+      req.destroy(new Error(`${opts.method ?? 'GET'} ${url}: no answer within ${opts.timeoutMs ?? 30_000} ms`)),
+    );
     req.on('error', reject);
     if (body !== undefined) req.write(body);
     req.end();
@@ -136,7 +163,11 @@ export interface HonestReport {
  * see whether blocks keep their slots. 50 ms apart by default: 20 requests a second stay
  * under the rate limit (240 per 10 s), as an honest client's do.
  */
-export function honestClient(url: string, from = HONEST, intervalMs = 50): { stop(): Promise<HonestReport>; maxBlockGapMs(): number } {
+export function honestClient(
+  url: string,
+  from = HONEST,
+  intervalMs = 50,
+): { stop(): Promise<HonestReport>; maxBlockGapMs(): number } {
   const lat: number[] = [];
   let failures = 0;
   const stamps = new Map<number, number>();
@@ -148,7 +179,8 @@ export function honestClient(url: string, from = HONEST, intervalMs = 50): { sto
         const r = await requestFrom(from, `${url}/status`, { timeoutMs: 60_000 });
         lat.push(performance.now() - t);
         if (r.status !== 200) failures++;
-        else if (typeof r.json?.height === 'number' && typeof r.json?.timestamp === 'number') stamps.set(r.json.height, r.json.timestamp);
+        else if (typeof r.json?.height === 'number' && typeof r.json?.timestamp === 'number')
+          stamps.set(r.json.height, r.json.timestamp);
       } catch {
         failures++;
       }
@@ -169,7 +201,15 @@ export function honestClient(url: string, from = HONEST, intervalMs = 50): { sto
     async stop() {
       running = false;
       await loop;
-      return { requests: lat.length, p50: percentile(lat, 50), p99: percentile(lat, 99), max: Math.max(0, ...lat), failures, blocks: stamps.size, maxBlockGapMs: maxBlockGapMs() };
+      return {
+        requests: lat.length,
+        p50: percentile(lat, 50),
+        p99: percentile(lat, 99),
+        max: Math.max(0, ...lat),
+        failures,
+        blocks: stamps.size,
+        maxBlockGapMs: maxBlockGapMs(),
+      };
     },
   };
 }

@@ -28,7 +28,8 @@ const read = async (url: string): Promise<any> => (await requestFrom(OBSERVER, u
 const poolCount = async (url: string): Promise<number> => (await read(`${url}/mempool?limit=1`)).count;
 
 describe('mempool squat (row 7)', () => {
-  it('80 accounts sending gapped nonces 1-64 with fee 0 cannot keep an honest fee-paying transfer out: accepted and included within 2 slots', async () => {
+  it('80 accounts sending gapped nonces 1-64 with fee 0 cannot keep an honest fee-paying transfer out: ' +
+    'accepted and included within 2 slots', async () => {
     target = await spawnTarget(['--mempool-cap', '400']);
     const url = target.url;
     const squat = await prepareSquat(url);
@@ -39,17 +40,32 @@ describe('mempool squat (row 7)', () => {
 
     // Three honest users (development accounts 1-3), each one fee-paying transfer.
     const honest = [1, 2, 3].map((i) => deriveKeys(devSecret(i)));
-    const txs = await Promise.all(honest.map(async (k) => {
-      const acc = await read(`${url}/address/${k.address}`);
-      return signTx(k, { type: 'TRANSFER', to: honest[0].address, amount: '5', fee: '1000', nonce: acc.nextNonce }, target!.network);
-    }));
+    const txs = await Promise.all(
+      honest.map(async (k) => {
+        const acc = await read(`${url}/address/${k.address}`);
+        return signTx(
+          k,
+          { type: 'TRANSFER', to: honest[0].address, amount: '5', fee: '1000', nonce: acc.nextNonce },
+          target!.network,
+        );
+      }),
+    );
     const before: number = (await read(`${url}/status`)).height;
     const verdicts = await Promise.all(txs.map((tx) => requestFrom(HONEST, `${url}/tx`, { body: encodeTx(tx) })));
     for (const v of verdicts) expect(v.json).toEqual({ accepted: true, id: expect.any(String) });
-    const heights = await Promise.all(txs.map((tx) => waitFor(`honest ${tx.id} included`, async () => {
-      const r = await read(`${url}/tx/${tx.id}`);
-      return r?.status === 'included' || r?.status === 'finalized' ? (r.blockHeight as number) : undefined;
-    }, 20_000, 150)));
+    const heights = await Promise.all(
+      txs.map((tx) =>
+        waitFor(
+          `honest ${tx.id} included`,
+          async () => {
+            const r = await read(`${url}/tx/${tx.id}`);
+            return r?.status === 'included' || r?.status === 'finalized' ? (r.blockHeight as number) : undefined;
+          },
+          20_000,
+          150,
+        ),
+      ),
+    );
     // Within 2 slots: in one of the next two blocks after the head they were submitted at.
     for (const h of heights) expect(h).toBeLessThanOrEqual(before + 2);
 
@@ -58,7 +74,8 @@ describe('mempool squat (row 7)', () => {
     const first = await Promise.all(flood.acceptedIds.slice(0, 48).map((id) => read(`${url}/tx/${id}`)));
     const evicted = first.filter((r) => r.status === 'dropped');
     expect(evicted).toHaveLength(3);
-    for (const r of evicted) expect(r).toMatchObject({ lifecycle: 'dropped', reason: DROP.evicted.reason, code: DROP.evicted.code });
+    for (const r of evicted)
+      expect(r).toMatchObject({ lifecycle: 'dropped', reason: DROP.evicted.reason, code: DROP.evicted.code });
     expect(first.filter((r) => r.status === 'pending')).toHaveLength(45);
     expect(await poolCount(url)).toBe(397);
   }, 120_000);

@@ -32,7 +32,8 @@ const USER = deriveKeys(devSecret(1));
 const RELAYER = deriveKeys(devSecret(2));
 const TO = deriveKeys(devSecret(3)).address;
 
-// The node's chain (spawnTarget: the default development network) and the importer's (devGenesis(10)) are both DEV_NETWORK.
+// The node's chain (spawnTarget: the default development network) and the importer's (devGenesis(10)) are both
+// DEV_NETWORK.
 /** USER's TRANSFER relayed by RELAYER; `forge` zeroes the inner ML-DSA signature. */
 function metaTx(forge: boolean, nonce = 0): HybridTx {
   const inner = signTx(USER, { type: 'TRANSFER', to: TO, amount: COIN, fee: '0', nonce, timestamp: 7 }, DEV_NETWORK);
@@ -75,18 +76,45 @@ describe('META_TX inner signatures are checked in the verify pool (issue 23 row 
       await pool?.close();
     });
 
-    /** A block on genesis carrying `tx`, executed by a producer that trusts its nested signatures, sealed by the validator. */
+    /**
+     * A block on genesis carrying `tx`, executed by a producer that trusts its nested signatures, sealed by the
+     * validator.
+     */
     async function blockWith(tx: HybridTx) {
       const state = await StateTrie.open(kv, parent.stateRoot);
       const timestamp = DEV_GENESIS_TIMESTAMP + 10 * SLOT_MS;
-      const built = await buildBlock(state, orderedCandidates([[tx]]), { height: 1, timestamp, producer: validator.address, network: DEV_NETWORK, maxTxs: 500, nestedVerified: true });
+      const built = await buildBlock(state, orderedCandidates([[tx]]), {
+        height: 1,
+        timestamp,
+        producer: validator.address,
+        network: DEV_NETWORK,
+        maxTxs: 500,
+        nestedVerified: true,
+      });
       expect(built.txs).toHaveLength(1);
       const stateRoot = await state.flush(kv.batch());
-      return sealBlock(validator, { parent, timestamp, producer: validator.address, stateRoot, txs: built.txs, results: built.results, events: built.events });
+      return sealBlock(validator, {
+        parent,
+        timestamp,
+        producer: validator.address,
+        stateRoot,
+        txs: built.txs,
+        results: built.results,
+        events: built.events,
+      });
     }
 
-    const importOf = (block: Awaited<ReturnType<typeof blockWith>>, preverified?: WeakSet<object>): Promise<ImportVerdict> =>
-      importerBehavior({ kv, verifier: pool, slotMs: SLOT_MS, network: DEV_NETWORK }).handle({ type: 'execute', block, parent, now: block.header.timestamp, preverified }) as Promise<ImportVerdict>;
+    const importOf = (
+      block: Awaited<ReturnType<typeof blockWith>>,
+      preverified?: WeakSet<object>,
+    ): Promise<ImportVerdict> =>
+      importerBehavior({ kv, verifier: pool, slotMs: SLOT_MS, network: DEV_NETWORK }).handle({
+        type: 'execute',
+        block,
+        parent,
+        now: block.header.timestamp,
+        preverified,
+      }) as Promise<ImportVerdict>;
 
     it('refuses a block carrying a META_TX whose inner signature is bad, before executing it', async () => {
       const bad = metaTx(true);

@@ -35,11 +35,26 @@ const COLD = deriveKeys(devSecret(7)).address;
 
 const cases: { what: string; us: number; code: string; overhead: number }[] = [
   // EXP of a 32-byte exponent: 71 µs (23,100 gas/ms at 1,650 gas a loop turn).
-  { what: 'EXP with a 32-byte exponent', us: 71, code: gasOf([...push(2n ** 256n - 1n), ...push(3), OP.EXP, OP.POP]), overhead: 3 + 3 + 2 },
+  {
+    what: 'EXP with a 32-byte exponent',
+    us: 71,
+    code: gasOf([...push(2n ** 256n - 1n), ...push(3), OP.EXP, OP.POP]),
+    overhead: 3 + 3 + 2,
+  },
   // SHA3 of one word in paid memory: 5.1 µs a loop turn (12,900 gas/ms at 66 gas), 30 gas of it the loop.
-  { what: 'SHA3 of one word (its loop turn)', us: 5.1, code: gasOf([...push(32), ...push(0), OP.SHA3, OP.POP], [...push(1), ...push(0), MSTORE]), overhead: 3 + 3 + 2 - 30 },
+  {
+    what: 'SHA3 of one word (its loop turn)',
+    us: 5.1,
+    code: gasOf([...push(32), ...push(0), OP.SHA3, OP.POP], [...push(1), ...push(0), MSTORE]),
+    overhead: 3 + 3 + 2 - 30,
+  },
   // A cold account read: 128 µs (20,500 gas/ms at 2,633 gas a turn).
-  { what: 'BALANCE of a cold account', us: 128, code: gasOf([...push(BigInt(COLD), 20), OP.BALANCE, OP.POP]), overhead: 3 + 2 },
+  {
+    what: 'BALANCE of a cold account',
+    us: 128,
+    code: gasOf([...push(BigInt(COLD), 20), OP.BALANCE, OP.POP]),
+    overhead: 3 + 2,
+  },
   // A cold slot read: 125 µs (17,100 gas/ms at 2,133 gas a turn).
   { what: 'SLOAD of a cold slot', us: 125, code: gasOf([...push(7), OP.SLOAD, OP.POP]), overhead: 3 + 2 },
 ];
@@ -59,7 +74,10 @@ describe('opcode prices: a VM_MAX_GAS transaction of the dearest opcodes fits th
       expect(r.error, JSON.stringify(r.error)).toBeUndefined();
       const opGas = Number(BigInt(r.result)) - 2 - c.overhead; // less the second GAS and the pushes around it
       const floor = Math.ceil((Number(VM_MAX_GAS) * c.us) / BUDGET_US);
-      console.log(`${c.what}: ${opGas} gas (floor ${floor}); a VM_MAX_GAS transaction runs at most ${Math.floor(Number(VM_MAX_GAS) / opGas)} of them`);
+      console.log(
+        `${c.what}: ${opGas} gas (floor ${floor}); a VM_MAX_GAS transaction runs at ` +
+          `most ${Math.floor(Number(VM_MAX_GAS) / opGas)} of them`,
+      );
       expect(opGas).toBeGreaterThanOrEqual(floor);
     });
   }

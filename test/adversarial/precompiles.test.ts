@@ -37,7 +37,16 @@ describe('precompiles (a throwing precompile, unpriced curve arithmetic)', () =>
     const keys = await fundedAttacker(t, `precompiles/kzg/${Date.now()}`, ATTACKER);
     const wallet = new Wallet(toHex(keys.secp256k1.privateKey));
     const network = await networkOf(t.url);
-    const raw = await wallet.signTransaction({ type: 0, chainId: network.chainId, nonce: 0, to: '0x000000000000000000000000000000000000000a', data: `0x${'00'.repeat(192)}`, value: 0n, gasLimit: 100_000n, gasPrice: GAS_PRICE_WEI });
+    const raw = await wallet.signTransaction({
+      type: 0,
+      chainId: network.chainId,
+      nonce: 0,
+      to: '0x000000000000000000000000000000000000000a',
+      data: `0x${'00'.repeat(192)}`,
+      value: 0n,
+      gasLimit: 100_000n,
+      gasPrice: GAS_PRICE_WEI,
+    });
     const sent = await rpcFrom(ATTACKER, t.rpcUrl, 'eth_sendRawTransaction', [raw]);
     expect(sent.error).toBeUndefined();
     await waitFor('kzg call included', async () => (await receipt(sent.result)) != null, 30_000);
@@ -53,7 +62,18 @@ describe('precompiles (a throwing precompile, unpriced curve arithmetic)', () =>
     const g2 = bls12_381.G2.Point.BASE.multiply(5n).toAffine();
     const g2b = bls12_381.G2.Point.BASE.multiply(9n).toAffine();
     const init = precompileLoop(0x0d, cat(blsG2(g2), blsG2(g2b)), 600, 256);
-    const tx = signTx(keys, { type: 'VM_DEPLOY', to: null, amount: '0', fee: '100000', nonce: 0, data: { input: init, gasLimit: Number(VM_MAX_GAS) } }, await networkOf(t.url));
+    const tx = signTx(
+      keys,
+      {
+        type: 'VM_DEPLOY',
+        to: null,
+        amount: '0',
+        fee: '100000',
+        nonce: 0,
+        data: { input: init, gasLimit: Number(VM_MAX_GAS) },
+      },
+      await networkOf(t.url),
+    );
     const v = (await requestFrom(ATTACKER, `${t.url}/tx`, { body: tx })).json;
     expect(v.accepted).toBe(true);
     await waitFor('loop included', async () => (await receipt(tx.id)) != null, 60_000);

@@ -30,17 +30,22 @@ let node: Target;
 const post = (from: string, body: string) => requestFrom(from, `${node.url}/tx`, { body });
 const account = async (a: string) => (await requestFrom(HONEST, `${node.url}/address/${a}`)).json;
 const nonceOf = async (keys: HybridKeys): Promise<number> => (await account(keys.address)).nextNonce;
-const tokenBalance = async (a: string, token: Hex): Promise<string> => (await account(a)).tokens?.find((t: { token: string }) => t.token === token)?.balance ?? '0';
+const tokenBalance = async (a: string, token: Hex): Promise<string> =>
+  (await account(a)).tokens?.find((t: { token: string }) => t.token === token)?.balance ?? '0';
 
 /** Submits `fields` signed by `keys` (from the honest address) and waits for its successful inclusion. */
 async function included(keys: HybridKeys, fields: Omit<TxFields, 'nonce'>): Promise<Hex> {
   const tx = signTx(keys, { ...fields, nonce: await nonceOf(keys) }, node.network);
   const r = await post(HONEST, encodeTx(tx));
   expect(r.json, JSON.stringify(r.json)).toMatchObject({ accepted: true });
-  const rec = await waitFor(`${fields.type} included`, async () => {
-    const t = (await requestFrom(HONEST, `${node.url}/tx/${tx.id}`)).json;
-    return t?.blockHeight !== undefined ? t : undefined;
-  }, TIMEOUT);
+  const rec = await waitFor(
+    `${fields.type} included`,
+    async () => {
+      const t = (await requestFrom(HONEST, `${node.url}/tx/${tx.id}`)).json;
+      return t?.blockHeight !== undefined ? t : undefined;
+    },
+    TIMEOUT,
+  );
   expect(rec.result, JSON.stringify(rec.result)).toMatchObject({ status: 'success' });
   return tx.id;
 }
@@ -61,12 +66,20 @@ const settled = () => included(KEYS[0], { type: 'TRANSFER', to: KEYS[1].address,
 
 let token: Hex;
 
-describe('a permission governs every path that moves the account\'s value (issue 23 rows 5, 6)', () => {
+describe("a permission governs every path that moves the account's value (issue 23 rows 5, 6)", () => {
   beforeAll(async () => {
     node = await spawnTarget();
-    const create = await included(VICTIM, { type: 'TOKEN_CREATE', data: { name: 'Vault', symbol: 'VLT', decimals: 0, supply: '1000' } });
+    const create = await included(VICTIM, {
+      type: 'TOKEN_CREATE',
+      data: { name: 'Vault', symbol: 'VLT', decimals: 0, supply: '1000' },
+    });
     token = assetId(create);
-    const permission = { keys: { [KEYS[0].address]: 1, [KEYS[1].address]: 1 }, threshold: 2, operations: ['TRANSFER', 'TOKEN_TRANSFER'], timelockBlocks: 10 };
+    const permission = {
+      keys: { [KEYS[0].address]: 1, [KEYS[1].address]: 1 },
+      threshold: 2,
+      operations: ['TRANSFER', 'TOKEN_TRANSFER'],
+      timelockBlocks: 10,
+    };
     await included(VICTIM, { type: 'PERMISSION_UPDATE', data: { permission } });
     expect((await account(VICTIM.address)).permissioned).toBe(true);
   }, 120_000);
@@ -77,42 +90,79 @@ describe('a permission governs every path that moves the account\'s value (issue
 
   const governed = (type: string) => `${type} from ${VICTIM.address} needs its multisig permission (MULTISIG_PROPOSE)`;
 
-  it('row 5: a relayed TRANSFER or TOKEN_TRANSFER is judged as if the victim had sent it: refused, nothing moves', async () => {
-    const before = await holdings(token);
-    const nonce = await nonceOf(VICTIM);
-    const inners = [
-      signTx(VICTIM, { type: 'TRANSFER', to: THIEF, amount: 50n * COIN, fee: '0', nonce }, node.network),
-      signTx(VICTIM, { type: 'TOKEN_TRANSFER', to: THIEF, fee: '0', nonce, data: { token, amount: '400' } }, node.network),
-    ];
-    let relayerNonce = await nonceOf(RELAYER);
-    for (const inner of inners) {
-      // Relayed by a stranger: judged as if the victim had sent it.
-      const meta = signTx(RELAYER, { type: 'META_TX', nonce: relayerNonce, data: { tx: JSON.parse(encodeTx(inner)) } }, node.network);
-      const r = await post(ATTACKER, encodeTx(meta));
-      if (r.json.accepted) relayerNonce++;
-      expect(r.json).toEqual({ accepted: false, id: meta.id, reason: governed(inner.type), code: 'PERMISSION_GOVERNED' });
-      // Sent directly by the victim's key: the same refusal.
-      const direct = await post(ATTACKER, encodeTx(inner));
-      expect(direct.json).toEqual({ accepted: false, id: inner.id, reason: governed(inner.type), code: 'PERMISSION_GOVERNED' });
-    }
-    await settled();
-    expect(await holdings(token)).toEqual(before);
-    expect(before.victimTokens).toBe('1000');
-  }, TIMEOUT * 3);
+  it(
+    'row 5: a relayed TRANSFER or TOKEN_TRANSFER is judged as if the victim had sent it: refused, nothing moves',
+    async () => {
+      const before = await holdings(token);
+      const nonce = await nonceOf(VICTIM);
+      const inners = [
+        signTx(VICTIM, { type: 'TRANSFER', to: THIEF, amount: 50n * COIN, fee: '0', nonce }, node.network),
+        signTx(
+          VICTIM,
+          { type: 'TOKEN_TRANSFER', to: THIEF, fee: '0', nonce, data: { token, amount: '400' } },
+          node.network,
+        ),
+      ];
+      let relayerNonce = await nonceOf(RELAYER);
+      for (const inner of inners) {
+        // Relayed by a stranger: judged as if the victim had sent it.
+        const meta = signTx(
+          RELAYER,
+          { type: 'META_TX', nonce: relayerNonce, data: { tx: JSON.parse(encodeTx(inner)) } },
+          node.network,
+        );
+        const r = await post(ATTACKER, encodeTx(meta));
+        if (r.json.accepted) relayerNonce++;
+        expect(r.json).toEqual({
+          accepted: false,
+          id: meta.id,
+          reason: governed(inner.type),
+          code: 'PERMISSION_GOVERNED',
+        });
+        // Sent directly by the victim's key: the same refusal.
+        const direct = await post(ATTACKER, encodeTx(inner));
+        expect(direct.json).toEqual({
+          accepted: false,
+          id: inner.id,
+          reason: governed(inner.type),
+          code: 'PERMISSION_GOVERNED',
+        });
+      }
+      await settled();
+      expect(await holdings(token)).toEqual(before);
+      expect(before.victimTokens).toBe('1000');
+    },
+    TIMEOUT * 3,
+  );
 
-  it('row 6: the victim\'s secp256k1 key alone cannot send value through an Ethereum envelope', async () => {
-    const before = await holdings(token);
-    const wallet = new Wallet(toHex(VICTIM.secp256k1.privateKey));
-    expect(wallet.address.toLowerCase()).toBe(VICTIM.address);
-    const reason = `Ethereum-envelope transactions from ${VICTIM.address} are refused: its permission governs TOKEN_TRANSFER, TRANSFER (value moves only through MULTISIG_PROPOSE)`;
-    const sign = async (nonce: number) =>
-      wallet.signTransaction({ type: 2, chainId: BigInt(CHAIN_ID), nonce, to: THIEF, value: 50n * 10n ** 18n, gasLimit: 21_000n, maxFeePerGas: GAS_PRICE_WEI, maxPriorityFeePerGas: 0n });
-    const nonce = await nonceOf(VICTIM);
-    const rpc = await rpcFrom(ATTACKER, node.rpcUrl, 'eth_sendRawTransaction', [await sign(nonce)]);
-    expect(rpc.error, JSON.stringify(rpc)).toEqual({ code: -32000, message: reason });
-    const vm = await requestFrom(ATTACKER, `${node.url}/vm/tx`, { body: { raw: await sign(nonce) } });
-    expect(vm.json).toMatchObject({ accepted: false, reason });
-    await settled();
-    expect(await holdings(token)).toEqual(before);
-  }, TIMEOUT * 3);
+  it(
+    "row 6: the victim's secp256k1 key alone cannot send value through an Ethereum envelope",
+    async () => {
+      const before = await holdings(token);
+      const wallet = new Wallet(toHex(VICTIM.secp256k1.privateKey));
+      expect(wallet.address.toLowerCase()).toBe(VICTIM.address);
+      const reason =
+        `Ethereum-envelope transactions from ${VICTIM.address} are refused: its permission governs ` +
+        `TOKEN_TRANSFER, TRANSFER (value moves only through MULTISIG_PROPOSE)`;
+      const sign = async (nonce: number) =>
+        wallet.signTransaction({
+          type: 2,
+          chainId: BigInt(CHAIN_ID),
+          nonce,
+          to: THIEF,
+          value: 50n * 10n ** 18n,
+          gasLimit: 21_000n,
+          maxFeePerGas: GAS_PRICE_WEI,
+          maxPriorityFeePerGas: 0n,
+        });
+      const nonce = await nonceOf(VICTIM);
+      const rpc = await rpcFrom(ATTACKER, node.rpcUrl, 'eth_sendRawTransaction', [await sign(nonce)]);
+      expect(rpc.error, JSON.stringify(rpc)).toEqual({ code: -32000, message: reason });
+      const vm = await requestFrom(ATTACKER, `${node.url}/vm/tx`, { body: { raw: await sign(nonce) } });
+      expect(vm.json).toMatchObject({ accepted: false, reason });
+      await settled();
+      expect(await holdings(token)).toEqual(before);
+    },
+    TIMEOUT * 3,
+  );
 });

@@ -19,21 +19,30 @@ const STATUS_P99_BOUND = 300;
 describe('VM deployment flood (issue 23 row 3)', () => {
   let t: Target;
   beforeAll(async () => {
-    t = await spawnTarget(['--log-level', 'info', '--rate-limit-exempt', ATTACKER]); // the attacker polls for its receipts: the flood, not the rate limit, is under test
+    // the attacker polls for its receipts: the flood, not the rate limit, is under test
+    t = await spawnTarget(['--log-level', 'info', '--rate-limit-exempt', ATTACKER]);
   }, 60_000);
   afterAll(async () => {
     await t?.cleanup();
   });
 
-  it('spreads 40 looping deployments over blocks within the gas budget; blocks stay short and /status fast', async () => {
+  it('spreads 40 looping deployments over blocks within the gas budget; ' +
+    'blocks stay short and /status fast', async () => {
     const flood = await startDeployFlood(t, { count: DEPLOYS });
     const honest = honestClient(t.url);
     const stats = await flood.stop(150_000);
     const seen = await honest.stop();
 
-    const ms = await blockMsOf(t.output, stats.blocks.map((b) => b.height));
+    const ms = await blockMsOf(
+      t.output,
+      stats.blocks.map((b) => b.height),
+    );
     const floodMs = stats.blocks.map((b) => ms.get(b.height)).filter((x): x is number => x !== undefined);
-    console.log(`flood: ${stats.blocks.length} blocks, build ms max ${Math.max(...floodMs)} median ${floodMs.sort((a, b) => a - b)[floodMs.length >> 1]}; /status p50 ${seen.p50.toFixed(0)} p99 ${seen.p99.toFixed(0)} max ${seen.max.toFixed(0)} ms over ${seen.requests}`);
+    console.log(
+      `flood: ${stats.blocks.length} blocks, build ms max ${Math.max(...floodMs)} ` +
+        `median ${floodMs.sort((a, b) => a - b)[floodMs.length >> 1]}; /status p50 ${seen.p50.toFixed(0)} ` +
+        `p99 ${seen.p99.toFixed(0)} max ${seen.max.toFixed(0)} ms over ${seen.requests}`,
+    );
     expect(stats.refused).toEqual([]);
     expect(stats.included.size).toBe(DEPLOYS); // none dropped: each waited for a block with room
     expect(floodMs.length).toBe(stats.blocks.length); // the log names every block

@@ -27,7 +27,10 @@ const haveBrowser = existsSync(CHROMIUM);
 const ARTIFACTS = join(import.meta.dirname, '../../test-artifacts/explorer');
 
 if (!haveBrowser && process.env.CAIRN_REQUIRE_BROWSER === '1') {
-  throw new Error(`CAIRN_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: run "npm run install:browser" as root (Debian's chromium package), or set CHROMIUM_PATH`);
+  throw new Error(
+    `CAIRN_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: run "npm run install:browser" as root ` +
+      `(Debian's chromium package), or set CHROMIUM_PATH`,
+  );
 }
 
 describe.skipIf(!haveBrowser)('explorer in Chromium', () => {
@@ -47,22 +50,59 @@ describe.skipIf(!haveBrowser)('explorer in Chromium', () => {
 
   beforeAll(async () => {
     t = await startTestNode({ devAccounts: 3 });
-    const accounts = (JSON.parse(await readFile(join(t.dataDir, 'dev-accounts.json'), 'utf8')) as { secret: string }[]).map((a) => deriveKeys(fromHex(a.secret)));
+    const accounts = (
+      JSON.parse(await readFile(join(t.dataDir, 'dev-accounts.json'), 'utf8')) as { secret: string }[]
+    ).map((a) => deriveKeys(fromHex(a.secret)));
     from = accounts[0];
     const client = new CairnClient(t.url);
-    const sent = await client.sendTx(from, { type: 'TRANSFER', to: accounts[1].address, amount: 2_500_000n }, { wait: 'included', timeoutMs: 20_000, pollMs: 50 });
+    const sent = await client.sendTx(
+      from,
+      { type: 'TRANSFER', to: accounts[1].address, amount: 2_500_000n },
+      { wait: 'included', timeoutMs: 20_000, pollMs: 50 },
+    );
     txId = sent.tx.id;
-    const token = await client.sendAsset(from, { type: 'TOKEN_CREATE', name: 'Explorer Test', symbol: 'EXPL', supply: 1_000_000n, decimals: 2 }, { wait: 'included', timeoutMs: 20_000, pollMs: 50 });
+    const token = await client.sendAsset(
+      from,
+      { type: 'TOKEN_CREATE', name: 'Explorer Test', symbol: 'EXPL', supply: 1_000_000n, decimals: 2 },
+      { wait: 'included', timeoutMs: 20_000, pollMs: 50 },
+    );
     tokenId = token.assetId!;
     const opts = { wait: 'included', timeoutMs: 20_000, pollMs: 50 } as const;
-    proposalId = (await client.sendTx(from, { type: 'GOV_PROPOSE', param: 'BANK_SIZE', value: '7', deposit: 100n * COIN } as TxInput, opts)).tx.id;
-    taskId = (await client.sendTx(from, { type: 'AI_TASK', reward: 3n * COIN, prompt: 'what is 2 + 3', quorum: 3 }, opts)).tx.id;
-    transferId = (await client.sendTx(from, { type: 'BRIDGE_OUT', chain: 'ethereum', recipient: '0xabc0000000000000000000000000000000000001', amount: 5n * COIN } as TxInput, opts)).tx.id;
+    proposalId = (
+      await client.sendTx(
+        from,
+        { type: 'GOV_PROPOSE', param: 'BANK_SIZE', value: '7', deposit: 100n * COIN } as TxInput,
+        opts,
+      )
+    ).tx.id;
+    taskId = (
+      await client.sendTx(from, { type: 'AI_TASK', reward: 3n * COIN, prompt: 'what is 2 + 3', quorum: 3 }, opts)
+    ).tx.id;
+    transferId = (
+      await client.sendTx(
+        from,
+        {
+          type: 'BRIDGE_OUT',
+          chain: 'ethereum',
+          recipient: '0xabc0000000000000000000000000000000000001',
+          amount: 5n * COIN,
+        } as TxInput,
+        opts,
+      )
+    ).tx.id;
     await mkdir(ARTIFACTS, { recursive: true });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       // Root in CI needs --no-sandbox; the rest keeps Chromium from calling out of a closed network.
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.on('request', (r) => {
@@ -81,7 +121,8 @@ describe.skipIf(!haveBrowser)('explorer in Chromium', () => {
   });
 
   /** Waits until the page of `hash` is on screen (main.ts sets data-hash once it rendered). */
-  const shown = (hash: string) => page.waitForSelector(`#page[data-ready="true"][data-hash=${JSON.stringify(hash)}]`, { timeout: 15_000 });
+  const shown = (hash: string) =>
+    page.waitForSelector(`#page[data-ready="true"][data-hash=${JSON.stringify(hash)}]`, { timeout: 15_000 });
 
   /** Opens an explorer route and waits until its page rendered from the node's answers. */
   async function open(route: string, shot: string): Promise<void> {
@@ -100,7 +141,9 @@ describe.skipIf(!haveBrowser)('explorer in Chromium', () => {
     // The transfer is among the latest transactions, linked to its page.
     expect(await page.locator(`a[href="#/tx/${txId}"]`).count()).toBeGreaterThan(0);
     // uPlot draws each series on a canvas: three charts, each with a drawn canvas of real size.
-    const canvases = await page.$$eval('.chart .uplot canvas', (cs) => cs.map((c) => ({ w: (c as unknown as Canvas).width, h: (c as unknown as Canvas).height })));
+    const canvases = await page.$$eval('.chart .uplot canvas', (cs) =>
+      cs.map((c) => ({ w: (c as unknown as Canvas).width, h: (c as unknown as Canvas).height })),
+    );
     expect(canvases.length).toBe(3);
     for (const c of canvases) expect(c.w * c.h).toBeGreaterThan(0);
     // The transactions-per-block chart has ink: some pixel of its canvas is not blank.

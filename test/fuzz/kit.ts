@@ -28,17 +28,27 @@ export interface RawReply {
 const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
 
 /** One request with exactly this path (no URL normalisation), headers and body. */
-export function rawRequest(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer): Promise<RawReply> {
+export function rawRequest(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string | Buffer,
+): Promise<RawReply> {
   return new Promise((resolve, reject) => {
     const h: Record<string, string | number> = { ...headers };
     if (body !== undefined) h['content-length'] = Buffer.byteLength(body);
     const req = http.request({ host: '127.0.0.1', port, method, path, headers: h, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+      );
       res.on('error', reject);
     });
-    req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms: ${method} ${path.slice(0, 200)}`)));
+    req.setTimeout(REQUEST_TIMEOUT_MS, () =>
+      req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms: ${method} ${path.slice(0, 200)}`)),
+    );
     req.on('error', reject);
     if (body !== undefined) req.write(body);
     req.end();
@@ -65,9 +75,45 @@ export const junkString = fc.oneof(
   {
     weight: 3,
     arbitrary: fc.constantFrom(
-      '', ' ', '.', '..', '%', '%zz', '%00', '%2F', '%E0%A4%A', '0', '-0', '-1', '1e3', '0x', '0X', '0x0', 'NaN', 'Infinity', 'null', 'true',
-      'undefined', '__proto__', 'constructor', 'prototype', 'latest', 'earliest', 'pending', 'cairn1', '9'.repeat(16), '9'.repeat(80),
-      '18446744073709551616', '9007199254740993', 'x'.repeat(5_000), '\u0000', '\uffff', '\ud800', '😀', '<script>', "' OR 1=1 --",
+      '',
+      ' ',
+      '.',
+      '..',
+      '%',
+      '%zz',
+      '%00',
+      '%2F',
+      '%E0%A4%A',
+      '0',
+      '-0',
+      '-1',
+      '1e3',
+      '0x',
+      '0X',
+      '0x0',
+      'NaN',
+      'Infinity',
+      'null',
+      'true',
+      'undefined',
+      '__proto__',
+      'constructor',
+      'prototype',
+      'latest',
+      'earliest',
+      'pending',
+      'cairn1',
+      '9'.repeat(16),
+      '9'.repeat(80),
+      '18446744073709551616',
+      '9007199254740993',
+      'x'.repeat(5_000),
+      '\u0000',
+      '\uffff',
+      '\ud800',
+      '😀',
+      '<script>',
+      "' OR 1=1 --",
     ),
   },
   { weight: 2, arbitrary: fc.stringMatching(/^0x[0-9a-fA-F]{0,70}$/) },
@@ -78,9 +124,18 @@ export const junkString = fc.oneof(
 
 /** Percent-encoding of the UTF-8 bytes (lone surrogates included, which encodeURIComponent refuses). */
 const pct = (v: string): string =>
-  [...Buffer.from(v, 'utf8')].map((b) => (/[A-Za-z0-9\-_.~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+  [...Buffer.from(v, 'utf8')]
+    .map((b) =>
+      /[A-Za-z0-9\-_.~]/.test(String.fromCharCode(b))
+        ? String.fromCharCode(b)
+        : `%${b.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
+    .join('');
 
-/** A path segment or query component: percent-encoded, or raw when the request line allows it (malformed escapes included). */
+/**
+ * A path segment or query component: percent-encoded, or raw when the request line allows it (malformed escapes
+ * included).
+ */
 export const encoded = (s: fc.Arbitrary<string>) =>
   fc.tuple(s, fc.boolean()).map(([v, raw]) => (raw && PRINTABLE.test(v) && !/[/?#&=]/.test(v) ? v : pct(v)));
 
@@ -89,19 +144,41 @@ export function queryString(keys: string[], values: fc.Arbitrary<string>): fc.Ar
   const key = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...keys) }, { weight: 1, arbitrary: junkString });
   return fc
     .array(fc.tuple(encoded(key), fc.option(encoded(values), { nil: undefined })), { maxLength: 5 })
-    .map((pairs) => (pairs.length === 0 ? '' : '?' + pairs.map(([k, v]) => (v === undefined ? k : `${k}=${v}`)).join('&')));
+    .map((pairs) =>
+      pairs.length === 0 ? '' : '?' + pairs.map(([k, v]) => (v === undefined ? k : `${k}=${v}`)).join('&'),
+    );
 }
 
-const headerValue = fc.oneof(fc.string({ unit: 'grapheme-ascii', maxLength: 60 }), fc.constantFrom('', ' ', '0', 'null'));
-const headerName = fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/).filter((n) => !['content-length', 'transfer-encoding', 'host', 'connection', 'expect', 'upgrade', 'te', 'trailer'].includes(n));
+const headerValue = fc.oneof(
+  fc.string({ unit: 'grapheme-ascii', maxLength: 60 }),
+  fc.constantFrom('', ' ', '0', 'null'),
+);
+const headerName = fc
+  .stringMatching(/^[a-z][a-z0-9-]{0,20}$/)
+  .filter(
+    (n) =>
+      !['content-length', 'transfer-encoding', 'host', 'connection', 'expect', 'upgrade', 'te', 'trailer'].includes(n),
+  );
 
 /** Request headers: content types, accept, admin token, proxy headers, and random ones. */
 export const headers = (adminToken: string) =>
   fc
     .record(
       {
-        'content-type': fc.oneof(fc.constantFrom('application/json', 'text/plain', 'application/json; charset=utf-16', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded'), headerValue),
-        accept: fc.oneof(fc.constantFrom('application/json', 'text/html', '*/*', 'application/json, text/html;q=0.5'), headerValue),
+        'content-type': fc.oneof(
+          fc.constantFrom(
+            'application/json',
+            'text/plain',
+            'application/json; charset=utf-16',
+            'multipart/form-data; boundary=x',
+            'application/x-www-form-urlencoded',
+          ),
+          headerValue,
+        ),
+        accept: fc.oneof(
+          fc.constantFrom('application/json', 'text/html', '*/*', 'application/json, text/html;q=0.5'),
+          headerValue,
+        ),
         'x-admin-token': fc.oneof(fc.constant(adminToken), headerValue),
         'x-forwarded-for': fc.oneof(fc.constantFrom('1.2.3.4', '::1', '127.0.0.1, 10.0.0.1', 'unknown'), headerValue),
         'x-request-id': headerValue,
@@ -109,9 +186,7 @@ export const headers = (adminToken: string) =>
       },
       { requiredKeys: [] },
     )
-    .chain((h) =>
-      fc.dictionary(headerName, headerValue, { maxKeys: 2 }).map((extra) => ({ ...extra, ...h })),
-    )
+    .chain((h) => fc.dictionary(headerName, headerValue, { maxKeys: 2 }).map((extra) => ({ ...extra, ...h })))
     .map((h) => Object.fromEntries(Object.entries(h).filter(([, v]) => /^[\x20-\x7e]*$/.test(v))));
 
 /** JSON values of any shape, including deep nesting and big numbers. */
@@ -131,15 +206,43 @@ export interface Signed {
   raw: string;
 }
 
-export async function signedSamples(dev: { secret: string; secp256k1PrivateKey: string; address: string }[], network: Network): Promise<Signed> {
+export async function signedSamples(
+  dev: { secret: string; secp256k1PrivateKey: string; address: string }[],
+  network: Network,
+): Promise<Signed> {
   const keys = deriveKeys(fromHex(dev[0].secret));
-  const hybrid = signTx(keys, { type: 'TRANSFER', to: dev[1].address as `0x${string}`, amount: '1000', nonce: 0 }, network);
+  const hybrid = signTx(
+    keys,
+    { type: 'TRANSFER', to: dev[1].address as `0x${string}`, amount: '1000', nonce: 0 },
+    network,
+  );
   const wallet = new Wallet(dev[0].secp256k1PrivateKey);
-  const raw = await wallet.signTransaction({ to: dev[1].address, value: 10n ** 12n, nonce: 0, gasLimit: 21_000n, gasPrice: 10n ** 12n, chainId: 72020n, type: 0 });
+  const raw = await wallet.signTransaction({
+    to: dev[1].address,
+    value: 10n ** 12n,
+    nonce: 0,
+    gasLimit: 21_000n,
+    gasPrice: 10n ** 12n,
+    chainId: 72020n,
+    type: 0,
+  });
   return { hybrid, raw };
 }
 
-const TX_FIELDS = ['chainId', 'type', 'from', 'to', 'amount', 'nonce', 'timestamp', 'fee', 'data', 'id', 'publicKeys', 'signatures'] as const;
+const TX_FIELDS = [
+  'chainId',
+  'type',
+  'from',
+  'to',
+  'amount',
+  'nonce',
+  'timestamp',
+  'fee',
+  'data',
+  'id',
+  'publicKeys',
+  'signatures',
+] as const;
 
 /** A signed envelope with at least one real change (a changed field, a dropped field, a swapped signature…). */
 export function mutatedEnvelope(s: Signed): fc.Arbitrary<unknown> {
@@ -160,14 +263,24 @@ export function mutatedEnvelope(s: Signed): fc.Arbitrary<unknown> {
       }),
     ),
     fc.constantFrom('amount', 'nonce', 'to', 'fee', 'timestamp').map((f) => {
-      const alt: Record<string, unknown> = { amount: '1001', nonce: 1, to: s.hybrid.from, fee: '1', timestamp: s.hybrid.timestamp + 1 };
+      const alt: Record<string, unknown> = {
+        amount: '1001',
+        nonce: 1,
+        to: s.hybrid.from,
+        fee: '1',
+        timestamp: s.hybrid.timestamp + 1,
+      };
       return { ...s.hybrid, [f]: alt[f] };
     }),
     fc.tuple(junkString, anyJson).map(([k, v]) => ({ ...s.hybrid, [k]: v })),
   );
   // Anything that still serialises to the signed envelope would be a valid transaction.
   const same = JSON.stringify(s.hybrid);
-  return change.filter((v) => JSON.stringify(v) !== same && !(typeof v === 'object' && v !== null && sameTx(v as Record<string, unknown>, s.hybrid)));
+  return change.filter(
+    (v) =>
+      JSON.stringify(v) !== same &&
+      !(typeof v === 'object' && v !== null && sameTx(v as Record<string, unknown>, s.hybrid)),
+  );
 }
 
 /**
@@ -175,22 +288,31 @@ export function mutatedEnvelope(s: Signed): fc.Arbitrary<unknown> {
  * be absent (null), and `id` may be absent or in another case (the node recomputes it).
  */
 function sameTx(v: Record<string, unknown>, tx: HybridTx): boolean {
-  const norm = (f: string, x: unknown) => (f === 'id' ? (typeof x === 'string' ? x.toLowerCase() : x) ?? tx.id : (f === 'data' || f === 'to') && x === undefined ? null : x);
-  return TX_FIELDS.every((f) => JSON.stringify(norm(f, v[f])) === JSON.stringify(norm(f, (tx as unknown as Record<string, unknown>)[f])));
+  const norm = (f: string, x: unknown) =>
+    f === 'id'
+      ? ((typeof x === 'string' ? x.toLowerCase() : x) ?? tx.id)
+      : (f === 'data' || f === 'to') && x === undefined
+        ? null
+        : x;
+  return TX_FIELDS.every(
+    (f) => JSON.stringify(norm(f, v[f])) === JSON.stringify(norm(f, (tx as unknown as Record<string, unknown>)[f])),
+  );
 }
 
 /** A signed raw transaction with one hex digit changed, cut short, extended, or junk. */
 export function mutatedRaw(s: Signed): fc.Arbitrary<string> {
   const raw = s.raw;
-  return fc.oneof(
-    fc.nat({ max: 10_000 }).map((i) => {
-      const at = 2 + (i % (raw.length - 2));
-      const c = raw[at] === 'f' ? '0' : (parseInt(raw[at], 16) + 1).toString(16);
-      return raw.slice(0, at) + c + raw.slice(at + 1);
-    }),
-    fc.nat({ max: 10_000 }).map((i) => raw.slice(0, 2 + (i % (raw.length - 3)))),
-    fc.stringMatching(/^[0-9a-f]{1,40}$/).map((t) => raw + t),
-    fc.stringMatching(/^0x[0-9a-fA-F]{0,300}$/),
-    junkString,
-  ).filter((r) => r !== raw && r.toLowerCase() !== raw.toLowerCase());
+  return fc
+    .oneof(
+      fc.nat({ max: 10_000 }).map((i) => {
+        const at = 2 + (i % (raw.length - 2));
+        const c = raw[at] === 'f' ? '0' : (parseInt(raw[at], 16) + 1).toString(16);
+        return raw.slice(0, at) + c + raw.slice(at + 1);
+      }),
+      fc.nat({ max: 10_000 }).map((i) => raw.slice(0, 2 + (i % (raw.length - 3)))),
+      fc.stringMatching(/^[0-9a-f]{1,40}$/).map((t) => raw + t),
+      fc.stringMatching(/^0x[0-9a-fA-F]{0,300}$/),
+      junkString,
+    )
+    .filter((r) => r !== raw && r.toLowerCase() !== raw.toLowerCase());
 }

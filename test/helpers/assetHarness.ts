@@ -31,21 +31,62 @@ export const PRODUCER = addr(0x99);
 /** Each funded account's genesis balance. */
 export const FUNDS = 1_000_000n * COIN;
 
-/** Energy units per type, as the protocol fixed them before the registry held them (an entry's `energy` must keep them). */
+/**
+ * Energy units per type, as the protocol fixed them before the registry held them (an entry's `energy` must keep them).
+ */
 export const ENERGY_COST: Record<string, bigint> = {
   TRANSFER: 100n,
-  TOKEN_CREATE: 2_000n, TOKEN_TRANSFER: 150n, TOKEN_APPROVE: 100n, TOKEN_TRANSFER_FROM: 200n,
-  TOKEN_MINT: 150n, TOKEN_BURN: 150n, TOKEN_PAUSE: 100n, TOKEN_UNPAUSE: 100n,
-  TOKEN_BLACKLIST: 100n, TOKEN_FREEZE: 100n, TOKEN_UNFREEZE: 100n,
-  NFT_CREATE: 2_000n, NFT_MINT: 300n, NFT_TRANSFER: 150n, NFT_APPROVE: 100n, NFT_BURN: 150n,
-  NAME_REGISTER: 500n, NAME_UPDATE: 100n, NAME_TRANSFER: 150n, NAME_RELEASE: 100n,
-  STAKE: 300n, UNSTAKE: 300n, VOTE: 300n, SET_COMMISSION: 200n, CLAIM_VOTER_REWARD: 200n, SLASH_DOUBLE_SIGN: 1_000n,
-  GOV_PROPOSE: 1_000n, GOV_VOTE: 300n,
-  DELEGATE_RESOURCE: 300n, UNDELEGATE_RESOURCE: 300n, VESTING_CREATE: 500n, VESTING_CLAIM: 200n,
-  PERMISSION_UPDATE: 500n, PERMISSION_PROPOSE: 500n, PERMISSION_APPROVE: 300n, PERMISSION_VETO: 300n,
-  ORACLE_REGISTER: 500n, AI_TASK: 1_000n, AI_COMMIT: 500n, AI_REVEAL: 500n, AI_BID: 500n, AI_AWARD: 500n, AI_RESULT: 500n,
-  AI_CHALLENGE: 500n, AI_VERDICT: 500n, AI_CLAIM: 500n, AI_REFUND: 300n,
-  BRIDGE_OUT: 500n, BRIDGE_IN: 2_000n, BRIDGE_SETTLE: 300n, BRIDGE_COMMITTEE_UPDATE: 3_000n,
+  TOKEN_CREATE: 2_000n,
+  TOKEN_TRANSFER: 150n,
+  TOKEN_APPROVE: 100n,
+  TOKEN_TRANSFER_FROM: 200n,
+  TOKEN_MINT: 150n,
+  TOKEN_BURN: 150n,
+  TOKEN_PAUSE: 100n,
+  TOKEN_UNPAUSE: 100n,
+  TOKEN_BLACKLIST: 100n,
+  TOKEN_FREEZE: 100n,
+  TOKEN_UNFREEZE: 100n,
+  NFT_CREATE: 2_000n,
+  NFT_MINT: 300n,
+  NFT_TRANSFER: 150n,
+  NFT_APPROVE: 100n,
+  NFT_BURN: 150n,
+  NAME_REGISTER: 500n,
+  NAME_UPDATE: 100n,
+  NAME_TRANSFER: 150n,
+  NAME_RELEASE: 100n,
+  STAKE: 300n,
+  UNSTAKE: 300n,
+  VOTE: 300n,
+  SET_COMMISSION: 200n,
+  CLAIM_VOTER_REWARD: 200n,
+  SLASH_DOUBLE_SIGN: 1_000n,
+  GOV_PROPOSE: 1_000n,
+  GOV_VOTE: 300n,
+  DELEGATE_RESOURCE: 300n,
+  UNDELEGATE_RESOURCE: 300n,
+  VESTING_CREATE: 500n,
+  VESTING_CLAIM: 200n,
+  PERMISSION_UPDATE: 500n,
+  PERMISSION_PROPOSE: 500n,
+  PERMISSION_APPROVE: 300n,
+  PERMISSION_VETO: 300n,
+  ORACLE_REGISTER: 500n,
+  AI_TASK: 1_000n,
+  AI_COMMIT: 500n,
+  AI_REVEAL: 500n,
+  AI_BID: 500n,
+  AI_AWARD: 500n,
+  AI_RESULT: 500n,
+  AI_CHALLENGE: 500n,
+  AI_VERDICT: 500n,
+  AI_CLAIM: 500n,
+  AI_REFUND: 300n,
+  BRIDGE_OUT: 500n,
+  BRIDGE_IN: 2_000n,
+  BRIDGE_SETTLE: 300n,
+  BRIDGE_COMMITTEE_UPDATE: 3_000n,
 };
 
 export interface TxOpts {
@@ -57,7 +98,11 @@ export interface TxOpts {
 
 let seq = 0;
 /** An unsigned hybrid envelope; every call gets a fresh timestamp, so a fresh id. */
-export function envelope(type: TxType, from: Address, { to = null, amount = '0', data = null, nonce = 0 }: TxOpts = {}): SignedTx {
+export function envelope(
+  type: TxType,
+  from: Address,
+  { to = null, amount = '0', data = null, nonce = 0 }: TxOpts = {},
+): SignedTx {
   const payload = { chainId: CHAIN_ID, type, from, to, amount, nonce, timestamp: ++seq, fee: String(COIN), data };
   return {
     ...payload,
@@ -71,7 +116,9 @@ export function envelope(type: TxType, from: Address, { to = null, amount = '0',
  * Envelopes that each take their sender's next nonce, counted in `nonces` (which it advances):
  * transactions built ahead of a run, with ids fixed once for its replays.
  */
-export function nonceEnvelopes(nonces = new Map<Address, number>()): (type: TxType, from: Address, opts?: Omit<TxOpts, 'nonce'>) => SignedTx {
+export function nonceEnvelopes(
+  nonces = new Map<Address, number>(),
+): (type: TxType, from: Address, opts?: Omit<TxOpts, 'nonce'>) => SignedTx {
   return (type, from, opts = {}) => {
     const nonce = nonces.get(from) ?? 0;
     nonces.set(from, nonce + 1);
@@ -87,11 +134,13 @@ export const validate = (tx: SignedTx): string | undefined => {
 };
 
 /** The refusal of an envelope built from `opts` (sender ALICE unless given). */
-export const refusal = (type: TxType, opts: TxOpts, from: Address = ALICE): string | undefined => validate(envelope(type, from, opts));
+export const refusal = (type: TxType, opts: TxOpts, from: Address = ALICE): string | undefined =>
+  validate(envelope(type, from, opts));
 
 /** The genesis of an AssetWorld: the four funded accounts, PRODUCER the validator. */
 export const ASSET_GENESIS: GenesisSpec = {
-  chainId: CHAIN_ID, timestamp: 1,
+  chainId: CHAIN_ID,
+  timestamp: 1,
   accounts: [
     ...[ALICE, BOB, CAROL, DAVE].map((address) => ({ address, balance: String(FUNDS) })),
     { address: PRODUCER, balance: '0', staked: '5000000', isValidator: true },
@@ -181,11 +230,20 @@ export class AssetWorld {
     const rootBefore = this.state.root();
     const height = this.autoHeight ? this.height + 1 : this.height; // where the next block would run
     const v = await applyTx(this.state, tx, this.context(height));
-    expect(v).toEqual<TxVerdict>({ kind: 'skip', refusal: { code: 'TX_MALFORMED', reason, meta: { error: reason } }, permanent: true, gap: false });
+    expect(v).toEqual<TxVerdict>({
+      kind: 'skip',
+      refusal: { code: 'TX_MALFORMED', reason, meta: { error: reason } },
+      permanent: true,
+      gap: false,
+    });
     expect(this.state.root()).toBe(rootBefore);
 
     const claimed: TxResult = { status: 'failed', error: reason, energyUsed: '0', burned: '0' };
-    const block = { header: { ...this.context(height), txCount: 1 }, txs: [tx], results: [claimed] } as unknown as Block;
+    const block = {
+      header: { ...this.context(height), txCount: 1 },
+      txs: [tx],
+      results: [claimed],
+    } as unknown as Block;
     expect(await applyBlock(this.state, block, DEV_NETWORK)).toBe(`transaction ${tx.id} cannot be included: ${reason}`);
     expect(this.state.root()).toBe(rootBefore);
   }

@@ -18,15 +18,26 @@ export function benchTinyTests(names: string[], tableRow?: string): void {
   describe(`npm run bench --tiny --only ${names.join(',')}`, () => {
     it('runs each benchmark and writes its rows with a reference measured in the same run', () => {
       const root = join(import.meta.dirname, '../..');
-      const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/suite.ts', '--tiny', '--only', names.join(','), '--results-dir', dir], { cwd: root, encoding: 'utf8', timeout: 480_000 });
+      const r = spawnSync(
+        process.execPath,
+        ['--import', 'tsx', 'bench/suite.ts', '--tiny', '--only', names.join(','), '--results-dir', dir],
+        { cwd: root, encoding: 'utf8', timeout: 480_000 },
+      );
       expect(r.status, r.stderr.slice(-4000)).toBe(0);
       for (const name of names) {
         const file = JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')) as ResultFile;
         expect(file.rows.length).toBeGreaterThan(0);
         for (const row of file.rows) {
           // Named, and a number: a figure a run could not measure is null in the JSON.
-          expect(typeof row.cairn.median === 'number' && row.cairn.median > 0, `${name}: ${row.metric} = ${row.cairn.median}`).toBe(true);
-          if (row.reference) expect(typeof row.reference.value.median === 'number' && row.reference.value.median > 0, `${name}: ${row.metric} reference = ${row.reference.value.median}`).toBe(true);
+          expect(
+            typeof row.cairn.median === 'number' && row.cairn.median > 0,
+            `${name}: ${row.metric} = ${row.cairn.median}`,
+          ).toBe(true);
+          if (row.reference)
+            expect(
+              typeof row.reference.value.median === 'number' && row.reference.value.median > 0,
+              `${name}: ${row.metric} reference = ${row.reference.value.median}`,
+            ).toBe(true);
         }
       }
       if (tableRow) expect(r.stdout).toContain(tableRow); // the summary table names the rows

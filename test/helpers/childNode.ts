@@ -20,9 +20,28 @@ export async function spawnNode(dataDir: string, extra: string[] = [], port?: nu
   const p = port ?? (await freePort());
   // A free JSON-RPC port too, unless given: test files run in parallel and 7070 may be taken.
   const rpc = extra.includes('--rpc-port') ? [] : ['--rpc-port', String(await freePort())];
-  const proc = spawnOwned(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'node', '--data-dir', dataDir, '--http-port', String(p), '--log-level', 'warn', '--rate-limit-exempt', '127.0.0.0/8,::1', ...rpc, ...extra], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const proc = spawnOwned(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'src/cli/main.ts',
+      'node',
+      '--data-dir',
+      dataDir,
+      '--http-port',
+      String(p),
+      '--log-level',
+      'warn',
+      '--rate-limit-exempt',
+      '127.0.0.0/8,::1',
+      ...rpc,
+      ...extra,
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));
@@ -49,7 +68,12 @@ export async function spawnNode(dataDir: string, extra: string[] = [], port?: nu
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
-    proc, url, port: p, network, output: () => out, exited,
+    proc,
+    url,
+    port: p,
+    network,
+    output: () => out,
+    exited,
     async kill(signal) {
       proc.kill(signal);
       return exited;

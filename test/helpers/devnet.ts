@@ -40,15 +40,38 @@ export interface Devnet {
 }
 
 /** `params`: governable parameters of the genesis (`cairn devnet --params`), e.g. 'JAIL_MISSED_ROUNDS=2'. */
-export async function startDevnet(n: number, opts: { slotMs?: number; idleBlockMs?: number; params?: string } = {}): Promise<Devnet> {
+export async function startDevnet(
+  n: number,
+  opts: { slotMs?: number; idleBlockMs?: number; params?: string } = {},
+): Promise<Devnet> {
   const dir = await tempDir('cairn-devnet-');
   const httpBase = await freePortRun(n);
   const rpcBase = await freePortRun(n);
   const proc = spawnOwned(
     process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', 'devnet', '--validators', String(n), '--dir', dir, '--http-base-port', String(httpBase), '--rpc-base-port', String(rpcBase),
-      '--slot-ms', String(opts.slotMs ?? 200), '--idle-block-ms', String(opts.idleBlockMs ?? 800), '--dev-accounts', '4', '--log-level', 'info',
-      ...(opts.params ? ['--params', opts.params] : [])],
+    [
+      '--import',
+      'tsx',
+      'src/cli/main.ts',
+      'devnet',
+      '--validators',
+      String(n),
+      '--dir',
+      dir,
+      '--http-base-port',
+      String(httpBase),
+      '--rpc-base-port',
+      String(rpcBase),
+      '--slot-ms',
+      String(opts.slotMs ?? 200),
+      '--idle-block-ms',
+      String(opts.idleBlockMs ?? 800),
+      '--dev-accounts',
+      '4',
+      '--log-level',
+      'info',
+      ...(opts.params ? ['--params', opts.params] : []),
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
@@ -59,7 +82,10 @@ export async function startDevnet(n: number, opts: { slotMs?: number; idleBlockM
   let info: { nodes: DevnetNode[]; accounts: string } | undefined;
   while (!info) {
     if (proc.exitCode !== null) throw new Error(`devnet exited:\n${out}`);
-    info = await readFile(join(dir, 'devnet.json'), 'utf8').then((t) => JSON.parse(t), () => undefined);
+    info = await readFile(join(dir, 'devnet.json'), 'utf8').then(
+      (t) => JSON.parse(t),
+      () => undefined,
+    );
     if (Date.now() > deadline) throw new Error(`devnet did not start:\n${out}`);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -71,13 +97,25 @@ export async function startDevnet(n: number, opts: { slotMs?: number; idleBlockM
     return r.json();
   };
   const post = async (i: number, path: string, body: unknown): Promise<any> => {
-    const r = await fetch(`${nodes[i].http}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+    const r = await fetch(`${nodes[i].http}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
     return r.json();
   };
   for (const node of nodes) {
     for (;;) {
-      if (Date.now() > deadline) throw new Error(`node ${node.index} did not start:\n${await readFile(join(node.dataDir, 'node.log'), 'utf8').catch(() => '')}`);
-      const ok = await fetch(`${node.http}/status`).then((r) => r.ok, () => false);
+      if (Date.now() > deadline)
+        throw new Error(
+          `node ${node.index} did not ` +
+            `start:\n${await readFile(join(node.dataDir, 'node.log'), 'utf8').catch(() => '')}`,
+        );
+      const ok = await fetch(`${node.http}/status`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -101,7 +139,8 @@ export async function startDevnet(n: number, opts: { slotMs?: number; idleBlockM
             // syncs (its /status is served meanwhile), or 429; read this height again next round.
             if (typeof hash !== 'string') break;
             const before = finalized.get(h);
-            if (before !== undefined && before !== hash) failure ??= new Error(`finalized block ${h} differs: ${before} vs ${hash} on node ${node.index}`);
+            if (before !== undefined && before !== hash)
+              failure ??= new Error(`finalized block ${h} differs: ${before} vs ${hash} on node ${node.index}`);
             finalized.set(h, hash);
             seen[node.index] = h;
           }
@@ -115,9 +154,12 @@ export async function startDevnet(n: number, opts: { slotMs?: number; idleBlockM
   const recorder = record();
 
   return {
-    dir, nodes, finalized,
+    dir,
+    nodes,
+    finalized,
     accounts: JSON.parse(await readFile(info.accounts, 'utf8')),
-    get, post,
+    get,
+    post,
     alive: (i) => !dead.has(i),
     async kill(i) {
       dead.add(i);
@@ -143,7 +185,13 @@ export async function startDevnet(n: number, opts: { slotMs?: number; idleBlockM
       const log = openSync(join(nodes[i].dataDir, 'node.log'), 'a');
       restarted.set(i, spawnOwned(cmd, args, { stdio: ['ignore', log, log] }));
       for (let k = 0; k < 300; k++) {
-        if (await fetch(`${nodes[i].http}/status`).then((r) => r.ok, () => false)) break;
+        if (
+          await fetch(`${nodes[i].http}/status`).then(
+            (r) => r.ok,
+            () => false,
+          )
+        )
+          break;
         await new Promise((r) => setTimeout(r, 100));
       }
       dead.delete(i);

@@ -21,21 +21,35 @@ export const V0 = addr(0x1000); // the genesis validator
 export const [U1, U2, U3, U4] = [addr(0xa1), addr(0xa2), addr(0xa3), addr(0xa4)];
 export const FUNDS = 100_000n * COIN;
 export const SHORT_WINDOWS = {
-  EPOCH_BLOCKS: '5', UNBONDING_BLOCKS: '4', COMMISSION_DELAY_BLOCKS: '3', GOV_VOTING_BLOCKS: '4', GOV_TIMELOCK_BLOCKS: '2',
-  GOV_DEPOSIT: String(10n * COIN), FEE_EXEMPT_STAKE: '0',
+  EPOCH_BLOCKS: '5',
+  UNBONDING_BLOCKS: '4',
+  COMMISSION_DELAY_BLOCKS: '3',
+  GOV_VOTING_BLOCKS: '4',
+  GOV_TIMELOCK_BLOCKS: '2',
+  GOV_DEPOSIT: String(10n * COIN),
+  FEE_EXEMPT_STAKE: '0',
 };
 
 export class EconWorld {
   height = 0;
   events: ChainEvent[] = [];
-  private constructor(readonly state: StateTrie, readonly kv: MemoryKv) {}
+  private constructor(
+    readonly state: StateTrie,
+    readonly kv: MemoryKv,
+  ) {}
 
   /** `funded`: more accounts holding FUNDS at genesis (oracles, jurors…). */
-  static async create(params: Record<string, string> = {}, validatorStake = 2_000n * COIN, funded: Address[] = []): Promise<EconWorld> {
+  static async create(
+    params: Record<string, string> = {},
+    validatorStake = 2_000n * COIN,
+    funded: Address[] = [],
+  ): Promise<EconWorld> {
     const kv = new MemoryKv();
     const state = await StateTrie.open(kv, null);
     await applyGenesis(state, {
-      chainId: CHAIN_ID, timestamp: 1, params: { ...SHORT_WINDOWS, ...params },
+      chainId: CHAIN_ID,
+      timestamp: 1,
+      params: { ...SHORT_WINDOWS, ...params },
       accounts: [
         ...[U1, U2, U3, U4, ...funded].map((address) => ({ address, balance: String(FUNDS) })),
         { address: V0, balance: String(FUNDS), staked: String(validatorStake), isValidator: true },
@@ -76,7 +90,10 @@ export class EconWorld {
     return r;
   }
 
-  /** The transaction is included and fails with `reason` (applyTx reverts its effects; the tests check the records they care about). */
+  /**
+   * The transaction is included and fails with `reason` (applyTx reverts its effects; the tests check the records they
+   * care about).
+   */
   async fails(type: TxType, from: Address, opts: TxOpts, reason: string): Promise<void> {
     const r = await this.run(type, from, opts);
     expect(r.status, `${type} should fail with ${reason}`).toBe('failed');

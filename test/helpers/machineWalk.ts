@@ -4,7 +4,8 @@ import { machineGraph } from '../../src/machines/graph';
 import { stateName } from '../../src/machines/record';
 
 /** The moves `machine`'s graph (machineGraph) allows, as "from>to": what observed transitions are checked against. */
-export const legalMoves = (machine: AnyStateMachine): Set<string> => new Set(machineGraph(machine).transitions.map((t) => `${t.from}>${t.to}`));
+export const legalMoves = (machine: AnyStateMachine): Set<string> =>
+  new Set(machineGraph(machine).transitions.map((t) => `${t.from}>${t.to}`));
 
 export interface Walk {
   /** Every state name (as the helper reports it) reached. */
@@ -31,7 +32,11 @@ export function walkMachine<M extends AnyStateMachine>(
 ): Walk {
   const key = (s: AnyMachineSnapshot) => canonicalJson({ value: s.value, context: s.context });
   const seen = new Set<string>([key(start as AnyMachineSnapshot)]);
-  const walk: Walk = { states: new Set([stateName((start as AnyMachineSnapshot).value)]), disagreements: [], visited: 1 };
+  const walk: Walk = {
+    states: new Set([stateName((start as AnyMachineSnapshot).value)]),
+    disagreements: [],
+    visited: 1,
+  };
   let frontier: SnapshotFrom<M>[] = [start];
   for (let depth = 0; depth < maxDepth && frontier.length > 0; depth++) {
     const next: SnapshotFrom<M>[] = [];
@@ -41,7 +46,10 @@ export function walkMachine<M extends AnyStateMachine>(
         const can = (s as AnyMachineSnapshot).can(e);
         visit?.(s, e, can);
         const moved = after !== s;
-        if (can !== moved) walk.disagreements.push(`${stateName((s as AnyMachineSnapshot).value)} × ${canonicalJson(e)}: can=${can}, moved=${moved}`);
+        if (can !== moved)
+          walk.disagreements.push(
+            `${stateName((s as AnyMachineSnapshot).value)} × ${canonicalJson(e)}: can=${can}, moved=${moved}`,
+          );
         if (!moved) continue;
         const k = key(after as AnyMachineSnapshot);
         if (seen.has(k)) continue;

@@ -92,10 +92,16 @@ export class MemChain {
     return v.result;
   }
 
-  /** Ends the block being made (finishBlock) and commits it; returns its events, the transactions' then the end of block's. */
+  /**
+   * Ends the block being made (finishBlock) and commits it; returns its events, the transactions' then the end of
+   * block's.
+   */
   async seal(): Promise<ChainEvent[]> {
     const height = ++this.height;
-    const events = [...this.events, ...(await finishBlock(this.state, { height, producer: this.producer, burned: this.burned }))];
+    const events = [
+      ...this.events,
+      ...(await finishBlock(this.state, { height, producer: this.producer, burned: this.burned })),
+    ];
     this.burned = 0n;
     this.events = [];
     this.roots.push(await commitState(this.kv, this.state));
@@ -105,10 +111,18 @@ export class MemChain {
   /** Builds the next block from per-sender queues (buildBlock over the mempool's order) and commits it. */
   async build(queues: Iterable<SignedTx[]>): Promise<{ built: BuildResult; block: Block }> {
     const { height, timestamp, producer } = this.context();
-    const built = await buildBlock(this.state, orderedCandidates(queues), { height, timestamp, producer, network: DEV_NETWORK, maxTxs: 500 });
+    const built = await buildBlock(this.state, orderedCandidates(queues), {
+      height,
+      timestamp,
+      producer,
+      network: DEV_NETWORK,
+      maxTxs: 500,
+    });
     const block: Block = {
       header: { height, timestamp, producer, txCount: built.txs.length } as Block['header'],
-      txs: built.txs, results: built.results, ...(built.events.length > 0 ? { events: built.events } : {}),
+      txs: built.txs,
+      results: built.results,
+      ...(built.events.length > 0 ? { events: built.events } : {}),
     };
     this.height = height;
     this.blocks.push(block);
@@ -121,9 +135,15 @@ export class MemChain {
    * refusal; such a transaction keeps its place in its sender's queue): block building must drop
    * those, with the refusal as the reason, and include every other one.
    */
-  async buildAdmitted(offered: readonly SignedTx[], refused: ReadonlyMap<Hex, string>): Promise<{ built: BuildResult; block: Block }> {
+  async buildAdmitted(
+    offered: readonly SignedTx[],
+    refused: ReadonlyMap<Hex, string>,
+  ): Promise<{ built: BuildResult; block: Block }> {
     const out = await this.build(bySender(offered));
-    expect(new Map(out.built.dropped.map((d) => [d.id, d.reason])), 'block building drops exactly the refused transactions, with the refusal as the reason').toEqual(refused);
+    expect(
+      new Map(out.built.dropped.map((d) => [d.id, d.reason])),
+      'block building drops exactly the refused transactions, with the refusal as the reason',
+    ).toEqual(refused);
     expect(out.built.txs.length, 'every other transaction is included').toBe(offered.length - refused.size);
     return out;
   }
@@ -138,14 +158,18 @@ export class MemChain {
   }
 }
 
-/** The per-sender queues of `txs` (mempool candidates), each in the order given, senders in order of first appearance. */
+/**
+ * The per-sender queues of `txs` (mempool candidates), each in the order given, senders in order of first appearance.
+ */
 export function bySender(txs: readonly SignedTx[]): SignedTx[][] {
   const queues = new Map<Address, SignedTx[]>();
   for (const tx of txs) queues.set(tx.from, [...(queues.get(tx.from) ?? []), tx]);
   return [...queues.values()];
 }
 
-/** Imports `blocks` on a fresh chain at `genesis`, each one cleanly; returns its roots (a replay for modelRunner.ts). */
+/**
+ * Imports `blocks` on a fresh chain at `genesis`, each one cleanly; returns its roots (a replay for modelRunner.ts).
+ */
 export async function replayBlocks(genesis: GenesisSpec, blocks: readonly Block[]): Promise<Hex[]> {
   const c = await MemChain.open(genesis, blocks[0]?.header.producer ?? ('0x' as Address));
   for (const b of blocks) expect(await c.importBlock(b), `import of block ${b.header.height}`).toBeUndefined();

@@ -80,6 +80,7 @@ export async function runModel<I, R extends ModelRun>(t: ModelTest<I, R>): Promi
     { numRuns: t.numRuns, ...(t.seed === undefined ? {} : { seed: t.seed }) },
   );
   for (const outcome of t.reach ?? []) expect(outcomes.get(outcome), `${outcome} reached`).toBeGreaterThan(0);
-  for (const [outcome, n] of Object.entries(t.moreThan ?? {})) expect(outcomes.get(outcome), `${outcome} reached more than ${n} times`).toBeGreaterThan(n);
+  for (const [outcome, n] of Object.entries(t.moreThan ?? {}))
+    expect(outcomes.get(outcome), `${outcome} reached more than ${n} times`).toBeGreaterThan(n);
   return outcomes;
 }

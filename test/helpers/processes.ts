@@ -19,7 +19,11 @@ export function spawnOwned(command: string, args: readonly string[], options: Sp
 }
 
 /** Runs a command to its end (its whole group is owned meanwhile): its output, or a rejection with it. */
-export function runOwned(command: string, args: readonly string[], options: SpawnOptions & { timeoutMs?: number } = {}): Promise<{ stdout: string; stderr: string }> {
+export function runOwned(
+  command: string,
+  args: readonly string[],
+  options: SpawnOptions & { timeoutMs?: number } = {},
+): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const proc = spawnOwned(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -31,7 +35,13 @@ export function runOwned(command: string, args: readonly string[], options: Spaw
     proc.once('exit', (code, signal) => {
       clearTimeout(timer);
       if (code === 0) resolve({ stdout, stderr });
-      else reject(Object.assign(new Error(`${command} ${args.join(' ').slice(0, 200)} ended with ${code ?? signal}\n${stderr}`), { stdout, stderr }));
+      else
+        reject(
+          Object.assign(
+            new Error(`${command} ${args.join(' ').slice(0, 200)} ended with ${code ?? signal}\n${stderr}`),
+            { stdout, stderr },
+          ),
+        );
     });
   });
 }

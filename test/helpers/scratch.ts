@@ -12,7 +12,9 @@ const MAX_LOG_BYTES = 4 << 20;
 /** Copies the `*.log` files under `dir` into test-artifacts/<file>/<folder>/. */
 function keepLogs(dir: string, file: string): void {
   const walk = (d: string): string[] =>
-    readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith('.log') ? [join(d, e.name)] : []));
+    readdirSync(d, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith('.log') ? [join(d, e.name)] : [],
+    );
   for (const log of walk(dir)) {
     if (statSync(log).size > MAX_LOG_BYTES) continue;
     const to = join(ARTIFACTS, basename(file), basename(dir), relative(dir, log));

@@ -4,7 +4,10 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { DEV_NETWORK } from '../../src/chain/devnet';
 
 /** How the stand-in answers one request. */
-export type StubHandler = (req: IncomingMessage, body: string) => { status: number; body?: unknown; headers?: Record<string, string> };
+export type StubHandler = (
+  req: IncomingMessage,
+  body: string,
+) => { status: number; body?: unknown; headers?: Record<string, string> };
 
 export interface StubNode {
   /** Base URL, e.g. http://127.0.0.1:41234 (no trailing slash). */

@@ -44,17 +44,39 @@ export interface BlockSpec {
 const idx = fc.nat({ max: 3 });
 const eventSpec: fc.Arbitrary<EventSpec> = fc.oneof(
   fc.record({ k: fc.constant('tokenCreate' as const), t: fc.nat({ max: 1 }) }),
-  fc.record({ k: fc.constant('tokenMove' as const), t: fc.nat({ max: 1 }), from: idx, to: idx, amount: fc.nat({ max: 9 }), previous: fc.nat({ max: 5 }), balance: fc.nat({ max: 5 }) }),
+  fc.record({
+    k: fc.constant('tokenMove' as const),
+    t: fc.nat({ max: 1 }),
+    from: idx,
+    to: idx,
+    amount: fc.nat({ max: 9 }),
+    previous: fc.nat({ max: 5 }),
+    balance: fc.nat({ max: 5 }),
+  }),
   fc.record({ k: fc.constant('nftMint' as const), item: fc.nat({ max: 4 }), to: idx }),
   fc.record({ k: fc.constant('nftBurn' as const), item: fc.nat({ max: 4 }), from: idx }),
   fc.record({ k: fc.constant('nameRegister' as const), n: fc.nat({ max: 2 }), owner: idx }),
-  fc.record({ k: fc.constant('nameUpdate' as const), n: fc.nat({ max: 2 }), owner: idx, registeredAt: fc.nat({ max: 3 }) }),
+  fc.record({
+    k: fc.constant('nameUpdate' as const),
+    n: fc.nat({ max: 2 }),
+    owner: idx,
+    registeredAt: fc.nat({ max: 3 }),
+  }),
   fc.record({ k: fc.constant('nameRelease' as const), n: fc.nat({ max: 2 }), registeredAt: fc.nat({ max: 3 }) }),
-  fc.record({ k: fc.constant('machine' as const), id: fc.nat({ max: 2 }), to: fc.constantFrom('open', 'passed', 'rejected') }),
+  fc.record({
+    k: fc.constant('machine' as const),
+    id: fc.nat({ max: 2 }),
+    to: fc.constantFrom('open', 'passed', 'rejected'),
+  }),
 );
 const txSpec: fc.Arbitrary<TxSpec> = fc.record({
-  from: idx, to: idx, amount: fc.nat({ max: 1000 }), ok: fc.boolean(), events: fc.array(eventSpec, { maxLength: 4 }),
-  logs: fc.nat({ max: 2 }), internal: fc.boolean(),
+  from: idx,
+  to: idx,
+  amount: fc.nat({ max: 1000 }),
+  ok: fc.boolean(),
+  events: fc.array(eventSpec, { maxLength: 4 }),
+  logs: fc.nat({ max: 2 }),
+  internal: fc.boolean(),
 });
 export const blockSpec: fc.Arbitrary<BlockSpec> = fc.record({
   salt: fc.nat(),
@@ -77,7 +99,13 @@ function event(e: EventSpec, height: number): ChainEvent {
     case 'tokenCreate':
       return { kind: 'token.create', token: TOKENS[e.t], symbol: `TK${e.t}`, name: `Token ${e.t}`, height };
     case 'tokenMove':
-      return { kind: 'token.balance', token: TOKENS[e.t], holder: ADDRS[e.to], previous: String(e.previous), balance: String(e.balance) };
+      return {
+        kind: 'token.balance',
+        token: TOKENS[e.t],
+        holder: ADDRS[e.to],
+        previous: String(e.previous),
+        balance: String(e.balance),
+      };
     case 'nftMint':
       return { kind: 'nft.transfer', collection: COLLECTION, item: e.item, from: null, to: ADDRS[e.to] };
     case 'nftBurn':
@@ -85,43 +113,105 @@ function event(e: EventSpec, height: number): ChainEvent {
     case 'nameRegister':
       return { kind: 'name.register', name: NAMES[e.n], owner: ADDRS[e.owner], target: ADDRS[e.owner], height };
     case 'nameUpdate':
-      return { kind: 'name.update', name: NAMES[e.n], owner: ADDRS[e.owner], target: ADDRS[0], registeredAt: e.registeredAt, previous: { owner: ADDRS[1], target: ADDRS[1] } };
+      return {
+        kind: 'name.update',
+        name: NAMES[e.n],
+        owner: ADDRS[e.owner],
+        target: ADDRS[0],
+        registeredAt: e.registeredAt,
+        previous: { owner: ADDRS[1], target: ADDRS[1] },
+      };
     case 'nameRelease':
-      return { kind: 'name.release', name: NAMES[e.n], registeredAt: e.registeredAt, owner: ADDRS[2], target: ADDRS[2] };
+      return {
+        kind: 'name.release',
+        name: NAMES[e.n],
+        registeredAt: e.registeredAt,
+        owner: ADDRS[2],
+        target: ADDRS[2],
+      };
     case 'machine':
-      return { kind: 'machine.transition', machine: 'test', id: String(e.id), from: 'open', to: e.to, event: 'VOTE', height };
+      return {
+        kind: 'machine.transition',
+        machine: 'test',
+        id: String(e.id),
+        from: 'open',
+        to: e.to,
+        event: 'VOTE',
+        height,
+      };
   }
 }
 
 /** The block a spec describes at `height` on `parent` (deterministic: same spec, same block). */
 export function materialize(spec: BlockSpec, height: number, parent: Hex): Block {
   const hash = hex32(`block/${height}/${spec.salt}/${parent}`);
-  const txs: SignedTx[] = spec.txs.map((t, i) => ({
-    chainId: 72020, type: 'TRANSFER', from: ADDRS[t.from], to: ADDRS[t.to], amount: String(t.amount), nonce: height * 10 + i,
-    timestamp: height * 1000 + i, fee: '1', data: null, id: hex32(`tx/${hash}/${i}`),
-    publicKeys: { secp256k1: '0x', mldsa44: '0x' }, signatures: { secp256k1: '0x', mldsa44: '0x' },
-  }) as SignedTx);
+  const txs: SignedTx[] = spec.txs.map(
+    (t, i) =>
+      ({
+        chainId: 72020,
+        type: 'TRANSFER',
+        from: ADDRS[t.from],
+        to: ADDRS[t.to],
+        amount: String(t.amount),
+        nonce: height * 10 + i,
+        timestamp: height * 1000 + i,
+        fee: '1',
+        data: null,
+        id: hex32(`tx/${hash}/${i}`),
+        publicKeys: { secp256k1: '0x', mldsa44: '0x' },
+        signatures: { secp256k1: '0x', mldsa44: '0x' },
+      }) as SignedTx,
+  );
   const results: TxResult[] = spec.txs.map((t, i) => ({
-    status: t.ok ? 'success' : 'failed', energyUsed: '1', burned: '0',
+    status: t.ok ? 'success' : 'failed',
+    energyUsed: '1',
+    burned: '0',
     ...(t.ok ? { events: t.events.map((e) => event(e, height)) } : { error: 'insufficient balance' }),
     ...(t.logs || t.internal
-      ? { vm: { gasUsed: '21000', logs: Array.from({ length: t.logs }, (_, n) => ({ address: ADDRS[t.to], topics: [hex32(`topic/${n}`)], data: '0x' as Hex })), internal: t.internal ? [{ kind: 'call', from: ADDRS[t.from], to: ADDRS[(t.to + 1) % 4], amountWei: String(i + 1) }] : [] } }
+      ? {
+          vm: {
+            gasUsed: '21000',
+            logs: Array.from({ length: t.logs }, (_, n) => ({
+              address: ADDRS[t.to],
+              topics: [hex32(`topic/${n}`)],
+              data: '0x' as Hex,
+            })),
+            internal: t.internal
+              ? [{ kind: 'call', from: ADDRS[t.from], to: ADDRS[(t.to + 1) % 4], amountWei: String(i + 1) }]
+              : [],
+          },
+        }
       : {}),
   }));
   const events = spec.tick.map((e) => event({ k: 'machine', id: e.id, to: e.to }, height));
   return {
     header: {
-      height, parentHash: parent, timestamp: 1_000_000 + height * 1000, producer: ADDRS[height % 4], txRoot: hex32(`txroot/${hash}`),
-      stateRoot: hex32(`state/${hash}`), txCount: txs.length, hash, signatures: { secp256k1: '0x', mldsa44: '0x' },
+      height,
+      parentHash: parent,
+      timestamp: 1_000_000 + height * 1000,
+      producer: ADDRS[height % 4],
+      txRoot: hex32(`txroot/${hash}`),
+      stateRoot: hex32(`state/${hash}`),
+      txCount: txs.length,
+      hash,
+      signatures: { secp256k1: '0x', mldsa44: '0x' },
     },
-    txs, results, ...(events.length ? { events } : {}),
+    txs,
+    results,
+    ...(events.length ? { events } : {}),
   };
 }
 
 /** Commits `block` on the store's head as the consensus actor does (undoably, nothing final). */
 export async function commitSynthetic(store: ChainStore, block: Block, finalizedHeight = 0): Promise<Head> {
   const h = block.header;
-  const head: Head = { height: h.height, hash: h.hash, stateRoot: h.stateRoot, finalizedHeight, timestamp: h.timestamp };
+  const head: Head = {
+    height: h.height,
+    hash: h.hash,
+    stateRoot: h.stateRoot,
+    finalizedHeight,
+    timestamp: h.timestamp,
+  };
   const touched = [h.producer, ...block.txs.flatMap((t) => (t.to ? [t.from, t.to] : [t.from]))];
   const batch = store.kv.batch();
   await store.putUndoableBlock(batch, block, head, await store.unseen(touched), await store.counters());

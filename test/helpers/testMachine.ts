@@ -71,7 +71,11 @@ export const auctionMachine = setup({
       states: {
         waiting: {
           on: {
-            BID: { guard: 'meetsReserve', target: 'leading', actions: assign({ winner: ({ event }) => bidOf(event).bidder, bid: ({ event }) => bidOf(event).amount }) },
+            BID: {
+              guard: 'meetsReserve',
+              target: 'leading',
+              actions: assign({ winner: ({ event }) => bidOf(event).bidder, bid: ({ event }) => bidOf(event).amount }),
+            },
             CANCEL: { guard: 'bySeller', target: '#auction.cancelled' },
             DEADLINE: '#auction.unsold',
           },
@@ -96,8 +100,15 @@ export const auctionMachine = setup({
     },
     settling: {
       on: {
-        CLAIM: { guard: 'byWinner', target: 'closed', actions: { type: 'pay', params: ({ context }) => ({ to: context.seller, amount: context.bid }) } },
-        DEADLINE: { target: 'closed', actions: { type: 'pay', params: ({ context }) => ({ to: context.seller, amount: context.bid }) } },
+        CLAIM: {
+          guard: 'byWinner',
+          target: 'closed',
+          actions: { type: 'pay', params: ({ context }) => ({ to: context.seller, amount: context.bid }) },
+        },
+        DEADLINE: {
+          target: 'closed',
+          actions: { type: 'pay', params: ({ context }) => ({ to: context.seller, amount: context.bid }) },
+        },
         PAYOUT_FAILED: {
           target: 'defaulted',
           actions: [
@@ -131,6 +142,14 @@ export const auctionDef = defineMachine({
 });
 
 /** Every leaf state the auction has, by the name the helper reports. */
-export const AUCTION_STATES = ['open.waiting', 'open.leading', 'settling', 'cancelled', 'unsold', 'closed', 'defaulted'] as const;
+export const AUCTION_STATES = [
+  'open.waiting',
+  'open.leading',
+  'settling',
+  'cancelled',
+  'unsold',
+  'closed',
+  'defaulted',
+] as const;
 
 export type AuctionDef = MachineDef<typeof auctionMachine>;

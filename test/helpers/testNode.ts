@@ -70,9 +70,17 @@ export interface TestNode {
 export async function startTestNode(overrides: Partial<NodeConfig> = {}): Promise<TestNode> {
   const dataDir = overrides.dataDir ?? (await tempDir());
   const config: NodeConfig = {
-    ...defaultNodeConfig, dataDir, httpPort: await freePort(), rpcPort: await freePort(), slotMs: 100, idleBlockMs: 1000,
+    ...defaultNodeConfig,
+    dataDir,
+    httpPort: await freePort(),
+    rpcPort: await freePort(),
+    slotMs: 100,
+    idleBlockMs: 1000,
     // Tests drive the node hard from loopback: exempt it from the rate limit and the guard.
-    logLevel: 'silent', verifyWorkers: 1, rateLimitExempt: ['127.0.0.0/8', '::1'], ...overrides,
+    logLevel: 'silent',
+    verifyWorkers: 1,
+    rateLimitExempt: ['127.0.0.0/8', '::1'],
+    ...overrides,
   };
   const node = await startNode(config);
   const url = `http://127.0.0.1:${config.httpPort}`;
@@ -86,13 +94,20 @@ export async function startTestNode(overrides: Partial<NodeConfig> = {}): Promis
   };
   const s = (await (await fetch(`${url}/status`)).json()) as Network;
   return {
-    node, url, dataDir, network: { chainId: s.chainId, genesisHash: s.genesisHash },
+    node,
+    url,
+    dataDir,
+    network: { chainId: s.chainId, genesisHash: s.genesisHash },
     async get(path, headers = {}) {
       const r = await fetch(url + path, { headers });
       return { status: r.status, body: await parse(r), headers: r.headers };
     },
     async post(path, body) {
-      const r = await fetch(url + path, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+      const r = await fetch(url + path, {
+        method: 'POST',
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+        headers: { 'content-type': 'application/json' },
+      });
       return { status: r.status, body: await parse(r) };
     },
     stop: () => node.stop(),

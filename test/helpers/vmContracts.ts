@@ -115,7 +115,8 @@ contract SelfBomb {
     }
 }
 `,
-  'Misc.sol': `// SPDX-License-Identifier: MIT
+  'Misc.sol':
+    `// SPDX-License-Identifier: MIT
 pragma solidity 0.8.30;
 
 contract Misc {
@@ -157,7 +158,8 @@ contract Misc {
         for (uint256 i = 0; i < rounds; i++) acc ^= uint256(keccak256(abi.encode(acc, i)));
     }
 
-    function info() external view returns (uint256 chainId, uint256 number, uint256 time, address coinbase, uint256 gasPrice, address origin) {
+    function info() external view returns (uint256 chainId, uint256 number, uint256 time, address ` +
+    `coinbase, uint256 gasPrice, address origin) {
         return (block.chainid, block.number, block.timestamp, block.coinbase, tx.gasprice, tx.origin);
     }
 }
@@ -177,7 +179,11 @@ export function compileContracts(): Record<string, Compiled> {
   const input = {
     language: 'Solidity',
     sources: Object.fromEntries(Object.entries(SOURCES).map(([k, content]) => [k, { content }])),
-    settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'prague', outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
+    settings: {
+      optimizer: { enabled: true, runs: 200 },
+      evmVersion: 'prague',
+      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+    },
   };
   const out = JSON.parse(solc.compile(JSON.stringify(input))) as {
     errors?: { severity: string; formattedMessage: string }[];

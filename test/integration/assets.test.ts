@@ -12,7 +12,11 @@ import { fromHex, type Hex } from '../../src/primitives/hex';
 import { encodeCursor } from '../../src/storage/assetIndex';
 import { startTestNode, waitUntil, type TestNode } from '../helpers/testNode';
 
-interface DevAccount { address: Hex; native: string; secret: string }
+interface DevAccount {
+  address: Hex;
+  native: string;
+  secret: string;
+}
 
 let t: TestNode;
 let dev: DevAccount[];
@@ -59,7 +63,9 @@ async function pages(path: string, field: string, limit: number, height?: string
   let before: string | number | null = null;
   for (let guard = 0; guard < 100; guard++) {
     const sep = path.includes('?') ? '&' : '?';
-    const r = await t.get(`${path}${sep}limit=${limit}${before !== null ? `&before=${encodeURIComponent(before)}` : ''}`);
+    const r = await t.get(
+      `${path}${sep}limit=${limit}${before !== null ? `&before=${encodeURIComponent(before)}` : ''}`,
+    );
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     const items = r.body[field];
     if (height) {
@@ -93,11 +99,19 @@ beforeAll(async () => {
   keys = dev.map((d) => deriveKeys(fromHex(d.secret)));
 
   // Round 1: tokens, collections and names come into existence.
-  const goldTx = await submit(0, 'TOKEN_CREATE', null, { name: 'Gold Coin', symbol: 'GOLD', decimals: 6, supply: '1000000', mintable: true });
+  const goldTx = await submit(0, 'TOKEN_CREATE', null, {
+    name: 'Gold Coin',
+    symbol: 'GOLD',
+    decimals: 6,
+    supply: '1000000',
+    mintable: true,
+  });
   const gemTx = await submit(1, 'TOKEN_CREATE', null, { name: 'Shiny Gem', symbol: 'GEM', decimals: 0, supply: '500' });
   const more: Hex[] = [];
   for (const [i, sym] of (['SILV', 'COPR', 'TIN'] as const).entries()) {
-    more.push(await submit(2 + i, 'TOKEN_CREATE', null, { name: `${sym} token`, symbol: sym, decimals: 2, supply: '100' }));
+    more.push(
+      await submit(2 + i, 'TOKEN_CREATE', null, { name: `${sym} token`, symbol: sym, decimals: 2, supply: '100' }),
+    );
   }
   const artTx = await submit(3, 'NFT_CREATE', null, { name: 'Art Works', symbol: 'ART' });
   const pixTx = await submit(4, 'NFT_CREATE', null, { name: 'Pixels', symbol: 'PIX' });
@@ -117,7 +131,8 @@ beforeAll(async () => {
 
   // Round 2: movements.
   const ids: Hex[] = [];
-  for (let i = 1; i <= 6; i++) ids.push(await submit(0, 'TOKEN_TRANSFER', A(i), { token: gold, amount: String(1000 * i) }));
+  for (let i = 1; i <= 6; i++)
+    ids.push(await submit(0, 'TOKEN_TRANSFER', A(i), { token: gold, amount: String(1000 * i) }));
   ids.push(await submit(0, 'TOKEN_TRANSFER', outsider, { token: gold, amount: '77' }));
   ids.push(await submit(0, 'TOKEN_MINT', A(9), { token: gold, amount: '5000' }));
   ids.push(await submit(0, 'TOKEN_BURN', null, { token: gold, amount: '100' }));
@@ -148,7 +163,14 @@ describe('tokens over HTTP', () => {
 
     const g = (await t.get(`/tokens/${gold}`)).body;
     expect(g).toMatchObject({
-      id: gold, name: 'Gold Coin', symbol: 'GOLD', decimals: 6, owner: A(0), ownerNative: dev[0].native, mintable: true, paused: false,
+      id: gold,
+      name: 'Gold Coin',
+      symbol: 'GOLD',
+      decimals: 6,
+      owner: A(0),
+      ownerNative: dev[0].native,
+      mintable: true,
+      paused: false,
       supply: String(1_000_000 + 5000 - 100),
     });
     expect(typeof g.createdAt).toBe('number');
@@ -176,10 +198,22 @@ describe('tokens over HTTP', () => {
   it('pages transfers newest first: create mint, transfers, mint, burn', async () => {
     const flat = (await pages(`/tokens/${gold}/transfers`, 'transfers', 4, 'blockHeight')).flat();
     expect(flat).toEqual((await t.get(`/tokens/${gold}/transfers?limit=100`)).body.transfers);
-    expect(flat[0]).toMatchObject({ kind: 'transfer', from: A(1), to: A(2), fromNative: dev[1].native, toNative: dev[2].native, amount: '1000' });
+    expect(flat[0]).toMatchObject({
+      kind: 'transfer',
+      from: A(1),
+      to: A(2),
+      fromNative: dev[1].native,
+      toNative: dev[2].native,
+      amount: '1000',
+    });
     expect(flat.at(-1)).toMatchObject({ kind: 'mint', from: null, fromNative: null, to: A(0), amount: '1000000' });
     expect(flat.find((x) => x.kind === 'burn')).toMatchObject({ from: A(0), to: null, toNative: null, amount: '100' });
-    expect(flat.filter((x) => x.kind === 'mint').map((x) => x.amount).sort()).toEqual(['1000000', '5000']);
+    expect(
+      flat
+        .filter((x) => x.kind === 'mint')
+        .map((x) => x.amount)
+        .sort(),
+    ).toEqual(['1000000', '5000']);
     for (let i = 1; i < flat.length; i++) expect(flat[i - 1].blockHeight).toBeGreaterThanOrEqual(flat[i].blockHeight);
     for (const x of flat) {
       expect(x.txId).toMatch(/^0x[0-9a-f]{64}$/);
@@ -191,10 +225,12 @@ describe('tokens over HTTP', () => {
 
   it('shows token holdings on the account, including an address that only received tokens', async () => {
     const a2 = (await t.get(`/address/${dev[2].native}`)).body;
-    expect(a2.tokens).toEqual(expect.arrayContaining([
-      { token: gold, symbol: 'GOLD', name: 'Gold Coin', decimals: 6, balance: '3000' },
-      { token: otherTokens[0], symbol: 'SILV', name: 'SILV token', decimals: 2, balance: '100' },
-    ]));
+    expect(a2.tokens).toEqual(
+      expect.arrayContaining([
+        { token: gold, symbol: 'GOLD', name: 'Gold Coin', decimals: 6, balance: '3000' },
+        { token: otherTokens[0], symbol: 'SILV', name: 'SILV token', decimals: 2, balance: '100' },
+      ]),
+    );
     expect(a2.tokens).toHaveLength(2);
     const a1 = (await t.get(`/address/${A(1)}`)).body;
     expect(a1.tokens).toEqual([{ token: gem, symbol: 'GEM', name: 'Shiny Gem', decimals: 0, balance: '500' }]);
@@ -210,7 +246,15 @@ describe('NFTs over HTTP', () => {
     const flat = (await pages('/nfts', 'collections', 1, 'createdAt')).flat();
     expect(flat.map((c) => c.id).sort()).toEqual([art, pix].sort());
     const a = flat.find((c) => c.id === art);
-    expect(a).toMatchObject({ name: 'Art Works', symbol: 'ART', owner: A(3), ownerNative: dev[3].native, minted: 4, burned: 1, supply: 3 });
+    expect(a).toMatchObject({
+      name: 'Art Works',
+      symbol: 'ART',
+      owner: A(3),
+      ownerNative: dev[3].native,
+      minted: 4,
+      burned: 1,
+      supply: 3,
+    });
   });
 
   it('serves a collection with its items (paged) and single items', async () => {
@@ -222,8 +266,16 @@ describe('NFTs over HTTP', () => {
     expect(ps.map((p) => p.map((i: { item: number }) => i.item))).toEqual([[4, 3], [1]]);
     const item1 = await t.get(`/nfts/${art}:1`);
     expect(item1.body).toEqual({
-      id: `${art}:1`, collection: art, item: 1, owner: A(5), ownerNative: dev[5].native, uri: 'ipfs://art/1', approved: null,
-      mintedAt: item1.body.mintedAt, name: 'Art Works', symbol: 'ART',
+      id: `${art}:1`,
+      collection: art,
+      item: 1,
+      owner: A(5),
+      ownerNative: dev[5].native,
+      uri: 'ipfs://art/1',
+      approved: null,
+      mintedAt: item1.body.mintedAt,
+      name: 'Art Works',
+      symbol: 'ART',
     });
     expect(typeof item1.body.mintedAt).toBe('number');
     expect((await t.get(`/nfts/${encodeURIComponent(`${art}:3`)}`)).body).toMatchObject({ item: 3, owner: A(3) });
@@ -237,7 +289,14 @@ describe('NFTs over HTTP', () => {
       expect(r.status, p).toBe(404);
       expect(typeof r.body.error).toBe('string');
     }
-    for (const p of [`/nfts/${art}:0`, `/nfts/${art}:x`, '/nfts/0x123', `/nfts/${art}:1:2`, '/nfts/%E0%A4%A', '/nfts/a_b']) {
+    for (const p of [
+      `/nfts/${art}:0`,
+      `/nfts/${art}:x`,
+      '/nfts/0x123',
+      `/nfts/${art}:1:2`,
+      '/nfts/%E0%A4%A',
+      '/nfts/a_b',
+    ]) {
       const r = await t.get(p);
       expect(r.status, p).toBe(400);
       expect(typeof r.body.error).toBe('string');
@@ -249,14 +308,26 @@ describe('names over HTTP', () => {
   it('lists live names newest first with paging, following updates, transfers and releases', async () => {
     const flat = (await pages('/names', 'names', 2, 'registeredAt')).flat();
     expect(flat.map((n) => n.name).sort()).toEqual(['alice', 'bob', 'carol']);
-    expect(flat.find((n) => n.name === 'alice')).toMatchObject({ owner: A(5), ownerNative: dev[5].native, target: A(9), targetNative: dev[9].native });
+    expect(flat.find((n) => n.name === 'alice')).toMatchObject({
+      owner: A(5),
+      ownerNative: dev[5].native,
+      target: A(9),
+      targetNative: dev[9].native,
+    });
     expect(flat.find((n) => n.name === 'bob')).toMatchObject({ owner: A(8), target: A(7) });
     for (let i = 1; i < flat.length; i++) expect(flat[i - 1].registeredAt).toBeGreaterThanOrEqual(flat[i].registeredAt);
   });
 
   it('resolves a name; 404 for unknown, released and malformed names (the read resolves or answers 404)', async () => {
     const r = await t.get('/name/bob');
-    expect(r.body).toEqual({ name: 'bob', address: A(7), native: dev[7].native, owner: A(8), ownerNative: dev[8].native, registeredAt: r.body.registeredAt });
+    expect(r.body).toEqual({
+      name: 'bob',
+      address: A(7),
+      native: dev[7].native,
+      owner: A(8),
+      ownerNative: dev[8].native,
+      registeredAt: r.body.registeredAt,
+    });
     expect(r.body.registeredAt).toBeGreaterThan(0);
     expect((await t.get('/name/ALICE')).body.address).toBe(A(9));
     for (const n of ['dave-1', 'nobody']) {
@@ -298,19 +369,23 @@ describe('`before` is a block height on the token, NFT and name feeds (SPEC: the
     }
   });
 
-  it('a page that fills up inside a block ends with that block: following nextBefore skips and repeats nothing', async () => {
-    for (const { path, field, height } of feeds()) {
-      const all = (await t.get(`${path}?limit=100`)).body[field];
-      const walked = await pages(path, field, 1, height); // checks each page against the nextBefore it follows
-      expect(walked.flat(), path).toEqual(all);
-      // GOLD's round-2 movements were submitted together: some block holds several, served whole.
-      if (field === 'transfers') expect(Math.max(...walked.map((p) => p.length)), path).toBeGreaterThan(1);
-    }
-  });
+  it(
+    'a page that fills up inside a block ends with that block: ' + 'following nextBefore skips and repeats nothing',
+    async () => {
+      for (const { path, field, height } of feeds()) {
+        const all = (await t.get(`${path}?limit=100`)).body[field];
+        const walked = await pages(path, field, 1, height); // checks each page against the nextBefore it follows
+        expect(walked.flat(), path).toEqual(all);
+        // GOLD's round-2 movements were submitted together: some block holds several, served whole.
+        if (field === 'transfers') expect(Math.max(...walked.map((p) => p.length)), path).toBeGreaterThan(1);
+      }
+    },
+  );
 
   it('still takes the cursors these feeds returned before they paged by height: exactly after that entry', async () => {
     const all = (await t.get(`/tokens/${gold}/transfers?limit=100`)).body.transfers;
-    const k = all.findIndex((x: { kind: string }) => x.kind === 'transfer'); // TOKEN_TRANSFER: its token.transfer is event 0
+    // TOKEN_TRANSFER: its token.transfer is event 0
+    const k = all.findIndex((x: { kind: string }) => x.kind === 'transfer');
     const tx = (await t.get(`/tx/${all[k].txId}`)).body;
     const old = encodeCursor('transfers', Buffer.concat([u64be(tx.blockHeight), u32be(tx.index), u32be(0)]));
     const r = await t.get(`/tokens/${gold}/transfers?limit=100&before=${old}`);
@@ -334,28 +409,60 @@ describe('search, errors and the endpoint index', () => {
   });
 
   it('answers 400 for bad limits and cursors, 404 for unknown tokens', async () => {
-    const feeds = ['/tokens', `/tokens/${gold}/holders`, `/tokens/${gold}/transfers`, '/nfts', `/nfts/${art}`, '/names'];
+    const feeds = [
+      '/tokens',
+      `/tokens/${gold}/holders`,
+      `/tokens/${gold}/transfers`,
+      '/nfts',
+      `/nfts/${art}`,
+      '/names',
+    ];
     for (const f of feeds) {
-      for (const q of ['limit=0', 'limit=-1', 'limit=abc', 'before=not-a-cursor', 'before=AAAA', 'before=%25', 'before=-1', 'before=1.5', `before=${'9'.repeat(16)}`]) {
+      for (const q of [
+        'limit=0',
+        'limit=-1',
+        'limit=abc',
+        'before=not-a-cursor',
+        'before=AAAA',
+        'before=%25',
+        'before=-1',
+        'before=1.5',
+        `before=${'9'.repeat(16)}`,
+      ]) {
         const r = await t.get(`${f}?${q}`);
         expect(r.status, `${f}?${q}`).toBe(400);
         expect(typeof r.body.error).toBe('string');
       }
       expect((await t.get(`${f}?limit=100`)).body).not.toHaveProperty('capped');
       // Above the maximum the page is capped, not refused (test/integration/pagination.test.ts).
-      expect((await t.get(`${f}?limit=101`)).body.capped).toBe('limit 101 is above MAX_LIMIT: at most 100 items are served');
+      expect((await t.get(`${f}?limit=101`)).body.capped).toBe(
+        'limit 101 is above MAX_LIMIT: at most 100 items are served',
+      );
     }
     // A cursor of one feed is refused by another; a height only by the feeds paged by cursor.
     const hc = (await t.get(`/tokens/${gold}/holders?limit=1`)).body.nextBefore;
     expect((await t.get(`/nfts/${art}?before=${hc}`)).body.error).toMatch(/invalid cursor/);
-    expect((await t.get(`/tokens?before=${hc}`)).body.error).toBe('invalid before: expected a block height (the nextBefore of the previous page)');
+    expect((await t.get(`/tokens?before=${hc}`)).body.error).toBe(
+      'invalid before: expected a block height (the nextBefore of the previous page)',
+    );
     expect((await t.get(`/tokens/${gold}/holders?before=80`)).body.error).toMatch(/invalid cursor/);
-    for (const p of [`/tokens/0x${'0'.repeat(40)}`, '/tokens/NOPE', `/tokens/NOPE/holders`, `/tokens/0x${'1'.repeat(40)}/transfers`]) {
+    for (const p of [
+      `/tokens/0x${'0'.repeat(40)}`,
+      '/tokens/NOPE',
+      `/tokens/NOPE/holders`,
+      `/tokens/0x${'1'.repeat(40)}/transfers`,
+    ]) {
       const r = await t.get(p);
       expect(r.status, p).toBe(404);
       expect(r.body.error).toMatch(/token not found/);
     }
-    for (const p of ['/tokens/0x123', '/tokens/1ABC', '/tokens/A-B', `/tokens/${'A'.repeat(13)}`, '/tokens/0x123/holders']) {
+    for (const p of [
+      '/tokens/0x123',
+      '/tokens/1ABC',
+      '/tokens/A-B',
+      `/tokens/${'A'.repeat(13)}`,
+      '/tokens/0x123/holders',
+    ]) {
       expect((await t.get(p)).status, p).toBe(400);
     }
   });
@@ -377,7 +484,15 @@ describe('search, errors and the endpoint index', () => {
 
   it('lists the new endpoints in the index', async () => {
     const idx = (await t.get('/', { accept: 'application/json' })).body.endpoints.map((e: { path: string }) => e.path);
-    for (const p of ['GET /tokens?limit&before', 'GET /tokens/:id', 'GET /tokens/:id/holders?limit&before', 'GET /tokens/:id/transfers?limit&before', 'GET /nfts?limit&before', 'GET /names?limit&before', 'GET /name/:name']) {
+    for (const p of [
+      'GET /tokens?limit&before',
+      'GET /tokens/:id',
+      'GET /tokens/:id/holders?limit&before',
+      'GET /tokens/:id/transfers?limit&before',
+      'GET /nfts?limit&before',
+      'GET /names?limit&before',
+      'GET /name/:name',
+    ]) {
       expect(idx).toContain(p);
     }
   });

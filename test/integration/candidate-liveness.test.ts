@@ -38,35 +38,69 @@ describe('a candidate with no node behind it (issue 24)', () => {
     const [dev] = JSON.parse(await readFile(join(dataDir, 'dev-accounts.json'), 'utf8')) as { secret: string }[];
     const secret = toHex(randomBytes(32));
     const fresh = deriveKeys(Buffer.from(secret.slice(2), 'hex'));
-    const funded = await client.send(deriveKeys(Buffer.from(dev.secret.replace(/^0x/, ''), 'hex')), { type: 'TRANSFER', to: fresh.address, amount: String(2_100n * COIN), fee: '1000', data: null }, { wait: 'included', timeoutMs: 30_000 });
+    const funded = await client.send(
+      deriveKeys(Buffer.from(dev.secret.replace(/^0x/, ''), 'hex')),
+      { type: 'TRANSFER', to: fresh.address, amount: String(2_100n * COIN), fee: '1000', data: null },
+      { wait: 'included', timeoutMs: 30_000 },
+    );
     expect(funded.verdict.accepted).toBe(true);
 
-    const stood = await runCliJson(node.url, ['stake', 'add', '--amount', String(2_000n * COIN), '--candidate', '--wait', 'included', '--poll', '50', '--timeout', '30000'], secret);
+    const stood = await runCliJson(
+      node.url,
+      [
+        'stake',
+        'add',
+        '--amount',
+        String(2_000n * COIN),
+        '--candidate',
+        '--wait',
+        'included',
+        '--poll',
+        '50',
+        '--timeout',
+        '30000',
+      ],
+      secret,
+    );
     expect(stood.code, stood.err).toBe(0);
     expect(stood.err).toContain('a node must sign blocks with this key (docs/VALIDATOR.md)');
     const from = (await client.status()).height;
 
     // The next election (a multiple of 10) puts it in the set in force, pending.
-    const seenPending = await waitUntil(async () => {
-      const v = await read('/validators');
-      return v.members.find((m: any) => m.address === fresh.address && m.state === 'pending' && m.countsForFinality === false);
-    }, 60_000, 100);
+    const seenPending = await waitUntil(
+      async () => {
+        const v = await read('/validators');
+        return v.members.find(
+          (m: any) => m.address === fresh.address && m.state === 'pending' && m.countsForFinality === false,
+        );
+      },
+      60_000,
+      100,
+    );
     expect(seenPending.pendingSince).toBeGreaterThan(from);
 
     // Three epochs on, finality never fell more than 2 blocks behind the head.
     let worst = 0;
-    await waitUntil(async () => {
-      const s = await read('/status');
-      worst = Math.max(worst, s.height - s.finalizedHeight);
-      expect(s.height - s.finalizedHeight, `height ${s.height}, finalized ${s.finalizedHeight}`).toBeLessThanOrEqual(2);
-      expect(s.finalityBehind).toBeNull();
-      return s.height >= from + 30;
-    }, 90_000, 100);
+    await waitUntil(
+      async () => {
+        const s = await read('/status');
+        worst = Math.max(worst, s.height - s.finalizedHeight);
+        expect(s.height - s.finalizedHeight, `height ${s.height}, finalized ${s.finalizedHeight}`).toBeLessThanOrEqual(
+          2,
+        );
+        expect(s.finalityBehind).toBeNull();
+        return s.height >= from + 30;
+      },
+      90_000,
+      100,
+    );
 
     // It produced nothing: jailed for downtime, out of the set in force.
     const v = await read('/validators');
     expect(v.inForce).not.toContain(fresh.address);
-    expect(v.candidates.concat(v.active, v.bank).find((c: any) => c.address === fresh.address)?.jailed).toMatchObject({ reason: 'downtime' });
+    expect(v.candidates.concat(v.active, v.bank).find((c: any) => c.address === fresh.address)?.jailed).toMatchObject({
+      reason: 'downtime',
+    });
     console.log(`candidate liveness: worst lag ${worst} block(s) over ${(await client.status()).height - from} blocks`);
   }, 180_000);
 });

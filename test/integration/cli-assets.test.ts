@@ -9,7 +9,11 @@ import { startTestNode, type TestNode } from '../helpers/testNode';
 
 /** The asset CLI and SDK against a real node: build, sign, send, wait, read back. */
 
-interface DevAccount { address: Hex; native: string; secret: string }
+interface DevAccount {
+  address: Hex;
+  native: string;
+  secret: string;
+}
 
 let t: TestNode;
 let dev: DevAccount[];
@@ -32,7 +36,22 @@ describe('asset transactions through the CLI and the SDK on a real node', () => 
   let token: Hex;
 
   it('cairn token create → included; the printed id is the token the node serves', async () => {
-    const r = await cli(['token', 'create', '--name', 'Cairn Dollar', '--symbol', 'CUSD', '--decimals', '6', '--supply', '1000000000', ...WAIT], dev[0].secret);
+    const r = await cli(
+      [
+        'token',
+        'create',
+        '--name',
+        'Cairn Dollar',
+        '--symbol',
+        'CUSD',
+        '--decimals',
+        '6',
+        '--supply',
+        '1000000000',
+        ...WAIT,
+      ],
+      dev[0].secret,
+    );
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     expect(r.json).toMatchObject({ accepted: true, outcome: INCLUDED });
@@ -40,11 +59,20 @@ describe('asset transactions through the CLI and the SDK on a real node', () => 
     expect(token).toMatch(/^0x[0-9a-f]{40}$/);
     const info = await cli(['token', 'info', 'cusd']);
     expect(info.code).toBe(0);
-    expect(info.json).toMatchObject({ id: token, symbol: 'CUSD', decimals: 6, supply: '1000000000', owner: dev[0].address });
+    expect(info.json).toMatchObject({
+      id: token,
+      symbol: 'CUSD',
+      decimals: 6,
+      supply: '1000000000',
+      owner: dev[0].address,
+    });
   });
 
   it('cairn token transfer by symbol → included; holders and transfers show it', async () => {
-    const r = await cli(['token', 'transfer', '--token', 'CUSD', '--to', dev[1].native, '--amount', '250', ...WAIT], dev[0].secret);
+    const r = await cli(
+      ['token', 'transfer', '--token', 'CUSD', '--to', dev[1].native, '--amount', '250', ...WAIT],
+      dev[0].secret,
+    );
     expect(r.code).toBe(0);
     expect(r.json).toMatchObject({ accepted: true, outcome: INCLUDED });
 
@@ -53,15 +81,27 @@ describe('asset transactions through the CLI and the SDK on a real node', () => 
     expect(balances).toMatchObject({ [dev[0].address]: '999999750', [dev[1].address]: '250' });
     const transfers = await cli(['token', 'transfers', token]);
     expect(transfers.code).toBe(0);
-    expect(transfers.json.transfers.some((x: { txId: string; amount: string }) => x.txId === r.json.id && x.amount === '250')).toBe(true);
+    expect(
+      transfers.json.transfers.some(
+        (x: { txId: string; amount: string }) => x.txId === r.json.id && x.amount === '250',
+      ),
+    ).toBe(true);
   });
 
   it('SDK sendAsset TOKEN_TRANSFER and TOKEN_BURN → included', async () => {
     const keys = deriveKeys(fromHex(dev[1].secret));
-    const sent = await client.sendAsset(keys, { type: 'TOKEN_TRANSFER', token, to: dev[2].address, amount: 50n }, { wait: 'included', pollMs: 50 });
+    const sent = await client.sendAsset(
+      keys,
+      { type: 'TOKEN_TRANSFER', token, to: dev[2].address, amount: 50n },
+      { wait: 'included', pollMs: 50 },
+    );
     expect(sent.verdict.accepted).toBe(true);
     expect(sent.wait?.outcome).toEqual(INCLUDED);
-    const burned = await client.sendAsset(keys, { type: 'TOKEN_BURN', token, amount: '100' }, { wait: 'included', pollMs: 50 });
+    const burned = await client.sendAsset(
+      keys,
+      { type: 'TOKEN_BURN', token, amount: '100' },
+      { wait: 'included', pollMs: 50 },
+    );
     expect(burned.wait?.outcome).toEqual(INCLUDED);
     expect((await client.token(token))?.supply).toBe('999999900');
   });
@@ -70,13 +110,24 @@ describe('asset transactions through the CLI and the SDK on a real node', () => 
 
   it('SDK sendAsset NFT_CREATE returns the collection id; cairn nft mint prints the item', async () => {
     const keys = deriveKeys(fromHex(dev[0].secret));
-    const created = await client.sendAsset(keys, { type: 'NFT_CREATE', name: 'Stones', symbol: 'STONE' }, { wait: 'included', pollMs: 50 });
+    const created = await client.sendAsset(
+      keys,
+      { type: 'NFT_CREATE', name: 'Stones', symbol: 'STONE' },
+      { wait: 'included', pollMs: 50 },
+    );
     expect(created.wait?.outcome).toEqual(INCLUDED);
     collection = created.assetId!;
     expect(collection).toMatch(/^0x[0-9a-f]{40}$/);
-    expect(await client.nftCollection(collection)).toMatchObject({ id: collection, symbol: 'STONE', owner: dev[0].address });
+    expect(await client.nftCollection(collection)).toMatchObject({
+      id: collection,
+      symbol: 'STONE',
+      owner: dev[0].address,
+    });
 
-    const m = await cli(['nft', 'mint', '--collection', 'STONE', '--to', dev[1].native, '--uri', 'ipfs://stone-1', ...WAIT], dev[0].secret);
+    const m = await cli(
+      ['nft', 'mint', '--collection', 'STONE', '--to', dev[1].native, '--uri', 'ipfs://stone-1', ...WAIT],
+      dev[0].secret,
+    );
     expect(m.err).toBe('');
     expect(m.code).toBe(0);
     expect(m.json).toMatchObject({ accepted: true, outcome: INCLUDED, item: 1 });
@@ -101,7 +152,10 @@ describe('asset transactions through the CLI and the SDK on a real node', () => 
 
   it('a transaction that fails on execution exits 1 with the reason', async () => {
     // dev[5] holds no CUSD: admission accepts the shape, execution fails.
-    const r = await cli(['token', 'transfer', '--token', token, '--to', dev[0].address, '--amount', '1', ...WAIT], dev[5].secret);
+    const r = await cli(
+      ['token', 'transfer', '--token', token, '--to', dev[0].address, '--amount', '1', ...WAIT],
+      dev[5].secret,
+    );
     expect(r.json?.accepted).toBe(true);
     expect(r.json.outcome).toBe('failed');
     expect(typeof r.json.reason).toBe('string');

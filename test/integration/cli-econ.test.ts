@@ -13,7 +13,11 @@ import { startTestNode, waitUntil, type TestNode } from '../helpers/testNode';
  * development genesis (voting 10 blocks, timelock 5, epoch 10; a block every 100 ms here).
  */
 
-interface Key { address: Hex; native: string; secret: string }
+interface Key {
+  address: Hex;
+  native: string;
+  secret: string;
+}
 
 let t: TestNode;
 let dev: Key[];
@@ -28,7 +32,10 @@ const WAIT = ['--wait', 'included', '--poll', '50', '--timeout', '30000'];
 async function ok(argv: string[], secret: string): Promise<any> {
   const r = await cli([...argv, ...WAIT], secret);
   expect(r.err, argv.join(' ')).toBe('');
-  expect(r.json, argv.join(' ')).toMatchObject({ accepted: true, outcome: expect.stringMatching(/^(included|finalized)$/) });
+  expect(r.json, argv.join(' ')).toMatchObject({
+    accepted: true,
+    outcome: expect.stringMatching(/^(included|finalized)$/),
+  });
   expect(r.code).toBe(0);
   return r.json;
 }
@@ -53,12 +60,21 @@ describe('staking and governance through the CLI on a real node', () => {
   });
 
   it('gov propose → gov vote (the validator) → EXECUTED; gov list/show/params follow it', async () => {
-    const p = await ok(['gov', 'propose', '--param', 'BANK_SIZE', '--value', '4', '--deposit', String(100n * COIN)], dev[1].secret);
+    const p = await ok(
+      ['gov', 'propose', '--param', 'BANK_SIZE', '--value', '4', '--deposit', String(100n * COIN)],
+      dev[1].secret,
+    );
     const id = p.id as Hex;
     const shown = await cli(['gov', 'show', id]);
-    expect(shown.json).toMatchObject({ id, status: 'VOTING', action: { kind: 'param', param: 'BANK_SIZE', value: '4' } });
+    expect(shown.json).toMatchObject({
+      id,
+      status: 'VOTING',
+      action: { kind: 'param', param: 'BANK_SIZE', value: '4' },
+    });
     await ok(['gov', 'vote', '--proposal', id, '--vote', 'yes'], validator.secret);
-    expect((await cli(['gov', 'list', '--status', 'VOTING'])).json.proposals.map((x: { id: string }) => x.id)).toContain(id);
+    expect(
+      (await cli(['gov', 'list', '--status', 'VOTING'])).json.proposals.map((x: { id: string }) => x.id),
+    ).toContain(id);
     const since = (await client.status()).height;
     await waitUntil(async () => (await client.proposal(id))?.status === 'EXECUTED', 30_000);
     const changed = await cli(['gov', 'list', '--since', String(since)]);
@@ -92,7 +108,10 @@ describe('staking and governance through the CLI on a real node', () => {
     await ok(['stake', 'remove', '--amount', String(300n * COIN)], dev[0].secret);
     expect((await client.account(dev[0].address))?.staked).toBe(String(200n * COIN));
 
-    const created = await ok(['vesting', 'create', '--to', dev[2].native, '--amount', String(10n * COIN), '--duration', '3'], dev[1].secret);
+    const created = await ok(
+      ['vesting', 'create', '--to', dev[2].native, '--amount', String(10n * COIN), '--duration', '3'],
+      dev[1].secret,
+    );
     const h = (await client.tx(created.id))!.blockHeight!;
     await waitUntil(async () => (await client.status()).height >= h + 3);
     const before = BigInt((await client.account(dev[2].address))!.balance);
@@ -103,7 +122,11 @@ describe('staking and governance through the CLI on a real node', () => {
 
   it('the SDK: sendTx builds, signs, submits and waits; the reads answer typed views', async () => {
     const keys = deriveKeys(fromHex(dev[1].secret));
-    const r = await client.sendTx(keys, { type: 'STAKE', amount: 50n * COIN }, { wait: 'included', pollMs: 50, timeoutMs: 30_000 });
+    const r = await client.sendTx(
+      keys,
+      { type: 'STAKE', amount: 50n * COIN },
+      { wait: 'included', pollMs: 50, timeoutMs: 30_000 },
+    );
     expect(r.verdict).toMatchObject({ accepted: true });
     expect(r.wait?.outcome).toMatch(/^(included|finalized)$/);
     expect(r.wait?.record?.result).toMatchObject({ status: 'success' });
@@ -115,18 +138,43 @@ describe('staking and governance through the CLI on a real node', () => {
     expect(BigInt((await client.treasury()).balance)).toBeGreaterThan(0n);
   });
 
-  it('META_TX through cairn tx sign/send: the relayer pays, the user and the recipient see it in their feeds', async () => {
-    const user = dev[2];
-    const nonce = (await client.account(user.address))!.nextNonce;
-    const signed = await runCliCaptured(['tx', 'sign', '--type', 'TRANSFER', '--to', dev[0].native, '--amount', String(3n * COIN), '--fee', '0', '--nonce', String(nonce)], { CAIRN_SECRET: user.secret, CAIRN_NODE: t.url });
-    expect(signed.code).toBe(0);
-    const before = BigInt((await client.account(user.address))!.balance);
-    const relayed = await ok(['tx', 'send', '--type', 'META_TX', '--data', JSON.stringify({ tx: JSON.parse(signed.out) })], dev[1].secret);
-    expect(BigInt((await client.account(user.address))!.balance)).toBe(before - 3n * COIN); // the amount, no fee
-    expect((await client.account(user.address))!.nextNonce).toBe(nonce + 1);
-    for (const who of [user, dev[0], dev[1]]) {
-      const feed = (await (await fetch(`${t.url}/address/${who.address}/txs`)).json()) as { txs: { id: string }[] };
-      expect(feed.txs.map((x: { id: string }) => x.id), who.address).toContain(relayed.id);
-    }
-  });
+  it(
+    'META_TX through cairn tx sign/send: the relayer pays, ' + 'the user and the recipient see it in their feeds',
+    async () => {
+      const user = dev[2];
+      const nonce = (await client.account(user.address))!.nextNonce;
+      const signed = await runCliCaptured(
+        [
+          'tx',
+          'sign',
+          '--type',
+          'TRANSFER',
+          '--to',
+          dev[0].native,
+          '--amount',
+          String(3n * COIN),
+          '--fee',
+          '0',
+          '--nonce',
+          String(nonce),
+        ],
+        { CAIRN_SECRET: user.secret, CAIRN_NODE: t.url },
+      );
+      expect(signed.code).toBe(0);
+      const before = BigInt((await client.account(user.address))!.balance);
+      const relayed = await ok(
+        ['tx', 'send', '--type', 'META_TX', '--data', JSON.stringify({ tx: JSON.parse(signed.out) })],
+        dev[1].secret,
+      );
+      expect(BigInt((await client.account(user.address))!.balance)).toBe(before - 3n * COIN); // the amount, no fee
+      expect((await client.account(user.address))!.nextNonce).toBe(nonce + 1);
+      for (const who of [user, dev[0], dev[1]]) {
+        const feed = (await (await fetch(`${t.url}/address/${who.address}/txs`)).json()) as { txs: { id: string }[] };
+        expect(
+          feed.txs.map((x: { id: string }) => x.id),
+          who.address,
+        ).toContain(relayed.id);
+      }
+    },
+  );
 });

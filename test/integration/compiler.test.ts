@@ -3,7 +3,13 @@ import { CompilerBusyError, SolcCompiler } from '../../src/contracts/compiler';
 
 const input = (name: string) => ({
   language: 'Solidity',
-  sources: { [`${name}.sol`]: { content: `// SPDX-License-Identifier: MIT\npragma solidity ^0.8.0;\ncontract ${name} { function f() external pure returns (uint256) { return 7; } }` } },
+  sources: {
+    [`${name}.sol`]: {
+      content:
+        `// SPDX-License-Identifier: MIT\npragma solidity ^0.8.0;\ncontract ${name} ` +
+        `{ function f() external pure returns (uint256) { return 7; } }`,
+    },
+  },
   settings: { outputSelection: { '*': { '*': ['evm.bytecode.object'] } } },
 });
 
@@ -11,7 +17,8 @@ describe('SolcCompiler: one compile at a time from a bounded line', () => {
   const compiler = new SolcCompiler(120_000, 1);
   afterAll(() => compiler.close());
 
-  it('runs compiles in order, refuses at once beyond the waiting bound, and takes work again when the line drains', async () => {
+  it('runs compiles in order, refuses at once beyond the waiting bound, ' +
+    'and takes work again when the line drains', async () => {
     const order: string[] = [];
     const first = compiler.compile(input('A')).then((r) => (order.push('A'), r));
     const second = compiler.compile(input('B')).then((r) => (order.push('B'), r));

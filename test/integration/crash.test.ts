@@ -25,11 +25,16 @@ async function checkTokenIndex(url: string, token: Hex): Promise<void> {
   let before: string | null = null;
   do {
     const q: string = before ? `&before=${encodeURIComponent(before)}` : '';
-    const page = (await (await fetch(`${url}/tokens/${token}/holders?limit=100${q}`)).json()) as { holders: { address: string; balance: string }[]; nextBefore: string | null };
+    const page = (await (await fetch(`${url}/tokens/${token}/holders?limit=100${q}`)).json()) as {
+      holders: { address: string; balance: string }[];
+      nextBefore: string | null;
+    };
     for (const h of page.holders) {
       sum += BigInt(h.balance);
       count++;
-      const a = (await (await fetch(`${url}/address/${h.address}`)).json()) as { tokens: { token: string; balance: string }[] };
+      const a = (await (await fetch(`${url}/address/${h.address}`)).json()) as {
+        tokens: { token: string; balance: string }[];
+      };
       expect(a.tokens.find((x) => x.token === token)?.balance, h.address).toBe(h.balance);
     }
     before = page.nextBefore;
@@ -47,14 +52,38 @@ describe('crash safety', () => {
     const dir = await tempDir('cairn-crash-');
     try {
       let node = await spawnNode(dir, ['--slot-ms', '50', '--verify-workers', '1']);
-      const dev = JSON.parse(await readFile(join(dir, 'dev-accounts.json'), 'utf8')) as { address: `0x${string}`; secret: string }[];
+      const dev = JSON.parse(await readFile(join(dir, 'dev-accounts.json'), 'utf8')) as {
+        address: `0x${string}`;
+        secret: string;
+      }[];
       const keys = dev.map((d) => deriveKeys(fromHex(d.secret)));
       const nonces = new Array<number>(SENDERS).fill(0);
       // A token whose holders move in every burst: its indexes are written in the block's batch.
-      const create = signTx(keys[0], { type: 'TOKEN_CREATE', to: null, amount: '0', data: { name: 'Crash', symbol: 'CRASH', decimals: 0, supply: '1000000' }, nonce: nonces[0]++ }, node.network);
-      expect(((await (await fetch(`${node.url}/tx`, { method: 'POST', body: JSON.stringify(create) })).json()) as { accepted: boolean }).accepted).toBe(true);
+      const create = signTx(
+        keys[0],
+        {
+          type: 'TOKEN_CREATE',
+          to: null,
+          amount: '0',
+          data: { name: 'Crash', symbol: 'CRASH', decimals: 0, supply: '1000000' },
+          nonce: nonces[0]++,
+        },
+        node.network,
+      );
+      expect(
+        (
+          (await (await fetch(`${node.url}/tx`, { method: 'POST', body: JSON.stringify(create) })).json()) as {
+            accepted: boolean;
+          }
+        ).accepted,
+      ).toBe(true);
       const token = assetId(create.id);
-      await waitUntil(async () => (await fetch(`${node.url}/tokens/${token}`)).status === 200, 10_000, 50, `token ${token} readable`);
+      await waitUntil(
+        async () => (await fetch(`${node.url}/tokens/${token}`)).status === 200,
+        10_000,
+        50,
+        `token ${token} readable`,
+      );
       const seenIncluded = new Map<string, { blockHeight: number; blockHash: string }>();
       for (let round = 0; round < ROUNDS; round++) {
         // Pre-sign a burst from every sender (signing is the slow part), then post it.
@@ -63,13 +92,27 @@ describe('crash safety', () => {
           for (let s = 0; s < SENDERS; s++) {
             const to = keys[(s + 1) % SENDERS].address;
             // Half token transfers (those of senders without tokens yet fail: also a case to keep).
-            batch.push(i % 2 === 0
-              ? signTx(keys[s], { type: 'TOKEN_TRANSFER', to, amount: '0', data: { token, amount: String(1 + i) }, nonce: nonces[s]++ }, node.network)
-              : signTx(keys[s], { type: 'TRANSFER', to, amount: '1000', nonce: nonces[s]++ }, node.network));
+            batch.push(
+              i % 2 === 0
+                ? signTx(
+                    keys[s],
+                    {
+                      type: 'TOKEN_TRANSFER',
+                      to,
+                      amount: '0',
+                      data: { token, amount: String(1 + i) },
+                      nonce: nonces[s]++,
+                    },
+                    node.network,
+                  )
+                : signTx(keys[s], { type: 'TRANSFER', to, amount: '1000', nonce: nonces[s]++ }, node.network),
+            );
           }
         }
         const url = node.url;
-        const posting = Promise.allSettled(batch.map((tx) => fetch(`${url}/tx`, { method: 'POST', body: JSON.stringify(tx) }).then((r) => r.json())));
+        const posting = Promise.allSettled(
+          batch.map((tx) => fetch(`${url}/tx`, { method: 'POST', body: JSON.stringify(tx) }).then((r) => r.json())),
+        );
         // Record what the node shows as included while it produces, then kill it mid-flight.
         // At least until something of this burst is seen in a block (bounded): on a loaded
         // machine 0.6 s may pass before the first block with it, and the kill should land
@@ -78,7 +121,9 @@ describe('crash safety', () => {
         const deadline = Date.now() + 600 + round * 37;
         const latest = Date.now() + 15_000;
         while (Date.now() < deadline || (seenIncluded.size === known && Date.now() < latest)) {
-          const r = (await (await fetch(`${url}/txs?limit=100`)).json()) as { txs: { id: string; blockHeight: number; blockHash: string }[] };
+          const r = (await (await fetch(`${url}/txs?limit=100`)).json()) as {
+            txs: { id: string; blockHeight: number; blockHash: string }[];
+          };
           for (const t of r.txs) seenIncluded.set(t.id, { blockHeight: t.blockHeight, blockHash: t.blockHash });
         }
         await node.kill('SIGKILL');
@@ -86,14 +131,19 @@ describe('crash safety', () => {
         node = await spawnNode(dir, ['--slot-ms', '50', '--verify-workers', '1'], node.port);
         // Every transaction seen in a block is still there, in the same block (8 reads in flight).
         const seen = [...seenIncluded];
-        await Promise.all(Array.from({ length: 8 }, async (_, w) => {
-          for (let i = w; i < seen.length; i += 8) {
-            const [id, where] = seen[i];
-            const r = (await (await fetch(`${node.url}/tx/${id}`)).json()) as { blockHeight: number; blockHash: string };
-            expect(r.blockHeight, id).toBe(where.blockHeight);
-            expect(r.blockHash, id).toBe(where.blockHash);
-          }
-        }));
+        await Promise.all(
+          Array.from({ length: 8 }, async (_, w) => {
+            for (let i = w; i < seen.length; i += 8) {
+              const [id, where] = seen[i];
+              const r = (await (await fetch(`${node.url}/tx/${id}`)).json()) as {
+                blockHeight: number;
+                blockHash: string;
+              };
+              expect(r.blockHeight, id).toBe(where.blockHeight);
+              expect(r.blockHash, id).toBe(where.blockHash);
+            }
+          }),
+        );
         await checkTokenIndex(node.url, token);
         // Resume nonces from the node: what was not included was lost with the mempool.
         for (let s = 0; s < SENDERS; s++) {

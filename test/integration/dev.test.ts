@@ -17,14 +17,20 @@ let t: TestNode;
 let client: CairnClient;
 let accounts: HybridKeys[];
 const dev = (path: string, body: unknown = {}, token = TOKEN) =>
-  fetch(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { 'x-admin-token': token } : {}) }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: (await r.json()) as any })); // eslint-disable-line @typescript-eslint/no-explicit-any
+  fetch(`${t.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { 'x-admin-token': token } : {}) },
+    body: JSON.stringify(body),
+  }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
 const balance = async (a: string) => BigInt((await client.account(a))?.balance ?? 0);
 
 beforeAll(async () => {
   // Empty blocks every hour: only /dev/mine and pending transactions make blocks.
   t = await startTestNode({ devAccounts: 3, dev: true, adminToken: TOKEN, idleBlockMs: 3_600_000 });
   client = new CairnClient(t.url);
-  accounts = (JSON.parse(await readFile(join(t.dataDir, 'dev-accounts.json'), 'utf8')) as { secret: string }[]).map((a) => deriveKeys(fromHex(a.secret)));
+  accounts = (JSON.parse(await readFile(join(t.dataDir, 'dev-accounts.json'), 'utf8')) as { secret: string }[]).map(
+    (a) => deriveKeys(fromHex(a.secret)),
+  );
 }, 60_000);
 afterAll(async () => t?.cleanup());
 
@@ -43,7 +49,11 @@ describe('--dev controls', () => {
     const [a, b] = accounts;
     const before = await balance(b.address);
     for (let round = 0; round < 3; round++) {
-      const sent = await client.sendTx(a, { type: 'TRANSFER', to: b.address, amount: 7n * COIN } as TxInput, { wait: 'included', timeoutMs: 20_000, pollMs: 50 });
+      const sent = await client.sendTx(a, { type: 'TRANSFER', to: b.address, amount: 7n * COIN } as TxInput, {
+        wait: 'included',
+        timeoutMs: 20_000,
+        pollMs: 50,
+      });
       await dev('/dev/mine', { blocks: 3 });
       expect(await balance(b.address)).toBe(before + 7n * COIN);
       // Read while final: the node keeps final records, and must forget them when a revert undoes them.
@@ -62,7 +72,11 @@ describe('--dev controls', () => {
     const later = (await dev('/dev/snapshot')).body;
     await dev('/dev/revert', { id });
     // Mined blocks take the slots right after the head: the replacement differs by a transfer.
-    await client.sendTx(accounts[0], { type: 'TRANSFER', to: accounts[1].address, amount: COIN } as TxInput, { wait: 'included', timeoutMs: 20_000, pollMs: 50 });
+    await client.sendTx(accounts[0], { type: 'TRANSFER', to: accounts[1].address, amount: COIN } as TxInput, {
+      wait: 'included',
+      timeoutMs: 20_000,
+      pollMs: 50,
+    });
     await dev('/dev/mine', { blocks: 3 });
     const gone = await dev('/dev/revert', { id: later.id });
     expect(gone.status).toBe(409);
@@ -81,18 +95,27 @@ describe('--dev controls', () => {
 });
 
 describe('a node without --dev', () => {
-  it('has no development controls (404), and --dev is refused off the development network or without a token', async () => {
-    const plain = await startTestNode({ adminToken: TOKEN });
-    try {
-      const r = await fetch(`${plain.url}/dev/mine`, { method: 'POST', headers: { 'x-admin-token': TOKEN }, body: '{}' });
-      expect(r.status).toBe(404);
-    } finally {
-      await plain.cleanup();
-    }
-    const { loadConfig } = await import('../../src/config/config');
-    expect(() => loadConfig(['--dev'], {})).toThrow(/--dev needs --admin-token/);
-    expect(() => loadConfig(['--dev', '--admin-token', 'x', '--genesis', 'g.json'], {})).toThrow(/development network only/);
-  });
+  it(
+    'has no development controls (404), ' + 'and --dev is refused off the development network or without a token',
+    async () => {
+      const plain = await startTestNode({ adminToken: TOKEN });
+      try {
+        const r = await fetch(`${plain.url}/dev/mine`, {
+          method: 'POST',
+          headers: { 'x-admin-token': TOKEN },
+          body: '{}',
+        });
+        expect(r.status).toBe(404);
+      } finally {
+        await plain.cleanup();
+      }
+      const { loadConfig } = await import('../../src/config/config');
+      expect(() => loadConfig(['--dev'], {})).toThrow(/--dev needs --admin-token/);
+      expect(() => loadConfig(['--dev', '--admin-token', 'x', '--genesis', 'g.json'], {})).toThrow(
+        /development network only/,
+      );
+    },
+  );
 });
 
 describe('examples/fuzzer.ts against a --dev node', () => {
@@ -100,7 +123,9 @@ describe('examples/fuzzer.ts against a --dev node', () => {
     const { fuzz } = await import('../../examples/fuzzer');
     const node = await startTestNode({ devAccounts: 4, dev: true, adminToken: TOKEN, idleBlockMs: 3_600_000 });
     try {
-      const keys = (JSON.parse(await readFile(join(node.dataDir, 'dev-accounts.json'), 'utf8')) as { secret: string }[]).map((a) => deriveKeys(fromHex(a.secret)));
+      const keys = (
+        JSON.parse(await readFile(join(node.dataDir, 'dev-accounts.json'), 'utf8')) as { secret: string }[]
+      ).map((a) => deriveKeys(fromHex(a.secret)));
       const h0 = (await new CairnClient(node.url).status()).height;
       const r = await fuzz({ node: node.url, adminToken: TOKEN, keys, runs: 8, seed: 42 });
       expect(r.runs).toBe(8);

@@ -20,7 +20,10 @@ let client: CairnClient;
 let accounts: HybridKeys[];
 let validator: HybridKeys;
 const dir = scratch('cairn-follow-');
-const keysOf = async (file: string) => (JSON.parse(await readFile(join(t.dataDir, file), 'utf8')) as { secret: string }[]).map((a) => deriveKeys(fromHex(a.secret)));
+const keysOf = async (file: string) =>
+  (JSON.parse(await readFile(join(t.dataDir, file), 'utf8')) as { secret: string }[]).map((a) =>
+    deriveKeys(fromHex(a.secret)),
+  );
 const send = async (k: HybridKeys, input: TxInput) => {
   const r = await client.sendTx(k, input, { wait: 'included', timeoutMs: 20_000, pollMs: 50 });
   expect(r.wait?.record?.result, input.type).toMatchObject({ status: 'success' });
@@ -56,13 +59,21 @@ describe('SDK followers', () => {
   it('followAccount: each transaction once, final, and a restarted follower goes on from its cursor file', async () => {
     const [a, b] = accounts;
     const cursor = fileCursor(join(dir, 'account.json'));
-    const ids = [await send(a, { type: 'TRANSFER', to: b.address, amount: 1n * COIN } as TxInput), await send(a, { type: 'TRANSFER', to: b.address, amount: 2n * COIN } as TxInput)];
+    const ids = [
+      await send(a, { type: 'TRANSFER', to: b.address, amount: 1n * COIN } as TxInput),
+      await send(a, { type: 'TRANSFER', to: b.address, amount: 2n * COIN } as TxInput),
+    ];
     const s1 = new AbortController();
     const first = await take(followAccount(client, b.address, { cursor, pollMs: 50, signal: s1.signal }), 2, s1);
     expect(first.map((x) => x.id)).toEqual(ids);
     expect(first.every((x) => x.blockHeight !== undefined)).toBe(true);
     // The cursor was saved once the page was handed out (when the loop ended); a new follower starts after it.
-    await waitUntil(async () => ((await cursor.load()) ?? -1) >= first[1].blockHeight!, 5_000, 20, 'the cursor saved past the second transfer');
+    await waitUntil(
+      async () => ((await cursor.load()) ?? -1) >= first[1].blockHeight!,
+      5_000,
+      20,
+      'the cursor saved past the second transfer',
+    );
     const third = await send(a, { type: 'TRANSFER', to: b.address, amount: 3n * COIN } as TxInput);
     const s2 = new AbortController();
     const next = await take(followAccount(client, b.address, { cursor, pollMs: 50, signal: s2.signal }), 1, s2);
@@ -70,7 +81,12 @@ describe('SDK followers', () => {
   });
 
   it('followProposals: a proposal from VOTING to EXECUTED, each transition once', async () => {
-    const id = await send(accounts[2], { type: 'GOV_PROPOSE', deposit: 100n * COIN, param: 'BANK_SIZE', value: '4' } as TxInput);
+    const id = await send(accounts[2], {
+      type: 'GOV_PROPOSE',
+      deposit: 100n * COIN,
+      param: 'BANK_SIZE',
+      value: '4',
+    } as TxInput);
     await send(validator, { type: 'GOV_VOTE', proposalId: id, vote: 'yes' } as TxInput);
     const stop = new AbortController();
     const seen: string[] = [];
@@ -85,21 +101,43 @@ describe('SDK followers', () => {
     expect(new Set(seen).size).toBe(seen.length);
   }, 60_000);
 
-  it('CORS: a page on another origin may read the native API; the preflight allows GET and POST with content-type', async () => {
-    const r = await fetch(`${t.url}/status`, { headers: { origin: 'https://wallet.example' } });
-    expect(r.headers.get('access-control-allow-origin')).toBe('*');
-    expect(r.headers.get('access-control-expose-headers')).toMatch(/retry-after/);
-    const pre = await fetch(`${t.url}/tx`, { method: 'OPTIONS', headers: { origin: 'https://wallet.example', 'access-control-request-method': 'POST' } });
-    expect(pre.status).toBe(204);
-    expect(pre.headers.get('access-control-allow-methods')).toBe('GET, HEAD, POST, OPTIONS');
-    expect(pre.headers.get('access-control-allow-headers')).toBe('content-type');
-  });
+  it(
+    'CORS: a page on another origin may read the native API; ' + 'the preflight allows GET and POST with content-type',
+    async () => {
+      const r = await fetch(`${t.url}/status`, { headers: { origin: 'https://wallet.example' } });
+      expect(r.headers.get('access-control-allow-origin')).toBe('*');
+      expect(r.headers.get('access-control-expose-headers')).toMatch(/retry-after/);
+      const pre = await fetch(`${t.url}/tx`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://wallet.example', 'access-control-request-method': 'POST' },
+      });
+      expect(pre.status).toBe(204);
+      expect(pre.headers.get('access-control-allow-methods')).toBe('GET, HEAD, POST, OPTIONS');
+      expect(pre.headers.get('access-control-allow-headers')).toBe('content-type');
+    },
+  );
 
   it('GET /machines: every machine as data; the proposal history it followed uses only legal moves', async () => {
     const r = await t.get('/machines');
     expect(r.status).toBe(200);
-    const ms = r.body.machines as { name: string; onChain: boolean; initial: string; final: string[]; states: string[]; transitions: { from: string; event: string; to: string }[]; invariants: string[] }[];
-    expect(ms.map((m) => m.name)).toEqual(['txLifecycle', 'blockLifecycle', 'nodeModes', 'proposal', 'permissionChange', 'aiTask', 'bridgeTransfer']);
+    const ms = r.body.machines as {
+      name: string;
+      onChain: boolean;
+      initial: string;
+      final: string[];
+      states: string[];
+      transitions: { from: string; event: string; to: string }[];
+      invariants: string[];
+    }[];
+    expect(ms.map((m) => m.name)).toEqual([
+      'txLifecycle',
+      'blockLifecycle',
+      'nodeModes',
+      'proposal',
+      'permissionChange',
+      'aiTask',
+      'bridgeTransfer',
+    ]);
     const bridge = ms.find((m) => m.name === 'bridgeTransfer')!;
     expect(bridge).toMatchObject({ onChain: true, initial: 'OPEN', final: ['PAID', 'RELEASED', 'REFUSED'] });
     expect(bridge.transitions).toContainEqual({ from: 'DELAYED', event: 'DEADLINE', to: 'RELEASED' });
@@ -108,7 +146,10 @@ describe('SDK followers', () => {
     const { proposals } = await client.proposals({});
     for (const p of proposals) {
       for (const h of p.history.filter((x) => x.from !== '')) {
-        expect(proposal.transitions.some((x) => x.from === h.from && x.to === h.to && x.event === h.event), `${h.from} -${h.event}-> ${h.to}`).toBe(true);
+        expect(
+          proposal.transitions.some((x) => x.from === h.from && x.to === h.to && x.event === h.event),
+          `${h.from} -${h.event}-> ${h.to}`,
+        ).toBe(true);
       }
     }
   });

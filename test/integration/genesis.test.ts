@@ -25,7 +25,14 @@ const spec = (params: Record<string, string>) => ({
   chainId: CHAIN_ID,
   timestamp: 1_780_000_000_000, // in the past: the first block comes after the genesis time
   accounts: [
-    { address: V.address, balance: String(50n * COIN), staked: String(2_000n * COIN), isValidator: true, commissionBps: 300, signingKeys: { secp256k1: toHex(V.secp256k1.publicKey), mldsa44: toHex(V.mldsa44.publicKey) } },
+    {
+      address: V.address,
+      balance: String(50n * COIN),
+      staked: String(2_000n * COIN),
+      isValidator: true,
+      commissionBps: 300,
+      signingKeys: { secp256k1: toHex(V.secp256k1.publicKey), mldsa44: toHex(V.mldsa44.publicKey) },
+    },
     { address: A, balance: String(777n * COIN) },
   ],
   params,
@@ -43,7 +50,16 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const args = (genesis: string, key = 'validator.json') => ['--genesis', file(genesis), '--validator-key', file(key), '--idle-block-ms', '100', '--slot-ms', '100'];
+const args = (genesis: string, key = 'validator.json') => [
+  '--genesis',
+  file(genesis),
+  '--validator-key',
+  file(key),
+  '--idle-block-ms',
+  '100',
+  '--slot-ms',
+  '100',
+];
 
 describe('cairn node --genesis', () => {
   it('starts a chain from the specification: its validator produces, its accounts and parameters hold', async () => {
@@ -54,7 +70,10 @@ describe('cairn node --genesis', () => {
     expect(v.active[0]).toMatchObject({ commissionBps: 300, stake: String(2_000n * COIN) });
     expect(v.epochBlocks).toBe(5);
     const g = await get('/governance');
-    expect(g.params.find((p: { name: string }) => p.name === 'GOV_VOTING_BLOCKS')).toMatchObject({ value: '7', changedAt: null });
+    expect(g.params.find((p: { name: string }) => p.name === 'GOV_VOTING_BLOCKS')).toMatchObject({
+      value: '7',
+      changedAt: null,
+    });
     expect((await get(`/address/${A}`)).balance).toBe(String(777n * COIN));
     const b1 = await get('/blocks/1');
     expect(b1.producer ?? b1.header?.producer).toBe(V.address);
@@ -73,7 +92,9 @@ describe('cairn node --genesis', () => {
     expect(await node.kill('SIGTERM')).toBe(0);
     node = undefined;
 
-    await expect(spawnNode(file('data'), args('other.json'))).rejects.toThrow(/is not the chain specification the chain in .* was created from/);
+    await expect(spawnNode(file('data'), args('other.json'))).rejects.toThrow(
+      /is not the chain specification the chain in .* was created from/,
+    );
     // Without its validator key the node follows the chain it holds: it serves it and produces nothing.
     node = await spawnNode(file('data'), []);
     const followed = (await get('/status')).height;
@@ -83,6 +104,8 @@ describe('cairn node --genesis', () => {
     expect(await node.kill('SIGTERM')).toBe(0);
     node = undefined;
     await writeFile(file('bad.json'), JSON.stringify(spec({ MAX_VALIDATORS: '0' })));
-    await expect(spawnNode(file('empty'), args('bad.json'))).rejects.toThrow(/--genesis .*bad\.json: \$\.params\.MAX_VALIDATORS: MAX_VALIDATORS must be from 1 to 101/);
+    await expect(spawnNode(file('empty'), args('bad.json'))).rejects.toThrow(
+      /--genesis .*bad\.json: \$\.params\.MAX_VALIDATORS: MAX_VALIDATORS must be from 1 to 101/,
+    );
   });
 });

@@ -14,7 +14,10 @@ import { scratchDirs } from '../helpers/scratch';
 
 const scratch = scratchDirs();
 
-/** The guides under examples/ run against a real node: wallet, deposit watcher, governance participant, Ethereum developer. */
+/**
+ * The guides under examples/ run against a real node: wallet, deposit watcher, governance participant, Ethereum
+ * developer.
+ */
 let t: TestNode;
 let client: CairnClient;
 let dev: { secret: string; address: string; secp256k1PrivateKey: string }[];
@@ -27,50 +30,72 @@ beforeAll(async () => {
   client = new CairnClient(t.url);
   dev = JSON.parse(await readFile(join(t.dataDir, 'dev-accounts.json'), 'utf8'));
   keys = dev.map((a) => deriveKeys(fromHex(a.secret)));
-  validator = deriveKeys(fromHex((JSON.parse(await readFile(join(t.dataDir, 'dev-validators.json'), 'utf8')) as { secret: string }[])[0].secret));
+  validator = deriveKeys(
+    fromHex(
+      (JSON.parse(await readFile(join(t.dataDir, 'dev-validators.json'), 'utf8')) as { secret: string }[])[0].secret,
+    ),
+  );
 }, 60_000);
 afterAll(async () => t?.cleanup());
 
 describe('guides', () => {
-  it('wallet: a new key, funded from a dev account, pays and sees it final; a refusal is "refused", never lost', async () => {
-    const w = newWallet();
-    expect(w.native).toMatch(/^cairn1/);
-    expect(await pay(client, keys[0], w.address, 5n * COIN)).toMatchObject({ outcome: 'finalized' });
-    const r = await pay(client, w.keys, keys[1].address, 1n * COIN);
-    expect(r).toMatchObject({ outcome: 'finalized' });
-    expect(BigInt((await client.account(w.address))!.balance)).toBeLessThan(4n * COIN + 1n);
-    const broke = await pay(client, newWallet().keys, keys[1].address, 1n * COIN);
-    expect(broke.outcome).toBe('refused');
-    expect((broke as { reason?: string }).reason).toBeTruthy();
-  });
+  it(
+    'wallet: a new key, funded from a dev account, ' + 'pays and sees it final; a refusal is "refused", never lost',
+    async () => {
+      const w = newWallet();
+      expect(w.native).toMatch(/^cairn1/);
+      expect(await pay(client, keys[0], w.address, 5n * COIN)).toMatchObject({ outcome: 'finalized' });
+      const r = await pay(client, w.keys, keys[1].address, 1n * COIN);
+      expect(r).toMatchObject({ outcome: 'finalized' });
+      expect(BigInt((await client.account(w.address))!.balance)).toBeLessThan(4n * COIN + 1n);
+      const broke = await pay(client, newWallet().keys, keys[1].address, 1n * COIN);
+      expect(broke.outcome).toBe('refused');
+      expect((broke as { reason?: string }).reason).toBeTruthy();
+    },
+  );
 
-  it('deposit watcher: credits each final deposit once; restarted from its cursor file, credits only the new one', async () => {
-    const exchange = newWallet();
-    const cursorFile = join(dir, 'watcher.json');
-    const credited: Deposit[] = [];
-    const run = async (n: number) => {
-      const stop = new AbortController();
-      const done = watchDeposits({ node: t.url, address: exchange.native, cursorFile, signal: stop.signal, pollMs: 50, credit: (d) => void credited.push(d) });
-      await waitUntil(async () => credited.length >= n, 20_000);
-      stop.abort();
-      await done;
-    };
-    await pay(client, keys[2], exchange.address, 3n * COIN);
-    await pay(client, keys[3], exchange.address, 4n * COIN);
-    await run(2);
-    expect(credited.map((d) => d.amount)).toEqual([3n * COIN, 4n * COIN]);
-    await pay(client, keys[2], exchange.address, 5n * COIN);
-    await run(3);
-    expect(credited.map((d) => d.amount)).toEqual([3n * COIN, 4n * COIN, 5n * COIN]);
-    expect(new Set(credited.map((d) => d.id)).size).toBe(3);
-  });
+  it(
+    'deposit watcher: credits each final deposit once; ' + 'restarted from its cursor file, credits only the new one',
+    async () => {
+      const exchange = newWallet();
+      const cursorFile = join(dir, 'watcher.json');
+      const credited: Deposit[] = [];
+      const run = async (n: number) => {
+        const stop = new AbortController();
+        const done = watchDeposits({
+          node: t.url,
+          address: exchange.native,
+          cursorFile,
+          signal: stop.signal,
+          pollMs: 50,
+          credit: (d) => void credited.push(d),
+        });
+        await waitUntil(async () => credited.length >= n, 20_000);
+        stop.abort();
+        await done;
+      };
+      await pay(client, keys[2], exchange.address, 3n * COIN);
+      await pay(client, keys[3], exchange.address, 4n * COIN);
+      await run(2);
+      expect(credited.map((d) => d.amount)).toEqual([3n * COIN, 4n * COIN]);
+      await pay(client, keys[2], exchange.address, 5n * COIN);
+      await run(3);
+      expect(credited.map((d) => d.amount)).toEqual([3n * COIN, 4n * COIN, 5n * COIN]);
+      expect(new Set(credited.map((d) => d.id)).size).toBe(3);
+    },
+  );
 
   it('governance participant: proposes, votes (the validator), follows the proposal to EXECUTED', async () => {
     const id = await propose(client, keys[4], 'BANK_SIZE', '5', 100n * COIN);
     await vote(client, validator, id, 'yes');
     const end = await followToEnd(client, id, { pollMs: 50 });
     expect(end.status).toBe('EXECUTED');
-    expect(end.transitions.map((x) => x.split(' @')[0])).toEqual(['∅ -xstate.init-> VOTING', 'VOTING -TALLY-> VOTING', 'VOTING -DEADLINE-> QUEUED', 'QUEUED -DEADLINE-> EXECUTED']);
+    expect(end.transitions.map((x) => x.split(' @')[0])).toEqual([
+      '∅ -xstate.init-> VOTING',
+      'VOTING -TALLY-> VOTING',
+      'VOTING -DEADLINE-> QUEUED',
+      'QUEUED -DEADLINE-> EXECUTED',
+    ]);
   }, 60_000);
 
   it('Ethereum developer: ethers and viem send value with the same key that controls the native account', async () => {
@@ -82,6 +107,6 @@ describe('guides', () => {
     expect(v.balance).toBeGreaterThan(0n);
     const d = await deployWithEthers(rpcUrl, dev[5].secp256k1PrivateKey);
     expect(d).toMatchObject({ count: 2n, events: 2 });
-    expect((await client.account(d.address))).not.toBeNull();
+    expect(await client.account(d.address)).not.toBeNull();
   }, 60_000);
 });

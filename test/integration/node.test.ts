@@ -9,7 +9,12 @@ import { fromHex, type Hex } from '../../src/primitives/hex';
 import { verifyAccountProof } from '../../src/sdk';
 import { startTestNode, waitUntil, type TestNode } from '../helpers/testNode';
 
-interface DevAccount { address: Hex; native: string; secret: string; secp256k1PrivateKey: string }
+interface DevAccount {
+  address: Hex;
+  native: string;
+  secret: string;
+  secp256k1PrivateKey: string;
+}
 
 let t: TestNode;
 let dev: DevAccount[];
@@ -30,13 +35,19 @@ async function nextNonce(addr: string): Promise<number> {
 async function waitStatus(id: string, status: 'included' | 'finalized') {
   return waitUntil(async () => {
     const r = await t.get(`/tx/${id}`);
-    return r.status === 200 && (r.body.status === status || (status === 'included' && r.body.status === 'finalized')) ? r.body : undefined;
+    return r.status === 200 && (r.body.status === status || (status === 'included' && r.body.status === 'finalized'))
+      ? r.body
+      : undefined;
   });
 }
 
 /** Sends `amount` from dev[from] to dev[to] at the sender's next nonce and waits until it is included. */
 async function transfer(from: number, to: number, amount: string) {
-  const tx = signTx(keysOf(from), { type: 'TRANSFER', to: dev[to].address, amount, nonce: await nextNonce(dev[from].address) }, t.network);
+  const tx = signTx(
+    keysOf(from),
+    { type: 'TRANSFER', to: dev[to].address, amount, nonce: await nextNonce(dev[from].address) },
+    t.network,
+  );
   expect((await t.post('/tx', tx)).body).toEqual({ accepted: true, id: tx.id });
   return waitStatus(tx.id, 'included');
 }
@@ -62,13 +73,29 @@ describe('single-node chain over HTTP', () => {
     }
     const s = (await t.get('/status')).body;
     expect(s).toMatchObject({ chainId: 72020 });
-    for (const k of ['height', 'finalizedHeight', 'headHash', 'supply', 'treasury', 'validators', 'blockReward']) expect(s).toHaveProperty(k);
+    for (const k of ['height', 'finalizedHeight', 'headHash', 'supply', 'treasury', 'validators', 'blockReward'])
+      expect(s).toHaveProperty(k);
     expect(typeof s.supply).toBe('string');
   });
 
   it('accepts a CLI-signed transfer, includes and finalizes it, and shows it on both accounts', async () => {
     const before = BigInt((await t.get(`/address/${dev[1].address}`)).body.balance);
-    const signed = await cli(['tx', 'sign', '--secret', dev[0].secret, '--type', 'TRANSFER', '--to', dev[1].native, '--amount', '1234567', '--nonce', String(await nextNonce(dev[0].address)), '--node', t.url]); // the node names its chain (the signature covers its genesis hash)
+    const signed = await cli([
+      'tx',
+      'sign',
+      '--secret',
+      dev[0].secret,
+      '--type',
+      'TRANSFER',
+      '--to',
+      dev[1].native,
+      '--amount',
+      '1234567',
+      '--nonce',
+      String(await nextNonce(dev[0].address)),
+      '--node',
+      t.url,
+    ]); // the node names its chain (the signature covers its genesis hash)
     expect(signed.code).toBe(0);
     const envelope = JSON.parse(signed.out);
     const r = await t.post('/tx', envelope);
@@ -102,7 +129,12 @@ describe('single-node chain over HTTP', () => {
     const good = signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '10', nonce: n }, t.network);
     expect((await t.post('/tx', good)).body.accepted).toBe(true);
     // transaction already known: the same envelope again
-    expect((await t.post('/tx', good)).body).toEqual({ accepted: false, id: good.id, reason: 'transaction already known', code: 'TX_KNOWN' });
+    expect((await t.post('/tx', good)).body).toEqual({
+      accepted: false,
+      id: good.id,
+      reason: 'transaction already known',
+      code: 'TX_KNOWN',
+    });
     // nonce already used: another payload on the same nonce
     const rival = signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '11', nonce: n }, t.network);
     expect((await t.post('/tx', rival)).body).toMatchObject({ reason: 'nonce already used', code: 'TX_NONCE_USED' });
@@ -110,20 +142,39 @@ describe('single-node chain over HTTP', () => {
     const ahead = signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '1', nonce: n + 1 + 65 }, t.network);
     expect((await t.post('/tx', ahead)).body.reason).toBe('nonce too far ahead');
     // invalid signature: payload changed after signing
-    const tampered = { ...signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '5', nonce: n + 1 }, t.network), amount: '5000' } as HybridTx;
+    const tampered = {
+      ...signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '5', nonce: n + 1 }, t.network),
+      amount: '5000',
+    } as HybridTx;
     delete (tampered as Partial<HybridTx>).id;
     expect((await t.post('/tx', tampered)).body.reason).toBe('invalid signature');
     // invalid signature: a signature missing
-    const unsigned = { ...signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '5', nonce: n + 1 }, t.network) } as Partial<HybridTx>;
+    const unsigned = {
+      ...signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '5', nonce: n + 1 }, t.network),
+    } as Partial<HybridTx>;
     delete unsigned.signatures;
     expect((await t.post('/tx', unsigned)).body.reason).toBe('invalid signature');
     // insufficient balance: a never-funded sender, and an amount above the balance
     const stranger = deriveKeys(generateSecret());
-    expect((await t.post('/tx', signTx(stranger, { type: 'TRANSFER', to: dev[3].address, amount: '1', nonce: 0 }, t.network))).body.reason).toBe('insufficient balance');
-    const huge = signTx(keysOf(4), { type: 'TRANSFER', to: dev[3].address, amount: (10n ** 30n).toString(), nonce: await nextNonce(dev[4].address) }, t.network);
+    expect(
+      (
+        await t.post(
+          '/tx',
+          signTx(stranger, { type: 'TRANSFER', to: dev[3].address, amount: '1', nonce: 0 }, t.network),
+        )
+      ).body.reason,
+    ).toBe('insufficient balance');
+    const huge = signTx(
+      keysOf(4),
+      { type: 'TRANSFER', to: dev[3].address, amount: (10n ** 30n).toString(), nonce: await nextNonce(dev[4].address) },
+      t.network,
+    );
     expect((await t.post('/tx', huge)).body.reason).toBe('insufficient balance');
     // malformed: 400 {error, code}
-    const malformed = await t.post('/tx', { ...signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '5', nonce: n + 1 }, t.network), nonce: -1 });
+    const malformed = await t.post('/tx', {
+      ...signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '5', nonce: n + 1 }, t.network),
+      nonce: -1,
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.body).toEqual({ error: 'nonce must be a non-negative integer', code: 'TX_MALFORMED' });
   });
@@ -132,12 +183,20 @@ describe('single-node chain over HTTP', () => {
     // A fresh account whose ML-DSA key is not bound yet: two transactions signed with two
     // different ML-DSA keys both pass admission; the first to execute binds its key.
     const owner = deriveKeys(generateSecret());
-    const fund = signTx(keysOf(9), { type: 'TRANSFER', to: owner.address, amount: '100000000', nonce: await nextNonce(dev[9].address) }, t.network);
+    const fund = signTx(
+      keysOf(9),
+      { type: 'TRANSFER', to: owner.address, amount: '100000000', nonce: await nextNonce(dev[9].address) },
+      t.network,
+    );
     expect((await t.post('/tx', fund)).body.accepted).toBe(true);
     await waitStatus(fund.id, 'included');
     const otherPq = deriveKeys(generateSecret()).mldsa44;
     const first = signTx(owner, { type: 'TRANSFER', to: dev[0].address, amount: '1', nonce: 0 }, t.network);
-    const second = signTx({ ...owner, mldsa44: otherPq }, { type: 'TRANSFER', to: dev[0].address, amount: '1', nonce: 1 }, t.network);
+    const second = signTx(
+      { ...owner, mldsa44: otherPq },
+      { type: 'TRANSFER', to: dev[0].address, amount: '1', nonce: 1 },
+      t.network,
+    );
     const [a, b] = await Promise.all([t.post('/tx', first), t.post('/tx', second)]);
     expect(a.body.accepted && b.body.accepted).toBe(true);
     await waitStatus(first.id, 'included');
@@ -147,7 +206,11 @@ describe('single-node chain over HTTP', () => {
     });
     expect(dropped).toMatchObject({ status: 'dropped', reason: 'invalid signature' });
     // and the bound key now refuses the other ML-DSA key at admission
-    const third = signTx({ ...owner, mldsa44: otherPq }, { type: 'TRANSFER', to: dev[0].address, amount: '1', nonce: 1 }, t.network);
+    const third = signTx(
+      { ...owner, mldsa44: otherPq },
+      { type: 'TRANSFER', to: dev[0].address, amount: '1', nonce: 1 },
+      t.network,
+    );
     expect((await t.post('/tx', third)).body.reason).toBe('invalid signature');
   });
 
@@ -157,9 +220,15 @@ describe('single-node chain over HTTP', () => {
       const k = deriveKeys(fromHex(dev[5].secret));
       // Future nonces wait for the gap, so they stay resident.
       for (const nonce of [10, 11, 12]) {
-        expect((await small.post('/tx', signTx(k, { type: 'TRANSFER', to: dev[6].address, amount: '1', nonce }, t.network))).body.accepted).toBe(true);
+        expect(
+          (await small.post('/tx', signTx(k, { type: 'TRANSFER', to: dev[6].address, amount: '1', nonce }, t.network)))
+            .body.accepted,
+        ).toBe(true);
       }
-      const r = await small.post('/tx', signTx(k, { type: 'TRANSFER', to: dev[6].address, amount: '1', nonce: 13 }, t.network));
+      const r = await small.post(
+        '/tx',
+        signTx(k, { type: 'TRANSFER', to: dev[6].address, amount: '1', nonce: 13 }, t.network),
+      );
       expect(r.body).toMatchObject({ accepted: false, reason: 'mempool full' });
       expect((await small.get('/mempool')).body.count).toBe(3);
     } finally {
@@ -171,7 +240,12 @@ describe('single-node chain over HTTP', () => {
     const cases: unknown[] = ['not json', '[]', '{}', { type: 'NOPE' }, '{"__proto__":{"x":1}}'];
     const k = keysOf(2);
     const ok = signTx(k, { type: 'TRANSFER', to: dev[3].address, amount: '1', nonce: 0 }, t.network);
-    cases.push({ ...ok, chainId: 1 }, { ...ok, amount: 5 }, { ...ok, to: 'cairn1bad' }, { ...ok, data: 'x'.repeat(70_000) });
+    cases.push(
+      { ...ok, chainId: 1 },
+      { ...ok, amount: 5 },
+      { ...ok, to: 'cairn1bad' },
+      { ...ok, data: 'x'.repeat(70_000) },
+    );
     for (const c of cases) {
       const r = await t.post('/tx', c);
       expect(r.status, JSON.stringify(c).slice(0, 60)).toBe(400);
@@ -248,14 +322,23 @@ describe('single-node chain over HTTP', () => {
     expect(chain.limit).toBe(3);
     // Above MAX_CHAIN_PAGE the page is capped, not refused, and the answer says so.
     const big = (await t.get('/chain?from=0&limit=5000')).body;
-    expect(big).toMatchObject({ limit: 2000, capped: 'limit 5000 is above MAX_CHAIN_PAGE: at most 2000 blocks are served' });
+    expect(big).toMatchObject({
+      limit: 2000,
+      capped: 'limit 5000 is above MAX_CHAIN_PAGE: at most 2000 blocks are served',
+    });
     expect(big.blocks.length).toBeGreaterThan(0);
     expect((await t.get('/txs?limit=2')).body.txs.length).toBeGreaterThan(0);
     const stats = (await t.get('/stats')).body;
     for (const k of ['accounts', 'stake', 'volume24h', 'tps', 'series']) expect(stats).toHaveProperty(k);
     const q = dev[0].address.slice(0, 8);
-    expect((await t.get(`/search?q=${q}`)).body.results.some((x: { id: string }) => x.id === dev[0].address)).toBe(true);
-    expect((await t.get(`/search?q=${latest.hash.slice(0, 10)}`)).body.results.some((x: { kind: string }) => x.kind === 'block')).toBe(true);
+    expect((await t.get(`/search?q=${q}`)).body.results.some((x: { id: string }) => x.id === dev[0].address)).toBe(
+      true,
+    );
+    expect(
+      (await t.get(`/search?q=${latest.hash.slice(0, 10)}`)).body.results.some(
+        (x: { kind: string }) => x.kind === 'block',
+      ),
+    ).toBe(true);
   });
 
   it('exposes Prometheus metrics with block production and verification timings', async () => {
@@ -270,7 +353,8 @@ describe('single-node chain over HTTP', () => {
     expect(text).toMatch(/^cairn_mempool_size \d+/m);
     // The supervised actors, each with its mailbox, drops and restarts.
     for (const actor of ['txLifecycle', 'blockLifecycle', 'mempool', 'producer', 'importer', 'consensus', 'sentinel']) {
-      for (const m of ['cairn_actor_mailbox', 'cairn_actor_dropped_total', 'cairn_actor_restarts_total']) expect(text).toMatch(new RegExp(`^${m}\\{actor="${actor}"\\} \\d+`, 'm'));
+      for (const m of ['cairn_actor_mailbox', 'cairn_actor_dropped_total', 'cairn_actor_restarts_total'])
+        expect(text).toMatch(new RegExp(`^${m}\\{actor="${actor}"\\} \\d+`, 'm'));
     }
     expect(text).toMatch(/^cairn_actor_processed_total\{actor="consensus"\} [1-9]\d*/m);
     // The lifecycle actors: the transfer's block was reported to both.
@@ -302,16 +386,24 @@ describe('single-node chain over HTTP', () => {
     expect(t.node.supervisor.status().find((c) => c.name === 'mempool')?.restarts).toBe(1);
   });
 
-  it('runs the chain as producer, importer and consensus actors; a crashed producer is restarted and the next slot produces', async () => {
-    expect(t.node.supervisor.status().map((c) => c.name)).toEqual(expect.arrayContaining(['producer', 'importer', 'consensus']));
-    await expect(t.node.actors.producer.injectFault()).rejects.toThrow(/injected fault/);
-    await expect.poll(() => t.node.supervisor.status().find((c) => c.name === 'producer')?.running, { timeout: 5_000 }).toBe(true);
-    const h0 = t.node.view.head.height;
-    await transfer(7, 8, '78');
-    expect(t.node.view.head.height).toBeGreaterThan(h0);
-    expect(t.node.supervisor.status().find((c) => c.name === 'producer')?.restarts).toBe(1);
-    expect(t.node.supervisor.status().find((c) => c.name === 'consensus')?.restarts).toBe(0);
-  });
+  it(
+    'runs the chain as producer, importer and consensus actors; ' +
+      'a crashed producer is restarted and the next slot produces',
+    async () => {
+      expect(t.node.supervisor.status().map((c) => c.name)).toEqual(
+        expect.arrayContaining(['producer', 'importer', 'consensus']),
+      );
+      await expect(t.node.actors.producer.injectFault()).rejects.toThrow(/injected fault/);
+      await expect
+        .poll(() => t.node.supervisor.status().find((c) => c.name === 'producer')?.running, { timeout: 5_000 })
+        .toBe(true);
+      const h0 = t.node.view.head.height;
+      await transfer(7, 8, '78');
+      expect(t.node.view.head.height).toBeGreaterThan(h0);
+      expect(t.node.supervisor.status().find((c) => c.name === 'producer')?.restarts).toBe(1);
+      expect(t.node.supervisor.status().find((c) => c.name === 'consensus')?.restarts).toBe(0);
+    },
+  );
 });
 
 describe('restart', () => {

@@ -24,9 +24,13 @@ import { startTestNode, waitUntil, type TestNode } from '../helpers/testNode';
  * requested fails the run: a route added to the document must be added here too.
  */
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
-interface DevAccount { address: Hex; native: string; secret: string; secp256k1PrivateKey: Hex }
+interface DevAccount {
+  address: Hex;
+  native: string;
+  secret: string;
+  secp256k1PrivateKey: Hex;
+}
 
 const TOKEN = 'openapi-admin-token';
 const ZERO_ID = `0x${'00'.repeat(32)}`;
@@ -44,7 +48,8 @@ const received = new Map<string, Set<number>>();
 
 const ajv = new Ajv2020({ strict: true, allErrors: true });
 addFormats(ajv);
-const toLocal = (schema: unknown): Json => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"cairn#/$defs/'));
+const toLocal = (schema: unknown): Json =>
+  JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"cairn#/$defs/'));
 const compiled = new Map<string, ValidateFunction>();
 function validatorOf(schema: unknown): ValidateFunction {
   const key = JSON.stringify(schema);
@@ -92,24 +97,44 @@ interface Call {
  * is documented for the operation, the content type is one the status lists, and a JSON body
  * validates against that status's schema. Returns the status and the parsed body.
  */
-async function call(key: string, path: string, c: Call = {}): Promise<{ status: number; body: Json; text: string; type: string }> {
+async function call(
+  key: string,
+  path: string,
+  c: Call = {},
+): Promise<{ status: number; body: Json; text: string; type: string }> {
   const op = operationOf(key);
   const [method, template] = key.split(' ');
   expect(matches(template, path), `${path} is not an instance of ${template}`).toBe(true);
   const payload = c.raw ?? (c.body === undefined ? undefined : JSON.stringify(c.body));
-  const headers: Record<string, string> = { ...(payload !== undefined ? { 'content-type': 'application/json' } : {}), ...(c.admin ? { 'x-admin-token': c.admin } : {}), ...c.headers };
+  const headers: Record<string, string> = {
+    ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
+    ...(c.admin ? { 'x-admin-token': c.admin } : {}),
+    ...c.headers,
+  };
   const res = await fetch(t.url + path, { method, headers, body: payload });
   const text = await res.text();
   const type = (res.headers.get('content-type') ?? '').split(';')[0].trim();
   const documented = op.responses[String(res.status)];
-  expect(documented, `${method} ${path} answered ${res.status}, which docs/openapi.json does not document for ${key}: ${text.slice(0, 300)}`).toBeDefined();
+  expect(
+    documented,
+    `${method} ${path} answered ${res.status}, which docs/openapi.json does not document ` +
+      `for ${key}: ${text.slice(0, 300)}`,
+  ).toBeDefined();
   const media = Object.keys(documented.content ?? {}).find((m) => m.split(';')[0].trim() === type);
-  expect(media, `${method} ${path} answered ${res.status} as ${type}; documented: ${Object.keys(documented.content ?? {}).join(', ')}`).toBeDefined();
+  expect(
+    media,
+    `${method} ${path} answered ${res.status} as ${type}; ` +
+      `documented: ${Object.keys(documented.content ?? {}).join(', ')}`,
+  ).toBeDefined();
   let body: Json = text;
   if (type === 'application/json') {
     body = JSON.parse(text);
     const errors = schemaErrors(validatorOf(documented.content[media!].schema), body);
-    expect(errors, `${method} ${path} → ${res.status}: the body does not match docs/openapi.json\n${problems(errors)}\n${text.slice(0, 500)}`).toEqual([]);
+    expect(
+      errors,
+      `${method} ${path} → ${res.status}: the body does not match ` +
+        `docs/openapi.json\n${problems(errors)}\n${text.slice(0, 500)}`,
+    ).toEqual([]);
   } else {
     expect(text.length, `${method} ${path}: empty ${type} body`).toBeGreaterThan(0);
   }
@@ -131,7 +156,9 @@ function expectValidRequest(key: string, body: unknown): void {
   const schema = operationOf(key).requestBody?.content?.['application/json']?.schema;
   expect(schema, `${key} documents no JSON request body`).toBeDefined();
   const v = validatorOf(schema);
-  expect(v(body), `${key}: the request body is not what docs/openapi.json describes\n${problems(v.errors ?? [])}`).toBe(true);
+  expect(v(body), `${key}: the request body is not what docs/openapi.json describes\n${problems(v.errors ?? [])}`).toBe(
+    true,
+  );
 }
 
 // ---- data -----------------------------------------------------------------------------
@@ -146,7 +173,10 @@ async function nextNonce(address: string): Promise<number> {
   return n;
 }
 
-/** Signs and submits through POST /tx (the envelope checked against the request schema, the verdict against the response's); the id once accepted. */
+/**
+ * Signs and submits through POST /tx (the envelope checked against the request schema, the verdict against the
+ * response's); the id once accepted.
+ */
 async function submit(i: number, fields: Omit<TxFields, 'nonce'>): Promise<Hex> {
   const tx = signTx(keys[i], { ...fields, nonce: await nextNonce(keys[i].address) }, t.network);
   expectValidRequest('POST /tx', tx);
@@ -159,10 +189,14 @@ const submitInput = (i: number, input: TxInput) => submit(i, buildTx(input));
 /** Waits until each transaction is in a block and succeeded (GET /tx/{id}, validated on every poll). */
 async function included(ids: Hex[]): Promise<void> {
   for (const id of ids) {
-    const rec = await waitUntil(async () => {
-      const r = await call('GET /tx/{id}', `/tx/${id}`);
-      return r.status === 200 && r.body.blockHeight !== undefined ? r.body : undefined;
-    }, 30_000, 50);
+    const rec = await waitUntil(
+      async () => {
+        const r = await call('GET /tx/{id}', `/tx/${id}`);
+        return r.status === 200 && r.body.blockHeight !== undefined ? r.body : undefined;
+      },
+      30_000,
+      50,
+    );
     expect(rec.result, `${rec.type} ${id}`).toMatchObject({ status: 'success' });
   }
 }
@@ -199,22 +233,58 @@ beforeAll(async () => {
 
   // Round 1: things come into existence (each sender's transactions in nonce order).
   ids.transfer = await submit(0, { type: 'TRANSFER', to: dev[1].address, amount: String(5n * COIN) });
-  ids.token = await submit(0, { type: 'TOKEN_CREATE', data: { name: 'Probe Coin', symbol: 'PRB', decimals: 2, supply: '100000', mintable: true } });
+  ids.token = await submit(0, {
+    type: 'TOKEN_CREATE',
+    data: { name: 'Probe Coin', symbol: 'PRB', decimals: 2, supply: '100000', mintable: true },
+  });
   ids.collection = await submit(0, { type: 'NFT_CREATE', data: { name: 'Probe Art', symbol: 'PART' } });
-  ids.name = await submit(0, { type: 'NAME_REGISTER', amount: NAME_REGISTRATION_COST.toString(), data: { name: 'probe-name' } });
-  ids.proposal = await submitInput(1, { type: 'GOV_PROPOSE', deposit: 100n * COIN, param: 'BANK_SIZE', value: '3' } as TxInput);
+  ids.name = await submit(0, {
+    type: 'NAME_REGISTER',
+    amount: NAME_REGISTRATION_COST.toString(),
+    data: { name: 'probe-name' },
+  });
+  ids.proposal = await submitInput(1, {
+    type: 'GOV_PROPOSE',
+    deposit: 100n * COIN,
+    param: 'BANK_SIZE',
+    value: '3',
+  } as TxInput);
   ids.oracle = await submitInput(1, { type: 'ORACLE_REGISTER', amount: BigInt(minStake) } as TxInput);
-  ids.task = await submitInput(1, { type: 'AI_TASK', reward: 10n * COIN, prompt: 'what is 2 + 3', quorum: 2 } as TxInput);
-  ids.bridge = await submitInput(1, { type: 'BRIDGE_OUT', chain: 'ethereum', recipient: '0xabc0000000000000000000000000000000000001', amount: 50n * COIN } as TxInput);
+  ids.task = await submitInput(1, {
+    type: 'AI_TASK',
+    reward: 10n * COIN,
+    prompt: 'what is 2 + 3',
+    quorum: 2,
+  } as TxInput);
+  ids.bridge = await submitInput(1, {
+    type: 'BRIDGE_OUT',
+    chain: 'ethereum',
+    recipient: '0xabc0000000000000000000000000000000000001',
+    amount: 50n * COIN,
+  } as TxInput);
 
   // A VM contract through POST /vm/tx: its constructor logs an event and pays `payee` (an internal transfer).
   const { Probe } = compileSolidity(PROBE_SOURCE, { evmVersion: 'cancun' });
   payee = Wallet.createRandom().address.toLowerCase() as Hex;
   const rpcUrl = `http://127.0.0.1:${t.node.config.rpcPort}`;
-  const gasPrice = ((await (await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_gasPrice', params: [] }) })).json()) as { result: string }).result;
+  const gasPrice = (
+    (await (
+      await fetch(rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_gasPrice', params: [] }),
+      })
+    ).json()) as { result: string }
+  ).result;
   const deployer = new Wallet(dev[2].secp256k1PrivateKey);
   const raw = await deployer.signTransaction({
-    type: 0, chainId: 72020, nonce: await nextNonce(dev[2].address), gasPrice: BigInt(gasPrice), gasLimit: 1_000_000n, to: null, value: 2n * 10n ** 18n,
+    type: 0,
+    chainId: 72020,
+    nonce: await nextNonce(dev[2].address),
+    gasPrice: BigInt(gasPrice),
+    gasLimit: 1_000_000n,
+    to: null,
+    value: 2n * 10n ** 18n,
     data: Probe.bytecode + new Interface(Probe.abi).encodeDeploy([payee]).slice(2),
   });
   expectValidRequest('POST /vm/tx', { raw });
@@ -254,7 +324,9 @@ describe('docs/openapi.json against a running node', () => {
     await expectStatus('GET /chain', '/chain?limit=abc', 400);
     await ok('GET /mempool', '/mempool');
     // Above a feed's maximum the page is capped, not refused, and says so (as /chain); 0 is a 400.
-    expect((await ok('GET /mempool', '/mempool?limit=1001')).capped).toBe('limit 1001 is above 1000: at most 1000 items are served');
+    expect((await ok('GET /mempool', '/mempool?limit=1001')).capped).toBe(
+      'limit 1001 is above 1000: at most 1000 items are served',
+    );
     await expectStatus('GET /mempool', '/mempool?limit=0', 400);
     expect((await ok('GET /stats', '/stats')).transactions).toBeGreaterThan(0);
     const hits = await ok('GET /search', '/search?q=pr');
@@ -269,9 +341,13 @@ describe('docs/openapi.json against a running node', () => {
     await expectStatus('GET /address/{end}', `/address/${NOBODY}`, 404);
     await expectStatus('GET /address/{end}', '/address/not-an-address', 400);
     // A page ends with a whole block: at least `limit` transactions when there are more.
-    expect((await ok('GET /address/{end}/txs', `/address/${dev[0].address}/txs?limit=3`)).txs.length).toBeGreaterThanOrEqual(3);
+    expect(
+      (await ok('GET /address/{end}/txs', `/address/${dev[0].address}/txs?limit=3`)).txs.length,
+    ).toBeGreaterThanOrEqual(3);
     await expectStatus('GET /address/{end}/txs', `/address/${dev[0].address}/txs?before=x`, 400);
-    expect((await ok('GET /address/{end}/analysis', `/address/${dev[0].address}/analysis`)).counts.total).toBeGreaterThan(0);
+    expect(
+      (await ok('GET /address/{end}/analysis', `/address/${dev[0].address}/analysis`)).counts.total,
+    ).toBeGreaterThan(0);
     await expectStatus('GET /address/{end}/analysis', '/address/0x12/analysis', 400);
     expect((await ok('GET /proof/{end}', `/proof/${dev[0].address}`)).account).not.toBeNull();
     expect((await ok('GET /proof/{end}', `/proof/${NOBODY}?height=1`)).account).toBeNull();
@@ -279,14 +355,21 @@ describe('docs/openapi.json against a running node', () => {
     await expectStatus('GET /proof/{end}', `/proof/${dev[0].address}?height=-1`, 400);
 
     expect((await ok('GET /txs', '/txs?limit=20')).txs.length).toBeGreaterThan(5);
-    expect((await ok('GET /txs', '/txs?limit=101')).capped).toBe('limit 101 is above MAX_LIMIT: at most 100 items are served');
+    expect((await ok('GET /txs', '/txs?limit=101')).capped).toBe(
+      'limit 101 is above MAX_LIMIT: at most 100 items are served',
+    );
     await expectStatus('GET /txs', '/txs?limit=abc', 400);
-    for (const id of Object.values(ids)) await ok('GET /tx/{id}', `/tx/${id}`); // hybrid and eth envelopes, every kind of result
+    // hybrid and eth envelopes, every kind of result
+    for (const id of Object.values(ids)) await ok('GET /tx/{id}', `/tx/${id}`);
     await expectStatus('GET /tx/{id}', `/tx/${ZERO_ID}`, 404);
     await expectStatus('GET /tx/{id}', '/tx/0x1234', 400);
 
     // A refusal is a 200 verdict; a malformed envelope a 400; an oversized body a 413.
-    const again = signTx(keys[3], { type: 'TRANSFER', to: dev[0].address, amount: '1', data: null, nonce: 99 }, t.network);
+    const again = signTx(
+      keys[3],
+      { type: 'TRANSFER', to: dev[0].address, amount: '1', data: null, nonce: 99 },
+      t.network,
+    );
     const refused = await ok('POST /tx', '/tx', { body: again });
     expect(refused).toMatchObject({ accepted: false, id: again.id });
     expect(typeof refused.reason).toBe('string');
@@ -315,14 +398,18 @@ describe('docs/openapi.json against a running node', () => {
     expect((await ok('GET /tokens/{id}/holders', `/tokens/${token}/holders`)).holders).toHaveLength(2);
     await expectStatus('GET /tokens/{id}/holders', '/tokens/NOPE/holders', 404);
     await expectStatus('GET /tokens/{id}/holders', `/tokens/${token}/holders?limit=0`, 400);
-    expect((await ok('GET /tokens/{id}/transfers', `/tokens/${token}/transfers`)).transfers.map((x: Json) => x.kind)).toEqual(['transfer', 'mint']);
+    expect(
+      (await ok('GET /tokens/{id}/transfers', `/tokens/${token}/transfers`)).transfers.map((x: Json) => x.kind),
+    ).toEqual(['transfer', 'mint']);
     await expectStatus('GET /tokens/{id}/transfers', '/tokens/NOPE/transfers', 404);
     await expectStatus('GET /tokens/{id}/transfers', `/tokens/${token}/transfers?before=zz`, 400);
     // `before` is a height; a page that is not the last says where the next starts (a height too).
     const [newest, oldest] = (await ok('GET /tokens/{id}/transfers', `/tokens/${token}/transfers`)).transfers;
     const below = await ok('GET /tokens/{id}/transfers', `/tokens/${token}/transfers?before=${newest.blockHeight}`);
     expect(below.transfers.every((x: Json) => x.blockHeight < newest.blockHeight)).toBe(true);
-    expect((await ok('GET /tokens/{id}/transfers', `/tokens/${token}/transfers?limit=1`)).nextBefore).toBe(newest.blockHeight === oldest.blockHeight ? null : newest.blockHeight);
+    expect((await ok('GET /tokens/{id}/transfers', `/tokens/${token}/transfers?limit=1`)).nextBefore).toBe(
+      newest.blockHeight === oldest.blockHeight ? null : newest.blockHeight,
+    );
     expect((await ok('GET /nfts', '/nfts')).collections).toHaveLength(1);
     await expectStatus('GET /nfts', '/nfts?limit=x', 400);
     expect((await ok('GET /nfts/{id}', `/nfts/${collection}`)).items).toHaveLength(1);
@@ -344,7 +431,10 @@ describe('docs/openapi.json against a running node', () => {
     await expectStatus('GET /governance/proposals', '/governance/proposals?status=NOPE', 400);
     await expectStatus('GET /governance/proposals', '/governance/proposals?since=99999999', 400);
     expect((await ok('GET /governance/proposals/{id}', `/governance/proposals/${ids.proposal}`)).status).toBe('VOTING');
-    expect((await ok('GET /governance/proposals/{id}', `/governance/proposals/${ids.proposal}?for=${dev[1].address}`)).actions).toBeInstanceOf(Array);
+    expect(
+      (await ok('GET /governance/proposals/{id}', `/governance/proposals/${ids.proposal}?for=${dev[1].address}`))
+        .actions,
+    ).toBeInstanceOf(Array);
     await expectStatus('GET /governance/proposals/{id}', `/governance/proposals/${ZERO_ID}`, 404);
     await expectStatus('GET /governance/proposals/{id}', '/governance/proposals/42', 400);
     await ok('GET /treasury', '/treasury');
@@ -361,7 +451,10 @@ describe('docs/openapi.json against a running node', () => {
     expect((await ok('GET /ai/oracles', '/ai/oracles')).oracles.map((o: Json) => o.address)).toEqual([dev[1].address]);
 
     expect((await ok('GET /bridge', '/bridge')).pools).toHaveLength(1);
-    const transfers = await ok('GET /bridge/transfers', '/bridge/transfers?direction=out&status=locked&since=0&final=0&limit=5');
+    const transfers = await ok(
+      'GET /bridge/transfers',
+      '/bridge/transfers?direction=out&status=locked&since=0&final=0&limit=5',
+    );
     expect(transfers.transfers.map((x: Json) => x.id)).toEqual([ids.bridge]);
     await expectStatus('GET /bridge/transfers', '/bridge/transfers?direction=sideways', 400);
     expect((await ok('GET /bridge/transfers/{id}', `/bridge/transfers/${ids.bridge}`)).status).toBe('LOCKED');
@@ -384,11 +477,22 @@ describe('docs/openapi.json against a running node', () => {
 
     await expectStatus('GET /contract/{addr}', `/contract/${contract}`, 404);
     await expectStatus('GET /contract/{addr}', '/contract/0x1', 400);
-    const request = { source: PROBE_SOURCE, contractName: 'Probe', optimizer: { enabled: false }, evmVersion: 'cancun' };
+    const request = {
+      source: PROBE_SOURCE,
+      contractName: 'Probe',
+      optimizer: { enabled: false },
+      evmVersion: 'cancun',
+    };
     expectValidRequest('POST /contract/{addr}/verify', request);
-    await expectStatus('POST /contract/{addr}/verify', `/contract/${contract}/verify`, 400, { body: { contractName: 'Probe' } });
+    await expectStatus('POST /contract/{addr}/verify', `/contract/${contract}/verify`, 400, {
+      body: { contractName: 'Probe' },
+    });
     await expectStatus('POST /contract/{addr}/verify', `/contract/${NOBODY}/verify`, 404, { body: request });
-    expect(await ok('POST /contract/{addr}/verify', `/contract/${contract}/verify`, { body: request })).toMatchObject({ verified: true, address: contract, name: 'Probe' });
+    expect(await ok('POST /contract/{addr}/verify', `/contract/${contract}/verify`, { body: request })).toMatchObject({
+      verified: true,
+      address: contract,
+      name: 'Probe',
+    });
     expect((await ok('GET /contract/{addr}', `/contract/${contract}`)).sources['Contract.sol']).toBe(PROBE_SOURCE);
   }, 60_000);
 
@@ -410,7 +514,9 @@ describe('docs/openapi.json against a running node', () => {
     await ok('GET /security/alerts', '/security/alerts?limit=10', { admin: TOKEN });
     await expectStatus('GET /security/alerts', '/security/alerts', 401);
     await expectStatus('GET /security/alerts', '/security/alerts', 403, { admin: 'wrong-token' });
-    expect(await ok('GET /security/alerts', '/security/alerts?limit=501', { admin: TOKEN })).toMatchObject({ capped: expect.stringContaining('at most 500 alerts') });
+    expect(await ok('GET /security/alerts', '/security/alerts?limit=501', { admin: TOKEN })).toMatchObject({
+      capped: expect.stringContaining('at most 500 alerts'),
+    });
     await expectStatus('GET /security/alerts', '/security/alerts?limit=0', 400, { admin: TOKEN });
   });
 
@@ -426,14 +532,17 @@ describe('docs/openapi.json against a running node', () => {
     const first = await ok('POST /dev/snapshot', '/dev/snapshot', { admin: TOKEN });
     await ok('POST /dev/mine', '/dev/mine', { body: { blocks: 2 }, admin: TOKEN });
     const second = await ok('POST /dev/snapshot', '/dev/snapshot', { admin: TOKEN });
-    expect((await ok('GET /dev/snapshots', '/dev/snapshots', { admin: TOKEN })).snapshots.map((s: Json) => s.id)).toEqual([first.id, second.id]);
+    expect(
+      (await ok('GET /dev/snapshots', '/dev/snapshots', { admin: TOKEN })).snapshots.map((s: Json) => s.id),
+    ).toEqual([first.id, second.id]);
     await expectStatus('GET /dev/snapshots', '/dev/snapshots', 403, { admin: 'wrong-token' });
     expectValidRequest('POST /dev/revert', { id: first.id });
     expect((await ok('POST /dev/revert', '/dev/revert', { body: { id: first.id }, admin: TOKEN })).undone).toBe(2);
     // New blocks over the undone ones, made different by a transaction (empty dev blocks can come out identical).
     await included([await submit(3, { type: 'TRANSFER', to: dev[0].address, amount: '1' })]);
     await ok('POST /dev/mine', '/dev/mine', { body: { blocks: 3 }, admin: TOKEN });
-    await expectStatus('POST /dev/revert', '/dev/revert', 409, { body: { id: second.id }, admin: TOKEN }); // its block was undone and replaced
+    // its block was undone and replaced
+    await expectStatus('POST /dev/revert', '/dev/revert', 409, { body: { id: second.id }, admin: TOKEN });
     await expectStatus('POST /dev/revert', '/dev/revert', 404, { body: { id: 999 }, admin: TOKEN });
     await expectStatus('POST /dev/revert', '/dev/revert', 400, { body: { id: 'x' }, admin: TOKEN });
     // Reverting undid only empty blocks: what the other tests made is still there.
@@ -449,10 +558,17 @@ describe('docs/openapi.json against a running node', () => {
 
   it('every operation of the document was requested, and answered 200 at least once', () => {
     const all: string[] = [];
-    for (const [path, item] of Object.entries<Json>(doc.paths)) for (const method of Object.keys(item)) all.push(`${method.toUpperCase()} ${path}`);
+    for (const [path, item] of Object.entries<Json>(doc.paths))
+      for (const method of Object.keys(item)) all.push(`${method.toUpperCase()} ${path}`);
     expect(all.length).toBeGreaterThan(50);
-    expect(all.filter((k) => !received.has(k)), 'never requested').toEqual([]);
+    expect(
+      all.filter((k) => !received.has(k)),
+      'never requested',
+    ).toEqual([]);
     // /health/ready may be 503 with its view on a node with no recent block: either is a success of the test.
-    expect(all.filter((k) => k !== 'GET /health/ready' && !received.get(k)!.has(200)), 'never answered 200').toEqual([]);
+    expect(
+      all.filter((k) => k !== 'GET /health/ready' && !received.get(k)!.has(200)),
+      'never answered 200',
+    ).toEqual([]);
   });
 });

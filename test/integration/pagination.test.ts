@@ -26,17 +26,32 @@ const admin = { 'content-type': 'application/json', 'x-admin-token': TOKEN };
 beforeAll(async () => {
   // --dev: POST /dev/mine makes more blocks than a feed's maximum; no idle blocks meanwhile.
   t = await startTestNode({ devAccounts: 1, dev: true, adminToken: TOKEN, idleBlockMs: 3_600_000 });
-  const r = await fetch(`${t.url}/dev/mine`, { method: 'POST', headers: admin, body: JSON.stringify({ blocks: MINED }) });
+  const r = await fetch(`${t.url}/dev/mine`, {
+    method: 'POST',
+    headers: admin,
+    body: JSON.stringify({ blocks: MINED }),
+  });
   expect(r.status).toBe(200);
-  const [dev] = JSON.parse(await readFile(join(t.dataDir, 'dev-accounts.json'), 'utf8')) as { address: Hex; secret: string }[];
+  const [dev] = JSON.parse(await readFile(join(t.dataDir, 'dev-accounts.json'), 'utf8')) as {
+    address: Hex;
+    secret: string;
+  }[];
   account = dev.address;
   const keys = deriveKeys(fromHex(dev.secret));
   const txs = [
-    signTx(keys, { type: 'TOKEN_CREATE', data: { name: 'Page Coin', symbol: 'PAGE', decimals: 0, supply: '10' }, nonce: 0 }, t.network),
+    signTx(
+      keys,
+      { type: 'TOKEN_CREATE', data: { name: 'Page Coin', symbol: 'PAGE', decimals: 0, supply: '10' }, nonce: 0 },
+      t.network,
+    ),
     signTx(keys, { type: 'NFT_CREATE', data: { name: 'Pages', symbol: 'PGS' }, nonce: 1 }, t.network),
   ];
   for (const tx of txs) expect((await t.post('/tx', tx)).body).toEqual({ accepted: true, id: tx.id });
-  await waitUntil(async () => (await t.get(`/tokens/${assetId(txs[0].id)}`)).status === 200 && (await t.get(`/nfts/${assetId(txs[1].id)}`)).status === 200);
+  await waitUntil(
+    async () =>
+      (await t.get(`/tokens/${assetId(txs[0].id)}`)).status === 200 &&
+      (await t.get(`/nfts/${assetId(txs[1].id)}`)).status === 200,
+  );
   [token, collection] = txs.map((x) => assetId(x.id));
 }, 120_000);
 afterAll(async () => t?.cleanup());
@@ -61,7 +76,7 @@ const feeds = (): [string, string, PageRule][] => [
   ['/guard', 'blocks', LONG_PAGE],
 ];
 
-describe('a limit above a feed\'s maximum is served capped, and the page says so', () => {
+describe("a limit above a feed's maximum is served capped, and the page says so", () => {
   it('on every paginated feed', async () => {
     for (const [path, field, { max, maxName }] of feeds()) {
       for (const asked of [max + 1, 999_999_999]) {
@@ -83,7 +98,10 @@ describe('a limit above a feed\'s maximum is served capped, and the page says so
     expect(blocks.blocks).toHaveLength(FEED_PAGE.max);
     expect(blocks.capped).toBe(`limit 5000 is above MAX_LIMIT: at most ${FEED_PAGE.max} items are served`);
     const chain = (await t.get(`/chain?from=0&limit=${CHAIN_PAGE.max + 1}`)).body;
-    expect(chain).toMatchObject({ limit: CHAIN_PAGE.max, capped: `limit ${CHAIN_PAGE.max + 1} is above MAX_CHAIN_PAGE: at most ${CHAIN_PAGE.max} blocks are served` });
+    expect(chain).toMatchObject({
+      limit: CHAIN_PAGE.max,
+      capped: `limit ${CHAIN_PAGE.max + 1} is above MAX_CHAIN_PAGE: at most ${CHAIN_PAGE.max} blocks are served`,
+    });
   });
 
   it('0, negative, fractional or not a number is still a 400 {error}, as on /chain', async () => {

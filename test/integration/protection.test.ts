@@ -33,35 +33,49 @@ interface Reply {
 }
 
 /** One request from source address `from` (127.0.0.x), on a fresh connection. */
-function request(port: number, from: string, method: string, path: string, opts: { body?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
+function request(
+  port: number,
+  from: string,
+  method: string,
+  path: string,
+  opts: { body?: string; headers?: Record<string, string> } = {},
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { ...opts.headers };
     if (opts.body !== undefined) {
       headers['content-type'] = 'application/json';
       headers['content-length'] = Buffer.byteLength(opts.body);
     }
-    const req = http.request({ host: '127.0.0.1', port, method, path, localAddress: from, agent: false, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (text += c));
-      res.on('end', () => {
-        let body: any = text;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          /* not JSON */
-        }
-        resolve({ status: res.statusCode!, headers: res.headers, text, body });
-      });
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, method, path, localAddress: from, agent: false, headers },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (text += c));
+        res.on('end', () => {
+          let body: any = text;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            /* not JSON */
+          }
+          resolve({ status: res.statusCode!, headers: res.headers, text, body });
+        });
+      },
+    );
     req.on('error', reject);
     if (opts.body !== undefined) req.write(opts.body);
     req.end();
   });
 }
 
-
-const HEAD = { height: 7, hash: `0x${'ab'.repeat(32)}`, stateRoot: `0x${'cd'.repeat(32)}`, finalizedHeight: 5, timestamp: 1 };
+const HEAD = {
+  height: 7,
+  hash: `0x${'ab'.repeat(32)}`,
+  stateRoot: `0x${'cd'.repeat(32)}`,
+  finalizedHeight: 5,
+  timestamp: 1,
+};
 
 function stubDeps(over: Partial<HttpDeps> = {}): HttpDeps {
   const reader = {
@@ -78,17 +92,27 @@ function stubDeps(over: Partial<HttpDeps> = {}): HttpDeps {
     // {"bad":…} → malformed (400); {"sig":false} → invalid signature; else accepted
     async submit(body: any) {
       if (body?.bad) return { kind: 'malformed', error: 'missing field: nonce' };
-      if (body?.sig === false) return { kind: 'verdict', verdict: { accepted: false, id, reason: 'invalid signature' }, badSignature: true };
-      if (body?.down) return { kind: 'unavailable', error: 'signature verification unavailable, retry: worker crashed' };
+      if (body?.sig === false)
+        return { kind: 'verdict', verdict: { accepted: false, id, reason: 'invalid signature' }, badSignature: true };
+      if (body?.down)
+        return { kind: 'unavailable', error: 'signature verification unavailable, retry: worker crashed' };
       return { kind: 'verdict', verdict: { accepted: true, id }, badSignature: false };
     },
     async submitRaw() {
       return { kind: 'malformed', error: 'raw transaction must be 0x-prefixed hex' };
     },
   } as unknown as Admission;
-  const compiler = { compile: async () => Promise.reject(new Error('compiler worker exited')) } as unknown as SolcCompiler;
+  const compiler = {
+    compile: async () => Promise.reject(new Error('compiler worker exited')),
+  } as unknown as SolcCompiler;
   return {
-    reader, admission, compiler, saveContract: async () => {}, log: pino({ level: 'silent' }), now: Date.now, ...over,
+    reader,
+    admission,
+    compiler,
+    saveContract: async () => {},
+    log: pino({ level: 'silent' }),
+    now: Date.now,
+    ...over,
   };
 }
 
@@ -105,7 +129,12 @@ async function start(over: Partial<HttpDeps> = {}) {
   await s.listen('127.0.0.1', 0);
   servers.push(s);
   const port = s.port;
-  return { s, port, get: (from: string, path: string, headers?: Record<string, string>) => request(port, from, 'GET', path, { headers }) };
+  return {
+    s,
+    port,
+    get: (from: string, path: string, headers?: Record<string, string>) =>
+      request(port, from, 'GET', path, { headers }),
+  };
 }
 
 // ───────────────────────────────────────────────────────────── units (fake clock)
@@ -117,7 +146,8 @@ describe('client address', () => {
     expect(normalizeIp('0000:0000:0000:0000:0000:0000:0000:0001')).toBe('::1');
     expect(normalizeIp('2001:0DB8:0000:0000:0001:0000:0000:0001')).toBe('2001:db8::1:0:0:1');
     expect(normalizeIp(' 203.0.113.9 ')).toBe('203.0.113.9');
-    for (const bad of ['', 'abc', '1.2.3', '1.2.3.4.5', '1::2::3', '12345::', ':1:2:3:4:5:6:7']) expect(normalizeIp(bad), bad).toBeUndefined();
+    for (const bad of ['', 'abc', '1.2.3', '1.2.3.4.5', '1::2::3', '12345::', ':1:2:3:4:5:6:7'])
+      expect(normalizeIp(bad), bad).toBeUndefined();
   });
 
   it('keys IPv4 clients by address and IPv6 clients by their /64', () => {
@@ -138,21 +168,26 @@ describe('client address', () => {
     expect(l.has('2001:db8:ffff::1')).toBe(true);
     expect(l.has('198.51.100.77')).toBe(true);
     expect(new AddressList([]).has('127.0.0.1')).toBe(false); // nobody is exempt by default
-    for (const bad of ['localhost', '10.0.0.0/33', '1.2.3.4/8/1', '::/129', '10.0.0.0/x']) expect(() => new AddressList([bad]), bad).toThrow();
+    for (const bad of ['localhost', '10.0.0.0/33', '1.2.3.4/8/1', '::/129', '10.0.0.0/x'])
+      expect(() => new AddressList([bad]), bad).toThrow();
   });
 
   it('believes X-Forwarded-For only from trusted proxies, walking from the right', () => {
     const trusted = new AddressList(['127.0.0.5', '10.0.0.0/8']);
     expect(resolveClientIp('127.0.0.9', '203.0.113.7', trusted)).toBe('127.0.0.9'); // untrusted socket: header ignored
     expect(resolveClientIp('127.0.0.5', '203.0.113.7', trusted)).toBe('203.0.113.7');
-    expect(resolveClientIp('127.0.0.5', '6.6.6.6, 203.0.113.7, 10.1.1.1', trusted)).toBe('203.0.113.7'); // a spoofed left hop is not believed
-    // A malformed hop reached while still on trusted proxies names no client (the request is refused, counted against nobody)…
+    // a spoofed left hop is not believed
+    expect(resolveClientIp('127.0.0.5', '6.6.6.6, 203.0.113.7, 10.1.1.1', trusted)).toBe('203.0.113.7');
+    // A malformed hop reached while still on trusted proxies names no client (the request is refused, counted against
+    // nobody)…
     expect(resolveClientIp('127.0.0.5', 'garbage, 10.1.1.1', trusted)).toBeUndefined();
     expect(resolveClientIp('127.0.0.5', '203.0.113.7,', trusted)).toBeUndefined();
     // …one left of the first untrusted hop is never reached.
     expect(resolveClientIp('127.0.0.5', 'garbage, 203.0.113.7', trusted)).toBe('203.0.113.7');
     expect(resolveClientIp('127.0.0.5', undefined, trusted)).toBe('127.0.0.5');
-    expect(resolveClientIp('0000:0000:0000:0000:0000:ffff:7f00:0005', '::ffff:203.0.113.8', trusted)).toBe('203.0.113.8');
+    expect(resolveClientIp('0000:0000:0000:0000:0000:ffff:7f00:0005', '::ffff:203.0.113.8', trusted)).toBe(
+      '203.0.113.8',
+    );
   });
 });
 
@@ -190,7 +225,10 @@ describe('RateLimiter', () => {
 
 describe('Guard', () => {
   it('blocks repeat offenders for escalating periods: 30 s, 2 min, 10 min, 1 h', () => {
-    const g = new Guard({ threshold: 10, weights: { rate_limited: 1, invalid_submission: 5, malformed_body: 2, admin_auth_failed: 5 } });
+    const g = new Guard({
+      threshold: 10,
+      weights: { rate_limited: 1, invalid_submission: 5, malformed_body: 2, admin_auth_failed: 5 },
+    });
     let t = 0;
     const periods: number[] = [];
     for (let round = 0; round < 5; round++) {
@@ -206,7 +244,11 @@ describe('Guard', () => {
   });
 
   it('re-arms a block on a request during it, and decays scores', () => {
-    const g = new Guard({ threshold: 4, halfLifeMs: 1000, weights: { rate_limited: 1, invalid_submission: 2, malformed_body: 2, admin_auth_failed: 5 } });
+    const g = new Guard({
+      threshold: 4,
+      halfLifeMs: 1000,
+      weights: { rate_limited: 1, invalid_submission: 2, malformed_body: 2, admin_auth_failed: 5 },
+    });
     g.offence('x', 'malformed_body', 0);
     g.offence('x', 'malformed_body', 2000); // two periods later the first counts 0.5: 2.5 < 4
     expect(g.check('x', 2000)).toBe(0);
@@ -248,16 +290,35 @@ describe('Gateway, histogram, admin token', () => {
       gw.end('GET /blocks/:ref', i % 10 === 0 ? 404 : 200, i % 100); // 0..99 ms
     }
     gw.begin();
-    const s = gw.snapshot([{ url: 'http://127.0.0.1:6071', height: 9, lag: 1, lastSeen: 5, head: null, finalizedHeight: 0, latencyMs: null, score: 0, droppedUntil: 0 }]);
+    const s = gw.snapshot([
+      {
+        url: 'http://127.0.0.1:6071',
+        height: 9,
+        lag: 1,
+        lastSeen: 5,
+        head: null,
+        finalizedHeight: 0,
+        latencyMs: null,
+        score: 0,
+        droppedUntil: 0,
+      },
+    ]);
     expect(s.inFlight).toBe(1);
     expect(s.requests).toEqual({ total: 10_000, errors4xx: 1000, errors5xx: 0 });
     expect(s.latencyMs.samples).toBe(4096);
     expect(s.latencyMs.p50).toBeGreaterThanOrEqual(45);
     expect(s.latencyMs.p50).toBeLessThanOrEqual(55);
     expect(s.latencyMs.p99).toBeGreaterThanOrEqual(97);
-    expect(s.routes[0]).toMatchObject({ route: 'GET /blocks/:ref', requests: 10_000, errors4xx: 1000, status: { 200: 9000, 404: 1000 } });
+    expect(s.routes[0]).toMatchObject({
+      route: 'GET /blocks/:ref',
+      requests: 10_000,
+      errors4xx: 1000,
+      status: { 200: 9000, 404: 1000 },
+    });
     expect(s.routes[0].latencyMs.samples).toBe(512);
-    expect(s.peers).toEqual([{ url: 'http://127.0.0.1:6071', height: 9, head: null, lag: 1, latencyMs: null, score: 0, lastSeen: 5 }]);
+    expect(s.peers).toEqual([
+      { url: 'http://127.0.0.1:6071', height: 9, head: null, lag: 1, latencyMs: null, score: 0, lastSeen: 5 },
+    ]);
   });
 
   it('renders cumulative histogram buckets', () => {
@@ -277,7 +338,8 @@ describe('Gateway, histogram, admin token', () => {
     const a = new AdminAuth('s3cret-token');
     expect(a.check(undefined)).toMatchObject({ ok: false, status: 401 });
     expect(a.check('')).toMatchObject({ ok: false, status: 401 });
-    expect(a.check('s3cret-toke')).toMatchObject({ ok: false, status: 403, wrongToken: true }); // shorter: no length error
+    // shorter: no length error
+    expect(a.check('s3cret-toke')).toMatchObject({ ok: false, status: 403, wrongToken: true });
     expect(a.check('s3cret-token-and-more')).toMatchObject({ ok: false, status: 403 });
     expect(a.check('s3cret-token')).toEqual({ ok: true });
   });
@@ -323,18 +385,27 @@ describe('rate limit over HTTP', () => {
 
   it('limits loopback by default; exempt addresses are never limited', async () => {
     const { get } = await start({ rateLimit: { max: 2, windowMs: 5000, exempt: ['127.0.0.4'] } });
-    const codes = async (from: string) => Promise.all([1, 2, 3, 4].map(() => get(from, '/status').then((r) => r.status)));
+    const codes = async (from: string) =>
+      Promise.all([1, 2, 3, 4].map(() => get(from, '/status').then((r) => r.status)));
     expect((await codes('127.0.0.1')).filter((c) => c === 429).length).toBe(2);
     expect(await codes('127.0.0.4')).toEqual([200, 200, 200, 200]);
   });
 
   it('counts the client behind a trusted proxy, and ignores X-Forwarded-For from anyone else', async () => {
     const { get } = await start({ rateLimit: { max: 2, windowMs: 5000, trustedProxies: ['127.0.0.5'] } });
-    const viaProxy = (client: string) => get('127.0.0.5', '/status', { 'x-forwarded-for': client }).then((r) => r.status);
-    expect([await viaProxy('203.0.113.1'), await viaProxy('203.0.113.1'), await viaProxy('203.0.113.2'), await viaProxy('203.0.113.2')]).toEqual([200, 200, 200, 200]);
+    const viaProxy = (client: string) =>
+      get('127.0.0.5', '/status', { 'x-forwarded-for': client }).then((r) => r.status);
+    expect([
+      await viaProxy('203.0.113.1'),
+      await viaProxy('203.0.113.1'),
+      await viaProxy('203.0.113.2'),
+      await viaProxy('203.0.113.2'),
+    ]).toEqual([200, 200, 200, 200]);
     expect(await viaProxy('203.0.113.1')).toBe(429);
     const spoof = (client: string) => get('127.0.0.6', '/status', { 'x-forwarded-for': client }).then((r) => r.status);
-    expect([await spoof('198.51.100.1'), await spoof('198.51.100.2'), await spoof('198.51.100.3')]).toEqual([200, 200, 429]);
+    expect([await spoof('198.51.100.1'), await spoof('198.51.100.2'), await spoof('198.51.100.3')]).toEqual([
+      200, 200, 429,
+    ]);
   });
 
   it('gives every response a short x-request-id; a trusted proxy may pass its own', async () => {
@@ -353,31 +424,50 @@ describe('rate limit over HTTP', () => {
 describe('guard over HTTP', () => {
   const post = (port: number, from: string, path: string, body: string) => request(port, from, 'POST', path, { body });
 
-  it('blocks a client that keeps sending invalid transactions, shows it on /guard, and answers 429 with Retry-After', async () => {
-    const { get, port } = await start({ adminToken: 'op-token', guard: { threshold: 8 } }); // weights: invalid 2, malformed 2
-    expect((await post(port, '127.0.0.2', '/tx', '{"bad":true}')).status).toBe(400);
-    expect((await post(port, '127.0.0.2', '/tx', '{"sig":false}')).body).toMatchObject({ accepted: false, reason: 'invalid signature' });
-    expect((await post(port, '127.0.0.2', '/tx', '{not json')).status).toBe(400);
-    expect((await post(port, '127.0.0.2', '/vm/tx', '{"raw":"zz"}')).status).toBe(400); // score 8: blocked
-    const r = await get('127.0.0.2', '/status');
-    expect(r.status).toBe(429);
-    expect(Number(r.headers['retry-after'])).toBe(30);
-    expect(r.body.error).toMatch(/temporarily blocked/);
-    expect((await get('127.0.0.3', '/status')).status).toBe(200); // nobody else
+  it(
+    'blocks a client that keeps sending invalid transactions, ' +
+      'shows it on /guard, and answers 429 with Retry-After',
+    async () => {
+      // weights: invalid 2, malformed 2
+      const { get, port } = await start({ adminToken: 'op-token', guard: { threshold: 8 } });
+      expect((await post(port, '127.0.0.2', '/tx', '{"bad":true}')).status).toBe(400);
+      expect((await post(port, '127.0.0.2', '/tx', '{"sig":false}')).body).toMatchObject({
+        accepted: false,
+        reason: 'invalid signature',
+      });
+      expect((await post(port, '127.0.0.2', '/tx', '{not json')).status).toBe(400);
+      expect((await post(port, '127.0.0.2', '/vm/tx', '{"raw":"zz"}')).status).toBe(400); // score 8: blocked
+      const r = await get('127.0.0.2', '/status');
+      expect(r.status).toBe(429);
+      expect(Number(r.headers['retry-after'])).toBe(30);
+      expect(r.body.error).toMatch(/temporarily blocked/);
+      expect((await get('127.0.0.3', '/status')).status).toBe(200); // nobody else
 
-    const view = (await get('127.0.0.3', '/guard')).body;
-    expect(view).toMatchObject({ enabled: true, activeBlocks: 1, blocksTotal: 1, thresholds: { score: 8, blockMs: [30_000, 120_000, 600_000, 3_600_000] } });
-    expect(view.blocks[0]).toMatchObject({ client: '127.0.0.x', level: 1, periodMs: 30_000, offences: { invalid_submission: 3, malformed_body: 1 } });
-    expect(view.blocks[0].remainingMs).toBeGreaterThan(29_000);
-    expect(view.blocks[0].remainingMs).toBeLessThanOrEqual(30_000);
-    const asAdmin = (await get('127.0.0.3', '/guard', { 'x-admin-token': 'op-token' })).body;
-    expect(asAdmin.blocks[0].client).toBe('127.0.0.2');
-  });
+      const view = (await get('127.0.0.3', '/guard')).body;
+      expect(view).toMatchObject({
+        enabled: true,
+        activeBlocks: 1,
+        blocksTotal: 1,
+        thresholds: { score: 8, blockMs: [30_000, 120_000, 600_000, 3_600_000] },
+      });
+      expect(view.blocks[0]).toMatchObject({
+        client: '127.0.0.x',
+        level: 1,
+        periodMs: 30_000,
+        offences: { invalid_submission: 3, malformed_body: 1 },
+      });
+      expect(view.blocks[0].remainingMs).toBeGreaterThan(29_000);
+      expect(view.blocks[0].remainingMs).toBeLessThanOrEqual(30_000);
+      const asAdmin = (await get('127.0.0.3', '/guard', { 'x-admin-token': 'op-token' })).body;
+      expect(asAdmin.blocks[0].client).toBe('127.0.0.2');
+    },
+  );
 
   it('counts 429s the client ignored: the guard then blocks for 30 s', async () => {
     const { get } = await start({ rateLimit: { max: 3, windowMs: 10_000 }, guard: { threshold: 10 } });
     for (let i = 0; i < 3; i++) await get('127.0.0.2', '/status');
-    for (let i = 0; i < 9; i++) expect((await get('127.0.0.2', '/status')).headers['retry-after']).toBe('10'); // 9 rate-limit offences
+    // 9 rate-limit offences
+    for (let i = 0; i < 9; i++) expect((await get('127.0.0.2', '/status')).headers['retry-after']).toBe('10');
     expect((await get('127.0.0.3', '/guard')).body.activeBlocks).toBe(0);
     const tenth = await get('127.0.0.2', '/status'); // the 10th: the guard blocks
     expect(tenth.status).toBe(429);
@@ -386,7 +476,11 @@ describe('guard over HTTP', () => {
   });
 
   it('counts oversized bodies and wrong admin tokens; accepted traffic and exempt clients never', async () => {
-    const { get, port } = await start({ adminToken: 'op-token', rateLimit: { exempt: ['127.0.0.4'] }, guard: { threshold: 10 } });
+    const { get, port } = await start({
+      adminToken: 'op-token',
+      rateLimit: { exempt: ['127.0.0.4'] },
+      guard: { threshold: 10 },
+    });
     const big = 'x'.repeat(600 * 1024);
     for (let i = 0; i < 5; i++) expect((await post(port, '127.0.0.6', '/tx', big)).status).toBe(413);
     expect((await get('127.0.0.6', '/status')).status).toBe(429); // 5 × malformed_body (2)
@@ -394,9 +488,11 @@ describe('guard over HTTP', () => {
     expect((await get('127.0.0.7', '/peers', { 'x-admin-token': 'guess1' })).status).toBe(403);
     expect((await get('127.0.0.7', '/peers')).status).toBe(401); // a missing token is no offence
     expect((await get('127.0.0.7', '/peers', { 'x-admin-token': 'guess2' })).status).toBe(403);
-    expect((await get('127.0.0.7', '/peers', { 'x-admin-token': 'op-token' })).status).toBe(429); // 2 × admin_auth_failed (5): blocked, right token or not
+    // 2 × admin_auth_failed (5): blocked, right token or not
+    expect((await get('127.0.0.7', '/peers', { 'x-admin-token': 'op-token' })).status).toBe(429);
 
-    for (let i = 0; i < 20; i++) expect((await post(port, '127.0.0.4', '/tx', '{"bad":true}')).status).toBe(400); // exempt
+    // exempt
+    for (let i = 0; i < 20; i++) expect((await post(port, '127.0.0.4', '/tx', '{"bad":true}')).status).toBe(400);
     expect((await get('127.0.0.4', '/status')).status).toBe(200);
     for (let i = 0; i < 30; i++) expect((await post(port, '127.0.0.8', '/tx', '{}')).body.accepted).toBe(true);
     expect((await get('127.0.0.8', '/status')).status).toBe(200);
@@ -406,7 +502,19 @@ describe('guard over HTTP', () => {
 
 describe('gateway, metrics, admin, readiness, upstream over HTTP', () => {
   it('GET /gateway reports routes by pattern, errors, latency percentiles, in-flight, uptime and peers', async () => {
-    const peers: PeerInfo[] = [{ url: 'http://10.0.0.2:6070', height: 40, lag: 2, lastSeen: 123, head: null, finalizedHeight: 0, latencyMs: null, score: 0, droppedUntil: 0 }];
+    const peers: PeerInfo[] = [
+      {
+        url: 'http://10.0.0.2:6070',
+        height: 40,
+        lag: 2,
+        lastSeen: 123,
+        head: null,
+        finalizedHeight: 0,
+        latencyMs: null,
+        score: 0,
+        droppedUntil: 0,
+      },
+    ];
     const clock = { t: 1_000_000 };
     const { get } = await start({ peers: () => peers, now: () => clock.t });
     await get('127.0.0.2', '/address/0x00000000000000000000000000000000000000aa'); // 404
@@ -437,7 +545,13 @@ describe('gateway, metrics, admin, readiness, upstream over HTTP', () => {
     const reader = { ...stubDeps().reader, tx: async () => (await slow, undefined) } as unknown as ChainQueries;
     const { s, port } = await start({ reader });
     const gone = new Promise<void>((resolve) => {
-      const req = http.request({ host: '127.0.0.1', port, path: `/tx/0x${'22'.repeat(32)}`, localAddress: '127.0.0.2', agent: false });
+      const req = http.request({
+        host: '127.0.0.1',
+        port,
+        path: `/tx/0x${'22'.repeat(32)}`,
+        localAddress: '127.0.0.2',
+        agent: false,
+      });
       req.on('error', () => resolve());
       req.end();
       setTimeout(() => (req.destroy(), resolve()), 100);
@@ -458,7 +572,10 @@ describe('gateway, metrics, admin, readiness, upstream over HTTP', () => {
     const node = createNodeMetrics();
     node.blockProductionSeconds.observe(0.02);
     node.verifySeconds.observe(0.0007);
-    const { get } = await start({ rateLimit: { max: 2, windowMs: 5000 }, metrics: { mempoolSize: async () => 42, node } });
+    const { get } = await start({
+      rateLimit: { max: 2, windowMs: 5000 },
+      metrics: { mempoolSize: async () => 42, node },
+    });
     await get('127.0.0.2', '/status');
     await get('127.0.0.2', '/status');
     await get('127.0.0.2', '/status'); // 429
@@ -467,14 +584,25 @@ describe('gateway, metrics, admin, readiness, upstream over HTTP', () => {
     expect(r.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
     const t = r.text;
     for (const line of [
-      'cairn_height 7', 'cairn_finalized_height 5', 'cairn_mempool_size 42', 'cairn_peers 0',
-      'cairn_http_requests_total{route="GET /status",status="200"} 2', 'cairn_http_requests_total{route="GET /status",status="429"} 1',
-      'cairn_http_request_duration_seconds_count{route="GET /status"} 3', 'cairn_rate_limited_total 1', 'cairn_guard_blocks_active 0',
-      'cairn_block_production_seconds_count 1', 'cairn_verify_seconds_bucket{le="0.001"} 1',
-      '# TYPE cairn_http_request_duration_seconds histogram', '# TYPE cairn_rate_limited_total counter',
-    ]) expect(t.split('\n'), line).toContain(line);
+      'cairn_height 7',
+      'cairn_finalized_height 5',
+      'cairn_mempool_size 42',
+      'cairn_peers 0',
+      'cairn_http_requests_total{route="GET /status",status="200"} 2',
+      'cairn_http_requests_total{route="GET /status",status="429"} 1',
+      'cairn_http_request_duration_seconds_count{route="GET /status"} 3',
+      'cairn_rate_limited_total 1',
+      'cairn_guard_blocks_active 0',
+      'cairn_block_production_seconds_count 1',
+      'cairn_verify_seconds_bucket{le="0.001"} 1',
+      '# TYPE cairn_http_request_duration_seconds histogram',
+      '# TYPE cairn_rate_limited_total counter',
+    ])
+      expect(t.split('\n'), line).toContain(line);
     // every sample line is `name{labels} value`
-    for (const line of t.trim().split('\n')) if (!line.startsWith('#')) expect(line).toMatch(/^[a-z_:][a-z0-9_:]*(\{[^}]*\})? [-+0-9.eE]+$|^[a-z_:][a-z0-9_:]*(\{[^}]*\})? \+Inf$/);
+    for (const line of t.trim().split('\n'))
+      if (!line.startsWith('#'))
+        expect(line).toMatch(/^[a-z_:][a-z0-9_:]*(\{[^}]*\})? [-+0-9.eE]+$|^[a-z_:][a-z0-9_:]*(\{[^}]*\})? \+Inf$/);
   });
 
   it('admin endpoints: disabled without a token; 401 missing, 403 wrong, 200 right; alerts newest first', async () => {
@@ -484,19 +612,67 @@ describe('gateway, metrics, admin, readiness, upstream over HTTP', () => {
     expect(d.body).toEqual({ error: 'admin endpoints are disabled: no admin token configured' });
     expect((await off.get('127.0.0.2', '/security/alerts')).status).toBe(403);
 
-    const alerts: SecurityAlert[] = [1, 2, 3].map((id) => ({ id, kind: 'reorg', severity: 'warning', message: `a${id}`, at: id, height: id, details: {} }));
+    const alerts: SecurityAlert[] = [1, 2, 3].map((id) => ({
+      id,
+      kind: 'reorg',
+      severity: 'warning',
+      message: `a${id}`,
+      at: id,
+      height: id,
+      details: {},
+    }));
     const source: AlertSource = { recent: (limit) => [...alerts].reverse().slice(0, limit) };
-    const on = await start({ adminToken: 'op-token', alerts: source, peers: () => [{ url: 'http://p', height: 1, lag: 0, lastSeen: 1, head: null, finalizedHeight: 0, latencyMs: null, score: 0, droppedUntil: 0 }] });
-    expect(await on.get('127.0.0.2', '/peers')).toMatchObject({ status: 401, body: { error: 'missing x-admin-token header' } });
-    expect(await on.get('127.0.0.2', '/peers', { 'x-admin-token': 'nope' })).toMatchObject({ status: 403, body: { error: 'invalid x-admin-token' } });
-    expect((await on.get('127.0.0.2', '/peers', { 'x-admin-token': 'op-token' })).body).toEqual({ peers: [{ url: 'http://p', height: 1, lag: 0, lastSeen: 1, head: null, finalizedHeight: 0, latencyMs: null, score: 0, droppedUntil: 0 }] });
+    const on = await start({
+      adminToken: 'op-token',
+      alerts: source,
+      peers: () => [
+        {
+          url: 'http://p',
+          height: 1,
+          lag: 0,
+          lastSeen: 1,
+          head: null,
+          finalizedHeight: 0,
+          latencyMs: null,
+          score: 0,
+          droppedUntil: 0,
+        },
+      ],
+    });
+    expect(await on.get('127.0.0.2', '/peers')).toMatchObject({
+      status: 401,
+      body: { error: 'missing x-admin-token header' },
+    });
+    expect(await on.get('127.0.0.2', '/peers', { 'x-admin-token': 'nope' })).toMatchObject({
+      status: 403,
+      body: { error: 'invalid x-admin-token' },
+    });
+    expect((await on.get('127.0.0.2', '/peers', { 'x-admin-token': 'op-token' })).body).toEqual({
+      peers: [
+        {
+          url: 'http://p',
+          height: 1,
+          lag: 0,
+          lastSeen: 1,
+          head: null,
+          finalizedHeight: 0,
+          latencyMs: null,
+          score: 0,
+          droppedUntil: 0,
+        },
+      ],
+    });
     const a = await on.get('127.0.0.2', '/security/alerts?limit=2', { 'x-admin-token': 'op-token' });
     expect(a.body.alerts.map((x: SecurityAlert) => x.id)).toEqual([3, 2]);
     // Above the maximum the page is capped, as every feed is (SPEC: MAX_CHAIN_PAGE "and similar paginated endpoints").
-    expect((await on.get('127.0.0.2', '/security/alerts?limit=501', { 'x-admin-token': 'op-token' })).body).toMatchObject({ capped: 'limit 501 is above 500: at most 500 alerts are served' });
+    expect(
+      (await on.get('127.0.0.2', '/security/alerts?limit=501', { 'x-admin-token': 'op-token' })).body,
+    ).toMatchObject({ capped: 'limit 501 is above 500: at most 500 alerts are served' });
     expect((await on.get('127.0.0.2', '/security/alerts?limit=0', { 'x-admin-token': 'op-token' })).status).toBe(400);
     const none = await start({ adminToken: 'op-token' });
-    expect((await none.get('127.0.0.2', '/security/alerts', { 'x-admin-token': 'op-token' })).body).toEqual({ alerts: [] });
+    expect((await none.get('127.0.0.2', '/security/alerts', { 'x-admin-token': 'op-token' })).body).toEqual({
+      alerts: [],
+    });
   });
 
   it('answers 503 with Retry-After on every route while the node is not ready', async () => {
@@ -525,8 +701,13 @@ describe('gateway, metrics, admin, readiness, upstream over HTTP', () => {
 
   it('a repeated query parameter is a 400 or handled, never a 500', async () => {
     const { get } = await start();
-    expect((await get('127.0.0.2', '/search?q=0x1&q=0x2')).body).toEqual({ q: '0x1', results: [{ kind: 'block', id: '0x1' }] });
+    expect((await get('127.0.0.2', '/search?q=0x1&q=0x2')).body).toEqual({
+      q: '0x1',
+      results: [{ kind: 'block', id: '0x1' }],
+    });
     expect((await get('127.0.0.2', '/guard?limit=1&limit=2')).status).toBe(400);
-    expect((await get('127.0.0.2', '/guard?limit=1001')).body.capped).toBe('limit 1001 is above 1000: at most 1000 items are served');
+    expect((await get('127.0.0.2', '/guard?limit=1001')).body.capped).toBe(
+      'limit 1001 is above 1000: at most 1000 items are served',
+    );
   });
 });

@@ -23,15 +23,23 @@ afterAll(async () => {
 });
 
 describe('README', () => {
-  it('"First steps" runs as written: key, funding, a final transfer, a contract, stake, a proposal voted and followed to EXECUTED, the example oracle, the explorer', async () => {
+  it('"First steps" runs as written: key, funding, a final transfer, a contract, ' +
+    'stake, a proposal voted and followed to EXECUTED, the example oracle, the explorer', async () => {
     const readme = readFileSync(resolve(root, 'README.md'), 'utf8');
     const block = /```sh first-steps\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(block, 'README has a "sh first-steps" block').toBeTruthy();
     const script = `set -euo pipefail\n${block!.replaceAll('./data/', `${t.dataDir}/`)}`;
     // Its own process group: a step that fails leaves no background process (the oracle) running.
-    const { stdout } = await runOwned('bash', ['-c', script], { cwd: root, env: { ...process.env, CAIRN_NODE: t.url, CAIRN_RPC: `http://127.0.0.1:${t.node.config.rpcPort}` }, timeoutMs: 240_000 }).catch((e: Error & { stdout?: string; stderr?: string }) => {
+    const { stdout } = await runOwned('bash', ['-c', script], {
+      cwd: root,
+      env: { ...process.env, CAIRN_NODE: t.url, CAIRN_RPC: `http://127.0.0.1:${t.node.config.rpcPort}` },
+      timeoutMs: 240_000,
+    }).catch((e: Error & { stdout?: string; stderr?: string }) => {
       // Which step failed: the end of what the script printed (the command alone says nothing).
-      throw new Error(`README first steps failed: ${e.message.split('\n')[0]}\n--- stdout (end) ---\n${(e.stdout ?? '').slice(-3000)}\n--- stderr (end) ---\n${(e.stderr ?? '').slice(-3000)}`);
+      throw new Error(
+        `README first steps failed: ${e.message.split('\n')[0]}\n--- stdout (end) ` +
+          `---\n${(e.stdout ?? '').slice(-3000)}\n--- stderr (end) ---\n${(e.stderr ?? '').slice(-3000)}`,
+      );
     });
     // Every command printed JSON; pick out the ones that matter.
     expect(stdout).toMatch(/"outcome": "finalized"/);
@@ -40,9 +48,17 @@ describe('README', () => {
     const me = JSON.parse(readFileSync(resolve(root, 'me.json'), 'utf8')) as { address: string };
     const account = (await t.get(`/address/${me.address}`)).body;
     expect(BigInt(account.staked)).toBe(10_000_000_000n);
-    const proposals = (await t.get('/governance/proposals')).body.proposals as { proposer: string; status: string; action: { param: string }; tally: { voters: number } }[];
+    const proposals = (await t.get('/governance/proposals')).body.proposals as {
+      proposer: string;
+      status: string;
+      action: { param: string };
+      tally: { voters: number };
+    }[];
     // Voted on by the reader and the dev validator, and followed to its end.
-    expect(proposals.find((p) => p.proposer === me.address && p.action.param === 'BANK_SIZE')).toMatchObject({ status: 'EXECUTED', tally: { voters: 2 } });
+    expect(proposals.find((p) => p.proposer === me.address && p.action.param === 'BANK_SIZE')).toMatchObject({
+      status: 'EXECUTED',
+      tally: { voters: 2 },
+    });
     expect(stdout).toMatch(/"cursor": \d+/);
     // The example oracle answered the task designated to it.
     const task = (await t.get('/ai/tasks')).body.tasks.find((x: { oracle: string }) => x.oracle === me.address);

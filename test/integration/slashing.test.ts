@@ -16,7 +16,11 @@ import { startTestNode, waitUntil, type TestNode } from '../helpers/testNode';
  * SLASH_DOUBLE_SIGN_BPS of its stake to the treasury and is jailed for good.
  */
 let t: TestNode;
-interface Key { address: Hex; native: string; secret: string }
+interface Key {
+  address: Hex;
+  native: string;
+  secret: string;
+}
 
 beforeAll(async () => {
   t = await startTestNode({ devAccounts: 2, idleBlockMs: 100, adminToken: 'op-token' });
@@ -30,7 +34,11 @@ describe('double sign: sentinel alert → SLASH_DOUBLE_SIGN', () => {
     await waitUntil(async () => t.node.view.head.finalizedHeight >= 3);
     const original = (await t.get('/blocks/2')).body;
     const keys = deriveKeys(fromHex(validator.secret));
-    const { hash: _h, signatures: _s, ...fields } = await (async () => (await t.get('/chain?from=2&limit=1')).body.blocks[0].header)();
+    const {
+      hash: _h,
+      signatures: _s,
+      ...fields
+    } = await (async () => (await t.get('/chain?from=2&limit=1')).body.blocks[0].header)();
     const second = signHeader(keys, { ...fields, timestamp: fields.timestamp + 1 });
     expect(second.hash).not.toBe(original.hash);
     const r = await t.post('/blocks', { header: second, txs: [], results: [] });
@@ -38,7 +46,9 @@ describe('double sign: sentinel alert → SLASH_DOUBLE_SIGN', () => {
     expect(t.node.view.head.height).toBeGreaterThan(2);
 
     const alert = await waitUntil(async () => {
-      const a = (await t.get('/security/alerts', { 'x-admin-token': 'op-token' })).body.alerts.find((x: { kind: string }) => x.kind === 'double_sign');
+      const a = (await t.get('/security/alerts', { 'x-admin-token': 'op-token' })).body.alerts.find(
+        (x: { kind: string }) => x.kind === 'double_sign',
+      );
       return a;
     }, 10_000);
     expect(alert.details).toMatchObject({ producer: validator.address, height: 2 });
@@ -60,12 +70,23 @@ describe('double sign: sentinel alert → SLASH_DOUBLE_SIGN', () => {
     const stakeBefore = BigInt((await t.get(`/address/${validator.address}`)).body.staked);
     const treasuryBefore = BigInt((await t.get('/treasury')).body.balance);
     const cli = (argv: string[]) => runCliCaptured([...argv, '--node', t.url], { CAIRN_SECRET: reporter.secret });
-    const sent = await cli(['stake', 'slash', '--evidence', file, '--wait', 'included', '--poll', '50', '--timeout', '30000']);
+    const sent = await cli([
+      'stake',
+      'slash',
+      '--evidence',
+      file,
+      '--wait',
+      'included',
+      '--poll',
+      '50',
+      '--timeout',
+      '30000',
+    ]);
     expect(sent.err).toBe('');
     const out = JSON.parse(sent.out);
     expect(out).toMatchObject({ accepted: true, outcome: expect.stringMatching(/^(included|finalized)$/) });
 
-    const penalty = stakeBefore * 500n / 10_000n; // SLASH_DOUBLE_SIGN_BPS default 500
+    const penalty = (stakeBefore * 500n) / 10_000n; // SLASH_DOUBLE_SIGN_BPS default 500
     expect(BigInt((await t.get(`/address/${validator.address}`)).body.staked)).toBe(stakeBefore - penalty);
     expect(BigInt((await t.get('/treasury')).body.balance)).toBeGreaterThanOrEqual(treasuryBefore + penalty);
     const v = (await t.get('/validators')).body;
@@ -76,7 +97,21 @@ describe('double sign: sentinel alert → SLASH_DOUBLE_SIGN', () => {
     await waitUntil(async () => t.node.view.head.height > h + 2);
 
     // One offence is slashed once.
-    const again = await cli(['stake', 'slash', '--evidence', file, '--wait', 'included', '--poll', '50', '--timeout', '30000']);
-    expect(JSON.parse(again.out)).toMatchObject({ outcome: 'failed', reason: 'this double sign (producer and height) was already slashed' });
+    const again = await cli([
+      'stake',
+      'slash',
+      '--evidence',
+      file,
+      '--wait',
+      'included',
+      '--poll',
+      '50',
+      '--timeout',
+      '30000',
+    ]);
+    expect(JSON.parse(again.out)).toMatchObject({
+      outcome: 'failed',
+      reason: 'this double sign (producer and height) was already slashed',
+    });
   }, 60_000);
 });

@@ -77,9 +77,24 @@ async function chmodTree(dir: string, writable: boolean): Promise<void> {
 function runNodeToExit(dataDir: string, timeoutMs = 30_000): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
     Promise.all([freePort(), freePort()]).then(([http, rpc]) => {
-      const p = spawnOwned(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'node', '--data-dir', dataDir, '--http-port', String(http), '--rpc-port', String(rpc)], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const p = spawnOwned(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'src/cli/main.ts',
+          'node',
+          '--data-dir',
+          dataDir,
+          '--http-port',
+          String(http),
+          '--rpc-port',
+          String(rpc),
+        ],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let out = '';
       p.stdout!.on('data', (d) => (out += d));
       p.stderr!.on('data', (d) => (out += d));
@@ -110,16 +125,26 @@ async function checkStore(dataDir: string): Promise<Head> {
 }
 
 const ENOSPC = () =>
-  writeError('/data/chain', Object.assign(new Error('Batch was not applied'), {
-    cause: Object.assign(new Error('While appending to file: /data/chain/000004.log: No space left on device'), { code: 'ENOSPC' }),
-  }));
+  writeError(
+    '/data/chain',
+    Object.assign(new Error('Batch was not applied'), {
+      cause: Object.assign(new Error('While appending to file: /data/chain/000004.log: No space left on device'), {
+        code: 'ENOSPC',
+      }),
+    }),
+  );
 
 describe('storage errors', () => {
   it('maps RocksDB write failures to STORAGE_WRITE naming the directory and the reason', () => {
     const e = ENOSPC();
     expect(isCairnError(e) && e.code).toBe('STORAGE_WRITE');
     expect(e.message).toBe('cannot write to data directory /data/chain: the disk is full (no space left on device)');
-    const ro = writeError('/d', new Error('Batch was not applied', { cause: new Error('IO error: While open a file for appending: /d/000009.log: Read-only file system') }));
+    const ro = writeError(
+      '/d',
+      new Error('Batch was not applied', {
+        cause: new Error('IO error: While open a file for appending: /d/000009.log: Read-only file system'),
+      }),
+    );
     expect(ro.message).toBe('cannot write to data directory /d: the file system is read-only');
   });
 });
@@ -134,14 +159,17 @@ describe('read-only data directory', () => {
       expect(await first.kill('SIGTERM')).toBe(0);
       const how = await makeReadOnly(dir);
       const how2 = how && (await makeReadOnly(empty));
-      if (!how || !how2) return void console.warn('read-only data directory test skipped: no way to make a directory read-only here');
+      if (!how || !how2)
+        return void console.warn('read-only data directory test skipped: no way to make a directory read-only here');
       try {
         for (const d of [dir, empty]) {
           const { code, out } = await runNodeToExit(d);
           expect(code, out).toBe(1);
           const lines = out.trim().split('\n');
           expect(lines, out).toHaveLength(1); // no stack trace, no log spam
-          expect(lines[0]).toMatch(new RegExp(`^cairn: data directory ${d}(/chain)? (is on a read-only file system|is not writable)$`));
+          expect(lines[0]).toMatch(
+            new RegExp(`^cairn: data directory ${d}(/chain)? (is on a read-only file system|is not writable)$`),
+          );
         }
       } finally {
         await undoReadOnly(dir, how);
@@ -158,11 +186,19 @@ describe('read-only data directory', () => {
 });
 
 describe('disk full during block production', () => {
-  it('injected: the commit fails, the node raises storage_failure, stops cleanly, and restarts at the same head', async () => {
+  it('injected: the commit fails, the node raises storage_failure, ' +
+    'stops cleanly, and restarts at the same head', async () => {
     const dataDir = await tempDir('cairn-full-');
     const config: NodeConfig = {
-      ...defaultNodeConfig, dataDir, httpPort: await freePort(), rpcPort: await freePort(), slotMs: 50, idleBlockMs: 50,
-      logLevel: 'silent', verifyWorkers: 1, rateLimitExempt: ['127.0.0.0/8'],
+      ...defaultNodeConfig,
+      dataDir,
+      httpPort: await freePort(),
+      rpcPort: await freePort(),
+      slotMs: 50,
+      idleBlockMs: 50,
+      logLevel: 'silent',
+      verifyWorkers: 1,
+      rateLimitExempt: ['127.0.0.0/8'],
     };
     try {
       let full = false;
@@ -184,9 +220,16 @@ describe('disk full during block production', () => {
       await node.stopped; // by itself
       const last = node.view.head;
       expect(failedWrites).toBe(1);
-      expect(node.failure).toBe('storage failure: cannot write to data directory /data/chain: the disk is full (no space left on device)');
+      expect(node.failure).toBe(
+        'storage failure: cannot write to data directory /data/chain: the disk is full (no space left on device)',
+      );
       const [alert] = node.alerts.recent(10);
-      expect(alert).toMatchObject({ kind: 'storage_failure', severity: 'critical', height: last.height, details: { dir: '/data/chain', code: 'ENOSPC' } });
+      expect(alert).toMatchObject({
+        kind: 'storage_failure',
+        severity: 'critical',
+        height: last.height,
+        details: { dir: '/data/chain', code: 'ENOSPC' },
+      });
       // HTTP closed; RocksDB closed (it opens again: no lock held).
       await expect(fetch(`${url}/status`)).rejects.toThrow();
       const head = await checkStore(dataDir);
@@ -203,11 +246,14 @@ describe('disk full during block production', () => {
     }
   }, 60_000);
 
-  it('real: a small tmpfs fills up; the process exits non-zero with "storage failure" and the store is consistent after growing it', async () => {
+  it('real: a small tmpfs fills up; the process exits non-zero with "storage failure" and the store is ' +
+    'consistent after growing it', async () => {
     const dir = await tempDir('cairn-tmpfs-');
     if (!sh('mount', '-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir)) {
       await rm(dir, { recursive: true, force: true });
-      return void console.warn('tmpfs disk-full test skipped: mount is not permitted here (the injected test covers the path)');
+      return void console.warn(
+        'tmpfs disk-full test skipped: mount is not permitted here (the injected test covers the path)',
+      );
     }
     mounted.push(dir);
     try {
@@ -225,7 +271,10 @@ describe('disk full during block production', () => {
           await new Promise((r) => setTimeout(r, 100));
         }
       })();
-      const code = await Promise.race([node.exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 90_000))]);
+      const code = await Promise.race([
+        node.exited,
+        new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 90_000)),
+      ]);
       await watching;
       if (code === 'timeout') await node.kill('SIGKILL');
       expect(code, node.output()).toBe(1);
@@ -258,7 +307,13 @@ describe('503 while starting', () => {
   it('listens before the chain is open and answers 503 {error} with Retry-After until ready', async () => {
     const dataDir = await tempDir('cairn-start-');
     const config: NodeConfig = {
-      ...defaultNodeConfig, dataDir, httpPort: await freePort(), rpcPort: await freePort(), logLevel: 'silent', verifyWorkers: 1, rateLimitExempt: ['127.0.0.0/8'],
+      ...defaultNodeConfig,
+      dataDir,
+      httpPort: await freePort(),
+      rpcPort: await freePort(),
+      logLevel: 'silent',
+      verifyWorkers: 1,
+      rateLimitExempt: ['127.0.0.0/8'],
     };
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
@@ -281,7 +336,10 @@ describe('503 while starting', () => {
       await node.stop();
     } finally {
       release();
-      await starting.then((n) => n.stop(), () => {});
+      await starting.then(
+        (n) => n.stop(),
+        () => {},
+      );
       await rm(dataDir, { recursive: true, force: true });
     }
   });
@@ -289,7 +347,14 @@ describe('503 while starting', () => {
   it('a failed start closes the port it opened and rejects with one clear error', async () => {
     const dataDir = await tempDir('cairn-start-');
     await mkdir(join(dataDir, 'chain'));
-    const config: NodeConfig = { ...defaultNodeConfig, dataDir, httpPort: await freePort(), rpcPort: await freePort(), logLevel: 'silent', verifyWorkers: 1 };
+    const config: NodeConfig = {
+      ...defaultNodeConfig,
+      dataDir,
+      httpPort: await freePort(),
+      rpcPort: await freePort(),
+      logLevel: 'silent',
+      verifyWorkers: 1,
+    };
     try {
       // A plain file where the database directory should be.
       await rm(join(dataDir, 'chain'), { recursive: true });

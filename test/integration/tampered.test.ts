@@ -26,7 +26,11 @@ beforeAll(async () => {
 afterAll(async () => t?.cleanup());
 
 /** GET from another loopback source address (the guard keys clients by address). */
-function getFrom(from: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+function getFrom(
+  from: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     const req = http.request(`${t.url}${path}`, { localAddress: from, agent: false, headers }, (res) => {
       let text = '';
@@ -40,29 +44,36 @@ function getFrom(from: string, path: string, headers: Record<string, string> = {
 }
 
 describe('POST /tx: a payload changed after signing that keeps its original id', () => {
-  it('answers 200 {accepted: false, reason: "invalid signature"} every time, and the guard counts it as an invalid submission', async () => {
-    const keys = deriveKeys(fromHex(dev[0].secret));
-    const signed = signTx(keys, { type: 'TRANSFER', to: dev[1].address, amount: '5', nonce: 0 }, t.network);
-    const tampered: HybridTx = { ...signed, amount: '5000' }; // `id` is still the signed payload's
-    const { id: _claimed, publicKeys: _k, signatures: _s, ...payload } = tampered;
-    const verdict = { accepted: false, id: txId(payload), reason: 'invalid signature', code: 'TX_BAD_SIGNATURE' };
-    expect(verdict.id).not.toBe(signed.id);
+  it(
+    'answers 200 {accepted: false, reason: "invalid signature"} every time, ' +
+      'and the guard counts it as an invalid submission',
+    async () => {
+      const keys = deriveKeys(fromHex(dev[0].secret));
+      const signed = signTx(keys, { type: 'TRANSFER', to: dev[1].address, amount: '5', nonce: 0 }, t.network);
+      const tampered: HybridTx = { ...signed, amount: '5000' }; // `id` is still the signed payload's
+      const { id: _claimed, publicKeys: _k, signatures: _s, ...payload } = tampered;
+      const verdict = { accepted: false, id: txId(payload), reason: 'invalid signature', code: 'TX_BAD_SIGNATURE' };
+      expect(verdict.id).not.toBe(signed.id);
 
-    for (let i = 0; i < 3; i++) expect(await t.post('/tx', tampered)).toEqual({ status: 200, body: verdict });
-    expect((await t.get(`/tx/${signed.id}`)).status).toBe(404); // nothing was admitted under the claimed id
-    // The envelope as signed is accepted; its tampered copy is still refused the same way.
-    expect((await t.post('/tx', signed)).body).toEqual({ accepted: true, id: signed.id });
-    expect(await t.post('/tx', tampered)).toEqual({ status: 200, body: verdict });
+      for (let i = 0; i < 3; i++) expect(await t.post('/tx', tampered)).toEqual({ status: 200, body: verdict });
+      expect((await t.get(`/tx/${signed.id}`)).status).toBe(404); // nothing was admitted under the claimed id
+      // The envelope as signed is accepted; its tampered copy is still refused the same way.
+      expect((await t.post('/tx', signed)).body).toEqual({ accepted: true, id: signed.id });
+      expect(await t.post('/tx', tampered)).toEqual({ status: 200, body: verdict });
 
-    // invalid_submission weighs 2 and the guard blocks at 20: the 10th refusal blocks the client.
-    const { threshold, weights } = defaultGuardOptions;
-    const toBlock = threshold / weights.invalid_submission;
-    for (let sent = 4; sent < toBlock; sent++) expect((await t.post('/tx', tampered)).body).toEqual(verdict);
-    const blocked = await t.get('/status');
-    expect(blocked.status).toBe(429);
-    expect(blocked.body.error).toMatch(/temporarily blocked/);
-    const guard = (await getFrom('127.0.0.2', '/guard', { 'x-admin-token': ADMIN })).body;
-    expect(guard.blocks).toHaveLength(1);
-    expect(guard.blocks[0]).toMatchObject({ client: '127.0.0.1', offences: { invalid_submission: toBlock, malformed_body: 0, rate_limited: 0 } });
-  });
+      // invalid_submission weighs 2 and the guard blocks at 20: the 10th refusal blocks the client.
+      const { threshold, weights } = defaultGuardOptions;
+      const toBlock = threshold / weights.invalid_submission;
+      for (let sent = 4; sent < toBlock; sent++) expect((await t.post('/tx', tampered)).body).toEqual(verdict);
+      const blocked = await t.get('/status');
+      expect(blocked.status).toBe(429);
+      expect(blocked.body.error).toMatch(/temporarily blocked/);
+      const guard = (await getFrom('127.0.0.2', '/guard', { 'x-admin-token': ADMIN })).body;
+      expect(guard.blocks).toHaveLength(1);
+      expect(guard.blocks[0]).toMatchObject({
+        client: '127.0.0.1',
+        offences: { invalid_submission: toBlock, malformed_body: 0, rate_limited: 0 },
+      });
+    },
+  );
 });

@@ -10,17 +10,31 @@ import { fromHex } from '../../src/primitives/hex';
 import { compileSolidity, ERC20_SOURCE } from '../helpers/solidity';
 import { startTestNode, waitUntil, type TestNode } from '../helpers/testNode';
 
-interface DevAccount { address: `0x${string}`; native: string; secret: string; secp256k1PrivateKey: `0x${string}` }
+interface DevAccount {
+  address: `0x${string}`;
+  native: string;
+  secret: string;
+  secp256k1PrivateKey: `0x${string}`;
+}
 
 let t: TestNode;
 let dev: DevAccount[];
 let rpcUrl: string;
 let provider: JsonRpcProvider;
 const compiled = compileSolidity(ERC20_SOURCE, { optimizer: true, evmVersion: 'cancun' });
-const cairn = defineChain({ id: 72020, name: 'Cairn dev', nativeCurrency: { name: 'Cairn', symbol: 'CRN', decimals: 18 }, rpcUrls: { default: { http: ['http://127.0.0.1'] } } });
+const cairn = defineChain({
+  id: 72020,
+  name: 'Cairn dev',
+  nativeCurrency: { name: 'Cairn', symbol: 'CRN', decimals: 18 },
+  rpcUrls: { default: { http: ['http://127.0.0.1'] } },
+});
 
 async function rpc(method: string, params: unknown[] = []) {
-  const r = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const r = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   return (await r.json()) as { result?: any; error?: { code: number; message: string; data?: string } };
 }
 
@@ -54,24 +68,32 @@ describe('VM and JSON-RPC with ethers and viem', () => {
     expect(senderWei / 10n ** 12n).toBe(BigInt(sender.balance));
   });
 
-  it('deploys an ERC-20 with a ContractFactory, transfers, and finds the Transfer event by address and topic', async () => {
-    const wallet = new Wallet(dev[1].secp256k1PrivateKey, provider);
-    const factory = new ContractFactory(compiled.TestToken.abi, compiled.TestToken.bytecode, wallet);
-    token = (await factory.deploy(1_000_000n)) as Contract;
-    await token.waitForDeployment();
-    tokenAddress = (await token.getAddress()).toLowerCase();
-    expect(await provider.getCode(tokenAddress)).toBe(compiled.TestToken.deployed);
-    const recipient = dev[2].address;
-    const tx = await token.transfer(recipient, 1234n);
-    const rc = await tx.wait();
-    expect(rc!.status).toBe(1);
-    expect(await token.balanceOf(recipient)).toBe(1234n);
-    const transferTopic = topicId('Transfer(address,address,uint256)');
-    const logs = await provider.getLogs({ address: tokenAddress, topics: [transferTopic], fromBlock: 0, toBlock: 'latest' });
-    const parsed = logs.map((l) => new Interface(compiled.TestToken.abi).parseLog(l)!);
-    expect(parsed.some((p) => p.args[1].toLowerCase() === recipient && p.args[2] === 1234n)).toBe(true);
-    expect(logs.every((l) => l.address.toLowerCase() === tokenAddress)).toBe(true);
-  });
+  it(
+    'deploys an ERC-20 with a ContractFactory, transfers, ' + 'and finds the Transfer event by address and topic',
+    async () => {
+      const wallet = new Wallet(dev[1].secp256k1PrivateKey, provider);
+      const factory = new ContractFactory(compiled.TestToken.abi, compiled.TestToken.bytecode, wallet);
+      token = (await factory.deploy(1_000_000n)) as Contract;
+      await token.waitForDeployment();
+      tokenAddress = (await token.getAddress()).toLowerCase();
+      expect(await provider.getCode(tokenAddress)).toBe(compiled.TestToken.deployed);
+      const recipient = dev[2].address;
+      const tx = await token.transfer(recipient, 1234n);
+      const rc = await tx.wait();
+      expect(rc!.status).toBe(1);
+      expect(await token.balanceOf(recipient)).toBe(1234n);
+      const transferTopic = topicId('Transfer(address,address,uint256)');
+      const logs = await provider.getLogs({
+        address: tokenAddress,
+        topics: [transferTopic],
+        fromBlock: 0,
+        toBlock: 'latest',
+      });
+      const parsed = logs.map((l) => new Interface(compiled.TestToken.abi).parseLog(l)!);
+      expect(parsed.some((p) => p.args[1].toLowerCase() === recipient && p.args[2] === 1234n)).toBe(true);
+      expect(logs.every((l) => l.address.toLowerCase() === tokenAddress)).toBe(true);
+    },
+  );
 
   it('answers eth_call of a reverting function with -32000 and the revert data', async () => {
     const data = new Interface(compiled.TestToken.abi).encodeFunctionData('alwaysReverts');
@@ -106,14 +128,24 @@ describe('VM and JSON-RPC with ethers and viem', () => {
 
   it('moves value through a contract and records the internal transfer', async () => {
     const wallet = new Wallet(dev[5].secp256k1PrivateKey, provider);
-    const fwd = (await new ContractFactory(compiled.Forwarder.abi, compiled.Forwarder.bytecode, wallet).deploy()) as Contract;
+    const fwd = (await new ContractFactory(
+      compiled.Forwarder.abi,
+      compiled.Forwarder.bytecode,
+      wallet,
+    ).deploy()) as Contract;
     await fwd.waitForDeployment();
     const target = Wallet.createRandom().address.toLowerCase();
     const rc = await (await fwd.forward(target, { value: 3_000_000n * 10n ** 12n })).wait();
     expect(rc!.status).toBe(1);
     const r = (await t.get(`/internal?address=${target}`)).body;
     expect(r.internal).toHaveLength(1);
-    expect(r.internal[0]).toMatchObject({ txId: rc!.hash, kind: 'CALL', from: (await fwd.getAddress()).toLowerCase(), to: target, amount: '3000000' });
+    expect(r.internal[0]).toMatchObject({
+      txId: rc!.hash,
+      kind: 'CALL',
+      from: (await fwd.getAddress()).toLowerCase(),
+      to: target,
+      amount: '3000000',
+    });
     expect(r.internal[0].toNative).toMatch(/^cairn1/);
   });
 
@@ -124,7 +156,11 @@ describe('VM and JSON-RPC with ethers and viem', () => {
     expect(await client.getChainId()).toBe(72020);
     const bal = await client.getBalance({ address: dev[6].address });
     expect(bal).toBeGreaterThan(0n);
-    const supply = await client.readContract({ address: tokenAddress as `0x${string}`, abi: compiled.TestToken.abi, functionName: 'totalSupply' });
+    const supply = await client.readContract({
+      address: tokenAddress as `0x${string}`,
+      abi: compiled.TestToken.abi,
+      functionName: 'totalSupply',
+    });
     expect(supply).toBe(1_000_000n);
     const hash = await wallet.sendTransaction({ to: dev[7].address, value: 10n ** 12n });
     const rc = await client.waitForTransactionReceipt({ hash, pollingInterval: 100 });
@@ -145,11 +181,22 @@ describe('VM and JSON-RPC with ethers and viem', () => {
   });
 
   it('verifies the contract through the API', async () => {
-    const bad = await t.post(`/contract/${tokenAddress}/verify`, { source: ERC20_SOURCE.replace('this always reverts', 'this always fails'), contractName: 'TestToken', optimizer: { enabled: true, runs: 200 }, evmVersion: 'cancun' });
+    const bad = await t.post(`/contract/${tokenAddress}/verify`, {
+      source: ERC20_SOURCE.replace('this always reverts', 'this always fails'),
+      contractName: 'TestToken',
+      optimizer: { enabled: true, runs: 200 },
+      evmVersion: 'cancun',
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatch(/does not match/);
     expect((await t.get(`/contract/${tokenAddress}`)).status).toBe(404);
-    const ok = await t.post(`/contract/${tokenAddress}/verify`, { source: ERC20_SOURCE, contractName: 'TestToken', compilerVersion: '0.8.30', optimizer: { enabled: true, runs: 200 }, evmVersion: 'cancun' });
+    const ok = await t.post(`/contract/${tokenAddress}/verify`, {
+      source: ERC20_SOURCE,
+      contractName: 'TestToken',
+      compilerVersion: '0.8.30',
+      optimizer: { enabled: true, runs: 200 },
+      evmVersion: 'cancun',
+    });
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ verified: true, name: 'TestToken' });
     const meta = (await t.get(`/contract/${tokenAddress}`)).body;
@@ -161,8 +208,22 @@ describe('VM and JSON-RPC with ethers and viem', () => {
   it('runs hybrid VM_CALL through POST /tx on the same EVM', async () => {
     const k = deriveKeys(fromHex(dev[1].secret));
     const n = (await t.get(`/address/${dev[1].address}`)).body.nextNonce;
-    const input = new Interface(compiled.TestToken.abi).encodeFunctionData('transfer', [dev[8].address, 55n]) as `0x${string}`;
-    const tx = signTx(k, { type: 'VM_CALL', to: tokenAddress as `0x${string}`, amount: '0', nonce: n, fee: '100000', data: { input, gasLimit: 200_000 } }, t.network);
+    const input = new Interface(compiled.TestToken.abi).encodeFunctionData('transfer', [
+      dev[8].address,
+      55n,
+    ]) as `0x${string}`;
+    const tx = signTx(
+      k,
+      {
+        type: 'VM_CALL',
+        to: tokenAddress as `0x${string}`,
+        amount: '0',
+        nonce: n,
+        fee: '100000',
+        data: { input, gasLimit: 200_000 },
+      },
+      t.network,
+    );
     expect((await t.post('/tx', tx)).body).toMatchObject({ accepted: true });
     const rec = await waitUntil(async () => {
       const r = await t.get(`/tx/${tx.id}`);

@@ -28,10 +28,20 @@ let conflict: string | undefined;
 let recording = true;
 let recorder: Promise<void>;
 
-const get = async (i: number, path: string): Promise<any> => (await fetch(`${nodes[i].url}${path}`, { signal: AbortSignal.timeout(5_000) })).json();
-const halves = [[0, 1], [2, 3]];
+const get = async (i: number, path: string): Promise<any> =>
+  (await fetch(`${nodes[i].url}${path}`, { signal: AbortSignal.timeout(5_000) })).json();
+const halves = [
+  [0, 1],
+  [2, 3],
+];
 const setLinks = (between: 'cut' | 'heal') => {
-  for (const i of halves[0]) for (const j of halves[1]) for (const [a, b] of [[i, j], [j, i]]) links[a][b][between]();
+  for (const i of halves[0])
+    for (const j of halves[1])
+      for (const [a, b] of [
+        [i, j],
+        [j, i],
+      ])
+        links[a][b][between]();
 };
 
 beforeAll(async () => {
@@ -47,7 +57,25 @@ beforeAll(async () => {
     await mkdir(d, { recursive: true });
     await writeFile(join(d, 'key.json'), JSON.stringify([devAccountFile(validators[i])]));
     const peers = links[i].flatMap((l, j) => (j === i || !l ? [] : [`http://127.0.0.1:${l.port}`])).join(',');
-    nodes.push(await spawnNode(d, ['--genesis', join(dir, 'genesis.json'), '--allow-dev-validator', '--validator-key', join(d, 'key.json'), '--peers', peers, '--slot-ms', '200', '--idle-block-ms', '800'], http[i]));
+    nodes.push(
+      await spawnNode(
+        d,
+        [
+          '--genesis',
+          join(dir, 'genesis.json'),
+          '--allow-dev-validator',
+          '--validator-key',
+          join(d, 'key.json'),
+          '--peers',
+          peers,
+          '--slot-ms',
+          '200',
+          '--idle-block-ms',
+          '800',
+        ],
+        http[i],
+      ),
+    );
   }
   // Every finalized block every node reports, at once: two different hashes at one height fail the run.
   recorder = (async () => {
@@ -58,7 +86,8 @@ beforeAll(async () => {
           const s = await get(i, '/status');
           for (let h = seen[i] + 1; h <= s.finalizedHeight; h++) {
             const hash = (await get(i, `/blocks/${h}`)).hash;
-            if (finalized.has(h) && finalized.get(h) !== hash) conflict ??= `height ${h}: ${finalized.get(h)} vs ${hash} (node ${i})`;
+            if (finalized.has(h) && finalized.get(h) !== hash)
+              conflict ??= `height ${h}: ${finalized.get(h)} vs ${hash} (node ${i})`;
             finalized.set(h, hash);
             seen[i] = h;
           }
@@ -80,25 +109,62 @@ afterAll(async () => {
 }, 60_000);
 
 describe('partition 2 | 2', () => {
-  it('no half finalizes alone; healed, all converge on one chain, finality resumes, both halves\' transactions end up final once', async () => {
-    await until(async () => (await Promise.all(nodes.map((_, i) => get(i, '/status')))).every((s) => s.finalizedHeight >= 4), 60_000, 'finality before the partition');
+  it("no half finalizes alone; healed, all converge on one chain, finality resumes, both halves' transactions " +
+    'end up final once', async () => {
+    await until(
+      async () => (await Promise.all(nodes.map((_, i) => get(i, '/status')))).every((s) => s.finalizedHeight >= 4),
+      60_000,
+      'finality before the partition',
+    );
     setLinks('cut');
     // Blocks already on their way finalize or not: two more blocks on every node, cut off.
     const cutAt = await Promise.all(nodes.map((_, i) => get(i, '/status')));
-    await until(async () => (await Promise.all(nodes.map((_, i) => get(i, '/status')))).every((s, i) => s.height >= cutAt[i].height + 2), 30_000, 'two blocks on each side after the cut');
-    const atCut = Math.max(...(await Promise.all(nodes.map((_, i) => get(i, '/status')))).map((s) => s.finalizedHeight));
+    await until(
+      async () =>
+        (await Promise.all(nodes.map((_, i) => get(i, '/status')))).every((s, i) => s.height >= cutAt[i].height + 2),
+      30_000,
+      'two blocks on each side after the cut',
+    );
+    const atCut = Math.max(
+      ...(await Promise.all(nodes.map((_, i) => get(i, '/status')))).map((s) => s.finalizedHeight),
+    );
 
     // One transaction on each side, from different senders.
     const senders = accounts.map((u) => deriveKeys(fromHex(u.secret)));
-    const txA = signTx(senders[0], { type: 'TRANSFER', to: senders[1].address, amount: 5n, nonce: 0, fee: String(COIN) }, nodes[0].network);
-    const txB = signTx(senders[1], { type: 'TRANSFER', to: senders[0].address, amount: 7n, nonce: 0, fee: String(COIN) }, nodes[0].network);
-    const post = async (i: number, tx: unknown) => (await fetch(`${nodes[i].url}/tx`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(tx) })).json();
+    const txA = signTx(
+      senders[0],
+      { type: 'TRANSFER', to: senders[1].address, amount: 5n, nonce: 0, fee: String(COIN) },
+      nodes[0].network,
+    );
+    const txB = signTx(
+      senders[1],
+      { type: 'TRANSFER', to: senders[0].address, amount: 7n, nonce: 0, fee: String(COIN) },
+      nodes[0].network,
+    );
+    const post = async (i: number, tx: unknown) =>
+      (
+        await fetch(`${nodes[i].url}/tx`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(tx),
+        })
+      ).json();
     expect(await post(0, txA)).toMatchObject({ accepted: true });
     expect(await post(2, txB)).toMatchObject({ accepted: true });
-    await until(async () => (await get(1, `/tx/${txA.id}`)).status === 'included' && (await get(3, `/tx/${txB.id}`)).status === 'included', 20_000, 'inclusion on each side');
+    await until(
+      async () =>
+        (await get(1, `/tx/${txA.id}`)).status === 'included' && (await get(3, `/tx/${txB.id}`)).status === 'included',
+      20_000,
+      'inclusion on each side',
+    );
     // Each half keeps producing, neither finalizes.
     const h = await Promise.all(nodes.map((_, i) => get(i, '/status')));
-    await until(async () => (await Promise.all(nodes.map((_, i) => get(i, '/status')))).every((s, i) => s.height >= h[i].height + 3), 30_000, 'three more blocks on each side');
+    await until(
+      async () =>
+        (await Promise.all(nodes.map((_, i) => get(i, '/status')))).every((s, i) => s.height >= h[i].height + 3),
+      30_000,
+      'three more blocks on each side',
+    );
     const later = await Promise.all(nodes.map((_, i) => get(i, '/status')));
     // Finality can only reach blocks both halves share (the fork point): above it a half has
     // 2 producers, and finality needs 3 distinct ones on top.
@@ -113,15 +179,23 @@ describe('partition 2 | 2', () => {
     expect((await get(0, `/tx/${txB.id}`)).status ?? 'unknown').not.toBe('included');
 
     setLinks('heal');
-    await until(async () => {
-      const s = await Promise.all(nodes.map((_, i) => get(i, '/status')));
-      return new Set(s.map((x) => x.headHash)).size === 1 && s[0].finalizedHeight > fork + 2 && s;
-    }, 120_000, 'convergence and finality after healing'); // seconds when quiet; a loaded 2-core CI needed more than 60
+    await until(
+      async () => {
+        const s = await Promise.all(nodes.map((_, i) => get(i, '/status')));
+        return new Set(s.map((x) => x.headHash)).size === 1 && s[0].finalizedHeight > fork + 2 && s;
+      },
+      120_000,
+      'convergence and finality after healing',
+    ); // seconds when quiet; a loaded 2-core CI needed more than 60
     for (const tx of [txA, txB]) {
-      await until(async () => {
-        const recs = await Promise.all(nodes.map((_, i) => get(i, `/tx/${tx.id}`)));
-        return recs.every((r) => r.status === 'finalized') && new Set(recs.map((r) => r.blockHash)).size === 1;
-      }, 40_000, `${tx.id} final everywhere`);
+      await until(
+        async () => {
+          const recs = await Promise.all(nodes.map((_, i) => get(i, `/tx/${tx.id}`)));
+          return recs.every((r) => r.status === 'finalized') && new Set(recs.map((r) => r.blockHash)).size === 1;
+        },
+        40_000,
+        `${tx.id} final everywhere`,
+      );
     }
     // Indexes agree with state on every node: balances, nonces and feeds.
     for (const s of senders) {

@@ -16,22 +16,42 @@ import { DEV_NETWORK } from '../../src/chain/devnet';
  */
 
 const TYPES: TxType[] = [
-  'TOKEN_CREATE', 'TOKEN_TRANSFER', 'TOKEN_APPROVE', 'TOKEN_TRANSFER_FROM', 'TOKEN_MINT', 'TOKEN_BURN',
-  'TOKEN_PAUSE', 'TOKEN_UNPAUSE', 'TOKEN_BLACKLIST', 'TOKEN_FREEZE', 'TOKEN_UNFREEZE',
-  'NFT_CREATE', 'NFT_MINT', 'NFT_TRANSFER', 'NFT_APPROVE', 'NFT_BURN',
-  'NAME_REGISTER', 'NAME_UPDATE', 'NAME_TRANSFER', 'NAME_RELEASE',
+  'TOKEN_CREATE',
+  'TOKEN_TRANSFER',
+  'TOKEN_APPROVE',
+  'TOKEN_TRANSFER_FROM',
+  'TOKEN_MINT',
+  'TOKEN_BURN',
+  'TOKEN_PAUSE',
+  'TOKEN_UNPAUSE',
+  'TOKEN_BLACKLIST',
+  'TOKEN_FREEZE',
+  'TOKEN_UNFREEZE',
+  'NFT_CREATE',
+  'NFT_MINT',
+  'NFT_TRANSFER',
+  'NFT_APPROVE',
+  'NFT_BURN',
+  'NAME_REGISTER',
+  'NAME_UPDATE',
+  'NAME_TRANSFER',
+  'NAME_RELEASE',
 ];
 
 /** A world with one token (TOK), one collection (ART) with item 1, and the name "alice". */
 async function seeded(): Promise<{ w: AssetWorld; token: string; collection: string }> {
   const w = await AssetWorld.create();
-  const create = await w.tx('TOKEN_CREATE', ALICE, { data: { name: 'Token', symbol: 'TOK', decimals: 6, supply: '1000000', mintable: true } });
+  const create = await w.tx('TOKEN_CREATE', ALICE, {
+    data: { name: 'Token', symbol: 'TOK', decimals: 6, supply: '1000000', mintable: true },
+  });
   await w.apply(create);
   const nft = await w.tx('NFT_CREATE', ALICE, { data: { name: 'Art', symbol: 'ART' } });
   await w.apply(nft);
   const collection = assetId(nft.id);
   await w.apply(await w.tx('NFT_MINT', ALICE, { to: BOB, data: { collection, uri: 'ipfs://x' } }));
-  await w.apply(await w.tx('NAME_REGISTER', ALICE, { amount: String(NAME_REGISTRATION_COST), data: { name: 'alice' } }));
+  await w.apply(
+    await w.tx('NAME_REGISTER', ALICE, { amount: String(NAME_REGISTRATION_COST), data: { name: 'alice' } }),
+  );
   return { w, token: assetId(create.id), collection };
 }
 
@@ -41,7 +61,24 @@ describe('asset transaction inputs (fast-check)', () => {
     const addresses: Address[] = [ALICE, BOB, CAROL, PRODUCER];
     const address = fc.constantFrom(...addresses);
     const scalar = fc.oneof(
-      fc.constantFrom(token, collection, token.toUpperCase(), 'TOK', 'alice', 'Alice', 'a--b', '', '0', '1', '-1', '1.5', '1e3', `${2n ** 256n}`, `${2n ** 256n - 1n}`, 'x'.repeat(300)),
+      fc.constantFrom(
+        token,
+        collection,
+        token.toUpperCase(),
+        'TOK',
+        'alice',
+        'Alice',
+        'a--b',
+        '',
+        '0',
+        '1',
+        '-1',
+        '1.5',
+        '1e3',
+        `${2n ** 256n}`,
+        `${2n ** 256n - 1n}`,
+        'x'.repeat(300),
+      ),
       address,
       fc.string({ maxLength: 40 }),
       fc.integer(),
@@ -68,21 +105,37 @@ describe('asset transaction inputs (fast-check)', () => {
     };
     const FIELDS: Record<string, [string[], string[]]> = {
       TOKEN_CREATE: [['name', 'symbol', 'decimals', 'supply'], ['mintable']],
-      TOKEN_TRANSFER: [['token', 'amount'], []], TOKEN_APPROVE: [['token', 'amount'], []],
-      TOKEN_TRANSFER_FROM: [['token', 'from', 'amount'], []], TOKEN_MINT: [['token', 'amount'], []],
-      TOKEN_BURN: [['token', 'amount'], []], TOKEN_PAUSE: [['token'], []], TOKEN_UNPAUSE: [['token'], []],
-      TOKEN_BLACKLIST: [['token', 'blacklisted'], []], TOKEN_FREEZE: [['token', 'until'], []], TOKEN_UNFREEZE: [['token'], []],
-      NFT_CREATE: [['name', 'symbol'], []], NFT_MINT: [['collection'], ['uri']],
-      NFT_TRANSFER: [['collection', 'item'], []], NFT_APPROVE: [['collection', 'item'], []], NFT_BURN: [['collection', 'item'], []],
-      NAME_REGISTER: [['name'], []], NAME_UPDATE: [['name'], []], NAME_TRANSFER: [['name'], []], NAME_RELEASE: [['name'], []],
+      TOKEN_TRANSFER: [['token', 'amount'], []],
+      TOKEN_APPROVE: [['token', 'amount'], []],
+      TOKEN_TRANSFER_FROM: [['token', 'from', 'amount'], []],
+      TOKEN_MINT: [['token', 'amount'], []],
+      TOKEN_BURN: [['token', 'amount'], []],
+      TOKEN_PAUSE: [['token'], []],
+      TOKEN_UNPAUSE: [['token'], []],
+      TOKEN_BLACKLIST: [['token', 'blacklisted'], []],
+      TOKEN_FREEZE: [['token', 'until'], []],
+      TOKEN_UNFREEZE: [['token'], []],
+      NFT_CREATE: [['name', 'symbol'], []],
+      NFT_MINT: [['collection'], ['uri']],
+      NFT_TRANSFER: [['collection', 'item'], []],
+      NFT_APPROVE: [['collection', 'item'], []],
+      NFT_BURN: [['collection', 'item'], []],
+      NAME_REGISTER: [['name'], []],
+      NAME_UPDATE: [['name'], []],
+      NAME_TRANSFER: [['name'], []],
+      NAME_RELEASE: [['name'], []],
     };
     const value = (field: string) => fc.oneof({ weight: 5, arbitrary: good[field]! }, { weight: 1, arbitrary: scalar });
     const shaped = (type: TxType) => {
       const [required, optional] = FIELDS[type]!;
-      return fc.record(Object.fromEntries([...required, ...optional].map((f) => [f, value(f)])), { requiredKeys: required as never });
+      return fc.record(Object.fromEntries([...required, ...optional].map((f) => [f, value(f)])), {
+        requiredKeys: required as never,
+      });
     };
     const junk = fc.oneof(
-      fc.dictionary(fc.constantFrom(...Object.keys(good)), fc.oneof(scalar, fc.array(scalar, { maxLength: 2 })), { maxKeys: 5 }),
+      fc.dictionary(fc.constantFrom(...Object.keys(good)), fc.oneof(scalar, fc.array(scalar, { maxLength: 2 })), {
+        maxKeys: 5,
+      }),
       fc.anything({ maxDepth: 2 }),
     );
     const input = fc.constantFrom(...TYPES).chain((type) =>
@@ -90,7 +143,10 @@ describe('asset transaction inputs (fast-check)', () => {
         type: fc.constant(type),
         from: address,
         to: fc.oneof(fc.constant(null), address),
-        amount: fc.oneof({ weight: 4, arbitrary: fc.constantFrom('0', String(NAME_REGISTRATION_COST)) }, { weight: 1, arbitrary: fc.bigInt({ min: 0n, max: 10n ** 13n }).map(String) }),
+        amount: fc.oneof(
+          { weight: 4, arbitrary: fc.constantFrom('0', String(NAME_REGISTRATION_COST)) },
+          { weight: 1, arbitrary: fc.bigInt({ min: 0n, max: 10n ** 13n }).map(String) },
+        ),
         data: fc.oneof({ weight: 6, arbitrary: shaped(type) }, { weight: 1, arbitrary: junk }),
       }),
     );
@@ -105,7 +161,12 @@ describe('asset transaction inputs (fast-check)', () => {
         admitted++;
         const tx = await w.tx(type, from, { to, amount, data: d });
         w.height += 1;
-        const v = await applyTx(w.state, tx, { height: w.height, timestamp: w.height * 1000, producer: PRODUCER, network: DEV_NETWORK });
+        const v = await applyTx(w.state, tx, {
+          height: w.height,
+          timestamp: w.height * 1000,
+          producer: PRODUCER,
+          network: DEV_NETWORK,
+        });
         if (v.kind === 'skip') {
           expect(v.permanent).toBe(false); // only balance/fee shortfalls may skip what validate admitted
           return;

@@ -5,15 +5,29 @@ import { loadInstance } from '../../src/machines/instance';
 import { stateName } from '../../src/machines/record';
 import { assetId } from '../../src/modules/assets/common';
 import {
-  committeeDigest, getPool, inboundDigest, memberOf, signAsMember, TRANSFER_STATES, transferDef, transferMachine,
-  type Asset, type InboundMessage, type MemberSignature,
+  committeeDigest,
+  getPool,
+  inboundDigest,
+  memberOf,
+  signAsMember,
+  TRANSFER_STATES,
+  transferDef,
+  transferMachine,
+  type Asset,
+  type InboundMessage,
+  type MemberSignature,
 } from '../../src/modules/bridge';
 import { getToken, getTokenBalance } from '../../src/modules/tokens/records';
 import { getCommittee } from '../../src/protocol/bridge';
 import type { ChainEvent } from '../../src/protocol/events';
 import { loadSupply } from '../../src/protocol/execState';
 import {
-  BRIDGE_ESCROW_ADDRESS, CHAIN_ID, GOV_ESCROW_ADDRESS, REWARD_POOL_ADDRESS, TREASURY_ADDRESS, UNBONDING_ADDRESS,
+  BRIDGE_ESCROW_ADDRESS,
+  CHAIN_ID,
+  GOV_ESCROW_ADDRESS,
+  REWARD_POOL_ADDRESS,
+  TREASURY_ADDRESS,
+  UNBONDING_ADDRESS,
 } from '../../src/protocol/params';
 import type { Address, SignedTx } from '../../src/protocol/types';
 import { COIN } from '../../src/primitives/amount';
@@ -56,7 +70,8 @@ const TOKEN_SUPPLY = 1_000_000n;
 const SYSTEM = [BRIDGE_ESCROW_ADDRESS, GOV_ESCROW_ADDRESS, TREASURY_ADDRESS, REWARD_POOL_ADDRESS, UNBONDING_ADDRESS];
 const ALL: Address[] = [...USERS, V0, ...K.map((k) => k.address), ...SYSTEM];
 const GENESIS = {
-  chainId: CHAIN_ID, timestamp: 1,
+  chainId: CHAIN_ID,
+  timestamp: 1,
   params: { ...SHORT_WINDOWS, BRIDGE_WINDOW_BLOCKS: String(WINDOW), BRIDGE_BREAKER_BPS: '2500' },
   accounts: [
     ...[...USERS, ...K.map((k) => k.address)].map((address) => ({ address, balance: String(FUNDS) })),
@@ -73,14 +88,25 @@ const TERMINAL = new Set(['PAID', 'RELEASED', 'REFUSED']);
  */
 const nonce0 = new Map<Address, number>();
 const ptx = nonceEnvelopes(nonce0);
-const tokenCreate = ptx('TOKEN_CREATE', U1, { data: { name: 'Bridge USD', symbol: 'BUSD', decimals: 0, supply: String(TOKEN_SUPPLY) } });
+const tokenCreate = ptx('TOKEN_CREATE', U1, {
+  data: { name: 'Bridge USD', symbol: 'BUSD', decimals: 0, supply: String(TOKEN_SUPPLY) },
+});
 const TOKEN = assetId(tokenCreate.id);
-const propose = ptx('GOV_PROPOSE', U1, { amount: String(10n * COIN), data: { committee: { members: OLD.map(memberOf), threshold: 2 } } });
+const propose = ptx('GOV_PROPOSE', U1, {
+  amount: String(10n * COIN),
+  data: { committee: { members: OLD.map(memberOf), threshold: 2 } },
+});
 const PREFIX: SignedTx[][] = [
   [tokenCreate, propose],
-  [ptx('GOV_VOTE', V0, { data: { proposalId: propose.id, vote: 'yes' } }), ...USERS.slice(1).map((u) => ptx('TOKEN_TRANSFER', U1, { to: u, data: { token: TOKEN, amount: '100000' } }))],
+  [
+    ptx('GOV_VOTE', V0, { data: { proposalId: propose.id, vote: 'yes' } }),
+    ...USERS.slice(1).map((u) => ptx('TOKEN_TRANSFER', U1, { to: u, data: { token: TOKEN, amount: '100000' } })),
+  ],
   // Some liquidity to release from.
-  [ptx('BRIDGE_OUT', USERS[1], { amount: String(3_000n * COIN), data: { chain: OUT_CHAIN, recipient: 'seed' } }), ptx('BRIDGE_OUT', USERS[2], { data: { chain: OUT_CHAIN, recipient: 'seed', token: TOKEN, tokenAmount: '30000' } })],
+  [
+    ptx('BRIDGE_OUT', USERS[1], { amount: String(3_000n * COIN), data: { chain: OUT_CHAIN, recipient: 'seed' } }),
+    ptx('BRIDGE_OUT', USERS[2], { data: { chain: OUT_CHAIN, recipient: 'seed', token: TOKEN, tokenAmount: '30000' } }),
+  ],
   ...Array.from({ length: 7 }, (): SignedTx[] => []),
 ];
 
@@ -89,7 +115,13 @@ const DEPOSITS: InboundMessage[] = Array.from({ length: 20 }, (_, i) => {
   const asset: Asset = i % 2 === 0 ? 'native' : TOKEN;
   const base = [10n, 40n, 90n, 200n, 500n, 1_500n][i % 6];
   const amount = i >= 18 ? 10n ** 12n : asset === 'native' ? base * COIN : base * 10n;
-  return { sourceChain: i % 5 === 4 ? 'base' : 'ethereum', sourceTx: `0xdep${i}`, asset, to: USERS[i % 4], amount: amount.toString() };
+  return {
+    sourceChain: i % 5 === 4 ? 'base' : 'ethereum',
+    sourceTx: `0xdep${i}`,
+    asset,
+    to: USERS[i % 4],
+    amount: amount.toString(),
+  };
 });
 type Signers = 'old' | 'new' | 'both' | 'forged' | 'wrong';
 const sigCache = new Map<string, MemberSignature>();
@@ -104,17 +136,42 @@ function signaturesOf(m: InboundMessage, who: Signers): MemberSignature[] {
   if (who === 'old') return [sign(K[0], d), sign(K[1], d)];
   if (who === 'new') return [sign(K[4], d), sign(K[3], d)];
   if (who === 'both') return [sign(K[0], d), sign(K[1], d), sign(K[3], d), sign(K[4], d)];
-  if (who === 'wrong') return [K[0], K[1], K[3], K[4]].map((k) => sign(k, inboundDigest({ ...m, amount: (BigInt(m.amount) + 1n).toString() })));
+  if (who === 'wrong')
+    return [K[0], K[1], K[3], K[4]].map((k) =>
+      sign(k, inboundDigest({ ...m, amount: (BigInt(m.amount) + 1n).toString() })),
+    );
   // forged: one valid signature of K[0] (epoch 1), repeated, and K[1]'s and K[3]'s classical halves only
   const zero = `0x${'00'.repeat(2420)}` as Hex;
   return [sign(K[0], d), sign(K[0], d), { ...sign(K[1], d), mldsa44: zero }, { ...sign(K[3], d), mldsa44: zero }];
 }
-/** What the committee of `epoch` counts of `who` (epoch 1: K0..K2, epoch 2: K2..K4; 'both' carries a quorum of each). */
+/**
+ * What the committee of `epoch` counts of `who` (epoch 1: K0..K2, epoch 2: K2..K4; 'both' carries a quorum of each).
+ */
 const validCount = (who: Signers, epoch: number): number =>
-  who === 'both' ? 2 : who === 'old' ? (epoch === 1 ? 2 : 0) : who === 'new' ? (epoch === 2 ? 2 : 0) : who === 'forged' ? (epoch === 1 ? 1 : 0) : 0;
+  who === 'both'
+    ? 2
+    : who === 'old'
+      ? epoch === 1
+        ? 2
+        : 0
+      : who === 'new'
+        ? epoch === 2
+          ? 2
+          : 0
+        : who === 'forged'
+          ? epoch === 1
+            ? 1
+            : 0
+          : 0;
 const ROTATION_MEMBERS = NEW.map(memberOf);
-const rotationData = () => ({ members: ROTATION_MEMBERS, threshold: 2, signatures: [K[1], K[0]].map((k) => sign(k, committeeDigest({ epoch: 2, members: ROTATION_MEMBERS, threshold: 2 }))) });
-const quorum = (what: string, valid: number, epoch: number) => `${what}: ${valid} valid member signatures of 2 needed (committee epoch ${epoch}; both secp256k1 and ML-DSA-44 halves of each)`;
+const rotationData = () => ({
+  members: ROTATION_MEMBERS,
+  threshold: 2,
+  signatures: [K[1], K[0]].map((k) => sign(k, committeeDigest({ epoch: 2, members: ROTATION_MEMBERS, threshold: 2 }))),
+});
+const quorum = (what: string, valid: number, epoch: number) =>
+  `${what}: ${valid} valid member signatures of 2 needed ` +
+  `(committee epoch ${epoch}; both secp256k1 and ML-DSA-44 halves of each)`;
 
 type Step =
   | { k: 'out'; user: number; token: boolean; amount: number }
@@ -124,16 +181,32 @@ type Step =
   | { k: 'gap'; blocks: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ k: fc.constant('out' as const), user: fc.nat(3), token: fc.boolean(), amount: fc.integer({ min: 1, max: 600 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      k: fc.constant('out' as const),
+      user: fc.nat(3),
+      token: fc.boolean(),
+      amount: fc.integer({ min: 1, max: 600 }),
+    }),
+  },
   {
     weight: 10,
-    arbitrary: fc.record({ k: fc.constant('in' as const), dep: fc.nat(DEPOSITS.length - 1), signers: fc.constantFrom<Signers>('both', 'both', 'both', 'old', 'old', 'new', 'forged', 'wrong'), relayer: fc.nat(3) }),
+    arbitrary: fc.record({
+      k: fc.constant('in' as const),
+      dep: fc.nat(DEPOSITS.length - 1),
+      signers: fc.constantFrom<Signers>('both', 'both', 'both', 'old', 'old', 'new', 'forged', 'wrong'),
+      relayer: fc.nat(3),
+    }),
   },
   { weight: 3, arbitrary: fc.record({ k: fc.constant('settle' as const), target: fc.nat(30), member: fc.nat(5) }) },
   { weight: 1, arbitrary: fc.constantFrom({ k: 'pause' as const }, { k: 'unpause' as const }) },
   { weight: 1, arbitrary: fc.constant({ k: 'rotate' as const }) },
   { weight: 4, arbitrary: fc.constant({ k: 'seal' as const }) },
-  { weight: 2, arbitrary: fc.record({ k: fc.constant('gap' as const), blocks: fc.integer({ min: 1, max: 2 * WINDOW }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ k: fc.constant('gap' as const), blocks: fc.integer({ min: 1, max: 2 * WINDOW }) }),
+  },
 );
 
 /** What a transaction of a step is, for the prediction (the BRIDGE_* ones). */
@@ -167,7 +240,12 @@ function blocksOf(steps: Step[]): Tagged[][] {
       cur().push({ tx: t, dep: m, signers: s.signers });
     } else if (s.k === 'settle') {
       const target = bridgeTxs.length > 0 ? bridgeTxs[s.target % bridgeTxs.length] : (`0x${'ab'.repeat(32)}` as Hex);
-      cur().push({ tx: tx('BRIDGE_SETTLE', s.member < K.length ? K[s.member].address : U1, { data: { transferId: target, targetTx: `0xpaid${s.target}` } }), target });
+      cur().push({
+        tx: tx('BRIDGE_SETTLE', s.member < K.length ? K[s.member].address : U1, {
+          data: { transferId: target, targetTx: `0xpaid${s.target}` },
+        }),
+        target,
+      });
     } else if (s.k === 'rotate') cur().push({ tx: tx('BRIDGE_COMMITTEE_UPDATE', USERS[3], { data: rotationData() }) });
     else cur().push({ tx: tx(s.k === 'pause' ? 'TOKEN_PAUSE' : 'TOKEN_UNPAUSE', U1, { data: { token: TOKEN } }) });
   }
@@ -195,12 +273,17 @@ async function predict(s: StateTrie, m: Model, t: Tagged): Promise<string | null
     const dep = t.dep!;
     const key = `${dep.sourceChain}:${dep.sourceTx}`;
     // A REFUSED attempt paid nothing: the deposit may be attested again.
-    if (m.attested.has(key) && m.terminal.get(m.attested.get(key)!) !== 'REFUSED') return `deposit ${key} was already attested (transfer ${m.attested.get(key)})`;
+    if (m.attested.has(key) && m.terminal.get(m.attested.get(key)!) !== 'REFUSED')
+      return `deposit ${key} was already attested (transfer ${m.attested.get(key)})`;
     const valid = validCount(t.signers!, m.epoch);
     if (valid < 2) return quorum('BRIDGE_IN', valid, m.epoch);
     const p = await getPool(s, dep.asset as Asset);
     const free = BigInt(p.locked) - BigInt(p.reserved);
-    if (BigInt(dep.amount) > free) return `the bridge holds ${free} base units of ${dep.asset} free to release (${p.locked} locked, ${p.reserved} promised), less than ${dep.amount}`;
+    if (BigInt(dep.amount) > free)
+      return (
+        `the bridge holds ${free} base units of ${dep.asset} free to release ` +
+        `(${p.locked} locked, ${p.reserved} promised), less than ${dep.amount}`
+      );
     return null;
   }
   if (tx.type === 'BRIDGE_SETTLE') {
@@ -210,12 +293,17 @@ async function predict(s: StateTrie, m: Model, t: Tagged): Promise<string | null
     if (!snap) return `transfer ${t.target} does not exist`;
     if (snap.context.direction !== 'out') return `transfer ${t.target} is inbound: only outbound transfers are settled`;
     const st = stateName(snap.value);
-    if (st !== 'LOCKED') return `transfer ${t.target} is ${st}, not LOCKED: it was settled by ${snap.context.settledBy} (${snap.context.targetTx})`;
+    if (st !== 'LOCKED')
+      return (
+        `transfer ${t.target} is ${st}, not LOCKED: it was settled by ${snap.context.settledBy} ` +
+        `(${snap.context.targetTx})`
+      );
     const payout = `${snap.context.chain}:${(tx.data as { targetTx: string }).targetTx}`;
     if (m.payouts.has(payout)) return `payout ${payout} already settled transfer ${m.payouts.get(payout)}`;
     return null;
   }
-  if (tx.type === 'BRIDGE_COMMITTEE_UPDATE') return m.epoch === 1 ? null : quorum('BRIDGE_COMMITTEE_UPDATE', 0, m.epoch);
+  if (tx.type === 'BRIDGE_COMMITTEE_UPDATE')
+    return m.epoch === 1 ? null : quorum('BRIDGE_COMMITTEE_UPDATE', 0, m.epoch);
   if (tx.type === 'BRIDGE_OUT') {
     const d = tx.data as { token?: Hex; tokenAmount?: string };
     if (!d.token) return null;
@@ -236,7 +324,8 @@ function learn(m: Model, t: Tagged): void {
   if (t.tx.type === 'BRIDGE_IN') m.attested.set(`${t.dep!.sourceChain}:${t.dep!.sourceTx}`, t.tx.id);
   if (t.tx.type === 'BRIDGE_IN' || t.tx.type === 'BRIDGE_OUT') m.transfers.add(t.tx.id);
   if (t.tx.type === 'BRIDGE_COMMITTEE_UPDATE') m.epoch = 2;
-  if (t.tx.type === 'BRIDGE_SETTLE') m.payouts.set(`${OUT_CHAIN}:${(t.tx.data as { targetTx: string }).targetTx}`, t.target!);
+  if (t.tx.type === 'BRIDGE_SETTLE')
+    m.payouts.set(`${OUT_CHAIN}:${(t.tx.data as { targetTx: string }).targetTx}`, t.target!);
 }
 
 async function invariants(s: StateTrie, m: Model, events: ChainEvent[], height: number): Promise<void> {
@@ -277,7 +366,10 @@ async function invariants(s: StateTrie, m: Model, events: ChainEvent[], height: 
   }
   for (const asset of ['native', TOKEN] as Asset[]) {
     const p = await getPool(s, asset);
-    const escrow = asset === 'native' ? ((await s.getAccount(BRIDGE_ESCROW_ADDRESS))?.balance ?? 0n) : await getTokenBalance(s, TOKEN, BRIDGE_ESCROW_ADDRESS);
+    const escrow =
+      asset === 'native'
+        ? ((await s.getAccount(BRIDGE_ESCROW_ADDRESS))?.balance ?? 0n)
+        : await getTokenBalance(s, TOKEN, BRIDGE_ESCROW_ADDRESS);
     expect(escrow, `escrow of ${asset}`).toBe(BigInt(p.locked));
     expect(BigInt(p.lockedTotal)).toBe(sum.get(`out/${asset}`) ?? 0n);
     expect(BigInt(p.releasedTotal)).toBe(sum.get(`released/${asset}`) ?? 0n);
@@ -288,7 +380,10 @@ async function invariants(s: StateTrie, m: Model, events: ChainEvent[], height: 
   expect(await heldBy(s, ALL)).toBe((await loadSupply(s)).supply);
 }
 
-/** Runs the prefix and `blocks`; with `model`, predicts each bridge outcome and checks the invariants after every block. Returns the roots. */
+/**
+ * Runs the prefix and `blocks`; with `model`, predicts each bridge outcome and checks the invariants after every block.
+ * Returns the roots.
+ */
 async function runBlocks(blocks: Tagged[][], model?: Model): Promise<Hex[]> {
   const c = await MemChain.open(GENESIS, V0);
   for (const txs of [...PREFIX.map((b) => b.map((tx): Tagged => ({ tx }))), ...blocks]) {
@@ -311,18 +406,36 @@ async function runBlocks(blocks: Tagged[][], model?: Model): Promise<Hex[]> {
 }
 
 describe('bridge model (fast-check)', () => {
-  it('never releases a deposit twice nor more than was locked, moves transfers legally to one terminal state; same blocks ⇒ same roots', async () => {
+  it('never releases a deposit twice nor more than was locked, ' +
+    'moves transfers legally to one terminal state; same blocks ⇒ same roots', async () => {
     await runModel({
       inputs: fc.array(step, { minLength: 10, maxLength: 60 }),
       run: async (steps, outcomes) => {
         const blocks = blocksOf(steps);
-        const model: Model = { epoch: 1, attested: new Map(), payouts: new Map(), transfers: new Set(), terminal: new Map(), outcomes };
+        const model: Model = {
+          epoch: 1,
+          attested: new Map(),
+          payouts: new Map(),
+          transfers: new Set(),
+          terminal: new Map(),
+          outcomes,
+        };
         return { blocks, roots: await runBlocks(blocks, model) };
       },
       replays: [{ name: 'the same blocks', roots: (_, { blocks }) => runBlocks(blocks) }],
       numRuns: Number(process.env.BRIDGE_MODEL_RUNS ?? 25),
       // The random runs reach the interesting outcomes.
-      reach: ['BRIDGE_IN:success', 'BRIDGE_IN:failed', 'BRIDGE_OUT:success', 'BRIDGE_SETTLE:success', 'BRIDGE_SETTLE:failed', 'BRIDGE_COMMITTEE_UPDATE:success', 'ATTESTED>RELEASED', 'DELAYED', 'DELAYED>RELEASED'],
+      reach: [
+        'BRIDGE_IN:success',
+        'BRIDGE_IN:failed',
+        'BRIDGE_OUT:success',
+        'BRIDGE_SETTLE:success',
+        'BRIDGE_SETTLE:failed',
+        'BRIDGE_COMMITTEE_UPDATE:success',
+        'ATTESTED>RELEASED',
+        'DELAYED',
+        'DELAYED>RELEASED',
+      ],
     });
   }, 120_000);
 });

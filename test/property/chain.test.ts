@@ -19,26 +19,51 @@ const PRODUCER = addr(99);
 const ALL = [...Array.from({ length: N }, (_, i) => addr(i)), addr(50), PRODUCER, TREASURY_ADDRESS];
 
 const genesis: GenesisSpec = {
-  chainId: CHAIN_ID, timestamp: 1,
+  chainId: CHAIN_ID,
+  timestamp: 1,
   accounts: [
     ...Array.from({ length: N }, (_, i) => ({ address: addr(i), balance: String(1_000_000 * (i + 1)) })),
     { address: PRODUCER, balance: '0', staked: '5000000', isValidator: true },
   ],
 };
 
-interface Op { from: number; to: number; amount: bigint; fee: bigint; nonceSkew: number }
+interface Op {
+  from: number;
+  to: number;
+  amount: bigint;
+  fee: bigint;
+  nonceSkew: number;
+}
 const op = fc.record({
   from: fc.nat(N - 1),
   to: fc.nat(N),
   amount: fc.bigInt({ min: 0n, max: 3_000_000n }),
   fee: fc.bigInt({ min: 0n, max: 500n }),
-  nonceSkew: fc.oneof({ weight: 8, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: -1, max: 2 }) }),
+  nonceSkew: fc.oneof(
+    { weight: 8, arbitrary: fc.constant(0) },
+    { weight: 1, arbitrary: fc.integer({ min: -1, max: 2 }) },
+  ),
 });
 
 function makeTx(o: Op, nonce: number, ts: number): SignedTx {
   const to = o.to === N ? addr(50) : addr(o.to);
-  const payload = { chainId: CHAIN_ID, type: 'TRANSFER' as const, from: addr(o.from), to, amount: o.amount.toString(), nonce, timestamp: ts, fee: o.fee.toString(), data: null };
-  return { ...payload, id: keccakHex(utf8(JSON.stringify(payload))), publicKeys: { secp256k1: '0x', mldsa44: mldsaKey(o.from) }, signatures: { secp256k1: '0x', mldsa44: '0x' } };
+  const payload = {
+    chainId: CHAIN_ID,
+    type: 'TRANSFER' as const,
+    from: addr(o.from),
+    to,
+    amount: o.amount.toString(),
+    nonce,
+    timestamp: ts,
+    fee: o.fee.toString(),
+    data: null,
+  };
+  return {
+    ...payload,
+    id: keccakHex(utf8(JSON.stringify(payload))),
+    publicKeys: { secp256k1: '0x', mldsa44: mldsaKey(o.from) },
+    signatures: { secp256k1: '0x', mldsa44: '0x' },
+  };
 }
 
 const fresh = () => freshChainState(genesis);
@@ -58,7 +83,9 @@ async function runChain(blocksOps: Op[][], outcomes: Outcomes): Promise<MemChain
       offered.push(makeTx(o, nonce, ts++));
     }
     const pending = bySender(offered).map((q) => q.sort((a, b) => a.nonce - b.nonce));
-    const nonceBefore = await Promise.all(Array.from({ length: N }, async (_, i) => (await state.getAccount(addr(i)))?.nonce ?? 0));
+    const nonceBefore = await Promise.all(
+      Array.from({ length: N }, async (_, i) => (await state.getAccount(addr(i)))?.nonce ?? 0),
+    );
     const { built } = await c.build(pending);
     outcomes.count('included', built.txs.length);
     outcomes.count('left out', blocksOps[h - 1].length - built.txs.length);

@@ -12,7 +12,17 @@ import { getCollection, getItem, nftSymbolKey } from '../../src/modules/nft/reco
 import type { Hex } from '../../src/primitives/hex';
 import { MemoryKv } from '../../src/state/kv';
 import { AssetIndex, decodeCursor, putAssetIndexes } from '../../src/storage/assetIndex';
-import { ALICE, ASSET_GENESIS, AssetWorld, BOB, CAROL, DAVE, envelope, PRODUCER, validate } from '../helpers/assetHarness';
+import {
+  ALICE,
+  ASSET_GENESIS,
+  AssetWorld,
+  BOB,
+  CAROL,
+  DAVE,
+  envelope,
+  PRODUCER,
+  validate,
+} from '../helpers/assetHarness';
 import { MemChain, replayBlocks } from '../helpers/memChain';
 import { runModel, type Outcomes } from '../helpers/modelRunner';
 import type { StateTrie } from '../../src/state/stateTrie';
@@ -56,7 +66,8 @@ interface Op {
   clear: boolean; // approve: to = null (clear); register: to = null (target = sender)
   coll: number; // index into the collections created so far; past the end = an unknown collection
   item: number; // picks an item (see itemOf)
-  pick: 'live' | 'burned' | 'any'; // among the live items, the burned ones, or any number 1..minted+2 (never-minted included)
+  // among the live items, the burned ones, or any number 1..minted+2 (never-minted included)
+  pick: 'live' | 'burned' | 'any';
   name: number; // index into NAMES
   symbol: number; // index into SYMBOLS
   uri: number; // mint: 0 absent, 1 null, 2 a string
@@ -85,7 +96,11 @@ const opArb: fc.Arbitrary<Op> = fc.record({
   clear: fc.boolean(),
   coll: fc.oneof({ weight: 9, arbitrary: fc.nat(2) }, { weight: 1, arbitrary: fc.nat(5) }),
   item: fc.nat(20),
-  pick: fc.oneof({ weight: 5, arbitrary: fc.constant('live' as const) }, { weight: 1, arbitrary: fc.constant('burned' as const) }, { weight: 1, arbitrary: fc.constant('any' as const) }),
+  pick: fc.oneof(
+    { weight: 5, arbitrary: fc.constant('live' as const) },
+    { weight: 1, arbitrary: fc.constant('burned' as const) },
+    { weight: 1, arbitrary: fc.constant('any' as const) },
+  ),
   name: fc.nat(NAMES.length - 1),
   symbol: fc.nat(SYMBOLS.length - 1),
   uri: fc.nat(2),
@@ -93,18 +108,42 @@ const opArb: fc.Arbitrary<Op> = fc.record({
 });
 
 const TYPE: Record<Kind, TxType> = {
-  create: 'NFT_CREATE', mint: 'NFT_MINT', transfer: 'NFT_TRANSFER', approve: 'NFT_APPROVE', burn: 'NFT_BURN',
-  register: 'NAME_REGISTER', update: 'NAME_UPDATE', ntransfer: 'NAME_TRANSFER', release: 'NAME_RELEASE',
+  create: 'NFT_CREATE',
+  mint: 'NFT_MINT',
+  transfer: 'NFT_TRANSFER',
+  approve: 'NFT_APPROVE',
+  burn: 'NFT_BURN',
+  register: 'NAME_REGISTER',
+  update: 'NAME_UPDATE',
+  ntransfer: 'NAME_TRANSFER',
+  release: 'NAME_RELEASE',
 };
 
 // ---- the model: the documented rules, written independently of the handlers ----
 
-interface MItem { owner: Address; approved: Address | null; uri: string | null; mintedAt: number }
+interface MItem {
+  owner: Address;
+  approved: Address | null;
+  uri: string | null;
+  mintedAt: number;
+}
 interface MCollection {
-  id: Hex; name: string; symbol: string; owner: Address; minted: number; burned: number; createdAt: number; createdBy: Hex;
+  id: Hex;
+  name: string;
+  symbol: string;
+  owner: Address;
+  minted: number;
+  burned: number;
+  createdAt: number;
+  createdBy: Hex;
   items: Map<number, MItem>; // live items only
 }
-interface MName { owner: Address; target: Address; registeredAt: number; registeredBy: Hex }
+interface MName {
+  owner: Address;
+  target: Address;
+  registeredAt: number;
+  registeredBy: Hex;
+}
 
 class Model {
   colls = new Map<Hex, MCollection>();
@@ -135,7 +174,17 @@ class Model {
         if (this.symbols.has(symbol)) return fail('symbol already taken');
         const id = assetId(tx.id);
         this.symbols.add(symbol);
-        this.colls.set(id, { id, name: d.name as string, symbol, owner: s, minted: 0, burned: 0, createdAt: h, createdBy: tx.id, items: new Map() });
+        this.colls.set(id, {
+          id,
+          name: d.name as string,
+          symbol,
+          owner: s,
+          minted: 0,
+          burned: 0,
+          createdAt: h,
+          createdBy: tx.id,
+          items: new Map(),
+        });
         this.order.push(id);
         return { events: [{ kind: 'nft.create', collection: id, symbol, name: d.name as string, height: h }] };
       }
@@ -144,10 +193,17 @@ class Model {
         if (!c) return fail('unknown collection');
         if (s !== c.owner) return fail('only the owner of the collection may do this');
         const item = ++c.minted;
-        c.items.set(item, { owner: tx.to!, approved: null, uri: (d.uri as string | null | undefined) ?? null, mintedAt: h });
+        c.items.set(item, {
+          owner: tx.to!,
+          approved: null,
+          uri: (d.uri as string | null | undefined) ?? null,
+          mintedAt: h,
+        });
         return { events: [{ kind: 'nft.transfer', collection: c.id, item, from: null, to: tx.to! }] };
       }
-      case 'NFT_TRANSFER': case 'NFT_APPROVE': case 'NFT_BURN': {
+      case 'NFT_TRANSFER':
+      case 'NFT_APPROVE':
+      case 'NFT_BURN': {
         const c = this.colls.get(d.collection as Hex);
         if (!c) return fail('unknown collection');
         const n = d.item as number;
@@ -157,7 +213,8 @@ class Model {
           return fail('unknown item');
         }
         if (tx.type === 'NFT_TRANSFER') {
-          if (s !== it.owner && s !== it.approved) return fail('only the owner of the item or its approved address may transfer it');
+          if (s !== it.owner && s !== it.approved)
+            return fail('only the owner of the item or its approved address may transfer it');
           if (s !== it.owner) this.stats.approvedTransfers++;
           const from = it.owner;
           it.owner = tx.to!;
@@ -186,7 +243,9 @@ class Model {
         this.balance.set(s, this.balance.get(s)! - COST);
         return { events: [{ kind: 'name.register', name, owner: s, target, height: h }] };
       }
-      case 'NAME_UPDATE': case 'NAME_TRANSFER': case 'NAME_RELEASE': {
+      case 'NAME_UPDATE':
+      case 'NAME_TRANSFER':
+      case 'NAME_RELEASE': {
         const name = d.name as string;
         const rec = this.names.get(name);
         if (!rec) return fail('name not registered');
@@ -197,12 +256,27 @@ class Model {
         if (tx.type === 'NAME_RELEASE') {
           this.names.delete(name);
           this.released.add(name);
-          return { events: [{ kind: 'name.release', name, registeredAt: rec.registeredAt, owner: rec.owner, target: rec.target }] };
+          return {
+            events: [
+              { kind: 'name.release', name, registeredAt: rec.registeredAt, owner: rec.owner, target: rec.target },
+            ],
+          };
         }
         const previous = { owner: rec.owner, target: rec.target };
         if (tx.type === 'NAME_UPDATE') rec.target = tx.to!;
         else rec.owner = tx.to!;
-        return { events: [{ kind: 'name.update', name, owner: rec.owner, target: rec.target, registeredAt: rec.registeredAt, previous }] };
+        return {
+          events: [
+            {
+              kind: 'name.update',
+              name,
+              owner: rec.owner,
+              target: rec.target,
+              registeredAt: rec.registeredAt,
+              previous,
+            },
+          ],
+        };
       }
     }
     throw new Error(`model has no rule for ${tx.type}`);
@@ -234,7 +308,14 @@ function shape(o: Op, m: Model): { sender: number; to: Address | null; amount: s
   if (o.kind === 'create' || o.kind === 'register') who = -1;
   else if (o.kind === 'mint') who = o.role === 'owner' || o.role === 'creator' ? funded(c?.owner) : -1;
   else if (o.kind === 'transfer' || o.kind === 'approve' || o.kind === 'burn') {
-    who = o.role === 'owner' ? funded(it?.owner) : o.role === 'approved' ? funded(it?.approved) : o.role === 'creator' ? funded(c?.owner) : -1;
+    who =
+      o.role === 'owner'
+        ? funded(it?.owner)
+        : o.role === 'approved'
+          ? funded(it?.approved)
+          : o.role === 'creator'
+            ? funded(c?.owner)
+            : -1;
   } else who = o.role === 'owner' ? funded(rec?.owner) : o.role === 'approved' ? funded(rec?.target) : -1;
   const sender = who >= 0 ? who : o.sender;
   const party = PARTIES[o.party];
@@ -244,7 +325,10 @@ function shape(o: Op, m: Model): { sender: number; to: Address | null; amount: s
   let data: Record<string, unknown>;
   switch (o.kind) {
     case 'create':
-      data = { name: `Collection ${SYMBOLS[o.symbol]}`, symbol: o.bad === 2 ? SYMBOLS[o.symbol].toLowerCase() : SYMBOLS[o.symbol] };
+      data = {
+        name: `Collection ${SYMBOLS[o.symbol]}`,
+        symbol: o.bad === 2 ? SYMBOLS[o.symbol].toLowerCase() : SYMBOLS[o.symbol],
+      };
       break;
     case 'mint':
       to = o.bad === 2 ? null : party;
@@ -266,7 +350,8 @@ function shape(o: Op, m: Model): { sender: number; to: Address | null; amount: s
       amount = o.bad === 2 ? String(COST - 1n) : String(COST);
       data = { name };
       break;
-    case 'update': case 'ntransfer':
+    case 'update':
+    case 'ntransfer':
       to = o.bad === 2 ? null : party;
       data = { name };
       break;
@@ -291,7 +376,16 @@ async function checkState(s: StateTrie, m: Model, h: number, treasury0: bigint):
   expect(await getCollection(s, UNKNOWN_COLLECTION)).toBeUndefined();
   for (const c of m.colls.values()) {
     const rec = await getCollection(s, c.id);
-    expect(rec).toEqual({ id: c.id, name: c.name, symbol: c.symbol, owner: c.owner, minted: c.minted, burned: c.burned, createdAt: c.createdAt, createdBy: c.createdBy });
+    expect(rec).toEqual({
+      id: c.id,
+      name: c.name,
+      symbol: c.symbol,
+      owner: c.owner,
+      minted: c.minted,
+      burned: c.burned,
+      createdAt: c.createdAt,
+      createdBy: c.createdBy,
+    });
     // ids 1..minted were handed out in order; nothing exists above minted
     let live = 0;
     for (let i = 1; i <= c.minted + 2; i++) {
@@ -319,11 +413,19 @@ async function checkState(s: StateTrie, m: Model, h: number, treasury0: bigint):
   }
   expect(await s.getAccount(STRANGER), 'holding items or names creates no account').toBeUndefined();
   // the treasury got its block share and exactly the cost of each successful registration
-  expect((await s.getAccount(TREASURY_ADDRESS))!.balance - treasury0).toBe(BigInt(h) * TREASURY_REWARD + BigInt(m.registrations) * COST);
+  expect((await s.getAccount(TREASURY_ADDRESS))!.balance - treasury0).toBe(
+    BigInt(h) * TREASURY_REWARD + BigInt(m.registrations) * COST,
+  );
 }
 
-/** All pages of an index feed with a small page size, following nextBefore (`resume`: what it means as the next `before`). */
-async function allPages<T, C, B>(fetch: (before?: B) => Promise<{ items: T[]; nextBefore: C | null }>, resume: (nextBefore: C) => B | undefined): Promise<T[]> {
+/**
+ * All pages of an index feed with a small page size, following nextBefore (`resume`: what it means as the next
+ * `before`).
+ */
+async function allPages<T, C, B>(
+  fetch: (before?: B) => Promise<{ items: T[]; nextBefore: C | null }>,
+  resume: (nextBefore: C) => B | undefined,
+): Promise<T[]> {
   const out: T[] = [];
   let before: B | undefined;
   for (;;) {
@@ -342,12 +444,27 @@ async function checkIndex(index: AssetIndex, m: Model): Promise<void> {
   for (const c of m.colls.values()) {
     const live = [...c.items.keys()].sort((a, b) => b - a);
     expect((await index.items(c.id, 1000)).items, `live items of ${c.symbol}`).toEqual(live);
-    expect(await allPages((b?: Uint8Array) => index.items(c.id, 2, b), (cursor) => decodeCursor('items', cursor))).toEqual(live);
+    expect(
+      await allPages(
+        (b?: Uint8Array) => index.items(c.id, 2, b),
+        (cursor) => decodeCursor('items', cursor),
+      ),
+    ).toEqual(live);
   }
-  const names = [...m.names.entries()].map(([name, r]) => ({ name, owner: r.owner, target: r.target, registeredAt: r.registeredAt }));
+  const names = [...m.names.entries()].map(([name, r]) => ({
+    name,
+    owner: r.owner,
+    target: r.target,
+    registeredAt: r.registeredAt,
+  }));
   const byRegistration = [...names].sort((a, b) => b.registeredAt - a.registeredAt || (a.name < b.name ? 1 : -1));
   expect((await index.names(100)).items, 'names, newest registration first').toEqual(byRegistration);
-  expect(await allPages((b?: number) => index.names(2, b), (height) => height)).toEqual(byRegistration);
+  expect(
+    await allPages(
+      (b?: number) => index.names(2, b),
+      (height) => height,
+    ),
+  ).toEqual(byRegistration);
   const byName = [...names].sort((a, b) => (a.name < b.name ? -1 : 1));
   expect(await index.searchNames('', 100), 'names in name order').toEqual(byName);
   expect(await index.searchNames('bo', 100)).toEqual(byName.filter((n) => n.name.startsWith('bo')));
@@ -359,7 +476,13 @@ async function checkIndex(index: AssetIndex, m: Model): Promise<void> {
  * a success moved no native coins except a registration's cost to the treasury; a transfer
  * cleared the approval. Ends with the block's finish and the producer's root.
  */
-async function checkPerTx(shadow: AssetWorld, h: number, txs: SignedTx[], results: TxResult[], root: Hex): Promise<void> {
+async function checkPerTx(
+  shadow: AssetWorld,
+  h: number,
+  txs: SignedTx[],
+  results: TxResult[],
+  root: Hex,
+): Promise<void> {
   const s = shadow.state;
   shadow.height = h;
   let burned = 0n;
@@ -388,7 +511,10 @@ async function checkPerTx(shadow: AssetWorld, h: number, txs: SignedTx[], result
       if (tx.type === 'NFT_TRANSFER') {
         const d = tx.data as { collection: Hex; item: number };
         const it = (await getItem(s, d.collection, d.item))!;
-        expect({ owner: it.owner, approved: it.approved }, 'a transfer clears the approval').toEqual({ owner: tx.to, approved: null });
+        expect({ owner: it.owner, approved: it.approved }, 'a transfer clears the approval').toEqual({
+          owner: tx.to,
+          approved: null,
+        });
       }
     }
   }
@@ -398,7 +524,10 @@ async function checkPerTx(shadow: AssetWorld, h: number, txs: SignedTx[], result
 
 // ---- running blocks ----
 
-/** Runs `blocksOps` through buildBlock against the model; counts the ok, failed and refused transactions and the model's cases. */
+/**
+ * Runs `blocksOps` through buildBlock against the model; counts the ok, failed and refused transactions and the model's
+ * cases.
+ */
 async function runChain(blocksOps: Op[][], outcomes: Outcomes): Promise<MemChain> {
   const c = await MemChain.open(ASSET_GENESIS, PRODUCER);
   const shadow = await AssetWorld.create({ autoHeight: false });
@@ -432,7 +561,10 @@ async function runChain(blocksOps: Op[][], outcomes: Outcomes): Promise<MemChain
       const r = built.results[i];
       const want = m.apply(tx, h);
       expect({ type: tx.type, status: r.status, error: r.error, events: r.events }).toEqual({
-        type: tx.type, status: want.error === undefined ? 'success' : 'failed', error: want.error, events: want.events?.length ? want.events : undefined,
+        type: tx.type,
+        status: want.error === undefined ? 'success' : 'failed',
+        error: want.error,
+        events: want.events?.length ? want.events : undefined,
       });
       m.nonce.set(tx.from, m.nonce.get(tx.from)! + 1);
       m.balance.set(tx.from, m.balance.get(tx.from)! - BigInt(r.burned));
@@ -455,7 +587,21 @@ async function runChain(blocksOps: Op[][], outcomes: Outcomes): Promise<MemChain
   return c;
 }
 
-const seedOp = (o: Partial<Op>): Op => ({ kind: 'transfer', sender: 0, role: 'any', party: 0, clear: false, coll: 0, item: 0, pick: 'live', name: 0, symbol: 0, uri: 0, bad: 0, ...o });
+const seedOp = (o: Partial<Op>): Op => ({
+  kind: 'transfer',
+  sender: 0,
+  role: 'any',
+  party: 0,
+  clear: false,
+  coll: 0,
+  item: 0,
+  pick: 'live',
+  name: 0,
+  symbol: 0,
+  uri: 0,
+  bad: 0,
+  ...o,
+});
 /**
  * Block 1: Alice, Bob and Carol create ART, PIX and GEM; Dave registers "alice" for Alice.
  * Block 2: each collection mints to every party (the stranger included); Bob and Carol
@@ -468,22 +614,38 @@ const SEED: Op[][] = [
     seedOp({ kind: 'register', sender: 3, name: 0, party: 0 }),
   ],
   [
-    ...[0, 1, 2].flatMap((coll) => PARTIES.map((_, party) => seedOp({ kind: 'mint', role: 'creator', coll, party, uri: party % 3 }))),
+    ...[0, 1, 2].flatMap((coll) =>
+      PARTIES.map((_, party) => seedOp({ kind: 'mint', role: 'creator', coll, party, uri: party % 3 })),
+    ),
     seedOp({ kind: 'register', sender: 1, name: 1, clear: true }),
     seedOp({ kind: 'register', sender: 2, name: 5, party: N }),
   ],
-  [0, 1, 2].flatMap((coll) => [0, 1, 2, 3].map((item) => seedOp({ kind: 'approve', role: 'owner', coll, item, party: (item + 1) % N }))),
+  [0, 1, 2].flatMap((coll) =>
+    [0, 1, 2, 3].map((item) => seedOp({ kind: 'approve', role: 'owner', coll, item, party: (item + 1) % N })),
+  ),
 ];
 
 describe('NFT721 and name-service model', () => {
-  it('state and index follow the model, failures change only the sender, registrations pay the treasury, and replays reproduce every root', async () => {
+  it('state and index follow the model, failures change only the sender, ' +
+    'registrations pay the treasury, and replays reproduce every root', async () => {
     await runModel({
       inputs: fc.array(fc.array(opArb, { minLength: 5, maxLength: 25 }), { minLength: 2, maxLength: 6 }),
       run: (ops, outcomes) => runChain([...SEED, ...ops], outcomes),
-      replays: [{ name: 'the blocks imported on a fresh state', roots: (_, c) => replayBlocks(ASSET_GENESIS, c.blocks) }],
+      replays: [
+        { name: 'the blocks imported on a fresh state', roots: (_, c) => replayBlocks(ASSET_GENESIS, c.blocks) },
+      ],
       numRuns: 40,
       // the generator exercises every outcome, and the cases the rules single out, in quantity
-      moreThan: { ok: 1200, failed: 500, refused: 50, approvedTransfers: 5, reRegistrations: 5, burnedItemOps: 5, targetDenied: 5, approvedDenied: 5 },
+      moreThan: {
+        ok: 1200,
+        failed: 500,
+        refused: 50,
+        approvedTransfers: 5,
+        reRegistrations: 5,
+        burnedItemOps: 5,
+        targetDenied: 5,
+        approvedDenied: 5,
+      },
     });
   }, 60_000);
 });

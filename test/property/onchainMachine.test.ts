@@ -37,10 +37,44 @@ type Cmd =
 
 const person = fc.constantFrom(...PEOPLE);
 const cmd: fc.Arbitrary<Cmd> = fc.oneof(
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('create' as const), id: fc.constantFrom(...IDS), seller: fc.constantFrom(SELLER, BLOCKED_SELLER), reserve: fc.integer({ min: 1, max: 50 }), window: fc.nat(6) }) },
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('send' as const), id: fc.constantFrom(...IDS), event: fc.record({ type: fc.constant('BID' as const), bidder: person, amount: fc.integer({ min: 1, max: 100 }).map(String) }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('send' as const), id: fc.constantFrom(...IDS), event: fc.record({ type: fc.constant('CANCEL' as const), by: person }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('send' as const), id: fc.constantFrom(...IDS), event: fc.record({ type: fc.constant('CLAIM' as const), by: person }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('create' as const),
+      id: fc.constantFrom(...IDS),
+      seller: fc.constantFrom(SELLER, BLOCKED_SELLER),
+      reserve: fc.integer({ min: 1, max: 50 }),
+      window: fc.nat(6),
+    }),
+  },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('send' as const),
+      id: fc.constantFrom(...IDS),
+      event: fc.record({
+        type: fc.constant('BID' as const),
+        bidder: person,
+        amount: fc.integer({ min: 1, max: 100 }).map(String),
+      }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('send' as const),
+      id: fc.constantFrom(...IDS),
+      event: fc.record({ type: fc.constant('CANCEL' as const), by: person }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('send' as const),
+      id: fc.constantFrom(...IDS),
+      event: fc.record({ type: fc.constant('CLAIM' as const), by: person }),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('blocks' as const), n: fc.integer({ min: 1, max: 5 }) }) },
 );
 
@@ -65,7 +99,9 @@ class World {
   }
 
   /** Runs one transaction-like step as applyTx does: under a checkpoint, reverted on TxFailure. */
-  private async tx(run: () => Promise<MachineStep<typeof auctionDef.machine>>): Promise<MachineStep<typeof auctionDef.machine> | TxFailure> {
+  private async tx(
+    run: () => Promise<MachineStep<typeof auctionDef.machine>>,
+  ): Promise<MachineStep<typeof auctionDef.machine> | TxFailure> {
     const root = this.state.root();
     this.state.checkpoint();
     try {
@@ -91,15 +127,31 @@ class World {
       }
     } else if (c.kind === 'create') {
       const exists = (await loadInstance(this.state, auctionDef, c.id)) !== undefined;
-      const out = await this.tx(() => createInstance(this.state, auctionDef, c.id, { seller: c.seller, reserve: String(c.reserve), endsAt: this.height + c.window }, this.height));
+      const out = await this.tx(() =>
+        createInstance(
+          this.state,
+          auctionDef,
+          c.id,
+          { seller: c.seller, reserve: String(c.reserve), endsAt: this.height + c.window },
+          this.height,
+        ),
+      );
       expect(out instanceof TxFailure).toBe(exists);
       if (!(out instanceof TxFailure)) this.events.push(...out.events);
     } else {
       const before = await loadInstance(this.state, auctionDef, c.id);
       const out = await this.tx(() => sendEvent(this.state, auctionDef, c.id, c.event, this.height));
       if (before === undefined) expect(out).toMatchObject({ reason: `auction ${c.id} does not exist` });
-      else if (!before.can(c.event)) expect(out).toMatchObject({ reason: `auction ${c.id} in state ${stateName(before.value)} does not take ${c.event.type}` });
-      else if (out instanceof TxFailure) expect([c.event.type, before.context.seller, out.reason]).toEqual(['CLAIM', BLOCKED_SELLER, 'seller is blocked']);
+      else if (!before.can(c.event))
+        expect(out).toMatchObject({
+          reason: `auction ${c.id} in state ${stateName(before.value)} does not take ${c.event.type}`,
+        });
+      else if (out instanceof TxFailure)
+        expect([c.event.type, before.context.seller, out.reason]).toEqual([
+          'CLAIM',
+          BLOCKED_SELLER,
+          'seller is blocked',
+        ]);
       else {
         this.events.push(...out.events);
         if (c.event.type === 'BID') this.escrowed += BigInt(c.event.amount);
@@ -129,7 +181,8 @@ class World {
     let paid = 0n;
     for (const p of PEOPLE) paid += (await this.state.getAccount(p))?.balance ?? 0n;
     expect(paid + held).toBe(this.escrowed);
-    for (const e of this.events) if (e.kind === 'machine.transition') expect(e.from === '' || LEGAL.has(e.from)).toBe(true);
+    for (const e of this.events)
+      if (e.kind === 'machine.transition') expect(e.from === '' || LEGAL.has(e.from)).toBe(true);
   }
 }
 
@@ -156,14 +209,17 @@ const flushingReplay: Replay<Cmd[], World> = {
 };
 
 describe('on-chain machine helper (property)', () => {
-  it('random transactions and ticks reach only legal states, refuse cleanly, and replay to the same roots', async () => {
-    await runModel({
-      inputs: fc.array(cmd, { minLength: 1, maxLength: 40 }),
-      run: (cmds, outcomes) => runWorld(cmds, false, outcomes),
-      replays: [flushingReplay],
-      numRuns: 150,
-    });
-  });
+  it(
+    'random transactions and ticks reach only legal states, ' + 'refuse cleanly, and replay to the same roots',
+    async () => {
+      await runModel({
+        inputs: fc.array(cmd, { minLength: 1, maxLength: 40 }),
+        run: (cmds, outcomes) => runWorld(cmds, false, outcomes),
+        replays: [flushingReplay],
+        numRuns: 150,
+      });
+    },
+  );
 
   it('every state of the auction is reached by some random run', async () => {
     await runModel({

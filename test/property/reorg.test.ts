@@ -5,7 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { ActorRef } from '../../src/actors/actorRef';
 import { standaloneConsensus } from '../../src/actors/consensus/consensusActors';
 import { mempoolBehavior } from '../../src/actors/mempoolActor';
-import type { ConsensusMsg, ConsensusReplies, MempoolLookup, MempoolMsg, MempoolReplies } from '../../src/actors/protocol';
+import type {
+  ConsensusMsg,
+  ConsensusReplies,
+  MempoolLookup,
+  MempoolMsg,
+  MempoolReplies,
+} from '../../src/actors/protocol';
 import { ChainView } from '../../src/api/chainView';
 import { HeadAccounts } from '../../src/api/headAccounts';
 import { pqKeyHashOf } from '../../src/crypto/txSigning';
@@ -75,16 +81,34 @@ async function node(index: number): Promise<Node> {
   const pool = new TxPool({ cap: 1_000, lifetimeMs: 3_600_000, maxNonceGap: 64 });
   const clock = { now: head.timestamp + SLOT };
   const mempool = new ActorRef<MempoolMsg, MempoolReplies>(`mempool${index}`);
-  mempool.attach(mempoolBehavior({
-    pool, recent: new Map<Hex, MempoolLookup>(), readAccount: (a) => headAccounts.read(a),
-    inChain: async (id) => (await store.txLocation(id)) !== undefined, now: () => clock.now, log,
-  }));
+  mempool.attach(
+    mempoolBehavior({
+      pool,
+      recent: new Map<Hex, MempoolLookup>(),
+      readAccount: (a) => headAccounts.read(a),
+      inChain: async (id) => (await store.txLocation(id)) !== undefined,
+      now: () => clock.now,
+      log,
+    }),
+  );
   const chain = new ActorRef<ConsensusMsg, ConsensusReplies>(`chain${index}`);
   const guard = await SigningGuard.open(join(scratch('cairn-reorg-'), 'guard.json'));
-  chain.attach(standaloneConsensus({
-    kv, store, view, mempool, keys: validators[index], network: DEV_NETWORK, idleBlockMs: 0, slotMs: SLOT, guard, log,
-    verifier: { verifyMany: async (jobs) => jobs.map(() => true) }, // signatures are the verify pool's tests; here: reorganization
-  }));
+  chain.attach(
+    standaloneConsensus({
+      kv,
+      store,
+      view,
+      mempool,
+      keys: validators[index],
+      network: DEV_NETWORK,
+      idleBlockMs: 0,
+      slotMs: SLOT,
+      guard,
+      log,
+      // signatures are the verify pool's tests; here: reorganization
+      verifier: { verifyMany: async (jobs) => jobs.map(() => true) },
+    }),
+  );
   return { index, kv, store, view, pool, chain, mempool, clock };
 }
 
@@ -120,11 +144,18 @@ async function indexes(kv: MemoryKv): Promise<string[]> {
 
 type Op = { kind: 'produce'; node: 0 | 1; txs: { sender: number; token: boolean }[] } | { kind: 'sync'; from: 0 | 1 };
 const op: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constant('produce' as const), node: fc.constantFrom(0 as const, 1 as const), txs: fc.array(fc.record({ sender: fc.nat(2), token: fc.boolean() }), { maxLength: 3 }) }),
+  fc.record({
+    kind: fc.constant('produce' as const),
+    node: fc.constantFrom(0 as const, 1 as const),
+    txs: fc.array(fc.record({ sender: fc.nat(2), token: fc.boolean() }), { maxLength: 3 }),
+  }),
   fc.record({ kind: fc.constant('sync' as const), from: fc.constantFrom(0 as const, 1 as const) }),
 );
 
-/** Runs `ops` on two fresh validators; counts the reorganizations. Every transaction either node accepted is in its chain or still pending. */
+/**
+ * Runs `ops` on two fresh validators; counts the reorganizations. Every transaction either node accepted is in its
+ * chain or still pending.
+ */
 async function runOps(ops: Op[], outcomes: Outcomes): Promise<{ nodes: Node[]; roots: Hex[] }> {
   const nodes = [await node(0), await node(1)];
   const sent = new Map<Hex, SignedTx>();
@@ -134,10 +165,35 @@ async function runOps(ops: Op[], outcomes: Outcomes): Promise<{ nodes: Node[]; r
       const n = nodes[o.node];
       for (const t of o.txs) {
         const keys = users[t.sender];
-        const nonce = await n.mempool.ask({ type: 'nextNonce', address: keys.address, accountNonce: (await new HeadAccounts(n.kv, n.view).read(keys.address))?.nonce ?? 0 });
+        const nonce = await n.mempool.ask({
+          type: 'nextNonce',
+          address: keys.address,
+          accountNonce: (await new HeadAccounts(n.kv, n.view).read(keys.address))?.nonce ?? 0,
+        });
         const tx = t.token
-          ? signTx(keys, { type: 'TOKEN_CREATE', nonce, fee: String(COIN), timestamp: ++seq, data: { name: `T${seq}`, symbol: `T${seq}`, decimals: 0, supply: '100' } }, DEV_NETWORK)
-          : signTx(keys, { type: 'TRANSFER', to: users[(t.sender + 1) % 3].address, amount: BigInt(seq + 1), nonce, fee: String(COIN), timestamp: ++seq }, DEV_NETWORK);
+          ? signTx(
+              keys,
+              {
+                type: 'TOKEN_CREATE',
+                nonce,
+                fee: String(COIN),
+                timestamp: ++seq,
+                data: { name: `T${seq}`, symbol: `T${seq}`, decimals: 0, supply: '100' },
+              },
+              DEV_NETWORK,
+            )
+          : signTx(
+              keys,
+              {
+                type: 'TRANSFER',
+                to: users[(t.sender + 1) % 3].address,
+                amount: BigInt(seq + 1),
+                nonce,
+                fee: String(COIN),
+                timestamp: ++seq,
+              },
+              DEV_NETWORK,
+            );
         const v = await n.mempool.ask({ type: 'admit', tx, keyHash: pqKeyHashOf(tx) });
         if (v.accepted) sent.set(tx.id, tx);
       }
@@ -149,16 +205,21 @@ async function runOps(ops: Op[], outcomes: Outcomes): Promise<{ nodes: Node[]; r
       expect(r.rejected).toBeUndefined();
       outcomes.count('reorganized', r.reorganized ?? 0);
       // Fork choice: the importer now has the preferred of the two heads.
-      expect(to.view.head.height).toBeGreaterThanOrEqual(from.view.head.height > to.view.head.height ? from.view.head.height : to.view.head.height);
+      expect(to.view.head.height).toBeGreaterThanOrEqual(Math.max(from.view.head.height, to.view.head.height));
     }
   }
   for (const n of nodes) {
-    // Every accepted transaction is in this node's chain or still pending in its pool (or it was never sent to this node).
+    // Every accepted transaction is in this node's chain or still pending in its pool (or it was never sent to this
+    // node).
     for (const [id, tx] of sent) {
       const located = await n.store.txLocation(id);
       const lifecycle = await n.store.txLifecycleEvents(id);
       if (lifecycle.length === 0 && !n.pool.get(id)) continue; // admitted at the other node only
-      if (!located) expect(n.pool.get(id)?.tx.id ?? (await n.mempool.ask({ type: 'lookup', id }))?.tx.id, `tx ${id} (${tx.type}) lost`).toBe(id);
+      if (!located)
+        expect(
+          n.pool.get(id)?.tx.id ?? (await n.mempool.ask({ type: 'lookup', id }))?.tx.id,
+          `tx ${id} (${tx.type}) lost`,
+        ).toBe(id);
       const included = lifecycle.filter((e) => e.type === 'INCLUDED').length;
       const undone = lifecycle.filter((e) => e.type === 'UNDONE').length;
       expect(included - undone).toBe(located ? 1 : 0);
@@ -167,7 +228,10 @@ async function runOps(ops: Op[], outcomes: Outcomes): Promise<{ nodes: Node[]; r
   return { nodes, roots: nodes.map((n) => n.view.head.stateRoot) };
 }
 
-/** Each node's final chain imported by a fresh node: the same head, and the same indexes. Returns the fresh nodes' state roots. */
+/**
+ * Each node's final chain imported by a fresh node: the same head, and the same indexes. Returns the fresh nodes' state
+ * roots.
+ */
 async function freshImports({ nodes }: { nodes: Node[] }): Promise<Hex[]> {
   const roots: Hex[] = [];
   for (const n of nodes) {
@@ -178,7 +242,8 @@ async function freshImports({ nodes }: { nodes: Node[] }): Promise<Hex[]> {
     expect(fresh.view.head.hash).toBe(n.view.head.hash);
     const idx = await indexes(n.kv);
     // The comparison is about real entries: a chain holding transactions has their feed entries.
-    if ((await blocksOf(n)).some((b) => b.txs.length > 0)) expect(idx.some((e) => e.startsWith('addressFeed '))).toBe(true);
+    if ((await blocksOf(n)).some((b) => b.txs.length > 0))
+      expect(idx.some((e) => e.startsWith('addressFeed '))).toBe(true);
     expect(idx).toEqual(await indexes(fresh.kv));
     roots.push(fresh.view.head.stateRoot);
   }
@@ -186,7 +251,8 @@ async function freshImports({ nodes }: { nodes: Node[] }): Promise<Hex[]> {
 }
 
 describe('reorganizations (two validators, real consensus actors)', () => {
-  it('indexes after any sequence of imports and reorganizations equal a fresh import of the final chain; undone transactions are re-included or pending', async () => {
+  it('indexes after any sequence of imports and reorganizations equal a fresh import of the final chain; ' +
+    'undone transactions are re-included or pending', async () => {
     const outcomes = await runModel({
       inputs: fc.array(op, { minLength: 3, maxLength: 14 }),
       run: runOps,

@@ -17,7 +17,10 @@ import { openStore } from '../../src/storage/rocks';
  */
 
 const RUNS = Number(process.env.STATE_PROPERTY_RUNS ?? 100);
-const ADDRS: Address[] = Array.from({ length: 12 }, (_, i) => `0x${(i * 0x1234567 + 1).toString(16).padStart(40, 'a')}` as Address);
+const ADDRS: Address[] = Array.from(
+  { length: 12 },
+  (_, i) => `0x${(i * 0x1234567 + 1).toString(16).padStart(40, 'a')}` as Address,
+);
 const RECORDS = ['chain/supply', 'staking/validators', 'abcdefghijklmnopqr', 'x', 'names/alice', 'gov/p/1'];
 
 const accountArb: fc.Arbitrary<AccountState> = fc.record({
@@ -28,8 +31,12 @@ const accountArb: fc.Arbitrary<AccountState> = fc.record({
   energyHeight: fc.nat({ max: 1_000_000 }),
   feeExempt: fc.boolean(),
   isValidator: fc.boolean(),
-  mldsaKeyHash: fc.option(fc.uint8Array({ minLength: 32, maxLength: 32 }).map((u) => `0x${Buffer.from(u).toString('hex')}` as Hex)),
-  codeHash: fc.option(fc.uint8Array({ minLength: 32, maxLength: 32 }).map((u) => `0x${Buffer.from(u).toString('hex')}` as Hex)),
+  mldsaKeyHash: fc.option(
+    fc.uint8Array({ minLength: 32, maxLength: 32 }).map((u) => `0x${Buffer.from(u).toString('hex')}` as Hex),
+  ),
+  codeHash: fc.option(
+    fc.uint8Array({ minLength: 32, maxLength: 32 }).map((u) => `0x${Buffer.from(u).toString('hex')}` as Hex),
+  ),
   weiRemainder: fc.bigInt({ min: 0n, max: 10n ** 12n - 1n }),
   delegatedOut: fc.oneof(fc.constant(0n), fc.bigInt({ min: 1n, max: 10n ** 24n })),
   delegatedIn: fc.oneof(fc.constant(0n), fc.bigInt({ min: 1n, max: 10n ** 24n })),
@@ -38,7 +45,10 @@ const accountArb: fc.Arbitrary<AccountState> = fc.record({
 
 const recordValueArb = fc.oneof(
   fc.string({ maxLength: 40 }),
-  fc.record({ amount: fc.bigInt({ min: 0n }).map(String), list: fc.array(fc.integer({ min: -1000, max: 1000 }), { maxLength: 4 }) }),
+  fc.record({
+    amount: fc.bigInt({ min: 0n }).map(String),
+    list: fc.array(fc.integer({ min: -1000, max: 1000 }), { maxLength: 4 }),
+  }),
   fc.constant(null),
 );
 
@@ -54,15 +64,35 @@ type Op =
   | { t: 'flush'; mem: boolean; rocks: boolean; writeNow: boolean };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ t: fc.constant('acct' as const), i: fc.nat({ max: ADDRS.length - 1 }), a: accountArb }) },
-  { weight: 3, arbitrary: fc.record({ t: fc.constant('rec' as const), i: fc.nat({ max: RECORDS.length - 1 }), v: recordValueArb }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({ t: fc.constant('acct' as const), i: fc.nat({ max: ADDRS.length - 1 }), a: accountArb }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({ t: fc.constant('rec' as const), i: fc.nat({ max: RECORDS.length - 1 }), v: recordValueArb }),
+  },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('delRec' as const), i: fc.nat({ max: RECORDS.length - 1 }) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('delAcct' as const), i: fc.nat({ max: ADDRS.length - 1 }) }) },
   { weight: 2, arbitrary: fc.constant({ t: 'checkpoint' as const }) },
   { weight: 1, arbitrary: fc.constant({ t: 'commit' as const }) },
   { weight: 1, arbitrary: fc.constant({ t: 'revert' as const }) },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant('prefetch' as const), is: fc.array(fc.nat({ max: ADDRS.length - 1 }), { maxLength: 6 }) }) },
-  { weight: 2, arbitrary: fc.record({ t: fc.constant('flush' as const), mem: fc.boolean(), rocks: fc.boolean(), writeNow: fc.boolean() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      t: fc.constant('prefetch' as const),
+      is: fc.array(fc.nat({ max: ADDRS.length - 1 }), { maxLength: 6 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      t: fc.constant('flush' as const),
+      mem: fc.boolean(),
+      rocks: fc.boolean(),
+      writeNow: fc.boolean(),
+    }),
+  },
 );
 
 /** The in-memory store with a multi-key read, so prefetching takes that path on one side. */
@@ -116,7 +146,10 @@ describe('state determinism', () => {
       fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 60 }), async (ops) => {
         const rocks = await openStore(join(dir, `p${seq++}`));
         const mem = new MultiGetMemoryKv();
-        const subjects = [new Subject(mem, await StateTrie.open(mem, null)), new Subject(rocks, await StateTrie.open(rocks, null))];
+        const subjects = [
+          new Subject(mem, await StateTrie.open(mem, null)),
+          new Subject(rocks, await StateTrie.open(rocks, null)),
+        ];
         let model: Model = { accounts: new Map(), records: new Map() };
         const saved: Model[] = [];
         try {
@@ -142,7 +175,8 @@ describe('state determinism', () => {
             }
             expect(subjects[1].trie.root()).toBe(subjects[0].trie.root());
             // Reads right after a rollback, a flush or a prefetch must already reflect it.
-            if (op.t === 'revert' || op.t === 'flush' || op.t === 'prefetch') for (const s of subjects) await expectMatches(s.trie, model);
+            if (op.t === 'revert' || op.t === 'flush' || op.t === 'prefetch')
+              for (const s of subjects) await expectMatches(s.trie, model);
           }
           while (saved.pop() !== undefined) for (const s of subjects) await s.trie.commit();
           for (const s of subjects) {
@@ -163,10 +197,18 @@ describe('state determinism', () => {
   });
 
   it('the same final map gives the same root whatever the insertion order', async () => {
-    const entries = fc.uniqueArray(fc.tuple(fc.nat({ max: ADDRS.length - 1 }), accountArb), { selector: ([i]) => i, minLength: 1, maxLength: ADDRS.length });
+    const entries = fc.uniqueArray(fc.tuple(fc.nat({ max: ADDRS.length - 1 }), accountArb), {
+      selector: ([i]) => i,
+      minLength: 1,
+      maxLength: ADDRS.length,
+    });
     await fc.assert(
       fc.asyncProperty(entries, fc.array(fc.nat()), fc.array(fc.nat()), async (list, keysA, keysB) => {
-        const order = (keys: number[]) => list.map((e, j) => ({ e, k: keys[j] ?? j })).sort((x, y) => x.k - y.k).map((x) => x.e);
+        const order = (keys: number[]) =>
+          list
+            .map((e, j) => ({ e, k: keys[j] ?? j }))
+            .sort((x, y) => x.k - y.k)
+            .map((x) => x.e);
         const roots: Hex[] = [];
         for (const [n, ordered] of [order(keysA), order(keysB)].entries()) {
           const t = await StateTrie.open(new MemoryKv(), null);

@@ -41,35 +41,42 @@ async function undo(store: ChainStore, k: number): Promise<void> {
 }
 
 describe('storage undo (property)', () => {
-  it('applying blocks, undoing the last k and applying others leaves every index as building the resulting chain from scratch', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        blockSpec, fc.array(blockSpec, { minLength: 1, maxLength: 6 }), fc.nat(), fc.array(blockSpec, { maxLength: 4 }),
-        async (base, first, kRaw, second) => {
-          const k = kRaw % (first.length + 1);
-          // A: base + first, undo k, then second.
-          const a = new ChainStore(new MemoryKv());
-          await apply(a, [base, ...first]);
-          const top = first.length + 1;
-          const undoneTxs: Hex[] = [];
-          for (let h = top - k + 1; h <= top; h++) undoneTxs.push(...(await a.block(h))!.txs.map((t) => t.id));
-          await undo(a, k);
-          await apply(a, second);
-          // B: the resulting chain, from scratch.
-          const b = new ChainStore(new MemoryKv());
-          await apply(b, [base, ...first.slice(0, first.length - k), ...second]);
-          expect(await indexes(a.kv as MemoryKv)).toEqual(await indexes(b.kv as MemoryKv));
-          // The lifecycle history of a transaction of an undone block says so (unless the same block came back).
-          if (k > 0) {
-            for (const id of undoneTxs) {
-              const events = await a.txLifecycleEvents(id);
-              expect(events[0]).toMatchObject({ type: 'INCLUDED' });
-              expect(events[1]).toEqual({ type: 'UNDONE' });
+  it(
+    'applying blocks, undoing the last k and applying others leaves every index as building the resulting chain ' +
+      'from scratch',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          blockSpec,
+          fc.array(blockSpec, { minLength: 1, maxLength: 6 }),
+          fc.nat(),
+          fc.array(blockSpec, { maxLength: 4 }),
+          async (base, first, kRaw, second) => {
+            const k = kRaw % (first.length + 1);
+            // A: base + first, undo k, then second.
+            const a = new ChainStore(new MemoryKv());
+            await apply(a, [base, ...first]);
+            const top = first.length + 1;
+            const undoneTxs: Hex[] = [];
+            for (let h = top - k + 1; h <= top; h++) undoneTxs.push(...(await a.block(h))!.txs.map((t) => t.id));
+            await undo(a, k);
+            await apply(a, second);
+            // B: the resulting chain, from scratch.
+            const b = new ChainStore(new MemoryKv());
+            await apply(b, [base, ...first.slice(0, first.length - k), ...second]);
+            expect(await indexes(a.kv as MemoryKv)).toEqual(await indexes(b.kv as MemoryKv));
+            // The lifecycle history of a transaction of an undone block says so (unless the same block came back).
+            if (k > 0) {
+              for (const id of undoneTxs) {
+                const events = await a.txLifecycleEvents(id);
+                expect(events[0]).toMatchObject({ type: 'INCLUDED' });
+                expect(events[1]).toEqual({ type: 'UNDONE' });
+              }
             }
-          }
-        },
-      ),
-      { numRuns: 200 },
-    );
-  });
+          },
+        ),
+        { numRuns: 200 },
+      );
+    },
+  );
 });

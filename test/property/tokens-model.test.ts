@@ -7,9 +7,16 @@ import type { Address, Block, SignedTx, TxResult, TxType } from '../../src/proto
 import { keccakHex } from '../../src/crypto/hash';
 import { assetId } from '../../src/modules/assets/common';
 import { handlerFor } from '../../src/modules/registry';
-import { allowanceKey, balanceKey, blacklistKey, freezeKey, getToken, symbolKey } from '../../src/modules/tokens/records';
+import {
+  allowanceKey,
+  balanceKey,
+  blacklistKey,
+  freezeKey,
+  getToken,
+  symbolKey,
+} from '../../src/modules/tokens/records';
 import { toHex, utf8, type Hex } from '../../src/primitives/hex';
-import { MemoryKv } from '../../src/state/kv';
+import type { MemoryKv } from '../../src/state/kv';
 import { StateTrie } from '../../src/state/stateTrie';
 import { MemChain, replayBlocks } from '../helpers/memChain';
 import { runModel, type Outcomes } from '../helpers/modelRunner';
@@ -38,11 +45,26 @@ const SYMBOLS = ['AAA', 'BBB', 'CCC', 'DDD', 'EEE'];
 const MAX = MAX_TOKEN_AMOUNT;
 
 const genesis: GenesisSpec = {
-  chainId: CHAIN_ID, timestamp: 1,
-  accounts: [...USERS.map((address) => ({ address, balance: String(10n ** 12n) })), { address: PRODUCER, balance: '0', staked: '5000000', isValidator: true }],
+  chainId: CHAIN_ID,
+  timestamp: 1,
+  accounts: [
+    ...USERS.map((address) => ({ address, balance: String(10n ** 12n) })),
+    { address: PRODUCER, balance: '0', staked: '5000000', isValidator: true },
+  ],
 };
 
-type Kind = 'create' | 'transfer' | 'approve' | 'transferFrom' | 'mint' | 'burn' | 'pause' | 'unpause' | 'blacklist' | 'freeze' | 'unfreeze';
+type Kind =
+  | 'create'
+  | 'transfer'
+  | 'approve'
+  | 'transferFrom'
+  | 'mint'
+  | 'burn'
+  | 'pause'
+  | 'unpause'
+  | 'blacklist'
+  | 'freeze'
+  | 'unfreeze';
 interface Op {
   kind: Kind;
   sender: number; // 0..N-1
@@ -81,8 +103,17 @@ const opArb: fc.Arbitrary<Op> = fc.record({
 });
 
 const TYPE: Record<Kind, TxType> = {
-  create: 'TOKEN_CREATE', transfer: 'TOKEN_TRANSFER', approve: 'TOKEN_APPROVE', transferFrom: 'TOKEN_TRANSFER_FROM', mint: 'TOKEN_MINT', burn: 'TOKEN_BURN',
-  pause: 'TOKEN_PAUSE', unpause: 'TOKEN_UNPAUSE', blacklist: 'TOKEN_BLACKLIST', freeze: 'TOKEN_FREEZE', unfreeze: 'TOKEN_UNFREEZE',
+  create: 'TOKEN_CREATE',
+  transfer: 'TOKEN_TRANSFER',
+  approve: 'TOKEN_APPROVE',
+  transferFrom: 'TOKEN_TRANSFER_FROM',
+  mint: 'TOKEN_MINT',
+  burn: 'TOKEN_BURN',
+  pause: 'TOKEN_PAUSE',
+  unpause: 'TOKEN_UNPAUSE',
+  blacklist: 'TOKEN_BLACKLIST',
+  freeze: 'TOKEN_FREEZE',
+  unfreeze: 'TOKEN_UNFREEZE',
 };
 
 /** The envelope's `to` and `data` of an op (invalid combinations included on purpose). */
@@ -91,14 +122,21 @@ function shape(o: Op, token: Hex, height: number): { to: Address | null; data: R
   const amount = o.amount.toString();
   switch (o.kind) {
     case 'create':
-      return { to: null, data: { name: `Token ${o.symbol}`, symbol: SYMBOLS[o.symbol], decimals: 2, supply: amount, mintable: o.flag } };
-    case 'transfer': case 'approve': case 'mint':
+      return {
+        to: null,
+        data: { name: `Token ${o.symbol}`, symbol: SYMBOLS[o.symbol], decimals: 2, supply: amount, mintable: o.flag },
+      };
+    case 'transfer':
+    case 'approve':
+    case 'mint':
       return { to: party, data: { token, amount } };
     case 'transferFrom':
       return { to: PARTIES[o.third], data: { token, from: party, amount } };
     case 'burn':
       return { to: null, data: { token, amount } };
-    case 'pause': case 'unpause': case 'unfreeze':
+    case 'pause':
+    case 'unpause':
+    case 'unfreeze':
       return { to: null, data: { token } };
     case 'blacklist':
       return { to: party, data: { token, blacklisted: o.flag } };
@@ -110,16 +148,34 @@ function shape(o: Op, token: Hex, height: number): { to: Address | null; data: R
 function makeTx(o: Op, token: Hex, height: number, nonce: number, ts: number): SignedTx {
   const from = USERS[o.sender];
   const { to, data } = shape(o, token, height);
-  const payload = { chainId: CHAIN_ID, type: TYPE[o.kind], from, to, amount: '0', nonce, timestamp: ts, fee: '1000000', data };
+  const payload = {
+    chainId: CHAIN_ID,
+    type: TYPE[o.kind],
+    from,
+    to,
+    amount: '0',
+    nonce,
+    timestamp: ts,
+    fee: '1000000',
+    data,
+  };
   return {
-    ...payload, id: keccakHex(utf8(JSON.stringify(payload))),
-    publicKeys: { secp256k1: '0x', mldsa44: toHex(utf8(`key-${o.sender}`)) }, signatures: { secp256k1: '0x', mldsa44: '0x' },
+    ...payload,
+    id: keccakHex(utf8(JSON.stringify(payload))),
+    publicKeys: { secp256k1: '0x', mldsa44: toHex(utf8(`key-${o.sender}`)) },
+    signatures: { secp256k1: '0x', mldsa44: '0x' },
   } as SignedTx;
 }
 
 // ---- the model: the documented rules, written independently of the handlers ----
 
-interface MToken { id: Hex; owner: Address; mintable: boolean; paused: boolean; supply: bigint }
+interface MToken {
+  id: Hex;
+  owner: Address;
+  mintable: boolean;
+  paused: boolean;
+  supply: bigint;
+}
 class Model {
   tokens = new Map<Hex, MToken>();
   order: Hex[] = []; // creation order: ops address tokens by index
@@ -130,7 +186,8 @@ class Model {
   frz = new Map<string, number>();
 
   private b = (t: Hex, a: Address) => this.bal.get(`${t}/${a}`) ?? 0n;
-  private setB = (t: Hex, a: Address, v: bigint) => (v === 0n ? this.bal.delete(`${t}/${a}`) : this.bal.set(`${t}/${a}`, v));
+  private setB = (t: Hex, a: Address, v: bigint) =>
+    v === 0n ? this.bal.delete(`${t}/${a}`) : this.bal.set(`${t}/${a}`, v);
   private frozen = (t: Hex, a: Address, h: number) => {
     const u = this.frz.get(`${t}/${a}`);
     return u !== undefined && h < u ? u : undefined;
@@ -176,7 +233,10 @@ class Model {
     switch (tx.type) {
       case 'TOKEN_TRANSFER': {
         if (t.paused) return 'token is paused';
-        const r = canSend(s, 'sender') ?? (isBl(to) ? 'recipient is blacklisted' : undefined) ?? (this.b(id, s) < amount ? 'insufficient token balance' : undefined);
+        const r =
+          canSend(s, 'sender') ??
+          (isBl(to) ? 'recipient is blacklisted' : undefined) ??
+          (this.b(id, s) < amount ? 'insufficient token balance' : undefined);
         if (r) return r;
         this.setB(id, s, this.b(id, s) - amount);
         this.setB(id, to, this.b(id, to) + amount);
@@ -190,8 +250,12 @@ class Model {
         const from = (d.from as string).toLowerCase() as Address;
         if (t.paused) return 'token is paused';
         const a = this.alw.get(`${id}/${from}/${s}`) ?? 0n;
-        const r = canSend(from, 'owner') ?? (isBl(s) ? 'spender is blacklisted' : undefined) ?? (isBl(to) ? 'recipient is blacklisted' : undefined) ??
-          (a < amount ? 'allowance too low' : undefined) ?? (this.b(id, from) < amount ? 'insufficient token balance' : undefined);
+        const r =
+          canSend(from, 'owner') ??
+          (isBl(s) ? 'spender is blacklisted' : undefined) ??
+          (isBl(to) ? 'recipient is blacklisted' : undefined) ??
+          (a < amount ? 'allowance too low' : undefined) ??
+          (this.b(id, from) < amount ? 'insufficient token balance' : undefined);
         if (r) return r;
         if (a === amount) this.alw.delete(`${id}/${from}/${s}`);
         else this.alw.set(`${id}/${from}/${s}`, a - amount);
@@ -200,30 +264,41 @@ class Model {
         return undefined;
       }
       case 'TOKEN_MINT': {
-        const r = owner() ?? (t.mintable ? undefined : 'token is not mintable') ?? (t.paused ? 'token is paused' : undefined) ??
-          (isBl(to) ? 'recipient is blacklisted' : undefined) ?? (t.supply + amount > MAX ? 'mint would take the supply above 2^256 − 1' : undefined);
+        const r =
+          owner() ??
+          (t.mintable ? undefined : 'token is not mintable') ??
+          (t.paused ? 'token is paused' : undefined) ??
+          (isBl(to) ? 'recipient is blacklisted' : undefined) ??
+          (t.supply + amount > MAX ? 'mint would take the supply above 2^256 − 1' : undefined);
         if (r) return r;
         t.supply += amount;
         this.setB(id, to, this.b(id, to) + amount);
         return undefined;
       }
       case 'TOKEN_BURN': {
-        const r = (t.paused ? 'token is paused' : undefined) ?? canSend(s, 'sender') ?? (this.b(id, s) < amount ? 'insufficient token balance' : undefined);
+        const r =
+          (t.paused ? 'token is paused' : undefined) ??
+          canSend(s, 'sender') ??
+          (this.b(id, s) < amount ? 'insufficient token balance' : undefined);
         if (r) return r;
         t.supply -= amount;
         this.setB(id, s, this.b(id, s) - amount);
         return undefined;
       }
-      case 'TOKEN_PAUSE': case 'TOKEN_UNPAUSE': {
+      case 'TOKEN_PAUSE':
+      case 'TOKEN_UNPAUSE': {
         const want = tx.type === 'TOKEN_PAUSE';
-        const r = owner() ?? (t.paused === want ? (want ? 'token is already paused' : 'token is not paused') : undefined);
+        const r =
+          owner() ?? (t.paused === want ? (want ? 'token is already paused' : 'token is not paused') : undefined);
         if (r) return r;
         t.paused = want;
         return undefined;
       }
       case 'TOKEN_BLACKLIST': {
         const want = d.blacklisted === true;
-        const r = owner() ?? (isBl(to) === want ? (want ? 'address is already blacklisted' : 'address is not blacklisted') : undefined);
+        const r =
+          owner() ??
+          (isBl(to) === want ? (want ? 'address is already blacklisted' : 'address is not blacklisted') : undefined);
         if (r) return r;
         if (want) this.bl.add(`${id}/${to}`);
         else this.bl.delete(`${id}/${to}`);
@@ -251,7 +326,9 @@ class Model {
 
 // ---- running blocks ----
 
-/** Every token record in state equals the model; supply = sum of balances; holders = non-zero balances; events chain up. */
+/**
+ * Every token record in state equals the model; supply = sum of balances; holders = non-zero balances; events chain up.
+ */
 async function checkState(state: StateTrie, m: Model, eventBal: Map<string, bigint>): Promise<void> {
   for (const sym of SYMBOLS) {
     const rec = await state.getRecord<{ id: Hex }>(symbolKey(sym));
@@ -259,7 +336,12 @@ async function checkState(state: StateTrie, m: Model, eventBal: Map<string, bigi
   }
   for (const t of m.tokens.values()) {
     const rec = (await getToken(state, t.id))!;
-    expect({ owner: rec.owner, mintable: rec.mintable, paused: rec.paused, supply: rec.supply }).toEqual({ owner: t.owner, mintable: t.mintable, paused: t.paused, supply: t.supply.toString() });
+    expect({ owner: rec.owner, mintable: rec.mintable, paused: rec.paused, supply: rec.supply }).toEqual({
+      owner: t.owner,
+      mintable: t.mintable,
+      paused: t.paused,
+      supply: t.supply.toString(),
+    });
     let sum = 0n;
     let holders = 0;
     for (const a of PARTIES) {
@@ -288,17 +370,33 @@ async function checkState(state: StateTrie, m: Model, eventBal: Map<string, bigi
 function checkResult(tx: SignedTx, r: TxResult, m: Model, h: number, eventBal: Map<string, bigint>): void {
   const pausedBefore = new Set([...m.tokens.values()].filter((t) => t.paused).map((t) => t.id));
   const expected = m.apply(tx, h);
-  expect({ type: tx.type, status: r.status, error: r.error }).toEqual({ type: tx.type, status: expected === undefined ? 'success' : 'failed', error: expected });
+  expect({ type: tx.type, status: r.status, error: r.error }).toEqual({
+    type: tx.type,
+    status: expected === undefined ? 'success' : 'failed',
+    error: expected,
+  });
   for (const e of r.events ?? []) {
     if (e.kind !== 'token.balance') continue;
-    expect(pausedBefore.has(e.token), 'a paused token\'s balances never change').toBe(false);
+    expect(pausedBefore.has(e.token), "a paused token's balances never change").toBe(false);
     const k = `${e.token}/${e.holder}`;
     expect(e.previous).toBe((eventBal.get(k) ?? 0n).toString());
     eventBal.set(k, BigInt(e.balance));
   }
 }
 
-const seedOp = (o: Partial<Op>): Op => ({ kind: 'transfer', sender: 0, asOwner: false, party: 0, third: 0, token: 0, amount: 0n, flag: false, symbol: 0, untilOffset: 0, ...o });
+const seedOp = (o: Partial<Op>): Op => ({
+  kind: 'transfer',
+  sender: 0,
+  asOwner: false,
+  party: 0,
+  third: 0,
+  token: 0,
+  amount: 0n,
+  flag: false,
+  symbol: 0,
+  untilOffset: 0,
+  ...o,
+});
 /**
  * Block 1 creates three tokens (AAA mintable, BBB fixed, CCC mintable from 0); block 2
  * spreads them, has every user approve every other for AAA and CCC, and freezes users 1
@@ -312,7 +410,11 @@ const SEED: Op[][] = [
       seedOp({ kind: 'transfer', sender: 1, party: p, token: 1, amount: 80n }),
       seedOp({ kind: 'mint', sender: 2, party: p, token: 2, amount: 200n }),
     ]),
-    ...USERS.flatMap((_, i) => USERS.flatMap((__, j) => (i === j ? [] : [0, 2].map((token) => seedOp({ kind: 'approve', sender: i, party: j, token, amount: 120n }))))),
+    ...USERS.flatMap((_, i) =>
+      USERS.flatMap((__, j) =>
+        i === j ? [] : [0, 2].map((token) => seedOp({ kind: 'approve', sender: i, party: j, token, amount: 120n })),
+      ),
+    ),
     ...[1, 3].map((sender) => seedOp({ kind: 'freeze', sender, token: 0, untilOffset: 2 })),
   ],
 ];
@@ -322,7 +424,13 @@ const SEED: Op[][] = [
  * where its sender's nonce order has it, re-executed on its parent state (a scratch trie at
  * `parentRoot` that is never flushed), is rejected by applyBlock with the refusal.
  */
-async function checkBlockCarryingRejected(kv: MemoryKv, parentRoot: Hex, block: Block, tx: SignedTx, reason: string): Promise<void> {
+async function checkBlockCarryingRejected(
+  kv: MemoryKv,
+  parentRoot: Hex,
+  block: Block,
+  tx: SignedTx,
+  reason: string,
+): Promise<void> {
   const at = block.txs.findIndex((t) => t.from === tx.from && t.nonce === tx.nonce);
   const i = at === -1 ? block.txs.length : at;
   const claimed: TxResult = { status: 'failed', error: reason, energyUsed: '0', burned: '0' };
@@ -364,14 +472,16 @@ async function runChain(blocksOps: Op[][], outcomes: Outcomes): Promise<MemChain
       outcomes.count(built.results[i].status === 'failed' ? 'failed' : 'ok');
     }
     const firstRefused = offered.find((tx) => refused.has(tx.id));
-    if (firstRefused) await checkBlockCarryingRejected(c.kv, c.roots.at(-2)!, block, firstRefused, refused.get(firstRefused.id)!);
+    if (firstRefused)
+      await checkBlockCarryingRejected(c.kv, c.roots.at(-2)!, block, firstRefused, refused.get(firstRefused.id)!);
     await checkState(c.state, m, eventBal);
   }
   return c;
 }
 
 describe('FT20 model', () => {
-  it('state follows the model, refused operations are never included, supply = sum of balances, paused tokens stay put, and replays reproduce every root', async () => {
+  it('state follows the model, refused operations are never included, ' +
+    'supply = sum of balances, paused tokens stay put, and replays reproduce every root', async () => {
     await runModel({
       inputs: fc.array(fc.array(opArb, { minLength: 5, maxLength: 25 }), { minLength: 2, maxLength: 6 }),
       run: (ops, outcomes) => runChain([...SEED, ...ops], outcomes),

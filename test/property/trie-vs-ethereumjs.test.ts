@@ -31,7 +31,8 @@ import { TrieNodeDb, nodeKey, sharedNodesOf } from '../../src/state/trieNodes';
  */
 
 const RUNS = Number(process.env.TRIE_PROPERTY_RUNS ?? 300);
-const hex = (b: Uint8Array | null | undefined): string | null => (b === null || b === undefined ? null : Buffer.from(b).toString('hex'));
+const hex = (b: Uint8Array | null | undefined): string | null =>
+  b === null || b === undefined ? null : Buffer.from(b).toString('hex');
 
 // --- raw engine ------------------------------------------------------------------------
 
@@ -116,7 +117,12 @@ async function freshReference(map: Map<string, Uint8Array>): Promise<MerklePatri
 }
 
 /** Our proof for `k` is the reference's, byte for byte, and the reference verifier reads `want` from it. */
-async function expectRawProof(ours: RawSubject, ref: MerklePatriciaTrie, k: Uint8Array, want: Uint8Array | null): Promise<void> {
+async function expectRawProof(
+  ours: RawSubject,
+  ref: MerklePatriciaTrie,
+  k: Uint8Array,
+  want: Uint8Array | null,
+): Promise<void> {
   const proof = await ours.mpt.prove(k);
   expect(proof.map(hex)).toEqual((await createMerkleProof(ref, k)).map(hex));
   if (proof.length === 0) {
@@ -188,14 +194,18 @@ async function runRaw(pool: Uint8Array[], ops: RawOp[], incremental: boolean): P
 describe('raw engine vs @ethereumjs/mpt', () => {
   it('agrees on roots, reads and proofs after every step (fixed-length keys, the reference step by step)', async () => {
     await fc.assert(
-      fc.asyncProperty(poolOf(fixedKeyArb), fc.array(rawOpArb, { minLength: 1, maxLength: 120 }), (pool, ops) => runRaw(pool, ops, true)),
+      fc.asyncProperty(poolOf(fixedKeyArb), fc.array(rawOpArb, { minLength: 1, maxLength: 120 }), (pool, ops) =>
+        runRaw(pool, ops, true),
+      ),
       { numRuns: RUNS },
     );
   });
 
   it('agrees with a map and the reference built from it (mixed-length keys: values in branches)', async () => {
     await fc.assert(
-      fc.asyncProperty(poolOf(keyArb), fc.array(rawOpArb, { minLength: 1, maxLength: 120 }), (pool, ops) => runRaw(pool, ops, false)),
+      fc.asyncProperty(poolOf(keyArb), fc.array(rawOpArb, { minLength: 1, maxLength: 120 }), (pool, ops) =>
+        runRaw(pool, ops, false),
+      ),
       { numRuns: RUNS },
     );
   });
@@ -225,14 +235,18 @@ describe('raw engine vs @ethereumjs/mpt', () => {
 
   it('collapses to the empty root after deleting everything, in any order', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uniqueArray(fc.tuple(keyArb, valueArb), { selector: ([k]) => hex(k), minLength: 1, maxLength: 30 }), fc.boolean(), async (entries, flushFirst) => {
-        const s = await RawSubject.create();
-        for (const [k, v] of entries) await s.mpt.put(k, v);
-        if (flushFirst) await s.flush(true);
-        for (const [k] of entries.slice().reverse()) await s.mpt.del(k);
-        expect(toHex(s.mpt.rootHash())).toBe(EMPTY_TRIE_ROOT);
-        expect(s.mpt.root).toBeNull();
-      }),
+      fc.asyncProperty(
+        fc.uniqueArray(fc.tuple(keyArb, valueArb), { selector: ([k]) => hex(k), minLength: 1, maxLength: 30 }),
+        fc.boolean(),
+        async (entries, flushFirst) => {
+          const s = await RawSubject.create();
+          for (const [k, v] of entries) await s.mpt.put(k, v);
+          if (flushFirst) await s.flush(true);
+          for (const [k] of entries.slice().reverse()) await s.mpt.del(k);
+          expect(toHex(s.mpt.rootHash())).toBe(EMPTY_TRIE_ROOT);
+          expect(s.mpt.root).toBeNull();
+        },
+      ),
       { numRuns: Math.ceil(RUNS / 2) },
     );
   });
@@ -240,11 +254,27 @@ describe('raw engine vs @ethereumjs/mpt', () => {
   it('handles the classic shapes', async () => {
     const cases: [string, string][][] = [
       // Leaf split at the first nibble, at a later nibble, and a key that is a prefix of another (branch value).
-      [['01', 'a'], ['02', 'b']],
-      [['0101', 'a'], ['0102', 'b'], ['01', 'c']],
-      [['aa', 'x'.repeat(40)], ['aabb', 'y'.repeat(40)], ['aabbcc', 'z']],
+      [
+        ['01', 'a'],
+        ['02', 'b'],
+      ],
+      [
+        ['0101', 'a'],
+        ['0102', 'b'],
+        ['01', 'c'],
+      ],
+      [
+        ['aa', 'x'.repeat(40)],
+        ['aabb', 'y'.repeat(40)],
+        ['aabbcc', 'z'],
+      ],
       // Ethereum's "doge/dog/do/horse" example.
-      [['646f', 'verb'], ['646f67', 'puppy'], ['646f6765', 'coin'], ['686f727365', 'stallion']],
+      [
+        ['646f', 'verb'],
+        ['646f67', 'puppy'],
+        ['646f6765', 'coin'],
+        ['686f727365', 'stallion'],
+      ],
     ];
     for (const entries of cases) {
       // Every rotation of the order, inserting then deleting one by one.
@@ -268,35 +298,52 @@ describe('raw engine vs @ethereumjs/mpt', () => {
     }
     // The known root of the doge example.
     const s = await RawSubject.create();
-    for (const [k, v] of [['do', 'verb'], ['dog', 'puppy'], ['doge', 'coin'], ['horse', 'stallion']]) await s.mpt.put(Buffer.from(k), Buffer.from(v));
+    for (const [k, v] of [
+      ['do', 'verb'],
+      ['dog', 'puppy'],
+      ['doge', 'coin'],
+      ['horse', 'stallion'],
+    ])
+      await s.mpt.put(Buffer.from(k), Buffer.from(v));
     expect(toHex(s.mpt.rootHash())).toBe('0x5991bb8c6514148a29db676a14ac506cd2cd5775ace63c30a4fe457715e9ac84');
   });
 
-  it("keeps a branch's value when a sibling is deleted (where @ethereumjs/mpt 10's incremental delete loses it)", async () => {
-    const [k0, k1, k2] = [Uint8Array.of(0x01, 0x00), Uint8Array.of(0x01, 0x10), Uint8Array.of(0x01)];
-    const v = new Uint8Array(28);
-    const s = await RawSubject.create();
-    const ref = await reference(false);
-    for (const t of [s.mpt, ref]) {
-      await t.put(k0, Uint8Array.of(0));
-      await t.put(k1, v);
-      await t.put(k2, v);
-      await t.del(k0);
-    }
-    expect(hex(await s.mpt.get(k2))).toBe(hex(v));
-    const fresh = await freshReference(new Map([[hex(k1) as string, v], [hex(k2) as string, v]]));
-    expect(toHex(s.mpt.rootHash())).toBe(toHex(fresh.root()));
-    // The reference trie updated in place disagrees with itself built afresh. If this starts
-    // failing, the library was fixed: the mixed-length test can then compare step by step.
-    expect(await ref.get(k2)).toBeNull();
-    expect(toHex(ref.root())).not.toBe(toHex(fresh.root()));
-  });
+  it(
+    "keeps a branch's value when a sibling is deleted " + "(where @ethereumjs/mpt 10's incremental delete loses it)",
+    async () => {
+      const [k0, k1, k2] = [Uint8Array.of(0x01, 0x00), Uint8Array.of(0x01, 0x10), Uint8Array.of(0x01)];
+      const v = new Uint8Array(28);
+      const s = await RawSubject.create();
+      const ref = await reference(false);
+      for (const t of [s.mpt, ref]) {
+        await t.put(k0, Uint8Array.of(0));
+        await t.put(k1, v);
+        await t.put(k2, v);
+        await t.del(k0);
+      }
+      expect(hex(await s.mpt.get(k2))).toBe(hex(v));
+      const fresh = await freshReference(
+        new Map([
+          [hex(k1) as string, v],
+          [hex(k2) as string, v],
+        ]),
+      );
+      expect(toHex(s.mpt.rootHash())).toBe(toHex(fresh.root()));
+      // The reference trie updated in place disagrees with itself built afresh. If this starts
+      // failing, the library was fixed: the mixed-length test can then compare step by step.
+      expect(await ref.get(k2)).toBeNull();
+      expect(toHex(ref.root())).not.toBe(toHex(fresh.root()));
+    },
+  );
 });
 
 // --- StateTrie (secure keys) -----------------------------------------------------------
 
 // Addresses from a tiny alphabet: they share long prefixes (their hashes do not, which is the point of hashing).
-const ADDRS: Address[] = Array.from({ length: 10 }, (_, i) => `0x${'00'.repeat(19)}${i.toString(16).padStart(2, '0')}` as Address);
+const ADDRS: Address[] = Array.from(
+  { length: 10 },
+  (_, i) => `0x${'00'.repeat(19)}${i.toString(16).padStart(2, '0')}` as Address,
+);
 const RECORDS = ['chain/supply', 'a', 'abcdefghijklmnopqr', 'names/alice', 'gov/p/1'];
 
 const accountArb: fc.Arbitrary<AccountState> = fc
@@ -309,7 +356,12 @@ const accountArb: fc.Arbitrary<AccountState> = fc
     mldsaKeyHash: fc.option(fc.constant(toHex(keccak_256(Uint8Array.of(1))))),
   })
   .map((a) => ({ ...emptyAccount(), ...a }));
-const recordArb = fc.oneof(fc.string({ maxLength: 80 }), fc.nat(), fc.constant(null), fc.record({ v: fc.string({ maxLength: 5 }) }));
+const recordArb = fc.oneof(
+  fc.string({ maxLength: 80 }),
+  fc.nat(),
+  fc.constant(null),
+  fc.record({ v: fc.string({ maxLength: 5 }) }),
+);
 
 type StateOp =
   | { t: 'acct'; i: number; a: AccountState }
@@ -324,15 +376,30 @@ type StateOp =
   | { t: 'prove'; i: number };
 
 const stateOpArb: fc.Arbitrary<StateOp> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ t: fc.constant('acct' as const), i: fc.nat({ max: ADDRS.length - 1 }), a: accountArb }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({ t: fc.constant('acct' as const), i: fc.nat({ max: ADDRS.length - 1 }), a: accountArb }),
+  },
   { weight: 3, arbitrary: fc.record({ t: fc.constant('delAcct' as const), i: fc.nat({ max: ADDRS.length - 1 }) }) },
-  { weight: 3, arbitrary: fc.record({ t: fc.constant('rec' as const), i: fc.nat({ max: RECORDS.length - 1 }), v: recordArb }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({ t: fc.constant('rec' as const), i: fc.nat({ max: RECORDS.length - 1 }), v: recordArb }),
+  },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('delRec' as const), i: fc.nat({ max: RECORDS.length - 1 }) }) },
   { weight: 1, arbitrary: fc.constant({ t: 'checkpoint' as const }) },
   { weight: 1, arbitrary: fc.constant({ t: 'commit' as const }) },
   { weight: 1, arbitrary: fc.constant({ t: 'revert' as const }) },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant('flush' as const), writeNow: fc.boolean(), reopen: fc.boolean() }) },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant('prefetch' as const), is: fc.array(fc.nat({ max: ADDRS.length - 1 }), { maxLength: 5 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ t: fc.constant('flush' as const), writeNow: fc.boolean(), reopen: fc.boolean() }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      t: fc.constant('prefetch' as const),
+      is: fc.array(fc.nat({ max: ADDRS.length - 1 }), { maxLength: 5 }),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('prove' as const), i: fc.nat({ max: ADDRS.length - 1 }) }) },
 );
 
@@ -429,8 +496,14 @@ describe('StateTrie vs @ethereumjs/mpt (secure keys)', () => {
     const kv = new MemoryKv();
     const t = await StateTrie.open(kv, null);
     const ref = await reference(true);
-    const addr = (i: number): Address => `0x${(BigInt(i + 1) * 0x9e3779b97f4a7c15n).toString(16).padStart(40, '0').slice(-40)}` as Address;
-    const acct = (i: number): AccountState => ({ ...emptyAccount(), balance: BigInt(i) * 10n ** 18n, nonce: i % 9, energyHeight: i });
+    const addr = (i: number): Address =>
+      `0x${(BigInt(i + 1) * 0x9e3779b97f4a7c15n).toString(16).padStart(40, '0').slice(-40)}` as Address;
+    const acct = (i: number): AccountState => ({
+      ...emptyAccount(),
+      balance: BigInt(i) * 10n ** 18n,
+      nonce: i % 9,
+      energyHeight: i,
+    });
     const puts: [Address, AccountState][] = [];
     for (let i = 0; i < 2000; i++) puts.push([addr(i), acct(i)]);
     for (const [a, s] of puts) {
@@ -461,12 +534,17 @@ describe('StateTrie vs @ethereumjs/mpt (secure keys)', () => {
   });
 
   it('reads stores written through @ethereumjs/mpt (the previous engine), and writes stores it reads', async () => {
-    const addr = (i: number): Address => `0x${(BigInt(i + 7) * 0x9e3779b97f4a7c15n).toString(16).padStart(40, '0').slice(-40)}` as Address;
+    const addr = (i: number): Address =>
+      `0x${(BigInt(i + 7) * 0x9e3779b97f4a7c15n).toString(16).padStart(40, '0').slice(-40)}` as Address;
     const acct = (i: number): AccountState => ({ ...emptyAccount(), balance: BigInt(i) * 3n, nonce: i });
     // The previous StateTrie: @ethereumjs/mpt over TrieNodeDb, nodes stored under 'n/' + hash.
     const kv = new MemoryKv();
     const pending = new Map<string, Uint8Array>();
-    const old = await createMPT({ db: new TrieNodeDb(kv, sharedNodesOf(kv), pending), useKeyHashing: true, valueEncoding: ValueEncoding.Bytes });
+    const old = await createMPT({
+      db: new TrieNodeDb(kv, sharedNodesOf(kv), pending),
+      useKeyHashing: true,
+      valueEncoding: ValueEncoding.Bytes,
+    });
     for (let i = 0; i < 300; i++) await old.put(addressKey(addr(i)), encodeAccount(acct(i)));
     await old.put(recordKey('chain/supply'), canonicalBytes({ supply: '900' }));
     const w = kv.batch();
@@ -490,7 +568,12 @@ describe('StateTrie vs @ethereumjs/mpt (secure keys)', () => {
     const root = await t.flush(b);
     await fresh.write(b);
     t.settle();
-    const ref = await createMPT({ db: new TrieNodeDb(fresh, sharedNodesOf(new MemoryKv()), new Map()), useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, root: fromHex(root) });
+    const ref = await createMPT({
+      db: new TrieNodeDb(fresh, sharedNodesOf(new MemoryKv()), new Map()),
+      useKeyHashing: true,
+      valueEncoding: ValueEncoding.Bytes,
+      root: fromHex(root),
+    });
     for (let i = 0; i < 300; i++) {
       const want = i === 1 ? null : toHex(encodeAccount(i % 7 === 0 && i / 7 < 40 ? acct(1000 + i / 7) : acct(i)));
       const got = await ref.get(addressKey(addr(i)), true);
@@ -498,5 +581,3 @@ describe('StateTrie vs @ethereumjs/mpt (secure keys)', () => {
     }
   });
 });
-
-

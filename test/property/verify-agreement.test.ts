@@ -65,7 +65,10 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant('extend' as const), which, extra: fc.uint8Array({ minLength: 1, maxLength: 8 }) }),
   fc.record({ kind: fc.constant('wrongKey' as const), which, other: fc.integer({ min: 1, max: KEYS.length - 1 }) }),
   fc.record({ kind: fc.constant('highS' as const) }),
-  fc.record({ kind: fc.constant('badScalar' as const), which: fc.constantFrom('r0' as const, 's0' as const, 'rN' as const, 'sN' as const) }),
+  fc.record({
+    kind: fc.constant('badScalar' as const),
+    which: fc.constantFrom('r0' as const, 's0' as const, 'rN' as const, 'sN' as const),
+  }),
   fc.record({ kind: fc.constant('pubPrefix' as const), prefix: fc.constantFrom(0x00, 0x02, 0x03, 0x05, 0x06, 0x07) }),
   fc.record({ kind: fc.constant('pubByte' as const), which, at, mask }),
   fc.record({ kind: fc.constant('compressedKey' as const) }),
@@ -87,7 +90,10 @@ function apply(job: VerifyJob, m: Mutation, keyIndex: number): { job: VerifyJob;
       // Some ML-DSA signature bytes are padding-like; agreement is what matters.
       return { job: { ...job, sigs: { ...sigs, mldsa44: flip(sigs.mldsa44, m.at, m.mask) } }, stillValid: 'either' };
     case 'truncate':
-      return { job: { ...job, sigs: { ...sigs, [m.which]: sigs[m.which].subarray(0, sigs[m.which].length - m.by) } }, stillValid: false };
+      return {
+        job: { ...job, sigs: { ...sigs, [m.which]: sigs[m.which].subarray(0, sigs[m.which].length - m.by) } },
+        stillValid: false,
+      };
     case 'extend': {
       const ext = new Uint8Array(sigs[m.which].length + m.extra.length);
       ext.set(sigs[m.which]);
@@ -100,10 +106,20 @@ function apply(job: VerifyJob, m: Mutation, keyIndex: number): { job: VerifyJob;
       return { job: { ...job, pubs: { ...pubs, [m.which]: pub } }, stillValid: false };
     }
     case 'highS':
-      return { job: { ...job, sigs: { ...sigs, secp256k1: withS(sigs.secp256k1, N - sOf(sigs.secp256k1)) } }, stillValid: false };
+      return {
+        job: { ...job, sigs: { ...sigs, secp256k1: withS(sigs.secp256k1, N - sOf(sigs.secp256k1)) } },
+        stillValid: false,
+      };
     case 'badScalar': {
       const s = sigs.secp256k1;
-      const bad = m.which === 'r0' ? withR(s, 0n) : m.which === 's0' ? withS(s, 0n) : m.which === 'rN' ? withR(s, N) : withS(s, N);
+      const bad =
+        m.which === 'r0'
+          ? withR(s, 0n)
+          : m.which === 's0'
+            ? withS(s, 0n)
+            : m.which === 'rN'
+              ? withR(s, N)
+              : withS(s, N);
       return { job: { ...job, sigs: { ...sigs, secp256k1: bad } }, stillValid: false };
     }
     case 'pubPrefix': {
@@ -114,7 +130,10 @@ function apply(job: VerifyJob, m: Mutation, keyIndex: number): { job: VerifyJob;
     case 'pubByte':
       return { job: { ...job, pubs: { ...pubs, [m.which]: flip(pubs[m.which], m.at, m.mask) } }, stillValid: 'either' };
     case 'compressedKey':
-      return { job: { ...job, pubs: { ...pubs, secp256k1: secp256k1.Point.fromBytes(pubs.secp256k1).toBytes(true) } }, stillValid: true };
+      return {
+        job: { ...job, pubs: { ...pubs, secp256k1: secp256k1.Point.fromBytes(pubs.secp256k1).toBytes(true) } },
+        stillValid: true,
+      };
     case 'randomSigs':
       return { job: { ...job, sigs: { secp256k1: m.secp, mldsa44: m.mldsa } }, stillValid: false };
   }

@@ -19,7 +19,11 @@ import { type Compiled, compileContracts } from '../helpers/vmContracts';
 
 const EOAS: Address[] = [1, 2, 3, 4].map((i) => `0x${(0xe0a0 + i).toString(16).padStart(40, '0')}` as Address);
 const deployer: Address = '0x000000000000000000000000000000000000d3b1';
-const ctx: VmBlockContext = { height: 3, timestamp: 1_700_000_000_000, producer: '0x00000000000000000000000000000000000000cc' };
+const ctx: VmBlockContext = {
+  height: 3,
+  timestamp: 1_700_000_000_000,
+  producer: '0x00000000000000000000000000000000000000cc',
+};
 
 let Forwarder: Compiled;
 let fwd: Interface;
@@ -49,19 +53,27 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('split' as const), from: who, a: who, b: who, wei: amount, part: amount }),
   fc.record({ kind: fc.constant('forwardThenRevert' as const), from: who, to: who, wei: amount }),
 );
-const start = fc.array(fc.tuple(fc.bigInt({ min: 0n, max: 20n }), fc.bigInt({ min: 0n, max: WEI_PER_BASE - 1n })), { minLength: EOAS.length, maxLength: EOAS.length });
+const start = fc.array(fc.tuple(fc.bigInt({ min: 0n, max: 20n }), fc.bigInt({ min: 0n, max: WEI_PER_BASE - 1n })), {
+  minLength: EOAS.length,
+  maxLength: EOAS.length,
+});
 
 describe('VM value conservation (property)', () => {
   it('total wei over all touched accounts is constant; every remainder < 10^12', async () => {
     await fc.assert(
       fc.asyncProperty(start, fc.array(op, { minLength: 1, maxLength: 8 }), async (balances, ops) => {
         const s = await StateTrie.open(new MemoryKv(), null);
-        for (const [i, [base, rem]] of balances.entries()) await s.putAccount(EOAS[i], withWeiBalance(newAccount(0), base * WEI_PER_BASE + rem));
+        for (const [i, [base, rem]] of balances.entries())
+          await s.putAccount(EOAS[i], withWeiBalance(newAccount(0), base * WEI_PER_BASE + rem));
         await s.putAccount(deployer, { ...newAccount(0), balance: 1n });
         const send = async (from: Address, to: Address | null, input: Hex | string, wei: bigint) => {
           const a = (await s.getAccount(from)) ?? newAccount(ctx.height);
           await s.putAccount(from, { ...a, nonce: a.nonce + 1 });
-          return executeVm(s, { from, to, valueWei: wei, input: fromHex(input), gasLimit: 1_000_000n, gasPrice: 0n }, ctx);
+          return executeVm(
+            s,
+            { from, to, valueWei: wei, input: fromHex(input), gasLimit: 1_000_000n, gasPrice: 0n },
+            ctx,
+          );
         };
         const deployed = await send(deployer, null, Forwarder.bytecode, 0n);
         expect(deployed.status).toBe('success');
@@ -81,10 +93,12 @@ describe('VM value conservation (property)', () => {
 
         for (const o of ops) {
           const from = EOAS[o.from];
-          let out;
+          let out: Awaited<ReturnType<typeof send>>;
           if (o.kind === 'direct') out = await send(from, EOAS[o.to], '0x', o.wei);
-          else if (o.kind === 'forward') out = await send(from, f, fwd.encodeFunctionData('forward', [EOAS[o.to]]), o.wei);
-          else if (o.kind === 'split') out = await send(from, f, fwd.encodeFunctionData('split', [EOAS[o.a], EOAS[o.b], o.part]), o.wei);
+          else if (o.kind === 'forward')
+            out = await send(from, f, fwd.encodeFunctionData('forward', [EOAS[o.to]]), o.wei);
+          else if (o.kind === 'split')
+            out = await send(from, f, fwd.encodeFunctionData('split', [EOAS[o.a], EOAS[o.b], o.part]), o.wei);
           else out = await send(from, f, fwd.encodeFunctionData('forwardThenRevert', [EOAS[o.to]]), o.wei);
           // Internal transfers only ever report value that actually moved.
           if (out.status !== 'success') expect(out.internal).toEqual([]);

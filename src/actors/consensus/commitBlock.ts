@@ -24,7 +24,6 @@ export interface CommitDeps {
   lifecycles?: LifecycleReports;
 }
 
-
 /**
  * Commits an executed block, whoever produced it (this node's producer, or a peer, checked
  * and executed by the importer): finality, block + indexes + head in the same batch as its
@@ -38,11 +37,23 @@ export function createBlockCommitter(d: CommitDeps) {
     // Finality is part of the block's state (modules/staking/schedule.ts); this node's final height never goes back.
     const schedule = await getSchedule(x.state);
     const finalizedHeight = Math.max(schedule.finalizedHeight, parent.finalizedHeight);
-    const head: Head = { height: header.height, hash: header.hash, stateRoot: header.stateRoot, finalizedHeight, timestamp: header.timestamp };
+    const head: Head = {
+      height: header.height,
+      hash: header.hash,
+      stateRoot: header.stateRoot,
+      finalizedHeight,
+      timestamp: header.timestamp,
+    };
     const touched = [header.producer, TREASURY_ADDRESS, ...txs.flatMap(partiesOf)];
     for (const r of results) if (r.vm?.contractAddress) touched.push(r.vm.contractAddress);
     const tIndex = performance.now();
-    const summary = await d.store.putUndoableBlock(x.batch, x.block, head, await d.store.unseen(touched), await d.store.counters());
+    const summary = await d.store.putUndoableBlock(
+      x.batch,
+      x.block,
+      head,
+      await d.store.unseen(touched),
+      await d.store.counters(),
+    );
     const tWrite = performance.now();
     await d.kv.write(x.batch);
     const tWritten = performance.now();
@@ -50,11 +61,28 @@ export function createBlockCommitter(d: CommitDeps) {
     d.view.publish(head, summary, schedule.active);
     d.onCommitted?.(x.block, summary);
     const included = txs.map((t) => t.id);
-    reportCommitted(d.lifecycles, header, included, finalizedHeight > parent.finalizedHeight ? finalizedHeight : undefined);
-    d.mempool.send({ type: 'blockCommitted', height: header.height, hash: header.hash, included, dropped: x.dropped, nonces: usedNonces(txs) });
+    reportCommitted(
+      d.lifecycles,
+      header,
+      included,
+      finalizedHeight > parent.finalizedHeight ? finalizedHeight : undefined,
+    );
+    d.mempool.send({
+      type: 'blockCommitted',
+      height: header.height,
+      hash: header.hash,
+      included,
+      dropped: x.dropped,
+      nonces: usedNonces(txs),
+    });
     d.log.info(
       {
-        height: header.height, hash: header.hash, txs: txs.length, dropped: x.dropped.length, finalizedHeight, ms: Math.round(performance.now() - x.started),
+        height: header.height,
+        hash: header.hash,
+        txs: txs.length,
+        dropped: x.dropped.length,
+        finalizedHeight,
+        ms: Math.round(performance.now() - x.started),
         // Where the time went: state prefetch, execution, trie hashing, header + indexes, disk write.
         phases: { ...x.phases, index: Math.round(tWrite - tIndex), write: Math.round(tWritten - tWrite) },
       },
@@ -66,8 +94,16 @@ export function createBlockCommitter(d: CommitDeps) {
 
 export type CommitBlock = ReturnType<typeof createBlockCommitter>;
 
-/** A commit, to the lifecycle actors: the block committed, its transactions included, and the new finalized height if it moved. */
-function reportCommitted(to: LifecycleReports | undefined, { height, hash }: Block['header'], ids: Hex[], finalized: number | undefined): void {
+/**
+ * A commit, to the lifecycle actors: the block committed, its transactions included, and the new finalized height if it
+ * moved.
+ */
+function reportCommitted(
+  to: LifecycleReports | undefined,
+  { height, hash }: Block['header'],
+  ids: Hex[],
+  finalized: number | undefined,
+): void {
   if (!to) return;
   to.blocks.send({ type: 'step', hash, height, event: { type: 'COMMITTED' } });
   to.txs.send({ type: 'included', height, hash, ids });

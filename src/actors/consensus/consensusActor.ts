@@ -15,7 +15,15 @@ import { createBlockCommitter, type CommitDeps } from './commitBlock';
 import { preverifyTxs } from './importer';
 import type { BlockWorkGate } from './blockWork';
 import type { Network } from '../../protocol/network';
-import type { ConsensusMsg, ConsensusReplies, ImporterMsg, ImporterReplies, ImportOutcome, ProducerMsg, ProducerReplies } from '../protocol';
+import type {
+  ConsensusMsg,
+  ConsensusReplies,
+  ImporterMsg,
+  ImporterReplies,
+  ImportOutcome,
+  ProducerMsg,
+  ProducerReplies,
+} from '../protocol';
 
 export interface ConsensusDeps extends CommitDeps {
   kv: KvStore;
@@ -30,7 +38,10 @@ export interface ConsensusDeps extends CommitDeps {
   log: Logger;
   /** --dev: devMine and devRewind are served (refused otherwise). */
   dev?: boolean;
-  /** The clock devMine keeps the head within DEV_MINE_AHEAD_SLOTS of (slot ticks carry their own time); default Date.now. */
+  /**
+   * The clock devMine keeps the head within DEV_MINE_AHEAD_SLOTS of (slot ticks carry their own time); default
+   * Date.now.
+   */
   now?: () => number;
   /** Block building and gossiped blocks' import run as block work: admission waits for them (blockWork.ts). */
   blockWork?: BlockWorkGate;
@@ -42,9 +53,15 @@ export interface ConsensusDeps extends CommitDeps {
   onRejected?: (reason: string) => void;
   /** A header from a peer (before any check): the sentinel looks for double signs. */
   onHeaderSeen?: (header: SignedBlockHeader) => void;
-  /** Blocks undone by a reorganization (newest first) and the head they left: the machine views re-read what they touched. */
+  /**
+   * Blocks undone by a reorganization (newest first) and the head they left: the machine views re-read what they
+   * touched.
+   */
   onUndone?: (blocks: Block[], head: Head) => void;
-  /** The node's modes actor: this actor reports election and a key seen elsewhere, and signs only while not halted (its own when absent: tests, tools). */
+  /**
+   * The node's modes actor: this actor reports election and a key seen elsewhere, and signs only while not halted (its
+   * own when absent: tests, tools).
+   */
   modes?: ModesActor;
 }
 
@@ -109,7 +126,10 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
       undone.push(...(block?.txs ?? []));
       if (block) undoneBlocks.push(block);
       d.lifecycles?.blocks.send({ type: 'step', hash: head.hash, height: head.height, event: { type: 'UNDONE' } });
-      d.log.warn({ height: head.height, hash: head.hash, txs: block?.txs.length ?? 0 }, 'block undone (reorganization)');
+      d.log.warn(
+        { height: head.height, hash: head.hash, txs: block?.txs.length ?? 0 },
+        'block undone (reorganization)',
+      );
       head = { ...restored, finalizedHeight: Math.max(restored.finalizedHeight, finalizedHeight) };
     }
     d.view.rewind(head, (await getSchedule(await StateTrie.open(d.kv, head.stateRoot))).active);
@@ -131,12 +151,18 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
     const firstSlot = slotOf(d.view.head.timestamp, d.slotMs) + 1;
     const room = nowSlot + DEV_MINE_AHEAD_SLOTS - firstSlot + 1;
     // A refusal is an answer, not a crash (a throw here would stop this critical actor).
-    if (count > room) return { refused: `cannot mine ${count} blocks now: the head may run at most ${DEV_MINE_AHEAD_SLOTS} slots ahead of the clock (room for ${Math.max(0, room)} now; retry later or mine fewer)` };
+    if (count > room)
+      return {
+        refused:
+          `cannot mine ${count} blocks now: the head may run at most ${DEV_MINE_AHEAD_SLOTS} slots ahead of the ` +
+          `clock (room for ${Math.max(0, room)} now; retry later or mine fewer)`,
+      };
     for (let i = 0; i < count; i++) {
       const head = d.view.head;
       const c = await d.mempool.ask({ type: 'collectCandidates' });
       await produce(c.queues, (firstSlot + i) * d.slotMs);
-      if (d.view.head.height === head.height) return { refused: `block ${head.height + 1} was not produced (see the log)` };
+      if (d.view.head.height === head.height)
+        return { refused: `block ${head.height + 1} was not produced (see the log)` };
     }
     return { from, to: d.view.head.height };
   }
@@ -175,8 +201,13 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
     if (ours === undefined || ours === h.hash) return;
     const keys = await producerKeysOf(await StateTrie.open(d.kv, d.view.head.stateRoot), d.self);
     if (!keys || verifyHeader(h, keys) !== undefined) return; // forged: the import refuses it with its reason
-    if (modes.current().signing !== 'halted') await modes.ref.ask({ type: 'KEY_IN_USE_ELSEWHERE', height: h.height, hash: h.hash });
-    d.log.error({ height: h.height, hash: h.hash, ours }, 'a block signed with this node\'s validator key was produced elsewhere at a height this node signed: this node stops signing (another instance runs with the same key)');
+    if (modes.current().signing !== 'halted')
+      await modes.ref.ask({ type: 'KEY_IN_USE_ELSEWHERE', height: h.height, hash: h.hash });
+    d.log.error(
+      { height: h.height, hash: h.hash, ours },
+      "a block signed with this node's validator key was produced elsewhere at a height this node signed: " +
+        'this node stops signing (another instance runs with the same key)',
+    );
   }
 
   /**
@@ -188,7 +219,7 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
   async function importBlocks(blocks: Block[], now: number): Promise<ImportOutcome> {
     const out: ImportOutcome = { imported: 0, known: 0, head: d.view.head };
     const preverified = blocks.length > 1 ? preverifyTxs(d.verifier, blocks, d.network) : undefined;
-    preverified?.forEach((p) => p.catch(() => {})); // a crashed verifier is seen when awaited
+    for (const p of preverified ?? []) p.catch(() => {}); // a crashed verifier is seen when awaited
     for (const [i, block] of blocks.entries()) {
       const h = block.header;
       const at = await d.store.heightOfHash(h.hash);
@@ -216,17 +247,32 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
         // Nothing is undone for a branch before its headers verify: a forged sibling must not move the head.
         const unsigned = await branchRefusal(blocks.slice(i), forkAt, now);
         if (unsigned) {
-          d.log.warn({ height: h.height, hash: h.hash, producer: h.producer, reason: unsigned }, 'branch rejected before any block was undone');
+          d.log.warn(
+            { height: h.height, hash: h.hash, producer: h.producer, reason: unsigned },
+            'branch rejected before any block was undone',
+          );
           rejectedBranch(h, unsigned);
           return { ...out, rejected: unsigned, head };
         }
-        d.log.warn({ from: head.height, fork: forkAt, to: tip.height, tip: tip.hash }, 'reorganization: switching to a preferred branch');
+        d.log.warn(
+          { from: head.height, fork: forkAt, to: tip.height, tip: tip.hash },
+          'reorganization: switching to a preferred branch',
+        );
         head = await rewindTo(forkAt);
         out.reorganized = (out.reorganized ?? 0) + 1;
       }
-      const r = await d.importer.ask({ type: 'execute', block, parent: head, now, preverified: await preverified?.[i] });
+      const r = await d.importer.ask({
+        type: 'execute',
+        block,
+        parent: head,
+        now,
+        preverified: await preverified?.[i],
+      });
       if ('refused' in r) {
-        d.log.warn({ height: h.height, hash: h.hash, producer: h.producer, reason: r.refused, index: i }, 'block rejected');
+        d.log.warn(
+          { height: h.height, hash: h.hash, producer: h.producer, reason: r.refused, index: i },
+          'block rejected',
+        );
         d.onRejected?.(r.refused);
         return { ...out, rejected: r.refused, head: d.view.head };
       }
@@ -243,7 +289,10 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
     d.onRejected?.(reason);
   }
 
-  /** Whether this node signs now: elected (the set in force names its key) and not halted; reports a change of election to the modes. */
+  /**
+   * Whether this node signs now: elected (the set in force names its key) and not halted; reports a change of election
+   * to the modes.
+   */
   async function signing(): Promise<boolean> {
     const now = modes.current().signing;
     if (now === 'halted') return false;
@@ -261,13 +310,26 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
       const worthTrying = c.queues.length > 0 && c.version !== barrenVersion;
       // Included transactions wait for finality: keep producing until they are final.
       const awaitingFinality = d.view.recent.some((s) => s.txCount > 0 && s.height > head.finalizedHeight);
-      const idleDue = idleTurn(d.view.validators, d.view.recent.at(-1)?.producer ?? null, d.self, msg.now - Math.max(head.timestamp, (startedAt ??= msg.now)), d.idleBlockMs, d.slotMs);
+      const idleDue = idleTurn(
+        d.view.validators,
+        d.view.recent.at(-1)?.producer ?? null,
+        d.self,
+        msg.now - Math.max(head.timestamp, (startedAt ??= msg.now)),
+        d.idleBlockMs,
+        d.slotMs,
+      );
       if (!worthTrying && !awaitingFinality && !idleDue) return;
-      const moved = d.blockWork ? await d.blockWork.during(() => produce(c.queues, msg.now)) : await produce(c.queues, msg.now);
+      const moved = d.blockWork
+        ? await d.blockWork.during(() => produce(c.queues, msg.now))
+        : await produce(c.queues, msg.now);
       barrenVersion = moved === 0 ? c.version : -1;
     },
-    // A gossiped block is time-critical (the next slot builds on it); a sync page is not, and would hold admission for its whole length.
-    importBlocks: (msg) => (d.blockWork && msg.blocks.length === 1 ? d.blockWork.during(() => importBlocks(msg.blocks, msg.now)) : importBlocks(msg.blocks, msg.now)),
+    // A gossiped block is time-critical (the next slot builds on it); a sync page is not, and would hold admission for
+    // its whole length.
+    importBlocks: (msg) =>
+      d.blockWork && msg.blocks.length === 1
+        ? d.blockWork.during(() => importBlocks(msg.blocks, msg.now))
+        : importBlocks(msg.blocks, msg.now),
     devMine(msg) {
       if (!d.dev) throw new Error('devMine: not a --dev node');
       return devMine(msg.count);

@@ -3,11 +3,19 @@ import { ActorRef, type Behavior } from '../actorRef';
 import { consensusBehavior, type ConsensusDeps } from './consensusActor';
 import { importerBehavior } from './importer';
 import { producerBehavior, type ProducerDeps } from './producerActor';
-import type { ConsensusMsg, ConsensusReplies, ImporterMsg, ImporterReplies, ProducerMsg, ProducerReplies } from '../protocol';
+import type {
+  ConsensusMsg,
+  ConsensusReplies,
+  ImporterMsg,
+  ImporterReplies,
+  ProducerMsg,
+  ProducerReplies,
+} from '../protocol';
 import type { ChildSpec } from '../supervisor';
 
 /** What the three consensus actors (producer, importer, consensus) need between them. */
-export type ConsensusActorsDeps = Omit<ConsensusDeps, 'producer' | 'importer' | 'self'> & ProducerDeps & { keys: HybridKeys };
+export type ConsensusActorsDeps = Omit<ConsensusDeps, 'producer' | 'importer' | 'self'> &
+  ProducerDeps & { keys: HybridKeys };
 
 /**
  * The chain's actors (the design card's split): the producer (builds and signs in this
@@ -24,7 +32,8 @@ export function consensusActors(d: ConsensusActorsDeps) {
     { ref: producer, start: async () => producerBehavior(d) } satisfies ChildSpec<ProducerMsg, ProducerReplies>,
     { ref: importer, start: async () => importerBehavior(d) } satisfies ChildSpec<ImporterMsg, ImporterReplies>,
   ] as const;
-  const consensus = (): Behavior<ConsensusMsg, ConsensusReplies> => consensusBehavior({ ...d, self: d.keys.address, producer, importer });
+  const consensus = (): Behavior<ConsensusMsg, ConsensusReplies> =>
+    consensusBehavior({ ...d, self: d.keys.address, producer, importer });
   return { producer, importer, children, consensus };
 }
 

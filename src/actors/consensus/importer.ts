@@ -64,10 +64,16 @@ export function importerBehavior(d: ImporterDeps): Behavior<ImporterMsg, Importe
    * is rejected; each step is reported to the block lifecycle actor (machines/blockLifecycle.ts).
    * Writes nothing: a refusal leaves everything as it was.
    */
-  async function executeOn(parent: Head, block: Block, now: number, preverified?: WeakSet<object>): Promise<ImportVerdict> {
+  async function executeOn(
+    parent: Head,
+    block: Block,
+    now: number,
+    preverified?: WeakSet<object>,
+  ): Promise<ImportVerdict> {
     const started = performance.now();
     const h = block.header;
-    const report = (event: BlockLifecycleEvent) => d.lifecycles?.blocks.send({ type: 'step', hash: h.hash, height: h.height, event });
+    const report = (event: BlockLifecycleEvent) =>
+      d.lifecycles?.blocks.send({ type: 'step', hash: h.hash, height: h.height, event });
     const rejected = (reason: string) => {
       report({ type: 'REJECTED', reason });
       return { refused: reason };
@@ -85,7 +91,8 @@ export function importerBehavior(d: ImporterDeps): Behavior<ImporterMsg, Importe
     const tChecked = performance.now();
     let executed: string | undefined;
     try {
-      executed = await applyBlock(state, block, d.network, { nestedVerified: true }); // signaturesRefusal passed them all
+      // signaturesRefusal passed them all
+      executed = await applyBlock(state, block, d.network, { nestedVerified: true });
     } catch (e) {
       // Not a transaction outcome (a bug a transaction triggers, as the producer's buildBlock
       // drops): this node cannot execute the block, so it does not take it, and goes on.
@@ -99,15 +106,31 @@ export function importerBehavior(d: ImporterDeps): Behavior<ImporterMsg, Importe
     report({ type: 'EXECUTED' });
     const tFlushed = performance.now();
     return {
-      executed: { block, state, batch, dropped: [], started, phases: { verify: Math.round(tChecked - started), execute: Math.round(tExecuted - tChecked), trie: Math.round(tFlushed - tExecuted) } },
+      executed: {
+        block,
+        state,
+        batch,
+        dropped: [],
+        started,
+        phases: {
+          verify: Math.round(tChecked - started),
+          execute: Math.round(tExecuted - tChecked),
+          trie: Math.round(tFlushed - tExecuted),
+        },
+      },
     };
   }
 
   async function signaturesRefusal(block: Block, preverified?: WeakSet<object>): Promise<string | undefined> {
     // Transactions whose signatures a batch check already passed (a sync page, verified at once) are not checked twice.
-    const hybrid = block.txs.filter((t): t is HybridTx => (t as { envelope?: unknown }).envelope !== 'eth' && !preverified?.has(t));
+    const hybrid = block.txs.filter(
+      (t): t is HybridTx => (t as { envelope?: unknown }).envelope !== 'eth' && !preverified?.has(t),
+    );
     if (hybrid.length === 0) return undefined;
-    const ok = await verifyGroups((jobs) => d.verifier.verifyMany(jobs), hybrid.map((t) => verifyJobsOf(t, d.network)));
+    const ok = await verifyGroups(
+      (jobs) => d.verifier.verifyMany(jobs),
+      hybrid.map((t) => verifyJobsOf(t, d.network)),
+    );
     const bad = ok.findIndex((x) => !x);
     return bad < 0 ? undefined : `transaction ${hybrid[bad].id}: invalid signature`;
   }
@@ -119,7 +142,11 @@ export function importerBehavior(d: ImporterDeps): Behavior<ImporterMsg, Importe
  * earlier blocks), and gives each block the set of its transactions that passed. A
  * transaction not in its set is checked again, and refused, when its block is imported.
  */
-export function preverifyTxs(verifier: Pick<VerifyPool, 'verifyMany'>, blocks: Block[], network: Network): Promise<WeakSet<object>>[] {
+export function preverifyTxs(
+  verifier: Pick<VerifyPool, 'verifyMany'>,
+  blocks: Block[],
+  network: Network,
+): Promise<WeakSet<object>>[] {
   return blocks.map(async (b) => {
     const txs: HybridTx[] = [];
     const groups = [];
@@ -134,7 +161,8 @@ export function preverifyTxs(verifier: Pick<VerifyPool, 'verifyMany'>, blocks: B
     }
     const passed = new WeakSet<object>();
     if (groups.length === 0) return passed;
-    (await verifyGroups((jobs) => verifier.verifyMany(jobs), groups)).forEach((v, i) => v && passed.add(txs[i]));
+    const verdicts = await verifyGroups((jobs) => verifier.verifyMany(jobs), groups);
+    for (const [i, v] of verdicts.entries()) if (v) passed.add(txs[i]);
     return passed;
   });
 }

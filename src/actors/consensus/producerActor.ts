@@ -51,21 +51,51 @@ export function producerBehavior(d: ProducerDeps): Behavior<ProducerMsg, Produce
     const state = await StateTrie.open(d.kv, parent.stateRoot);
     // Load the block's likely accounts level by level in batched reads before executing.
     const likely = pending.flatMap((q) => q.slice(0, 4)).slice(0, MAX_TXS_PER_BLOCK);
-    await state.prefetchAccounts([producer, TREASURY_ADDRESS, ...likely.flatMap(partiesOf)]); // parties: a META_TX's user and recipient too
+    // parties: a META_TX's user and recipient too
+    await state.prefetchAccounts([producer, TREASURY_ADDRESS, ...likely.flatMap(partiesOf)]);
     const tPrefetched = performance.now();
     let tTxs = 0;
     const txsDone = () => void (tTxs = performance.now());
-    const built = await buildBlock(state, orderedCandidates(pending), { height, timestamp, producer, network: d.network, maxTxs: MAX_TXS_PER_BLOCK, nestedVerified: true, admitted: true, pause, txsDone });
+    const built = await buildBlock(state, orderedCandidates(pending), {
+      height,
+      timestamp,
+      producer,
+      network: d.network,
+      maxTxs: MAX_TXS_PER_BLOCK,
+      nestedVerified: true,
+      admitted: true,
+      pause,
+      txsDone,
+    });
     const tBuilt = performance.now();
     const batch = d.kv.batch();
     const stateRoot = await state.flush(batch);
     const tFlushed = performance.now();
-    const block = sealBlock(d.keys, { parent, timestamp, producer, stateRoot, txs: built.txs, results: built.results, events: built.events });
+    const block = sealBlock(d.keys, {
+      parent,
+      timestamp,
+      producer,
+      stateRoot,
+      txs: built.txs,
+      results: built.results,
+      events: built.events,
+    });
     d.lifecycles?.blocks.send({ type: 'step', hash: block.header.hash, height, event: { type: 'BUILT' } });
     return {
-      block, state, batch, dropped: built.dropped, started, slot, considered: built.txs.length + built.dropped.length,
+      block,
+      state,
+      batch,
+      dropped: built.dropped,
+      started,
+      slot,
+      considered: built.txs.length + built.dropped.length,
       // finish: the end-of-block work (machine ticks, rewards, unbonding, schedule, elections: finishBlock)
-      phases: { prefetch: Math.round(tPrefetched - started), execute: Math.round(tTxs - tPrefetched), finish: Math.round(tBuilt - tTxs), trie: Math.round(tFlushed - tBuilt) },
+      phases: {
+        prefetch: Math.round(tPrefetched - started),
+        execute: Math.round(tTxs - tPrefetched),
+        finish: Math.round(tBuilt - tTxs),
+        trie: Math.round(tFlushed - tBuilt),
+      },
     };
   }
 

@@ -50,7 +50,12 @@ export function startSlotClock(slotMs: number, tick: (now: number) => void, now:
  * time, and a tick that comes while one is still being handled (a long block) is given once
  * that one is done, for the slot current then.
  */
-export function slotTicks(consensus: Pick<ActorRef<ConsensusMsg, ConsensusReplies>, 'ask'>, stopping: () => boolean, log: Logger, now: () => number = Date.now) {
+export function slotTicks(
+  consensus: Pick<ActorRef<ConsensusMsg, ConsensusReplies>, 'ask'>,
+  stopping: () => boolean,
+  log: Logger,
+  now: () => number = Date.now,
+) {
   let pending = false;
   let deferred = false;
   const tick = (at: number): void => {
@@ -59,19 +64,28 @@ export function slotTicks(consensus: Pick<ActorRef<ConsensusMsg, ConsensusReplie
       return;
     }
     pending = true;
-    consensus.ask({ type: 'slotTick', now: at }).catch((err) => log.debug({ err }, 'slot tick not handled')).finally(() => {
-      pending = false;
-      if (deferred && !stopping()) {
-        deferred = false;
-        tick(now());
-      }
-    });
+    consensus
+      .ask({ type: 'slotTick', now: at })
+      .catch((err) => log.debug({ err }, 'slot tick not handled'))
+      .finally(() => {
+        pending = false;
+        if (deferred && !stopping()) {
+          deferred = false;
+          tick(now());
+        }
+      });
   };
   return tick;
 }
 
 /** The slot clock driving the consensus actor (slotTicks above), on the clock `now`. */
-export function startConsensusClock(consensus: Pick<ActorRef<ConsensusMsg, ConsensusReplies>, 'ask'>, slotMs: number, stopping: () => boolean, log: Logger, now: () => number = Date.now): SlotClock {
+export function startConsensusClock(
+  consensus: Pick<ActorRef<ConsensusMsg, ConsensusReplies>, 'ask'>,
+  slotMs: number,
+  stopping: () => boolean,
+  log: Logger,
+  now: () => number = Date.now,
+): SlotClock {
   return startSlotClock(slotMs, slotTicks(consensus, stopping, log, now), now);
 }
 
@@ -86,7 +100,11 @@ export interface SlotStats {
  * `self`'s — from the second block on: the gap after genesis (or a restart) is not missed.
  * Returns the counts, kept up to date.
  */
-export function countMissedSlots(view: Pick<HeadSink, 'head' | 'validators'> & { onHead(l: (h: Readonly<Head>) => void): unknown }, slotMs: number, self: Address): Readonly<SlotStats> {
+export function countMissedSlots(
+  view: Pick<HeadSink, 'head' | 'validators'> & { onHead(l: (h: Readonly<Head>) => void): unknown },
+  slotMs: number,
+  self: Address,
+): Readonly<SlotStats> {
   const stats: SlotStats = { missed: 0, ownMissed: 0 };
   let last = view.head;
   view.onHead((h) => {

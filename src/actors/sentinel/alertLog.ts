@@ -19,7 +19,13 @@ export class AlertLog implements AlertSource {
     return Math.min(this.count, this.capacity);
   }
 
-  raise(kind: AlertKind, severity: SecurityAlert['severity'], message: string, height: number, details: Record<string, unknown> = {}): SecurityAlert {
+  raise(
+    kind: AlertKind,
+    severity: SecurityAlert['severity'],
+    message: string,
+    height: number,
+    details: Record<string, unknown> = {},
+  ): SecurityAlert {
     const alert: SecurityAlert = { id: this.nextId++, kind, severity, message, at: this.now(), height, details };
     this.ring[this.count % this.capacity] = alert;
     this.count++;

@@ -10,7 +10,6 @@ interface SeenHeader {
   verified: boolean; // committed by this node, or checked after a conflict
 }
 
-
 /**
  * `double_sign`: one producer signed two different blocks at one height — seen on the
  * gossip path, or against a block this node committed. Only signed headers count; each
@@ -32,7 +31,10 @@ export function doubleSignDetector(ctx: DetectorContext): Detector {
   const reported = new Set<string>();
 
   /** A header claimed by its producer: from gossip (`header` given, unverified) or committed here (trusted). */
-  async function observe(h: { height: number; producer: Address; hash: Hex; header?: SignedBlockHeader }, trusted: boolean): Promise<void> {
+  async function observe(
+    h: { height: number; producer: Address; hash: Hex; header?: SignedBlockHeader },
+    trusted: boolean,
+  ): Promise<void> {
     if (!Number.isSafeInteger(h.height) || h.height < 1) return; // genesis has no producer
     if (Math.abs(h.height - ctx.head.height) > o.headerWindow) return; // outside the window kept
     let byProducer = headers.get(h.height);
@@ -56,7 +58,10 @@ export function doubleSignDetector(ctx: DetectorContext): Detector {
       return;
     }
     if (!newValid) {
-      ctx.log.debug({ height: h.height, producer: h.producer, hash: h.hash }, 'sentinel: ignored an unsigned conflicting header');
+      ctx.log.debug(
+        { height: h.height, producer: h.producer, hash: h.hash },
+        'sentinel: ignored an unsigned conflicting header',
+      );
       return;
     }
     const pair = [first.hash, h.hash].sort();
@@ -64,9 +69,14 @@ export function doubleSignDetector(ctx: DetectorContext): Detector {
     if (reported.has(key)) return;
     reported.add(key);
     // Evidence: both signed headers (a committed one is read back from the store).
-    const evidence = await Promise.all([first, entry].map(async (e) => e.header ?? (await committedHeader(h.height, e.hash))));
+    const evidence = await Promise.all(
+      [first, entry].map(async (e) => e.header ?? (await committedHeader(h.height, e.hash))),
+    );
     ctx.raise('double_sign', 'critical', `producer ${h.producer} signed two different blocks at height ${h.height}`, {
-      producer: h.producer, height: h.height, hashes: [first.hash, h.hash], evidence: evidence.filter((x) => x !== undefined),
+      producer: h.producer,
+      height: h.height,
+      hashes: [first.hash, h.hash],
+      evidence: evidence.filter((x) => x !== undefined),
     });
   }
 

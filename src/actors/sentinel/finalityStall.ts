@@ -42,21 +42,45 @@ export function finalityStallDetector(ctx: DetectorContext): Detector {
       const headLimit = o.stallFactor * o.expectedBlockMs;
       if (!headStalled && now - headAt > headLimit) {
         headStalled = true;
-        ctx.raise('finality_stall', 'critical', `the head has not advanced for ${Math.round((now - headAt) / 1000)} s (height ${head.height})`, {
-          reason: 'head', headHeight: head.height, finalizedHeight: head.finalizedHeight, sinceMs: now - headAt, limitMs: headLimit,
-        });
+        ctx.raise(
+          'finality_stall',
+          'critical',
+          `the head has not advanced for ${Math.round((now - headAt) / 1000)} s (height ${head.height})`,
+          {
+            reason: 'head',
+            headHeight: head.height,
+            finalizedHeight: head.finalizedHeight,
+            sinceMs: now - headAt,
+            limitMs: headLimit,
+          },
+        );
       }
       // Finality needs ⌊2n/3⌋+1 distinct producers on top: about that many blocks.
-      const finalityLimit = o.stallFactor * o.expectedBlockMs * (finalityThreshold(Math.max(1, ctx.validators.length)) + 1);
+      const finalityLimit =
+        o.stallFactor * o.expectedBlockMs * (finalityThreshold(Math.max(1, ctx.validators.length)) + 1);
       if (!finalityStalled && !headStalled && head.height > headWhenFinalized && now - finalizedAt > finalityLimit) {
         finalityStalled = true;
-        // The members with no block above the final one (of the blocks the sentinel looked at): the ones finality waits for.
+        // The members with no block above the final one (of the blocks the sentinel looked at): the ones finality waits
+        // for.
         const above = new Set(ctx.producers.slice(-Math.max(0, head.height - finalized)));
         const notProducing = ctx.validators.filter((v) => !above.has(v));
-        const who = notProducing.length ? `; members not producing since block ${finalized}: ${notProducing.join(', ')}` : '';
-        ctx.raise('finality_stall', 'critical', `finalizedHeight stuck at ${finalized} for ${Math.round((now - finalizedAt) / 1000)} s while the head advanced to ${head.height}${who}`, {
-          reason: 'finality', headHeight: head.height, finalizedHeight: finalized, sinceMs: now - finalizedAt, limitMs: finalityLimit, notProducing,
-        });
+        const who = notProducing.length
+          ? `; members not producing since block ${finalized}: ${notProducing.join(', ')}`
+          : '';
+        ctx.raise(
+          'finality_stall',
+          'critical',
+          `finalizedHeight stuck at ${finalized} for ${Math.round((now - finalizedAt) / 1000)} s while the ` +
+            `head advanced to ${head.height}${who}`,
+          {
+            reason: 'finality',
+            headHeight: head.height,
+            finalizedHeight: finalized,
+            sinceMs: now - finalizedAt,
+            limitMs: finalityLimit,
+            notProducing,
+          },
+        );
       }
     },
   };

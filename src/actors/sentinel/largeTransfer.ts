@@ -19,16 +19,31 @@ export function largeTransferDetector(ctx: DetectorContext): Detector {
         const amount = BigInt(tx.amount);
         if (amount >= o.largeTransfer) {
           ctx.raise('large_transfer', 'warning', `transaction ${tx.id} moved ${amount} base units`, {
-            txId: tx.id, type: tx.type, from: tx.from, to: tx.to, amount: amount.toString(), blockHeight: sum.height,
+            txId: tx.id,
+            type: tx.type,
+            from: tx.from,
+            to: tx.to,
+            amount: amount.toString(),
+            blockHeight: sum.height,
           });
         }
         for (const t of b.results[i].vm?.internal ?? []) {
           if (!/^\d{1,96}$/.test(t.amountWei)) continue;
           const base = BigInt(t.amountWei) / WEI_PER_BASE_UNIT;
           if (base < o.largeTransfer) continue;
-          ctx.raise('large_transfer', 'warning', `an inner VM transfer of transaction ${tx.id} moved ${base} base units`, {
-            txId: tx.id, kind: t.kind, from: t.from, to: t.to, amount: base.toString(), blockHeight: sum.height,
-          });
+          ctx.raise(
+            'large_transfer',
+            'warning',
+            `an inner VM transfer of transaction ${tx.id} moved ${base} base units`,
+            {
+              txId: tx.id,
+              kind: t.kind,
+              from: t.from,
+              to: t.to,
+              amount: base.toString(),
+              blockHeight: sum.height,
+            },
+          );
         }
       });
     },

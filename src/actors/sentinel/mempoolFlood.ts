@@ -24,7 +24,11 @@ export function mempoolFloodDetector(ctx: DetectorContext): Detector {
       if (s.size >= limit) {
         if (!flooded) {
           flooded = true;
-          ctx.raise('mempool_flood', 'warning', `mempool holds ${s.size} of ${s.cap} transactions`, { reason: 'size', size: s.size, cap: s.cap });
+          ctx.raise('mempool_flood', 'warning', `mempool holds ${s.size} of ${s.cap} transactions`, {
+            reason: 'size',
+            size: s.size,
+            cap: s.cap,
+          });
         }
       } else if (s.size < 0.9 * limit) flooded = false;
 
@@ -37,9 +41,19 @@ export function mempoolFloodDetector(ctx: DetectorContext): Detector {
       if (samples >= BASELINE_SAMPLES && rate >= o.rateSpikeMin && rate > o.rateSpikeFactor * baseline) {
         if (!spiking) {
           spiking = true;
-          ctx.raise('mempool_flood', 'warning', `admission rate ${Math.round(rate)}/s is over ${o.rateSpikeFactor}× the usual ${Math.round(baseline * 10) / 10}/s`, {
-            reason: 'rate', ratePerSec: Math.round(rate), baselinePerSec: Math.round(baseline * 10) / 10, size: s.size, cap: s.cap,
-          });
+          ctx.raise(
+            'mempool_flood',
+            'warning',
+            `admission rate ${Math.round(rate)}/s is over ${o.rateSpikeFactor}× the ` +
+              `usual ${Math.round(baseline * 10) / 10}/s`,
+            {
+              reason: 'rate',
+              ratePerSec: Math.round(rate),
+              baselinePerSec: Math.round(baseline * 10) / 10,
+              size: s.size,
+              cap: s.cap,
+            },
+          );
         }
       } else if (rate <= o.rateSpikeFactor * baseline || rate < o.rateSpikeMin) spiking = false;
       baseline = samples === 0 ? rate : baseline + BASELINE_ALPHA * (rate - baseline);

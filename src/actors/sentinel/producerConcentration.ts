@@ -19,7 +19,11 @@ export function producerConcentrationDetector(ctx: DetectorContext): Detector {
           if (concentrated.has(p)) continue;
           concentrated.add(p);
           ctx.raise('producer_concentration', 'warning', `producer ${p} made ${n} of the last ${window} blocks`, {
-            producer: p, blocks: n, window, share: Math.round(share * 1000) / 1000, activeValidators: ctx.validators.length,
+            producer: p,
+            blocks: n,
+            window,
+            share: Math.round(share * 1000) / 1000,
+            activeValidators: ctx.validators.length,
           });
         } else concentrated.delete(p);
       }

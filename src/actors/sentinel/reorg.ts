@@ -6,9 +6,21 @@ export function reorgDetector(ctx: DetectorContext): Detector {
     reorg({ prev, head: h, fork }) {
       const depth = prev.height - fork;
       const belowFinality = fork < prev.finalizedHeight;
-      ctx.raise('reorg', belowFinality ? 'critical' : 'warning',
-        `reorganization: head ${prev.hash} at ${prev.height} replaced by ${h.hash} at ${h.height} (${depth} block(s) undone)${belowFinality ? ', below the finalized height' : ''}`,
-        { oldHeight: prev.height, oldHash: prev.hash, newHeight: h.height, newHash: h.hash, commonAncestor: fork, depth, finalizedHeight: prev.finalizedHeight });
+      ctx.raise(
+        'reorg',
+        belowFinality ? 'critical' : 'warning',
+        `reorganization: head ${prev.hash} at ${prev.height} replaced by ${h.hash} at ${h.height} ` +
+          `(${depth} block(s) undone)${belowFinality ? ', below the finalized height' : ''}`,
+        {
+          oldHeight: prev.height,
+          oldHash: prev.hash,
+          newHeight: h.height,
+          newHash: h.hash,
+          commonAncestor: fork,
+          depth,
+          finalizedHeight: prev.finalizedHeight,
+        },
+      );
     },
   };
 }

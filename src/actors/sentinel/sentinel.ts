@@ -29,7 +29,10 @@ export class Sentinel implements AlertSource {
 
   /** Permanent child: a crash restarts it with its detection state rebuilt from the read model. */
   childSpec(): ChildSpec<SentinelMsg> {
-    return { ref: this.ref, start: async () => sentinelBehavior({ ...this.c, alerts: this.alerts, cursor: this.cursor }) };
+    return {
+      ref: this.ref,
+      start: async () => sentinelBehavior({ ...this.c, alerts: this.alerts, cursor: this.cursor }),
+    };
   }
 
   /** Subscribes to new heads and starts the periodic checks; returns the disconnect. */
@@ -51,7 +54,12 @@ export class Sentinel implements AlertSource {
   }
 
   /** An alert raised by the node itself (e.g. a storage failure). */
-  raise(kind: AlertKind, severity: SecurityAlert['severity'], message: string, details: Record<string, unknown> = {}): SecurityAlert {
+  raise(
+    kind: AlertKind,
+    severity: SecurityAlert['severity'],
+    message: string,
+    details: Record<string, unknown> = {},
+  ): SecurityAlert {
     return this.alerts.raise(kind, severity, message, this.c.view.head.height, details);
   }
 

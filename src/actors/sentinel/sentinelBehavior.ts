@@ -22,7 +22,10 @@ export interface SentinelDeps {
    * skips blocks whose heads are still queued nor re-reads the block that crashed it.
    */
   cursor?: { height: number };
-  /** A producer's bound block-signing keys at the head (to check a gossiped header's signatures); none: unknown producer. */
+  /**
+   * A producer's bound block-signing keys at the head (to check a gossiped header's signatures); none: unknown
+   * producer.
+   */
   signingKeys?: (producer: Address) => Promise<SigningKeys | undefined>;
   log: Logger;
   options?: Partial<SentinelOptions>;

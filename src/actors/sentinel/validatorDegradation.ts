@@ -23,9 +23,18 @@ export function validatorDegradationDetector(ctx: DetectorContext): Detector {
         if (n < ctx.options.degradationFraction * expected) {
           if (degraded.has(v)) continue;
           degraded.add(v);
-          ctx.raise('validator_degradation', 'warning', `validator ${v} made ${n} of the last ${window} blocks (expected about ${Math.round(expected)})`, {
-            validator: v, blocks: n, expected: Math.round(expected * 10) / 10, window, activeValidators: active.length,
-          });
+          ctx.raise(
+            'validator_degradation',
+            'warning',
+            `validator ${v} made ${n} of the last ${window} blocks (expected about ${Math.round(expected)})`,
+            {
+              validator: v,
+              blocks: n,
+              expected: Math.round(expected * 10) / 10,
+              window,
+              activeValidators: active.length,
+            },
+          );
         } else degraded.delete(v);
       }
       for (const v of degraded) if (!active.includes(v)) degraded.delete(v);

@@ -26,7 +26,8 @@ export const ADDRESS_LIKE = /^0x[0-9a-fA-F]{40}$/;
 export async function resolveToken(ctx: Ctx, flag: string, v: string): Promise<string> {
   if (ADDRESS_LIKE.test(v)) return v.toLowerCase();
   const symbol = v.toUpperCase();
-  if (!SYMBOL_RE.test(symbol)) usage(`${flag} must be a token id (0x + 40 hex) or a token symbol (e.g. USDC), got "${v}"`);
+  if (!SYMBOL_RE.test(symbol))
+    usage(`${flag} must be a token id (0x + 40 hex) or a token symbol (e.g. USDC), got "${v}"`);
   const t = await ctx.client().token(symbol);
   if (!t) throw new CairnError('NOT_FOUND', `no token with symbol ${symbol} on ${ctx.client().baseUrl}`);
   return t.id;
@@ -36,7 +37,8 @@ export async function resolveToken(ctx: Ctx, flag: string, v: string): Promise<s
 export async function resolveCollection(ctx: Ctx, flag: string, v: string): Promise<string> {
   if (ADDRESS_LIKE.test(v)) return v.toLowerCase();
   const symbol = v.toUpperCase();
-  if (!SYMBOL_RE.test(symbol)) usage(`${flag} must be a collection id (0x + 40 hex) or a collection symbol, got "${v}"`);
+  if (!SYMBOL_RE.test(symbol))
+    usage(`${flag} must be a collection id (0x + 40 hex) or a collection symbol, got "${v}"`);
   const c = await ctx.client().nftCollection(symbol, { limit: 1 });
   if (!c) throw new CairnError('NOT_FOUND', `no collection with symbol ${symbol} on ${ctx.client().baseUrl}`);
   return c.id;

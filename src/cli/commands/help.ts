@@ -28,12 +28,15 @@ const OPTION_WIDTH = 19;
 const CONTINUATION = `\n${' '.repeat(2 + OPTION_WIDTH + 2)}`;
 
 /** How a flag is spelled in usage and help: "--to <address>", "--mintable", "<name>". */
-export const spelled = (f: CliFlag): string => (f.flag.startsWith('<') ? f.flag : `--${f.flag}${f.metavar ? ` ${f.metavar}` : ''}`);
+export const spelled = (f: CliFlag): string =>
+  f.flag.startsWith('<') ? f.flag : `--${f.flag}${f.metavar ? ` ${f.metavar}` : ''}`;
 
 /** The 'clear' flag paired with `f` (same field), if any. */
-export const clearOf = (cli: CliMeta, f: CliFlag): CliFlag | undefined => (f.kind === 'clear' ? undefined : cli.flags.find((c) => c.kind === 'clear' && c.field === f.field));
+export const clearOf = (cli: CliMeta, f: CliFlag): CliFlag | undefined =>
+  f.kind === 'clear' ? undefined : cli.flags.find((c) => c.kind === 'clear' && c.field === f.field);
 
-const isOptional = (f: CliFlag): boolean => f.optional === true || f.default !== undefined || f.kind === 'switch' || f.kind === 'unless';
+const isOptional = (f: CliFlag): boolean =>
+  f.optional === true || f.default !== undefined || f.kind === 'switch' || f.kind === 'unless';
 
 export function usageLine(cli: CliMeta): string {
   if (cli.usage) return `${cli.command} ${cli.usage}`;
@@ -66,7 +69,8 @@ Example:
 
 /** The "Send" lines of a group's help: the command (with its positional) padded, then its summary. */
 export function sendLines(clis: readonly CliMeta[]): string {
-  const left = (c: CliMeta) => [c.command, ...c.flags.filter((f) => f.flag.startsWith('<')).map((f) => f.flag)].join(' ');
+  const left = (c: CliMeta) =>
+    [c.command, ...c.flags.filter((f) => f.flag.startsWith('<')).map((f) => f.flag)].join(' ');
   const width = Math.max(...clis.map((c) => left(c).length)) + 3;
   return clis.map((c) => `  ${left(c).padEnd(width)}${c.summary}`).join('\n');
 }

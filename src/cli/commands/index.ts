@@ -133,7 +133,10 @@ export const COMMAND_GROUPS: Record<string, readonly string[]> = Object.fromEntr
 export const GROUPS_MAIN_HELP = Object.entries(GROUPS)
   .map(([g, { title }]) => {
     const writes = writesOf(g as Group).map((c) => subOf(c.command));
-    const words = [...writes.map((s, i) => (i < writes.length - 1 ? `${s},` : READ_SUBS[g].length > 0 ? `${s};` : s)), ...READ_SUBS[g].map((s, i, all) => (i < all.length - 1 ? `${s},` : s))];
+    const words = [
+      ...writes.map((s, i) => (i < writes.length - 1 ? `${s},` : READ_SUBS[g].length > 0 ? `${s};` : s)),
+      ...READ_SUBS[g].map((s, i, all) => (i < all.length - 1 ? `${s},` : s)),
+    ];
     return wrap(`  ${`${g} <sub>`.padEnd(20)}${title}: `, words, ' '.repeat(22), 88);
   })
   .join('\n');

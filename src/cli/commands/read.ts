@@ -25,7 +25,8 @@ function check(p: Param, raw: string | undefined, name: string, shown: string): 
 
 const NODE_HELP = `  --node <url>         node URL (default $CAIRN_NODE or ${DEFAULT_NODE})`;
 
-const isSwitch = (p: Param) => JSON.stringify((p.schema as { enum?: unknown }).enum) === JSON.stringify(['true', 'false', '1', '0']);
+const isSwitch = (p: Param) =>
+  JSON.stringify((p.schema as { enum?: unknown }).enum) === JSON.stringify(['true', 'false', '1', '0']);
 const flagLine = (name: string, p: Param) => {
   const left = `  --${name}${isSwitch(p) ? '' : ` <${name}>`}`;
   return `${left.padEnd(23)}${(p.schema as { description?: string }).description ?? ''}`;
@@ -44,7 +45,12 @@ const READS: ReadRoute[] = Object.entries(ROUTES as Record<string, RouteSpec>)
 function helpOf({ route: r, command }: ReadRoute): string {
   const params = Object.keys(r.params ?? {});
   const query = Object.entries((r.query ?? {}) as Record<string, Param>);
-  const usageLine = [`Usage: cairn ${command}`, ...params.map((p) => `<${p}>`), ...query.map(([k, p]) => `[--${k}${isSwitch(p) ? '' : ` <${k}>`}]`), '[--node <url>]'].join(' ');
+  const usageLine = [
+    `Usage: cairn ${command}`,
+    ...params.map((p) => `<${p}>`),
+    ...query.map(([k, p]) => `[--${k}${isSwitch(p) ? '' : ` <${k}>`}]`),
+    '[--node <url>]',
+  ].join(' ');
   return [
     usageLine,
     '',
@@ -71,8 +77,9 @@ function readCommand(read: ReadRoute): Command {
       io.out(helpOf(read));
       return EXIT.OK;
     }
-    if (positionals.length < params.length) usage(`missing <${params[positionals.length]}>: ${helpOf(read).split('\n')[0].slice('Usage: '.length)}`);
-    params.forEach((k, i) => check((r.params as Record<string, Param>)[k], positionals[i], k, `<${k}>`));
+    if (positionals.length < params.length)
+      usage(`missing <${params[positionals.length]}>: ${helpOf(read).split('\n')[0].slice('Usage: '.length)}`);
+    for (const [i, k] of params.entries()) check((r.params as Record<string, Param>)[k], positionals[i], k, `<${k}>`);
     const q: Record<string, string> = {};
     for (const [k, p] of query) {
       const v = values[k] === true ? 'true' : str(values[k]);
@@ -97,5 +104,11 @@ export const READ_SUBS: Record<string, readonly string[]> = Object.fromEntries(
   ]),
 );
 
-export const READ_COMMANDS: Record<string, Command> = { ...Object.fromEntries(READS.map((x) => [x.command, readCommand(x)])), ...OFFLINE_COMMANDS };
-export const READ_HELP: Record<string, string> = { ...Object.fromEntries(READS.map((x) => [x.command, helpOf(x)])), ...OFFLINE_HELP };
+export const READ_COMMANDS: Record<string, Command> = {
+  ...Object.fromEntries(READS.map((x) => [x.command, readCommand(x)])),
+  ...OFFLINE_COMMANDS,
+};
+export const READ_HELP: Record<string, string> = {
+  ...Object.fromEntries(READS.map((x) => [x.command, helpOf(x)])),
+  ...OFFLINE_HELP,
+};

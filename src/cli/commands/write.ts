@@ -47,7 +47,14 @@ const WRITE_OPTIONS: OptionDefs = {
 /** The parseArgs options of a command's own flags. */
 const optionsOf = (cli: CliMeta): OptionDefs =>
   Object.fromEntries(
-    cli.flags.filter((f) => !f.flag.startsWith('<')).map((f) => [f.flag, f.kind === 'map' ? { type: 'string', multiple: true } : { type: f.metavar === undefined ? 'boolean' : 'string' }]),
+    cli.flags
+      .filter((f) => !f.flag.startsWith('<'))
+      .map((f) => [
+        f.flag,
+        f.kind === 'map'
+          ? { type: 'string', multiple: true }
+          : { type: f.metavar === undefined ? 'boolean' : 'string' },
+      ]),
   );
 
 /** A repeatable `<address>=<amount>` flag as an object (the builder checks addresses and amounts). */
@@ -93,7 +100,8 @@ async function flagValue(ctx: Ctx, cli: CliMeta, f: CliFlag): Promise<unknown> {
       return resolveCollection(ctx, name, need(values, f.flag));
     case 'coins': {
       const v = need(values, f.flag);
-      if (!/^[1-9][0-9]*$/.test(v)) usage(`${name} must be a positive integer of base units (1 coin = 1000000), got "${v}"`);
+      if (!/^[1-9][0-9]*$/.test(v))
+        usage(`${name} must be a positive integer of base units (1 coin = 1000000), got "${v}"`);
       return v;
     }
     case 'json':
@@ -120,7 +128,8 @@ async function jsonFile(name: string, file: string): Promise<unknown> {
 async function inputOf(entry: AnyTxEntry, cli: CliMeta, ctx: Ctx): Promise<TxInput> {
   for (const f of cli.flags) {
     const clear = clearOf(cli, f);
-    if (clear && (ctx.values[clear.flag] === true) === (ctx.values[f.flag] !== undefined)) usage(cli.exclusive ?? `give exactly one of ${spelled(f)} or --${clear.flag}`);
+    if (clear && (ctx.values[clear.flag] === true) === (ctx.values[f.flag] !== undefined))
+      usage(cli.exclusive ?? `give exactly one of ${spelled(f)} or --${clear.flag}`);
   }
   const input: Record<string, unknown> = { type: entry.type };
   for (const f of cli.flags) {
@@ -151,9 +160,15 @@ function buildOrUsage(cli: CliMeta, input: TxInput): UnsignedTx {
 function writeCommand(entry: AnyTxEntry, cli: CliMeta): Command {
   const positional = cli.flags.some((f) => f.flag.startsWith('<'));
   const report = entry.report;
-  const fromRecord = report && ((record: TxRecord | null) => report((record?.result as { events?: never[] } | undefined)?.events ?? []));
+  const fromRecord =
+    report && ((record: TxRecord | null) => report((record?.result as { events?: never[] } | undefined)?.events ?? []));
   return async (args, io) => {
-    const { values, positionals } = parse(cli.command, args, { ...optionsOf(cli), ...WRITE_OPTIONS }, positional ? 1 : 0);
+    const { values, positionals } = parse(
+      cli.command,
+      args,
+      { ...optionsOf(cli), ...WRITE_OPTIONS },
+      positional ? 1 : 0,
+    );
     if (values.help) {
       io.out(writeHelp(cli));
       return EXIT.OK;
@@ -164,8 +179,10 @@ function writeCommand(entry: AnyTxEntry, cli: CliMeta): Command {
     const wait = parseWaitFlags(values);
     const nonceFlag = str(values.nonce) !== undefined ? parseNonNegInt('--nonce', str(values.nonce)!) : undefined;
     const fee = str(values.fee);
-    if (fee !== undefined && parseAmount(fee) === undefined) usage(`--fee must be a non-negative integer in base units (1 coin = 1000000), got "${fee}"`);
-    const timestamp = str(values.timestamp) !== undefined ? parsePositiveInt('--timestamp', str(values.timestamp)!) : undefined;
+    if (fee !== undefined && parseAmount(fee) === undefined)
+      usage(`--fee must be a non-negative integer in base units (1 coin = 1000000), got "${fee}"`);
+    const timestamp =
+      str(values.timestamp) !== undefined ? parsePositiveInt('--timestamp', str(values.timestamp)!) : undefined;
     const keys = deriveKeys(parseSecret(str(values.secret), io.env));
     let client: CairnClient | undefined;
     const ctx: Ctx = { values, positionals, client: () => (client ??= new CairnClient(nodeUrl(values, io.env))) };
@@ -173,7 +190,12 @@ function writeCommand(entry: AnyTxEntry, cli: CliMeta): Command {
 
     const unsigned = buildOrUsage(cli, await inputOf(entry, cli, ctx));
     const nonce = nonceFlag ?? (await ctx.client().nextNonce(keys.address));
-    const tx = sign(keys, { ...unsigned, ...(fee !== undefined ? { fee } : {}), ...(timestamp !== undefined ? { timestamp } : {}) }, nonce, await networkOf(values, ctx.client));
+    const tx = sign(
+      keys,
+      { ...unsigned, ...(fee !== undefined ? { fee } : {}), ...(timestamp !== undefined ? { timestamp } : {}) },
+      nonce,
+      await networkOf(values, ctx.client),
+    );
     const created = createdAssetId(tx);
     const kind = createdAssetKind(tx.type);
     const extra: Record<string, unknown> = created === undefined || kind === undefined ? {} : { [kind]: created };
@@ -182,12 +204,24 @@ function writeCommand(entry: AnyTxEntry, cli: CliMeta): Command {
       if (created !== undefined) io.err(`${kind} id: ${created}`);
       return EXIT.OK;
     }
-    return submitAndReport(io, ctx.client(), tx, wait, extra, fromRecord, cli.acceptedNote?.(tx.data as Record<string, unknown> | null));
+    return submitAndReport(
+      io,
+      ctx.client(),
+      tx,
+      wait,
+      extra,
+      fromRecord,
+      cli.acceptedNote?.(tx.data as Record<string, unknown> | null),
+    );
   };
 }
 
 /** The entries the CLI sends, in registry order. */
 export const WRITE_ENTRIES = ENTRIES.filter((e): e is AnyTxEntry & { cli: CliMeta } => e.cli !== undefined);
 
-export const WRITE_COMMANDS: Record<string, Command> = Object.fromEntries(WRITE_ENTRIES.map((e) => [e.cli.command, writeCommand(e, e.cli)]));
-export const WRITE_HELP: Record<string, string> = Object.fromEntries(WRITE_ENTRIES.map((e) => [e.cli.command, writeHelp(e.cli)]));
+export const WRITE_COMMANDS: Record<string, Command> = Object.fromEntries(
+  WRITE_ENTRIES.map((e) => [e.cli.command, writeCommand(e, e.cli)]),
+);
+export const WRITE_HELP: Record<string, string> = Object.fromEntries(
+  WRITE_ENTRIES.map((e) => [e.cli.command, writeHelp(e.cli)]),
+);

@@ -1,4 +1,14 @@
-import type { CollectionDetail, CollectionList, ItemView, NameList, NameResolutionView, TokenHolders, TokenList, TokenTransfers, TokenView } from '../../views';
+import type {
+  CollectionDetail,
+  CollectionList,
+  ItemView,
+  NameList,
+  NameResolutionView,
+  TokenHolders,
+  TokenList,
+  TokenTransfers,
+  TokenView,
+} from '../../views';
 import { find, get } from '../api';
 import { badge, facts, link, table, units } from '../format';
 import { html } from '../html';
@@ -8,14 +18,27 @@ export async function tokens(): Promise<Page> {
   const { tokens: list } = await get<TokenList>('/tokens?limit=100');
   return {
     title: 'Tokens (FT20)',
-    body: table(['Symbol', 'Name', 'Supply', 'Holders', 'Owner'], list.map((t) => [link.token(t.id, t.symbol), t.name, units(t.supply, t.decimals), t.holders, link.address(t.owner)]), 'No tokens yet.'),
+    body: table(
+      ['Symbol', 'Name', 'Supply', 'Holders', 'Owner'],
+      list.map((t) => [
+        link.token(t.id, t.symbol),
+        t.name,
+        units(t.supply, t.decimals),
+        t.holders,
+        link.address(t.owner),
+      ]),
+      'No tokens yet.',
+    ),
   };
 }
 
 export async function token(id: string): Promise<Page> {
   const t = await find<TokenView>(`/tokens/${encodeURIComponent(id)}`);
   if (!t) return { title: 'Token not found', body: html`<p>No token <code>${id}</code>.</p>` };
-  const [{ holders }, { transfers }] = await Promise.all([get<TokenHolders>(`/tokens/${t.id}/holders?limit=25`), get<TokenTransfers>(`/tokens/${t.id}/transfers?limit=25`)]);
+  const [{ holders }, { transfers }] = await Promise.all([
+    get<TokenHolders>(`/tokens/${t.id}/holders?limit=25`),
+    get<TokenTransfers>(`/tokens/${t.id}/transfers?limit=25`),
+  ]);
   return {
     title: `${t.name} (${t.symbol})`,
     body: html`
@@ -30,9 +53,22 @@ export async function token(id: string): Promise<Page> {
         ['Created', link.block(t.createdAt)],
       ])}
       <h2>Holders</h2>
-      ${table(['Address', 'Balance'], holders.map((h) => [link.address(h.address, h.native), units(h.balance, t.decimals)]))}
+      ${table(
+        ['Address', 'Balance'],
+        holders.map((h) => [link.address(h.address, h.native), units(h.balance, t.decimals)]),
+      )}
       <h2>Transfers</h2>
-      ${table(['Tx', 'Block', 'Kind', 'From', 'To', 'Amount'], transfers.map((x) => [link.tx(x.txId), link.block(x.blockHeight), x.kind, link.address(x.from), link.address(x.to), units(x.amount, t.decimals)]))}`,
+      ${table(
+        ['Tx', 'Block', 'Kind', 'From', 'To', 'Amount'],
+        transfers.map((x) => [
+          link.tx(x.txId),
+          link.block(x.blockHeight),
+          x.kind,
+          link.address(x.from),
+          link.address(x.to),
+          units(x.amount, t.decimals),
+        ]),
+      )}`,
   };
 }
 
@@ -40,7 +76,11 @@ export async function nfts(): Promise<Page> {
   const { collections } = await get<CollectionList>('/nfts?limit=100');
   return {
     title: 'NFT collections (NFT721)',
-    body: table(['Symbol', 'Name', 'Items', 'Owner'], collections.map((c) => [link.nft(c.id, c.symbol), c.name, c.supply, link.address(c.owner)]), 'No collections yet.'),
+    body: table(
+      ['Symbol', 'Name', 'Items', 'Owner'],
+      collections.map((c) => [link.nft(c.id, c.symbol), c.name, c.supply, link.address(c.owner)]),
+      'No collections yet.',
+    ),
   };
 }
 
@@ -74,7 +114,11 @@ export async function nft(id: string): Promise<Page> {
         ['Created', link.block(c.createdAt)],
       ])}
       <h2>Items</h2>
-      ${table(['Item', 'Owner', 'URI', 'Minted'], c.items.map((i) => [link.nft(i.id, `#${i.item}`), link.address(i.owner), i.uri, link.block(i.mintedAt)]), 'No items.')}`,
+      ${table(
+        ['Item', 'Owner', 'URI', 'Minted'],
+        c.items.map((i) => [link.nft(i.id, `#${i.item}`), link.address(i.owner), i.uri, link.block(i.mintedAt)]),
+        'No items.',
+      )}`,
   };
 }
 
@@ -82,7 +126,16 @@ export async function names(): Promise<Page> {
   const { names: list } = await get<NameList>('/names?limit=100');
   return {
     title: 'Names',
-    body: table(['Name', 'Resolves to', 'Owner', 'Registered'], list.map((n) => [link.name(n.name), link.address(n.target, n.targetNative), link.address(n.owner), link.block(n.registeredAt)]), 'No names yet.'),
+    body: table(
+      ['Name', 'Resolves to', 'Owner', 'Registered'],
+      list.map((n) => [
+        link.name(n.name),
+        link.address(n.target, n.targetNative),
+        link.address(n.owner),
+        link.block(n.registeredAt),
+      ]),
+      'No names yet.',
+    ),
   };
 }
 

@@ -7,10 +7,11 @@ import type { Page } from './types';
 export async function block(ref: string): Promise<Page> {
   const b = await find<BlockView>(`/blocks/${encodeURIComponent(ref)}`);
   if (!b) return { title: 'Block not found', body: html`<p>No block <code>${ref}</code> on this node.</p>` };
+  const previous = b.height > 0 ? link.block(b.height - 1, '← previous') : '';
   return {
     title: `Block ${b.height}`,
     body: html`
-      <p class="nav">${b.height > 0 ? link.block(b.height - 1, '← previous') : ''} ${link.block(b.height + 1, 'next →')}</p>
+      <p class="nav">${previous} ${link.block(b.height + 1, 'next →')}</p>
       ${facts([
         ['Height', String(b.height)],
         ['Hash', html`<span class="mono">${b.hash}</span>`],
@@ -26,7 +27,15 @@ export async function block(ref: string): Promise<Page> {
       <h2>Transactions</h2>
       ${table(
         ['#', 'Id', 'Type', 'From', 'To', 'Amount', 'Result'],
-        b.txs.map((t) => [t.index ?? '', link.tx(t.id), t.type, link.address(t.from), link.address(t.to), units(t.amount), t.result ? badge(t.result.status) : '']),
+        b.txs.map((t) => [
+          t.index ?? '',
+          link.tx(t.id),
+          t.type,
+          link.address(t.from),
+          link.address(t.to),
+          units(t.amount),
+          t.result ? badge(t.result.status) : '',
+        ]),
         'No transactions in this block.',
       )}`,
   };

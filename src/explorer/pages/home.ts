@@ -5,7 +5,10 @@ import { ago, badge, coins, link, table, units } from '../format';
 import { html } from '../html';
 import type { Page } from './types';
 
-const card = (label: string, value: string, id?: string) => html`<div class="card"${id ? html` id="${id}"` : ''}><div class="label">${label}</div><div class="value">${value}</div></div>`;
+const card = (label: string, value: string, id?: string) => {
+  const attrs = id ? html` id="${id}"` : '';
+  return html`<div class="card"${attrs}><div class="label">${label}</div><div class="value">${value}</div></div>`;
+};
 
 export async function home(): Promise<Page> {
   const [status, stats, { blocks }, { txs }] = await Promise.all([
@@ -33,7 +36,15 @@ export async function home(): Promise<Page> {
     <section class="two">
       <div><h2>Latest blocks</h2>${table(
         ['Height', 'Age', 'Txs', 'Producer', ''],
-        blocks.slice(0, 12).map((b) => [link.block(b.height), ago(b.timestamp), b.txCount, link.address(b.producer), b.finalized ? badge('final') : badge('pending')]),
+        blocks
+          .slice(0, 12)
+          .map((b) => [
+            link.block(b.height),
+            ago(b.timestamp),
+            b.txCount,
+            link.address(b.producer),
+            b.finalized ? badge('final') : badge('pending'),
+          ]),
       )}</div>
       <div><h2>Latest transactions</h2>${table(
         ['Id', 'Type', 'From', 'Amount', 'Status'],
@@ -46,10 +57,27 @@ export async function home(): Promise<Page> {
     mount(root) {
       // /stats' hourly series: TPS is the hour's transactions over its 3,600 seconds.
       const xs = stats.series.map((h) => h.time / 1000);
-      chart(root.querySelector('#chart-tps')!, 'Transactions per second, by hour', xs, [{ label: 'TPS', values: stats.series.map((h) => h.txs / 3600), color: '#2b6cb0' }], { time: true });
-      chart(root.querySelector('#chart-volume')!, 'Volume by hour (coins)', xs, [{ label: 'coins', values: stats.series.map((h) => Number(BigInt(h.volume) / 1_000_000n)), color: '#2f855a' }], { time: true });
+      chart(
+        root.querySelector('#chart-tps')!,
+        'Transactions per second, by hour',
+        xs,
+        [{ label: 'TPS', values: stats.series.map((h) => h.txs / 3600), color: '#2b6cb0' }],
+        { time: true },
+      );
+      chart(
+        root.querySelector('#chart-volume')!,
+        'Volume by hour (coins)',
+        xs,
+        [{ label: 'coins', values: stats.series.map((h) => Number(BigInt(h.volume) / 1_000_000n)), color: '#2f855a' }],
+        { time: true },
+      );
       const recent = [...blocks].reverse();
-      chart(root.querySelector('#chart-blocks')!, 'Transactions per block (latest 100)', recent.map((b) => b.height), [{ label: 'txs', values: recent.map((b) => b.txCount), color: '#b7791f' }]);
+      chart(
+        root.querySelector('#chart-blocks')!,
+        'Transactions per block (latest 100)',
+        recent.map((b) => b.height),
+        [{ label: 'txs', values: recent.map((b) => b.txCount), color: '#b7791f' }],
+      );
     },
   };
 }

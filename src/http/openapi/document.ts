@@ -17,71 +17,102 @@ export const schemaRef = (view: string) => ({ $ref: `#/components/schemas/${sche
 
 /** Every route may answer these, before or around its own work (server.ts, route.ts). */
 export const COMMON_ERRORS: Record<429 | 500 | 503, string> = {
-  429: 'Rate limit exceeded, or the client is blocked by the guard (Retry-After: seconds to wait; a request before then extends the block)',
+  429:
+    'Rate limit exceeded, or the client is blocked by the guard ' +
+    '(Retry-After: seconds to wait; a request before then extends the block)',
   500: 'Internal error (logged with the request id)',
-  503: 'The node is starting, or syncing far behind its peers (Retry-After); for some routes also a dependency briefly unavailable',
+  503:
+    'The node is starting, or syncing far behind its peers (Retry-After); for some routes also a dependency ' +
+    'briefly unavailable',
 };
 
 /** OpenAPI form of a path: `/tokens/{id}/holders`. */
 export const openApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, '{$1}');
 
 export function operationId(r: Pick<RouteSpec, 'method' | 'path'>): string {
-  const words = openApiPath(r.path).split('/').filter(Boolean).flatMap((seg) => {
-    const p = /^\{(.+)\}$/.exec(seg);
-    return p ? ['by', p[1]] : seg.split(/[^A-Za-z0-9]+/);
-  });
+  const words = openApiPath(r.path)
+    .split('/')
+    .filter(Boolean)
+    .flatMap((seg) => {
+      const p = /^\{(.+)\}$/.exec(seg);
+      return p ? ['by', p[1]] : seg.split(/[^A-Za-z0-9]+/);
+    });
   if (words.length === 0) words.push('index');
   return r.method.toLowerCase() + words.map((w) => w[0].toUpperCase() + w.slice(1)).join('');
 }
 
 const errorResponse = (description: string, status: number) => ({
   description,
-  ...(status === 429 || status === 503 ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 0 } } } } : {}),
+  ...(status === 429 || status === 503
+    ? {
+        headers: {
+          'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 0 } },
+        },
+      }
+    : {}),
   content: { 'application/json': { schema: schemaRef('ErrorView') } },
 });
 
 /** A parameter of the table as OpenAPI writes it: the description beside the schema (TypeBox's symbols dropped). */
 function parameter(name: string, where: 'path' | 'query', p: Param) {
   const { description, ...schema } = JSON.parse(JSON.stringify(p.schema)) as JsonSchema & { description?: string };
-  return { name, in: where, required: where === 'path' ? true : p.required ?? false, description, schema };
+  return { name, in: where, required: where === 'path' ? true : (p.required ?? false), description, schema };
 }
 
 function operation(r: RouteSpec, views: Set<string>) {
   const use = (v: string) => (views.add(v), schemaRef(v));
   const named = [...r.path.matchAll(/:([A-Za-z]+)/g)].map((x) => x[1]);
-  if (named.join() !== Object.keys(r.params ?? {}).join()) throw new Error(`${r.method} ${r.path}: path parameters ${named.join(', ')}, described ${Object.keys(r.params ?? {}).join(', ')}`);
+  if (named.join() !== Object.keys(r.params ?? {}).join())
+    throw new Error(
+      `${r.method} ${r.path}: path parameters ${named.join(', ')}, described ${Object.keys(r.params ?? {}).join(', ')}`,
+    );
   const params = [
     ...Object.entries((r.params ?? {}) as Record<string, Param>).map(([k, p]) => parameter(k, 'path', p)),
     ...Object.entries((r.query ?? {}) as Record<string, Param>).map(([k, p]) => parameter(k, 'query', p)),
   ];
   const ok = r.ok;
   const content =
-    'html' in ok ? { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: use(ok.json) } }
-    : 'text' in ok ? { [ok.text]: { schema: { type: 'string', description: ok.description } } }
-    : { 'application/json': { schema: use(ok.view) } };
+    'html' in ok
+      ? { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: use(ok.json) } }
+      : 'text' in ok
+        ? { [ok.text]: { schema: { type: 'string', description: ok.description } } }
+        : { 'application/json': { schema: use(ok.view) } };
   const responses: Record<string, unknown> = { 200: { description: 'OK', content } };
   const errors: Partial<Record<ErrorStatus, string>> = { ...COMMON_ERRORS, ...r.errors };
-  for (const s of Object.keys(errors).map(Number).sort((a, b) => a - b) as ErrorStatus[]) responses[s] = errorResponse(errors[s]!, s);
+  for (const s of Object.keys(errors)
+    .map(Number)
+    .sort((a, b) => a - b) as ErrorStatus[])
+    responses[s] = errorResponse(errors[s]!, s);
   if (r.otherwise) {
     const o = r.otherwise;
     views.add('ErrorView');
-    responses[o.status] = { ...errorResponse(o.description, o.status), content: { 'application/json': { schema: { anyOf: [use(o.view), schemaRef('ErrorView')] } } } };
+    responses[o.status] = {
+      ...errorResponse(o.description, o.status),
+      content: { 'application/json': { schema: { anyOf: [use(o.view), schemaRef('ErrorView')] } } },
+    };
   }
   return {
     operationId: operationId(r),
     summary: r.summary,
     ...(r.description ? { description: r.description } : {}),
     ...(params.length ? { parameters: params } : {}),
-    ...(r.body ? { requestBody: { required: !r.body.optional, content: { 'application/json': { schema: use(r.body.view) } } } } : {}),
+    ...(r.body
+      ? { requestBody: { required: !r.body.optional, content: { 'application/json': { schema: use(r.body.view) } } } }
+      : {}),
     responses,
-    ...(r.admin === 'required' ? { security: [{ adminToken: [] }] } : r.admin === 'optional' ? { security: [{}, { adminToken: [] }] } : {}),
+    ...(r.admin === 'required'
+      ? { security: [{ adminToken: [] }] }
+      : r.admin === 'optional'
+        ? { security: [{}, { adminToken: [] }] }
+        : {}),
   };
 }
 
 /** Every `$ref` in a schema tree. */
 export function refsOf(node: unknown, out: string[] = []): string[] {
-  if (Array.isArray(node)) node.forEach((n) => refsOf(n, out));
-  else if (node && typeof node === 'object') {
+  if (Array.isArray(node)) {
+    for (const n of node) refsOf(n, out);
+  } else if (node && typeof node === 'object') {
     for (const [k, v] of Object.entries(node)) {
       if (k === '$ref' && typeof v === 'string') out.push(v);
       else refsOf(v, out);
@@ -128,7 +159,9 @@ export function buildDocument({ version, definitions }: DocumentInput, routes: R
   }
 
   // Only the schemas the operations reach, by name, in a stable order.
-  const byName = new Map(Object.entries(definitions).map(([k, v]) => [schemaName(decodeURIComponent(k)), toOpenApiSchema(v)]));
+  const byName = new Map(
+    Object.entries(definitions).map(([k, v]) => [schemaName(decodeURIComponent(k)), toOpenApiSchema(v)]),
+  );
   const reached = new Set<string>();
   const visit = (name: string) => {
     if (reached.has(name)) return;
@@ -146,10 +179,14 @@ export function buildDocument({ version, definitions }: DocumentInput, routes: R
       title: 'Cairn node',
       version,
       description: [
-        'The native HTTP JSON API of a Cairn node (docs/API.md). Every failure is `{error}` with its status; every answer carries',
-        '`x-request-id`; every GET route also answers HEAD (same status and headers, no body). Amounts are integer strings in base',
-        'units; heights, nonces and millisecond timestamps are numbers. Generated by `npm run docs:openapi` from src/views and',
-        'its route table (src/views/routes); test/integration/openapi.test.ts checks every route of a running node against it.',
+        'The native HTTP JSON API of a Cairn node (docs/API.md). Every failure is `{error}` with its status; ' +
+          'every answer carries',
+        '`x-request-id`; every GET route also answers HEAD (same status and headers, no body). Amounts are ' +
+          'integer strings in base',
+        'units; heights, nonces and millisecond timestamps are numbers. Generated by `npm run docs:openapi` ' +
+          'from src/views and',
+        'its route table (src/views/routes); test/integration/openapi.test.ts checks every route of a running ' +
+          'node against it.',
       ].join(' '),
       license: { name: 'MIT', identifier: 'MIT' },
     },
@@ -157,7 +194,9 @@ export function buildDocument({ version, definitions }: DocumentInput, routes: R
     paths,
     components: {
       schemas,
-      securitySchemes: { adminToken: { type: 'apiKey', in: 'header', name: 'x-admin-token', description: 'The node\'s --admin-token' } },
+      securitySchemes: {
+        adminToken: { type: 'apiKey', in: 'header', name: 'x-admin-token', description: "The node's --admin-token" },
+      },
     },
   };
 }

@@ -12,7 +12,8 @@ export const accountHandlers = (d: HttpDeps): RouteHandlers<'account' | 'address
       if (!a) throw notFound('account not found: it has never received anything (treat as balance 0, nonce 0)');
       return a;
     }),
-  addressTxs: async ({ params: { end }, query: q }) => sized(q.limit, { address: end, ...(await d.reader.addressTxs(end, q.limit.limit, q.before)) }),
+  addressTxs: async ({ params: { end }, query: q }) =>
+    sized(q.limit, { address: end, ...(await d.reader.addressTxs(end, q.limit.limit, q.before)) }),
   analysis: ({ params }) => d.reader.analysis(params.end),
   proof: async ({ params, query }) => {
     const p = await d.reader.proof(params.end, query.height);

@@ -7,7 +7,17 @@ import type { RouteHandlers } from './bind';
 export const aiHandlers = (d: HttpDeps): RouteHandlers<'tasks' | 'task' | 'oracles'> => ({
   tasks: async ({ query: q }) => {
     const since = sinceAtHead(q.since, d.reader.head.height);
-    return sized(q.limit, await d.reader.ai.tasks({ status: q.status, mode: q.mode, oracle: q.oracle, since, final: q.final, limit: q.limit.limit }));
+    return sized(
+      q.limit,
+      await d.reader.ai.tasks({
+        status: q.status,
+        mode: q.mode,
+        oracle: q.oracle,
+        since,
+        final: q.final,
+        limit: q.limit.limit,
+      }),
+    );
   },
   task: async ({ params, query }) => {
     const t = await d.reader.ai.task(params.id, query.for);

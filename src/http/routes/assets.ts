@@ -15,8 +15,15 @@ function segment(s: string): string {
   }
 }
 
-/** `before` on holders and a collection's items: a cursor this feed returned as `nextBefore`; absent or empty = from the first. */
-function cursorOf(raw: string | undefined, feed: Feed, invalid = 'invalid cursor: before must be a nextBefore value returned by this feed'): Uint8Array | undefined {
+/**
+ * `before` on holders and a collection's items: a cursor this feed returned as `nextBefore`; absent or empty = from the
+ * first.
+ */
+function cursorOf(
+  raw: string | undefined,
+  feed: Feed,
+  invalid = 'invalid cursor: before must be a nextBefore value returned by this feed',
+): Uint8Array | undefined {
   if (raw === undefined || raw === '') return undefined;
   const p = decodeCursor(feed, raw);
   if (!p) throw badRequest(invalid);
@@ -40,7 +47,9 @@ function heightOf(raw: string | undefined, feed: Feed): HeightStart | undefined 
 const shown = (ref: AssetRef) => ('id' in ref ? ref.id : ref.symbol);
 
 /** GET /tokens…, /nfts…, /names, /name/:name. */
-export function assetHandlers(d: HttpDeps): RouteHandlers<'tokens' | 'token' | 'tokenHolders' | 'tokenTransfers' | 'nfts' | 'nft' | 'names' | 'resolveName'> {
+export function assetHandlers(
+  d: HttpDeps,
+): RouteHandlers<'tokens' | 'token' | 'tokenHolders' | 'tokenTransfers' | 'nfts' | 'nft' | 'names' | 'resolveName'> {
   const assets = () => d.reader.assets; // the reader exists only once the node has started
   const tokenIdOf = async (ref: AssetRef): Promise<Hex> => {
     const id = await assets().tokenId(ref);
@@ -64,9 +73,15 @@ export function assetHandlers(d: HttpDeps): RouteHandlers<'tokens' | 'token' | '
       const token = await tokenIdOf(params.id);
       return sized(q.limit, { token, ...(await assets().transfers(token, q.limit.limit, before)) });
     },
-    nfts: async ({ query: q }) => sized(q.limit, await assets().collections(q.limit.limit, heightOf(q.before, 'collections'))),
+    nfts: async ({ query: q }) =>
+      sized(q.limit, await assets().collections(q.limit.limit, heightOf(q.before, 'collections'))),
     // `<collection>:<item>` → the item; `<collection>` → the collection with a page of its items.
-    nft: async ({ params: { id: { ref, item } }, query: q }) => {
+    nft: async ({
+      params: {
+        id: { ref, item },
+      },
+      query: q,
+    }) => {
       if (item !== undefined) {
         const v = await assets().item(ref, item);
         if (!v) throw notFound(`NFT not found: ${shown(ref)}:${item}`);
@@ -80,11 +95,23 @@ export function assetHandlers(d: HttpDeps): RouteHandlers<'tokens' | 'token' | '
     resolveName: async ({ params }) => {
       const raw = params.name;
       const name = segment(raw).toLowerCase();
-      // The read resolves the name or answers 404: a string that cannot be a name (a malformed %-escape included) is not registered either.
-      if (!NAME_RE.test(name)) throw notFound(`name not registered: ${(name || raw).slice(0, 100)} (names are 3–32 characters of a–z, 0–9 and '-', not starting or ending with '-')`);
+      // The read resolves the name or answers 404: a string that cannot be a name (a malformed %-escape included) is
+      // not registered either.
+      if (!NAME_RE.test(name))
+        throw notFound(
+          `name not registered: ${(name || raw).slice(0, 100)} ` +
+            `(names are 3–32 characters of a–z, 0–9 and '-', not starting or ending with '-')`,
+        );
       const v = await assets().name(name);
       if (!v) throw notFound(`name not registered: ${name}`);
-      return { name: v.name, address: v.target, native: v.targetNative, owner: v.owner, ownerNative: v.ownerNative, registeredAt: v.registeredAt };
+      return {
+        name: v.name,
+        address: v.target,
+        native: v.targetNative,
+        owner: v.owner,
+        ownerNative: v.ownerNative,
+        registeredAt: v.registeredAt,
+      };
     },
   };
 }

@@ -8,7 +8,16 @@ export const bridgeHandlers = (d: HttpDeps): RouteHandlers<'bridge' | 'bridgeTra
   bridge: () => d.reader.bridge.bridge(),
   bridgeTransfers: async ({ query: q }) => {
     const since = sinceAtHead(q.since, d.reader.head.height);
-    return sized(q.limit, await d.reader.bridge.transfers({ direction: q.direction, status: q.status, since, final: q.final, limit: q.limit.limit }));
+    return sized(
+      q.limit,
+      await d.reader.bridge.transfers({
+        direction: q.direction,
+        status: q.status,
+        since,
+        final: q.final,
+        limit: q.limit.limit,
+      }),
+    );
   },
   bridgeTransfer: async ({ params, query }) => {
     const t = await d.reader.bridge.transfer(params.id, query.for);

@@ -7,24 +7,30 @@ import type { HttpDeps } from '../route';
 import type { RouteHandlers } from './bind';
 
 /** GET /status, /blocks…, /chain, /stats, /search. */
-export function chainHandlers(d: HttpDeps): RouteHandlers<'status' | 'latestBlock' | 'blocks' | 'block' | 'chain' | 'stats' | 'search'> {
+export function chainHandlers(
+  d: HttpDeps,
+): RouteHandlers<'status' | 'latestBlock' | 'blocks' | 'block' | 'chain' | 'stats' | 'search'> {
   // The most polled reads: built once per head (and finalized height), sent as stored text.
   const memo = new HeadMemo(() => d.reader.head, 8);
   return {
     status: () => memoJson(memo, 'status', () => d.reader.status()),
     latestBlock: () => memoJson(memo, 'latest', () => d.reader.blockView(d.reader.head.height)),
-    blocks: async ({ query: q }) => sized(q.limit, { blocks: await d.reader.blocks(q.from ?? d.reader.head.height, q.limit.limit) }),
+    blocks: async ({ query: q }) =>
+      sized(q.limit, { blocks: await d.reader.blocks(q.from ?? d.reader.head.height, q.limit.limit) }),
     block: async ({ params: { ref } }) => {
       const h = await d.reader.resolveRef(ref);
       const b = h === undefined ? undefined : await d.reader.blockView(h);
       if (b) return b;
       // A block this node met but does not hold (rejected, undone, orphaned): say what became of it.
-      const life = /^0x[0-9a-fA-F]{64}$/.test(ref) ? await d.reader.blockLifecycle(ref.toLowerCase() as Hex) : undefined;
+      const life = /^0x[0-9a-fA-F]{64}$/.test(ref)
+        ? await d.reader.blockLifecycle(ref.toLowerCase() as Hex)
+        : undefined;
       throw notFound(`block not found: ${ref}${life ? ` (${fateOf(life)})` : ''}`);
     },
     // Full blocks for sync; capped at MAX_CHAIN_PAGE blocks and 16 MiB, `next` says where to go on.
     chain: async ({ query: q }, _req, res) => {
-      // The stored block lines are sent as they are (shape: ChainPage): parsing and re-encoding 16 MiB pages would cost the serving node more than the page.
+      // The stored block lines are sent as they are (shape: ChainPage): parsing and re-encoding 16 MiB pages would cost
+      // the serving node more than the page.
       res.type('application/json').send(await d.reader.chainJson(q.from, q.limit.limit, q.limit.capped));
       return undefined;
     },

@@ -9,9 +9,17 @@ import type { RouteHandlers } from './bind';
 import { authorize } from './ops';
 
 /** POST /dev/mine, /dev/snapshot, /dev/revert and GET /dev/snapshots: a --dev node's controls (admin token). */
-export function devHandlers(d: HttpDeps, admin: AdminAuth): RouteHandlers<'devMine' | 'devSnapshot' | 'devRevert' | 'devSnapshots'> {
+export function devHandlers(
+  d: HttpDeps,
+  admin: AdminAuth,
+): RouteHandlers<'devMine' | 'devSnapshot' | 'devRevert' | 'devSnapshots'> {
   const controls = (req: Request) => {
-    if (!d.dev) throw new HttpError(404, `not found: ${req.method} ${req.path} (development controls need a node started with --dev on the development network)`);
+    if (!d.dev)
+      throw new HttpError(
+        404,
+        `not found: ${req.method} ${req.path} ` +
+          `(development controls need a node started with --dev on the development network)`,
+      );
     authorize(admin, req);
     return d.dev;
   };
@@ -26,7 +34,8 @@ export function devHandlers(d: HttpDeps, admin: AdminAuth): RouteHandlers<'devMi
     devMine: async (_in, req) => {
       const dev = controls(req);
       const { blocks = 1 } = await body(req);
-      if (!Number.isSafeInteger(blocks) || (blocks as number) < 1 || (blocks as number) > DEV_MINE_MAX) throw badRequest(`blocks must be an integer from 1 to ${DEV_MINE_MAX}`);
+      if (!Number.isSafeInteger(blocks) || (blocks as number) < 1 || (blocks as number) > DEV_MINE_MAX)
+        throw badRequest(`blocks must be an integer from 1 to ${DEV_MINE_MAX}`);
       const mined = await dev.mine(blocks as number);
       // The head may not run ahead of the clock: a conflict with the clock (retry later or mine fewer).
       if ('refused' in mined) throw new HttpError(409, mined.refused);

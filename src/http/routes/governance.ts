@@ -4,7 +4,9 @@ import type { HttpDeps } from '../route';
 import type { RouteHandlers } from './bind';
 
 /** GET /validators, /governance, /governance/proposals[/:id], /treasury. */
-export const governanceHandlers = (d: HttpDeps): RouteHandlers<'validators' | 'governance' | 'proposals' | 'proposal' | 'treasury'> => {
+export const governanceHandlers = (
+  d: HttpDeps,
+): RouteHandlers<'validators' | 'governance' | 'proposals' | 'proposal' | 'treasury'> => {
   const g = () => d.reader.governance;
   return {
     validators: () => g().validators(),

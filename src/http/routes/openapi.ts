@@ -9,7 +9,10 @@ const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 /** The committed document (`npm run docs:openapi` writes it from src/views and its route table). */
 export const OPENAPI_FILE = fileURLToPath(new URL('../../../docs/openapi.json', import.meta.url));
 
-/** Read once: the text, or why it could not be (answered as a 500 on every request rather than failing the node's start). */
+/**
+ * Read once: the text, or why it could not be (answered as a 500 on every request rather than failing the node's
+ * start).
+ */
 function load(file: string): JsonText | string {
   try {
     const text = readFileSync(file, 'utf8');
@@ -18,7 +21,10 @@ function load(file: string): JsonText | string {
   } catch (e) {
     // Named relative to the repository: the node's filesystem layout is not the client's business.
     const code = (e as NodeJS.ErrnoException).code ?? 'not valid JSON';
-    return `the OpenAPI document ${relative(REPO, file)} could not be read (${code}): regenerate it with npm run docs:openapi`;
+    return (
+      `the OpenAPI document ${relative(REPO, file)} could not be read (${code}): regenerate it with npm run ` +
+      `docs:openapi`
+    );
   }
 }
 

@@ -33,7 +33,10 @@ export function authorize(admin: AdminAuth, req: Request): void {
 }
 
 /** Operational views: /gateway, /guard, /health/*, /metrics; admin: /peers, /security/alerts. */
-export function opsHandlers(d: HttpDeps, o: OpsDeps): RouteHandlers<'gateway' | 'guard' | 'live' | 'ready' | 'metrics' | 'peers' | 'alerts'> {
+export function opsHandlers(
+  d: HttpDeps,
+  o: OpsDeps,
+): RouteHandlers<'gateway' | 'guard' | 'live' | 'ready' | 'metrics' | 'peers' | 'alerts'> {
   const limits = (now: number): RateLimitView => ({
     max: o.rateLimit.max,
     windowMs: o.rateLimit.windowMs,
@@ -48,7 +51,11 @@ export function opsHandlers(d: HttpDeps, o: OpsDeps): RouteHandlers<'gateway' | 
   return {
     gateway: () => {
       const now = d.now();
-      return { ...o.gateway.snapshot(o.peers()), rateLimit: limits(now), guard: { activeBlocks: o.guard.activeBlocks(now, 0).count } };
+      return {
+        ...o.gateway.snapshot(o.peers()),
+        rateLimit: limits(now),
+        guard: { activeBlocks: o.guard.activeBlocks(now, 0).count },
+      };
     },
     // Addresses of blocked clients are shown in full only to the operator (valid x-admin-token).
     guard: ({ query: q }, req) => {
@@ -58,7 +65,13 @@ export function opsHandlers(d: HttpDeps, o: OpsDeps): RouteHandlers<'gateway' | 
       const g = o.guard.opts;
       return sized(q.limit, {
         enabled: g.enabled,
-        thresholds: { score: g.threshold, halfLifeMs: g.halfLifeMs, weights: g.weights, blockMs: g.blockMs, forgetMs: g.forgetMs },
+        thresholds: {
+          score: g.threshold,
+          halfLifeMs: g.halfLifeMs,
+          weights: g.weights,
+          blockMs: g.blockMs,
+          forgetMs: g.forgetMs,
+        },
         rateLimit: limits(now),
         trackedClients: o.guard.size,
         maxClients: g.maxClients,
@@ -79,11 +92,19 @@ export function opsHandlers(d: HttpDeps, o: OpsDeps): RouteHandlers<'gateway' | 
     metrics: async (_in, _req, res) => {
       const now = d.now();
       const text = await renderMetrics(
-        { height: () => d.reader.head.height, finalizedHeight: () => d.reader.head.finalizedHeight, peers: () => o.peers().length, ...d.metrics },
+        {
+          height: () => d.reader.head.height,
+          finalizedHeight: () => d.reader.head.finalizedHeight,
+          peers: () => o.peers().length,
+          ...d.metrics,
+        },
         o.gateway,
         {
-          rateLimited: o.limiter.limited, rateLimitClients: o.limiter.size, guardBlocksActive: o.guard.activeBlocks(now, 0).count,
-          guardBlocksTotal: o.guard.blocksTotal, guardRejected: o.guard.rejected,
+          rateLimited: o.limiter.limited,
+          rateLimitClients: o.limiter.size,
+          guardBlocksActive: o.guard.activeBlocks(now, 0).count,
+          guardBlocksTotal: o.guard.blocksTotal,
+          guardRejected: o.guard.rejected,
         },
       );
       res.header('content-type', PROMETHEUS_CONTENT_TYPE).send(text);

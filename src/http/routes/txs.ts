@@ -61,13 +61,16 @@ export function txHandlers(d: HttpDeps): RouteHandlers<'postTx' | 'postVmTx' | '
         reverts = d.dev!.reverts;
         finalTxs.clear();
       }
-      return finalTxs.get(id) ?? d.reader.tx(id as `0x${string}`).then((t) => {
-        if (!t) throw notFound('transaction not known to this node (it may still be propagating)');
-        if (t.status !== 'finalized') return t;
-        const text = JsonText.shared(JSON.stringify(t));
-        finalTxs.set(id, text);
-        return text;
-      });
+      return (
+        finalTxs.get(id) ??
+        d.reader.tx(id as `0x${string}`).then((t) => {
+          if (!t) throw notFound('transaction not known to this node (it may still be propagating)');
+          if (t.status !== 'finalized') return t;
+          const text = JsonText.shared(JSON.stringify(t));
+          finalTxs.set(id, text);
+          return text;
+        })
+      );
     },
     txs: async ({ query: q }) => sized(q.limit, { txs: await d.reader.recentTxs(q.limit.limit) }),
     mempool: async ({ query: q }) => sized(q.limit, await d.reader.mempool(q.limit.limit)),

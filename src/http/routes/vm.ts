@@ -26,7 +26,8 @@ function upstream(compiler: SolcCompiler): SolcCompiler {
 /** GET /internal, /logs, /contract/:addr; POST /contract/:addr/verify. */
 export const vmHandlers = (d: HttpDeps): RouteHandlers<'internal' | 'logs' | 'contract' | 'verifyContract'> => ({
   // Node-local index of value moved by VM execution. `from` is a starting height.
-  internal: async ({ query: q }) => sized(q.limit, { internal: await d.reader.internal(q.address, q.from, q.limit.limit) }),
+  internal: async ({ query: q }) =>
+    sized(q.limit, { internal: await d.reader.internal(q.address, q.from, q.limit.limit) }),
   // Recent VM events, newest first (node-local).
   logs: async ({ query: q }) => sized(q.limit, { logs: await d.reader.recentLogs(q.limit.limit) }),
   contract: async ({ params: { addr } }) => {

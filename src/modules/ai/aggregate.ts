@@ -37,7 +37,11 @@ function plurality(oracles: Address[], reveals: Record<Address, string>): Decisi
   const leaders = [...count.entries()].filter(([, n]) => n === top);
   if (leaders.length !== 1) return null;
   const result = leaders[0][0];
-  return { result, winners: oracles.filter((o) => reveals[o] === result), losers: oracles.filter((o) => reveals[o] !== result) };
+  return {
+    result,
+    winners: oracles.filter((o) => reveals[o] === result),
+    losers: oracles.filter((o) => reveals[o] !== result),
+  };
 }
 
 /** A decimal as an integer scaled by 10^18. */
@@ -59,7 +63,8 @@ function median(oracles: Address[], reveals: Record<Address, string>, quorum: nu
   });
   const result = reveals[sorted[Math.floor((sorted.length - 1) / 2)]];
   const m = scaled(result);
-  const wins = (o: Address) => numeric.includes(o) && abs(scaled(reveals[o]) - m) * 10_000n <= abs(m) * MEDIAN_TOLERANCE_BPS;
+  const wins = (o: Address) =>
+    numeric.includes(o) && abs(scaled(reveals[o]) - m) * 10_000n <= abs(m) * MEDIAN_TOLERANCE_BPS;
   return { result, winners: oracles.filter(wins), losers: oracles.filter((o) => !wins(o)) };
 }
 

@@ -7,11 +7,16 @@ import { taskIdField } from './fields';
 import { dutyRefusal, getOracle } from './oracles';
 import { checkTask, priceField, sendTask } from './task';
 
-/** AI_BID: a staked oracle offers to answer an auction task for `data.price` (≤ the reward); a later bid replaces its earlier one. */
+/**
+ * AI_BID: a staked oracle offers to answer an auction task for `data.price` (≤ the reward); a later bid replaces its
+ * earlier one.
+ */
 export const aiBid = defineTx({
   type: 'AI_BID',
   module: 'ai',
-  summary: "a staked oracle bids data.price (at most the reward) to answer an auction task; a later bid replaces the oracle's earlier one",
+  summary:
+    'a staked oracle bids data.price (at most the reward) to answer an auction task; a later bid replaces the ' +
+    "oracle's earlier one",
   to: { kind: 'none' },
   fields: { taskId: taskIdField(), price: priceField('what the oracle asks, in base units (at most the reward)') },
   energy: 500n,
@@ -19,7 +24,16 @@ export const aiBid = defineTx({
     command: 'ai bid',
     about: 'Bids to answer an open task for --price (at most its reward) during its bidding window.',
     summary: '--task <id> --price <n>',
-    flags: [textFlag('task', '<id>', 'the task id', 'taskId'), { flag: 'price', field: 'price', kind: 'coins', metavar: '<n>', help: 'your price in base units (1 coin = 1000000)' }],
+    flags: [
+      textFlag('task', '<id>', 'the task id', 'taskId'),
+      {
+        flag: 'price',
+        field: 'price',
+        kind: 'coins',
+        metavar: '<n>',
+        help: 'your price in base units (1 coin = 1000000)',
+      },
+    ],
     example: 'cairn ai bid --task 0x… --price 20000000 --wait included',
   },
   async run({ state, height, sender, events }, { taskId, price }) {
@@ -31,11 +45,16 @@ export const aiBid = defineTx({
   },
 });
 
-/** AI_AWARD: the requester picks a bidder (at the bidding deadline the lowest bid wins by itself); the rest of the reward comes back. */
+/**
+ * AI_AWARD: the requester picks a bidder (at the bidding deadline the lowest bid wins by itself); the rest of the
+ * reward comes back.
+ */
 export const aiAward = defineTx({
   type: 'AI_AWARD',
   module: 'ai',
-  summary: "the requester awards an auction task to one of its bidders (data.oracle); the reward above the bid's price is refunded",
+  summary:
+    "the requester awards an auction task to one of its bidders (data.oracle); the reward above the bid's " +
+    'price is refunded',
   to: { kind: 'none' },
   fields: { taskId: taskIdField(), oracle: addressField('the bidder awarded (0x address)') },
   parties: (tx) => addressesIn(tx.data, ['oracle']),

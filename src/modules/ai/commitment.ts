@@ -10,4 +10,6 @@ import type { Address } from '../../protocol/types';
  * being guessed before the reveal. Oracles and the SDK compute it with this same function.
  */
 export const taskCommitment = (c: { oracle: Address; output: string; salt: string; taskId: Hex }): Hex =>
-  keccakHex(canonicalBytes({ oracle: c.oracle.toLowerCase(), output: c.output, salt: c.salt, taskId: c.taskId.toLowerCase() }));
+  keccakHex(
+    canonicalBytes({ oracle: c.oracle.toLowerCase(), output: c.output, salt: c.salt, taskId: c.taskId.toLowerCase() }),
+  );

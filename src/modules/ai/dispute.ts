@@ -16,7 +16,9 @@ import { checkTask, escrow, sendTask } from './task';
 export const aiChallenge = defineTx({
   type: 'AI_CHALLENGE',
   module: 'ai',
-  summary: 'disputes a decided answer during its challenge window, posting amount (≥ AI_CHALLENGE_BOND) as a bond; jurors decide',
+  summary:
+    'disputes a decided answer during its challenge window, posting amount (≥ AI_CHALLENGE_BOND) as a bond; ' +
+    'jurors decide',
   to: { kind: 'none' },
   amount: { kind: 'positive', reason: 'AI_CHALLENGE amount is the bond and must be positive', input: 'bond' },
   fields: { taskId: taskIdField(), reason: optionalTextField(1_024, 'why the answer is wrong (shown to jurors)') },
@@ -27,7 +29,11 @@ export const aiChallenge = defineTx({
 AI_CHALLENGE_BOND). If the jurors overturn it, you get your bond back and a share of the
 oracles' stake; if they uphold it, the bond goes to the oracles.`,
     summary: '--task <id> --bond <n> [--reason <text>]',
-    flags: [textFlag('task', '<id>', 'the task id', 'taskId'), coinsFlag('bond', 'the bond'), { ...textFlag('reason', '<text>', 'why the answer is wrong'), optional: true }],
+    flags: [
+      textFlag('task', '<id>', 'the task id', 'taskId'),
+      coinsFlag('bond', 'the bond'),
+      { ...textFlag('reason', '<text>', 'why the answer is wrong'), optional: true },
+    ],
     example: 'cairn ai challenge --task 0x… --bond 50000000 --reason "the price was 3120" --wait included',
   },
   async run({ state, height, sender, tx, events }, { taskId }) {
@@ -45,7 +51,9 @@ oracles' stake; if they uphold it, the bond goes to the oracles.`,
 export const aiVerdict = defineTx({
   type: 'AI_VERDICT',
   module: 'ai',
-  summary: 'a staked oracle that is not a party to the task votes "uphold" or "overturn" on a disputed answer (one vote each, at most AI_MAX_JURORS)',
+  summary:
+    'a staked oracle that is not a party to the task votes "uphold" or "overturn" on a disputed answer ' +
+    '(one vote each, at most AI_MAX_JURORS)',
   to: { kind: 'none' },
   fields: { taskId: taskIdField(), verdict: verdictField('"uphold" (the answer stands) or "overturn"') },
   energy: 500n,

@@ -17,7 +17,11 @@ export async function bindOracle(s: ExecState, oracle: Address): Promise<void> {
   if (o) await putOracle(s, { ...o, duties: o.duties + 1 });
 }
 
-export async function payFromEscrow(s: ExecState, payments: readonly { to: Address; amount: string }[], height: number): Promise<void> {
+export async function payFromEscrow(
+  s: ExecState,
+  payments: readonly { to: Address; amount: string }[],
+  height: number,
+): Promise<void> {
   for (const p of payments) {
     const amount = BigInt(p.amount);
     if (amount === 0n) continue;
@@ -31,14 +35,25 @@ export async function scoreOracles(s: ExecState, scores: readonly OracleScore[])
 }
 
 /** Takes ORACLE_SLASH_BPS of each oracle's stake to `to` (the challenger who overturned their result). */
-export async function slashOracles(s: ExecState, oracles: readonly Address[], to: Address, task: string, height: number): Promise<ChainEvent[]> {
+export async function slashOracles(
+  s: ExecState,
+  oracles: readonly Address[],
+  to: Address,
+  task: string,
+  height: number,
+): Promise<ChainEvent[]> {
   const bps = (await loadParams(s)).ORACLE_SLASH_BPS;
   const events: ChainEvent[] = [];
   for (const a of [...oracles].sort()) {
     const o = await getOracle(s, a);
     if (!o) continue;
     const amount = (BigInt(o.stake) * bps) / 10_000n;
-    await putOracle(s, { ...o, stake: (BigInt(o.stake) - amount).toString(), slashes: o.slashes + 1, slashed: (BigInt(o.slashed) + amount).toString() });
+    await putOracle(s, {
+      ...o,
+      stake: (BigInt(o.stake) - amount).toString(),
+      slashes: o.slashes + 1,
+      slashed: (BigInt(o.slashed) + amount).toString(),
+    });
     await payFromEscrow(s, [{ to, amount: amount.toString() }], height);
     events.push({ kind: 'ai.slash', oracle: a, amount: amount.toString(), to, task, height });
   }

@@ -15,7 +15,9 @@ const leaveField: OptionalField<boolean, boolean> = {
   checks: [check(Type.Literal(true), 'must be true (or absent)', (got) => `must be true, got ${got}`)],
   optional: true,
   read: (v) => v === true,
-  doc: 'true: leave — the whole stake goes to the unbonding queue for ORACLE_UNBONDING_BLOCKS (amount "0"; refused while the oracle has open duties)',
+  doc:
+    'true: leave — the whole stake goes to the unbonding queue for ORACLE_UNBONDING_BLOCKS ' +
+    '(amount "0"; refused while the oracle has open duties)',
 };
 
 /**
@@ -27,7 +29,9 @@ const leaveField: OptionalField<boolean, boolean> = {
 export const oracleRegister = defineTx({
   type: 'ORACLE_REGISTER',
   module: 'ai',
-  summary: 'stakes amount as an oracle (at least MIN_ORACLE_STAKE in all), or adds to its stake; data.leave: true starts leaving (stake unbonds)',
+  summary:
+    'stakes amount as an oracle (at least MIN_ORACLE_STAKE in all), or adds to its stake; data.leave: true ' +
+    'starts leaving (stake unbonds)',
   to: { kind: 'none' },
   amount: { kind: 'any' },
   fields: {
@@ -71,7 +75,10 @@ no open duty left, the whole stake unbonds and is liquid ORACLE_UNBONDING_BLOCKS
       return;
     }
     const amount = BigInt(tx.amount);
-    const base = o && o.leftAt === null ? o : { ...(o ?? newOracle(sender, height, null)), registeredAt: height, leftAt: null, stake: '0' };
+    const base =
+      o && o.leftAt === null
+        ? o
+        : { ...(o ?? newOracle(sender, height, null)), registeredAt: height, leftAt: null, stake: '0' };
     const stake = BigInt(base.stake) + amount;
     if (stake < p.MIN_ORACLE_STAKE) throw new TxFailure(AI.AI_STAKE_TOO_LOW({ min: p.MIN_ORACLE_STAKE, stake }));
     await debit(state, sender, amount);

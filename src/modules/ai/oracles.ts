@@ -37,9 +37,11 @@ export interface OracleRecord {
 export const oracleKey = (a: Address): string => recordKey('ai', 'oracle', a);
 export const ORACLES_KEY = recordKey('ai', 'oracles');
 
-export const getOracle = (s: ExecState, a: Address): Promise<OracleRecord | undefined> => s.getRecord<OracleRecord>(oracleKey(a));
+export const getOracle = (s: ExecState, a: Address): Promise<OracleRecord | undefined> =>
+  s.getRecord<OracleRecord>(oracleKey(a));
 export const putOracle = (s: ExecState, o: OracleRecord): Promise<void> => s.putRecord(oracleKey(o.address), o);
-export const getOracleList = async (s: ExecState): Promise<Address[]> => (await s.getRecord<Address[]>(ORACLES_KEY)) ?? [];
+export const getOracleList = async (s: ExecState): Promise<Address[]> =>
+  (await s.getRecord<Address[]>(ORACLES_KEY)) ?? [];
 
 export async function addToOracleList(s: ExecState, a: Address): Promise<void> {
   const all = await getOracleList(s);
@@ -47,7 +49,18 @@ export async function addToOracleList(s: ExecState, a: Address): Promise<void> {
 }
 
 export const newOracle = (address: Address, height: number, endpoint: string | null): OracleRecord => ({
-  address, stake: '0', endpoint, registeredAt: height, completed: 0, failed: 0, missed: 0, slashes: 0, slashed: '0', reputation: 0, duties: 0, leftAt: null,
+  address,
+  stake: '0',
+  endpoint,
+  registeredAt: height,
+  completed: 0,
+  failed: 0,
+  missed: 0,
+  slashes: 0,
+  slashed: '0',
+  reputation: 0,
+  duties: 0,
+  leftAt: null,
 });
 
 /**
@@ -58,8 +71,10 @@ export const newOracle = (address: Address, height: number, endpoint: string | n
  */
 export function dutyRefusal(o: OracleRecord | undefined, who: Address, p: Params): Refusal | undefined {
   if (!o || o.leftAt !== null) return AI.AI_NOT_ORACLE({ oracle: who, hint: true });
-  if (BigInt(o.stake) < p.MIN_ORACLE_STAKE) return AI.AI_ORACLE_UNDERSTAKED({ oracle: who, stake: o.stake, min: p.MIN_ORACLE_STAKE });
-  if (o.reputation < -Number(p.AI_MIN_REPUTATION)) return AI.AI_ORACLE_DISREPUTED({ oracle: who, reputation: o.reputation, min: p.AI_MIN_REPUTATION });
+  if (BigInt(o.stake) < p.MIN_ORACLE_STAKE)
+    return AI.AI_ORACLE_UNDERSTAKED({ oracle: who, stake: o.stake, min: p.MIN_ORACLE_STAKE });
+  if (o.reputation < -Number(p.AI_MIN_REPUTATION))
+    return AI.AI_ORACLE_DISREPUTED({ oracle: who, reputation: o.reputation, min: p.AI_MIN_REPUTATION });
   return undefined;
 }
 
@@ -79,7 +94,10 @@ export async function applyScore(s: ExecState, sc: OracleScore): Promise<void> {
   if (!o) return;
   await putOracle(s, {
     ...o,
-    completed: o.completed + (sc.completed ?? 0), failed: o.failed + (sc.failed ?? 0), missed: o.missed + (sc.missed ?? 0),
-    reputation: o.reputation + sc.reputation, duties: Math.max(0, o.duties - sc.release),
+    completed: o.completed + (sc.completed ?? 0),
+    failed: o.failed + (sc.failed ?? 0),
+    missed: o.missed + (sc.missed ?? 0),
+    reputation: o.reputation + sc.reputation,
+    duties: Math.max(0, o.duties - sc.release),
   });
 }

@@ -16,9 +16,14 @@ import { checkTask, sendTask } from './task';
 export const aiCommit = defineTx({
   type: 'AI_COMMIT',
   module: 'ai',
-  summary: "a staked oracle commits to its answer to a quorum task: data.commit = keccak-256 of canonical {oracle, output, salt, taskId}",
+  summary:
+    'a staked oracle commits to its answer to a quorum task: data.commit = keccak-256 of canonical ' +
+    '{oracle, output, salt, taskId}',
   to: { kind: 'none' },
-  fields: { taskId: taskIdField(), commit: commitField('0x + keccak-256 of the UTF-8 RFC 8785 JSON of {"oracle","output","salt","taskId"}') },
+  fields: {
+    taskId: taskIdField(),
+    commit: commitField('0x + keccak-256 of the UTF-8 RFC 8785 JSON of {"oracle","output","salt","taskId"}'),
+  },
   energy: 500n,
   cli: {
     command: 'ai commit',
@@ -26,7 +31,10 @@ export const aiCommit = defineTx({
 keccak-256 of the canonical JSON {oracle, output, salt, taskId} ("cairn ai commitment"
 computes it; the SDK's taskCommitment too). Keep the output and salt for the reveal.`,
     summary: '--task <id> --commit <0x hash>',
-    flags: [textFlag('task', '<id>', 'the task id', 'taskId'), textFlag('commit', '<hash>', 'the commitment (0x + 64 hex)')],
+    flags: [
+      textFlag('task', '<id>', 'the task id', 'taskId'),
+      textFlag('commit', '<hash>', 'the commitment (0x + 64 hex)'),
+    ],
     example: 'cairn ai commit --task 0x… --commit 0x… --wait included',
   },
   async run({ state, height, sender, events }, { taskId, commit }) {
@@ -42,15 +50,24 @@ computes it; the SDK's taskCommitment too). Keep the output and salt for the rev
 export const aiReveal = defineTx({
   type: 'AI_REVEAL',
   module: 'ai',
-  summary: 'reveals a committed answer (data.output, data.salt) during the reveal window; it must hash to the commitment',
+  summary:
+    'reveals a committed answer (data.output, data.salt) during the reveal window; it must hash to the commitment',
   to: { kind: 'none' },
-  fields: { taskId: taskIdField(), output: textField(MAX_OUTPUT_BYTES, 'the answer committed to (string)'), salt: textField(MAX_SALT_BYTES, 'the salt committed with it (string)') },
+  fields: {
+    taskId: taskIdField(),
+    output: textField(MAX_OUTPUT_BYTES, 'the answer committed to (string)'),
+    salt: textField(MAX_SALT_BYTES, 'the salt committed with it (string)'),
+  },
   energy: 500n,
   cli: {
     command: 'ai reveal',
     about: 'Reveals the answer and salt you committed to, during the reveal window.',
     summary: '--task <id> --output <text> --salt <text>',
-    flags: [textFlag('task', '<id>', 'the task id', 'taskId'), textFlag('output', '<text>', 'the answer you committed to'), textFlag('salt', '<text>', 'the salt you committed with')],
+    flags: [
+      textFlag('task', '<id>', 'the task id', 'taskId'),
+      textFlag('output', '<text>', 'the answer you committed to'),
+      textFlag('salt', '<text>', 'the salt you committed with'),
+    ],
     example: 'cairn ai reveal --task 0x… --output "42" --salt s3cret --wait included',
   },
   async run({ state, height, sender, events }, { taskId, output, salt }) {

@@ -14,7 +14,15 @@ import { defineTx } from '../tx/define';
 import type { Field } from '../tx/entry';
 import { addressesIn, addressField, check } from '../tx/fields';
 import { AI } from './errors';
-import { aggregateField, MAX_OUTPUT_BYTES, MAX_PROMPT_BYTES, openField, quorumField, taskIdField, textField } from './fields';
+import {
+  aggregateField,
+  MAX_OUTPUT_BYTES,
+  MAX_PROMPT_BYTES,
+  openField,
+  quorumField,
+  taskIdField,
+  textField,
+} from './fields';
 import { dutyRefusal, getOracle } from './oracles';
 import { taskDef, type TaskEvent, type TaskMode, type TaskStatus } from './machine';
 
@@ -43,7 +51,13 @@ export async function checkTask(s: ExecState, id: Hex, event: TaskEvent) {
  * Sends the event and returns its chain events (the transaction's). `checked`: the snapshot
  * checkTask returned for this event (the task is not read twice); without it, checked here.
  */
-export async function sendTask(s: ExecState, id: Hex, event: TaskEvent, height: number, checked?: TaskSnapshot): Promise<ChainEvent[]> {
+export async function sendTask(
+  s: ExecState,
+  id: Hex,
+  event: TaskEvent,
+  height: number,
+  checked?: TaskSnapshot,
+): Promise<ChainEvent[]> {
   return (await step(s, taskDef, id, checked ?? (await checkTask(s, id, event)), event, height, 'tx')).events;
 }
 type TaskSnapshot = Awaited<ReturnType<typeof checkTask>>;
@@ -63,15 +77,23 @@ export async function escrow(s: ExecState, from: Address, amount: bigint, height
 export const aiTask = defineTx({
   type: 'AI_TASK',
   module: 'ai',
-  summary: 'escrows amount as the reward for an answer to data.prompt, from a quorum (data.quorum), a designated oracle (data.oracle) or an auction (data.open); id = this transaction id',
+  summary:
+    'escrows amount as the reward for an answer to data.prompt, from a quorum (data.quorum), a designated ' +
+    'oracle (data.oracle) or an auction (data.open); id = this transaction id',
   to: { kind: 'none' },
   amount: { kind: 'positive', reason: 'AI_TASK amount is the reward and must be positive', input: 'reward' },
   fields: {
     prompt: textField(MAX_PROMPT_BYTES, 'the request (string)'),
     quorum: quorumField('commit-reveal: the reveals needed to decide (integer ≥ 2, at most AI_MAX_COMMITTERS)'),
-    oracle: { ...addressField('designated: the oracle that answers (0x address)'), optional: true as const, read: (v: unknown) => (v === undefined ? null : (`0x${(v as string).slice(2).toLowerCase()}` as Address)) } as Field<Address | null, string> & { optional: true },
+    oracle: {
+      ...addressField('designated: the oracle that answers (0x address)'),
+      optional: true as const,
+      read: (v: unknown) => (v === undefined ? null : (`0x${(v as string).slice(2).toLowerCase()}` as Address)),
+    } as Field<Address | null, string> & { optional: true },
     open: openField('true: an open auction (AI_BID, AI_AWARD)'),
-    aggregate: aggregateField('quorum tasks: "exact" (plurality of identical outputs, the default) or "median" (numeric outputs)'),
+    aggregate: aggregateField(
+      'quorum tasks: "exact" (plurality of identical outputs, the default) or "median" (numeric outputs)',
+    ),
   },
   dataRules: [
     {
@@ -97,31 +119,63 @@ this transaction's id; follow it with "cairn ai show <id>".`,
     flags: [
       textFlag('prompt', '<text>', 'the request'),
       coinsFlag('reward', 'the reward escrowed'),
-      { flag: 'quorum', field: 'quorum', kind: 'int', metavar: '<k>', optional: true, help: 'commit-reveal: reveals needed to decide (≥ 2)' },
+      {
+        flag: 'quorum',
+        field: 'quorum',
+        kind: 'int',
+        metavar: '<k>',
+        optional: true,
+        help: 'commit-reveal: reveals needed to decide (≥ 2)',
+      },
       { ...addressFlag('oracle', 'designated: the oracle that answers'), optional: true },
-      { flag: 'open', field: 'open', kind: 'switch', help: 'an open auction: oracles bid (AI_BID), you award (AI_AWARD)' },
+      {
+        flag: 'open',
+        field: 'open',
+        kind: 'switch',
+        help: 'an open auction: oracles bid (AI_BID), you award (AI_AWARD)',
+      },
       { ...textFlag('aggregate', '<rule>', 'quorum tasks: exact (default) or median'), optional: true },
     ],
-    example: 'cairn ai task --prompt "ETH/USD at block 1200" --reward 30000000 --quorum 3 --aggregate median --wait included',
+    example:
+      'cairn ai task --prompt "ETH/USD at block 1200" --reward 30000000 --quorum 3 --aggregate median --wait included',
   },
   async run({ state, height, sender, tx, events }, d) {
     const p = await loadParams(state);
     const mode: TaskMode = d.quorum !== null ? 'quorum' : d.oracle !== null ? 'designated' : 'auction';
-    if (d.quorum !== null && BigInt(d.quorum) > p.AI_MAX_COMMITTERS) throw new TxFailure(AI.AI_QUORUM_TOO_LARGE({ quorum: d.quorum, max: p.AI_MAX_COMMITTERS }));
+    if (d.quorum !== null && BigInt(d.quorum) > p.AI_MAX_COMMITTERS)
+      throw new TxFailure(AI.AI_QUORUM_TOO_LARGE({ quorum: d.quorum, max: p.AI_MAX_COMMITTERS }));
     if (d.oracle !== null) {
       if (d.oracle === sender) throw new TxFailure(AI.AI_SELF_DESIGNATED());
       const refused = dutyRefusal(await getOracle(state, d.oracle), d.oracle, p);
       if (refused) throw new TxFailure(refused);
     }
     await escrow(state, sender, BigInt(tx.amount), height);
-    const step = await createInstance(state, taskDef, tx.id, {
-      requester: sender, prompt: d.prompt, mode, aggregate: d.aggregate, reward: tx.amount, quorum: d.quorum, oracle: d.oracle, createdAt: height,
-      windows: {
-        commit: Number(p.AI_COMMIT_BLOCKS), reveal: Number(p.AI_REVEAL_BLOCKS), bid: Number(p.AI_BID_BLOCKS),
-        expiry: Number(p.AI_EXPIRY_BLOCKS), challenge: Number(p.AI_CHALLENGE_BLOCKS), verdict: Number(p.AI_VERDICT_BLOCKS),
+    const step = await createInstance(
+      state,
+      taskDef,
+      tx.id,
+      {
+        requester: sender,
+        prompt: d.prompt,
+        mode,
+        aggregate: d.aggregate,
+        reward: tx.amount,
+        quorum: d.quorum,
+        oracle: d.oracle,
+        createdAt: height,
+        windows: {
+          commit: Number(p.AI_COMMIT_BLOCKS),
+          reveal: Number(p.AI_REVEAL_BLOCKS),
+          bid: Number(p.AI_BID_BLOCKS),
+          expiry: Number(p.AI_EXPIRY_BLOCKS),
+          challenge: Number(p.AI_CHALLENGE_BLOCKS),
+          verdict: Number(p.AI_VERDICT_BLOCKS),
+        },
+        maxCommitters: Number(p.AI_MAX_COMMITTERS),
+        maxJurors: Number(p.AI_MAX_JURORS),
       },
-      maxCommitters: Number(p.AI_MAX_COMMITTERS), maxJurors: Number(p.AI_MAX_JURORS),
-    }, height);
+      height,
+    );
     events.push(...step.events);
   },
 });
@@ -150,13 +204,17 @@ export const aiResult = defineTx({
 export const aiClaim = defineTx({
   type: 'AI_CLAIM',
   module: 'ai',
-  summary: 'settles a task whose challenge window passed without a challenge: the reward goes to the oracles whose answer was decided',
+  summary:
+    'settles a task whose challenge window passed without a challenge: the reward goes to the oracles whose ' +
+    'answer was decided',
   to: { kind: 'none' },
   fields: { taskId: taskIdField() },
   energy: 500n,
   cli: {
     command: 'ai claim',
-    about: 'Settles a task after its challenge window: the reward goes to the oracles whose answer was decided (anyone may send it).',
+    about:
+      'Settles a task after its challenge window: the reward goes to the oracles whose answer was decided ' +
+      '(anyone may send it).',
     summary: '--task <id>',
     flags: [textFlag('task', '<id>', 'the task id', 'taskId')],
     example: 'cairn ai claim --task 0x… --wait included',
@@ -192,7 +250,10 @@ export function priceField(doc: string): Field<bigint, string | bigint> {
   return {
     checks: [check(Type.String({ pattern: '^(0|[1-9][0-9]{0,30})$' }), reason, (got) => `${reason}, got ${got}`)],
     read: (v) => BigInt(v as string),
-    input: { convert: (v) => (typeof v === 'bigint' ? v.toString() : typeof v === 'string' ? v : undefined), refused: (got) => `${reason}, got ${got}` },
+    input: {
+      convert: (v) => (typeof v === 'bigint' ? v.toString() : typeof v === 'string' ? v : undefined),
+      refused: (got) => `${reason}, got ${got}`,
+    },
     doc,
   };
 }

@@ -7,7 +7,8 @@ import { transferDef } from './machine';
 import { settlerRefusal } from './transfer';
 
 /** A transaction an address may send to a bridge transfer, and the heights it is open at. */
-// Spelled out, not MachineAction<…>: the OpenAPI generator names schemas after the type (machines/actions.ts has the field docs).
+// Spelled out, not MachineAction<…>: the OpenAPI generator names schemas after the type (machines/actions.ts has the
+// field docs).
 export interface TransferAction {
   type: 'BRIDGE_SETTLE';
   from: number;
@@ -15,7 +16,11 @@ export interface TransferAction {
 }
 
 const PROBES: ActionProbe<typeof transferDef.machine, TransferAction['type']>[] = [
-  { type: 'BRIDGE_SETTLE', event: (_c, who, height) => ({ type: 'SETTLE', by: who, targetTx: '', height }), until: () => null },
+  {
+    type: 'BRIDGE_SETTLE',
+    event: (_c, who, height) => ({ type: 'SETTLE', by: who, targetTx: '', height }),
+    until: () => null,
+  },
 ];
 
 /**
@@ -23,5 +28,11 @@ const PROBES: ActionProbe<typeof transferDef.machine, TransferAction['type']>[] 
  * (an outbound transfer still LOCKED) and BRIDGE_SETTLE's own check of the sender (a member of
  * the committee in office in `s`) — the same functions that refuse it in a block.
  */
-export const transferActions = async (s: ExecState, id: string, snapshot: SnapshotFrom<typeof transferDef.machine>, who: Address, height: number): Promise<TransferAction[]> =>
+export const transferActions = async (
+  s: ExecState,
+  id: string,
+  snapshot: SnapshotFrom<typeof transferDef.machine>,
+  who: Address,
+  height: number,
+): Promise<TransferAction[]> =>
   settlerRefusal(await getCommittee(s), who) ? [] : actionsOf(transferDef, id, snapshot, PROBES, who, height);

@@ -9,7 +9,10 @@ import { bridgeIn, inboundOf } from './transfer';
  * admission to check before the mempool takes it: what was signed and the signatures, the
  * same digests the handlers check. Undefined for other types. Call after handler.validate.
  */
-export function attestationOf(tx: SignedTx, chainId: number): { what: string; digest: (c: CommitteeRecord) => Uint8Array; signatures: MemberSignature[] } | undefined {
+export function attestationOf(
+  tx: SignedTx,
+  chainId: number,
+): { what: string; digest: (c: CommitteeRecord) => Uint8Array; signatures: MemberSignature[] } | undefined {
   if (tx.type === 'BRIDGE_IN') {
     const d = bridgeIn.readData(tx);
     return { what: 'BRIDGE_IN', digest: () => inboundOf(d, chainId), signatures: d.signatures };

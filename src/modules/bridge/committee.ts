@@ -43,7 +43,10 @@ export interface MemberSignature {
   mldsa44: Hex;
 }
 
-/** `chainId`: the Cairn chain the message is for (its chain specification's id): a quorum signed for one chain is worthless on another. */
+/**
+ * `chainId`: the Cairn chain the message is for (its chain specification's id): a quorum signed for one chain is
+ * worthless on another.
+ */
 const digest = (tag: string, msg: object, chainId: number): Uint8Array => {
   const body = canonicalBytes({ chainId, ...msg });
   const t = utf8(tag);
@@ -53,18 +56,33 @@ const digest = (tag: string, msg: object, chainId: number): Uint8Array => {
   return keccak256(all);
 };
 
-/** Addresses, token ids and keys are signed in lower case, as the node reads them (an SDK caller may pass checksum case). */
+/**
+ * Addresses, token ids and keys are signed in lower case, as the node reads them (an SDK caller may pass checksum
+ * case).
+ */
 const lower = <T extends string>(s: T): T => s.toLowerCase() as T;
 
 export const inboundDigest = (m: InboundMessage, chainId: number = CHAIN_ID): Uint8Array =>
-  digest(INBOUND_TAG, { sourceChain: m.sourceChain, sourceTx: m.sourceTx, asset: m.asset === 'native' ? m.asset : lower(m.asset), to: lower(m.to), amount: m.amount }, chainId);
+  digest(
+    INBOUND_TAG,
+    {
+      sourceChain: m.sourceChain,
+      sourceTx: m.sourceTx,
+      asset: m.asset === 'native' ? m.asset : lower(m.asset),
+      to: lower(m.to),
+      amount: m.amount,
+    },
+    chainId,
+  );
 
 /** Only each member's address and keys are signed, whatever else the objects carry (GET /bridge adds `native`). */
 export const committeeDigest = (m: CommitteeMessage, chainId: number = CHAIN_ID): Uint8Array =>
   digest(COMMITTEE_TAG, { epoch: m.epoch, members: sortMembers(m.members), threshold: m.threshold }, chainId);
 
 export const sortMembers = (ms: readonly CommitteeMember[]): CommitteeMember[] =>
-  ms.map((x) => ({ address: lower(x.address), secp256k1: lower(x.secp256k1), mldsa44: lower(x.mldsa44) })).sort((a, b) => (a.address < b.address ? -1 : 1));
+  ms
+    .map((x) => ({ address: lower(x.address), secp256k1: lower(x.secp256k1), mldsa44: lower(x.mldsa44) }))
+    .sort((a, b) => (a.address < b.address ? -1 : 1));
 
 /** A member's signature of `digest` (relayers and tests; the SDK re-exports it). */
 export function signAsMember(keys: HybridKeys, digestBytes: Uint8Array): MemberSignature {
@@ -73,10 +91,21 @@ export function signAsMember(keys: HybridKeys, digestBytes: Uint8Array): MemberS
 }
 
 /** The member entry of a key pair: what a committee proposal lists. */
-export const memberOf = (keys: HybridKeys): CommitteeMember => ({ address: keys.address, secp256k1: toHex(keys.secp256k1.publicKey), mldsa44: toHex(keys.mldsa44.publicKey) });
+export const memberOf = (keys: HybridKeys): CommitteeMember => ({
+  address: keys.address,
+  secp256k1: toHex(keys.secp256k1.publicKey),
+  mldsa44: toHex(keys.mldsa44.publicKey),
+});
 
-/** What a quorum check verifies: each member's first signature in the list, with the member's keys (non-members ignored). */
-function quorumJobs(c: CommitteeRecord, digestBytes: Uint8Array, sigs: readonly MemberSignature[]): { signer: Address; job: VerifyJob }[] {
+/**
+ * What a quorum check verifies: each member's first signature in the list, with the member's keys (non-members
+ * ignored).
+ */
+function quorumJobs(
+  c: CommitteeRecord,
+  digestBytes: Uint8Array,
+  sigs: readonly MemberSignature[],
+): { signer: Address; job: VerifyJob }[] {
   const byAddress = new Map(c.members.map((m) => [m.address, m]));
   const tried = new Set<Address>();
   const jobs: { signer: Address; job: VerifyJob }[] = [];
@@ -86,13 +115,22 @@ function quorumJobs(c: CommitteeRecord, digestBytes: Uint8Array, sigs: readonly 
     const m = byAddress.get(s.signer);
     if (!m || tried.has(s.signer)) continue;
     tried.add(s.signer);
-    jobs.push({ signer: s.signer, job: { msg: digestBytes, pubs: { secp256k1: fromHex(m.secp256k1), mldsa44: fromHex(m.mldsa44) }, sigs: { secp256k1: fromHex(s.secp256k1), mldsa44: fromHex(s.mldsa44) } } });
+    jobs.push({
+      signer: s.signer,
+      job: {
+        msg: digestBytes,
+        pubs: { secp256k1: fromHex(m.secp256k1), mldsa44: fromHex(m.mldsa44) },
+        sigs: { secp256k1: fromHex(s.secp256k1), mldsa44: fromHex(s.mldsa44) },
+      },
+    });
   }
   return jobs;
 }
 
 const quorumVerdict = (c: CommitteeRecord, valid: number, what: string): Refusal | undefined =>
-  valid >= c.threshold ? undefined : BRIDGE.BRIDGE_QUORUM_MISSING({ what, valid, threshold: c.threshold, epoch: c.epoch });
+  valid >= c.threshold
+    ? undefined
+    : BRIDGE.BRIDGE_QUORUM_MISSING({ what, valid, threshold: c.threshold, epoch: c.epoch });
 
 /**
  * Undefined when at least `threshold` distinct members signed `digest` with both halves of the
@@ -100,13 +138,26 @@ const quorumVerdict = (c: CommitteeRecord, valid: number, what: string): Refusal
  * or one whose ML-DSA-44 half is missing or wrong (a classical-only signature) does not count.
  * Block execution uses the reference verifier (deterministic, no workers).
  */
-export function quorumRefusal(c: CommitteeRecord, digestBytes: Uint8Array, sigs: readonly MemberSignature[], what: string): Refusal | undefined {
-  const valid = quorumJobs(c, digestBytes, sigs).filter(({ job }) => verifyHybridReference(job.msg, job.pubs, job.sigs)).length;
+export function quorumRefusal(
+  c: CommitteeRecord,
+  digestBytes: Uint8Array,
+  sigs: readonly MemberSignature[],
+  what: string,
+): Refusal | undefined {
+  const valid = quorumJobs(c, digestBytes, sigs).filter(({ job }) =>
+    verifyHybridReference(job.msg, job.pubs, job.sigs),
+  ).length;
   return quorumVerdict(c, valid, what);
 }
 
 /** The same check with another verifier (admission: the worker pool, concurrently, off the main thread). */
-export async function quorumRefusalWith(c: CommitteeRecord, digestBytes: Uint8Array, sigs: readonly MemberSignature[], what: string, verify: (job: VerifyJob) => Promise<boolean>): Promise<Refusal | undefined> {
+export async function quorumRefusalWith(
+  c: CommitteeRecord,
+  digestBytes: Uint8Array,
+  sigs: readonly MemberSignature[],
+  what: string,
+  verify: (job: VerifyJob) => Promise<boolean>,
+): Promise<Refusal | undefined> {
   const results = await Promise.all(quorumJobs(c, digestBytes, sigs).map(({ job }) => verify(job)));
   return quorumVerdict(c, results.filter(Boolean).length, what);
 }

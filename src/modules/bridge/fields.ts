@@ -20,19 +20,32 @@ const pattern = (re: RegExp, reason: string, doc: string): Field<string> => ({
   doc,
 });
 
-export const chainField = (doc: string) => pattern(CHAIN_NAME_RE, 'must be a chain name: a lower-case letter, then 1 to 31 of a-z, 0-9 and "-"', doc);
-export const foreignTxField = (doc: string) => pattern(FOREIGN_TX_RE, 'must be 1 to 128 characters of 0-9, A-Z, a-z and _ . : + = -', doc);
-export const foreignAddressField = (doc: string) => pattern(FOREIGN_ADDRESS_RE, 'must be 1 to 128 characters of 0-9, A-Z, a-z and _ . : + = -', doc);
+export const chainField = (doc: string) =>
+  pattern(CHAIN_NAME_RE, 'must be a chain name: a lower-case letter, then 1 to 31 of a-z, 0-9 and "-"', doc);
+export const foreignTxField = (doc: string) =>
+  pattern(FOREIGN_TX_RE, 'must be 1 to 128 characters of 0-9, A-Z, a-z and _ . : + = -', doc);
+export const foreignAddressField = (doc: string) =>
+  pattern(FOREIGN_ADDRESS_RE, 'must be 1 to 128 characters of 0-9, A-Z, a-z and _ . : + = -', doc);
 
-export const transferIdField = (doc = 'the transfer (its BRIDGE_OUT transaction id)'): Field<Hex, string> => txIdField('a transfer', 'BRIDGE_OUT', doc);
+export const transferIdField = (doc = 'the transfer (its BRIDGE_OUT transaction id)'): Field<Hex, string> =>
+  txIdField('a transfer', 'BRIDGE_OUT', doc);
 
 /** BRIDGE_IN data.asset: "native" or a token id. */
 export function assetField(doc: string): Field<Asset, string> {
   const reason = 'must be "native" or a token id (0x + 40 lower-case hex digits)';
   return {
-    checks: [check(Type.Union([Type.Literal('native'), Type.String({ pattern: '^0x[0-9a-f]{40}$' })]), reason, (got) => `${reason}, got ${got}`)],
+    checks: [
+      check(
+        Type.Union([Type.Literal('native'), Type.String({ pattern: '^0x[0-9a-f]{40}$' })]),
+        reason,
+        (got) => `${reason}, got ${got}`,
+      ),
+    ],
     read: (v) => v as Asset,
-    input: { convert: (v) => (typeof v === 'string' ? (v === 'native' ? v : v.toLowerCase()) : undefined), refused: (got) => `${reason}, got ${got}` },
+    input: {
+      convert: (v) => (typeof v === 'string' ? (v === 'native' ? v : v.toLowerCase()) : undefined),
+      refused: (got) => `${reason}, got ${got}`,
+    },
     doc,
   };
 }
@@ -46,42 +59,106 @@ const lowerHex = (h: string) => h.toLowerCase() as Hex;
 
 /** data.signatures: the committee members' hybrid signatures of the digest. */
 export function signaturesField(doc: string): Field<MemberSignature[], MemberSignature[]> {
-  const reason = 'must be a list of 1 to 16 {signer: 0x address, secp256k1: 0x + 64-byte signature, mldsa44: 0x + 2420-byte signature}';
+  const reason =
+    'must be a list of 1 to 16 ' +
+    '{signer: 0x address, secp256k1: 0x + 64-byte signature, mldsa44: 0x + 2420-byte signature}';
   const schema = Type.Array(
-    Type.Object({ signer: ADDRESS, secp256k1: Type.String({ pattern: HEX_BYTES(64) }), mldsa44: Type.String({ pattern: HEX_BYTES(2420) }) }, { additionalProperties: false }),
+    Type.Object(
+      {
+        signer: ADDRESS,
+        secp256k1: Type.String({ pattern: HEX_BYTES(64) }),
+        mldsa44: Type.String({ pattern: HEX_BYTES(2420) }),
+      },
+      { additionalProperties: false },
+    ),
     { minItems: 1, maxItems: 16 },
   );
   return {
     checks: [check(schema, reason, (got) => `${reason}, got ${got.length > 80 ? `${got.slice(0, 80)}…` : got}`)],
-    read: (v) => (v as MemberSignature[]).map((s) => ({ signer: lowerHex(s.signer) as Address, secp256k1: lowerHex(s.secp256k1), mldsa44: lowerHex(s.mldsa44) })),
+    read: (v) =>
+      (v as MemberSignature[]).map((s) => ({
+        signer: lowerHex(s.signer) as Address,
+        secp256k1: lowerHex(s.secp256k1),
+        mldsa44: lowerHex(s.mldsa44),
+      })),
     doc,
   };
 }
 
-const MEMBER = Type.Object({ address: ADDRESS, secp256k1: Type.String({ pattern: HEX_BYTES([33, 65]) }), mldsa44: Type.String({ pattern: HEX_BYTES(1312) }) }, { additionalProperties: false });
+const MEMBER = Type.Object(
+  {
+    address: ADDRESS,
+    secp256k1: Type.String({ pattern: HEX_BYTES([33, 65]) }),
+    mldsa44: Type.String({ pattern: HEX_BYTES(1312) }),
+  },
+  { additionalProperties: false },
+);
 const readMembers = (v: unknown): CommitteeMember[] =>
-  (v as CommitteeMember[]).map((m) => ({ address: lowerHex(m.address) as Address, secp256k1: lowerHex(m.secp256k1), mldsa44: lowerHex(m.mldsa44) }));
-const MEMBERS_REASON = 'must be a list of 1 to 7 {address: 0x address, secp256k1: 0x + 33- or 65-byte public key, mldsa44: 0x + 1312-byte public key}';
+  (v as CommitteeMember[]).map((m) => ({
+    address: lowerHex(m.address) as Address,
+    secp256k1: lowerHex(m.secp256k1),
+    mldsa44: lowerHex(m.mldsa44),
+  }));
+const MEMBERS_REASON =
+  'must be a list of 1 to 7 ' +
+  '{address: 0x address, secp256k1: 0x + 33- or 65-byte public key, mldsa44: 0x + 1312-byte public key}';
 const cut = (got: string) => (got.length > 80 ? `${got.slice(0, 80)}…` : got);
 
 /** BRIDGE_COMMITTEE_UPDATE data.members. */
 export function membersField(doc: string): Field<CommitteeMember[], CommitteeMember[]> {
-  return { checks: [check(Type.Array(MEMBER, { minItems: 1, maxItems: 7 }), MEMBERS_REASON, (got) => `${MEMBERS_REASON}, got ${cut(got)}`)], read: readMembers, doc };
+  return {
+    checks: [
+      check(
+        Type.Array(MEMBER, { minItems: 1, maxItems: 7 }),
+        MEMBERS_REASON,
+        (got) => `${MEMBERS_REASON}, got ${cut(got)}`,
+      ),
+    ],
+    read: readMembers,
+    doc,
+  };
 }
 
 /** A committee's threshold (its range against the members is a data rule). */
 export function thresholdField(doc: string): Field<number> {
   const reason = 'must be an integer from 1 to 7';
-  return { checks: [check(Type.Integer({ minimum: 1, maximum: 7 }), reason, (got) => `${reason}, got ${got}`)], read: (v) => v as number, doc };
+  return {
+    checks: [check(Type.Integer({ minimum: 1, maximum: 7 }), reason, (got) => `${reason}, got ${got}`)],
+    read: (v) => v as number,
+    doc,
+  };
 }
 
 /** GOV_PROPOSE data.committee: {members, threshold}, a bridge committee to install. */
-export function committeeField(doc: string): OptionalField<{ members: CommitteeMember[]; threshold: number } | null, { members: CommitteeMember[]; threshold: number }> {
+export function committeeField(
+  doc: string,
+): OptionalField<
+  { members: CommitteeMember[]; threshold: number } | null,
+  { members: CommitteeMember[]; threshold: number }
+> {
   const reason = `must be {members: [...], threshold: integer}; members ${MEMBERS_REASON.replace('must be ', '')}`;
   return {
-    checks: [check(Type.Object({ members: Type.Array(MEMBER, { minItems: 1, maxItems: 7 }), threshold: Type.Integer({ minimum: 1, maximum: 7 }) }, { additionalProperties: false }), reason, (got) => `${reason}, got ${cut(got)}`)],
+    checks: [
+      check(
+        Type.Object(
+          {
+            members: Type.Array(MEMBER, { minItems: 1, maxItems: 7 }),
+            threshold: Type.Integer({ minimum: 1, maximum: 7 }),
+          },
+          { additionalProperties: false },
+        ),
+        reason,
+        (got) => `${reason}, got ${cut(got)}`,
+      ),
+    ],
     optional: true,
-    read: (v) => (v === undefined ? null : { members: readMembers((v as { members: unknown }).members), threshold: (v as { threshold: number }).threshold }),
+    read: (v) =>
+      v === undefined
+        ? null
+        : {
+            members: readMembers((v as { members: unknown }).members),
+            threshold: (v as { threshold: number }).threshold,
+          },
     doc,
   };
 }

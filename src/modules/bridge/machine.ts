@@ -69,21 +69,39 @@ export type TransferStatus = (typeof TRANSFER_STATES)[number];
 type Ev<T extends TransferEvent['type']> = Extract<TransferEvent, { type: T }>;
 
 // ---- the rules of a settle: each the refusal's reason when the transfer does not take SETTLE ----
-const outbound: Rule<TransferContext, Ev<'SETTLE'>> = (c, _e, transfer) => (c.direction !== 'out' ? BRIDGE.BRIDGE_TRANSFER_INBOUND({ transfer: transfer as Hex }) : undefined);
+const outbound: Rule<TransferContext, Ev<'SETTLE'>> = (c, _e, transfer) =>
+  c.direction !== 'out' ? BRIDGE.BRIDGE_TRANSFER_INBOUND({ transfer: transfer as Hex }) : undefined;
 const locked: Rule<TransferContext, Ev<'SETTLE'>> = (c, _e, transfer, status) =>
-  status !== 'LOCKED' ? BRIDGE.BRIDGE_TRANSFER_NOT_LOCKED({ transfer: transfer as Hex, status, settledBy: c.settledBy, targetTx: c.targetTx }) : undefined;
+  status !== 'LOCKED'
+    ? BRIDGE.BRIDGE_TRANSFER_NOT_LOCKED({
+        transfer: transfer as Hex,
+        status,
+        settledBy: c.settledBy,
+        targetTx: c.targetTx,
+      })
+    : undefined;
 type Args = { context: TransferContext; event: TransferEvent };
 const ev = <T extends TransferEvent['type']>(e: TransferEvent) => e as Ev<T>;
 
-const releaseParams = (waited: boolean) => ({ context }: Args) => ({ asset: context.asset, to: context.to!, amount: context.amount, waited });
+const releaseParams =
+  (waited: boolean) =>
+  ({ context }: Args) => ({ asset: context.asset, to: context.to!, amount: context.amount, waited });
 // Assigner maps (setup's actions hold only effects, so the transitions inline `assign` over these).
-const released = { closedAt: ({ event }: Args) => ev<'DEADLINE'>(event).height, releaseAt: () => null, reason: () => null };
+const released = {
+  closedAt: ({ event }: Args) => ev<'DEADLINE'>(event).height,
+  releaseAt: () => null,
+  reason: () => null,
+};
 const held = {
   releaseAt: ({ event }: Args) => ev<'HOLD'>(event).until,
   reason: ({ event }: Args) => ev<'HOLD'>(event).reason,
   holds: ({ context }: Args) => context.holds + 1,
 };
-const refused = { closedAt: ({ event }: Args) => ev<'REFUSE'>(event).height, reason: ({ event }: Args) => ev<'REFUSE'>(event).reason, releaseAt: () => null };
+const refused = {
+  closedAt: ({ event }: Args) => ev<'REFUSE'>(event).height,
+  reason: ({ event }: Args) => ev<'REFUSE'>(event).reason,
+  releaseAt: () => null,
+};
 const unreserveParams = ({ context }: Args) => ({ asset: context.asset, amount: context.amount });
 
 export const transferMachine = setup({
@@ -96,7 +114,15 @@ export const transferMachine = setup({
 }).createMachine({
   id: 'bridgeTransfer',
   initial: 'OPEN',
-  context: ({ input }) => ({ ...input, settledBy: null, targetTx: null, releaseAt: null, holds: 0, closedAt: null, reason: null }),
+  context: ({ input }) => ({
+    ...input,
+    settledBy: null,
+    targetTx: null,
+    releaseAt: null,
+    holds: 0,
+    closedAt: null,
+    reason: null,
+  }),
   states: {
     // Transient: the direction picks the first state (no history entry of its own).
     OPEN: { always: [{ guard: 'outbound', target: 'LOCKED' }, { target: 'ATTESTED' }] },
@@ -104,13 +130,20 @@ export const transferMachine = setup({
       on: {
         SETTLE: {
           target: 'PAID',
-          actions: assign({ settledBy: ({ event }) => ev<'SETTLE'>(event).by, targetTx: ({ event }) => ev<'SETTLE'>(event).targetTx, closedAt: ({ event }) => ev<'SETTLE'>(event).height }),
+          actions: assign({
+            settledBy: ({ event }) => ev<'SETTLE'>(event).by,
+            targetTx: ({ event }) => ev<'SETTLE'>(event).targetTx,
+            closedAt: ({ event }) => ev<'SETTLE'>(event).height,
+          }),
         },
       },
     },
     ATTESTED: {
       on: {
-        DEADLINE: { target: 'RELEASED', actions: [assign(released), { type: 'release', params: releaseParams(false) }] },
+        DEADLINE: {
+          target: 'RELEASED',
+          actions: [assign(released), { type: 'release', params: releaseParams(false) }],
+        },
         HOLD: { target: 'DELAYED', actions: assign(held) },
         REFUSE: { target: 'REFUSED', actions: [assign(refused), { type: 'unreserve', params: unreserveParams }] },
       },
@@ -141,12 +174,14 @@ export const transferDef = defineMachine({
   deadlines: { ATTESTED: 'createdAt', DELAYED: 'releaseAt' },
   rules: { SETTLE: [outbound, locked] },
   effects: {
-    release: async ({ state, height }, p) => release({ state, height }, { asset: p.asset, to: p.to, amount: BigInt(p.amount), waited: p.waited }),
+    release: async ({ state, height }, p) =>
+      release({ state, height }, { asset: p.asset, to: p.to, amount: BigInt(p.amount), waited: p.waited }),
     unreserve: async ({ state }, p) => unreserve(state, p.asset, BigInt(p.amount)),
   },
   onTickFailure: (failure, height) =>
     failure.code === 'BRIDGE_BREAKER_FULL'
       ? { type: 'HOLD', until: (failure.meta as BreakerFull).until, reason: failure.reason, height }
       : { type: 'REFUSE', reason: failure.reason, height },
-  summary: (s): Record<string, string> => (s.context.releaseAt !== null ? { releaseAt: String(s.context.releaseAt) } : {}),
+  summary: (s): Record<string, string> =>
+    s.context.releaseAt !== null ? { releaseAt: String(s.context.releaseAt) } : {},
 });

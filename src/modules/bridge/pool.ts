@@ -46,11 +46,19 @@ const poolKey = (a: Asset) => recordKey('bridge', 'pool', a);
 const breakerKey = (a: Asset) => recordKey('bridge', 'breaker', a);
 const POOLS_KEY = recordKey('bridge', 'pools');
 
-const emptyPool = (asset: Asset): PoolRecord => ({ asset, locked: '0', reserved: '0', lockedTotal: '0', releasedTotal: '0' });
-export const getPool = async (s: ExecState, a: Asset): Promise<PoolRecord> => (await s.getRecord<PoolRecord>(poolKey(a))) ?? emptyPool(a);
+const emptyPool = (asset: Asset): PoolRecord => ({
+  asset,
+  locked: '0',
+  reserved: '0',
+  lockedTotal: '0',
+  releasedTotal: '0',
+});
+export const getPool = async (s: ExecState, a: Asset): Promise<PoolRecord> =>
+  (await s.getRecord<PoolRecord>(poolKey(a))) ?? emptyPool(a);
 /** Every asset that has a pool, sorted. */
 export const getPoolAssets = async (s: ExecState): Promise<Asset[]> => (await s.getRecord<Asset[]>(POOLS_KEY)) ?? [];
-export const getBreaker = (s: ExecState, a: Asset): Promise<BreakerRecord | undefined> => s.getRecord<BreakerRecord>(breakerKey(a));
+export const getBreaker = (s: ExecState, a: Asset): Promise<BreakerRecord | undefined> =>
+  s.getRecord<BreakerRecord>(breakerKey(a));
 
 async function putPool(s: ExecState, p: PoolRecord): Promise<void> {
   await s.putRecord(poolKey(p.asset), p);
@@ -64,7 +72,12 @@ const add = (a: string, b: bigint) => (BigInt(a) + b).toString();
 export const available = (p: PoolRecord): bigint => BigInt(p.locked) - BigInt(p.reserved);
 
 /** BRIDGE_OUT: `amount` of the sender's coins or tokens into the escrow, and into the pool. */
-export async function lock(c: { state: ExecState; height: number; events: ChainEvent[] }, asset: Asset, from: Address, amount: bigint): Promise<void> {
+export async function lock(
+  c: { state: ExecState; height: number; events: ChainEvent[] },
+  asset: Asset,
+  from: Address,
+  amount: bigint,
+): Promise<void> {
   if (asset === 'native') {
     await debit(c.state, from, amount);
     await credit(c.state, BRIDGE_ESCROW_ADDRESS, amount, c.height);
@@ -78,11 +91,21 @@ export async function lock(c: { state: ExecState; height: number; events: ChainE
   await putPool(c.state, { ...p, locked: add(p.locked, amount), lockedTotal: add(p.lockedTotal, amount) });
 }
 
-/** BRIDGE_IN: promises `amount` of the pool to an attested transfer; refused above what is locked and not yet promised. */
+/**
+ * BRIDGE_IN: promises `amount` of the pool to an attested transfer; refused above what is locked and not yet promised.
+ */
 export async function reserve(s: ExecState, asset: Asset, amount: bigint): Promise<void> {
   const p = await getPool(s, asset);
   if (amount > available(p)) {
-    throw new TxFailure(BRIDGE.BRIDGE_POOL_SHORT({ asset, free: available(p), locked: BigInt(p.locked), reserved: BigInt(p.reserved), amount }));
+    throw new TxFailure(
+      BRIDGE.BRIDGE_POOL_SHORT({
+        asset,
+        free: available(p),
+        locked: BigInt(p.locked),
+        reserved: BigInt(p.reserved),
+        amount,
+      }),
+    );
   }
   await putPool(s, { ...p, reserved: add(p.reserved, amount) });
 }
@@ -100,7 +123,8 @@ export const windowOf = (height: number, windowBlocks: bigint): number => Number
  * DELAYED transfer at its release height) that does not fit takes the window's single
  * exemption if it is still free, so a transfer larger than a whole window's share leaves
  * after waiting, whatever smaller releases came first.
- * Throws TxFailure: BRIDGE_BREAKER_FULL (wait for the next window, `meta.until`) or another code (cannot be paid: refused).
+ * Throws TxFailure: BRIDGE_BREAKER_FULL (wait for the next window, `meta.until`) or another code (cannot be paid:
+ * refused).
  */
 export async function release(
   c: { state: ExecState; height: number },
@@ -111,7 +135,8 @@ export async function release(
   const pool = await getPool(s, t.asset);
   const window = windowOf(c.height, prm.BRIDGE_WINDOW_BLOCKS);
   const prev = await getBreaker(s, t.asset);
-  const b: BreakerRecord = prev && prev.window === window ? prev : { asset: t.asset, window, base: pool.locked, used: '0', exempted: false };
+  const b: BreakerRecord =
+    prev && prev.window === window ? prev : { asset: t.asset, window, base: pool.locked, used: '0', exempted: false };
   const cap = (BigInt(b.base) * prm.BRIDGE_BREAKER_BPS) / 10_000n;
   const used = BigInt(b.used);
   const over = used + t.amount > cap;
@@ -120,7 +145,15 @@ export async function release(
   const exempt = over && t.waited && !b.exempted;
   if (over && !exempt) {
     const until = (window + 1) * Number(prm.BRIDGE_WINDOW_BLOCKS);
-    throw new TxFailure(BRIDGE.BRIDGE_BREAKER_FULL({ asset: t.asset, allowed: cap - used < 0n ? 0n : cap - used, window, base: BigInt(b.base), until }));
+    throw new TxFailure(
+      BRIDGE.BRIDGE_BREAKER_FULL({
+        asset: t.asset,
+        allowed: cap - used < 0n ? 0n : cap - used,
+        window,
+        base: BigInt(b.base),
+        until,
+      }),
+    );
   }
   const events: ChainEvent[] = [];
   if (t.asset === 'native') {
@@ -131,7 +164,16 @@ export async function release(
     await requireNotBlacklisted(s, token, t.to, 'recipient');
     await moveTokens({ state: s, height: c.height, events }, token, BRIDGE_ESCROW_ADDRESS, t.to, t.amount);
   }
-  await s.putRecord(breakerKey(t.asset), { ...b, used: add(b.used, t.amount), exempted: b.exempted || exempt } satisfies BreakerRecord);
-  await putPool(s, { ...pool, locked: add(pool.locked, -t.amount), reserved: add(pool.reserved, -t.amount), releasedTotal: add(pool.releasedTotal, t.amount) });
+  await s.putRecord(breakerKey(t.asset), {
+    ...b,
+    used: add(b.used, t.amount),
+    exempted: b.exempted || exempt,
+  } satisfies BreakerRecord);
+  await putPool(s, {
+    ...pool,
+    locked: add(pool.locked, -t.amount),
+    reserved: add(pool.reserved, -t.amount),
+    releasedTotal: add(pool.releasedTotal, t.amount),
+  });
   return events;
 }

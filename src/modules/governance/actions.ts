@@ -6,7 +6,8 @@ import { hasVotingPower } from './tally';
 import { proposalDef } from './machine';
 
 /** A transaction an address may send to a proposal, and the heights it is open at. */
-// Spelled out, not MachineAction<…>: the OpenAPI generator names schemas after the type (machines/actions.ts has the field docs).
+// Spelled out, not MachineAction<…>: the OpenAPI generator names schemas after the type (machines/actions.ts has the
+// field docs).
 export interface VoteAction {
   type: 'GOV_VOTE';
   from: number;
@@ -23,5 +24,11 @@ const PROBES: ActionProbe<typeof proposalDef.machine, VoteAction['type']>[] = [
  * proposal under vote) and GOV_VOTE's own check of the voter in `s` (stake or votes received),
  * the same ones that refuse it in a block.
  */
-export const proposalActions = async (s: ExecState, id: string, snapshot: SnapshotFrom<typeof proposalDef.machine>, who: Address, height: number): Promise<VoteAction[]> =>
+export const proposalActions = async (
+  s: ExecState,
+  id: string,
+  snapshot: SnapshotFrom<typeof proposalDef.machine>,
+  who: Address,
+  height: number,
+): Promise<VoteAction[]> =>
   (await hasVotingPower(s, who)) ? actionsOf(proposalDef, id, snapshot, PROBES, who, height) : [];

@@ -25,24 +25,38 @@ export function paramValueField(doc: string): OptionalField<string | null, strin
     checks: [check(Type.String({ pattern: '^(0|[1-9][0-9]{0,77})$' }), reason, (got) => `${reason}, got ${got}`)],
     optional: true,
     read: (v) => (v === undefined ? null : (v as string)),
-    input: { convert: (v) => (typeof v === 'bigint' ? v.toString() : typeof v === 'string' ? v : undefined), refused: (got) => `${reason}, got ${got}` },
+    input: {
+      convert: (v) => (typeof v === 'bigint' ? v.toString() : typeof v === 'string' ? v : undefined),
+      refused: (got) => `${reason}, got ${got}`,
+    },
     doc,
   };
 }
 
 /** GOV_PROPOSE data.spend: {to, amount} paid from the treasury. */
-export function spendField(doc: string): OptionalField<{ to: Address; amount: bigint } | null, { to: string; amount: string | bigint }> {
+export function spendField(
+  doc: string,
+): OptionalField<{ to: Address; amount: bigint } | null, { to: string; amount: string | bigint }> {
   const reason = 'must be {to: 0x address, amount: positive integer string}';
   return {
     checks: [
       check(
-        Type.Object({ to: Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' }), amount: Type.String({ pattern: '^[1-9][0-9]{0,77}$' }) }, { additionalProperties: false }),
+        Type.Object(
+          {
+            to: Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' }),
+            amount: Type.String({ pattern: '^[1-9][0-9]{0,77}$' }),
+          },
+          { additionalProperties: false },
+        ),
         reason,
         (got) => `${reason}, got ${got}`,
       ),
     ],
     optional: true,
-    read: (v) => (v === undefined ? null : { to: (v as { to: string }).to.toLowerCase() as Address, amount: BigInt((v as { amount: string }).amount) }),
+    read: (v) =>
+      v === undefined
+        ? null
+        : { to: (v as { to: string }).to.toLowerCase() as Address, amount: BigInt((v as { amount: string }).amount) },
     input: {
       convert: (v) => {
         if (v === null || typeof v !== 'object') return undefined;
@@ -63,5 +77,9 @@ export const proposalIdField = (doc: string): Field<Hex, string> => txIdField('a
 /** GOV_VOTE data.vote. */
 export function voteOptionField(doc: string): Field<VoteOption, string> {
   const reason = `must be one of ${OPTIONS.map((o) => `"${o}"`).join(', ')}`;
-  return { checks: [check(Type.Union(OPTIONS.map((o) => Type.Literal(o))), reason, (got) => `${reason}, got ${got}`)], read: (v) => v as VoteOption, doc };
+  return {
+    checks: [check(Type.Union(OPTIONS.map((o) => Type.Literal(o))), reason, (got) => `${reason}, got ${got}`)],
+    read: (v) => v as VoteOption,
+    doc,
+  };
 }

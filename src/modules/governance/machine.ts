@@ -62,9 +62,7 @@ export interface ProposalContext extends ProposalInput {
 
 export type ProposalEvent =
   /** The tally recounted after a GOV_VOTE (and once more at the voting end), with the number of voters. */
-  | { type: 'TALLY'; tally: Tally; voters: number }
-  | { type: 'EXECUTION_FAILED'; reason: string }
-  | DeadlineEvent;
+  { type: 'TALLY'; tally: Tally; voters: number } | { type: 'EXECUTION_FAILED'; reason: string } | DeadlineEvent;
 
 export const PROPOSAL_STATES = ['VOTING', 'QUEUED', 'EXECUTED', 'REJECTED', 'VETOED', 'EXPIRED', 'FAILED'] as const;
 export type ProposalStatus = (typeof PROPOSAL_STATES)[number];
@@ -75,7 +73,8 @@ export const turnout = (t: Tally): bigint => n(t, 'yes') + n(t, 'no') + n(t, 'ab
 /** The tally rules, pure: used by the machine's guards and by readers showing a live outcome. */
 export const rules = {
   quorumReached: (c: ProposalContext) => turnout(c.tally) * 10_000n >= BigInt(c.stakeAtStart) * BigInt(c.quorumBps),
-  vetoed: (c: ProposalContext) => turnout(c.tally) > 0n && n(c.tally, 'veto') * 10_000n > turnout(c.tally) * BigInt(c.vetoBps),
+  vetoed: (c: ProposalContext) =>
+    turnout(c.tally) > 0n && n(c.tally, 'veto') * 10_000n > turnout(c.tally) * BigInt(c.vetoBps),
   passed: (c: ProposalContext) => {
     const decisive = n(c.tally, 'yes') + n(c.tally, 'no') + n(c.tally, 'veto');
     return decisive > 0n && n(c.tally, 'yes') * 10_000n > decisive * BigInt(c.thresholdBps);
@@ -99,7 +98,14 @@ export const proposalMachine = setup({
 }).createMachine({
   id: 'proposal',
   initial: 'VOTING',
-  context: ({ input }) => ({ ...input, tally: { ...ZERO_TALLY }, voters: 0, decidedAt: null, executeAt: null, failure: null }),
+  context: ({ input }) => ({
+    ...input,
+    tally: { ...ZERO_TALLY },
+    voters: 0,
+    decidedAt: null,
+    executeAt: null,
+    failure: null,
+  }),
   states: {
     VOTING: {
       on: {
@@ -110,21 +116,53 @@ export const proposalMachine = setup({
           }),
         },
         DEADLINE: [
-          { guard: 'noQuorum', target: 'EXPIRED', actions: [assign({ decidedAt: ({ event }) => deadlineHeight(event) }), { type: 'refund', params: ({ context }) => ({ to: context.proposer, amount: context.deposit }) }] },
-          { guard: 'vetoed', target: 'VETOED', actions: [assign({ decidedAt: ({ event }) => deadlineHeight(event) }), { type: 'forfeit', params: ({ context }) => ({ amount: context.deposit }) }] },
+          {
+            guard: 'noQuorum',
+            target: 'EXPIRED',
+            actions: [
+              assign({ decidedAt: ({ event }) => deadlineHeight(event) }),
+              { type: 'refund', params: ({ context }) => ({ to: context.proposer, amount: context.deposit }) },
+            ],
+          },
+          {
+            guard: 'vetoed',
+            target: 'VETOED',
+            actions: [
+              assign({ decidedAt: ({ event }) => deadlineHeight(event) }),
+              { type: 'forfeit', params: ({ context }) => ({ amount: context.deposit }) },
+            ],
+          },
           {
             guard: 'passed',
             target: 'QUEUED',
-            actions: [assign({ decidedAt: ({ event }) => deadlineHeight(event) }), { type: 'refund', params: ({ context }) => ({ to: context.proposer, amount: context.deposit }) }, assign({ executeAt: ({ context, event }) => deadlineHeight(event) + context.timelock })],
+            actions: [
+              assign({ decidedAt: ({ event }) => deadlineHeight(event) }),
+              { type: 'refund', params: ({ context }) => ({ to: context.proposer, amount: context.deposit }) },
+              assign({ executeAt: ({ context, event }) => deadlineHeight(event) + context.timelock }),
+            ],
           },
-          { target: 'REJECTED', actions: [assign({ decidedAt: ({ event }) => deadlineHeight(event) }), { type: 'refund', params: ({ context }) => ({ to: context.proposer, amount: context.deposit }) }] },
+          {
+            target: 'REJECTED',
+            actions: [
+              assign({ decidedAt: ({ event }) => deadlineHeight(event) }),
+              { type: 'refund', params: ({ context }) => ({ to: context.proposer, amount: context.deposit }) },
+            ],
+          },
         ],
       },
     },
     QUEUED: {
       on: {
-        DEADLINE: { target: 'EXECUTED', actions: { type: 'execute', params: ({ context }) => ({ action: context.action }) } },
-        EXECUTION_FAILED: { target: 'FAILED', actions: assign({ failure: ({ event }) => (event as Extract<ProposalEvent, { type: 'EXECUTION_FAILED' }>).reason }) },
+        DEADLINE: {
+          target: 'EXECUTED',
+          actions: { type: 'execute', params: ({ context }) => ({ action: context.action }) },
+        },
+        EXECUTION_FAILED: {
+          target: 'FAILED',
+          actions: assign({
+            failure: ({ event }) => (event as Extract<ProposalEvent, { type: 'EXECUTION_FAILED' }>).reason,
+          }),
+        },
       },
     },
     EXECUTED: { type: 'final' },
@@ -144,7 +182,8 @@ export interface TreasuryRecord {
   spends: { proposal: string; to: Address; amount: string; height: number }[];
 }
 export const TREASURY_KEY = RECORD_PREFIX.treasury;
-export const loadTreasury = async (s: ExecState): Promise<TreasuryRecord> => (await s.getRecord<TreasuryRecord>(TREASURY_KEY)) ?? { spent: '0', spends: [] };
+export const loadTreasury = async (s: ExecState): Promise<TreasuryRecord> =>
+  (await s.getRecord<TreasuryRecord>(TREASURY_KEY)) ?? { spent: '0', spends: [] };
 
 /** Applies a passed proposal's change; TxFailure when it cannot be applied (the proposal FAILS). */
 async function execute(s: ExecState, a: ProposalAction, id: string, height: number): Promise<void> {
@@ -166,7 +205,10 @@ async function execute(s: ExecState, a: ProposalAction, id: string, height: numb
   await debit(s, TREASURY_ADDRESS, amount);
   await credit(s, a.to, amount, height);
   const t = await loadTreasury(s);
-  await s.putRecord(TREASURY_KEY, { spent: (BigInt(t.spent) + amount).toString(), spends: [...t.spends, { proposal: id, to: a.to, amount: a.amount, height }] } satisfies TreasuryRecord);
+  await s.putRecord(TREASURY_KEY, {
+    spent: (BigInt(t.spent) + amount).toString(),
+    spends: [...t.spends, { proposal: id, to: a.to, amount: a.amount, height }],
+  } satisfies TreasuryRecord);
 }
 
 /** A vote changes the tally only while the proposal is under vote. */

@@ -18,30 +18,45 @@ import { GOVERNANCE } from './errors';
  * GOV_PROPOSE: opens a proposal whose id is this transaction's id. `amount` is the deposit
  * (at least GOV_DEPOSIT), held in escrow and refunded when the vote ends unless the proposal
  * is vetoed. One of `data.param` + `data.value` (a parameter change), `data.spend` (a
- * treasury spend) or `data.committee` (a bridge committee). The rules are the governable values of the proposal's block.
+ * treasury spend) or `data.committee` (a bridge committee). The rules are the governable values of the proposal's
+ * block.
  */
 export const govPropose = defineTx({
   type: 'GOV_PROPOSE',
   module: 'governance',
-  summary: 'opens a proposal (id = this transaction id) changing a governable parameter, spending from the treasury or installing a bridge committee; amount = the deposit',
+  summary:
+    'opens a proposal (id = this transaction id) changing a governable parameter, spending from the treasury ' +
+    'or installing a bridge committee; amount = the deposit',
   to: { kind: 'none' },
   amount: { kind: 'positive', reason: 'GOV_PROPOSE amount is the deposit and must be positive', input: 'deposit' },
   fields: {
     param: paramNameField('a governable parameter\'s name (with value), e.g. "MAX_VALIDATORS"'),
-    value: paramValueField('the new value, an integer string within the parameter\'s bounds'),
+    value: paramValueField("the new value, an integer string within the parameter's bounds"),
     spend: spendField('{to, amount}: a treasury spend (instead of param/value)'),
-    committee: committeeField('{members: [{address, secp256k1, mldsa44}], threshold}: installs a bridge committee (instead of param/value or spend)'),
+    committee: committeeField(
+      '{members: [{address, secp256k1, mldsa44}], threshold}: installs a bridge committee ' +
+        '(instead of param/value or spend)',
+    ),
   },
   dataRules: [
     {
-      broken: (d) => [d.param !== null || d.value !== null, d.spend !== null, d.committee !== null].filter(Boolean).length !== 1,
+      broken: (d) =>
+        [d.param !== null || d.value !== null, d.spend !== null, d.committee !== null].filter(Boolean).length !== 1,
       reason: 'GOV_PROPOSE needs exactly one of data.param with data.value, data.spend or data.committee',
       sdk: { field: 'param', message: 'give exactly one of param with value, spend or committee' },
     },
     {
-      broken: (d) => d.committee !== null && fullCommitteeRefusal(d.committee.members, d.committee.threshold) !== undefined,
-      reason: 'GOV_PROPOSE data.committee is not a committee: distinct members whose addresses their secp256k1 keys control, threshold more than half of them and at most all',
-      sdk: { field: 'committee', message: 'is not a committee: distinct members whose addresses their secp256k1 keys control, threshold more than half of them and at most all' },
+      broken: (d) =>
+        d.committee !== null && fullCommitteeRefusal(d.committee.members, d.committee.threshold) !== undefined,
+      reason:
+        'GOV_PROPOSE data.committee is not a committee: distinct members whose addresses their secp256k1 keys ' +
+        'control, threshold more than half of them and at most all',
+      sdk: {
+        field: 'committee',
+        message:
+          'is not a committee: distinct members whose addresses their secp256k1 keys control, threshold more ' +
+          'than half of them and at most all',
+      },
     },
     {
       broken: (d) => (d.param === null) !== (d.value === null),
@@ -50,17 +65,19 @@ export const govPropose = defineTx({
     },
     {
       broken: (d) => d.param !== null && d.value !== null && paramRefusal(d.param, d.value) !== undefined,
-      reason: 'GOV_PROPOSE data.value is outside the parameter\'s bounds (see GET /governance)',
-      sdk: { field: 'value', message: 'is outside the parameter\'s bounds (see GET /governance)' },
+      reason: "GOV_PROPOSE data.value is outside the parameter's bounds (see GET /governance)",
+      sdk: { field: 'value', message: "is outside the parameter's bounds (see GET /governance)" },
     },
   ],
   energy: 1_000n,
   cli: {
     command: 'gov propose',
-    about: `Opens a proposal to set a governable parameter (--param with --value; see
+    about:
+      `Opens a proposal to set a governable parameter (--param with --value; see
 "cairn gov params"), to spend from the treasury (--spend-to with --spend-amount) or to
 install a bridge committee (--committee members.json with --threshold; "cairn bridge
-member --key <file>" prints a member's entry), with --deposit (at least GOV_DEPOSIT) held until it ends. The proposal's id is this
+member --key <file>" prints a member's entry), with --deposit (at least GOV_DEPOSIT) held until it ends. The ` +
+      `proposal's id is this
 transaction's id.`,
     summary: '--param --value | --spend-to --spend-amount | --committee --threshold; --deposit',
     flags: [
@@ -68,8 +85,20 @@ transaction's id.`,
       textFlag('value', '<n>', "its new value, an integer within the parameter's bounds"),
       addressFlag('spend-to', 'a treasury spend: the recipient, 0x… or cairn1…', 'spend.to'),
       coinsFlag('spend-amount', 'a treasury spend: the coins', 'spend.amount', true),
-      { flag: 'committee', field: 'committee.members', kind: 'json', metavar: '<members.json>', help: 'a bridge committee: [{address, secp256k1, mldsa44}] (with --threshold)' } as const,
-      { flag: 'threshold', field: 'committee.threshold', kind: 'int', metavar: '<k>', help: 'the committee\'s signatures needed: more than half its members' } as const,
+      {
+        flag: 'committee',
+        field: 'committee.members',
+        kind: 'json',
+        metavar: '<members.json>',
+        help: 'a bridge committee: [{address, secp256k1, mldsa44}] (with --threshold)',
+      } as const,
+      {
+        flag: 'threshold',
+        field: 'committee.threshold',
+        kind: 'int',
+        metavar: '<k>',
+        help: "the committee's signatures needed: more than half its members",
+      } as const,
       coinsFlag('deposit', 'the deposit'),
     ].map((f) => (f.flag === 'deposit' ? f : { ...f, optional: true })),
     example: 'cairn gov propose --param MAX_VALIDATORS --value 25 --deposit 100000000',
@@ -85,12 +114,24 @@ transaction's id.`,
       : d.committee
         ? { kind: 'bridgeCommittee', members: sortMembers(d.committee.members), threshold: d.committee.threshold }
         : { kind: 'param', param: d.param!, value: d.value! };
-    const step = await createInstance(state, proposalDef, tx.id, {
-      proposer: sender, deposit: deposit.toString(), action, createdAt: height,
-      votingEnds: height + Number(p.GOV_VOTING_BLOCKS), timelock: Number(p.GOV_TIMELOCK_BLOCKS),
-      stakeAtStart: (await loadSupply(state)).staked.toString(),
-      quorumBps: Number(p.GOV_QUORUM_BPS), thresholdBps: Number(p.GOV_THRESHOLD_BPS), vetoBps: Number(p.GOV_VETO_BPS),
-    }, height);
+    const step = await createInstance(
+      state,
+      proposalDef,
+      tx.id,
+      {
+        proposer: sender,
+        deposit: deposit.toString(),
+        action,
+        createdAt: height,
+        votingEnds: height + Number(p.GOV_VOTING_BLOCKS),
+        timelock: Number(p.GOV_TIMELOCK_BLOCKS),
+        stakeAtStart: (await loadSupply(state)).staked.toString(),
+        quorumBps: Number(p.GOV_QUORUM_BPS),
+        thresholdBps: Number(p.GOV_THRESHOLD_BPS),
+        vetoBps: Number(p.GOV_VETO_BPS),
+      },
+      height,
+    );
     events.push(...step.events);
   },
 });
@@ -103,7 +144,7 @@ transaction's id.`,
 export const govVote = defineTx({
   type: 'GOV_VOTE',
   module: 'governance',
-  summary: 'votes yes, no, abstain or veto on a proposal under vote; a later vote replaces the sender\'s earlier one',
+  summary: "votes yes, no, abstain or veto on a proposal under vote; a later vote replaces the sender's earlier one",
   to: { kind: 'none' },
   fields: {
     proposalId: proposalIdField('the proposal (its GOV_PROPOSE transaction id)'),
@@ -123,13 +164,20 @@ export const govVote = defineTx({
   async run({ state, height, sender, events }, { proposalId, vote }) {
     const snap = await loadInstance(state, proposalDef, proposalId);
     if (!snap) throw new TxFailure(GOVERNANCE.GOV_PROPOSAL_MISSING({ proposal: proposalId }));
-    const notVoting = refusalOf(proposalDef, proposalId, snap, { type: 'TALLY', tally: snap.context.tally, voters: snap.context.voters }); // the machine's rule
+    const notVoting = refusalOf(proposalDef, proposalId, snap, {
+      type: 'TALLY',
+      tally: snap.context.tally,
+      voters: snap.context.voters,
+    }); // the machine's rule
     if (notVoting) throw new TxFailure(notVoting);
     if (!(await hasVotingPower(state, sender))) throw new TxFailure(GOVERNANCE.GOV_NO_VOTING_POWER({ voter: sender }));
     const voters = await getVoters(state, proposalId);
-    if (!voters.includes(sender)) await state.putRecord(votersKey(proposalId), [...voters, sender].sort() satisfies Address[]);
+    if (!voters.includes(sender))
+      await state.putRecord(votersKey(proposalId), [...voters, sender].sort() satisfies Address[]);
     await state.putRecord(voteKey(proposalId, sender), vote);
     const { tally, voters: count } = await recount(state, proposalId);
-    events.push(...(await sendEvent(state, proposalDef, proposalId, { type: 'TALLY', tally, voters: count }, height)).events);
+    events.push(
+      ...(await sendEvent(state, proposalDef, proposalId, { type: 'TALLY', tally, voters: count }, height)).events,
+    );
   },
 });

@@ -16,14 +16,19 @@ import { getCandidate, getVoter } from '../staking/records';
 export const votersKey = (proposal: string): string => recordKey('govVoters', proposal);
 export const voteKey = (proposal: string, voter: Address): string => recordKey('govVote', proposal, voter);
 
-export const getVoters = async (s: ExecState, proposal: string): Promise<Address[]> => (await s.getRecord<Address[]>(votersKey(proposal))) ?? [];
+export const getVoters = async (s: ExecState, proposal: string): Promise<Address[]> =>
+  (await s.getRecord<Address[]>(votersKey(proposal))) ?? [];
 
 /**
  * The power of `voter` now, given every direct voter's vote allocation (`allocations`, its
  * own included): its stake, plus — for a candidate — the votes received from backers who did
  * not vote themselves (its own allocation is already in its stake).
  */
-export async function powerOf(s: ExecState, voter: Address, allocations: ReadonlyMap<Address, Record<Address, string>>): Promise<bigint> {
+export async function powerOf(
+  s: ExecState,
+  voter: Address,
+  allocations: ReadonlyMap<Address, Record<Address, string>>,
+): Promise<bigint> {
   const own = (await s.getAccount(voter))?.staked ?? 0n;
   const cand = await getCandidate(s, voter);
   if (!cand) return own;
@@ -47,7 +52,10 @@ export async function recount(s: ExecState, proposal: string): Promise<{ tally: 
   return { tally, voters: voters.length };
 }
 
-/** Whether `voter` may vote at all: it has stake of its own, or votes received as a candidate (GOV_VOTE's check, and `?for=`'s). */
+/**
+ * Whether `voter` may vote at all: it has stake of its own, or votes received as a candidate (GOV_VOTE's check, and
+ * `?for=`'s).
+ */
 export async function hasVotingPower(s: ExecState, voter: Address): Promise<boolean> {
   const acc = await s.getAccount(voter);
   return (acc?.staked ?? 0n) > 0n || BigInt((await getCandidate(s, voter))?.received ?? '0') > 0n;

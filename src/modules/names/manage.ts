@@ -38,7 +38,14 @@ function changeName<T extends 'NAME_UPDATE' | 'NAME_TRANSFER', const I extends s
       const before = await ownedName(state, name, sender);
       const rec = change(before, party);
       await state.putRecord(nameKey(name), rec);
-      events.push({ kind: 'name.update', name, owner: rec.owner, target: rec.target, registeredAt: rec.registeredAt, previous: { owner: before.owner, target: before.target } });
+      events.push({
+        kind: 'name.update',
+        name,
+        owner: rec.owner,
+        target: rec.target,
+        registeredAt: rec.registeredAt,
+        previous: { owner: before.owner, target: before.target },
+      });
     },
     cli,
   });

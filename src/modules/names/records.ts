@@ -16,4 +16,5 @@ export interface NameRecord {
 }
 
 export const nameKey = (name: string): string => recordKey('name', name);
-export const getName = (s: ExecState, name: string): Promise<NameRecord | undefined> => s.getRecord<NameRecord>(nameKey(name));
+export const getName = (s: ExecState, name: string): Promise<NameRecord | undefined> =>
+  s.getRecord<NameRecord>(nameKey(name));

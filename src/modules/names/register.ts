@@ -9,7 +9,9 @@ import { getName, nameKey, type NameRecord } from './records';
 
 const COINS = NAME_REGISTRATION_COST / 1_000_000n;
 
-/** NAME_REGISTER: the sender pays NAME_REGISTRATION_COST to the treasury for a free name resolving to `to` (or itself). */
+/**
+ * NAME_REGISTER: the sender pays NAME_REGISTRATION_COST to the treasury for a free name resolving to `to` (or itself).
+ */
 export const nameRegister = defineTx({
   type: 'NAME_REGISTER',
   module: 'names',
@@ -36,8 +38,11 @@ export const nameRegister = defineTx({
 sent as the transaction's amount to the treasury).`,
     summary: `[--target <address>]; costs ${COINS} coins`,
     flags: [
-      { ...NAME_ARG, help: `3 to 32 characters of a-z, 0-9 and '-', not starting or
-ending with '-'` },
+      {
+        ...NAME_ARG,
+        help: `3 to 32 characters of a-z, 0-9 and '-', not starting or
+ending with '-'`,
+      },
       { ...addressFlag('target', 'what the name resolves to (default: the sender)'), optional: true },
     ],
     example: 'cairn name register alice --wait included',

@@ -14,7 +14,9 @@ export const nftApprove = defineTx({
   module: 'nft',
   summary: "the item's owner lets `to` transfer it (one approval per item); to = null clears the approval",
   to: { kind: 'optional', role: 'approved', input: 'approved', explicit: true },
-  rules: [(tx) => (tx.to === tx.from ? 'NFT_APPROVE cannot approve the owner: to must differ from the sender' : undefined)],
+  rules: [
+    (tx) => (tx.to === tx.from ? 'NFT_APPROVE cannot approve the owner: to must differ from the sender' : undefined),
+  ],
   fields: ITEM_FIELDS,
   energy: 100n,
   async run({ state, sender, to }, ref) {

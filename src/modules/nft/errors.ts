@@ -8,6 +8,11 @@ export const NFT = refusals('nft', {
   NFT_UNKNOWN_COLLECTION: (_m: { collection: Hex }) => 'unknown collection',
   /** No such item in the collection: never minted, or burned. */
   NFT_UNKNOWN_ITEM: (_m: { collection: Hex; item: number }) => 'unknown item',
-  NFT_NOT_OWNER_OR_APPROVED: (_m: { collection: Hex; item: number; owner: Address; approved: Address | null; sender: Address }) =>
-    'only the owner of the item or its approved address may transfer it',
+  NFT_NOT_OWNER_OR_APPROVED: (_m: {
+    collection: Hex;
+    item: number;
+    owner: Address;
+    approved: Address | null;
+    sender: Address;
+  }) => 'only the owner of the item or its approved address may transfer it',
 });

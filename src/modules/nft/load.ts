@@ -14,7 +14,10 @@ export async function loadCollection(s: ExecState, id: Hex): Promise<CollectionR
 }
 
 /** The collection and the item (a burned item is unknown: its record is gone). */
-export async function loadItem(s: ExecState, ref: ItemRef): Promise<{ collection: CollectionRecord; item: ItemRecord }> {
+export async function loadItem(
+  s: ExecState,
+  ref: ItemRef,
+): Promise<{ collection: CollectionRecord; item: ItemRecord }> {
   const collection = await loadCollection(s, ref.collection);
   const item = await getItem(s, ref.collection, ref.item);
   if (!item) throw new TxFailure(NFT.NFT_UNKNOWN_ITEM({ collection: ref.collection, item: ref.item }));

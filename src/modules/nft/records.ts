@@ -33,5 +33,7 @@ export const collectionKey = (id: Hex): string => recordKey('nftCollection', id)
 export const nftSymbolKey = (symbol: string): string => recordKey('nftSymbol', symbol);
 export const itemKey = (collection: Hex, item: number): string => recordKey('nftItem', collection, item);
 
-export const getCollection = (s: ExecState, id: Hex): Promise<CollectionRecord | undefined> => s.getRecord<CollectionRecord>(collectionKey(id));
-export const getItem = (s: ExecState, collection: Hex, item: number): Promise<ItemRecord | undefined> => s.getRecord<ItemRecord>(itemKey(collection, item));
+export const getCollection = (s: ExecState, id: Hex): Promise<CollectionRecord | undefined> =>
+  s.getRecord<CollectionRecord>(collectionKey(id));
+export const getItem = (s: ExecState, collection: Hex, item: number): Promise<ItemRecord | undefined> =>
+  s.getRecord<ItemRecord>(itemKey(collection, item));

@@ -16,7 +16,15 @@ export const nftTransfer = defineTx({
   async run({ state, sender, to, events }, ref) {
     const { item } = await loadItem(state, ref);
     if (sender !== item.owner && sender !== item.approved) {
-      throw new TxFailure(NFT.NFT_NOT_OWNER_OR_APPROVED({ collection: ref.collection, item: ref.item, owner: item.owner, approved: item.approved, sender }));
+      throw new TxFailure(
+        NFT.NFT_NOT_OWNER_OR_APPROVED({
+          collection: ref.collection,
+          item: ref.item,
+          owner: item.owner,
+          approved: item.approved,
+          sender,
+        }),
+      );
     }
     await saveItem(state, { ...item, owner: to, approved: null });
     events.push({ kind: 'nft.transfer', collection: ref.collection, item: ref.item, from: item.owner, to });

@@ -10,7 +10,7 @@ import { PERMISSIONS } from './errors';
  * vesting and meta-transactions"), an on-chain machine:
  *
  *   PENDING ──APPROVE reaching the threshold──► QUEUED ──DEADLINE at executeAt──► APPLIED
- *      │  └─DEADLINE at expiresAt──► EXPIRED      │                          └─► FAILED (the permission changed meanwhile)
+ *      │  └─DEADLINE at expiresAt──► EXPIRED      │                    └─► FAILED (the permission changed meanwhile)
  *      └──VETO──► VETOED ◄──────────VETO──────────┘
  *
  * The proposing transaction creates the change and sends the proposer's APPROVE (its weight
@@ -58,7 +58,9 @@ type Veto = Extract<PermissionChangeEvent, { type: 'VETO' }>;
 const pending: Rule<PermissionChangeContext, Approve> = (_c, e, id, status) =>
   status !== 'PENDING' ? PERMISSIONS.PERMISSION_CHANGE_CLOSED({ change: id, status, event: e.type }) : undefined;
 const notApplied: Rule<PermissionChangeContext, Veto> = (_c, e, id, status) =>
-  status !== 'PENDING' && status !== 'QUEUED' ? PERMISSIONS.PERMISSION_CHANGE_CLOSED({ change: id, status, event: e.type }) : undefined;
+  status !== 'PENDING' && status !== 'QUEUED'
+    ? PERMISSIONS.PERMISSION_CHANGE_CLOSED({ change: id, status, event: e.type })
+    : undefined;
 type Args = { context: PermissionChangeContext; event: PermissionChangeEvent };
 /** The assigners of an approval (setup's actions hold only effects, so both transitions inline them). */
 const approval = {
@@ -67,12 +69,17 @@ const approval = {
 };
 
 export const permissionChangeMachine = setup({
-  types: { context: {} as PermissionChangeContext, events: {} as PermissionChangeEvent, input: {} as PermissionChangeInput },
+  types: {
+    context: {} as PermissionChangeContext,
+    events: {} as PermissionChangeEvent,
+    input: {} as PermissionChangeInput,
+  },
   actions: {
     apply: effect<{ account: Address; change: PermissionSpec | null; baseVersion: number }>(),
   },
   guards: {
-    reachesThreshold: (a) => holds(notYetApproved)(a) && a.context.weight + (a.event as Approve).weight >= a.context.threshold,
+    reachesThreshold: (a) =>
+      holds(notYetApproved)(a) && a.context.weight + (a.event as Approve).weight >= a.context.threshold,
     notYetApproved: holds(notYetApproved),
   },
 }).createMachine({
@@ -83,7 +90,14 @@ export const permissionChangeMachine = setup({
     PENDING: {
       on: {
         APPROVE: [
-          { guard: 'reachesThreshold', target: 'QUEUED', actions: assign({ ...approval, executeAt: ({ context, event }) => (event as Approve).height + context.timelock }) },
+          {
+            guard: 'reachesThreshold',
+            target: 'QUEUED',
+            actions: assign({
+              ...approval,
+              executeAt: ({ context, event }) => (event as Approve).height + context.timelock,
+            }),
+          },
           { guard: 'notYetApproved', actions: assign(approval) },
         ],
         VETO: { target: 'VETOED', actions: assign({ vetoedBy: ({ event }) => (event as Veto).key }) },
@@ -93,8 +107,23 @@ export const permissionChangeMachine = setup({
     QUEUED: {
       on: {
         VETO: { target: 'VETOED', actions: assign({ vetoedBy: ({ event }) => (event as Veto).key }) },
-        DEADLINE: { target: 'APPLIED', actions: { type: 'apply', params: ({ context }) => ({ account: context.account, change: context.change, baseVersion: context.baseVersion }) } },
-        APPLY_FAILED: { target: 'FAILED', actions: assign({ failure: ({ event }) => (event as Extract<PermissionChangeEvent, { type: 'APPLY_FAILED' }>).reason }) },
+        DEADLINE: {
+          target: 'APPLIED',
+          actions: {
+            type: 'apply',
+            params: ({ context }) => ({
+              account: context.account,
+              change: context.change,
+              baseVersion: context.baseVersion,
+            }),
+          },
+        },
+        APPLY_FAILED: {
+          target: 'FAILED',
+          actions: assign({
+            failure: ({ event }) => (event as Extract<PermissionChangeEvent, { type: 'APPLY_FAILED' }>).reason,
+          }),
+        },
       },
     },
     APPLIED: { type: 'final' },
@@ -115,7 +144,8 @@ export const permissionChangeDef = defineMachine({
   effects: {
     apply: async ({ state, id }, { account, change, baseVersion }) => {
       const now = await getPermission(state, account);
-      if ((now?.version ?? 0) !== baseVersion) throw new TxFailure(PERMISSIONS.PERMISSION_CHANGE_OUTDATED({ account, change: id, applying: true }));
+      if ((now?.version ?? 0) !== baseVersion)
+        throw new TxFailure(PERMISSIONS.PERMISSION_CHANGE_OUTDATED({ account, change: id, applying: true }));
       await setPermission(state, account, change);
     },
   },

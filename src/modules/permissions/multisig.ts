@@ -20,25 +20,44 @@ import { APPROVAL_WINDOW_BLOCKS, getMultisig, keyHolder, putMultisig, type Multi
 
 const BASE_ENERGY = { propose: 500n, approve: 300n };
 
-/** The transaction the account would have sent: the operation in the proposing envelope's frame (signatures are not checked for it: the approvals authorise it). */
+/**
+ * The transaction the account would have sent: the operation in the proposing envelope's frame (signatures are not
+ * checked for it: the approvals authorise it).
+ */
 function innerTx(outer: SignedTx, account: Address, op: Operation): HybridTx {
   const o = outer as HybridTx;
-  return { ...o, envelope: undefined, type: op.type, from: account, to: op.to, amount: op.amount, data: op.data, nonce: 0, fee: '0' };
+  return {
+    ...o,
+    envelope: undefined,
+    type: op.type,
+    from: account,
+    to: op.to,
+    amount: op.amount,
+    data: op.data,
+    nonce: 0,
+    fee: '0',
+  };
 }
 
-const handlerOf = (op: Operation): TxHandler => innerHandler(op.type)!; // AUTHORISABLE types are all registered (a test checks)
+// AUTHORISABLE types are all registered (a test checks)
+const handlerOf = (op: Operation): TxHandler => innerHandler(op.type)!;
 
 /** The operation's energy at most: its type's own rule. */
-const opEnergy = (outer: SignedTx, account: Address, op: Operation): bigint => handlerOf(op).maxEnergy(innerTx(outer, account, op));
+const opEnergy = (outer: SignedTx, account: Address, op: Operation): bigint =>
+  handlerOf(op).maxEnergy(innerTx(outer, account, op));
 
 /** The most any authorisable operation may cost (MULTISIG_APPROVE carries only an id). */
-const MAX_OP_ENERGY = (): bigint => AUTHORISABLE.reduce((m, t) => {
-  const h = innerHandler(t)!;
-  const e = h.maxEnergy({ type: t, amount: '1', data: null } as SignedTx);
-  return e > m ? e : m;
-}, 0n);
+const MAX_OP_ENERGY = (): bigint =>
+  AUTHORISABLE.reduce((m, t) => {
+    const h = innerHandler(t)!;
+    const e = h.maxEnergy({ type: t, amount: '1', data: null } as SignedTx);
+    return e > m ? e : m;
+  }, 0n);
 
-/** Runs the approved operation as the account; its failure fails the approving transaction (nothing recorded, so it can be retried). */
+/**
+ * Runs the approved operation as the account; its failure fails the approving transaction (nothing recorded, so it can
+ * be retried).
+ */
 async function execute(ctx: ExecContext, p: MultisigProposal): Promise<HandlerOutcome> {
   const tx = innerTx(ctx.tx, p.account, p.op);
   const h = handlerOf(p.op);
@@ -66,16 +85,22 @@ async function approve(ctx: ExecContext, p: MultisigProposal, weight: number, ba
 export const multisigPropose = defineTx({
   type: 'MULTISIG_PROPOSE',
   module: 'permissions',
-  summary: 'a key holder proposes an operation (data.op) for data.account to send; it runs once approvals reach the threshold (id = this transaction id)',
+  summary:
+    'a key holder proposes an operation (data.op) for data.account to send; it runs once approvals reach the ' +
+    'threshold (id = this transaction id)',
   to: { kind: 'none' },
   parties: (tx) => [...addressesIn(tx.data, ['account']), ...addressesIn((tx.data as { op?: unknown }).op, ['to'])],
   fields: {
     account: addressField('the permissioned account that would send the operation'),
     op: {
-      ...operationField('{type, to, amount, data}: the transaction the account would send; type one of the authorisable types'),
+      ...operationField(
+        '{type, to, amount, data}: the transaction the account would send; type one of the authorisable types',
+      ),
       // The operation must pass its own type's rules, with the account as its sender.
       refine: (tx: SignedTx, op: Operation) => {
-        const account = `0x${String((tx.data as { account: string }).account).slice(2).toLowerCase()}` as Address;
+        const account = `0x${String((tx.data as { account: string }).account)
+          .slice(2)
+          .toLowerCase()}` as Address;
         const r = handlerOf(op).validate(innerTx(tx, account, op));
         return r === undefined ? undefined : `MULTISIG_PROPOSE data.op: ${r}`;
       },
@@ -86,14 +111,23 @@ export const multisigPropose = defineTx({
       const d = tx.data as { account: string; op: Operation };
       return BASE_ENERGY.propose + opEnergy(tx, d.account.toLowerCase() as Address, operationField('').read(d.op));
     },
-    doc: '500, plus the operation\'s own energy when this proposal\'s weight alone executes it',
+    doc: "500, plus the operation's own energy when this proposal's weight alone executes it",
   },
   async run(ctx, { account, op }) {
     const { permission, weight } = await keyHolder(ctx.state, account, ctx.sender);
-    if (!permission.operations.includes(op.type)) throw new TxFailure(PERMISSIONS.MULTISIG_OPERATION_NOT_GOVERNED({ account, type: op.type }));
+    if (!permission.operations.includes(op.type))
+      throw new TxFailure(PERMISSIONS.MULTISIG_OPERATION_NOT_GOVERNED({ account, type: op.type }));
     const p: MultisigProposal = {
-      id: ctx.tx.id, account, op, proposer: ctx.sender, approvals: [], weight: 0, permissionVersion: permission.version,
-      createdAt: ctx.height, expiresAt: ctx.height + APPROVAL_WINDOW_BLOCKS, executedAt: null,
+      id: ctx.tx.id,
+      account,
+      op,
+      proposer: ctx.sender,
+      approvals: [],
+      weight: 0,
+      permissionVersion: permission.version,
+      createdAt: ctx.height,
+      expiresAt: ctx.height + APPROVAL_WINDOW_BLOCKS,
+      executedAt: null,
     };
     return approve(ctx, p, weight, BASE_ENERGY.propose);
   },
@@ -104,19 +138,30 @@ export const multisigApprove = defineTx({
   module: 'permissions',
   summary: 'a key holder approves a multisig proposal; the approval that reaches the threshold executes its operation',
   to: { kind: 'none' },
-  fields: { proposalId: txIdField('a multisig proposal', 'MULTISIG_PROPOSE', 'the proposal (its MULTISIG_PROPOSE transaction id)') },
+  fields: {
+    proposalId: txIdField(
+      'a multisig proposal',
+      'MULTISIG_PROPOSE',
+      'the proposal (its MULTISIG_PROPOSE transaction id)',
+    ),
+  },
   energy: {
     most: () => BASE_ENERGY.approve + MAX_OP_ENERGY(),
-    doc: '300, plus the operation\'s own energy when this approval executes it (the limit checked against `fee`: 300 + the costliest authorisable type)',
+    doc:
+      "300, plus the operation's own energy when this approval executes it " +
+      '(the limit checked against `fee`: 300 + the costliest authorisable type)',
   },
   async run(ctx, { proposalId: id }) {
     const p = await getMultisig(ctx.state, id);
     if (!p) throw new TxFailure(PERMISSIONS.MULTISIG_PROPOSAL_MISSING({ proposal: id }));
     if (p.executedAt !== null) throw new TxFailure(PERMISSIONS.MULTISIG_PROPOSAL_EXECUTED({ proposal: id }));
-    if (ctx.height > p.expiresAt) throw new TxFailure(PERMISSIONS.MULTISIG_PROPOSAL_EXPIRED({ proposal: id, expiresAt: p.expiresAt }));
+    if (ctx.height > p.expiresAt)
+      throw new TxFailure(PERMISSIONS.MULTISIG_PROPOSAL_EXPIRED({ proposal: id, expiresAt: p.expiresAt }));
     const { permission, weight } = await keyHolder(ctx.state, p.account, ctx.sender);
-    if (permission.version !== p.permissionVersion) throw new TxFailure(PERMISSIONS.MULTISIG_PROPOSAL_OUTDATED({ account: p.account, proposal: id }));
-    if (p.approvals.includes(ctx.sender)) throw new TxFailure(PERMISSIONS.MULTISIG_ALREADY_APPROVED({ key: ctx.sender, proposal: id }));
+    if (permission.version !== p.permissionVersion)
+      throw new TxFailure(PERMISSIONS.MULTISIG_PROPOSAL_OUTDATED({ account: p.account, proposal: id }));
+    if (p.approvals.includes(ctx.sender))
+      throw new TxFailure(PERMISSIONS.MULTISIG_ALREADY_APPROVED({ key: ctx.sender, proposal: id }));
     return approve(ctx, p, weight, BASE_ENERGY.approve);
   },
 });

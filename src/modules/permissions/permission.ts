@@ -18,9 +18,14 @@ import { APPROVAL_WINDOW_BLOCKS, keyHolder } from './records';
 export const permissionUpdate = defineTx({
   type: 'PERMISSION_UPDATE',
   module: 'permissions',
-  summary: 'installs a weighted multisig permission (data.permission) on the sender\'s account, which has none yet',
+  summary: "installs a weighted multisig permission (data.permission) on the sender's account, which has none yet",
   to: { kind: 'none' },
-  fields: { permission: permissionField('{keys: {address: weight 1..100} (1 to 16 keys), threshold (≤ Σ weights), operations: governed types, timelockBlocks 1..1,000,000}') },
+  fields: {
+    permission: permissionField(
+      '{keys: {address: weight 1..100} (1 to 16 keys), threshold (≤ Σ weights), operations: governed types, ' +
+        'timelockBlocks 1..1,000,000}',
+    ),
+  },
   energy: 500n,
   async run({ state, sender }, { permission }) {
     await setPermission(state, sender, permission);
@@ -29,25 +34,48 @@ export const permissionUpdate = defineTx({
 
 const changeIdField = (doc: string) => txIdField('a permission change', 'PERMISSION_PROPOSE', doc);
 
-/** PERMISSION_PROPOSE: a key holder of data.account proposes a new permission (or its removal); its weight is the first approval. */
+/**
+ * PERMISSION_PROPOSE: a key holder of data.account proposes a new permission (or its removal); its weight is the first
+ * approval.
+ */
 export const permissionPropose = defineTx({
   type: 'PERMISSION_PROPOSE',
   module: 'permissions',
-  summary: 'a key holder proposes a change to data.account\'s permission (a new one, or {remove: true}); id = this transaction id',
+  summary:
+    "a key holder proposes a change to data.account's permission (a new one, or {remove: true}); id = this " +
+    'transaction id',
   to: { kind: 'none' },
   parties: (tx) => addressesIn(tx.data, ['account']),
   fields: {
     account: addressField('the permissioned account'),
-    change: changeField('the new permission (as PERMISSION_UPDATE\'s), or {remove: true}'),
+    change: changeField("the new permission (as PERMISSION_UPDATE's), or {remove: true}"),
   },
   energy: 500n,
   async run({ state, height, sender, tx, events }, { account, change }) {
     const { permission, weight } = await keyHolder(state, account, sender);
-    const created = await createInstance(state, permissionChangeDef, tx.id, {
-      account, change, proposer: sender, threshold: permission.threshold, timelock: permission.timelockBlocks,
-      baseVersion: permission.version, createdAt: height, expiresAt: height + APPROVAL_WINDOW_BLOCKS,
-    }, height);
-    const approved = await sendEvent(state, permissionChangeDef, tx.id, { type: 'APPROVE', key: sender, weight, height }, height);
+    const created = await createInstance(
+      state,
+      permissionChangeDef,
+      tx.id,
+      {
+        account,
+        change,
+        proposer: sender,
+        threshold: permission.threshold,
+        timelock: permission.timelockBlocks,
+        baseVersion: permission.version,
+        createdAt: height,
+        expiresAt: height + APPROVAL_WINDOW_BLOCKS,
+      },
+      height,
+    );
+    const approved = await sendEvent(
+      state,
+      permissionChangeDef,
+      tx.id,
+      { type: 'APPROVE', key: sender, weight, height },
+      height,
+    );
     events.push(...created.events, ...approved.events);
   },
 });
@@ -58,7 +86,8 @@ async function changeFor(state: Parameters<typeof keyHolder>[0], id: string, sen
   if (!snap) throw new TxFailure(PERMISSIONS.PERMISSION_CHANGE_MISSING({ change: id }));
   const { account, baseVersion } = snap.context;
   const { permission, weight } = await keyHolder(state, account, sender);
-  if (permission.version !== baseVersion) throw new TxFailure(PERMISSIONS.PERMISSION_CHANGE_OUTDATED({ account, change: id, applying: false }));
+  if (permission.version !== baseVersion)
+    throw new TxFailure(PERMISSIONS.PERMISSION_CHANGE_OUTDATED({ account, change: id, applying: false }));
   return { snap, weight };
 }
 
@@ -72,7 +101,11 @@ export const permissionApprove = defineTx({
   energy: 300n,
   async run({ state, height, sender, events }, { changeId }) {
     const { weight } = await changeFor(state, changeId, sender);
-    events.push(...(await sendEvent(state, permissionChangeDef, changeId, { type: 'APPROVE', key: sender, weight, height }, height)).events);
+    events.push(
+      ...(
+        await sendEvent(state, permissionChangeDef, changeId, { type: 'APPROVE', key: sender, weight, height }, height)
+      ).events,
+    );
   },
 });
 
@@ -86,6 +119,8 @@ export const permissionVeto = defineTx({
   energy: 300n,
   async run({ state, height, sender, events }, { changeId }) {
     await changeFor(state, changeId, sender);
-    events.push(...(await sendEvent(state, permissionChangeDef, changeId, { type: 'VETO', key: sender }, height)).events);
+    events.push(
+      ...(await sendEvent(state, permissionChangeDef, changeId, { type: 'VETO', key: sender }, height)).events,
+    );
   },
 });

@@ -30,11 +30,16 @@ export interface MultisigProposal {
 export const APPROVAL_WINDOW_BLOCKS = 10_000;
 
 export const multisigKey = (id: string): string => recordKey('multisig', id);
-export const getMultisig = (s: ExecState, id: string): Promise<MultisigProposal | undefined> => s.getRecord<MultisigProposal>(multisigKey(id));
+export const getMultisig = (s: ExecState, id: string): Promise<MultisigProposal | undefined> =>
+  s.getRecord<MultisigProposal>(multisigKey(id));
 export const putMultisig = (s: ExecState, p: MultisigProposal): Promise<void> => s.putRecord(multisigKey(p.id), p);
 
 /** The permission of `account` and the weight of `key` in it; TxFailure when there is none or `key` holds no weight. */
-export async function keyHolder(s: ExecState, account: Address, key: Address): Promise<{ permission: Permission; weight: number }> {
+export async function keyHolder(
+  s: ExecState,
+  account: Address,
+  key: Address,
+): Promise<{ permission: Permission; weight: number }> {
   const permission = await getPermission(s, account);
   if (!permission) throw new TxFailure(PERMISSIONS.PERMISSION_MISSING({ account }));
   const weight = permission.keys[key] ?? 0;

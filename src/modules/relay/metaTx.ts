@@ -49,7 +49,20 @@ const ENVELOPE = Type.Object(
   { additionalProperties: false },
 );
 
-type RawEnvelope = { id?: string; chainId: number; type: string; from: string; to: string | null; amount: string; nonce: number; timestamp: number; fee: string; data?: unknown; publicKeys: HybridTx['publicKeys']; signatures: HybridTx['signatures'] };
+type RawEnvelope = {
+  id?: string;
+  chainId: number;
+  type: string;
+  from: string;
+  to: string | null;
+  amount: string;
+  nonce: number;
+  timestamp: number;
+  fee: string;
+  data?: unknown;
+  publicKeys: HybridTx['publicKeys'];
+  signatures: HybridTx['signatures'];
+};
 const lower = (h: string): Hex => `0x${h.slice(2).toLowerCase()}`;
 
 /** The inner envelope as a transaction: addresses in 0x lower case, the id recomputed from the payload. */
@@ -63,30 +76,50 @@ function readInner(v: unknown): HybridTx & { claimedId: Hex | null } {
 function readInnerOnce(v: unknown): HybridTx & { claimedId: Hex | null } {
   const o = v as RawEnvelope;
   const payload = {
-    chainId: o.chainId, type: o.type as HybridTx['type'], from: parseAddress(o.from)!, to: o.to === null ? null : parseAddress(o.to)!,
-    amount: o.amount, nonce: o.nonce, timestamp: o.timestamp, fee: o.fee, data: o.data ?? null,
+    chainId: o.chainId,
+    type: o.type as HybridTx['type'],
+    from: parseAddress(o.from)!,
+    to: o.to === null ? null : parseAddress(o.to)!,
+    amount: o.amount,
+    nonce: o.nonce,
+    timestamp: o.timestamp,
+    fee: o.fee,
+    data: o.data ?? null,
   };
   return {
-    ...payload, id: txId(payload), claimedId: o.id === undefined ? null : lower(o.id),
+    ...payload,
+    id: txId(payload),
+    claimedId: o.id === undefined ? null : lower(o.id),
     publicKeys: { secp256k1: lower(o.publicKeys.secp256k1), mldsa44: lower(o.publicKeys.mldsa44) },
     signatures: { secp256k1: lower(o.signatures.secp256k1), mldsa44: lower(o.signatures.mldsa44) },
   };
 }
 
 function innerField(doc: string): Field<ReturnType<typeof readInner>, unknown> {
-  const shape = 'must be a signed hybrid envelope {chainId, type, from, to, amount, nonce, timestamp, fee, data, publicKeys, signatures, id?}';
+  const shape =
+    'must be a signed hybrid envelope ' +
+    '{chainId, type, from, to, amount, nonce, timestamp, fee, data, publicKeys, signatures, id?}';
   return {
     checks: [
       check(ENVELOPE, shape, (got) => `${shape}, got ${got}`),
-      check(Type.Object({ type: Type.Union(RELAYABLE.map((t) => Type.Literal(t))) }), `must be a ${RELAYABLE.join(' or ')}`, () => `must be a ${RELAYABLE.join(' or ')}`),
-      check(Type.Object({ fee: Type.Literal('0') }), 'must have fee "0": the relayer pays', () => 'must have fee "0": the relayer pays'),
+      check(
+        Type.Object({ type: Type.Union(RELAYABLE.map((t) => Type.Literal(t))) }),
+        `must be a ${RELAYABLE.join(' or ')}`,
+        () => `must be a ${RELAYABLE.join(' or ')}`,
+      ),
+      check(
+        Type.Object({ fee: Type.Literal('0') }),
+        'must have fee "0": the relayer pays',
+        () => 'must have fee "0": the relayer pays',
+      ),
     ],
     read: readInner,
     refine: (tx, inner) => {
       // The outer transaction's chain id is this chain's (checked at decoding).
       if (inner.chainId !== tx.chainId) return `META_TX data.tx must be for chain ${tx.chainId}`;
-      if (inner.from === tx.from) return 'META_TX relays another account\'s transaction: send your own directly';
-      if (inner.claimedId !== null && inner.claimedId !== inner.id) return 'META_TX data.tx id does not match its payload';
+      if (inner.from === tx.from) return "META_TX relays another account's transaction: send your own directly";
+      if (inner.claimedId !== null && inner.claimedId !== inner.id)
+        return 'META_TX data.tx id does not match its payload';
       const r = innerHandler(inner.type)!.validate(inner);
       return r === undefined ? undefined : `META_TX data.tx: ${r}`;
     },
@@ -95,18 +128,28 @@ function innerField(doc: string): Field<ReturnType<typeof readInner>, unknown> {
 }
 
 const BASE_ENERGY = 500n;
-/** Before a refusal of the inner transaction (the user's permission, or the inner's own handler), whose code it keeps. */
+/**
+ * Before a refusal of the inner transaction (the user's permission, or the inner's own handler), whose code it keeps.
+ */
 const INNER_FAILED = 'META_TX inner transaction failed: ';
 
-/** The inner envelope of an admitted META_TX (admission, import and execution all ask: read once per data.tx object). */
+/**
+ * The inner envelope of an admitted META_TX (admission, import and execution all ask: read once per data.tx object).
+ */
 const innerOf = (tx: SignedTx): HybridTx => readInner((tx.data as { tx: unknown }).tx);
 
 export const metaTx = defineTx({
   type: 'META_TX',
   module: 'relay',
-  summary: 'a relayer submits a user\'s signed TRANSFER or TOKEN_TRANSFER (data.tx, fee "0") and pays its energy; the user\'s nonce is used',
+  summary:
+    'a relayer submits a user\'s signed TRANSFER or TOKEN_TRANSFER (data.tx, fee "0") and pays its energy; ' +
+    "the user's nonce is used",
   to: { kind: 'none' },
-  fields: { tx: innerField('the user\'s signed hybrid envelope (as POSTed to /tx) of a TRANSFER or TOKEN_TRANSFER with fee "0"') },
+  fields: {
+    tx: innerField(
+      'the user\'s signed hybrid envelope (as POSTed to /tx) of a TRANSFER or TOKEN_TRANSFER with fee "0"',
+    ),
+  },
   parties: (tx) => addressesIn((tx.data as { tx: { from: unknown; to: unknown } }).tx, ['from', 'to']),
   nested: (tx) => [innerOf(tx)],
   energy: {
@@ -114,7 +157,7 @@ export const metaTx = defineTx({
       const inner = (tx.data as { tx: { type: string } }).tx;
       return BASE_ENERGY + innerHandler(inner.type)!.maxEnergy(inner as SignedTx);
     },
-    doc: '500 (the inner signature check) + the inner type\'s energy',
+    doc: "500 (the inner signature check) + the inner type's energy",
   },
   // The inner's signatures passed with the META_TX's own (applyTx: nestedVerified); its state-bound checks are here.
   async run(ctx, { tx: inner }) {
@@ -122,9 +165,11 @@ export const metaTx = defineTx({
     const user: Address = inner.from;
     const acc = await state.getAccount(user);
     if (!acc) throw new TxFailure(RELAY.META_TX_INNER_NO_ACCOUNT({ user }));
-    if (inner.nonce !== acc.nonce) throw new TxFailure(RELAY.META_TX_INNER_NONCE({ user, expected: acc.nonce, got: inner.nonce }));
+    if (inner.nonce !== acc.nonce)
+      throw new TxFailure(RELAY.META_TX_INNER_NONCE({ user, expected: acc.nonce, got: inner.nonce }));
     const keyHash = pqKeyHashOf(inner)!; // the inner object is one per data.tx (readInner), so this is hashed once
-    if (acc.mldsaKeyHash !== null && acc.mldsaKeyHash !== keyHash) throw new TxFailure(RELAY.META_TX_INNER_KEY_MISMATCH({ user }));
+    if (acc.mldsaKeyHash !== null && acc.mldsaKeyHash !== keyHash)
+      throw new TxFailure(RELAY.META_TX_INNER_KEY_MISMATCH({ user }));
     const governed = await governedRefusal(state, user, inner);
     if (governed !== undefined) throw new TxFailure(wrapRefusal(governed, INNER_FAILED));
     acc.nonce += 1;

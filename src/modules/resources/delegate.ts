@@ -22,14 +22,23 @@ import { getDelegation, putDelegation } from './records';
  * stay staked and never move (a staker with everything staked could never lend).
  */
 
-/** Brings `a`'s energy to `height` under its cap now: before a cap change, so the new cap never applies to past regeneration; after it, to cap the stored energy at the new cap. */
+/**
+ * Brings `a`'s energy to `height` under its cap now: before a cap change, so the new cap never applies to past
+ * regeneration; after it, to cap the stored energy at the new cap.
+ */
 function settle(a: AccountState, height: number): void {
   a.energy = energyAt(a, height);
   a.energyHeight = height;
 }
 
 /** Moves `delta` of lent capacity from `lender` to `receiver` (negative: back), both energies settled at `height`. */
-async function shiftCapacity(s: ExecState, height: number, lender: Address, receiver: Address, delta: bigint): Promise<void> {
+async function shiftCapacity(
+  s: ExecState,
+  height: number,
+  lender: Address,
+  receiver: Address,
+  delta: bigint,
+): Promise<void> {
   const from = (await s.getAccount(lender))!; // the sender: applyTx found it
   const to = (await s.getAccount(receiver)) ?? newAccount(height);
   settle(from, height);
@@ -47,10 +56,14 @@ async function shiftCapacity(s: ExecState, height: number, lender: Address, rece
 export const delegateResource = defineTx({
   type: 'DELEGATE_RESOURCE',
   module: 'resources',
-  summary: 'lends the energy capacity (never the voting power) of data.amount of the sender\'s stake to `to`',
+  summary: "lends the energy capacity (never the voting power) of data.amount of the sender's stake to `to`",
   to: { kind: 'required', role: 'receiver' },
   rules: [(tx) => (tx.to === tx.from ? 'DELEGATE_RESOURCE cannot delegate to the sender itself' : undefined)],
-  fields: { amount: tokenAmountField('integer string: base units of the sender\'s stake whose energy capacity is lent (1 to 2^256 − 1)') },
+  fields: {
+    amount: tokenAmountField(
+      "integer string: base units of the sender's stake whose energy capacity is lent (1 to 2^256 − 1)",
+    ),
+  },
   energy: 300n,
   cli: {
     command: 'resource delegate',
@@ -65,7 +78,9 @@ until you undelegate.`,
     const acc = (await state.getAccount(sender))!;
     const free = acc.staked - acc.delegatedOut;
     if (amount > free) {
-      throw new TxFailure(RESOURCE.RESOURCE_STAKE_NOT_FREE({ amount, free, staked: acc.staked, lent: acc.delegatedOut }));
+      throw new TxFailure(
+        RESOURCE.RESOURCE_STAKE_NOT_FREE({ amount, free, staked: acc.staked, lent: acc.delegatedOut }),
+      );
     }
     await shiftCapacity(state, height, sender, to, amount);
   },

@@ -8,7 +8,8 @@ import type { Address } from '../../protocol/types';
  * lender may take back from one receiver:
  *   res/<lender>/<receiver> → string   base units of stake lent (absent: none; never "0")
  */
-export const delegationKey = (lender: Address, receiver: Address): string => recordKey('resourceDelegation', lender, receiver);
+export const delegationKey = (lender: Address, receiver: Address): string =>
+  recordKey('resourceDelegation', lender, receiver);
 
 /** Stake `lender` lends `receiver` (0n when none). */
 export const getDelegation = async (s: ExecState, lender: Address, receiver: Address): Promise<bigint> =>

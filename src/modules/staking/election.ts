@@ -9,7 +9,8 @@ import { getCandidate, getCandidates, getValidatorSet, getVoter, VALIDATORS_KEY,
  * EPOCH_BLOCKS, after the block's transactions, the eligible candidates (own stake ≥
  * MIN_CANDIDATE_STAKE) are ranked by weight — own stake not allocated elsewhere plus votes
  * received — highest first, ties broken by the lower address. The first MAX_VALIDATORS form
- * the active set, the next BANK_SIZE the standby bank. A jailed candidate is not eligible. Between epochs only a jailing (jail.ts) changes the set.
+ * the active set, the next BANK_SIZE the standby bank. A jailed candidate is not eligible. Between epochs only a
+ * jailing (jail.ts) changes the set.
  * With no eligible candidate the previous set stays: the chain is never left without one.
  */
 export interface Standing {
@@ -33,10 +34,15 @@ export async function standings(s: ExecState, minStake: bigint): Promise<Standin
     // A jailed candidate keeps its standing (shown by /validators) but is not eligible.
     out.push({ address, stake, votes, weight: stake - allocated + votes, eligible: stake >= minStake && !c?.jailed });
   }
-  return out.sort((a, b) => Number(b.eligible) - Number(a.eligible) || (a.weight === b.weight ? (a.address < b.address ? -1 : 1) : a.weight > b.weight ? -1 : 1));
+  return out.sort(
+    (a, b) =>
+      Number(b.eligible) - Number(a.eligible) ||
+      (a.weight === b.weight ? (a.address < b.address ? -1 : 1) : a.weight > b.weight ? -1 : 1),
+  );
 }
 
-export const isEpochBoundary = (height: number, p: Params): boolean => height > 0 && BigInt(height) % p.EPOCH_BLOCKS === 0n;
+export const isEpochBoundary = (height: number, p: Params): boolean =>
+  height > 0 && BigInt(height) % p.EPOCH_BLOCKS === 0n;
 
 /** Runs the election of `height` (an epoch boundary); returns the event when the set changed. */
 export async function elect(s: ExecState, p: Params, height: number): Promise<ChainEvent[]> {
@@ -55,7 +61,8 @@ export async function elect(s: ExecState, p: Params, height: number): Promise<Ch
   return [{ kind: 'validators.elect', epoch, height, active, bank, previous: before.active }];
 }
 
-export const sameList = (x: readonly Address[], y: readonly Address[]): boolean => x.length === y.length && x.every((v, i) => v === y[i]);
+export const sameList = (x: readonly Address[], y: readonly Address[]): boolean =>
+  x.length === y.length && x.every((v, i) => v === y[i]);
 
 /** Stores a new elected set; the accounts' `isValidator` flag follows its active part. */
 export async function writeValidatorSet(s: ExecState, before: ValidatorSet, next: ValidatorSet): Promise<void> {

@@ -15,14 +15,21 @@ const AMOUNT = '^[1-9][0-9]{0,77}$';
 const SECP_KEY = '^0x(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$';
 const MLDSA_KEY = '^0x[0-9a-fA-F]{2624}$';
 
-
 /** VOTE's data.votes: candidate (0x or cairn1…) → positive integer string; read with 0x lower-case keys. */
-export function votesField(doc: string): Field<Record<Address, bigint>, Record<string, bigint | string>> {
+export function votesField(): Field<Record<Address, bigint>, Record<string, bigint | string>> {
   const sdk = (got: string) => `must map candidate addresses to positive integer amounts, got ${got}`;
   return {
     checks: [
-      check(Type.Record(Type.String(), Type.String({ pattern: AMOUNT })), 'must map candidate addresses to positive integer strings (base units)', sdk),
-      check(Type.Record(Type.String(), Type.String(), { maxProperties: MAX_VOTE_TARGETS }), `names at most ${MAX_VOTE_TARGETS} candidates`, sdk),
+      check(
+        Type.Record(Type.String(), Type.String({ pattern: AMOUNT })),
+        'must map candidate addresses to positive integer strings (base units)',
+        sdk,
+      ),
+      check(
+        Type.Record(Type.String(), Type.String(), { maxProperties: MAX_VOTE_TARGETS }),
+        `names at most ${MAX_VOTE_TARGETS} candidates`,
+        sdk,
+      ),
       check(addressKeys(), 'has a key that is not an address (0x… or cairn1…)', sdk),
     ],
     read: (v) => {
@@ -39,7 +46,14 @@ export function votesField(doc: string): Field<Record<Address, bigint>, Record<s
         const out: Record<string, string> = {};
         for (const [k, n] of Object.entries(v as Record<string, unknown>)) {
           const a = parseAddress(k);
-          const amount = typeof n === 'bigint' ? n.toString() : typeof n === 'string' ? n : typeof n === 'number' && Number.isSafeInteger(n) ? String(n) : undefined;
+          const amount =
+            typeof n === 'bigint'
+              ? n.toString()
+              : typeof n === 'string'
+                ? n
+                : typeof n === 'number' && Number.isSafeInteger(n)
+                  ? String(n)
+                  : undefined;
           if (!a || amount === undefined) return undefined;
           out[a] = amount;
         }
@@ -47,29 +61,43 @@ export function votesField(doc: string): Field<Record<Address, bigint>, Record<s
       },
       refused: sdk,
     },
-    doc: 'object: candidate address (0x or cairn1…) → votes, a positive integer string of base units; replaces the previous allocation ({} clears it)',
+    doc:
+      'object: candidate address (0x or cairn1…) → votes, a positive integer string of base units; replaces the ' +
+      'previous allocation ({} clears it)',
   };
 }
 
 /** STAKE's optional data.signingKeys: the block-signing public keys a candidate binds. */
-export function signingKeysField(doc: string): OptionalField<{ secp256k1: Hex; mldsa44: Hex } | null, { secp256k1: string; mldsa44: string }> {
+export function signingKeysField(
+  doc: string,
+): OptionalField<{ secp256k1: Hex; mldsa44: Hex } | null, { secp256k1: string; mldsa44: string }> {
   const sdk = (got: string) => `must be {secp256k1, mldsa44} hex public keys, got ${got}`;
   return {
     checks: [
       check(
-        Type.Object({ secp256k1: Type.String({ pattern: SECP_KEY }), mldsa44: Type.String({ pattern: MLDSA_KEY }) }, { additionalProperties: false }),
+        Type.Object(
+          { secp256k1: Type.String({ pattern: SECP_KEY }), mldsa44: Type.String({ pattern: MLDSA_KEY }) },
+          { additionalProperties: false },
+        ),
         'must be {secp256k1, mldsa44}: a 33- or 65-byte secp256k1 and a 1,312-byte ML-DSA-44 public key, 0x hex',
         sdk,
       ),
     ],
     optional: true,
-    read: (v) => (v === undefined ? null : { secp256k1: (v as { secp256k1: string }).secp256k1.toLowerCase() as Hex, mldsa44: (v as { mldsa44: string }).mldsa44.toLowerCase() as Hex }),
+    read: (v) =>
+      v === undefined
+        ? null
+        : {
+            secp256k1: (v as { secp256k1: string }).secp256k1.toLowerCase() as Hex,
+            mldsa44: (v as { mldsa44: string }).mldsa44.toLowerCase() as Hex,
+          },
     doc,
   };
 }
 
 /** A commission in basis points, 0..10,000. */
-export const commissionField = (doc: string): Field<number> => integerField('must be an integer from 0 to 10000 (basis points)', doc, 0, 10_000);
+export const commissionField = (doc: string): Field<number> =>
+  integerField('must be an integer from 0 to 10000 (basis points)', doc, 0, 10_000);
 
 /** An optional commission (absent: the default). */
 export function optionalCommissionField(doc: string, fallback: number): OptionalField<number> {
@@ -106,10 +134,17 @@ export function evidenceField(doc: string): Field<DoubleSignEvidence, unknown> {
   const headers = '{a, b}: two signed block headers';
   return {
     checks: [
-      check(Type.Object({ a: Type.Object({}), b: Type.Object({}) }, { additionalProperties: false }), `must be ${headers}`, (got) => `must be ${headers}, got ${brief(got)}`),
+      check(
+        Type.Object({ a: Type.Object({}), b: Type.Object({}) }, { additionalProperties: false }),
+        `must be ${headers}`,
+        (got) => `must be ${headers}, got ${brief(got)}`,
+      ),
       check(
         Type.Object({ a: SIGNED_HEADER_SCHEMA, b: SIGNED_HEADER_SCHEMA }, { additionalProperties: false }),
-        'must hold two signed block headers {height, parentHash, timestamp, producer, txRoot, stateRoot, txCount, hash, signatures: {secp256k1, mldsa44}}: integers (height ≥ 1), lower-case 0x hex, a 64-byte secp256k1 and a 2,420-byte ML-DSA-44 signature',
+        'must hold two signed block headers ' +
+          '{height, parentHash, timestamp, producer, txRoot, stateRoot, txCount, hash, signatures: ' +
+          '{secp256k1, mldsa44}}: ' +
+          'integers (height ≥ 1), lower-case 0x hex, a 64-byte secp256k1 and a 2,420-byte ML-DSA-44 signature',
         (got) => `must hold two signed block headers as blocks carry them, got ${brief(got)}`,
       ),
     ],

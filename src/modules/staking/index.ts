@@ -5,5 +5,12 @@ export { elect, isEpochBoundary, standings, type Standing } from './election';
 export { payBlockReward, claimableNow, commissionAt } from './rewards';
 export { matureUnbonding, queueUnbonding, unbondingOf } from './unbonding';
 export * from './records';
-export { advanceSchedule, getSchedule, JOINING_ROUNDS, SCHEDULE_KEY, type Joining, type ScheduleRecord } from './schedule';
+export {
+  advanceSchedule,
+  getSchedule,
+  JOINING_ROUNDS,
+  SCHEDULE_KEY,
+  type Joining,
+  type ScheduleRecord,
+} from './schedule';
 export { jailCandidate, unjailCandidate } from './jail';

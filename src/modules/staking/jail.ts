@@ -12,13 +12,19 @@ import { getCandidate, getValidatorSet, putCandidate, type Jail } from './record
  * active set is never removed (the chain is never left without a producer): it is marked
  * jailed and leaves at the next election that has someone else.
  */
-export async function jailCandidate(s: ExecState, address: Address, height: number, reason: Jail['reason']): Promise<ChainEvent[]> {
+export async function jailCandidate(
+  s: ExecState,
+  address: Address,
+  height: number,
+  reason: Jail['reason'],
+): Promise<ChainEvent[]> {
   const c = await getCandidate(s, address);
   if (!c) return [];
   await putCandidate(s, { ...c, jailed: { at: height, reason } });
   const before = await getValidatorSet(s);
   const inActive = before.active.includes(address);
-  if (!inActive && !before.bank.includes(address)) return [{ kind: 'validators.jail', address, height, reason, active: before.active }];
+  if (!inActive && !before.bank.includes(address))
+    return [{ kind: 'validators.jail', address, height, reason, active: before.active }];
   let active = before.active.filter((a) => a !== address);
   let bank = before.bank.filter((a) => a !== address);
   if (inActive && bank.length > 0) [active, bank] = [[...active, bank[0]], bank.slice(1)];
@@ -27,7 +33,9 @@ export async function jailCandidate(s: ExecState, address: Address, height: numb
   return [{ kind: 'validators.jail', address, height, reason, active }];
 }
 
-/** Lifts a downtime jail (STAKE with candidate: true from a jailed candidate); eligible again from the next election. */
+/**
+ * Lifts a downtime jail (STAKE with candidate: true from a jailed candidate); eligible again from the next election.
+ */
 export async function unjailCandidate(s: ExecState, address: Address): Promise<void> {
   const c = await getCandidate(s, address);
   if (c?.jailed) await putCandidate(s, { ...c, jailed: null });

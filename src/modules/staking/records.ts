@@ -36,7 +36,10 @@ export interface CandidateRecord {
   jailed?: Jail | null;
 }
 
-/** Why and since when a candidate is jailed. Downtime is lifted by asking back in (STAKE with candidate); double signing is for good. */
+/**
+ * Why and since when a candidate is jailed. Downtime is lifted by asking back in (STAKE with candidate); double signing
+ * is for good.
+ */
 export interface Jail {
   at: number;
   reason: 'downtime' | 'double-sign';
@@ -76,16 +79,22 @@ export const unbondingDueKey = (h: number): string => recordKey('unbondingDue', 
 export const VALIDATORS_KEY = RECORD_PREFIX.validators;
 export const CANDIDATES_KEY = RECORD_PREFIX.candidates;
 
-export const getCandidate = (s: ExecState, a: Address): Promise<CandidateRecord | undefined> => s.getRecord<CandidateRecord>(candidateKey(a));
-/** The block-signing keys a producer bound when it stood for election (genesis validators: in the chain specification); undefined: none. */
+export const getCandidate = (s: ExecState, a: Address): Promise<CandidateRecord | undefined> =>
+  s.getRecord<CandidateRecord>(candidateKey(a));
+/**
+ * The block-signing keys a producer bound when it stood for election (genesis validators: in the chain specification);
+ * undefined: none.
+ */
 export async function producerKeysOf(s: ExecState, producer: Address): Promise<SigningKeys | undefined> {
   const keys = (await getCandidate(s, producer))?.signingKeys;
   return keys && keys.secp256k1 !== '0x' ? keys : undefined;
 }
-export const putCandidate = (s: ExecState, c: CandidateRecord): Promise<void> => s.putRecord(candidateKey(c.address), c);
+export const putCandidate = (s: ExecState, c: CandidateRecord): Promise<void> =>
+  s.putRecord(candidateKey(c.address), c);
 
 export const emptyVoter = (): VoterRecord => ({ votes: {}, total: '0', debts: {}, claimable: '0' });
-export const getVoter = async (s: ExecState, a: Address): Promise<VoterRecord> => (await s.getRecord<VoterRecord>(voterKey(a))) ?? emptyVoter();
+export const getVoter = async (s: ExecState, a: Address): Promise<VoterRecord> =>
+  (await s.getRecord<VoterRecord>(voterKey(a))) ?? emptyVoter();
 
 /** Stores a voter record, or deletes it when it holds nothing. */
 export async function putVoter(s: ExecState, a: Address, v: VoterRecord): Promise<void> {
@@ -93,7 +102,8 @@ export async function putVoter(s: ExecState, a: Address, v: VoterRecord): Promis
   else await s.putRecord(voterKey(a), v);
 }
 
-export const getCandidates = async (s: ExecState): Promise<Address[]> => (await s.getRecord<Address[]>(CANDIDATES_KEY)) ?? [];
+export const getCandidates = async (s: ExecState): Promise<Address[]> =>
+  (await s.getRecord<Address[]>(CANDIDATES_KEY)) ?? [];
 
 export async function getValidatorSet(s: ExecState): Promise<ValidatorSet> {
   const v = await s.getRecord<Partial<ValidatorSet> & { active: Address[] }>(VALIDATORS_KEY);

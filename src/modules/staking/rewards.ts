@@ -3,7 +3,14 @@ import { bps } from '../../protocol/governable';
 import { REWARD_POOL_ADDRESS } from '../../protocol/params';
 import type { ExecState } from '../../protocol/execState';
 import type { Address } from '../../protocol/types';
-import { getCandidate, putCandidate, REWARD_SCALE, sortedKeys, type CandidateRecord, type VoterRecord } from './records';
+import {
+  getCandidate,
+  putCandidate,
+  REWARD_SCALE,
+  sortedKeys,
+  type CandidateRecord,
+  type VoterRecord,
+} from './records';
 
 /**
  * Voter rewards by accumulator (the F1 idea, as Cosmos distributes): each candidate keeps
@@ -35,7 +42,8 @@ export async function settle(s: ExecState, v: VoterRecord): Promise<void> {
 /** Rewards `v` could claim now (settled plus pending), without changing anything. */
 export async function claimableNow(s: ExecState, v: VoterRecord): Promise<bigint> {
   let total = BigInt(v.claimable);
-  for (const c of sortedKeys(v.votes)) total += pendingFrom(v, c, BigInt((await getCandidate(s, c))?.accPerVote ?? '0'));
+  for (const c of sortedKeys(v.votes))
+    total += pendingFrom(v, c, BigInt((await getCandidate(s, c))?.accPerVote ?? '0'));
   return total;
 }
 

@@ -54,12 +54,18 @@ export interface Joining {
   firstBlock: number | null;
 }
 
-/** Rounds of the set in force (rounds × n blocks) a joining member may go without producing before it is jailed and leaves. */
+/**
+ * Rounds of the set in force (rounds × n blocks) a joining member may go without producing before it is jailed and
+ * leaves.
+ */
 export const JOINING_ROUNDS = 4;
 
 export const SCHEDULE_KEY = recordKey('schedule');
 
-/** The schedule in this state; a state written before the schedule existed reads its elected set as scheduled since genesis. */
+/**
+ * The schedule in this state; a state written before the schedule existed reads its elected set as scheduled since
+ * genesis.
+ */
 export async function getSchedule(s: ExecState): Promise<ScheduleRecord> {
   const r = await s.getRecord<ScheduleRecord>(SCHEDULE_KEY);
   if (r) return r;
@@ -71,7 +77,13 @@ export async function getSchedule(s: ExecState): Promise<ScheduleRecord> {
  * producer, advances finality, jails members down for too long, queues a changed elected
  * set, and brings into force the newest queued set whose deciding height is now final.
  */
-export async function advanceSchedule(s: ExecState, p: Params, height: number, producer: Address, elected: () => Promise<ChainEvent[]>): Promise<ChainEvent[]> {
+export async function advanceSchedule(
+  s: ExecState,
+  p: Params,
+  height: number,
+  producer: Address,
+  elected: () => Promise<ChainEvent[]>,
+): Promise<ChainEvent[]> {
   const sch = await getSchedule(s);
   const events: ChainEvent[] = [];
   const lastProduced: Record<Address, number> = { ...sch.lastProduced, [producer]: height };
@@ -79,7 +91,8 @@ export async function advanceSchedule(s: ExecState, p: Params, height: number, p
   if (joining[producer]?.firstBlock === null) joining[producer] = { ...joining[producer], firstBlock: height };
   const finalizedHeight = finalizedFrom(countingMembers(sch), lastProduced, sch.finalizedHeight);
   // A joining member counts from the block where its first block is final.
-  for (const [a, j] of Object.entries(joining)) if (j.firstBlock !== null && j.firstBlock <= finalizedHeight) delete joining[a as Address];
+  for (const [a, j] of Object.entries(joining))
+    if (j.firstBlock !== null && j.firstBlock <= finalizedHeight) delete joining[a as Address];
 
   let active = sch.active;
   const n = sch.active.length;
@@ -103,7 +116,8 @@ export async function advanceSchedule(s: ExecState, p: Params, height: number, p
       if (cand && !cand.jailed) events.push(...(await jailCandidate(s, v, height, 'downtime')));
     }
   }
-  if (active !== sch.active) events.push({ kind: 'validators.schedule', height: height + 1, decidedAt: height, active, previous: sch.active });
+  if (active !== sch.active)
+    events.push({ kind: 'validators.schedule', height: height + 1, decidedAt: height, active, previous: sch.active });
   events.push(...(await elected()));
 
   const decided = (await getValidatorSet(s)).active;
@@ -119,9 +133,24 @@ export async function advanceSchedule(s: ExecState, p: Params, height: number, p
     if (!sameList(chosen.active, active)) {
       const keep = new Set(chosen.active);
       // Only members keep a last-produced height: the record stays the size of the set.
-      const kept = Object.fromEntries(Object.entries(lastProduced).filter(([a]) => keep.has(a as Address))) as Record<Address, number>;
-      next = { ...next, active: chosen.active, since: height + 1, lastProduced: kept, joining: joiningOf(chosen.active, { active, joining }, height + 1) };
-      events.push({ kind: 'validators.schedule', height: height + 1, decidedAt: chosen.decidedAt, active: chosen.active, previous: active });
+      const kept = Object.fromEntries(Object.entries(lastProduced).filter(([a]) => keep.has(a as Address))) as Record<
+        Address,
+        number
+      >;
+      next = {
+        ...next,
+        active: chosen.active,
+        since: height + 1,
+        lastProduced: kept,
+        joining: joiningOf(chosen.active, { active, joining }, height + 1),
+      };
+      events.push({
+        kind: 'validators.schedule',
+        height: height + 1,
+        decidedAt: chosen.decidedAt,
+        active: chosen.active,
+        previous: active,
+      });
     }
   }
   if (Object.keys(next.joining ?? {}).length === 0) delete next.joining;
@@ -134,7 +163,11 @@ export async function advanceSchedule(s: ExecState, p: Params, height: number, p
  * the set it replaces (members still joining keep their progress); nobody when no member of
  * `incoming` counted (a set replaced whole counts at once).
  */
-function joiningOf(incoming: readonly Address[], before: Pick<ScheduleRecord, 'active' | 'joining'>, since: number): Record<Address, Joining> {
+function joiningOf(
+  incoming: readonly Address[],
+  before: Pick<ScheduleRecord, 'active' | 'joining'>,
+  since: number,
+): Record<Address, Joining> {
   const counted = new Set(countingMembers(before));
   if (!incoming.some((a) => counted.has(a))) return {};
   const out: Record<Address, Joining> = {};

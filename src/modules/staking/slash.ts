@@ -70,8 +70,16 @@ async function cutVotes(s: ExecState, voter: Address, v: VoterRecord, cut: bigin
   await putVoter(s, voter, v);
 }
 
-/** Takes the penalty from `producer` to the treasury (the order above); returns what was taken and how much of it came from stake. */
-async function takePenalty(s: ExecState, producer: Address, height: number, tx: SignedTx): Promise<{ penalty: bigint; fromStake: bigint }> {
+/**
+ * Takes the penalty from `producer` to the treasury (the order above); returns what was taken and how much of it came
+ * from stake.
+ */
+async function takePenalty(
+  s: ExecState,
+  producer: Address,
+  height: number,
+  tx: SignedTx,
+): Promise<{ penalty: bigint; fromStake: bigint }> {
   const acc = await s.getAccount(producer);
   if (!acc) return { penalty: 0n, fromStake: 0n };
   const due = bps(acc.staked, (await loadParams(s)).SLASH_DOUBLE_SIGN_BPS);
@@ -101,11 +109,15 @@ const maxBig = (x: bigint, y: bigint): bigint => (x > y ? x : y);
 export const slashDoubleSign = defineTx({
   type: 'SLASH_DOUBLE_SIGN',
   module: 'staking',
-  summary: "proves that a validator candidate signed two different blocks at one height (data.evidence): SLASH_DOUBLE_SIGN_BPS of its stake goes to the treasury and it is jailed for good",
+  summary:
+    'proves that a validator candidate signed two different blocks at one height (data.evidence): ' +
+    'SLASH_DOUBLE_SIGN_BPS of its stake goes to the treasury and it is jailed for good',
   to: { kind: 'none' },
   fields: {
     evidence: evidenceField(
-      'object {a, b}: two signed block headers of one producer at one height, as blocks carry them (each {height, parentHash, timestamp, producer, txRoot, stateRoot, txCount, hash, signatures: {secp256k1, mldsa44}})',
+      'object {a, b}: two signed block headers of one producer at one height, as blocks carry them (each ' +
+        '{height, parentHash, timestamp, producer, txRoot, stateRoot, txCount, hash, signatures: {secp256k1, ' +
+        'mldsa44}})',
     ),
   },
   energy: SLASH_DOUBLE_SIGN_ENERGY,
@@ -123,32 +135,57 @@ e.g. jq '.alerts[] | select(.kind == "double_sign")', and pass the file as it is
         field: 'evidence',
         kind: 'json',
         metavar: '<file>',
-        help: 'a JSON file: the two signed headers {a, b}, or the node\'s double_sign\nalert (an element of GET /security/alerts), or that alert\'s "details"',
+        help:
+          "a JSON file: the two signed headers {a, b}, or the node's double_sign\nalert " +
+          '(an element of GET /security/alerts), or that alert\'s "details"',
       },
     ],
     example: 'cairn stake slash --evidence double-sign-alert.json --wait included',
   },
   report: (events) => ({ penalty: events.find((e) => e.kind === 'validators.slash')?.penalty }),
   async run({ state, height, sender, tx, events }, { evidence: { a, b } }) {
-    if (a.producer !== b.producer) throw new TxFailure(STAKING.STAKING_EVIDENCE_PRODUCERS_DIFFER({ a: a.producer, b: b.producer }));
-    if (a.height !== b.height) throw new TxFailure(STAKING.STAKING_EVIDENCE_HEIGHTS_DIFFER({ a: a.height, b: b.height }));
+    if (a.producer !== b.producer)
+      throw new TxFailure(STAKING.STAKING_EVIDENCE_PRODUCERS_DIFFER({ a: a.producer, b: b.producer }));
+    if (a.height !== b.height)
+      throw new TxFailure(STAKING.STAKING_EVIDENCE_HEIGHTS_DIFFER({ a: a.height, b: b.height }));
     if (a.hash === b.hash) throw new TxFailure(STAKING.STAKING_EVIDENCE_SAME_BLOCK({ hash: a.hash }));
-    for (const [name, h] of [['a', a], ['b', b]] as const) {
-      if (headerHash(h) !== h.hash) throw new TxFailure(STAKING.STAKING_EVIDENCE_HASH_MISMATCH({ header: name, hash: h.hash }));
+    for (const [name, h] of [
+      ['a', a],
+      ['b', b],
+    ] as const) {
+      if (headerHash(h) !== h.hash)
+        throw new TxFailure(STAKING.STAKING_EVIDENCE_HASH_MISMATCH({ header: name, hash: h.hash }));
     }
     const producer = a.producer;
     const cand = await getCandidate(state, producer);
     if (!cand) throw new TxFailure(STAKING.STAKING_NOT_CANDIDATE({ role: 'producer', address: producer }));
     const nullifier = slashedKey(producer, a.height);
-    if ((await state.getRecord<SlashedRecord>(nullifier)) !== undefined) throw new TxFailure(STAKING.STAKING_ALREADY_SLASHED({ producer, height: a.height }));
-    for (const [name, h] of [['a', a], ['b', b]] as const) {
-      if (verifyHeader(h, cand.signingKeys) !== undefined) throw new TxFailure(STAKING.STAKING_EVIDENCE_BAD_SIGNATURE({ header: name, producer }));
+    if ((await state.getRecord<SlashedRecord>(nullifier)) !== undefined)
+      throw new TxFailure(STAKING.STAKING_ALREADY_SLASHED({ producer, height: a.height }));
+    for (const [name, h] of [
+      ['a', a],
+      ['b', b],
+    ] as const) {
+      if (verifyHeader(h, cand.signingKeys) !== undefined)
+        throw new TxFailure(STAKING.STAKING_EVIDENCE_BAD_SIGNATURE({ header: name, producer }));
     }
 
     const { penalty, fromStake } = await takePenalty(state, producer, height, tx);
-    await state.putRecord(nullifier, { at: height, reporter: sender, penalty: penalty.toString() } satisfies SlashedRecord);
-    events.push({ kind: 'validators.slash', address: producer, height: a.height, penalty: penalty.toString(), fromStake: fromStake.toString(), reporter: sender });
+    await state.putRecord(nullifier, {
+      at: height,
+      reporter: sender,
+      penalty: penalty.toString(),
+    } satisfies SlashedRecord);
+    events.push({
+      kind: 'validators.slash',
+      address: producer,
+      height: a.height,
+      penalty: penalty.toString(),
+      fromStake: fromStake.toString(),
+      reporter: sender,
+    });
     // Jailed for good; a candidate already jailed for an earlier double sign stays as it is.
-    if (cand.jailed?.reason !== 'double-sign') events.push(...(await jailCandidate(state, producer, height, 'double-sign')));
+    if (cand.jailed?.reason !== 'double-sign')
+      events.push(...(await jailCandidate(state, producer, height, 'double-sign')));
   },
 });

@@ -24,7 +24,10 @@ export async function addStaked(s: ExecState, delta: bigint): Promise<void> {
 }
 
 /** Registers a candidate record (genesis validators and STAKE with data.candidate). */
-export async function registerCandidate(s: ExecState, c: Omit<CandidateRecord, 'received' | 'accPerVote' | 'pendingCommission'>): Promise<void> {
+export async function registerCandidate(
+  s: ExecState,
+  c: Omit<CandidateRecord, 'received' | 'accPerVote' | 'pendingCommission'>,
+): Promise<void> {
   await putCandidate(s, { ...c, pendingCommission: null, received: '0', accPerVote: '0' });
   const list = await getCandidates(s);
   await s.putRecord(CANDIDATES_KEY, [...list, c.address].sort());
@@ -40,13 +43,23 @@ export async function registerCandidate(s: ExecState, c: Omit<CandidateRecord, '
 export const stake = defineTx({
   type: 'STAKE',
   module: 'staking',
-  summary: 'locks amount of the balance as stake; data.candidate: true also registers the sender as a validator candidate',
+  summary:
+    'locks amount of the balance as stake; data.candidate: true also registers the sender as a validator candidate',
   to: { kind: 'none' },
   amount: { kind: 'positive', reason: 'STAKE amount must be positive' },
   fields: {
-    candidate: booleanField('stand for election (needs MIN_CANDIDATE_STAKE of own stake after this STAKE); default false', false),
-    signingKeys: signingKeysField('{secp256k1, mldsa44}: the block-signing public keys a candidate binds; default: the keys signing this transaction'),
-    commission: optionalCommissionField('a candidate\'s commission in basis points (0..10000); default 1000 (10%)', DEFAULT_COMMISSION_BPS),
+    candidate: booleanField(
+      'stand for election (needs MIN_CANDIDATE_STAKE of own stake after this STAKE); default false',
+      false,
+    ),
+    signingKeys: signingKeysField(
+      '{secp256k1, mldsa44}: the block-signing public keys a candidate binds; default: the keys signing this ' +
+        'transaction',
+    ),
+    commission: optionalCommissionField(
+      "a candidate's commission in basis points (0..10000); default 1000 (10%)",
+      DEFAULT_COMMISSION_BPS,
+    ),
   },
   energy: 300n,
   cli: {
@@ -58,13 +71,27 @@ keys. Staking alone never gives a validator slot: voters elect (cairn stake vote
     summary: 'stake coins: --amount [--candidate [--commission <bps>]]',
     flags: [
       coinsFlag('amount', 'coins to stake'),
-      { flag: 'candidate', field: 'candidate', kind: 'switch', help: 'also stand for election as a validator candidate' },
-      { flag: 'commission', field: 'commission', kind: 'int', metavar: '<bps>', optional: true, help: "a candidate's commission in basis points, 0 to 10000 (default 1000)" },
+      {
+        flag: 'candidate',
+        field: 'candidate',
+        kind: 'switch',
+        help: 'also stand for election as a validator candidate',
+      },
+      {
+        flag: 'commission',
+        field: 'commission',
+        kind: 'int',
+        metavar: '<bps>',
+        optional: true,
+        help: "a candidate's commission in basis points, 0 to 10000 (default 1000)",
+      },
     ],
     example: 'cairn stake add --amount 10000000000 --candidate --commission 500 --wait included',
     acceptedNote: (data) =>
       data?.candidate === true
-        ? `You stand for election. Once elected, a node must sign blocks with this key (docs/VALIDATOR.md): an elected member is pending — it has slots but does not count for finality — until its first block is final, and is jailed for downtime if it produces nothing for ${JOINING_ROUNDS} rounds of the set.`
+        ? `You stand for election. Once elected, a node must sign blocks with this key (docs/VALIDATOR.md): an ` +
+          `elected member is pending — it has slots but does not count for finality — until its first block is ` +
+          `final, and is jailed for downtime if it produces nothing for ${JOINING_ROUNDS} rounds of the set.`
         : undefined,
   },
   async run({ state, height, sender, tx }, d) {
@@ -77,15 +104,22 @@ keys. Staking alone never gives a validator slot: voters elect (cairn stake vote
     await addStaked(state, amount);
     if (!d.candidate) return;
     const existing = await getCandidate(state, sender);
-    if (existing?.jailed?.reason === 'double-sign') throw new TxFailure(STAKING.STAKING_SLASHED_FOR_DOUBLE_SIGN({ address: sender }));
+    if (existing?.jailed?.reason === 'double-sign')
+      throw new TxFailure(STAKING.STAKING_SLASHED_FOR_DOUBLE_SIGN({ address: sender }));
     if (existing && !existing.jailed) throw new TxFailure(STAKING.STAKING_ALREADY_CANDIDATE({ address: sender }));
     const min = (await loadParams(state)).MIN_CANDIDATE_STAKE;
-    if (acc.staked < min) throw new TxFailure(STAKING.STAKING_CANDIDATE_STAKE_TOO_LOW({ address: sender, min, staked: acc.staked }));
+    if (acc.staked < min)
+      throw new TxFailure(STAKING.STAKING_CANDIDATE_STAKE_TOO_LOW({ address: sender, min, staked: acc.staked }));
     // A candidate jailed for downtime asks back in: eligible again from the next election, keys unchanged.
     if (existing) return unjailCandidate(state, sender);
     const keys = d.signingKeys ?? (tx.envelope === 'eth' ? null : tx.publicKeys);
     if (!keys) throw new TxFailure(STAKING.STAKING_SIGNING_KEYS_MISSING({ address: sender }));
-    await registerCandidate(state, { address: sender, signingKeys: keys, commissionBps: d.commission, registeredAt: height });
+    await registerCandidate(state, {
+      address: sender,
+      signingKeys: keys,
+      commissionBps: d.commission,
+      registeredAt: height,
+    });
   },
 });
 
@@ -114,7 +148,8 @@ UNBONDING_BLOCKS later. Stake allocated by VOTE or lent by DELEGATE_RESOURCE can
   async run({ state, height, sender, tx }) {
     const amount = BigInt(tx.amount);
     const acc = await state.getAccount(sender);
-    if (!acc || acc.staked < amount) throw new TxFailure(STAKING.STAKING_INSUFFICIENT_STAKE({ address: sender, amount, staked: acc?.staked ?? 0n }));
+    if (!acc || acc.staked < amount)
+      throw new TxFailure(STAKING.STAKING_INSUFFICIENT_STAKE({ address: sender, amount, staked: acc?.staked ?? 0n }));
     const allocated = BigInt((await getVoter(state, sender)).total);
     if (acc.staked - amount < allocated) {
       throw new TxFailure(STAKING.STAKING_STAKE_BACKS_VOTES({ address: sender, amount, allocated }));
@@ -124,7 +159,9 @@ UNBONDING_BLOCKS later. Stake allocated by VOTE or lent by DELEGATE_RESOURCE can
     }
     const p = await loadParams(state);
     if (await getCandidate(state, sender)) {
-      const eligible = (await standings(state, p.MIN_CANDIDATE_STAKE)).filter((c) => c.eligible).map((c) => c.address as Address);
+      const eligible = (await standings(state, p.MIN_CANDIDATE_STAKE))
+        .filter((c) => c.eligible)
+        .map((c) => c.address as Address);
       if (eligible.length === 1 && eligible[0] === sender && acc.staked - amount < p.MIN_CANDIDATE_STAKE) {
         throw new TxFailure(STAKING.STAKING_LAST_ELIGIBLE_CANDIDATE({ address: sender, amount }));
       }

@@ -10,7 +10,13 @@ import { unbondingDueKey, unbondingKey, type UnbondingEntry } from './records';
  * height pays them back to the account's liquid balance. Coins in the queue stay in the
  * supply, earn nothing and vote for nobody.
  */
-export async function queueUnbonding(s: ExecState, who: Address, amount: bigint, matures: number, height: number): Promise<void> {
+export async function queueUnbonding(
+  s: ExecState,
+  who: Address,
+  amount: bigint,
+  matures: number,
+  height: number,
+): Promise<void> {
   await credit(s, UNBONDING_ADDRESS, amount, height);
   const q = (await s.getRecord<UnbondingEntry[]>(unbondingKey(who))) ?? [];
   await s.putRecord(unbondingKey(who), [...q, { amount: amount.toString(), matures }]);
@@ -37,4 +43,5 @@ export async function matureUnbonding(s: ExecState, height: number): Promise<voi
   }
 }
 
-export const unbondingOf = async (s: ExecState, who: Address): Promise<UnbondingEntry[]> => (await s.getRecord<UnbondingEntry[]>(unbondingKey(who))) ?? [];
+export const unbondingOf = async (s: ExecState, who: Address): Promise<UnbondingEntry[]> =>
+  (await s.getRecord<UnbondingEntry[]>(unbondingKey(who))) ?? [];

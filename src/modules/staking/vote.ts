@@ -19,7 +19,7 @@ export const vote = defineTx({
   module: 'staking',
   summary: "allocates the sender's stake to validator candidates (data.votes), replacing its previous allocation",
   to: { kind: 'none' },
-  fields: { votes: votesField('candidate → votes') },
+  fields: { votes: votesField() },
   energy: 300n,
   cli: {
     command: 'stake vote',
@@ -28,7 +28,13 @@ export const vote = defineTx({
 withdraws every vote.`,
     summary: '--for <address>=<amount>… | --none',
     flags: [
-      { flag: 'for', field: 'votes', kind: 'map', metavar: '<address>=<n>', help: 'a candidate and the base units of your stake it gets; repeat for\nseveral candidates (at most 30)' },
+      {
+        flag: 'for',
+        field: 'votes',
+        kind: 'map',
+        metavar: '<address>=<n>',
+        help: 'a candidate and the base units of your stake it gets; repeat for\nseveral candidates (at most 30)',
+      },
       { flag: 'none', field: 'votes', kind: 'clear', help: 'withdraw every vote' },
     ],
     exclusive: 'give --for <address>=<n> (repeatable) or --none',
@@ -40,7 +46,9 @@ withdraws every vote.`,
     const staked = acc?.staked ?? 0n;
     if (total > staked) throw new TxFailure(STAKING.STAKING_VOTES_EXCEED_STAKE({ address: sender, total, staked }));
     const targets = sortedKeys(votes);
-    for (const c of targets) if (!(await getCandidate(state, c))) throw new TxFailure(STAKING.STAKING_VOTE_TARGET_NOT_CANDIDATE({ target: c }));
+    for (const c of targets)
+      if (!(await getCandidate(state, c)))
+        throw new TxFailure(STAKING.STAKING_VOTE_TARGET_NOT_CANDIDATE({ target: c }));
 
     const v = await getVoter(state, sender);
     await settle(state, v);
@@ -76,7 +84,15 @@ export const setCommission = defineTx({
     command: 'stake commission',
     about: 'Changes your commission as a validator candidate; it takes effect COMMISSION_DELAY_BLOCKS later.',
     summary: '--bps <n> (candidates)',
-    flags: [{ flag: 'bps', field: 'commission', kind: 'int', metavar: '<n>', help: 'the new commission in basis points, 0 to 10000' }],
+    flags: [
+      {
+        flag: 'bps',
+        field: 'commission',
+        kind: 'int',
+        metavar: '<n>',
+        help: 'the new commission in basis points, 0 to 10000',
+      },
+    ],
     example: 'cairn stake commission --bps 800',
   },
   async run({ state, height, sender }, { commission }) {

@@ -12,13 +12,18 @@ const pauseSwitch = <T extends 'TOKEN_PAUSE' | 'TOKEN_UNPAUSE'>(type: T, paused:
   defineTx({
     type,
     module: 'tokens',
-    summary: paused ? 'the owner stops every movement of the token (approvals stay allowed)' : 'the owner lets a paused token move again',
+    summary: paused
+      ? 'the owner stops every movement of the token (approvals stay allowed)'
+      : 'the owner lets a paused token move again',
     to: { kind: 'none' },
     fields: { token: tokenField },
     energy: 100n,
     async run(c, d) {
       const t = await loadOwnedToken(c.state, d.token, c.sender);
-      if (t.paused === paused) throw new TxFailure(paused ? TOKEN.TOKEN_ALREADY_PAUSED({ token: t.id }) : TOKEN.TOKEN_NOT_PAUSED({ token: t.id }));
+      if (t.paused === paused)
+        throw new TxFailure(
+          paused ? TOKEN.TOKEN_ALREADY_PAUSED({ token: t.id }) : TOKEN.TOKEN_NOT_PAUSED({ token: t.id }),
+        );
       await putToken(c.state, { ...t, paused });
     },
     cli: {
@@ -30,7 +35,11 @@ const pauseSwitch = <T extends 'TOKEN_PAUSE' | 'TOKEN_UNPAUSE'>(type: T, paused:
     },
   });
 
-export const tokenPause = pauseSwitch('TOKEN_PAUSE', true, 'Stops every transfer of the token until unpaused (owner only).');
+export const tokenPause = pauseSwitch(
+  'TOKEN_PAUSE',
+  true,
+  'Stops every transfer of the token until unpaused (owner only).',
+);
 export const tokenUnpause = pauseSwitch('TOKEN_UNPAUSE', false, 'Lets a paused token move again (owner only).');
 
 /** TOKEN_BLACKLIST: the owner bars (or clears) address `to` from sending and receiving the token. */

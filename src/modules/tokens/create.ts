@@ -21,9 +21,21 @@ export const tokenCreate = defineTx({
   summary: 'a new token owned by the sender, who receives the whole initial supply; id = assetId(tx id)',
   to: { kind: 'none' },
   fields: {
-    name: assetNameField(MAX_ASSET_NAME_BYTES, { shape: NAME_REASON, text: NAME_REASON }, `display name, 1 to ${MAX_ASSET_NAME_BYTES} UTF-8 bytes, no control characters or lone surrogates`),
-    symbol: symbolField('must be an upper-case letter followed by up to 11 upper-case letters or digits', 'A-Z then up to 11 A-Z/0-9; unique among tokens'),
-    decimals: integerField(`must be an integer from 0 to ${MAX_TOKEN_DECIMALS}`, `display precision, 0 to ${MAX_TOKEN_DECIMALS}`, 0, MAX_TOKEN_DECIMALS),
+    name: assetNameField(
+      MAX_ASSET_NAME_BYTES,
+      { shape: NAME_REASON, text: NAME_REASON },
+      `display name, 1 to ${MAX_ASSET_NAME_BYTES} UTF-8 bytes, no control characters or lone surrogates`,
+    ),
+    symbol: symbolField(
+      'must be an upper-case letter followed by up to 11 upper-case letters or digits',
+      'A-Z then up to 11 A-Z/0-9; unique among tokens',
+    ),
+    decimals: integerField(
+      `must be an integer from 0 to ${MAX_TOKEN_DECIMALS}`,
+      `display precision, 0 to ${MAX_TOKEN_DECIMALS}`,
+      0,
+      MAX_TOKEN_DECIMALS,
+    ),
     supply: tokenAmountField('initial supply, integer string 0 to 2^256 − 1', true),
     mintable: booleanField('optional, default false: the owner may mint later', false),
   },
@@ -37,11 +49,21 @@ export const tokenCreate = defineTx({
   energy: 2_000n,
   creates: 'token',
   async run(c, d) {
-    if (await c.state.getRecord(symbolKey(d.symbol))) throw new TxFailure(TOKEN.TOKEN_SYMBOL_TAKEN({ symbol: d.symbol }));
+    if (await c.state.getRecord(symbolKey(d.symbol)))
+      throw new TxFailure(TOKEN.TOKEN_SYMBOL_TAKEN({ symbol: d.symbol }));
     const id = assetId(c.tx.id);
     const token: TokenRecord = {
-      id, name: d.name, symbol: d.symbol, decimals: d.decimals, owner: c.sender,
-      mintable: d.mintable, paused: false, supply: '0', holders: 0, createdAt: c.height, createdBy: c.tx.id,
+      id,
+      name: d.name,
+      symbol: d.symbol,
+      decimals: d.decimals,
+      owner: c.sender,
+      mintable: d.mintable,
+      paused: false,
+      supply: '0',
+      holders: 0,
+      createdAt: c.height,
+      createdBy: c.tx.id,
     };
     await putToken(c.state, token);
     await c.state.putRecord(symbolKey(d.symbol), { id });
@@ -56,12 +78,29 @@ transaction id, so it is known before the transaction is included.`,
     summary: 'create a token: --name --symbol --supply [--decimals] [--mintable]',
     flags: [
       textFlag('name', '<text>', 'display name, 1 to 64 bytes'),
-      textFlag('symbol', '<SYMBOL>', `an upper-case letter then up to 11 upper-case letters or digits;
-unique on the chain`),
+      textFlag(
+        'symbol',
+        '<SYMBOL>',
+        `an upper-case letter then up to 11 upper-case letters or digits;
+unique on the chain`,
+      ),
       textFlag('supply', '<n>', `initial supply, ${AMOUNT_HELP}`),
-      { flag: 'decimals', field: 'decimals', kind: 'int', metavar: '<d>', default: 0, help: '0 to 18 (default 0): display precision only' },
-      { flag: 'mintable', field: 'mintable', kind: 'switch', help: 'the owner may mint more later (default: fixed supply)' },
+      {
+        flag: 'decimals',
+        field: 'decimals',
+        kind: 'int',
+        metavar: '<d>',
+        default: 0,
+        help: '0 to 18 (default 0): display precision only',
+      },
+      {
+        flag: 'mintable',
+        field: 'mintable',
+        kind: 'switch',
+        help: 'the owner may mint more later (default: fixed supply)',
+      },
     ],
-    example: 'cairn token create --name "Cairn Dollar" --symbol CUSD --decimals 6 --supply 1000000000000 --wait included',
+    example:
+      'cairn token create --name "Cairn Dollar" --symbol CUSD --decimals 6 --supply 1000000000000 --wait included',
   },
 });

@@ -19,4 +19,10 @@ export const TOKEN_FLAG: CliFlag = {
 node with GET /tokens/:symbol`,
 };
 
-export const amountFlag = (help = AMOUNT_HELP): CliFlag => ({ flag: 'amount', field: 'amount', kind: 'text', metavar: '<n>', help });
+export const amountFlag = (help = AMOUNT_HELP): CliFlag => ({
+  flag: 'amount',
+  field: 'amount',
+  kind: 'text',
+  metavar: '<n>',
+  help,
+});

@@ -16,21 +16,29 @@ export const tokenFreeze = defineTx({
   module: 'tokens',
   summary: 'a holder locks its own balance until height `until` (sending and burning refused before it); only extends',
   to: { kind: 'none' },
-  fields: { token: tokenField, until: integerField('must be a positive integer height', 'block height, a positive safe integer', 1) },
+  fields: {
+    token: tokenField,
+    until: integerField('must be a positive integer height', 'block height, a positive safe integer', 1),
+  },
   checkOrder: ['until', 'token'],
   energy: 100n,
   async run(c, d) {
     const t = await loadToken(c.state, d.token);
-    if (d.until <= c.height) throw new TxFailure(TOKEN.TOKEN_FREEZE_NOT_AHEAD({ token: t.id, until: d.until, height: c.height }));
+    if (d.until <= c.height)
+      throw new TxFailure(TOKEN.TOKEN_FREEZE_NOT_AHEAD({ token: t.id, until: d.until, height: c.height }));
     const current = await frozenUntil(c.state, t.id, c.sender, c.height);
-    if (current !== undefined && d.until <= current) throw new TxFailure(TOKEN.TOKEN_FREEZE_NOT_EXTENDED({ token: t.id, until: d.until, frozenUntil: current }));
+    if (current !== undefined && d.until <= current)
+      throw new TxFailure(TOKEN.TOKEN_FREEZE_NOT_EXTENDED({ token: t.id, until: d.until, frozenUntil: current }));
     await c.state.putRecord(freezeKey(t.id, c.sender), { until: d.until } satisfies FreezeRecord);
   },
   cli: {
     command: 'token freeze',
     about: "Freezes the sender's own balance of the token until block --until.",
     summary: '--token --until <height> (your own balance)',
-    flags: [TOKEN_FLAG, { flag: 'until', field: 'until', kind: 'int', metavar: '<height>', help: 'block height the freeze lasts until' }],
+    flags: [
+      TOKEN_FLAG,
+      { flag: 'until', field: 'until', kind: 'int', metavar: '<height>', help: 'block height the freeze lasts until' },
+    ],
     example: 'cairn token freeze --token CUSD --until 250000',
   },
 });
@@ -47,7 +55,8 @@ export const tokenUnfreeze = defineTx({
     const t = await loadToken(c.state, d.token);
     const f = await getFreeze(c.state, t.id, c.sender);
     if (!f) throw new TxFailure(TOKEN.TOKEN_NOT_FROZEN({ token: t.id, address: c.sender }));
-    if (c.height < f.until) throw new TxFailure(TOKEN.TOKEN_FREEZE_NOT_EXPIRED({ token: t.id, address: c.sender, until: f.until }));
+    if (c.height < f.until)
+      throw new TxFailure(TOKEN.TOKEN_FREEZE_NOT_EXPIRED({ token: t.id, address: c.sender, until: f.until }));
     await c.state.deleteRecord(freezeKey(t.id, c.sender));
   },
   cli: {

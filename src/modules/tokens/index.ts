@@ -4,4 +4,16 @@ import { tokenFreeze, tokenUnfreeze } from './freeze';
 import { tokenApprove, tokenBurn, tokenMint, tokenTransfer, tokenTransferFrom } from './move';
 
 /** The FT20 entries (rules and reasons: docs/PROTOCOL.md "Tokens (FT20)"). */
-export { tokenApprove, tokenBlacklist, tokenBurn, tokenCreate, tokenFreeze, tokenMint, tokenPause, tokenTransfer, tokenTransferFrom, tokenUnfreeze, tokenUnpause };
+export {
+  tokenApprove,
+  tokenBlacklist,
+  tokenBurn,
+  tokenCreate,
+  tokenFreeze,
+  tokenMint,
+  tokenPause,
+  tokenTransfer,
+  tokenTransferFrom,
+  tokenUnfreeze,
+  tokenUnpause,
+};

@@ -6,7 +6,15 @@ import { requireOwner } from '../assets/common';
 import { TxFailure } from '../../protocol/handler';
 import { TOKEN } from './errors';
 import type { RunCtx, ToRule } from '../tx/entry';
-import { getFreeze, getToken, getTokenBalance, isBlacklisted, putToken, setTokenBalance, type TokenRecord } from './records';
+import {
+  getFreeze,
+  getToken,
+  getTokenBalance,
+  isBlacklisted,
+  putToken,
+  setTokenBalance,
+  type TokenRecord,
+} from './records';
 
 /**
  * Shared state-dependent rules of the FT20 handlers and the one place token balances and
@@ -37,7 +45,8 @@ export function requireUnpaused(t: TokenRecord): void {
 }
 
 export async function requireNotBlacklisted(s: ExecState, t: TokenRecord, who: Address, role: Role): Promise<void> {
-  if (await isBlacklisted(s, t.id, who)) throw new TxFailure(TOKEN.TOKEN_BLACKLISTED({ token: t.id, address: who, role }));
+  if (await isBlacklisted(s, t.id, who))
+    throw new TxFailure(TOKEN.TOKEN_BLACKLISTED({ token: t.id, address: who, role }));
 }
 
 /** The height until which `holder` is frozen, if that is still ahead of `height`. */
@@ -46,7 +55,13 @@ export async function frozenUntil(s: ExecState, id: Hex, holder: Address, height
   return f && height < f.until ? f.until : undefined;
 }
 
-export async function requireNotFrozen(s: ExecState, t: TokenRecord, holder: Address, height: number, role: Role): Promise<void> {
+export async function requireNotFrozen(
+  s: ExecState,
+  t: TokenRecord,
+  holder: Address,
+  height: number,
+  role: Role,
+): Promise<void> {
   const until = await frozenUntil(s, t.id, holder, height);
   if (until !== undefined) throw new TxFailure(TOKEN.TOKEN_FROZEN({ token: t.id, address: holder, role, until }));
 }
@@ -71,9 +86,16 @@ export async function requireCanSend(c: LedgerCtx, t: TokenRecord, holder: Addre
 async function adjustBalance(c: LedgerCtx, id: Hex, holder: Address, delta: bigint): Promise<number> {
   const previous = await getTokenBalance(c.state, id, holder);
   const balance = previous + delta;
-  if (balance < 0n) throw new TxFailure(TOKEN.TOKEN_INSUFFICIENT_BALANCE({ token: id, holder, balance: previous, amount: -delta }));
+  if (balance < 0n)
+    throw new TxFailure(TOKEN.TOKEN_INSUFFICIENT_BALANCE({ token: id, holder, balance: previous, amount: -delta }));
   await setTokenBalance(c.state, id, holder, balance);
-  c.events.push({ kind: 'token.balance', token: id, holder, previous: previous.toString(), balance: balance.toString() });
+  c.events.push({
+    kind: 'token.balance',
+    token: id,
+    holder,
+    previous: previous.toString(),
+    balance: balance.toString(),
+  });
   return (previous === 0n && balance > 0n ? 1 : 0) - (previous > 0n && balance === 0n ? 1 : 0);
 }
 
@@ -82,12 +104,20 @@ async function adjustBalance(c: LedgerCtx, id: Hex, holder: Address, delta: bigi
  * `to` null is a burn (supply shrinks). Emits token.transfer, then one token.balance per
  * changed holder (sender first). Callers check pause, blacklist, freeze and allowance first.
  */
-export async function moveTokens(c: LedgerCtx, t: TokenRecord, from: Address | null, to: Address | null, amount: bigint): Promise<void> {
+export async function moveTokens(
+  c: LedgerCtx,
+  t: TokenRecord,
+  from: Address | null,
+  to: Address | null,
+  amount: bigint,
+): Promise<void> {
   const supply = BigInt(t.supply) + (from === null ? amount : 0n) - (to === null ? amount : 0n);
-  if (supply > MAX_TOKEN_AMOUNT) throw new TxFailure(TOKEN.TOKEN_SUPPLY_OVERFLOW({ token: t.id, supply: BigInt(t.supply), amount }));
+  if (supply > MAX_TOKEN_AMOUNT)
+    throw new TxFailure(TOKEN.TOKEN_SUPPLY_OVERFLOW({ token: t.id, supply: BigInt(t.supply), amount }));
   c.events.push({ kind: 'token.transfer', token: t.id, from, to, amount: amount.toString() });
   let holders = t.holders;
   if (from !== null) holders += await adjustBalance(c, t.id, from, -amount);
   if (to !== null) holders += await adjustBalance(c, t.id, to, amount);
-  if (supply !== BigInt(t.supply) || holders !== t.holders) await putToken(c.state, { ...t, supply: supply.toString(), holders });
+  if (supply !== BigInt(t.supply) || holders !== t.holders)
+    await putToken(c.state, { ...t, supply: supply.toString(), holders });
 }

@@ -4,7 +4,15 @@ import { addressFlag } from '../tx/cli';
 import { defineTx } from '../tx/define';
 import { addressField, tokenAmountField } from '../tx/fields';
 import { AMOUNT_HELP, amountField, amountFlag, TOKEN_FLAG, tokenField } from './fields';
-import { loadOwnedToken, loadToken, loadUnpausedToken, moveTokens, requireCanSend, requireNotBlacklisted, requireUnpaused } from './ledger';
+import {
+  loadOwnedToken,
+  loadToken,
+  loadUnpausedToken,
+  moveTokens,
+  requireCanSend,
+  requireNotBlacklisted,
+  requireUnpaused,
+} from './ledger';
 import { getAllowance, setAllowance } from './records';
 
 /** TOKEN_TRANSFER: moves `amount` from the sender to `to`. */
@@ -35,10 +43,13 @@ export const tokenTransfer = defineTx({
 export const tokenApprove = defineTx({
   type: 'TOKEN_APPROVE',
   module: 'tokens',
-  summary: "sets (not adds) the allowance of spender `to` over the sender's tokens; \"0\" clears it",
+  summary: 'sets (not adds) the allowance of spender `to` over the sender\'s tokens; "0" clears it',
   to: { kind: 'required', role: 'spender', input: 'spender' },
   rules: [(tx) => (tx.to === tx.from ? 'TOKEN_APPROVE cannot approve the sender itself' : undefined)],
-  fields: { token: tokenField, amount: tokenAmountField("integer string, 0 to 2^256 − 1 of the token's base units", true) },
+  fields: {
+    token: tokenField,
+    amount: tokenAmountField("integer string, 0 to 2^256 − 1 of the token's base units", true),
+  },
   energy: 100n,
   async run(c, d) {
     const t = await loadToken(c.state, d.token);
@@ -49,7 +60,11 @@ export const tokenApprove = defineTx({
     about: `Sets how much --spender may move from the sender's balance with
 "cairn token transfer-from" (replaces the previous allowance; 0 revokes it).`,
     summary: '--token --spender --amount (allowance; 0 revokes)',
-    flags: [TOKEN_FLAG, addressFlag('spender', 'the account allowed to spend, 0x… or cairn1…'), amountFlag(`the allowance (0 revokes), ${AMOUNT_HELP}`)],
+    flags: [
+      TOKEN_FLAG,
+      addressFlag('spender', 'the account allowed to spend, 0x… or cairn1…'),
+      amountFlag(`the allowance (0 revokes), ${AMOUNT_HELP}`),
+    ],
     example: 'cairn token approve --token CUSD --spender 0x… --amount 1000000',
   },
 });
@@ -65,9 +80,11 @@ export const tokenTransferFrom = defineTx({
     from: {
       ...addressField('the holder who approved the sender (0x, any letter case)'),
       refine: (tx, from) =>
-        from === tx.from ? 'TOKEN_TRANSFER_FROM data.from is the sender: use TOKEN_TRANSFER'
-        : tx.to === from ? 'TOKEN_TRANSFER_FROM cannot send to the owner itself (to equals data.from)'
-        : undefined,
+        from === tx.from
+          ? 'TOKEN_TRANSFER_FROM data.from is the sender: use TOKEN_TRANSFER'
+          : tx.to === from
+            ? 'TOKEN_TRANSFER_FROM cannot send to the owner itself (to equals data.from)'
+            : undefined,
     },
     amount: amountField,
   },
@@ -79,7 +96,10 @@ export const tokenTransferFrom = defineTx({
     await requireNotBlacklisted(c.state, t, c.sender, 'spender');
     await requireNotBlacklisted(c.state, t, c.to, 'recipient');
     const allowance = await getAllowance(c.state, t.id, d.from, c.sender);
-    if (allowance < d.amount) throw new TxFailure(TOKEN.TOKEN_ALLOWANCE_TOO_LOW({ token: t.id, owner: d.from, spender: c.sender, allowance, amount: d.amount }));
+    if (allowance < d.amount)
+      throw new TxFailure(
+        TOKEN.TOKEN_ALLOWANCE_TOO_LOW({ token: t.id, owner: d.from, spender: c.sender, allowance, amount: d.amount }),
+      );
     await setAllowance(c.state, t.id, d.from, c.sender, allowance - d.amount);
     await moveTokens(c, t, d.from, c.to, d.amount);
   },
@@ -87,7 +107,12 @@ export const tokenTransferFrom = defineTx({
     command: 'token transfer-from',
     about: 'Moves tokens from --from (who approved the sender) to --to, using the allowance.',
     summary: '--token --from --to --amount (spend an allowance)',
-    flags: [TOKEN_FLAG, addressFlag('from', 'the holder who approved the sender'), addressFlag('to', 'recipient'), amountFlag()],
+    flags: [
+      TOKEN_FLAG,
+      addressFlag('from', 'the holder who approved the sender'),
+      addressFlag('to', 'recipient'),
+      amountFlag(),
+    ],
     example: 'cairn token transfer-from --token CUSD --from 0x… --to 0x… --amount 500000',
   },
 });

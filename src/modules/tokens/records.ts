@@ -30,11 +30,13 @@ export interface TokenRecord {
 export const tokenKey = (id: Hex): string => recordKey('token', id);
 export const symbolKey = (symbol: string): string => recordKey('tokenSymbol', symbol);
 export const balanceKey = (id: Hex, holder: Address): string => recordKey('tokenBalance', id, holder);
-export const allowanceKey = (id: Hex, owner: Address, spender: Address): string => recordKey('tokenAllowance', id, owner, spender);
+export const allowanceKey = (id: Hex, owner: Address, spender: Address): string =>
+  recordKey('tokenAllowance', id, owner, spender);
 export const blacklistKey = (id: Hex, addr: Address): string => recordKey('tokenBlacklist', id, addr);
 export const freezeKey = (id: Hex, holder: Address): string => recordKey('tokenFreeze', id, holder);
 
-export const getToken = (s: ExecState, id: Hex): Promise<TokenRecord | undefined> => s.getRecord<TokenRecord>(tokenKey(id));
+export const getToken = (s: ExecState, id: Hex): Promise<TokenRecord | undefined> =>
+  s.getRecord<TokenRecord>(tokenKey(id));
 
 export async function getTokenBalance(s: ExecState, id: Hex, holder: Address): Promise<bigint> {
   return BigInt((await s.getRecord<string>(balanceKey(id, holder))) ?? '0');
@@ -67,7 +69,8 @@ export async function isBlacklisted(s: ExecState, id: Hex, addr: Address): Promi
   return (await s.getRecord<boolean>(blacklistKey(id, addr))) === true;
 }
 
-export const getFreeze = (s: ExecState, id: Hex, holder: Address): Promise<FreezeRecord | undefined> => s.getRecord<FreezeRecord>(freezeKey(id, holder));
+export const getFreeze = (s: ExecState, id: Hex, holder: Address): Promise<FreezeRecord | undefined> =>
+  s.getRecord<FreezeRecord>(freezeKey(id, holder));
 
 /** Blacklists `addr` (stores true) or clears it (deletes the record). */
 export async function setBlacklisted(s: ExecState, id: Hex, addr: Address, on: boolean): Promise<void> {

@@ -2,9 +2,21 @@ import type { CliFlag } from './entry';
 
 /** CLI flags several modules share (their help texts are part of the CLI's output). */
 
-export const addressFlag = (flag: string, help: string, field = flag): CliFlag => ({ flag, field, kind: 'address', metavar: '<address>', help });
+export const addressFlag = (flag: string, help: string, field = flag): CliFlag => ({
+  flag,
+  field,
+  kind: 'address',
+  metavar: '<address>',
+  help,
+});
 
-export const textFlag = (flag: string, metavar: string, help: string, field = flag): CliFlag => ({ flag, field, kind: 'text', metavar, help });
+export const textFlag = (flag: string, metavar: string, help: string, field = flag): CliFlag => ({
+  flag,
+  field,
+  kind: 'text',
+  metavar,
+  help,
+});
 
 /** Native coins in base units (the envelope amount, or a data field of coins). */
 export const coinsFlag = (flag: string, help: string, field = flag, optional = false): CliFlag => ({

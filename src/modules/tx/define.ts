@@ -38,9 +38,12 @@ export function toRefusal(type: TxType, rule: ToRule, to: string | null): string
 }
 
 /** The one schema of a field: its checks together (what the fast path checks). */
-export const fieldSchema = (checks: readonly { schema: TSchema }[]): TSchema => (checks.length === 1 ? checks[0].schema : Type.Intersect(checks.map((c) => c.schema)));
+export const fieldSchema = (checks: readonly { schema: TSchema }[]): TSchema =>
+  checks.length === 1 ? checks[0].schema : Type.Intersect(checks.map((c) => c.schema));
 
-export function defineTx<const T extends TxType, const R extends ToRule, F extends Fields = Record<never, never>>(spec: TxSpec<T, R, F>): TxEntry<T, R, F> {
+export function defineTx<const T extends TxType, const R extends ToRule, F extends Fields = Record<never, never>>(
+  spec: TxSpec<T, R, F>,
+): TxEntry<T, R, F> {
   const { type, fields } = spec;
   const messages = spec.messages ?? ASSET_MESSAGES;
   const envelope = spec.envelope ?? 'hybrid';
@@ -51,18 +54,26 @@ export function defineTx<const T extends TxType, const R extends ToRule, F exten
   const names = fields ? (Object.keys(fields) as (keyof F & string)[]) : [];
   const required = names.filter((k) => !fields![k].optional);
   const order = spec.checkOrder ?? names;
-  const checks = Object.fromEntries(names.map((k) => [k, fields![k].checks.map((c) => ({ ok: TypeCompiler.Compile(c.schema), reason: c.reason }))]));
+  const checks = Object.fromEntries(
+    names.map((k) => [k, fields![k].checks.map((c) => ({ ok: TypeCompiler.Compile(c.schema), reason: c.reason }))]),
+  );
   const whole = fields
     ? TypeCompiler.Compile(
         Type.Object(
-          Object.fromEntries(names.map((k) => [k, fields[k].optional ? Type.Optional(fieldSchema(fields[k].checks)) : fieldSchema(fields[k].checks)])),
+          Object.fromEntries(
+            names.map((k) => [
+              k,
+              fields[k].optional ? Type.Optional(fieldSchema(fields[k].checks)) : fieldSchema(fields[k].checks),
+            ]),
+          ),
           { additionalProperties: false },
         ),
       )
     : undefined;
 
   /** A type whose fields are all optional takes a null (absent) data as {}. */
-  const dataOf = (tx: SignedTx): unknown => (required.length === 0 && names.length > 0 && (tx.data === null || tx.data === undefined) ? {} : tx.data);
+  const dataOf = (tx: SignedTx): unknown =>
+    required.length === 0 && names.length > 0 && (tx.data === null || tx.data === undefined) ? {} : tx.data;
 
   /** The typed data of checked data. */
   const read = (d: unknown): DataOf<F> => {

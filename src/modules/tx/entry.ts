@@ -44,7 +44,6 @@ export interface Field<V = unknown, I = V> {
 /** A field that may be absent. */
 export type OptionalField<V, I = V> = Field<V, I> & { readonly optional: true };
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Fields = Record<string, Field<any, any>>;
 
 /** The typed data of a field set. */
@@ -69,7 +68,11 @@ export type ToRule =
     };
 
 /** The `to` a handler sees: an Address where the rule requires one. */
-export type ToOf<R extends ToRule> = R extends { kind: 'required' } ? Address : R extends { kind: 'optional' } ? Address | null : null;
+export type ToOf<R extends ToRule> = R extends { kind: 'required' }
+  ? Address
+  : R extends { kind: 'optional' }
+    ? Address | null
+    : null;
 
 /** The native `amount`: "0" (checked with the envelope), positive, one exact value, or anything. */
 export type AmountRule =
@@ -79,7 +82,10 @@ export type AmountRule =
   | { readonly kind: 'exactly'; readonly value: bigint; readonly reason: string }
   | { readonly kind: 'any' };
 
-/** Which envelopes carry the type: hybrid only, both (the Ethereum form is checked from its raw bytes), or Ethereum only. */
+/**
+ * Which envelopes carry the type: hybrid only, both (the Ethereum form is checked from its raw bytes), or Ethereum
+ * only.
+ */
 export type EnvelopeRule = 'hybrid' | 'both' | { readonly only: 'eth'; readonly reason: string };
 
 /** How refusals of the data object itself are worded (the asset modules' style unless given). */
@@ -201,12 +207,12 @@ export interface TxSpec<T extends TxType, R extends ToRule, F extends Fields> {
 }
 
 /** A declared type: its spec and the handler the node runs. */
-export interface TxEntry<T extends TxType = TxType, R extends ToRule = ToRule, F extends Fields = Fields> extends TxSpec<T, R, F> {
+export interface TxEntry<T extends TxType = TxType, R extends ToRule = ToRule, F extends Fields = Fields>
+  extends TxSpec<T, R, F> {
   readonly handler: TxHandler & { type: T };
   /** The typed data of a transaction that passed `handler.validate` (what `run` receives). */
   readonly readData: (tx: SignedTx) => DataOf<F>;
 }
 
 /** Any entry, as the registry and its readers see it. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyTxEntry = TxEntry<TxType, ToRule, any>;

@@ -34,7 +34,11 @@ export function utf8Max(max: number): string {
 }
 
 // JSON Schema cannot check a record's keys by format: a custom kind does (compiled like the rest).
-TypeRegistry.Set('CairnAddressKeys', (_schema, value) => value !== null && typeof value === 'object' && Object.keys(value).every((k) => parseAddress(k) !== undefined));
+TypeRegistry.Set(
+  'CairnAddressKeys',
+  (_schema, value) =>
+    value !== null && typeof value === 'object' && Object.keys(value).every((k) => parseAddress(k) !== undefined),
+);
 /** An object whose keys are all addresses (0x… or cairn1…). */
 export const addressKeys = () => Type.Unsafe<Record<string, unknown>>({ [Kind]: 'CairnAddressKeys' });
 
@@ -42,7 +46,8 @@ export const addressKeys = () => Type.Unsafe<Record<string, unknown>>({ [Kind]: 
 export const ADDRESS_INPUT = (got: string): string => `must be an address (0x + 40 hex, or cairn1…), got ${got}`;
 
 /** How an SDK input value prints in a message. */
-export const show = (v: unknown): string => (typeof v === 'string' ? `"${v}"` : typeof v === 'bigint' ? `${v}n` : (JSON.stringify(v) ?? String(v)));
+export const show = (v: unknown): string =>
+  typeof v === 'string' ? `"${v}"` : typeof v === 'bigint' ? `${v}n` : (JSON.stringify(v) ?? String(v));
 
 /** One rule of a field kind: its schema, the node's reason and the SDK's message. */
 export const check = (schema: Check['schema'], reason: string, sdk: Check['sdk']): Check => ({ schema, reason, sdk });
@@ -52,14 +57,19 @@ const same = <V>(v: unknown) => v as V;
 export function assetIdField(what: 'token' | 'collection', doc: string): Field<Hex, string> {
   const sdk = (got: string) => `must be an asset id (0x + 40 hex), got ${got}`;
   return {
-    checks: [check(Type.String({ pattern: ASSET_ID_RE.source }), `must be a ${what} id (0x + 40 lower-case hex digits)`, sdk)],
+    checks: [
+      check(Type.String({ pattern: ASSET_ID_RE.source }), `must be a ${what} id (0x + 40 lower-case hex digits)`, sdk),
+    ],
     read: same<Hex>,
     input: { convert: (v) => (typeof v === 'string' ? v.toLowerCase() : null), refused: sdk },
     doc,
   };
 }
 
-/** A token amount: an integer string 1..2^256 − 1 (0..2^256 − 1 with `allowZero`); the SDK also takes bigint and safe integers. */
+/**
+ * A token amount: an integer string 1..2^256 − 1 (0..2^256 − 1 with `allowZero`); the SDK also takes bigint and safe
+ * integers.
+ */
 /** A token amount as the SDK takes it: integer string, bigint or safe integer. */
 export type TokenAmount = bigint | string | number;
 
@@ -76,20 +86,27 @@ export function tokenAmountField(doc: string, allowZero = false): Field<bigint, 
     read: (v) => BigInt(v as string),
     input: {
       convert: (v) =>
-        typeof v === 'bigint' ? v.toString(10)
-        : typeof v === 'number' && Number.isSafeInteger(v) ? String(v)
-        : typeof v === 'string' && /^(0|[1-9][0-9]*)$/.test(v) && v.length <= 78 ? v
-        : undefined,
+        typeof v === 'bigint'
+          ? v.toString(10)
+          : typeof v === 'number' && Number.isSafeInteger(v)
+            ? String(v)
+            : typeof v === 'string' && /^(0|[1-9][0-9]*)$/.test(v) && v.length <= 78
+              ? v
+              : undefined,
       refused: (got) => `must be an integer amount in the token's base units (${range}), got ${got}`,
     },
     doc,
   };
 }
 
-/** An address in data: 0x + 40 hex in any letter case, read in the canonical lower case (the SDK also takes cairn1…). */
+/**
+ * An address in data: 0x + 40 hex in any letter case, read in the canonical lower case (the SDK also takes cairn1…).
+ */
 export function addressField(doc: string): Field<Address, string> {
   return {
-    checks: [check(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' }), 'must be a 0x address (40 hex digits)', ADDRESS_INPUT)],
+    checks: [
+      check(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' }), 'must be a 0x address (40 hex digits)', ADDRESS_INPUT),
+    ],
     read: (v) => `0x${(v as string).slice(2).toLowerCase()}`,
     input: { convert: (v) => (typeof v === 'string' ? parseAddress(v) : undefined), refused: ADDRESS_INPUT },
     doc,
@@ -111,7 +128,13 @@ export function booleanField(doc: string, fallback?: boolean): Field<boolean> {
 /** An integer min..max (a JSON number; max defaults to the largest safe integer). */
 export function integerField(reason: string, doc: string, min: number, max = Number.MAX_SAFE_INTEGER): Field<number> {
   return {
-    checks: [check(Type.Integer({ minimum: min, maximum: max }), reason, (got) => `must be an integer from ${min} to ${max}, got ${got}`)],
+    checks: [
+      check(
+        Type.Integer({ minimum: min, maximum: max }),
+        reason,
+        (got) => `must be an integer from ${min} to ${max}, got ${got}`,
+      ),
+    ],
     read: same<number>,
     doc,
   };
@@ -127,7 +150,11 @@ export function assetNameField(maxBytes: number, reasons: { shape: string; text:
   return {
     checks: [
       check(Type.String({ minLength: 1 }), reasons.shape, (got) => `must be a non-empty string, got ${got}`),
-      check(Type.String({ format: utf8Max(maxBytes) }), reasons.shape, () => `must be at most ${maxBytes} bytes of UTF-8`),
+      check(
+        Type.String({ format: utf8Max(maxBytes) }),
+        reasons.shape,
+        () => `must be at most ${maxBytes} bytes of UTF-8`,
+      ),
       check(Type.String({ format: 'cairn.plain-text' }), reasons.text, () => 'must not contain control characters'),
     ],
     read: same<string>,
@@ -137,7 +164,8 @@ export function assetNameField(maxBytes: number, reasons: { shape: string; text:
 
 /** A token or collection symbol: SYMBOL_RE (uniqueness is state: checked at execution). */
 export function symbolField(reason: string, doc: string): Field<string> {
-  const sdk = (got: string) => `must be an upper-case letter then up to 11 upper-case letters or digits (e.g. "USDC"), got ${got}`;
+  const sdk = (got: string) =>
+    `must be an upper-case letter then up to 11 upper-case letters or digits (e.g. "USDC"), got ${got}`;
   return { checks: [check(Type.String({ pattern: SYMBOL_RE.source }), reason, sdk)], read: same<string>, doc };
 }
 
@@ -145,21 +173,33 @@ export function symbolField(reason: string, doc: string): Field<string> {
 export function optionalTextField(maxBytes: number, doc: string): OptionalField<string | null, string> {
   return {
     checks: [
-      check(Type.Union([Type.Null(), Type.String({ format: utf8Max(maxBytes) })]), `must be a string of at most ${maxBytes} UTF-8 bytes, or null`, () => `must be at most ${maxBytes} bytes of UTF-8`),
+      check(
+        Type.Union([Type.Null(), Type.String({ format: utf8Max(maxBytes) })]),
+        `must be a string of at most ${maxBytes} UTF-8 bytes, or null`,
+        () => `must be at most ${maxBytes} bytes of UTF-8`,
+      ),
     ],
     optional: true,
     read: (v) => (v === undefined || v === null ? null : (v as string)),
-    input: { convert: (v) => (typeof v === 'string' ? v : undefined), refused: (got) => `must be a string, got ${got}` },
+    input: {
+      convert: (v) => (typeof v === 'string' ? v : undefined),
+      refused: (got) => `must be a string, got ${got}`,
+    },
     doc,
   };
 }
 
 /** A name-service name: NAME_RE, with upper case refused by its own reason (names are never case-folded). */
 export function nsNameField(doc: string): Field<string> {
-  const sdk = (got: string) => `must be 3 to 32 characters of a-z, 0-9 and '-', not starting or ending with '-', got ${got}`;
+  const sdk = (got: string) =>
+    `must be 3 to 32 characters of a-z, 0-9 and '-', not starting or ending with '-', got ${got}`;
   return {
     checks: [
-      check(Type.String({ format: 'cairn.name-any-case' }), 'must be 3 to 32 characters of a-z, 0-9 and "-", not starting or ending with "-"', sdk),
+      check(
+        Type.String({ format: 'cairn.name-any-case' }),
+        'must be 3 to 32 characters of a-z, 0-9 and "-", not starting or ending with "-"',
+        sdk,
+      ),
       check(Type.String({ pattern: NAME_RE.source }), 'must be lower case (names are not case-folded)', sdk),
     ],
     read: same<string>,
@@ -169,16 +209,25 @@ export function nsNameField(doc: string): Field<string> {
 
 /** 0x-prefixed hex of whole bytes. */
 export function hexField(reason: string, doc: string): Field<Hex, string> {
-  return { checks: [check(Type.String({ format: 'cairn.hex' }), reason, (got) => `${reason}, got ${got}`)], read: same<Hex>, doc };
+  return {
+    checks: [check(Type.String({ format: 'cairn.hex' }), reason, (got) => `${reason}, got ${got}`)],
+    read: same<Hex>,
+    doc,
+  };
 }
 
-/** The id of an earlier transaction that created something (a proposal, a schedule…): 0x + 64 hex, read in lower case. */
+/**
+ * The id of an earlier transaction that created something (a proposal, a schedule…): 0x + 64 hex, read in lower case.
+ */
 export function txIdField(what: string, creator: string, doc: string): Field<Hex, string> {
   const reason = `must be ${what} id (0x + 64 hex digits: the ${creator} transaction id)`;
   return {
     checks: [check(Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' }), reason, (got) => `${reason}, got ${got}`)],
     read: (v) => (v as string).toLowerCase() as Hex,
-    input: { convert: (v) => (typeof v === 'string' ? v.toLowerCase() : undefined), refused: (got) => `${reason}, got ${got}` },
+    input: {
+      convert: (v) => (typeof v === 'string' ? v.toLowerCase() : undefined),
+      refused: (got) => `${reason}, got ${got}`,
+    },
     doc,
   };
 }

@@ -27,13 +27,17 @@ export interface VestingRecord {
 }
 
 export const vestingKey = (id: Hex): string => recordKey('vesting', id);
-export const getVesting = (s: ExecState, id: Hex): Promise<VestingRecord | undefined> => s.getRecord<VestingRecord>(vestingKey(id));
+export const getVesting = (s: ExecState, id: Hex): Promise<VestingRecord | undefined> =>
+  s.getRecord<VestingRecord>(vestingKey(id));
 export const putVesting = (s: ExecState, v: VestingRecord): Promise<void> => s.putRecord(vestingKey(v.id), v);
 
 /** Height from which claims are possible. */
 export const cliffHeight = (v: VestingRecord): number => v.start + v.cliff;
 
-/** Coins vested at `height`: 0 before the cliff, then total × min(height − start, duration) / duration, floored (all of it at the end). */
+/**
+ * Coins vested at `height`: 0 before the cliff, then total × min(height − start, duration) / duration, floored (all of
+ * it at the end).
+ */
 export function vestedAt(v: VestingRecord, height: number): bigint {
   if (height < cliffHeight(v)) return 0n;
   const elapsed = BigInt(Math.min(height - v.start, v.duration));

@@ -18,12 +18,16 @@ import { cliffHeight, getVesting, putVesting, vestedAt } from './records';
 export const vestingCreate = defineTx({
   type: 'VESTING_CREATE',
   module: 'vesting',
-  summary: 'locks amount in the vesting escrow for `to`, vesting linearly over data.durationBlocks after a cliff of data.cliffBlocks (id = this transaction id)',
+  summary:
+    'locks amount in the vesting escrow for `to`, vesting linearly over data.durationBlocks after a cliff of ' +
+    'data.cliffBlocks (id = this transaction id)',
   to: { kind: 'required', role: 'beneficiary' },
   amount: { kind: 'positive', reason: 'VESTING_CREATE amount is the coins locked and must be positive' },
   fields: {
     durationBlocks: blocksField(1, 'integer, 1 to 10^9: blocks from the inclusion height until everything has vested'),
-    cliffBlocks: optionalBlocksField('integer, 0 to 10^9 (at most durationBlocks): blocks from the inclusion height before anything vests; default 0'),
+    cliffBlocks: optionalBlocksField(
+      'integer, 0 to 10^9 (at most durationBlocks): blocks from the inclusion height before anything vests; default 0',
+    ),
   },
   dataRules: [
     {
@@ -42,8 +46,21 @@ linearly. The schedule's id is this transaction's id.`,
     flags: [
       addressFlag('to', 'the beneficiary, 0x… or cairn1…'),
       coinsFlag('amount', 'coins to lock'),
-      { flag: 'duration', field: 'durationBlocks', kind: 'int', metavar: '<blocks>', help: 'blocks until everything has vested, 1 to 10^9' },
-      { flag: 'cliff', field: 'cliffBlocks', kind: 'int', metavar: '<blocks>', optional: true, help: 'blocks before anything vests (default 0, at most --duration)' },
+      {
+        flag: 'duration',
+        field: 'durationBlocks',
+        kind: 'int',
+        metavar: '<blocks>',
+        help: 'blocks until everything has vested, 1 to 10^9',
+      },
+      {
+        flag: 'cliff',
+        field: 'cliffBlocks',
+        kind: 'int',
+        metavar: '<blocks>',
+        optional: true,
+        help: 'blocks before anything vests (default 0, at most --duration)',
+      },
     ],
     example: 'cairn vesting create --to cairn1… --amount 100000000 --duration 100000 --cliff 10000',
   },
@@ -52,8 +69,14 @@ linearly. The schedule's id is this transaction's id.`,
     await debit(state, sender, total);
     await credit(state, VESTING_ESCROW_ADDRESS, total, height);
     await putVesting(state, {
-      id: tx.id, from: sender, beneficiary: to, total: total.toString(), claimed: '0',
-      start: height, cliff: d.cliffBlocks, duration: d.durationBlocks,
+      id: tx.id,
+      from: sender,
+      beneficiary: to,
+      total: total.toString(),
+      claimed: '0',
+      start: height,
+      cliff: d.cliffBlocks,
+      duration: d.durationBlocks,
     });
   },
 });
@@ -76,8 +99,10 @@ export const vestingClaim = defineTx({
   async run({ state, height, sender }, { vestingId: id }) {
     const v = await getVesting(state, id);
     if (!v) throw new TxFailure(VESTING.VESTING_UNKNOWN({ id }));
-    if (v.beneficiary !== sender) throw new TxFailure(VESTING.VESTING_NOT_BENEFICIARY({ id, beneficiary: v.beneficiary, sender }));
-    if (height < cliffHeight(v)) throw new TxFailure(VESTING.VESTING_BEFORE_CLIFF({ id, cliff: cliffHeight(v), height }));
+    if (v.beneficiary !== sender)
+      throw new TxFailure(VESTING.VESTING_NOT_BENEFICIARY({ id, beneficiary: v.beneficiary, sender }));
+    if (height < cliffHeight(v))
+      throw new TxFailure(VESTING.VESTING_BEFORE_CLIFF({ id, cliff: cliffHeight(v), height }));
     if (v.claimed === v.total) throw new TxFailure(VESTING.VESTING_FULLY_CLAIMED({ id }));
     const vested = vestedAt(v, height);
     const due = vested - BigInt(v.claimed);

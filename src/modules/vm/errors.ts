@@ -8,7 +8,8 @@ import { refusals } from '../../protocol/refusal';
  */
 export const VM = refusals('vm', {
   /** The contract reverted; `revertReason` is its decoded Error(string) message, when it gave one. */
-  VM_REVERTED: (m: { revertReason?: string }) => (m.revertReason !== undefined ? `execution reverted: ${m.revertReason}` : 'execution reverted'),
+  VM_REVERTED: (m: { revertReason?: string }) =>
+    m.revertReason !== undefined ? `execution reverted: ${m.revertReason}` : 'execution reverted',
   VM_OUT_OF_GAS: (_m: { gasLimit: bigint }) => 'out of gas',
   /** The gas limit is below the intrinsic gas (or the EIP-7623 floor) of the transaction. */
   VM_INTRINSIC_GAS_TOO_LOW: (_m: { gasLimit: bigint }) => 'intrinsic gas too low',

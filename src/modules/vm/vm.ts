@@ -23,8 +23,12 @@ export interface VmCallData {
 
 const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;
 
-export const gasLimitOf = (tx: SignedTx): bigint => (tx.envelope === 'eth' ? BigInt(tx.gasLimit) : BigInt((tx.data as VmCallData).gasLimit));
-const gasEnergy = { most: (tx: SignedTx): bigint => ceilDiv(gasLimitOf(tx), GAS_PER_ENERGY), doc: `gas used ÷ ${GAS_PER_ENERGY}, rounded up (at most gas limit ÷ ${GAS_PER_ENERGY})` };
+export const gasLimitOf = (tx: SignedTx): bigint =>
+  tx.envelope === 'eth' ? BigInt(tx.gasLimit) : BigInt((tx.data as VmCallData).gasLimit);
+const gasEnergy = {
+  most: (tx: SignedTx): bigint => ceilDiv(gasLimitOf(tx), GAS_PER_ENERGY),
+  doc: `gas used ÷ ${GAS_PER_ENERGY}, rounded up (at most gas limit ÷ ${GAS_PER_ENERGY})`,
+};
 
 const VM_MESSAGES: DataMessages = {
   notObject: () => 'data must be an object {input, gasLimit}',
@@ -36,13 +40,24 @@ const VM_MESSAGES: DataMessages = {
 
 const gasLimitField: Field<number> = {
   checks: [
-    { schema: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), reason: 'must be a positive integer', sdk: (got) => `must be a positive integer, got ${got}` },
-    { schema: Type.Integer({ maximum: Number(VM_MAX_GAS) }), reason: `exceeds VM_MAX_GAS ${VM_MAX_GAS}`, sdk: () => `exceeds VM_MAX_GAS ${VM_MAX_GAS}` },
+    {
+      schema: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+      reason: 'must be a positive integer',
+      sdk: (got) => `must be a positive integer, got ${got}`,
+    },
+    {
+      schema: Type.Integer({ maximum: Number(VM_MAX_GAS) }),
+      reason: `exceeds VM_MAX_GAS ${VM_MAX_GAS}`,
+      sdk: () => `exceeds VM_MAX_GAS ${VM_MAX_GAS}`,
+    },
   ],
   read: (v) => v as number,
   doc: `gas limit, 1 to VM_MAX_GAS (${VM_MAX_GAS})`,
 };
-const VM_FIELDS = { input: hexField('must be 0x-prefixed hex', 'calldata (VM_CALL) or init code (VM_DEPLOY), 0x hex'), gasLimit: gasLimitField };
+const VM_FIELDS = {
+  input: hexField('must be 0x-prefixed hex', 'calldata (VM_CALL) or init code (VM_DEPLOY), 0x hex'),
+  gasLimit: gasLimitField,
+};
 
 const runVm = (c: RunCtx<ToRule>): Promise<HandlerOutcome> => c.vm.execute(c);
 

@@ -33,7 +33,9 @@ export interface Param<S extends TSchema = TSchema, Out = unknown> {
 
 export type Params = Record<string, Param>;
 
-/** The 200 answer: a view type of src/views by name (T is that type), a text media type, or the index's HTML-or-JSON. */
+/**
+ * The 200 answer: a view type of src/views by name (T is that type), a text media type, or the index's HTML-or-JSON.
+ */
 export type Ok<T = unknown> =
   | { view: string; __type?: T }
   | { text: string; description: string; __type?: T }
@@ -77,7 +79,12 @@ export interface RouteSpec<Path extends string = string, Q extends Params = Para
   cli?: { command: string; help?: string; example?: string };
 }
 
-export const defineRoute = <const Path extends string, P extends { [K in PathNames<Path>[number]]: Param }, Q extends Params = {}, T = unknown>(
+export const defineRoute = <
+  const Path extends string,
+  P extends { [K in PathNames<Path>[number]]: Param },
+  Q extends Params = Record<never, never>,
+  T = unknown,
+>(
   r: RouteSpec<Path, Q, T> & { params?: P },
 ): RouteSpec<Path, Q, T> & { params?: P } => r;
 
@@ -99,13 +106,20 @@ export type ViewOf<R> = R extends RouteSpec<string, Params, infer T> ? T : never
  * The SDK method of a route: its path parameters in order, then the query (an object of the
  * parameters by name), then the body (POST: an object, or JSON text as is).
  */
-export type ClientMethod<R> = R extends RouteSpec<infer Path, infer Q, infer T>
-  ? (...args: [...PathArgs<PathNames<Path>>, ...QueryTail<Q>, ...BodyTail<R>]) => Promise<R extends { nullIfMissing: true } ? T | null : T>
-  : never;
+export type ClientMethod<R> =
+  R extends RouteSpec<infer Path, infer Q, infer T>
+    ? (
+        ...args: [...PathArgs<PathNames<Path>>, ...QueryTail<Q>, ...BodyTail<R>]
+      ) => Promise<R extends { nullIfMissing: true } ? T | null : T>
+    : never;
 
 type PathArgs<N extends string[]> = { [I in keyof N]: string | number };
 type QueryTail<Q extends Params> = [keyof Q] extends [never] ? [] : [query?: ArgOf<Q>];
-type BodyTail<R> = R extends { body: { optional: true } } ? [body?: unknown] : R extends { body: object } ? [body: unknown] : [];
+type BodyTail<R> = R extends { body: { optional: true } }
+  ? [body?: unknown]
+  : R extends { body: object }
+    ? [body: unknown]
+    : [];
 
 // ---- Parameter kinds: the readers every route shares ----
 
@@ -113,7 +127,12 @@ const raw = (s: string | undefined) => (s === undefined || s === '' ? undefined 
 
 /** A non-negative integer (a height, an offset); `def` when absent or empty. */
 export function int(description: string, opts: { def?: number; min?: number; max?: number } = {}) {
-  const schema = Type.Integer({ minimum: opts.min ?? 0, ...(opts.max !== undefined ? { maximum: opts.max } : {}), ...(opts.def !== undefined ? { default: opts.def } : {}), description });
+  const schema = Type.Integer({
+    minimum: opts.min ?? 0,
+    ...(opts.max !== undefined ? { maximum: opts.max } : {}),
+    ...(opts.def !== undefined ? { default: opts.def } : {}),
+    description,
+  });
   return {
     schema,
     read(s: string | undefined, name: string): number | undefined {
@@ -131,7 +150,10 @@ export function int(description: string, opts: { def?: number; min?: number; max
 /** An integer with a default: never undefined when read. */
 export function intDefault(description: string, def: number, min = 0) {
   const p = int(description, { def, min });
-  return { schema: p.schema, read: (s: string | undefined, name: string): number => p.read(s, name) as number } satisfies Param;
+  return {
+    schema: p.schema,
+    read: (s: string | undefined, name: string): number => p.read(s, name) as number,
+  } satisfies Param;
 }
 
 /** A feed's page size: its default and maximum, and how `capped` names them. */
@@ -159,20 +181,32 @@ export function limit(rule: PageRule, what = 'Page size') {
   const asked = int('', { def: rule.def, min: 1 });
   return {
     schema: Type.Integer({
-      minimum: 1, default: rule.def,
-      description: `${what} (${rule.def} when absent or empty); above ${rule.maxName ? `${rule.maxName} (${rule.max})` : rule.max} the page is served capped at ${rule.max} and says so in \`capped\`; 0 or not an integer is a 400`,
+      minimum: 1,
+      default: rule.def,
+      description:
+        `${what} (${rule.def} when absent or empty); ` +
+        `above ${rule.maxName ? `${rule.maxName} (${rule.max})` : rule.max} the page is served capped ` +
+        `at ${rule.max} and says so in \`capped\`; 0 or not an integer is a 400`,
     }),
     read(s: string | undefined, name: string): PageSize {
       const n = asked.read(s, name) as number;
       if (n <= rule.max) return { limit: n };
-      return { limit: rule.max, capped: `limit ${n} is above ${rule.maxName ?? rule.max}: at most ${rule.max} ${rule.items ?? 'items'} are served` };
+      return {
+        limit: rule.max,
+        capped:
+          `limit ${n} is above ${rule.maxName ?? rule.max}: at most ${rule.max} ${rule.items ?? 'items'} ` +
+          `are served`,
+      };
     },
   } satisfies Param;
 }
 
 /** A string taken as it comes (the handler reads it: a reference, a cursor, a search). */
 export function str<S extends TSchema = ReturnType<typeof Type.String>>(description: string, schema?: S) {
-  return { schema: (schema ? { ...schema, description } : Type.String({ description })) as S, read: (s: string | undefined): string | undefined => s } satisfies Param;
+  return {
+    schema: (schema ? { ...schema, description } : Type.String({ description })) as S,
+    read: (s: string | undefined): string | undefined => s,
+  } satisfies Param;
 }
 
 /** A path segment as a string (always present). */
@@ -202,12 +236,18 @@ export function readAddress(s: string | undefined): Address {
 
 /** An account in the path. */
 export function address(description = 'Account: 0x + 40 hex digits (any case) or the native cairn1… form') {
-  return { schema: Type.String({ description }), read: (s: string | undefined): Address => readAddress(s) } satisfies Param;
+  return {
+    schema: Type.String({ description }),
+    read: (s: string | undefined): Address => readAddress(s),
+  } satisfies Param;
 }
 
 /** An optional account in the query: absent or empty = none. */
 export function addressFilter(description: string) {
-  return { schema: Type.String({ description }), read: (s: string | undefined): Address | undefined => (raw(s) === undefined ? undefined : readAddress(s)) } satisfies Param;
+  return {
+    schema: Type.String({ description }),
+    read: (s: string | undefined): Address | undefined => (raw(s) === undefined ? undefined : readAddress(s)),
+  } satisfies Param;
 }
 
 /** 0x + 64 hex digits, lower-cased; anything else is a 400 with `invalid` as its message. */
@@ -222,10 +262,17 @@ export function id64(description: string, invalid: string) {
   } satisfies Param;
 }
 
-/** An optional enumerated filter (status words are upper case, other words lower case); anything else is a 400 naming the choices. */
+/**
+ * An optional enumerated filter (status words are upper case, other words lower case); anything else is a 400 naming
+ * the choices.
+ */
 export function oneOf<T extends string>(values: readonly T[], description: string, upper: boolean) {
   return {
-    schema: Type.Unsafe<T>({ type: 'string', enum: [...values], description: `${description} (any case; one of ${values.join(', ')})` }),
+    schema: Type.Unsafe<T>({
+      type: 'string',
+      enum: [...values],
+      description: `${description} (any case; one of ${values.join(', ')})`,
+    }),
     read(s: string | undefined, name: string): T | undefined {
       const r = raw(s);
       if (r === undefined) return undefined;
@@ -259,12 +306,17 @@ function readAssetRef(raw: string, what: string): AssetRef {
   if (ASSET_ID.test(raw)) return { id: raw.toLowerCase() as Hex };
   const symbol = raw.toUpperCase();
   if (SYMBOL_RE.test(symbol)) return { symbol };
-  throw new ParamError(`invalid ${what}: expected 0x followed by 40 hex digits or a symbol (a letter, then up to 11 letters or digits)`);
+  throw new ParamError(
+    `invalid ${what}: expected 0x followed by 40 hex digits or a symbol (a letter, then up to 11 letters or digits)`,
+  );
 }
 
 /** A token (or collection) in the path, by id or symbol. */
 export function assetRef(what: string, description: string) {
-  return { schema: Type.String({ description }), read: (s: string | undefined): AssetRef => readAssetRef(decodeSegment(s ?? '') ?? '', what) } satisfies Param;
+  return {
+    schema: Type.String({ description }),
+    read: (s: string | undefined): AssetRef => readAssetRef(decodeSegment(s ?? '') ?? '', what),
+  } satisfies Param;
 }
 
 /** A collection, or one of its items as `<collection>:<item>` (items from 1). */
@@ -273,7 +325,11 @@ export function nftRef(description: string) {
     schema: Type.String({ description }),
     read(s: string | undefined): { ref: AssetRef; item?: number } {
       const m = /^([^:]+)(?::(\d{1,15}))?$/.exec(decodeSegment(s ?? '') ?? '');
-      if (!m) throw new ParamError('invalid NFT id: expected <collection> or <collection>:<item> (collection: 0x + 40 hex digits or a symbol; item: a positive integer)');
+      if (!m)
+        throw new ParamError(
+          'invalid NFT id: expected <collection> or <collection>:<item> ' +
+            '(collection: 0x + 40 hex digits or a symbol; item: a positive integer)',
+        );
       const ref = readAssetRef(m[1], 'collection');
       if (m[2] === undefined) return { ref };
       const item = Number(m[2]);

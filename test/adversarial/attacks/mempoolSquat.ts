@@ -70,16 +70,23 @@ export async function prepareSquat(url: string, o: SquatOptions = {}): Promise<P
   const acc = await requestFrom(from, `${url}/address/${funder.address}`);
   if (acc.status !== 200) throw new Error(`funder ${funder.address}: ${acc.status} ${acc.text}`);
   let nonce: number = acc.json.nextNonce;
-  const funds = accounts.map((a) => signTx(funder, { type: 'TRANSFER', to: a.address, amount: funding.toString(), nonce: nonce++ }, network, sign));
+  const funds = accounts.map((a) =>
+    signTx(funder, { type: 'TRANSFER', to: a.address, amount: funding.toString(), nonce: nonce++ }, network, sign),
+  );
   for (const tx of funds) {
     const r = await requestFrom(from, `${url}/tx`, { body: encodeTx(tx) });
     if (!r.json?.accepted) throw new Error(`funding ${tx.to}: ${r.status} ${r.text}`);
   }
   const last = funds[funds.length - 1];
-  await waitFor('the squatters funded', async () => {
-    const r = await requestFrom(from, `${url}/tx/${last.id}`);
-    return r.json?.status === 'included' || r.json?.status === 'finalized';
-  }, 60_000, 250);
+  await waitFor(
+    'the squatters funded',
+    async () => {
+      const r = await requestFrom(from, `${url}/tx/${last.id}`);
+      return r.json?.status === 'included' || r.json?.status === 'finalized';
+    },
+    60_000,
+    250,
+  );
 
   return {
     accounts,
@@ -94,7 +101,12 @@ export async function prepareSquat(url: string, o: SquatOptions = {}): Promise<P
         for (let j = next++; j < n * nonces; j = next++) {
           const i = j % n;
           if (stopped.has(i)) continue;
-          const tx = signTx(accounts[i], { type: 'TRANSFER', to: SINK, amount: '1', fee: '0', nonce: 1 + Math.floor(j / n) }, network, sign);
+          const tx = signTx(
+            accounts[i],
+            { type: 'TRANSFER', to: SINK, amount: '1', fee: '0', nonce: 1 + Math.floor(j / n) },
+            network,
+            sign,
+          );
           sent++;
           const r = await requestFrom(addressOf(i), `${url}/tx`, { body: encodeTx(tx) });
           if (r.status === 200 && r.json?.accepted === true) accepted.push(tx.id);
@@ -106,7 +118,14 @@ export async function prepareSquat(url: string, o: SquatOptions = {}): Promise<P
         }
       };
       await Promise.all(Array.from({ length: o.concurrency ?? 16 }, worker));
-      return { sent, accepted: accepted.length, refused, acceptedIds: accepted, ms: performance.now() - t0, costBaseUnits: funding * BigInt(n) };
+      return {
+        sent,
+        accepted: accepted.length,
+        refused,
+        acceptedIds: accepted,
+        ms: performance.now() - t0,
+        costBaseUnits: funding * BigInt(n),
+      };
     },
   };
 }

@@ -46,8 +46,23 @@ export function metaTxFlood(o: FloodOptions): HybridTx[] {
   const t0 = o.timestamp0 ?? Date.now();
   return Array.from({ length: n }, (_, i) => {
     const user = keysOf(u0 + i);
-    const inner = sign(user, { type: 'TRANSFER', to: keysOf(r0 + i).address, amount: 1n, fee: '0', nonce: o.userNonce ?? 0, timestamp: t0 + i }, o);
-    return sign(keysOf(r0 + i), { type: 'META_TX', nonce: o.relayerNonce ?? 0, timestamp: t0 + i, data: { tx: JSON.parse(encodeTx(inner)) } }, o);
+    const inner = sign(
+      user,
+      {
+        type: 'TRANSFER',
+        to: keysOf(r0 + i).address,
+        amount: 1n,
+        fee: '0',
+        nonce: o.userNonce ?? 0,
+        timestamp: t0 + i,
+      },
+      o,
+    );
+    return sign(
+      keysOf(r0 + i),
+      { type: 'META_TX', nonce: o.relayerNonce ?? 0, timestamp: t0 + i, data: { tx: JSON.parse(encodeTx(inner)) } },
+      o,
+    );
   });
 }
 
@@ -57,7 +72,13 @@ export function transferBlock(o: FloodOptions): HybridTx[] {
   const r0 = o.firstRelayer ?? 0;
   const u0 = o.firstUser ?? n;
   const t0 = o.timestamp0 ?? Date.now();
-  return Array.from({ length: n }, (_, i) => sign(keysOf(u0 + i), { type: 'TRANSFER', to: keysOf(r0 + i).address, amount: 1n, nonce: o.userNonce ?? 0, timestamp: t0 + i }, o));
+  return Array.from({ length: n }, (_, i) =>
+    sign(
+      keysOf(u0 + i),
+      { type: 'TRANSFER', to: keysOf(r0 + i).address, amount: 1n, nonce: o.userNonce ?? 0, timestamp: t0 + i },
+      o,
+    ),
+  );
 }
 
 export interface SendReport {
@@ -68,7 +89,11 @@ export interface SendReport {
 }
 
 /** POSTs `txs` to `url`/tx from source address `from` (default the attacker's), `concurrency` at a time. */
-export async function postAll(url: string, txs: readonly HybridTx[], opts: { from?: string; concurrency?: number } = {}): Promise<SendReport> {
+export async function postAll(
+  url: string,
+  txs: readonly HybridTx[],
+  opts: { from?: string; concurrency?: number } = {},
+): Promise<SendReport> {
   const outcomes = new Map<string, number>();
   const accepted: Hex[] = [];
   const note = (k: string) => outcomes.set(k, (outcomes.get(k) ?? 0) + 1);

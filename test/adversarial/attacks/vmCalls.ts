@@ -43,7 +43,11 @@ export interface VmCallFloodReport {
  * Retry-After) until stopped. Every call's data is distinct (bytes after the loop never run),
  * so no answer can be served from a cache of identical calls.
  */
-export function startVmCallFlood(rpcUrl: string, from: string[], opts: VmCallFloodOptions = {}): { stop(): Promise<VmCallFloodReport> } {
+export function startVmCallFlood(
+  rpcUrl: string,
+  from: string[],
+  opts: VmCallFloodOptions = {},
+): { stop(): Promise<VmCallFloodReport> } {
   const batch = opts.batch ?? 50;
   const gas = `0x${(opts.gas ?? LOOP_GAS).toString(16)}`;
   const method = opts.method ?? 'eth_call';

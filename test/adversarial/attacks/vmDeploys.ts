@@ -61,19 +61,34 @@ async function post(from: string, url: string, body: unknown): Promise<any> {
 }
 
 /** Funds a fresh attacker account from development account 0 and waits until it holds the coins. */
-export async function fundedAttacker(target: { url: string; rpcUrl: string }, seed: string, from: string): Promise<HybridKeys> {
+export async function fundedAttacker(
+  target: { url: string; rpcUrl: string },
+  seed: string,
+  from: string,
+): Promise<HybridKeys> {
   const keys = deriveKeys(keccak256(utf8(seed)));
   const dev = devAccounts(1)[0].keys;
   const nonce = Number(await rpc(from, target.rpcUrl, 'eth_getTransactionCount', [dev.address, 'pending']));
-  const fund = signTx(dev, { type: 'TRANSFER', to: keys.address, amount: String(10n * 1_000_000n), fee: '1000', nonce, data: null }, await networkOf(target.url));
+  const fund = signTx(
+    dev,
+    { type: 'TRANSFER', to: keys.address, amount: String(10n * 1_000_000n), fee: '1000', nonce, data: null },
+    await networkOf(target.url),
+  );
   const v = await post(from, `${target.url}/tx`, fund);
   if (!v?.accepted) throw new Error(`funding refused: ${JSON.stringify(v)}`);
-  await waitFor('attacker funded', async () => BigInt(await rpc(from, target.rpcUrl, 'eth_getBalance', [keys.address, 'latest'])) > 0n, 30_000);
+  await waitFor(
+    'attacker funded',
+    async () => BigInt(await rpc(from, target.rpcUrl, 'eth_getBalance', [keys.address, 'latest'])) > 0n,
+    30_000,
+  );
   return keys;
 }
 
 /** Starts the flood: funds the attacker, then submits `count` looping deployments in nonce order. */
-export async function startDeployFlood(target: { url: string; rpcUrl: string }, opts: DeployFloodOpts = {}): Promise<DeployFlood> {
+export async function startDeployFlood(
+  target: { url: string; rpcUrl: string },
+  opts: DeployFloodOpts = {},
+): Promise<DeployFlood> {
   const from = opts.from ?? ATTACKER;
   const count = opts.count ?? 40;
   const keys = await fundedAttacker(target, opts.seed ?? `vm-deploy-flood/${Date.now()}`, from);
@@ -87,12 +102,32 @@ export async function startDeployFlood(target: { url: string; rpcUrl: string }, 
       const eth = opts.envelope === 'eth' || (opts.envelope !== 'hybrid' && i % 2 === 1);
       stats.sent++;
       if (eth) {
-        const raw = await wallet.signTransaction({ type: 0, chainId: network.chainId, nonce, to: null, data: LOOPING_INIT_CODE, value: 0n, gasLimit: VM_MAX_GAS, gasPrice: GAS_PRICE_WEI });
+        const raw = await wallet.signTransaction({
+          type: 0,
+          chainId: network.chainId,
+          nonce,
+          to: null,
+          data: LOOPING_INIT_CODE,
+          value: 0n,
+          gasLimit: VM_MAX_GAS,
+          gasPrice: GAS_PRICE_WEI,
+        });
         const r = await rpcFrom(from, target.rpcUrl, 'eth_sendRawTransaction', [raw]);
         if (r?.error) stats.refused.push(r.error.message);
         else stats.ids.push(r.result);
       } else {
-        const tx = signTx(keys, { type: 'VM_DEPLOY', to: null, amount: '0', fee: '100000', nonce, data: { input: LOOPING_INIT_CODE, gasLimit: Number(VM_MAX_GAS) } }, network);
+        const tx = signTx(
+          keys,
+          {
+            type: 'VM_DEPLOY',
+            to: null,
+            amount: '0',
+            fee: '100000',
+            nonce,
+            data: { input: LOOPING_INIT_CODE, gasLimit: Number(VM_MAX_GAS) },
+          },
+          network,
+        );
         const v = await post(from, `${target.url}/tx`, tx);
         if (v?.accepted) stats.ids.push(tx.id);
         else stats.refused.push(v?.error ?? v?.reason ?? JSON.stringify(v));
@@ -143,7 +178,11 @@ export function blockMs(output: string): Map<number, number> {
  * before its "block committed" line has crossed the pipe (the logger writes asynchronously),
  * so reading the log at once on a busy machine can miss the newest blocks.
  */
-export async function blockMsOf(output: () => string, heights: Iterable<number>, timeoutMs = 15_000): Promise<Map<number, number>> {
+export async function blockMsOf(
+  output: () => string,
+  heights: Iterable<number>,
+  timeoutMs = 15_000,
+): Promise<Map<number, number>> {
   const want = [...heights];
   const end = Date.now() + timeoutMs;
   for (;;) {

@@ -5,12 +5,19 @@ import { ActorRef, MailboxFullError, MessageRefusedError } from '../../../src/ac
 import { machineBehavior } from '../../../src/actors/machineActor';
 import { Supervisor } from '../../../src/actors/supervisor';
 
-/** A turnstile: coins add credit while locked, a push passes when unlocked; `jam` throws in an action; `peek` only reads. */
+/**
+ * A turnstile: coins add credit while locked, a push passes when unlocked; `jam` throws in an action; `peek` only
+ * reads.
+ */
 type Msg = { type: 'coin'; cents: number } | { type: 'push' } | { type: 'jam' } | { type: 'peek' };
 type Replies = { coin: number; push: string; jam: void; peek: { state: string; passed: number } };
 
 const turnstile = setup({
-  types: { context: {} as { credit: number; passed: number; log: string[] }, events: {} as Msg, input: {} as { price: number } },
+  types: {
+    context: {} as { credit: number; passed: number; log: string[] },
+    events: {} as Msg,
+    input: {} as { price: number },
+  },
   actions: {
     explode: () => {
       throw new Error('jammed');
@@ -24,15 +31,30 @@ const turnstile = setup({
     locked: {
       on: {
         coin: [
-          { guard: ({ context, event }) => context.credit + event.cents >= 50, target: 'unlocked', actions: assign({ credit: 0, log: ({ context, event }) => [...context.log, `coin ${event.cents}`] }) },
-          { actions: assign({ credit: ({ context, event }) => context.credit + event.cents, log: ({ context, event }) => [...context.log, `coin ${event.cents}`] }) },
+          {
+            guard: ({ context, event }) => context.credit + event.cents >= 50,
+            target: 'unlocked',
+            actions: assign({ credit: 0, log: ({ context, event }) => [...context.log, `coin ${event.cents}`] }),
+          },
+          {
+            actions: assign({
+              credit: ({ context, event }) => context.credit + event.cents,
+              log: ({ context, event }) => [...context.log, `coin ${event.cents}`],
+            }),
+          },
         ],
         jam: { actions: 'explode' },
       },
     },
     unlocked: {
       on: {
-        push: { target: 'locked', actions: assign({ passed: ({ context }) => context.passed + 1, log: ({ context }) => [...context.log, 'push'] }) },
+        push: {
+          target: 'locked',
+          actions: assign({
+            passed: ({ context }) => context.passed + 1,
+            log: ({ context }) => [...context.log, 'push'],
+          }),
+        },
       },
     },
   },
@@ -58,7 +80,12 @@ describe('machineBehavior: an XState machine as an actor behaviour', () => {
     const b = behavior();
     ref.attach(b);
     // Sent together: the mailbox serialises them in order.
-    const replies = await Promise.all([ref.ask({ type: 'coin', cents: 20 }), ref.ask({ type: 'coin', cents: 20 }), ref.ask({ type: 'coin', cents: 10 }), ref.ask({ type: 'push' })]);
+    const replies = await Promise.all([
+      ref.ask({ type: 'coin', cents: 20 }),
+      ref.ask({ type: 'coin', cents: 20 }),
+      ref.ask({ type: 'coin', cents: 10 }),
+      ref.ask({ type: 'push' }),
+    ]);
     expect(replies).toEqual([20, 40, 0, 'locked']);
     expect(b.snapshot().context.log).toEqual(['coin 20', 'coin 20', 'coin 10', 'push']);
     const peek: { state: string; passed: number } = await ref.ask({ type: 'peek' });
@@ -80,7 +107,13 @@ describe('machineBehavior: an XState machine as an actor behaviour', () => {
   it('an action that throws is a crash: the supervisor restarts the actor with a fresh machine', async () => {
     const ref = new ActorRef<Msg, Replies>('turnstile');
     let starts = 0;
-    const sup = new Supervisor(log, () => { throw new Error('should not escalate'); }, { maxRestarts: 3, windowMs: 10_000, backoffMs: 1, maxBackoffMs: 5 });
+    const sup = new Supervisor(
+      log,
+      () => {
+        throw new Error('should not escalate');
+      },
+      { maxRestarts: 3, windowMs: 10_000, backoffMs: 1, maxBackoffMs: 5 },
+    );
     await sup.startChild({ ref, start: async () => (starts++, behavior()) });
     expect(await ref.ask({ type: 'coin', cents: 30 })).toBe(30);
     await expect(ref.ask({ type: 'jam' })).rejects.toThrow('jammed');
@@ -94,7 +127,8 @@ describe('machineBehavior: an XState machine as an actor behaviour', () => {
 
   it('stays inside the bounded mailbox', async () => {
     const ref = new ActorRef<Msg, Replies>('turnstile', 2);
-    const queued = [ref.ask({ type: 'coin', cents: 1 }), ref.ask({ type: 'coin', cents: 2 })]; // no behaviour yet: they wait
+    // no behaviour yet: they wait
+    const queued = [ref.ask({ type: 'coin', cents: 1 }), ref.ask({ type: 'coin', cents: 2 })];
     await expect(ref.ask({ type: 'coin', cents: 3 })).rejects.toBeInstanceOf(MailboxFullError);
     ref.attach(behavior());
     expect(await Promise.all(queued)).toEqual([1, 3]);

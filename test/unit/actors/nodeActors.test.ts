@@ -5,7 +5,13 @@ import { ActorRef } from '../../../src/actors/actorRef';
 import { standaloneConsensus } from '../../../src/actors/consensus/consensusActors';
 import { mempoolBehavior } from '../../../src/actors/mempoolActor';
 import { standaloneLifecycles } from '../../../src/actors/lifecycleActors';
-import type { ConsensusMsg, ConsensusReplies, MempoolLookup, MempoolMsg, MempoolReplies } from '../../../src/actors/protocol';
+import type {
+  ConsensusMsg,
+  ConsensusReplies,
+  MempoolLookup,
+  MempoolMsg,
+  MempoolReplies,
+} from '../../../src/actors/protocol';
 import { ChainView } from '../../../src/api/chainView';
 import { ChainReader } from '../../../src/api/chainReader';
 import { HeadAccounts } from '../../../src/api/headAccounts';
@@ -40,7 +46,13 @@ async function world() {
   const genesis = await applyGenesis(state, dev.spec);
   const batch = kv.batch();
   const stateRoot = await state.flush(batch);
-  const head: Head = { height: 0, hash: genesis.header.hash, stateRoot, finalizedHeight: 0, timestamp: genesis.header.timestamp };
+  const head: Head = {
+    height: 0,
+    hash: genesis.header.hash,
+    stateRoot,
+    finalizedHeight: 0,
+    timestamp: genesis.header.timestamp,
+  };
   store.putBlock(batch, genesis, head, [...dev.spec.accounts.map((a) => a.address), TREASURY_ADDRESS]);
   await kv.write(batch);
   state.settle();
@@ -53,14 +65,36 @@ async function world() {
   const pool = new TxPool({ cap: 100, lifetimeMs: 60_000, maxNonceGap: 4 });
   const mempool = new ActorRef<MempoolMsg, MempoolReplies>('mempool');
   const lifecycles = standaloneLifecycles({ store, finalizedHeight: () => view.head.finalizedHeight, log });
-  mempool.attach(mempoolBehavior({
-    pool, recent: new Map<Hex, MempoolLookup>(), readAccount: (a) => headAccounts.read(a),
-    inChain: async (id) => (await store.txLocation(id)) !== undefined, now: () => clock.now, log, lifecycles,
-  }));
+  mempool.attach(
+    mempoolBehavior({
+      pool,
+      recent: new Map<Hex, MempoolLookup>(),
+      readAccount: (a) => headAccounts.read(a),
+      inChain: async (id) => (await store.txLocation(id)) !== undefined,
+      now: () => clock.now,
+      log,
+      lifecycles,
+    }),
+  );
   const chain = new ActorRef<ConsensusMsg, ConsensusReplies>('chain');
   const guard = await SigningGuard.open(join(scratch('cairn-guard-'), 'signing-guard.json'));
   // One-millisecond slots: every tick of the fake clock is a new slot of the single validator.
-  chain.attach(standaloneConsensus({ kv, store, view, mempool, keys: dev.validator, network: DEV_NETWORK, idleBlockMs: IDLE_MS, slotMs: 1, verifier: { verifyMany: async (j) => j.map(() => true) }, guard, log, lifecycles }));
+  chain.attach(
+    standaloneConsensus({
+      kv,
+      store,
+      view,
+      mempool,
+      keys: dev.validator,
+      network: DEV_NETWORK,
+      idleBlockMs: IDLE_MS,
+      slotMs: 1,
+      verifier: { verifyMany: async (j) => j.map(() => true) },
+      guard,
+      log,
+      lifecycles,
+    }),
+  );
 
   let ts = clock.now;
   const transfer = (keys: HybridKeys, nonce: number, amount = 1_000n) =>
@@ -68,32 +102,54 @@ async function world() {
   const admit = (tx: ReturnType<typeof transfer>) => mempool.ask({ type: 'admit', tx, keyHash: pqKeyHashOf(tx) });
   const tick = () => chain.ask({ type: 'slotTick', now: clock.now });
   const lifecycle = (id: Hex) => lifecycles.txs.ask({ type: 'get', id });
-  return { kv, store, view, heads, clock, mempool, chain, alice, bob, transfer, admit, tick, pool, lifecycles, lifecycle };
+  return {
+    kv,
+    store,
+    view,
+    heads,
+    clock,
+    mempool,
+    chain,
+    alice,
+    bob,
+    transfer,
+    admit,
+    tick,
+    pool,
+    lifecycles,
+    lifecycle,
+  };
 }
 
 describe('mempool actor', () => {
-  it('admits by the head state, answers nextNonce, lookup, list and stats, and refuses with the spec reasons', async () => {
-    const w = await world();
-    const t0 = w.transfer(w.alice, 0);
-    const t1 = w.transfer(w.alice, 1);
-    expect(await w.admit(t0)).toEqual({ accepted: true, id: t0.id });
-    expect(await w.admit(t1)).toEqual({ accepted: true, id: t1.id });
-    expect(await w.admit(w.transfer(w.alice, 1, 5n))).toMatchObject({ accepted: false, reason: 'nonce already used' });
-    expect(await w.admit(w.transfer(w.alice, 9))).toMatchObject({ accepted: false, reason: 'nonce too far ahead' });
-    expect(await w.admit(t0)).toMatchObject({ accepted: false, reason: 'transaction already known' });
-    expect(await w.mempool.ask({ type: 'nextNonce', address: w.alice.address, accountNonce: 0 })).toBe(2);
-    const found = await w.mempool.ask({ type: 'lookup', id: t1.id });
-    expect(found?.tx.id).toBe(t1.id);
-    expect(found?.pending).toBe(true);
-    expect((await w.lifecycle(t1.id))?.value).toBe('inMempool');
-    expect(await w.mempool.ask({ type: 'lookup', id: `0x${'00'.repeat(32)}` })).toBeUndefined();
-    const list = await w.mempool.ask({ type: 'list', limit: 10 });
-    expect(list.size).toBe(2);
-    expect(list.entries.map((e) => e.tx.id)).toEqual([t0.id, t1.id]);
-    expect(await w.mempool.ask({ type: 'stats' })).toEqual({ size: 2, cap: 100, admitted: 2 });
-    const c = await w.mempool.ask({ type: 'collectCandidates' });
-    expect(c.queues.map((q) => q.map((t) => t.nonce))).toEqual([[0, 1]]);
-  });
+  it(
+    'admits by the head state, answers nextNonce, lookup, ' + 'list and stats, and refuses with the spec reasons',
+    async () => {
+      const w = await world();
+      const t0 = w.transfer(w.alice, 0);
+      const t1 = w.transfer(w.alice, 1);
+      expect(await w.admit(t0)).toEqual({ accepted: true, id: t0.id });
+      expect(await w.admit(t1)).toEqual({ accepted: true, id: t1.id });
+      expect(await w.admit(w.transfer(w.alice, 1, 5n))).toMatchObject({
+        accepted: false,
+        reason: 'nonce already used',
+      });
+      expect(await w.admit(w.transfer(w.alice, 9))).toMatchObject({ accepted: false, reason: 'nonce too far ahead' });
+      expect(await w.admit(t0)).toMatchObject({ accepted: false, reason: 'transaction already known' });
+      expect(await w.mempool.ask({ type: 'nextNonce', address: w.alice.address, accountNonce: 0 })).toBe(2);
+      const found = await w.mempool.ask({ type: 'lookup', id: t1.id });
+      expect(found?.tx.id).toBe(t1.id);
+      expect(found?.pending).toBe(true);
+      expect((await w.lifecycle(t1.id))?.value).toBe('inMempool');
+      expect(await w.mempool.ask({ type: 'lookup', id: `0x${'00'.repeat(32)}` })).toBeUndefined();
+      const list = await w.mempool.ask({ type: 'list', limit: 10 });
+      expect(list.size).toBe(2);
+      expect(list.entries.map((e) => e.tx.id)).toEqual([t0.id, t1.id]);
+      expect(await w.mempool.ask({ type: 'stats' })).toEqual({ size: 2, cap: 100, admitted: 2 });
+      const c = await w.mempool.ask({ type: 'collectCandidates' });
+      expect(c.queues.map((q) => q.map((t) => t.nonce))).toEqual([[0, 1]]);
+    },
+  );
 
   it('expires transactions past their lifetime and remembers why', async () => {
     const w = await world();
@@ -109,92 +165,107 @@ describe('mempool actor', () => {
 });
 
 describe('consensus actor', () => {
-  it('produces a block from the pending transactions, commits it, publishes the head and tells the mempool', async () => {
-    const w = await world();
-    const txs = [w.transfer(w.alice, 0), w.transfer(w.alice, 1), w.transfer(w.bob, 0)];
-    for (const t of txs) await w.admit(t);
-    await w.tick();
-    expect(w.view.head.height).toBe(1);
-    expect(w.heads.map((h) => h.height)).toEqual([1]);
-    expect(Object.isFrozen(w.view.head)).toBe(true);
-    const block = (await w.store.block(1))!;
-    expect(block.txs.map((t) => t.id).sort()).toEqual(txs.map((t) => t.id).sort());
-    expect(block.results.every((r) => r.status === 'success')).toBe(true);
-    expect(block.header.stateRoot).toBe(w.view.head.stateRoot);
-    expect((await w.store.head())?.hash).toBe(block.header.hash);
-    expect(await w.store.txLocation(txs[2].id)).toBeDefined();
-    // The mempool took blockCommitted before this question (mailbox order).
-    expect((await w.mempool.ask({ type: 'stats' })).size).toBe(0);
-    // Included transactions wait for finality: the next tick builds a block on top even with
-    // nothing pending and the idle pace not due, and that block finalizes the first.
-    expect(w.view.head.finalizedHeight).toBe(0);
-    await w.tick();
-    expect(w.view.head.height).toBe(2);
-    expect(w.view.head.finalizedHeight).toBe(1);
-    await w.tick();
-    expect(w.view.head.height).toBe(2); // nothing pending, nothing awaiting finality, idle pace not due
-  });
+  it(
+    'produces a block from the pending transactions, ' + 'commits it, publishes the head and tells the mempool',
+    async () => {
+      const w = await world();
+      const txs = [w.transfer(w.alice, 0), w.transfer(w.alice, 1), w.transfer(w.bob, 0)];
+      for (const t of txs) await w.admit(t);
+      await w.tick();
+      expect(w.view.head.height).toBe(1);
+      expect(w.heads.map((h) => h.height)).toEqual([1]);
+      expect(Object.isFrozen(w.view.head)).toBe(true);
+      const block = (await w.store.block(1))!;
+      expect(block.txs.map((t) => t.id).sort()).toEqual(txs.map((t) => t.id).sort());
+      expect(block.results.every((r) => r.status === 'success')).toBe(true);
+      expect(block.header.stateRoot).toBe(w.view.head.stateRoot);
+      expect((await w.store.head())?.hash).toBe(block.header.hash);
+      expect(await w.store.txLocation(txs[2].id)).toBeDefined();
+      // The mempool took blockCommitted before this question (mailbox order).
+      expect((await w.mempool.ask({ type: 'stats' })).size).toBe(0);
+      // Included transactions wait for finality: the next tick builds a block on top even with
+      // nothing pending and the idle pace not due, and that block finalizes the first.
+      expect(w.view.head.finalizedHeight).toBe(0);
+      await w.tick();
+      expect(w.view.head.height).toBe(2);
+      expect(w.view.head.finalizedHeight).toBe(1);
+      await w.tick();
+      expect(w.view.head.height).toBe(2); // nothing pending, nothing awaiting finality, idle pace not due
+    },
+  );
 
-  it('keeps the idle pace: no block while nothing is pending and the pace is not due, an empty block when it is', async () => {
-    const w = await world();
-    const started = w.view.head.timestamp + 5 * IDLE_MS; // the node starts on an old head
-    w.clock.now = started;
-    await w.tick();
-    expect(w.view.head.height).toBe(0); // idle time counts from the start at the earliest
-    w.clock.now = started + IDLE_MS - 1;
-    await w.tick();
-    expect(w.view.head.height).toBe(0);
-    w.clock.now = started + IDLE_MS;
-    await w.tick();
-    expect(w.view.head.height).toBe(1);
-    expect((await w.store.block(1))!.txs).toEqual([]);
-    expect(w.view.head.timestamp).toBe(w.clock.now);
-    // From then on the pace counts from the head.
-    w.clock.now = w.view.head.timestamp + IDLE_MS - 1;
-    await w.tick();
-    expect(w.view.head.height).toBe(1);
-    w.clock.now = w.view.head.timestamp + IDLE_MS;
-    await w.tick();
-    expect(w.view.head.height).toBe(2);
-  });
+  it(
+    'keeps the idle pace: no block while nothing is pending and the pace is not due, ' + 'an empty block when it is',
+    async () => {
+      const w = await world();
+      const started = w.view.head.timestamp + 5 * IDLE_MS; // the node starts on an old head
+      w.clock.now = started;
+      await w.tick();
+      expect(w.view.head.height).toBe(0); // idle time counts from the start at the earliest
+      w.clock.now = started + IDLE_MS - 1;
+      await w.tick();
+      expect(w.view.head.height).toBe(0);
+      w.clock.now = started + IDLE_MS;
+      await w.tick();
+      expect(w.view.head.height).toBe(1);
+      expect((await w.store.block(1))!.txs).toEqual([]);
+      expect(w.view.head.timestamp).toBe(w.clock.now);
+      // From then on the pace counts from the head.
+      w.clock.now = w.view.head.timestamp + IDLE_MS - 1;
+      await w.tick();
+      expect(w.view.head.height).toBe(1);
+      w.clock.now = w.view.head.timestamp + IDLE_MS;
+      await w.tick();
+      expect(w.view.head.height).toBe(2);
+    },
+  );
 
-  it('drops what can never be included, tells the mempool why, and does not retry an unchanged barren pool', async () => {
-    const w = await world();
-    // Same secp256k1 key (same address), another ML-DSA key: the first transaction binds its
-    // key, so the second can never be valid ('invalid signature'), though admission could not know.
-    const other = devAccounts(3)[2].keys;
-    const rogue: HybridKeys = { ...w.alice, mldsa44: other.mldsa44 };
-    const good = w.transfer(w.alice, 0);
-    const bad = w.transfer(rogue, 1);
-    await w.admit(good);
-    expect(await w.admit(bad)).toMatchObject({ accepted: true });
-    await w.tick();
-    const block = (await w.store.block(1))!;
-    expect(block.txs.map((t) => t.id)).toEqual([good.id]);
-    const dropped = await w.mempool.ask({ type: 'lookup', id: bad.id });
-    expect(dropped?.pending).toBe(false);
-    expect((await w.lifecycle(bad.id))?.value).toBe('dropped');
-    expect((await w.lifecycle(bad.id))?.context.reason).toBe('invalid signature');
+  it(
+    'drops what can never be included, tells the mempool why, ' + 'and does not retry an unchanged barren pool',
+    async () => {
+      const w = await world();
+      // Same secp256k1 key (same address), another ML-DSA key: the first transaction binds its
+      // key, so the second can never be valid ('invalid signature'), though admission could not know.
+      const other = devAccounts(3)[2].keys;
+      const rogue: HybridKeys = { ...w.alice, mldsa44: other.mldsa44 };
+      const good = w.transfer(w.alice, 0);
+      const bad = w.transfer(rogue, 1);
+      await w.admit(good);
+      expect(await w.admit(bad)).toMatchObject({ accepted: true });
+      await w.tick();
+      const block = (await w.store.block(1))!;
+      expect(block.txs.map((t) => t.id)).toEqual([good.id]);
+      const dropped = await w.mempool.ask({ type: 'lookup', id: bad.id });
+      expect(dropped?.pending).toBe(false);
+      expect((await w.lifecycle(bad.id))?.value).toBe('dropped');
+      expect((await w.lifecycle(bad.id))?.context.reason).toBe('invalid signature');
 
-    // A transaction that cannot run yet (a nonce gap) leaves the pool barren: one try, then
-    // no block until the pool changes or the idle pace is due.
-    expect(await w.admit(w.transfer(w.bob, 2))).toMatchObject({ accepted: true });
-    await w.tick();
-    expect(w.view.head.height).toBe(2); // tried once: an empty block
-    await w.tick();
-    await w.tick();
-    expect(w.view.head.height).toBe(2); // same pool version: not retried
-    expect(await w.admit(w.transfer(w.bob, 0))).toMatchObject({ accepted: true });
-    await w.tick();
-    expect(w.view.head.height).toBe(3);
-    expect((await w.store.block(3))!.txs.map((t) => t.nonce)).toEqual([0]);
-  });
+      // A transaction that cannot run yet (a nonce gap) leaves the pool barren: one try, then
+      // no block until the pool changes or the idle pace is due.
+      expect(await w.admit(w.transfer(w.bob, 2))).toMatchObject({ accepted: true });
+      await w.tick();
+      expect(w.view.head.height).toBe(2); // tried once: an empty block
+      await w.tick();
+      await w.tick();
+      expect(w.view.head.height).toBe(2); // same pool version: not retried
+      expect(await w.admit(w.transfer(w.bob, 0))).toMatchObject({ accepted: true });
+      await w.tick();
+      expect(w.view.head.height).toBe(3);
+      expect((await w.store.block(3))!.txs.map((t) => t.nonce)).toEqual([0]);
+    },
+  );
 });
 
 describe('transaction lifecycle from recorded events', () => {
   it('/tx/:id reads included, then finalized, and undone after its block is taken back', async () => {
     const w = await world();
-    const reader = new ChainReader({ kv: w.kv, store: w.store, view: w.view, mempool: w.mempool, lifecycles: w.lifecycles });
+    const reader = new ChainReader({
+      kv: w.kv,
+      store: w.store,
+      view: w.view,
+      mempool: w.mempool,
+      lifecycles: w.lifecycles,
+    });
     const t = w.transfer(w.alice, 0);
     await w.admit(t);
     expect(await reader.tx(t.id)).toMatchObject({ status: 'pending', lifecycle: 'inMempool' });
@@ -212,7 +283,13 @@ describe('transaction lifecycle from recorded events', () => {
 
   it('reports finalized once the finalized height reaches the block', async () => {
     const w = await world();
-    const reader = new ChainReader({ kv: w.kv, store: w.store, view: w.view, mempool: w.mempool, lifecycles: w.lifecycles });
+    const reader = new ChainReader({
+      kv: w.kv,
+      store: w.store,
+      view: w.view,
+      mempool: w.mempool,
+      lifecycles: w.lifecycles,
+    });
     const t = w.transfer(w.alice, 0);
     await w.admit(t);
     await w.tick();

@@ -18,7 +18,13 @@ describe('supervisor', () => {
   it('restarts a crashed permanent child and keeps queued messages', async () => {
     const starts = { n: 0 };
     const ref = new ActorRef<Msg, Replies>('counter');
-    const sup = new Supervisor(log, () => { throw new Error('should not escalate'); }, fast);
+    const sup = new Supervisor(
+      log,
+      () => {
+        throw new Error('should not escalate');
+      },
+      fast,
+    );
     await sup.startChild({ ref, start: async () => counter(starts) });
     expect(await ref.ask({ type: 'add', n: 2 })).toBe(2);
     await expect(ref.injectFault()).rejects.toThrow(/injected fault/);
@@ -30,7 +36,13 @@ describe('supervisor', () => {
   it('escalates a crash of a critical child without restarting it', async () => {
     const ref = new ActorRef<Msg, Replies>('critical');
     let escalated = '';
-    const sup = new Supervisor(log, (r) => { escalated = r; }, fast);
+    const sup = new Supervisor(
+      log,
+      (r) => {
+        escalated = r;
+      },
+      fast,
+    );
     await sup.startChild({ ref, start: async () => counter({ n: 0 }), critical: true });
     await expect(ref.injectFault()).rejects.toThrow();
     expect(escalated).toMatch(/critical actor critical crashed/);
@@ -40,7 +52,13 @@ describe('supervisor', () => {
   it('escalates when a child keeps crashing', async () => {
     const ref = new ActorRef<Msg, Replies>('flaky');
     let escalated = '';
-    const sup = new Supervisor(log, (r) => { escalated = r; }, fast);
+    const sup = new Supervisor(
+      log,
+      (r) => {
+        escalated = r;
+      },
+      fast,
+    );
     await sup.startChild({ ref, start: async () => counter({ n: 0 }) });
     for (let i = 0; i < 4; i++) {
       await expect(ref.injectFault()).rejects.toThrow();

@@ -10,8 +10,19 @@ import { ChainStore, type Head } from '../../../src/storage/chainStore';
 const producer: Address = `0x${'0a'.padStart(40, '0')}`;
 
 function block(height: number, salt = ''): Block {
-  const h: BlockHeader = { height, parentHash: ZERO_HASH, timestamp: 1_000 + height, producer, txRoot: ZERO_HASH, stateRoot: keccakHex(utf8(`${height}/${salt}`)), txCount: 0 };
-  const header = height === 0 ? genesisHeader(h) : { ...h, hash: headerHash(h), signatures: { secp256k1: '0x', mldsa44: '0x' } as const };
+  const h: BlockHeader = {
+    height,
+    parentHash: ZERO_HASH,
+    timestamp: 1_000 + height,
+    producer,
+    txRoot: ZERO_HASH,
+    stateRoot: keccakHex(utf8(`${height}/${salt}`)),
+    txCount: 0,
+  };
+  const header =
+    height === 0
+      ? genesisHeader(h)
+      : { ...h, hash: headerHash(h), signatures: { secp256k1: '0x', mldsa44: '0x' } as const };
   return { header, txs: [], results: [] };
 }
 
@@ -19,7 +30,13 @@ function block(height: number, salt = ''): Block {
 async function storeWith(blocks: Block[]) {
   const store = new ChainStore(new MemoryKv());
   for (const b of blocks) {
-    const head: Head = { height: b.header.height, hash: b.header.hash, stateRoot: b.header.stateRoot, finalizedHeight: 0, timestamp: b.header.timestamp };
+    const head: Head = {
+      height: b.header.height,
+      hash: b.header.hash,
+      stateRoot: b.header.stateRoot,
+      finalizedHeight: 0,
+      timestamp: b.header.timestamp,
+    };
     const batch = store.kv.batch();
     store.putBlock(batch, b, head);
     await store.kv.write(batch);
@@ -67,7 +84,13 @@ describe('BlockCache', () => {
     // The same height rewritten with another block (a replaced, not yet final block).
     const next = block(1, 'new');
     const batch = store.kv.batch();
-    store.putBlock(batch, next, { height: 1, hash: next.header.hash, stateRoot: next.header.stateRoot, finalizedHeight: 0, timestamp: next.header.timestamp });
+    store.putBlock(batch, next, {
+      height: 1,
+      hash: next.header.hash,
+      stateRoot: next.header.stateRoot,
+      finalizedHeight: 0,
+      timestamp: next.header.timestamp,
+    });
     await store.kv.write(batch);
     const got = await cache.get(1);
     expect(got?.header.hash).toBe(next.header.hash);

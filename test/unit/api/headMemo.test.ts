@@ -35,17 +35,20 @@ describe('HeadMemo', () => {
 });
 
 describe('HeadMemo answers at hand', () => {
-  it('hands out a built value as is (no promise) until the head moves; a shared JsonText carries its bytes', async () => {
-    const head = { hash: '0xa', finalizedHeight: 1 };
-    const memo = new HeadMemo(() => head);
-    const first = memo.get('status', async () => 'built');
-    expect(first).toBeInstanceOf(Promise);
-    expect(await first).toBe('built');
-    expect(memo.get('status', async () => 'again')).toBe('built'); // synchronous now
-    head.hash = '0xb';
-    expect(memo.get('status', async () => 'next')).toBeInstanceOf(Promise);
-    const j = await memoJson(memo, 'j', async () => ({ a: 'é' }));
-    expect(Buffer.from(j.bytes!).toString('utf8')).toBe(j.text);
-    expect(new JsonText('{}').bytes).toBeUndefined();
-  });
+  it(
+    'hands out a built value as is (no promise) until the head moves; ' + 'a shared JsonText carries its bytes',
+    async () => {
+      const head = { hash: '0xa', finalizedHeight: 1 };
+      const memo = new HeadMemo(() => head);
+      const first = memo.get('status', async () => 'built');
+      expect(first).toBeInstanceOf(Promise);
+      expect(await first).toBe('built');
+      expect(memo.get('status', async () => 'again')).toBe('built'); // synchronous now
+      head.hash = '0xb';
+      expect(memo.get('status', async () => 'next')).toBeInstanceOf(Promise);
+      const j = await memoJson(memo, 'j', async () => ({ a: 'é' }));
+      expect(Buffer.from(j.bytes!).toString('utf8')).toBe(j.text);
+      expect(new JsonText('{}').bytes).toBeUndefined();
+    },
+  );
 });

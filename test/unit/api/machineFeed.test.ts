@@ -25,7 +25,12 @@ async function chain(blocks: { id: number; to: string }[][]): Promise<ChainStore
 describe('machine feeds', () => {
   it('the recent list is the newest end of the history, not its oldest transitions, whatever the cap', async () => {
     // 30 blocks: instance k (0..29) changes at height k + 1; instance 100 changes at 1 and again at 30.
-    const store = await chain(Array.from({ length: 30 }, (_, k) => [{ id: k, to: 'open' }, ...(k === 0 || k === 29 ? [{ id: 100, to: k ? 'passed' : 'open' }] : [])]));
+    const store = await chain(
+      Array.from({ length: 30 }, (_, k) => [
+        { id: k, to: 'open' },
+        ...(k === 0 || k === 29 ? [{ id: 100, to: k ? 'passed' : 'open' }] : []),
+      ]),
+    );
     const all = await recentIds(store, 'test');
     expect(all.slice(0, 4)).toEqual(['100', '29', '28', '27']); // ties (height 30) by id
     expect(all).toHaveLength(31);
@@ -35,7 +40,12 @@ describe('machine feeds', () => {
   });
 
   it('paging with the cursor covers every transition once, whole blocks, up to the top', async () => {
-    const store = await chain(Array.from({ length: 12 }, (_, k) => [{ id: k, to: 'open' }, { id: 50 + k, to: 'open' }]));
+    const store = await chain(
+      Array.from({ length: 12 }, (_, k) => [
+        { id: k, to: 'open' },
+        { id: 50 + k, to: 'open' },
+      ]),
+    );
     const whole = await store.machineFeed('test', 0, 1_000);
     const seen: string[] = [];
     let since = 0;

@@ -9,7 +9,14 @@ import { DEV_NETWORK } from '../../../src/chain/devnet';
 // ones the reference signer would make, up to the signature bytes, and verify under noble.
 describe('bench signer', () => {
   const keys = deriveKeys(devSecret(3));
-  const fields = { type: 'TRANSFER', to: deriveKeys(devSecret(4)).address, amount: '1000', nonce: 0, fee: '1000000000000000000', timestamp: 1_767_225_600_000 } as const;
+  const fields = {
+    type: 'TRANSFER',
+    to: deriveKeys(devSecret(4)).address,
+    amount: '1000',
+    nonce: 0,
+    fee: '1000000000000000000',
+    timestamp: 1_767_225_600_000,
+  } as const;
 
   it('signs what the reference signer signs: same id, signatures valid under noble', async () => {
     const sign = await fastHybridSigner();
@@ -24,7 +31,9 @@ describe('bench signer', () => {
   it('worker-signed envelopes decode, in order', async () => {
     const items = [0, 1, 2].map((n) => ({ dev: 3, fields: { ...fields, nonce: n } }));
     const out = await signDevTxs(items, { network: DEV_NETWORK });
-    expect(out.map((e) => decodeEnvelope(JSON.parse(e.body), DEV_NETWORK)).map((d) => d.ok && d.tx.nonce)).toEqual([0, 1, 2]);
+    expect(out.map((e) => decodeEnvelope(JSON.parse(e.body), DEV_NETWORK)).map((d) => d.ok && d.tx.nonce)).toEqual([
+      0, 1, 2,
+    ]);
     expect(out[0].id).toBe(signTx(keys, items[0].fields, DEV_NETWORK).id);
   });
 });

@@ -24,7 +24,8 @@ describe('buildBlock: a transaction whose execution throws', () => {
     await applyGenesis(genesisState, spec);
     const [a, b, c] = devAccounts(3).map((d) => d.keys);
     const poison = '0x00000000000000000000000000000000000000bd' as Address;
-    const transfer = (k: typeof a, to: Address, timestamp: number) => signTx(k, { type: 'TRANSFER', to, amount: '5', fee: '1000', nonce: 0, timestamp, data: null }, DEV_NETWORK);
+    const transfer = (k: typeof a, to: Address, timestamp: number) =>
+      signTx(k, { type: 'TRANSFER', to, amount: '5', fee: '1000', nonce: 0, timestamp, data: null }, DEV_NETWORK);
     const good1 = transfer(a, c.address, 1_000);
     const bad = transfer(b, poison, 1_001);
     const good2 = transfer(c, a.address, 1_002);
@@ -33,13 +34,23 @@ describe('buildBlock: a transaction whose execution throws', () => {
     const base = genesisState;
     const trap: ExecState = new Proxy(base, {
       get(target, prop, receiver) {
-        if (prop === 'getAccount') return async (addr: Address) => { if (addr === poison) throw new TypeError('a bug this transaction triggers'); return target.getAccount(addr); };
+        if (prop === 'getAccount')
+          return async (addr: Address) => {
+            if (addr === poison) throw new TypeError('a bug this transaction triggers');
+            return target.getAccount(addr);
+          };
         const v = Reflect.get(target, prop, receiver);
         return typeof v === 'function' ? v.bind(target) : v;
       },
     });
     const before = base.root();
-    const ctx = { height: 1, timestamp: spec.timestamp + 1_000, producer: validator.address, network: DEV_NETWORK, maxTxs: 500 };
+    const ctx = {
+      height: 1,
+      timestamp: spec.timestamp + 1_000,
+      producer: validator.address,
+      network: DEV_NETWORK,
+      maxTxs: 500,
+    };
     const built = await buildBlock(trap, orderedCandidates([[good1], [bad], [good2]]), ctx);
     expect(built.txs.map((t) => t.id)).toEqual([good1.id, good2.id]);
     expect(built.dropped).toHaveLength(1);

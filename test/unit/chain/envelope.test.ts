@@ -27,10 +27,19 @@ import { DEV_NETWORK } from '../../../src/chain/devnet';
 
 const k0 = deriveKeys(devSecret(0));
 const k1 = deriveKeys(devSecret(1));
-const FIELDS = { type: 'TRANSFER', to: k1.address, amount: '1000000', nonce: 0, timestamp: 1700000000000, fee: '1000', data: null } as const;
+const FIELDS = {
+  type: 'TRANSFER',
+  to: k1.address,
+  amount: '1000000',
+  nonce: 0,
+  timestamp: 1700000000000,
+  fee: '1000',
+  data: null,
+} as const;
 
 /** A valid wire body (plain JSON object), ready to be broken one field at a time. */
-const wire = (tx: HybridTx = signTx(k0, FIELDS, DEV_NETWORK)): Record<string, unknown> => JSON.parse(encodeTx(tx)) as Record<string, unknown>;
+const wire = (tx: HybridTx = signTx(k0, FIELDS, DEV_NETWORK)): Record<string, unknown> =>
+  JSON.parse(encodeTx(tx)) as Record<string, unknown>;
 
 describe('test vectors (test/vectors/envelope.json, docs/PROTOCOL.md)', () => {
   it('reproduces secrets, keys and addresses', () => {
@@ -55,7 +64,9 @@ describe('test vectors (test/vectors/envelope.json, docs/PROTOCOL.md)', () => {
     expect(vectors.network).toMatchObject(DEV_NETWORK);
     expect(toHex(signingBytes(tx, DEV_NETWORK))).toBe(v.signingBytesHex);
     // utf8(txDomain) ‖ the genesis hash's 32 bytes ‖ the canonical payload
-    expect(v.signingBytesHex).toBe(toHex(utf8(TX_DOMAIN)) + DEV_NETWORK.genesisHash.slice(2) + toHex(utf8(v.canonicalPayload)).slice(2));
+    expect(v.signingBytesHex).toBe(
+      toHex(utf8(TX_DOMAIN)) + DEV_NETWORK.genesisHash.slice(2) + toHex(utf8(v.canonicalPayload)).slice(2),
+    );
     expect(id).toBe(v.id);
     expect(keccakHex(concatBytes(utf8(TX_DOMAIN), utf8(v.canonicalPayload)))).toBe(v.id);
     expect(signatures.secp256k1).toBe(v.signatures.secp256k1);
@@ -79,7 +90,13 @@ describe('ids', () => {
     const b = signTx(k0, FIELDS, DEV_NETWORK);
     expect(b.id).toBe(a.id);
     // A hedged (randomized) ML-DSA signature differs but the id does not.
-    const hedged = { ...a, signatures: { ...a.signatures, mldsa44: toHex(ml_dsa44.sign(signingBytes(a, DEV_NETWORK), k0.mldsa44.secretKey)) } };
+    const hedged = {
+      ...a,
+      signatures: {
+        ...a.signatures,
+        mldsa44: toHex(ml_dsa44.sign(signingBytes(a, DEV_NETWORK), k0.mldsa44.secretKey)),
+      },
+    };
     expect(hedged.signatures.mldsa44).not.toBe(a.signatures.mldsa44);
     const d = decodeEnvelope(wire(hedged), DEV_NETWORK);
     expect(d.ok && d.tx.id).toBe(a.id);
@@ -87,7 +104,14 @@ describe('ids', () => {
 
   it('any payload field changes the id', () => {
     const base = txId(buildPayload(k0, FIELDS, DEV_NETWORK.chainId));
-    for (const change of [{ nonce: 1 }, { amount: '1000001' }, { fee: '999' }, { timestamp: 1700000000001 }, { to: null }, { data: 'x' }]) {
+    for (const change of [
+      { nonce: 1 },
+      { amount: '1000001' },
+      { fee: '999' },
+      { timestamp: 1700000000001 },
+      { to: null },
+      { data: 'x' },
+    ]) {
       expect(txId(buildPayload(k0, { ...FIELDS, ...change }, DEV_NETWORK.chainId))).not.toBe(base);
     }
   });
@@ -96,7 +120,9 @@ describe('ids', () => {
     const p = buildPayload(k0, { type: 'TRANSFER', nonce: 3 }, DEV_NETWORK.chainId);
     expect(p).toMatchObject({ chainId: 72020, from: k0.address, to: null, amount: '0', fee: '1000', data: null });
     expect(p.timestamp).toBeGreaterThan(0);
-    expect(buildPayload(k0, { ...FIELDS, amount: 5n, fee: 7n, to: toNative(k1.address) }, DEV_NETWORK.chainId)).toMatchObject({ amount: '5', fee: '7', to: k1.address });
+    expect(
+      buildPayload(k0, { ...FIELDS, amount: 5n, fee: 7n, to: toNative(k1.address) }, DEV_NETWORK.chainId),
+    ).toMatchObject({ amount: '5', fee: '7', to: k1.address });
     expect(() => buildPayload(k0, { ...FIELDS, amount: '01' }, DEV_NETWORK.chainId)).toThrow(/amount/);
     expect(() => buildPayload(k0, { ...FIELDS, nonce: -1 }, DEV_NETWORK.chainId)).toThrow(/nonce/);
     expect(() => buildPayload(k0, { ...FIELDS, to: '0x12' }, DEV_NETWORK.chainId)).toThrow(/to address/);
@@ -109,7 +135,10 @@ describe('decodeEnvelope', () => {
     const body = wire();
     body.from = toNative(k0.address);
     body.to = (body.to as string).toUpperCase().replace('0X', '0x');
-    body.publicKeys = { secp256k1: (body.publicKeys as { secp256k1: string }).secp256k1.toUpperCase().replace('0X', '0x'), mldsa44: (body.publicKeys as { mldsa44: string }).mldsa44 };
+    body.publicKeys = {
+      secp256k1: (body.publicKeys as { secp256k1: string }).secp256k1.toUpperCase().replace('0X', '0x'),
+      mldsa44: (body.publicKeys as { mldsa44: string }).mldsa44,
+    };
     delete body.id;
     const d = decodeEnvelope(body, DEV_NETWORK);
     expect(d.ok).toBe(true);
@@ -150,9 +179,21 @@ describe('decodeEnvelope', () => {
     ['unsafe timestamp', (b) => ({ ...b, timestamp: 2 ** 53 }), 'timestamp must be a positive integer'],
     ['float in data', (b) => ({ ...b, data: { x: 0.5 } }), 'data numbers must be safe integers'],
     ['missing publicKeys', (b) => ({ ...b, publicKeys: undefined }), 'missing field: publicKeys'],
-    ['short secp key', (b) => ({ ...b, publicKeys: { ...(b.publicKeys as object), secp256k1: '0x04' } }), 'publicKeys.secp256k1 must be 0x hex of a 33- or 65-byte key'],
-    ['short mldsa key', (b) => ({ ...b, publicKeys: { ...(b.publicKeys as object), mldsa44: '0xabcd' } }), 'publicKeys.mldsa44 must be 0x hex of a 1312-byte key'],
-    ['extra key field', (b) => ({ ...b, publicKeys: { ...(b.publicKeys as object), ed25519: '0x' } }), 'unknown field: publicKeys.ed25519'],
+    [
+      'short secp key',
+      (b) => ({ ...b, publicKeys: { ...(b.publicKeys as object), secp256k1: '0x04' } }),
+      'publicKeys.secp256k1 must be 0x hex of a 33- or 65-byte key',
+    ],
+    [
+      'short mldsa key',
+      (b) => ({ ...b, publicKeys: { ...(b.publicKeys as object), mldsa44: '0xabcd' } }),
+      'publicKeys.mldsa44 must be 0x hex of a 1312-byte key',
+    ],
+    [
+      'extra key field',
+      (b) => ({ ...b, publicKeys: { ...(b.publicKeys as object), ed25519: '0x' } }),
+      'unknown field: publicKeys.ed25519',
+    ],
   ];
 
   it.each(refusals)('refuses %s', (_name, mutate, error) => {
@@ -163,17 +204,26 @@ describe('decodeEnvelope', () => {
     expect(decodeEnvelope(body, DEV_NETWORK)).toEqual({ ok: false, error });
   });
 
-  // SPEC: a payload changed after signing is refused as `invalid signature`; admission answers so for `signature: true`.
+  // SPEC: a payload changed after signing is refused as `invalid signature`; admission answers so for `signature:
+  // true`.
   it.each([
-    ['an id that is not the payload\'s', (b: Record<string, unknown>) => ({ ...b, id: `0x${'00'.repeat(32)}` })],
-    ['a payload changed after signing that keeps its id', (b: Record<string, unknown>) => ({ ...b, amount: '2000000' })],
+    ["an id that is not the payload's", (b: Record<string, unknown>) => ({ ...b, id: `0x${'00'.repeat(32)}` })],
+    [
+      'a payload changed after signing that keeps its id',
+      (b: Record<string, unknown>) => ({ ...b, amount: '2000000' }),
+    ],
     ['an id that is not a string', (b: Record<string, unknown>) => ({ ...b, id: 7 })],
   ])('flags %s as a signature failure, with the id of the payload received', (_name, mutate) => {
     const body: Record<string, unknown> = mutate(wire());
     const { id: _claimed, ...payloadOnly } = body;
     const d = decodeEnvelope(payloadOnly, DEV_NETWORK);
     expect(d.ok).toBe(true);
-    expect(decodeEnvelope(body, DEV_NETWORK)).toEqual({ ok: false, error: 'id does not match payload', signature: true, id: d.ok && d.tx.id });
+    expect(decodeEnvelope(body, DEV_NETWORK)).toEqual({
+      ok: false,
+      error: 'id does not match payload',
+      signature: true,
+      id: d.ok && d.tx.id,
+    });
   });
 
   it('decodes missing or malformed signatures, which then fail verification', async () => {
@@ -200,7 +250,13 @@ describe('decodeEnvelope', () => {
     const body: Record<string, unknown> = { ...wire(forged), from: k0.address };
     const msg = signingBytes({ ...forged, from: k0.address }, DEV_NETWORK);
     body.id = txId({ ...forged, from: k0.address });
-    const resigned = { ...body, signatures: { secp256k1: toHex(secp256k1.sign(msg, k1.secp256k1.privateKey)), mldsa44: toHex(ml_dsa44.sign(msg, k1.mldsa44.secretKey)) } };
+    const resigned = {
+      ...body,
+      signatures: {
+        secp256k1: toHex(secp256k1.sign(msg, k1.secp256k1.privateKey)),
+        mldsa44: toHex(ml_dsa44.sign(msg, k1.mldsa44.secretKey)),
+      },
+    };
     const d = decodeEnvelope(resigned, DEV_NETWORK);
     expect(d.ok).toBe(true);
     if (!d.ok) return;
@@ -234,7 +290,10 @@ describe('decodeEnvelope', () => {
       expect(signTx(k0, { ...FIELDS, data }, DEV_NETWORK).data).toBe(data);
     });
     it('refuses one byte more', () => {
-      expect(decodeEnvelope(withData('a'.repeat(MAX_DATA_BYTES - 1)), DEV_NETWORK)).toEqual({ ok: false, error: 'data field exceeds 65536 bytes' });
+      expect(decodeEnvelope(withData('a'.repeat(MAX_DATA_BYTES - 1)), DEV_NETWORK)).toEqual({
+        ok: false,
+        error: 'data field exceeds 65536 bytes',
+      });
       expect(() => signTx(k0, { ...FIELDS, data: 'a'.repeat(MAX_DATA_BYTES - 1) }, DEV_NETWORK)).toThrow(/exceeds/);
     });
     it('counts bytes, not characters', () => {
@@ -249,11 +308,20 @@ describe('decodeEnvelope', () => {
         return deep;
       };
       expect(decodeEnvelope(withData(nest(MAX_DATA_DEPTH)), DEV_NETWORK).ok).toBe(true);
-      expect(decodeEnvelope(withData(nest(MAX_DATA_DEPTH + 1)), DEV_NETWORK)).toEqual({ ok: false, error: `data nesting exceeds ${MAX_DATA_DEPTH} levels` });
-      expect(decodeEnvelope(withData(nest(100_000)), DEV_NETWORK)).toEqual({ ok: false, error: `data nesting exceeds ${MAX_DATA_DEPTH} levels` });
+      expect(decodeEnvelope(withData(nest(MAX_DATA_DEPTH + 1)), DEV_NETWORK)).toEqual({
+        ok: false,
+        error: `data nesting exceeds ${MAX_DATA_DEPTH} levels`,
+      });
+      expect(decodeEnvelope(withData(nest(100_000)), DEV_NETWORK)).toEqual({
+        ok: false,
+        error: `data nesting exceeds ${MAX_DATA_DEPTH} levels`,
+      });
     });
     it('refuses non-JSON values', () => {
-      expect(decodeEnvelope(withData({ when: new Date(0) }), DEV_NETWORK)).toEqual({ ok: false, error: 'data must be a JSON value' });
+      expect(decodeEnvelope(withData({ when: new Date(0) }), DEV_NETWORK)).toEqual({
+        ok: false,
+        error: 'data must be a JSON value',
+      });
       expect(decodeEnvelope(withData([1n]), DEV_NETWORK)).toEqual({ ok: false, error: 'data must be a JSON value' });
     });
   });
@@ -298,7 +366,18 @@ describe('encodeTx', () => {
   it('has a fixed key order and canonical data, and round-trips through decodeEnvelope', () => {
     const text = encodeTx(tx);
     expect(Object.keys(JSON.parse(text) as object)).toEqual([
-      'id', 'chainId', 'type', 'from', 'to', 'amount', 'nonce', 'timestamp', 'fee', 'data', 'publicKeys', 'signatures',
+      'id',
+      'chainId',
+      'type',
+      'from',
+      'to',
+      'amount',
+      'nonce',
+      'timestamp',
+      'fee',
+      'data',
+      'publicKeys',
+      'signatures',
     ]);
     expect(text).toContain('"data":{"a":[true,"x"],"z":1}');
     const d = decodeEnvelope(JSON.parse(text), DEV_NETWORK);

@@ -13,7 +13,19 @@ describe('raw Ethereum transactions', () => {
 
   for (const [name, fields] of [
     ['legacy EIP-155', { ...base, type: 0, gasPrice: 10_000_000_000n }],
-    ['EIP-2930', { ...base, gasLimit: 30_000n, type: 1, gasPrice: 10_000_000_000n, accessList: [{ address: '0x' + '33'.repeat(20), storageKeys: ['0x' + '00'.repeat(32)] }] as { address: string; storageKeys: string[] }[] }],
+    [
+      'EIP-2930',
+      {
+        ...base,
+        gasLimit: 30_000n,
+        type: 1,
+        gasPrice: 10_000_000_000n,
+        accessList: [{ address: '0x' + '33'.repeat(20), storageKeys: ['0x' + '00'.repeat(32)] }] as {
+          address: string;
+          storageKeys: string[];
+        }[],
+      },
+    ],
     ['EIP-1559', { ...base, type: 2, maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 0n }],
   ] as const) {
     it(`recovers the sender of a ${name} transaction`, async () => {
@@ -23,18 +35,37 @@ describe('raw Ethereum transactions', () => {
       if (!d.ok) return;
       expect(d.tx.from).toBe(wallet.address.toLowerCase());
       expect(d.tx.id).toBe(Transaction.from(raw).hash);
-      expect(d.tx).toMatchObject({ type: 'VM_TRANSFER', nonce: 7, valueWei: (10n ** 18n + 5n).toString(), amount: '1000001' });
+      expect(d.tx).toMatchObject({
+        type: 'VM_TRANSFER',
+        nonce: 7,
+        valueWei: (10n ** 18n + 5n).toString(),
+        amount: '1000001',
+      });
     });
   }
 
   it('refuses another chain id and a tampered signature', async () => {
-    const other = await wallet.signTransaction({ ...base, chainId: 1n, type: 2, maxFeePerGas: 1n, maxPriorityFeePerGas: 0n });
+    const other = await wallet.signTransaction({
+      ...base,
+      chainId: 1n,
+      type: 2,
+      maxFeePerGas: 1n,
+      maxPriorityFeePerGas: 0n,
+    });
     const d1 = decodeEthTx(other, 1, 72020);
     expect(d1.ok).toBe(false);
-    const raw = await wallet.signTransaction({ ...base, type: 2, maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 0n });
+    const raw = await wallet.signTransaction({
+      ...base,
+      type: 2,
+      maxFeePerGas: 10_000_000_000n,
+      maxPriorityFeePerGas: 0n,
+    });
     const t = Transaction.from(raw);
     // A different r: either no point recovers, or a different sender does (not the wallet).
-    const forged = Transaction.from({ ...t.toJSON(), signature: { r: '0x' + '01'.repeat(32), s: t.signature!.s, v: t.signature!.v } }).serialized;
+    const forged = Transaction.from({
+      ...t.toJSON(),
+      signature: { r: '0x' + '01'.repeat(32), s: t.signature!.s, v: t.signature!.v },
+    }).serialized;
     const d2 = decodeEthTx(forged, 1, 72020);
     expect(d2.ok && d2.tx.from === wallet.address.toLowerCase()).toBe(false);
   });

@@ -45,8 +45,26 @@ describe('offline commands', () => {
   it('tx sign prints an envelope that decodes with the same id', async () => {
     const data = { memo: 'hi', n: 3 };
     const { code, out } = await run([
-      'tx', 'sign', '--secret', SECRET, '--type', 'TRANSFER', '--to', toNative(TO), '--amount', '1500000',
-      '--nonce', '7', '--fee', '20', '--timestamp', '1700000000000', '--data', JSON.stringify(data), '--genesis-hash', DEV_NETWORK.genesisHash,
+      'tx',
+      'sign',
+      '--secret',
+      SECRET,
+      '--type',
+      'TRANSFER',
+      '--to',
+      toNative(TO),
+      '--amount',
+      '1500000',
+      '--nonce',
+      '7',
+      '--fee',
+      '20',
+      '--timestamp',
+      '1700000000000',
+      '--data',
+      JSON.stringify(data),
+      '--genesis-hash',
+      DEV_NETWORK.genesisHash,
     ]);
     expect(code).toBe(0);
     const body = JSON.parse(out);
@@ -98,7 +116,8 @@ describe('offline commands', () => {
   it('help texts explain commands; unknown commands and flags exit 2', async () => {
     const main = await run(['--help']);
     expect(main.code).toBe(0);
-    for (const cmd of ['keygen', 'address', 'tx sign', 'tx send', 'tx wait', 'status', 'account', 'node']) expect(main.out).toContain(cmd);
+    for (const cmd of ['keygen', 'address', 'tx sign', 'tx send', 'tx wait', 'status', 'account', 'node'])
+      expect(main.out).toContain(cmd);
     expect(main.out).toMatch(/never a failure/);
     const wait = await run(['tx', 'wait', '--help']);
     expect(wait.code).toBe(0);
@@ -123,7 +142,6 @@ describe('offline commands', () => {
   });
 });
 
-
 describe('commands that talk to a node (local node:http server)', () => {
   const stub = useStubNode();
 
@@ -134,7 +152,9 @@ describe('commands that talk to a node (local node:http server)', () => {
     stub.handler = (req) => {
       if (req.url !== `/tx/${ID}`) return { status: 500, body: { error: 'unexpected' } };
       calls++;
-      return calls === 1 ? { status: 404, body: { error: 'transaction not found' } } : { status: 200, body: { id: ID, status: 'pending' } };
+      return calls === 1
+        ? { status: 404, body: { error: 'transaction not found' } }
+        : { status: 200, body: { id: ID, status: 'pending' } };
     };
     const started = Date.now();
     const r = await run(['tx', 'wait', ID, '--timeout', '1500', '--poll', '50', '--node', stub.url]);
@@ -147,12 +167,35 @@ describe('commands that talk to a node (local node:http server)', () => {
   });
 
   it('tx wait: included, failed, and finalized through /status finalizedHeight', async () => {
-    stub.handler = () => ({ status: 200, body: { id: ID, status: 'included', blockHeight: 5, blockHash: '0x' + '05'.repeat(32), result: { status: 'success' } } });
+    stub.handler = () => ({
+      status: 200,
+      body: {
+        id: ID,
+        status: 'included',
+        blockHeight: 5,
+        blockHash: '0x' + '05'.repeat(32),
+        result: { status: 'success' },
+      },
+    });
     const inc = await run(['tx', 'wait', ID, '--node', stub.url]);
     expect(inc.code).toBe(0);
-    expect(JSON.parse(inc.out)).toEqual({ id: ID, outcome: 'included', blockHeight: 5, blockHash: '0x' + '05'.repeat(32) });
+    expect(JSON.parse(inc.out)).toEqual({
+      id: ID,
+      outcome: 'included',
+      blockHeight: 5,
+      blockHash: '0x' + '05'.repeat(32),
+    });
 
-    stub.handler = () => ({ status: 200, body: { id: ID, status: 'included', blockHeight: 6, blockHash: '0x06', result: { status: 'failed', error: 'insufficient balance' } } });
+    stub.handler = () => ({
+      status: 200,
+      body: {
+        id: ID,
+        status: 'included',
+        blockHeight: 6,
+        blockHash: '0x06',
+        result: { status: 'failed', error: 'insufficient balance' },
+      },
+    });
     const failed = await run(['tx', 'wait', ID, '--node', stub.url]);
     expect(failed.code).toBe(1);
     expect(JSON.parse(failed.out)).toMatchObject({ outcome: 'failed', reason: 'insufficient balance' });
@@ -162,7 +205,19 @@ describe('commands that talk to a node (local node:http server)', () => {
       req.url === '/status'
         ? { status: 200, body: { height: 9, finalizedHeight: finalizedHeight++ } }
         : { status: 200, body: { id: ID, status: 'included', blockHeight: 6, blockHash: '0x06' } };
-    const fin = await run(['tx', 'wait', ID, '--until', 'finalized', '--poll', '10', '--timeout', '5000', '--node', stub.url]);
+    const fin = await run([
+      'tx',
+      'wait',
+      ID,
+      '--until',
+      'finalized',
+      '--poll',
+      '10',
+      '--timeout',
+      '5000',
+      '--node',
+      stub.url,
+    ]);
     expect(fin.code).toBe(0);
     expect(JSON.parse(fin.out)).toMatchObject({ outcome: 'finalized', blockHeight: 6 });
 
@@ -174,22 +229,29 @@ describe('commands that talk to a node (local node:http server)', () => {
     const from = deriveKeys(fromHex(SECRET)).address;
     let posted: Record<string, unknown> | undefined;
     stub.handler = (req, body) => {
-      if (req.method === 'GET' && req.url === `/address/${from}`) return { status: 200, body: { address: from, nextNonce: 12 } };
+      if (req.method === 'GET' && req.url === `/address/${from}`)
+        return { status: 200, body: { address: from, nextNonce: 12 } };
       if (req.method === 'POST' && req.url === '/tx') {
         posted = JSON.parse(body);
         return { status: 200, body: { accepted: true, id: posted!.id } };
       }
       return { status: 404, body: { error: 'not found' } };
     };
-    const ok = await run(['tx', 'send', '--type', 'TRANSFER', '--to', TO, '--amount', '1', '--node', stub.url], { CAIRN_SECRET: SECRET });
+    const ok = await run(['tx', 'send', '--type', 'TRANSFER', '--to', TO, '--amount', '1', '--node', stub.url], {
+      CAIRN_SECRET: SECRET,
+    });
     expect(ok.code).toBe(0);
     expect(posted?.nonce).toBe(12);
     expect(decodeEnvelope(posted, DEV_NETWORK).ok).toBe(true);
     expect(JSON.parse(ok.out)).toEqual({ accepted: true, id: posted!.id });
 
     stub.handler = (req) =>
-      req.method === 'POST' ? { status: 400, body: { error: 'nonce already used' } } : { status: 404, body: { error: 'not found' } };
-    const refused = await run(['tx', 'send', '--type', 'TRANSFER', '--to', TO, '--node', stub.url], { CAIRN_SECRET: SECRET });
+      req.method === 'POST'
+        ? { status: 400, body: { error: 'nonce already used' } }
+        : { status: 404, body: { error: 'not found' } };
+    const refused = await run(['tx', 'send', '--type', 'TRANSFER', '--to', TO, '--node', stub.url], {
+      CAIRN_SECRET: SECRET,
+    });
     expect(refused.code).toBe(1);
     expect(JSON.parse(refused.out)).toMatchObject({ accepted: false, reason: 'nonce already used' });
     expect(stub.seen).toContain(`GET /address/${from}`); // 404 account → nonce 0, still sent

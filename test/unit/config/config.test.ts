@@ -48,7 +48,13 @@ describe('loadConfig', () => {
   });
 
   it('applies flags > env > config file > defaults', () => {
-    const cfg = file('prec.json', { httpPort: 1111, rpcPort: 2222, slotMs: 300, dataDir: '/from/file', logLevel: 'warn' });
+    const cfg = file('prec.json', {
+      httpPort: 1111,
+      rpcPort: 2222,
+      slotMs: 300,
+      dataDir: '/from/file',
+      logLevel: 'warn',
+    });
     const c = loadConfig(['--config', cfg, '--http-port', '3333', '--data-dir=/from/flag'], {
       HTTP_PORT: '4444',
       RPC_PORT: '5555',
@@ -90,44 +96,78 @@ describe('loadConfig', () => {
   });
 
   it('refuses a mempool cap above MEMPOOL_MAX, naming the option', () => {
-    expect(configError(() => loadConfig(['--mempool-cap', '50001'], {})).message).toMatch(/--mempool-cap must be between 1 and 50000/);
+    expect(configError(() => loadConfig(['--mempool-cap', '50001'], {})).message).toMatch(
+      /--mempool-cap must be between 1 and 50000/,
+    );
     expect(configError(() => loadConfig([], { MEMPOOL_CAP: '60000' })).message).toMatch(/\$MEMPOOL_CAP/);
-    expect(configError(() => loadConfig(['--config', file('cap.json', { mempoolCap: 50_001 })], {})).message).toMatch(/"mempoolCap" in the config file/);
+    expect(configError(() => loadConfig(['--config', file('cap.json', { mempoolCap: 50_001 })], {})).message).toMatch(
+      /"mempoolCap" in the config file/,
+    );
     expect(loadConfig(['--mempool-cap', '50000'], {}).mempoolCap).toBe(50_000);
   });
 
-  it('bounds the per-sender mempool options: gapped under the 64-nonce gap, gapped lifetime under the 6 h lifetime', () => {
-    expect(loadConfig(['--mempool-sender-gapped', '4', '--mempool-sender-pending', '20', '--mempool-gapped-lifetime-ms', '2000'], {})).toMatchObject({ mempoolSenderGapped: 4, mempoolSenderPending: 20, mempoolGappedLifetimeMs: 2000 });
-    expect(configError(() => loadConfig(['--mempool-sender-gapped', '65'], {})).message).toMatch(/--mempool-sender-gapped must be between 0 and 64/);
-    expect(configError(() => loadConfig([], { MEMPOOL_GAPPED_LIFETIME_MS: '21600001' })).message).toMatch(/\$MEMPOOL_GAPPED_LIFETIME_MS must be between 1000 and 21600000/);
-    expect(configError(() => loadConfig(['--mempool-sender-pending', '0'], {})).message).toMatch(/--mempool-sender-pending must be between 1 and 50000/);
-  });
+  it(
+    'bounds the per-sender mempool options: ' + 'gapped under the 64-nonce gap, gapped lifetime under the 6 h lifetime',
+    () => {
+      expect(
+        loadConfig(
+          ['--mempool-sender-gapped', '4', '--mempool-sender-pending', '20', '--mempool-gapped-lifetime-ms', '2000'],
+          {},
+        ),
+      ).toMatchObject({ mempoolSenderGapped: 4, mempoolSenderPending: 20, mempoolGappedLifetimeMs: 2000 });
+      expect(configError(() => loadConfig(['--mempool-sender-gapped', '65'], {})).message).toMatch(
+        /--mempool-sender-gapped must be between 0 and 64/,
+      );
+      expect(configError(() => loadConfig([], { MEMPOOL_GAPPED_LIFETIME_MS: '21600001' })).message).toMatch(
+        /\$MEMPOOL_GAPPED_LIFETIME_MS must be between 1000 and 21600000/,
+      );
+      expect(configError(() => loadConfig(['--mempool-sender-pending', '0'], {})).message).toMatch(
+        /--mempool-sender-pending must be between 1 and 50000/,
+      );
+    },
+  );
 
   it('validates ranges, types and names the option', () => {
-    expect(configError(() => loadConfig(['--slot-ms', '49'], {})).message).toMatch(/--slot-ms must be between 50 and 1000/);
+    expect(configError(() => loadConfig(['--slot-ms', '49'], {})).message).toMatch(
+      /--slot-ms must be between 50 and 1000/,
+    );
     expect(configError(() => loadConfig(['--slot-ms', '1001'], {})).message).toMatch(/--slot-ms/);
     expect(configError(() => loadConfig([], { HTTP_PORT: 'abc' })).message).toMatch(/\$HTTP_PORT must be an integer/);
     expect(configError(() => loadConfig(['--rpc-port', '70000'], {})).message).toMatch(/--rpc-port/);
     expect(configError(() => loadConfig(['--http-port', '-1'], {})).message).toMatch(/--http-port|option/);
     expect(configError(() => loadConfig(['--verify-workers', '0'], {})).message).toMatch(/--verify-workers/);
     expect(configError(() => loadConfig(['--log-level', 'loud'], {})).message).toMatch(/--log-level must be one of/);
-    expect(configError(() => loadConfig(['--data-dir', ''], {})).message).toMatch(/--data-dir must be a non-empty string/);
-    expect(configError(() => loadConfig(['--config', file('t.json', { httpPort: '6070' })], {})).message).toMatch(/"httpPort" in the config file must be an integer/);
+    expect(configError(() => loadConfig(['--data-dir', ''], {})).message).toMatch(
+      /--data-dir must be a non-empty string/,
+    );
+    expect(configError(() => loadConfig(['--config', file('t.json', { httpPort: '6070' })], {})).message).toMatch(
+      /"httpPort" in the config file must be an integer/,
+    );
   });
 
   it('checks values against each other', () => {
-    expect(configError(() => loadConfig(['--http-port', '8000', '--rpc-port', '8000'], {})).message).toMatch(/must differ/);
+    expect(configError(() => loadConfig(['--http-port', '8000', '--rpc-port', '8000'], {})).message).toMatch(
+      /must differ/,
+    );
     expect(loadConfig(['--http-port', '0', '--rpc-port', '0'], {}).httpPort).toBe(0);
-    expect(configError(() => loadConfig(['--slot-ms', '500', '--idle-block-ms', '400'], {})).message).toMatch(/idle-block-ms/);
+    expect(configError(() => loadConfig(['--slot-ms', '500', '--idle-block-ms', '400'], {})).message).toMatch(
+      /idle-block-ms/,
+    );
   });
 
   it('refuses unknown flags, positionals and bad config files', () => {
     expect(configError(() => loadConfig(['--http-prot', '1'], {})).message).toMatch(/http-prot/);
     expect(configError(() => loadConfig(['extra'], {})).message).toMatch(/extra/);
-    expect(configError(() => loadConfig(['--config', path.join(dir, 'missing.json')], {})).message).toMatch(/cannot read/);
-    expect(configError(() => loadConfig(['--config', file('bad.json', '{nope')], {})).message).toMatch(/not valid JSON/);
+    expect(configError(() => loadConfig(['--config', path.join(dir, 'missing.json')], {})).message).toMatch(
+      /cannot read/,
+    );
+    expect(configError(() => loadConfig(['--config', file('bad.json', '{nope')], {})).message).toMatch(
+      /not valid JSON/,
+    );
     expect(configError(() => loadConfig(['--config', file('arr.json', [1])], {})).message).toMatch(/JSON object/);
-    expect(configError(() => loadConfig(['--config', file('typo.json', { slotMS: 100 })], {})).message).toMatch(/unknown key "slotMS"/);
+    expect(configError(() => loadConfig(['--config', file('typo.json', { slotMS: 100 })], {})).message).toMatch(
+      /unknown key "slotMS"/,
+    );
     expect(loadConfig(['--config', file('null.json', { adminToken: null })], {}).adminToken).toBeNull();
   });
 });
@@ -164,10 +204,15 @@ describe('address lists (rate-limit exemptions, trusted proxies)', () => {
   it('reads comma-separated lists from flags and env, arrays from the file, and refuses non-addresses', () => {
     expect(loadConfig(['--rate-limit-exempt', '127.0.0.0/8, ::1'], {}).rateLimitExempt).toEqual(['127.0.0.0/8', '::1']);
     expect(loadConfig([], { TRUSTED_PROXIES: '10.0.0.1' }).trustedProxies).toEqual(['10.0.0.1']);
-    expect(loadConfig(['--config', file('lists.json', { rateLimitExempt: ['192.168.0.0/16'] })], {}).rateLimitExempt).toEqual(['192.168.0.0/16']);
+    expect(
+      loadConfig(['--config', file('lists.json', { rateLimitExempt: ['192.168.0.0/16'] })], {}).rateLimitExempt,
+    ).toEqual(['192.168.0.0/16']);
     expect(loadConfig([], {}).rateLimitExempt).toEqual([]);
-    expect(configError(() => loadConfig(['--rate-limit-exempt', 'localhost'], {})).message).toMatch(/"localhost" is not an IP address or CIDR block/);
-    expect(configError(() => loadConfig(['--config', file('bad-list.json', { trustedProxies: [1] })], {})).message).toMatch(/comma-separated list/);
+    expect(configError(() => loadConfig(['--rate-limit-exempt', 'localhost'], {})).message).toMatch(
+      /"localhost" is not an IP address or CIDR block/,
+    );
+    expect(
+      configError(() => loadConfig(['--config', file('bad-list.json', { trustedProxies: [1] })], {})).message,
+    ).toMatch(/comma-separated list/);
   });
 });
-

@@ -2,26 +2,45 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { branchChoice, prefers } from '../../../src/consensus/forkChoice';
 import type { Address } from '../../../src/protocol/types';
-import { CLOCK_TOLERANCE_MS, idleTurn, ownsSlot, scheduleRefusal, slotOf, slotProducer, slotsOf } from '../../../src/consensus/slots';
+import {
+  CLOCK_TOLERANCE_MS,
+  idleTurn,
+  ownsSlot,
+  scheduleRefusal,
+  slotOf,
+  slotProducer,
+  slotsOf,
+} from '../../../src/consensus/slots';
 
 const A = '0x00000000000000000000000000000000000000aa' as const;
 const B = '0x00000000000000000000000000000000000000bb' as const;
 const C = '0x00000000000000000000000000000000000000cc' as const;
 
 describe('slot schedule', () => {
-  it('rotates the active set by slot; refuses the wrong producer, a slot not after the parent, a block from the future', () => {
-    const active = [A, B, C];
-    expect([0, 1, 2, 3, 4].map((s) => slotProducer(active, s))).toEqual([A, B, C, A, B]);
-    expect(slotOf(1_049, 50)).toBe(20);
-    expect(scheduleRefusal({ timestamp: 1_050, producer: B }, 1_000, active, 50, 2_000)).toBe('wrong producer for slot 21: expected 0x00000000000000000000000000000000000000aa, got 0x00000000000000000000000000000000000000bb');
-    expect(scheduleRefusal({ timestamp: 1_050, producer: A }, 1_000, active, 50, 2_000)).toBeUndefined();
-    expect(scheduleRefusal({ timestamp: 1_049, producer: C }, 1_001, active, 50, 2_000)).toBe('block slot 20 is not after its parent\'s slot 20');
-    expect(scheduleRefusal({ timestamp: 2_000 + CLOCK_TOLERANCE_MS + 50, producer: B }, 1_000, active, 50, 2_000)).toMatch(/^block from a future slot/);
-    // The skip rule: a missed slot leaves a gap, the next producer builds on the last block.
-    expect(scheduleRefusal({ timestamp: 1_100, producer: B }, 1_000, active, 50, 2_000)).toBeUndefined();
-  });
+  it(
+    'rotates the active set by slot; refuses the wrong producer, ' +
+      'a slot not after the parent, a block from the future',
+    () => {
+      const active = [A, B, C];
+      expect([0, 1, 2, 3, 4].map((s) => slotProducer(active, s))).toEqual([A, B, C, A, B]);
+      expect(slotOf(1_049, 50)).toBe(20);
+      expect(scheduleRefusal({ timestamp: 1_050, producer: B }, 1_000, active, 50, 2_000)).toBe(
+        'wrong producer for slot 21: expected 0x00000000000000000000000000000000000000aa, got ' +
+          '0x00000000000000000000000000000000000000bb',
+      );
+      expect(scheduleRefusal({ timestamp: 1_050, producer: A }, 1_000, active, 50, 2_000)).toBeUndefined();
+      expect(scheduleRefusal({ timestamp: 1_049, producer: C }, 1_001, active, 50, 2_000)).toBe(
+        "block slot 20 is not after its parent's slot 20",
+      );
+      expect(
+        scheduleRefusal({ timestamp: 2_000 + CLOCK_TOLERANCE_MS + 50, producer: B }, 1_000, active, 50, 2_000),
+      ).toMatch(/^block from a future slot/);
+      // The skip rule: a missed slot leaves a gap, the next producer builds on the last block.
+      expect(scheduleRefusal({ timestamp: 1_100, producer: B }, 1_000, active, 50, 2_000)).toBeUndefined();
+    },
+  );
 
-  it('counts a position\'s slots in a range like a loop would', () => {
+  it("counts a position's slots in a range like a loop would", () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 7 }), fc.nat(6), fc.nat(200), fc.nat(60), (n, i, from, len) => {
         const index = i % n;
@@ -44,10 +63,12 @@ describe('slot schedule', () => {
     expect(branchChoice({ height: 11, hash: '0x09' }, 9, head)).toBe('take');
     expect(branchChoice({ height: 10, hash: '0x04' }, 8, head)).toBe('take');
     expect(branchChoice({ height: 10, hash: '0x06' }, 9, head)).toBe('stale');
-    expect(branchChoice({ height: 12, hash: '0x01' }, 7, head)).toEqual({ refused: 'branch forks at 7, below the finalized height 8' });
+    expect(branchChoice({ height: 12, hash: '0x01' }, 7, head)).toEqual({
+      refused: 'branch forks at 7, below the finalized height 8',
+    });
   });
 
-  it('a validator produces in its own slot after the head\'s, never twice in a slot', () => {
+  it("a validator produces in its own slot after the head's, never twice in a slot", () => {
     const active = [A, B, C];
     // Slot 21 (1 050–1 099 ms) is A's (21 mod 3 = 0); the head was made in slot 20.
     expect(ownsSlot(active, A, 1_000, 1_060, 50)).toBe(true);
@@ -67,31 +88,49 @@ describe('idle blocks go round the set', () => {
     expect(idleTurn(set, set[0], set[2], 1_000, 1_000, 250)).toBe(false);
     expect(idleTurn(set, set[0], set[0], 1_999, 1_000, 250)).toBe(false);
     expect(idleTurn(set, set[0], set[2], 1_999, 1_000, 250)).toBe(false);
-    expect(idleTurn(set, set[0], set[2], 2_000, 1_000, 250)).toBe(true); // set[1] is down: the one after it, a round later
+    // set[1] is down: the one after it, a round later
+    expect(idleTurn(set, set[0], set[2], 2_000, 1_000, 250)).toBe(true);
     expect(idleTurn(set, set[0], set[3], 2_000, 1_000, 250)).toBe(false); // two rounds later
-    expect(idleTurn(set, set[0], set[0], 4_000, 1_000, 250)).toBe(true); // everyone else is down: the head's producer, last
+    // everyone else is down: the head's producer, last
+    expect(idleTurn(set, set[0], set[0], 4_000, 1_000, 250)).toBe(true);
     expect(idleTurn(set, set[3], set[0], 1_000, 1_000, 250)).toBe(true); // wraps round
     expect(idleTurn(set, set[0], set[1], 999, 1_000, 250)).toBe(false); // not idle long enough
     expect(idleTurn([set[0]], set[0], set[0], 1_000, 1_000, 250)).toBe(true);
-    expect(idleTurn(set, '0x09' as Address, set[2], 1_000, 1_000, 250)).toBe(true); // head by a validator no longer in the set
+    // head by a validator no longer in the set
+    expect(idleTurn(set, '0x09' as Address, set[2], 1_000, 1_000, 250)).toBe(true);
   });
 
-  it('every live validator produces within one round of idle blocks, even when the idle period is a multiple of the round, and with one down', () => {
-    // Simulate an idle chain slot by slot: a block when the slot's producer's idleTurn says so.
-    for (const [idleSlots, down] of [[4, -1], [8, -1], [5, -1], [3, -1], [4, 3], [8, 1]]) {
-      const slotMs = 250;
-      let head = { slot: 0, producer: set[0] };
-      const produced: Address[] = [];
-      for (let slot = 1; slot < 400; slot++) {
-        const p = set[slot % set.length];
-        if (slot % set.length !== down && idleTurn(set, head.producer, p, (slot - head.slot) * slotMs, idleSlots * slotMs, slotMs)) {
-          head = { slot, producer: p };
-          produced.push(p);
+  it(
+    'every live validator produces within one round of idle blocks, ' +
+      'even when the idle period is a multiple of the round, and with one down',
+    () => {
+      // Simulate an idle chain slot by slot: a block when the slot's producer's idleTurn says so.
+      for (const [idleSlots, down] of [
+        [4, -1],
+        [8, -1],
+        [5, -1],
+        [3, -1],
+        [4, 3],
+        [8, 1],
+      ]) {
+        const slotMs = 250;
+        let head = { slot: 0, producer: set[0] };
+        const produced: Address[] = [];
+        for (let slot = 1; slot < 400; slot++) {
+          const p = set[slot % set.length];
+          if (
+            slot % set.length !== down &&
+            idleTurn(set, head.producer, p, (slot - head.slot) * slotMs, idleSlots * slotMs, slotMs)
+          ) {
+            head = { slot, producer: p };
+            produced.push(p);
+          }
         }
+        const live = down < 0 ? set.length : set.length - 1;
+        expect(produced.length).toBeGreaterThan(20);
+        for (let i = 0; i + live <= produced.length; i++)
+          expect(new Set(produced.slice(i, i + live)).size, `idle ${idleSlots} slots, down ${down}`).toBe(live);
       }
-      const live = down < 0 ? set.length : set.length - 1;
-      expect(produced.length).toBeGreaterThan(20);
-      for (let i = 0; i + live <= produced.length; i++) expect(new Set(produced.slice(i, i + live)).size, `idle ${idleSlots} slots, down ${down}`).toBe(live);
-    }
-  });
+    },
+  );
 });

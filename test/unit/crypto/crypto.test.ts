@@ -5,7 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressFromPublicKey, isAddress, parseAddress, toNative } from '../../../src/crypto/address';
 import { createFastVerifier, type FastVerifier } from '../../../src/crypto/fastVerify';
 import { keccak256, keccakHex } from '../../../src/crypto/hash';
-import { signHybrid, verifyHybridReference, type HybridPublicKeys, type HybridSignatures } from '../../../src/crypto/hybrid';
+import {
+  signHybrid,
+  verifyHybridReference,
+  type HybridPublicKeys,
+  type HybridSignatures,
+} from '../../../src/crypto/hybrid';
 import { DEV_SEED, deriveKeys, devSecret, generateSecret, type HybridKeys } from '../../../src/crypto/keys';
 import { VerifyPool } from '../../../src/crypto/verifyPool';
 import { fromHex, toHex, utf8 } from '../../../src/primitives/hex';
@@ -20,7 +25,10 @@ function highS(sig: Uint8Array): Uint8Array {
   return out;
 }
 
-const pubsOf = (k: HybridKeys): HybridPublicKeys => ({ secp256k1: k.secp256k1.publicKey, mldsa44: k.mldsa44.publicKey });
+const pubsOf = (k: HybridKeys): HybridPublicKeys => ({
+  secp256k1: k.secp256k1.publicKey,
+  mldsa44: k.mldsa44.publicKey,
+});
 
 describe('hash', () => {
   it('keccak256 is the Ethereum keccak, not SHA3-256', () => {
@@ -148,7 +156,10 @@ describe('hybrid signatures', () => {
 
   it('fails when only one of the two signatures is valid', () => {
     const other = signHybrid(k, utf8('something else'));
-    for (const mixed of [{ ...sigs, mldsa44: other.mldsa44 }, { ...sigs, secp256k1: other.secp256k1 }]) {
+    for (const mixed of [
+      { ...sigs, mldsa44: other.mldsa44 },
+      { ...sigs, secp256k1: other.secp256k1 },
+    ]) {
       expect(verifyHybridReference(msg, pubsOf(k), mixed)).toBe(false);
       expect(fast.verify(msg, pubsOf(k), mixed)).toBe(false);
     }
@@ -226,7 +237,8 @@ describe('VerifyPool', () => {
     const settled = await Promise.allSettled(pending);
     const rejected = settled.filter((s) => s.status === 'rejected');
     expect(rejected.length).toBeGreaterThan(0);
-    for (const r of rejected) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 'VERIFY_WORKER_CRASHED' });
+    for (const r of rejected)
+      expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 'VERIFY_WORKER_CRASHED' });
     for (const s of settled) if (s.status === 'fulfilled') expect(s.value).toBe(true);
     expect(pool.stats().crashes).toBe(1);
     expect(pool.inFlight).toBe(0);
@@ -234,19 +246,23 @@ describe('VerifyPool', () => {
     expect(await pool.verifyMany(jobs)).toEqual(jobs.map(() => true));
   });
 
-  it('bounds the jobs it holds: beyond maxPending a job is refused at once (VERIFY_POOL_FULL), the held ones complete', async () => {
-    const p = await VerifyPool.start({ workers: 1, maxPending: 5 });
-    try {
-      const held = Array.from({ length: 5 }, (_, i) => p.verify(jobs[i % jobs.length]));
-      expect(p.inFlight).toBe(5);
-      await expect(p.verify(jobs[0])).rejects.toMatchObject({ code: 'VERIFY_POOL_FULL' });
-      expect(await Promise.all(held)).toEqual([true, true, true, true, true]);
-      expect(p.inFlight).toBe(0);
-      expect(await p.verify(jobs[0])).toBe(true); // room again once answered
-    } finally {
-      await p.close();
-    }
-  });
+  it(
+    'bounds the jobs it holds: beyond maxPending a job is refused at once ' +
+      '(VERIFY_POOL_FULL), the held ones complete',
+    async () => {
+      const p = await VerifyPool.start({ workers: 1, maxPending: 5 });
+      try {
+        const held = Array.from({ length: 5 }, (_, i) => p.verify(jobs[i % jobs.length]));
+        expect(p.inFlight).toBe(5);
+        await expect(p.verify(jobs[0])).rejects.toMatchObject({ code: 'VERIFY_POOL_FULL' });
+        expect(await Promise.all(held)).toEqual([true, true, true, true, true]);
+        expect(p.inFlight).toBe(0);
+        expect(await p.verify(jobs[0])).toBe(true); // room again once answered
+      } finally {
+        await p.close();
+      }
+    },
+  );
 
   it('refuses work after close', async () => {
     const p = await VerifyPool.start({ workers: 1 });

@@ -15,7 +15,10 @@ const FILES = [...sources('src'), ...sources('docs'), 'README.md'];
 /** A document's section names: its headings, and the bold leads of its paragraphs (`- **Block gas.** …`). */
 const headings = (doc: string) => {
   const text = readFileSync(join(ROOT, doc), 'utf8');
-  const heads = text.split('\n').filter((l) => /^#{2,4} /.test(l)).map((l) => l.replace(/^#+ /, '').replaceAll('`', ''));
+  const heads = text
+    .split('\n')
+    .filter((l) => /^#{2,4} /.test(l))
+    .map((l) => l.replace(/^#+ /, '').replaceAll('`', ''));
   const leads = [...text.matchAll(/\*\*([^*\n]+?)\.?\*\*/g)].map((m) => m[1]);
   return [...heads, ...leads];
 };
@@ -39,7 +42,8 @@ describe('references in comments and docs', () => {
       for (const m of text.matchAll(/docs\/([A-Z]+\.md) "([^"]+)"/g)) {
         const doc = `docs/${m[1]}`;
         if (!known.has(doc)) known.set(doc, headings(doc));
-        if (!known.get(doc)!.some((h) => h === m[2] || h.startsWith(`${m[2]} `) || h.startsWith(m[2]))) missing.push(`${f}: ${doc} "${m[2]}"`);
+        if (!known.get(doc)!.some((h) => h === m[2] || h.startsWith(`${m[2]} `) || h.startsWith(m[2])))
+          missing.push(`${f}: ${doc} "${m[2]}"`);
       }
     }
     expect(missing).toEqual([]);

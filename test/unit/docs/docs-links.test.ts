@@ -4,7 +4,12 @@ import { describe, expect, it } from 'vitest';
 
 /** The README and docs/ stand alone: every relative link resolves to a file of the repository. */
 const root = resolve(__dirname, '../../..');
-const files = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const files = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 describe('documentation links', () => {
   it.each(files)('%s links only to files inside the repository', (file) => {

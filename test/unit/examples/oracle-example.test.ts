@@ -35,7 +35,9 @@ describe('the example oracle', () => {
 
   it('stop() ends run() while it waits out a node that is down (no retrying forever after SIGTERM)', async () => {
     stub.handler = () => ({ status: 503, body: { error: 'syncing' } });
-    await expectStopsPromptly(new Oracle({ node: stub.url, keys, stateFile: join(scratch('cairn-oracle-'), 's.json'), log: () => {} }));
+    await expectStopsPromptly(
+      new Oracle({ node: stub.url, keys, stateFile: join(scratch('cairn-oracle-'), 's.json'), log: () => {} }),
+    );
   }, 10_000);
 
   it('answers sums and echoes anything else in upper case', () => {

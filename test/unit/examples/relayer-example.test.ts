@@ -21,7 +21,8 @@ const KEYS = [1, 2, 3].map((b) => deriveKeys(new Uint8Array(32).fill(40 + b)));
 const SORTED = [...KEYS].sort((a, b) => (a.address < b.address ? -1 : 1));
 const OUTSIDER = deriveKeys(new Uint8Array(32).fill(77));
 /** A transfer id whose first turn is member `first` (ids modulo 3). */
-const idFor = (first: number, salt: number) => `0x${(BigInt(salt) * 3n + BigInt(first)).toString(16).padStart(64, '0')}`;
+const idFor = (first: number, salt: number) =>
+  `0x${(BigInt(salt) * 3n + BigInt(first)).toString(16).padStart(64, '0')}`;
 const scratch = scratchDirs();
 const stateFile = () => join(scratch('cairn-relayer-'), 'state.json');
 
@@ -50,9 +51,27 @@ class FakeBridge {
 
   lock(id: string, at = this.height) {
     this.transfers.set(id, {
-      id, direction: 'out', asset: 'native', amount: '1000', chain: 'ethereum', from: OUTSIDER.address, recipient: '0xabc', to: null, sourceTx: null, epoch: null,
-      createdAt: at, settledBy: null, targetTx: null, releaseAt: null, holds: 0, closedAt: null, reason: null,
-      status: 'LOCKED', releaseInBlocks: null, history: [{ from: 'OPEN', to: 'LOCKED', event: 'xstate.init', height: at }], updatedAt: at,
+      id,
+      direction: 'out',
+      asset: 'native',
+      amount: '1000',
+      chain: 'ethereum',
+      from: OUTSIDER.address,
+      recipient: '0xabc',
+      to: null,
+      sourceTx: null,
+      epoch: null,
+      createdAt: at,
+      settledBy: null,
+      targetTx: null,
+      releaseAt: null,
+      holds: 0,
+      closedAt: null,
+      reason: null,
+      status: 'LOCKED',
+      releaseInBlocks: null,
+      history: [{ from: 'OPEN', to: 'LOCKED', event: 'xstate.init', height: at }],
+      updatedAt: at,
     } as BridgeTransferView);
     this.movedAt.set(id, at);
   }
@@ -72,29 +91,74 @@ class FakeBridge {
       return { status: f.status, body: { error: `stand-in ${f.status}` }, headers: f.headers };
     }
     // The chain the relayer's client signs for (CairnClient.network()).
-    if (req.method === 'GET' && url.pathname === '/status') return { status: 200, body: { chainId: DEV_NETWORK.chainId, genesisHash: DEV_NETWORK.genesisHash, height: this.height, finalizedHeight: this.finalizedHeight } };
+    if (req.method === 'GET' && url.pathname === '/status')
+      return {
+        status: 200,
+        body: {
+          chainId: DEV_NETWORK.chainId,
+          genesisHash: DEV_NETWORK.genesisHash,
+          height: this.height,
+          finalizedHeight: this.finalizedHeight,
+        },
+      };
     if (req.method === 'GET' && url.pathname === '/bridge') {
-      return { status: 200, body: { committee: { epoch: 1, threshold: 2, since: 1, members: this.committee.map(memberOf).sort((a, b) => (a.address < b.address ? -1 : 1)) }, pools: [], height: this.height, finalizedHeight: this.finalizedHeight } };
+      return {
+        status: 200,
+        body: {
+          committee: {
+            epoch: 1,
+            threshold: 2,
+            since: 1,
+            members: this.committee.map(memberOf).sort((a, b) => (a.address < b.address ? -1 : 1)),
+          },
+          pools: [],
+          height: this.height,
+          finalizedHeight: this.finalizedHeight,
+        },
+      };
     }
     if (req.method === 'GET' && url.pathname === '/bridge/transfers') {
       const since = Number(url.searchParams.get('since'));
       expect(url.searchParams.get('final')).toBe('true');
       expect(url.searchParams.get('direction')).toBe('out');
-      const moved = [...this.transfers.values()].filter((t) => this.movedAt.get(t.id)! > since && this.movedAt.get(t.id)! <= this.finalizedHeight);
-      return { status: 200, body: { transfers: moved, transitions: [], cursor: Math.max(since, this.finalizedHeight), finalizedHeight: this.finalizedHeight, height: this.height } };
+      const moved = [...this.transfers.values()].filter(
+        (t) => this.movedAt.get(t.id)! > since && this.movedAt.get(t.id)! <= this.finalizedHeight,
+      );
+      return {
+        status: 200,
+        body: {
+          transfers: moved,
+          transitions: [],
+          cursor: Math.max(since, this.finalizedHeight),
+          finalizedHeight: this.finalizedHeight,
+          height: this.height,
+        },
+      };
     }
     const one = /^\/bridge\/transfers\/(0x[0-9a-f]{64})$/.exec(url.pathname);
     if (req.method === 'GET' && one) {
       const t = this.transfers.get(one[1]);
       if (!t) return { status: 404, body: { error: `transfer not found: ${one[1]}` } };
-      // ?for=: what the node's machine and BRIDGE_SETTLE's check offer (an outbound LOCKED transfer, a committee member).
+      // ?for=: what the node's machine and BRIDGE_SETTLE's check offer (an outbound LOCKED transfer, a committee
+      // member).
       const who = url.searchParams.get('for');
       if (who === null) return { status: 200, body: t };
       const settle = t.direction === 'out' && t.status === 'LOCKED' && this.committee.some((k) => k.address === who);
-      return { status: 200, body: { ...t, actions: settle ? [{ type: 'BRIDGE_SETTLE', from: this.height + 1, until: null }] : [], actionsAt: this.height } };
+      return {
+        status: 200,
+        body: {
+          ...t,
+          actions: settle ? [{ type: 'BRIDGE_SETTLE', from: this.height + 1, until: null }] : [],
+          actionsAt: this.height,
+        },
+      };
     }
     const addr = /^\/address\/(0x[0-9a-f]{40})$/.exec(url.pathname);
-    if (req.method === 'GET' && addr) return { status: 200, body: { address: addr[1], balance: '0', nonce: 0, nextNonce: this.nonces.get(addr[1]) ?? 0 } };
+    if (req.method === 'GET' && addr)
+      return {
+        status: 200,
+        body: { address: addr[1], balance: '0', nonce: 0, nextNonce: this.nonces.get(addr[1]) ?? 0 },
+      };
     if (req.method === 'POST' && url.pathname === '/tx') {
       const d = decodeEnvelope(JSON.parse(body), DEV_NETWORK);
       if (!d.ok) return { status: 400, body: { error: d.error } };
@@ -114,7 +178,9 @@ class FakeBridge {
     if (req.method === 'GET' && tx) {
       const s = this.settles.find((x) => x.id === tx[1]);
       if (!s) return { status: 404, body: { error: 'unknown' } };
-      const result = s.ok ? { status: 'success' } : { status: 'failed', error: `transfer ${s.transferId} is PAID, not LOCKED: it was settled by someone else` };
+      const result = s.ok
+        ? { status: 'success' }
+        : { status: 'failed', error: `transfer ${s.transferId} is PAID, not LOCKED: it was settled by someone else` };
       return { status: 200, body: { id: s.id, status: 'included', blockHeight: this.height, result } };
     }
     return { status: 500, body: { error: `unexpected ${req.method} ${req.url}` } };
@@ -132,8 +198,13 @@ describe('the example relayer', () => {
     const logs: string[] = [];
     const paid: string[] = [];
     const r = new Relayer({
-      node: stub.url, keys, stateFile: file, fallbackBlocks: 10, log: (m) => logs.push(m),
-      payout: async (t) => (paid.push(t.id), standInPayout(t)), ...extra,
+      node: stub.url,
+      keys,
+      stateFile: file,
+      fallbackBlocks: 10,
+      log: (m) => logs.push(m),
+      payout: async (t) => (paid.push(t.id), standInPayout(t)),
+      ...extra,
     });
     return { r, logs, paid };
   };
@@ -146,37 +217,45 @@ describe('the example relayer', () => {
     expect(DEFAULT_FALLBACK_BLOCKS).toBeGreaterThan(0);
   });
 
-  it('pays and settles the LOCKED transfers of its turn at once, the others fallbackBlocks later if still LOCKED; skips PAID ones', async () => {
-    const node = setup();
-    const me = SORTED.indexOf(KEYS[0]);
-    const mine = idFor(me, 1);
-    const next = idFor((me + 2) % 3, 2); // I am its second member: my turn 10 blocks after seeing it
-    const third = idFor((me + 1) % 3, 3); // I am its third: 20 blocks
-    const done = idFor(me, 4);
-    for (const id of [mine, next, third, done]) node.lock(id, 95);
-    node.paidBy(done, KEYS[1]);
-    const { r, paid } = relayer(KEYS[0], stateFile());
-    await r.poll();
-    expect(paid).toEqual([mine]);
-    expect(node.transfers.get(mine)).toMatchObject({ status: 'PAID', settledBy: KEYS[0].address, targetTx: await standInPayout(node.transfers.get(mine)!) });
-    expect(r.settled).toEqual([mine]);
-    expect([...r.waiting].sort()).toEqual([next, third].sort());
+  it(
+    'pays and settles the LOCKED transfers of its turn at once, ' +
+      'the others fallbackBlocks later if still LOCKED; skips PAID ones',
+    async () => {
+      const node = setup();
+      const me = SORTED.indexOf(KEYS[0]);
+      const mine = idFor(me, 1);
+      const next = idFor((me + 2) % 3, 2); // I am its second member: my turn 10 blocks after seeing it
+      const third = idFor((me + 1) % 3, 3); // I am its third: 20 blocks
+      const done = idFor(me, 4);
+      for (const id of [mine, next, third, done]) node.lock(id, 95);
+      node.paidBy(done, KEYS[1]);
+      const { r, paid } = relayer(KEYS[0], stateFile());
+      await r.poll();
+      expect(paid).toEqual([mine]);
+      expect(node.transfers.get(mine)).toMatchObject({
+        status: 'PAID',
+        settledBy: KEYS[0].address,
+        targetTx: await standInPayout(node.transfers.get(mine)!),
+      });
+      expect(r.settled).toEqual([mine]);
+      expect([...r.waiting].sort()).toEqual([next, third].sort());
 
-    node.height = node.finalizedHeight = 109;
-    await r.poll();
-    expect(paid).toEqual([mine]); // 9 blocks: not yet
-    node.height = node.finalizedHeight = 110;
-    await r.poll();
-    expect(paid).toEqual([mine, next]);
-    // Meanwhile the member whose turn came first settled the third one: it is forgotten, never paid.
-    node.paidBy(third, KEYS[2]);
-    node.height = node.finalizedHeight = 125;
-    await r.poll();
-    expect(paid).toEqual([mine, next]);
-    expect(r.waiting).toEqual([]);
-    expect(r.settled).toEqual([mine, next]);
-    expect(node.settles.map((s) => s.ok)).toEqual([true, true]);
-  });
+      node.height = node.finalizedHeight = 109;
+      await r.poll();
+      expect(paid).toEqual([mine]); // 9 blocks: not yet
+      node.height = node.finalizedHeight = 110;
+      await r.poll();
+      expect(paid).toEqual([mine, next]);
+      // Meanwhile the member whose turn came first settled the third one: it is forgotten, never paid.
+      node.paidBy(third, KEYS[2]);
+      node.height = node.finalizedHeight = 125;
+      await r.poll();
+      expect(paid).toEqual([mine, next]);
+      expect(r.waiting).toEqual([]);
+      expect(r.settled).toEqual([mine, next]);
+      expect(node.settles.map((s) => s.ok)).toEqual([true, true]);
+    },
+  );
 
   it('only final locks: a transfer locked above the finalized height waits for finality', async () => {
     const node = setup();
@@ -207,7 +286,9 @@ describe('the example relayer', () => {
     const second = relayer(KEYS[0], file); // a new process, the same state file
     await second.r.poll();
     expect(second.paid).toEqual([]); // not paid again
-    expect(node.settles).toEqual([expect.objectContaining({ transferId: id, ok: true, targetTx: await standInPayout(node.transfers.get(id)!) })]);
+    expect(node.settles).toEqual([
+      expect.objectContaining({ transferId: id, ok: true, targetTx: await standInPayout(node.transfers.get(id)!) }),
+    ]);
     expect(node.transfers.get(id)!.status).toBe('PAID');
     expect(second.r.settled).toEqual([id]);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ paid: {}, waiting: {}, settled: [id] });
@@ -231,29 +312,38 @@ describe('the example relayer', () => {
     expect(r.waiting).toEqual([]);
   });
 
-  it('a relayer outside the committee pays nothing (it could not settle), says so once, and starts once it is a member', async () => {
-    const node = setup();
-    node.committee = KEYS.slice(1);
-    const id = idFor(0, 8);
-    node.lock(id, 99);
-    const { r, logs, paid } = relayer(KEYS[0], stateFile(), { fallbackBlocks: 0 });
-    await r.poll();
-    await r.poll();
-    expect(paid).toEqual([]);
-    expect(r.waiting).toEqual([id]);
-    expect(logs.filter((l) => /not a member of the bridge committee \(epoch 1\): paying nothing/.test(l))).toHaveLength(1);
-    node.committee = KEYS;
-    await r.poll();
-    expect(paid).toEqual([id]);
-    expect(node.transfers.get(id)!.status).toBe('PAID');
-  });
+  it(
+    'a relayer outside the committee pays nothing (it could not settle), ' +
+      'says so once, and starts once it is a member',
+    async () => {
+      const node = setup();
+      node.committee = KEYS.slice(1);
+      const id = idFor(0, 8);
+      node.lock(id, 99);
+      const { r, logs, paid } = relayer(KEYS[0], stateFile(), { fallbackBlocks: 0 });
+      await r.poll();
+      await r.poll();
+      expect(paid).toEqual([]);
+      expect(r.waiting).toEqual([id]);
+      expect(
+        logs.filter((l) => /not a member of the bridge committee \(epoch 1\): paying nothing/.test(l)),
+      ).toHaveLength(1);
+      node.committee = KEYS;
+      await r.poll();
+      expect(paid).toEqual([id]);
+      expect(node.transfers.get(id)!.status).toBe('PAID');
+    },
+  );
 
   it('run() waits out 429 with Retry-After and 503, then carries on; stop() ends it', async () => {
     const node = setup();
     const me = SORTED.indexOf(KEYS[0]);
     const id = idFor(me, 9);
     node.lock(id, 99);
-    node.faults.push({ path: '/bridge', status: 429, headers: { 'retry-after': '1' } }, { path: '/bridge', status: 503 });
+    node.faults.push(
+      { path: '/bridge', status: 429, headers: { 'retry-after': '1' } },
+      { path: '/bridge', status: 503 },
+    );
     const { r, logs } = relayer(KEYS[0], stateFile(), { pollMs: 20 });
     const t0 = Date.now();
     const running = r.run();

@@ -34,8 +34,12 @@ describe('the route table', () => {
   });
 
   it('is what docs/openapi.json describes', () => {
-    const doc = JSON.parse(readFileSync(new URL('../../../docs/openapi.json', import.meta.url), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
-    const described = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`)).sort();
+    const doc = JSON.parse(readFileSync(new URL('../../../docs/openapi.json', import.meta.url), 'utf8')) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const described = Object.entries(doc.paths)
+      .flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`))
+      .sort();
     expect(described).toEqual(table.map(([, r]) => key(r.method, openApiPath(r.path))).sort());
   });
 
@@ -62,7 +66,10 @@ describe('the route table', () => {
   });
 
   it('gives the CLI a read command for each route that names one, with help derived from the route', () => {
-    const withCli = table.filter(([, r]) => r.cli).map(([, r]) => r.cli!.command).sort();
+    const withCli = table
+      .filter(([, r]) => r.cli)
+      .map(([, r]) => r.cli!.command)
+      .sort();
     expect(withCli.length).toBeGreaterThanOrEqual(17);
     for (const c of withCli) {
       expect(READ_COMMANDS[c], c).toBeTypeOf('function');
@@ -76,6 +83,8 @@ describe('the route table', () => {
   it('is what / lists: every route but the index itself, with its summary', () => {
     const listed = indexEndpoints();
     expect(listed.map((e) => e.path)).toEqual(table.filter(([, r]) => r.path !== '/').map(([, r]) => endpointLine(r)));
-    expect(listed.find((e) => e.path === 'GET /tokens/:id/holders?limit&before')?.description).toBe('Token holders, largest balance first');
+    expect(listed.find((e) => e.path === 'GET /tokens/:id/holders?limit&before')?.description).toBe(
+      'Token holders, largest balance first',
+    );
   });
 });

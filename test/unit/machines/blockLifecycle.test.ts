@@ -1,10 +1,25 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BLOCK_LIFECYCLE_STATES, blockLifecycleMachine, blockState, receivedBlock, stepBlock, storedBlock, type BlockLifecycleEvent } from '../../../src/machines/blockLifecycle';
+import {
+  BLOCK_LIFECYCLE_STATES,
+  blockLifecycleMachine,
+  blockState,
+  receivedBlock,
+  stepBlock,
+  storedBlock,
+  type BlockLifecycleEvent,
+} from '../../../src/machines/blockLifecycle';
 import { machineGraph } from '../../../src/machines/graph';
 
 const events: fc.Arbitrary<BlockLifecycleEvent> = fc.oneof(
-  fc.constantFrom<BlockLifecycleEvent>({ type: 'BUILT' }, { type: 'VERIFIED' }, { type: 'EXECUTED' }, { type: 'COMMITTED' }, { type: 'ORPHANED' }, { type: 'UNDONE' }),
+  fc.constantFrom<BlockLifecycleEvent>(
+    { type: 'BUILT' },
+    { type: 'VERIFIED' },
+    { type: 'EXECUTED' },
+    { type: 'COMMITTED' },
+    { type: 'ORPHANED' },
+    { type: 'UNDONE' },
+  ),
   fc.nat(20).map((h): BlockLifecycleEvent => ({ type: 'FINALIZED', finalizedHeight: h })),
   fc.string({ maxLength: 8 }).map((reason): BlockLifecycleEvent => ({ type: 'REJECTED', reason })),
 );
@@ -17,7 +32,12 @@ describe('block lifecycle machine', () => {
       verified: fold([{ type: 'VERIFIED' }]),
       executed: fold([{ type: 'VERIFIED' }, { type: 'EXECUTED' }]),
       committed: fold([{ type: 'VERIFIED' }, { type: 'EXECUTED' }, { type: 'COMMITTED' }]),
-      finalized: fold([{ type: 'VERIFIED' }, { type: 'EXECUTED' }, { type: 'COMMITTED' }, { type: 'FINALIZED', finalizedHeight: 10 }]),
+      finalized: fold([
+        { type: 'VERIFIED' },
+        { type: 'EXECUTED' },
+        { type: 'COMMITTED' },
+        { type: 'FINALIZED', finalizedHeight: 10 },
+      ]),
       rejected: fold([{ type: 'VERIFIED' }, { type: 'REJECTED', reason: 'state root differs' }]),
       orphaned: fold([{ type: 'ORPHANED' }]),
       undone: fold([{ type: 'VERIFIED' }, { type: 'EXECUTED' }, { type: 'COMMITTED' }, { type: 'UNDONE' }]),
@@ -37,8 +57,14 @@ describe('block lifecycle machine', () => {
 
   it('random event sequences reach only legal states by legal moves; terminal states never change', () => {
     const legal: Record<string, string[]> = {
-      received: ['verified', 'executed', 'orphaned', 'rejected'], verified: ['executed', 'rejected'], executed: ['committed', 'rejected'],
-      committed: ['finalized', 'undone'], finalized: [], rejected: [], orphaned: [], undone: [],
+      received: ['verified', 'executed', 'orphaned', 'rejected'],
+      verified: ['executed', 'rejected'],
+      executed: ['committed', 'rejected'],
+      committed: ['finalized', 'undone'],
+      finalized: [],
+      rejected: [],
+      orphaned: [],
+      undone: [],
     };
     fc.assert(
       fc.property(fc.array(events, { maxLength: 12 }), (es) => {

@@ -15,7 +15,14 @@ import type { Address } from '../../../src/protocol/types';
 import { MemoryKv } from '../../../src/state/kv';
 import { StateTrie } from '../../../src/state/stateTrie';
 import { walkMachine } from '../../helpers/machineWalk';
-import { AUCTION_STATES, BLOCKED_SELLER, CLAIM_WINDOW, auctionDef, auctionMachine, type AuctionEvent } from '../../helpers/testMachine';
+import {
+  AUCTION_STATES,
+  BLOCKED_SELLER,
+  CLAIM_WINDOW,
+  auctionDef,
+  auctionMachine,
+  type AuctionEvent,
+} from '../../helpers/testMachine';
 
 const addr = (b: string) => `0x${b.repeat(20)}` as Address;
 const SELLER = addr('5e');
@@ -47,7 +54,17 @@ describe('on-chain machine helper: records', () => {
   it('stores {machine, version, value, context} under mach/<name>/<id> and reports the creation', async () => {
     const state = await freshState();
     const step = await createInstance(state, auctionDef, 'a1', { seller: SELLER, reserve: '100', endsAt: 10 }, 1);
-    expect(step.events).toEqual([{ kind: 'machine.transition', machine: 'auction', id: 'a1', from: '', to: 'open.waiting', event: 'xstate.init', height: 1 }]);
+    expect(step.events).toEqual([
+      {
+        kind: 'machine.transition',
+        machine: 'auction',
+        id: 'a1',
+        from: '',
+        to: 'open.waiting',
+        event: 'xstate.init',
+        height: 1,
+      },
+    ]);
     const rec = await state.getRecord<MachineRecord>(machineKey('auction', 'a1'));
     expect(machineKey('auction', 'a1')).toBe('mach/auction/a1');
     expect(rec).toEqual({
@@ -70,14 +87,22 @@ describe('on-chain machine helper: records', () => {
 
   it('refuses a second instance with the same id, and events for one that does not exist', async () => {
     const state = await withAuction();
-    expect(await refusal(createInstance(state, auctionDef, 'a1', { seller: SELLER, reserve: '1', endsAt: 5 }, 2))).toMatchObject({ reason: 'auction a1 already exists' });
-    expect(await refusal(sendEvent(state, auctionDef, 'a2', bid(ALICE, 100), 2))).toMatchObject({ reason: 'auction a2 does not exist' });
+    expect(
+      await refusal(createInstance(state, auctionDef, 'a1', { seller: SELLER, reserve: '1', endsAt: 5 }, 2)),
+    ).toMatchObject({ reason: 'auction a1 already exists' });
+    expect(await refusal(sendEvent(state, auctionDef, 'a2', bid(ALICE, 100), 2))).toMatchObject({
+      reason: 'auction a2 does not exist',
+    });
   });
 
   it('halts on a record of another version instead of reloading it', async () => {
     const state = await withAuction();
     const v2 = { ...auctionDef, version: 2 };
-    for (const p of [loadInstance(state, v2, 'a1'), sendEvent(state, v2, 'a1', bid(ALICE, 100), 2), tickMachines(state, machineRegistry([v2]), 10)]) {
+    for (const p of [
+      loadInstance(state, v2, 'a1'),
+      sendEvent(state, v2, 'a1', bid(ALICE, 100), 2),
+      tickMachines(state, machineRegistry([v2]), 10),
+    ]) {
       const e = await refusal(p);
       expect(e).toBeInstanceOf(MachineError);
       expect(e).not.toBeInstanceOf(TxFailure);
@@ -97,7 +122,17 @@ describe('on-chain machine helper: events', () => {
     const state = await withAuction();
     const first = await sendEvent(state, auctionDef, 'a1', bid(ALICE, 100), 2);
     expect(first.effects).toEqual([]);
-    expect(first.events).toEqual([{ kind: 'machine.transition', machine: 'auction', id: 'a1', from: 'open.waiting', to: 'open.leading', event: 'BID', height: 2 }]);
+    expect(first.events).toEqual([
+      {
+        kind: 'machine.transition',
+        machine: 'auction',
+        id: 'a1',
+        from: 'open.waiting',
+        to: 'open.leading',
+        event: 'BID',
+        height: 2,
+      },
+    ]);
     const second = await sendEvent(state, auctionDef, 'a1', bid(BOB, 150), 3);
     // a self-transition (context only) is reported too: from === to
     expect(second.events[0]).toMatchObject({ from: 'open.leading', to: 'open.leading', event: 'BID', height: 3 });
@@ -106,22 +141,29 @@ describe('on-chain machine helper: events', () => {
     expect(second.snapshot.context).toMatchObject({ winner: BOB, bid: '150' });
   });
 
-  it('an event the state does not take is a TxFailure naming machine, id, state and event, and writes nothing', async () => {
-    const state = await withAuction();
-    await sendEvent(state, auctionDef, 'a1', bid(ALICE, 100), 2);
-    const root = state.root();
-    // a guard refuses it
-    expect(await refusal(sendEvent(state, auctionDef, 'a1', bid(BOB, 100), 3))).toMatchObject({ reason: 'auction a1 in state open.leading does not take BID' });
-    // no such transition in this state
-    expect(await refusal(sendEvent(state, auctionDef, 'a1', { type: 'CANCEL', by: SELLER }, 3))).toMatchObject({ reason: 'auction a1 in state open.leading does not take CANCEL' });
-    expect(state.root()).toBe(root);
-  });
+  it(
+    'an event the state does not take is a TxFailure naming machine, ' + 'id, state and event, and writes nothing',
+    async () => {
+      const state = await withAuction();
+      await sendEvent(state, auctionDef, 'a1', bid(ALICE, 100), 2);
+      const root = state.root();
+      // a guard refuses it
+      expect(await refusal(sendEvent(state, auctionDef, 'a1', bid(BOB, 100), 3))).toMatchObject({
+        reason: 'auction a1 in state open.leading does not take BID',
+      });
+      // no such transition in this state
+      expect(await refusal(sendEvent(state, auctionDef, 'a1', { type: 'CANCEL', by: SELLER }, 3))).toMatchObject({
+        reason: 'auction a1 in state open.leading does not take CANCEL',
+      });
+      expect(state.root()).toBe(root);
+    },
+  );
 
   it('a deadline before the current height is a TxFailure in a transaction', async () => {
     const state = await freshState();
-    expect(await refusal(createInstance(state, auctionDef, 'a1', { seller: SELLER, reserve: '1', endsAt: 4 }, 5))).toMatchObject(
-      { reason: 'auction a1 in state open.waiting sets a deadline at 4, before height 5' },
-    );
+    expect(
+      await refusal(createInstance(state, auctionDef, 'a1', { seller: SELLER, reserve: '1', endsAt: 4 }, 5)),
+    ).toMatchObject({ reason: 'auction a1 in state open.waiting sets a deadline at 4, before height 5' });
   });
 });
 
@@ -133,7 +175,17 @@ describe('on-chain machine helper: deadlines and the tick', () => {
 
     const t = await tickMachines(state, registry, 10);
     expect(t.ticked).toBe(1);
-    expect(t.events).toEqual([{ kind: 'machine.transition', machine: 'auction', id: 'a1', from: 'open.leading', to: 'settling', event: 'DEADLINE', height: 10 }]);
+    expect(t.events).toEqual([
+      {
+        kind: 'machine.transition',
+        machine: 'auction',
+        id: 'a1',
+        from: 'open.leading',
+        to: 'settling',
+        event: 'DEADLINE',
+        height: 10,
+      },
+    ]);
     expect(await state.getRecord(dueKey(10))).toBeUndefined();
     expect(await readDue(state, 10 + CLAIM_WINDOW)).toEqual([{ machine: 'auction', id: 'a1' }]);
 
@@ -152,9 +204,12 @@ describe('on-chain machine helper: deadlines and the tick', () => {
 
   it('visits due instances in (machine, id) order whatever order they were created in', async () => {
     const state = await freshState();
-    for (const id of ['c', 'a', 'b']) await createInstance(state, auctionDef, id, { seller: SELLER, reserve: '1', endsAt: 7 }, 1);
+    for (const id of ['c', 'a', 'b'])
+      await createInstance(state, auctionDef, id, { seller: SELLER, reserve: '1', endsAt: 7 }, 1);
     expect(await readDue(state, 7)).toEqual(['a', 'b', 'c'].map((id) => ({ machine: 'auction', id })));
-    expect((await tickMachines(state, registry, 7)).events.map((e) => (e.kind === 'machine.transition' ? e.id : ''))).toEqual(['a', 'b', 'c']);
+    expect(
+      (await tickMachines(state, registry, 7)).events.map((e) => (e.kind === 'machine.transition' ? e.id : '')),
+    ).toEqual(['a', 'b', 'c']);
   });
 
   it('a failed effect in the tick is undone and replaced by onTickFailure’s event', async () => {
@@ -162,7 +217,9 @@ describe('on-chain machine helper: deadlines and the tick', () => {
     await sendEvent(state, auctionDef, 'a1', bid(ALICE, 130), 2);
     await tickMachines(state, registry, 10);
     const t = await tickMachines(state, registry, 10 + CLAIM_WINDOW);
-    expect(t.events.map((e) => (e.kind === 'machine.transition' ? `${e.from}→${e.to} ${e.event}` : ''))).toEqual(['settling→defaulted PAYOUT_FAILED']);
+    expect(t.events.map((e) => (e.kind === 'machine.transition' ? `${e.from}→${e.to} ${e.event}` : ''))).toEqual([
+      'settling→defaulted PAYOUT_FAILED',
+    ]);
     const s = (await loadInstance(state, auctionDef, 'a1'))!;
     expect(s.context.failure).toBe('seller is blocked');
     expect(await balanceOf(state, ALICE)).toBe(130n);
@@ -173,18 +230,25 @@ describe('on-chain machine helper: deadlines and the tick', () => {
     const state = await withAuction(BLOCKED_SELLER);
     await sendEvent(state, auctionDef, 'a1', bid(ALICE, 130), 2);
     await tickMachines(state, registry, 10);
-    expect(await refusal(sendEvent(state, auctionDef, 'a1', { type: 'CLAIM', by: ALICE }, 11))).toMatchObject({ reason: 'seller is blocked' });
+    expect(await refusal(sendEvent(state, auctionDef, 'a1', { type: 'CLAIM', by: ALICE }, 11))).toMatchObject({
+      reason: 'seller is blocked',
+    });
   });
 
   it('halts when a due machine is not registered, or refuses its DEADLINE', async () => {
     const state = await withAuction();
-    expect(((await refusal(tickMachines(state, machineRegistry([]), 10))) as MachineError).code).toBe('MACHINE_NOT_REGISTERED');
+    expect(((await refusal(tickMachines(state, machineRegistry([]), 10))) as MachineError).code).toBe(
+      'MACHINE_NOT_REGISTERED',
+    );
 
     // A definition whose deadline names a height its state does not take DEADLINE at.
     const stubborn = defineMachine({
       name: 'stubborn',
       version: 1,
-      machine: setup({ types: { events: {} as DeadlineEvent | { type: 'GO' } } }).createMachine({ initial: 'a', states: { a: { on: { GO: 'b' } }, b: {} } }),
+      machine: setup({ types: { events: {} as DeadlineEvent | { type: 'GO' } } }).createMachine({
+        initial: 'a',
+        states: { a: { on: { GO: 'b' } }, b: {} },
+      }),
       deadline: () => 3,
       effects: {},
     });
@@ -209,7 +273,9 @@ describe('on-chain machine helper: deadlines and the tick', () => {
     });
     const state = await freshState();
     await createInstance(state, again, 'x', undefined, 1);
-    expect(((await refusal(tickMachines(state, machineRegistry([again]), 3))) as MachineError).code).toBe('MACHINE_BAD_DEADLINE');
+    expect(((await refusal(tickMachines(state, machineRegistry([again]), 3))) as MachineError).code).toBe(
+      'MACHINE_BAD_DEADLINE',
+    );
   });
 
   it('keeps the due entries sorted and unique', async () => {
@@ -218,10 +284,17 @@ describe('on-chain machine helper: deadlines and the tick', () => {
     await moveDeadline(state, { machine: 'm', id: 'a' }, null, 5);
     await moveDeadline(state, { machine: 'm', id: 'a' }, null, 5);
     await moveDeadline(state, { machine: 'l', id: 'z' }, null, 5);
-    expect(await readDue(state, 5)).toEqual([{ machine: 'l', id: 'z' }, { machine: 'm', id: 'a' }, { machine: 'm', id: 'b' }]);
+    expect(await readDue(state, 5)).toEqual([
+      { machine: 'l', id: 'z' },
+      { machine: 'm', id: 'a' },
+      { machine: 'm', id: 'b' },
+    ]);
     await moveDeadline(state, { machine: 'm', id: 'a' }, 5, 6);
     await moveDeadline(state, { machine: 'm', id: 'q' }, 5, null); // not there: no write
-    expect(await readDue(state, 5)).toEqual([{ machine: 'l', id: 'z' }, { machine: 'm', id: 'b' }]);
+    expect(await readDue(state, 5)).toEqual([
+      { machine: 'l', id: 'z' },
+      { machine: 'm', id: 'b' },
+    ]);
     expect(await readDue(state, 6)).toEqual([{ machine: 'm', id: 'a' }]);
     await moveDeadline(state, { machine: 'm', id: 'a' }, 6, null);
     expect(await state.getRecord(dueKey(6))).toBeUndefined();
@@ -245,7 +318,8 @@ describe('on-chain machine helper: finishBlock', () => {
   it('costs one read per block when nothing is due (timing printed, not asserted)', async () => {
     const state = await freshState();
     // a state with some machines due elsewhere
-    for (let i = 0; i < 200; i++) await createInstance(state, auctionDef, `a${i}`, { seller: SELLER, reserve: '1', endsAt: 100_000 + i }, 1);
+    for (let i = 0; i < 200; i++)
+      await createInstance(state, auctionDef, `a${i}`, { seller: SELLER, reserve: '1', endsAt: 100_000 + i }, 1);
     let reads = 0;
     const counting: ExecState = new Proxy(state, {
       get(t, p) {
@@ -265,7 +339,9 @@ describe('on-chain machine helper: finishBlock', () => {
     const t1 = process.hrtime.bigint();
     for (let h = 1; h <= N; h++) await finishBlock(state, block(h), registry);
     const finish = Number(process.hrtime.bigint() - t1) / 1000 / N;
-    console.log(`machine tick with nothing due: ${tick.toFixed(2)} µs/block; whole finishBlock: ${finish.toFixed(2)} µs/block`);
+    console.log(
+      `machine tick with nothing due: ${tick.toFixed(2)} µs/block; whole finishBlock: ${finish.toFixed(2)} µs/block`,
+    );
   });
 });
 
@@ -283,14 +359,28 @@ describe('on-chain machine helper: definitions', () => {
     expect(bad({})).toBe('accepted');
     expect(bad({ name: 'a/b' })).toBe('MACHINE_BAD_DEFINITION');
     expect(bad({ version: 0 })).toBe('MACHINE_BAD_DEFINITION');
-    expect(bad({ machine: createMachine({ initial: 'a', states: { a: { after: { 1000: 'b' } }, b: {} } }) })).toBe('MACHINE_BAD_DEFINITION');
-    expect(bad({ machine: createMachine({ initial: 'a', states: { a: { invoke: { src: createMachine({}) } } } }) })).toBe('MACHINE_BAD_DEFINITION');
-    expect(bad({ machine: createMachine({ initial: 'a', states: { a: { initial: 'x', states: { x: {}, h: { type: 'history' } } } } }) })).toBe('MACHINE_BAD_DEFINITION');
+    expect(bad({ machine: createMachine({ initial: 'a', states: { a: { after: { 1000: 'b' } }, b: {} } }) })).toBe(
+      'MACHINE_BAD_DEFINITION',
+    );
+    expect(
+      bad({ machine: createMachine({ initial: 'a', states: { a: { invoke: { src: createMachine({}) } } } }) }),
+    ).toBe('MACHINE_BAD_DEFINITION');
+    expect(
+      bad({
+        machine: createMachine({
+          initial: 'a',
+          states: { a: { initial: 'x', states: { x: {}, h: { type: 'history' } } } },
+        }),
+      }),
+    ).toBe('MACHINE_BAD_DEFINITION');
     expect(() => machineRegistry([auctionDef, auctionDef])).toThrow(MachineError);
   });
 
   it('types: an applier per named action, params as declared, deadlines only with DEADLINE events', () => {
-    const m = setup({ types: { events: {} as { type: 'GO' } }, actions: { pay: effect<{ amount: string }>() } }).createMachine({
+    const m = setup({
+      types: { events: {} as { type: 'GO' } },
+      actions: { pay: effect<{ amount: string }>() },
+    }).createMachine({
       initial: 'a',
       states: { a: { on: { GO: { actions: { type: 'pay', params: { amount: '1' } } } } } },
     });

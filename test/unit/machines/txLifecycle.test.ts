@@ -6,12 +6,20 @@ const H = `0x${'ab'.repeat(32)}` as const;
 
 describe('transaction lifecycle machine', () => {
   it('goes submitted → in mempool → included → finalized', () => {
-    const s = foldTxLifecycle([{ type: 'ADMITTED' }, { type: 'INCLUDED', height: 5, blockHash: H }, { type: 'FINALIZED', finalizedHeight: 5 }]);
+    const s = foldTxLifecycle([
+      { type: 'ADMITTED' },
+      { type: 'INCLUDED', height: 5, blockHash: H },
+      { type: 'FINALIZED', finalizedHeight: 5 },
+    ]);
     expect(lifecycleState(s)).toBe('finalized');
     expect(s.context.blockHeight).toBe(5);
   });
   it('does not finalize before the finalized height reaches the block', () => {
-    const s = foldTxLifecycle([{ type: 'ADMITTED' }, { type: 'INCLUDED', height: 5, blockHash: H }, { type: 'FINALIZED', finalizedHeight: 4 }]);
+    const s = foldTxLifecycle([
+      { type: 'ADMITTED' },
+      { type: 'INCLUDED', height: 5, blockHash: H },
+      { type: 'FINALIZED', finalizedHeight: 4 },
+    ]);
     expect(lifecycleState(s)).toBe('included');
   });
   it('records refusal and drop reasons', () => {
@@ -21,7 +29,9 @@ describe('transaction lifecycle machine', () => {
   it('undoes an unfinalized inclusion, never a finalized one', () => {
     const inc: TxLifecycleEvent[] = [{ type: 'ADMITTED' }, { type: 'INCLUDED', height: 5, blockHash: H }];
     expect(lifecycleState(foldTxLifecycle([...inc, { type: 'UNDONE' }]))).toBe('undone');
-    expect(lifecycleState(foldTxLifecycle([...inc, { type: 'FINALIZED', finalizedHeight: 9 }, { type: 'UNDONE' }]))).toBe('finalized');
+    expect(
+      lifecycleState(foldTxLifecycle([...inc, { type: 'FINALIZED', finalizedHeight: 9 }, { type: 'UNDONE' }])),
+    ).toBe('finalized');
   });
   it('property: final states are absorbing and finality is never reverted', () => {
     const ev = fc.oneof(

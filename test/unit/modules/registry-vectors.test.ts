@@ -30,16 +30,32 @@ interface SdkCase {
   refusal?: { field: string; message: string };
 }
 /** tx-fields.json and one tx-fields.<module>.json per later module, read as one set. */
-const VECTOR_FILES = readdirSync(new URL('../../vectors/', import.meta.url)).filter((f) => /^tx-fields(\.[a-z-]+)?\.json$/.test(f));
-const vectors = VECTOR_FILES.map((f) => JSON.parse(readFileSync(new URL(`../../vectors/${f}`, import.meta.url), 'utf8')) as { node: NodeCase[]; sdk?: SdkCase[] })
-  .reduce<{ node: NodeCase[]; sdk: SdkCase[] }>((all, v) => ({ node: [...all.node, ...v.node], sdk: [...all.sdk, ...(v.sdk ?? [])] }), { node: [], sdk: [] });
+const VECTOR_FILES = readdirSync(new URL('../../vectors/', import.meta.url)).filter((f) =>
+  /^tx-fields(\.[a-z-]+)?\.json$/.test(f),
+);
+const vectors = VECTOR_FILES.map(
+  (f) =>
+    JSON.parse(readFileSync(new URL(`../../vectors/${f}`, import.meta.url), 'utf8')) as {
+      node: NodeCase[];
+      sdk?: SdkCase[];
+    },
+).reduce<{ node: NodeCase[]; sdk: SdkCase[] }>(
+  (all, v) => ({ node: [...all.node, ...v.node], sdk: [...all.sdk, ...(v.sdk ?? [])] }),
+  { node: [], sdk: [] },
+);
 
 describe('golden vectors of the stateless rules (test/vectors/tx-fields.json)', () => {
   it('cover every implemented type, each with an accepted and a refused input', () => {
     for (const type of TX_TYPES) {
       const cases = vectors.node.filter((c) => c.type === type);
-      expect(cases.some((c) => c.refusal === null), `${type} accepted`).toBe(true);
-      expect(cases.some((c) => c.refusal !== null), `${type} refused`).toBe(true);
+      expect(
+        cases.some((c) => c.refusal === null),
+        `${type} accepted`,
+      ).toBe(true);
+      expect(
+        cases.some((c) => c.refusal !== null),
+        `${type} refused`,
+      ).toBe(true);
     }
   });
 
@@ -62,14 +78,31 @@ describe('golden vectors of the stateless rules (test/vectors/tx-fields.json)', 
 
   it('names a lone surrogate the same way for TOKEN_CREATE and NFT_CREATE, node and SDK', () => {
     const lone = 'ab\uD800cd';
-    expect(validate(envelope('NFT_CREATE', '0x00000000000000000000000000000000000a11ce', { data: { name: lone, symbol: 'S' } }))).toBe('NFT_CREATE data.name must not contain control characters');
-    expect(validate(envelope('TOKEN_CREATE', '0x00000000000000000000000000000000000a11ce', { data: { name: lone, symbol: 'S', decimals: 0, supply: '1' } }))).toBe(
-      'TOKEN_CREATE data.name must be 1 to 64 UTF-8 bytes without control characters',
-    );
-    for (const input of [{ type: 'NFT_CREATE', name: lone, symbol: 'S' }, { type: 'TOKEN_CREATE', name: lone, symbol: 'S', decimals: 0, supply: '1' }] as AssetTxInput[]) {
+    expect(
+      validate(
+        envelope('NFT_CREATE', '0x00000000000000000000000000000000000a11ce', { data: { name: lone, symbol: 'S' } }),
+      ),
+    ).toBe('NFT_CREATE data.name must not contain control characters');
+    expect(
+      validate(
+        envelope('TOKEN_CREATE', '0x00000000000000000000000000000000000a11ce', {
+          data: { name: lone, symbol: 'S', decimals: 0, supply: '1' },
+        }),
+      ),
+    ).toBe('TOKEN_CREATE data.name must be 1 to 64 UTF-8 bytes without control characters');
+    for (const input of [
+      { type: 'NFT_CREATE', name: lone, symbol: 'S' },
+      { type: 'TOKEN_CREATE', name: lone, symbol: 'S', decimals: 0, supply: '1' },
+    ] as AssetTxInput[]) {
       expect(() => buildAssetTx(input)).toThrow(/^name must not contain control characters$/);
     }
     // a well-formed surrogate pair is text
-    expect(validate(envelope('NFT_CREATE', '0x00000000000000000000000000000000000a11ce', { data: { name: 'rock 🪨', symbol: 'S' } }))).toBeUndefined();
+    expect(
+      validate(
+        envelope('NFT_CREATE', '0x00000000000000000000000000000000000a11ce', {
+          data: { name: 'rock 🪨', symbol: 'S' },
+        }),
+      ),
+    ).toBeUndefined();
   });
 });

@@ -11,7 +11,13 @@ import type { Block, SignedTx } from '../../../src/protocol/types';
 const log = pino({ level: 'silent' });
 const GENESIS = `0x${'11'.repeat(32)}` as const;
 const hashOf = (h: number) => `0x${h.toString(16).padStart(64, '0')}` as const;
-const headAt = (height: number, timestamp = 0): Head => ({ height, hash: hashOf(height), stateRoot: GENESIS, finalizedHeight: 0, timestamp });
+const headAt = (height: number, timestamp = 0): Head => ({
+  height,
+  hash: hashOf(height),
+  stateRoot: GENESIS,
+  finalizedHeight: 0,
+  timestamp,
+});
 /** Only what the p2p actor reads of a block: its header's height and hash. */
 const blockAt = (height: number) => ({ header: { height, hash: hashOf(height) } }) as unknown as Block;
 
@@ -19,11 +25,17 @@ const blockAt = (height: number) => ({ header: { height, hash: hashOf(height) } 
 function fakePeer(height: number) {
   const calls: string[] = [];
   const transport: PeerTransport = {
-    status: async (peer): Promise<PeerStatus> => (calls.push(`status ${peer}`), { height, hash: hashOf(height), finalizedHeight: 0, genesisHash: GENESIS, chainId: 7 }),
+    status: async (peer): Promise<PeerStatus> => (
+      calls.push(`status ${peer}`),
+      { height, hash: hashOf(height), finalizedHeight: 0, genesisHash: GENESIS, chainId: 7 }
+    ),
     chain: async (peer, from, limit): Promise<ChainPage> => {
       calls.push(`chain ${peer} ${from}`);
       const to = Math.min(height, from + limit - 1);
-      return { blocks: Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => blockAt(from + i)), next: to < height ? to + 1 : null };
+      return {
+        blocks: Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => blockAt(from + i)),
+        next: to < height ? to + 1 : null,
+      };
     },
     postBlock: async (peer, b) => (calls.push(`block ${peer} ${b.header.height}`), 200),
     postTx: async (peer, tx: SignedTx) => (calls.push(`tx ${peer} ${tx.id}`), true),
@@ -46,17 +58,45 @@ describe('the p2p actor over an injected transport and clock', () => {
     };
     const book = new Map<string, PeerInfo>();
     const now = () => 5_000;
-    const p2p = p2pBehavior({ peers: ['sim://a'], consensus: consensus as never, view, genesisHash: GENESIS, chainId: 7, book, log, now, transport: peer.transport });
+    const p2p = p2pBehavior({
+      peers: ['sim://a'],
+      consensus: consensus as never,
+      view,
+      genesisHash: GENESIS,
+      chainId: 7,
+      book,
+      log,
+      now,
+      transport: peer.transport,
+    });
     await p2p.handle({ type: 'tick', now: now() });
     expect(view.head.height).toBe(450);
     expect(imported).toEqual(Array.from({ length: 450 }, (_, i) => i + 1));
     expect(book.get('sim://a')).toMatchObject({ height: 450, lastSeen: 5_000, lag: 450 });
-    expect(peer.calls.filter((c) => c.startsWith('chain'))).toEqual(['chain sim://a 1', 'chain sim://a 201', 'chain sim://a 401']);
+    expect(peer.calls.filter((c) => c.startsWith('chain'))).toEqual([
+      'chain sim://a 1',
+      'chain sim://a 201',
+      'chain sim://a 401',
+    ]);
   });
 
   it('gossips a block and relays a transaction once each', async () => {
     const peer = fakePeer(0);
-    const p2p = p2pBehavior({ peers: ['sim://a'], consensus: { ask: async () => { throw new Error('not asked'); } } as never, view: { head: headAt(0) }, genesisHash: GENESIS, chainId: 7, book: new Map(), log, now: () => 0, transport: peer.transport });
+    const p2p = p2pBehavior({
+      peers: ['sim://a'],
+      consensus: {
+        ask: async () => {
+          throw new Error('not asked');
+        },
+      } as never,
+      view: { head: headAt(0) },
+      genesisHash: GENESIS,
+      chainId: 7,
+      book: new Map(),
+      log,
+      now: () => 0,
+      transport: peer.transport,
+    });
     for (let i = 0; i < 2; i++) {
       await p2p.handle({ type: 'gossipBlock', block: blockAt(3) });
       await p2p.handle({ type: 'relayTx', tx: { id: hashOf(9) } as SignedTx });
@@ -67,17 +107,42 @@ describe('the p2p actor over an injected transport and clock', () => {
 });
 
 describe('readiness', () => {
-  const peer = (lastSeen: number, height = 0): PeerInfo => ({ url: 'p', height, head: null, finalizedHeight: 0, lag: 0, latencyMs: null, score: 0, lastSeen, droppedUntil: 0 });
-  const at = (s: Partial<Parameters<typeof readinessOf>[0]>) => readinessOf({ configuredPeers: 1, peers: [peer(95_000)], head: { height: 10, timestamp: 99_000 }, behind: 0, staleMs: 10_000, now: 100_000, ...s });
+  const peer = (lastSeen: number, height = 0): PeerInfo => ({
+    url: 'p',
+    height,
+    head: null,
+    finalizedHeight: 0,
+    lag: 0,
+    latencyMs: null,
+    score: 0,
+    lastSeen,
+    droppedUntil: 0,
+  });
+  const at = (s: Partial<Parameters<typeof readinessOf>[0]>) =>
+    readinessOf({
+      configuredPeers: 1,
+      peers: [peer(95_000)],
+      head: { height: 10, timestamp: 99_000 },
+      behind: 0,
+      staleMs: 10_000,
+      now: 100_000,
+      ...s,
+    });
 
   it('is ready with a reachable peer and a recent head', () => {
     expect(at({})).toEqual({ ready: true, height: 10, peers: 1, reachable: 1, behind: 0 });
   });
 
   it('says why not: syncing, no peer reachable, no recent block', () => {
-    expect(at({ behind: SYNC_LAG_BLOCKS + 1 })).toMatchObject({ ready: false, reason: `syncing: ${SYNC_LAG_BLOCKS + 1} blocks behind` });
+    expect(at({ behind: SYNC_LAG_BLOCKS + 1 })).toMatchObject({
+      ready: false,
+      reason: `syncing: ${SYNC_LAG_BLOCKS + 1} blocks behind`,
+    });
     expect(at({ peers: [peer(80_000)] })).toMatchObject({ ready: false, reason: 'no peer reachable', reachable: 0 });
-    expect(at({ head: { height: 10, timestamp: 80_000 } })).toMatchObject({ ready: false, reason: 'no block for 20 s' });
+    expect(at({ head: { height: 10, timestamp: 80_000 } })).toMatchObject({
+      ready: false,
+      reason: 'no block for 20 s',
+    });
   });
 
   it('a node without configured peers is never syncing nor short of peers', () => {

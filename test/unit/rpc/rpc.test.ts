@@ -11,7 +11,14 @@ import type { Address, Block, EthTx, HybridTx, SignedTx, TxResult } from '../../
 import { keccakHex } from '../../../src/crypto/hash';
 import { deriveKeys, devSecret } from '../../../src/crypto/keys';
 import { fromHex, toHex, utf8, type Hex } from '../../../src/primitives/hex';
-import type { RpcBackend, RpcCallMessage, RpcCallOutcome, RpcLog, RpcLogFilter, RpcTxLocation } from '../../../src/api/rpcPort';
+import type {
+  RpcBackend,
+  RpcCallMessage,
+  RpcCallOutcome,
+  RpcLog,
+  RpcLogFilter,
+  RpcTxLocation,
+} from '../../../src/api/rpcPort';
 import { bloomMayContain, logsBloom } from '../../../src/rpc/format';
 import { createRpcServer, type RpcServer } from '../../../src/rpc/server';
 import { DEV_NETWORK } from '../../../src/chain/devnet';
@@ -32,7 +39,8 @@ const pad32 = (a: string): Hex => `0x${a.slice(2).padStart(64, '0')}`;
 const GAS_PRICE = (FEES.VM_TRANSFER * 10n ** 12n) / 21_000n;
 const REVERT_SELECTOR = '0xdeadbeef';
 const OOG_SELECTOR = '0x0badc0de';
-const revertData = (reason: string): Hex => `0x08c379a0${AbiCoder.defaultAbiCoder().encode(['string'], [reason]).slice(2)}` as Hex;
+const revertData = (reason: string): Hex =>
+  `0x08c379a0${AbiCoder.defaultAbiCoder().encode(['string'], [reason]).slice(2)}` as Hex;
 const T0 = 1_700_000_000_000;
 
 function ethTxFromRaw(raw: string, timestamp: number): EthTx {
@@ -73,7 +81,12 @@ function makeBlock(parent: Block, txs: SignedTx[], results: TxResult[]): Block {
   return { header, txs, results };
 }
 
-const ok = (vm?: TxResult['vm']): TxResult => ({ status: 'success', energyUsed: '100', burned: '0', ...(vm ? { vm } : {}) });
+const ok = (vm?: TxResult['vm']): TxResult => ({
+  status: 'success',
+  energyUsed: '100',
+  burned: '0',
+  ...(vm ? { vm } : {}),
+});
 
 interface Fixture {
   blocks: Block[];
@@ -88,41 +101,126 @@ interface Fixture {
 
 async function buildFixture(): Promise<Fixture> {
   const genesis: Block = {
-    header: genesisHeader({ height: 0, parentHash: ZERO_HASH, timestamp: T0, producer: ZERO_ADDRESS, txRoot: txRootOf([]), stateRoot: keccakHex(utf8('genesis')), txCount: 0 }),
+    header: genesisHeader({
+      height: 0,
+      parentHash: ZERO_HASH,
+      timestamp: T0,
+      producer: ZERO_ADDRESS,
+      txRoot: txRootOf([]),
+      stateRoot: keccakHex(utf8('genesis')),
+      txCount: 0,
+    }),
     txs: [],
     results: [],
   };
-  const hybridTransfer = signTx(k0, { type: 'TRANSFER', to: k1.address, amount: '1500000', nonce: 0, timestamp: T0 + 10, fee: '1000' }, DEV_NETWORK);
+  const hybridTransfer = signTx(
+    k0,
+    { type: 'TRANSFER', to: k1.address, amount: '1500000', nonce: 0, timestamp: T0 + 10, fee: '1000' },
+    DEV_NETWORK,
+  );
   const ethLegacy = ethTxFromRaw(
-    await wallet.signTransaction({ type: 0, chainId: CHAIN_ID, nonce: 1, to: k1.address, value: 10n ** 18n, gasLimit: 21_000, gasPrice: GAS_PRICE }),
+    await wallet.signTransaction({
+      type: 0,
+      chainId: CHAIN_ID,
+      nonce: 1,
+      to: k1.address,
+      value: 10n ** 18n,
+      gasLimit: 21_000,
+      gasPrice: GAS_PRICE,
+    }),
     T0 + 20,
   );
-  const hybridCall = signTx(k1, {
-    type: 'VM_CALL', to: CONTRACT, amount: '0', nonce: 0, timestamp: T0 + 30, fee: '5000',
-    data: { gasLimit: '100000', input: '0xa9059cbb0000000000000000000000000000000000000000000000000000000000000001' },
-  }, DEV_NETWORK);
-  const block1 = makeBlock(genesis, [hybridTransfer, ethLegacy, hybridCall], [
-    ok(),
-    ok({ gasUsed: '21000', logs: [] }),
-    ok({ gasUsed: '51234', logs: [{ address: CONTRACT, topics: [TRANSFER_TOPIC, pad32(k1.address), pad32(k0.address)], data: pad32('0x2a') }] }),
-  ]);
+  const hybridCall = signTx(
+    k1,
+    {
+      type: 'VM_CALL',
+      to: CONTRACT,
+      amount: '0',
+      nonce: 0,
+      timestamp: T0 + 30,
+      fee: '5000',
+      data: { gasLimit: '100000', input: '0xa9059cbb0000000000000000000000000000000000000000000000000000000000000001' },
+    },
+    DEV_NETWORK,
+  );
+  const block1 = makeBlock(
+    genesis,
+    [hybridTransfer, ethLegacy, hybridCall],
+    [
+      ok(),
+      ok({ gasUsed: '21000', logs: [] }),
+      ok({
+        gasUsed: '51234',
+        logs: [
+          { address: CONTRACT, topics: [TRANSFER_TOPIC, pad32(k1.address), pad32(k0.address)], data: pad32('0x2a') },
+        ],
+      }),
+    ],
+  );
 
   const ethDeploy = ethTxFromRaw(
-    await wallet.signTransaction({ type: 2, chainId: CHAIN_ID, nonce: 2, to: null, data: '0x6080604052348015600f57600080fd5b50', value: 0n, gasLimit: 500_000, maxFeePerGas: 2n * GAS_PRICE, maxPriorityFeePerGas: 0n }),
+    await wallet.signTransaction({
+      type: 2,
+      chainId: CHAIN_ID,
+      nonce: 2,
+      to: null,
+      data: '0x6080604052348015600f57600080fd5b50',
+      value: 0n,
+      gasLimit: 500_000,
+      maxFeePerGas: 2n * GAS_PRICE,
+      maxPriorityFeePerGas: 0n,
+    }),
     T0 + 40,
   );
   const eth2930Failed = ethTxFromRaw(
-    await wallet.signTransaction({ type: 1, chainId: CHAIN_ID, nonce: 3, to: CONTRACT, data: `${REVERT_SELECTOR}00`, value: 0n, gasLimit: 90_000, gasPrice: GAS_PRICE, accessList: [{ address: CONTRACT, storageKeys: [pad32('0x01')] }] }),
+    await wallet.signTransaction({
+      type: 1,
+      chainId: CHAIN_ID,
+      nonce: 3,
+      to: CONTRACT,
+      data: `${REVERT_SELECTOR}00`,
+      value: 0n,
+      gasLimit: 90_000,
+      gasPrice: GAS_PRICE,
+      accessList: [{ address: CONTRACT, storageKeys: [pad32('0x01')] }],
+    }),
     T0 + 50,
   );
-  const block2 = makeBlock(block1, [ethDeploy, eth2930Failed], [
-    ok({ gasUsed: '120000', logs: [{ address: DEPLOYED, topics: [keccakHex(utf8('Deployed()'))], data: '0x' }], contractAddress: DEPLOYED }),
-    { status: 'failed', error: 'execution reverted', energyUsed: '300', burned: '0', vm: { gasUsed: '30000', logs: [], returnData: revertData('nope') } },
-  ]);
+  const block2 = makeBlock(
+    block1,
+    [ethDeploy, eth2930Failed],
+    [
+      ok({
+        gasUsed: '120000',
+        logs: [{ address: DEPLOYED, topics: [keccakHex(utf8('Deployed()'))], data: '0x' }],
+        contractAddress: DEPLOYED,
+      }),
+      {
+        status: 'failed',
+        error: 'execution reverted',
+        energyUsed: '300',
+        burned: '0',
+        vm: { gasUsed: '30000', logs: [], returnData: revertData('nope') },
+      },
+    ],
+  );
   const block3 = makeBlock(block2, [], []);
-  const pendingHybrid = signTx(k1, { type: 'TRANSFER', to: k0.address, amount: '7', nonce: 1, timestamp: T0 + 60, fee: '1000' }, DEV_NETWORK);
+  const pendingHybrid = signTx(
+    k1,
+    { type: 'TRANSFER', to: k0.address, amount: '7', nonce: 1, timestamp: T0 + 60, fee: '1000' },
+    DEV_NETWORK,
+  );
   const knownRaw = ethLegacy.raw;
-  return { blocks: [genesis, block1, block2, block3], hybridTransfer, hybridCall, pendingHybrid, ethLegacy, ethDeploy, eth2930Failed, knownRaw };
+  return {
+    blocks: [genesis, block1, block2, block3],
+    hybridTransfer,
+    hybridCall,
+    pendingHybrid,
+    ethLegacy,
+    ethDeploy,
+    eth2930Failed,
+    knownRaw,
+  };
 }
 
 /** An RpcBackend over in-memory blocks; logs are filtered independently of the RPC code. */
@@ -162,14 +260,33 @@ class TestBackend implements RpcBackend {
   async tx(hash: Hex): Promise<RpcTxLocation | undefined> {
     for (const b of this.blocks) {
       const index = b.txs.findIndex((t) => t.id === hash);
-      if (index >= 0) return { tx: b.txs[index], block: { height: b.header.height, hash: b.header.hash, index, result: b.results[index], timestamp: b.header.timestamp } };
+      if (index >= 0)
+        return {
+          tx: b.txs[index],
+          block: {
+            height: b.header.height,
+            hash: b.header.hash,
+            index,
+            result: b.results[index],
+            timestamp: b.header.timestamp,
+          },
+        };
     }
     const p = this.pending.get(hash);
     return p ? { tx: p } : undefined;
   }
   async logs(f: RpcLogFilter): Promise<RpcLog[]> {
     if (this.bigLogs) {
-      return Array.from({ length: f.limit }, (_, i) => ({ address: CONTRACT, topics: [], data: '0x', blockHeight: 1, blockHash: this.blocks[1].header.hash, txHash: this.blocks[1].txs[0].id, txIndex: 0, logIndex: i }));
+      return Array.from({ length: f.limit }, (_, i) => ({
+        address: CONTRACT,
+        topics: [],
+        data: '0x',
+        blockHeight: 1,
+        blockHash: this.blocks[1].header.hash,
+        txHash: this.blocks[1].txs[0].id,
+        txIndex: 0,
+        logIndex: i,
+      }));
     }
     const out: RpcLog[] = [];
     for (let h = f.fromHeight; h <= Math.min(f.toHeight, this.blocks.length - 1); h++) {
@@ -180,7 +297,15 @@ class TestBackend implements RpcBackend {
           const idx = logIndex++;
           if (f.addresses.length > 0 && !f.addresses.includes(l.address)) continue;
           if (f.topics.some((want, i) => want !== null && !want.includes(l.topics[i]))) continue;
-          if (out.length < f.limit) out.push({ ...l, blockHeight: h, blockHash: b.header.hash, txHash: b.txs[txIndex].id, txIndex, logIndex: idx });
+          if (out.length < f.limit)
+            out.push({
+              ...l,
+              blockHeight: h,
+              blockHash: b.header.hash,
+              txHash: b.txs[txIndex].id,
+              txIndex,
+              logIndex: idx,
+            });
         }
       });
     }
@@ -189,13 +314,15 @@ class TestBackend implements RpcBackend {
   async call(msg: RpcCallMessage, height: number): Promise<RpcCallOutcome> {
     this.lastCall = { msg, height };
     const input = msg.input ? toHex(msg.input) : '0x';
-    if (input.startsWith(REVERT_SELECTOR)) return { ok: false, error: 'execution reverted', returnData: revertData('nope') };
+    if (input.startsWith(REVERT_SELECTOR))
+      return { ok: false, error: 'execution reverted', returnData: revertData('nope') };
     if (input.startsWith(OOG_SELECTOR)) return { ok: false, error: 'out of gas' };
     return { ok: true, returnData: pad32('0x2a'), gasUsed: 23_000n };
   }
   async estimateGas(msg: RpcCallMessage) {
     const input = msg.input ? toHex(msg.input) : '0x';
-    if (input.startsWith(REVERT_SELECTOR)) return { ok: false as const, error: 'execution reverted', returnData: revertData('nope') };
+    if (input.startsWith(REVERT_SELECTOR))
+      return { ok: false as const, error: 'execution reverted', returnData: revertData('nope') };
     return { ok: true as const, gas: 21_000n + BigInt(msg.input?.length ?? 0) * 16n };
   }
   async sendRawTransaction(raw: Hex) {
@@ -211,7 +338,6 @@ class TestBackend implements RpcBackend {
   }
 }
 
-
 // ---------------------------------------------------------------------------------------------
 
 let fx: Fixture;
@@ -221,12 +347,17 @@ let url: string;
 const silent = pino({ level: 'silent' });
 
 async function post(body: unknown, raw = false): Promise<{ status: number; json: any; headers: Headers }> {
-  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: raw ? (body as string) : JSON.stringify(body) });
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: raw ? (body as string) : JSON.stringify(body),
+  });
   const text = await r.text();
   return { status: r.status, json: text ? JSON.parse(text) : undefined, headers: r.headers };
 }
 
-const call = (method: string, params?: unknown[], id: unknown = 1) => post({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
+const call = (method: string, params?: unknown[], id: unknown = 1) =>
+  post({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
 const errOf = async (method: string, params?: unknown[]) => (await call(method, params)).json.error;
 
 beforeAll(async () => {
@@ -245,8 +376,12 @@ afterAll(async () => {
 
 describe('logs bloom', () => {
   it('sets the bits of a real mainnet receipt bloom (vector from ox Bloom.contains docs)', () => {
-    const real: Hex =
-      '0x00000000000000000000000000000000000000001000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000002020000000000000000000000000000000000000000000008000000001000000000000000000000000000000000000000000000000000001000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000';
+    const real = ('0x0000000000000000000000000000000000000000100000000000000000000000000000000000000000000000000000' +
+      '000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000' +
+      '000000000202000000000000000000000000000000000000000000000800000000100000000000000000000000000000' +
+      '000000000000000000000000100000000000000000000000000000000000000000000000000000000000000000000000' +
+      '000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000' +
+      '0000000000000000000000000000000000') as Hex;
     expect(real.length).toBe(2 + 512);
     const addr: Address = '0xef2d6d194084c2de36e0dabfce45d046b37d1106';
     expect(bloomMayContain(real, fromHex(addr))).toBe(true);
@@ -267,10 +402,15 @@ describe('HTTP envelope', () => {
   });
 
   it('-32700 with id null when the body is not JSON', async () => {
-    for (const body of ['{"jsonrpc":"2.0",', 'not json', '', '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","__proto__":{"x":1}}',
+    for (const body of [
+      '{"jsonrpc":"2.0",',
+      'not json',
+      '',
+      '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","__proto__":{"x":1}}',
       // an escaped spelling of a forbidden key is refused too (the reviver runs whenever a body has a backslash)
       '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[{"__pro\\u0074o__":{"x":1}}]}',
-      '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[{"construc\\u0074or":{"x":1}}]}']) {
+      '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[{"construc\\u0074or":{"x":1}}]}',
+    ]) {
       const r = await post(body, true);
       expect(r.status).toBe(200);
       expect(r.json.id).toBeNull();
@@ -292,7 +432,15 @@ describe('HTTP envelope', () => {
   });
 
   it('413 for a body above maxBodyBytes', async () => {
-    const r = await fetch(url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ data: `0x${'00'.repeat(40_000)}` }] }) });
+    const r = await fetch(url, {
+      method: 'POST',
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'eth_call',
+        params: [{ data: `0x${'00'.repeat(40_000)}` }],
+      }),
+    });
     expect(r.status).toBe(413);
   });
 });
@@ -333,7 +481,20 @@ describe('JSON-RPC errors', () => {
   });
 
   it('-32601 naming each unimplemented method and an unknown one', async () => {
-    for (const m of ['eth_sendTransaction', 'eth_sign', 'eth_signTransaction', 'eth_getStorageAt', 'eth_subscribe', 'eth_unsubscribe', 'eth_newFilter', 'eth_getFilterChanges', 'eth_mining', '__proto__', 'constructor', 'toString']) {
+    for (const m of [
+      'eth_sendTransaction',
+      'eth_sign',
+      'eth_signTransaction',
+      'eth_getStorageAt',
+      'eth_subscribe',
+      'eth_unsubscribe',
+      'eth_newFilter',
+      'eth_getFilterChanges',
+      'eth_mining',
+      '__proto__',
+      'constructor',
+      'toString',
+    ]) {
       const e = await errOf(m, []);
       expect(e.code, m).toBe(-32601);
       expect(e.message).toContain(m);
@@ -406,7 +567,16 @@ describe('JSON-RPC errors', () => {
   });
 
   it('-32000 with the refusal reason for eth_sendRawTransaction, the hash for a known transaction', async () => {
-    const stale = await wallet.signTransaction({ type: 2, chainId: CHAIN_ID, nonce: 0, to: k1.address, value: 1n, gasLimit: 21_000, maxFeePerGas: GAS_PRICE, maxPriorityFeePerGas: 0n });
+    const stale = await wallet.signTransaction({
+      type: 2,
+      chainId: CHAIN_ID,
+      nonce: 0,
+      to: k1.address,
+      value: 1n,
+      gasLimit: 21_000,
+      maxFeePerGas: GAS_PRICE,
+      maxPriorityFeePerGas: 0n,
+    });
     expect(await errOf('eth_sendRawTransaction', [stale])).toEqual({ code: -32000, message: 'nonce already used' });
     expect((await call('eth_sendRawTransaction', [fx.knownRaw])).json.result).toBe(fx.ethLegacy.id);
   });
@@ -426,13 +596,17 @@ describe('JSON-RPC errors', () => {
       const span = await errOf('eth_getLogs', [{ fromBlock: '0x0', toBlock: '0x1388' }]); // 5001 blocks
       expect(span.code).toBe(-32602);
       expect(span.message).toMatch(/block range exceeds 5000/);
-      expect((await call('eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x1388' }])).json.result).toBeInstanceOf(Array); // 5000 blocks
+      // 5000 blocks
+      expect((await call('eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x1388' }])).json.result).toBeInstanceOf(Array);
     } finally {
       backend.headOverride = undefined;
     }
     // On a short chain too: the limit is on the range asked for, not on what exists of it.
     const short = await errOf('eth_getLogs', [{ fromBlock: '0x0', toBlock: '0x186a0' }]);
-    expect(short).toEqual({ code: -32602, message: 'invalid argument 0: block range exceeds 5000 blocks (asked 100001); split the query' });
+    expect(short).toEqual({
+      code: -32602,
+      message: 'invalid argument 0: block range exceeds 5000 blocks (asked 100001); split the query',
+    });
     backend.bigLogs = true;
     try {
       const many = await errOf('eth_getLogs', [{ fromBlock: '0x0' }]);
@@ -467,7 +641,13 @@ describe('batches', () => {
   });
 
   it('50 calls answer 50 results in order; 51 and an empty batch are single -32600 errors', async () => {
-    const batch = (n: number) => Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i, method: i % 2 ? 'eth_blockNumber' : 'eth_getBlockByNumber', params: i % 2 ? [] : [hexOf(i % 4), false] }));
+    const batch = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        jsonrpc: '2.0',
+        id: i,
+        method: i % 2 ? 'eth_blockNumber' : 'eth_getBlockByNumber',
+        params: i % 2 ? [] : [hexOf(i % 4), false],
+      }));
     const r50 = await post(batch(50));
     expect(r50.json).toHaveLength(50);
     r50.json.forEach((x: any, i: number) => {
@@ -490,8 +670,28 @@ const hexOf = (n: number) => `0x${n.toString(16)}`;
 
 describe('method results', () => {
   it('constants', async () => {
-    const r = await post(['web3_clientVersion', 'net_version', 'net_listening', 'eth_chainId', 'eth_syncing', 'eth_accounts', 'eth_gasPrice', 'eth_maxPriorityFeePerGas'].map((method, id) => ({ jsonrpc: '2.0', id, method, params: [] })));
-    expect(r.json.map((x: any) => x.result)).toEqual(['cairn/0.1.0-test', '72020', true, '0x11954', false, [], '0x2540be400', '0x0']);
+    const r = await post(
+      [
+        'web3_clientVersion',
+        'net_version',
+        'net_listening',
+        'eth_chainId',
+        'eth_syncing',
+        'eth_accounts',
+        'eth_gasPrice',
+        'eth_maxPriorityFeePerGas',
+      ].map((method, id) => ({ jsonrpc: '2.0', id, method, params: [] })),
+    );
+    expect(r.json.map((x: any) => x.result)).toEqual([
+      'cairn/0.1.0-test',
+      '72020',
+      true,
+      '0x11954',
+      false,
+      [],
+      '0x2540be400',
+      '0x0',
+    ]);
   });
 
   it('blocks: Cairn hash, parent link, roots, bloom, timestamp in seconds', async () => {
@@ -505,37 +705,74 @@ describe('method results', () => {
     expect(r.miner).toBe(kP.address);
     expect(r.timestamp).toBe(hexOf(Math.floor((T0 + 1500) / 1000)));
     expect(r.transactions).toEqual(b1.txs.map((t) => t.id));
-    expect(r.gasUsed).toBe(hexOf(21_000 + 51_234)); // the VM transactions' receipts: the native TRANSFER is outside the block gas budget
+    // the VM transactions' receipts: the native TRANSFER is outside the block gas budget
+    expect(r.gasUsed).toBe(hexOf(21_000 + 51_234));
     expect(r.gasLimit).toBe(hexOf(5_190_000)); // BLOCK_GAS_LIMIT's default
     expect(r.size).toBe(hexOf(Buffer.byteLength(JSON.stringify(b1))));
     expect(r.logsBloom).toMatch(/^0x[0-9a-f]{512}$/);
     expect(bloomMayContain(r.logsBloom, fromHex(CONTRACT))).toBe(true);
     expect(bloomMayContain(r.logsBloom, fromHex(TRANSFER_TOPIC))).toBe(true);
     expect(bloomMayContain(r.logsBloom, fromHex(DEPLOYED))).toBe(false);
-    const byHash = (await call('eth_getBlockByHash', [b1.header.hash.toUpperCase().replace('0X', '0x'), false])).json.result;
+    const byHash = (await call('eth_getBlockByHash', [b1.header.hash.toUpperCase().replace('0X', '0x'), false])).json
+      .result;
     expect(byHash).toEqual(r);
     expect((await call('eth_getBlockByNumber', ['0x2', false])).json.result.parentHash).toBe(b1.header.hash);
     expect((await call('eth_getBlockByNumber', ['0x63', false])).json.result).toBeNull();
     expect((await call('eth_getBlockByHash', [`0x${'12'.repeat(32)}`, true])).json.result).toBeNull();
     expect((await call('eth_getBlockByNumber', ['earliest', false])).json.result.hash).toBe(fx.blocks[0].header.hash);
-    for (const tag of ['latest', 'pending']) expect((await call('eth_getBlockByNumber', [tag, false])).json.result.hash).toBe(fx.blocks[3].header.hash);
+    for (const tag of ['latest', 'pending'])
+      expect((await call('eth_getBlockByNumber', [tag, false])).json.result.hash).toBe(fx.blocks[3].header.hash);
   });
 
   it('pending transaction: null block fields, null receipt', async () => {
     const t = (await call('eth_getTransactionByHash', [fx.pendingHybrid.id])).json.result;
-    expect(t).toMatchObject({ hash: fx.pendingHybrid.id, blockHash: null, blockNumber: null, transactionIndex: null, value: hexOf(7 * 1e12) });
+    expect(t).toMatchObject({
+      hash: fx.pendingHybrid.id,
+      blockHash: null,
+      blockNumber: null,
+      transactionIndex: null,
+      value: hexOf(7 * 1e12),
+    });
     expect((await call('eth_getTransactionReceipt', [fx.pendingHybrid.id])).json.result).toBeNull();
     expect((await call('eth_getTransactionByHash', [`0x${'ab'.repeat(32)}`])).json.result).toBeNull();
   });
 
   it('receipts: cumulative gas, block-wide log indexes, failed status, contract address', async () => {
     const r = (await call('eth_getTransactionReceipt', [fx.hybridCall.id])).json.result;
-    expect(r).toMatchObject({ status: '0x1', gasUsed: hexOf(51_234), cumulativeGasUsed: hexOf(93_234), transactionIndex: '0x2', type: '0x0', from: k1.address, to: CONTRACT, contractAddress: null, effectiveGasPrice: '0x2540be400' });
-    expect(r.logs).toEqual([{ address: CONTRACT, topics: [TRANSFER_TOPIC, pad32(k1.address), pad32(k0.address)], data: pad32('0x2a'), blockNumber: '0x1', blockHash: fx.blocks[1].header.hash, transactionHash: fx.hybridCall.id, transactionIndex: '0x2', logIndex: '0x0', removed: false }]);
+    expect(r).toMatchObject({
+      status: '0x1',
+      gasUsed: hexOf(51_234),
+      cumulativeGasUsed: hexOf(93_234),
+      transactionIndex: '0x2',
+      type: '0x0',
+      from: k1.address,
+      to: CONTRACT,
+      contractAddress: null,
+      effectiveGasPrice: '0x2540be400',
+    });
+    expect(r.logs).toEqual([
+      {
+        address: CONTRACT,
+        topics: [TRANSFER_TOPIC, pad32(k1.address), pad32(k0.address)],
+        data: pad32('0x2a'),
+        blockNumber: '0x1',
+        blockHash: fx.blocks[1].header.hash,
+        transactionHash: fx.hybridCall.id,
+        transactionIndex: '0x2',
+        logIndex: '0x0',
+        removed: false,
+      },
+    ]);
     const d = (await call('eth_getTransactionReceipt', [fx.ethDeploy.id])).json.result;
     expect(d).toMatchObject({ status: '0x1', contractAddress: DEPLOYED, to: null, type: '0x2' });
     const f = (await call('eth_getTransactionReceipt', [fx.eth2930Failed.id])).json.result;
-    expect(f).toMatchObject({ status: '0x0', type: '0x1', gasUsed: hexOf(30_000), cumulativeGasUsed: hexOf(150_000), logs: [] });
+    expect(f).toMatchObject({
+      status: '0x0',
+      type: '0x1',
+      gasUsed: hexOf(30_000),
+      cumulativeGasUsed: hexOf(150_000),
+      logs: [],
+    });
     expect(f.logsBloom).toBe(`0x${'00'.repeat(256)}`);
     const n = (await call('eth_getTransactionReceipt', [fx.hybridTransfer.id])).json.result;
     expect(n).toMatchObject({ status: '0x1', gasUsed: hexOf(21_000), logs: [] });
@@ -544,15 +781,26 @@ describe('method results', () => {
   it('eth_getLogs: address, topics with wildcards and OR-arrays, blockHash', async () => {
     const all = (await call('eth_getLogs', [{ fromBlock: 'earliest', toBlock: 'latest' }])).json.result;
     expect(all).toHaveLength(2);
-    const byAddr = (await call('eth_getLogs', [{ fromBlock: '0x0', address: [DEPLOYED.toUpperCase().replace('0X', '0x')] }])).json.result;
+    const byAddr = (
+      await call('eth_getLogs', [{ fromBlock: '0x0', address: [DEPLOYED.toUpperCase().replace('0X', '0x')] }])
+    ).json.result;
     expect(byAddr.map((l: any) => l.address)).toEqual([DEPLOYED]);
-    const byTopic = (await call('eth_getLogs', [{ fromBlock: '0x0', topics: [[TRANSFER_TOPIC, keccakHex(utf8('Other()'))], null, pad32(k0.address)] }])).json.result;
+    const byTopic = (
+      await call('eth_getLogs', [
+        { fromBlock: '0x0', topics: [[TRANSFER_TOPIC, keccakHex(utf8('Other()'))], null, pad32(k0.address)] },
+      ])
+    ).json.result;
     expect(byTopic).toHaveLength(1);
-    expect((await call('eth_getLogs', [{ fromBlock: '0x0', topics: [null, pad32(k0.address)] }])).json.result).toHaveLength(0);
+    expect(
+      (await call('eth_getLogs', [{ fromBlock: '0x0', topics: [null, pad32(k0.address)] }])).json.result,
+    ).toHaveLength(0);
     const byHash = (await call('eth_getLogs', [{ blockHash: fx.blocks[2].header.hash }])).json.result;
     expect(byHash.map((l: any) => l.transactionHash)).toEqual([fx.ethDeploy.id]);
     expect((await call('eth_getLogs', [{}])).json.result).toEqual([]); // latest block is empty
-    expect(await errOf('eth_getLogs', [{ blockHash: `0x${'12'.repeat(32)}` }])).toEqual({ code: -32000, message: 'unknown block' });
+    expect(await errOf('eth_getLogs', [{ blockHash: `0x${'12'.repeat(32)}` }])).toEqual({
+      code: -32000,
+      message: 'unknown block',
+    });
   });
 
   it('eth_feeHistory: constant price, clamped count', async () => {
@@ -566,8 +814,18 @@ describe('method results', () => {
   });
 
   it('eth_call passes the call object and the resolved height to the backend', async () => {
-    expect((await call('eth_call', [{ from: k0.address, to: CONTRACT, data: '0x1234', value: '0x01', gas: '0x5208', maxFeePerGas: '0x10' }, '0x1'])).json.result).toBe(pad32('0x2a'));
-    expect(backend.lastCall).toEqual({ msg: { from: k0.address, to: CONTRACT, input: fromHex('0x1234'), valueWei: 1n, gasLimit: 21_000n, gasPrice: 16n }, height: 1 });
+    expect(
+      (
+        await call('eth_call', [
+          { from: k0.address, to: CONTRACT, data: '0x1234', value: '0x01', gas: '0x5208', maxFeePerGas: '0x10' },
+          '0x1',
+        ])
+      ).json.result,
+    ).toBe(pad32('0x2a'));
+    expect(backend.lastCall).toEqual({
+      msg: { from: k0.address, to: CONTRACT, input: fromHex('0x1234'), valueWei: 1n, gasLimit: 21_000n, gasPrice: 16n },
+      height: 1,
+    });
     await call('eth_call', [{ to: CONTRACT, input: '0x99' }, { blockHash: fx.blocks[2].header.hash }]);
     expect(backend.lastCall?.height).toBe(2);
     expect((await call('eth_getTransactionCount', [k1.address, 'pending'])).json.result).toBe('0x2');
@@ -622,7 +880,18 @@ describe('ethers v6 JsonRpcProvider parses every answer', () => {
 
   it('transactions: hybrid synthesized, Ethereum ones re-serialize to their raw bytes', async () => {
     const h = await provider.getTransaction(fx.hybridTransfer.id);
-    expect(h).toMatchObject({ hash: fx.hybridTransfer.id, blockNumber: 1, index: 0, type: 0, nonce: 0, value: 1_500_000n * 10n ** 12n, gasLimit: 21_000n, gasPrice: GAS_PRICE, data: '0x', chainId: 72020n });
+    expect(h).toMatchObject({
+      hash: fx.hybridTransfer.id,
+      blockNumber: 1,
+      index: 0,
+      type: 0,
+      nonce: 0,
+      value: 1_500_000n * 10n ** 12n,
+      gasLimit: 21_000n,
+      gasPrice: GAS_PRICE,
+      data: '0x',
+      chainId: 72020n,
+    });
     expect(h!.from.toLowerCase()).toBe(k0.address);
     expect(h!.to!.toLowerCase()).toBe(k1.address);
     const c = await provider.getTransaction(fx.hybridCall.id);
@@ -649,15 +918,29 @@ describe('ethers v6 JsonRpcProvider parses every answer', () => {
     const f = await provider.getTransactionReceipt(fx.eth2930Failed.id);
     expect(f!.status).toBe(0);
     expect(await provider.getTransactionReceipt(fx.pendingHybrid.id)).toBeNull();
-    const logs = await provider.getLogs({ address: CONTRACT, fromBlock: 0, toBlock: 'latest', topics: [TRANSFER_TOPIC] });
+    const logs = await provider.getLogs({
+      address: CONTRACT,
+      fromBlock: 0,
+      toBlock: 'latest',
+      topics: [TRANSFER_TOPIC],
+    });
     expect(logs).toHaveLength(1);
-    expect(logs[0]).toMatchObject({ blockNumber: 1, transactionIndex: 2, index: 0, removed: false, transactionHash: fx.hybridCall.id });
+    expect(logs[0]).toMatchObject({
+      blockNumber: 1,
+      transactionIndex: 2,
+      index: 0,
+      removed: false,
+      transactionHash: fx.hybridCall.id,
+    });
     const byHash = await provider.getLogs({ blockHash: fx.blocks[2].header.hash });
     expect(byHash).toHaveLength(1);
   });
 
   it('ethers request batching fits MAX_RPC_BATCH when batchMaxCount <= 50', async () => {
-    const batched = new JsonRpcProvider(url, Network.from(CHAIN_ID), { staticNetwork: Network.from(CHAIN_ID), batchMaxCount: 50 });
+    const batched = new JsonRpcProvider(url, Network.from(CHAIN_ID), {
+      staticNetwork: Network.from(CHAIN_ID),
+      batchMaxCount: 50,
+    });
     try {
       const n = await Promise.all(Array.from({ length: 120 }, () => batched.getBalance(wallet.address)));
       expect(n.every((b) => b === 5n * 10n ** 18n + 7n)).toBe(true);
@@ -669,12 +952,37 @@ describe('ethers v6 JsonRpcProvider parses every answer', () => {
   it('call, estimateGas, revert decoding, broadcast', async () => {
     expect(await provider.call({ to: CONTRACT, data: '0x1234' })).toBe(pad32('0x2a'));
     expect(await provider.estimateGas({ from: wallet.address, to: CONTRACT, data: '0x1234' })).toBe(21_000n + 32n);
-    await expect(provider.call({ to: CONTRACT, data: REVERT_SELECTOR })).rejects.toMatchObject({ code: 'CALL_EXCEPTION', reason: 'nope' });
-    await expect(provider.estimateGas({ to: CONTRACT, data: REVERT_SELECTOR })).rejects.toMatchObject({ code: 'CALL_EXCEPTION', reason: 'nope' });
-    const raw = await wallet.signTransaction({ type: 2, chainId: CHAIN_ID, nonce: 4, to: k1.address, value: 5n, gasLimit: 21_000, maxFeePerGas: 2n * GAS_PRICE, maxPriorityFeePerGas: 0n });
+    await expect(provider.call({ to: CONTRACT, data: REVERT_SELECTOR })).rejects.toMatchObject({
+      code: 'CALL_EXCEPTION',
+      reason: 'nope',
+    });
+    await expect(provider.estimateGas({ to: CONTRACT, data: REVERT_SELECTOR })).rejects.toMatchObject({
+      code: 'CALL_EXCEPTION',
+      reason: 'nope',
+    });
+    const raw = await wallet.signTransaction({
+      type: 2,
+      chainId: CHAIN_ID,
+      nonce: 4,
+      to: k1.address,
+      value: 5n,
+      gasLimit: 21_000,
+      maxFeePerGas: 2n * GAS_PRICE,
+      maxPriorityFeePerGas: 0n,
+    });
     const sent = await provider.broadcastTransaction(raw);
     expect(sent.hash).toBe(keccakHex(fromHex(raw)));
-    await expect(provider.broadcastTransaction(await wallet.signTransaction({ chainId: CHAIN_ID, nonce: 1, to: k1.address, gasLimit: 21_000, gasPrice: GAS_PRICE }))).rejects.toThrow(/nonce already used/);
+    await expect(
+      provider.broadcastTransaction(
+        await wallet.signTransaction({
+          chainId: CHAIN_ID,
+          nonce: 1,
+          to: k1.address,
+          gasLimit: 21_000,
+          gasPrice: GAS_PRICE,
+        }),
+      ),
+    ).rejects.toThrow(/nonce already used/);
   });
 });
 
@@ -694,7 +1002,11 @@ describe('viem 2 public client parses every answer', () => {
     const h = await client.getFeeHistory({ blockCount: 3, rewardPercentiles: [25, 75] });
     expect(h.oldestBlock).toBe(1n);
     expect(h.baseFeePerGas).toEqual([GAS_PRICE, GAS_PRICE, GAS_PRICE, GAS_PRICE]);
-    expect(h.reward).toEqual([[0n, 0n], [0n, 0n], [0n, 0n]]);
+    expect(h.reward).toEqual([
+      [0n, 0n],
+      [0n, 0n],
+      [0n, 0n],
+    ]);
     const est = await client.estimateFeesPerGas();
     expect(est.maxFeePerGas >= GAS_PRICE).toBe(true);
     expect(await client.estimateMaxPriorityFeePerGas()).toBe(0n);
@@ -706,7 +1018,13 @@ describe('viem 2 public client parses every answer', () => {
     expect(b.transactions).toEqual(fx.blocks[1].txs.map((t) => t.id));
     const full = await client.getBlock({ blockHash: fx.blocks[1].header.hash, includeTransactions: true });
     expect(full.transactions.map((t) => t.hash)).toEqual(fx.blocks[1].txs.map((t) => t.id));
-    expect(full.transactions[0]).toMatchObject({ type: 'legacy', chainId: 72020, value: 1_500_000n * 10n ** 12n, gas: 21_000n, from: k0.address });
+    expect(full.transactions[0]).toMatchObject({
+      type: 'legacy',
+      chainId: 72020,
+      value: 1_500_000n * 10n ** 12n,
+      gas: 21_000n,
+      from: k0.address,
+    });
     const full2 = await client.getBlock({ blockNumber: 2n, includeTransactions: true });
     expect(full2.transactions.map((t) => t.type)).toEqual(['eip1559', 'eip2930']);
     expect((await client.getBlock({ blockTag: 'latest' })).number).toBe(3n);
@@ -715,10 +1033,28 @@ describe('viem 2 public client parses every answer', () => {
 
   it('transactions of both kinds', async () => {
     const h = await client.getTransaction({ hash: fx.hybridTransfer.id });
-    expect(h).toMatchObject({ hash: fx.hybridTransfer.id, blockNumber: 1n, transactionIndex: 0, type: 'legacy', nonce: 0, to: k1.address, from: k0.address, chainId: 72020, gasPrice: GAS_PRICE });
+    expect(h).toMatchObject({
+      hash: fx.hybridTransfer.id,
+      blockNumber: 1n,
+      transactionIndex: 0,
+      type: 'legacy',
+      nonce: 0,
+      to: k1.address,
+      from: k0.address,
+      chainId: 72020,
+      gasPrice: GAS_PRICE,
+    });
     const parsed = Transaction.from(fx.ethDeploy.raw);
     const e = await client.getTransaction({ hash: fx.ethDeploy.id });
-    expect(e).toMatchObject({ type: 'eip1559', to: null, nonce: 2, gas: 500_000n, maxFeePerGas: 2n * GAS_PRICE, maxPriorityFeePerGas: 0n, chainId: 72020 });
+    expect(e).toMatchObject({
+      type: 'eip1559',
+      to: null,
+      nonce: 2,
+      gas: 500_000n,
+      maxFeePerGas: 2n * GAS_PRICE,
+      maxPriorityFeePerGas: 0n,
+      chainId: 72020,
+    });
     expect(BigInt(e.r)).toBe(BigInt(parsed.signature!.r));
     expect(BigInt(e.s)).toBe(BigInt(parsed.signature!.s));
     expect(e.yParity).toBe(parsed.signature!.yParity);
@@ -732,7 +1068,14 @@ describe('viem 2 public client parses every answer', () => {
 
   it('receipts and logs', async () => {
     const r = await client.getTransactionReceipt({ hash: fx.hybridCall.id });
-    expect(r).toMatchObject({ status: 'success', gasUsed: 51_234n, cumulativeGasUsed: 93_234n, transactionIndex: 2, blockNumber: 1n, effectiveGasPrice: GAS_PRICE });
+    expect(r).toMatchObject({
+      status: 'success',
+      gasUsed: 51_234n,
+      cumulativeGasUsed: 93_234n,
+      transactionIndex: 2,
+      blockNumber: 1n,
+      effectiveGasPrice: GAS_PRICE,
+    });
     expect(r.logs[0]).toMatchObject({ logIndex: 0, address: CONTRACT, removed: false });
     const f = await client.getTransactionReceipt({ hash: fx.eth2930Failed.id });
     expect(f.status).toBe('reverted');
@@ -741,14 +1084,28 @@ describe('viem 2 public client parses every answer', () => {
     expect(d.contractAddress).toBe(DEPLOYED);
     const logs = await client.getLogs({ address: CONTRACT, fromBlock: 0n, toBlock: 'latest' });
     expect(logs).toHaveLength(1);
-    expect(logs[0]).toMatchObject({ blockNumber: 1n, logIndex: 0, transactionIndex: 2, transactionHash: fx.hybridCall.id });
+    expect(logs[0]).toMatchObject({
+      blockNumber: 1n,
+      logIndex: 0,
+      transactionIndex: 2,
+      transactionHash: fx.hybridCall.id,
+    });
   });
 
   it('call, estimateGas, revert, sendRawTransaction', async () => {
     expect((await client.call({ to: CONTRACT, data: '0x1234' })).data).toBe(pad32('0x2a'));
     expect(await client.estimateGas({ account: k0.address, to: CONTRACT, data: '0x1234' })).toBe(21_000n + 32n);
     await expect(client.call({ to: CONTRACT, data: REVERT_SELECTOR })).rejects.toThrow(/nope/);
-    const raw = (await wallet.signTransaction({ type: 2, chainId: CHAIN_ID, nonce: 5, to: k1.address, value: 5n, gasLimit: 21_000, maxFeePerGas: 2n * GAS_PRICE, maxPriorityFeePerGas: 0n })) as Hex;
+    const raw = (await wallet.signTransaction({
+      type: 2,
+      chainId: CHAIN_ID,
+      nonce: 5,
+      to: k1.address,
+      value: 5n,
+      gasLimit: 21_000,
+      maxFeePerGas: 2n * GAS_PRICE,
+      maxPriorityFeePerGas: 0n,
+    })) as Hex;
     expect(await client.sendRawTransaction({ serializedTransaction: raw })).toBe(keccakHex(fromHex(raw)));
   });
 });

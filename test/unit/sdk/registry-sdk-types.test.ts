@@ -8,7 +8,12 @@ import { buildAssetTx, type AssetTxInput } from '../../../src/sdk/assets';
  */
 type Of<T> = Extract<AssetTxInput, { type: T }>;
 
-const approve: Of<'TOKEN_APPROVE'> = { type: 'TOKEN_APPROVE', token: `0x${'11'.repeat(20)}`, spender: `0x${'aa'.repeat(20)}`, amount: 1n };
+const approve: Of<'TOKEN_APPROVE'> = {
+  type: 'TOKEN_APPROVE',
+  token: `0x${'11'.repeat(20)}`,
+  spender: `0x${'aa'.repeat(20)}`,
+  amount: 1n,
+};
 const clear: Of<'NFT_APPROVE'> = { type: 'NFT_APPROVE', collection: `0x${'22'.repeat(20)}`, item: 1, approved: null };
 const register: Of<'NAME_REGISTER'> = { type: 'NAME_REGISTER', name: 'alice' };
 const create: Of<'TOKEN_CREATE'> = { type: 'TOKEN_CREATE', name: 'A', symbol: 'A', decimals: 0, supply: 1 };
@@ -25,6 +30,7 @@ void [noApproved, toNotSpender, itemText, ownerNotTarget];
 
 describe('AssetTxInput (derived from the registry)', () => {
   it('types inputs the builder accepts', () => {
-    for (const input of [approve, clear, register, create, mint] as AssetTxInput[]) expect(buildAssetTx(input).type).toBe(input.type);
+    for (const input of [approve, clear, register, create, mint] as AssetTxInput[])
+      expect(buildAssetTx(input).type).toBe(input.type);
   });
 });

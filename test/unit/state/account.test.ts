@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import type { AccountState } from '../../../src/protocol/types';
 import { decodeAccount, encodeAccount, encodeAccountReference } from '../../../src/state/account';
 
-const hex32 = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((u) => `0x${Buffer.from(u).toString('hex')}` as const);
+const hex32 = fc
+  .uint8Array({ minLength: 32, maxLength: 32 })
+  .map((u) => `0x${Buffer.from(u).toString('hex')}` as const);
 const account: fc.Arbitrary<AccountState> = fc.record({
   balance: fc.bigInt({ min: 0n, max: 10n ** 40n }),
   staked: fc.bigInt({ min: 0n, max: 10n ** 30n }),

@@ -75,7 +75,11 @@ for (const [name, make] of Object.entries(stores)) {
       await kv.write(w);
       expect(await collect(kv.iterate({}))).toEqual(['0x00', '0x01', '0x0100', '0x7fff', '0x80', '0xff']);
       expect(await collect(kv.iterate({ gte: b(0x01), lt: b(0x80) }))).toEqual(['0x01', '0x0100', '0x7fff']);
-      expect(await collect(kv.iterate({ gte: b(0x01), lt: b(0x80), reverse: true }))).toEqual(['0x7fff', '0x0100', '0x01']);
+      expect(await collect(kv.iterate({ gte: b(0x01), lt: b(0x80), reverse: true }))).toEqual([
+        '0x7fff',
+        '0x0100',
+        '0x01',
+      ]);
       expect(await collect(kv.iterate({ reverse: true, limit: 2 }))).toEqual(['0xff', '0x80']);
       expect(await collect(kv.iterate({ gte: b(0x02), limit: 1 }))).toEqual(['0x7fff']);
       expect(await collect(kv.iterate({ limit: 0 }))).toEqual([]);
@@ -130,11 +134,19 @@ describe('RocksKv files', () => {
 
 describe('account encoding', () => {
   it('round-trips and is canonical JSON with string amounts', () => {
-    const a = acct(5, { staked: 3n, energy: 10n ** 30n, energyHeight: 9, feeExempt: true, isValidator: true, mldsaKeyHash: toHex(keccak_256(b(1))) });
+    const a = acct(5, {
+      staked: 3n,
+      energy: 10n ** 30n,
+      energyHeight: 9,
+      feeExempt: true,
+      isValidator: true,
+      mldsaKeyHash: toHex(keccak_256(b(1))),
+    });
     const bytes = encodeAccount(a);
     expect(decodeAccount(bytes)).toEqual(a);
     expect(Buffer.from(encodeAccount(emptyAccount())).toString()).toBe(
-      '{"balance":"0","energy":"0","energyHeight":0,"feeExempt":false,"isValidator":false,"mldsaKeyHash":null,"nonce":0,"staked":"0"}',
+      '{"balance":"0","energy":"0","energyHeight":0,"feeExempt":false,' +
+        '"isValidator":false,"mldsaKeyHash":null,"nonce":0,"staked":"0"}',
     );
   });
 
@@ -295,7 +307,10 @@ class MultiGetKv extends MemoryKv {
   }
 }
 
-/** Writes a fresh store with `n` accounts and returns it with its root (the store object is new: its node cache is empty). */
+/**
+ * Writes a fresh store with `n` accounts and returns it with its root (the store object is new: its node cache is
+ * empty).
+ */
 async function storeWith(n: number, make: () => MemoryKv): Promise<{ kv: MemoryKv; root: Hex }> {
   const src = new MemoryKv();
   const t = await StateTrie.open(src, null);
@@ -373,7 +388,10 @@ describe('StateTrie engine', () => {
     for (let i = 0; i < 200; i++) await intact.putAccount(addr(i), done.includes(i) ? acct(i, { nonce: 6 }) : acct(i));
     expect(t.root()).toBe(intact.root());
     await expectCode(t.prefetchAccounts(Array.from({ length: 200 }, (_, i) => addr(i))), 'STATE_MISSING_NODE');
-    await expectCode((await StateTrie.open(kv, root)).prefetchAccounts(Array.from({ length: 200 }, (_, i) => addr(i))), 'STATE_MISSING_NODE');
+    await expectCode(
+      (await StateTrie.open(kv, root)).prefetchAccounts(Array.from({ length: 200 }, (_, i) => addr(i))),
+      'STATE_MISSING_NODE',
+    );
   });
 
   it('views an unflushed root reported earlier, and flushes nothing twice', async () => {
@@ -451,7 +469,14 @@ describe('account proofs', () => {
       bytes[bytes.length >> 1] ^= 0x01;
       const tampered = proof.map((n, j) => (j === i ? toHex(bytes) : n));
       await expectCode(verifyAccountProof(root, addr(42), tampered), 'BAD_PROOF');
-      await expectCode(verifyAccountProof(root, addr(42), proof.filter((_, j) => j !== i)), 'BAD_PROOF');
+      await expectCode(
+        verifyAccountProof(
+          root,
+          addr(42),
+          proof.filter((_, j) => j !== i),
+        ),
+        'BAD_PROOF',
+      );
     }
     await expectCode(verifyAccountProof(`0x${'ab'.repeat(32)}`, addr(42), proof), 'BAD_PROOF');
     await expectCode(verifyAccountProof(root, addr(42), []), 'BAD_PROOF');

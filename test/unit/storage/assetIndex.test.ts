@@ -16,31 +16,62 @@ let kv: MemoryKv;
 let store: ChainStore;
 let index: AssetIndex;
 
-interface TxSpec { events: ChainEvent[]; failed?: boolean }
+interface TxSpec {
+  events: ChainEvent[];
+  failed?: boolean;
+}
 
 /** Writes a synthetic block of transactions with the given events through ChainStore.putBlock. */
 async function block(height: number, txs: TxSpec[]): Promise<Block> {
   const b: Block = {
     header: {
-      height, parentHash: `0x${'0'.repeat(64)}`, timestamp: 1_000 + height, producer: addr(999), txRoot: `0x${'0'.repeat(64)}`,
-      stateRoot: `0x${'0'.repeat(64)}`, txCount: txs.length, hash: txId(height, 0xffff),
+      height,
+      parentHash: `0x${'0'.repeat(64)}`,
+      timestamp: 1_000 + height,
+      producer: addr(999),
+      txRoot: `0x${'0'.repeat(64)}`,
+      stateRoot: `0x${'0'.repeat(64)}`,
+      txCount: txs.length,
+      hash: txId(height, 0xffff),
       signatures: { secp256k1: '0x', mldsa44: '0x' },
     },
-    txs: txs.map((_, i) => ({ id: txId(height, i), from: addr(1), to: null, amount: '0', type: 'TOKEN_TRANSFER' }) as unknown as SignedTx),
-    results: txs.map((t): TxResult => (t.failed
-      ? { status: 'failed', error: 'x', energyUsed: '0', burned: '0', events: t.events }
-      : { status: 'success', energyUsed: '0', burned: '0', events: t.events })),
+    txs: txs.map(
+      (_, i) =>
+        ({ id: txId(height, i), from: addr(1), to: null, amount: '0', type: 'TOKEN_TRANSFER' }) as unknown as SignedTx,
+    ),
+    results: txs.map(
+      (t): TxResult =>
+        t.failed
+          ? { status: 'failed', error: 'x', energyUsed: '0', burned: '0', events: t.events }
+          : { status: 'success', energyUsed: '0', burned: '0', events: t.events },
+    ),
   };
   const batch = kv.batch();
-  store.putBlock(batch, b, { height, hash: b.header.hash, stateRoot: b.header.stateRoot, finalizedHeight: 0, timestamp: b.header.timestamp });
+  store.putBlock(batch, b, {
+    height,
+    hash: b.header.hash,
+    stateRoot: b.header.stateRoot,
+    finalizedHeight: 0,
+    timestamp: b.header.timestamp,
+  });
   await kv.write(batch);
   return b;
 }
 
-const bal = (token: Hex, holder: Address, previous: bigint, balance: bigint): ChainEvent =>
-  ({ kind: 'token.balance', token, holder, previous: previous.toString(), balance: balance.toString() });
-const xfer = (token: Hex, from: Address | null, to: Address | null, amount: bigint): ChainEvent =>
-  ({ kind: 'token.transfer', token, from, to, amount: amount.toString() });
+const bal = (token: Hex, holder: Address, previous: bigint, balance: bigint): ChainEvent => ({
+  kind: 'token.balance',
+  token,
+  holder,
+  previous: previous.toString(),
+  balance: balance.toString(),
+});
+const xfer = (token: Hex, from: Address | null, to: Address | null, amount: bigint): ChainEvent => ({
+  kind: 'token.transfer',
+  token,
+  from,
+  to,
+  amount: amount.toString(),
+});
 
 /** All pages of a feed ordered by height, following nextBefore (a height, decreasing). */
 async function allByHeight<T>(fetch: (before?: number) => Promise<Page<T, number>>): Promise<T[][]> {
@@ -56,7 +87,10 @@ async function allByHeight<T>(fetch: (before?: number) => Promise<Page<T, number
 }
 
 /** All pages of a feed paged by cursor (holders, items), following nextBefore. */
-async function all<T>(fetch: (before?: Uint8Array) => Promise<{ items: T[]; nextBefore: string | null }>, feed: Parameters<typeof decodeCursor>[0]) {
+async function all<T>(
+  fetch: (before?: Uint8Array) => Promise<{ items: T[]; nextBefore: string | null }>,
+  feed: Parameters<typeof decodeCursor>[0],
+) {
   const pages: T[][] = [];
   let before: Uint8Array | undefined;
   for (;;) {
@@ -88,10 +122,15 @@ describe('token indexes', () => {
   const [A, B, C] = [addr(0xa), addr(0xb), addr(0xc)];
 
   it('keeps holders sorted by balance, removes zero balances, lists holdings', async () => {
-    await block(1, [{ events: [
-      { kind: 'token.create', token: T, symbol: 'GOLD', name: 'Gold Coin', height: 1 },
-      xfer(T, null, A, 1000n), bal(T, A, 0n, 1000n),
-    ] }]);
+    await block(1, [
+      {
+        events: [
+          { kind: 'token.create', token: T, symbol: 'GOLD', name: 'Gold Coin', height: 1 },
+          xfer(T, null, A, 1000n),
+          bal(T, A, 0n, 1000n),
+        ],
+      },
+    ]);
     expect((await index.holders(T, 10)).items).toEqual([{ address: A, balance: '1000' }]);
     expect((await index.holders(T, 100)).items.length).toBe(1);
 
@@ -101,7 +140,9 @@ describe('token indexes', () => {
       { events: [xfer(T, A, C, 100n), bal(T, A, 700n, 600n), bal(T, C, 0n, 100n)] },
     ]);
     expect((await index.holders(T, 10)).items).toEqual([
-      { address: A, balance: '600' }, { address: B, balance: '300' }, { address: C, balance: '100' },
+      { address: A, balance: '600' },
+      { address: B, balance: '300' },
+      { address: C, balance: '100' },
     ]);
     expect((await index.holders(T, 100)).items.length).toBe(3);
 
@@ -111,7 +152,10 @@ describe('token indexes', () => {
     await block(5, [{ events: [xfer(T, C, A, 200n), bal(T, C, 600n, 400n), bal(T, A, 400n, 600n)] }]);
     await block(6, [{ events: [xfer(T, A, C, 200n), bal(T, A, 600n, 400n), bal(T, C, 400n, 600n)] }]);
     await block(7, [{ events: [xfer(T, C, null, 200n), bal(T, C, 600n, 400n)] }]); // burn: A and C tie at 400
-    expect((await index.holders(T, 10)).items).toEqual([{ address: C, balance: '400' }, { address: A, balance: '400' }]);
+    expect((await index.holders(T, 10)).items).toEqual([
+      { address: C, balance: '400' },
+      { address: A, balance: '400' },
+    ]);
     expect((await index.holders(T, 100)).items.length).toBe(2);
     expect(await index.holdings(B, 10)).toEqual([]);
     expect(await index.holdings(A, 10)).toEqual([{ token: T, balance: '400' }]);
@@ -181,7 +225,9 @@ describe('token indexes', () => {
   });
 
   it('lists tokens newest first and finds them by symbol or name prefix, case-insensitively', async () => {
-    await block(1, [{ events: [{ kind: 'token.create', token: asset(1), symbol: 'GOLD', name: 'Gold Coin', height: 1 }] }]);
+    await block(1, [
+      { events: [{ kind: 'token.create', token: asset(1), symbol: 'GOLD', name: 'Gold Coin', height: 1 }] },
+    ]);
     await block(2, [
       { events: [{ kind: 'token.create', token: asset(2), symbol: 'SILV', name: 'Silver', height: 2 }] },
       { events: [{ kind: 'token.create', token: asset(3), symbol: 'GEM', name: 'Shiny gold', height: 2 }] },
@@ -201,7 +247,8 @@ describe('NFT indexes', () => {
     await block(1, [{ events: [{ kind: 'nft.create', collection: K1, symbol: 'ART', name: 'Art', height: 1 }] }]);
     await block(2, [{ events: [{ kind: 'nft.create', collection: K2, symbol: 'PIX', name: 'Pix', height: 2 }] }]);
     const mints: TxSpec[] = [];
-    for (let i = 1; i <= 5; i++) mints.push({ events: [{ kind: 'nft.transfer', collection: K1, item: i, from: null, to: addr(1) }] });
+    for (let i = 1; i <= 5; i++)
+      mints.push({ events: [{ kind: 'nft.transfer', collection: K1, item: i, from: null, to: addr(1) }] });
     await block(3, mints);
     await block(4, [
       { events: [{ kind: 'nft.transfer', collection: K1, item: 2, from: addr(1), to: null }] },
@@ -209,7 +256,10 @@ describe('NFT indexes', () => {
     ]);
     expect((await index.collections(10)).items).toEqual([K2, K1]);
     const pages = await all((b) => index.items(K1, 2, b), 'items');
-    expect(pages).toEqual([[5, 4], [3, 1]]);
+    expect(pages).toEqual([
+      [5, 4],
+      [3, 1],
+    ]);
     expect((await index.items(K2, 10)).items).toEqual([]);
   });
 });
@@ -219,7 +269,20 @@ describe('name indexes', () => {
     const [A, B, C] = [addr(0xa), addr(0xb), addr(0xc)];
     await block(1, [{ events: [{ kind: 'name.register', name: 'alice', owner: A, target: A, height: 1 }] }]);
     await block(2, [{ events: [{ kind: 'name.register', name: 'bob', owner: B, target: B, height: 2 }] }]);
-    await block(3, [{ events: [{ kind: 'name.update', name: 'alice', owner: A, target: C, registeredAt: 1, previous: { owner: A, target: A } }] }]);
+    await block(3, [
+      {
+        events: [
+          {
+            kind: 'name.update',
+            name: 'alice',
+            owner: A,
+            target: C,
+            registeredAt: 1,
+            previous: { owner: A, target: A },
+          },
+        ],
+      },
+    ]);
     expect((await index.names(10)).items).toEqual([
       { name: 'bob', owner: B, target: B, registeredAt: 2 },
       { name: 'alice', owner: A, target: C, registeredAt: 1 },
@@ -279,13 +342,23 @@ describe('cursors', () => {
     expect(p2.nextBefore).toBeNull();
   });
 
-  it('the feeds ordered by height still take the cursors they issued before: exactly after that entry, then the rest of its block', async () => {
-    const T = asset(1);
-    await block(1, [{ events: [xfer(T, null, addr(1), 1n)] }]);
-    await block(2, [0, 1, 2].map((i) => ({ events: [xfer(T, null, addr(1), BigInt(20 + i))] })));
-    // The cursor a page ending at block 2's second transaction (tx 1, event 0) used to return.
-    const old = decodeCursor('transfers', encodeCursor('transfers', Buffer.concat([u64be(2), u32be(1), u32be(0)])));
-    expect((await index.transfers(T, 1, old)).items.map((t) => t.amount)).toEqual(['20']);
-    expect(await index.transfers(T, 5, old)).toMatchObject({ items: [{ amount: '20' }, { amount: '1' }], nextBefore: null });
-  });
+  it(
+    'the feeds ordered by height still take the cursors they issued before: ' +
+      'exactly after that entry, then the rest of its block',
+    async () => {
+      const T = asset(1);
+      await block(1, [{ events: [xfer(T, null, addr(1), 1n)] }]);
+      await block(
+        2,
+        [0, 1, 2].map((i) => ({ events: [xfer(T, null, addr(1), BigInt(20 + i))] })),
+      );
+      // The cursor a page ending at block 2's second transaction (tx 1, event 0) used to return.
+      const old = decodeCursor('transfers', encodeCursor('transfers', Buffer.concat([u64be(2), u32be(1), u32be(0)])));
+      expect((await index.transfers(T, 1, old)).items.map((t) => t.amount)).toEqual(['20']);
+      expect(await index.transfers(T, 5, old)).toMatchObject({
+        items: [{ amount: '20' }, { amount: '1' }],
+        nextBefore: null,
+      });
+    },
+  );
 });

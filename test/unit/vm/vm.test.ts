@@ -11,7 +11,16 @@ import { type Hex, fromHex } from '../../../src/primitives/hex';
 import { MemoryKv } from '../../../src/state/kv';
 import { StateTrie } from '../../../src/state/stateTrie';
 import { VM_MAX_GAS, createCairnCommon } from '../../../src/vm/common';
-import { type VmBlockContext, type VmMessage, type VmOutcome, callVm, decodeRevertReason, estimateGas, executeVm, prevRandao } from '../../../src/vm/execute';
+import {
+  type VmBlockContext,
+  type VmMessage,
+  type VmOutcome,
+  callVm,
+  decodeRevertReason,
+  estimateGas,
+  executeVm,
+  prevRandao,
+} from '../../../src/vm/execute';
 import { intrinsicGas } from '../../../src/vm/intrinsic';
 import { codeKey } from '../../../src/vm/stateAdapter';
 import { WEI_PER_BASE, weiBalance, withWeiBalance } from '../../../src/vm/units';
@@ -45,7 +54,14 @@ async function freshState(): Promise<StateTrie> {
 }
 
 /** What applyTx does around executeVm: advance the sender's nonce, then execute. */
-async function send(s: StateTrie, from: Address, to: Address | null, input: Hex | string, valueWei = 0n, gasLimit = 3_000_000n): Promise<VmOutcome> {
+async function send(
+  s: StateTrie,
+  from: Address,
+  to: Address | null,
+  input: Hex | string,
+  valueWei = 0n,
+  gasLimit = 3_000_000n,
+): Promise<VmOutcome> {
   const a = (await s.getAccount(from)) ?? newAccount(ctx.height);
   await s.putAccount(from, { ...a, nonce: a.nonce + 1 });
   return executeVm(s, msg(from, to, input, valueWei, gasLimit), ctx);
@@ -101,7 +117,10 @@ describe('intrinsic gas', () => {
         address: `0x${(j + 1).toString(16).padStart(40, '0')}` as Address,
         storageKeys: Array.from({ length: rnd(4) }, (_, k) => `0x${k.toString(16).padStart(64, '0')}` as Hex),
       }));
-      const tx = createAccessList2930Tx({ to: create ? undefined : bob, data, accessList, chainId: 72020n }, { common });
+      const tx = createAccessList2930Tx(
+        { to: create ? undefined : bob, data, accessList, chainId: 72020n },
+        { common },
+      );
       const ours = intrinsicGas({ to: create ? null : bob, input: data, accessList });
       expect(ours.intrinsic).toBe(tx.getIntrinsicGas());
       expect(ours.floor).toBe(getCalldataFloorGas(tx));
@@ -136,12 +155,16 @@ describe('opcode speedups (src/vm/speedups.ts)', () => {
     );
   });
 
-  it('EXP gives the library handler\'s result and gas for any base and exponent', async () => {
+  it("EXP gives the library handler's result and gas for any base and exponent", async () => {
     const plain = await createEVM({ common: createCairnCommon() });
     const fast = await createEVM({ common: createCairnCommon() });
     speedups.fastOpcodes(fast);
     const hex = (n: bigint) => n.toString(16).padStart(64, '0');
-    const word = fc.oneof(fc.bigInt({ min: 0n, max: 2n ** 256n - 1n }), fc.constantFrom(0n, 1n, 2n, 3n, 16n, 96n, 160n, 224n, 255n, 256n, 2n ** 255n, 2n ** 256n - 1n), fc.bigInt({ min: 0n, max: 65_535n }));
+    const word = fc.oneof(
+      fc.bigInt({ min: 0n, max: 2n ** 256n - 1n }),
+      fc.constantFrom(0n, 1n, 2n, 3n, 16n, 96n, 160n, 224n, 255n, 256n, 2n ** 255n, 2n ** 256n - 1n),
+      fc.bigInt({ min: 0n, max: 65_535n }),
+    );
     await fc.assert(
       fc.asyncProperty(word, word, async (base, exponent) => {
         // PUSH32 exponent, PUSH32 base, EXP, PUSH1 0, MSTORE, PUSH1 32, PUSH1 0, RETURN
@@ -157,7 +180,7 @@ describe('opcode speedups (src/vm/speedups.ts)', () => {
     );
   });
 
-  it('the inline interpreter loop gives the library loop\'s outcome, gas and output on random code', async () => {
+  it("the inline interpreter loop gives the library loop's outcome, gas and output on random code", async () => {
     await speedups.installEvmSpeedups();
     expect(speedups.fastLoopInstalled).toBe(true);
     const library = await createEVM({ common: createCairnCommon() });
@@ -166,18 +189,45 @@ describe('opcode speedups (src/vm/speedups.ts)', () => {
     speedups.fastOpcodes(inline); // and the faster PUSH, JUMP, JUMPI handlers
     // Random bytes (invalid opcodes, stack underflows, bad jumps) and loops that run long enough
     // to yield, among them SHA3 within and beyond paid memory and EXP (priced without the library's handler).
-    const loopy = fc.constantFrom('5b600056', '5b5a5a0360005260206000f3', '5b5a50600056', '600456005b6001600357', '5b6000600157', '5b60016000575b600056', '5b6001600101600056', '60ff5b6001900380600257', '5b602060002050600056', '5b604060102050600056', '5b6000600020505a61fff01660002050600056', '5b60ff60030a50600056', `5b7f${'ff'.repeat(32)}60030a50600056`, '5b60005a0a50600056');
+    const loopy = fc.constantFrom(
+      '5b600056',
+      '5b5a5a0360005260206000f3',
+      '5b5a50600056',
+      '600456005b6001600357',
+      '5b6000600157',
+      '5b60016000575b600056',
+      '5b6001600101600056',
+      '60ff5b6001900380600257',
+      '5b602060002050600056',
+      '5b604060102050600056',
+      '5b6000600020505a61fff01660002050600056',
+      '5b60ff60030a50600056',
+      `5b7f${'ff'.repeat(32)}60030a50600056`,
+      '5b60005a0a50600056',
+    );
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.uint8Array({ minLength: 1, maxLength: 64 }).map((b) => Buffer.from(b).toString('hex')), loopy), fc.nat({ max: 300_000 }), async (hex, gas) => {
-        const code = fromHex(`0x${hex}`);
-        // A library error that is not an EVM outcome (BASEFEE without a block) must be thrown by both.
-        const outcome = (evm: typeof library) =>
-          evm.runCode({ code, gasLimit: BigInt(gas) + 1n }).then(
-            (r) => ({ error: r.exceptionError?.error, gas: r.executionGasUsed, out: Buffer.from(r.returnValue).toString('hex'), pc: r.runState?.programCounter }),
-            (e: Error) => ({ thrown: e.message }),
-          );
-        expect(await outcome(inline)).toEqual(await outcome(library));
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.uint8Array({ minLength: 1, maxLength: 64 }).map((b) => Buffer.from(b).toString('hex')),
+          loopy,
+        ),
+        fc.nat({ max: 300_000 }),
+        async (hex, gas) => {
+          const code = fromHex(`0x${hex}`);
+          // A library error that is not an EVM outcome (BASEFEE without a block) must be thrown by both.
+          const outcome = (evm: typeof library) =>
+            evm.runCode({ code, gasLimit: BigInt(gas) + 1n }).then(
+              (r) => ({
+                error: r.exceptionError?.error,
+                gas: r.executionGasUsed,
+                out: Buffer.from(r.returnValue).toString('hex'),
+                pc: r.runState?.programCounter,
+              }),
+              (e: Error) => ({ thrown: e.message }),
+            );
+          expect(await outcome(inline)).toEqual(await outcome(library));
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -238,7 +288,10 @@ describe('executeVm: ERC-20', () => {
     const t = await deploy(s, C.Token, ['T', 'T', 1_000n]);
     const input = token.encodeFunctionData('transfer', [bob, 1n]);
     const lower = await callVm(s, msg(alice, t, input), ctx);
-    const mixed = await callVm(s, msg(getAddress(alice) as Address, getAddress(t) as Address, input), { ...ctx, producer: getAddress(producer) as Address });
+    const mixed = await callVm(s, msg(getAddress(alice) as Address, getAddress(t) as Address, input), {
+      ...ctx,
+      producer: getAddress(producer) as Address,
+    });
     expect(mixed).toEqual(lower);
   });
 
@@ -279,7 +332,14 @@ describe('executeVm: limits and failures', () => {
     const s = await freshState();
     const root = s.root();
     const out = await executeVm(s, msg(alice, bob, '0x0102', 5n, 21_000n), ctx);
-    expect(out).toMatchObject({ status: 'failed', error: 'intrinsic gas too low', gasUsed: 0n, gasPeak: 0n, internal: [], logs: [] });
+    expect(out).toMatchObject({
+      status: 'failed',
+      error: 'intrinsic gas too low',
+      gasUsed: 0n,
+      gasPeak: 0n,
+      internal: [],
+      logs: [],
+    });
     expect(s.root()).toBe(root);
   });
 
@@ -315,14 +375,25 @@ describe('executeVm: limits and failures', () => {
     const s = await freshState();
     const m = await deploy(s, C.Misc);
     const r = await view(s, misc, m, 'info');
-    expect(r.toArray().map((x: unknown) => (typeof x === 'string' ? x.toLowerCase() : x))).toEqual([72020n, 42n, 1_700_000_123n, producer, 7n, carol]);
+    expect(r.toArray().map((x: unknown) => (typeof x === 'string' ? x.toLowerCase() : x))).toEqual([
+      72020n,
+      42n,
+      1_700_000_123n,
+      producer,
+      7n,
+      carol,
+    ]);
   });
 
   it('refuses a sender with code (EIP-3607) but eth_call accepts it', async () => {
     const s = await freshState();
     const m = await deploy(s, C.Misc);
     const input = misc.encodeFunctionData('slot');
-    expect(await executeVm(s, msg(m, m, input), ctx)).toMatchObject({ status: 'failed', error: 'sender not an eoa', gasUsed: 0n });
+    expect(await executeVm(s, msg(m, m, input), ctx)).toMatchObject({
+      status: 'failed',
+      error: 'sender not an eoa',
+      gasUsed: 0n,
+    });
     expect(BigInt((await callVm(s, msg(m, m, input), ctx)).returnData)).toBe(7n);
   });
 
@@ -348,47 +419,63 @@ describe('executeVm: limits and failures', () => {
 });
 
 describe('callVm and estimateGas', () => {
-  it('eth_call always reverts: the root is unchanged even for a state-changing call, from an absent sender', async () => {
-    const s = await freshState();
-    const t = await deploy(s, C.Token, ['T', 'T', 1_000n]);
-    const root = s.root();
-    const out = await callVm(s, msg(alice, t, token.encodeFunctionData('transfer', [bob, 5n])), ctx);
-    expect(out.status).toBe('success');
-    expect(out.logs).toHaveLength(1);
-    expect(s.root()).toBe(root);
-    const ghost: Address = '0x000000000000000000000000000000000000f00d';
-    const r2 = await callVm(s, msg(ghost, t, token.encodeFunctionData('balanceOf', [alice])), ctx);
-    expect(BigInt(r2.returnData)).toBe(1_000n);
-    expect(await s.getAccount(ghost)).toBeUndefined();
-    expect(s.root()).toBe(root);
-  });
+  it(
+    'eth_call always reverts: ' + 'the root is unchanged even for a state-changing call, from an absent sender',
+    async () => {
+      const s = await freshState();
+      const t = await deploy(s, C.Token, ['T', 'T', 1_000n]);
+      const root = s.root();
+      const out = await callVm(s, msg(alice, t, token.encodeFunctionData('transfer', [bob, 5n])), ctx);
+      expect(out.status).toBe('success');
+      expect(out.logs).toHaveLength(1);
+      expect(s.root()).toBe(root);
+      const ghost: Address = '0x000000000000000000000000000000000000f00d';
+      const r2 = await callVm(s, msg(ghost, t, token.encodeFunctionData('balanceOf', [alice])), ctx);
+      expect(BigInt(r2.returnData)).toBe(1_000n);
+      expect(await s.getAccount(ghost)).toBeUndefined();
+      expect(s.root()).toBe(root);
+    },
+  );
 
-  it('the estimate covers the peak: a transaction that earns a refund succeeds with it, and fails one gas below', async () => {
-    const s = await freshState();
-    const m = await deploy(s, C.Misc);
-    const input = misc.encodeFunctionData('clear');
-    const root = s.root();
-    const est = await estimateGas(s, { from: alice, to: m, valueWei: 0n, input: fromHex(input), gasPrice: 0n }, ctx);
-    expect(s.root()).toBe(root);
-    if (!('gas' in est)) throw new Error(est.error);
-    const below = await callVm(s, msg(alice, m, input, 0n, est.gas - 1n), ctx);
-    expect(below.status).toBe('failed');
-    const out = await send(s, alice, m, input, 0n, est.gas);
-    expect(out.status).toBe('success');
-    expect(out.gasPeak).toBeLessThanOrEqual(est.gas);
-    expect(out.gasUsed).toBeLessThan(out.gasPeak); // the refund applied
-    expect(out.gasUsed).toBeLessThan(est.gas);
-    expect((await view(s, misc, m, 'slot'))[0]).toBe(0n);
-  });
+  it(
+    'the estimate covers the peak: ' + 'a transaction that earns a refund succeeds with it, and fails one gas below',
+    async () => {
+      const s = await freshState();
+      const m = await deploy(s, C.Misc);
+      const input = misc.encodeFunctionData('clear');
+      const root = s.root();
+      const est = await estimateGas(s, { from: alice, to: m, valueWei: 0n, input: fromHex(input), gasPrice: 0n }, ctx);
+      expect(s.root()).toBe(root);
+      if (!('gas' in est)) throw new Error(est.error);
+      const below = await callVm(s, msg(alice, m, input, 0n, est.gas - 1n), ctx);
+      expect(below.status).toBe('failed');
+      const out = await send(s, alice, m, input, 0n, est.gas);
+      expect(out.status).toBe('success');
+      expect(out.gasPeak).toBeLessThanOrEqual(est.gas);
+      expect(out.gasUsed).toBeLessThan(out.gasPeak); // the refund applied
+      expect(out.gasUsed).toBeLessThan(est.gas);
+      expect((await view(s, misc, m, 'slot'))[0]).toBe(0n);
+    },
+  );
 
   it('estimate of a plain transfer is 21000; of a reverting call is the revert with its data', async () => {
     const s = await freshState();
     const m = await deploy(s, C.Misc);
-    expect(await estimateGas(s, { from: alice, to: bob, valueWei: 1n, input: new Uint8Array(), gasPrice: 0n }, ctx)).toEqual({ gas: 21_000n });
-    const r = await estimateGas(s, { from: alice, to: m, valueWei: 0n, input: fromHex(misc.encodeFunctionData('fail')), gasPrice: 0n }, ctx);
+    expect(
+      await estimateGas(s, { from: alice, to: bob, valueWei: 1n, input: new Uint8Array(), gasPrice: 0n }, ctx),
+    ).toEqual({ gas: 21_000n });
+    const r = await estimateGas(
+      s,
+      { from: alice, to: m, valueWei: 0n, input: fromHex(misc.encodeFunctionData('fail')), gasPrice: 0n },
+      ctx,
+    );
     expect(r).toMatchObject({ error: 'execution reverted' });
     expect('returnData' in r && decodeRevertReason(fromHex(r.returnData as Hex))).toBe('Misc: this always fails');
-    const r2 = await estimateGas(s, { from: alice, to: m, valueWei: 0n, input: fromHex(misc.encodeFunctionData('burn', [1_000_000n])), gasPrice: 0n }, ctx);
+    const r2 = await estimateGas(
+      s,
+      { from: alice, to: m, valueWei: 0n, input: fromHex(misc.encodeFunctionData('burn', [1_000_000n])), gasPrice: 0n },
+      ctx,
+    );
     expect(r2).toEqual({ error: 'gas required exceeds allowance (5190000)' });
   });
 
@@ -488,7 +575,15 @@ describe('internal transfers and value', () => {
   it('keeps the native fields of accounts the EVM writes', async () => {
     const s = await freshState();
     const b = (await s.getAccount(bob)) as AccountState;
-    const mark: AccountState = { ...b, staked: 5n, energy: 3n, energyHeight: 9, feeExempt: true, isValidator: true, mldsaKeyHash: keccakHex(Uint8Array.of(1)) };
+    const mark: AccountState = {
+      ...b,
+      staked: 5n,
+      energy: 3n,
+      energyHeight: 9,
+      feeExempt: true,
+      isValidator: true,
+      mldsaKeyHash: keccakHex(Uint8Array.of(1)),
+    };
     await s.putAccount(bob, mark);
     await send(s, alice, bob, '0x', 3n * WEI_PER_BASE + 2n);
     expect(await s.getAccount(bob)).toEqual({ ...mark, balance: mark.balance + 3n, weiRemainder: 2n });
@@ -500,7 +595,8 @@ describe('parity with @ethereumjs/evm on its own state manager', () => {
     const s = await freshState();
     const common = createCairnCommon();
     const ref = await createEVM({ common, params: cairnEvmParams }); // SimpleStateManager, Cairn's opcode prices
-    for (const a of [alice, bob]) await ref.stateManager.putAccount(createAddressFromString(a), new Account(0n, FUND * WEI_PER_BASE));
+    for (const a of [alice, bob])
+      await ref.stateManager.putAccount(createAddressFromString(a), new Account(0n, FUND * WEI_PER_BASE));
     const refRun = async (from: Address, to: Address | null, input: Hex, value: bigint, gasLimit: bigint) => {
       // What @ethereumjs/vm runTx does around runCall, minus fees.
       const gas = intrinsicGas({ to, input: fromHex(input) });
@@ -516,7 +612,18 @@ describe('parity with @ethereumjs/evm on its own state manager', () => {
         value,
         gasLimit: gasLimit - gas.intrinsic,
         gasPrice: 7n,
-        block: { header: { number: 42n, coinbase: createAddressFromString(producer), timestamp: 1_700_000_123n, difficulty: 0n, prevRandao: prevRandao(42), gasLimit: 30_000_000n, baseFeePerGas: 0n, getBlobGasPrice: () => 1n } },
+        block: {
+          header: {
+            number: 42n,
+            coinbase: createAddressFromString(producer),
+            timestamp: 1_700_000_123n,
+            difficulty: 0n,
+            prevRandao: prevRandao(42),
+            gasLimit: 30_000_000n,
+            baseFeePerGas: 0n,
+            getBlobGasPrice: () => 1n,
+          },
+        },
       });
       const peak = gas.intrinsic + r.execResult.executionGasUsed;
       const refund = r.execResult.exceptionError ? 0n : (r.execResult.gasRefund ?? 0n);
@@ -525,14 +632,23 @@ describe('parity with @ethereumjs/evm on its own state manager', () => {
         status: r.execResult.exceptionError ? r.execResult.exceptionError.error : 'success',
         gasUsed: used > gas.floor ? used : gas.floor,
         returnData: bytesToHex(r.execResult.returnValue),
-        logs: (r.execResult.logs ?? []).map(([a, t, d]) => ({ address: bytesToHex(a), topics: t.map((x) => bytesToHex(x)), data: bytesToHex(d) })),
+        logs: (r.execResult.logs ?? []).map(([a, t, d]) => ({
+          address: bytesToHex(a),
+          topics: t.map((x) => bytesToHex(x)),
+          data: bytesToHex(d),
+        })),
         created: r.createdAddress?.toString(),
       };
     };
     const both = async (from: Address, to: Address | null, input: Hex | string, value = 0n, gasLimit = 3_000_000n) => {
       const r = await refRun(from, to, input as Hex, value, gasLimit);
       const o = await send(s, from, to, input, value, gasLimit);
-      expect({ status: o.status === 'success' ? 'success' : o.status === 'reverted' ? 'revert' : o.error, gasUsed: o.gasUsed, returnData: o.returnData, logs: o.logs }).toEqual({
+      expect({
+        status: o.status === 'success' ? 'success' : o.status === 'reverted' ? 'revert' : o.error,
+        gasUsed: o.gasUsed,
+        returnData: o.returnData,
+        logs: o.logs,
+      }).toEqual({
         status: r.status,
         gasUsed: r.gasUsed,
         returnData: r.returnData,
@@ -543,11 +659,21 @@ describe('parity with @ethereumjs/evm on its own state manager', () => {
     };
     const m = (await both(alice, null, C.Misc.bytecode, 0n, 1_000_000n)).createdAddress as Address;
     for (const v of [5n, 0n, 3n, 3n, 0n, 0n, 9n]) await both(alice, m, misc.encodeFunctionData('set', [v]));
-    for (const vs of [[1n, 2n], [0n, 7n, 0n], [7n, 0n, 7n], [0n, 0n], [4n, 4n, 5n], [9n, 0n, 9n, 0n]]) await both(bob, m, misc.encodeFunctionData('churn', [vs]));
+    for (const vs of [
+      [1n, 2n],
+      [0n, 7n, 0n],
+      [7n, 0n, 7n],
+      [0n, 0n],
+      [4n, 4n, 5n],
+      [9n, 0n, 9n, 0n],
+    ])
+      await both(bob, m, misc.encodeFunctionData('churn', [vs]));
     await both(bob, m, misc.encodeFunctionData('clear'));
     await both(bob, m, misc.encodeFunctionData('fail'));
     await both(bob, m, misc.encodeFunctionData('set', [1n]), 0n, 23_000n); // out of gas
-    const t = (await both(alice, null, C.Token.bytecode + token.encodeDeploy(['T', 'T', 1_000n]).slice(2), 0n, 2_000_000n)).createdAddress as Address;
+    const t = (
+      await both(alice, null, C.Token.bytecode + token.encodeDeploy(['T', 'T', 1_000n]).slice(2), 0n, 2_000_000n)
+    ).createdAddress as Address;
     await both(alice, t, token.encodeFunctionData('transfer', [bob, 10n]));
     await both(alice, t, token.encodeFunctionData('transfer', [bob, 990n])); // empties alice's slot: refund
     await both(bob, t, token.encodeFunctionData('transfer', [alice, 1_001n])); // revert

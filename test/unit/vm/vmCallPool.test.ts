@@ -11,12 +11,23 @@ import { fromHex, type Hex } from '../../../src/primitives/hex';
 import { newAccount } from '../../../src/protocol/accounts';
 import type { Address } from '../../../src/protocol/types';
 import { VmCallPool } from '../../../src/vm/callPool';
-import type { VmMessage } from '../../../src/vm/execute';
+import type { VmMessage, VmOutcome } from '../../../src/vm/execute';
 import { baseToWei } from '../../../src/vm/units';
 
 const alice: Address = '0x00000000000000000000000000000000000a11ce';
-const ctx = { height: 2, timestamp: 1_700_000_000_000, producer: '0x00000000000000000000000000000000000000cc' as Address };
-const call = (input: Hex, gasLimit = 5_190_000n, from = alice): VmMessage => ({ from, to: null, valueWei: 0n, input: fromHex(input), gasLimit, gasPrice: 0n });
+const ctx = {
+  height: 2,
+  timestamp: 1_700_000_000_000,
+  producer: '0x00000000000000000000000000000000000000cc' as Address,
+};
+const call = (input: Hex, gasLimit = 5_190_000n, from = alice): VmMessage => ({
+  from,
+  to: null,
+  valueWei: 0n,
+  input: fromHex(input),
+  gasLimit,
+  gasPrice: 0n,
+});
 const LOOP: Hex = '0x5b600056';
 /** Init code returning the caller's balance (SELFBALANCE of the new contract is 0; BALANCE(CALLER) = 0x31 of 0x33). */
 const CALLER_BALANCE: Hex = '0x333160005260206000f3';
@@ -51,13 +62,16 @@ describe('VmCallPool', () => {
     try {
       // A 5,190,000-gas loop runs 55–150 ms here (35,000–90,000 gas/ms with the inline jump
       // loop, by the JIT's mood): never within 25 ms. (At 60 ms a fast process once finished it.)
-      await expect(tight.call(root, call(LOOP), ctx)).rejects.toMatchObject({ code: 'VM_CALL_TIMEOUT', message: 'execution aborted (timeout = 25 ms)' });
+      await expect(tight.call(root, call(LOOP), ctx)).rejects.toMatchObject({
+        code: 'VM_CALL_TIMEOUT',
+        message: 'execution aborted (timeout = 25 ms)',
+      });
       expect(tight.stats()).toMatchObject({ timeouts: 1, crashes: 0 });
       // Replaced: a new worker starts and serves the next call (a trivial one, retried until a
       // deadline only if this shared, busy machine starved it past the 25 ms budget: the workers
       // run at nice 10, and under a full CI run a fresh one's first call can miss it many times).
       const end = Date.now() + 50_000;
-      let out;
+      let out: VmOutcome | undefined;
       while (!out) {
         while (tight.stats().alive < 1) {
           if (Date.now() > end) throw new Error('no replacement worker within the deadline');
@@ -74,13 +88,14 @@ describe('VmCallPool', () => {
     }
   }, 70_000);
 
-  it('a call made while the workers still start waits for them, not the busy wait (a node\'s first seconds)', async () => {
+  it('a call made while the workers still start waits for ' +
+    "them, not the busy wait (a node's first seconds)", async () => {
     // Each worker loads the whole VM: on a loaded machine that took longer than the 5 s busy
     // wait, and a node's first eth_call failed "all workers busy" (CI, issue 23's price test).
     const young = VmCallPool.create(kv, { workers: 1, timeoutMs: 300, maxQueue: 2 });
     try {
       expect(young.stats().alive).toBe(0); // nothing started yet: the call below waits for the start
-      let out;
+      let out: VmOutcome | undefined;
       for (let tries = 0; !out; tries++) {
         out = await young.call(root, call(CALLER_BALANCE), ctx).catch((e) => {
           if (e.code !== 'VM_CALL_TIMEOUT' || tries >= 5) throw e; // a run starved past 300 ms on a busy machine
@@ -98,7 +113,8 @@ describe('VmCallPool', () => {
     const young = VmCallPool.create(kv, { workers: 1, timeoutMs: 1, startWaitMs: 1, maxQueue: 2 });
     try {
       await expect(young.call(root, call(CALLER_BALANCE), ctx)).rejects.toMatchObject({
-        code: 'VM_CALL_BUSY', message: 'VM call not started within 1 ms (no VM call worker started): retry later',
+        code: 'VM_CALL_BUSY',
+        message: 'VM call not started within 1 ms (no VM call worker started): retry later',
       });
     } finally {
       await young.close();
@@ -110,7 +126,11 @@ describe('VmCallPool', () => {
     const fair = await VmCallPool.start(kv, { workers: 1, timeoutMs: 120_000, maxQueue: 8 });
     try {
       const order: string[] = [];
-      const job = (client: string, tag: string) => fair.call(root, call(LOOP, 100_000n), ctx, client).then(() => order.push(tag), (e) => order.push(`${tag}:${e.code}`));
+      const job = (client: string, tag: string) =>
+        fair.call(root, call(LOOP, 100_000n), ctx, client).then(
+          () => order.push(tag),
+          (e) => order.push(`${tag}:${e.code}`),
+        );
       const running = job('a', 'a0'); // takes the worker
       const jobs = [job('a', 'a1'), job('a', 'a2'), job('a', 'a3')]; // a's share: maxQueue / 4 = 2 waiting
       jobs.push(job('b', 'b1'));

@@ -3,7 +3,14 @@ import { initialTransition, transition } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { loadInstance } from '../../../../src/machines/instance';
 import { stateName } from '../../../../src/machines/record';
-import { PROPOSAL_STATES, proposalDef, proposalMachine, type ProposalEvent, type ProposalInput, type Tally } from '../../../../src/modules/governance/machine';
+import {
+  PROPOSAL_STATES,
+  proposalDef,
+  proposalMachine,
+  type ProposalEvent,
+  type ProposalInput,
+  type Tally,
+} from '../../../../src/modules/governance/machine';
 import { getValidatorSet } from '../../../../src/modules/staking';
 import { loadParams, loadParamsRecord, setParam, type ParamName } from '../../../../src/protocol/governable';
 import { GOV_ESCROW_ADDRESS, TREASURY_ADDRESS } from '../../../../src/protocol/params';
@@ -16,17 +23,41 @@ const c = (n: number | bigint) => String(BigInt(n) * COIN);
 const DEPOSIT = c(10);
 
 const INPUT: ProposalInput = {
-  proposer: U1, deposit: '10', action: { kind: 'param', param: 'MAX_VALIDATORS', value: '3' }, createdAt: 1, votingEnds: 5, timelock: 2,
-  stakeAtStart: '1000', quorumBps: 3340, thresholdBps: 5000, vetoBps: 3340,
+  proposer: U1,
+  deposit: '10',
+  action: { kind: 'param', param: 'MAX_VALIDATORS', value: '3' },
+  createdAt: 1,
+  votingEnds: 5,
+  timelock: 2,
+  stakeAtStart: '1000',
+  quorumBps: 3340,
+  thresholdBps: 5000,
+  vetoBps: 3340,
 };
-const tally = (yes: number, no: number, abstain: number, veto: number): Tally => ({ yes: String(yes), no: String(no), abstain: String(abstain), veto: String(veto) });
-const TALLIES = [tally(0, 0, 0, 0), tally(600, 0, 0, 0), tally(100, 500, 0, 0), tally(200, 0, 0, 300), tally(0, 0, 400, 0), tally(10, 0, 0, 0)];
+const tally = (yes: number, no: number, abstain: number, veto: number): Tally => ({
+  yes: String(yes),
+  no: String(no),
+  abstain: String(abstain),
+  veto: String(veto),
+});
+const TALLIES = [
+  tally(0, 0, 0, 0),
+  tally(600, 0, 0, 0),
+  tally(100, 500, 0, 0),
+  tally(200, 0, 0, 300),
+  tally(0, 0, 400, 0),
+  tally(10, 0, 0, 0),
+];
 
 /** Legal moves of the proposal machine, as docs/PROTOCOL.md states them. */
 const LEGAL: Record<string, string[]> = {
   VOTING: ['VOTING', 'EXPIRED', 'VETOED', 'QUEUED', 'REJECTED'],
   QUEUED: ['QUEUED', 'EXECUTED', 'FAILED'],
-  EXECUTED: ['EXECUTED'], REJECTED: ['REJECTED'], VETOED: ['VETOED'], EXPIRED: ['EXPIRED'], FAILED: ['FAILED'],
+  EXECUTED: ['EXECUTED'],
+  REJECTED: ['REJECTED'],
+  VETOED: ['VETOED'],
+  EXPIRED: ['EXPIRED'],
+  FAILED: ['FAILED'],
 };
 
 describe('the proposal machine', () => {
@@ -34,7 +65,9 @@ describe('the proposal machine', () => {
     const [start] = initialTransition(proposalMachine, INPUT);
     const alphabet = (): ProposalEvent[] => [
       ...TALLIES.map((t) => ({ type: 'TALLY' as const, tally: t, voters: 1 })),
-      { type: 'DEADLINE', height: 5 }, { type: 'DEADLINE', height: 7 }, { type: 'EXECUTION_FAILED', reason: 'x' },
+      { type: 'DEADLINE', height: 5 },
+      { type: 'DEADLINE', height: 7 },
+      { type: 'EXECUTION_FAILED', reason: 'x' },
     ];
     const walk = walkMachine(proposalMachine, start, alphabet, 4);
     expect([...walk.states].sort()).toEqual([...PROPOSAL_STATES].sort());
@@ -90,36 +123,54 @@ async function propose(w: EconWorld, data: unknown, deposit = DEPOSIT, from = U4
 const statusOf = async (w: EconWorld, id: Hex) => stateName((await loadInstance(w.state, proposalDef, id))!.value);
 
 describe('governance on chain', () => {
-  it('a parameter change: VOTING → QUEUED → EXECUTED, the value in effect from the next epoch, deposit refunded', async () => {
-    const w = await EconWorld.create({ MAX_VALIDATORS: '1', EPOCH_BLOCKS: '20' });
-    await w.ok('STAKE', U1, { amount: c(1500), data: { candidate: true } }); // height 1
-    const before = (await w.account(U4)).balance;
-    const id = await propose(w, { param: 'MAX_VALIDATORS', value: '2' }); // height 2: voting ends at 6
-    expect((await w.account(GOV_ESCROW_ADDRESS)).balance).toBe(10n * COIN);
-    expect(await statusOf(w, id)).toBe('VOTING');
-    await w.ok('GOV_VOTE', U1, { data: { proposalId: id, vote: 'yes' } });
-    const live = (await loadInstance(w.state, proposalDef, id))!.context;
-    expect(live.tally).toEqual({ yes: c(1500), no: '0', abstain: '0', veto: '0' });
-    expect(live.voters).toBe(1);
-    await w.until(6);
-    expect(await statusOf(w, id)).toBe('QUEUED');
-    expect((await w.account(GOV_ESCROW_ADDRESS)).balance).toBe(0n);
-    await w.fails('GOV_VOTE', U1, { data: { proposalId: id, vote: 'no' } }, `proposal ${id} is QUEUED, not under vote`);
-    await w.until(8);
-    expect(await statusOf(w, id)).toBe('EXECUTED');
-    expect((await loadParams(w.state)).MAX_VALIDATORS).toBe(2n);
-    expect((await loadParamsRecord(w.state)).changedAt).toEqual({ MAX_VALIDATORS: 8 });
-    expect((await w.account(U4)).balance).toBeGreaterThan(before - 10n * COIN); // deposit back (fees aside)
-    expect((await getValidatorSet(w.state)).active).toEqual([V0]);
-    await w.until(20);
-    expect((await getValidatorSet(w.state)).active).toEqual([V0, U1]);
-  });
+  it(
+    'a parameter change: VOTING → QUEUED → EXECUTED, ' + 'the value in effect from the next epoch, deposit refunded',
+    async () => {
+      const w = await EconWorld.create({ MAX_VALIDATORS: '1', EPOCH_BLOCKS: '20' });
+      await w.ok('STAKE', U1, { amount: c(1500), data: { candidate: true } }); // height 1
+      const before = (await w.account(U4)).balance;
+      const id = await propose(w, { param: 'MAX_VALIDATORS', value: '2' }); // height 2: voting ends at 6
+      expect((await w.account(GOV_ESCROW_ADDRESS)).balance).toBe(10n * COIN);
+      expect(await statusOf(w, id)).toBe('VOTING');
+      await w.ok('GOV_VOTE', U1, { data: { proposalId: id, vote: 'yes' } });
+      const live = (await loadInstance(w.state, proposalDef, id))!.context;
+      expect(live.tally).toEqual({ yes: c(1500), no: '0', abstain: '0', veto: '0' });
+      expect(live.voters).toBe(1);
+      await w.until(6);
+      expect(await statusOf(w, id)).toBe('QUEUED');
+      expect((await w.account(GOV_ESCROW_ADDRESS)).balance).toBe(0n);
+      await w.fails(
+        'GOV_VOTE',
+        U1,
+        { data: { proposalId: id, vote: 'no' } },
+        `proposal ${id} is QUEUED, not under vote`,
+      );
+      await w.until(8);
+      expect(await statusOf(w, id)).toBe('EXECUTED');
+      expect((await loadParams(w.state)).MAX_VALIDATORS).toBe(2n);
+      expect((await loadParamsRecord(w.state)).changedAt).toEqual({ MAX_VALIDATORS: 8 });
+      expect((await w.account(U4)).balance).toBeGreaterThan(before - 10n * COIN); // deposit back (fees aside)
+      expect((await getValidatorSet(w.state)).active).toEqual([V0]);
+      await w.until(20);
+      expect((await getValidatorSet(w.state)).active).toEqual([V0, U1]);
+    },
+  );
 
   it('refuses a small deposit, a voter without power and an unknown proposal', async () => {
     const w = await EconWorld.create();
-    await w.fails('GOV_PROPOSE', U4, { amount: c(9), data: { param: 'BANK_SIZE', value: '3' } }, `the deposit must be at least ${c(10)} base units (GOV_DEPOSIT)`);
+    await w.fails(
+      'GOV_PROPOSE',
+      U4,
+      { amount: c(9), data: { param: 'BANK_SIZE', value: '3' } },
+      `the deposit must be at least ${c(10)} base units (GOV_DEPOSIT)`,
+    );
     const id = await propose(w, { param: 'BANK_SIZE', value: '3' });
-    await w.fails('GOV_VOTE', U3, { data: { proposalId: id, vote: 'yes' } }, 'GOV_VOTE needs voting power: stake coins first (STAKE)');
+    await w.fails(
+      'GOV_VOTE',
+      U3,
+      { data: { proposalId: id, vote: 'yes' } },
+      'GOV_VOTE needs voting power: stake coins first (STAKE)',
+    );
     const nope = `0x${'12'.repeat(32)}`;
     await w.fails('GOV_VOTE', V0, { data: { proposalId: nope, vote: 'yes' } }, `proposal ${nope} does not exist`);
   });
@@ -156,18 +207,24 @@ describe('governance on chain', () => {
     expect(failed.context.failure).toMatch(/^the treasury holds \d+ base units, less than the 1000000000000 to spend$/);
   });
 
-  it("a candidate carries its backers' votes unless they vote themselves; the tally is recounted, order-free", async () => {
-    const w = await EconWorld.create();
-    await w.ok('STAKE', U2, { amount: c(300) });
-    await w.ok('VOTE', U2, { data: { votes: { [V0]: c(300) } } });
-    const id = await propose(w, { param: 'BANK_SIZE', value: '3' });
-    await w.ok('GOV_VOTE', V0, { data: { proposalId: id, vote: 'yes' } });
-    expect((await loadInstance(w.state, proposalDef, id))!.context.tally.yes).toBe(c(2300));
-    await w.ok('GOV_VOTE', U2, { data: { proposalId: id, vote: 'no' } });
-    expect((await loadInstance(w.state, proposalDef, id))!.context.tally).toMatchObject({ yes: c(2000), no: c(300) });
-    await w.ok('GOV_VOTE', U2, { data: { proposalId: id, vote: 'yes' } }); // a re-vote replaces the earlier one
-    expect((await loadInstance(w.state, proposalDef, id))!.context).toMatchObject({ tally: { yes: c(2300), no: '0' }, voters: 2 });
-  });
+  it(
+    "a candidate carries its backers' votes unless they " + 'vote themselves; the tally is recounted, order-free',
+    async () => {
+      const w = await EconWorld.create();
+      await w.ok('STAKE', U2, { amount: c(300) });
+      await w.ok('VOTE', U2, { data: { votes: { [V0]: c(300) } } });
+      const id = await propose(w, { param: 'BANK_SIZE', value: '3' });
+      await w.ok('GOV_VOTE', V0, { data: { proposalId: id, vote: 'yes' } });
+      expect((await loadInstance(w.state, proposalDef, id))!.context.tally.yes).toBe(c(2300));
+      await w.ok('GOV_VOTE', U2, { data: { proposalId: id, vote: 'no' } });
+      expect((await loadInstance(w.state, proposalDef, id))!.context.tally).toMatchObject({ yes: c(2000), no: c(300) });
+      await w.ok('GOV_VOTE', U2, { data: { proposalId: id, vote: 'yes' } }); // a re-vote replaces the earlier one
+      expect((await loadInstance(w.state, proposalDef, id))!.context).toMatchObject({
+        tally: { yes: c(2300), no: '0' },
+        voters: 2,
+      });
+    },
+  );
 });
 
 describe('every parameter is read through the accessor and takes effect', () => {
@@ -217,10 +274,27 @@ describe('every parameter is read through the accessor and takes effect', () => 
     expect((await w.ok('TRANSFER', U2, { to: U1, amount: '1' })).energyUsed).toBe('100');
   });
 
-  it('GOV_QUORUM_BPS, GOV_THRESHOLD_BPS, GOV_VETO_BPS, GOV_VOTING_BLOCKS and GOV_TIMELOCK_BLOCKS are taken into each new proposal', async () => {
-    const w = await EconWorld.create();
-    for (const [n, v] of [['GOV_QUORUM_BPS', 100n], ['GOV_THRESHOLD_BPS', 7000n], ['GOV_VETO_BPS', 9000n], ['GOV_VOTING_BLOCKS', 7n], ['GOV_TIMELOCK_BLOCKS', 3n]] as const) await setParam(w.state, n, v, 0);
-    const id = await propose(w, { param: 'BANK_SIZE', value: '3' });
-    expect((await loadInstance(w.state, proposalDef, id))!.context).toMatchObject({ quorumBps: 100, thresholdBps: 7000, vetoBps: 9000, votingEnds: w.height + 7, timelock: 3 });
-  });
+  it(
+    'GOV_QUORUM_BPS, GOV_THRESHOLD_BPS, GOV_VETO_BPS, ' +
+      'GOV_VOTING_BLOCKS and GOV_TIMELOCK_BLOCKS are taken into each new proposal',
+    async () => {
+      const w = await EconWorld.create();
+      for (const [n, v] of [
+        ['GOV_QUORUM_BPS', 100n],
+        ['GOV_THRESHOLD_BPS', 7000n],
+        ['GOV_VETO_BPS', 9000n],
+        ['GOV_VOTING_BLOCKS', 7n],
+        ['GOV_TIMELOCK_BLOCKS', 3n],
+      ] as const)
+        await setParam(w.state, n, v, 0);
+      const id = await propose(w, { param: 'BANK_SIZE', value: '3' });
+      expect((await loadInstance(w.state, proposalDef, id))!.context).toMatchObject({
+        quorumBps: 100,
+        thresholdBps: 7000,
+        vetoBps: 9000,
+        votingEnds: w.height + 7,
+        timelock: 3,
+      });
+    },
+  );
 });

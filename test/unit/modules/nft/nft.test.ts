@@ -2,12 +2,30 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { MAX_NFT_URI_BYTES } from '../../../../src/protocol/params';
 import type { Address, SignedTx, TxType } from '../../../../src/protocol/types';
 import { assetId } from '../../../../src/modules/assets/common';
-import { collectionKey, getCollection, getItem, itemKey, nftSymbolKey, type CollectionRecord } from '../../../../src/modules/nft/records';
+import {
+  collectionKey,
+  getCollection,
+  getItem,
+  itemKey,
+  nftSymbolKey,
+  type CollectionRecord,
+} from '../../../../src/modules/nft/records';
 import { ENTRIES, REGISTRY } from '../../../../src/modules/registry';
 
 const NFT_HANDLERS = Object.fromEntries(ENTRIES.filter((e) => e.module === 'nft').map((e) => [e.type, e.handler]));
 import type { Hex } from '../../../../src/primitives/hex';
-import { ALICE, AssetWorld, BOB, CAROL, DAVE, ENERGY_COST, envelope, refusal, validate, type TxOpts } from '../../../helpers/assetHarness';
+import {
+  ALICE,
+  AssetWorld,
+  BOB,
+  CAROL,
+  DAVE,
+  ENERGY_COST,
+  envelope,
+  refusal,
+  validate,
+  type TxOpts,
+} from '../../../helpers/assetHarness';
 
 let w: AssetWorld;
 beforeEach(async () => {
@@ -23,7 +41,13 @@ async function collection(owner = ALICE, symbol = 'PUNK', name = 'Punks'): Promi
 
 describe('NFT721 handlers', () => {
   it('are registered for exactly the five types, with ENERGY_COST as their energy', () => {
-    expect(Object.keys(NFT_HANDLERS).sort()).toEqual(['NFT_APPROVE', 'NFT_BURN', 'NFT_CREATE', 'NFT_MINT', 'NFT_TRANSFER']);
+    expect(Object.keys(NFT_HANDLERS).sort()).toEqual([
+      'NFT_APPROVE',
+      'NFT_BURN',
+      'NFT_CREATE',
+      'NFT_MINT',
+      'NFT_TRANSFER',
+    ]);
     for (const [type, h] of Object.entries(NFT_HANDLERS)) {
       expect(h.type).toBe(type);
       expect(REGISTRY[h.type as keyof typeof REGISTRY].handler).toBe(h);
@@ -39,27 +63,47 @@ describe('NFT721 handlers', () => {
     }
   });
 
-  it('never include what admission refuses: applyTx skips it permanently with the same reason, and a block carrying it is invalid', async () => {
-    const id = await collection();
-    await w.ok('NFT_MINT', ALICE, { to: BOB, data: { collection: id } });
-    const cases: [TxType, Address, TxOpts, string][] = [
-      ['NFT_CREATE', ALICE, { data: { name: 'X', symbol: 'x' } }, 'NFT_CREATE data.symbol must be an upper-case letter followed by at most 11 upper-case letters or digits'],
-      ['NFT_MINT', ALICE, { to: BOB, data: { collection: id, uri: 7 } }, `NFT_MINT data.uri must be a string of at most ${MAX_NFT_URI_BYTES} UTF-8 bytes, or null`],
-      ['NFT_TRANSFER', BOB, { data: { collection: id, item: 1 } }, 'NFT_TRANSFER needs the recipient address in to'],
-      ['NFT_APPROVE', BOB, { to: BOB, data: { collection: id, item: 1 } }, 'NFT_APPROVE cannot approve the owner: to must differ from the sender'],
-      ['NFT_BURN', BOB, { data: { collection: id, item: 0 } }, 'NFT_BURN data.item must be a positive safe integer'],
-    ];
-    for (const [type, from, opts, reason] of cases) await w.refused(type, from, opts, reason);
-    // nothing moved: the item is still BOB's, and nonces were not spent
-    expect(await getItem(w.state, id, 1)).toMatchObject({ owner: BOB, approved: null });
-    await w.ok('NFT_TRANSFER', BOB, { to: CAROL, data: { collection: id, item: 1 } });
-  });
+  it(
+    'never include what admission refuses: ' +
+      'applyTx skips it permanently with the same reason, and a block carrying it is invalid',
+    async () => {
+      const id = await collection();
+      await w.ok('NFT_MINT', ALICE, { to: BOB, data: { collection: id } });
+      const cases: [TxType, Address, TxOpts, string][] = [
+        [
+          'NFT_CREATE',
+          ALICE,
+          { data: { name: 'X', symbol: 'x' } },
+          'NFT_CREATE data.symbol must be an upper-case letter followed by at most 11 upper-case letters or digits',
+        ],
+        [
+          'NFT_MINT',
+          ALICE,
+          { to: BOB, data: { collection: id, uri: 7 } },
+          `NFT_MINT data.uri must be a string of at most ${MAX_NFT_URI_BYTES} UTF-8 bytes, or null`,
+        ],
+        ['NFT_TRANSFER', BOB, { data: { collection: id, item: 1 } }, 'NFT_TRANSFER needs the recipient address in to'],
+        [
+          'NFT_APPROVE',
+          BOB,
+          { to: BOB, data: { collection: id, item: 1 } },
+          'NFT_APPROVE cannot approve the owner: to must differ from the sender',
+        ],
+        ['NFT_BURN', BOB, { data: { collection: id, item: 0 } }, 'NFT_BURN data.item must be a positive safe integer'],
+      ];
+      for (const [type, from, opts, reason] of cases) await w.refused(type, from, opts, reason);
+      // nothing moved: the item is still BOB's, and nonces were not spent
+      expect(await getItem(w.state, id, 1)).toMatchObject({ owner: BOB, approved: null });
+      await w.ok('NFT_TRANSFER', BOB, { to: CAROL, data: { collection: id, item: 1 } });
+    },
+  );
 });
 
 describe('NFT_CREATE', () => {
   const create = (data: unknown, to: Address | null = null) => refusal('NFT_CREATE', { data, to });
   const NAME = 'NFT_CREATE data.name must be a string of 1 to 64 UTF-8 bytes';
-  const SYMBOL = 'NFT_CREATE data.symbol must be an upper-case letter followed by at most 11 upper-case letters or digits';
+  const SYMBOL =
+    'NFT_CREATE data.symbol must be an upper-case letter followed by at most 11 upper-case letters or digits';
 
   it('refuses at admission: destination, data shape, name, symbol', () => {
     expect(create({ name: 'A', symbol: 'A' }, BOB)).toBe('NFT_CREATE takes no to address (to must be null)');
@@ -69,10 +113,18 @@ describe('NFT_CREATE', () => {
     expect(create({ name: 'A' })).toBe('NFT_CREATE data.symbol is required');
     expect(create({ symbol: 'A' })).toBe('NFT_CREATE data.name is required');
     expect(create({ name: 'A', symbol: 'A', owner: BOB })).toBe('NFT_CREATE data has unknown field "owner"');
-    for (const name of ['', 'é'.repeat(32) + 'x', 'x'.repeat(65), 5, null]) expect(create({ name, symbol: 'A' })).toBe(NAME);
-    for (const name of ['a\nb', 'tab\there', 'del\u007f', 'c1\u0085']) expect(create({ name, symbol: 'A' })).toBe('NFT_CREATE data.name must not contain control characters');
-    for (const symbol of ['', 'abc', 'Abc', '1AB', 'A-B', 'ABCDEFGHIJKLM', 'A B', 7]) expect(create({ name: 'N', symbol })).toBe(SYMBOL);
-    for (const [name, symbol] of [['é'.repeat(32), 'A'], ['x'.repeat(64), 'ABCDEFGHIJKL'], ['Émoji 🎨', 'A1']]) expect(create({ name, symbol })).toBeUndefined();
+    for (const name of ['', 'é'.repeat(32) + 'x', 'x'.repeat(65), 5, null])
+      expect(create({ name, symbol: 'A' })).toBe(NAME);
+    for (const name of ['a\nb', 'tab\there', 'del\u007f', 'c1\u0085'])
+      expect(create({ name, symbol: 'A' })).toBe('NFT_CREATE data.name must not contain control characters');
+    for (const symbol of ['', 'abc', 'Abc', '1AB', 'A-B', 'ABCDEFGHIJKLM', 'A B', 7])
+      expect(create({ name: 'N', symbol })).toBe(SYMBOL);
+    for (const [name, symbol] of [
+      ['é'.repeat(32), 'A'],
+      ['x'.repeat(64), 'ABCDEFGHIJKL'],
+      ['Émoji 🎨', 'A1'],
+    ])
+      expect(create({ name, symbol })).toBeUndefined();
   });
 
   it('creates a collection owned by the sender, id from the transaction id, and reports nft.create', async () => {
@@ -81,7 +133,16 @@ describe('NFT_CREATE', () => {
     expect(r.status).toBe('success');
     const id = assetId(tx.id);
     expect(r.events).toEqual([{ kind: 'nft.create', collection: id, symbol: 'PUNK', name: 'Punks', height: w.height }]);
-    expect(await getCollection(w.state, id)).toEqual<CollectionRecord>({ id, name: 'Punks', symbol: 'PUNK', owner: ALICE, minted: 0, burned: 0, createdAt: w.height, createdBy: tx.id });
+    expect(await getCollection(w.state, id)).toEqual<CollectionRecord>({
+      id,
+      name: 'Punks',
+      symbol: 'PUNK',
+      owner: ALICE,
+      minted: 0,
+      burned: 0,
+      createdAt: w.height,
+      createdBy: tx.id,
+    });
     expect(await w.state.getRecord(nftSymbolKey('PUNK'))).toEqual({ id });
   });
 
@@ -104,19 +165,42 @@ describe('NFT_MINT', () => {
     expect(mint(null)).toBe('NFT_MINT needs a data object with collection');
     expect(mint({})).toBe('NFT_MINT data.collection is required');
     expect(mint({ collection: C0, item: 1 })).toBe('NFT_MINT data has unknown field "item"');
-    for (const collection of [C0.toUpperCase(), `0x${'AB'.repeat(20)}`, `0x${'ab'.repeat(19)}`, `0x${'ab'.repeat(21)}`, 'ab'.repeat(20), 1]) expect(mint({ collection })).toBe(COLL);
-    for (const uri of ['x'.repeat(MAX_NFT_URI_BYTES + 1), 'é'.repeat(MAX_NFT_URI_BYTES / 2) + 'x', 1, {}, ['u']]) expect(mint({ collection: C0, uri })).toBe(URI);
-    for (const uri of ['x'.repeat(MAX_NFT_URI_BYTES), 'é'.repeat(MAX_NFT_URI_BYTES / 2), '', null]) expect(mint({ collection: C0, uri })).toBeUndefined();
+    for (const collection of [
+      C0.toUpperCase(),
+      `0x${'AB'.repeat(20)}`,
+      `0x${'ab'.repeat(19)}`,
+      `0x${'ab'.repeat(21)}`,
+      'ab'.repeat(20),
+      1,
+    ])
+      expect(mint({ collection })).toBe(COLL);
+    for (const uri of ['x'.repeat(MAX_NFT_URI_BYTES + 1), 'é'.repeat(MAX_NFT_URI_BYTES / 2) + 'x', 1, {}, ['u']])
+      expect(mint({ collection: C0, uri })).toBe(URI);
+    for (const uri of ['x'.repeat(MAX_NFT_URI_BYTES), 'é'.repeat(MAX_NFT_URI_BYTES / 2), '', null])
+      expect(mint({ collection: C0, uri })).toBeUndefined();
     expect(mint({ collection: C0 })).toBeUndefined();
   });
 
   it('mints sequential items from 1 to the recipient, reporting nft.transfer from null', async () => {
     const id = await collection();
-    expect(await w.ok('NFT_MINT', ALICE, { to: BOB, data: { collection: id, uri: 'ipfs://one' } })).toEqual([{ kind: 'nft.transfer', collection: id, item: 1, from: null, to: BOB }]);
+    expect(await w.ok('NFT_MINT', ALICE, { to: BOB, data: { collection: id, uri: 'ipfs://one' } })).toEqual([
+      { kind: 'nft.transfer', collection: id, item: 1, from: null, to: BOB },
+    ]);
     const mintedAt = w.height;
-    expect(await w.ok('NFT_MINT', ALICE, { to: ALICE, data: { collection: id } })).toEqual([{ kind: 'nft.transfer', collection: id, item: 2, from: null, to: ALICE }]);
-    expect(await w.ok('NFT_MINT', ALICE, { to: CAROL, data: { collection: id, uri: null } })).toEqual([{ kind: 'nft.transfer', collection: id, item: 3, from: null, to: CAROL }]);
-    expect(await getItem(w.state, id, 1)).toEqual({ collection: id, item: 1, owner: BOB, uri: 'ipfs://one', approved: null, mintedAt });
+    expect(await w.ok('NFT_MINT', ALICE, { to: ALICE, data: { collection: id } })).toEqual([
+      { kind: 'nft.transfer', collection: id, item: 2, from: null, to: ALICE },
+    ]);
+    expect(await w.ok('NFT_MINT', ALICE, { to: CAROL, data: { collection: id, uri: null } })).toEqual([
+      { kind: 'nft.transfer', collection: id, item: 3, from: null, to: CAROL },
+    ]);
+    expect(await getItem(w.state, id, 1)).toEqual({
+      collection: id,
+      item: 1,
+      owner: BOB,
+      uri: 'ipfs://one',
+      approved: null,
+      mintedAt,
+    });
     expect((await getItem(w.state, id, 2))!.uri).toBeNull();
     expect((await getItem(w.state, id, 3))!.owner).toBe(CAROL);
     expect(await w.state.getRecord(itemKey(id, 3))).toEqual(await getItem(w.state, id, 3));
@@ -128,7 +212,9 @@ describe('NFT_MINT', () => {
     await w.ok('NFT_MINT', ALICE, { to: ALICE, data: { collection: id } });
     await w.ok('NFT_MINT', ALICE, { to: ALICE, data: { collection: id } });
     await w.ok('NFT_BURN', ALICE, { data: { collection: id, item: 2 } });
-    expect(await w.ok('NFT_MINT', ALICE, { to: BOB, data: { collection: id } })).toEqual([{ kind: 'nft.transfer', collection: id, item: 3, from: null, to: BOB }]);
+    expect(await w.ok('NFT_MINT', ALICE, { to: BOB, data: { collection: id } })).toEqual([
+      { kind: 'nft.transfer', collection: id, item: 3, from: null, to: BOB },
+    ]);
     expect(await getItem(w.state, id, 2)).toBeUndefined();
     expect(await getCollection(w.state, id)).toMatchObject({ minted: 3, burned: 1 });
   });
@@ -136,7 +222,12 @@ describe('NFT_MINT', () => {
   it('fails for an unknown collection or a sender other than the collection owner', async () => {
     const id = await collection();
     await w.fails('NFT_MINT', ALICE, { to: BOB, data: { collection: C0 } }, 'unknown collection');
-    await w.fails('NFT_MINT', BOB, { to: BOB, data: { collection: id } }, 'only the owner of the collection may do this');
+    await w.fails(
+      'NFT_MINT',
+      BOB,
+      { to: BOB, data: { collection: id } },
+      'only the owner of the collection may do this',
+    );
     expect((await getCollection(w.state, id))!.minted).toBe(0);
   });
 });
@@ -157,28 +248,50 @@ describe('NFT_TRANSFER', () => {
     expect(transfer({ collection: C0 })).toBe('NFT_TRANSFER data.item is required');
     expect(transfer({ item: 1 })).toBe('NFT_TRANSFER data.collection is required');
     expect(transfer({ collection: C0, item: 1, uri: null })).toBe('NFT_TRANSFER data has unknown field "uri"');
-    expect(transfer({ collection: 'punk', item: 1 })).toBe('NFT_TRANSFER data.collection must be a collection id (0x + 40 lower-case hex digits)');
-    for (const item of [0, -1, 1.5, '1', null, 2 ** 53, Number.MAX_VALUE]) expect(transfer({ collection: C0, item })).toBe(ITEM);
+    expect(transfer({ collection: 'punk', item: 1 })).toBe(
+      'NFT_TRANSFER data.collection must be a collection id (0x + 40 lower-case hex digits)',
+    );
+    for (const item of [0, -1, 1.5, '1', null, 2 ** 53, Number.MAX_VALUE])
+      expect(transfer({ collection: C0, item })).toBe(ITEM);
     expect(transfer({ collection: C0, item: Number.MAX_SAFE_INTEGER })).toBeUndefined();
   });
 
   it('moves an item from its owner and reports nft.transfer', async () => {
-    expect(await w.ok('NFT_TRANSFER', BOB, { to: CAROL, data: { collection: id, item: 1 } })).toEqual([{ kind: 'nft.transfer', collection: id, item: 1, from: BOB, to: CAROL }]);
+    expect(await w.ok('NFT_TRANSFER', BOB, { to: CAROL, data: { collection: id, item: 1 } })).toEqual([
+      { kind: 'nft.transfer', collection: id, item: 1, from: BOB, to: CAROL },
+    ]);
     expect((await getItem(w.state, id, 1))!.owner).toBe(CAROL);
-    await w.fails('NFT_TRANSFER', BOB, { to: BOB, data: { collection: id, item: 1 } }, 'only the owner of the item or its approved address may transfer it');
+    await w.fails(
+      'NFT_TRANSFER',
+      BOB,
+      { to: BOB, data: { collection: id, item: 1 } },
+      'only the owner of the item or its approved address may transfer it',
+    );
   });
 
   it('lets the approved address transfer once: the approval is cleared', async () => {
     await w.ok('NFT_APPROVE', BOB, { to: DAVE, data: { collection: id, item: 1 } });
-    expect(await w.ok('NFT_TRANSFER', DAVE, { to: CAROL, data: { collection: id, item: 1 } })).toEqual([{ kind: 'nft.transfer', collection: id, item: 1, from: BOB, to: CAROL }]);
+    expect(await w.ok('NFT_TRANSFER', DAVE, { to: CAROL, data: { collection: id, item: 1 } })).toEqual([
+      { kind: 'nft.transfer', collection: id, item: 1, from: BOB, to: CAROL },
+    ]);
     expect(await getItem(w.state, id, 1)).toMatchObject({ owner: CAROL, approved: null });
-    await w.fails('NFT_TRANSFER', DAVE, { to: DAVE, data: { collection: id, item: 1 } }, 'only the owner of the item or its approved address may transfer it');
+    await w.fails(
+      'NFT_TRANSFER',
+      DAVE,
+      { to: DAVE, data: { collection: id, item: 1 } },
+      'only the owner of the item or its approved address may transfer it',
+    );
   });
 
   it('fails for an unknown collection, an unknown or burned item, or a stranger, state untouched', async () => {
     await w.fails('NFT_TRANSFER', BOB, { to: CAROL, data: { collection: C0, item: 1 } }, 'unknown collection');
     await w.fails('NFT_TRANSFER', BOB, { to: CAROL, data: { collection: id, item: 2 } }, 'unknown item');
-    await w.fails('NFT_TRANSFER', ALICE, { to: CAROL, data: { collection: id, item: 1 } }, 'only the owner of the item or its approved address may transfer it');
+    await w.fails(
+      'NFT_TRANSFER',
+      ALICE,
+      { to: CAROL, data: { collection: id, item: 1 } },
+      'only the owner of the item or its approved address may transfer it',
+    );
     await w.ok('NFT_BURN', BOB, { data: { collection: id, item: 1 } });
     await w.fails('NFT_TRANSFER', BOB, { to: CAROL, data: { collection: id, item: 1 } }, 'unknown item');
   });
@@ -193,12 +306,17 @@ describe('NFT_APPROVE', () => {
   });
 
   it('refuses at admission: approving the sender itself, data shape, item number', () => {
-    const approve = (data: unknown, to: Address | null = CAROL, from = BOB) => refusal('NFT_APPROVE', { data, to }, from);
-    expect(approve({ collection: C0, item: 1 }, BOB)).toBe('NFT_APPROVE cannot approve the owner: to must differ from the sender');
+    const approve = (data: unknown, to: Address | null = CAROL, from = BOB) =>
+      refusal('NFT_APPROVE', { data, to }, from);
+    expect(approve({ collection: C0, item: 1 }, BOB)).toBe(
+      'NFT_APPROVE cannot approve the owner: to must differ from the sender',
+    );
     expect(approve(null)).toBe('NFT_APPROVE needs a data object with collection, item');
     expect(approve({ collection: C0 })).toBe('NFT_APPROVE data.item is required');
     expect(approve({ collection: C0, item: 0 })).toBe('NFT_APPROVE data.item must be a positive safe integer');
-    expect(approve({ collection: C0.toUpperCase(), item: 1 })).toBe('NFT_APPROVE data.collection must be a collection id (0x + 40 lower-case hex digits)');
+    expect(approve({ collection: C0.toUpperCase(), item: 1 })).toBe(
+      'NFT_APPROVE data.collection must be a collection id (0x + 40 lower-case hex digits)',
+    );
     expect(approve({ collection: C0, item: 1 }, null)).toBeUndefined();
   });
 
@@ -209,17 +327,40 @@ describe('NFT_APPROVE', () => {
     expect((await getItem(w.state, id, 1))!.approved).toBe(DAVE);
     await w.ok('NFT_APPROVE', BOB, { to: null, data: { collection: id, item: 1 } });
     expect((await getItem(w.state, id, 1))!.approved).toBeNull();
-    await w.fails('NFT_TRANSFER', DAVE, { to: DAVE, data: { collection: id, item: 1 } }, 'only the owner of the item or its approved address may transfer it');
+    await w.fails(
+      'NFT_TRANSFER',
+      DAVE,
+      { to: DAVE, data: { collection: id, item: 1 } },
+      'only the owner of the item or its approved address may transfer it',
+    );
   });
 
-  it('fails for an unknown collection or item, or a sender other than the item owner (even the approved one)', async () => {
-    await w.fails('NFT_APPROVE', BOB, { to: CAROL, data: { collection: C0, item: 1 } }, 'unknown collection');
-    await w.fails('NFT_APPROVE', BOB, { to: CAROL, data: { collection: id, item: 9 } }, 'unknown item');
-    await w.fails('NFT_APPROVE', ALICE, { to: CAROL, data: { collection: id, item: 1 } }, 'only the owner of the item may do this');
-    await w.ok('NFT_APPROVE', BOB, { to: CAROL, data: { collection: id, item: 1 } });
-    await w.fails('NFT_APPROVE', CAROL, { to: DAVE, data: { collection: id, item: 1 } }, 'only the owner of the item may do this');
-    await w.fails('NFT_APPROVE', CAROL, { to: null, data: { collection: id, item: 1 } }, 'only the owner of the item may do this');
-  });
+  it(
+    'fails for an unknown collection or item, ' + 'or a sender other than the item owner (even the approved one)',
+    async () => {
+      await w.fails('NFT_APPROVE', BOB, { to: CAROL, data: { collection: C0, item: 1 } }, 'unknown collection');
+      await w.fails('NFT_APPROVE', BOB, { to: CAROL, data: { collection: id, item: 9 } }, 'unknown item');
+      await w.fails(
+        'NFT_APPROVE',
+        ALICE,
+        { to: CAROL, data: { collection: id, item: 1 } },
+        'only the owner of the item may do this',
+      );
+      await w.ok('NFT_APPROVE', BOB, { to: CAROL, data: { collection: id, item: 1 } });
+      await w.fails(
+        'NFT_APPROVE',
+        CAROL,
+        { to: DAVE, data: { collection: id, item: 1 } },
+        'only the owner of the item may do this',
+      );
+      await w.fails(
+        'NFT_APPROVE',
+        CAROL,
+        { to: null, data: { collection: id, item: 1 } },
+        'only the owner of the item may do this',
+      );
+    },
+  );
 });
 
 describe('NFT_BURN', () => {
@@ -240,19 +381,24 @@ describe('NFT_BURN', () => {
   });
 
   it('deletes the item, counts it burned and reports nft.transfer to null', async () => {
-    expect(await w.ok('NFT_BURN', BOB, { data: { collection: id, item: 1 } })).toEqual([{ kind: 'nft.transfer', collection: id, item: 1, from: BOB, to: null }]);
+    expect(await w.ok('NFT_BURN', BOB, { data: { collection: id, item: 1 } })).toEqual([
+      { kind: 'nft.transfer', collection: id, item: 1, from: BOB, to: null },
+    ]);
     expect(await getItem(w.state, id, 1)).toBeUndefined();
     expect(await w.state.getRecord(itemKey(id, 1))).toBeUndefined();
     expect(await w.state.getRecord(collectionKey(id))).toMatchObject({ minted: 1, burned: 1 });
     await w.fails('NFT_BURN', BOB, { data: { collection: id, item: 1 } }, 'unknown item');
   });
 
-  it('fails for an unknown collection or item, or a sender other than the item owner (even the approved one)', async () => {
-    await w.fails('NFT_BURN', BOB, { data: { collection: C0, item: 1 } }, 'unknown collection');
-    await w.fails('NFT_BURN', BOB, { data: { collection: id, item: 2 } }, 'unknown item');
-    await w.fails('NFT_BURN', ALICE, { data: { collection: id, item: 1 } }, 'only the owner of the item may do this');
-    await w.ok('NFT_APPROVE', BOB, { to: CAROL, data: { collection: id, item: 1 } });
-    await w.fails('NFT_BURN', CAROL, { data: { collection: id, item: 1 } }, 'only the owner of the item may do this');
-    expect(await getItem(w.state, id, 1)).toMatchObject({ owner: BOB, approved: CAROL });
-  });
+  it(
+    'fails for an unknown collection or item, ' + 'or a sender other than the item owner (even the approved one)',
+    async () => {
+      await w.fails('NFT_BURN', BOB, { data: { collection: C0, item: 1 } }, 'unknown collection');
+      await w.fails('NFT_BURN', BOB, { data: { collection: id, item: 2 } }, 'unknown item');
+      await w.fails('NFT_BURN', ALICE, { data: { collection: id, item: 1 } }, 'only the owner of the item may do this');
+      await w.ok('NFT_APPROVE', BOB, { to: CAROL, data: { collection: id, item: 1 } });
+      await w.fails('NFT_BURN', CAROL, { data: { collection: id, item: 1 } }, 'only the owner of the item may do this');
+      expect(await getItem(w.state, id, 1)).toMatchObject({ owner: BOB, approved: CAROL });
+    },
+  );
 });

@@ -40,7 +40,13 @@ describe('the set in force changes only from final state', () => {
     const sch6 = await getSchedule(w.state);
     expect(sch6.active).toEqual((await getValidatorSet(w.state)).active);
     expect(sch6).toMatchObject({ since: 7, finalizedHeight: 5, pending: [] });
-    expect(w.events.find((e) => e.kind === 'validators.schedule')).toEqual({ kind: 'validators.schedule', height: 7, decidedAt: 5, active: sch6.active, previous: [V0] });
+    expect(w.events.find((e) => e.kind === 'validators.schedule')).toEqual({
+      kind: 'validators.schedule',
+      height: 7,
+      decidedAt: 5,
+      active: sch6.active,
+      previous: [V0],
+    });
   });
 
   it('without finality (a partition side, or too many down), no election or jailing ever takes effect', async () => {
@@ -55,7 +61,8 @@ describe('the set in force changes only from final state', () => {
     await w.until(30);
     const s = await getSchedule(w.state);
     expect(s.finalizedHeight).toBe(7);
-    expect((await getCandidate(w.state, U1))!.jailed).toEqual({ at: 11, reason: 'downtime' }); // 2 rounds × 2 = 4 blocks after 7
+    // 2 rounds × 2 = 4 blocks after 7
+    expect((await getCandidate(w.state, U1))!.jailed).toEqual({ at: 11, reason: 'downtime' });
     expect((await getValidatorSet(w.state)).active).toEqual([V0]); // decided: U1 out
     expect(s.active.sort()).toEqual([U1, V0].sort()); // but not in force
     expect(s.pending.map((p) => p.decidedAt)).toEqual([11]);
@@ -63,36 +70,47 @@ describe('the set in force changes only from final state', () => {
 });
 
 describe('downtime jailing', () => {
-  it('jails a member that produced nothing for JAIL_MISSED_ROUNDS rounds; in force once final; it asks back in with STAKE candidate', async () => {
-    const w = await EconWorld.create({ MAX_VALIDATORS: '3', JAIL_MISSED_ROUNDS: '2' });
-    await w.ok('STAKE', U1, { amount: c(1500), data: { candidate: true } });
-    await w.ok('STAKE', U2, { amount: c(1500), data: { candidate: true } });
-    await w.until(6); // elected at 5 and in force from 7: {U1, U2, V0}, U1 and U2 joining
-    expect((await getSchedule(w.state)).active).toHaveLength(3);
-    await w.block([], U1); // 7
-    await w.block([], U2); // 8
-    await w.block([], V0); // 9: finalizes 8, so both count: now 3 of 3 are needed
-    expect((await getSchedule(w.state)).joining).toBeUndefined();
-    // U1 and V0 take turns, U2 is down: finality stalls at 8
-    for (let h = 10; h <= 14; h++) await w.block([], h % 2 ? U1 : V0);
-    expect((await getCandidate(w.state, U2))!.jailed).toEqual({ at: 14, reason: 'downtime' }); // 2 rounds × 3 blocks after 8
-    expect(w.events).toContainEqual({ kind: 'validators.jail', address: U2, height: 14, reason: 'downtime', active: expect.not.arrayContaining([U2]) });
-    expect((await getSchedule(w.state)).active).toContain(U2);
-    // U2 comes back and produces: 14 becomes final (3 distinct above it), the set without U2 is in force
-    await w.block([], U2);
-    await w.block([], U1);
-    await w.block([], V0);
-    const s = await getSchedule(w.state);
-    expect(s.finalizedHeight).toBeGreaterThanOrEqual(14);
-    expect(s.active).not.toContain(U2);
-    // U2 stays out of elections until it asks back in
-    await w.until(25, V0);
-    expect((await getValidatorSet(w.state)).active).not.toContain(U2);
-    await w.ok('STAKE', U2, { amount: c(1), data: { candidate: true } });
-    expect((await getCandidate(w.state, U2))!.jailed).toBeNull();
-    await w.until(30, V0);
-    expect((await getValidatorSet(w.state)).active).toContain(U2);
-  });
+  it(
+    'jails a member that produced nothing for JAIL_MISSED_ROUNDS rounds; ' +
+      'in force once final; it asks back in with STAKE candidate',
+    async () => {
+      const w = await EconWorld.create({ MAX_VALIDATORS: '3', JAIL_MISSED_ROUNDS: '2' });
+      await w.ok('STAKE', U1, { amount: c(1500), data: { candidate: true } });
+      await w.ok('STAKE', U2, { amount: c(1500), data: { candidate: true } });
+      await w.until(6); // elected at 5 and in force from 7: {U1, U2, V0}, U1 and U2 joining
+      expect((await getSchedule(w.state)).active).toHaveLength(3);
+      await w.block([], U1); // 7
+      await w.block([], U2); // 8
+      await w.block([], V0); // 9: finalizes 8, so both count: now 3 of 3 are needed
+      expect((await getSchedule(w.state)).joining).toBeUndefined();
+      // U1 and V0 take turns, U2 is down: finality stalls at 8
+      for (let h = 10; h <= 14; h++) await w.block([], h % 2 ? U1 : V0);
+      // 2 rounds × 3 blocks after 8
+      expect((await getCandidate(w.state, U2))!.jailed).toEqual({ at: 14, reason: 'downtime' });
+      expect(w.events).toContainEqual({
+        kind: 'validators.jail',
+        address: U2,
+        height: 14,
+        reason: 'downtime',
+        active: expect.not.arrayContaining([U2]),
+      });
+      expect((await getSchedule(w.state)).active).toContain(U2);
+      // U2 comes back and produces: 14 becomes final (3 distinct above it), the set without U2 is in force
+      await w.block([], U2);
+      await w.block([], U1);
+      await w.block([], V0);
+      const s = await getSchedule(w.state);
+      expect(s.finalizedHeight).toBeGreaterThanOrEqual(14);
+      expect(s.active).not.toContain(U2);
+      // U2 stays out of elections until it asks back in
+      await w.until(25, V0);
+      expect((await getValidatorSet(w.state)).active).not.toContain(U2);
+      await w.ok('STAKE', U2, { amount: c(1), data: { candidate: true } });
+      expect((await getCandidate(w.state, U2))!.jailed).toBeNull();
+      await w.until(30, V0);
+      expect((await getValidatorSet(w.state)).active).toContain(U2);
+    },
+  );
 
   it('never jails the only member', async () => {
     const w = await EconWorld.create({ JAIL_MISSED_ROUNDS: '2' });
@@ -102,34 +120,38 @@ describe('downtime jailing', () => {
 });
 
 describe('joining members (an elected member counts for finality once it has produced)', () => {
-  it('an elected member with no node never stops finality; it leaves the set in force after JOINING_ROUNDS rounds and the bank is promoted', async () => {
-    const w = await EconWorld.create({ MAX_VALIDATORS: '2', BANK_SIZE: '1', JAIL_MISSED_ROUNDS: '100' });
-    await w.ok('STAKE', U1, { amount: c(1500), data: { candidate: true } });
-    await w.ok('STAKE', U2, { amount: c(1000), data: { candidate: true } });
-    await w.until(6); // elected at 5: active {U1, V0} (V0 2,000 coins, U1 1,500), bank [U2]; in force from 7
-    let s = await getSchedule(w.state);
-    expect(s.active.sort()).toEqual([U1, V0].sort());
-    expect(s.joining).toEqual({ [U1]: { since: 7, firstBlock: null } });
-    expect(countingMembers(s)).toEqual([V0]);
-    // U1 has no node: V0 alone produces, and every block's parent is final.
-    const dropAt = 6 + JOINING_ROUNDS * 2;
-    for (let h = 7; h < dropAt; h++) {
-      await w.block([], V0);
-      expect((await getSchedule(w.state)).finalizedHeight).toBe(h - 1);
-    }
-    expect((await getSchedule(w.state)).active).toContain(U1);
-    await w.block([], V0); // JOINING_ROUNDS rounds without a block: U1 leaves now, no finality needed
-    s = await getSchedule(w.state);
-    expect(s.active).toEqual([V0]);
-    expect(s.joining).toBeUndefined();
-    expect((await getCandidate(w.state, U1))!.jailed).toEqual({ at: dropAt, reason: 'downtime' });
-    expect((await getValidatorSet(w.state)).active.sort()).toEqual([U2, V0].sort()); // the bank is promoted
-    await w.block([], V0); // that decision is final: U2 joins the set in force, as joining
-    s = await getSchedule(w.state);
-    expect(s.active.sort()).toEqual([U2, V0].sort());
-    expect(s.joining).toEqual({ [U2]: { since: dropAt + 2, firstBlock: null } });
-    expect(s.finalizedHeight).toBe(dropAt);
-  });
+  it(
+    'an elected member with no node never stops finality; ' +
+      'it leaves the set in force after JOINING_ROUNDS rounds and the bank is promoted',
+    async () => {
+      const w = await EconWorld.create({ MAX_VALIDATORS: '2', BANK_SIZE: '1', JAIL_MISSED_ROUNDS: '100' });
+      await w.ok('STAKE', U1, { amount: c(1500), data: { candidate: true } });
+      await w.ok('STAKE', U2, { amount: c(1000), data: { candidate: true } });
+      await w.until(6); // elected at 5: active {U1, V0} (V0 2,000 coins, U1 1,500), bank [U2]; in force from 7
+      let s = await getSchedule(w.state);
+      expect(s.active.sort()).toEqual([U1, V0].sort());
+      expect(s.joining).toEqual({ [U1]: { since: 7, firstBlock: null } });
+      expect(countingMembers(s)).toEqual([V0]);
+      // U1 has no node: V0 alone produces, and every block's parent is final.
+      const dropAt = 6 + JOINING_ROUNDS * 2;
+      for (let h = 7; h < dropAt; h++) {
+        await w.block([], V0);
+        expect((await getSchedule(w.state)).finalizedHeight).toBe(h - 1);
+      }
+      expect((await getSchedule(w.state)).active).toContain(U1);
+      await w.block([], V0); // JOINING_ROUNDS rounds without a block: U1 leaves now, no finality needed
+      s = await getSchedule(w.state);
+      expect(s.active).toEqual([V0]);
+      expect(s.joining).toBeUndefined();
+      expect((await getCandidate(w.state, U1))!.jailed).toEqual({ at: dropAt, reason: 'downtime' });
+      expect((await getValidatorSet(w.state)).active.sort()).toEqual([U2, V0].sort()); // the bank is promoted
+      await w.block([], V0); // that decision is final: U2 joins the set in force, as joining
+      s = await getSchedule(w.state);
+      expect(s.active.sort()).toEqual([U2, V0].sort());
+      expect(s.joining).toEqual({ [U2]: { since: dropAt + 2, firstBlock: null } });
+      expect(s.finalizedHeight).toBe(dropAt);
+    },
+  );
 
   it('a joining member counts from the block where its first block is final', async () => {
     const w = await EconWorld.create({ MAX_VALIDATORS: '2' });
@@ -137,7 +159,8 @@ describe('joining members (an elected member counts for finality once it has pro
     await w.until(6);
     await w.block([], U1); // 7: its first block
     expect((await getSchedule(w.state)).joining).toEqual({ [U1]: { since: 7, firstBlock: 7 } });
-    expect((await getSchedule(w.state)).finalizedHeight).toBe(5); // U1's own block does not count (V0's last, 6, finalizes 5)
+    // U1's own block does not count (V0's last, 6, finalizes 5)
+    expect((await getSchedule(w.state)).finalizedHeight).toBe(5);
     await w.block([], V0); // 8: V0 finalizes 7, U1's first block: U1 counts
     let s = await getSchedule(w.state);
     expect(s.finalizedHeight).toBe(7);

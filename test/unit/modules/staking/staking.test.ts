@@ -3,7 +3,12 @@ import { getCandidate, getValidatorSet, getVoter, unbondingOf } from '../../../.
 import { loadSupply } from '../../../../src/protocol/execState';
 import { maxEnergy } from '../../../../src/protocol/energy';
 import { liquidCost } from '../../../../src/protocol/cost';
-import { REWARD_POOL_ADDRESS, TREASURY_ADDRESS, UNBONDING_ADDRESS, GOV_ESCROW_ADDRESS } from '../../../../src/protocol/params';
+import {
+  REWARD_POOL_ADDRESS,
+  TREASURY_ADDRESS,
+  UNBONDING_ADDRESS,
+  GOV_ESCROW_ADDRESS,
+} from '../../../../src/protocol/params';
 import { COIN } from '../../../../src/primitives/amount';
 import { EconWorld, U1, U2, U3, U4, V0 } from '../../../helpers/econWorld';
 
@@ -34,13 +39,24 @@ describe('STAKE', () => {
 
   it('registers a candidate with MIN_CANDIDATE_STAKE of own stake, binding the signing keys', async () => {
     const w = await EconWorld.create();
-    await w.fails('STAKE', U1, { amount: c(500), data: { candidate: true } }, `a validator candidate needs at least ${c(1000)} base units of own stake (MIN_CANDIDATE_STAKE); it would have ${c(500)}`);
+    await w.fails(
+      'STAKE',
+      U1,
+      { amount: c(500), data: { candidate: true } },
+      `a validator candidate needs at least ${c(1000)} base units of own stake (MIN_CANDIDATE_STAKE); it ` +
+        `would have ${c(500)}`,
+    );
     expect((await w.account(U1)).staked).toBe(0n); // the failed STAKE locked nothing
     await w.ok('STAKE', U1, { amount: c(1500), data: { candidate: true, commission: 2500 } });
     const cand = (await getCandidate(w.state, U1))!;
     expect(cand).toMatchObject({ address: U1, commissionBps: 2500, received: '0', registeredAt: w.height });
     expect(cand.signingKeys.mldsa44).toMatch(/^0x/);
-    await w.fails('STAKE', U1, { amount: c(1), data: { candidate: true } }, 'the sender is already a validator candidate');
+    await w.fails(
+      'STAKE',
+      U1,
+      { amount: c(1), data: { candidate: true } },
+      'the sender is already a validator candidate',
+    );
   });
 });
 
@@ -56,7 +72,12 @@ describe('VOTE', () => {
     expect((await getCandidate(w.state, U1))!.received).toBe('0');
     expect((await getCandidate(w.state, V0))!.received).toBe(c(300));
     expect((await getVoter(w.state, U2)).total).toBe(c(300));
-    await w.fails('VOTE', U2, { data: { votes: { [V0]: c(301) } } }, `VOTE allocates ${c(301)} base units but the sender has ${c(300)} staked`);
+    await w.fails(
+      'VOTE',
+      U2,
+      { data: { votes: { [V0]: c(301) } } },
+      `VOTE allocates ${c(301)} base units but the sender has ${c(300)} staked`,
+    );
     await w.fails('VOTE', U2, { data: { votes: { [U3]: c(1) } } }, `VOTE target ${U3} is not a validator candidate`);
     await w.ok('VOTE', U2, { data: { votes: {} } });
     expect((await getCandidate(w.state, V0))!.received).toBe('0');
@@ -64,27 +85,33 @@ describe('VOTE', () => {
 });
 
 describe('elections', () => {
-  it('change the set only at epoch boundaries: by weight (own stake + votes), ties by address, MAX_VALIDATORS active, BANK_SIZE banked', async () => {
-    const w = await EconWorld.create({ MAX_VALIDATORS: '1', BANK_SIZE: '1' });
-    await w.ok('STAKE', U1, { amount: c(1500), data: { candidate: true } }); // height 1
-    await w.ok('STAKE', U3, { amount: c(1000), data: { candidate: true } });
-    await w.until(5);
-    expect(await getValidatorSet(w.state)).toEqual({ active: [V0], bank: [U1], epoch: 1, electedAt: 5 });
-    await w.ok('STAKE', U2, { amount: c(1000) }); // 6
-    await w.ok('VOTE', U2, { data: { votes: { [U1]: c(1000) } } }); // 7: U1 weighs 2500 > V0's 2000
-    await w.until(9);
-    expect((await getValidatorSet(w.state)).active).toEqual([V0]); // not before the boundary
-    await w.block(); // 10
-    expect(await getValidatorSet(w.state)).toEqual({ active: [U1], bank: [V0], epoch: 2, electedAt: 10 });
-    expect(w.events).toEqual([{ kind: 'validators.elect', epoch: 2, height: 10, active: [U1], bank: [V0], previous: [V0] }]);
-    expect((await w.account(U1)).isValidator).toBe(true);
-    expect((await w.account(V0)).isValidator).toBe(false);
-    // A tie (U1 2500 vs V0 2000 + 500): the lower address wins.
-    await w.ok('STAKE', U4, { amount: c(500) });
-    await w.ok('VOTE', U4, { data: { votes: { [V0]: c(500) } } });
-    await w.until(15);
-    expect((await getValidatorSet(w.state)).active).toEqual([U1 < V0 ? U1 : V0]);
-  });
+  it(
+    'change the set only at epoch boundaries: by weight (own stake + votes), ' +
+      'ties by address, MAX_VALIDATORS active, BANK_SIZE banked',
+    async () => {
+      const w = await EconWorld.create({ MAX_VALIDATORS: '1', BANK_SIZE: '1' });
+      await w.ok('STAKE', U1, { amount: c(1500), data: { candidate: true } }); // height 1
+      await w.ok('STAKE', U3, { amount: c(1000), data: { candidate: true } });
+      await w.until(5);
+      expect(await getValidatorSet(w.state)).toEqual({ active: [V0], bank: [U1], epoch: 1, electedAt: 5 });
+      await w.ok('STAKE', U2, { amount: c(1000) }); // 6
+      await w.ok('VOTE', U2, { data: { votes: { [U1]: c(1000) } } }); // 7: U1 weighs 2500 > V0's 2000
+      await w.until(9);
+      expect((await getValidatorSet(w.state)).active).toEqual([V0]); // not before the boundary
+      await w.block(); // 10
+      expect(await getValidatorSet(w.state)).toEqual({ active: [U1], bank: [V0], epoch: 2, electedAt: 10 });
+      expect(w.events).toEqual([
+        { kind: 'validators.elect', epoch: 2, height: 10, active: [U1], bank: [V0], previous: [V0] },
+      ]);
+      expect((await w.account(U1)).isValidator).toBe(true);
+      expect((await w.account(V0)).isValidator).toBe(false);
+      // A tie (U1 2500 vs V0 2000 + 500): the lower address wins.
+      await w.ok('STAKE', U4, { amount: c(500) });
+      await w.ok('VOTE', U4, { data: { votes: { [V0]: c(500) } } });
+      await w.until(15);
+      expect((await getValidatorSet(w.state)).active).toEqual([U1 < V0 ? U1 : V0]);
+    },
+  );
 
   it('keep the previous set when no candidate is eligible', async () => {
     const w = await EconWorld.create({}, 10n); // the genesis validator is below MIN_CANDIDATE_STAKE
@@ -99,7 +126,10 @@ describe('block rewards', () => {
     await w.ok('STAKE', U1, { amount: c(1500), data: { candidate: true, commission: 1000 } }); // 10%
     await w.ok('STAKE', U2, { amount: c(300) });
     await w.ok('STAKE', U3, { amount: c(100) });
-    await w.block([await w.tx('VOTE', U2, { data: { votes: { [U1]: c(300) } } }), await w.tx('VOTE', U3, { data: { votes: { [U1]: c(100) } } })]);
+    await w.block([
+      await w.tx('VOTE', U2, { data: { votes: { [U1]: c(300) } } }),
+      await w.tx('VOTE', U3, { data: { votes: { [U1]: c(100) } } }),
+    ]);
     const u1 = (await w.account(U1)).balance;
     for (let i = 0; i < 4; i++) await w.block([], U1); // 4 blocks of 1 coin: 0.4 to U1, 3.6 to voters (3:1)
     expect((await w.account(U1)).balance - u1).toBe(4n * (COIN / 10n));
@@ -164,9 +194,19 @@ describe('UNSTAKE', () => {
     const w = await EconWorld.create();
     await w.ok('STAKE', U2, { amount: c(300) });
     await w.ok('VOTE', U2, { data: { votes: { [V0]: c(250) } } });
-    await w.fails('UNSTAKE', U2, { amount: c(51) }, `stake backs votes: ${c(250)} base units are allocated by VOTE; reduce them first`);
+    await w.fails(
+      'UNSTAKE',
+      U2,
+      { amount: c(51) },
+      `stake backs votes: ${c(250)} base units are allocated by VOTE; reduce them first`,
+    );
     await w.ok('UNSTAKE', U2, { amount: c(50) });
-    await w.fails('UNSTAKE', V0, { amount: c(1500) }, 'UNSTAKE would leave the chain without an eligible validator candidate');
+    await w.fails(
+      'UNSTAKE',
+      V0,
+      { amount: c(1500) },
+      'UNSTAKE would leave the chain without an eligible validator candidate',
+    );
     await w.ok('STAKE', U1, { amount: c(1000), data: { candidate: true } });
     await w.ok('UNSTAKE', V0, { amount: c(1500) }); // U1 remains eligible
   });
