@@ -51,5 +51,6 @@ for i in $(seq 1 "$runs"); do
   fi
   rm -rf "$run_tmp" "$reports"
 done
-echo "$((runs - fails))/$runs runs passed beside $burners CPU burners (load average now: $(cut -d' ' -f1-3 /proc/loadavg))"
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "$((runs - fails))/$runs runs passed beside $burners CPU burners (load average now: $load)"
 [ "$fails" -eq 0 ]
