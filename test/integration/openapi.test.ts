@@ -425,7 +425,13 @@ describe('docs/openapi.json against a running node', () => {
 
   it('validators, governance, AI, bridge and machines', async () => {
     expect((await ok('GET /validators', '/validators')).active).toHaveLength(1);
-    expect((await ok('GET /governance', '/governance')).proposals.VOTING).toBe(1);
+    // Under two CPU burners this once read 0 right after the proposal was included: wait for it
+    // (a deadline, not a sleep) and keep the count exact.
+    const gov = await waitUntil(async () => {
+      const g = await ok('GET /governance', '/governance');
+      return g.proposals.VOTING > 0 ? g : undefined;
+    }, 30_000);
+    expect(gov.proposals.VOTING).toBe(1);
     const proposals = await ok('GET /governance/proposals', '/governance/proposals?status=voting&since=0&limit=5');
     expect(proposals.proposals.map((p: Json) => p.id)).toEqual([ids.proposal]);
     await expectStatus('GET /governance/proposals', '/governance/proposals?status=NOPE', 400);

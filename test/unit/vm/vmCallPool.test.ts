@@ -67,27 +67,22 @@ describe('VmCallPool', () => {
         message: 'execution aborted (timeout = 25 ms)',
       });
       expect(tight.stats()).toMatchObject({ timeouts: 1, crashes: 0 });
-      // Replaced: a new worker starts and serves the next call (a trivial one, retried until a
-      // deadline only if this shared, busy machine starved it past the 25 ms budget: the workers
-      // run at nice 10, and under a full CI run a fresh one's first call can miss it many times;
-      // beside two CPU burners each miss also costs a worker's restart: 50 s was once too short).
-      const end = Date.now() + 120_000;
-      let out: VmOutcome | undefined;
-      while (!out) {
-        while (tight.stats().alive < 1) {
-          if (Date.now() > end) throw new Error('no replacement worker within the deadline');
-          await new Promise((r) => setTimeout(r, 20));
-        }
-        out = await tight.call(root, call(CALLER_BALANCE), ctx).catch((e) => {
-          if (e.code !== 'VM_CALL_TIMEOUT' || Date.now() > end) throw e;
-          return undefined;
-        });
+      // Replaced: a new worker starts and serves the next call. Its budget is lifted first: a
+      // fresh worker at nice 10 beside CPU-bound neighbours cannot answer within 25 ms, and each
+      // miss would restart it (two CPU burners kept it missing for 120 s). What is checked is
+      // that the pool replaced the stopped worker and goes on serving, not the 25 ms budget.
+      const end = Date.now() + 60_000;
+      while (tight.stats().alive < 1) {
+        if (Date.now() > end) throw new Error('no replacement worker within the deadline');
+        await new Promise((r) => setTimeout(r, 20));
       }
+      Object.assign(tight, { timeoutMs: 60_000 });
+      const out: VmOutcome = await tight.call(root, call(CALLER_BALANCE), ctx);
       expect(out.status).toBe('success');
     } finally {
       await tight.close();
     }
-  }, 150_000);
+  }, 130_000);
 
   it('a call made while the workers still start waits for ' +
     "them, not the busy wait (a node's first seconds)", async () => {
