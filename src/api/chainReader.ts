@@ -377,7 +377,9 @@ export class ChainReader implements ChainQueries {
   /** GET /tx/:id — from a block, else from the mempool (pending or recently dropped). */
   async tx(id: Hex): Promise<TxRecord | undefined> {
     const loc = await this.d.store.txLocation(id);
-    if (loc) {
+    // A block is written before its head is published: until then its transactions read as they
+    // were, so that a client told "in block h" finds block h's state at the head it reads next.
+    if (loc && loc.height <= this.d.view.head.height) {
       const block = await this.cachedBlock(loc.height);
       const tx = block?.txs[loc.index];
       const life = await this.txLifecycle(id);
