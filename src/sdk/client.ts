@@ -132,13 +132,8 @@ export class CairnClient {
     const { path, body } = routeRequest(r, args);
     const headers = r.admin && this.adminToken !== undefined ? { 'x-admin-token': this.adminToken } : undefined;
     const text = 'text' in r.ok;
-    if (!r.nullIfMissing) return this.request(r.method, path, body, undefined, { headers, text });
-    try {
-      return await this.request(r.method, path, body, undefined, { headers, text });
-    } catch (e) {
-      if (e instanceof CairnError && e.code === 'HTTP_404') return null;
-      throw e;
-    }
+    const answer = this.request(r.method, path, body, undefined, { headers, text });
+    return r.nullIfMissing ? nullIfMissing(answer) : answer;
   }
 
   private networkMemo: Promise<Network> | undefined;
@@ -296,13 +291,8 @@ export class CairnClient {
     return final ? 'finalized' : 'included';
   }
 
-  private async getOrNull<T>(path: string, timeoutMs?: number): Promise<T | null> {
-    try {
-      return await this.request<T>('GET', path, undefined, timeoutMs);
-    } catch (e) {
-      if (e instanceof CairnError && e.code === 'HTTP_404') return null;
-      throw e;
-    }
+  private getOrNull<T>(path: string, timeoutMs?: number): Promise<T | null> {
+    return nullIfMissing(this.request<T>('GET', path, undefined, timeoutMs));
   }
 
   private async request<T>(
@@ -361,6 +351,16 @@ export class CairnClient {
     if (json === undefined)
       throw new CairnError('BAD_RESPONSE', `${method} ${path}: expected a JSON body`, { status: res.status });
     return json as T;
+  }
+}
+
+/** A lookup's 404 is an answer ("no such thing"), not a failure. */
+async function nullIfMissing<T>(answer: Promise<T>): Promise<T | null> {
+  try {
+    return await answer;
+  } catch (e) {
+    if (e instanceof CairnError && e.code === 'HTTP_404') return null;
+    throw e;
   }
 }
 

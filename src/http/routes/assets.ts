@@ -1,3 +1,4 @@
+import { decodeSegment } from '../../views/routes/define';
 import { decodeCursor, type Feed, type HeightStart } from '../../api/cursors';
 import type { AssetRef } from '../../api/ports';
 import { NAME_RE } from '../../protocol/params';
@@ -7,13 +8,8 @@ import { sized } from '../params';
 import type { HttpDeps } from '../route';
 import type { RouteHandlers } from './bind';
 
-function segment(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return ''; // a malformed %-escape is a malformed parameter, not a server error
-  }
-}
+/** A path segment decoded; a malformed %-escape is a malformed parameter (''), not a server error. */
+const segment = (s: string): string => decodeSegment(s) ?? '';
 
 /**
  * `before` on holders and a collection's items: a cursor this feed returned as `nextBefore`; absent or empty = from the

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { MAX_CHAIN_PAGE } from '../../protocol/params';
-import { address, flag, int, str, type PageRule } from './define';
+import { address, readAddress, flag, int, str, type PageRule } from './define';
 
 /** The parameters and rules several groups of routes share. */
 
@@ -38,7 +38,7 @@ export const forAddress = (what: string) => ({
     `Add \`actions\`: the transactions this address (0x or cairn1…) may send to the ${what} from the next ` +
       `block, with their height windows`,
   ),
-  read: (s: string | undefined) => (s ? address().read(s) : undefined),
+  read: (s: string | undefined) => (s ? readAddress(s) : undefined),
 });
 
 /** `since` of the machine feeds: the handler refuses one above the head. */

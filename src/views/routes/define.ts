@@ -214,7 +214,7 @@ export function segment(description: string, schema = Type.String({ description 
   return { schema, read: (s: string | undefined): string => s ?? '' } satisfies Param;
 }
 
-function decodeSegment(s: string): string | undefined {
+export function decodeSegment(s: string): string | undefined {
   try {
     return decodeURIComponent(s);
   } catch {
