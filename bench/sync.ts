@@ -30,6 +30,7 @@ import { MemoryKv } from '../src/state/kv';
 import { openStore } from '../src/storage/rocks';
 import { fmt, posInt, printTable, sleep, spawnNode, summarizeProfile } from './lib/harness';
 import { spread, writeResults } from './lib/results';
+import { bucketsPerTx, storeDisk } from './lib/disk';
 import { signDevTxs, type DevTxItem } from './lib/sign';
 import { networkOfSpec } from '../src/chain/genesis';
 
@@ -44,6 +45,8 @@ const TXS = TINY ? 10 : arg('txs', 4, MAX_TXS_PER_BLOCK);
 const SENDERS = TINY ? 20 : arg('senders', 200, 1_000);
 /** The issue's target for a fresh node syncing full blocks from a peer. */
 const TARGET_TX_S = 2_000;
+/** Disk per hybrid transfer in a node's store (blocks, indexes, state). */
+const TARGET_DISK_PER_TX = 3_000;
 const SLOT_MS = 50;
 
 /** Blocks signed and built at a time: a chunk's envelopes only are in memory (500-tx blocks: ~380 MB). */
@@ -256,6 +259,7 @@ async function main() {
     extra: [...quiet, '--peers', a.httpUrl, '--validator-key', keyFile, '--genesis', specFile, '--allow-dev-validator'],
     cpuProf: process.env.SYNC_PROF === '1',
   });
+  let bStopped = false;
   try {
     await b.ready;
     const t0 = performance.now();
@@ -281,11 +285,19 @@ async function main() {
     );
     if (ra.stateRoot !== rb.stateRoot || ra.hash !== rb.hash || rb.stateRoot !== head.stateRoot)
       throw new Error(`divergence at ${head.height}: ${JSON.stringify({ ra, rb })}`);
+    // What the follower's store takes: it wrote every block through the node's own import path.
+    await b.stop(true);
+    bStopped = true;
+    const disk = await storeDisk(join(b.dataDir, 'chain'));
+    rmSync(b.dataDir, { recursive: true, force: true });
+    const perTx = disk.compacted / txs;
     printTable(`sync of ${head.height} blocks (${txs} hybrid-signed transfers) from one peer`, [
       ['wall', `${fmt(secs)} s`],
       ['blocks/s', fmt(head.height / secs, 2)],
       ['verified tx/s', fmt(txs / secs, 0)],
       ['state root', `${rb.stateRoot} (same on both)`],
+      ['follower store', `${fmt(disk.compacted / 1e6, 1)} MB compacted (${fmt(disk.asLeft / 1e6, 1)} MB as left)`],
+      ['disk per transfer', `${fmt(perTx, 0)} B: ${bucketsPerTx(disk, txs)}`],
     ]);
     const ri = process.argv.indexOf('--results-dir');
     if (ri > 0) {
@@ -302,12 +314,24 @@ async function main() {
             met: txS >= TARGET_TX_S,
             note: `${(head.height / secs).toFixed(2)} blocks/s, ${secs.toFixed(0)} s; same state root on both`,
           },
+          {
+            metric: `disk per hybrid transfer: the follower's store after the sync (bytes, compacted)`,
+            unit: 'B',
+            cairn: spread([perTx]),
+            reference: null,
+            target: `≤ ${TARGET_DISK_PER_TX.toLocaleString('en')} B per transfer`,
+            met: perTx <= TARGET_DISK_PER_TX,
+            note:
+              `${(disk.compacted / 1e6).toFixed(1)} MB for ${txs} transfers and ${head.height} blocks ` +
+              `(${(disk.asLeft / 1e6).toFixed(1)} MB as the node left it, write-ahead log included); ` +
+              `logical bytes per transfer: ${bucketsPerTx(disk, txs)}`,
+          },
         ],
         process.argv[ri + 1],
       );
     }
   } finally {
-    await b.stop(false);
+    if (!bStopped) await b.stop(false);
     await a.stop(kept); // a kept chain stays for the next run
     for (const f of [keyFile, specFile]) rmSync(dirname(f), { recursive: true, force: true });
     if (b.cpuProfDir) summarizeProfile(b.cpuProfDir);

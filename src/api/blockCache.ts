@@ -1,5 +1,4 @@
 import type { Block } from '../protocol/types';
-import { decodeBlock } from '../chain/block';
 import type { ChainStore } from '../storage/chainStore';
 
 /** Encoded size of each cached block (for the cache's byte budget). */
@@ -61,10 +60,9 @@ export class BlockCache {
   }
 
   private async load(height: number): Promise<Block | undefined> {
-    const text = await this.store.blockText(height);
-    if (!text) return undefined;
-    const b = decodeBlock(text);
-    this.keep(height, b, text.byteLength);
+    const [b, summary] = await Promise.all([this.store.block(height), this.store.summary(height)]);
+    if (!b || !summary) return undefined;
+    this.keep(height, b, summary.size);
     return b;
   }
 

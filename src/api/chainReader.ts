@@ -318,16 +318,17 @@ export class ChainReader implements ChainQueries {
     let bytes = 0;
     let h = from;
     for (; h <= head && parts.length < limit; h++) {
-      const t = await this.d.store.blockText(h);
-      const summary = t && (await this.d.store.summary(h));
-      if (!t || !summary) break;
-      if (parts.length > 0 && bytes + t.length > maxBytes) break;
-      bytes += t.length;
-      // A stored line is one JSON object: `height` and `hash` go in first and `size` (its byte
+      const summary = await this.d.store.summary(h);
+      const text = summary && (await this.d.store.blockJson(h));
+      if (!summary || !text) break;
+      if (parts.length > 0 && bytes + summary.size > maxBytes) break;
+      bytes += summary.size;
+      // A block line is one JSON object: `height` and `hash` go in first and `size` (its byte
       // length) last, so an item has them at the top level as /blocks/:ref has (and `header`
-      // as stored, for peers that import it), without parsing the line.
-      const text = Buffer.from(t.buffer, t.byteOffset, t.byteLength).toString('utf8');
-      parts.push(`{"height":${h},"hash":"${summary.hash}",${text.slice(1, text.lastIndexOf('}'))},"size":${t.length}}`);
+      // as stored, for peers that import it).
+      parts.push(
+        `{"height":${h},"hash":"${summary.hash}",${text.slice(1, text.lastIndexOf('}'))},"size":${summary.size}}`,
+      );
     }
     const note = capped === undefined ? '' : `,"capped":${JSON.stringify(capped)}`;
     return `{"from":${from},"limit":${limit}${note},"blocks":[${parts.join(',')}],"next":${h <= head ? h : null}}`;

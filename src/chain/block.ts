@@ -55,8 +55,3 @@ export function genesisHeader(h: BlockHeader): SignedBlockHeader {
   const empty = '0x' as Hex;
   return { ...h, hash: headerHash(h), signatures: { secp256k1: empty, mldsa44: empty } };
 }
-
-/** The block line: its JSON text, whose byte length is the block's `size`. */
-export const encodeBlock = (b: Block): string => JSON.stringify(b);
-export const decodeBlock = (s: string | Uint8Array): Block =>
-  JSON.parse(typeof s === 'string' ? s : Buffer.from(s).toString('utf8')) as Block;

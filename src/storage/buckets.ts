@@ -12,10 +12,11 @@ import { NODE_PREFIX } from '../state/trieNodes';
  *   undo     the undo records themselves
  *   local    written outside blocks (node-local metadata): untouched by undo
  *   trie     state nodes, content-addressed: a replaced block's nodes are simply unreferenced
+ *   content  other content-addressed records blocks refer to (signer keys): likewise never undone
  * Heights are u64be, tx/log/event positions u32be, addresses and asset ids their 20 bytes,
  * hashes their 32 bytes, balances 32-byte big-endian (byte order = numeric order).
  */
-export type BucketKind = 'block' | 'mutable' | 'history' | 'undo' | 'local' | 'trie';
+export type BucketKind = 'block' | 'mutable' | 'history' | 'undo' | 'local' | 'trie' | 'content';
 
 interface BucketDef {
   prefix: string;
@@ -27,7 +28,17 @@ interface BucketDef {
 
 export const BUCKETS = {
   // chain store (storage/chainStore.ts)
-  block: { prefix: 'h', kind: 'block', layout: 'height → block line (JSON)' },
+  block: {
+    prefix: 'h',
+    kind: 'block',
+    layout: 'height → the block, compact binary (storage/blockCodec.ts) or a JSON line (older stores)',
+  },
+  signer: {
+    prefix: 'k',
+    kind: 'content',
+    layout:
+      'keccak(keccak(ML-DSA key) ‖ secp256k1 key) → secp256k1 key ‖ ML-DSA key (stored once, not per transaction)',
+  },
   summary: { prefix: 's', kind: 'block', layout: 'height → block summary (feeds, stats)' },
   blockHash: { prefix: 'H', kind: 'block', layout: 'hash → height' },
   txLocation: { prefix: 'T', kind: 'block', layout: 'txid → height, index' },
@@ -49,7 +60,9 @@ export const BUCKETS = {
   txLifecycle: {
     prefix: 'W',
     kind: 'history',
-    layout: 'txid|seq (Mseq at the write) → {event: included | undone, height, hash}',
+    layout:
+      'txid|seq (Mseq at the write) → {event: included | undone, height, hash}: written when a block is undone ' +
+      '(its inclusion, then undone); a current inclusion is the tx location',
   },
   undo: { prefix: 'U', kind: 'undo', layout: 'height → the previous values of the keys the block wrote' },
   contract: { prefix: 'V', kind: 'local', layout: 'addr → contract verification metadata' },

@@ -1,10 +1,10 @@
+import { LRUCache } from 'lru-cache';
 import { partiesOf } from '../modules/registry';
-import { decodeBlock, encodeBlock } from '../chain/block';
 import type { GenesisSpec } from '../chain/genesis';
 import type { BlockSummary, Head } from '../protocol/chain';
 import type { Network } from '../protocol/network';
 import type { Address, Block } from '../protocol/types';
-import { fromHex, type Hex } from '../primitives/hex';
+import { fromHex, toHex, type Hex } from '../primitives/hex';
 import { readU64be, u32be, u64be } from '../primitives/height';
 import { getMany, type KvBatch, type KvStore } from '../state/kv';
 import { kindOf } from './buckets';
@@ -14,6 +14,15 @@ import { CairnError } from '../errors/CairnError';
 import type { TxLifecycleEvent } from '../machines/txLifecycle';
 import type { ChainEvent } from '../protocol/events';
 import { bucketEnd, bucketKey, type BucketName } from './buckets';
+import {
+  encodeStoredBlock,
+  finishStoredBlock,
+  parseStoredBlock,
+  signerKeysOf,
+  signerRefsOf,
+  type EncodedBlock,
+  type SignerKeys,
+} from './blockCodec';
 
 /**
  * The chain database: blocks, their indexes and the head pointer. Every key is built from
@@ -75,8 +84,14 @@ export interface TxLocation {
 
 const json = (b: Uint8Array) => JSON.parse(Buffer.from(b).toString('utf8'));
 const bytes = (v: unknown) => enc.encode(JSON.stringify(v));
+const signerKey = (ref: Uint8Array) => bucketKey('signer', ref);
+/** Signers whose record a decode may need at once: a block has at most 500 (MAX_TXS_PER_BLOCK). */
+const SIGNERS_CACHED = 4_096;
 
 export class ChainStore {
+  /** Signer keys by reference, each known to be on disk (read from it, or found there before a write). */
+  private readonly signers = new LRUCache<Hex, SignerKeys>({ max: SIGNERS_CACHED });
+
   /**
    * `devUndo` (a --dev node only): undo records of final blocks are kept and final blocks may be
    * undone (POST /dev/revert), finality going back with them. Never on a network.
@@ -91,13 +106,41 @@ export class ChainStore {
     return v ? (json(v) as Head) : undefined;
   }
 
-  async blockText(height: number): Promise<Uint8Array | undefined> {
-    return this.kv.get(bucketKey('block', u64be(height)));
+  async block(height: number): Promise<Block | undefined> {
+    const stored = await this.kv.get(bucketKey('block', u64be(height)));
+    return stored && this.decodeStored(stored);
   }
 
-  async block(height: number): Promise<Block | undefined> {
-    const t = await this.blockText(height);
-    return t ? decodeBlock(t) : undefined;
+  /** A block as its JSON line (the API's and the peers' form); a block stored as a JSON line is served as is. */
+  async blockJson(height: number): Promise<string | undefined> {
+    const stored = await this.kv.get(bucketKey('block', u64be(height)));
+    if (!stored) return undefined;
+    if (stored[0] === 0x7b) return Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength).toString('utf8');
+    return JSON.stringify(await this.decodeStored(stored));
+  }
+
+  /** A stored block, its signers' keys re-attached (from the cache, or in one multi-get). */
+  private async decodeStored(stored: Uint8Array): Promise<Block> {
+    const parsed = parseStoredBlock(stored);
+    const keys = new Map<Hex, SignerKeys>();
+    const missing: Hex[] = [];
+    for (const ref of signerRefsOf(parsed)) {
+      const k = this.signers.get(ref);
+      if (k) keys.set(ref, k);
+      else missing.push(ref);
+    }
+    const found = await getMany(
+      this.kv,
+      missing.map((r) => signerKey(fromHex(r))),
+    );
+    missing.forEach((ref, i) => {
+      const v = found[i];
+      if (!v) throw new CairnError('BAD_RECORD', `the signer record ${ref} of a stored block is missing`);
+      const k = signerKeysOf(v);
+      keys.set(ref, k);
+      this.signers.set(ref, k);
+    });
+    return finishStoredBlock(parsed, (ref) => keys.get(ref) as SignerKeys);
   }
 
   async summary(height: number): Promise<BlockSummary | undefined> {
@@ -169,7 +212,7 @@ export class ChainStore {
       gte: bucketKey('block', u64be(from)),
       lt: bucketKey('block', Buffer.alloc(8, 0xff)),
     }))
-      yield decodeBlock(v);
+      yield await this.decodeStored(v);
   }
 
   async counters(): Promise<StoreCounters> {
@@ -248,7 +291,7 @@ export class ChainStore {
     await this.kv.write(b);
   }
 
-  /** Adds a block and all its indexes to `batch`, plus the new head pointer and counters. */
+  /** Adds a block and all its indexes to `batch`, plus its signer records, the new head pointer and counters. */
   putBlock(
     batch: KvBatch,
     block: Block,
@@ -256,10 +299,23 @@ export class ChainStore {
     newAddresses: Address[] = [],
     prev: StoreCounters = { accounts: 0, txs: 0 },
   ): BlockSummary {
-    const text = enc.encode(encodeBlock(block));
+    const encoded = encodeStoredBlock(block);
+    for (const s of encoded.signers) batch.put(signerKey(s.ref), s.value);
+    return this.putEncodedBlock(batch, block, encoded, head, newAddresses, prev);
+  }
+
+  /** putBlock without the signer records (the caller writes those it does not find on disk). */
+  private putEncodedBlock(
+    batch: KvBatch,
+    block: Block,
+    encoded: EncodedBlock,
+    head: Head,
+    newAddresses: Address[],
+    prev: StoreCounters = { accounts: 0, txs: 0 },
+  ): BlockSummary {
     const h = block.header;
     const hb = u64be(h.height);
-    batch.put(bucketKey('block', hb), text);
+    batch.put(bucketKey('block', hb), encoded.bytes);
     batch.put(bucketKey('blockHash', fromHex(h.hash)), hb);
     let volume = 0n;
     let logIndex = 0;
@@ -297,7 +353,8 @@ export class ChainStore {
       timestamp: h.timestamp,
       producer: h.producer,
       txCount: block.txs.length,
-      size: text.byteLength,
+      // The spec's size: the byte length of the block line, the JSON the API serves (not the stored bytes).
+      size: encoded.jsonSize,
       volume: volume.toString(),
     };
     batch.put(bucketKey('summary', hb), bytes(summary));
@@ -316,9 +373,11 @@ export class ChainStore {
   /**
    * putBlock, undoably: the block's writes go through a recording batch, and an undo record
    * (bucket undo) keeps what each written key held before — one multi-get of the keys of
-   * mutable buckets; keys unique to the block held nothing. The transactions' lifecycle
-   * history gets its `included` entries. Undo records of blocks now final are pruned in the
-   * same batch: a final block is never undone.
+   * mutable buckets; keys unique to the block held nothing. The same multi-get looks for the
+   * block's signer records not known to be on disk; only the absent ones are written. Undo
+   * records of blocks now final are pruned in the same batch: a final block is never undone.
+   * A transaction's inclusion is its location (bucket txLocation); the lifecycle history is
+   * written only when a block is undone.
    */
   async putUndoableBlock(
     batch: KvBatch,
@@ -327,22 +386,28 @@ export class ChainStore {
     newAddresses: Address[] = [],
     prev?: StoreCounters,
   ): Promise<BlockSummary> {
+    const encoded = encodeStoredBlock(block);
     const rec = new RecordingBatch(batch);
-    const summary = this.putBlock(rec, block, head, newAddresses, prev);
+    const summary = this.putEncodedBlock(rec, block, encoded, head, newAddresses, prev);
     // Keys of block buckets held nothing before the block; mutable ones are read, in one multi-get.
     const mutable = rec.keys.filter((k) => kindOf(k) === 'mutable');
-    const found = await getMany(this.kv, [...mutable, SEQ_KEY]);
+    const signers = encoded.signers.filter((s) => !this.signers.has(toHex(s.ref)));
+    const found = await getMany(this.kv, [...mutable, ...signers.map((s) => signerKey(s.ref))]);
     const entries: UndoEntry[] = rec.keys.filter((k) => kindOf(k) === 'block').map((k) => [k, undefined]);
     let previousHead: Uint8Array | undefined;
     mutable.forEach((k, i) => {
       entries.push([k, found[i]]);
       if (Buffer.compare(k, HEAD_KEY) === 0) previousHead = found[i];
     });
+    signers.forEach((s, i) => {
+      const onDisk = found[mutable.length + i];
+      if (onDisk) this.signers.set(toHex(s.ref), signerKeysOf(onDisk));
+      else batch.put(signerKey(s.ref), s.value);
+    });
     const h = block.header.height;
     batch.put(undoKey(h), encodeUndo(entries));
     const prevFinal = previousHead ? (json(previousHead) as Head).finalizedHeight : 0;
     if (!this.opts.devUndo) for (let f = prevFinal + 1; f <= head.finalizedHeight; f++) batch.del(undoKey(f));
-    this.putLifecycle(batch, found[found.length - 1], block, 'included');
     return summary;
   }
 
@@ -374,7 +439,7 @@ export class ChainStore {
       if (v && Buffer.compare(k, HEAD_KEY) === 0) restored = json(v) as Head;
     }
     batch.del(undoKey(height));
-    this.putLifecycle(batch, seq, block, 'undone');
+    this.putUndoneLifecycle(batch, seq, block);
     if (!restored) throw new CairnError('UNDO', `block ${height}'s undo record has no previous head`);
     // Finality never goes back: what the undone block finalized stays final.
     if (head.finalizedHeight > restored.finalizedHeight && !this.opts.devUndo) {
@@ -384,13 +449,25 @@ export class ChainStore {
     return restored;
   }
 
-  /** The recorded lifecycle of a transaction in blocks, oldest first (INCLUDED and UNDONE events). */
+  /**
+   * The lifecycle of a transaction in blocks, oldest first: the inclusions and undos recorded
+   * when blocks were undone, then its current inclusion (its location), unless the history
+   * already ends with it (stores written before the history was kept at undo time only).
+   */
   async txLifecycleEvents(id: Hex): Promise<TxLifecycleEvent[]> {
     const prefix = bucketKey('txLifecycle', fromHex(id));
     const out: TxLifecycleEvent[] = [];
     for await (const [, v] of this.kv.iterate({ gte: prefix, lt: Buffer.concat([prefix, Buffer.alloc(8, 0xff)]) })) {
       const e = json(v) as LifecycleEntry;
-      out.push(e.event === 'included' ? { type: 'INCLUDED', height: e.height, blockHash: e.hash } : { type: 'UNDONE' });
+      const event: TxLifecycleEvent =
+        e.event === 'included' ? { type: 'INCLUDED', height: e.height, blockHash: e.hash } : { type: 'UNDONE' };
+      if (!sameInclusion(out[out.length - 1], event)) out.push(event);
+    }
+    const at = await this.txLocation(id);
+    const block = at && (await this.summary(at.height));
+    if (block) {
+      const current: TxLifecycleEvent = { type: 'INCLUDED', height: block.height, blockHash: block.hash };
+      if (!sameInclusion(out[out.length - 1], current)) out.push(current);
     }
     return out;
   }
@@ -469,19 +546,20 @@ export class ChainStore {
     return out;
   }
 
-  /** History entries of the block's transactions, under the next commit sequence number. */
-  private putLifecycle(
-    batch: KvBatch,
-    seqValue: Uint8Array | undefined,
-    block: Block,
-    event: LifecycleEntry['event'],
-  ): void {
+  /**
+   * The history of an undone block's transactions: their inclusion in it, then `undone` with the
+   * transaction (which no block holds any more), under the next two commit sequence numbers.
+   */
+  private putUndoneLifecycle(batch: KvBatch, seqValue: Uint8Array | undefined, block: Block): void {
     const seq = seqValue ? readU64be(seqValue) : 0;
-    const base = { event, height: block.header.height, hash: block.header.hash } satisfies LifecycleEntry;
-    const shared = event === 'included' ? bytes(base) : undefined;
-    for (const tx of block.txs)
-      batch.put(bucketKey('txLifecycle', fromHex(tx.id), u64be(seq)), shared ?? bytes({ ...base, tx }));
-    batch.put(SEQ_KEY, u64be(seq + 1));
+    const { height, hash } = block.header;
+    const included = bytes({ event: 'included', height, hash } satisfies LifecycleEntry);
+    for (const tx of block.txs) {
+      const id = fromHex(tx.id);
+      batch.put(bucketKey('txLifecycle', id, u64be(seq)), included);
+      batch.put(bucketKey('txLifecycle', id, u64be(seq + 1)), bytes({ event: 'undone', height, hash, tx }));
+    }
+    batch.put(SEQ_KEY, u64be(seq + 2));
   }
 
   /** Only the finalized height moved: rewrite the head pointer alone. */
@@ -489,6 +567,10 @@ export class ChainStore {
     batch.put(HEAD_KEY, bytes(head));
   }
 }
+
+/** Two entries for one inclusion (a store written before undo-time history records each inclusion once already). */
+const sameInclusion = (a: TxLifecycleEvent | undefined, b: TxLifecycleEvent): boolean =>
+  a?.type === 'INCLUDED' && b.type === 'INCLUDED' && a.height === b.height && a.blockHash === b.blockHash;
 
 /** A machine's feed key prefix (every instance, by height). */
 const feedPrefix = (machine: string) => {

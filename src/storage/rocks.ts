@@ -28,6 +28,8 @@ interface RocksDB {
   read(opts?: { capacity?: number; autoDestroy?: boolean }): RocksReadBatch;
   write(opts?: { capacity?: number }): RocksWriteBatch;
   iterator(range: RocksIteratorRange): AsyncIterable<{ key: Buffer; value: Buffer }>;
+  flush(): Promise<void>;
+  compactRange(): Promise<void>;
   close(): Promise<void>;
 }
 type RocksDBClass = new (path: string, opts: { readOnly: boolean; createIfMissing: boolean }) => RocksDB;
@@ -103,6 +105,12 @@ export class RocksKv implements KvStore {
     if (opts.lt) range.lt = opts.lt;
     if (opts.limit !== undefined) range.limit = opts.limit;
     for await (const { key, value } of this.db.iterator(range)) yield [view(key), view(value)];
+  }
+
+  /** Writes the memtable out and compacts every level: what the data takes once RocksDB has settled it. */
+  async compact(): Promise<void> {
+    await this.db.flush();
+    await this.db.compactRange();
   }
 
   async close(): Promise<void> {

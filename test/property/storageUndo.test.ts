@@ -7,13 +7,16 @@ import { ChainStore } from '../../src/storage/chainStore';
 import type { Hex } from '../../src/primitives/hex';
 import { blockSpec, commitSynthetic, materialize, type BlockSpec } from '../helpers/syntheticBlocks';
 
-/** Every key of the store a block can affect (history and local buckets aside), as hex → hex. */
+/**
+ * Every key of the store a block can affect, as hex → hex: history aside (it records the undo), and
+ * content-addressed records (an undone block's signer records stay, unreferenced).
+ */
 async function indexes(kv: MemoryKv): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for await (const [k, v] of kv.iterate({})) {
     const b = bucketOf(k);
     if (!b) throw new Error(`key of no bucket: ${Buffer.from(k).toString('hex')}`);
-    if (BUCKETS[b].kind === 'history') continue;
+    if (BUCKETS[b].kind === 'history' || BUCKETS[b].kind === 'content') continue;
     out.set(Buffer.from(k).toString('hex'), Buffer.from(v).toString('hex'));
   }
   return out;

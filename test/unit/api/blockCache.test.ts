@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { BlockCache } from '../../../src/api/blockCache';
-import { encodeBlock, genesisHeader, headerHash, ZERO_HASH } from '../../../src/chain/block';
+import { genesisHeader, headerHash, ZERO_HASH } from '../../../src/chain/block';
 import { keccakHex } from '../../../src/crypto/hash';
 import type { Address, Block, BlockHeader } from '../../../src/protocol/types';
 import { utf8 } from '../../../src/primitives/hex';
@@ -41,7 +41,7 @@ async function storeWith(blocks: Block[]) {
     store.putBlock(batch, b, head);
     await store.kv.write(batch);
   }
-  const reads = vi.spyOn(store, 'blockText');
+  const reads = vi.spyOn(store, 'block');
   return { store, reads };
 }
 
@@ -54,7 +54,7 @@ describe('BlockCache', () => {
     expect(first).toEqual(b);
     expect(await cache.get(1)).toBe(first);
     expect(reads).toHaveBeenCalledTimes(1);
-    expect((await cache.withSize(1))?.size).toBe(Buffer.byteLength(encodeBlock(b)));
+    expect((await cache.withSize(1))?.size).toBe(Buffer.byteLength(JSON.stringify(b)));
     expect(await cache.get(7)).toBeUndefined();
   });
 
