@@ -130,8 +130,9 @@ export class ChainReader implements ChainQueries {
     return this.d.lifecycles.blocks.ask({ type: 'get', hash });
   }
 
-  private cachedBlock(height: number): Promise<Block | undefined> {
-    return this.blocksCache.get(height);
+  /** A block from the shared cache; none below the history kept (the cache may still hold a pruned one). */
+  private async cachedBlock(height: number): Promise<Block | undefined> {
+    return this.historyNote(height) ? undefined : this.blocksCache.get(height);
   }
 
   get head() {
@@ -264,7 +265,19 @@ export class ChainReader implements ChainQueries {
       blockReward: params.BLOCK_REWARD.toString(),
       treasuryReward: params.TREASURY_REWARD.toString(),
       finalityBehind: finalityBehind(await getSchedule(state), head.height),
+      historyFrom: this.d.view.historyFrom,
     };
+  }
+
+  /** The lowest height whose history the store keeps: 0 for an archive. */
+  get historyFrom(): number {
+    return this.d.view.historyFrom;
+  }
+
+  historyNote(height?: number): string | undefined {
+    const from = this.d.view.historyFrom;
+    if (from === 0 || (height !== undefined && (height === 0 || height >= from))) return undefined;
+    return `this node keeps history from height ${from}`;
   }
 
   /** Height or 0x hash → block height, if the block exists. */
@@ -279,7 +292,7 @@ export class ChainReader implements ChainQueries {
 
   /** A block (shared and cached: callers must not mutate it) and its encoded size. */
   async blockWithSize(height: number): Promise<{ block: Block; size: number } | undefined> {
-    return this.blocksCache.withSize(height);
+    return this.historyNote(height) ? undefined : this.blocksCache.withSize(height);
   }
 
   /** The block record of /blocks/:ref: header fields, size, finality and its transactions in summary. */

@@ -29,13 +29,16 @@ export class ChainView implements ReadModel {
   private current: Readonly<Head>;
   private newest: Readonly<BlockSummary>[] = [];
   private active: readonly Address[];
+  private keptFrom: number;
   static readonly RECENT = 64;
 
   constructor(
     head: Head,
     validators: Address[],
     history: BlockSummary[], // oldest first: at least the last 24 h
+    historyFrom = 0,
   ) {
+    this.keptFrom = historyFrom;
     this.current = Object.freeze({ ...head });
     this.active = Object.freeze([...validators]);
     for (const s of history) this.add(s);
@@ -49,6 +52,16 @@ export class ChainView implements ReadModel {
   /** The newest blocks, newest last (producers for finality, last tx height). */
   get recent(): readonly Readonly<BlockSummary>[] {
     return this.newest;
+  }
+
+  /** The lowest height whose history (body, feeds, logs) the store keeps: 0 for an archive. */
+  get historyFrom(): number {
+    return this.keptFrom;
+  }
+
+  /** The history below `historyFrom` was pruned (published after the write). */
+  pruned(historyFrom: number): void {
+    this.keptFrom = historyFrom;
   }
 
   /** The active validator set as of the head (elections change it at epoch boundaries). */
@@ -135,7 +148,12 @@ export async function loadChainView(
   headState: ExecState,
   now: number,
 ): Promise<ChainView> {
-  return new ChainView(head, (await getSchedule(headState)).active, await recentSummaries(store, head, now - DAY));
+  return new ChainView(
+    head,
+    (await getSchedule(headState)).active,
+    await recentSummaries(store, head, now - DAY),
+    await store.historyFrom(),
+  );
 }
 
 /** Block summaries back to `since` (at least the newest 64), oldest first, for the read model. */

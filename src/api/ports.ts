@@ -61,6 +61,8 @@ export interface ReadModel {
   readonly validators: readonly Address[];
   /** The newest block summaries, newest last. */
   readonly recent: readonly Readonly<BlockSummary>[];
+  /** The lowest height whose history (body, feeds, logs) the store keeps: 0 for an archive. */
+  readonly historyFrom: number;
   onHead(listener: (head: Readonly<Head>) => void): () => void;
 }
 
@@ -130,6 +132,11 @@ export interface ChainQueries {
   readonly ai: AiQueries;
   readonly bridge: BridgeQueries;
   status(): Promise<StatusView>;
+  /**
+   * When this node keeps a bounded history: "this node keeps history from height H" — for a
+   * height below H (or, with no height, for anything not found that may be older).
+   */
+  historyNote(height?: number): string | undefined;
   account(addr: Address): Promise<AccountView | undefined>;
   /** The same account serialized (GET /address/:end): built once per head, the next nonce spliced in. */
   accountJson(addr: Address): MaybePromise<JsonText | undefined>;

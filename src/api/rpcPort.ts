@@ -51,6 +51,8 @@ export interface RpcBackend {
   headHeight(): number;
   /** Highest final height (`safe` and `finalized` block tags). */
   finalizedHeight(): number;
+  /** The lowest height whose history (blocks, logs, state reads) this node keeps: 0 for an archive. */
+  historyFrom(): number;
   /** Full block with its byte size, by height or hash. */
   /** `gasLimit`: the BLOCK_GAS_LIMIT the block was built under (its parent's state), when known. */
   block(ref: number | Hex): Promise<{ block: Block; size: number; gasLimit?: bigint } | undefined>;

@@ -68,9 +68,24 @@ export interface NodeConfig {
    * Development controls (POST /dev/mine, /dev/snapshot, /dev/revert): development network only, admin token required.
    */
   dev: boolean;
+  /**
+   * Block history kept: 'archive' (every block), or the last N final blocks' bodies, feeds and
+   * logs (at least the longest protocol window); null: archive on the development network, DEFAULT_HISTORY_BLOCKS
+   * on a --genesis chain.
+   */
+  history: 'archive' | number | null;
   /** The JSON file the values were read from, if any. */
   configFile: string | null;
 }
+
+/** The history window of a --genesis node that does not choose one: about 14 h of 500 ms blocks. */
+export const DEFAULT_HISTORY_BLOCKS = 100_000;
+
+/** The window `config.history` stands for. */
+export const historyOf = (config: Pick<NodeConfig, 'history' | 'genesisFile'>): 'archive' | { blocks: number } =>
+  config.history === 'archive' || (config.history === null && config.genesisFile === null)
+    ? 'archive'
+    : { blocks: config.history ?? DEFAULT_HISTORY_BLOCKS };
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -104,11 +119,12 @@ export const defaultNodeConfig: Readonly<NodeConfig> = Object.freeze({
   peers: [],
   rateLimitExempt: [],
   trustedProxies: [],
+  history: null,
   configFile: null,
 });
 
 type Key = Exclude<keyof NodeConfig, 'configFile'>;
-type Kind = 'string' | 'int' | 'token' | 'level' | 'list' | 'urls' | 'origins' | 'bool';
+type Kind = 'string' | 'int' | 'token' | 'level' | 'list' | 'urls' | 'origins' | 'bool' | 'history';
 
 interface OptionSpec {
   key: Key;
@@ -330,6 +346,15 @@ const OPTIONS: readonly OptionSpec[] = [
       'let a --genesis chain have the published development validator key among its validators ' +
       '(local test networks only: anyone can sign its blocks)',
   },
+  {
+    key: 'history',
+    flag: 'history',
+    env: 'CAIRN_HISTORY',
+    kind: 'history',
+    help:
+      'block history kept: archive, or the last N final blocks (bodies, feeds, logs; at least the longest ' +
+      `protocol window). Default: archive on the development network, ${DEFAULT_HISTORY_BLOCKS} with --genesis`,
+  },
 ];
 
 const fail = (message: string, meta: Record<string, unknown> = {}): never => {
@@ -423,6 +448,15 @@ function coerce(o: OptionSpec, raw: unknown, source: 'flag' | 'env' | 'file'): N
       if (raw === true || raw === 'true' || raw === '1') return true;
       if (raw === false || raw === 'false' || raw === '0') return false;
       return fail(`${name} must be true or false (1 or 0), got ${JSON.stringify(raw)}`, { option: o.key });
+    case 'history': {
+      if (raw === 'archive') return 'archive';
+      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
+      if (!Number.isSafeInteger(n) || n < 1 || n > 1_000_000_000)
+        return fail(`${name} must be "archive" or a number of blocks (1..1000000000), got ${JSON.stringify(raw)}`, {
+          option: o.key,
+        });
+      return n;
+    }
     case 'level':
       if (typeof raw !== 'string' || !(LOG_LEVELS as readonly string[]).includes(raw))
         return fail(`${name} must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(raw)}`, { option: o.key });
@@ -502,7 +536,13 @@ export function configHelp(): string {
     const def = defaultNodeConfig[o.key];
     const shown = def === null ? '(unset)' : Array.isArray(def) ? (def.length ? def.join(',') : '(none)') : String(def);
     const value =
-      o.kind === 'int' ? 'n' : o.kind === 'list' || o.kind === 'urls' || o.kind === 'origins' ? 'a,b' : 'value';
+      o.kind === 'int'
+        ? 'n'
+        : o.kind === 'history'
+          ? 'n|archive'
+          : o.kind === 'list' || o.kind === 'urls' || o.kind === 'origins'
+            ? 'a,b'
+            : 'value';
     return [o.kind === 'bool' ? `--${o.flag}` : `--${o.flag} <${value}>`, `$${o.env}`, shown, o.help];
   });
   rows.push([

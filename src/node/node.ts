@@ -28,7 +28,7 @@ import type { ChainView } from '../api/chainView';
 import { DevControls } from '../api/devControls';
 import { HeadAccounts } from '../api/headAccounts';
 import { NodeRpcBackend } from '../api/rpcBackend';
-import type { NodeConfig } from '../config/config';
+import { historyOf, type NodeConfig } from '../config/config';
 import { SolcCompiler } from '../contracts/compiler';
 import { CairnError } from '../errors/CairnError';
 import { createClientGate } from '../web/ingress';
@@ -225,6 +225,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     verifier: chain.verifier,
     guard: chain.signingGuard,
     dev: config.dev,
+    history: historyOf(config),
     now,
     log: log.child({ actor: 'consensus' }),
     lifecycles,

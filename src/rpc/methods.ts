@@ -110,12 +110,20 @@ export function createMethods(backend: RpcBackend): Map<string, MethodHandler> {
     return b.block.header.height;
   }
 
-  /** Height for a state read: a missing block is -32000 "header not found". */
+  /** Height for a state read: a missing block is -32000 "header not found", a pruned one says so. */
   function stateHeight(v: unknown, argIndex: number): MaybePromise<number> {
     return andThen(heightOf(P.blockSpec(v, argIndex), argIndex), (h) => {
       if (h === undefined) throw executionError('header not found');
+      prunedRefusal(h);
       return h;
     });
+  }
+
+  /** A read below the history this node keeps (--history): -32000 naming the first height it has. */
+  function prunedRefusal(height: number): void {
+    const from = backend.historyFrom();
+    if (height > 0 && height < from)
+      throw executionError(`history pruned: this node keeps history from block ${from} (asked ${height})`);
   }
 
   const noParams =
@@ -311,6 +319,7 @@ export function createMethods(backend: RpcBackend): Map<string, MethodHandler> {
           }
           toHeight = Math.min(toAsked, head);
           if (fromHeight > toHeight) return [];
+          prunedRefusal(fromHeight);
         }
         const logs = await backend.logs({
           fromHeight,

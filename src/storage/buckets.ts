@@ -13,6 +13,11 @@ import { NODE_PREFIX } from '../state/trieNodes';
  *   local    written outside blocks (node-local metadata): untouched by undo
  *   trie     state nodes, content-addressed: a replaced block's nodes are simply unreferenced
  *   content  other content-addressed records blocks refer to (signer keys): likewise never undone
+ * `prune`: history a node with a bounded window (--history N) drops with its block once the
+ * block is N blocks below the finalized height (ChainStore.pruneBlock). The other buckets stay:
+ * the current chain (summaries, listings, balances) and the on-chain machines' transitions,
+ * which oracles and governance follow and which a machine's views are rebuilt from (a few
+ * small records per machine transaction, not per transfer).
  * Heights are u64be, tx/log/event positions u32be, addresses and asset ids their 20 bytes,
  * hashes their 32 bytes, balances 32-byte big-endian (byte order = numeric order).
  */
@@ -24,6 +29,8 @@ interface BucketDef {
   layout: string;
   /** One exact key rather than a key space. */
   exact?: true;
+  /** Dropped with its block when the block leaves a bounded history window. */
+  prune?: true;
 }
 
 export const BUCKETS = {
@@ -32,6 +39,7 @@ export const BUCKETS = {
     prefix: 'h',
     kind: 'block',
     layout: 'height → the block, compact binary (storage/blockCodec.ts) or a JSON line (older stores)',
+    prune: true,
   },
   signer: {
     prefix: 'k',
@@ -41,12 +49,17 @@ export const BUCKETS = {
   },
   summary: { prefix: 's', kind: 'block', layout: 'height → block summary (feeds, stats)' },
   blockHash: { prefix: 'H', kind: 'block', layout: 'hash → height' },
-  txLocation: { prefix: 'T', kind: 'block', layout: 'txid → height, index' },
-  addressFeed: { prefix: 'A', kind: 'block', layout: 'addr|height|index → txid (newest first by reverse scan)' },
+  txLocation: { prefix: 'T', kind: 'block', layout: 'txid → height, index', prune: true },
+  addressFeed: {
+    prefix: 'A',
+    kind: 'block',
+    layout: 'addr|height|index → txid (newest first by reverse scan)',
+    prune: true,
+  },
   firstSeen: { prefix: 'a', kind: 'block', layout: 'addr → height first seen (address search, account count)' },
-  logs: { prefix: 'L', kind: 'block', layout: 'height|tx|log → VM log (eth_getLogs, /logs)' },
-  internalByAddress: { prefix: 'I', kind: 'block', layout: 'addr|height|tx|n → internal transfer' },
-  internal: { prefix: 'J', kind: 'block', layout: 'height|tx|n → internal transfer' },
+  logs: { prefix: 'L', kind: 'block', layout: 'height|tx|log → VM log (eth_getLogs, /logs)', prune: true },
+  internalByAddress: { prefix: 'I', kind: 'block', layout: 'addr|height|tx|n → internal transfer', prune: true },
+  internal: { prefix: 'J', kind: 'block', layout: 'height|tx|n → internal transfer', prune: true },
   machineHistory: {
     prefix: 'Q',
     kind: 'block',
@@ -69,6 +82,12 @@ export const BUCKETS = {
   head: { prefix: 'Mhead', kind: 'mutable', layout: 'the head pointer', exact: true },
   stats: { prefix: 'Mstats', kind: 'mutable', layout: 'counters: accounts, txs', exact: true },
   genesis: { prefix: 'Mgenesis', kind: 'local', layout: 'the genesis spec (replays start from it)', exact: true },
+  historyFrom: {
+    prefix: 'MhistoryFrom',
+    kind: 'local',
+    layout: 'u64be: the lowest height whose history is kept (absent: every block, an archive)',
+    exact: true,
+  },
   commitSeq: {
     prefix: 'Mseq',
     kind: 'history',
@@ -83,7 +102,7 @@ export const BUCKETS = {
     layout: 'token|balance32|holder → empty (reverse scan = largest first)',
   },
   holdings: { prefix: 'P', kind: 'mutable', layout: 'account|token → balance32 (non-zero only)' },
-  tokenTransfers: { prefix: 'X', kind: 'block', layout: 'token|height|tx|ev → StoredTokenTransfer' },
+  tokenTransfers: { prefix: 'X', kind: 'block', layout: 'token|height|tx|ev → StoredTokenTransfer', prune: true },
   tokenSearch: {
     prefix: 'Y',
     kind: 'mutable',

@@ -7,7 +7,7 @@ import type { Address, Block } from '../protocol/types';
 import { fromHex, toHex, type Hex } from '../primitives/hex';
 import { readU64be, u32be, u64be } from '../primitives/height';
 import { getMany, type KvBatch, type KvStore } from '../state/kv';
-import { kindOf } from './buckets';
+import { BUCKETS, bucketOf, kindOf } from './buckets';
 import { putAssetIndexes } from './assetIndex';
 import { decodeUndo, encodeUndo, RecordingBatch, type UndoEntry } from './undo';
 import { CairnError } from '../errors/CairnError';
@@ -33,6 +33,7 @@ const enc = new TextEncoder();
 const HEAD_KEY = bucketKey('head');
 const STATS_KEY = bucketKey('stats');
 const GENESIS_KEY = bucketKey('genesis');
+const HISTORY_FROM_KEY = bucketKey('historyFrom');
 const SEQ_KEY = bucketKey('commitSeq');
 const undoKey = (height: number) => bucketKey('undo', u64be(height));
 
@@ -562,9 +563,57 @@ export class ChainStore {
     batch.put(SEQ_KEY, u64be(seq + 2));
   }
 
+  /** The lowest height whose history (body, feeds, logs) this store keeps: 0 for an archive. */
+  async historyFrom(): Promise<number> {
+    const v = await this.kv.get(HISTORY_FROM_KEY);
+    return v ? readU64be(v) : 0;
+  }
+
+  /**
+   * Drops block `height`'s history: its body and every key of a `prune` bucket it wrote (found
+   * by writing its indexes again into a batch that only collects keys: the keys a block writes
+   * are a function of the block), and records that history now starts above it. The caller
+   * prunes only final blocks, in height order. Returns how many keys were deleted.
+   */
+  async pruneBlock(batch: KvBatch, height: number): Promise<number> {
+    const stored = await this.kv.get(bucketKey('block', u64be(height)));
+    let deleted = 0;
+    if (stored) {
+      // Index keys never depend on the public keys: the parsed block needs no signer records.
+      const block = parseStoredBlock(stored).block;
+      const keys = new KeyCollector();
+      const { hash, stateRoot, timestamp } = block.header;
+      const head: Head = { height, hash, stateRoot, timestamp, finalizedHeight: 0 };
+      this.putEncodedBlock(keys, block, { bytes: stored, signers: [], jsonSize: 0 }, head, []);
+      for (const k of keys.keys) {
+        const b = bucketOf(k);
+        if (b && (BUCKETS[b] as { prune?: true }).prune) {
+          batch.del(k);
+          deleted++;
+        }
+      }
+    }
+    batch.put(HISTORY_FROM_KEY, u64be(height + 1));
+    return deleted;
+  }
+
   /** Only the finalized height moved: rewrite the head pointer alone. */
   putHead(batch: KvBatch, head: Head): void {
     batch.put(HEAD_KEY, bytes(head));
+  }
+}
+
+/** A batch that only notes the keys written to it (what a block's write would touch). */
+class KeyCollector implements KvBatch {
+  readonly keys: Uint8Array[] = [];
+  put(key: Uint8Array): void {
+    this.keys.push(key);
+  }
+  del(key: Uint8Array): void {
+    this.keys.push(key);
+  }
+  get size(): number {
+    return this.keys.length;
   }
 }
 

@@ -38,6 +38,11 @@ export interface StatusView {
    * the first block that is not final (since which block), and the members still pending.
    */
   finalityBehind: FinalityBehind | null;
+  /**
+   * The lowest height whose history (block bodies, transactions, feeds, logs) this node keeps:
+   * 0 for an archive node; a node with a window (--history N) answers 404 below it.
+   */
+  historyFrom: number;
 }
 
 /** An entry of GET /blocks. */

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { ZERO_HASH } from '../../src/chain/block';
 import type { ChainEvent } from '../../src/protocol/events';
 import type { Head } from '../../src/protocol/chain';
 import type { Address, Block, SignedTx, TxResult } from '../../src/protocol/types';
@@ -217,4 +218,16 @@ export async function commitSynthetic(store: ChainStore, block: Block, finalized
   await store.putUndoableBlock(batch, block, head, await store.unseen(touched), await store.counters());
   await store.kv.write(batch);
   return head;
+}
+
+/** Commits blocks made from `specs` on top of the store's head (`finalizedHeight` for each); returns their hashes. */
+export async function applySpecs(store: ChainStore, specs: BlockSpec[], finalizedHeight = 0): Promise<Hex[]> {
+  const hashes: Hex[] = [];
+  for (const s of specs) {
+    const head = await store.head();
+    const block = materialize(s, (head?.height ?? 0) + 1, head?.hash ?? ZERO_HASH);
+    await commitSynthetic(store, block, finalizedHeight);
+    hashes.push(block.header.hash);
+  }
+  return hashes;
 }

@@ -1,11 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ZERO_HASH } from '../../src/chain/block';
 import { MemoryKv } from '../../src/state/kv';
 import { bucketOf, BUCKETS } from '../../src/storage/buckets';
 import { ChainStore } from '../../src/storage/chainStore';
 import type { Hex } from '../../src/primitives/hex';
-import { blockSpec, commitSynthetic, materialize, type BlockSpec } from '../helpers/syntheticBlocks';
+import { applySpecs as apply, blockSpec } from '../helpers/syntheticBlocks';
 
 /**
  * Every key of the store a block can affect, as hex → hex: history aside (it records the undo), and
@@ -20,18 +19,6 @@ async function indexes(kv: MemoryKv): Promise<Map<string, string>> {
     out.set(Buffer.from(k).toString('hex'), Buffer.from(v).toString('hex'));
   }
   return out;
-}
-
-/** Applies `specs` on top of the store's head; returns the hashes. */
-async function apply(store: ChainStore, specs: BlockSpec[]): Promise<Hex[]> {
-  const hashes: Hex[] = [];
-  for (const s of specs) {
-    const head = await store.head();
-    const block = materialize(s, (head?.height ?? 0) + 1, head?.hash ?? ZERO_HASH);
-    await commitSynthetic(store, block);
-    hashes.push(block.header.hash);
-  }
-  return hashes;
 }
 
 async function undo(store: ChainStore, k: number): Promise<void> {

@@ -12,6 +12,7 @@ import { StateTrie } from '../../state/stateTrie';
 import { standaloneModes, type ModesActor } from '../modesActor';
 import { behaviorOf, type ActorRef, type Behavior } from '../actorRef';
 import { createBlockCommitter, type CommitDeps } from './commitBlock';
+import { createHistoryPruner, type HistoryWindow } from './historyPruner';
 import { preverifyTxs } from './importer';
 import type { BlockWorkGate } from './blockWork';
 import type { Network } from '../../protocol/network';
@@ -38,6 +39,8 @@ export interface ConsensusDeps extends CommitDeps {
   log: Logger;
   /** --dev: devMine and devRewind are served (refused otherwise). */
   dev?: boolean;
+  /** How much block history the store keeps (--history; default: every block). */
+  history?: HistoryWindow;
   /**
    * The clock devMine keeps the head within DEV_MINE_AHEAD_SLOTS of (slot ticks carry their own time); default
    * Date.now.
@@ -80,6 +83,7 @@ const OWN_BLOCKS_KEPT = 4_096;
  */
 export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, ConsensusReplies> {
   const commitBlock = createBlockCommitter(d);
+  const pruneHistory = createHistoryPruner({ ...d, history: d.history ?? 'archive' });
   // Pool version whose candidates all failed to get in: no use re-trying until it changes.
   let barrenVersion = -1;
   // Idle time counts from this start at the earliest: a node started on an old head (a fresh
@@ -301,28 +305,35 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
     return elected;
   }
 
+  /** A slot: this node's block when the slot is its own and a block is worth making. */
+  async function slot(msg: { now: number }): Promise<void> {
+    const head = d.view.head;
+    if (!(await signing())) return;
+    if (!ownsSlot(d.view.validators, d.self, head.timestamp, msg.now, d.slotMs)) return;
+    const c = await d.mempool.ask({ type: 'collectCandidates' });
+    const worthTrying = c.queues.length > 0 && c.version !== barrenVersion;
+    // Included transactions wait for finality: keep producing until they are final.
+    const awaitingFinality = d.view.recent.some((s) => s.txCount > 0 && s.height > head.finalizedHeight);
+    const idleDue = idleTurn(
+      d.view.validators,
+      d.view.recent.at(-1)?.producer ?? null,
+      d.self,
+      msg.now - Math.max(head.timestamp, (startedAt ??= msg.now)),
+      d.idleBlockMs,
+      d.slotMs,
+    );
+    if (!worthTrying && !awaitingFinality && !idleDue) return;
+    const moved = d.blockWork
+      ? await d.blockWork.during(() => produce(c.queues, msg.now))
+      : await produce(c.queues, msg.now);
+    barrenVersion = moved === 0 ? c.version : -1;
+  }
+
   return behaviorOf<ConsensusMsg, ConsensusReplies>({
     async slotTick(msg) {
-      const head = d.view.head;
-      if (!(await signing())) return;
-      if (!ownsSlot(d.view.validators, d.self, head.timestamp, msg.now, d.slotMs)) return;
-      const c = await d.mempool.ask({ type: 'collectCandidates' });
-      const worthTrying = c.queues.length > 0 && c.version !== barrenVersion;
-      // Included transactions wait for finality: keep producing until they are final.
-      const awaitingFinality = d.view.recent.some((s) => s.txCount > 0 && s.height > head.finalizedHeight);
-      const idleDue = idleTurn(
-        d.view.validators,
-        d.view.recent.at(-1)?.producer ?? null,
-        d.self,
-        msg.now - Math.max(head.timestamp, (startedAt ??= msg.now)),
-        d.idleBlockMs,
-        d.slotMs,
-      );
-      if (!worthTrying && !awaitingFinality && !idleDue) return;
-      const moved = d.blockWork
-        ? await d.blockWork.during(() => produce(c.queues, msg.now))
-        : await produce(c.queues, msg.now);
-      barrenVersion = moved === 0 ? c.version : -1;
+      await slot(msg);
+      // After the slot's own block, never before it: history pruning is bounded work, and not urgent.
+      await pruneHistory();
     },
     // A gossiped block is time-critical (the next slot builds on it); a sync page is not, and would hold admission for
     // its whole length.

@@ -21,6 +21,8 @@ export function chainHandlers(
       const h = await d.reader.resolveRef(ref);
       const b = h === undefined ? undefined : await d.reader.blockView(h);
       if (b) return b;
+      const pruned = h === undefined ? undefined : d.reader.historyNote(h);
+      if (pruned) throw notFound(`block ${ref} is pruned: ${pruned}`);
       // A block this node met but does not hold (rejected, undone, orphaned): say what became of it.
       const life = /^0x[0-9a-fA-F]{64}$/.test(ref)
         ? await d.reader.blockLifecycle(ref.toLowerCase() as Hex)
@@ -29,6 +31,8 @@ export function chainHandlers(
     },
     // Full blocks for sync; capped at MAX_CHAIN_PAGE blocks and 16 MiB, `next` says where to go on.
     chain: async ({ query: q }, _req, res) => {
+      const pruned = d.reader.historyNote(q.from);
+      if (pruned) throw notFound(`blocks from ${q.from} are pruned: ${pruned}`);
       // The stored block lines are sent as they are (shape: ChainPage): parsing and re-encoding 16 MiB pages would cost
       // the serving node more than the page.
       res.type('application/json').send(await d.reader.chainJson(q.from, q.limit.limit, q.limit.capped));

@@ -64,7 +64,12 @@ export function txHandlers(d: HttpDeps): RouteHandlers<'postTx' | 'postVmTx' | '
       return (
         finalTxs.get(id) ??
         d.reader.tx(id as `0x${string}`).then((t) => {
-          if (!t) throw notFound('transaction not known to this node (it may still be propagating)');
+          if (!t) {
+            const pruned = d.reader.historyNote();
+            throw notFound(
+              `transaction not known to this node (it may still be propagating${pruned ? `, or be older: ${pruned}` : ''})`,
+            );
+          }
           if (t.status !== 'finalized') return t;
           const text = JsonText.shared(JSON.stringify(t));
           finalTxs.set(id, text);

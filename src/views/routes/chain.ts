@@ -44,7 +44,9 @@ export const CHAIN_ROUTES = {
     summary: 'Block by height or hash, with size',
     nullIfMissing: true,
     params: { ref: segment('A height, or a block hash (0x + 64 hex digits)') },
-    errors: { 404: 'No block at that height or with that hash' },
+    errors: {
+      404: 'No block at that height or with that hash, or its history is pruned (the error says from which height this node keeps it)',
+    },
   }),
   chain: defineRoute({
     method: 'GET',
@@ -57,7 +59,10 @@ export const CHAIN_ROUTES = {
       from: intDefault('First height of the page (default 0)', 0),
       limit: limit(CHAIN_PAGE, 'Blocks asked for'),
     },
-    errors: { 400: 'from or limit malformed, or limit 0' },
+    errors: {
+      400: 'from or limit malformed, or limit 0',
+      404: 'from is below the history this node keeps (--history: the error says from which height)',
+    },
   }),
   mempool: defineRoute({
     method: 'GET',
@@ -90,7 +95,10 @@ export const CHAIN_ROUTES = {
     summary: 'Transaction, in mempool or in a block',
     nullIfMissing: true,
     params: { id: id64('Transaction id: 0x + 64 hex digits', 'transaction id must be 0x followed by 64 hex digits') },
-    errors: { 400: 'Not 0x + 64 hex digits', 404: 'Not known to this node (it may still be propagating)' },
+    errors: {
+      400: 'Not 0x + 64 hex digits',
+      404: 'Not known to this node (it may still be propagating, or be older than the history it keeps)',
+    },
   }),
   search: defineRoute({
     method: 'GET',

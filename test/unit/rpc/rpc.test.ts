@@ -236,6 +236,10 @@ class TestBackend implements RpcBackend {
   finalizedHeight(): number {
     return this.finalized;
   }
+  keptFrom = 0;
+  historyFrom(): number {
+    return this.keptFrom;
+  }
 
   constructor(readonly blocks: Block[]) {}
 
@@ -588,6 +592,20 @@ describe('JSON-RPC errors', () => {
 
   it('-32000 "header not found" for a state read above the head', async () => {
     expect(await errOf('eth_getBalance', [k0.address, '0x64'])).toEqual({ code: -32000, message: 'header not found' });
+  });
+
+  it('a node with a bounded history (--history) says so for state reads and logs below it', async () => {
+    backend.keptFrom = 2;
+    try {
+      const pruned = { code: -32000, message: 'history pruned: this node keeps history from block 2 (asked 1)' };
+      expect(await errOf('eth_getBalance', [k0.address, '0x1'])).toEqual(pruned);
+      expect(await errOf('eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x2' }])).toEqual(pruned);
+      // Genesis and the kept heights read as before.
+      expect((await call('eth_getBalance', [k0.address, '0x0'])).json.result).toMatch(/^0x/);
+      expect((await call('eth_getLogs', [{ fromBlock: '0x2', toBlock: '0x2' }])).json.result).toBeInstanceOf(Array);
+    } finally {
+      backend.keptFrom = 0;
+    }
   });
 
   it('eth_getLogs limits: span over 5000 blocks, more than 10000 results', async () => {
