@@ -199,8 +199,8 @@ export interface HeadSink {
    * there.
    */
   rewind(head: Head, validators?: readonly Address[]): void;
-  /** The history below `historyFrom` was pruned (--history N). */
-  pruned(historyFrom: number): void;
+  /** History below `historyFrom`, or state below `stateFrom`, was pruned (--history N). */
+  pruned(p: { historyFrom?: number; stateFrom?: number }): void;
 }
 
 /** A block ready to commit: executed on `state`, whose nodes are already in `batch`. */

@@ -266,6 +266,7 @@ export class ChainReader implements ChainQueries {
       treasuryReward: params.TREASURY_REWARD.toString(),
       finalityBehind: finalityBehind(await getSchedule(state), head.height),
       historyFrom: this.d.view.historyFrom,
+      stateFrom: this.d.view.stateFrom,
     };
   }
 
@@ -274,10 +275,20 @@ export class ChainReader implements ChainQueries {
     return this.d.view.historyFrom;
   }
 
+  /** The lowest height whose state the store keeps: 0 for an archive. */
+  get stateFrom(): number {
+    return this.d.view.stateFrom;
+  }
+
   historyNote(height?: number): string | undefined {
     const from = this.d.view.historyFrom;
     if (from === 0 || (height !== undefined && (height === 0 || height >= from))) return undefined;
     return `this node keeps history from height ${from}`;
+  }
+
+  stateNote(height: number): string | undefined {
+    const from = this.d.view.stateFrom;
+    return height < from ? `this node keeps state from height ${from}` : undefined;
   }
 
   /** Height or 0x hash → block height, if the block exists. */

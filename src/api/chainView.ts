@@ -30,6 +30,7 @@ export class ChainView implements ReadModel {
   private newest: Readonly<BlockSummary>[] = [];
   private active: readonly Address[];
   private keptFrom: number;
+  private stateKeptFrom: number;
   static readonly RECENT = 64;
 
   constructor(
@@ -37,8 +38,10 @@ export class ChainView implements ReadModel {
     validators: Address[],
     history: BlockSummary[], // oldest first: at least the last 24 h
     historyFrom = 0,
+    stateFrom = 0,
   ) {
     this.keptFrom = historyFrom;
+    this.stateKeptFrom = stateFrom;
     this.current = Object.freeze({ ...head });
     this.active = Object.freeze([...validators]);
     for (const s of history) this.add(s);
@@ -59,9 +62,15 @@ export class ChainView implements ReadModel {
     return this.keptFrom;
   }
 
-  /** The history below `historyFrom` was pruned (published after the write). */
-  pruned(historyFrom: number): void {
-    this.keptFrom = historyFrom;
+  /** The lowest height whose state (reads at a height, proofs) the store keeps: 0 for an archive. */
+  get stateFrom(): number {
+    return this.stateKeptFrom;
+  }
+
+  /** History below `historyFrom`, or state below `stateFrom`, was pruned (published after the write). */
+  pruned(p: { historyFrom?: number; stateFrom?: number }): void {
+    if (p.historyFrom !== undefined) this.keptFrom = p.historyFrom;
+    if (p.stateFrom !== undefined) this.stateKeptFrom = p.stateFrom;
   }
 
   /** The active validator set as of the head (elections change it at epoch boundaries). */
@@ -153,6 +162,7 @@ export async function loadChainView(
     (await getSchedule(headState)).active,
     await recentSummaries(store, head, now - DAY),
     await store.historyFrom(),
+    await store.stateFrom(),
   );
 }
 

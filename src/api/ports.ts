@@ -63,6 +63,8 @@ export interface ReadModel {
   readonly recent: readonly Readonly<BlockSummary>[];
   /** The lowest height whose history (body, feeds, logs) the store keeps: 0 for an archive. */
   readonly historyFrom: number;
+  /** The lowest height whose state (reads at a height, proofs) the store keeps: 0 for an archive. */
+  readonly stateFrom: number;
   onHead(listener: (head: Readonly<Head>) => void): () => void;
 }
 
@@ -137,6 +139,8 @@ export interface ChainQueries {
    * height below H (or, with no height, for anything not found that may be older).
    */
   historyNote(height?: number): string | undefined;
+  /** For a state read at a height below the state this node keeps: "this node keeps state from height S". */
+  stateNote(height: number): string | undefined;
   account(addr: Address): Promise<AccountView | undefined>;
   /** The same account serialized (GET /address/:end): built once per head, the next nonce spliced in. */
   accountJson(addr: Address): MaybePromise<JsonText | undefined>;

@@ -53,6 +53,10 @@ export class NodeRpcBackend implements RpcBackend {
     return this.d.reader.historyFrom;
   }
 
+  stateFrom(): number {
+    return this.d.reader.stateFrom;
+  }
+
   private async rootAt(height: number): Promise<Hex> {
     if (height >= this.d.reader.head.height) return this.d.reader.head.stateRoot;
     const b = await this.d.store.summary(height);

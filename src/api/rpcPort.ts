@@ -51,8 +51,10 @@ export interface RpcBackend {
   headHeight(): number;
   /** Highest final height (`safe` and `finalized` block tags). */
   finalizedHeight(): number;
-  /** The lowest height whose history (blocks, logs, state reads) this node keeps: 0 for an archive. */
+  /** The lowest height whose history (blocks, logs) this node keeps: 0 for an archive. */
   historyFrom(): number;
+  /** The lowest height whose state this node keeps (reads at a block): 0 for an archive. */
+  stateFrom(): number;
   /** Full block with its byte size, by height or hash. */
   /** `gasLimit`: the BLOCK_GAS_LIMIT the block was built under (its parent's state), when known. */
   block(ref: number | Hex): Promise<{ block: Block; size: number; gasLimit?: bigint } | undefined>;

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { devAccountFile, devNetworkGenesis } from '../chain/devnet';
 import { canonicalJson } from '../primitives/canonical';
@@ -162,7 +162,9 @@ export async function cmdDevnet(args: string[], io: CliIo): Promise<number> {
       command,
     });
   }
-  await writeFile(join(dir, 'devnet.json'), `${json({ nodes, accounts: accountsFile })}\n`);
+  // Written whole, then renamed: a program polling for the file never reads half of it.
+  await writeFile(join(dir, 'devnet.json.tmp'), `${json({ nodes, accounts: accountsFile })}\n`);
+  await rename(join(dir, 'devnet.json.tmp'), join(dir, 'devnet.json'));
   io.out(
     json({
       nodes: nodes.map(({ index, http, rpc, validator }) => ({ index, http, rpc, validator })),

@@ -14,6 +14,8 @@ export interface Head {
 export interface BlockSummary {
   height: number;
   hash: Hex;
+  /** The state root after the block (absent from summaries written before it was kept here). */
+  stateRoot?: Hex;
   timestamp: number;
   producer: Address;
   txCount: number;

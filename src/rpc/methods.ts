@@ -114,7 +114,8 @@ export function createMethods(backend: RpcBackend): Map<string, MethodHandler> {
   function stateHeight(v: unknown, argIndex: number): MaybePromise<number> {
     return andThen(heightOf(P.blockSpec(v, argIndex), argIndex), (h) => {
       if (h === undefined) throw executionError('header not found');
-      prunedRefusal(h);
+      const from = backend.stateFrom();
+      if (h < from) throw executionError(`state pruned: this node keeps state from block ${from} (asked ${h})`);
       return h;
     });
   }

@@ -82,6 +82,12 @@ export const BUCKETS = {
   head: { prefix: 'Mhead', kind: 'mutable', layout: 'the head pointer', exact: true },
   stats: { prefix: 'Mstats', kind: 'mutable', layout: 'counters: accounts, txs', exact: true },
   genesis: { prefix: 'Mgenesis', kind: 'local', layout: 'the genesis spec (replays start from it)', exact: true },
+  stateFrom: {
+    prefix: 'MstateFrom',
+    kind: 'local',
+    layout: 'u64be: the lowest height whose state root is kept (absent: every root, an archive)',
+    exact: true,
+  },
   historyFrom: {
     prefix: 'MhistoryFrom',
     kind: 'local',

@@ -34,6 +34,7 @@ const HEAD_KEY = bucketKey('head');
 const STATS_KEY = bucketKey('stats');
 const GENESIS_KEY = bucketKey('genesis');
 const HISTORY_FROM_KEY = bucketKey('historyFrom');
+const STATE_FROM_KEY = bucketKey('stateFrom');
 const SEQ_KEY = bucketKey('commitSeq');
 const undoKey = (height: number) => bucketKey('undo', u64be(height));
 
@@ -351,6 +352,7 @@ export class ChainStore {
     const summary: BlockSummary = {
       height: h.height,
       hash: h.hash,
+      stateRoot: h.stateRoot,
       timestamp: h.timestamp,
       producer: h.producer,
       txCount: block.txs.length,
@@ -567,6 +569,17 @@ export class ChainStore {
   async historyFrom(): Promise<number> {
     const v = await this.kv.get(HISTORY_FROM_KEY);
     return v ? readU64be(v) : 0;
+  }
+
+  /** The lowest height whose state root this store keeps (old nodes collected below it): 0 for an archive. */
+  async stateFrom(): Promise<number> {
+    const v = await this.kv.get(STATE_FROM_KEY);
+    return v ? readU64be(v) : 0;
+  }
+
+  /** Records, in the batch that deletes state nodes, from which height state roots are kept. */
+  putStateFrom(batch: KvBatch, height: number): void {
+    batch.put(STATE_FROM_KEY, u64be(height));
   }
 
   /**

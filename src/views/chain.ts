@@ -43,6 +43,11 @@ export interface StatusView {
    * 0 for an archive node; a node with a window (--history N) answers 404 below it.
    */
   historyFrom: number;
+  /**
+   * The lowest height whose state (balances and proofs at a past height, JSON-RPC reads at a
+   * block) this node keeps: 0 for an archive; with --history, the last 128 final blocks' and up.
+   */
+  stateFrom: number;
 }
 
 /** An entry of GET /blocks. */

@@ -84,7 +84,7 @@ export async function startDevnet(
     if (proc.exitCode !== null) throw new Error(`devnet exited:\n${out}`);
     info = await readFile(join(dir, 'devnet.json'), 'utf8').then(
       (t) => JSON.parse(t),
-      () => undefined,
+      () => undefined, // not written yet
     );
     if (Date.now() > deadline) throw new Error(`devnet did not start:\n${out}`);
     await new Promise((r) => setTimeout(r, 100));

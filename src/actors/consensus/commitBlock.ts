@@ -4,7 +4,7 @@ import { getSchedule } from '../../modules/staking';
 import { TREASURY_ADDRESS } from '../../protocol/params';
 import type { BlockSummary, Head } from '../../protocol/chain';
 import type { Address, Block } from '../../protocol/types';
-import type { KvStore } from '../../state/kv';
+import type { KvBatch, KvStore } from '../../state/kv';
 import type { ChainStore } from '../../storage/chainStore';
 import type { ActorRef } from '../actorRef';
 import type { Hex } from '../../primitives/hex';
@@ -22,6 +22,8 @@ export interface CommitDeps {
   onCommitted?: (block: Block, summary: BlockSummary) => void;
   /** The lifecycle actors: each block and its transactions are reported committed, and finality as it advances. */
   lifecycles?: LifecycleReports;
+  /** Sees each block's batch just before it is written (the state collector keeps the nodes it writes). */
+  beforeWrite?: (batch: KvBatch) => void;
 }
 
 /**
@@ -55,6 +57,7 @@ export function createBlockCommitter(d: CommitDeps) {
       await d.store.counters(),
     );
     const tWrite = performance.now();
+    d.beforeWrite?.(x.batch);
     await d.kv.write(x.batch);
     const tWritten = performance.now();
     x.state.settle();

@@ -13,6 +13,7 @@ import { standaloneModes, type ModesActor } from '../modesActor';
 import { behaviorOf, type ActorRef, type Behavior } from '../actorRef';
 import { createBlockCommitter, type CommitDeps } from './commitBlock';
 import { createHistoryPruner, type HistoryWindow } from './historyPruner';
+import { createStateGc } from './stateGc';
 import { preverifyTxs } from './importer';
 import type { BlockWorkGate } from './blockWork';
 import type { Network } from '../../protocol/network';
@@ -82,8 +83,10 @@ const OWN_BLOCKS_KEPT = 4_096;
  * passes through this one mailbox.
  */
 export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, ConsensusReplies> {
-  const commitBlock = createBlockCommitter(d);
-  const pruneHistory = createHistoryPruner({ ...d, history: d.history ?? 'archive' });
+  const history = d.history ?? 'archive';
+  const pruneHistory = createHistoryPruner({ ...d, history });
+  const stateGc = createStateGc({ ...d, history });
+  const commitBlock = createBlockCommitter({ ...d, beforeWrite: stateGc.noteWritten });
   // Pool version whose candidates all failed to get in: no use re-trying until it changes.
   let barrenVersion = -1;
   // Idle time counts from this start at the earliest: a node started on an old head (a fresh
@@ -332,8 +335,9 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
   return behaviorOf<ConsensusMsg, ConsensusReplies>({
     async slotTick(msg) {
       await slot(msg);
-      // After the slot's own block, never before it: history pruning is bounded work, and not urgent.
+      // After the slot's own block, never before it: pruning and collecting are bounded work, and not urgent.
       await pruneHistory();
+      await stateGc.step();
     },
     // A gossiped block is time-critical (the next slot builds on it); a sync page is not, and would hold admission for
     // its whole length.

@@ -55,7 +55,7 @@ export function createHistoryPruner(d: PrunerDeps): () => Promise<void> {
       keys += await d.store.pruneBlock(batch, next);
       await d.kv.write(batch);
       next++;
-      d.view.pruned(next);
+      d.view.pruned({ historyFrom: next });
     }
     d.log.debug({ from: first, to: next - 1, keys, historyFrom: next }, 'history pruned');
   };

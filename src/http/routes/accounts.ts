@@ -16,6 +16,8 @@ export const accountHandlers = (d: HttpDeps): RouteHandlers<'account' | 'address
     sized(q.limit, { address: end, ...(await d.reader.addressTxs(end, q.limit.limit, q.before)) }),
   analysis: ({ params }) => d.reader.analysis(params.end),
   proof: async ({ params, query }) => {
+    const pruned = query.height === undefined ? undefined : d.reader.stateNote(query.height);
+    if (pruned) throw notFound(`state at height ${query.height} is pruned: ${pruned}`);
     const p = await d.reader.proof(params.end, query.height);
     if (!p) throw notFound(`block not found: ${query.height}`);
     return p;

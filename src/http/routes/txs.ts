@@ -28,7 +28,7 @@ function verdictOf(req: Request, out: SubmitOutcome): SubmitVerdictView {
 export function txHandlers(d: HttpDeps): RouteHandlers<'postTx' | 'postVmTx' | 'postBlock' | 'tx' | 'txs' | 'mempool'> {
   // A finalized transaction's record never changes again (finality does not revert): serialized
   // once and kept (~10 KiB each with its hybrid keys and signatures: ≤ ~100 MiB).
-  const finalTxs = new LRUCache<string, JsonText>({ max: 10_000 });
+  const finalTxs = new LRUCache<string, { text: JsonText; height: number }>({ max: 10_000 });
   let reverts = 0; // --dev reverts undo final blocks too
   return {
     postTx: async (_in, req) => verdictOf(req, await d.admission.submit(await readJsonBody(req, MAX_BODY_BYTES))),
@@ -61,21 +61,25 @@ export function txHandlers(d: HttpDeps): RouteHandlers<'postTx' | 'postVmTx' | '
         reverts = d.dev!.reverts;
         finalTxs.clear();
       }
-      return (
-        finalTxs.get(id) ??
-        d.reader.tx(id as `0x${string}`).then((t) => {
-          if (!t) {
-            const pruned = d.reader.historyNote();
-            throw notFound(
-              `transaction not known to this node (it may still be propagating${pruned ? `, or be older: ${pruned}` : ''})`,
-            );
-          }
-          if (t.status !== 'finalized') return t;
-          const text = JsonText.shared(JSON.stringify(t));
-          finalTxs.set(id, text);
-          return text;
-        })
-      );
+      const missing = () => {
+        const pruned = d.reader.historyNote();
+        return notFound(
+          `transaction not known to this node (it may still be propagating${pruned ? `, or be older: ${pruned}` : ''})`,
+        );
+      };
+      const cached = finalTxs.get(id);
+      if (cached) {
+        if (!d.reader.historyNote(cached.height)) return cached.text;
+        finalTxs.delete(id); // its block's history was pruned since
+        throw missing();
+      }
+      return d.reader.tx(id as `0x${string}`).then((t) => {
+        if (!t) throw missing();
+        if (t.status !== 'finalized' || t.blockHeight === undefined) return t;
+        const text = JsonText.shared(JSON.stringify(t));
+        finalTxs.set(id, { text, height: t.blockHeight });
+        return text;
+      });
     },
     txs: async ({ query: q }) => sized(q.limit, { txs: await d.reader.recentTxs(q.limit.limit) }),
     mempool: async ({ query: q }) => sized(q.limit, await d.reader.mempool(q.limit.limit)),

@@ -46,6 +46,9 @@ export const ACCOUNT_ROUTES = {
       'trust, not from this same answer.',
     params: { end: address() },
     query: { height: int('Block whose stateRoot the proof is against (default: the head)') },
-    errors: { 400: 'Not an address, or height malformed', 404: 'No block at that height' },
+    errors: {
+      400: 'Not an address, or height malformed',
+      404: 'No block at that height, or its state is pruned (the error says from which height this node keeps state)',
+    },
   }),
 };

@@ -240,6 +240,10 @@ class TestBackend implements RpcBackend {
   historyFrom(): number {
     return this.keptFrom;
   }
+  stateKeptFrom = 0;
+  stateFrom(): number {
+    return this.stateKeptFrom;
+  }
 
   constructor(readonly blocks: Block[]) {}
 
@@ -594,17 +598,24 @@ describe('JSON-RPC errors', () => {
     expect(await errOf('eth_getBalance', [k0.address, '0x64'])).toEqual({ code: -32000, message: 'header not found' });
   });
 
-  it('a node with a bounded history (--history) says so for state reads and logs below it', async () => {
+  it('a node with a bounded history (--history) says so for logs and state reads below it', async () => {
     backend.keptFrom = 2;
+    backend.stateKeptFrom = 1;
     try {
-      const pruned = { code: -32000, message: 'history pruned: this node keeps history from block 2 (asked 1)' };
-      expect(await errOf('eth_getBalance', [k0.address, '0x1'])).toEqual(pruned);
-      expect(await errOf('eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x2' }])).toEqual(pruned);
-      // Genesis and the kept heights read as before.
-      expect((await call('eth_getBalance', [k0.address, '0x0'])).json.result).toMatch(/^0x/);
+      expect(await errOf('eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x2' }])).toEqual({
+        code: -32000,
+        message: 'history pruned: this node keeps history from block 2 (asked 1)',
+      });
+      expect(await errOf('eth_getBalance', [k0.address, '0x0'])).toEqual({
+        code: -32000,
+        message: 'state pruned: this node keeps state from block 1 (asked 0)',
+      });
+      // The kept heights read as before.
+      expect((await call('eth_getBalance', [k0.address, '0x1'])).json.result).toMatch(/^0x/);
       expect((await call('eth_getLogs', [{ fromBlock: '0x2', toBlock: '0x2' }])).json.result).toBeInstanceOf(Array);
     } finally {
       backend.keptFrom = 0;
+      backend.stateKeptFrom = 0;
     }
   });
 
