@@ -5,6 +5,7 @@ import { openSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePortRun, tempDir } from './testNode';
+import { keepLogs } from './scratch';
 
 /**
  * A `cairn devnet` in its own process (which runs each node as a process of its own), for
@@ -78,18 +79,51 @@ export async function startDevnet(
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
-  const deadline = Date.now() + 60_000;
-  let info: { nodes: DevnetNode[]; accounts: string } | undefined;
-  while (!info) {
-    if (proc.exitCode !== null) throw new Error(`devnet exited:\n${out}`);
-    info = await readFile(join(dir, 'devnet.json'), 'utf8').then(
-      (t) => JSON.parse(t),
-      () => undefined, // not written yet
-    );
-    if (Date.now() > deadline) throw new Error(`devnet did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 100));
+  let nodes: DevnetNode[];
+  let accountsFile: string;
+  try {
+    ({ nodes, accounts: accountsFile } = await started());
+  } catch (e) {
+    // A devnet that did not start leaves nothing behind but its logs, under test-artifacts/.
+    proc.kill('SIGKILL');
+    await exited;
+    keepLogs(dir, 'devnet-start');
+    await rm(dir, { recursive: true, force: true });
+    throw e;
   }
-  const nodes = info.nodes;
+
+  /** The devnet's nodes once each answers. */
+  async function started(): Promise<{ nodes: DevnetNode[]; accounts: string }> {
+    const deadline = Date.now() + 60_000;
+    let info: { nodes: DevnetNode[]; accounts: string } | undefined;
+    while (!info) {
+      if (proc.exitCode !== null) throw new Error(`devnet exited:\n${out}`);
+      info = await readFile(join(dir, 'devnet.json'), 'utf8').then(
+        (t) => JSON.parse(t),
+        () => undefined, // not written yet
+      );
+      if (Date.now() > deadline) throw new Error(`devnet did not start:\n${out}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const nodes = info.nodes;
+    for (const node of nodes) {
+      for (;;) {
+        if (Date.now() > deadline)
+          throw new Error(
+            `node ${node.index} did not ` +
+              `start:\n${await readFile(join(node.dataDir, 'node.log'), 'utf8').catch(() => '')}`,
+          );
+        const ok = await fetch(`${node.http}/status`).then(
+          (r) => r.ok,
+          () => false,
+        );
+        if (ok) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    return info;
+  }
+
   const restarted = new Map<number, ChildProcess>();
   const dead = new Set<number>();
   const get = async (i: number, path: string): Promise<any> => {
@@ -105,21 +139,6 @@ export async function startDevnet(
     });
     return r.json();
   };
-  for (const node of nodes) {
-    for (;;) {
-      if (Date.now() > deadline)
-        throw new Error(
-          `node ${node.index} did not ` +
-            `start:\n${await readFile(join(node.dataDir, 'node.log'), 'utf8').catch(() => '')}`,
-        );
-      const ok = await fetch(`${node.http}/status`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
 
   // The finality recorder: every 200 ms, each live node's newly finalized heights and their hashes.
   const finalized = new Map<number, string>();
@@ -157,7 +176,7 @@ export async function startDevnet(
     dir,
     nodes,
     finalized,
-    accounts: JSON.parse(await readFile(info.accounts, 'utf8')),
+    accounts: JSON.parse(await readFile(accountsFile, 'utf8')),
     get,
     post,
     alive: (i) => !dead.has(i),
@@ -209,6 +228,7 @@ export async function startDevnet(
           /* gone */
         }
       }
+      if (failure) keepLogs(dir, 'devnet'); // the nodes' logs of a broken safety invariant, for its post-mortem
       await rm(dir, { recursive: true, force: true });
       if (failure) throw failure;
     },

@@ -1,4 +1,15 @@
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { afterAll, afterEach } from 'vitest';
@@ -6,20 +17,31 @@ import { afterAll, afterEach } from 'vitest';
 /** Where the logs of a failed file's temporary folders are kept (git-ignored). */
 export const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts');
 
-/** A log worth keeping: `*.log` files, at most this many bytes each. */
+/** What is kept of a log: its last this many bytes. */
 const MAX_LOG_BYTES = 4 << 20;
 
-/** Copies the `*.log` files under `dir` into test-artifacts/<file>/<folder>/. */
-function keepLogs(dir: string, file: string): void {
+/** Copies the `*.log` files under `dir` (the last 4 MiB of each) into test-artifacts/<file>/<folder>/. */
+export function keepLogs(dir: string, file: string): void {
   const walk = (d: string): string[] =>
     readdirSync(d, { withFileTypes: true }).flatMap((e) =>
       e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith('.log') ? [join(d, e.name)] : [],
     );
   for (const log of walk(dir)) {
-    if (statSync(log).size > MAX_LOG_BYTES) continue;
     const to = join(ARTIFACTS, basename(file), basename(dir), relative(dir, log));
     mkdirSync(join(to, '..'), { recursive: true });
-    cpSync(log, to);
+    const size = statSync(log).size;
+    if (size <= MAX_LOG_BYTES) {
+      cpSync(log, to);
+      continue;
+    }
+    const tail = Buffer.alloc(MAX_LOG_BYTES);
+    const fd = openSync(log, 'r');
+    try {
+      readSync(fd, tail, 0, MAX_LOG_BYTES, size - MAX_LOG_BYTES);
+    } finally {
+      closeSync(fd);
+    }
+    writeFileSync(to, tail);
   }
 }
 
