@@ -88,10 +88,13 @@ async function main(): Promise<void> {
   const only = values.only?.split(',');
   const chosen = BENCHES.filter((b) => !only || only.includes(b.name));
   const failed: { name: string; tail: string }[] = [];
+  const took: string[] = [];
   for (const b of chosen) {
     const args = ['--import', 'tsx', b.script, ...(values.tiny ? ['--tiny'] : b.args), '--results-dir', dir];
     console.error(`\n== ${b.name}: node ${args.join(' ')}`);
+    const started = performance.now();
     const r = await runShowing(args);
+    took.push(`${b.name} ${((performance.now() - started) / 1000).toFixed(0)} s`);
     if (r.status !== 0) {
       failed.push({ name: b.name, tail: r.stderr.split('\n').slice(-12).join('\n') });
       console.error(`${b.name} failed (exit ${r.status})`);
@@ -104,6 +107,7 @@ async function main(): Promise<void> {
   const md = renderResults(files);
   if (!values.tiny) writeFileSync(join(ROOT, 'bench/results.md'), md);
   console.log(md);
+  console.error(`\nwall time per benchmark: ${took.join(', ')}`);
   // Last on stderr, so that a caller reading its tail (test/bench/bench.test.ts) sees which failed.
   // Each failure's last lines again: a caller that keeps only the tail still sees why.
   for (const f of failed) console.error(`\n-- ${f.name}, last lines:\n${f.tail}`);

@@ -23,6 +23,8 @@ export function benchTinyTests(names: string[], tableRow?: string): void {
         ['--import', 'tsx', 'bench/suite.ts', '--tiny', '--only', names.join(','), '--results-dir', dir],
         { cwd: root, encoding: 'utf8', timeout: 480_000 },
       );
+      // What each benchmark took, in the test's output: the suite's time is a large share of CI's.
+      console.log(/wall time per benchmark: .*/.exec(r.stderr)?.[0] ?? 'no timing line');
       expect(r.status, r.stderr.slice(-4000)).toBe(0);
       for (const name of names) {
         const file = JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')) as ResultFile;
