@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { CairnError } from '../errors/CairnError';
 import { parseAmount } from '../primitives/amount';
 import { canonicalJson } from '../primitives/canonical';
@@ -169,6 +170,19 @@ const ENVELOPE_KEYS = new Set([
   'signatures',
 ]);
 
+/**
+ * One string per public key: a sender's transactions share its keys' hex (2.6 KB for the ML-DSA
+ * key) instead of each keeping the copy its JSON body was parsed into — most of a pending
+ * transaction's memory after its signature. Same value either way.
+ */
+const keyStrings = new LRUCache<Hex, Hex>({ max: 20_000 });
+function interned(key: Hex): Hex {
+  const known = keyStrings.get(key);
+  if (known !== undefined) return known;
+  keyStrings.set(key, key);
+  return key;
+}
+
 function publicKeysOf(v: unknown): HybridTx['publicKeys'] | string {
   if (!isRecord(v)) return 'missing field: publicKeys';
   for (const k of Object.keys(v)) if (k !== 'secp256k1' && k !== 'mldsa44') return `unknown field: publicKeys.${k}`;
@@ -176,7 +190,7 @@ function publicKeysOf(v: unknown): HybridTx['publicKeys'] | string {
   if (!(isHex(secp256k1, 33) || isHex(secp256k1, 65)))
     return 'publicKeys.secp256k1 must be 0x hex of a 33- or 65-byte key';
   if (!isHex(mldsa44, MLDSA44_PUB_BYTES)) return `publicKeys.mldsa44 must be 0x hex of a ${MLDSA44_PUB_BYTES}-byte key`;
-  return { secp256k1: lowerHex(secp256k1), mldsa44: lowerHex(mldsa44) };
+  return { secp256k1: interned(lowerHex(secp256k1)), mldsa44: interned(lowerHex(mldsa44)) };
 }
 
 /**
