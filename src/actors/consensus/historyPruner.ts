@@ -8,7 +8,8 @@ import type { HeadSink } from '../protocol';
 /** How much block history a node keeps: every block, or the last `blocks` final ones (--history). */
 export type HistoryWindow = 'archive' | { blocks: number };
 
-export interface PrunerDeps {
+/** What the history pruner and the state collector work with (both run in the consensus actor, between slots). */
+export interface WindowDeps {
   store: ChainStore;
   kv: KvStore;
   view: HeadSink;
@@ -19,7 +20,7 @@ export interface PrunerDeps {
 }
 
 /** The longest window of the protocol in force at `stateRoot` (a governable parameter in blocks). */
-export async function longestProtocolWindow(kv: KvStore, stateRoot: PrunerDeps['view']['head']['stateRoot']) {
+export async function longestProtocolWindow(kv: KvStore, stateRoot: WindowDeps['view']['head']['stateRoot']) {
   const params = await loadParams(await StateTrie.open(kv, stateRoot));
   let longest = 0n;
   for (const [name, spec] of Object.entries(PARAMS))
@@ -36,7 +37,7 @@ export async function longestProtocolWindow(kv: KvStore, stateRoot: PrunerDeps['
  * crash between two resumes at the next). Only final blocks are pruned, so nothing pruned can
  * be undone. Run by the consensus actor between blocks: it is the store's one writer.
  */
-export function createHistoryPruner(d: PrunerDeps): () => Promise<void> {
+export function createHistoryPruner(d: WindowDeps): () => Promise<void> {
   let next: number | undefined; // the lowest height still holding history
   return async function pruneStep(): Promise<void> {
     if (d.history === 'archive') return;

@@ -1,23 +1,10 @@
-import type { Logger } from 'pino';
 import type { Hex } from '../../primitives/hex';
-import { opsOf, type KvBatch, type KvStore } from '../../state/kv';
+import { opsOf, type KvBatch } from '../../state/kv';
 import { isNodeKey, ReachableNodes, storedNodeId, unreachableNodes } from '../../state/trieGc';
-import type { ChainStore } from '../../storage/chainStore';
-import type { HeadSink } from '../protocol';
-import type { HistoryWindow } from './historyPruner';
+import type { WindowDeps } from './historyPruner';
 
 /** State roots a node with a history window keeps readable: the last STATE_ROOTS_KEPT final blocks' and above. */
 export const STATE_ROOTS_KEPT = 128;
-
-export interface StateGcDeps {
-  store: ChainStore;
-  kv: KvStore;
-  view: HeadSink;
-  history: HistoryWindow;
-  log: Logger;
-  /** Time a deletion step may take (ms). */
-  budgetMs?: number;
-}
 
 interface Cycle {
   /** The lowest height whose state root is kept by this cycle (what readers are told from its start). */
@@ -46,7 +33,7 @@ const QUEUED_CHUNKS = 8;
  * what an old one had). A crash mid-cycle loses nothing: each deletion is of garbage, and a
  * new cycle starts over. State reads below `stateFrom` are refused from the cycle's start.
  */
-export function createStateGc(d: StateGcDeps) {
+export function createStateGc(d: WindowDeps) {
   let cycle: Cycle | undefined;
   let lastCycleAt: number | undefined;
 
