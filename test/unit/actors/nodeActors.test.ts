@@ -297,4 +297,32 @@ describe('transaction lifecycle from recorded events', () => {
     expect(await reader.tx(t.id)).toMatchObject({ status: 'finalized', lifecycle: 'finalized' });
     expect((await reader.recentTxs(5))[0]).toMatchObject({ id: t.id, status: 'finalized' });
   });
+
+  it('names no block for a transaction whose block is stored but whose head is not published yet', async () => {
+    const w = await world();
+    const genesis = w.view.head;
+    // The reader's view still at genesis: the moment between the block's write and the head's publication.
+    const lagging = Object.create(w.view, { head: { get: () => genesis } }) as typeof w.view;
+    const stale = new ChainReader({
+      kv: w.kv,
+      store: w.store,
+      view: lagging,
+      mempool: w.mempool,
+      lifecycles: w.lifecycles,
+    });
+    const live = new ChainReader({
+      kv: w.kv,
+      store: w.store,
+      view: w.view,
+      mempool: w.mempool,
+      lifecycles: w.lifecycles,
+    });
+    const t = w.transfer(w.alice, 0);
+    await w.admit(t);
+    await w.tick();
+    expect(await w.store.txLocation(t.id)).toEqual({ height: 1, index: 0 });
+    // A client told "in block 1" would read block 1's state at a head that does not have it yet.
+    expect((await stale.tx(t.id))?.blockHeight).toBeUndefined();
+    expect(await live.tx(t.id)).toMatchObject({ status: 'included', blockHeight: 1 });
+  });
 });
