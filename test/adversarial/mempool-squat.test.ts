@@ -81,14 +81,15 @@ describe('mempool squat (row 7)', () => {
   }, 120_000);
 
   it('gapped transactions leave after the gapped lifetime and say so on /tx/:id', async () => {
-    target = await spawnTarget(['--mempool-gapped-lifetime-ms', '2000']);
+    // Long enough that none expires while the flood is still being sent (a busy machine took over 2 s to send it).
+    target = await spawnTarget(['--mempool-gapped-lifetime-ms', '8000']);
     const url = target.url;
     const squat = await prepareSquat(url, { accounts: 4, nonces: 20 });
     const flood = await squat.flood();
     // 16 gapped transactions per sender at most; the rest are refused as too far ahead.
     expect(flood.accepted).toBe(4 * 16);
     expect(Object.keys(flood.refused)).toEqual([REFUSAL.nonceAhead.reason]);
-    await waitFor('the gapped transactions expired', async () => (await poolCount(url)) === 0, 15_000, 200);
+    await waitFor('the gapped transactions expired', async () => (await poolCount(url)) === 0, 30_000, 200);
     const r = await read(`${url}/tx/${flood.acceptedIds[0]}`);
     expect(r).toMatchObject({ status: 'dropped', reason: DROP.gappedLifetime.reason });
   }, 60_000);
