@@ -81,7 +81,7 @@ describe('history pruning (property)', () => {
             expect(await store.block(h)).toEqual(h <= k ? undefined : await whole.block(h));
           }
         }),
-        { numRuns: 150 },
+        { numRuns: 80 },
       );
     },
   );

@@ -114,7 +114,7 @@ describe('state node collection (property)', () => {
             }
           },
         ),
-        { numRuns: 120 },
+        { numRuns: 80 },
       );
     },
   );
