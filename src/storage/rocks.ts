@@ -224,23 +224,28 @@ function openError(dir: string, e: unknown): CairnError {
 export function writeError(dir: string, e: unknown): CairnError {
   const cause = (e as { cause?: unknown } | null)?.cause ?? e;
   const code = (cause as NodeJS.ErrnoException | null)?.code;
-  const msg = messageOf(cause);
-  const why =
-    code === 'ENOSPC' || /no space left/i.test(msg)
-      ? 'the disk is full (no space left on device)'
-      : code === 'EDQUOT' || /quota exceeded/i.test(msg)
-        ? 'the disk quota is exceeded'
-        : code === 'EROFS' || /read-only file system/i.test(msg)
-          ? 'the file system is read-only'
-          : code === 'EACCES' || code === 'EPERM' || /permission denied|operation not permitted/i.test(msg)
-            ? 'permission denied'
-            : msg;
   return new CairnError(
     'STORAGE_WRITE',
-    `cannot write to data directory ${dir}: ${why}`,
-    { dir, code, reason: msg },
+    `cannot write to data directory ${dir}: ${writeFailure(e)}`,
+    { dir, code, reason: messageOf(cause) },
     { cause: e },
   );
+}
+
+/** Why a write failed, in an operator's words (the disk is full, read-only…); the system's message otherwise. */
+export function writeFailure(e: unknown): string {
+  const cause = (e as { cause?: unknown } | null)?.cause ?? e;
+  const code = (cause as NodeJS.ErrnoException | null)?.code;
+  const msg = messageOf(cause);
+  return code === 'ENOSPC' || /no space left/i.test(msg)
+    ? 'the disk is full (no space left on device)'
+    : code === 'EDQUOT' || /quota exceeded/i.test(msg)
+      ? 'the disk quota is exceeded'
+      : code === 'EROFS' || /read-only file system/i.test(msg)
+        ? 'the file system is read-only'
+        : code === 'EACCES' || code === 'EPERM' || /permission denied|operation not permitted/i.test(msg)
+          ? 'permission denied'
+          : msg;
 }
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));

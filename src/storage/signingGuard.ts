@@ -1,5 +1,6 @@
 import { open, readFile, rename } from 'node:fs/promises';
 import { CairnError } from '../errors/CairnError';
+import { writeFailure } from './rocks';
 
 /**
  * Double-sign protection, on by default: the height and slot of the last block this
@@ -81,7 +82,7 @@ export class SigningGuard {
     } catch (e) {
       throw new CairnError(
         'STORAGE_WRITE',
-        `cannot record the last signed block in ${this.file}: ${(e as Error).message}`,
+        `cannot record the last signed block in ${this.file}: ${writeFailure(e)}`,
         { dir: this.file },
         { cause: e },
       );
