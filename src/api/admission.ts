@@ -1,4 +1,4 @@
-import { decodeEnvelope, verifyGroups, verifyJobsOf } from '../chain/envelope';
+import { decodeEnvelope, settleAdmitted, verifyGroups, verifyJobsOf } from '../chain/envelope';
 import { pqKeyHashOf } from '../crypto/txSigning';
 import { decodeEthTx } from '../chain/ethTx';
 import type { SignedTx } from '../protocol/types';
@@ -102,6 +102,7 @@ export function createAdmission(d: {
       }
       if (refused) return refuse(tx.id, refused);
     }
+    if (tx.envelope !== 'eth') settleAdmitted(tx);
     try {
       const verdict = await d.mempool.ask({ type: 'admit', tx, keyHash });
       if (verdict.accepted) d.onAccepted?.(tx);

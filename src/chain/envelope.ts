@@ -268,6 +268,33 @@ export function decodeEnvelope(body: unknown, network: Network): DecodeResult {
   return { ok: true, tx };
 }
 
+/** Hex as bytes in an array of their own (a slice of Node's shared pool would keep 8 KB alive). */
+function ownBytes(h: Hex): Uint8Array {
+  const out = new Uint8Array((h.length - 2) / 2);
+  Buffer.from(out.buffer).write(h.slice(2), 'hex');
+  return out;
+}
+
+/**
+ * An admitted transaction, as the mempool keeps it: its signatures as bytes behind getters that
+ * give the same hex (JSON, block encoding and every reader see the same fields), so a pending
+ * transaction holds its 2,420-byte ML-DSA signature once instead of 4,842 characters of hex —
+ * the largest part of its memory; and its signing bytes are forgotten (verified already).
+ */
+export function settleAdmitted(tx: HybridTx): void {
+  signingBytesCache.delete(tx);
+  const secp = ownBytes(tx.signatures.secp256k1);
+  const mldsa = ownBytes(tx.signatures.mldsa44);
+  tx.signatures = {
+    get secp256k1(): Hex {
+      return toHex(secp);
+    },
+    get mldsa44(): Hex {
+      return toHex(mldsa);
+    },
+  };
+}
+
 const EMPTY = new Uint8Array(0);
 
 /**
