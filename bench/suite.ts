@@ -33,6 +33,7 @@ export const BENCHES: { name: string; script: string; args: string[] }[] = [
   { name: 'hardhat', script: 'bench/hardhat.ts', args: ['--seconds', '5', '--runs', '3'] },
   { name: 'finality', script: 'bench/finality.ts', args: ['--blocks', '60', '--runs', '3'] },
   { name: 'attack', script: 'bench/attack.ts', args: ['--runs', '3'] },
+  { name: 'disk', script: 'bench/sync.ts', args: ['--blocks', '40', '--txs', '500', '--as', 'disk'] },
   {
     name: 'sync',
     script: 'bench/sync.ts',

@@ -5,7 +5,8 @@
  * block one slot apart, in the past); node A serves it; node B, a follower with its own
  * key, starts empty with `--peers A`. Measured: from B's first answer to B's head = A's head.
  * Usage: npx tsx bench/sync.ts [--blocks 5000] [--txs 4] [--senders 200] [--chain-dir <dir>] [--tiny] [--results-dir
- * <dir>]
+ * <dir>] [--as disk]
+ * (--as disk: write only the row of the follower's disk per transfer, as the bench `disk`.)
  * (--results-dir: also write the result row for bench/suite.ts.)
  * (--chain-dir keeps node A's built chain and reuses it when the shape matches; a build cut
  * short resumes from its last block; A's node only reads it: its idle pace is an hour.)
@@ -43,8 +44,8 @@ const TINY = process.argv.includes('--tiny');
 const BLOCKS = TINY ? 3 : arg('blocks', 5_000, 100_000);
 const TXS = TINY ? 10 : arg('txs', 4, MAX_TXS_PER_BLOCK);
 const SENDERS = TINY ? 20 : arg('senders', 200, 1_000);
-/** The issue's target for a fresh node syncing full blocks from a peer. */
-const TARGET_TX_S = 2_000;
+/** The target for a fresh node syncing full blocks from a peer (issue 27: 3,000 verified tx/s). */
+const TARGET_TX_S = 3_000;
 /** Disk per hybrid transfer in a node's store (blocks, indexes, state). */
 const TARGET_DISK_PER_TX = 3_000;
 const SLOT_MS = 50;
@@ -302,33 +303,32 @@ async function main() {
     const ri = process.argv.indexOf('--results-dir');
     if (ri > 0) {
       const txS = txs / secs;
-      writeResults(
-        'sync',
-        [
-          {
-            metric: `sync of ${head.height} blocks × ${TXS} hybrid transfers from a peer (verified tx/s)`,
-            unit: 'tx/s',
-            cairn: spread([txS]),
-            reference: null,
-            target: `≥ ${TARGET_TX_S.toLocaleString('en')} verified tx/s`,
-            met: txS >= TARGET_TX_S,
-            note: `${(head.height / secs).toFixed(2)} blocks/s, ${secs.toFixed(0)} s; same state root on both`,
-          },
-          {
-            metric: `disk per hybrid transfer: the follower's store after the sync (bytes, compacted)`,
-            unit: 'B',
-            cairn: spread([perTx]),
-            reference: null,
-            target: `≤ ${TARGET_DISK_PER_TX.toLocaleString('en')} B per transfer`,
-            met: perTx <= TARGET_DISK_PER_TX,
-            note:
-              `${(disk.compacted / 1e6).toFixed(1)} MB for ${txs} transfers and ${head.height} blocks ` +
-              `(${(disk.asLeft / 1e6).toFixed(1)} MB as the node left it, write-ahead log included); ` +
-              `logical bytes per transfer: ${bucketsPerTx(disk, txs)}`,
-          },
-        ],
-        process.argv[ri + 1],
-      );
+      // --as disk: only the disk row, under its own name (a short chain measures it; the sync row wants 5,000 blocks).
+      const as = process.argv.indexOf('--as') > 0 ? process.argv[process.argv.indexOf('--as') + 1] : 'sync';
+      const rows = [
+        {
+          metric: `sync of ${head.height} blocks × ${TXS} hybrid transfers from a peer (verified tx/s)`,
+          unit: 'tx/s',
+          cairn: spread([txS]),
+          reference: null,
+          target: `≥ ${TARGET_TX_S.toLocaleString('en')} verified tx/s`,
+          met: txS >= TARGET_TX_S,
+          note: `${(head.height / secs).toFixed(2)} blocks/s, ${secs.toFixed(0)} s; same state root on both`,
+        },
+        {
+          metric: `disk per hybrid transfer: the follower's store after the sync (bytes, compacted)`,
+          unit: 'B',
+          cairn: spread([perTx]),
+          reference: null,
+          target: `≤ ${TARGET_DISK_PER_TX.toLocaleString('en')} B per transfer`,
+          met: perTx <= TARGET_DISK_PER_TX,
+          note:
+            `${(disk.compacted / 1e6).toFixed(1)} MB for ${txs} transfers and ${head.height} blocks ` +
+            `(${(disk.asLeft / 1e6).toFixed(1)} MB as the node left it, write-ahead log included); ` +
+            `logical bytes per transfer: ${bucketsPerTx(disk, txs)}`,
+        },
+      ];
+      writeResults(as, as === 'disk' ? rows.slice(1) : rows, process.argv[ri + 1]);
     }
   } finally {
     if (!bStopped) await b.stop(false);
