@@ -91,8 +91,6 @@ const signerKey = (ref: Uint8Array) => bucketKey('signer', ref);
 const SIGNERS_CACHED = 4_096;
 
 export class ChainStore {
-  /** Addresses known to have a first sighting on disk (cleared when a block is undone). */
-  private readonly seen = new LRUCache<Address, true>({ max: 200_000 });
   /** Signer keys by reference, each known to be on disk (read from it, or found there before a write). */
   private readonly signers = new LRUCache<Hex, SignerKeys>({ max: SIGNERS_CACHED });
 
@@ -224,19 +222,12 @@ export class ChainStore {
     return v ? (json(v) as StoreCounters) : { accounts: 0, txs: 0 };
   }
 
-  /**
-   * Of `addrs`, those never seen before. The addresses of recent blocks are remembered: a busy
-   * chain's senders are the same from block to block, and each read costs ~13 µs of a block's
-   * commit (forgotten on undo, which takes first sightings back).
-   */
+  /** Of `addrs`, those never seen before. */
   async unseen(addrs: Iterable<Address>): Promise<Address[]> {
-    const unique = [...new Set(addrs)].filter((a) => !this.seen.has(a));
+    const unique = [...new Set(addrs)];
     const keys = unique.map((a) => bucketKey('firstSeen', fromHex(a)));
     // One multi-get for a block's ~1,000 addresses instead of as many awaited reads (~25 ms).
     const found = await getMany(this.kv, keys);
-    unique.forEach((a, i) => {
-      if (found[i]) this.seen.set(a, true);
-    });
     return unique.filter((_, i) => !found[i]);
   }
 
@@ -444,7 +435,6 @@ export class ChainStore {
       this.kv.get(SEQ_KEY),
     ]);
     if (!record || !block) throw new CairnError('UNDO', `block ${height} has no undo record`);
-    this.seen.clear(); // the block's first sightings go with it
     let restored: Head | undefined;
     for (const [k, v] of decodeUndo(record)) {
       if (v) batch.put(k, v);
