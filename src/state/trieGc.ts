@@ -60,12 +60,10 @@ export class ReachableNodes {
           this.seen.add(k);
           return true;
         });
-        const encs = await getMany(
-          kv,
-          hashes.map((h) => nodeKey(Buffer.from(h).toString('hex'))),
-        );
+        const hexes = hashes.map((h) => Buffer.from(h).toString('hex'));
+        const encs = await getMany(kv, hexes.map(nodeKey));
         hashes.forEach((h, j) => {
-          const hex = Buffer.from(h).toString('hex');
+          const hex = hexes[j];
           const enc = encs[j];
           if (!enc) throw new Error(`state trie node 0x${hex} of a kept root is missing`);
           childRefs(decodeNode(enc, h, hex), next);

@@ -15,6 +15,8 @@ interface Cycle {
   found: Uint8Array[][];
   swept: boolean;
   failed: boolean;
+  /** `stateFrom` is in the store (written with the cycle's first deletions). */
+  recorded: boolean;
   deleted: number;
   started: number;
   /** Resolves the sweep's wait when the queue has room again. */
@@ -71,6 +73,7 @@ export function createStateGc(d: WindowDeps) {
       found: [],
       swept: false,
       failed: false,
+      recorded: false,
       deleted: 0,
       started: performance.now(),
     };
@@ -116,9 +119,9 @@ export function createStateGc(d: WindowDeps) {
             batch.del(key);
             c.deleted++;
           }
-        d.store.putStateFrom(batch, c.stateFrom);
+        if (!c.recorded) d.store.putStateFrom(batch, c.stateFrom);
         await d.kv.write(batch);
-        d.view.pruned({ stateFrom: c.stateFrom });
+        c.recorded = true;
       }
       if (c.swept && c.found.length === 0) {
         d.log.info(

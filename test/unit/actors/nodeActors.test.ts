@@ -256,16 +256,14 @@ describe('consensus actor', () => {
   );
 });
 
+/** The API's reader over a test world (its view, or another one over the same world). */
+const readerOf = (w: Awaited<ReturnType<typeof world>>, view = w.view) =>
+  new ChainReader({ kv: w.kv, store: w.store, view, mempool: w.mempool, lifecycles: w.lifecycles });
+
 describe('transaction lifecycle from recorded events', () => {
   it('/tx/:id reads included, then finalized, and undone after its block is taken back', async () => {
     const w = await world();
-    const reader = new ChainReader({
-      kv: w.kv,
-      store: w.store,
-      view: w.view,
-      mempool: w.mempool,
-      lifecycles: w.lifecycles,
-    });
+    const reader = readerOf(w);
     const t = w.transfer(w.alice, 0);
     await w.admit(t);
     expect(await reader.tx(t.id)).toMatchObject({ status: 'pending', lifecycle: 'inMempool' });
@@ -283,13 +281,7 @@ describe('transaction lifecycle from recorded events', () => {
 
   it('reports finalized once the finalized height reaches the block', async () => {
     const w = await world();
-    const reader = new ChainReader({
-      kv: w.kv,
-      store: w.store,
-      view: w.view,
-      mempool: w.mempool,
-      lifecycles: w.lifecycles,
-    });
+    const reader = readerOf(w);
     const t = w.transfer(w.alice, 0);
     await w.admit(t);
     await w.tick();
@@ -303,20 +295,8 @@ describe('transaction lifecycle from recorded events', () => {
     const genesis = w.view.head;
     // The reader's view still at genesis: the moment between the block's write and the head's publication.
     const lagging = Object.create(w.view, { head: { get: () => genesis } }) as typeof w.view;
-    const stale = new ChainReader({
-      kv: w.kv,
-      store: w.store,
-      view: lagging,
-      mempool: w.mempool,
-      lifecycles: w.lifecycles,
-    });
-    const live = new ChainReader({
-      kv: w.kv,
-      store: w.store,
-      view: w.view,
-      mempool: w.mempool,
-      lifecycles: w.lifecycles,
-    });
+    const stale = readerOf(w, lagging);
+    const live = readerOf(w);
     const t = w.transfer(w.alice, 0);
     await w.admit(t);
     await w.tick();
