@@ -22,7 +22,8 @@ const LAYERS = {
   config: ['primitives', 'errors', 'protocol'],
   // The JSON shapes of the HTTP API, shared by the server (api/) and the SDK.
   views: ['primitives', 'protocol', 'crypto', 'machines', 'modules'],
-  storage: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'machines', 'modules', 'chain'],
+  // storage keeps the signing guard, whose vote rules are consensus's.
+  storage: ['primitives', 'errors', 'protocol', 'crypto', 'state', 'machines', 'modules', 'chain', 'consensus'],
   // views/: the wire vocabulary; what an actor answers with is the shape the API serves.
   actors: [
     'primitives',

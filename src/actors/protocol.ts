@@ -10,6 +10,7 @@ import type { KvBatch } from '../state/kv';
 import type { StateTrie } from '../state/stateTrie';
 import type { Hex } from '../primitives/hex';
 import type { BlockSummary, Head } from '../protocol/chain';
+import type { NextVote, SignedVote } from '../consensus/checkpoints';
 
 /** Every message between node actors, as discriminated unions (commands imperative, events past tense). */
 export type MempoolMsg =
@@ -62,8 +63,9 @@ export type ConsensusReplies = {
  * committed.
  */
 export type ProducerMsg =
-  | { type: 'build'; parent: Head; now: number; pending: SignedTx[][] }
-  | { type: 'signed'; height: number; slot: number } // committed: record it for double-sign protection
+  // vote: the finality vote the block will cast (consensus/checkpoints.ts), checked against the guard before building
+  | { type: 'build'; parent: Head; now: number; pending: SignedTx[][]; vote: NextVote }
+  | { type: 'signed'; height: number; slot: number; vote: SignedVote } // committed: record it for double-sign protection
   // a --dev revert took the chain back to `height`: sign after it again
   | { type: 'devForget'; height: number; slot: number };
 

@@ -252,6 +252,7 @@ export class ChainReader implements ChainQueries {
       genesisHash: this.network.genesisHash,
       height: head.height,
       finalizedHeight: head.finalizedHeight,
+      justifiedHeight: head.justifiedHeight ?? head.finalizedHeight,
       headHash: head.hash,
       stateRoot: head.stateRoot,
       timestamp: head.timestamp,

@@ -2,28 +2,14 @@ import type { FinalityBehind } from '../protocol/chain';
 import type { Address } from '../protocol/types';
 
 /**
- * The finality rule (docs/PROTOCOL.md "Consensus: slots, fork choice, import"): a block is
- * final once ⌊2n/3⌋+1 distinct members of the set that counts (n members) have produced
- * above it. The staking module keeps each member's last produced height in the schedule
- * record (modules/staking/schedule.ts) and applies this rule at the end of every block; nothing
- * else decides finality. A member still joining the set in force (its first block not final
- * yet) does not count.
+ * Who decides finality: ⌊2n/3⌋+1 distinct members of the set that counts (n members), voting
+ * by producing in an epoch (consensus/checkpoints.ts). The staking module applies the rule at
+ * the end of every block (modules/staking/schedule.ts); nothing else decides finality. A
+ * member still joining the set in force (its first block not final yet) does not count.
  */
 
-/** ⌊2n/3⌋+1 distinct members must have produced above a block for it to be final. */
+/** ⌊2n/3⌋+1 distinct members must vote for a checkpoint to justify it. */
 export const finalityThreshold = (n: number): number => Math.floor((2 * n) / 3) + 1;
-
-/** Final height under `members` given their last produced heights; never below `previous`. */
-export function finalizedFrom(
-  members: readonly Address[],
-  lastProduced: Readonly<Record<Address, number>>,
-  previous: number,
-): number {
-  const need = finalityThreshold(members.length);
-  const heights = members.map((a) => lastProduced[a] ?? 0).sort((x, y) => y - x);
-  const h = heights[need - 1] ?? 0;
-  return Math.max(previous, h - 1);
-}
 
 /** The schedule's fields the finality rule reads (modules/staking/schedule.ts ScheduleRecord). */
 export interface FinalitySchedule {
@@ -42,15 +28,15 @@ export function countingMembers(sch: Pick<FinalitySchedule, 'active' | 'joining'
 }
 
 /**
- * Whether finality is behind at `height` and why, or null. With `need` members producing in
- * turn, about `need` blocks above the final one are normal (the newest blocks wait for the
- * producers on top of them); more than that means members that count are not producing.
+ * Whether finality is behind at `height` and why, or null. Up to two epochs and `need` blocks
+ * above the final one are normal (a block waits for its epoch's checkpoint, then for the next
+ * epoch's votes); more than that means members that count are not producing.
  */
 export function finalityBehind(sch: FinalitySchedule, height: number): FinalityBehind | null {
   const counting = countingMembers(sch);
   const need = finalityThreshold(counting.length);
   const lag = height - sch.finalizedHeight;
-  if (lag <= need) return null;
+  if (lag <= 2 * sch.active.length + need) return null;
   const next = sch.finalizedHeight + 1;
   const notProducing = counting
     .filter((a) => (sch.lastProduced[a] ?? 0) <= next)

@@ -1,11 +1,23 @@
 import type { Hex } from '../primitives/hex';
 
+/** A chain's tip as fork choice weighs it: its last justified checkpoint's height (0 when unknown), height, hash. */
+export interface Tip {
+  justifiedHeight?: number;
+  height: number;
+  hash: Hex;
+}
+
 /**
- * Fork choice above the finalized height: the higher chain wins; at equal heights the tip
- * with the lower hash wins, so two equal forks always resolve the same way on every node
- * without an operator.
+ * Fork choice above the finalized height: the chain with the later justified checkpoint wins
+ * (consensus/checkpoints.ts) — an honest validator never votes from an older source than it
+ * did, so a chain with an older one could hold back every validator that saw the newer, and
+ * finality with them; then the higher chain; at equal heights the tip with the lower hash, so
+ * two equal forks always resolve the same way on every node without an operator.
  */
-export function prefers(a: { height: number; hash: Hex }, b: { height: number; hash: Hex }): boolean {
+export function prefers(a: Tip, b: Tip): boolean {
+  const ja = a.justifiedHeight ?? 0;
+  const jb = b.justifiedHeight ?? 0;
+  if (ja !== jb) return ja > jb;
   if (a.height !== b.height) return a.height > b.height;
   return a.hash.toLowerCase() < b.hash.toLowerCase();
 }
@@ -16,9 +28,9 @@ export function prefers(a: { height: number; hash: Hex }, b: { height: number; h
  * undone; the reason says why), a tip fork choice does not prefer is `stale`, else `take` it.
  */
 export function branchChoice(
-  tip: { height: number; hash: Hex },
+  tip: Tip,
   forkAt: number,
-  head: { height: number; hash: Hex; finalizedHeight: number },
+  head: Tip & { finalizedHeight: number },
 ): 'take' | 'stale' | { refused: string } {
   if (forkAt < head.finalizedHeight)
     return { refused: `branch forks at ${forkAt}, below the finalized height ${head.finalizedHeight}` };

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { prefers } from '../consensus/forkChoice';
+import { prefers, type Tip } from '../consensus/forkChoice';
 import { behaviorOf, type ActorRef, type Behavior, type NoReplies } from '../actors/actorRef';
 import type { PeerInfo } from '../protocol/peers';
 import type { ConsensusMsg, ConsensusReplies, HeadSink } from '../actors/protocol';
@@ -47,12 +47,16 @@ const DROP_SCORE = -100;
 const DROP_MS = 60_000;
 const SEEN_MAX = 4_096;
 
+/** A peer's head as fork choice weighs it (only for a peer that answered: `head` is set). */
+const tipOf = (p: PeerInfo): Tip => ({ justifiedHeight: p.justifiedHeight, height: p.height, hash: p.head! });
+
 export function newPeer(url: string): PeerInfo {
   return {
     url,
     height: 0,
     head: null,
     finalizedHeight: 0,
+    justifiedHeight: 0,
     lag: 0,
     latencyMs: null,
     score: 0,
@@ -104,6 +108,7 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
         height: s.height,
         head: s.hash,
         finalizedHeight: s.finalizedHeight,
+        justifiedHeight: s.justifiedHeight,
         latencyMs: Math.round(performance.now() - t0),
         lastSeen: d.now(),
       });
@@ -127,7 +132,7 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
     let ahead: Promise<ChainPage> | null = d.transport.chain(p.url, from, PAGE);
     for (let pages = 0; pages < 10_000 && ahead; pages++) {
       const head = d.view.head;
-      if (!(p.head && prefers({ height: p.height, hash: p.head }, head))) break;
+      if (!(p.head && prefers(tipOf(p), head))) break;
       const page: ChainPage = await ahead;
       if (page.blocks.length === 0) break;
       const nextFrom = page.blocks[page.blocks.length - 1].header.height + 1;
@@ -181,10 +186,8 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
       // The most preferred reachable head; ties to the best score.
       const best = peers
         .filter((p) => p.head && p.lastSeen > 0)
-        .sort((a, b) =>
-          prefers({ height: a.height, hash: a.head! }, { height: b.height, hash: b.head! }) ? -1 : 1,
-        )[0];
-      if (!best || !prefers({ height: best.height, hash: best.head! }, d.view.head)) {
+        .sort((a, b) => (prefers(tipOf(a), tipOf(b)) ? -1 : 1))[0];
+      if (!best || !prefers(tipOf(best), d.view.head)) {
         d.onSync?.({
           target: Math.max(d.view.head.height, ...peers.map((p) => p.height)),
           height: d.view.head.height,

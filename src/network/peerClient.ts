@@ -31,6 +31,7 @@ export interface PeerStatus {
   height: number;
   hash: Hex;
   finalizedHeight: number;
+  justifiedHeight: number;
   genesisHash?: Hex;
   chainId?: number;
 }
@@ -53,6 +54,7 @@ export async function fetchStatus(peer: string): Promise<PeerStatus> {
     height: height as number,
     hash: hash as Hex,
     finalizedHeight: s.finalizedHeight as number,
+    justifiedHeight: Number.isSafeInteger(s.justifiedHeight) ? (s.justifiedHeight as number) : 0,
     ...(typeof s.genesisHash === 'string' ? { genesisHash: s.genesisHash as Hex } : {}),
     ...(Number.isSafeInteger(s.chainId) ? { chainId: s.chainId as number } : {}),
   };

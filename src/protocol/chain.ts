@@ -8,6 +8,8 @@ export interface Head {
   stateRoot: Hex;
   finalizedHeight: number;
   timestamp: number;
+  /** The height of the chain's last justified checkpoint (consensus/checkpoints.ts); absent in heads stored before. */
+  justifiedHeight?: number;
 }
 
 /** What feeds and stats need of a block without reading it whole (stored per height). */
@@ -27,7 +29,7 @@ export interface BlockSummary {
 export interface FinalityBehind {
   /** Blocks above the final one (the head's height − finalizedHeight). */
   lag: number;
-  /** Members that must have produced above a block for it to be final (⌊2n/3⌋+1 of those that count). */
+  /** Members that must vote (produce) in an epoch to justify its checkpoint (⌊2n/3⌋+1 of those that count). */
   need: number;
   /** Members that count for finality. */
   counting: number;

@@ -11,6 +11,8 @@ export interface PeerInfo {
   /** Its head as last seen (null: never reached). */
   head: Hex | null;
   finalizedHeight: number;
+  /** Its head's last justified checkpoint as it reports it (fork choice weighs it first). */
+  justifiedHeight: number;
   /** Blocks it is ahead of (positive) or behind (negative) this node. */
   lag: number;
   /** Round trip of the last status poll, ms. */

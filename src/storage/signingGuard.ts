@@ -1,5 +1,6 @@
 import { open, readFile, rename } from 'node:fs/promises';
 import { CairnError } from '../errors/CairnError';
+import { signedVote, voteRefusal, type NextVote, type SignedVote } from '../consensus/checkpoints';
 import { writeFailure } from './rocks';
 
 /**
@@ -8,10 +9,16 @@ import { writeFailure } from './rocks';
  * is committed and before it leaves the node (a block whose commit failed was seen by nobody). The producer never signs
  * at or below either again — across restarts, and
  * after a reorganization took its block away (a second header at one height is slashable).
+ *
+ * It also keeps the last finality vote (consensus/checkpoints.ts): every block votes for its
+ * epoch's checkpoint from a justified source, and finality is safe only because an honest
+ * validator never votes for two checkpoints of one epoch, nor from a source older than one it
+ * already used (after a vote from epoch s, one from an older source would surround it).
  */
 export interface LastSigned {
   height: number;
   slot: number;
+  vote?: SignedVote;
 }
 
 export class SigningGuard {
@@ -36,13 +43,23 @@ export class SigningGuard {
     let last: LastSigned = { height: 0, slot: -1 };
     if (text !== undefined) {
       const v = JSON.parse(text) as Partial<LastSigned>;
-      if (!Number.isSafeInteger(v.height) || !Number.isSafeInteger(v.slot))
+      const vote = v.vote;
+      if (
+        !Number.isSafeInteger(v.height) ||
+        !Number.isSafeInteger(v.slot) ||
+        (vote !== undefined &&
+          !(
+            Number.isSafeInteger(vote?.target?.epoch) &&
+            typeof vote.target.hash === 'string' &&
+            Number.isSafeInteger(vote.source)
+          ))
+      )
         throw new CairnError(
           'STORAGE_OPEN',
           `${file} is damaged: remove it only if this validator key signs nowhere else`,
           { dir: file },
         );
-      last = { height: v.height!, slot: v.slot! };
+      last = { height: v.height!, slot: v.slot!, ...(vote && { vote }) };
     }
     return new SigningGuard(file, last);
   }
@@ -58,22 +75,33 @@ export class SigningGuard {
     return undefined;
   }
 
+  /** Why this validator must not cast `vote` (a block that would break finality's rules), or undefined. */
+  voteRefusal(vote: NextVote): string | undefined {
+    return voteRefusal(this.last.vote, vote);
+  }
+
   /**
    * A --dev node reverted its own chain to the block at `height` in `slot` (POST /dev/revert):
    * it may sign after it again. Never used on a network: a second header at a height is
    * slashable there.
    */
   async forgetAbove(height: number, slot: number): Promise<void> {
-    if (height < this.last.height) await this.record(height, Math.min(slot, this.last.slot));
+    // Its votes go too: the chain it votes on again is the reverted one, numbered from there.
+    if (height < this.last.height) await this.write({ height, slot: Math.min(slot, this.last.slot) });
   }
 
-  /** Records the signature durably; throws (nothing signed leaves) when it cannot. */
-  async record(height: number, slot: number): Promise<void> {
+  /** Records the signature (and its vote) durably; throws (nothing signed leaves) when it cannot. */
+  async record(height: number, slot: number, vote?: SignedVote): Promise<void> {
+    const v = vote ? signedVote(this.last.vote, vote, vote.target.hash) : this.last.vote;
+    await this.write({ height, slot, ...(v && { vote: v }) });
+  }
+
+  private async write(next: LastSigned): Promise<void> {
     const tmp = `${this.file}.tmp`;
     try {
       const fh = await open(tmp, 'w', 0o600);
       try {
-        await fh.writeFile(`${JSON.stringify({ height, slot })}\n`);
+        await fh.writeFile(`${JSON.stringify(next)}\n`);
         await fh.sync();
       } finally {
         await fh.close();
@@ -87,6 +115,6 @@ export class SigningGuard {
         { cause: e },
       );
     }
-    this.last = { height, slot };
+    this.last = next;
   }
 }

@@ -20,6 +20,8 @@ export interface StatusView {
   genesisHash: Hex;
   height: number;
   finalizedHeight: number;
+  /** The height of the head chain's last justified checkpoint: fork choice prefers the chain with the later one. */
+  justifiedHeight: number;
   headHash: Hex;
   stateRoot: Hex;
   timestamp: number;
@@ -33,9 +35,10 @@ export interface StatusView {
   blockReward: string;
   treasuryReward: string;
   /**
-   * Null while finality keeps up (about ⌊2n/3⌋+1 blocks behind the head, n the members that
-   * count). Otherwise why it is behind: the members that count and have not produced above
-   * the first block that is not final (since which block), and the members still pending.
+   * Null while finality keeps up (up to two epochs of the set in force and ⌊2n/3⌋+1 blocks
+   * behind the head, n the members that count). Otherwise why it is behind: the members that
+   * count and have not produced above the first block that is not final (since which block),
+   * and the members still pending.
    */
   finalityBehind: FinalityBehind | null;
   /**

@@ -34,7 +34,7 @@ afterAll(async () => {
 });
 
 describe('a candidate with no node behind it (issue 24)', () => {
-  it('never stops finality: 3 epochs after it stood, every block is final within 2 blocks of the head', async () => {
+  it('never stops finality: 3 epochs after it stood, every block is final within 3 blocks of the head', async () => {
     const [dev] = JSON.parse(await readFile(join(dataDir, 'dev-accounts.json'), 'utf8')) as { secret: string }[];
     const secret = toHex(randomBytes(32));
     const fresh = deriveKeys(Buffer.from(secret.slice(2), 'hex'));
@@ -79,14 +79,16 @@ describe('a candidate with no node behind it (issue 24)', () => {
     );
     expect(seenPending.pendingSince).toBeGreaterThan(from);
 
-    // Three epochs on, finality never fell more than 2 blocks behind the head.
+    // Three epochs on, finality never fell more than 3 blocks behind the head: with 2 in force, finality epochs are 2
+    // blocks, and the validator's vote in each justifies its checkpoint (the pending member does not count), so a block
+    // is final by the end of the next epoch (docs/PROTOCOL.md "Finality").
     let worst = 0;
     await waitUntil(
       async () => {
         const s = await read('/status');
         worst = Math.max(worst, s.height - s.finalizedHeight);
         expect(s.height - s.finalizedHeight, `height ${s.height}, finalized ${s.finalizedHeight}`).toBeLessThanOrEqual(
-          2,
+          3,
         );
         expect(s.finalityBehind).toBeNull();
         return s.height >= from + 30;

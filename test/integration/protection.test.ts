@@ -298,6 +298,7 @@ describe('Gateway, histogram, admin token', () => {
         lastSeen: 5,
         head: null,
         finalizedHeight: 0,
+        justifiedHeight: 0,
         latencyMs: null,
         score: 0,
         droppedUntil: 0,
@@ -510,6 +511,7 @@ describe('gateway, metrics, admin, readiness, upstream over HTTP', () => {
         lastSeen: 123,
         head: null,
         finalizedHeight: 0,
+        justifiedHeight: 0,
         latencyMs: null,
         score: 0,
         droppedUntil: 0,
@@ -534,7 +536,7 @@ describe('gateway, metrics, admin, readiness, upstream over HTTP', () => {
     expect(g.latencyMs).toMatchObject({ window: 4096, samples: 5 });
     expect(g.latencyMs.p50).toBeGreaterThan(0);
     expect(g.latencyMs.p99).toBeGreaterThanOrEqual(g.latencyMs.p90);
-    expect(g.peers).toEqual(peers.map(({ finalizedHeight: _f, droppedUntil: _d, ...p }) => p));
+    expect(g.peers).toEqual(peers.map(({ finalizedHeight: _f, justifiedHeight: _j, droppedUntil: _d, ...p }) => p));
     expect(g.rateLimit).toMatchObject({ max: 240, windowMs: 10_000, exempt: 0, trustedProxies: 0 });
     expect((await start()).s.protection.gateway.snapshot([]).peers).toEqual([]); // a single node
   });
@@ -633,6 +635,7 @@ describe('gateway, metrics, admin, readiness, upstream over HTTP', () => {
           lastSeen: 1,
           head: null,
           finalizedHeight: 0,
+          justifiedHeight: 0,
           latencyMs: null,
           score: 0,
           droppedUntil: 0,
@@ -656,6 +659,7 @@ describe('gateway, metrics, admin, readiness, upstream over HTTP', () => {
           lastSeen: 1,
           head: null,
           finalizedHeight: 0,
+          justifiedHeight: 0,
           latencyMs: null,
           score: 0,
           droppedUntil: 0,

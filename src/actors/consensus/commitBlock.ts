@@ -45,6 +45,7 @@ export function createBlockCommitter(d: CommitDeps) {
       stateRoot: header.stateRoot,
       finalizedHeight,
       timestamp: header.timestamp,
+      justifiedHeight: schedule.epochs?.justified.height ?? finalizedHeight,
     };
     const touched = [header.producer, TREASURY_ADDRESS, ...txs.flatMap(partiesOf)];
     for (const r of results) if (r.vm?.contractAddress) touched.push(r.vm.contractAddress);

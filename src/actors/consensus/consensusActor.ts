@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import { epochStep, voteAt } from '../../consensus/checkpoints';
+import { countingMembers } from '../../consensus/finality';
 import { branchChoice } from '../../consensus/forkChoice';
 import { idleTurn, ownsSlot, scheduleRefusal, slotOf } from '../../consensus/slots';
 import { headerRefusal } from '../../consensus/blockRules';
@@ -100,14 +102,21 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
   const ownBlocks = new Map<number, string>();
 
   async function produce(pending: SignedTx[][], now: number): Promise<number> {
-    const built = await d.producer.ask({ type: 'build', parent: d.view.head, now, pending });
+    const parent = d.view.head;
+    const sch = await getSchedule(await StateTrie.open(d.kv, parent.stateRoot));
+    const v = voteAt(sch.epochs, parent.height + 1, sch.active.length, sch.finalizedHeight);
+    // The target is an ancestor on this chain, or the block about to be signed (its hash comes with it).
+    const hash = v.target.height <= parent.height ? (await d.store.summary(v.target.height))?.hash : undefined;
+    const vote = { target: { epoch: v.target.epoch, hash }, source: v.source.epoch };
+    const built = await d.producer.ask({ type: 'build', parent, now, pending, vote });
     if (!built) return 0;
     const { block, slot } = built;
     ownBlocks.set(block.header.height, block.header.hash);
     // The stored chain remembers the rest; these cover blocks of ours a reorganization took away.
     if (ownBlocks.size > OWN_BLOCKS_KEPT) ownBlocks.delete(ownBlocks.keys().next().value!);
     await commitBlock(built);
-    await d.producer.ask({ type: 'signed', height: block.header.height, slot });
+    const signed = { ...vote, target: { epoch: vote.target.epoch, hash: hash ?? block.header.hash } };
+    await d.producer.ask({ type: 'signed', height: block.header.height, slot, vote: signed });
     d.onBlockProduced?.((performance.now() - built.started) / 1000);
     d.onProduced?.(block);
     return built.considered;
@@ -245,7 +254,8 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
           return { ...out, orphan: true, head };
         }
         const tip = blocks[blocks.length - 1].header;
-        const choice = branchChoice(tip, forkAt, head);
+        const justifiedHeight = await branchJustified(forkAt, blocks.slice(i));
+        const choice = branchChoice({ ...tip, justifiedHeight }, forkAt, head);
         if (typeof choice === 'object') {
           rejectedBranch(h, choice.refused);
           return { ...out, rejected: choice.refused, head };
@@ -288,6 +298,22 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
       out.imported++;
     }
     return { ...out, head: d.view.head };
+  }
+
+  /**
+   * The last justified checkpoint at the end of a branch from `forkAt`, counted over its
+   * headers from the fork block's schedule (a change of the set inside the branch is not
+   * seen: fork choice needs the weight, the branch's own execution decides finality).
+   */
+  async function branchJustified(forkAt: number, blocks: Block[]): Promise<number> {
+    const root = (await d.store.summary(forkAt))?.stateRoot;
+    if (!root) return 0;
+    const sch = await getSchedule(await StateTrie.open(d.kv, root));
+    const counting = countingMembers(sch);
+    let epochs = sch.epochs;
+    for (const b of blocks)
+      epochs = epochStep(epochs, b.header, counting, sch.active.length, sch.finalizedHeight).epochs;
+    return epochs?.justified.height ?? sch.finalizedHeight;
   }
 
   /** A branch refused as a whole: its first block is reported rejected. */

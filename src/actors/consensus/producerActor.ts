@@ -43,7 +43,7 @@ export function producerBehavior(d: ProducerDeps): Behavior<ProducerMsg, Produce
     const producer = d.keys.address;
     const timestamp = Math.max(msg.now, parent.timestamp + 1);
     const slot = slotOf(timestamp, d.slotMs);
-    const refused = d.guard.refusal(height, slot);
+    const refused = d.guard.refusal(height, slot) ?? d.guard.voteRefusal(msg.vote);
     if (refused) {
       d.log.warn({ height, slot, reason: refused }, 'not signing: double-sign protection');
       return null;
@@ -102,7 +102,7 @@ export function producerBehavior(d: ProducerDeps): Behavior<ProducerMsg, Produce
   return behaviorOf<ProducerMsg, ProducerReplies>({
     build,
     // Durable before the block leaves the node (a block whose commit failed never left: it may be signed again).
-    signed: (msg) => d.guard.record(msg.height, msg.slot),
+    signed: (msg) => d.guard.record(msg.height, msg.slot, msg.vote),
     devForget: (msg) => d.guard.forgetAbove(msg.height, msg.slot),
   });
 }

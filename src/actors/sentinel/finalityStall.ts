@@ -55,9 +55,9 @@ export function finalityStallDetector(ctx: DetectorContext): Detector {
           },
         );
       }
-      // Finality needs ⌊2n/3⌋+1 distinct producers on top: about that many blocks.
-      const finalityLimit =
-        o.stallFactor * o.expectedBlockMs * (finalityThreshold(Math.max(1, ctx.validators.length)) + 1);
+      // Finality moves by checkpoints (one per epoch of n blocks) once ⌊2n/3⌋+1 have voted in the next epoch.
+      const n = Math.max(1, ctx.validators.length);
+      const finalityLimit = o.stallFactor * o.expectedBlockMs * (n + finalityThreshold(n) + 1);
       if (!finalityStalled && !headStalled && head.height > headWhenFinalized && now - finalizedAt > finalityLimit) {
         finalityStalled = true;
         // The members with no block above the final one (of the blocks the sentinel looked at): the ones finality waits

@@ -3,7 +3,8 @@ import type { ExecState } from '../../protocol/execState';
 import type { Params } from '../../protocol/governable';
 import { recordKey } from '../../protocol/records';
 import type { Address } from '../../protocol/types';
-import { countingMembers, finalizedFrom } from '../../consensus/finality';
+import { epochStep, type Epochs } from '../../consensus/checkpoints';
+import { countingMembers } from '../../consensus/finality';
 import { sameList } from './election';
 import { jailCandidate } from './jail';
 import { getCandidate, getValidatorSet } from './records';
@@ -12,10 +13,10 @@ import { getCandidate, getValidatorSet } from './records';
  * The schedule: the validator set in force for slots, finality and liveness, kept in
  * consensus state apart from the elected set (records.ts `consensus/validators`).
  *
- * - Finality is part of state: `finalizedHeight` advances when ⌊2n/3⌋+1 distinct members of
- *   the scheduled set (n members) have produced above a block; it never goes back. With
- *   each member's last produced height, the final height is the (⌊2n/3⌋+1)-th highest of
- *   them, minus one.
+ * - Finality is part of state: `finalizedHeight` advances by checkpoints
+ *   (consensus/checkpoints.ts): epochs of n blocks, each block its producer's vote, a checkpoint
+ *   justified by ⌊2n/3⌋+1 distinct counting members voting in its epoch, and final once the
+ *   next epoch's checkpoint is justified from it. It never goes back.
  * - Every change of the elected set (an election, a jailing) waits in `pending` with the
  *   height that decided it, and schedules slots only once that height is final. Two sides of
  *   a partition can each elect or jail, but neither finalizes alone, so neither side's change
@@ -47,6 +48,8 @@ export interface ScheduleRecord {
    * before the rule, and genesis, encode as they did).
    */
   joining?: Record<Address, Joining>;
+  /** The checkpoints (absent until the first block that counts them). */
+  epochs?: Epochs;
 }
 
 export interface Joining {
@@ -89,7 +92,14 @@ export async function advanceSchedule(
   const lastProduced: Record<Address, number> = { ...sch.lastProduced, [producer]: height };
   const joining: Record<Address, Joining> = { ...sch.joining };
   if (joining[producer]?.firstBlock === null) joining[producer] = { ...joining[producer], firstBlock: height };
-  const finalizedHeight = finalizedFrom(countingMembers(sch), lastProduced, sch.finalizedHeight);
+  const step = epochStep(
+    sch.epochs,
+    { height, producer },
+    countingMembers(sch),
+    sch.active.length,
+    sch.finalizedHeight,
+  );
+  const finalizedHeight = Math.max(sch.finalizedHeight, step.finalized ?? 0);
   // A joining member counts from the block where its first block is final.
   for (const [a, j] of Object.entries(joining))
     if (j.firstBlock !== null && j.firstBlock <= finalizedHeight) delete joining[a as Address];
@@ -125,7 +135,7 @@ export async function advanceSchedule(
   const latest = pending.at(-1)?.active ?? active;
   if (!sameList(latest, decided)) pending.push({ active: decided, decidedAt: height });
 
-  let next: ScheduleRecord = { ...sch, active, lastProduced, finalizedHeight, pending, joining };
+  let next: ScheduleRecord = { ...sch, active, lastProduced, finalizedHeight, pending, joining, epochs: step.epochs };
   const ready = pending.filter((x) => x.decidedAt <= finalizedHeight);
   if (ready.length > 0) {
     const chosen = ready[ready.length - 1];

@@ -58,6 +58,20 @@ describe('slot schedule', () => {
     expect(prefers({ height: 5, hash: '0x01' }, { height: 5, hash: '0x01' })).toBe(false);
   });
 
+  it('fork choice weighs the justified checkpoint first: a shorter chain with a later one wins', () => {
+    expect(
+      prefers({ justifiedHeight: 9, height: 10, hash: '0x09' }, { justifiedHeight: 5, height: 14, hash: '0x01' }),
+    ).toBe(true);
+    expect(
+      prefers({ justifiedHeight: 5, height: 14, hash: '0x01' }, { justifiedHeight: 9, height: 10, hash: '0x09' }),
+    ).toBe(false);
+    // A head stored before checkpoints weighs 0.
+    expect(prefers({ height: 20, hash: '0x01' }, { justifiedHeight: 1, height: 2, hash: '0x02' })).toBe(false);
+    const head = { justifiedHeight: 9, height: 12, hash: '0x05' as const, finalizedHeight: 5 };
+    expect(branchChoice({ justifiedHeight: 5, height: 13, hash: '0x01' }, 6, head)).toBe('stale');
+    expect(branchChoice({ justifiedHeight: 10, height: 11, hash: '0x09' }, 6, head)).toBe('take');
+  });
+
   it('a branch is taken when preferred, stale when not, refused when it forks below the finalized height', () => {
     const head = { height: 10, hash: '0x05' as const, finalizedHeight: 8 };
     expect(branchChoice({ height: 11, hash: '0x09' }, 9, head)).toBe('take');

@@ -27,7 +27,7 @@ function fakePeer(height: number) {
   const transport: PeerTransport = {
     status: async (peer): Promise<PeerStatus> => (
       calls.push(`status ${peer}`),
-      { height, hash: hashOf(height), finalizedHeight: 0, genesisHash: GENESIS, chainId: 7 }
+      { height, hash: hashOf(height), finalizedHeight: 0, justifiedHeight: 0, genesisHash: GENESIS, chainId: 7 }
     ),
     chain: async (peer, from, limit): Promise<ChainPage> => {
       calls.push(`chain ${peer} ${from}`);
@@ -112,6 +112,7 @@ describe('readiness', () => {
     height,
     head: null,
     finalizedHeight: 0,
+    justifiedHeight: 0,
     lag: 0,
     latencyMs: null,
     score: 0,
