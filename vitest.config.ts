@@ -55,6 +55,8 @@ export default defineConfig({
       tier('browser', ['test/browser/**/*.test.ts']),
       tier('fuzz', ['test/fuzz/**/*.test.ts']),
       tier('bench', ['test/bench/**/*.test.ts']),
+      // The network simulator's fixed seeds (sim/): CPU-bound, one process per file.
+      tier('sim', ['test/sim/**/*.test.ts']),
     ],
   },
 });

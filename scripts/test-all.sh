@@ -2,7 +2,7 @@
 # `npm run test:all`: every test tier, in two phases (vitest.config.ts lists the tiers).
 #   1. unit, integration, browser, fuzz — three files at a time: most integration files wait on
 #      nodes (blocks, windows) more than they compute, so a third file fills the idle core.
-#   2. multinode, bench — two at a time: a 4-process devnet's finality deadlines do not hold
+#   2. multinode, bench, sim — two at a time: a 4-process devnet's finality deadlines do not hold
 #      with a third CPU-bound file beside it (measured: the 2 | 2 partition test missed its
 #      40 s convergence once with three), and the benchmark floods run last, side by side.
 # Both phases run even when the first fails; the exit status is non-zero if either failed.
@@ -14,6 +14,6 @@ report() {
 npx vitest run --project unit --project integration --project browser --project fuzz --maxWorkers=3 \
   $(report phase1) "$@"
 first=$?
-npx vitest run --project multinode --project bench --maxWorkers=2 $(report phase2) "$@"
+npx vitest run --project multinode --project bench --project sim --maxWorkers=2 $(report phase2) "$@"
 second=$?
 [ "$first" -eq 0 ] && [ "$second" -eq 0 ]

@@ -146,14 +146,8 @@ export async function ensureGenesis(
   return head;
 }
 
-async function openOrCreate(store: ChainStore, config: NodeConfig, log: Logger): Promise<Head> {
-  const source = await genesisSource(config);
-  const existing = await store.head();
-  if (existing) {
-    checkSameGenesis(source, await store.genesisSpec(), config.dataDir);
-    return existing;
-  }
-  const { spec } = source;
+/** Writes the genesis block of `spec` (its state, block, indexes and the spec itself) into an empty store. */
+export async function writeGenesis(store: ChainStore, spec: GenesisSpec): Promise<Head> {
   const state = await StateTrie.open(store.kv, null);
   const block = await applyGenesis(state, spec);
   const batch = store.kv.batch();
@@ -170,11 +164,23 @@ async function openOrCreate(store: ChainStore, config: NodeConfig, log: Logger):
   store.putGenesisSpec(batch, spec);
   await store.kv.write(batch);
   state.settle();
+  return head;
+}
+
+async function openOrCreate(store: ChainStore, config: NodeConfig, log: Logger): Promise<Head> {
+  const source = await genesisSource(config);
+  const existing = await store.head();
+  if (existing) {
+    checkSameGenesis(source, await store.genesisSpec(), config.dataDir);
+    return existing;
+  }
+  const { spec } = source;
+  const head = await writeGenesis(store, spec);
   if (source.kind === 'file') {
     log.info(
       {
         hash: head.hash,
-        stateRoot,
+        stateRoot: head.stateRoot,
         file: source.file,
         accounts: spec.accounts.length,
         validators: spec.accounts.filter((a) => a.isValidator).length,
@@ -201,7 +207,10 @@ async function openOrCreate(store: ChainStore, config: NodeConfig, log: Logger):
       );
     }
   }
-  log.info({ hash: head.hash, stateRoot, accounts: dev.accounts.length }, 'genesis created (development network)');
+  log.info(
+    { hash: head.hash, stateRoot: head.stateRoot, accounts: dev.accounts.length },
+    'genesis created (development network)',
+  );
   return head;
 }
 

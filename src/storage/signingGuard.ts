@@ -23,9 +23,14 @@ export interface LastSigned {
 
 export class SigningGuard {
   private constructor(
-    private readonly file: string,
+    private readonly file: string | null,
     private last: LastSigned,
   ) {}
+
+  /** A guard kept in memory only (the simulator: its "disk" survives a simulated crash with the node's store). */
+  static inMemory(last: LastSigned = { height: 0, slot: -1 }): SigningGuard {
+    return new SigningGuard(null, last);
+  }
 
   static async open(file: string): Promise<SigningGuard> {
     let text: string | undefined;
@@ -97,6 +102,10 @@ export class SigningGuard {
   }
 
   private async write(next: LastSigned): Promise<void> {
+    if (this.file === null) {
+      this.last = next;
+      return;
+    }
     const tmp = `${this.file}.tmp`;
     try {
       const fh = await open(tmp, 'w', 0o600);

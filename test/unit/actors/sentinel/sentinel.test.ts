@@ -258,8 +258,8 @@ describe('sentinel', () => {
   it('detects a finality stall while the head advances, and a head that does not advance', async () => {
     const h = await harness([A], { expectedBlockMs: 1_000, stallFactor: 5 });
     await h.commit(A, { finalized: 0 });
-    // The head keeps moving but finalizedHeight stays at 0: the limit is 5 × 1 s × (threshold(1) + 1) = 10 s.
-    for (let i = 0; i < 9; i++) {
+    // The head keeps moving but finalizedHeight stays at 0: the limit is 5 × 1 s × (n + threshold(1) + 1) = 15 s.
+    for (let i = 0; i < 14; i++) {
       h.clock.t += 1_000;
       await h.commit(A, { finalized: 0 });
       await h.send({ type: 'tick' });
@@ -296,8 +296,8 @@ describe('sentinel', () => {
 
   it('a finality stall names the members that have not produced since the final block', async () => {
     const h = await harness([A, B], { expectedBlockMs: 1_000, stallFactor: 5 });
-    // Only A produces; finality needs both (limit 5 × 1 s × (threshold(2) + 1) = 15 s).
-    for (let i = 0; i < 20; i++) {
+    // Only A produces; finality needs both (limit 5 × 1 s × (n + threshold(2) + 1) = 25 s).
+    for (let i = 0; i < 30; i++) {
       h.clock.t += 1_000;
       await h.commit(A, { finalized: 0 });
       await h.send({ type: 'tick' });

@@ -1,0 +1,101 @@
+/**
+ * The network simulator's command line.
+ *
+ *   npm run sim -- --seed 42 [--trace]            one run, replayed exactly from its seed
+ *   npm run sim -- --seeds 1000 [--from 1]        many runs; each failure prints its seed
+ *   options: --validators 4 (4–21) --slots 120 --heal-slots 60 --slot-ms 500 --no-faults
+ *
+ * A run is N real validators (sim/simNode.ts) in this process on virtual time and a simulated
+ * network; the seed decides every delay, loss, partition, crash, skew and transaction. The
+ * checker (sim/world.ts) stops a run at the first final block that disagrees, and judges
+ * liveness once the faults heal. Exit status 1 if any run failed.
+ */
+import { parseArgs } from 'node:util';
+import { DEFAULT_OPTIONS, simulate, type SimOptions, type SimResult } from './world';
+
+const USAGE = `usage: npm run sim -- (--seed S | --seeds N [--from S]) [--validators N] [--slots N]
+                       [--heal-slots N] [--slot-ms MS] [--no-faults] [--trace]`;
+
+function int(v: string | undefined, name: string, fallback: number, min: number, max: number): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    console.error(`--${name} must be an integer from ${min} to ${max}\n${USAGE}`);
+    process.exit(2);
+  }
+  return n;
+}
+
+/** The command that replays a run. */
+export function replayCommand(o: SimOptions): string {
+  const d = DEFAULT_OPTIONS;
+  const extra = [
+    o.validators !== d.validators && `--validators ${o.validators}`,
+    o.slots !== d.slots && `--slots ${o.slots}`,
+    o.healSlots !== d.healSlots && `--heal-slots ${o.healSlots}`,
+    o.slotMs !== d.slotMs && `--slot-ms ${o.slotMs}`,
+    !o.faults && '--no-faults',
+  ].filter(Boolean);
+  return `npm run sim -- --seed ${o.seed} ${extra.join(' ')} --trace`.replace(/ +/g, ' ');
+}
+
+export function summary(r: SimResult): string {
+  const s = r.stats;
+  const what = `${s.blocks} blocks, final #${s.finalized}, ${s.reorganizations} reorganized, ${s.faults} faults, ${s.txs} txs`;
+  return `seed ${r.options.seed}: ${r.failure ? `FAILED: ${r.failure}` : 'ok'} (${what}; trace ${r.traceHash.slice(0, 12)})`;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      seed: { type: 'string' },
+      seeds: { type: 'string' },
+      from: { type: 'string' },
+      validators: { type: 'string' },
+      slots: { type: 'string' },
+      'heal-slots': { type: 'string' },
+      'slot-ms': { type: 'string' },
+      'no-faults': { type: 'boolean', default: false },
+      trace: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help || (values.seed === undefined && values.seeds === undefined)) {
+    console.log(USAGE);
+    process.exit(values.help ? 0 : 2);
+  }
+  const base = {
+    validators: int(values.validators, 'validators', DEFAULT_OPTIONS.validators, 4, 21),
+    slots: int(values.slots, 'slots', DEFAULT_OPTIONS.slots, 1, 100_000),
+    healSlots: int(values['heal-slots'], 'heal-slots', DEFAULT_OPTIONS.healSlots, 1, 100_000),
+    slotMs: int(values['slot-ms'], 'slot-ms', DEFAULT_OPTIONS.slotMs, 50, 10_000),
+    faults: !values['no-faults'],
+  };
+  const seeds =
+    values.seed !== undefined
+      ? [int(values.seed, 'seed', 0, 0, 2 ** 32 - 1)]
+      : Array.from(
+          { length: int(values.seeds, 'seeds', 1, 1, 1_000_000) },
+          (_, i) => int(values.from, 'from', 1, 0, 2 ** 32 - 1) + i,
+        );
+  const started = performance.now();
+  const failed: SimResult[] = [];
+  for (const seed of seeds) {
+    const r = await simulate({ ...base, seed });
+    if (values.trace) console.log(r.trace.join('\n'));
+    console.log(summary(r));
+    if (r.failure) {
+      failed.push(r);
+      if (!values.trace) console.log(r.trace.slice(-30).join('\n'));
+      console.log(`replay: ${replayCommand(r.options)}`);
+    }
+  }
+  const secs = (performance.now() - started) / 1000;
+  console.log(
+    `${seeds.length} run(s), ${failed.length} failed, ${secs.toFixed(1)} s` +
+      (failed.length ? `; failing seeds: ${failed.map((r) => r.options.seed).join(' ')}` : ''),
+  );
+  process.exitCode = failed.length ? 1 : 0;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -1,0 +1,164 @@
+import pino from 'pino';
+import { ActorRef } from '../src/actors/actorRef';
+import { standaloneConsensus } from '../src/actors/consensus/consensusActors';
+import { mempoolBehavior } from '../src/actors/mempoolActor';
+import type {
+  ConsensusMsg,
+  ConsensusReplies,
+  ImportOutcome,
+  MempoolLookup,
+  MempoolMsg,
+  MempoolReplies,
+} from '../src/actors/protocol';
+import { loadChainView, type ChainView } from '../src/api/chainView';
+import { HeadAccounts } from '../src/api/headAccounts';
+import type { GenesisSpec } from '../src/chain/genesis';
+import { verifyHybridReference, type VerifyJob } from '../src/crypto/hybrid';
+import type { HybridKeys } from '../src/crypto/keys';
+import { pqKeyHashOf } from '../src/crypto/txSigning';
+import { TxPool } from '../src/mempool/pool';
+import { writeGenesis } from '../src/node/genesisSource';
+import { toHex, type Hex } from '../src/primitives/hex';
+import type { Network } from '../src/protocol/network';
+import type { Block, SignedTx } from '../src/protocol/types';
+import { MemoryKv } from '../src/state/kv';
+import { StateTrie } from '../src/state/stateTrie';
+import { ChainStore } from '../src/storage/chainStore';
+import { SigningGuard, type LastSigned } from '../src/storage/signingGuard';
+
+const silent = pino({ level: 'silent' });
+
+/**
+ * Signature checks are pure: the simulator's nodes share one memo, so a transaction every node
+ * imports is verified once (for real, with the reference verifier), not once per node.
+ */
+const verified = new Map<string, boolean>();
+const jobKey = (j: VerifyJob) => `${toHex(j.sigs.secp256k1)}${j.msg.length}`;
+export const memoVerifier = {
+  async verifyMany(jobs: readonly VerifyJob[]): Promise<boolean[]> {
+    return jobs.map((j) => {
+      const k = jobKey(j);
+      let ok = verified.get(k);
+      if (ok === undefined) {
+        ok = verifyHybridReference(j.msg, j.pubs, j.sigs);
+        if (verified.size > 50_000) verified.clear();
+        verified.set(k, ok);
+      }
+      return ok;
+    });
+  },
+};
+
+/** What the world does with what a node sends. */
+export interface SimNodeHooks {
+  produced(node: SimNode, block: Block): void;
+}
+
+/**
+ * One validator of the simulation: the real consensus actors (consensus, producer, importer)
+ * and the real mempool actor over an in-memory store, driven by the world's virtual clock —
+ * every slot tick and every import carries its `now`. A crash drops the actors and the
+ * pool and keeps the store and the signing guard (what a disk keeps); a restart rebuilds the
+ * actors from them, as `cairn node` does from its data directory.
+ */
+export class SimNode {
+  readonly kv = new MemoryKv();
+  readonly store = new ChainStore(this.kv);
+  view!: ChainView;
+  chain!: ActorRef<ConsensusMsg, ConsensusReplies>;
+  mempool!: ActorRef<MempoolMsg, MempoolReplies>;
+  pool!: TxPool;
+  up = false;
+  /** What the guard file holds: survives crashes. */
+  private guardSaved: LastSigned = { height: 0, slot: -1 };
+  private guard?: SigningGuard;
+  network!: Network;
+
+  constructor(
+    readonly index: number,
+    readonly keys: HybridKeys,
+    private readonly opts: { slotMs: number; hooks: SimNodeHooks; skewMs: number },
+  ) {}
+
+  get name(): string {
+    return `v${this.index}`;
+  }
+
+  async init(spec: GenesisSpec): Promise<void> {
+    await writeGenesis(this.store, spec);
+    this.network = await this.store.network();
+  }
+
+  /** The node's own clock: the world's, skewed. */
+  clock(now: number): number {
+    return now + this.opts.skewMs;
+  }
+
+  async start(now: number): Promise<void> {
+    const head = (await this.store.head())!;
+    this.view = await loadChainView(this.store, head, await StateTrie.open(this.kv, head.stateRoot), now);
+    const headAccounts = new HeadAccounts(this.kv, this.view);
+    this.pool = new TxPool({ cap: 5_000, lifetimeMs: 3_600_000, maxNonceGap: 64 });
+    this.mempool = new ActorRef<MempoolMsg, MempoolReplies>(`${this.name}.mempool`);
+    const clock = { now };
+    this.mempool.attach(
+      mempoolBehavior({
+        pool: this.pool,
+        recent: new Map<Hex, MempoolLookup>(),
+        readAccount: (a) => headAccounts.read(a),
+        inChain: async (id) => (await this.store.txLocation(id)) !== undefined,
+        now: () => clock.now,
+        log: silent,
+      }),
+    );
+    this.guard = SigningGuard.inMemory(this.guardSaved);
+    this.chain = new ActorRef<ConsensusMsg, ConsensusReplies>(`${this.name}.consensus`);
+    this.chain.attach(
+      standaloneConsensus({
+        kv: this.kv,
+        store: this.store,
+        view: this.view,
+        mempool: this.mempool,
+        keys: this.keys,
+        network: this.network,
+        idleBlockMs: this.opts.slotMs * 4,
+        slotMs: this.opts.slotMs,
+        guard: this.guard,
+        log: silent,
+        verifier: memoVerifier,
+        now: () => clock.now,
+        onProduced: (block) => this.opts.hooks.produced(this, block),
+      }),
+    );
+    this.up = true;
+  }
+
+  /** Stops at once: the store is as the last atomic write left it, the guard as its last record. */
+  crash(): void {
+    if (this.guard) this.guardSaved = this.guard.lastSigned as LastSigned;
+    this.up = false;
+  }
+
+  async tick(now: number): Promise<void> {
+    if (this.up) await this.chain.ask({ type: 'slotTick', now: this.clock(now) });
+  }
+
+  async importBlocks(blocks: Block[], now: number): Promise<ImportOutcome | null> {
+    if (!this.up) return null;
+    return this.chain.ask({ type: 'importBlocks', blocks, now: this.clock(now) });
+  }
+
+  async admit(tx: SignedTx): Promise<boolean> {
+    if (!this.up) return false;
+    const v = await this.mempool.ask({ type: 'admit', tx, keyHash: pqKeyHashOf(tx) });
+    return v.accepted;
+  }
+
+  /** The canonical blocks from `from` to the head. */
+  async blocksFrom(from: number): Promise<Block[]> {
+    const out: Block[] = [];
+    const head = this.view.head.height;
+    for (let h = Math.max(1, from); h <= head; h++) out.push((await this.store.block(h))!);
+    return out;
+  }
+}
