@@ -3,7 +3,7 @@
  *
  *   npm run sim -- --seed 42 [--trace]            one run, replayed exactly from its seed
  *   npm run sim -- --seeds 1000 [--from 1]        many runs; each failure prints its seed
- *   options: --validators 4 (4–21) --slots 120 --heal-slots 60 --slot-ms 500 --no-faults
+ *   options: --validators 4 (4–21) --slots 120 --heal-slots 60 --slot-ms 500 --no-faults --no-byzantine
  *
  * A run is N real validators (sim/simNode.ts) in this process on virtual time and a simulated
  * network; the seed decides every delay, loss, partition, crash, skew and transaction. The
@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_OPTIONS, simulate, type SimOptions, type SimResult } from './world';
 
 const USAGE = `usage: npm run sim -- (--seed S | --seeds N [--from S]) [--validators N] [--slots N]
-                       [--heal-slots N] [--slot-ms MS] [--no-faults] [--trace]`;
+                       [--heal-slots N] [--slot-ms MS] [--no-faults] [--no-byzantine] [--trace]`;
 
 function int(v: string | undefined, name: string, fallback: number, min: number, max: number): number {
   if (v === undefined) return fallback;
@@ -35,6 +35,7 @@ export function replayCommand(o: SimOptions): string {
     o.healSlots !== d.healSlots && `--heal-slots ${o.healSlots}`,
     o.slotMs !== d.slotMs && `--slot-ms ${o.slotMs}`,
     !o.faults && '--no-faults',
+    !o.byzantine && '--no-byzantine',
   ].filter(Boolean);
   return `npm run sim -- --seed ${o.seed} ${extra.join(' ')} --trace`.replace(/ +/g, ' ');
 }
@@ -56,6 +57,7 @@ async function main(): Promise<void> {
       'heal-slots': { type: 'string' },
       'slot-ms': { type: 'string' },
       'no-faults': { type: 'boolean', default: false },
+      'no-byzantine': { type: 'boolean', default: false },
       trace: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -70,6 +72,7 @@ async function main(): Promise<void> {
     healSlots: int(values['heal-slots'], 'heal-slots', DEFAULT_OPTIONS.healSlots, 1, 100_000),
     slotMs: int(values['slot-ms'], 'slot-ms', DEFAULT_OPTIONS.slotMs, 50, 10_000),
     faults: !values['no-faults'],
+    byzantine: !values['no-byzantine'] && !values['no-faults'],
   };
   const seeds =
     values.seed !== undefined

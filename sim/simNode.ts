@@ -2,6 +2,7 @@ import pino from 'pino';
 import { ActorRef } from '../src/actors/actorRef';
 import { standaloneConsensus } from '../src/actors/consensus/consensusActors';
 import { mempoolBehavior } from '../src/actors/mempoolActor';
+import { standaloneModes, type ModesActor } from '../src/actors/modesActor';
 import type {
   ConsensusMsg,
   ConsensusReplies,
@@ -49,6 +50,23 @@ export const memoVerifier = {
   },
 };
 
+/**
+ * A byzantine validator's node: it signs whatever its slots allow — no double-sign protection,
+ * no finality-vote rules — and does not stop when it sees its own key elsewhere (its twin).
+ */
+const unguarded = {
+  refusal: () => undefined,
+  voteRefusal: () => undefined,
+  record: async () => {},
+  forgetAbove: async () => {},
+};
+function shameless(): ModesActor {
+  const m = standaloneModes();
+  const ask: ModesActor['ref']['ask'] = (msg) =>
+    msg.type === 'KEY_IN_USE_ELSEWHERE' ? Promise.resolve(m.current()) : m.ref.ask(msg);
+  return { ...m, ref: { ask } as ModesActor['ref'] };
+}
+
 /** What the world does with what a node sends. */
 export interface SimNodeHooks {
   produced(node: SimNode, block: Block): void;
@@ -62,6 +80,8 @@ export interface SimNodeHooks {
  * actors from them, as `cairn node` does from its data directory.
  */
 export class SimNode {
+  /** Its place in the world's list (a byzantine validator runs two nodes under one key). */
+  id = 0;
   readonly kv = new MemoryKv();
   readonly store = new ChainStore(this.kv);
   view!: ChainView;
@@ -77,11 +97,15 @@ export class SimNode {
   constructor(
     readonly index: number,
     readonly keys: HybridKeys,
-    private readonly opts: { slotMs: number; hooks: SimNodeHooks; skewMs: number },
+    private readonly opts: { slotMs: number; hooks: SimNodeHooks; skewMs: number; byzantine?: 'a' | 'b' },
   ) {}
 
+  get byzantine(): boolean {
+    return this.opts.byzantine !== undefined;
+  }
+
   get name(): string {
-    return `v${this.index}`;
+    return `v${this.index}${this.opts.byzantine ?? ''}`;
   }
 
   async init(spec: GenesisSpec): Promise<void> {
@@ -112,6 +136,7 @@ export class SimNode {
       }),
     );
     this.guard = SigningGuard.inMemory(this.guardSaved);
+    const byzantine = this.byzantine ? { guard: unguarded, modes: shameless() } : {};
     this.chain = new ActorRef<ConsensusMsg, ConsensusReplies>(`${this.name}.consensus`);
     this.chain.attach(
       standaloneConsensus({
@@ -128,6 +153,7 @@ export class SimNode {
         verifier: memoVerifier,
         now: () => clock.now,
         onProduced: (block) => this.opts.hooks.produced(this, block),
+        ...byzantine,
       }),
     );
     this.up = true;

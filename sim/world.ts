@@ -23,6 +23,11 @@ export interface SimOptions {
   slotMs: number;
   /** Off: a quiet network (delays within a slot, nothing lost, nobody down). */
   faults: boolean;
+  /**
+   * One validator is byzantine: two nodes sign with its key, without double-sign protection or
+   * the vote rules, each heard by its own part of the network (it equivocates in every slot).
+   */
+  byzantine: boolean;
 }
 
 export const DEFAULT_OPTIONS: Omit<SimOptions, 'seed'> = {
@@ -31,6 +36,7 @@ export const DEFAULT_OPTIONS: Omit<SimOptions, 'seed'> = {
   healSlots: 60,
   slotMs: 500,
   faults: true,
+  byzantine: true,
 };
 
 export interface SimResult {
@@ -59,9 +65,9 @@ class SafetyFailure extends Error {}
 const short = (h: string) => h.slice(2, 10);
 
 /**
- * One seeded run: N real validators (sim/simNode.ts) on a simulated network. The PRNG decides
- * every delay, loss, duplicate, partition, crash, clock skew and workload transaction; the
- * checker runs after every event.
+ * One seeded run: N real validators (sim/simNode.ts) on a simulated network, one of them
+ * byzantine if asked. The PRNG decides every delay, loss, duplicate, partition, crash, clock
+ * skew and workload transaction; the checker runs after every event, on the honest nodes.
  */
 export async function simulate(options: SimOptions): Promise<SimResult> {
   const o = options;
@@ -76,23 +82,33 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
   const trace = new Trace(t0);
   const stats = { blocks: 0, finalized: 0, reorganizations: 0, txs: 0, faults: 0 };
 
+  // The byzantine validator, if any: two nodes under its key, each heard by one side of the others.
+  const twin = o.byzantine ? rng.int(validators.length) : -1;
+  const side = validators.map(() => rng.int(2));
+  const nodes: SimNode[] = [];
+  const hooks = { produced: (n: SimNode, b: Block) => produced(n, b) };
+  for (const [i, keys] of validators.entries())
+    for (const byzantine of i === twin ? (['a', 'b'] as const) : [undefined]) {
+      // Clocks within a fifth of a slot of each other (faults) or exact.
+      const skewMs = o.faults ? faults.between(-Math.floor(o.slotMs / 5), Math.floor(o.slotMs / 5)) : 0;
+      const n = new SimNode(i, keys, { slotMs: o.slotMs, hooks, skewMs, byzantine });
+      n.id = nodes.length;
+      nodes.push(n);
+    }
+  const honest = nodes.filter((n) => !n.byzantine);
+  /** A twin talks to the honest nodes of its side only, never to the other twin. */
+  const hears = (twinNode: SimNode, other: SimNode) =>
+    !other.byzantine && (side[other.index] === 0) === twinNode.name.endsWith('a');
+  const linked = (a: SimNode, b: SimNode) => (!a.byzantine || hears(a, b)) && (!b.byzantine || hears(b, a));
+
   // The network's state: which group each node is in (a partition), and whether faults are on.
-  let group: number[] = validators.map(() => 0);
+  let group: number[] = nodes.map(() => 0);
   let faulty = o.faults;
-  const reachable = (a: SimNode, b: SimNode) => group[a.index] === group[b.index];
+  const reachable = (a: SimNode, b: SimNode) => group[a.id] === group[b.id] && linked(a, b);
   const delay = () =>
     faulty && net.chance(150) ? net.between(o.slotMs, 3 * o.slotMs) : net.between(2, Math.floor(o.slotMs / 5));
   const lost = () => faulty && net.chance(50);
 
-  const nodes: SimNode[] = validators.map(
-    (keys, i) =>
-      new SimNode(i, keys, {
-        slotMs: o.slotMs,
-        // Clocks within a fifth of a slot of each other (faults) or exact.
-        skewMs: o.faults ? faults.between(-Math.floor(o.slotMs / 5), Math.floor(o.slotMs / 5)) : 0,
-        hooks: { produced: (n, b) => produced(n, b) },
-      }),
-  );
   for (const n of nodes) {
     await n.init(spec);
     await n.start(t0);
@@ -204,7 +220,7 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
         sched.at(t, () => {
           group = split;
           stats.faults++;
-          trace.add(sched.now, `partition ${describeGroups(split)}`);
+          trace.add(sched.now, `partition ${describeGroups(split, nodes)}`);
         });
         sched.at(Math.min(heal, t0 + o.slots * o.slotMs), () => {
           if (group === split) {
@@ -237,7 +253,7 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
     faulty = false;
     group = nodes.map(() => 0);
     for (const n of nodes) if (!n.up) await n.start(sched.now);
-    healedFinal = Math.max(...nodes.map((n) => n.view.head.finalizedHeight));
+    healedFinal = Math.max(...honest.map((n) => n.view.head.finalizedHeight));
     trace.add(sched.now, `healed: all up and connected, final at most #${healedFinal}`);
   });
 
@@ -245,12 +261,11 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
   const finalHash = new Map<number, string>();
   const checked = nodes.map(() => 0);
   async function check(): Promise<void> {
-    for (const n of nodes) {
+    for (const n of honest) {
       if (!n.up) continue;
       const f = n.view.head.finalizedHeight;
-      if (f < checked[n.index])
-        throw new SafetyFailure(`${n.name}'s finalized height went back: ${checked[n.index]} → ${f}`);
-      for (let h = checked[n.index] + 1; h <= f; h++) {
+      if (f < checked[n.id]) throw new SafetyFailure(`${n.name}'s finalized height went back: ${checked[n.id]} → ${f}`);
+      for (let h = checked[n.id] + 1; h <= f; h++) {
         const s = await n.store.summary(h);
         if (!s) throw new SafetyFailure(`${n.name} reports #${h} final but has no block there`);
         const seen = finalHash.get(h);
@@ -258,8 +273,8 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
           throw new SafetyFailure(`two blocks final at #${h}: ${seen} and ${s.hash} (${n.name})`);
         finalHash.set(h, s.hash);
       }
-      if (f > checked[n.index]) trace.add(sched.now, `${n.name} final #${f}`);
-      checked[n.index] = f;
+      if (f > checked[n.id]) trace.add(sched.now, `${n.name} final #${f}`);
+      checked[n.id] = f;
     }
   }
 
@@ -267,20 +282,19 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
   try {
     await sched.runUntil(end, check);
     await check();
-    failure = await endChecks(nodes, healedFinal, genesisSupply);
+    failure = await endChecks(honest, healedFinal, genesisSupply);
   } catch (e) {
     if (!(e instanceof SafetyFailure)) throw e;
     failure = e.message;
   }
-  stats.finalized = Math.min(...nodes.map((n) => n.view.head.finalizedHeight));
+  stats.finalized = Math.min(...honest.map((n) => n.view.head.finalizedHeight));
   if (failure) trace.add(sched.now, `FAILED: ${failure}`);
   return { options: o, failure, trace: trace.lines, traceHash: trace.hash(), stats };
 }
 
-function describeGroups(split: number[]): string {
-  const a = split.flatMap((g, i) => (g === 0 ? [`v${i}`] : []));
-  const b = split.flatMap((g, i) => (g === 1 ? [`v${i}`] : []));
-  return `{${a.join(',')}} | {${b.join(',')}}`;
+function describeGroups(split: number[], nodes: SimNode[]): string {
+  const part = (g: number) => nodes.filter((n) => split[n.id] === g).map((n) => n.name);
+  return `{${part(0).join(',')}} | {${part(1).join(',')}}`;
 }
 
 /**

@@ -19,8 +19,8 @@ export interface ProducerDeps {
   /** The chain this node runs (its genesis hash and chain id). */
   network: Network;
   slotMs: number;
-  /** Double-sign protection: the last height and slot this validator signed. */
-  guard: SigningGuard;
+  /** Double-sign protection: the last height, slot and finality vote this validator signed. */
+  guard: Pick<SigningGuard, 'refusal' | 'voteRefusal' | 'record' | 'forgetAbove'>;
   log: Logger;
   /** The lifecycle actors: a block built here is reported `BUILT`. */
   lifecycles?: LifecycleReports;
