@@ -24,12 +24,22 @@ export function headerSigningBytes(h: BlockHeader): Uint8Array {
 export const headerHash = (h: BlockHeader): Hex => keccakHex(headerSigningBytes(h));
 
 /**
+ * Headers that verified, by hash, signatures and keys (successes only, the newest
+ * VERIFIED_KEPT): a header is checked once however often it arrives — gossiped, then in a sync
+ * page, or a branch's headers before and during their import.
+ */
+const verifiedHeaders = new Set<string>();
+const VERIFIED_KEPT = 1_024;
+
+/**
  * Checks the hash and both producer signatures against the producer's bound signing keys
  * (its candidate record in the parent state; reference implementation).
  */
 export function verifyHeader(h: SignedBlockHeader, keys: SigningKeys): string | undefined {
   const msg = headerSigningBytes(h);
   if (keccakHex(msg) !== h.hash) return 'block hash does not match header';
+  const seen = `${h.hash}${h.signatures.secp256k1}${h.signatures.mldsa44}${keys.secp256k1}${keys.mldsa44}`;
+  if (verifiedHeaders.has(seen)) return undefined;
   let ok: boolean;
   try {
     ok = verifyHybridReference(
@@ -40,7 +50,10 @@ export function verifyHeader(h: SignedBlockHeader, keys: SigningKeys): string | 
   } catch {
     ok = false;
   }
-  return ok ? undefined : 'invalid block signature';
+  if (!ok) return 'invalid block signature';
+  verifiedHeaders.add(seen);
+  if (verifiedHeaders.size > VERIFIED_KEPT) verifiedHeaders.delete(verifiedHeaders.values().next().value!);
+  return undefined;
 }
 
 const HASH = Type.String({ pattern: '^0x[0-9a-f]{64}$' });

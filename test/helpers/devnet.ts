@@ -14,6 +14,20 @@ import { keepLogs } from './scratch';
  */
 /** Polls `f` until it gives a value (errors count as not yet); fails naming `what` after `ms`. */
 /** waitUntil for a devnet: a read that fails (a node being killed or restarted) counts as not yet. */
+/**
+ * A GET to a node under test. A connection the server reset while the client reused it (a kept-alive socket closing
+ * as the request left, seen once on a loaded CI machine) is retried once on a new one; a node that is down still
+ * fails (ECONNREFUSED), and so does anything the node answered.
+ */
+export async function nodeGet(url: string, timeoutMs = 5_000): Promise<Response> {
+  try {
+    return await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+  } catch (e) {
+    if ((e as { cause?: { code?: string } }).cause?.code !== 'ECONNRESET') throw e;
+    return fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+  }
+}
+
 export const until = <T>(f: () => Promise<T | undefined | false>, ms = 30_000, what = 'condition'): Promise<T> =>
   waitUntil(() => f().catch(() => undefined), ms, 100, what);
 
@@ -126,10 +140,7 @@ export async function startDevnet(
 
   const restarted = new Map<number, ChildProcess>();
   const dead = new Set<number>();
-  const get = async (i: number, path: string): Promise<any> => {
-    const r = await fetch(`${nodes[i].http}${path}`, { signal: AbortSignal.timeout(5_000) });
-    return r.json();
-  };
+  const get = async (i: number, path: string): Promise<any> => (await nodeGet(`${nodes[i].http}${path}`)).json();
   const post = async (i: number, path: string, body: unknown): Promise<any> => {
     const r = await fetch(`${nodes[i].http}${path}`, {
       method: 'POST',

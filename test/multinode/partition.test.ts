@@ -9,7 +9,7 @@ import { deriveKeys } from '../../src/crypto/keys';
 import { spawnNode, type ChildNode } from '../helpers/childNode';
 import { linkTo, type Link } from '../helpers/linkProxy';
 import { freePort, tempDir } from '../helpers/testNode';
-import { until } from '../helpers/devnet';
+import { nodeGet, until } from '../helpers/devnet';
 
 /**
  * A 2 | 2 partition of four validators (separate processes). Every node reaches every peer
@@ -28,8 +28,7 @@ let conflict: string | undefined;
 let recording = true;
 let recorder: Promise<void>;
 
-const get = async (i: number, path: string): Promise<any> =>
-  (await fetch(`${nodes[i].url}${path}`, { signal: AbortSignal.timeout(5_000) })).json();
+const get = async (i: number, path: string): Promise<any> => (await nodeGet(`${nodes[i].url}${path}`)).json();
 const halves = [
   [0, 1],
   [2, 3],
