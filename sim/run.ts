@@ -4,6 +4,7 @@
  *   npm run sim -- --seed 42 [--trace]            one run, replayed exactly from its seed
  *   npm run sim -- --seeds 1000 [--from 1]        many runs; each failure prints its seed
  *   options: --validators 4 (4–21) --slots 120 --heal-slots 60 --slot-ms 500 --no-faults --no-byzantine
+ *            --no-crash-in-writes
  *
  * A run is N real validators (sim/simNode.ts) in this process on virtual time and a simulated
  * network; the seed decides every delay, loss, partition, crash, skew and transaction. The
@@ -14,7 +15,8 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_OPTIONS, simulate, type SimOptions, type SimResult } from './world';
 
 const USAGE = `usage: npm run sim -- (--seed S | --seeds N [--from S]) [--validators N] [--slots N]
-                       [--heal-slots N] [--slot-ms MS] [--no-faults] [--no-byzantine] [--trace]`;
+                       [--heal-slots N] [--slot-ms MS] [--no-faults] [--no-byzantine]
+                       [--no-crash-in-writes] [--trace]`;
 
 function int(v: string | undefined, name: string, fallback: number, min: number, max: number): number {
   if (v === undefined) return fallback;
@@ -36,6 +38,7 @@ export function replayCommand(o: SimOptions): string {
     o.slotMs !== d.slotMs && `--slot-ms ${o.slotMs}`,
     !o.faults && '--no-faults',
     !o.byzantine && '--no-byzantine',
+    !o.crashInWrites && '--no-crash-in-writes',
   ].filter(Boolean);
   return `npm run sim -- --seed ${o.seed} ${extra.join(' ')} --trace`.replace(/ +/g, ' ');
 }
@@ -58,6 +61,7 @@ async function main(): Promise<void> {
       'slot-ms': { type: 'string' },
       'no-faults': { type: 'boolean', default: false },
       'no-byzantine': { type: 'boolean', default: false },
+      'no-crash-in-writes': { type: 'boolean', default: false },
       trace: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -73,6 +77,7 @@ async function main(): Promise<void> {
     slotMs: int(values['slot-ms'], 'slot-ms', DEFAULT_OPTIONS.slotMs, 50, 10_000),
     faults: !values['no-faults'],
     byzantine: !values['no-byzantine'] && !values['no-faults'],
+    crashInWrites: !values['no-crash-in-writes'],
   };
   const seeds =
     values.seed !== undefined

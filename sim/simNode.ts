@@ -22,7 +22,7 @@ import { writeGenesis } from '../src/node/genesisSource';
 import { toHex, type Hex } from '../src/primitives/hex';
 import type { Network } from '../src/protocol/network';
 import type { Block, SignedTx } from '../src/protocol/types';
-import { MemoryKv } from '../src/state/kv';
+import { MemoryKv, type KvBatch, type KvRange, type KvStore } from '../src/state/kv';
 import { StateTrie } from '../src/state/stateTrie';
 import { ChainStore } from '../src/storage/chainStore';
 import { SigningGuard, type LastSigned } from '../src/storage/signingGuard';
@@ -67,9 +67,58 @@ function shameless(): ModesActor {
   return { ...m, ref: { ask } as ModesActor['ref'] };
 }
 
+/** Thrown by a SimDisk write once its crash point is reached. */
+export class SimCrash extends Error {
+  constructor() {
+    super('simulated crash: the process died in this write');
+  }
+}
+
+/**
+ * A node's disk: MemoryKv (each batch atomic, as RocksDB's), and a crash point. Armed with k,
+ * the k+1-th write from now fails and every later one too, so a crash can fall between the
+ * writes of one operation (a reorganization undoes block by block, pruning deletes in steps):
+ * the node restarts from exactly what landed.
+ */
+export class SimDisk implements KvStore {
+  private readonly mem = new MemoryKv();
+  private writesLeft = Number.POSITIVE_INFINITY;
+
+  crashAfter(writes: number): void {
+    this.writesLeft = writes;
+  }
+
+  get crashed(): boolean {
+    return this.writesLeft < 0;
+  }
+
+  get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    return this.mem.get(key);
+  }
+
+  batch(): KvBatch {
+    return this.mem.batch();
+  }
+
+  async write(b: KvBatch): Promise<void> {
+    if (this.writesLeft-- <= 0) throw new SimCrash();
+    return this.mem.write(b);
+  }
+
+  iterate(opts: KvRange): AsyncIterable<[Uint8Array, Uint8Array]> {
+    return this.mem.iterate(opts);
+  }
+
+  close(): Promise<void> {
+    return this.mem.close();
+  }
+}
+
 /** What the world does with what a node sends. */
 export interface SimNodeHooks {
   produced(node: SimNode, block: Block): void;
+  /** A write met the disk's crash point: the node is down. */
+  crashed(node: SimNode): void;
 }
 
 /**
@@ -82,7 +131,7 @@ export interface SimNodeHooks {
 export class SimNode {
   /** Its place in the world's list (a byzantine validator runs two nodes under one key). */
   id = 0;
-  readonly kv = new MemoryKv();
+  readonly kv = new SimDisk();
   readonly store = new ChainStore(this.kv);
   view!: ChainView;
   chain!: ActorRef<ConsensusMsg, ConsensusReplies>;
@@ -119,6 +168,7 @@ export class SimNode {
   }
 
   async start(now: number): Promise<void> {
+    this.kv.crashAfter(Number.POSITIVE_INFINITY);
     const head = (await this.store.head())!;
     this.view = await loadChainView(this.store, head, await StateTrie.open(this.kv, head.stateRoot), now);
     const headAccounts = new HeadAccounts(this.kv, this.view);
@@ -165,19 +215,30 @@ export class SimNode {
     this.up = false;
   }
 
-  async tick(now: number): Promise<void> {
-    if (this.up) await this.chain.ask({ type: 'slotTick', now: this.clock(now) });
+  /** Runs `f` on the live node; a write that met the disk's crash point takes the node down (null). */
+  private async live<T>(f: () => Promise<T>): Promise<T | null> {
+    if (!this.up) return null;
+    try {
+      return await f();
+    } catch (e) {
+      if (!this.kv.crashed) throw e;
+      this.crash();
+      this.opts.hooks.crashed(this);
+      return null;
+    }
   }
 
-  async importBlocks(blocks: Block[], now: number): Promise<ImportOutcome | null> {
-    if (!this.up) return null;
-    return this.chain.ask({ type: 'importBlocks', blocks, now: this.clock(now) });
+  async tick(now: number): Promise<void> {
+    await this.live(() => this.chain.ask({ type: 'slotTick', now: this.clock(now) }));
+  }
+
+  importBlocks(blocks: Block[], now: number): Promise<ImportOutcome | null> {
+    return this.live(() => this.chain.ask({ type: 'importBlocks', blocks, now: this.clock(now) }));
   }
 
   async admit(tx: SignedTx): Promise<boolean> {
-    if (!this.up) return false;
-    const v = await this.mempool.ask({ type: 'admit', tx, keyHash: pqKeyHashOf(tx) });
-    return v.accepted;
+    const v = await this.live(() => this.mempool.ask({ type: 'admit', tx, keyHash: pqKeyHashOf(tx) }));
+    return v?.accepted ?? false;
   }
 
   /** The canonical blocks from `from` to the head. */

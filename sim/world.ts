@@ -28,6 +28,8 @@ export interface SimOptions {
    * the vote rules, each heard by its own part of the network (it equivocates in every slot).
    */
   byzantine: boolean;
+  /** Half the crashes fall inside the node's next writes instead of between events (their own PRNG stream). */
+  crashInWrites: boolean;
 }
 
 export const DEFAULT_OPTIONS: Omit<SimOptions, 'seed'> = {
@@ -37,6 +39,7 @@ export const DEFAULT_OPTIONS: Omit<SimOptions, 'seed'> = {
   slotMs: 500,
   faults: true,
   byzantine: true,
+  crashInWrites: true,
 };
 
 export interface SimResult {
@@ -75,6 +78,7 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
   const net = rng.fork();
   const faults = rng.fork();
   const load = rng.fork();
+  const writes = rng.fork();
   const { spec, validators, accounts } = devNetworkGenesis(8, o.validators);
   const users: HybridKeys[] = accounts.map((a) => deriveKeys(fromHex(a.secret)));
   const t0 = spec.timestamp + o.slotMs;
@@ -86,7 +90,10 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
   const twin = o.byzantine ? rng.int(validators.length) : -1;
   const side = validators.map(() => rng.int(2));
   const nodes: SimNode[] = [];
-  const hooks = { produced: (n: SimNode, b: Block) => produced(n, b) };
+  const hooks = {
+    produced: (n: SimNode, b: Block) => produced(n, b),
+    crashed: (n: SimNode) => trace.add(sched.now, `${n.name} crashed in a write at #${n.view.head.height}`),
+  };
   for (const [i, keys] of validators.entries())
     for (const byzantine of i === twin ? (['a', 'b'] as const) : [undefined]) {
       // Clocks within a fifth of a slot of each other (faults) or exact.
@@ -232,14 +239,21 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
       if (faults.chance(25)) {
         const n = faults.pick(nodes);
         const back = Math.min(t + faults.between(2, 20) * o.slotMs, t0 + o.slots * o.slotMs);
+        // Half the crashes come between two events; the other half in the middle of the node's next writes.
+        const inWrite = o.crashInWrites && writes.chance(500) ? writes.between(0, 3) : null;
         sched.at(t, () => {
           if (!n.up) return;
-          n.crash();
           stats.faults++;
+          if (inWrite !== null) {
+            n.kv.crashAfter(inWrite);
+            trace.add(sched.now, `${n.name} will crash in its write ${inWrite + 1} from now`);
+            return;
+          }
+          n.crash();
           trace.add(sched.now, `${n.name} crashed at #${n.view.head.height}`);
         });
         sched.at(back, async () => {
-          if (n.up) return;
+          if (n.up) return n.kv.crashAfter(Number.POSITIVE_INFINITY); // it never reached the crash point
           await n.start(sched.now);
           trace.add(sched.now, `${n.name} restarted at #${n.view.head.height}`);
         });
@@ -252,7 +266,10 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
   sched.at(healAt, async () => {
     faulty = false;
     group = nodes.map(() => 0);
-    for (const n of nodes) if (!n.up) await n.start(sched.now);
+    for (const n of nodes) {
+      if (!n.up) await n.start(sched.now);
+      n.kv.crashAfter(Number.POSITIVE_INFINITY);
+    }
     healedFinal = Math.max(...honest.map((n) => n.view.head.finalizedHeight));
     trace.add(sched.now, `healed: all up and connected, final at most #${healedFinal}`);
   });

@@ -36,9 +36,20 @@ describe('network simulation', () => {
   it('seed 7 without the byzantine validator: the run that found two blocks final at #77 under the old rule', async () => {
     // The rule before checkpoints (final once ⌊2n/3⌋+1 producers built above a block, no vote rules) fails this run;
     // test/property/finalitySafety.test.ts and test/unit/consensus/checkpoints.test.ts test the rule that replaced it.
-    const r = await simulate({ ...DEFAULT_OPTIONS, seed: 7, byzantine: false });
+    const r = await simulate({ ...DEFAULT_OPTIONS, seed: 7, byzantine: false, crashInWrites: false });
     expect(r.failure, summary(r)).toBeNull();
     expect(r.stats.finalized).toBeGreaterThan(77);
+  }, 120_000);
+
+  it('seed 3: nodes die inside a write and restart from the batches that landed', async () => {
+    const r = await simulate({ ...DEFAULT_OPTIONS, seed: 3 });
+    expect(r.failure, summary(r)).toBeNull();
+    const crashes = r.trace.flatMap((l, i) => {
+      const m = / (v\d+[ab]?) crashed in a write/.exec(l);
+      return m ? [{ node: m[1], at: i }] : [];
+    });
+    expect(crashes.length).toBeGreaterThan(0);
+    for (const c of crashes) expect(r.trace.slice(c.at).some((l) => l.includes(`${c.node} restarted`))).toBe(true);
   }, 120_000);
 
   it('a quiet network finalizes every few blocks and never reorganizes', async () => {
