@@ -46,6 +46,7 @@ import { AssetReader } from './assetReader';
 import { GovernanceReader } from './governanceReader';
 import { AiReader } from './aiReader';
 import { BridgeReader } from './bridgeReader';
+import { SnapshotReader } from './snapshotReader';
 import { BlockCache } from './blockCache';
 import { actionsAtHead, type MachineActions } from './machineActions';
 import type { ChainQueries, ReadModel } from './ports';
@@ -75,6 +76,8 @@ export class ChainReader implements ChainQueries {
   /** AI tasks and oracles. */
   readonly ai: AiReader;
   readonly bridge: BridgeReader;
+  /** What nodes joining by state sync fetch. */
+  readonly snapshots: SnapshotReader;
 
   constructor(
     private readonly d: {
@@ -97,6 +100,8 @@ export class ChainReader implements ChainQueries {
       lifecycles: Pick<LifecycleActors, 'txs' | 'blocks'>;
       /** `?for=` answers: the machines' view actors in a node; computed at the head without them. */
       actions?: MachineActions;
+      /** Every Nth final block's state is served to joining nodes (--snapshot-interval; default none). */
+      snapshotInterval?: number;
     },
   ) {
     this.assets = new AssetReader({ kv: d.kv, view: d.view });
@@ -117,6 +122,7 @@ export class ChainReader implements ChainQueries {
       actions,
     });
     this.bridge = new BridgeReader({ kv: d.kv, store: d.store, view: d.view, actions });
+    this.snapshots = new SnapshotReader({ kv: d.kv, store: d.store, view: d.view, interval: d.snapshotInterval ?? 0 });
     this.blocksCache = d.blocks ?? new BlockCache(d.store);
   }
 

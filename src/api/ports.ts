@@ -23,6 +23,7 @@ import type {
   NameEntryView,
   NameList,
   SearchHit,
+  SnapshotsView,
   StatsView,
   StatusView,
   TokenHolders,
@@ -126,6 +127,13 @@ export interface BridgeQueries {
   bridge(): Promise<BridgeView>;
 }
 
+/** State snapshots for joining nodes (api/snapshotReader.ts). */
+export interface SnapshotQueries {
+  snapshots(): Promise<SnapshotsView>;
+  /** Each node's RLP (hex) by hash (0x + 64 lower-case hex digits), or null where this node holds none. */
+  stateNodes(hashes: readonly Hex[]): Promise<(Hex | null)[]>;
+}
+
 /** Everything the HTTP routes read; implemented by api/chainReader.ts. */
 export interface ChainQueries {
   readonly head: Readonly<Head>;
@@ -133,6 +141,8 @@ export interface ChainQueries {
   readonly governance: GovernanceQueries;
   readonly ai: AiQueries;
   readonly bridge: BridgeQueries;
+  /** What nodes joining by state sync fetch (api/snapshotReader.ts). */
+  readonly snapshots: SnapshotQueries;
   status(): Promise<StatusView>;
   /**
    * When this node keeps a bounded history: "this node keeps history from height H" — for a

@@ -15,7 +15,8 @@ export const DEVNET_HELP =
   `Usage: cairn devnet [--validators <n>] [--dir <path>] ` +
   `[--http-base-port <p>] [--rpc-base-port <p>]
                     [--slot-ms <ms>] [--idle-block-ms <ms>] [--dev-accounts <n>] [--log-level <l>]
-                    [--params NAME=VALUE,...]
+                    [--params NAME=VALUE,...] [--history <n|archive>] [--history-nodes <i,j,...>]
+                    [--snapshot-interval <n>]
 
 Starts a local network of validator nodes: node i listens on HTTP base+i and RPC base+i,
 keeps its data in <dir>/node<i> (log: <dir>/node<i>/node.log) and peers with every other
@@ -37,6 +38,9 @@ then stops every node cleanly. $ADMIN_TOKEN applies to every node. Restarting on
   --log-level <l>       the nodes' log level (default info)
   --params <list>       governable parameters of the genesis, e.g. JAIL_MISSED_ROUNDS=2,EPOCH_BLOCKS=20
                         (names and ranges: cairn genesis --help)
+  --history <n|archive> the nodes' block history (cairn node --history; default: a --genesis node's)
+  --history-nodes <list>  the nodes --history applies to, e.g. 0,1 (default: every node)
+  --snapshot-interval <n> every Nth final block's state is served to joining nodes (cairn node --snapshot-interval)
 
 Example:
   ADMIN_TOKEN=secret cairn devnet --validators 4 --dir ./devnet`;
@@ -51,6 +55,9 @@ const OPTIONS = {
   'dev-accounts': { type: 'string' },
   'log-level': { type: 'string' },
   params: { type: 'string' },
+  history: { type: 'string' },
+  'history-nodes': { type: 'string' },
+  'snapshot-interval': { type: 'string' },
 } as const;
 
 function intFlag(values: Record<string, unknown>, name: string, def: number, min: number, max: number): number {
@@ -73,6 +80,20 @@ export async function cmdDevnet(args: string[], io: CliIo): Promise<number> {
   const accounts = intFlag(values, 'dev-accounts', 10, 0, 1000);
   const logLevel = str(values['log-level']) ?? 'info';
   if (httpBase + n > rpcBase && rpcBase + n > httpBase) usage('the HTTP and RPC port ranges overlap');
+  const history = str(values.history);
+  if (history !== undefined && history !== 'archive' && !/^\d+$/.test(history))
+    usage(`--history takes a number of blocks or archive, got "${history}"`);
+  const historyNodes = (str(values['history-nodes']) ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((x) => parseNonNegInt('--history-nodes', x.trim()));
+  const snapshotInterval = str(values['snapshot-interval']);
+  if (snapshotInterval !== undefined) parseNonNegInt('--snapshot-interval', snapshotInterval);
+  /** The flags of node i beyond the common ones. */
+  const nodeFlags = (i: number): string[] => [
+    ...(history !== undefined && (historyNodes.length === 0 || historyNodes.includes(i)) ? ['--history', history] : []),
+    ...(snapshotInterval !== undefined ? ['--snapshot-interval', snapshotInterval] : []),
+  ];
 
   const params: Record<string, string> = {};
   for (const kv of (str(values.params) ?? '').split(',').filter(Boolean)) {
@@ -147,6 +168,7 @@ export async function cmdDevnet(args: string[], io: CliIo): Promise<number> {
       // The nodes share the loopback address: peers' polls and gossip must not be rate-limited.
       '--rate-limit-exempt',
       '127.0.0.0/8,::1',
+      ...nodeFlags(i),
     ];
     const log = openSync(join(dataDir, 'node.log'), 'a');
     const child = spawn(command[0], command.slice(1), { stdio: ['ignore', log, log], env: process.env });

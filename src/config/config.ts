@@ -9,8 +9,11 @@ import {
   MEMPOOL_MAX,
   MEMPOOL_SENDER_GAPPED,
   MEMPOOL_SENDER_PENDING,
+  SNAPSHOT_INTERVAL_BLOCKS,
+  SNAPSHOTS_KEPT,
 } from '../protocol/params';
 import { CairnError } from '../errors/CairnError';
+import type { Hex } from '../primitives/hex';
 
 /**
  * Node configuration. This module is the only reader of process.env and of the
@@ -74,6 +77,12 @@ export interface NodeConfig {
    * on a --genesis chain.
    */
   history: 'archive' | number | null;
+  /** Final heights whose state this node keeps and serves to nodes joining by state sync: every Nth (0: none). */
+  snapshotInterval: number;
+  /** How an empty data directory joins: replaying every block from genesis, or from a peer's state snapshot. */
+  sync: 'blocks' | 'state';
+  /** State sync's trust anchor: the hash of a final snapshot block (GET /snapshots of a node the operator trusts). */
+  checkpoint: Hex | null;
   /** The JSON file the values were read from, if any. */
   configFile: string | null;
 }
@@ -120,6 +129,9 @@ export const defaultNodeConfig: Readonly<NodeConfig> = Object.freeze({
   rateLimitExempt: [],
   trustedProxies: [],
   history: null,
+  snapshotInterval: SNAPSHOT_INTERVAL_BLOCKS,
+  sync: 'blocks',
+  checkpoint: null,
   configFile: null,
 });
 
@@ -355,6 +367,33 @@ const OPTIONS: readonly OptionSpec[] = [
       'block history kept: archive, or the last N final blocks (bodies, feeds, logs; at least the longest ' +
       `protocol window). Default: archive on the development network, ${DEFAULT_HISTORY_BLOCKS} with --genesis`,
   },
+  {
+    key: 'snapshotInterval',
+    flag: 'snapshot-interval',
+    env: 'CAIRN_SNAPSHOT_INTERVAL',
+    kind: 'int',
+    min: 0,
+    max: 1_000_000_000,
+    help:
+      `keep the state of every Nth final block (the newest ${SNAPSHOTS_KEPT}) for nodes joining by state sync ` +
+      '(GET /snapshots); 0: serve none',
+  },
+  {
+    key: 'sync',
+    flag: 'sync',
+    env: 'CAIRN_SYNC',
+    kind: 'string',
+    help:
+      'how an empty data directory joins: blocks (replay from genesis) or state (a peer snapshot at --checkpoint, ' +
+      'each state node checked against its root, then blocks)',
+  },
+  {
+    key: 'checkpoint',
+    flag: 'checkpoint',
+    env: 'CAIRN_CHECKPOINT',
+    kind: 'string',
+    help: 'with --sync state: the hash of a final snapshot block you trust (GET /snapshots on a node you run)',
+  },
 ];
 
 const fail = (message: string, meta: Record<string, unknown> = {}): never => {
@@ -525,6 +564,20 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig {
     fail(`log-format must be one of ${LOG_FORMATS.join(', ')}, got ${JSON.stringify(config.logFormat)}`, {
       option: 'logFormat',
     });
+  if (config.sync !== 'blocks' && config.sync !== 'state')
+    fail(`sync must be blocks or state, got ${JSON.stringify(config.sync)}`, { option: 'sync' });
+  if (config.checkpoint !== null && !/^0x[0-9a-f]{64}$/.test(config.checkpoint))
+    fail(`checkpoint must be a block hash (0x + 64 lower-case hex digits), got ${JSON.stringify(config.checkpoint)}`, {
+      option: 'checkpoint',
+    });
+  if (config.sync === 'state' && config.checkpoint === null)
+    fail(
+      '--sync state needs --checkpoint <block hash>: the hash of a final snapshot block you trust ' +
+        '(GET /snapshots on a node you run lists them)',
+      { option: 'checkpoint' },
+    );
+  if (config.sync === 'state' && config.peers.length === 0)
+    fail('--sync state needs --peers: the nodes to fetch the snapshot from', { option: 'peers' });
   if (config.idleBlockMs < config.slotMs)
     fail(`idle-block-ms (${config.idleBlockMs}) must be >= slot-ms (${config.slotMs})`, { option: 'idleBlockMs' });
   return config;

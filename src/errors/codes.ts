@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'STORAGE_OPEN'
   | 'STORAGE_WRITE'
   | 'UNDO'
+  | 'STATE_SYNC'
   | 'BAD_STATE_ROOT'
   | 'BAD_RECORD'
   | 'BAD_ACCOUNT'

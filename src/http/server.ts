@@ -15,6 +15,7 @@ import { openApiHandler } from './routes/openapi';
 import { chainHandlers } from './routes/chain';
 import { accountHandlers } from './routes/accounts';
 import { txHandlers } from './routes/txs';
+import { syncHandlers } from './routes/sync';
 import { vmHandlers } from './routes/vm';
 import { assetHandlers } from './routes/assets';
 import { governanceHandlers } from './routes/governance';
@@ -27,7 +28,8 @@ import { devHandlers } from './routes/dev';
 export type { HttpDeps } from './route';
 
 /** Sync (GET /chain, POST /blocks, /status), health, metrics and admin stay up while the node syncs. */
-const SERVED_WHILE_SYNCING = /^\/(status|chain|blocks|health\/(live|ready)|metrics|gateway|peers|security\/alerts)?$/;
+const SERVED_WHILE_SYNCING =
+  /^\/(status|chain|blocks|snapshots(\/nodes)?|health\/(live|ready)|metrics|gateway|peers|security\/alerts)?$/;
 
 export function createHttpServer(d: HttpDeps) {
   const rl: RateLimitOptions = { ...defaultRateLimitOptions, ...d.rateLimit };
@@ -92,6 +94,7 @@ export function createHttpServer(d: HttpDeps) {
     ...governanceHandlers(d),
     ...aiHandlers(d),
     ...bridgeHandlers(d),
+    ...syncHandlers(d),
     ...machineHandlers(d),
     ...opsHandlers(d, { ...protection, peers }),
     ...devHandlers(d, admin),

@@ -1,6 +1,8 @@
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { parseBlock } from '../chain/blockShape';
-import type { Hex } from '../primitives/hex';
-import type { Block, SignedTx } from '../protocol/types';
+import { SIGNED_HEADER_SCHEMA } from '../crypto/blockHeader';
+import { fromHex, toHex, type Hex } from '../primitives/hex';
+import type { Block, SignedBlockHeader, SignedTx } from '../protocol/types';
 
 /**
  * HTTP calls to a configured peer (its native API): status, chain pages, gossip. Only the
@@ -108,3 +110,69 @@ export async function postTx(peer: string, tx: SignedTx): Promise<boolean> {
 
 /** The peers' native HTTP API. */
 export const httpTransport: PeerTransport = { status: fetchStatus, chain: fetchChain, postBlock, postTx };
+
+/** What a node joining by state sync asks of a peer (node/stateSync.ts). */
+export interface SnapshotTransport {
+  status(peer: string): Promise<PeerStatus>;
+  /** The signed headers of the snapshots the peer serves, newest first (GET /snapshots), each shape-checked. */
+  snapshots(peer: string): Promise<SignedBlockHeader[]>;
+  /** State nodes by hash (POST /snapshots/nodes), in the order asked; undefined where the peer has none. */
+  stateNodes(peer: string, hashes: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]>;
+}
+
+/** A peer answered 429: ask it again after `ms`. */
+export class PeerBusy extends Error {
+  constructor(readonly ms: number) {
+    super(`the peer is rate-limiting this node: retry in ${ms} ms`);
+  }
+}
+
+async function checked(r: Response, what: string): Promise<unknown> {
+  if (r.status === 429) {
+    await r.arrayBuffer();
+    throw new PeerBusy(Math.min(60_000, 1_000 * (Number(r.headers.get('retry-after')) || 1)));
+  }
+  if (!r.ok) throw new Error(`${what} answered ${r.status}`);
+  return r.json();
+}
+
+const headerShape = TypeCompiler.Compile(SIGNED_HEADER_SCHEMA);
+const HEX = /^0x(?:[0-9a-f]{2})+$/;
+
+export async function fetchSnapshots(peer: string): Promise<SignedBlockHeader[]> {
+  const v = (await checked(await call(`${peer}/snapshots`), 'GET /snapshots')) as { snapshots?: unknown };
+  if (!Array.isArray(v.snapshots) || !v.snapshots.every((h) => headerShape.Check(h)))
+    throw new Error('GET /snapshots: not a list of signed headers');
+  return v.snapshots as SignedBlockHeader[];
+}
+
+export async function fetchStateNodes(
+  peer: string,
+  hashes: readonly Uint8Array[],
+): Promise<(Uint8Array | undefined)[]> {
+  const r = await call(
+    `${peer}/snapshots/nodes`,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ hashes: hashes.map(toHex) }),
+    },
+    30_000,
+  );
+  const v = (await checked(r, 'POST /snapshots/nodes')) as { nodes?: unknown };
+  const nodes = v.nodes;
+  if (!Array.isArray(nodes) || nodes.length !== hashes.length)
+    throw new Error('POST /snapshots/nodes: not one answer per hash asked');
+  return nodes.map((n) => {
+    if (n === null) return undefined;
+    if (typeof n !== 'string' || !HEX.test(n)) throw new Error('POST /snapshots/nodes: a node is not hex');
+    return fromHex(n as Hex);
+  });
+}
+
+/** The peers' native HTTP API, for state sync. */
+export const httpSnapshots: SnapshotTransport = {
+  status: fetchStatus,
+  snapshots: fetchSnapshots,
+  stateNodes: fetchStateNodes,
+};

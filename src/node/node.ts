@@ -226,6 +226,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     guard: chain.signingGuard,
     dev: config.dev,
     history: historyOf(config),
+    snapshotInterval: config.snapshotInterval,
     now,
     log: log.child({ actor: 'consensus' }),
     lifecycles,
@@ -299,6 +300,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
       now,
       blocks,
       lifecycles,
+      snapshotInterval: config.snapshotInterval,
       // `?for=` is answered by the machine's view actor.
       actions: async (machine, id, who) => {
         const v = views.find((x) => x.def.name === machine);

@@ -14,6 +14,7 @@ import { SigningGuard } from '../storage/signingGuard';
 import { VmCallPool } from '../vm/callPool';
 import type { Closers } from './closers';
 import { checkValidatorKey, ensureGenesis, validatorKeys } from './genesisSource';
+import { syncState } from './stateSync';
 
 /** The chain a node runs on, open: its store, head, read model, signing key and the worker pools. */
 export interface OpenChain {
@@ -49,8 +50,24 @@ export async function openChain(
   closers.push('store', () => rocks.close());
   const kv = o.wrapKv ? o.wrapKv(rocks) : rocks;
   const store = new ChainStore(kv, { devUndo: config.dev });
-  const head = await ensureGenesis(store, config, log, o.now);
+  let head = await ensureGenesis(store, config, log, o.now);
   const network = await store.network();
+  if (config.sync === 'state' && config.checkpoint !== null) {
+    if (head.height > 0)
+      log.info(
+        { height: head.height },
+        'the store holds a chain: --sync state is for an empty one; following by blocks',
+      );
+    else
+      head = await syncState({
+        kv,
+        store,
+        peers: config.peers,
+        checkpoint: config.checkpoint,
+        genesisHash: network.genesisHash,
+        log,
+      });
+  }
   const headState = await StateTrie.open(kv, head.stateRoot);
   const view = await loadChainView(store, head, headState, o.now());
   const keys = await validatorKeys(config);

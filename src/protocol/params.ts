@@ -34,6 +34,14 @@ export const MEMPOOL_SENDER_PENDING = 500;
 export const MEMPOOL_SENDER_GAPPED = 16;
 export const MEMPOOL_GAPPED_LIFETIME_MS = 600_000;
 export const MAX_CHAIN_PAGE = 2_000;
+/**
+ * State sync (node-local, not consensus): a node keeps the state of every SNAPSHOT_INTERVAL_BLOCKS-th final block,
+ * the newest SNAPSHOTS_KEPT, for joining nodes (--snapshot-interval); they fetch it by node hash, at most
+ * MAX_SNAPSHOT_NODES per request.
+ */
+export const SNAPSHOT_INTERVAL_BLOCKS = 1_000;
+export const SNAPSHOTS_KEPT = 2;
+export const MAX_SNAPSHOT_NODES = 512;
 
 /** Energy: each account regenerates up to its cap over ENERGY_REGEN_BLOCKS. */
 export const BURN_PER_ENERGY = 1n; // base units burned per missing energy unit

@@ -17,7 +17,7 @@ const keyOf = (hash: Uint8Array): string =>
   Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('latin1');
 
 /** Hashes of stored nodes a node refers to (embedded nodes are walked in place). */
-function childRefs(n: Node, out: Uint8Array[]): void {
+export function childRefs(n: Node, out: Uint8Array[]): void {
   const visit = (c: Child | Uint8Array): void => {
     if (c === null) return;
     if (isHashRef(c)) out.push(c);

@@ -610,6 +610,33 @@ export class ChainStore {
     return deleted;
   }
 
+  /**
+   * A chain joined by state sync: its head becomes `header`'s block, whose state nodes the
+   * caller wrote (verified by hash from its state root), final. Only the header is believed: the
+   * block's body and results came from no trusted source, so its summary carries what the
+   * header says (size and volume unknown: 0) and history starts above it. State reads start at
+   * it too. The caller writes this batch last: until then the store has no such head, and a
+   * crash means the sync starts again (the nodes already written are found in the store).
+   */
+  putCheckpoint(batch: KvBatch, header: Block['header'], head: Head): void {
+    const hb = u64be(header.height);
+    const summary: BlockSummary = {
+      height: header.height,
+      hash: header.hash,
+      stateRoot: header.stateRoot,
+      timestamp: header.timestamp,
+      producer: header.producer,
+      txCount: header.txCount,
+      size: 0,
+      volume: '0',
+    };
+    batch.put(bucketKey('summary', hb), bytes(summary));
+    batch.put(bucketKey('blockHash', fromHex(header.hash)), hb);
+    batch.put(HISTORY_FROM_KEY, u64be(header.height + 1));
+    batch.put(STATE_FROM_KEY, hb);
+    batch.put(HEAD_KEY, bytes(head));
+  }
+
   /** Only the finalized height moved: rewrite the head pointer alone. */
   putHead(batch: KvBatch, head: Head): void {
     batch.put(HEAD_KEY, bytes(head));

@@ -111,3 +111,30 @@ export interface StatsView {
   tps: number;
   series: HourView[];
 }
+
+/** GET /snapshots: the state snapshots this node serves to nodes joining by state sync. */
+export interface SnapshotsView {
+  /** The state of every `interval`-th final block is kept (0: this node serves none: --snapshot-interval). */
+  interval: number;
+  /** The lowest height whose history this node keeps: a snapshot is served while its block is kept. */
+  historyFrom: number;
+  /**
+   * Newest first: each snapshot block's signed header. Its hash is the checkpoint to trust (`cairn node --sync state
+   * --checkpoint`); its stateRoot names the state, fetched node by node with POST /snapshots/nodes.
+   */
+  snapshots: SignedBlockHeader[];
+}
+
+/** POST /snapshots/nodes: the state nodes asked for, by their keccak hash. */
+export interface StateNodesRequest {
+  /** 1 to 512 (MAX_SNAPSHOT_NODES) node hashes, 0x + 64 hex digits. */
+  hashes: Hex[];
+}
+
+/**
+ * POST /snapshots/nodes: each asked node's bytes (RLP, 0x hex) in the order asked, or null where this node holds none.
+ * The asker keeps a node only if its keccak is the hash it asked for.
+ */
+export interface StateNodesView {
+  nodes: (Hex | null)[];
+}

@@ -48,16 +48,27 @@ export interface Devnet {
   post(i: number, path: string, body: unknown): Promise<any>;
   alive(i: number): boolean;
   kill(i: number): Promise<void>;
-  restart(i: number): Promise<void>;
+  /** Starts node i again with its command, and `extra` flags after it (a later flag wins). */
+  restart(i: number, extra?: string[]): Promise<void>;
   /** Every finalized height → hash seen on any node; throws if two nodes (or one over time) disagree. */
   finalized: Map<number, string>;
   stop(): Promise<void>;
 }
 
-/** `params`: governable parameters of the genesis (`cairn devnet --params`), e.g. 'JAIL_MISSED_ROUNDS=2'. */
+/**
+ * `params`: governable parameters of the genesis (`cairn devnet --params`), e.g. 'JAIL_MISSED_ROUNDS=2'; `history`,
+ * `historyNodes`, `snapshotInterval`: the devnet flags of the same names.
+ */
 export async function startDevnet(
   n: number,
-  opts: { slotMs?: number; idleBlockMs?: number; params?: string } = {},
+  opts: {
+    slotMs?: number;
+    idleBlockMs?: number;
+    params?: string;
+    history?: number;
+    historyNodes?: number[];
+    snapshotInterval?: number;
+  } = {},
 ): Promise<Devnet> {
   const dir = await tempDir('cairn-devnet-');
   const httpBase = await freePortRun(n);
@@ -86,6 +97,9 @@ export async function startDevnet(
       '--log-level',
       'info',
       ...(opts.params ? ['--params', opts.params] : []),
+      ...(opts.history !== undefined ? ['--history', String(opts.history)] : []),
+      ...(opts.historyNodes ? ['--history-nodes', opts.historyNodes.join(',')] : []),
+      ...(opts.snapshotInterval !== undefined ? ['--snapshot-interval', String(opts.snapshotInterval)] : []),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -210,10 +224,10 @@ export async function startDevnet(
         }
       }
     },
-    async restart(i) {
+    async restart(i, extra = []) {
       const [cmd, ...args] = nodes[i].command;
       const log = openSync(join(nodes[i].dataDir, 'node.log'), 'a');
-      restarted.set(i, spawnOwned(cmd, args, { stdio: ['ignore', log, log] }));
+      restarted.set(i, spawnOwned(cmd, [...args, ...extra], { stdio: ['ignore', log, log] }));
       for (let k = 0; k < 300; k++) {
         if (
           await fetch(`${nodes[i].http}/status`).then(

@@ -44,6 +44,8 @@ export interface ConsensusDeps extends CommitDeps {
   dev?: boolean;
   /** How much block history the store keeps (--history; default: every block). */
   history?: HistoryWindow;
+  /** Every Nth final block's state is kept for nodes joining by state sync (--snapshot-interval; default none). */
+  snapshotInterval?: number;
   /**
    * The clock devMine keeps the head within DEV_MINE_AHEAD_SLOTS of (slot ticks carry their own time); default
    * Date.now.

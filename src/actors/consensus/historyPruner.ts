@@ -15,6 +15,8 @@ export interface WindowDeps {
   view: HeadSink;
   history: HistoryWindow;
   log: Logger;
+  /** Every Nth final block's state is kept for joining nodes (--snapshot-interval; 0 or absent: none). */
+  snapshotInterval?: number;
   /** Time a step may take (ms): a node turning an archive into a window catches up over many slots. */
   budgetMs?: number;
 }

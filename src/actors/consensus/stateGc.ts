@@ -1,6 +1,7 @@
 import type { Hex } from '../../primitives/hex';
 import { opsOf, type KvBatch } from '../../state/kv';
 import { isNodeKey, ReachableNodes, storedNodeId, unreachableNodes } from '../../state/trieGc';
+import { snapshotHeights } from '../../storage/snapshots';
 import type { WindowDeps } from './historyPruner';
 
 /** State roots a node with a history window keeps readable: the last STATE_ROOTS_KEPT final blocks' and above. */
@@ -41,15 +42,24 @@ export function createStateGc(d: WindowDeps) {
 
   const keep = (): number => (d.history === 'archive' ? 0 : Math.min(STATE_ROOTS_KEPT, d.history.blocks));
 
-  /** The state roots of heights `from` to the head (a block's summary has it; older stores' only their header). */
+  /** The state root of height `h` (a block's summary has it; older stores' only their header). */
+  async function rootAt(h: number): Promise<Hex> {
+    const s = await d.store.summary(h);
+    const root = s?.stateRoot ?? (await d.store.block(h))?.header.stateRoot;
+    if (!root) throw new Error(`no state root stored for height ${h}`);
+    return root;
+  }
+
+  /**
+   * The state roots of heights `from` to the head, and of the snapshots served to joining nodes (storage/snapshots.ts).
+   * A store joined by state sync has none below its checkpoint.
+   */
   async function keptRoots(from: number): Promise<Hex[]> {
     const roots = new Set<Hex>([d.view.head.stateRoot]);
-    for (let h = from; h <= d.view.head.height; h++) {
-      const s = await d.store.summary(h);
-      const root = s?.stateRoot ?? (await d.store.block(h))?.header.stateRoot;
-      if (!root) throw new Error(`no state root stored for height ${h}`);
-      roots.add(root);
-    }
+    const stored = await d.store.stateFrom();
+    for (let h = Math.max(from, stored); h <= d.view.head.height; h++) roots.add(await rootAt(h));
+    for (const h of snapshotHeights(d.view.head.finalizedHeight, d.snapshotInterval ?? 0))
+      if (h >= stored) roots.add(await rootAt(h));
     return [...roots];
   }
 

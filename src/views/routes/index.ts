@@ -8,6 +8,7 @@ import { GOVERNANCE_ROUTES } from './governance';
 import { MACHINE_ROUTES } from './machines';
 import { OPS_ROUTES } from './ops';
 import { SUBMIT_ROUTES } from './submit';
+import { SYNC_ROUTES } from './sync';
 import { VM_ROUTES } from './vm';
 
 /**
@@ -29,6 +30,7 @@ export const ROUTES = {
   ...MACHINE_ROUTES,
   ...VM_ROUTES,
   ...SUBMIT_ROUTES,
+  ...SYNC_ROUTES,
   ...OPS,
   ...DEV_ROUTES,
 };
