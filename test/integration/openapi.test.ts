@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveKeys, type HybridKeys } from '../../src/crypto/keys';
 import { assetId } from '../../src/modules/assets/common';
 import { COIN } from '../../src/primitives/amount';
+import { keccakHex } from '../../src/crypto/hash';
 import { fromHex, type Hex } from '../../src/primitives/hex';
 import { NAME_REGISTRATION_COST } from '../../src/protocol/params';
 import { OPENAPI_FILE } from '../../src/http/routes/openapi';
@@ -322,6 +323,16 @@ describe('docs/openapi.json against a running node', () => {
     expect((await ok('GET /chain', '/chain?from=0&limit=3')).blocks).toHaveLength(3);
     expect((await ok('GET /chain', '/chain?from=0&limit=5000')).capped).toMatch(/capped|above/);
     await expectStatus('GET /chain', '/chain?limit=abc', 400);
+    // State sync: a --dev node keeps every state; its first snapshot is at height 1000 (--snapshot-interval).
+    expect(await ok('GET /snapshots', '/snapshots')).toEqual({ interval: 1000, historyFrom: 0, snapshots: [] });
+    const root = (await ok('GET /status', '/status')).stateRoot;
+    const missing = `0x${'00'.repeat(32)}`;
+    expectValidRequest('POST /snapshots/nodes', { hashes: [root, missing] });
+    const nodes = (await ok('POST /snapshots/nodes', '/snapshots/nodes', { body: { hashes: [root, missing] } })).nodes;
+    expect(keccakHex(fromHex(nodes[0]))).toBe(root);
+    expect(nodes[1]).toBeNull();
+    await expectStatus('POST /snapshots/nodes', '/snapshots/nodes', 400, { body: { hashes: [] } });
+    await expectStatus('POST /snapshots/nodes', '/snapshots/nodes', 400, { body: { hashes: ['0x12'] } });
     await ok('GET /mempool', '/mempool');
     // Above a feed's maximum the page is capped, not refused, and says so (as /chain); 0 is a 400.
     expect((await ok('GET /mempool', '/mempool?limit=1001')).capped).toBe(
@@ -425,15 +436,34 @@ describe('docs/openapi.json against a running node', () => {
 
   it('validators, governance, AI, bridge and machines', async () => {
     expect((await ok('GET /validators', '/validators')).active).toHaveLength(1);
-    // Under two CPU burners this once read 0 right after the proposal was included: wait for it
-    // (a deadline, not a sleep) and keep the count exact.
-    const gov = await waitUntil(async () => {
-      const g = await ok('GET /governance', '/governance');
-      return g.proposals.VOTING > 0 ? g : undefined;
-    }, 30_000);
-    expect(gov.proposals.VOTING).toBe(1);
+    // A proposal votes, a task takes commits and a transfer waits for 10–20 blocks on the development network
+    // (GOV_VOTING_BLOCKS, AI_COMMIT_BLOCKS, BRIDGE_WINDOW_BLOCKS). Under load round 1's transactions land in more
+    // blocks, each followed by finality's, and its instances were once past those states here. Fresh ones, made now
+    // with nothing else pending, are read within their windows: only their own blocks and finality's come between.
+    ids.proposal = await submitInput(1, {
+      type: 'GOV_PROPOSE',
+      deposit: 100n * COIN,
+      param: 'BANK_SIZE',
+      value: '3',
+    } as TxInput);
+    ids.task = await submitInput(1, {
+      type: 'AI_TASK',
+      reward: 10n * COIN,
+      prompt: 'what is 3 + 4',
+      quorum: 2,
+    } as TxInput);
+    ids.bridge = await submitInput(1, {
+      type: 'BRIDGE_OUT',
+      chain: 'ethereum',
+      recipient: '0xabc0000000000000000000000000000000000001',
+      amount: 50n * COIN,
+    } as TxInput);
+    await included([ids.proposal, ids.task, ids.bridge]);
+    const gov = await ok('GET /governance', '/governance');
+    expect(gov.proposals.VOTING).toBeGreaterThanOrEqual(1);
     const proposals = await ok('GET /governance/proposals', '/governance/proposals?status=voting&since=0&limit=5');
-    expect(proposals.proposals.map((p: Json) => p.id)).toEqual([ids.proposal]);
+    expect(proposals.proposals.map((p: Json) => p.id)).toContain(ids.proposal);
+    expect(proposals.proposals).toHaveLength(gov.proposals.VOTING);
     await expectStatus('GET /governance/proposals', '/governance/proposals?status=NOPE', 400);
     await expectStatus('GET /governance/proposals', '/governance/proposals?since=99999999', 400);
     expect((await ok('GET /governance/proposals/{id}', `/governance/proposals/${ids.proposal}`)).status).toBe('VOTING');
@@ -446,7 +476,7 @@ describe('docs/openapi.json against a running node', () => {
     await ok('GET /treasury', '/treasury');
 
     const tasks = await ok('GET /ai/tasks', `/ai/tasks?status=COMMIT&mode=quorum&since=0&final=false&limit=5`);
-    expect(tasks.tasks.map((x: Json) => x.id)).toEqual([ids.task]);
+    expect(tasks.tasks.map((x: Json) => x.id)).toContain(ids.task);
     expect(tasks.transitions.length).toBeGreaterThan(0);
     await ok('GET /ai/tasks', `/ai/tasks?oracle=${dev[1].address}`);
     await expectStatus('GET /ai/tasks', '/ai/tasks?final=maybe', 400);
@@ -461,7 +491,7 @@ describe('docs/openapi.json against a running node', () => {
       'GET /bridge/transfers',
       '/bridge/transfers?direction=out&status=locked&since=0&final=0&limit=5',
     );
-    expect(transfers.transfers.map((x: Json) => x.id)).toEqual([ids.bridge]);
+    expect(transfers.transfers.map((x: Json) => x.id)).toContain(ids.bridge);
     await expectStatus('GET /bridge/transfers', '/bridge/transfers?direction=sideways', 400);
     expect((await ok('GET /bridge/transfers/{id}', `/bridge/transfers/${ids.bridge}`)).status).toBe('LOCKED');
     await expectStatus('GET /bridge/transfers/{id}', `/bridge/transfers/${ZERO_ID}`, 404);
