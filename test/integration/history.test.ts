@@ -1,9 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveKeys } from '../../src/crypto/keys';
 import { COIN } from '../../src/primitives/amount';
-import { fromHex } from '../../src/primitives/hex';
+import { syncState } from '../../src/node/stateSync';
+import { fromHex, type Hex } from '../../src/primitives/hex';
+import { MemoryKv } from '../../src/state/kv';
+import { ChainStore } from '../../src/storage/chainStore';
 import { CairnClient, type TxInput } from '../../src/sdk';
 import { startTestNode, waitUntil, type TestNode } from '../helpers/testNode';
 
@@ -18,7 +22,7 @@ let client: CairnClient;
 
 beforeAll(async () => {
   // Idle blocks every slot: the window moves on by itself.
-  t = await startTestNode({ devAccounts: 2, idleBlockMs: 100, history: 20 });
+  t = await startTestNode({ devAccounts: 2, idleBlockMs: 100, history: 20, snapshotInterval: 10 });
   client = new CairnClient(t.url);
 }, 60_000);
 afterAll(async () => t?.cleanup());
@@ -117,6 +121,24 @@ describe('--history N', () => {
     for (let h = now.finalizedHeight - 10; h <= now.height; h++)
       expect((await t.get(`/proof/${treasury}?height=${h}`)).status).toBe(200);
     expect((await rpc('eth_getBalance', [treasury, 'latest'])).result).toMatch(/^0x[1-9a-f]/);
+
+    // The snapshots it serves (every 10th final block, the newest two) outlive the cycles: fetched whole, node by
+    // node against their roots, by the state sync a joining node runs.
+    const { snapshots } = (await t.get('/snapshots')).body as { snapshots: { height: number; hash: Hex }[] };
+    expect(snapshots).toHaveLength(2);
+    expect(snapshots[0].height - snapshots[1].height).toBe(10);
+    expect(snapshots[0].height % 10).toBe(0);
+    for (const snap of snapshots) {
+      const head = await syncState({
+        kv: new MemoryKv(),
+        store: new ChainStore(new MemoryKv()),
+        peers: [t.url],
+        checkpoint: snap.hash,
+        genesisHash: t.network.genesisHash,
+        log: pino({ level: 'silent' }),
+      });
+      expect(head.height).toBe(snap.height);
+    }
   }, 150_000);
 
   it('keeps its window across a restart', async () => {
