@@ -22,7 +22,8 @@ import { RESULTS_DIR, showSpread, type ResultFile } from './lib/results';
 /** Where long-lived fixtures are kept between runs (the 5,000 × 500 sync chain takes ~45 min to build, 1.3 GB). */
 const CHAINS = process.env.CAIRN_BENCH_CHAINS ?? join(homedir(), '.cache', 'cairn-bench');
 
-export const BENCHES: { name: string; script: string; args: string[] }[] = [
+/** `tiny`: flags kept with --tiny (the mode a benchmark is about). */
+export const BENCHES: { name: string; script: string; args: string[]; tiny?: string[] }[] = [
   { name: 'reads', script: 'bench/reads.ts', args: ['--seconds', '10', '--runs', '5'] },
   { name: 'admission', script: 'bench/admission.ts', args: ['--runs', '3'] },
   { name: 'inclusion', script: 'bench/inclusion.ts', args: ['--runs', '3'] },
@@ -38,6 +39,22 @@ export const BENCHES: { name: string; script: string; args: string[] }[] = [
     name: 'sync',
     script: 'bench/sync.ts',
     args: ['--blocks', '5000', '--txs', '500', '--chain-dir', join(CHAINS, 'sync-5000x500')],
+  },
+  {
+    name: 'join',
+    script: 'bench/sync.ts',
+    args: [
+      '--blocks',
+      '40',
+      '--txs',
+      '500',
+      '--senders',
+      '1000',
+      '--state',
+      '--chain-dir',
+      join(CHAINS, 'join-40x500'),
+    ],
+    tiny: ['--state'],
   },
 ];
 
@@ -91,7 +108,14 @@ async function main(): Promise<void> {
   const failed: { name: string; tail: string }[] = [];
   const took: string[] = [];
   for (const b of chosen) {
-    const args = ['--import', 'tsx', b.script, ...(values.tiny ? ['--tiny'] : b.args), '--results-dir', dir];
+    const args = [
+      '--import',
+      'tsx',
+      b.script,
+      ...(values.tiny ? ['--tiny', ...(b.tiny ?? [])] : b.args),
+      '--results-dir',
+      dir,
+    ];
     console.error(`\n== ${b.name}: node ${args.join(' ')}`);
     const started = performance.now();
     const r = await runShowing(args);
