@@ -88,7 +88,7 @@ describe('state sync from pruning peers', () => {
       { stdio: ['ignore', log, log] },
     );
     const url = `http://127.0.0.1:${http}`;
-    const get = async (path: string) => (await nodeGet(`${url}${path}`)).json();
+    const get = async (path: string): Promise<any> => (await nodeGet(`${url}${path}`)).json();
 
     // It starts at the checkpoint, not at genesis: history and state from there.
     const joined = await until(
@@ -105,7 +105,9 @@ describe('state sync from pruning peers', () => {
     expect(joined.historyFrom).toBe(snap.height + 1);
     const before = await nodeGet(`${url}/blocks/${snap.height - 1}`);
     expect(before.status).toBe(404);
-    expect((await before.json()).error).toContain(`keeps history from height ${snap.height + 1}`);
+    expect(((await before.json()) as { error: string }).error).toContain(
+      `keeps history from height ${snap.height + 1}`,
+    );
     const log0 = await readFile(join(dataDir, 'node.log'), 'utf8');
     expect(log0).toContain('state sync: done');
 
