@@ -9,8 +9,9 @@ import { childRefs } from './trieGc';
  * Fetching a whole state trie from peers nobody trusts, node by node (state sync). Every node
  * is asked for by its hash and kept only if its keccak is that hash, starting from a root
  * taken from a header the node trusts: what is kept is exactly the trie that root names, and
- * a wrong answer costs one hash. Breadth-first; the caller fetches, writes what `accept`
- * took, and gives back what a peer did not give (`retry`).
+ * a wrong answer costs one hash. Depth-first (the newest hashes are asked for first), so what
+ * waits stays small — about 16 per level of the trie — whatever the state's size. The caller
+ * fetches, writes what `accept` took, and gives back what a peer did not give (`retry`).
  *
  * A node already in the store (a sync resumed after a crash) is taken from it (`fromStore`):
  * its children are still walked, since a crash may have come before they were written.
@@ -36,9 +37,9 @@ export class TrieSync {
     return this.queue.length;
   }
 
-  /** Up to `n` hashes to ask for; each must come back through `accept` or `retry`. */
+  /** Up to `n` hashes to ask for (the newest waiting); each must come back through `accept` or `retry`. */
   take(n: number): Uint8Array[] {
-    const out = this.queue.splice(0, n);
+    const out = this.queue.splice(Math.max(0, this.queue.length - n));
     this.inFlight += out.length;
     return out;
   }

@@ -1,3 +1,4 @@
+import { HeadMemo, memoJson } from '../../api/headMemo';
 import type { Hex } from '../../primitives/hex';
 import { MAX_SNAPSHOT_NODES } from '../../protocol/params';
 import { markOffence } from '../../web/guard';
@@ -10,8 +11,10 @@ const HASH = /^0x[0-9a-f]{64}$/;
 
 /** GET /snapshots, POST /snapshots/nodes: what a node joining by state sync asks for. */
 export function syncHandlers(d: HttpDeps): RouteHandlers<'snapshots' | 'stateNodes'> {
+  // The list reads (and decodes) its snapshot blocks: built once per head and finalized height, whoever polls it.
+  const memo = new HeadMemo(() => d.reader.head, 1);
   return {
-    snapshots: () => d.reader.snapshots.snapshots(),
+    snapshots: () => memoJson(memo, 'snapshots', () => d.reader.snapshots.snapshots()),
     stateNodes: async (_in, req) => {
       const body = (await readJsonBody(req, MAX_BODY_BYTES)) as { hashes?: unknown } | null;
       const hashes = body?.hashes;
