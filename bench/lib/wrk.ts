@@ -32,9 +32,11 @@ const ms = (v: string, unit: string) => Number(v) * ({ us: 0.001, ms: 1, s: 1000
 /** One wrk run: `threads` threads, `connections` keep-alive connections, `seconds` long. */
 export function wrk(
   url: string,
-  opts: { threads: number; connections: number; seconds: number; headers?: Record<string, string> },
+  /** `script`: a wrk Lua script (e.g. one cycling through paths). */
+  opts: { threads: number; connections: number; seconds: number; headers?: Record<string, string>; script?: string },
 ): WrkResult {
   const args = ['-t', String(opts.threads), '-c', String(opts.connections), '-d', `${opts.seconds}s`, '--latency'];
+  if (opts.script) args.push('-s', opts.script);
   for (const [k, v] of Object.entries(opts.headers ?? {})) args.push('-H', `${k}: ${v}`);
   const out = execFileSync(ensureWrk(), [...args, url], { encoding: 'utf8' });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
