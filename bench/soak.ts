@@ -1,0 +1,349 @@
+/**
+ * The soak: a network left running under load, with a node killed and restarted every few minutes and one node
+ * pruning, reported per window: what a validator running for months meets, compressed.
+ *
+ *   npm run soak -- [--minutes 120] [--rate 300] [--window-minutes 10] [--kill-every 5] [--history 2000]
+ *                   [--results-dir DIR]
+ *
+ * - `cairn devnet --validators 4` (each node its own process), node 3 with `--history <n>` (it prunes history and
+ *   collects state), 500 ms slots.
+ * - Load: `--rate` hybrid transfers per second (default 300: 30 % of the 1,000 tx/s ceiling) from 300 development
+ *   accounts, signed ahead on worker threads, posted round-robin to the live nodes.
+ * - Faults: every `--kill-every` minutes node 1 is killed (SIGKILL) and restarted 30 s later with its command.
+ * - Sampled every 10 s: each node's RSS and V8 heap (GET /metrics), its store's size on disk, its missed slots;
+ *   node 0's head and finalized height (each height's finality: from when it was first seen to when it was seen
+ *   final); error lines (pino level ≥ 50) in every node's log.
+ * Per window: RSS and heap per node (max), disk growth per node, transactions included, disk per transaction,
+ * finality p50/p99 (s), missed slots, errors. At the end: whether RSS stayed within 10 % after the first window and
+ * finality never stopped.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { deriveKeys, devSecret } from '../src/crypto/keys';
+import { COIN } from '../src/primitives/amount';
+import { freePort, ROOT, sleep, stopProcessGroup } from './lib/harness';
+import { spread, writeResults, type ResultRow } from './lib/results';
+import { signDevTxs, type DevTxItem } from './lib/sign';
+
+const { values } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '120' },
+    rate: { type: 'string', default: '300' },
+    'window-minutes': { type: 'string', default: '10' },
+    'kill-every': { type: 'string', default: '5' },
+    history: { type: 'string', default: '2000' },
+    'results-dir': { type: 'string' },
+  },
+});
+const MINUTES = Number(values.minutes);
+const RATE = Number(values.rate);
+const WINDOW_MS = Number(values['window-minutes']) * 60_000;
+const KILL_EVERY_MS = Number(values['kill-every']) * 60_000;
+const SENDERS = 300;
+const DEV_ACCOUNTS = SENDERS;
+const SAMPLE_MS = 10_000;
+const SIGN_AHEAD_S = 20;
+
+interface DevnetNode {
+  index: number;
+  pid: number;
+  http: string;
+  dataDir: string;
+  command: string[];
+}
+
+const get = async (url: string): Promise<any> => {
+  const r = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+  return r.headers.get('content-type')?.includes('json') ? r.json() : r.text();
+};
+
+/** Bytes under `dir`, recursively. */
+function du(dir: string): number {
+  let n = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    try {
+      n += e.isDirectory() ? du(p) : statSync(p).size;
+    } catch {
+      /* a file RocksDB just removed */
+    }
+  }
+  return n;
+}
+
+const metric = (text: string, name: string): number => {
+  const m = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text);
+  return m ? Number(m[1]) : NaN;
+};
+
+const pct = (xs: number[], p: number) =>
+  xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+
+interface Sample {
+  t: number;
+  rss: number[];
+  heap: number[];
+  disk: number[];
+  missed: number;
+  txs: number;
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'cairn-soak-'));
+  const httpBase = await freePort();
+  const rpcBase = httpBase + 100;
+  const devnet = spawn(
+    process.execPath,
+    [
+      ...['--import', 'tsx', 'src/cli/main.ts', 'devnet', '--validators', '4', '--dir', dir],
+      ...['--http-base-port', String(httpBase), '--rpc-base-port', String(rpcBase), '--slot-ms', '500'],
+      ...['--idle-block-ms', '2000', '--dev-accounts', String(DEV_ACCOUNTS), '--log-level', 'info'],
+      ...['--history', values.history, '--history-nodes', '3'],
+    ],
+    { cwd: ROOT, detached: true, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  const restarted = new Map<number, ChildProcess>();
+  const started = Date.now();
+  let stopping = false;
+  try {
+    let nodes: DevnetNode[] | undefined;
+    for (let i = 0; i < 600 && !nodes; i++) {
+      try {
+        nodes = JSON.parse(readFileSync(join(dir, 'devnet.json'), 'utf8')).nodes;
+      } catch {
+        await sleep(100);
+      }
+    }
+    if (!nodes) throw new Error('the devnet did not start');
+    for (const n of nodes)
+      for (let i = 0; ; i++) {
+        if (
+          (await fetch(`${n.http}/status`)
+            .then((r) => r.ok)
+            .catch(() => false)) === true
+        )
+          break;
+        if (i > 600) throw new Error(`node ${n.index} did not start`);
+        await sleep(100);
+      }
+    console.error(`devnet of 4 in ${dir}; soak of ${MINUTES} min at ${RATE} tx/s`);
+    const alive = new Set(nodes.map((n) => n.index));
+    const status0 = await get(`${nodes[0].http}/status`);
+    const network = { chainId: status0.chainId as number, genesisHash: status0.genesisHash as `0x${string}` };
+
+    // --- load: signed ahead in chunks, posted at RATE round-robin to the live nodes.
+    const nonces = new Array<number>(SENDERS).fill(0);
+    const addresses = Array.from({ length: SENDERS }, (_, i) => deriveKeys(devSecret(i)).address);
+    let next = 0;
+    const chunk = async () => {
+      const items: DevTxItem[] = [];
+      for (let k = 0; k < RATE * SIGN_AHEAD_S; k++) {
+        const s = next++ % SENDERS;
+        items.push({
+          dev: s,
+          fields: {
+            type: 'TRANSFER',
+            to: addresses[(s + 1) % SENDERS],
+            amount: '1',
+            nonce: nonces[s]++,
+            fee: String(COIN),
+          },
+        });
+      }
+      return signDevTxs(items, { cache: false, label: 'soak', network });
+    };
+    let posted = 0;
+    let refused = 0;
+    const load = (async () => {
+      let ready = chunk();
+      while (!stopping) {
+        const batch = await ready;
+        ready = chunk();
+        const t0 = Date.now();
+        for (let i = 0; i < batch.length && !stopping; i++) {
+          const wait = t0 + (i * 1000) / RATE - Date.now();
+          if (wait > 0) await sleep(wait);
+          const live = [...alive];
+          const node = nodes![live[i % live.length]];
+          fetch(`${node.http}/tx`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: batch[i].body,
+            signal: AbortSignal.timeout(10_000),
+          })
+            .then(async (r) => ((await r.json()) as { accepted?: boolean }).accepted || refused++)
+            .catch(() => refused++);
+          posted++;
+        }
+      }
+    })();
+
+    // --- faults: node 1 killed and restarted.
+    const faults = (async () => {
+      for (let k = 1; !stopping; k++) {
+        while (!stopping && Date.now() < started + k * KILL_EVERY_MS) await sleep(500);
+        if (stopping) break;
+        alive.delete(1);
+        const pid = restarted.get(1)?.pid ?? nodes![1].pid;
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+        console.error(`${Math.round((Date.now() - started) / 60_000)} min: node 1 killed`);
+        await sleep(30_000);
+        const [cmd, ...args] = nodes![1].command;
+        const log = openSync(join(nodes![1].dataDir, 'node.log'), 'a');
+        restarted.set(1, spawn(cmd, args, { detached: true, stdio: ['ignore', log, log] }));
+        alive.add(1);
+      }
+    })();
+
+    // --- samples and finality.
+    const seenAt = new Map<number, number>();
+    const finality: { t: number; s: number }[] = [];
+    let finalSeen = 0;
+    let lastFinalMove = Date.now();
+    let longestStall = 0;
+    const samples: Sample[] = [];
+    const errorsAt = (n: DevnetNode) =>
+      readFileSync(join(n.dataDir, 'node.log'), 'utf8')
+        .split('\n')
+        .filter((l) => /"level":(5\d|6\d)/.test(l)).length;
+    const end = started + MINUTES * 60_000;
+    let nextSample = Date.now();
+    while (Date.now() < end) {
+      try {
+        const s = await get(`${nodes[0].http}/status`);
+        const now = Date.now();
+        for (let h = Math.max(1, s.height - 50); h <= s.height; h++) if (!seenAt.has(h)) seenAt.set(h, now);
+        for (let h = finalSeen + 1; h <= s.finalizedHeight; h++) {
+          const seen = seenAt.get(h);
+          if (seen !== undefined) finality.push({ t: now, s: (now - seen) / 1000 });
+          seenAt.delete(h);
+        }
+        if (s.finalizedHeight > finalSeen) {
+          longestStall = Math.max(longestStall, now - lastFinalMove);
+          lastFinalMove = now;
+          finalSeen = s.finalizedHeight;
+        }
+      } catch {
+        /* node 0 busy: next poll */
+      }
+      if (Date.now() >= nextSample) {
+        nextSample += SAMPLE_MS;
+        const per = await Promise.all(
+          nodes.map(async (n) => {
+            const m = alive.has(n.index) ? await get(`${n.http}/metrics`).catch(() => '') : '';
+            return {
+              rss: metric(m, 'process_resident_memory_bytes'),
+              heap: metric(m, 'nodejs_heap_used_bytes'),
+              missed: metric(m, 'cairn_own_missed_slots_total'),
+              disk: du(join(n.dataDir, 'chain')),
+            };
+          }),
+        );
+        const stats = await get(`${nodes[0].http}/stats`).catch(() => ({}));
+        samples.push({
+          t: Date.now(),
+          rss: per.map((p) => p.rss),
+          heap: per.map((p) => p.heap),
+          disk: per.map((p) => p.disk),
+          missed: per.reduce((a, p) => a + (Number.isNaN(p.missed) ? 0 : p.missed), 0),
+          txs: Number((stats as { transactions?: number }).transactions ?? NaN),
+        });
+      }
+      await sleep(500);
+    }
+    longestStall = Math.max(longestStall, Date.now() - lastFinalMove);
+    stopping = true;
+    await Promise.all([load, faults]);
+    const errors = nodes.map(errorsAt);
+
+    // --- the report, per window.
+    const windows: string[][] = [];
+    const rssAfterWarmup: number[][] = [];
+    for (let w = 0; started + w * WINDOW_MS < end; w++) {
+      const from = started + w * WINDOW_MS;
+      const to = Math.min(end, from + WINDOW_MS);
+      const inW = samples.filter((s) => s.t >= from && s.t < to);
+      if (inW.length < 2) continue;
+      const first = inW[0];
+      const last = inW[inW.length - 1];
+      const maxOf = (f: (s: Sample) => number[]) => [0, 1, 2, 3].map((i) => Math.max(...inW.map((s) => f(s)[i] || 0)));
+      const rss = maxOf((s) => s.rss);
+      if (w > 0) rssAfterWarmup.push(rss);
+      const txs = last.txs - first.txs;
+      const grew = last.disk.map((d, i) => d - first.disk[i]);
+      const f = finality.filter((x) => x.t >= from && x.t < to).map((x) => x.s);
+      windows.push([
+        `${w * (WINDOW_MS / 60_000)}–${(to - started) / 60_000} min`,
+        rss.map((b) => (b / 2 ** 20).toFixed(0)).join(' / '),
+        maxOf((s) => s.heap)
+          .map((b) => (b / 2 ** 20).toFixed(0))
+          .join(' / '),
+        grew.map((b) => (b / 1e6).toFixed(1)).join(' / '),
+        String(txs),
+        txs > 0 ? (grew[0] / txs).toFixed(0) : '–',
+        `${pct(f, 50).toFixed(1)} / ${pct(f, 99).toFixed(1)}`,
+        String(last.missed - first.missed),
+      ]);
+    }
+    const header = [
+      'window',
+      'RSS MiB (nodes 0–3)',
+      'heap MiB',
+      'disk growth MB (node 3 prunes)',
+      'txs',
+      'bytes/tx (node 0)',
+      'finality p50/p99 s',
+      'missed slots',
+    ];
+    const md = [
+      `| ${header.join(' | ')} |`,
+      `|${header.map(() => '---').join('|')}|`,
+      ...windows.map((r) => `| ${r.join(' | ')} |`),
+    ].join('\n');
+    console.log(md);
+    const base = rssAfterWarmup[0] ?? [];
+    const drift = rssAfterWarmup.length
+      ? Math.max(...rssAfterWarmup.flatMap((r) => r.map((v, i) => (v - base[i]) / base[i])))
+      : NaN;
+    console.log(
+      `\nposted ${posted} (${refused} refused or lost), errors in logs ${errors.join(' / ')}, ` +
+        `longest finality stall ${(longestStall / 1000).toFixed(1)} s, RSS drift after warm-up ${(100 * drift).toFixed(1)} %`,
+    );
+    if (values['results-dir']) {
+      const fAll = finality.map((x) => x.s);
+      const rows: ResultRow[] = [
+        {
+          metric: `soak: ${MINUTES} min, 4 validators at ${RATE} tx/s, node 1 killed every ${values['kill-every']} min, node 3 pruning`,
+          unit: 's',
+          cairn: spread(fAll.length ? [pct(fAll, 50), pct(fAll, 99)] : [NaN]),
+          reference: null,
+          target: 'RSS flat within 10 % after warm-up; finality never stuck',
+          met: drift <= 0.1 && longestStall < 60_000,
+          note:
+            `finality p50 ${pct(fAll, 50).toFixed(1)} s, p99 ${pct(fAll, 99).toFixed(1)} s, longest stall ` +
+            `${(longestStall / 1000).toFixed(1)} s; RSS drift ${(100 * drift).toFixed(1)} %; errors ${errors.join('/')}; ` +
+            `per window:\n\n${md}`,
+        },
+      ];
+      writeResults('soak', rows, values['results-dir']);
+    }
+  } finally {
+    stopping = true;
+    for (const c of restarted.values()) c.kill('SIGKILL');
+    await stopProcessGroup(devnet.pid!, 20_000);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
