@@ -42,24 +42,26 @@ export function createStateGc(d: WindowDeps) {
 
   const keep = (): number => (d.history === 'archive' ? 0 : Math.min(STATE_ROOTS_KEPT, d.history.blocks));
 
-  /** The state root of height `h` (a block's summary has it; older stores' only their header). */
-  async function rootAt(h: number): Promise<Hex> {
-    const s = await d.store.summary(h);
-    const root = s?.stateRoot ?? (await d.store.block(h))?.header.stateRoot;
-    if (!root) throw new Error(`no state root stored for height ${h}`);
-    return root;
+  /** The state root of height `h` (a block's summary has it; older stores' only their header), if stored. */
+  async function rootAt(h: number): Promise<Hex | undefined> {
+    return (await d.store.summary(h))?.stateRoot ?? (await d.store.block(h))?.header.stateRoot;
   }
 
   /**
-   * The state roots of heights `from` to the head, and of the snapshots served to joining nodes (storage/snapshots.ts).
-   * A store joined by state sync has none below its checkpoint.
+   * The state roots of heights `from` to the head, and of the snapshots served to joining nodes (storage/snapshots.ts),
+   * however old. A store joined by state sync has no root below its checkpoint (stateFrom).
    */
   async function keptRoots(from: number): Promise<Hex[]> {
     const roots = new Set<Hex>([d.view.head.stateRoot]);
-    const stored = await d.store.stateFrom();
-    for (let h = Math.max(from, stored); h <= d.view.head.height; h++) roots.add(await rootAt(h));
-    for (const h of snapshotHeights(d.view.head.finalizedHeight, d.snapshotInterval ?? 0))
-      if (h >= stored) roots.add(await rootAt(h));
+    for (let h = Math.max(from, await d.store.stateFrom()); h <= d.view.head.height; h++) {
+      const root = await rootAt(h);
+      if (!root) throw new Error(`no state root stored for height ${h}`);
+      roots.add(root);
+    }
+    for (const h of snapshotHeights(d.view.head.finalizedHeight, d.snapshotInterval ?? 0)) {
+      const root = await rootAt(h);
+      if (root) roots.add(root);
+    }
     return [...roots];
   }
 

@@ -16,23 +16,25 @@ const addr = (i: number): Address => `0x${(i + 1).toString(16).padStart(40, '0')
 const ACCOUNTS = 24;
 
 /**
- * 100 blocks over one store, block h setting account h mod 24 to h (so every root differs and an old root's leaves
- * are overwritten later), each with the summary the collector reads its root from.
+ * Blocks over one store, block h setting account h mod 24 to h (so every root differs and an old root's leaves are
+ * overwritten later), each with the summary the collector reads its root from; `extend` writes up to a height.
  */
-async function chain(): Promise<{ kv: MemoryKv; roots: Hex[] }> {
+async function chain() {
   const kv = new MemoryKv();
   const trie = await StateTrie.open(kv, null);
   const roots: Hex[] = [];
-  for (let h = 0; h <= 100; h++) {
-    await trie.putAccount(addr(h % ACCOUNTS), { ...emptyAccount(), balance: BigInt(h + 1) });
-    const batch = kv.batch();
-    const stateRoot = await trie.flush(batch);
-    batch.put(bucketKey('summary', u64be(h)), Buffer.from(JSON.stringify({ height: h, stateRoot })));
-    await kv.write(batch);
-    trie.settle();
-    roots.push(stateRoot);
-  }
-  return { kv, roots };
+  const extend = async (to: number) => {
+    for (let h = roots.length; h <= to; h++) {
+      await trie.putAccount(addr(h % ACCOUNTS), { ...emptyAccount(), balance: BigInt(h + 1) });
+      const batch = kv.batch();
+      const stateRoot = await trie.flush(batch);
+      batch.put(bucketKey('summary', u64be(h)), Buffer.from(JSON.stringify({ height: h, stateRoot })));
+      await kv.write(batch);
+      trie.settle();
+      roots.push(stateRoot);
+    }
+  };
+  return { kv, roots, extend };
 }
 
 /** Whether every account reads at `root` from the store itself (no node cache). */
@@ -47,8 +49,13 @@ async function whole(kv: MemoryKv, root: Hex): Promise<boolean> {
   }
 }
 
-/** One collection cycle at head 100 with a window of 10 blocks (K = 10 roots kept). */
-async function collect(kv: MemoryKv, roots: Hex[], snapshotInterval: number): Promise<void> {
+/**
+ * Two collection cycles with a window of 10 blocks (K = 10 roots kept; a cycle every 40 final blocks): at head 100,
+ * then at head 140, when the older snapshot is below the first cycle's stateFrom.
+ */
+async function collect(c: Awaited<ReturnType<typeof chain>>, snapshotInterval: number): Promise<void> {
+  const { kv, roots } = c;
+  await c.extend(60);
   let head: Head = {
     height: 60,
     hash: `0x${'00'.repeat(32)}`,
@@ -62,34 +69,41 @@ async function collect(kv: MemoryKv, roots: Hex[], snapshotInterval: number): Pr
     },
     pruned() {},
   } as unknown as HeadSink;
-  let done = false;
+  let done = 0;
   const log = pino(
     { level: 'info' },
-    { write: (line: string) => void (done ||= line.includes('state collection: done')) },
+    { write: (line: string) => void (line.includes('state collection: done') && done++) },
   );
   const gc = createStateGc({ store: new ChainStore(kv), kv, view, history: { blocks: 10 }, log, snapshotInterval });
   await gc.step(); // the first step notes where cycles count from
-  head = { ...head, height: 100, stateRoot: roots[100], finalizedHeight: 100 };
-  // The sweep runs beside the steps, which delete what it found.
-  for (let i = 0; i < 10_000 && !done; i++) {
-    await gc.step();
-    await new Promise((r) => setTimeout(r, 1));
+  for (const [at, cycles] of [
+    [100, 1],
+    [140, 2],
+  ]) {
+    await c.extend(at); // the chain grows between cycles, as it does while a node runs
+    head = { ...head, height: at, stateRoot: roots[at], finalizedHeight: at };
+    // The sweep runs beside the steps, which delete what it found.
+    for (let i = 0; i < 10_000 && done < cycles; i++) {
+      await gc.step();
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    expect(done).toBe(cycles);
   }
-  expect(done).toBe(true);
 }
 
 describe('state collection keeps the snapshots served to joining nodes', () => {
-  it('keeps the roots of the newest two snapshot heights whole, older than the window; without them they go', async () => {
+  it('keeps the roots of the newest two snapshot heights whole, however old; without them they go', async () => {
     const kept = await chain();
-    await collect(kept.kv, kept.roots, 25);
-    // K = 10: roots 91..100 are kept, and the snapshots at 100 and 75.
-    expect(await new ChainStore(kept.kv).stateFrom()).toBe(91);
-    expect(await whole(kept.kv, kept.roots[75])).toBe(true);
-    for (let h = 91; h <= 100; h++) expect(await whole(kept.kv, kept.roots[h])).toBe(true);
-    expect(await whole(kept.kv, kept.roots[50])).toBe(false); // an older snapshot's, no longer served: collected
+    await collect(kept, 60);
+    // K = 10: roots 131..140 are kept, and the snapshots at 120 and 60 (below the first cycle's stateFrom, 91).
+    expect(await new ChainStore(kept.kv).stateFrom()).toBe(131);
+    for (const h of [60, 120]) expect(await whole(kept.kv, kept.roots[h])).toBe(true);
+    for (let h = 131; h <= 140; h++) expect(await whole(kept.kv, kept.roots[h])).toBe(true);
+    expect(await whole(kept.kv, kept.roots[100])).toBe(false);
 
     const none = await chain();
-    await collect(none.kv, none.roots, 0);
-    expect(await whole(none.kv, none.roots[75])).toBe(false);
+    await collect(none, 0);
+    expect(await whole(none.kv, none.roots[60])).toBe(false);
+    expect(await whole(none.kv, none.roots[120])).toBe(false);
   });
 });
