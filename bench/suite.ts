@@ -40,6 +40,7 @@ export const BENCHES: { name: string; script: string; args: string[]; tiny?: str
     script: 'bench/sync.ts',
     args: ['--blocks', '5000', '--txs', '500', '--chain-dir', join(CHAINS, 'sync-5000x500')],
   },
+  { name: 'accounts', script: 'bench/accounts.ts', args: ['--accounts', '10000,100000,1000000', '--rounds', '3'] },
   {
     name: 'join',
     script: 'bench/sync.ts',
