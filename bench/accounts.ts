@@ -221,10 +221,9 @@ async function measure(n: number): Promise<Measured> {
     if (blockMs.length === 0) throw new Error('no full block was built');
 
     // Reads of random accounts, node against the bare server answering its bytes.
-    const paths = Array.from(
-      { length: READ_PATHS },
-      () => `/address/${filler(Math.floor(Math.random() * (n - SENDERS)))}`,
-    );
+    const picked = new Set<number>();
+    while (picked.size < Math.min(READ_PATHS, n - SENDERS)) picked.add(Math.floor(Math.random() * (n - SENDERS)));
+    const paths = [...picked].map((i) => `/address/${filler(i)}`);
     const answers: CannedAnswer[] = [];
     for (const path of paths) {
       const r = await fetch(`${node.httpUrl}${path}`);
