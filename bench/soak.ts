@@ -168,14 +168,17 @@ async function main(): Promise<void> {
           const wait = t0 + (i * 1000) / RATE - Date.now();
           if (wait > 0) await sleep(wait);
           const live = [...alive];
-          const node = nodes![live[i % live.length]];
-          fetch(`${node.http}/tx`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: batch[i].body,
-            signal: AbortSignal.timeout(10_000),
-          })
-            .then(async (r) => ((await r.json()) as { accepted?: boolean }).accepted || refused++)
+          const body = batch[i].body;
+          const post = (url: string) =>
+            fetch(`${url}/tx`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body,
+              signal: AbortSignal.timeout(10_000),
+            }).then(async (r) => ((await r.json()) as { accepted?: boolean }).accepted || refused++);
+          // A post to the node being killed goes to node 0 instead: a lost nonce would stall its sender for good.
+          post(nodes![live[i % live.length]].http)
+            .catch(() => post(nodes![0].http))
             .catch(() => refused++);
           posted++;
         }

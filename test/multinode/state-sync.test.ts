@@ -20,7 +20,8 @@ let fifth: ChildProcess | undefined;
 const status = (i: number) => net.get(i, '/status');
 
 beforeAll(async () => {
-  net = await startDevnet(4, { history: 20, historyNodes: [0, 1], snapshotInterval: 10 });
+  // Idle blocks every 400 ms: the pruning nodes reach their window (20 blocks above the longest protocol window) sooner.
+  net = await startDevnet(4, { history: 20, historyNodes: [0, 1], snapshotInterval: 10, idleBlockMs: 400 });
 }, 90_000);
 afterAll(async () => {
   fifth?.kill('SIGKILL');
