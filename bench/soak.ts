@@ -95,7 +95,8 @@ interface Sample {
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'cairn-soak-'));
   const httpBase = await freePort();
-  const rpcBase = httpBase + 100;
+  let rpcBase = await freePort();
+  while (Math.abs(rpcBase - httpBase) < 8) rpcBase = await freePort();
   const devnet = spawn(
     process.execPath,
     [
