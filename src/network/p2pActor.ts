@@ -128,16 +128,25 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
     let from =
       p.height > start.height ? start.height + 1 : Math.max(start.finalizedHeight + 1, p.height - FORK_LOOKBACK + 1);
     let imported = 0;
+    /**
+     * A page request. Its rejection is seen where it is awaited; one the loop leaves behind (it broke, or asked
+     * another page) must not be an unhandled rejection, which ends the process: a peer that died mid-answer
+     * (ECONNRESET) killed two validators of the soak that way.
+     */
+    const pageFrom = (height: number): Promise<ChainPage> => {
+      const page = d.transport.chain(p.url, height, PAGE);
+      page.catch(() => {});
+      return page;
+    };
     // The next page is fetched while the consensus actor imports this one (bounded: one page ahead).
-    let ahead: Promise<ChainPage> | null = d.transport.chain(p.url, from, PAGE);
+    let ahead: Promise<ChainPage> | null = pageFrom(from);
     for (let pages = 0; pages < 10_000 && ahead; pages++) {
       const head = d.view.head;
       if (!(p.head && prefers(tipOf(p), head))) break;
       const page: ChainPage = await ahead;
       if (page.blocks.length === 0) break;
       const nextFrom = page.blocks[page.blocks.length - 1].header.height + 1;
-      ahead = page.next === null ? null : d.transport.chain(p.url, nextFrom, PAGE);
-      ahead?.catch(() => {}); // a failed prefetch is seen when awaited
+      ahead = page.next === null ? null : pageFrom(nextFrom);
       const r = await d.consensus.ask({ type: 'importBlocks', blocks: page.blocks, now: d.now() });
       imported += r.imported;
       if (r.rejected) {
@@ -152,11 +161,11 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
           break;
         }
         from = Math.max(floor, from - PAGE);
-        ahead = d.transport.chain(p.url, from, PAGE);
+        ahead = pageFrom(from);
         continue;
       }
       if (r.stale) break;
-      if (r.head.height + 1 !== nextFrom) ahead = d.transport.chain(p.url, (from = r.head.height + 1), PAGE);
+      if (r.head.height + 1 !== nextFrom) ahead = pageFrom((from = r.head.height + 1));
       else from = nextFrom;
       // With no next page, its head may have moved on while we paged: the next tick's poll says.
       const secs = (performance.now() - t0) / 1000;
