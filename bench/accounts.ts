@@ -13,7 +13,6 @@
  *
  *   npx tsx bench/accounts.ts [--accounts 10000,100000,1000000] [--seconds 5] [--rounds 3] [--results-dir DIR]
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,7 +31,7 @@ import { StateTrie } from '../src/state/stateTrie';
 import { ChainStore } from '../src/storage/chainStore';
 import { openStore } from '../src/storage/rocks';
 import type { CannedAnswer } from './lib/bareServer';
-import { fmt, freePort, printTable, ROOT, sleep, spawnNode, stopProcessGroup } from './lib/harness';
+import { fmt, printTable, sleep, spawnNode, startBareServer, stopProcessGroup } from './lib/harness';
 import { spread, writeResults, type ResultRow } from './lib/results';
 import { signDevTxs, type DevTxItem } from './lib/sign';
 import { ensureWrk, wrk } from './lib/wrk';
@@ -120,26 +119,9 @@ async function stateOf(n: number): Promise<string> {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** The bare server answering `answers` on a free port; its process group to stop. */
-async function bareServer(answers: CannedAnswer[]): Promise<{ url: string; pgid: number }> {
-  const file = join(mkdtempSync(join(tmpdir(), 'cairn-accounts-bare-')), 'answers.json');
-  writeFileSync(file, JSON.stringify(answers));
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/bareServer.ts', String(port), file], {
-    cwd: ROOT,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => d.toString().includes('listening') && resolve());
-    child.once('exit', () => reject(new Error('the bare server exited')));
-  });
-  return { url: `http://127.0.0.1:${port}`, pgid: child.pid! };
-}
-
-/** A wrk Lua script cycling through `paths`. */
-function cyclingScript(paths: string[]): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'cairn-accounts-wrk-')), 'paths.lua');
+/** A wrk Lua script cycling through `paths`, written in `dir`. */
+function cyclingScript(paths: string[], dir: string): string {
+  const file = join(dir, 'paths.lua');
   writeFileSync(
     file,
     `local paths = {${paths.map((p) => `"${p}"`).join(',')}}\nlocal i = 0\n` +
@@ -229,17 +211,20 @@ async function measure(n: number): Promise<Measured> {
       const r = await fetch(`${node.httpUrl}${path}`);
       answers.push({ path, contentType: 'application/json', body: await r.text() });
     }
-    const script = cyclingScript(paths);
-    const bare = await bareServer(answers);
+    const tmp = mkdtempSync(join(tmpdir(), 'cairn-accounts-reads-'));
+    const script = cyclingScript(paths, tmp);
+    let barePgid: number | undefined;
     ensureWrk();
     let nodeRps = 0;
     let bareRps = 0;
     try {
+      const bare = await startBareServer(answers, tmp, (pgid) => (barePgid = pgid));
       const opts = { threads: 2, connections: 32, seconds: SECONDS, script };
       nodeRps = wrk(`${node.httpUrl}/`, opts).rps;
       bareRps = wrk(`${bare.url}/`, opts).rps;
     } finally {
-      await stopProcessGroup(bare.pgid, 2_000);
+      if (barePgid !== undefined) await stopProcessGroup(barePgid, 2_000);
+      rmSync(tmp, { recursive: true, force: true });
     }
 
     // Proofs of random accounts: nodes and bytes.

@@ -7,8 +7,7 @@
  *   npx tsx bench/reads.ts [--seconds 5] [--runs 3] [--connections 64] [--threads 2] [--tiny]
  *                          [--only /tx] [--profile]   (--profile: the node's CPU profile, summarised)
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -16,7 +15,7 @@ import { deriveKeys, devSecret } from '../src/crypto/keys';
 import { COIN } from '../src/primitives/amount';
 import { CairnClient } from '../src/sdk';
 import type { CannedAnswer } from './lib/bareServer';
-import { freePort, groupCpu, posInt, ROOT, spawnNode, stopProcessGroup, summarizeProfile } from './lib/harness';
+import { groupCpu, posInt, spawnNode, startBareServer, stopProcessGroup, summarizeProfile } from './lib/harness';
 import { showSpread, spread, writeResults, type ResultRow } from './lib/results';
 import { ensureWrk, wrk } from './lib/wrk';
 
@@ -67,20 +66,7 @@ async function main(): Promise<void> {
       if (r.status !== 200) throw new Error(`GET ${path}: ${r.status}`);
       answers.push({ path, contentType: r.headers.get('content-type') ?? 'application/json', body: await r.text() });
     }
-    const file = join(answersDir, 'answers.json');
-    writeFileSync(file, JSON.stringify(answers));
-    const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/bareServer.ts', String(port), file], {
-      cwd: ROOT,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    bare = { pgid: child.pid! };
-    await new Promise<void>((res, rej) => {
-      child.stdout!.on('data', (c: Buffer) => c.toString().includes('listening') && res());
-      child.once('exit', (c) => rej(new Error(`the bare server exited (${c})`)));
-    });
-    const bareUrl = `http://127.0.0.1:${port}`;
+    const bareUrl = (await startBareServer(answers, answersDir, (pgid) => (bare = { pgid }))).url;
 
     const rows: ResultRow[] = [];
     for (const a of answers.filter((x) => !values.only || x.path.startsWith(values.only))) {

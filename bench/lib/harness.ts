@@ -4,13 +4,14 @@
  * wait, CPU-profile summaries and table printing.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Network } from '../../src/protocol/network';
+import type { CannedAnswer } from './bareServer';
 
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
@@ -587,4 +588,29 @@ export async function stopProcessGroup(pgid: number, graceMs: number): Promise<v
   signal('SIGKILL');
   const hard = Date.now() + 5_000; // a zombie would keep the group 'alive' forever
   while (alive() && Date.now() < hard) await sleep(100);
+}
+
+/**
+ * The read benchmarks' reference: bench/lib/bareServer.ts answering `answers` on a free port (their file written in
+ * `dir`). `started` receives its process group as soon as it exists, so a caller stops it even if it never serves.
+ */
+export async function startBareServer(
+  answers: CannedAnswer[],
+  dir: string,
+  started: (pgid: number) => void = () => {},
+): Promise<{ url: string; pgid: number }> {
+  const file = join(dir, 'answers.json');
+  writeFileSync(file, JSON.stringify(answers));
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/bareServer.ts', String(port), file], {
+    cwd: ROOT,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  started(child.pid!);
+  await new Promise<void>((res, rej) => {
+    child.stdout!.on('data', (c: Buffer) => c.toString().includes('listening') && res());
+    child.once('exit', (c) => rej(new Error(`the bare server exited (${c})`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, pgid: child.pid! };
 }
