@@ -3,7 +3,7 @@
  * pruning, reported per window: what a validator running for months meets, compressed.
  *
  *   npm run soak -- [--minutes 120] [--rate 300] [--window-minutes 10] [--kill-every 5] [--history 2000]
- *                   [--results-dir DIR]
+ *                   [--results-dir DIR] [--keep]
  *
  * - `cairn devnet --validators 4` (each node its own process), node 3 with `--history <n>` (it prunes history and
  *   collects state), 500 ms slots.
@@ -37,6 +37,7 @@ const { values } = parseArgs({
     'kill-every': { type: 'string', default: '5' },
     history: { type: 'string', default: '2000' },
     'results-dir': { type: 'string' },
+    keep: { type: 'boolean', default: false },
   },
 });
 const MINUTES = Number(values.minutes);
@@ -343,7 +344,9 @@ async function main(): Promise<void> {
     stopping = true;
     for (const c of restarted.values()) c.kill('SIGKILL');
     await stopProcessGroup(devnet.pid!, 20_000);
-    rmSync(dir, { recursive: true, force: true });
+    // --keep: the nodes' data directories and logs stay, for reading what happened.
+    if (values.keep) console.log(`kept: ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
   }
 }
 

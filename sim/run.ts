@@ -4,7 +4,7 @@
  *   npm run sim -- --seed 42 [--trace]            one run, replayed exactly from its seed
  *   npm run sim -- --seeds 1000 [--from 1]        many runs; each failure prints its seed
  *   options: --validators 4 (4–21) --slots 120 --heal-slots 60 --slot-ms 500 --no-faults --no-byzantine
- *            --no-crash-in-writes
+ *            --no-crash-in-writes --load 0 (transfers a slot) --tx-ms 0 (virtual ms a node spends per transaction)
  *
  * A run is N real validators (sim/simNode.ts) in this process on virtual time and a simulated
  * network; the seed decides every delay, loss, partition, crash, skew and transaction. The
@@ -16,7 +16,7 @@ import { DEFAULT_OPTIONS, simulate, type SimOptions, type SimResult } from './wo
 
 const USAGE = `usage: npm run sim -- (--seed S | --seeds N [--from S]) [--validators N] [--slots N]
                        [--heal-slots N] [--slot-ms MS] [--no-faults] [--no-byzantine]
-                       [--no-crash-in-writes] [--trace]`;
+                       [--no-crash-in-writes] [--load N] [--tx-ms MS] [--trace]`;
 
 function int(v: string | undefined, name: string, fallback: number, min: number, max: number): number {
   if (v === undefined) return fallback;
@@ -39,6 +39,8 @@ export function replayCommand(o: SimOptions): string {
     !o.faults && '--no-faults',
     !o.byzantine && '--no-byzantine',
     !o.crashInWrites && '--no-crash-in-writes',
+    o.load !== d.load && `--load ${o.load}`,
+    o.txMs !== d.txMs && `--tx-ms ${o.txMs}`,
   ].filter(Boolean);
   return `npm run sim -- --seed ${o.seed} ${extra.join(' ')} --trace`.replace(/ +/g, ' ');
 }
@@ -62,6 +64,8 @@ async function main(): Promise<void> {
       'no-faults': { type: 'boolean', default: false },
       'no-byzantine': { type: 'boolean', default: false },
       'no-crash-in-writes': { type: 'boolean', default: false },
+      load: { type: 'string' },
+      'tx-ms': { type: 'string' },
       trace: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -78,6 +82,8 @@ async function main(): Promise<void> {
     faults: !values['no-faults'],
     byzantine: !values['no-byzantine'] && !values['no-faults'],
     crashInWrites: !values['no-crash-in-writes'],
+    load: int(values.load, 'load', DEFAULT_OPTIONS.load, 0, 1_000),
+    txMs: int(values['tx-ms'], 'tx-ms', DEFAULT_OPTIONS.txMs, 0, 1_000),
   };
   const seeds =
     values.seed !== undefined

@@ -42,6 +42,8 @@ export class Scheduler {
       const e = this.queue.shift()!;
       this.now = e.at;
       await e.run();
+      // What the event set off without awaiting (an actor's reply to a delivered answer) runs now, before the next.
+      await new Promise<void>((r) => setImmediate(r));
       await step();
     }
     this.now = until;

@@ -3,6 +3,7 @@ import { ActorRef } from '../src/actors/actorRef';
 import { standaloneConsensus } from '../src/actors/consensus/consensusActors';
 import { mempoolBehavior } from '../src/actors/mempoolActor';
 import { standaloneModes, type ModesActor } from '../src/actors/modesActor';
+import { Supervisor } from '../src/actors/supervisor';
 import type {
   ConsensusMsg,
   ConsensusReplies,
@@ -18,6 +19,8 @@ import { verifyHybridReference, type VerifyJob } from '../src/crypto/hybrid';
 import type { HybridKeys } from '../src/crypto/keys';
 import { pqKeyHashOf } from '../src/crypto/txSigning';
 import { TxPool } from '../src/mempool/pool';
+import { startNetwork, type Network as P2pNetwork } from '../src/network/network';
+import type { PeerTransport } from '../src/network/peerClient';
 import { writeGenesis } from '../src/node/genesisSource';
 import { toHex, type Hex } from '../src/primitives/hex';
 import type { Network } from '../src/protocol/network';
@@ -83,6 +86,8 @@ export class SimCrash extends Error {
 export class SimDisk implements KvStore {
   private readonly mem = new MemoryKv();
   private writesLeft = Number.POSITIVE_INFINITY;
+  /** Called once when a write meets the crash point: the node goes down there and then. */
+  onCrash: () => void = () => {};
 
   crashAfter(writes: number): void {
     this.writesLeft = writes;
@@ -101,7 +106,10 @@ export class SimDisk implements KvStore {
   }
 
   async write(b: KvBatch): Promise<void> {
-    if (this.writesLeft-- <= 0) throw new SimCrash();
+    if (this.writesLeft-- <= 0) {
+      if (this.writesLeft === -1) this.onCrash();
+      throw new SimCrash();
+    }
     return this.mem.write(b);
   }
 
@@ -119,14 +127,28 @@ export interface SimNodeHooks {
   produced(node: SimNode, block: Block): void;
   /** A write met the disk's crash point: the node is down. */
   crashed(node: SimNode): void;
+  /** Blocks undone by a reorganization (how many), and the head they left. */
+  undone(node: SimNode, blocks: number): void;
+  /** A block or branch from a peer refused, and why. */
+  rejected(node: SimNode, reason: string): void;
+  /** An actor of the node crashed beyond what its supervisor restarts: a bug the run reports. */
+  escalated(node: SimNode, reason: string): void;
+}
+
+/** How a node reaches the world: the virtual time, its peers' URLs and the simulated network to them. */
+export interface SimWiring {
+  time: () => number;
+  peers: string[];
+  transport: (node: SimNode) => PeerTransport;
 }
 
 /**
- * One validator of the simulation: the real consensus actors (consensus, producer, importer)
- * and the real mempool actor over an in-memory store, driven by the world's virtual clock —
- * every slot tick and every import carries its `now`. A crash drops the actors and the
- * pool and keeps the store and the signing guard (what a disk keeps); a restart rebuilds the
- * actors from them, as `cairn node` does from its data directory.
+ * One validator of the simulation: the real consensus actors (consensus, producer, importer),
+ * the real mempool actor and the real p2p actors (gossip and sync, network/) over an
+ * in-memory store and a simulated transport, driven by the world's virtual clock — every slot
+ * tick, import and peer poll carries its `now`. A crash drops the actors and the pool and
+ * keeps the store and the signing guard (what a disk keeps); a restart rebuilds the actors
+ * from them, as `cairn node` does from its data directory.
  */
 export class SimNode {
   /** Its place in the world's list (a byzantine validator runs two nodes under one key). */
@@ -138,6 +160,10 @@ export class SimNode {
   mempool!: ActorRef<MempoolMsg, MempoolReplies>;
   pool!: TxPool;
   up = false;
+  /** Counts starts: an answer meant for an earlier life of the node is never delivered. */
+  incarnation = 0;
+  net!: P2pNetwork;
+  private supervisor?: Supervisor;
   /** What the guard file holds: survives crashes. */
   private guardSaved: LastSigned = { height: 0, slot: -1 };
   private guard?: SigningGuard;
@@ -146,8 +172,25 @@ export class SimNode {
   constructor(
     readonly index: number,
     readonly keys: HybridKeys,
-    private readonly opts: { slotMs: number; hooks: SimNodeHooks; skewMs: number; byzantine?: 'a' | 'b' },
-  ) {}
+    private readonly opts: {
+      slotMs: number;
+      hooks: SimNodeHooks;
+      wiring: SimWiring;
+      skewMs: number;
+      byzantine?: 'a' | 'b';
+    },
+  ) {
+    this.kv.onCrash = () => {
+      if (!this.up) return;
+      this.crash();
+      this.opts.hooks.crashed(this);
+    };
+  }
+
+  /** This node's address on the simulated network. */
+  get url(): string {
+    return `sim://${this.name}`;
+  }
 
   get byzantine(): boolean {
     return this.opts.byzantine !== undefined;
@@ -169,19 +212,20 @@ export class SimNode {
 
   async start(now: number): Promise<void> {
     this.kv.crashAfter(Number.POSITIVE_INFINITY);
+    this.incarnation++;
     const head = (await this.store.head())!;
     this.view = await loadChainView(this.store, head, await StateTrie.open(this.kv, head.stateRoot), now);
     const headAccounts = new HeadAccounts(this.kv, this.view);
+    const clock = () => this.clock(this.opts.wiring.time());
     this.pool = new TxPool({ cap: 5_000, lifetimeMs: 3_600_000, maxNonceGap: 64 });
     this.mempool = new ActorRef<MempoolMsg, MempoolReplies>(`${this.name}.mempool`);
-    const clock = { now };
     this.mempool.attach(
       mempoolBehavior({
         pool: this.pool,
         recent: new Map<Hex, MempoolLookup>(),
         readAccount: (a) => headAccounts.read(a),
         inChain: async (id) => (await this.store.txLocation(id)) !== undefined,
-        now: () => clock.now,
+        now: clock,
         log: silent,
       }),
     );
@@ -201,11 +245,32 @@ export class SimNode {
         guard: this.guard,
         log: silent,
         verifier: memoVerifier,
-        now: () => clock.now,
-        onProduced: (block) => this.opts.hooks.produced(this, block),
+        now: clock,
+        onUndone: (blocks) => this.opts.hooks.undone(this, blocks.length),
+        onRejected: (reason) => this.opts.hooks.rejected(this, reason),
+        onProduced: (block) => {
+          this.opts.hooks.produced(this, block);
+          this.net.produced(block);
+        },
         ...byzantine,
       }),
     );
+    // The node's network side as `cairn node` runs it (network/network.ts), its peers reached through the world.
+    const supervisor = new Supervisor(silent, (reason) => this.opts.hooks.escalated(this, reason));
+    this.supervisor = supervisor;
+    this.net = await startNetwork({
+      peers: this.opts.wiring.peers.filter((u) => u !== this.url),
+      consensus: this.chain,
+      view: this.view,
+      genesisHash: this.network.genesisHash,
+      chainId: this.network.chainId,
+      supervisor,
+      log: silent,
+      slotMs: this.opts.slotMs,
+      idleBlockMs: this.opts.slotMs * 4,
+      now: clock,
+      transport: this.opts.wiring.transport(this),
+    });
     this.up = true;
   }
 
@@ -213,6 +278,10 @@ export class SimNode {
   crash(): void {
     if (this.guard) this.guardSaved = this.guard.lastSigned as LastSigned;
     this.up = false;
+    // Whatever its actors still hold is lost with the process: later messages to them are refused.
+    void this.supervisor?.stop();
+    void this.chain.stop();
+    void this.mempool.stop();
   }
 
   /** Runs `f` on the live node; a write that met the disk's crash point takes the node down (null). */
@@ -221,10 +290,8 @@ export class SimNode {
     try {
       return await f();
     } catch (e) {
-      if (!this.kv.crashed) throw e;
-      this.crash();
-      this.opts.hooks.crashed(this);
-      return null;
+      if (this.kv.crashed || !this.up) return null; // it went down meanwhile (its disk's crash point), mid-call
+      throw e;
     }
   }
 
@@ -236,9 +303,17 @@ export class SimNode {
     return this.live(() => this.chain.ask({ type: 'importBlocks', blocks, now: this.clock(now) }));
   }
 
+  /** Admission as POST /tx: an accepted transaction is relayed to the peers. */
   async admit(tx: SignedTx): Promise<boolean> {
     const v = await this.live(() => this.mempool.ask({ type: 'admit', tx, keyHash: pqKeyHashOf(tx) }));
+    if (v?.accepted) this.net.relay(tx);
     return v?.accepted ?? false;
+  }
+
+  /** POST /blocks: a gossiped block, through the node's block intake (it relays what it imports). */
+  async receiveBlock(body: unknown): Promise<number | null> {
+    const r = await this.live(() => this.net.blocks(body));
+    return r?.status ?? null;
   }
 
   /** The canonical blocks from `from` to the head. */

@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import { parseBlock } from '../src/chain/blockShape';
 import { devNetworkGenesis } from '../src/chain/devnet';
 import { decodeEnvelope, signTx } from '../src/chain/envelope';
-import { prefers } from '../src/consensus/forkChoice';
 import { deriveKeys, type HybridKeys } from '../src/crypto/keys';
 import { COIN } from '../src/primitives/amount';
 import { fromHex } from '../src/primitives/hex';
 import { loadSupply } from '../src/protocol/execState';
 import type { Block, SignedTx } from '../src/protocol/types';
 import { StateTrie } from '../src/state/stateTrie';
+import type { ChainPage, PeerStatus, PeerTransport } from '../src/network/peerClient';
 import { Prng } from './prng';
 import { Scheduler } from './scheduler';
 import { SimNode } from './simNode';
@@ -30,6 +30,13 @@ export interface SimOptions {
   byzantine: boolean;
   /** Half the crashes fall inside the node's next writes instead of between events (their own PRNG stream). */
   crashInWrites: boolean;
+  /** Transfers a slot from the simulated clients; 0: one in most slots. */
+  load: number;
+  /**
+   * Virtual milliseconds a node spends per transaction of a block it receives (building and importing it): a
+   * block of k transactions reaches a peer k × txMs later than an empty one would. 0: blocks cost no time.
+   */
+  txMs: number;
 }
 
 export const DEFAULT_OPTIONS: Omit<SimOptions, 'seed'> = {
@@ -40,7 +47,17 @@ export const DEFAULT_OPTIONS: Omit<SimOptions, 'seed'> = {
   faults: true,
   byzantine: true,
   crashInWrites: true,
+  load: 0,
+  txMs: 0,
 };
+
+/** The steady load's signed transfers, kept across the runs of one process (see the workload). */
+const signedLoad = new Map<string, SignedTx>();
+
+/** A request with no answer fails after this long (the HTTP client's timeout, peerClient.ts). */
+const TIMEOUT_MS = 5_000;
+/** The transactions a GET /chain page holds at most (its 16 MiB cap, at about 8 KB a transaction). */
+const PAGE_TXS = 2_000;
 
 export interface SimResult {
   options: SimOptions;
@@ -79,7 +96,7 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
   const faults = rng.fork();
   const load = rng.fork();
   const writes = rng.fork();
-  const { spec, validators, accounts } = devNetworkGenesis(8, o.validators);
+  const { spec, validators, accounts } = devNetworkGenesis(Math.max(8, 2 * o.load), o.validators);
   const users: HybridKeys[] = accounts.map((a) => deriveKeys(fromHex(a.secret)));
   const t0 = spec.timestamp + o.slotMs;
   const sched = new Scheduler(t0);
@@ -93,15 +110,32 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
   const hooks = {
     produced: (n: SimNode, b: Block) => produced(n, b),
     crashed: (n: SimNode) => trace.add(sched.now, `${n.name} crashed in a write at #${n.view.head.height}`),
+    undone: (n: SimNode, count: number) => {
+      stats.reorganizations++;
+      trace.add(sched.now, `${n.name} undid ${count} block(s), back to #${n.view.head.height}`);
+    },
+    rejected: (n: SimNode, reason: string) => trace.add(sched.now, `${n.name} rejected: ${reason}`),
+    escalated: (n: SimNode, reason: string) => {
+      escalations.push(`${n.name}: ${reason}`);
+      trace.add(sched.now, `${n.name} ESCALATED: ${reason}`);
+    },
+  };
+  const escalations: string[] = [];
+  const wiring = {
+    time: () => sched.now,
+    peers: [] as string[],
+    transport: (n: SimNode) => transportFor(n),
   };
   for (const [i, keys] of validators.entries())
     for (const byzantine of i === twin ? (['a', 'b'] as const) : [undefined]) {
       // Clocks within a fifth of a slot of each other (faults) or exact.
       const skewMs = o.faults ? faults.between(-Math.floor(o.slotMs / 5), Math.floor(o.slotMs / 5)) : 0;
-      const n = new SimNode(i, keys, { slotMs: o.slotMs, hooks, skewMs, byzantine });
+      const n = new SimNode(i, keys, { slotMs: o.slotMs, hooks, wiring, skewMs, byzantine });
       n.id = nodes.length;
       nodes.push(n);
     }
+  wiring.peers = nodes.map((n) => n.url);
+  const byUrl = new Map(nodes.map((n) => [n.url, n]));
   const honest = nodes.filter((n) => !n.byzantine);
   /** A twin talks to the honest nodes of its side only, never to the other twin. */
   const hears = (twinNode: SimNode, other: SimNode) =>
@@ -122,7 +156,7 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
   }
   const genesisSupply = (await loadSupply(await StateTrie.open(nodes[0].kv, nodes[0].view.head.stateRoot))).supply;
 
-  /** The wire: a block or transaction crosses as JSON, as between processes. */
+  /** The wire: a block crosses as JSON, as between processes. */
   const wire = (b: Block): Block => {
     const p = parseBlock(JSON.parse(JSON.stringify(b)));
     if (!p.ok) throw new Error(`a block did not survive the wire: ${p.error}`);
@@ -136,43 +170,80 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
       sched.now,
       `${from.name} +#${h.height} ${short(h.hash)} on ${short(h.parentHash)} txs ${block.txs.length}`,
     );
-    for (const to of nodes) if (to !== from) send(from, to, block);
   }
 
-  function send(from: SimNode, to: SimNode, block: Block): void {
-    if (!reachable(from, to) || lost()) return;
-    const copies = faulty && net.chance(30) ? 2 : 1;
-    for (let c = 0; c < copies; c++)
-      sched.after(delay(), async () => {
-        if (!to.up || !reachable(from, to)) return;
-        const r = await to.importBlocks([wire(block)], sched.now);
-        if (!r) return;
-        note(to, r);
-        // A parent it does not have: ask the sender for its chain above our final block.
-        if (r.orphan) syncFrom(to, from);
-      });
-  }
-
-  function note(to: SimNode, r: { reorganized?: number; rejected?: string }): void {
-    if (r.reorganized) {
-      stats.reorganizations += r.reorganized;
-      trace.add(sched.now, `${to.name} reorganized to #${to.view.head.height} ${short(to.view.head.hash)}`);
-    }
-    if (r.rejected) trace.add(sched.now, `${to.name} rejected: ${r.rejected}`);
-  }
-
-  /** Sync: the peer's canonical blocks above our final height, one round trip later. */
-  function syncFrom(to: SimNode, from: SimNode): void {
-    if (!reachable(from, to) || lost()) return;
-    sched.after(delay(), async () => {
-      if (!from.up || !to.up || !reachable(from, to)) return;
-      const blocks = (await from.blocksFrom(to.view.head.finalizedHeight + 1)).map(wire);
-      sched.after(delay(), async () => {
-        if (!to.up || blocks.length === 0) return;
-        const r = await to.importBlocks(blocks, sched.now);
-        if (r) note(to, r);
+  /**
+   * A request from `from` to the node at `url` over the simulated network: it arrives after a delay (plus
+   * `workMs`, the time the receiver spends on it) if the two can reach each other and the network does not lose
+   * it, is served by the live receiver, and its answer comes back the same way. A request that gets no answer
+   * fails after TIMEOUT_MS, as the HTTP client's does. An answer meant for an earlier life of `from` (it crashed
+   * since) is never delivered.
+   */
+  function request<T>(from: SimNode, url: string, serve: (to: SimNode) => Promise<T>, workMs = 0): Promise<T> {
+    const to = byUrl.get(url);
+    const life = from.incarnation;
+    const sent = sched.now;
+    const alive = () => from.up && from.incarnation === life;
+    return new Promise<T>((resolve, reject) => {
+      const noAnswer = () =>
+        sched.at(sent + TIMEOUT_MS, () => {
+          if (alive()) reject(new Error(`${url}: no answer in ${TIMEOUT_MS} ms`));
+        });
+      if (!to || !reachable(from, to) || lost()) return noAnswer();
+      sched.after(delay() + workMs, async () => {
+        if (!to.up || !reachable(from, to)) return noAnswer();
+        const answer = await serve(to);
+        if (answer === null || !reachable(from, to) || lost()) return noAnswer();
+        sched.after(delay(), () => {
+          if (alive()) resolve(answer);
+        });
       });
     });
+  }
+
+  /** A node's peer transport (network/peerClient.ts PeerTransport) over the simulated network. */
+  function transportFor(from: SimNode): PeerTransport {
+    return {
+      status: (url) =>
+        request(from, url, async (to): Promise<PeerStatus> => {
+          const h = to.view.head;
+          return {
+            height: h.height,
+            hash: h.hash,
+            finalizedHeight: h.finalizedHeight,
+            justifiedHeight: h.justifiedHeight ?? h.finalizedHeight,
+            genesisHash: to.network.genesisHash,
+            chainId: to.network.chainId,
+          };
+        }),
+      chain: (url, fromHeight, limit) =>
+        request(from, url, async (to): Promise<ChainPage> => {
+          // A page is capped in bytes as GET /chain's (16 MiB): here, PAGE_TXS transactions.
+          const blocks: Block[] = [];
+          let txs = 0;
+          const head = to.view.head.height;
+          for (let h = Math.max(1, fromHeight); h <= head && blocks.length < limit; h++) {
+            const b = (await to.store.block(h))!;
+            if (blocks.length > 0 && txs + b.txs.length > PAGE_TXS) break;
+            blocks.push(wire(b));
+            txs += b.txs.length;
+          }
+          const last = blocks.at(-1)?.header.height ?? head;
+          return { blocks, next: last < head ? last + 1 : null };
+        }),
+      postBlock: (url, block) =>
+        request(
+          from,
+          url,
+          async (to) => (await to.receiveBlock(JSON.parse(JSON.stringify(block)))) ?? 503,
+          block.txs.length * o.txMs,
+        ),
+      postTx: (url, tx) =>
+        request(from, url, async (to) => {
+          const d = decodeEnvelope(JSON.parse(JSON.stringify(tx)), to.network);
+          return d.ok && (await to.admit(d.tx as SignedTx));
+        }),
+    };
   }
 
   // Slot ticks: each node at the start of each slot by its own (skewed) clock.
@@ -180,42 +251,45 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
   for (let t = t0; t < end; t += o.slotMs)
     for (const n of nodes) sched.at(t + 1 - (n.clock(0) - 0), () => n.tick(sched.now));
 
-  // Anti-entropy, as the p2p actor's poll: every 4 slots each node looks at a random peer's head.
-  for (let t = t0 + Math.floor(o.slotMs / 2); t < end; t += 4 * o.slotMs)
-    sched.at(t, () => {
-      for (const n of nodes) {
-        const peer = net.pick(nodes.filter((p) => p !== n));
-        if (n.up && peer.up && reachable(n, peer) && prefers(peer.view.head, n.view.head)) syncFrom(n, peer);
-      }
-    });
+  // The p2p actors' poll, as network.poll() runs it: every two slots, each node at its own offset.
+  for (const [i, n] of nodes.entries())
+    for (let t = t0 + Math.floor(((i + 1) * o.slotMs) / (nodes.length + 1)); t < end; t += 2 * o.slotMs)
+      sched.at(t, () => {
+        if (n.up) n.net.tick(n.clock(sched.now));
+      });
 
-  // Workload: transfers from the dev accounts, each sent to one node and gossiped.
+  // Workload: transfers from the dev accounts, each sent to one node, which relays it (its gossip actor). `load`
+  // transfers a slot, or (0) one in most slots.
   const nonces = users.map(() => 0);
+  let nextUser = 0;
   for (let t = t0 + Math.floor(o.slotMs / 3); t < end; t += o.slotMs)
     sched.at(t, async () => {
-      if (!load.chance(600)) return;
-      const u = load.int(users.length);
-      const tx = signTx(
-        users[u],
-        {
-          type: 'TRANSFER',
-          to: users[(u + 1) % users.length].address,
-          amount: BigInt(1 + load.int(1000)) * COIN,
-          nonce: nonces[u]++,
-          fee: String(COIN),
-          timestamp: sched.now,
-        },
-        nodes[0].network,
-      );
-      stats.txs++;
-      const first = load.pick(nodes);
-      await first.admit(tx);
-      for (const to of nodes)
-        if (to !== first && reachable(first, to) && !lost())
-          sched.after(delay(), async () => {
-            const d = decodeEnvelope(JSON.parse(JSON.stringify(tx)), to.network);
-            if (d.ok && reachable(first, to)) await to.admit(d.tx as SignedTx);
-          });
+      const count = o.load > 0 ? o.load : load.chance(600) ? 1 : 0;
+      for (let k = 0; k < count; k++) {
+        const u = o.load > 0 ? nextUser++ % users.length : load.int(users.length);
+        const nonce = nonces[u]++;
+        // A steady load is the same transactions on every seed (its amounts from the sender and nonce), so they are
+        // signed once per process and a run of many seeds does not spend its time signing.
+        const amount = o.load > 0 ? BigInt(1 + ((u * 7 + nonce) % 1000)) : BigInt(1 + load.int(1000));
+        const key = `${nodes[0].network.genesisHash}:${u}:${nonce}:${t}`;
+        const tx =
+          (o.load > 0 ? signedLoad.get(key) : undefined) ??
+          signTx(
+            users[u],
+            {
+              type: 'TRANSFER',
+              to: users[(u + 1) % users.length].address,
+              amount: amount * COIN,
+              nonce,
+              fee: String(COIN),
+              timestamp: t,
+            },
+            nodes[0].network,
+          );
+        if (o.load > 0) signedLoad.set(key, tx);
+        stats.txs++;
+        await load.pick(nodes).admit(tx);
+      }
     });
 
   // Faults, in the faulty phase only: partitions that heal, crashes that restart.
@@ -278,6 +352,7 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
   const finalHash = new Map<number, string>();
   const checked = nodes.map(() => 0);
   async function check(): Promise<void> {
+    if (escalations.length > 0) throw new SafetyFailure(`an actor crashed for good: ${escalations[0]}`);
     for (const n of honest) {
       if (!n.up) continue;
       const f = n.view.head.finalizedHeight;

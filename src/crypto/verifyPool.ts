@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { CairnError } from '../errors/CairnError';
 import type { VerifyJob } from './hybrid';
+import { VerifiedCache } from './verifiedCache';
 import { respawnDelayMs, startWorker } from './workers';
 
 export interface VerifyPoolOptions {
@@ -29,6 +30,8 @@ export interface VerifyPoolStats {
   completed: number;
   crashes: number;
   meanBatchSize: number;
+  /** Jobs answered from the checks already passed (verifiedCache.ts), without a worker. */
+  cacheHits: number;
 }
 
 export type VerifyPoolErrorCode =
@@ -39,6 +42,8 @@ export type VerifyPoolErrorCode =
 
 interface Pending {
   job: VerifyJob;
+  /** The job's VerifiedCache key: a pass is remembered under it. */
+  key: string;
   resolve: (ok: boolean) => void;
   reject: (e: Error) => void;
 }
@@ -118,6 +123,7 @@ export class VerifyPool {
   private nextBatchId = 1;
   private pendingCount = 0;
   private readonly counters = { batches: 0, completed: 0, crashes: 0, dispatchedJobs: 0 };
+  private readonly verified = new VerifiedCache();
 
   private constructor(
     private readonly size: number,
@@ -155,6 +161,8 @@ export class VerifyPool {
     if (this.closed)
       return Promise.reject(new CairnError<VerifyPoolErrorCode>('VERIFY_POOL_CLOSED', 'verify pool is closed'));
     if (!wellFormed(job)) return Promise.resolve(false);
+    const key = VerifiedCache.keyOf(job);
+    if (this.verified.has(key)) return Promise.resolve(true);
     if (this.pendingCount >= this.maxPending) {
       return Promise.reject(
         new CairnError<VerifyPoolErrorCode>(
@@ -165,7 +173,7 @@ export class VerifyPool {
       );
     }
     return new Promise<boolean>((resolve, reject) => {
-      this.queue.push({ job, resolve, reject });
+      this.queue.push({ job, key, resolve, reject });
       this.pendingCount++;
       if (!this.flushScheduled) {
         this.flushScheduled = true;
@@ -191,6 +199,7 @@ export class VerifyPool {
       completed,
       crashes,
       meanBatchSize: batches === 0 ? 0 : dispatchedJobs / batches,
+      cacheHits: this.verified.hits,
     };
   }
 
@@ -307,6 +316,7 @@ export class VerifyPool {
     this.counters.completed += batch.jobs.length;
     batch.jobs.forEach((p, i) => {
       this.pendingCount--;
+      if (results[i] === 1) this.verified.add(p.key);
       p.resolve(results[i] === 1);
     });
     if (this.queue.length > 0) this.flush();

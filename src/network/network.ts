@@ -4,8 +4,7 @@ import type { PeerInfo } from '../protocol/peers';
 import type { ConsensusMsg, ConsensusReplies, HeadSink } from '../actors/protocol';
 import type { Supervisor } from '../actors/supervisor';
 import { createBlockIntake, type BlockIntake } from './blockIntake';
-import { p2pBehavior, type P2pDeps } from './p2pActor';
-import type { P2pMsg } from '../actors/protocol';
+import { gossipBehavior, syncBehavior, type GossipMsg, type P2pDeps, type SyncMsg } from './p2pActor';
 import type { Hex } from '../primitives/hex';
 import type { Block, SignedTx } from '../protocol/types';
 import { httpTransport, type PeerTransport } from './peerClient';
@@ -57,32 +56,34 @@ export async function startNetwork(d: {
   transport?: PeerTransport;
 }): Promise<Network> {
   const book = new Map<string, PeerInfo>();
-  const p2p = new ActorRef<P2pMsg>('p2p', 256);
+  // Two mailboxes (p2pActor.ts): gossip never waits on a sync, and the relayed transactions never keep a tick out.
+  const p2p = new ActorRef<GossipMsg>('p2p', 256);
+  const sync = new ActorRef<SyncMsg>('sync', 4);
   const staleMs = Math.max(10_000, 3 * d.idleBlockMs);
   let target = 0;
   let rate = 0;
-  await d.supervisor.startChild({
-    ref: p2p,
-    start: async () =>
-      p2pBehavior({
-        peers: d.peers,
-        consensus: d.consensus,
-        view: d.view,
-        genesisHash: d.genesisHash,
-        chainId: d.chainId,
-        book,
-        log: d.log,
-        now: d.now,
-        modes: d.modes,
-        transport: d.transport ?? httpTransport,
-        onSync: (s) => {
-          target = s.target;
-          rate = s.blocksPerSec;
-        },
-      }),
-  });
-  const send = (m: P2pMsg) => {
-    if (p2p.queued < 200) p2p.send(m); // gossip is best effort: a full mailbox drops it, sync catches up
+  const deps: P2pDeps = {
+    peers: d.peers,
+    consensus: d.consensus,
+    view: d.view,
+    genesisHash: d.genesisHash,
+    chainId: d.chainId,
+    book,
+    log: d.log,
+    now: d.now,
+    modes: d.modes,
+    transport: d.transport ?? httpTransport,
+    onSync: (s) => {
+      target = s.target;
+      rate = s.blocksPerSec;
+    },
+  };
+  await d.supervisor.startChild({ ref: p2p, start: async () => gossipBehavior(deps) });
+  await d.supervisor.startChild({ ref: sync, start: async () => syncBehavior(deps) });
+  // Gossip is best effort: a full mailbox drops it and the sync catches up. Transactions give way first, so a burst
+  // of them never crowds out a block.
+  const send = (m: GossipMsg) => {
+    if (p2p.queued < (m.type === 'relayTx' ? 128 : 224)) p2p.send(m);
   };
   const blocks = createBlockIntake({
     consensus: d.consensus,
@@ -91,7 +92,7 @@ export async function startNetwork(d: {
   });
   const behindBy = () => Math.max(0, Math.max(target, ...[...book.values()].map((p) => p.height)) - d.view.head.height);
   const tick = (now: number) => {
-    if (d.peers.length > 0 && p2p.queued === 0) p2p.send({ type: 'tick', now });
+    if (d.peers.length > 0 && sync.queued === 0) sync.send({ type: 'tick', now });
   };
 
   return {

@@ -5,18 +5,22 @@ import type { PeerInfo } from '../protocol/peers';
 import type { ConsensusMsg, ConsensusReplies, HeadSink } from '../actors/protocol';
 import type { ModesMsg, ModesReplies, P2pMsg } from '../actors/protocol';
 import type { Hex } from '../primitives/hex';
+import type { Block } from '../protocol/types';
 import type { ChainPage, PeerTransport } from './peerClient';
 
 /**
- * The p2p actor: the configured peers, their heads, gossip and sync.
- * - Gossip: this node's new blocks (and blocks it imported, once) go to every peer by
- *   POST /blocks, accepted transactions by POST /tx; hashes and ids already sent are not
- *   sent again (duplicate suppression), and at most FANOUT peers are sent to.
- * - Sync: each tick polls every peer's /status; a peer on another genesis or chain id is
- *   refused; when a peer's head is preferred over ours (higher, or equal with a lower hash)
- *   its chain is pulled in GET /chain pages and handed to the consensus actor, which verifies
- *   and imports (or reorganizes). An orphan page steps back towards the finalized height
- *   to find the fork point.
+ * The p2p actors: the configured peers, their heads, gossip and sync — two mailboxes, so that
+ * neither waits on the other (a soak at 60 tx/s split the network when they shared one: the
+ * relayed transactions kept the mailbox from ever being empty, so the poll that starts a sync
+ * was never sent, and a sync in progress held back the gossip of the node's own blocks).
+ * - Gossip (`gossipBehavior`): this node's new blocks (and blocks it imported, once) go to
+ *   every peer by POST /blocks, accepted transactions by POST /tx; hashes and ids already sent
+ *   are not sent again (duplicate suppression), and at most FANOUT peers are sent to.
+ * - Sync (`syncBehavior`): each tick polls every peer's /status; a peer on another genesis or
+ *   chain id is refused; when a peer's head is preferred over ours (fork choice) its chain is
+ *   pulled in GET /chain pages and handed to the consensus actor, which verifies and imports
+ *   (or reorganizes). An orphan page steps back towards the finalized height to find the fork
+ *   point; a branch that outweighs our head only in a later page is held until it does.
  * - Scoring: unreachable peers and invalid data lower a peer's score; at DROP_SCORE it is
  *   ignored for DROP_MS. Only configured URLs are ever fetched.
  * Peers are reached through `transport` (peerClient.ts: their HTTP API, in a node).
@@ -46,6 +50,12 @@ const FORK_LOOKBACK = 32;
 const DROP_SCORE = -100;
 const DROP_MS = 60_000;
 const SEEN_MAX = 4_096;
+/**
+ * The most blocks of a peer's branch held while it does not yet outweigh our head (fork choice
+ * weighs a branch by its tip): past it, the sync gives up for this round. A branch that can be
+ * taken forks above the finalized height, which stays within a few epochs of the head.
+ */
+export const MAX_HELD_BRANCH = 512;
 
 /** A peer's head as fork choice weighs it (only for a peer that answered: `head` is set). */
 const tipOf = (p: PeerInfo): Tip => ({ justifiedHeight: p.justifiedHeight, height: p.height, hash: p.head! });
@@ -65,29 +75,64 @@ export function newPeer(url: string): PeerInfo {
   };
 }
 
-export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
+/** The peer book's bookkeeping, shared by the gossip and the sync actor (one book, updated in place). */
+function peerBook(d: Pick<P2pDeps, 'peers' | 'book' | 'log' | 'now'>) {
   for (const url of d.peers) if (!d.book.has(url)) d.book.set(url, newPeer(url));
-  const sent = new Set<string>();
+  const active = (now: number) => [...d.book.values()].filter((p) => p.droppedUntil <= now);
+  return {
+    active,
+    penalize(p: PeerInfo, by: number, why: string): void {
+      p.score -= by;
+      if (p.score <= DROP_SCORE) {
+        p.droppedUntil = d.now() + DROP_MS;
+        p.score = 0;
+        d.log.warn({ peer: p.url, why }, `peer dropped for ${DROP_MS / 1000} s`);
+      } else d.log.debug({ peer: p.url, score: p.score, why }, 'peer scored down');
+    },
+    fanout: () =>
+      active(d.now())
+        .sort((a, b) => b.score - a.score)
+        .slice(0, FANOUT),
+  };
+}
 
+export type GossipMsg = Exclude<P2pMsg, { type: 'tick' }>;
+export type SyncMsg = Extract<P2pMsg, { type: 'tick' }>;
+
+/** Gossip: blocks and transactions to the best-scored peers, each once; nothing here waits on a peer. */
+export function gossipBehavior(d: P2pDeps): Behavior<GossipMsg> {
+  const book = peerBook(d);
+  const sent = new Set<string>();
   const remember = (key: string): boolean => {
     if (sent.has(key)) return false;
     sent.add(key);
     if (sent.size > SEEN_MAX) sent.delete(sent.values().next().value!);
     return true;
   };
-  const active = (now: number) => [...d.book.values()].filter((p) => p.droppedUntil <= now);
-  function penalize(p: PeerInfo, by: number, why: string): void {
-    p.score -= by;
-    if (p.score <= DROP_SCORE) {
-      p.droppedUntil = d.now() + DROP_MS;
-      p.score = 0;
-      d.log.warn({ peer: p.url, why }, `peer dropped for ${DROP_MS / 1000} s`);
-    } else d.log.debug({ peer: p.url, score: p.score, why }, 'peer scored down');
-  }
-  const fanout = () =>
-    active(d.now())
-      .sort((a, b) => b.score - a.score)
-      .slice(0, FANOUT);
+  return behaviorOf<GossipMsg, NoReplies<GossipMsg>>({
+    gossipBlock(msg) {
+      if (!remember(msg.block.header.hash)) return;
+      // Not awaited: a slow peer must not hold up the next message.
+      void Promise.all(
+        book.fanout().map(async (p) => {
+          try {
+            await d.transport.postBlock(p.url, msg.block);
+          } catch (e) {
+            book.penalize(p, 1, `gossip: ${(e as Error).message}`);
+          }
+        }),
+      );
+    },
+    relayTx(msg) {
+      if (!remember(msg.tx.id)) return;
+      void Promise.all(book.fanout().map((p) => d.transport.postTx(p.url, msg.tx).catch(() => false)));
+    },
+  });
+}
+
+/** Sync: each tick polls the peers and pulls the chain of the most preferred one that is ahead of ours. */
+export function syncBehavior(d: P2pDeps): Behavior<SyncMsg> {
+  const book = peerBook(d);
 
   async function poll(p: PeerInfo): Promise<void> {
     const t0 = performance.now();
@@ -115,11 +160,17 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
       p.lag = s.height - d.view.head.height;
       if (p.score < 0) p.score = Math.min(0, p.score + 1); // recovers slowly while it behaves
     } catch (e) {
-      penalize(p, 5, `status: ${(e as Error).message}`);
+      book.penalize(p, 5, `status: ${(e as Error).message}`);
     }
   }
 
-  /** Pulls the peer's chain until our head is not behind it; verification and import are the consensus actor's. */
+  /**
+   * Pulls the peer's chain until our head is not behind it; verification and import are the consensus actor's.
+   * `from` is the next height of the peer's chain to ask for: after a page it is the page's end whatever our head
+   * did (a page of blocks we already had is skipped, not asked for again from our head), and an orphan page steps
+   * it back. A page whose branch does not outweigh our head yet (fork choice weighs its last block, and a page of
+   * large blocks may end below our head) is held and sent again with the next, up to MAX_HELD_BRANCH blocks.
+   */
   async function syncFrom(p: PeerInfo): Promise<void> {
     const t0 = performance.now();
     const start = d.view.head;
@@ -127,6 +178,8 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
     // start a page back so the page holds where the chains part (known blocks are skipped).
     let from =
       p.height > start.height ? start.height + 1 : Math.max(start.finalizedHeight + 1, p.height - FORK_LOOKBACK + 1);
+    let stepBack = FORK_LOOKBACK;
+    let held: Block[] = [];
     let imported = 0;
     /**
      * A page request. Its rejection is seen where it is awaited; one the loop leaves behind (it broke, or asked
@@ -141,45 +194,59 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
     // The next page is fetched while the consensus actor imports this one (bounded: one page ahead).
     let ahead: Promise<ChainPage> | null = pageFrom(from);
     for (let pages = 0; pages < 10_000 && ahead; pages++) {
-      const head = d.view.head;
-      if (!(p.head && prefers(tipOf(p), head))) break;
+      if (!(p.head && prefers(tipOf(p), d.view.head))) break;
       const page: ChainPage = await ahead;
       if (page.blocks.length === 0) break;
       const nextFrom = page.blocks[page.blocks.length - 1].header.height + 1;
       ahead = page.next === null ? null : pageFrom(nextFrom);
-      const r = await d.consensus.ask({ type: 'importBlocks', blocks: page.blocks, now: d.now() });
+      const blocks = held.length > 0 ? [...held, ...page.blocks] : page.blocks;
+      held = [];
+      const r = await d.consensus.ask({ type: 'importBlocks', blocks, now: d.now() });
       imported += r.imported;
       if (r.rejected) {
-        penalize(p, 50, `invalid block: ${r.rejected}`);
+        book.penalize(p, 50, `invalid block: ${r.rejected}`);
         break;
       }
       if (r.orphan) {
-        // The peer's blocks do not link to our head: step back to find where the chains part.
+        // The peer's blocks do not link to our chain: step back, further each time, to find where the chains part.
         const floor = r.head.finalizedHeight + 1;
-        if (from <= floor) {
-          penalize(p, 20, 'its chain does not link to ours above our finalized height');
+        const first = blocks[0].header.height;
+        if (first <= floor) {
+          book.penalize(p, 20, 'its chain does not link to ours above our finalized height');
           break;
         }
-        from = Math.max(floor, from - PAGE);
+        from = Math.max(floor, first - stepBack);
+        stepBack *= 4;
         ahead = pageFrom(from);
         continue;
       }
-      if (r.stale) break;
-      if (r.head.height + 1 !== nextFrom) ahead = pageFrom((from = r.head.height + 1));
-      else from = nextFrom;
-      // With no next page, its head may have moved on while we paged: the next tick's poll says.
+      if (r.stale) {
+        // Its branch, as far as we have it, does not outweigh our head: hold it and fetch more, if there is more.
+        if (!ahead) break;
+        if (blocks.length > MAX_HELD_BRANCH) {
+          d.log.warn(
+            { peer: p.url, from: blocks[0].header.height, to: nextFrom - 1, head: r.head.height },
+            `sync: the peer's branch still does not outweigh our head after ${MAX_HELD_BRANCH} blocks; not taken`,
+          );
+          break;
+        }
+        held = blocks;
+      }
+      from = nextFrom;
       const secs = (performance.now() - t0) / 1000;
       d.onSync?.({ target: p.height, height: r.head.height, blocksPerSec: imported / Math.max(secs, 1e-3) });
-      d.log.info(
-        {
-          peer: p.url,
-          height: r.head.height,
-          target: p.height,
-          percent: Math.floor((100 * r.head.height) / Math.max(1, p.height)),
-          blocksPerSec: Math.round(imported / Math.max(secs, 1e-3)),
-        },
-        'syncing',
-      );
+      if (r.imported > 0)
+        d.log.info(
+          {
+            peer: p.url,
+            height: r.head.height,
+            target: p.height,
+            percent: Math.floor((100 * r.head.height) / Math.max(1, p.height)),
+            blocksPerSec: Math.round(imported / Math.max(secs, 1e-3)),
+          },
+          'syncing',
+        );
+      // With no next page, its head may have moved on while we paged: the next tick's poll says.
     }
     if (imported > 0)
       d.log.info(
@@ -188,9 +255,9 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
       );
   }
 
-  return behaviorOf<P2pMsg, NoReplies<P2pMsg>>({
+  return behaviorOf<SyncMsg, NoReplies<SyncMsg>>({
     async tick(msg) {
-      const peers = active(msg.now);
+      const peers = book.active(msg.now);
       await Promise.all(peers.map(poll));
       // The most preferred reachable head; ties to the best score.
       const best = peers
@@ -209,27 +276,21 @@ export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
       try {
         await syncFrom(best);
       } catch (e) {
-        penalize(best, 10, `sync: ${(e as Error).message}`);
+        book.penalize(best, 10, `sync: ${(e as Error).message}`);
       } finally {
         d.modes?.send({ type: 'SYNC_DONE' });
       }
     },
-    gossipBlock(msg) {
-      if (!remember(msg.block.header.hash)) return;
-      // Not awaited: a slow peer must not hold up the next message.
-      void Promise.all(
-        fanout().map(async (p) => {
-          try {
-            await d.transport.postBlock(p.url, msg.block);
-          } catch (e) {
-            penalize(p, 1, `gossip: ${(e as Error).message}`);
-          }
-        }),
-      );
-    },
-    relayTx(msg) {
-      if (!remember(msg.tx.id)) return;
-      void Promise.all(fanout().map((p) => d.transport.postTx(p.url, msg.tx).catch(() => false)));
-    },
+  });
+}
+
+/** Both in one behaviour (tests, tools): the node runs them as two actors (network.ts). */
+export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
+  const gossip = gossipBehavior(d);
+  const sync = syncBehavior(d);
+  return behaviorOf<P2pMsg, NoReplies<P2pMsg>>({
+    tick: (msg) => sync.handle(msg),
+    gossipBlock: (msg) => gossip.handle(msg),
+    relayTx: (msg) => gossip.handle(msg),
   });
 }

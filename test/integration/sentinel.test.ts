@@ -36,6 +36,7 @@ describe('sentinel in the node', () => {
       'importer',
       'consensus',
       'p2p',
+      'sync',
       'sentinel',
     ]);
     const alerts = async () =>

@@ -236,8 +236,11 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
    */
   async function importBlocks(blocks: Block[], now: number): Promise<ImportOutcome> {
     const out: ImportOutcome = { imported: 0, known: 0, head: d.view.head };
-    const preverified = blocks.length > 1 ? preverifyTxs(d.verifier, blocks, d.network) : undefined;
-    for (const p of preverified ?? []) p.catch(() => {}); // a crashed verifier is seen when awaited
+    // Signatures are checked ahead, all at once, from the first block not stored (a sync page that starts with
+    // blocks we have, or a held branch sent again, costs no verification for those), and only once the branch
+    // they start is to be taken (below).
+    let preverified: Promise<WeakSet<object>>[] | undefined;
+    let firstNew = -1;
     for (const [i, block] of blocks.entries()) {
       const h = block.header;
       const at = await d.store.heightOfHash(h.hash);
@@ -245,6 +248,7 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
         out.known++;
         continue;
       }
+      if (firstNew < 0) firstNew = i;
       d.onHeaderSeen?.(h);
       if (h.producer === d.self) await ownKeySeen(h);
       let head = d.view.head;
@@ -280,12 +284,16 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
         head = await rewindTo(forkAt);
         out.reorganized = (out.reorganized ?? 0) + 1;
       }
+      if (!preverified && blocks.length - firstNew > 1) {
+        preverified = preverifyTxs(d.verifier, blocks.slice(firstNew), d.network);
+        for (const p of preverified) p.catch(() => {}); // a crashed verifier is seen when awaited
+      }
       const r = await d.importer.ask({
         type: 'execute',
         block,
         parent: head,
         now,
-        preverified: await preverified?.[i],
+        preverified: await preverified?.[i - firstNew],
       });
       if ('refused' in r) {
         d.log.warn(

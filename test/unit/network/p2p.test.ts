@@ -106,6 +106,120 @@ describe('the p2p actor over an injected transport and clock', () => {
   });
 });
 
+/**
+ * Two chains that part at `forkAt`: ours to `ourTip`, the peer's to `peerTip`, served in pages of at most `perPage`
+ * blocks (a page is capped at 16 MiB, so a page of full blocks holds a handful). The consensus side is a model of
+ * the actor's answers: known blocks skipped, a block whose parent is unknown an orphan, a branch taken when its last
+ * block is higher than our head (else stale).
+ */
+function forkedPeers(forkAt: number, ourTip: number, peerTip: number, perPage: number) {
+  const ours = (h: number) => (h <= forkAt ? hashOf(h) : (`0xa${hashOf(h).slice(3)}` as const));
+  const theirs = (h: number) => (h <= forkAt ? hashOf(h) : (`0xb${hashOf(h).slice(3)}` as const));
+  const block = (h: number) =>
+    ({ header: { height: h, hash: theirs(h), parentHash: theirs(h - 1) } }) as unknown as Block;
+  const chain = new Map<number, string>(Array.from({ length: ourTip + 1 }, (_, h) => [h, ours(h)]));
+  const head = () => {
+    const height = chain.size - 1;
+    return { ...headAt(height), hash: chain.get(height)! as `0x${string}` };
+  };
+  const view = { head: head() };
+  const pagesAsked: number[] = [];
+  const transport: PeerTransport = {
+    status: async () => ({
+      height: peerTip,
+      hash: theirs(peerTip),
+      finalizedHeight: 0,
+      justifiedHeight: 0,
+      genesisHash: GENESIS,
+      chainId: 7,
+    }),
+    chain: async (_peer, from, limit) => {
+      pagesAsked.push(from);
+      const to = Math.min(peerTip, from + Math.min(limit, perPage) - 1);
+      return {
+        blocks: Array.from({ length: to - from + 1 }, (_, i) => block(from + i)),
+        next: to < peerTip ? to + 1 : null,
+      };
+    },
+    postBlock: async () => 200,
+    postTx: async () => true,
+  };
+  const consensus = {
+    ask: async (m: ConsensusMsg) => {
+      if (m.type !== 'importBlocks') throw new Error(m.type);
+      const out = { imported: 0, known: 0, head: view.head };
+      for (const b of m.blocks) {
+        const h = b.header;
+        if (chain.get(h.height) === h.hash) {
+          out.known++;
+          continue;
+        }
+        if (chain.get(h.height - 1) !== h.parentHash) return { ...out, orphan: true };
+        if (chain.size - 1 >= h.height) {
+          const tip = m.blocks[m.blocks.length - 1].header.height;
+          if (tip <= chain.size - 1) return { ...out, stale: true };
+          for (let x = chain.size - 1; x >= h.height; x--) chain.delete(x); // the reorganization
+        }
+        chain.set(h.height, h.hash);
+        out.imported++;
+        view.head = head();
+      }
+      return { ...out, head: view.head };
+    },
+  };
+  return { view, consensus, transport, pagesAsked, theirs };
+}
+
+describe('sync across a fork', () => {
+  it('finds where the chains part and takes a branch that outweighs our head only past its first pages', async () => {
+    // Before: the page after the step back held blocks we had, so the loop asked again from our head (an orphan
+    // again) and stepped back again, for ever — the soak's split: nodes that never took the longer chain.
+    const f = forkedPeers(20, 34, 38, 4);
+    const p2p = p2pBehavior({
+      peers: ['sim://a'],
+      consensus: f.consensus as never,
+      view: f.view,
+      genesisHash: GENESIS,
+      chainId: 7,
+      book: new Map(),
+      log,
+      now: () => 5_000,
+      transport: f.transport,
+    });
+    await p2p.handle({ type: 'tick', now: 5_000 });
+    expect(f.view.head).toMatchObject({ height: 38, hash: f.theirs(38) });
+    // From our head, back 32, then page by page up to the peer's head: no page asked twice.
+    expect(f.pagesAsked).toEqual([35, 3, 7, 11, 15, 19, 23, 27, 31, 35]);
+  });
+
+  it('gives up a branch that never outweighs our head, and asks nothing more', async () => {
+    const f = forkedPeers(20, 34, 33, 4);
+    f.transport.status = async () => ({
+      height: 40, // it claims more than it serves
+      hash: f.theirs(33),
+      finalizedHeight: 0,
+      justifiedHeight: 0,
+      genesisHash: GENESIS,
+      chainId: 7,
+    });
+    const p2p = p2pBehavior({
+      peers: ['sim://a'],
+      consensus: f.consensus as never,
+      view: f.view,
+      genesisHash: GENESIS,
+      chainId: 7,
+      book: new Map(),
+      log,
+      now: () => 5_000,
+      transport: f.transport,
+    });
+    await p2p.handle({ type: 'tick', now: 5_000 });
+    expect(f.view.head.height).toBe(34);
+    expect(f.view.head.hash.startsWith('0xa')).toBe(true);
+    expect(f.pagesAsked.length).toBeLessThan(12);
+  });
+});
+
 describe('readiness', () => {
   const peer = (lastSeen: number, height = 0): PeerInfo => ({
     url: 'p',
