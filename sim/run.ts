@@ -3,6 +3,8 @@
  *
  *   npm run sim -- --seed 42 [--trace]            one run, replayed exactly from its seed
  *   npm run sim -- --seeds 1000 [--from 1]        many runs; each failure prints its seed
+ *                  [--jobs 2]                    ... on that many processes (the cores)
+ *                  [--validators 4-21]           ... each seed its own validator count in that range
  *   options: --validators 4 (4–21) --slots 120 --heal-slots 60 --slot-ms 500 --no-faults --no-byzantine
  *            --no-crash-in-writes --load 0 (transfers a slot) --tx-ms 0 (virtual ms a node spends per transaction)
  *
@@ -11,10 +13,13 @@
  * checker (sim/world.ts) stops a run at the first final block that disagrees, and judges
  * liveness once the faults heal. Exit status 1 if any run failed.
  */
+import { fork } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DEFAULT_OPTIONS, simulate, type SimOptions, type SimResult } from './world';
 
-const USAGE = `usage: npm run sim -- (--seed S | --seeds N [--from S]) [--validators N] [--slots N]
+const USAGE = `usage: npm run sim -- (--seed S | --seeds N [--from S] [--jobs J]) [--validators N|A-B] [--slots N]
                        [--heal-slots N] [--slot-ms MS] [--no-faults] [--no-byzantine]
                        [--no-crash-in-writes] [--load N] [--tx-ms MS] [--trace]`;
 
@@ -47,7 +52,9 @@ export function replayCommand(o: SimOptions): string {
 
 export function summary(r: SimResult): string {
   const s = r.stats;
-  const what = `${s.blocks} blocks, final #${s.finalized}, ${s.reorganizations} reorganized, ${s.faults} faults, ${s.txs} txs`;
+  const what =
+    `${r.options.validators} validators, ${s.blocks} blocks, final #${s.finalized}, ${s.reorganizations} ` +
+    `reorganized, ${s.faults} faults, ${s.txs} txs, final again ${s.livenessSlots} slots after the heal`;
   return `seed ${r.options.seed}: ${r.failure ? `FAILED: ${r.failure}` : 'ok'} (${what}; trace ${r.traceHash.slice(0, 12)})`;
 }
 
@@ -66,6 +73,10 @@ async function main(): Promise<void> {
       'no-crash-in-writes': { type: 'boolean', default: false },
       load: { type: 'string' },
       'tx-ms': { type: 'string' },
+      jobs: { type: 'string' },
+      // internal: a child of --jobs runs every stride-th seed from its offset
+      stride: { type: 'string' },
+      offset: { type: 'string' },
       trace: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -74,8 +85,12 @@ async function main(): Promise<void> {
     console.log(USAGE);
     process.exit(values.help ? 0 : 2);
   }
+  // --validators A-B: each seed draws its count from the range (the replay command names the one it drew).
+  const range = /^(\d+)-(\d+)$/.exec(values.validators ?? '');
+  const lo = range ? int(range[1], 'validators', 4, 4, 21) : 0;
+  const hi = range ? int(range[2], 'validators', 21, lo, 21) : 0;
   const base = {
-    validators: int(values.validators, 'validators', DEFAULT_OPTIONS.validators, 4, 21),
+    validators: range ? lo : int(values.validators, 'validators', DEFAULT_OPTIONS.validators, 4, 21),
     slots: int(values.slots, 'slots', DEFAULT_OPTIONS.slots, 1, 100_000),
     healSlots: int(values['heal-slots'], 'heal-slots', DEFAULT_OPTIONS.healSlots, 1, 100_000),
     slotMs: int(values['slot-ms'], 'slot-ms', DEFAULT_OPTIONS.slotMs, 50, 10_000),
@@ -85,17 +100,23 @@ async function main(): Promise<void> {
     load: int(values.load, 'load', DEFAULT_OPTIONS.load, 0, 1_000),
     txMs: int(values['tx-ms'], 'tx-ms', DEFAULT_OPTIONS.txMs, 0, 1_000),
   };
-  const seeds =
+  const all =
     values.seed !== undefined
       ? [int(values.seed, 'seed', 0, 0, 2 ** 32 - 1)]
       : Array.from(
           { length: int(values.seeds, 'seeds', 1, 1, 1_000_000) },
           (_, i) => int(values.from, 'from', 1, 0, 2 ** 32 - 1) + i,
         );
+  const jobs = int(values.jobs, 'jobs', 1, 1, 64);
+  if (jobs > 1 && all.length > 1) return runChildren(jobs, all.length);
+  const stride = int(values.stride, 'stride', 1, 1, 64);
+  const offset = int(values.offset, 'offset', 0, 0, 63);
+  const seeds = all.filter((_, i) => i % stride === offset);
   const started = performance.now();
   const failed: SimResult[] = [];
   for (const seed of seeds) {
-    const r = await simulate({ ...base, seed });
+    const validators = range ? lo + (seed % (hi - lo + 1)) : base.validators;
+    const r = await simulate({ ...base, validators, seed });
     if (values.trace) console.log(r.trace.join('\n'));
     console.log(summary(r));
     if (r.failure) {
@@ -110,6 +131,42 @@ async function main(): Promise<void> {
       (failed.length ? `; failing seeds: ${failed.map((r) => r.options.seed).join(' ')}` : ''),
   );
   process.exitCode = failed.length ? 1 : 0;
+}
+
+/**
+ * --jobs J: J processes, each running every J-th seed (the same runs as one process would, seed for seed); their
+ * lines are passed on as they come, and the totals added up at the end.
+ */
+async function runChildren(jobs: number, count: number): Promise<void> {
+  const started = performance.now();
+  const args = process.argv.slice(2).filter((a, i, xs) => a !== '--jobs' && xs[i - 1] !== '--jobs');
+  let runs = 0;
+  const failing: string[] = [];
+  await Promise.all(
+    Array.from({ length: Math.min(jobs, count) }, async (_, k) => {
+      const child = fork(fileURLToPath(import.meta.url), [...args, '--stride', String(jobs), '--offset', String(k)], {
+        execArgv: ['--import', 'tsx'],
+        stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+      });
+      for await (const line of createInterface({ input: child.stdout! })) {
+        const total = /^(\d+) run\(s\), (\d+) failed/.exec(line);
+        if (total) {
+          runs += Number(total[1]);
+          continue;
+        }
+        const f = /^seed (\d+): FAILED/.exec(line);
+        if (f) failing.push(f[1]);
+        console.log(line);
+      }
+      await new Promise((r) => (child.exitCode === null ? child.once('exit', r) : r(null)));
+    }),
+  );
+  const secs = (performance.now() - started) / 1000;
+  console.log(
+    `${runs} run(s), ${failing.length} failed, ${secs.toFixed(1)} s on ${jobs} processes` +
+      (failing.length ? `; failing seeds: ${failing.join(' ')}` : ''),
+  );
+  process.exitCode = failing.length || runs < count ? 1 : 0;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

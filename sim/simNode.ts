@@ -30,7 +30,12 @@ import { StateTrie } from '../src/state/stateTrie';
 import { ChainStore } from '../src/storage/chainStore';
 import { SigningGuard, type LastSigned } from '../src/storage/signingGuard';
 
-const silent = pino({ level: 'silent' });
+/**
+ * The nodes' logs: silent, or SIM_LOG=debug|info|warn to read them on stderr, each line with its node's name and
+ * `vt`, the virtual time.
+ */
+const LOG_LEVEL = process.env.SIM_LOG ?? 'silent';
+const logTo = LOG_LEVEL === 'silent' ? undefined : pino.destination(2);
 
 /**
  * Signature checks are pure: the simulator's nodes share one memo, so a transaction every node
@@ -217,6 +222,14 @@ export class SimNode {
     this.view = await loadChainView(this.store, head, await StateTrie.open(this.kv, head.stateRoot), now);
     const headAccounts = new HeadAccounts(this.kv, this.view);
     const clock = () => this.clock(this.opts.wiring.time());
+    const silent = pino(
+      {
+        level: LOG_LEVEL,
+        base: { node: this.name, life: this.incarnation },
+        mixin: () => ({ vt: this.opts.wiring.time() }),
+      },
+      logTo,
+    );
     this.pool = new TxPool({ cap: 5_000, lifetimeMs: 3_600_000, maxNonceGap: 64 });
     this.mempool = new ActorRef<MempoolMsg, MempoolReplies>(`${this.name}.mempool`);
     this.mempool.attach(

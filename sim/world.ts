@@ -54,6 +54,13 @@ export const DEFAULT_OPTIONS: Omit<SimOptions, 'seed'> = {
 /** The steady load's signed transfers, kept across the runs of one process (see the workload). */
 const signedLoad = new Map<string, SignedTx>();
 
+/**
+ * The liveness bound, in slots after the faults heal: the nodes reconverge (a poll every two slots, a sync), then two
+ * epochs of n blocks justify a checkpoint and the next, with a validator that voted on a losing branch sitting out
+ * an epoch. Measured over 4–21 validators (the note of issue 28): the worst seen, with room.
+ */
+export const livenessBound = (validators: number): number => 3 * validators + 15;
+
 /** A request with no answer fails after this long (the HTTP client's timeout, peerClient.ts). */
 const TIMEOUT_MS = 5_000;
 /** The transactions a GET /chain page holds at most (its 16 MiB cap, at about 8 KB a transaction). */
@@ -65,7 +72,15 @@ export interface SimResult {
   failure: string | null;
   trace: string[];
   traceHash: string;
-  stats: { blocks: number; finalized: number; reorganizations: number; txs: number; faults: number };
+  stats: {
+    blocks: number;
+    finalized: number;
+    reorganizations: number;
+    txs: number;
+    faults: number;
+    /** Slots from the heal until every honest node's finality had moved (-1: it never did). */
+    livenessSlots: number;
+  };
 }
 
 /** One line per thing that happened, in virtual time: what a failure is read from. */
@@ -101,7 +116,7 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
   const t0 = spec.timestamp + o.slotMs;
   const sched = new Scheduler(t0);
   const trace = new Trace(t0);
-  const stats = { blocks: 0, finalized: 0, reorganizations: 0, txs: 0, faults: 0 };
+  const stats = { blocks: 0, finalized: 0, reorganizations: 0, txs: 0, faults: 0, livenessSlots: -1 };
 
   // The byzantine validator, if any: two nodes under its key, each heard by one side of the others.
   const twin = o.byzantine ? rng.int(validators.length) : -1;
@@ -337,6 +352,9 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
   // The heal phase: everyone up, one network, delays within a slot.
   const healAt = t0 + o.slots * o.slotMs;
   let healedFinal = 0;
+  let healed = false;
+  // When each node's finality first moved past what was final at the heal.
+  const advancedAt = nodes.map(() => Number.POSITIVE_INFINITY);
   sched.at(healAt, async () => {
     faulty = false;
     group = nodes.map(() => 0);
@@ -345,6 +363,7 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
       n.kv.crashAfter(Number.POSITIVE_INFINITY);
     }
     healedFinal = Math.max(...honest.map((n) => n.view.head.finalizedHeight));
+    healed = true;
     trace.add(sched.now, `healed: all up and connected, final at most #${healedFinal}`);
   });
 
@@ -366,6 +385,7 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
         finalHash.set(h, s.hash);
       }
       if (f > checked[n.id]) trace.add(sched.now, `${n.name} final #${f}`);
+      if (healed && f > healedFinal && advancedAt[n.id] === Number.POSITIVE_INFINITY) advancedAt[n.id] = sched.now;
       checked[n.id] = f;
     }
   }
@@ -374,7 +394,14 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
   try {
     await sched.runUntil(end, check);
     await check();
-    failure = await endChecks(honest, healedFinal, genesisSupply);
+    // Liveness in slots: how long after the heal the last node's finality moved.
+    const latest = Math.max(...honest.map((n) => advancedAt[n.id]));
+    stats.livenessSlots = Number.isFinite(latest) ? Math.ceil((latest - healAt) / o.slotMs) : -1;
+    const bound = livenessBound(o.validators);
+    failure =
+      stats.livenessSlots > bound
+        ? `liveness: finality moved ${stats.livenessSlots} slots after the faults healed (bound ${bound})`
+        : await endChecks(honest, healedFinal, genesisSupply);
   } catch (e) {
     if (!(e instanceof SafetyFailure)) throw e;
     failure = e.message;

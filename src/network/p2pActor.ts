@@ -81,8 +81,14 @@ function peerBook(d: Pick<P2pDeps, 'peers' | 'book' | 'log' | 'now'>) {
   const active = (now: number) => [...d.book.values()].filter((p) => p.droppedUntil <= now);
   return {
     active,
-    penalize(p: PeerInfo, by: number, why: string): void {
-      p.score -= by;
+    /**
+     * Lowers a peer's score; `unreachable` (it did not answer) never drops it: a peer cut off by a partition is
+     * polled again as soon as it heals (the simulator found nodes that had dropped every peer across the split
+     * for DROP_MS, and reconverged a minute late). Only what a peer sends (an invalid block, a chain that does not
+     * link) drops it.
+     */
+    penalize(p: PeerInfo, by: number, why: string, unreachable = false): void {
+      p.score = unreachable ? Math.max(DROP_SCORE + 1, p.score - by) : p.score - by;
       if (p.score <= DROP_SCORE) {
         p.droppedUntil = d.now() + DROP_MS;
         p.score = 0;
@@ -118,7 +124,7 @@ export function gossipBehavior(d: P2pDeps): Behavior<GossipMsg> {
           try {
             await d.transport.postBlock(p.url, msg.block);
           } catch (e) {
-            book.penalize(p, 1, `gossip: ${(e as Error).message}`);
+            book.penalize(p, 1, `gossip: ${(e as Error).message}`, true);
           }
         }),
       );
@@ -133,6 +139,10 @@ export function gossipBehavior(d: P2pDeps): Behavior<GossipMsg> {
 /** Sync: each tick polls the peers and pulls the chain of the most preferred one that is ahead of ours. */
 export function syncBehavior(d: P2pDeps): Behavior<SyncMsg> {
   const book = peerBook(d);
+
+  // Peers whose last poll got no answer, and polls not answered yet.
+  const unanswered = new Set<string>();
+  const polling = new Map<string, Promise<void>>();
 
   async function poll(p: PeerInfo): Promise<void> {
     const t0 = performance.now();
@@ -159,8 +169,10 @@ export function syncBehavior(d: P2pDeps): Behavior<SyncMsg> {
       });
       p.lag = s.height - d.view.head.height;
       if (p.score < 0) p.score = Math.min(0, p.score + 1); // recovers slowly while it behaves
+      unanswered.delete(p.url);
     } catch (e) {
-      book.penalize(p, 5, `status: ${(e as Error).message}`);
+      unanswered.add(p.url);
+      book.penalize(p, 5, `status: ${(e as Error).message}`, true);
     }
   }
 
@@ -255,15 +267,32 @@ export function syncBehavior(d: P2pDeps): Behavior<SyncMsg> {
       );
   }
 
+  function pollOnce(p: PeerInfo): Promise<void> {
+    let q = polling.get(p.url);
+    if (!q) {
+      q = poll(p).finally(() => polling.delete(p.url));
+      polling.set(p.url, q);
+    }
+    return q;
+  }
+
   return behaviorOf<SyncMsg, NoReplies<SyncMsg>>({
     async tick(msg) {
       const peers = book.active(msg.now);
-      await Promise.all(peers.map(poll));
+      // Every peer is polled; the round waits only for those that answered last time, so a peer that is down (or cut
+      // off) never holds the sync back by the length of its timeout: the simulator's runs reconverged ten slots late
+      // when each round waited 5 s for one unreachable peer. Its answer, when it comes, is in the book for the next.
+      await Promise.all(peers.map((p) => pollOnce(p)).filter((_, i) => !unanswered.has(peers[i].url)));
       // The most preferred reachable head; ties to the best score.
       const best = peers
         .filter((p) => p.head && p.lastSeen > 0)
         .sort((a, b) => (prefers(tipOf(a), tipOf(b)) ? -1 : 1))[0];
       if (!best || !prefers(tipOf(best), d.view.head)) {
+        if (best)
+          d.log.debug(
+            { peer: best.url, height: best.height, justifiedHeight: best.justifiedHeight, head: d.view.head },
+            'no peer ahead of our head',
+          );
         d.onSync?.({
           target: Math.max(d.view.head.height, ...peers.map((p) => p.height)),
           height: d.view.head.height,
@@ -276,7 +305,7 @@ export function syncBehavior(d: P2pDeps): Behavior<SyncMsg> {
       try {
         await syncFrom(best);
       } catch (e) {
-        book.penalize(best, 10, `sync: ${(e as Error).message}`);
+        book.penalize(best, 10, `sync: ${(e as Error).message}`, true);
       } finally {
         d.modes?.send({ type: 'SYNC_DONE' });
       }

@@ -1,6 +1,8 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { ConsensusMsg } from '../../../src/actors/protocol';
+import { Supervisor } from '../../../src/actors/supervisor';
+import { startNetwork } from '../../../src/network/network';
 import { p2pBehavior } from '../../../src/network/p2pActor';
 import type { ChainPage, PeerStatus, PeerTransport } from '../../../src/network/peerClient';
 import { readinessOf, SYNC_LAG_BLOCKS, syncingBehind } from '../../../src/network/readiness';
@@ -217,6 +219,107 @@ describe('sync across a fork', () => {
     expect(f.view.head.height).toBe(34);
     expect(f.view.head.hash.startsWith('0xa')).toBe(true);
     expect(f.pagesAsked.length).toBeLessThan(12);
+  });
+});
+
+describe('a poll round and a peer that does not answer', () => {
+  it('does not wait for a peer that did not answer last time: the others are synced from at once', async () => {
+    // Found by the simulator (seed 2, --slots 30 --heal-slots 40): each round waited out the 5 s timeout of a peer cut
+    // off by a partition, so after the heal a node took ten slots to see that the others were ahead.
+    const ahead = fakePeer(30);
+    let asked = 0;
+    const transport: PeerTransport = {
+      ...ahead.transport,
+      status: (peer) => {
+        if (peer === 'sim://b') return ahead.transport.status(peer);
+        asked++;
+        // The first poll times out; the next is never answered (the peer is still cut off).
+        return asked === 1 ? Promise.reject(new Error('no answer in 5000 ms')) : new Promise(() => {});
+      },
+    };
+    const view = { head: headAt(0) };
+    const consensus = {
+      ask: async (m: ConsensusMsg) => {
+        if (m.type !== 'importBlocks') throw new Error(m.type);
+        view.head = headAt(m.blocks[m.blocks.length - 1].header.height);
+        return { imported: m.blocks.length, known: 0, head: view.head };
+      },
+    };
+    const book = new Map<string, PeerInfo>();
+    const sync = p2pBehavior({
+      peers: ['sim://a', 'sim://b'],
+      consensus: consensus as never,
+      view,
+      genesisHash: GENESIS,
+      chainId: 7,
+      book,
+      log,
+      now: () => 5_000,
+      transport,
+    });
+    await sync.handle({ type: 'tick', now: 5_000 });
+    expect(view.head.height).toBe(30);
+    ahead.transport.status = async () => ({ height: 60, hash: hashOf(60), finalizedHeight: 0, justifiedHeight: 0 });
+    const second = sync.handle({ type: 'tick', now: 6_000 });
+    const done = await Promise.race([second.then(() => 'done'), new Promise((r) => setTimeout(r, 2_000, 'waiting'))]);
+    expect(done).toBe('done');
+    expect(asked).toBe(2); // polled again all the same: its answer, if it comes, is for the next round
+  });
+});
+
+describe("the node's network side: gossip and sync apart", () => {
+  /** startNetwork over a transport whose status answers wait until released; every call is recorded. */
+  async function network() {
+    const calls: string[] = [];
+    let release: () => void = () => {};
+    const answered = new Promise<void>((r) => (release = r));
+    const transport: PeerTransport = {
+      status: async (peer) => {
+        calls.push(`status ${peer}`);
+        await answered;
+        return { height: 0, hash: hashOf(0), finalizedHeight: 0, justifiedHeight: 0 };
+      },
+      chain: async () => ({ blocks: [], next: null }),
+      postBlock: async (peer, b) => (calls.push(`block ${peer} ${b.header.height}`), 200),
+      postTx: async () => true,
+    };
+    const supervisor = new Supervisor(log, () => {});
+    const net = await startNetwork({
+      peers: ['sim://a'],
+      consensus: { ask: async () => ({ imported: 0, known: 0, head: headAt(0) }) } as never,
+      view: { head: headAt(0) },
+      genesisHash: GENESIS,
+      chainId: 7,
+      supervisor,
+      log,
+      slotMs: 500,
+      idleBlockMs: 2_000,
+      now: () => 1_000,
+      transport,
+    });
+    return { net, calls, release, supervisor };
+  }
+
+  it('a poll goes out while relayed transactions wait in the gossip mailbox', async () => {
+    // Before, one mailbox: a tick was sent only when it was empty, which at 60 tx/s it never was, so no node
+    // synced and the soak's network split for good.
+    const t = await network();
+    for (let i = 0; i < 50; i++) t.net.relay({ id: hashOf(1_000 + i) } as SignedTx);
+    t.net.tick(1_000);
+    await expect.poll(() => t.calls.includes('status sim://a')).toBe(true);
+    t.release();
+    await t.supervisor.stop();
+  });
+
+  it("the node's own block is gossiped while a sync waits on a peer", async () => {
+    // Before, a sync held the one mailbox, and the block it had just produced waited behind it: a fork each time.
+    const t = await network();
+    t.net.tick(1_000);
+    await expect.poll(() => t.calls.includes('status sim://a')).toBe(true); // the poll is out, not answered
+    t.net.produced(blockAt(7));
+    await expect.poll(() => t.calls.includes('block sim://a 7')).toBe(true);
+    t.release();
+    await t.supervisor.stop();
   });
 });
 
