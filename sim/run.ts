@@ -6,7 +6,8 @@
  *                  [--jobs 2]                    ... on that many processes (the cores)
  *                  [--validators 4-21]           ... each seed its own validator count in that range
  *   options: --validators 4 (4–21) --slots 120 --heal-slots 60 --slot-ms 500 --no-faults --no-byzantine
- *            --no-crash-in-writes --load 0 (transfers a slot) --tx-ms 0 (virtual ms a node spends per transaction)
+ *            --no-crash-in-writes --load 0 (transfers a slot) --no-protocol (no staking, governance, AI, bridge
+ *            transactions) --tx-ms 0 (virtual ms a node spends per transaction)
  *
  * A run is N real validators (sim/simNode.ts) in this process on virtual time and a simulated
  * network; the seed decides every delay, loss, partition, crash, skew and transaction. The
@@ -21,7 +22,8 @@ import { DEFAULT_OPTIONS, simulate, type SimOptions, type SimResult } from './wo
 
 const USAGE = `usage: npm run sim -- (--seed S | --seeds N [--from S] [--jobs J]) [--validators N|A-B] [--slots N]
                        [--heal-slots N] [--slot-ms MS] [--no-faults] [--no-byzantine]
-                       [--no-crash-in-writes] [--load N] [--tx-ms MS] [--trace]`;
+                       [--no-crash-in-writes] [--load N] [--no-protocol] [--tx-ms MS]
+                       [--trace]`;
 
 function int(v: string | undefined, name: string, fallback: number, min: number, max: number): number {
   if (v === undefined) return fallback;
@@ -45,6 +47,7 @@ export function replayCommand(o: SimOptions): string {
     !o.byzantine && '--no-byzantine',
     !o.crashInWrites && '--no-crash-in-writes',
     o.load !== d.load && `--load ${o.load}`,
+    !o.protocol && '--no-protocol',
     o.txMs !== d.txMs && `--tx-ms ${o.txMs}`,
   ].filter(Boolean);
   return `npm run sim -- --seed ${o.seed} ${extra.join(' ')} --trace`.replace(/ +/g, ' ');
@@ -54,7 +57,8 @@ export function summary(r: SimResult): string {
   const s = r.stats;
   const what =
     `${r.options.validators} validators, ${s.blocks} blocks, final #${s.finalized}, ${s.reorganizations} ` +
-    `reorganized, ${s.faults} faults, ${s.txs} txs, final again ${s.livenessSlots} slots after the heal`;
+    `reorganized, ${s.faults} faults, ${s.txs} txs (${s.protocolTxs} protocol), ${s.transitions} machine ` +
+    `transitions final, final again ${s.livenessSlots} slots after the heal`;
   return `seed ${r.options.seed}: ${r.failure ? `FAILED: ${r.failure}` : 'ok'} (${what}; trace ${r.traceHash.slice(0, 12)})`;
 }
 
@@ -72,6 +76,7 @@ async function main(): Promise<void> {
       'no-byzantine': { type: 'boolean', default: false },
       'no-crash-in-writes': { type: 'boolean', default: false },
       load: { type: 'string' },
+      'no-protocol': { type: 'boolean', default: false },
       'tx-ms': { type: 'string' },
       jobs: { type: 'string' },
       // internal: a child of --jobs runs every stride-th seed from its offset
@@ -98,6 +103,7 @@ async function main(): Promise<void> {
     byzantine: !values['no-byzantine'] && !values['no-faults'],
     crashInWrites: !values['no-crash-in-writes'],
     load: int(values.load, 'load', DEFAULT_OPTIONS.load, 0, 1_000),
+    protocol: !values['no-protocol'],
     txMs: int(values['tx-ms'], 'tx-ms', DEFAULT_OPTIONS.txMs, 0, 1_000),
   };
   const all =

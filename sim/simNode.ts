@@ -19,6 +19,7 @@ import { verifyHybridReference, type VerifyJob } from '../src/crypto/hybrid';
 import type { HybridKeys } from '../src/crypto/keys';
 import { pqKeyHashOf } from '../src/crypto/txSigning';
 import { TxPool } from '../src/mempool/pool';
+import type { BlockIntakeOutcome } from '../src/network/blockIntake';
 import { startNetwork, type Network as P2pNetwork } from '../src/network/network';
 import type { PeerTransport } from '../src/network/peerClient';
 import { writeGenesis } from '../src/node/genesisSource';
@@ -324,9 +325,8 @@ export class SimNode {
   }
 
   /** POST /blocks: a gossiped block, through the node's block intake (it relays what it imports). */
-  async receiveBlock(body: unknown): Promise<number | null> {
-    const r = await this.live(() => this.net.blocks(body));
-    return r?.status ?? null;
+  receiveBlock(body: unknown): Promise<BlockIntakeOutcome | null> {
+    return this.live(() => this.net.blocks(body));
   }
 
   /** The canonical blocks from `from` to the head. */

@@ -9,7 +9,10 @@ import { loadSupply } from '../src/protocol/execState';
 import type { Block, SignedTx } from '../src/protocol/types';
 import { StateTrie } from '../src/state/stateTrie';
 import type { ChainPage, PeerStatus, PeerTransport } from '../src/network/peerClient';
+import { buildTx } from '../src/sdk/assets';
+import type { Hex } from '../src/primitives/hex';
 import { Prng } from './prng';
+import { LifecycleFollower, protocolInput } from './workload';
 import { Scheduler } from './scheduler';
 import { SimNode } from './simNode';
 
@@ -32,6 +35,8 @@ export interface SimOptions {
   crashInWrites: boolean;
   /** Transfers a slot from the simulated clients; 0: one in most slots. */
   load: number;
+  /** Protocol transactions too (staking, proposals and votes, AI tasks, bridge transfers): one in about 3 slots. */
+  protocol: boolean;
   /**
    * Virtual milliseconds a node spends per transaction of a block it receives (building and importing it): a
    * block of k transactions reaches a peer k × txMs later than an empty one would. 0: blocks cost no time.
@@ -48,6 +53,7 @@ export const DEFAULT_OPTIONS: Omit<SimOptions, 'seed'> = {
   byzantine: true,
   crashInWrites: true,
   load: 0,
+  protocol: true,
   txMs: 0,
 };
 
@@ -77,18 +83,29 @@ export interface SimResult {
     finalized: number;
     reorganizations: number;
     txs: number;
+    /** Of which protocol transactions (staking, governance, AI, bridge). */
+    protocolTxs: number;
+    /** Machine transitions in final blocks, as the first honest node's follower read them. */
+    transitions: number;
     faults: number;
     /** Slots from the heal until every honest node's finality had moved (-1: it never did). */
     livenessSlots: number;
   };
 }
 
-/** One line per thing that happened, in virtual time: what a failure is read from. */
+/**
+ * One line per thing that happened, in virtual time (ms from the start) and its slot: who produced, which
+ * deliveries changed a node's chain, what became final, every fault. What a failure is read from.
+ */
 class Trace {
   readonly lines: string[] = [];
-  constructor(private readonly t0: number) {}
+  constructor(
+    private readonly t0: number,
+    private readonly slotMs: number,
+  ) {}
   add(now: number, line: string): void {
-    this.lines.push(`${String(now - this.t0).padStart(7)} ${line}`);
+    const ms = now - this.t0;
+    this.lines.push(`${String(ms).padStart(7)} s${String(Math.floor(ms / this.slotMs)).padEnd(4)} ${line}`);
   }
   hash(): string {
     return createHash('sha256').update(this.lines.join('\n')).digest('hex');
@@ -115,8 +132,17 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
   const users: HybridKeys[] = accounts.map((a) => deriveKeys(fromHex(a.secret)));
   const t0 = spec.timestamp + o.slotMs;
   const sched = new Scheduler(t0);
-  const trace = new Trace(t0);
-  const stats = { blocks: 0, finalized: 0, reorganizations: 0, txs: 0, faults: 0, livenessSlots: -1 };
+  const trace = new Trace(t0, o.slotMs);
+  const stats = {
+    blocks: 0,
+    finalized: 0,
+    reorganizations: 0,
+    txs: 0,
+    protocolTxs: 0,
+    transitions: 0,
+    faults: 0,
+    livenessSlots: -1,
+  };
 
   // The byzantine validator, if any: two nodes under its key, each heard by one side of the others.
   const twin = o.byzantine ? rng.int(validators.length) : -1;
@@ -250,7 +276,17 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
         request(
           from,
           url,
-          async (to) => (await to.receiveBlock(JSON.parse(JSON.stringify(block)))) ?? 503,
+          async (to) => {
+            const r = await to.receiveBlock(JSON.parse(JSON.stringify(block)));
+            // A delivery that changed (or could not change) the receiver's chain; known and stale ones are not traced.
+            const what = r && 'status' in r.body ? r.body.status : r && 'error' in r.body ? r.body.error : 'down';
+            if (what !== 'known' && what !== 'stale')
+              trace.add(
+                sched.now,
+                `${from.name} → ${to.name} #${block.header.height} ${short(block.header.hash)}: ${what}`,
+              );
+            return r?.status ?? 503;
+          },
           block.txs.length * o.txMs,
         ),
       postTx: (url, tx) =>
@@ -306,6 +342,26 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
         await load.pick(nodes).admit(tx);
       }
     });
+
+  // Protocol transactions, on their own PRNG stream (the other streams draw as they did without them).
+  const proto = new Prng(o.seed ^ 0x5eed5eed);
+  const proposals: Hex[] = [];
+  if (o.protocol)
+    for (let t = t0 + Math.floor((2 * o.slotMs) / 3); t < end; t += o.slotMs)
+      sched.at(t, async () => {
+        if (!proto.chance(330)) return;
+        const u = proto.int(users.length);
+        const input = protocolInput(proto, users, proposals);
+        const tx = signTx(
+          users[u],
+          { ...buildTx(input), nonce: nonces[u]++, fee: String(COIN), timestamp: t },
+          nodes[0].network,
+        );
+        if (input.type === 'GOV_PROPOSE') proposals.push(tx.id);
+        stats.txs++;
+        stats.protocolTxs++;
+        await proto.pick(nodes).admit(tx);
+      });
 
   // Faults, in the faulty phase only: partitions that heal, crashes that restart.
   if (o.faults)
@@ -370,6 +426,8 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
   // The checker: every final block any node reports, at once, against every other report.
   const finalHash = new Map<number, string>();
   const checked = nodes.map(() => 0);
+  // Each honest node's final chain, read by a follower of its machines' lifecycles.
+  const followers = nodes.map(() => new LifecycleFollower());
   async function check(): Promise<void> {
     if (escalations.length > 0) throw new SafetyFailure(`an actor crashed for good: ${escalations[0]}`);
     for (const n of honest) {
@@ -383,6 +441,8 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
         if (seen && seen !== s.hash)
           throw new SafetyFailure(`two blocks final at #${h}: ${seen} and ${s.hash} (${n.name})`);
         finalHash.set(h, s.hash);
+        const moved = followers[n.id].follow((await n.store.block(h))!);
+        if (moved) throw new SafetyFailure(`${n.name}'s final chain, machine lifecycles: ${moved}`);
       }
       if (f > checked[n.id]) trace.add(sched.now, `${n.name} final #${f}`);
       if (healed && f > healedFinal && advancedAt[n.id] === Number.POSITIVE_INFINITY) advancedAt[n.id] = sched.now;
@@ -407,6 +467,7 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
     failure = e.message;
   }
   stats.finalized = Math.min(...honest.map((n) => n.view.head.finalizedHeight));
+  stats.transitions = followers[honest[0].id].transitions;
   if (failure) trace.add(sched.now, `FAILED: ${failure}`);
   return { options: o, failure, trace: trace.lines, traceHash: trace.hash(), stats };
 }

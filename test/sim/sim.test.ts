@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { replayCommand, summary } from '../../sim/run';
 import { DEFAULT_OPTIONS, livenessBound, simulate } from '../../sim/world';
+import { LifecycleFollower } from '../../sim/workload';
+import type { Block } from '../../src/protocol/types';
 
 /**
  * The network simulator (sim/): real validators on virtual time and a simulated network. CI runs
@@ -29,6 +31,8 @@ describe('network simulation', () => {
       // The runs exercise what they claim: faults happened, blocks were reorganized, and finality moved.
       expect(r.stats.faults).toBeGreaterThan(0);
       expect(r.stats.finalized).toBeGreaterThan(10);
+      expect(r.stats.protocolTxs).toBeGreaterThan(20);
+      expect(r.stats.transitions).toBeGreaterThan(5); // proposals, AI tasks, bridge transfers created and expired
     },
     120_000,
   );
@@ -73,4 +77,28 @@ describe('network simulation', () => {
     expect(r.stats.reorganizations).toBe(0);
     expect(r.stats.finalized).toBeGreaterThan(r.stats.blocks / 4 - 12);
   }, 120_000);
+
+  it("the lifecycle follower: final transitions continue where the last one ended, and are the machine's moves", () => {
+    const block = (height: number, ...moves: [string, string, string][]) =>
+      ({
+        header: { height },
+        results: [],
+        events: moves.map(([from, to, event]) => ({
+          kind: 'machine.transition',
+          machine: 'proposal',
+          id: '0xp1',
+          from,
+          to,
+          event,
+          height,
+        })),
+      }) as unknown as Block;
+    const f = new LifecycleFollower();
+    expect(f.follow(block(1, ['', 'VOTING', 'xstate.init']))).toBeUndefined();
+    expect(f.follow(block(5, ['VOTING', 'EXPIRED', 'DEADLINE']))).toBeUndefined();
+    expect(f.follow(block(6, ['VOTING', 'QUEUED', 'DEADLINE']))).toMatch(/its last final state was EXPIRED/);
+    const g = new LifecycleFollower();
+    g.follow(block(1, ['', 'VOTING', 'xstate.init']));
+    expect(g.follow(block(2, ['VOTING', 'EXECUTED', 'DEADLINE']))).toMatch(/not a move of the machine/);
+  });
 });
