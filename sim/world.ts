@@ -9,7 +9,7 @@ import { loadSupply } from '../src/protocol/execState';
 import type { Block, SignedTx } from '../src/protocol/types';
 import { StateTrie } from '../src/state/stateTrie';
 import type { ChainPage, PeerStatus, PeerTransport } from '../src/network/peerClient';
-import { buildTx } from '../src/sdk/assets';
+import { buildTx, type TxInput } from '../src/sdk/assets';
 import type { Hex } from '../src/primitives/hex';
 import { Prng } from './prng';
 import { LifecycleFollower, protocolInput } from './workload';
@@ -56,6 +56,31 @@ export const DEFAULT_OPTIONS: Omit<SimOptions, 'seed'> = {
   protocol: true,
   txMs: 0,
 };
+
+/**
+ * A user's own workload and invariants, run with the built-in ones (examples/sim-names.ts): clients that send
+ * transactions each slot, and checks of every final block and of the end state. A failure is reported, and replays
+ * from its seed, as the built-in checks' are.
+ */
+export interface SimExtension {
+  /** Each slot: the extension's clients send what they will (`send`), drawing from `rng` (its own stream). */
+  slot?(c: SimSlot): Promise<void> | void;
+  /** Every block an honest node reports final, in height order per node: why it breaks an invariant, or undefined. */
+  final?(node: SimNode, block: Block): Promise<string | undefined> | string | undefined;
+  /** After the run, on the honest nodes (all up, healed): why it failed, or undefined. */
+  end?(nodes: readonly SimNode[]): Promise<string | undefined> | string | undefined;
+}
+
+export interface SimSlot {
+  slot: number;
+  /** Virtual time, ms. */
+  now: number;
+  rng: Prng;
+  /** The development accounts the clients sign with (funded at genesis). */
+  users: readonly HybridKeys[];
+  /** Signs `input` as user `u` (its next nonce, a fee of 1 coin) and gives it to one node, as POST /tx; its id. */
+  send(u: number, input: TxInput): Promise<Hex>;
+}
 
 /** The steady load's signed transfers, kept across the runs of one process (see the workload). */
 const signedLoad = new Map<string, SignedTx>();
@@ -121,7 +146,7 @@ const short = (h: string) => h.slice(2, 10);
  * byzantine if asked. The PRNG decides every delay, loss, duplicate, partition, crash, clock
  * skew and workload transaction; the checker runs after every event, on the honest nodes.
  */
-export async function simulate(options: SimOptions): Promise<SimResult> {
+export async function simulate(options: SimOptions, ext?: SimExtension): Promise<SimResult> {
   const o = options;
   const rng = new Prng(o.seed);
   const net = rng.fork();
@@ -312,6 +337,8 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
   // Workload: transfers from the dev accounts, each sent to one node, which relays it (its gossip actor). `load`
   // transfers a slot, or (0) one in most slots.
   const nonces = users.map(() => 0);
+  // Sent and not yet seen in a chain (see the wallets below).
+  const pending = new Map<Hex, SignedTx>();
   let nextUser = 0;
   for (let t = t0 + Math.floor(o.slotMs / 3); t < end; t += o.slotMs)
     sched.at(t, async () => {
@@ -339,7 +366,39 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
           );
         if (o.load > 0) signedLoad.set(key, tx);
         stats.txs++;
+        pending.set(tx.id, tx);
         await load.pick(nodes).admit(tx);
+      }
+    });
+
+  /** A simulated client's POST /tx: `input` signed as user `u` with its next nonce, handed to one node (`rng`'s pick). */
+  async function send(rng: Prng, u: number, input: TxInput, protocolTx: boolean): Promise<Hex> {
+    const tx = signTx(
+      users[u],
+      { ...buildTx(input), nonce: nonces[u]++, fee: String(COIN), timestamp: sched.now },
+      nodes[0].network,
+    );
+    stats.txs++;
+    if (protocolTx) stats.protocolTxs++;
+    pending.set(tx.id, tx);
+    await rng.pick(nodes).admit(tx);
+    return tx.id;
+  }
+
+  // The clients' wallets: every 4 slots each sent transaction not yet in the chain of a live node is sent again, to
+  // a node of its own stream's choosing — as a wallet rebroadcasts — so one lost to a crashed node's pool does not
+  // leave a gap that holds back every later nonce of its sender.
+  const rebroadcast = new Prng(o.seed ^ 0x2eb0ad);
+  for (let t = t0 + 4 * o.slotMs + Math.floor(o.slotMs / 2); t < end; t += 4 * o.slotMs)
+    sched.at(t, async () => {
+      const judge = honest.find((n) => n.up);
+      if (!judge) return;
+      for (const [id, tx] of [...pending].slice(0, 200)) {
+        if ((await judge.store.txLocation(id)) !== undefined) {
+          pending.delete(id);
+          continue;
+        }
+        await rebroadcast.pick(nodes).admit(tx);
       }
     });
 
@@ -350,18 +409,19 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
     for (let t = t0 + Math.floor((2 * o.slotMs) / 3); t < end; t += o.slotMs)
       sched.at(t, async () => {
         if (!proto.chance(330)) return;
-        const u = proto.int(users.length);
         const input = protocolInput(proto, users, proposals);
-        const tx = signTx(
-          users[u],
-          { ...buildTx(input), nonce: nonces[u]++, fee: String(COIN), timestamp: t },
-          nodes[0].network,
-        );
-        if (input.type === 'GOV_PROPOSE') proposals.push(tx.id);
-        stats.txs++;
-        stats.protocolTxs++;
-        await proto.pick(nodes).admit(tx);
+        const id = await send(proto, proto.int(users.length), input, true);
+        if (input.type === 'GOV_PROPOSE') proposals.push(id);
       });
+
+  // An extension's clients, each slot, on a stream of their own.
+  if (ext?.slot) {
+    const mine = new Prng(o.seed ^ 0x0e7e0e7e);
+    for (let t = t0 + Math.floor((5 * o.slotMs) / 6); t < end; t += o.slotMs) {
+      const slot = Math.floor((t - t0) / o.slotMs);
+      sched.at(t, () => ext.slot!({ slot, now: t, rng: mine, users, send: (u, input) => send(mine, u, input, false) }));
+    }
+  }
 
   // Faults, in the faulty phase only: partitions that heal, crashes that restart.
   if (o.faults)
@@ -430,6 +490,16 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
   const followers = nodes.map(() => new LifecycleFollower());
   async function check(): Promise<void> {
     if (escalations.length > 0) throw new SafetyFailure(`an actor crashed for good: ${escalations[0]}`);
+    // Same blocks ⇒ same state: two nodes at one head have one state root, at every step.
+    const rootOf = new Map<string, string>();
+    for (const n of honest) {
+      if (!n.up) continue;
+      const h = n.view.head;
+      const seen = rootOf.get(h.hash);
+      if (seen !== undefined && seen !== h.stateRoot)
+        throw new SafetyFailure(`head #${h.height} ${h.hash}: state roots ${seen} and ${h.stateRoot} (${n.name})`);
+      rootOf.set(h.hash, h.stateRoot);
+    }
     for (const n of honest) {
       if (!n.up) continue;
       const f = n.view.head.finalizedHeight;
@@ -441,8 +511,11 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
         if (seen && seen !== s.hash)
           throw new SafetyFailure(`two blocks final at #${h}: ${seen} and ${s.hash} (${n.name})`);
         finalHash.set(h, s.hash);
-        const moved = followers[n.id].follow((await n.store.block(h))!);
+        const block = (await n.store.block(h))!;
+        const moved = followers[n.id].follow(block);
         if (moved) throw new SafetyFailure(`${n.name}'s final chain, machine lifecycles: ${moved}`);
+        const broken = await ext?.final?.(n, block);
+        if (broken) throw new SafetyFailure(`${n.name}'s final #${h}: ${broken}`);
       }
       if (f > checked[n.id]) trace.add(sched.now, `${n.name} final #${f}`);
       if (healed && f > healedFinal && advancedAt[n.id] === Number.POSITIVE_INFINITY) advancedAt[n.id] = sched.now;
@@ -461,7 +534,7 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
     failure =
       stats.livenessSlots > bound
         ? `liveness: finality moved ${stats.livenessSlots} slots after the faults healed (bound ${bound})`
-        : await endChecks(honest, healedFinal, genesisSupply);
+        : ((await endChecks(honest, healedFinal, genesisSupply)) ?? (await ext?.end?.(honest)) ?? null);
   } catch (e) {
     if (!(e instanceof SafetyFailure)) throw e;
     failure = e.message;
