@@ -29,6 +29,7 @@ export interface SimOptions {
   /**
    * One validator is byzantine: two nodes sign with its key, without double-sign protection or
    * the vote rules, each heard by its own part of the network (it equivocates in every slot).
+   * From 7 validators, another withholds its blocks: each is published 2–6 slots late.
    */
   byzantine: boolean;
   /** Half the crashes fall inside the node's next writes instead of between events (their own PRNG stream). */
@@ -172,6 +173,13 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
   // The byzantine validator, if any: two nodes under its key, each heard by one side of the others.
   const twin = o.byzantine ? rng.int(validators.length) : -1;
   const side = validators.map(() => rng.int(2));
+  // From 7 validators (two faults tolerated), a second one withholds: it publishes each block of its own 2–6 slots
+  // late (its peers may still pull it by sync), so the others build past it and its release reorganizes them.
+  const withholding = new Prng(o.seed ^ 0x3717);
+  const withholder =
+    o.byzantine && validators.length >= 7
+      ? (twin + 1 + withholding.int(validators.length - 1)) % validators.length
+      : -1;
   const nodes: SimNode[] = [];
   const hooks = {
     produced: (n: SimNode, b: Block) => produced(n, b),
@@ -201,6 +209,8 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
       nodes.push(n);
     }
   wiring.peers = nodes.map((n) => n.url);
+  if (twin >= 0)
+    trace.add(t0, `byzantine: v${twin} runs twins${withholder >= 0 ? `; v${withholder} withholds its blocks` : ''}`);
   const byUrl = new Map(nodes.map((n) => [n.url, n]));
   const honest = nodes.filter((n) => !n.byzantine);
   /** A twin talks to the honest nodes of its side only, never to the other twin. */
@@ -312,7 +322,10 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
               );
             return r?.status ?? 503;
           },
-          block.txs.length * o.txMs,
+          block.txs.length * o.txMs +
+            (from.index === withholder && block.header.producer === from.keys.address
+              ? withholding.between(2, 6) * o.slotMs
+              : 0),
         ),
       postTx: (url, tx) =>
         request(from, url, async (to) => {
