@@ -172,23 +172,28 @@ function forkedPeers(forkAt: number, ourTip: number, peerTip: number, perPage: n
   return { view, consensus, transport, pagesAsked, theirs };
 }
 
+/** One tick of the p2p actor against forkedPeers' peer. */
+async function syncOnce(f: ReturnType<typeof forkedPeers>): Promise<void> {
+  const p2p = p2pBehavior({
+    peers: ['sim://a'],
+    consensus: f.consensus as never,
+    view: f.view,
+    genesisHash: GENESIS,
+    chainId: 7,
+    book: new Map(),
+    log,
+    now: () => 5_000,
+    transport: f.transport,
+  });
+  await p2p.handle({ type: 'tick', now: 5_000 });
+}
+
 describe('sync across a fork', () => {
   it('finds where the chains part and takes a branch that outweighs our head only past its first pages', async () => {
     // Before: the page after the step back held blocks we had, so the loop asked again from our head (an orphan
     // again) and stepped back again, for ever — the soak's split: nodes that never took the longer chain.
     const f = forkedPeers(20, 34, 38, 4);
-    const p2p = p2pBehavior({
-      peers: ['sim://a'],
-      consensus: f.consensus as never,
-      view: f.view,
-      genesisHash: GENESIS,
-      chainId: 7,
-      book: new Map(),
-      log,
-      now: () => 5_000,
-      transport: f.transport,
-    });
-    await p2p.handle({ type: 'tick', now: 5_000 });
+    await syncOnce(f);
     expect(f.view.head).toMatchObject({ height: 38, hash: f.theirs(38) });
     // From our head, back 32, then page by page up to the peer's head: no page asked twice.
     expect(f.pagesAsked).toEqual([35, 3, 7, 11, 15, 19, 23, 27, 31, 35]);
@@ -204,18 +209,7 @@ describe('sync across a fork', () => {
       genesisHash: GENESIS,
       chainId: 7,
     });
-    const p2p = p2pBehavior({
-      peers: ['sim://a'],
-      consensus: f.consensus as never,
-      view: f.view,
-      genesisHash: GENESIS,
-      chainId: 7,
-      book: new Map(),
-      log,
-      now: () => 5_000,
-      transport: f.transport,
-    });
-    await p2p.handle({ type: 'tick', now: 5_000 });
+    await syncOnce(f);
     expect(f.view.head.height).toBe(34);
     expect(f.view.head.hash.startsWith('0xa')).toBe(true);
     expect(f.pagesAsked.length).toBeLessThan(12);
