@@ -1,8 +1,6 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { ConsensusMsg } from '../../../src/actors/protocol';
-import { Supervisor } from '../../../src/actors/supervisor';
-import { startNetwork } from '../../../src/network/network';
 import { p2pBehavior } from '../../../src/network/p2pActor';
 import type { ChainPage, PeerStatus, PeerTransport } from '../../../src/network/peerClient';
 import { readinessOf, SYNC_LAG_BLOCKS, syncingBehind } from '../../../src/network/readiness';
@@ -258,62 +256,6 @@ describe('a poll round and a peer that does not answer', () => {
     const done = await Promise.race([second.then(() => 'done'), new Promise((r) => setTimeout(r, 2_000, 'waiting'))]);
     expect(done).toBe('done');
     expect(asked).toBe(2); // polled again all the same: its answer, if it comes, is for the next round
-  });
-});
-
-describe("the node's network side: gossip and sync apart", () => {
-  /** startNetwork over a transport whose status answers wait until released; every call is recorded. */
-  async function network() {
-    const calls: string[] = [];
-    let release: () => void = () => {};
-    const answered = new Promise<void>((r) => (release = r));
-    const transport: PeerTransport = {
-      status: async (peer) => {
-        calls.push(`status ${peer}`);
-        await answered;
-        return { height: 0, hash: hashOf(0), finalizedHeight: 0, justifiedHeight: 0 };
-      },
-      chain: async () => ({ blocks: [], next: null }),
-      postBlock: async (peer, b) => (calls.push(`block ${peer} ${b.header.height}`), 200),
-      postTx: async () => true,
-    };
-    const supervisor = new Supervisor(log, () => {});
-    const net = await startNetwork({
-      peers: ['sim://a'],
-      consensus: { ask: async () => ({ imported: 0, known: 0, head: headAt(0) }) } as never,
-      view: { head: headAt(0) },
-      genesisHash: GENESIS,
-      chainId: 7,
-      supervisor,
-      log,
-      slotMs: 500,
-      idleBlockMs: 2_000,
-      now: () => 1_000,
-      transport,
-    });
-    return { net, calls, release, supervisor };
-  }
-
-  it('a poll goes out while relayed transactions wait in the gossip mailbox', async () => {
-    // Before, one mailbox: a tick was sent only when it was empty, which at 60 tx/s it never was, so no node
-    // synced and the soak's network split for good.
-    const t = await network();
-    for (let i = 0; i < 50; i++) t.net.relay({ id: hashOf(1_000 + i) } as SignedTx);
-    t.net.tick(1_000);
-    await expect.poll(() => t.calls.includes('status sim://a')).toBe(true);
-    t.release();
-    await t.supervisor.stop();
-  });
-
-  it("the node's own block is gossiped while a sync waits on a peer", async () => {
-    // Before, a sync held the one mailbox, and the block it had just produced waited behind it: a fork each time.
-    const t = await network();
-    t.net.tick(1_000);
-    await expect.poll(() => t.calls.includes('status sim://a')).toBe(true); // the poll is out, not answered
-    t.net.produced(blockAt(7));
-    await expect.poll(() => t.calls.includes('block sim://a 7')).toBe(true);
-    t.release();
-    await t.supervisor.stop();
   });
 });
 
