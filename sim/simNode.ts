@@ -15,7 +15,9 @@ import type {
 import { loadChainView, type ChainView } from '../src/api/chainView';
 import { HeadAccounts } from '../src/api/headAccounts';
 import type { GenesisSpec } from '../src/chain/genesis';
-import { verifyHybridReference, type VerifyJob } from '../src/crypto/hybrid';
+import { createFastVerifier } from '../src/crypto/fastVerify';
+import type { VerifyJob } from '../src/crypto/hybrid';
+import { VerifiedCache } from '../src/crypto/verifiedCache';
 import type { HybridKeys } from '../src/crypto/keys';
 import { pqKeyHashOf } from '../src/crypto/txSigning';
 import { TxPool } from '../src/mempool/pool';
@@ -23,7 +25,7 @@ import type { BlockIntakeOutcome } from '../src/network/blockIntake';
 import { startNetwork, type Network as P2pNetwork } from '../src/network/network';
 import type { PeerTransport } from '../src/network/peerClient';
 import { writeGenesis } from '../src/node/genesisSource';
-import { toHex, type Hex } from '../src/primitives/hex';
+import type { Hex } from '../src/primitives/hex';
 import type { Network } from '../src/protocol/network';
 import type { Block, SignedTx } from '../src/protocol/types';
 import { MemoryKv, type KvBatch, type KvRange, type KvStore } from '../src/state/kv';
@@ -39,18 +41,20 @@ const LOG_LEVEL = process.env.SIM_LOG ?? 'silent';
 const logTo = LOG_LEVEL === 'silent' ? undefined : pino.destination(2);
 
 /**
- * Signature checks are pure: the simulator's nodes share one memo, so a transaction every node
- * imports is verified once (for real, with the reference verifier), not once per node.
+ * Signature checks are pure: the simulator's nodes share one memo (keyed by every byte a check
+ * reads), so a transaction every node imports is verified once, not once per node — for real,
+ * with the single-thread fast verifier (OpenSSL + liboqs, the verify pool's code; it agrees
+ * with the reference verifier on every input: test/property/verify-agreement.test.ts).
  */
+const fast = await createFastVerifier();
 const verified = new Map<string, boolean>();
-const jobKey = (j: VerifyJob) => `${toHex(j.sigs.secp256k1)}${j.msg.length}`;
 export const memoVerifier = {
   async verifyMany(jobs: readonly VerifyJob[]): Promise<boolean[]> {
     return jobs.map((j) => {
-      const k = jobKey(j);
+      const k = VerifiedCache.keyOf(j);
       let ok = verified.get(k);
       if (ok === undefined) {
-        ok = verifyHybridReference(j.msg, j.pubs, j.sigs);
+        ok = fast.verify(j.msg, j.pubs, j.sigs);
         if (verified.size > 50_000) verified.clear();
         verified.set(k, ok);
       }

@@ -79,6 +79,7 @@ export function newPeer(url: string): PeerInfo {
 function peerBook(d: Pick<P2pDeps, 'peers' | 'book' | 'log' | 'now'>) {
   for (const url of d.peers) if (!d.book.has(url)) d.book.set(url, newPeer(url));
   const active = (now: number) => [...d.book.values()].filter((p) => p.droppedUntil <= now);
+  let turn = 0;
   return {
     active,
     /**
@@ -95,10 +96,19 @@ function peerBook(d: Pick<P2pDeps, 'peers' | 'book' | 'log' | 'now'>) {
         d.log.warn({ peer: p.url, why }, `peer dropped for ${DROP_MS / 1000} s`);
       } else d.log.debug({ peer: p.url, score: p.score, why }, 'peer scored down');
     },
-    fanout: () =>
-      active(d.now())
-        .sort((a, b) => b.score - a.score)
-        .slice(0, FANOUT),
+    /**
+     * The peers a message goes to: FANOUT of them, each message the next FANOUT in turn. Not the best-scored ones:
+     * with every node sending to the same top eight, a peer a partition had cut off (scored down, and recovering a
+     * point a poll) was sent no block by anyone until its score came back, and built on stale heads meanwhile. In
+     * turn, every peer hears from every node within a few messages, whatever its score.
+     */
+    fanout(): PeerInfo[] {
+      const peers = active(d.now()).sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
+      if (peers.length <= FANOUT) return peers;
+      const start = turn % peers.length;
+      turn += FANOUT;
+      return [...peers.slice(start), ...peers.slice(0, start)].slice(0, FANOUT);
+    },
   };
 }
 
