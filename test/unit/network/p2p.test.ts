@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { ConsensusMsg } from '../../../src/actors/protocol';
-import { p2pBehavior } from '../../../src/network/p2pActor';
+import { FANOUT, p2pBehavior } from '../../../src/network/p2pActor';
 import type { ChainPage, PeerStatus, PeerTransport } from '../../../src/network/peerClient';
 import { readinessOf, SYNC_LAG_BLOCKS, syncingBehind } from '../../../src/network/readiness';
 import type { Head } from '../../../src/protocol/chain';
@@ -185,6 +185,32 @@ async function syncOnce(f: ReturnType<typeof forkedPeers>): Promise<void> {
   });
   await p2p.handle({ type: 'tick', now: 5_000 });
 }
+
+describe('gossip fanout', () => {
+  it('sends each message to the next FANOUT peers in turn: within three messages all 20 peers, scored down or not', async () => {
+    const sent: string[][] = [[], [], []];
+    let message = 0;
+    const peers = Array.from({ length: 20 }, (_, i) => `sim://p${String(i).padStart(2, '0')}`);
+    const book = new Map<string, PeerInfo>();
+    const p2p = p2pBehavior({
+      peers,
+      consensus: {} as never,
+      view: { head: headAt(0) },
+      genesisHash: GENESIS,
+      chainId: 7,
+      book,
+      log,
+      now: () => 0,
+      transport: { ...fakePeer(0).transport, postBlock: async (peer) => (sent[message].push(peer), 200) },
+    });
+    // Twelve peers a partition cut off, scored down: before, the same best-scored eight got every message.
+    for (const url of peers.slice(0, 12)) book.get(url)!.score = -40;
+    for (; message < 3; message++) await p2p.handle({ type: 'gossipBlock', block: blockAt(message + 1) });
+    await new Promise((r) => setImmediate(r));
+    expect(sent.map((s) => s.length)).toEqual([FANOUT, FANOUT, FANOUT]);
+    expect(new Set(sent.flat())).toEqual(new Set(peers));
+  });
+});
 
 describe('sync across a fork', () => {
   it('finds where the chains part and takes a branch that outweighs our head only past its first pages', async () => {
