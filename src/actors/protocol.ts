@@ -65,7 +65,8 @@ export type ConsensusReplies = {
 export type ProducerMsg =
   // vote: the finality vote the block will cast (consensus/checkpoints.ts), checked against the guard before building
   | { type: 'build'; parent: Head; now: number; pending: SignedTx[][]; vote: NextVote }
-  | { type: 'signed'; height: number; slot: number; vote: SignedVote } // committed: record it for double-sign protection
+  // committed: record it for double-sign protection (no vote: the block abstained)
+  | { type: 'signed'; height: number; slot: number; vote?: SignedVote }
   // a --dev revert took the chain back to `height`: sign after it again
   | { type: 'devForget'; height: number; slot: number };
 

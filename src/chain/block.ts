@@ -36,6 +36,8 @@ export function sealBlock(
     txs: SignedTx[];
     results: Block['results'];
     events: NonNullable<Block['events']>;
+    /** The block is not the producer's finality vote (BlockHeader.abstain). */
+    abstain?: boolean;
   },
 ): Block {
   const header = signHeader(keys, {
@@ -46,6 +48,7 @@ export function sealBlock(
     txRoot: txRootOf(b.txs),
     stateRoot: b.stateRoot,
     txCount: b.txs.length,
+    ...(b.abstain ? { abstain: true as const } : {}),
   });
   return { header, txs: b.txs, results: b.results, ...(b.events.length ? { events: b.events } : {}) };
 }

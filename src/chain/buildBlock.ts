@@ -55,6 +55,8 @@ export async function buildBlock(
      * changes the result).
      */
     txsDone?: () => void;
+    /** The block will not be its producer's finality vote (BlockHeader.abstain): its schedule step counts none. */
+    abstain?: boolean;
   },
 ): Promise<BuildResult> {
   const out: BuildResult = { txs: [], results: [], dropped: [], events: [] };
@@ -100,6 +102,11 @@ export async function buildBlock(
     // a temporary skip or a gap leaves the sender out of this block
   }
   opts.txsDone?.();
-  out.events = await finishBlock(state, { height: opts.height, producer: opts.producer, burned });
+  out.events = await finishBlock(state, {
+    height: opts.height,
+    producer: opts.producer,
+    burned,
+    abstain: opts.abstain,
+  });
   return out;
 }

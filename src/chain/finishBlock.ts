@@ -20,7 +20,7 @@ import type { Address } from '../protocol/types';
  */
 export async function finishBlock(
   state: ExecState,
-  b: { height: number; producer: Address; burned: bigint },
+  b: { height: number; producer: Address; burned: bigint; abstain?: boolean },
   machines: MachineRegistry = MACHINES,
 ): Promise<ChainEvent[]> {
   const { events } = await tickMachines(state, machines, b.height);
@@ -30,7 +30,7 @@ export async function finishBlock(
   await matureUnbonding(state, b.height);
   // Finality, downtime jailing, the election at an epoch boundary, and the set in force.
   events.push(
-    ...(await advanceSchedule(state, p, b.height, b.producer, async () =>
+    ...(await advanceSchedule(state, p, { height: b.height, producer: b.producer, abstain: b.abstain }, async () =>
       isEpochBoundary(b.height, p) ? elect(state, p, b.height) : [],
     )),
   );

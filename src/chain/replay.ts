@@ -37,7 +37,12 @@ export async function applyBlock(
     }
     burned += v.burned;
   }
-  const events = await finishBlock(state, { height: header.height, producer: header.producer, burned });
+  const events = await finishBlock(state, {
+    height: header.height,
+    producer: header.producer,
+    burned,
+    abstain: header.abstain,
+  });
   if (canonicalJson(events) !== canonicalJson(block.events ?? [])) return 'end-of-block events differ from the block';
   return undefined;
 }

@@ -115,18 +115,19 @@ export function voteAt(e: Epochs | undefined, height: number, length: number, fi
 
 /**
  * The record after a block at `height` by `producer`: its vote counted (counting members
- * only), the epoch's checkpoint justified at ⌊2n/3⌋+1 votes, and `finalized` — the height of
- * the checkpoint this block made final, when it did.
+ * only; an abstaining block is no vote), the epoch's checkpoint justified at ⌊2n/3⌋+1 votes,
+ * and `finalized` — the height of the checkpoint this block made final, when it did.
  */
 export function epochStep(
   e: Epochs | undefined,
-  block: { height: number; producer: Address },
+  block: { height: number; producer: Address; abstain?: boolean },
   counting: readonly Address[],
   length: number,
   finalizedHeight: number,
 ): { epochs: Epochs; finalized?: number } {
   let x = opened(e, block.height, length, finalizedHeight);
-  if (counting.includes(block.producer) && !x.votes.includes(block.producer))
+  // An abstaining block moves the epochs on like any other but is nobody's vote.
+  if (!block.abstain && counting.includes(block.producer) && !x.votes.includes(block.producer))
     x = { ...x, votes: [...x.votes, block.producer] };
   if (x.justified.epoch >= x.current.epoch || x.votes.length < finalityThreshold(counting.length)) return { epochs: x };
   const finalized = x.source.epoch === x.current.epoch - 1 ? x.source.height : undefined;

@@ -15,9 +15,11 @@ import { MLDSA44_SIG_BYTES, SECP_SIG_BYTES, verifyHybridReference } from './hybr
 /** Bytes both producer signatures cover; the block hash is their keccak. */
 export function headerSigningBytes(h: BlockHeader): Uint8Array {
   const { height, parentHash, timestamp, producer, txRoot, stateRoot, txCount } = h;
+  // `abstain` is signed only where it is set: every other header's bytes are what they always were.
+  const abstain = h.abstain === true ? { abstain: true } : {};
   return concatBytes(
     utf8(BLOCK_DOMAIN),
-    canonicalBytes({ height, parentHash, timestamp, producer, txRoot, stateRoot, txCount }),
+    canonicalBytes({ height, parentHash, timestamp, producer, txRoot, stateRoot, txCount, ...abstain }),
   );
 }
 
@@ -71,6 +73,7 @@ export const SIGNED_HEADER_SCHEMA = Type.Object(
     txRoot: HASH,
     stateRoot: HASH,
     txCount: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+    abstain: Type.Optional(Type.Literal(true)),
     hash: HASH,
     signatures: Type.Object(
       {

@@ -166,6 +166,12 @@ export interface BlockHeader {
   txRoot: Hex;
   stateRoot: Hex;
   txCount: number;
+  /**
+   * Present (true) when the block is not its producer's finality vote (consensus/checkpoints.ts): it already voted
+   * for another checkpoint of this epoch, on a branch that lost. Absent on every other block, so their bytes and
+   * hashes are as before.
+   */
+  abstain?: true;
 }
 
 /** A validator's block-signing public keys (bound in state when it stands for election). */

@@ -68,12 +68,13 @@ function simulate(steps: Step[], honestRules: boolean, reached = { height: 0 }):
       source: v.source.epoch,
     };
     if (honest && height <= lastHeight[who]) continue;
-    if (honest && honestRules && voteRefusal(lastVote[who], next)) continue;
-    const r = epochStep(parent.epochs, { height, producer: set[who] }, set, N, parent.fin);
+    // A vote an honest validator must not cast: its block abstains (it is made, and counts as nobody's vote).
+    const abstain = honest && honestRules && voteRefusal(lastVote[who], next) !== undefined;
+    const r = epochStep(parent.epochs, { height, producer: set[who], abstain }, set, N, parent.fin);
     const block: Node = { id, parent, height, epochs: r.epochs, fin: Math.max(parent.fin, r.finalized ?? 0) };
     blocks.push(block);
     lastHeight[who] = height;
-    lastVote[who] = signedVote(lastVote[who], next, hashOf(block));
+    if (!abstain) lastVote[who] = signedVote(lastVote[who], next, hashOf(block));
     const final = ancestor(block, block.fin);
     reached.height = Math.max(reached.height, final.height);
     for (const f of finals)

@@ -64,6 +64,15 @@ describe('network simulation', () => {
     expect(r.stats.livenessSlots).toBeLessThanOrEqual(livenessBound(4));
   }, 120_000);
 
+  it('seed 5073, 19 validators: the run where validators that could not vote made no blocks and nothing finalized', async () => {
+    // After the partitions most of the set had voted for checkpoints that lost; refused their votes, they made no
+    // blocks, and an epoch (counted in blocks) could not end: nothing final in 180 slots. They now make abstaining
+    // blocks (test/unit/actors/consensus/abstain.test.ts).
+    const r = await simulate({ ...DEFAULT_OPTIONS, seed: 5073, validators: 19 });
+    expect(r.failure, summary(r)).toBeNull();
+    expect(r.stats.finalized).toBeGreaterThan(40);
+  }, 180_000);
+
   it('a quiet network finalizes every few blocks and never reorganizes', async () => {
     const r = await simulate({
       ...DEFAULT_OPTIONS,

@@ -117,7 +117,10 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
     // The stored chain remembers the rest; these cover blocks of ours a reorganization took away.
     if (ownBlocks.size > OWN_BLOCKS_KEPT) ownBlocks.delete(ownBlocks.keys().next().value!);
     await commitBlock(built);
-    const signed = { ...vote, target: { epoch: vote.target.epoch, hash: hash ?? block.header.hash } };
+    // An abstaining block records its height and slot, and no vote.
+    const signed = block.header.abstain
+      ? undefined
+      : { ...vote, target: { epoch: vote.target.epoch, hash: hash ?? block.header.hash } };
     await d.producer.ask({ type: 'signed', height: block.header.height, slot, vote: signed });
     d.onBlockProduced?.((performance.now() - built.started) / 1000);
     d.onProduced?.(block);

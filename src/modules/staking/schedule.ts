@@ -83,22 +83,16 @@ export async function getSchedule(s: ExecState): Promise<ScheduleRecord> {
 export async function advanceSchedule(
   s: ExecState,
   p: Params,
-  height: number,
-  producer: Address,
+  block: { height: number; producer: Address; abstain?: boolean },
   elected: () => Promise<ChainEvent[]>,
 ): Promise<ChainEvent[]> {
+  const { height, producer } = block;
   const sch = await getSchedule(s);
   const events: ChainEvent[] = [];
   const lastProduced: Record<Address, number> = { ...sch.lastProduced, [producer]: height };
   const joining: Record<Address, Joining> = { ...sch.joining };
   if (joining[producer]?.firstBlock === null) joining[producer] = { ...joining[producer], firstBlock: height };
-  const step = epochStep(
-    sch.epochs,
-    { height, producer },
-    countingMembers(sch),
-    sch.active.length,
-    sch.finalizedHeight,
-  );
+  const step = epochStep(sch.epochs, block, countingMembers(sch), sch.active.length, sch.finalizedHeight);
   const finalizedHeight = Math.max(sch.finalizedHeight, step.finalized ?? 0);
   // A joining member counts from the block where its first block is final.
   for (const [a, j] of Object.entries(joining))
