@@ -30,7 +30,7 @@ export async function finishBlock(
   await matureUnbonding(state, b.height);
   // Finality, downtime jailing, the election at an epoch boundary, and the set in force.
   events.push(
-    ...(await advanceSchedule(state, p, { height: b.height, producer: b.producer, abstain: b.abstain }, async () =>
+    ...(await advanceSchedule(state, p, b, async () =>
       isEpochBoundary(b.height, p) ? elect(state, p, b.height) : [],
     )),
   );

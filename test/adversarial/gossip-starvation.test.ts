@@ -1,22 +1,9 @@
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { Supervisor } from '../../src/actors/supervisor';
 import { startNetwork } from '../../src/network/network';
 import type { PeerTransport } from '../../src/network/peerClient';
-import type { Head } from '../../src/protocol/chain';
-import type { Block, SignedTx } from '../../src/protocol/types';
-
-const log = pino({ level: 'silent' });
-const GENESIS = `0x${'11'.repeat(32)}` as const;
-const hashOf = (h: number) => `0x${h.toString(16).padStart(64, '0')}` as const;
-const headAt = (height: number): Head => ({
-  height,
-  hash: hashOf(height),
-  stateRoot: GENESIS,
-  finalizedHeight: 0,
-  timestamp: 0,
-});
-const blockAt = (height: number) => ({ header: { height, hash: hashOf(height) } }) as unknown as Block;
+import type { SignedTx } from '../../src/protocol/types';
+import { blockAt, GENESIS, hashOf, headAt, quietLog as log } from '../helpers/p2pFixtures';
 
 /**
  * The node's network side (network/network.ts) as `cairn node` starts it, over an in-memory transport: gossip and

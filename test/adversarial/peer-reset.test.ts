@@ -1,22 +1,7 @@
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { ConsensusMsg } from '../../src/actors/protocol';
-import { p2pBehavior } from '../../src/network/p2pActor';
 import type { ChainPage, PeerTransport } from '../../src/network/peerClient';
-import type { Head } from '../../src/protocol/chain';
-import type { PeerInfo } from '../../src/protocol/peers';
-import type { Block } from '../../src/protocol/types';
-
-const GENESIS = `0x${'11'.repeat(32)}` as const;
-const hashOf = (h: number) => `0x${h.toString(16).padStart(64, '0')}` as const;
-const headAt = (height: number): Head => ({
-  height,
-  hash: hashOf(height),
-  stateRoot: GENESIS,
-  finalizedHeight: 0,
-  timestamp: 0,
-});
-const blockAt = (height: number) => ({ header: { height, hash: hashOf(height) } }) as unknown as Block;
+import { blockAt, GENESIS, hashOf, headAt, testP2p } from '../helpers/p2pFixtures';
 
 /**
  * A peer that dies in the middle of a sync (its connection reset) must not take the node with it. In the soak, two
@@ -55,17 +40,7 @@ describe('a peer resetting its connection during a sync', () => {
           return { imported: m.blocks.length, known: 0, head: view.head };
         },
       };
-      const p2p = p2pBehavior({
-        peers: ['sim://a'],
-        consensus: consensus as never,
-        view,
-        genesisHash: GENESIS,
-        chainId: 7,
-        book: new Map<string, PeerInfo>(),
-        log: pino({ level: 'silent' }),
-        now: () => 5_000,
-        transport,
-      });
+      const p2p = testP2p({ consensus: consensus as never, view, transport });
       await p2p.handle({ type: 'tick', now: 5_000 });
       await new Promise((r) => setTimeout(r, 50)); // an unhandled rejection is reported after a turn of the loop
       expect(view.head.height).toBe(250);

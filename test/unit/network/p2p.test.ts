@@ -1,25 +1,11 @@
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { ConsensusMsg } from '../../../src/actors/protocol';
-import { FANOUT, p2pBehavior } from '../../../src/network/p2pActor';
+import { FANOUT } from '../../../src/network/p2pActor';
 import type { ChainPage, PeerStatus, PeerTransport } from '../../../src/network/peerClient';
 import { readinessOf, SYNC_LAG_BLOCKS, syncingBehind } from '../../../src/network/readiness';
-import type { Head } from '../../../src/protocol/chain';
 import type { PeerInfo } from '../../../src/protocol/peers';
 import type { Block, SignedTx } from '../../../src/protocol/types';
-
-const log = pino({ level: 'silent' });
-const GENESIS = `0x${'11'.repeat(32)}` as const;
-const hashOf = (h: number) => `0x${h.toString(16).padStart(64, '0')}` as const;
-const headAt = (height: number, timestamp = 0): Head => ({
-  height,
-  hash: hashOf(height),
-  stateRoot: GENESIS,
-  finalizedHeight: 0,
-  timestamp,
-});
-/** Only what the p2p actor reads of a block: its header's height and hash. */
-const blockAt = (height: number) => ({ header: { height, hash: hashOf(height) } }) as unknown as Block;
+import { blockAt, GENESIS, hashOf, headAt, testP2p } from '../../helpers/p2pFixtures';
 
 /** A peer at `height` reached through an in-memory transport (what a simulator passes): every call is recorded. */
 function fakePeer(height: number) {
@@ -58,17 +44,7 @@ describe('the p2p actor over an injected transport and clock', () => {
     };
     const book = new Map<string, PeerInfo>();
     const now = () => 5_000;
-    const p2p = p2pBehavior({
-      peers: ['sim://a'],
-      consensus: consensus as never,
-      view,
-      genesisHash: GENESIS,
-      chainId: 7,
-      book,
-      log,
-      now,
-      transport: peer.transport,
-    });
+    const p2p = testP2p({ consensus: consensus as never, view, book, now, transport: peer.transport });
     await p2p.handle({ type: 'tick', now: now() });
     expect(view.head.height).toBe(450);
     expect(imported).toEqual(Array.from({ length: 450 }, (_, i) => i + 1));
@@ -82,21 +58,7 @@ describe('the p2p actor over an injected transport and clock', () => {
 
   it('gossips a block and relays a transaction once each', async () => {
     const peer = fakePeer(0);
-    const p2p = p2pBehavior({
-      peers: ['sim://a'],
-      consensus: {
-        ask: async () => {
-          throw new Error('not asked');
-        },
-      } as never,
-      view: { head: headAt(0) },
-      genesisHash: GENESIS,
-      chainId: 7,
-      book: new Map(),
-      log,
-      now: () => 0,
-      transport: peer.transport,
-    });
+    const p2p = testP2p({ now: () => 0, transport: peer.transport });
     for (let i = 0; i < 2; i++) {
       await p2p.handle({ type: 'gossipBlock', block: blockAt(3) });
       await p2p.handle({ type: 'relayTx', tx: { id: hashOf(9) } as SignedTx });
@@ -172,17 +134,7 @@ function forkedPeers(forkAt: number, ourTip: number, peerTip: number, perPage: n
 
 /** One tick of the p2p actor against forkedPeers' peer. */
 async function syncOnce(f: ReturnType<typeof forkedPeers>): Promise<void> {
-  const p2p = p2pBehavior({
-    peers: ['sim://a'],
-    consensus: f.consensus as never,
-    view: f.view,
-    genesisHash: GENESIS,
-    chainId: 7,
-    book: new Map(),
-    log,
-    now: () => 5_000,
-    transport: f.transport,
-  });
+  const p2p = testP2p({ consensus: f.consensus as never, view: f.view, transport: f.transport });
   await p2p.handle({ type: 'tick', now: 5_000 });
 }
 
@@ -192,14 +144,9 @@ describe('gossip fanout', () => {
     let message = 0;
     const peers = Array.from({ length: 20 }, (_, i) => `sim://p${String(i).padStart(2, '0')}`);
     const book = new Map<string, PeerInfo>();
-    const p2p = p2pBehavior({
+    const p2p = testP2p({
       peers,
-      consensus: {} as never,
-      view: { head: headAt(0) },
-      genesisHash: GENESIS,
-      chainId: 7,
       book,
-      log,
       now: () => 0,
       transport: { ...fakePeer(0).transport, postBlock: async (peer) => (sent[message].push(peer), 200) },
     });
@@ -264,17 +211,7 @@ describe('a poll round and a peer that does not answer', () => {
       },
     };
     const book = new Map<string, PeerInfo>();
-    const sync = p2pBehavior({
-      peers: ['sim://a', 'sim://b'],
-      consensus: consensus as never,
-      view,
-      genesisHash: GENESIS,
-      chainId: 7,
-      book,
-      log,
-      now: () => 5_000,
-      transport,
-    });
+    const sync = testP2p({ peers: ['sim://a', 'sim://b'], consensus: consensus as never, view, book, transport });
     await sync.handle({ type: 'tick', now: 5_000 });
     expect(view.head.height).toBe(30);
     ahead.transport.status = async () => ({ height: 60, hash: hashOf(60), finalizedHeight: 0, justifiedHeight: 0 });

@@ -1,0 +1,42 @@
+import pino from 'pino';
+import type { Behavior } from '../../src/actors/actorRef';
+import type { P2pMsg } from '../../src/actors/protocol';
+import { p2pBehavior, type P2pDeps } from '../../src/network/p2pActor';
+import type { Head } from '../../src/protocol/chain';
+import type { Block } from '../../src/protocol/types';
+
+/** What the p2p tests share: a genesis, heads and blocks that are only their height and hash, a silent log. */
+export const quietLog = pino({ level: 'silent' });
+export const GENESIS = `0x${'11'.repeat(32)}` as const;
+export const hashOf = (h: number) => `0x${h.toString(16).padStart(64, '0')}` as const;
+export const headAt = (height: number, timestamp = 0): Head => ({
+  height,
+  hash: hashOf(height),
+  stateRoot: GENESIS,
+  finalizedHeight: 0,
+  timestamp,
+});
+/** Only what the p2p actor reads of a block: its header's height and hash. */
+export const blockAt = (height: number) => ({ header: { height, hash: hashOf(height) } }) as unknown as Block;
+
+/**
+ * The p2p actor under test: one peer `sim://a`, GENESIS and chain id 7, a clock at 5 s, a consensus actor that must
+ * not be asked; `deps` replaces any of it (the transport always).
+ */
+export function testP2p(deps: Partial<P2pDeps> & Pick<P2pDeps, 'transport'>): Behavior<P2pMsg> {
+  return p2pBehavior({
+    peers: ['sim://a'],
+    consensus: {
+      ask: async () => {
+        throw new Error('not asked');
+      },
+    },
+    view: { head: headAt(0) },
+    genesisHash: GENESIS,
+    chainId: 7,
+    book: new Map(),
+    log: quietLog,
+    now: () => 5_000,
+    ...deps,
+  });
+}
