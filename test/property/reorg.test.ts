@@ -1,41 +1,21 @@
 import fc from 'fast-check';
-import { prefers } from '../../src/consensus/forkChoice';
-import { join } from 'node:path';
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { ActorRef } from '../../src/actors/actorRef';
-import { standaloneConsensus } from '../../src/actors/consensus/consensusActors';
-import { mempoolBehavior } from '../../src/actors/mempoolActor';
-import type {
-  ConsensusMsg,
-  ConsensusReplies,
-  MempoolLookup,
-  MempoolMsg,
-  MempoolReplies,
-} from '../../src/actors/protocol';
-import { ChainView } from '../../src/api/chainView';
-import { HeadAccounts } from '../../src/api/headAccounts';
+import { prefers } from '../../src/consensus/forkChoice';
 import { pqKeyHashOf } from '../../src/crypto/txSigning';
-import { devNetworkGenesis } from '../../src/chain/devnet';
 import { signTx } from '../../src/chain/envelope';
-import { applyGenesis } from '../../src/chain/genesis';
-import { deriveKeys, type HybridKeys } from '../../src/crypto/keys';
-import { TxPool } from '../../src/mempool/pool';
-import { COIN } from '../../src/primitives/amount';
-import { fromHex, toHex, type Hex } from '../../src/primitives/hex';
-import type { Head } from '../../src/protocol/chain';
-import { TREASURY_ADDRESS } from '../../src/protocol/params';
-import type { Block, SignedTx } from '../../src/protocol/types';
-import { MemoryKv } from '../../src/state/kv';
-import { StateTrie } from '../../src/state/stateTrie';
-import { BUCKETS, bucketOf } from '../../src/storage/buckets';
-import { ChainStore } from '../../src/storage/chainStore';
-import { SigningGuard } from '../../src/storage/signingGuard';
 import { DEV_NETWORK } from '../../src/chain/devnet';
+import { HeadAccounts } from '../../src/api/headAccounts';
+import { COIN } from '../../src/primitives/amount';
+import { toHex, type Hex } from '../../src/primitives/hex';
+import type { SignedTx } from '../../src/protocol/types';
+import type { MemoryKv } from '../../src/state/kv';
+import { BUCKETS, bucketOf } from '../../src/storage/buckets';
+import { blocksOf, consensusNode, produce, SLOT, users, type ConsensusNode as Node } from '../helpers/consensusPair';
 import { runModel, type Outcomes } from '../helpers/modelRunner';
 import { scratchDirs } from '../helpers/scratch';
 
 const scratch = scratchDirs();
+const node = (index: number) => consensusNode(index, scratch);
 
 /**
  * Reorganizations through the real consensus actors: two validators each build their own branch
@@ -45,97 +25,6 @@ const scratch = scratchDirs();
  * summaries…) must equal those of a fresh node that imported only the final chain, and every
  * transaction of an undone block must be in the final chain or back in the mempool.
  */
-const log = pino({ level: 'silent' });
-const SLOT = 10;
-const { spec, validators, accounts } = devNetworkGenesis(3, 2);
-const users: HybridKeys[] = accounts.map((a) => deriveKeys(fromHex(a.secret)));
-
-interface Node {
-  index: number;
-  kv: MemoryKv;
-  store: ChainStore;
-  view: ChainView;
-  pool: TxPool;
-  chain: ActorRef<ConsensusMsg, ConsensusReplies>;
-  mempool: ActorRef<MempoolMsg, MempoolReplies>;
-  clock: { now: number };
-}
-
-async function genesisStore(): Promise<{ kv: MemoryKv; store: ChainStore; head: Head }> {
-  const kv = new MemoryKv();
-  const store = new ChainStore(kv);
-  const state = await StateTrie.open(kv, null);
-  const g = await applyGenesis(state, spec);
-  const batch = kv.batch();
-  const stateRoot = await state.flush(batch);
-  const head: Head = { height: 0, hash: g.header.hash, stateRoot, finalizedHeight: 0, timestamp: g.header.timestamp };
-  store.putBlock(batch, g, head, [...spec.accounts.map((a) => a.address), TREASURY_ADDRESS]);
-  await kv.write(batch);
-  state.settle();
-  return { kv, store, head };
-}
-
-async function node(index: number): Promise<Node> {
-  const { kv, store, head } = await genesisStore();
-  const view = new ChainView(head, validators.map((v) => v.address).sort(), await store.summariesDesc(0, 1));
-  const headAccounts = new HeadAccounts(kv, view);
-  const pool = new TxPool({ cap: 1_000, lifetimeMs: 3_600_000, maxNonceGap: 64 });
-  const clock = { now: head.timestamp + SLOT };
-  const mempool = new ActorRef<MempoolMsg, MempoolReplies>(`mempool${index}`);
-  mempool.attach(
-    mempoolBehavior({
-      pool,
-      recent: new Map<Hex, MempoolLookup>(),
-      readAccount: (a) => headAccounts.read(a),
-      inChain: async (id) => (await store.txLocation(id)) !== undefined,
-      now: () => clock.now,
-      log,
-    }),
-  );
-  const chain = new ActorRef<ConsensusMsg, ConsensusReplies>(`chain${index}`);
-  const guard = await SigningGuard.open(join(scratch('cairn-reorg-'), 'guard.json'));
-  chain.attach(
-    standaloneConsensus({
-      kv,
-      store,
-      view,
-      mempool,
-      keys: validators[index],
-      network: DEV_NETWORK,
-      idleBlockMs: 0,
-      slotMs: SLOT,
-      guard,
-      log,
-      // signatures are the verify pool's tests; here: reorganization
-      verifier: { verifyMany: async (jobs) => jobs.map(() => true) },
-    }),
-  );
-  return { index, kv, store, view, pool, chain, mempool, clock };
-}
-
-/** The node's canonical blocks, 1..head. */
-async function blocksOf(n: Node): Promise<Block[]> {
-  const out: Block[] = [];
-  for (let h = 1; h <= n.view.head.height; h++) out.push((await n.store.block(h))!);
-  return out;
-}
-
-/**
- * Produces one block in this node's next own slot (empty blocks too: idle pace 0); false when the validator abstains:
- * after a reorganization its vote for the epoch's checkpoint may have been for the other branch (signing guard).
- */
-async function produce(n: Node): Promise<boolean> {
-  const order = validators.map((v) => v.address).sort();
-  const mine = order.indexOf(validators[n.index].address);
-  let slot = Math.floor(Math.max(n.clock.now, n.view.head.timestamp + 1) / SLOT) + 1;
-  while (slot % 2 !== mine) slot++;
-  n.clock.now = slot * SLOT;
-  const before = n.view.head.height;
-  await n.chain.ask({ type: 'slotTick', now: n.clock.now });
-  if (n.view.head.height === before) return false;
-  expect(n.view.head.height).toBe(before + 1);
-  return true;
-}
 
 /** Index buckets as one sorted list of entries (undo records, history, trie nodes and node-local ones left out). */
 async function indexes(kv: MemoryKv): Promise<string[]> {

@@ -73,6 +73,15 @@ describe('network simulation', () => {
     expect(r.stats.finalized).toBeGreaterThan(40);
   }, 180_000);
 
+  it('seed 6089, 9 validators: the run where a withholder released late blocks that won their ties by hash', async () => {
+    // v0 publishes each block 2–6 slots late; by the lower hash alone its block #91 displaced v3's, built in a later
+    // slot, with the blocks and votes above it: final again 52 slots after the heal (bound 42). At equal heights the
+    // later block now wins (test/adversarial/withheld-block.test.ts).
+    const r = await simulate({ ...DEFAULT_OPTIONS, seed: 6089, validators: 9 });
+    expect(r.failure, summary(r)).toBeNull();
+    expect(r.stats.livenessSlots).toBeLessThanOrEqual(livenessBound(9));
+  }, 180_000);
+
   it('a quiet network finalizes every few blocks and never reorganizes', async () => {
     const r = await simulate({
       ...DEFAULT_OPTIONS,
