@@ -10,17 +10,18 @@
  * - Load: `--rate` hybrid transfers per second (default 300: 30 % of the 1,000 tx/s ceiling) from 300 development
  *   accounts, signed ahead on worker threads, posted round-robin to the live nodes.
  * - Faults: every `--kill-every` minutes node 1 is killed (SIGKILL) and restarted 30 s later with its command.
- * - Sampled every 10 s: each node's RSS and V8 heap (GET /metrics), its store's size on disk, its missed slots;
- *   node 0's head and finalized height (each height's finality: from when it was first seen to when it was seen
- *   final); error lines (pino level ≥ 50) in every node's log.
+ * - Sampled every 10 s: each node's RSS and V8 heap (GET /metrics), its store's size on disk, its missed slots,
+ *   its CPU time (/proc/<pid>/stat) and the machine's (/proc/stat); node 0's head and finalized height (each height's
+ *   finality: from when it was first seen to when it was seen final); error lines (pino level ≥ 50) in every log.
  * Per window: RSS and heap per node (max), disk growth per node, transactions included, disk per transaction,
- * finality p50/p99 (s), missed slots, errors. At the end: whether RSS stayed within 10 % after the first window and
- * finality never stopped.
+ * finality p50/p99 (s), missed slots, CPU (cores used by each node and by the load generator, and how busy the
+ * machine was). At the end: whether RSS stayed within 10 % after the first window and finality never stopped, and
+ * what the rate cost in CPU: the ceiling of this machine for the soak.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { deriveKeys, devSecret } from '../src/crypto/keys';
@@ -81,6 +82,25 @@ const metric = (text: string, name: string): number => {
   return m ? Number(m[1]) : NaN;
 };
 
+/** CPU seconds a process has used (utime + stime of /proc/<pid>/stat); NaN when it is gone. */
+function cpuOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // the name may hold spaces
+    return (Number(f[11]) + Number(f[12])) / CLOCK_TICKS;
+  } catch {
+    return NaN;
+  }
+}
+
+/** The machine's busy and total CPU seconds since boot (/proc/stat's first line: idle and iowait are not busy). */
+function machineCpu(): { busy: number; total: number } {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const total = f.slice(0, 8).reduce((a, b) => a + b, 0);
+  return { busy: total - f[3] - f[4], total };
+}
+const CLOCK_TICKS = 100; // USER_HZ: 100 on every Linux this runs on
+
 const pct = (xs: number[], p: number) =>
   xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 
@@ -91,6 +111,10 @@ interface Sample {
   disk: number[];
   missed: number;
   txs: number;
+  /** CPU seconds used so far by each node (summed over its restarts) and by the load generator. */
+  cpu: number[];
+  loadCpu: number;
+  machine: { busy: number; total: number };
 }
 
 async function main(): Promise<void> {
@@ -215,6 +239,17 @@ async function main(): Promise<void> {
     let lastFinalMove = Date.now();
     let longestStall = 0;
     const samples: Sample[] = [];
+    // CPU per node, summed over incarnations: a restarted node's counter starts again from 0.
+    const cpuDone = [0, 0, 0, 0];
+    const cpuLast = [0, 0, 0, 0];
+    const nodeCpu = (i: number) => {
+      const now = cpuOf(i === 1 ? (restarted.get(1)?.pid ?? nodes![1].pid) : nodes![i].pid);
+      if (Number.isNaN(now)) return cpuDone[i] + cpuLast[i];
+      if (now < cpuLast[i]) cpuDone[i] += cpuLast[i];
+      cpuLast[i] = now;
+      return cpuDone[i] + now;
+    };
+    const load0 = process.cpuUsage();
     const errorsAt = (n: DevnetNode) =>
       readFileSync(join(n.dataDir, 'node.log'), 'utf8')
         .split('\n')
@@ -260,6 +295,12 @@ async function main(): Promise<void> {
           disk: per.map((p) => p.disk),
           missed: per.reduce((a, p) => a + (Number.isNaN(p.missed) ? 0 : p.missed), 0),
           txs: Number((stats as { transactions?: number }).transactions ?? NaN),
+          cpu: [0, 1, 2, 3].map(nodeCpu),
+          loadCpu: (() => {
+            const u = process.cpuUsage(load0);
+            return (u.user + u.system) / 1e6;
+          })(),
+          machine: machineCpu(),
         });
       }
       await sleep(500);
@@ -285,6 +326,9 @@ async function main(): Promise<void> {
       const txs = last.txs - first.txs;
       const grew = last.disk.map((d, i) => d - first.disk[i]);
       const f = finality.filter((x) => x.t >= from && x.t < to).map((x) => x.s);
+      const seconds = (last.t - first.t) / 1000;
+      const cores = last.cpu.map((c, i) => (c - first.cpu[i]) / seconds);
+      const busy = (last.machine.busy - first.machine.busy) / (last.machine.total - first.machine.total);
       windows.push([
         `${w * (WINDOW_MS / 60_000)}–${(to - started) / 60_000} min`,
         rss.map((b) => (b / 2 ** 20).toFixed(0)).join(' / '),
@@ -296,6 +340,8 @@ async function main(): Promise<void> {
         txs > 0 ? (grew[0] / txs).toFixed(0) : '–',
         `${pct(f, 50).toFixed(1)} / ${pct(f, 99).toFixed(1)}`,
         String(last.missed - first.missed),
+        `${cores.map((c) => c.toFixed(2)).join(' / ')} / ${((last.loadCpu - first.loadCpu) / seconds).toFixed(2)}`,
+        `${(100 * busy).toFixed(0)} %`,
       ]);
     }
     const header = [
@@ -307,6 +353,8 @@ async function main(): Promise<void> {
       'bytes/tx (node 0)',
       'finality p50/p99 s',
       'missed slots',
+      'CPU cores (nodes 0–3 / load)',
+      'machine busy',
     ];
     const md = [
       `| ${header.join(' | ')} |`,
@@ -318,9 +366,25 @@ async function main(): Promise<void> {
     const drift = rssAfterWarmup.length
       ? Math.max(...rssAfterWarmup.flatMap((r) => r.map((v, i) => (v - base[i]) / base[i])))
       : NaN;
+    // What the rate cost: the four nodes' CPU per included transaction (idle work — empty blocks, polls — included),
+    // and the rate that cost would fill this machine's cores with.
+    const [s0, sN] = [samples[0], samples[samples.length - 1]];
+    const nodeSeconds = sN.cpu.reduce((a, c, i) => a + c - s0.cpu[i], 0);
+    const loadSeconds = sN.loadCpu - s0.loadCpu;
+    const included = sN.txs - s0.txs;
+    const msPerTx = (1000 * nodeSeconds) / included;
+    const machineBusy = (sN.machine.busy - s0.machine.busy) / (sN.machine.total - s0.machine.total);
+    const cores = availableParallelism();
+    const cost =
+      `the 4 nodes used ${(nodeSeconds / ((sN.t - s0.t) / 1000)).toFixed(2)} of ${cores} cores ` +
+      `(${msPerTx.toFixed(1)} CPU ms per included transaction, all 4 nodes), the load generator ` +
+      `${(loadSeconds / ((sN.t - s0.t) / 1000)).toFixed(2)}, the machine was ${(100 * machineBusy).toFixed(0)} % busy: ` +
+      `at that cost this machine's cores hold about ${Math.floor((cores * 1000) / msPerTx)} tx/s ` +
+      `(${RATE} asked)`;
     console.log(
       `\nposted ${posted} (${refused} refused or lost), errors in logs ${errors.join(' / ')}, ` +
-        `longest finality stall ${(longestStall / 1000).toFixed(1)} s, RSS drift after warm-up ${(100 * drift).toFixed(1)} %`,
+        `longest finality stall ${(longestStall / 1000).toFixed(1)} s, RSS drift after warm-up ${(100 * drift).toFixed(1)} %; ` +
+        cost,
     );
     if (values['results-dir']) {
       const fAll = finality.map((x) => x.s);
@@ -335,7 +399,8 @@ async function main(): Promise<void> {
           note:
             `finality p50 ${pct(fAll, 50).toFixed(1)} s, p99 ${pct(fAll, 99).toFixed(1)} s, longest stall ` +
             `${(longestStall / 1000).toFixed(1)} s; RSS drift ${(100 * drift).toFixed(1)} %; errors ${errors.join('/')}; ` +
-            `per window:\n\n${md}`,
+            `${posted} posted, ${refused} refused or lost; ${cost}; per window below`,
+          detail: md,
         },
       ];
       writeResults('soak', rows, values['results-dir']);
@@ -343,7 +408,7 @@ async function main(): Promise<void> {
   } finally {
     stopping = true;
     for (const c of restarted.values()) c.kill('SIGKILL');
-    await stopProcessGroup(devnet.pid!, 20_000);
+    await stopProcessGroup(devnet.pid!, 20_000, 'leader');
     // --keep: the nodes' data directories and logs stay, for reading what happened.
     if (values.keep) console.log(`kept: ${dir}`);
     else rmSync(dir, { recursive: true, force: true });

@@ -59,6 +59,12 @@ export const BENCHES: { name: string; script: string; args: string[]; tiny?: str
   },
 ];
 
+/**
+ * Results of runs too long for `npm run bench`, shown with the others when their file is there:
+ * `npm run soak -- --minutes 120 --rate 20 --results-dir bench/results` (2 hours).
+ */
+export const LONG_RUNS = ['soak'];
+
 export function renderResults(files: ResultFile[]): string {
   const lines = [
     '# Benchmark results',
@@ -81,6 +87,7 @@ export function renderResults(files: ResultFile[]): string {
       );
     }
   }
+  for (const f of files) for (const r of f.rows) if (r.detail) lines.push('', `### ${r.metric}`, '', r.detail.trim());
   lines.push('', '| bench | date | machine | commit |', '|---|---|---|---|');
   for (const f of files) lines.push(`| ${f.bench} | ${f.date} | ${f.machine} | ${f.commit} |`);
   return `${lines.join('\n')}\n`;
@@ -127,7 +134,8 @@ async function main(): Promise<void> {
     }
   }
   // With --only, the table keeps the other benchmarks' latest rows (each with its own date and commit).
-  const files = BENCHES.map((b) => join(dir, `${b.name}.json`))
+  const files = [...BENCHES.map((b) => b.name), ...LONG_RUNS]
+    .map((name) => join(dir, `${name}.json`))
     .filter(existsSync)
     .map((f) => JSON.parse(readFileSync(f, 'utf8')) as ResultFile);
   const md = renderResults(files);

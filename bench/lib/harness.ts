@@ -563,7 +563,13 @@ export function blockRates(withTxs: BlockLog[], startWall: number, submitWallEnd
  * SIGTERM to a whole process group, then waits for every member to exit (a launcher such as
  * npx exits before the node it started has closed RocksDB); SIGKILL after `graceMs`.
  */
-export async function stopProcessGroup(pgid: number, graceMs: number): Promise<void> {
+export async function stopProcessGroup(
+  pgid: number,
+  graceMs: number,
+  /** 'leader': SIGTERM to the group's leader alone (a `cairn devnet` stops its own nodes; a second SIGTERM of theirs
+   * would make them exit without a clean shutdown); the grace over, SIGKILL to the whole group all the same. */
+  term: 'group' | 'leader' = 'group',
+): Promise<void> {
   const alive = () => {
     try {
       process.kill(-pgid, 0);
@@ -580,7 +586,13 @@ export async function stopProcessGroup(pgid: number, graceMs: number): Promise<v
     }
   };
   if (!alive()) return;
-  signal('SIGTERM');
+  if (term === 'group') signal('SIGTERM');
+  else
+    try {
+      process.kill(pgid, 'SIGTERM');
+    } catch {
+      /* the leader is gone: the grace below, then the group */
+    }
   const until = Date.now() + graceMs;
   while (alive() && Date.now() < until) await sleep(100);
   if (!alive()) return;

@@ -35,6 +35,8 @@ export interface ResultRow {
   met: boolean;
   /** What else a reader needs (latency, how it was measured). */
   note?: string;
+  /** Markdown shown under the table, headed by the metric (a long run's table per window). */
+  detail?: string;
 }
 
 export interface ResultFile {
