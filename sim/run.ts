@@ -8,6 +8,8 @@
  *   options: --validators 4 (4–21) --slots 120 --heal-slots 60 --slot-ms 500 --no-faults --no-byzantine
  *            --no-crash-in-writes --load 0 (transfers a slot) --no-protocol (no staking, governance, AI, bridge
  *            transactions) --tx-ms 0 (virtual ms a node spends per transaction)
+ *            --scenario NAME: a scripted schedule of sim/scenarios.ts (election-restart, jail-partition) with its
+ *            own options, beside the seed's
  *
  * A run is N real validators (sim/simNode.ts) in this process on virtual time and a simulated
  * network; the seed decides every delay, loss, partition, crash, skew and transaction. The
@@ -18,12 +20,13 @@ import { fork } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { SCENARIOS } from './scenarios';
 import { DEFAULT_OPTIONS, simulate, type SimOptions, type SimResult } from './world';
 
 const USAGE = `usage: npm run sim -- (--seed S | --seeds N [--from S] [--jobs J]) [--validators N|A-B] [--slots N]
                        [--heal-slots N] [--slot-ms MS] [--no-faults] [--no-byzantine]
                        [--no-crash-in-writes] [--load N] [--no-protocol] [--tx-ms MS]
-                       [--trace]`;
+                       [--scenario ${Object.keys(SCENARIOS).join('|')}] [--trace]`;
 
 function int(v: string | undefined, name: string, fallback: number, min: number, max: number): number {
   if (v === undefined) return fallback;
@@ -49,6 +52,7 @@ export function replayCommand(o: SimOptions): string {
     o.load !== d.load && `--load ${o.load}`,
     !o.protocol && '--no-protocol',
     o.txMs !== d.txMs && `--tx-ms ${o.txMs}`,
+    o.scenario !== undefined && `--scenario ${o.scenario}`,
   ].filter(Boolean);
   return `npm run sim -- --seed ${o.seed} ${extra.join(' ')} --trace`.replace(/ +/g, ' ');
 }
@@ -78,6 +82,7 @@ async function main(): Promise<void> {
       load: { type: 'string' },
       'no-protocol': { type: 'boolean', default: false },
       'tx-ms': { type: 'string' },
+      scenario: { type: 'string' },
       jobs: { type: 'string' },
       // internal: a child of --jobs runs every stride-th seed from its offset
       stride: { type: 'string' },
@@ -94,17 +99,24 @@ async function main(): Promise<void> {
   const range = /^(\d+)-(\d+)$/.exec(values.validators ?? '');
   const lo = range ? int(range[1], 'validators', 4, 4, 21) : 0;
   const hi = range ? int(range[2], 'validators', 21, lo, 21) : 0;
+  // A scenario brings its own options (faults, validators, slots): they replace the defaults, not the flags given.
+  if (values.scenario !== undefined && !SCENARIOS[values.scenario]) {
+    console.error(`no scenario ${values.scenario}: ${Object.keys(SCENARIOS).join(', ')}\n${USAGE}`);
+    process.exit(2);
+  }
+  const d = { ...DEFAULT_OPTIONS, ...(values.scenario === undefined ? {} : SCENARIOS[values.scenario]().options) };
   const base = {
-    validators: range ? lo : int(values.validators, 'validators', DEFAULT_OPTIONS.validators, 4, 21),
-    slots: int(values.slots, 'slots', DEFAULT_OPTIONS.slots, 1, 100_000),
+    validators: range ? lo : int(values.validators, 'validators', d.validators, 4, 21),
+    slots: int(values.slots, 'slots', d.slots, 1, 100_000),
     healSlots: int(values['heal-slots'], 'heal-slots', DEFAULT_OPTIONS.healSlots, 1, 100_000),
     slotMs: int(values['slot-ms'], 'slot-ms', DEFAULT_OPTIONS.slotMs, 50, 10_000),
-    faults: !values['no-faults'],
-    byzantine: !values['no-byzantine'] && !values['no-faults'],
+    faults: !values['no-faults'] && d.faults,
+    byzantine: !values['no-byzantine'] && !values['no-faults'] && d.byzantine,
     crashInWrites: !values['no-crash-in-writes'],
     load: int(values.load, 'load', DEFAULT_OPTIONS.load, 0, 1_000),
     protocol: !values['no-protocol'],
     txMs: int(values['tx-ms'], 'tx-ms', DEFAULT_OPTIONS.txMs, 0, 1_000),
+    ...(values.scenario === undefined ? {} : { scenario: values.scenario }),
   };
   const all =
     values.seed !== undefined

@@ -15,6 +15,7 @@ import { Prng } from './prng';
 import { LifecycleFollower, protocolInput } from './workload';
 import { Scheduler } from './scheduler';
 import { SimNode } from './simNode';
+import { SCENARIOS, type ScenarioWorld } from './scenarios';
 
 /** A run's options: with the seed, all a failure needs to be replayed. */
 export interface SimOptions {
@@ -46,6 +47,8 @@ export interface SimOptions {
    * block of k transactions reaches a peer k × txMs later than an empty one would. 0: blocks cost no time.
    */
   txMs: number;
+  /** A scripted schedule of sim/scenarios.ts (its name), run beside the seeded faults; absent: none. */
+  scenario?: string;
 }
 
 export const DEFAULT_OPTIONS: Omit<SimOptions, 'seed'> = {
@@ -60,6 +63,13 @@ export const DEFAULT_OPTIONS: Omit<SimOptions, 'seed'> = {
   protocol: true,
   txMs: 0,
 };
+
+/** The options of a scenario's run (sim/scenarios.ts): the defaults, the scenario's own, its name and the seed. */
+export function scenarioOptions(name: string, seed: number): SimOptions {
+  const sc = SCENARIOS[name];
+  if (!sc) throw new Error(`no scenario ${name} (${Object.keys(SCENARIOS).join(', ')})`);
+  return { ...DEFAULT_OPTIONS, ...sc().options, scenario: name, seed };
+}
 
 /**
  * A user's own workload and invariants, run with the built-in ones (examples/sim-names.ts): clients that send
@@ -168,7 +178,15 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
   const faults = rng.fork();
   const load = rng.fork();
   const writes = rng.fork();
-  const { spec, validators, accounts } = devNetworkGenesis(Math.max(8, 2 * o.load), o.validators);
+  const scenario = o.scenario === undefined ? undefined : SCENARIOS[o.scenario]?.();
+  if (o.scenario !== undefined && !scenario)
+    throw new Error(`no scenario ${o.scenario} (${Object.keys(SCENARIOS).join(', ')})`);
+  const { spec, validators, accounts } = devNetworkGenesis(
+    Math.max(8, 2 * o.load),
+    o.validators,
+    undefined,
+    scenario?.params,
+  );
   const users: HybridKeys[] = accounts.map((a) => deriveKeys(fromHex(a.secret)));
   const t0 = spec.timestamp + o.slotMs;
   const sched = new Scheduler(t0);
@@ -499,6 +517,45 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
       }
     }
 
+  // A scripted schedule, each slot of the faulty phase (late in the slot, after the workload's events).
+  const scripted: Omit<ScenarioWorld, 'slot'> = {
+    nodes: validators.map((_, i) => honest.find((n) => n.index === i)!),
+    validators,
+    users,
+    trace: (line) => trace.add(sched.now, line),
+    partition: (sides) => {
+      group = nodes.map((n) => sides[n.index] ?? 0);
+      stats.faults++;
+    },
+    heal: () => {
+      group = nodes.map(() => 0);
+    },
+    crash: (n, inWrite) => {
+      stats.faults++;
+      if (inWrite === undefined) n.crash();
+      else n.kv.crashAfter(inWrite);
+    },
+    restart: (n) => n.start(sched.now),
+    sendAs: async (keys, input, via) => {
+      const acc = await (await StateTrie.open(via.kv, via.view.head.stateRoot)).getAccount(keys.address);
+      const tx = signTx(
+        keys,
+        { ...buildTx(input), nonce: acc?.nonce ?? 0, fee: String(COIN), timestamp: sched.now },
+        nodes[0].network,
+      );
+      if (!(await via.admit(tx))) return null;
+      stats.txs++;
+      stats.protocolTxs++;
+      pending.set(tx.id, tx);
+      return tx.id;
+    },
+  };
+  if (scenario)
+    for (let t = t0 + o.slotMs; t < t0 + o.slots * o.slotMs; t += o.slotMs) {
+      const slot = Math.floor((t - t0) / o.slotMs);
+      sched.at(t + Math.floor((9 * o.slotMs) / 10), () => scenario.slot({ ...scripted, slot }));
+    }
+
   // The heal phase: everyone up, one network, delays within a slot.
   const healAt = t0 + o.slots * o.slotMs;
   let healedFinal = 0;
@@ -568,7 +625,10 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
     failure =
       stats.livenessSlots > bound
         ? `liveness: finality moved ${stats.livenessSlots} slots after the faults healed (bound ${bound})`
-        : ((await endChecks(honest, healedFinal, genesisSupply)) ?? (await ext?.end?.(honest)) ?? null);
+        : ((await endChecks(honest, healedFinal, genesisSupply)) ??
+          (await scenario?.end({ ...scripted, slot: -1 })) ??
+          (await ext?.end?.(honest)) ??
+          null);
   } catch (e) {
     if (!(e instanceof SafetyFailure)) throw e;
     failure = e.message;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { replayCommand, summary } from '../../sim/run';
-import { DEFAULT_OPTIONS, livenessBound, simulate } from '../../sim/world';
+import { DEFAULT_OPTIONS, livenessBound, scenarioOptions, simulate } from '../../sim/world';
 import { LifecycleFollower } from '../../sim/workload';
 import type { Block } from '../../src/protocol/types';
 
@@ -81,6 +81,25 @@ describe('network simulation', () => {
     expect(r.failure, summary(r)).toBeNull();
     expect(r.stats.livenessSlots).toBeLessThanOrEqual(livenessBound(9));
   }, 180_000);
+
+  it('scripted: a validator restarts across the election that removes another; the new set is in force everywhere', async () => {
+    const r = await simulate(scenarioOptions('election-restart', 1));
+    expect(r.failure, summary(r)).toBeNull();
+    const line = (re: RegExp) => r.trace.findIndex((l) => re.test(l));
+    // It happened as scripted: the UNSTAKE, then v1 down inside a write before the election, back after it.
+    expect(line(/election at #\d+ leaves v2 out/)).toBeGreaterThan(0);
+    expect(line(/v1 crashed in a write/)).toBeGreaterThan(line(/election at #/));
+    expect(line(/v1 restarts/)).toBeGreaterThan(line(/v1 crashed in a write/));
+  }, 120_000);
+
+  it("scripted: each side of a partition jails the other; healed, only the final side's jailing stands", async () => {
+    const r = await simulate(scenarioOptions('jail-partition', 1));
+    expect(r.failure, summary(r)).toBeNull();
+    expect(r.trace.some((l) => /the three jailed v3/.test(l))).toBe(true);
+    expect(r.trace.some((l) => /v3's branch jailed v\d/.test(l))).toBe(true);
+    // The branch that jailed the three was undone when v3 took the final one.
+    expect(r.trace.some((l) => /v3 undid \d+ block/.test(l))).toBe(true);
+  }, 120_000);
 
   it('a quiet network finalizes every few blocks and never reorganizes', async () => {
     const r = await simulate({

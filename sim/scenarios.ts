@@ -1,0 +1,182 @@
+import type { HybridKeys } from '../src/crypto/keys';
+import { COIN } from '../src/primitives/amount';
+import type { Hex } from '../src/primitives/hex';
+import { getCandidate, getSchedule, getValidatorSet } from '../src/modules/staking';
+import type { Address } from '../src/protocol/types';
+import type { TxInput } from '../src/sdk/assets';
+import { StateTrie } from '../src/state/stateTrie';
+import type { SimOptions } from './world';
+import type { SimNode } from './simNode';
+
+/**
+ * Scripted schedules: the faults the seeded ones reach only by chance, aimed at one rule. A scenario drives the run
+ * slot by slot through `ScenarioWorld` (partitions, crashes, transactions signed by any key) and says at the end
+ * whether what it aimed at happened and came out right; the built-in checks (safety, liveness, lifecycles) run as in
+ * any run. `npm run sim -- --scenario NAME --seed S` replays one.
+ */
+export interface Scenario {
+  about: string;
+  /** Options the scenario runs with (it sets the faults it wants itself). */
+  options: Partial<SimOptions>;
+  /** Governable parameters of its genesis beside the development ones. */
+  params?: Record<string, string>;
+  /** Each slot of the faulty phase. */
+  slot(w: ScenarioWorld): Promise<void>;
+  /** After the heal phase, on the honest nodes: why it did not happen as scripted or came out wrong, or undefined. */
+  end(w: ScenarioWorld): Promise<string | undefined>;
+}
+
+export interface ScenarioWorld {
+  slot: number;
+  /** The honest nodes, by validator index. */
+  nodes: readonly SimNode[];
+  validators: readonly HybridKeys[];
+  users: readonly HybridKeys[];
+  trace(line: string): void;
+  /** Each node's side (by validator index) until `heal`. */
+  partition(sides: readonly number[]): void;
+  heal(): void;
+  /** Down at once, or (`inWrite` k) inside its write k + 1 from now: the store as the writes that landed left it. */
+  crash(n: SimNode, inWrite?: number): void;
+  restart(n: SimNode): Promise<void>;
+  /** `input` signed by `keys` with its account's next nonce at `via`'s head, admitted by `via`: the id, or null. */
+  sendAs(keys: HybridKeys, input: TxInput, via: SimNode): Promise<Hex | null>;
+}
+
+/** The state at a node's head. */
+export const headState = (n: SimNode) => StateTrie.open(n.kv, n.view.head.stateRoot);
+
+const jailedAt = async (n: SimNode, a: Address) => (await getCandidate(await headState(n), a))?.jailed;
+
+/**
+ * A validator restarts across an election that changes the set: v2 unstakes all it has (a client paid its fee), so
+ * the next election (heights that are multiples of EPOCH_BLOCKS, 10 here) leaves it out; v1 dies inside a write two
+ * blocks before that election and comes back after it, while the new set waits for the election block to be final.
+ * Then: every node has the set without v2 in force, v2 makes no more blocks, finality goes on with three.
+ */
+function electionRestart(): Scenario {
+  let unstakeId: Hex | null = null;
+  let sentAt = -100;
+  let election = 0;
+  let crashedAt = -1;
+  let restartedAt = -1;
+  const EPOCH = 10;
+  return {
+    about: 'v1 dies inside a write just before the election that removes v2, and restarts after it',
+    options: { validators: 4, faults: false, byzantine: false, slots: 60 },
+    async slot(w) {
+      const [judge, v1, v2] = [w.nodes[0], w.nodes[1], w.nodes[2]];
+      const leaver = w.validators[2];
+      const state = await headState(judge);
+      const acc = await state.getAccount(leaver.address);
+      if (!unstakeId || (w.slot - sentAt > 8 && (await judge.store.txLocation(unstakeId)) === undefined)) {
+        // A validator holds no coins at genesis: a client pays for its fee first.
+        if ((acc?.balance ?? 0n) < COIN) {
+          if (w.slot - sentAt > 8) {
+            await w.sendAs(w.users[0], { type: 'TRANSFER', to: leaver.address, amount: 10n * COIN } as TxInput, judge);
+            sentAt = w.slot;
+          }
+          return;
+        }
+        unstakeId = await w.sendAs(leaver, { type: 'UNSTAKE', amount: acc!.staked } as TxInput, v2);
+        sentAt = w.slot;
+        if (unstakeId) w.trace(`scenario: v2 sends UNSTAKE of its whole stake (${acc!.staked / COIN} coins)`);
+        return;
+      }
+      if (election === 0) {
+        const at = await judge.store.txLocation(unstakeId);
+        if (!at) return;
+        election = Math.ceil(at.height / EPOCH) * EPOCH;
+        w.trace(`scenario: UNSTAKE in #${at.height}; the election at #${election} leaves v2 out`);
+      }
+      const head = judge.view.head.height;
+      if (crashedAt < 0 && head >= election - 2 && v1.up) {
+        crashedAt = head;
+        w.crash(v1, 1);
+        w.trace(`scenario: v1 will die inside its next write but one, at #${v1.view.head.height}`);
+      } else if (crashedAt >= 0 && restartedAt < 0 && head >= election + 2) {
+        if (v1.up) w.crash(v1); // it never reached the crash point: down now
+        await w.restart(v1);
+        restartedAt = head;
+        w.trace(
+          `scenario: v1 restarts at #${v1.view.head.height} (election #${election}, judge's final #${judge.view.head.finalizedHeight})`,
+        );
+      }
+    },
+    async end(w) {
+      if (election === 0) return 'scenario: the UNSTAKE was never included';
+      if (crashedAt < 0 || restartedAt < 0) return `scenario: v1 did not die and restart around #${election}`;
+      const leaver = w.validators[2].address;
+      for (const n of w.nodes) {
+        const state = await headState(n);
+        if ((await getValidatorSet(state)).active.includes(leaver))
+          return `${n.name}: v2 still elected after the election at #${election}`;
+        if ((await getSchedule(state)).active.includes(leaver))
+          return `${n.name}: the set without v2 not in force (final #${n.view.head.finalizedHeight}, election #${election})`;
+        const last = await n.blocksFrom(Math.max(1, n.view.head.finalizedHeight - 15));
+        if (last.some((b) => b.header.producer === leaver && b.header.height > election + 20))
+          return `${n.name}: v2 made a block after it left the set`;
+      }
+      return undefined;
+    },
+  };
+}
+
+/**
+ * A jailing decided on each side of a partition: v3 alone on one side, the others on the other, with downtime
+ * jailing after 2 rounds (JAIL_MISSED_ROUNDS = 2: 8 blocks of 4). The three jail v3 (and finalize it); v3, alone,
+ * jails the three on its branch, which nothing finalizes. Healed, every node has v3 jailed and the three not: the
+ * jailings of the branch that lost were undone with it.
+ */
+function jailPartition(): Scenario {
+  let majorityJailed = -1;
+  const minorityJailed: string[] = [];
+  let partitioned = false;
+  let healed = false;
+  return {
+    about: 'v3 is cut off; each side jails the other for downtime; only the final side stays',
+    options: { validators: 4, faults: false, byzantine: false, slots: 90 },
+    params: { JAIL_MISSED_ROUNDS: '2' },
+    async slot(w) {
+      const [judge, , , v3] = w.nodes;
+      if (!partitioned && w.slot >= 4) {
+        partitioned = true;
+        w.partition([0, 0, 0, 1]);
+        w.trace('scenario: partition {v0,v1,v2} | {v3}');
+      }
+      if (!partitioned || healed) return;
+      if (majorityJailed < 0 && (await jailedAt(judge, w.validators[3].address))) {
+        majorityJailed = judge.view.head.height;
+        w.trace(`scenario: the three jailed v3 by #${majorityJailed} (final #${judge.view.head.finalizedHeight})`);
+      }
+      if (minorityJailed.length === 0) {
+        for (const [i, v] of w.validators.slice(0, 3).entries())
+          if (await jailedAt(v3, v.address)) minorityJailed.push(`v${i}`);
+        if (minorityJailed.length)
+          w.trace(`scenario: v3's branch jailed ${minorityJailed.join(',')} by #${v3.view.head.height}`);
+      }
+      if ((majorityJailed >= 0 && minorityJailed.length > 0) || w.slot >= 80) {
+        healed = true;
+        w.heal();
+        w.trace('scenario: partition healed');
+      }
+    },
+    async end(w) {
+      if (majorityJailed < 0) return 'scenario: the three never jailed v3';
+      if (minorityJailed.length === 0) return "scenario: v3's branch never jailed anyone";
+      const [v0, v1, v2, v3] = w.validators.map((v) => v.address);
+      for (const n of w.nodes) {
+        const j = await jailedAt(n, v3);
+        if (j?.reason !== 'downtime') return `${n.name}: v3 not jailed for downtime (${JSON.stringify(j)})`;
+        for (const a of [v0, v1, v2]) if (await jailedAt(n, a)) return `${n.name}: ${a} jailed: the losing branch's`;
+        if ((await getSchedule(await headState(n))).active.includes(v3)) return `${n.name}: v3 still in the set`;
+      }
+      return undefined;
+    },
+  };
+}
+
+export const SCENARIOS: Record<string, () => Scenario> = {
+  'election-restart': electionRestart,
+  'jail-partition': jailPartition,
+};
