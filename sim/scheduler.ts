@@ -9,8 +9,15 @@ export interface SimEvent {
   run: () => Promise<void> | void;
 }
 
+/** `a` runs before `b`: earlier, or as early and scheduled first. */
+const before = (a: SimEvent, b: SimEvent) => a.at < b.at || (a.at === b.at && a.seq < b.seq);
+
 export class Scheduler {
-  private queue: SimEvent[] = [];
+  /**
+   * A binary min-heap by (at, seq): a run schedules every node's ticks and polls up front (thousands of events with
+   * 21 validators), and a sorted array paid a copy of the queue for each insertion.
+   */
+  private heap: SimEvent[] = [];
   private seq = 0;
   now: number;
 
@@ -19,27 +26,46 @@ export class Scheduler {
   }
 
   at(time: number, run: SimEvent['run']): void {
+    const h = this.heap;
     const e = { at: Math.max(time, this.now), seq: this.seq++, run };
-    // Binary search for the insertion point: events are popped from the front.
-    let lo = 0;
-    let hi = this.queue.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const q = this.queue[mid];
-      if (q.at < e.at || (q.at === e.at && q.seq < e.seq)) lo = mid + 1;
-      else hi = mid;
+    let i = h.push(e) - 1;
+    while (i > 0) {
+      const up = (i - 1) >> 1;
+      if (!before(e, h[up])) break;
+      h[i] = h[up];
+      i = up;
     }
-    this.queue.splice(lo, 0, e);
+    h[i] = e;
   }
 
   after(ms: number, run: SimEvent['run']): void {
     this.at(this.now + ms, run);
   }
 
+  /** The earliest event, taken off the heap. */
+  private pop(): SimEvent {
+    const h = this.heap;
+    const top = h[0];
+    const last = h.pop()!;
+    if (h.length > 0) {
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= h.length) break;
+        const c = l + 1 < h.length && before(h[l + 1], h[l]) ? l + 1 : l;
+        if (!before(h[c], last)) break;
+        h[i] = h[c];
+        i = c;
+      }
+      h[i] = last;
+    }
+    return top;
+  }
+
   /** Runs events up to `until` (virtual ms); `step` is called after each. */
   async runUntil(until: number, step: () => Promise<void> | void): Promise<void> {
-    while (this.queue.length > 0 && this.queue[0].at <= until) {
-      const e = this.queue.shift()!;
+    while (this.heap.length > 0 && this.heap[0].at <= until) {
+      const e = this.pop();
       this.now = e.at;
       await e.run();
       // What the event set off without awaiting (an actor's reply to a delivered answer) runs now, before the next.
