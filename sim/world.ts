@@ -235,7 +235,8 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
   for (const [i, keys] of validators.entries())
     for (const byzantine of i === twin ? (['a', 'b'] as const) : [undefined]) {
       // Clocks within a fifth of a slot of each other (faults) or exact.
-      const skewMs = o.faults ? faults.between(-Math.floor(o.slotMs / 5), Math.floor(o.slotMs / 5)) : 0;
+      const drawn = o.faults ? faults.between(-Math.floor(o.slotMs / 5), Math.floor(o.slotMs / 5)) : 0;
+      const skewMs = scenario?.skewMs?.[i] ?? drawn;
       const n = new SimNode(i, keys, { slotMs: o.slotMs, hooks, wiring, skewMs, byzantine });
       n.id = nodes.length;
       nodes.push(n);
@@ -550,10 +551,10 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
       return tx.id;
     },
   };
-  if (scenario)
+  if (scenario?.slot)
     for (let t = t0 + o.slotMs; t < t0 + o.slots * o.slotMs; t += o.slotMs) {
       const slot = Math.floor((t - t0) / o.slotMs);
-      sched.at(t + Math.floor((9 * o.slotMs) / 10), () => scenario.slot({ ...scripted, slot }));
+      sched.at(t + Math.floor((9 * o.slotMs) / 10), () => scenario.slot!({ ...scripted, slot }));
     }
 
   // The heal phase: everyone up, one network, delays within a slot.
@@ -626,7 +627,7 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
       stats.livenessSlots > bound
         ? `liveness: finality moved ${stats.livenessSlots} slots after the faults healed (bound ${bound})`
         : ((await endChecks(honest, healedFinal, genesisSupply)) ??
-          (await scenario?.end({ ...scripted, slot: -1 })) ??
+          (await scenario?.end?.({ ...scripted, slot: -1 })) ??
           (await ext?.end?.(honest)) ??
           null);
   } catch (e) {

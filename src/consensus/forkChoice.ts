@@ -22,7 +22,8 @@ export interface Tip {
  * slot's successor built meanwhile, and by hash alone it won half of those ties, undoing the blocks on the other and
  * their votes (the simulator's seed 6089). The later block is the one the network built on. What the rule gives a
  * producer — replacing the block of the slot just before its own by building on that block's parent — a hash rule
- * gave it too, by trying contents until its hash was the lower.
+ * gave it too, by trying contents until its hash was the lower. A clock running ahead gains no ties: a block more
+ * than half a slot early is refused (slots.ts clockToleranceMs).
  */
 export function prefers(a: Tip, b: Tip): boolean {
   const ja = a.justifiedHeight ?? 0;

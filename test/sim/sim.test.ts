@@ -76,7 +76,7 @@ describe('network simulation', () => {
   it('seed 6089, 9 validators: the run where a withholder released late blocks that won their ties by hash', async () => {
     // v0 publishes each block 2–6 slots late; by the lower hash alone its block #91 displaced v3's, built in a later
     // slot, with the blocks and votes above it: final again 52 slots after the heal (bound 42). At equal heights the
-    // later block now wins (test/adversarial/withheld-block.test.ts).
+    // later block now wins (test/adversarial/equal-height-ties.test.ts).
     const r = await simulate({ ...DEFAULT_OPTIONS, seed: 6089, validators: 9 });
     expect(r.failure, summary(r)).toBeNull();
     expect(r.stats.livenessSlots).toBeLessThanOrEqual(livenessBound(9));
@@ -99,6 +99,16 @@ describe('network simulation', () => {
     expect(r.trace.some((l) => /v3's branch jailed v\d/.test(l))).toBe(true);
     // The branch that jailed the three was undone when v3 took the final one.
     expect(r.trace.some((l) => /v3 undid \d+ block/.test(l))).toBe(true);
+  }, 120_000);
+
+  it('scenario clock-skew, seed 3: a clock a second ahead, whose early blocks won their ties and stalled finality', async () => {
+    // Blocks up to 1,000 ms ahead were taken; v3's, made two slots early, were the later at their height and displaced
+    // the honest ones with their votes: nothing final after the heal. A block more than half a slot ahead is now
+    // refused (test/adversarial/equal-height-ties.test.ts).
+    const r = await simulate(scenarioOptions('clock-skew', 3));
+    expect(r.failure, summary(r)).toBeNull();
+    expect(r.trace.some((l) => /rejected: block from a future slot/.test(l))).toBe(true);
+    expect(r.stats.livenessSlots).toBeLessThanOrEqual(livenessBound(4));
   }, 120_000);
 
   it('a quiet network finalizes every few blocks and never reorganizes', async () => {

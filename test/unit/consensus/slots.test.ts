@@ -4,6 +4,7 @@ import { branchChoice, prefers } from '../../../src/consensus/forkChoice';
 import type { Address } from '../../../src/protocol/types';
 import {
   CLOCK_TOLERANCE_MS,
+  clockToleranceMs,
   idleTurn,
   ownsSlot,
   scheduleRefusal,
@@ -39,6 +40,19 @@ describe('slot schedule', () => {
       expect(scheduleRefusal({ timestamp: 1_100, producer: B }, 1_000, active, 50, 2_000)).toBeUndefined();
     },
   );
+
+  it('a block may be ahead of the local clock by half a slot, at most a second', () => {
+    expect(clockToleranceMs(500)).toBe(250);
+    expect(clockToleranceMs(5_000)).toBe(CLOCK_TOLERANCE_MS);
+    const [A, B] = ['0x' + 'aa'.padStart(40, '0'), '0x' + 'bb'.padStart(40, '0')] as `0x${string}`[];
+    const now = 1_000_000; // slot 2000 of 500 ms
+    // 500 ms ahead of this node's clock: refused (before, anything within a second was taken); 200 ms ahead: taken.
+    expect(scheduleRefusal({ timestamp: now + 300, producer: B }, now - 500, [A, B], 500, now - 200)).toBe(
+      "block from a future slot: timestamp 1000300 is 500 ms ahead of this node's clock (tolerance 250 ms: half a " +
+        'slot, at most 1000)',
+    );
+    expect(scheduleRefusal({ timestamp: now + 500, producer: B }, now - 500, [A, B], 500, now + 300)).toBeUndefined();
+  });
 
   it("counts a position's slots in a range like a loop would", () => {
     fc.assert(
