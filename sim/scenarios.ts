@@ -179,17 +179,18 @@ function jailPartition(): Scenario {
 }
 
 /**
- * A clock a second ahead: v3's (the seed's faults and workload as usual). It makes its blocks in what it takes for
- * its slots, two slots early. While a node took blocks up to 1,000 ms ahead of its clock, those met the blocks
- * honestly made before them at the same height and won the ties (the later block wins them): the votes of the
- * displaced blocks were lost, and nothing was final after the heal in seeds 3 and 4. A block more than half a slot
- * ahead is now refused until the node's clock reaches it.
+ * Clocks a second off: v3's ahead, v1's behind, of 7 validators (two faults tolerated), with the seed's faults and
+ * workload. v3 makes its blocks in what it takes for its slots, two slots early; v1 takes its peers' blocks for
+ * blocks from the future. It found two bugs: while a node took blocks up to 1,000 ms ahead of its clock, v3's met the
+ * blocks honestly made before them at their height and won the ties (the later block wins), and finality stalled;
+ * and v1, refusing its peers' blocks as invalid, scored them down until it had dropped them all. A block more than
+ * half a slot ahead is now not taken until the clock reaches it, and counts against no one.
  */
 function clockSkew(): Scenario {
   return {
-    about: "v3's clock a second ahead, with the seed's faults",
-    options: { validators: 4, faults: true, byzantine: false },
-    skewMs: { 3: 1000 },
+    about: "v3's clock a second ahead and v1's a second behind, with the seed's faults",
+    options: { validators: 7, faults: true, byzantine: false },
+    skewMs: { 1: -1000, 3: 1000 },
   };
 }
 

@@ -151,6 +151,11 @@ export interface ImportOutcome {
   reorganized?: number;
   /** The reason a block was refused (the blocks before it stay imported). */
   rejected?: string;
+  /**
+   * A block ahead of this node's clock by more than half a slot: it and those after it are not taken yet (the blocks
+   * before it are). Not the sender's fault: this node's clock may be the one that is off.
+   */
+  early?: string;
 }
 
 /** Sentinel messages answer nothing. */

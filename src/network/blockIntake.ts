@@ -26,7 +26,8 @@ export function createBlockIntake(d: {
     if (!parsed.ok) return { status: 400, body: { error: parsed.error } };
     try {
       const r = await d.consensus.ask({ type: 'importBlocks', blocks: [parsed.block], now: d.now() });
-      if (r.rejected) return { status: 400, body: { error: `invalid block: ${r.rejected}` } };
+      // An early block answers as a refused one did (400): the sender's sync brings it again later.
+      if (r.rejected ?? r.early) return { status: 400, body: { error: `invalid block: ${r.rejected ?? r.early}` } };
       if (r.imported > 0) d.onImported?.(parsed.block);
       const status: BlockIntakeView['status'] =
         r.imported > 0 ? 'imported' : r.known > 0 ? 'known' : r.orphan ? 'orphan' : 'stale';

@@ -49,6 +49,8 @@ const PAGE = 200;
 const FORK_LOOKBACK = 32;
 const DROP_SCORE = -100;
 const DROP_MS = 60_000;
+/** How often the sync may warn that peers' blocks are ahead of this node's clock. */
+const EARLY_WARN_MS = 60_000;
 const SEEN_MAX = 4_096;
 /**
  * The most blocks of a peer's branch held while it does not yet outweigh our head (fork choice
@@ -159,6 +161,8 @@ export function syncBehavior(d: P2pDeps): Behavior<SyncMsg> {
   // Peers whose last poll got no answer, and polls not answered yet.
   const unanswered = new Set<string>();
   const polling = new Map<string, Promise<void>>();
+  // When the sync last warned of blocks ahead of this node's clock (once a minute at most: it stays so until fixed).
+  let earlyWarned = Number.NEGATIVE_INFINITY;
 
   async function poll(p: PeerInfo): Promise<void> {
     const t0 = performance.now();
@@ -234,6 +238,17 @@ export function syncBehavior(d: P2pDeps): Behavior<SyncMsg> {
       imported += r.imported;
       if (r.rejected) {
         book.penalize(p, 50, `invalid block: ${r.rejected}`);
+        break;
+      }
+      if (r.early) {
+        // Not the peer's fault (our clock may be the one that is late): the rest waits for the next round.
+        if (d.now() - earlyWarned > EARLY_WARN_MS) {
+          earlyWarned = d.now();
+          d.log.warn(
+            { peer: p.url, reason: r.early },
+            "sync: the peer's blocks are ahead of this node's clock: is it right?",
+          );
+        }
         break;
       }
       if (r.orphan) {

@@ -101,14 +101,16 @@ describe('network simulation', () => {
     expect(r.trace.some((l) => /v3 undid \d+ block/.test(l))).toBe(true);
   }, 120_000);
 
-  it('scenario clock-skew, seed 3: a clock a second ahead, whose early blocks won their ties and stalled finality', async () => {
-    // Blocks up to 1,000 ms ahead were taken; v3's, made two slots early, were the later at their height and displaced
-    // the honest ones with their votes: nothing final after the heal. A block more than half a slot ahead is now
-    // refused (test/adversarial/equal-height-ties.test.ts).
+  it('scenario clock-skew, seed 3: clocks a second off, which stalled finality and cut the late node off', async () => {
+    // v3's clock a second ahead, v1's a second behind (7 validators, the seed's faults). While blocks up to 1,000 ms
+    // ahead were taken, v3's early blocks won their ties (the later block wins) and displaced honest ones with their
+    // votes: nothing final after the heal (4 validators). Then, with half a slot: v1 refused its peers' blocks as from
+    // the future, scored them down for it, dropped them all and followed the chain no more. Early blocks now wait and
+    // count against nobody (test/adversarial/equal-height-ties.test.ts, test/unit/network/p2p.test.ts).
     const r = await simulate(scenarioOptions('clock-skew', 3));
     expect(r.failure, summary(r)).toBeNull();
-    expect(r.trace.some((l) => /rejected: block from a future slot/.test(l))).toBe(true);
-    expect(r.stats.livenessSlots).toBeLessThanOrEqual(livenessBound(4));
+    expect(r.trace.some((l) => l.includes('block from a future slot'))).toBe(true);
+    expect(r.stats.livenessSlots).toBeLessThanOrEqual(livenessBound(7));
   }, 120_000);
 
   it('a quiet network finalizes every few blocks and never reorganizes', async () => {

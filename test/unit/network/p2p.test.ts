@@ -56,6 +56,31 @@ describe('the p2p actor over an injected transport and clock', () => {
     ]);
   });
 
+  it("blocks ahead of this node's clock wait for the next round, and never count against the peer", async () => {
+    // A node whose clock runs late: the consensus actor takes the peer's blocks up to #10 and calls the rest early.
+    const peer = fakePeer(30);
+    const view = { head: headAt(0) };
+    let clockLate = true;
+    const consensus = {
+      ask: async (m: ConsensusMsg) => {
+        if (m.type !== 'importBlocks') throw new Error(m.type);
+        const timely = m.blocks.filter((b) => !clockLate || b.header.height <= 10);
+        if (timely.length > 0) view.head = headAt(timely[timely.length - 1].header.height);
+        const early = timely.length < m.blocks.length ? 'block from a future slot: #11' : undefined;
+        return { imported: timely.length, known: 0, head: view.head, ...(early ? { early } : {}) };
+      },
+    };
+    const book = new Map<string, PeerInfo>();
+    const p2p = testP2p({ consensus: consensus as never, view, book, transport: peer.transport });
+    for (let i = 0; i < 5; i++) await p2p.handle({ type: 'tick', now: 5_000 });
+    expect(view.head.height).toBe(10);
+    // Five rounds of early blocks: the peer is neither scored down nor dropped (refused blocks dropped it in two).
+    expect(book.get('sim://a')).toMatchObject({ score: 0, droppedUntil: 0 });
+    clockLate = false;
+    await p2p.handle({ type: 'tick', now: 5_000 });
+    expect(view.head.height).toBe(30);
+  });
+
   it('gossips a block and relays a transaction once each', async () => {
     const peer = fakePeer(0);
     const p2p = testP2p({ now: () => 0, transport: peer.transport });
