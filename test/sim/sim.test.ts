@@ -107,7 +107,7 @@ describe('network simulation', () => {
     // votes: nothing final after the heal (4 validators). Then, with half a slot: v1 refused its peers' blocks as from
     // the future, scored them down for it, dropped them all and followed the chain no more. Early blocks now wait and
     // count against nobody (test/adversarial/equal-height-ties.test.ts, test/unit/network/p2p.test.ts).
-    const r = await simulate(scenarioOptions('clock-skew', 3));
+    const r = await simulate({ ...scenarioOptions('clock-skew', 3), validators: 7 });
     expect(r.failure, summary(r)).toBeNull();
     expect(r.trace.some((l) => l.includes('block from a future slot'))).toBe(true);
     expect(r.stats.livenessSlots).toBeLessThanOrEqual(livenessBound(7));
