@@ -240,17 +240,6 @@ export function syncBehavior(d: P2pDeps): Behavior<SyncMsg> {
         book.penalize(p, 50, `invalid block: ${r.rejected}`);
         break;
       }
-      if (r.early) {
-        // Not the peer's fault (our clock may be the one that is late): the rest waits for the next round.
-        if (d.now() - earlyWarned > EARLY_WARN_MS) {
-          earlyWarned = d.now();
-          d.log.warn(
-            { peer: p.url, reason: r.early },
-            "sync: the peer's blocks are ahead of this node's clock: is it right?",
-          );
-        }
-        break;
-      }
       if (r.orphan) {
         // The peer's blocks do not link to our chain: step back, further each time, to find where the chains part.
         const floor = r.head.finalizedHeight + 1;
@@ -263,6 +252,18 @@ export function syncBehavior(d: P2pDeps): Behavior<SyncMsg> {
         stepBack *= 4;
         ahead = pageFrom(from);
         continue;
+      }
+      if (r.early) {
+        // Not the peer's fault (our clock may be the one that is late): the rest waits for the next round. After the
+        // orphan case: a page whose first block does not link, cut before its early end, must still step back.
+        if (d.now() - earlyWarned > EARLY_WARN_MS) {
+          earlyWarned = d.now();
+          d.log.warn(
+            { peer: p.url, reason: r.early },
+            "sync: the peer's blocks are ahead of this node's clock: is it right?",
+          );
+        }
+        break;
       }
       if (r.stale) {
         // Its branch, as far as we have it, does not outweigh our head: hold it and fetch more, if there is more.

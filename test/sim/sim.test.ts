@@ -113,6 +113,14 @@ describe('network simulation', () => {
     expect(r.stats.livenessSlots).toBeLessThanOrEqual(livenessBound(7));
   }, 120_000);
 
+  it('scenario clock-skew, seed 2: the late node, on a branch of its own, stepped back no more once pages ended early', async () => {
+    // Its sync stopped at a page's early end before stepping back to where its branch left the chain, so it stayed on
+    // its own branch, final at #31 to the end (test/unit/network/p2p.test.ts).
+    const r = await simulate(scenarioOptions('clock-skew', 2));
+    expect(r.failure, summary(r)).toBeNull();
+    expect(r.stats.livenessSlots).toBeLessThanOrEqual(livenessBound(10));
+  }, 120_000);
+
   it('a quiet network finalizes every few blocks and never reorganizes', async () => {
     const r = await simulate({
       ...DEFAULT_OPTIONS,

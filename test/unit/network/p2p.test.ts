@@ -81,6 +81,31 @@ describe('the p2p actor over an injected transport and clock', () => {
     expect(view.head.height).toBe(30);
   });
 
+  it('a page that does not link and ends in early blocks still steps back to where the chains part', async () => {
+    // Our head is #5 of a branch that left the peer's chain after #3; the peer's blocks above #10 are early.
+    const peer = fakePeer(12);
+    const view = { head: headAt(5) };
+    const asked: string[] = [];
+    const consensus = {
+      ask: async (m: ConsensusMsg) => {
+        if (m.type !== 'importBlocks') throw new Error(m.type);
+        const first = m.blocks[0].header.height;
+        asked.push(`${first}-${m.blocks[m.blocks.length - 1].header.height}`);
+        const early = m.blocks.some((b) => b.header.height > 10) ? 'block from a future slot: #11' : undefined;
+        // The blocks before the early one do not link when they start above #4 (its parent is not ours).
+        if (first > 4) return { imported: 0, known: 0, head: view.head, orphan: true, early };
+        view.head = headAt(10);
+        return { imported: 10 - 3, known: 3, head: view.head, reorganized: 1, early };
+      },
+    };
+    const p2p = testP2p({ consensus: consensus as never, view, transport: peer.transport });
+    await p2p.handle({ type: 'tick', now: 5_000 });
+    // It stepped back from #6 instead of stopping at the page's early end (a late clock's node stayed on its own
+    // branch for good: the simulator's clock-skew scenario, seed 2).
+    expect(asked).toEqual(['6-12', '1-12']);
+    expect(view.head.height).toBe(10);
+  });
+
   it('gossips a block and relays a transaction once each', async () => {
     const peer = fakePeer(0);
     const p2p = testP2p({ now: () => 0, transport: peer.transport });
