@@ -179,13 +179,15 @@ function jailPartition(): Scenario {
 }
 
 /**
- * Clocks a second off: v3's ahead, v1's behind, of 10 validators, with the seed's faults and workload. Two such
- * clocks take two validators out of finality (their blocks wait, or lose their ties): of 7 (two faults tolerated, no
- * room left) finality came back after the heal, but up to 48 slots after it, past the bound of 36; 10 leave one. v3 makes its blocks in what it takes for its slots, two slots early; v1 takes its peers' blocks for
- * blocks from the future. It found two bugs: while a node took blocks up to 1,000 ms ahead of its clock, v3's met the
- * blocks honestly made before them at their height and won the ties (the later block wins), and finality stalled;
- * and v1, refusing its peers' blocks as invalid, scored them down until it had dropped them all. A block more than
- * half a slot ahead is now not taken until the clock reaches it, and counts against no one.
+ * Clocks a second off: v3's ahead, v1's behind, of 10 validators, with the seed's faults and workload. v3 makes its
+ * blocks in what it takes for its slots, two slots early; v1 takes its peers' blocks for blocks from the future. Two
+ * such clocks take two validators out of finality: of 7 (two faults tolerated, no room left) finality came back after
+ * the heal, but up to 48 slots after it, past the bound of 36; 10 leave one. It found: with blocks taken up to
+ * 1,000 ms ahead, v3's early blocks met those honestly made before them at their height (and won every such tie
+ * under a rule that favoured later blocks: nothing final); v1, refusing its peers' blocks as invalid, scored them down
+ * until it had dropped them all; and, once early blocks waited instead, v1 on a branch of its own never stepped back
+ * to where it left the chain. A block more than half a slot ahead now waits, counts against no one, and a sync page
+ * that does not link steps back first.
  */
 function clockSkew(): Scenario {
   return {

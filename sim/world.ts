@@ -321,7 +321,6 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
             hash: h.hash,
             finalizedHeight: h.finalizedHeight,
             justifiedHeight: h.justifiedHeight ?? h.finalizedHeight,
-            timestamp: h.timestamp,
             genesisHash: to.network.genesisHash,
             chainId: to.network.chainId,
           };

@@ -11,11 +11,11 @@ import type { Address } from '../protocol/types';
 export const CLOCK_TOLERANCE_MS = 1_000;
 
 /**
- * How far ahead of this node's clock a block may be: half a slot, at most CLOCK_TOLERANCE_MS. Fork choice gives a
- * tie at one height to the later block (forkChoice.ts), so a clock running ahead must not make a block early enough
- * to meet the one honestly made in an earlier slot: with 1,000 ms (two 500 ms slots), a validator whose clock ran a
- * second ahead won those ties, and the votes of the blocks it displaced were lost (the simulator's clock-skew
- * scenario: nothing final after the heal in 2 of 4 seeds). Clocks kept by NTP differ by milliseconds.
+ * How far ahead of this node's clock a block may be: half a slot, at most CLOCK_TOLERANCE_MS. With 1,000 ms (two
+ * 500 ms slots) a validator whose clock ran a second ahead made blocks two slots early, at the height of the blocks
+ * honestly made in the slots before: a tie rule that favoured later blocks let them win and finality stalled (the
+ * simulator's clock-skew scenario), and under the hash rule they still win half. Clocks kept by NTP differ by
+ * milliseconds; a block that is early waits (the consensus actor's importBlocks), it is not refused.
  */
 export const clockToleranceMs = (slotMs: number): number => Math.min(CLOCK_TOLERANCE_MS, Math.floor(slotMs / 2));
 

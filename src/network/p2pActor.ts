@@ -60,12 +60,7 @@ const SEEN_MAX = 4_096;
 export const MAX_HELD_BRANCH = 512;
 
 /** A peer's head as fork choice weighs it (only for a peer that answered: `head` is set). */
-const tipOf = (p: PeerInfo): Tip => ({
-  justifiedHeight: p.justifiedHeight,
-  height: p.height,
-  timestamp: p.timestamp,
-  hash: p.head!,
-});
+const tipOf = (p: PeerInfo): Tip => ({ justifiedHeight: p.justifiedHeight, height: p.height, hash: p.head! });
 
 export function newPeer(url: string): PeerInfo {
   return {
@@ -74,7 +69,6 @@ export function newPeer(url: string): PeerInfo {
     head: null,
     finalizedHeight: 0,
     justifiedHeight: 0,
-    timestamp: 0,
     lag: 0,
     latencyMs: null,
     score: 0,
@@ -184,7 +178,6 @@ export function syncBehavior(d: P2pDeps): Behavior<SyncMsg> {
         head: s.hash,
         finalizedHeight: s.finalizedHeight,
         justifiedHeight: s.justifiedHeight,
-        timestamp: s.timestamp ?? 0,
         latencyMs: Math.round(performance.now() - t0),
         lastSeen: d.now(),
       });
@@ -207,8 +200,8 @@ export function syncBehavior(d: P2pDeps): Behavior<SyncMsg> {
   async function syncFrom(p: PeerInfo): Promise<void> {
     const t0 = performance.now();
     const start = d.view.head;
-    // A preferred head at our height (an equal-height fork it wins: a later head, or as late and a lower hash) has no
-    // block above ours: start a page back so the page holds where the chains part (known blocks are skipped).
+    // A preferred head at our height (an equal-height fork, lower hash) has no block above ours:
+    // start a page back so the page holds where the chains part (known blocks are skipped).
     let from =
       p.height > start.height ? start.height + 1 : Math.max(start.finalizedHeight + 1, p.height - FORK_LOOKBACK + 1);
     let stepBack = FORK_LOOKBACK;

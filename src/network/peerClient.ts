@@ -34,8 +34,6 @@ export interface PeerStatus {
   hash: Hex;
   finalizedHeight: number;
   justifiedHeight: number;
-  /** Its head's timestamp (fork choice's tie rule); absent: it did not say. */
-  timestamp?: number;
   genesisHash?: Hex;
   chainId?: number;
 }
@@ -59,7 +57,6 @@ export async function fetchStatus(peer: string): Promise<PeerStatus> {
     hash: hash as Hex,
     finalizedHeight: s.finalizedHeight as number,
     justifiedHeight: Number.isSafeInteger(s.justifiedHeight) ? (s.justifiedHeight as number) : 0,
-    ...(Number.isSafeInteger(s.timestamp) ? { timestamp: s.timestamp as number } : {}),
     ...(typeof s.genesisHash === 'string' ? { genesisHash: s.genesisHash as Hex } : {}),
     ...(Number.isSafeInteger(s.chainId) ? { chainId: s.chainId as number } : {}),
   };

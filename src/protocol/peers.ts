@@ -13,8 +13,6 @@ export interface PeerInfo {
   finalizedHeight: number;
   /** Its head's last justified checkpoint as it reports it (fork choice weighs it first). */
   justifiedHeight: number;
-  /** Its head's timestamp as it reports it (fork choice's tie rule: at equal heights, the later). */
-  timestamp: number;
   /** Blocks it is ahead of (positive) or behind (negative) this node. */
   lag: number;
   /** Round trip of the last status poll, ms. */

@@ -299,7 +299,6 @@ describe('Gateway, histogram, admin token', () => {
         head: null,
         finalizedHeight: 0,
         justifiedHeight: 0,
-        timestamp: 0,
         latencyMs: null,
         score: 0,
         droppedUntil: 0,
@@ -513,7 +512,6 @@ describe('gateway, metrics, admin, readiness, upstream over HTTP', () => {
         head: null,
         finalizedHeight: 0,
         justifiedHeight: 0,
-        timestamp: 0,
         latencyMs: null,
         score: 0,
         droppedUntil: 0,
@@ -538,9 +536,7 @@ describe('gateway, metrics, admin, readiness, upstream over HTTP', () => {
     expect(g.latencyMs).toMatchObject({ window: 4096, samples: 5 });
     expect(g.latencyMs.p50).toBeGreaterThan(0);
     expect(g.latencyMs.p99).toBeGreaterThanOrEqual(g.latencyMs.p90);
-    expect(g.peers).toEqual(
-      peers.map(({ finalizedHeight: _f, justifiedHeight: _j, timestamp: _t, droppedUntil: _d, ...p }) => p),
-    );
+    expect(g.peers).toEqual(peers.map(({ finalizedHeight: _f, justifiedHeight: _j, droppedUntil: _d, ...p }) => p));
     expect(g.rateLimit).toMatchObject({ max: 240, windowMs: 10_000, exempt: 0, trustedProxies: 0 });
     expect((await start()).s.protection.gateway.snapshot([]).peers).toEqual([]); // a single node
   });
@@ -640,7 +636,6 @@ describe('gateway, metrics, admin, readiness, upstream over HTTP', () => {
           head: null,
           finalizedHeight: 0,
           justifiedHeight: 0,
-          timestamp: 0,
           latencyMs: null,
           score: 0,
           droppedUntil: 0,
@@ -665,7 +660,6 @@ describe('gateway, metrics, admin, readiness, upstream over HTTP', () => {
           head: null,
           finalizedHeight: 0,
           justifiedHeight: 0,
-          timestamp: 0,
           latencyMs: null,
           score: 0,
           droppedUntil: 0,

@@ -72,22 +72,6 @@ describe('slot schedule', () => {
     expect(prefers({ height: 5, hash: '0x01' }, { height: 5, hash: '0x01' })).toBe(false);
   });
 
-  it('fork choice at equal heights: the later block first (a block released late loses), then the lower hash', () => {
-    // A withholder's block of slot 10 released after slot 11's producer built at its height: it loses the tie,
-    // whatever its hash (by hash alone it won half of them: the simulator's seed 6089).
-    const late = { height: 5, timestamp: 10 * 500, hash: '0x01' as const };
-    const built = { height: 5, timestamp: 11 * 500, hash: '0x02' as const };
-    expect(prefers(built, late)).toBe(true);
-    expect(prefers(late, built)).toBe(false);
-    // Height still comes before time, and time before the hash; the same timestamp (twins of one slot): the hash.
-    expect(prefers({ ...late, height: 6 }, built)).toBe(true);
-    expect(prefers({ ...built, hash: '0x00' }, built)).toBe(true);
-    expect(prefers(built, { ...built, hash: '0x00' })).toBe(false);
-    const head = { ...late, finalizedHeight: 3 };
-    expect(branchChoice(built, 4, head)).toBe('take');
-    expect(branchChoice(late, 4, { ...built, finalizedHeight: 3 })).toBe('stale');
-  });
-
   it('fork choice weighs the justified checkpoint first: a shorter chain with a later one wins', () => {
     expect(
       prefers({ justifiedHeight: 9, height: 10, hash: '0x09' }, { justifiedHeight: 5, height: 14, hash: '0x01' }),

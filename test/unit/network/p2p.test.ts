@@ -279,7 +279,6 @@ describe('readiness', () => {
     head: null,
     finalizedHeight: 0,
     justifiedHeight: 0,
-    timestamp: 0,
     lag: 0,
     latencyMs: null,
     score: 0,
