@@ -197,6 +197,13 @@ function clockSkew(): Scenario {
   };
 }
 
+/** A fresh instance of scenario `name` (each keeps its own state), or an error naming those there are. */
+export function scenarioNamed(name: string): Scenario {
+  const make = SCENARIOS[name];
+  if (!make) throw new Error(`no scenario ${name} (${Object.keys(SCENARIOS).join(', ')})`);
+  return make();
+}
+
 export const SCENARIOS: Record<string, () => Scenario> = {
   'election-restart': electionRestart,
   'jail-partition': jailPartition,

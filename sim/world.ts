@@ -15,7 +15,7 @@ import { Prng } from './prng';
 import { LifecycleFollower, protocolInput } from './workload';
 import { Scheduler } from './scheduler';
 import { SimNode } from './simNode';
-import { SCENARIOS, type ScenarioWorld } from './scenarios';
+import { scenarioNamed, type ScenarioWorld } from './scenarios';
 
 /** A run's options: with the seed, all a failure needs to be replayed. */
 export interface SimOptions {
@@ -66,9 +66,7 @@ export const DEFAULT_OPTIONS: Omit<SimOptions, 'seed'> = {
 
 /** The options of a scenario's run (sim/scenarios.ts): the defaults, the scenario's own, its name and the seed. */
 export function scenarioOptions(name: string, seed: number): SimOptions {
-  const sc = SCENARIOS[name];
-  if (!sc) throw new Error(`no scenario ${name} (${Object.keys(SCENARIOS).join(', ')})`);
-  return { ...DEFAULT_OPTIONS, ...sc().options, scenario: name, seed };
+  return { ...DEFAULT_OPTIONS, ...scenarioNamed(name).options, scenario: name, seed };
 }
 
 /**
@@ -178,9 +176,7 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
   const faults = rng.fork();
   const load = rng.fork();
   const writes = rng.fork();
-  const scenario = o.scenario === undefined ? undefined : SCENARIOS[o.scenario]?.();
-  if (o.scenario !== undefined && !scenario)
-    throw new Error(`no scenario ${o.scenario} (${Object.keys(SCENARIOS).join(', ')})`);
+  const scenario = o.scenario === undefined ? undefined : scenarioNamed(o.scenario);
   const { spec, validators, accounts } = devNetworkGenesis(
     Math.max(8, 2 * o.load),
     o.validators,

@@ -25,6 +25,16 @@ export function slotProducer(active: readonly Address[], slot: number): Address 
   return active.length === 0 ? undefined : active[slot % active.length];
 }
 
+/** Why a block at `timestamp` is too early for a node whose clock reads `now` (clockToleranceMs), or undefined. */
+export function aheadOfClock(timestamp: number, now: number, slotMs: number): string | undefined {
+  const tolerance = clockToleranceMs(slotMs);
+  if (timestamp <= now + tolerance) return undefined;
+  return (
+    `block from a future slot: timestamp ${timestamp} is ${timestamp - now} ms ahead of this node's clock ` +
+    `(tolerance ${tolerance} ms: half a slot, at most ${CLOCK_TOLERANCE_MS})`
+  );
+}
+
 /** Why a block at `timestamp` by `producer` does not fit the schedule after `parentTimestamp`, or undefined. */
 export function scheduleRefusal(
   b: { timestamp: number; producer: Address },
@@ -33,12 +43,8 @@ export function scheduleRefusal(
   slotMs: number,
   now: number,
 ): string | undefined {
-  const tolerance = clockToleranceMs(slotMs);
-  if (b.timestamp > now + tolerance)
-    return (
-      `block from a future slot: timestamp ${b.timestamp} is ${b.timestamp - now} ms ahead of this node's clock ` +
-      `(tolerance ${tolerance} ms: half a slot, at most ${CLOCK_TOLERANCE_MS})`
-    );
+  const early = aheadOfClock(b.timestamp, now, slotMs);
+  if (early) return early;
   const slot = slotOf(b.timestamp, slotMs);
   const parentSlot = slotOf(parentTimestamp, slotMs);
   if (slot <= parentSlot) return `block slot ${slot} is not after its parent's slot ${parentSlot}`;

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { epochStep, voteAt } from '../../consensus/checkpoints';
 import { countingMembers } from '../../consensus/finality';
 import { branchChoice } from '../../consensus/forkChoice';
-import { clockToleranceMs, idleTurn, ownsSlot, scheduleRefusal, slotOf } from '../../consensus/slots';
+import { aheadOfClock, idleTurn, ownsSlot, scheduleRefusal, slotOf } from '../../consensus/slots';
 import { headerRefusal } from '../../consensus/blockRules';
 import { verifyHeader } from '../../chain/block';
 import type { VerifyPool } from '../../crypto/verifyPool';
@@ -241,13 +241,10 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
     // A block ahead of this node's clock is not refused: it is not taken yet (nor any after it), and the next sync
     // takes it once the clock has reached it. Refused, it counted against the peer that sent it: a node whose clock ran
     // a second late dropped every peer for invalid blocks and never followed the chain again (the simulator).
-    const tolerance = clockToleranceMs(d.slotMs);
-    const cut = all.findIndex((b) => b.header.timestamp > now + tolerance);
+    const cut = all.findIndex((b) => aheadOfClock(b.header.timestamp, now, d.slotMs) !== undefined);
     if (cut < 0) return importTimely(all, now);
     const b = all[cut].header;
-    const early =
-      `block from a future slot: #${b.height} ${b.hash} is ${b.timestamp - now} ms ahead of this node's clock ` +
-      `(tolerance ${tolerance} ms): taken once the clock reaches it`;
+    const early = `${aheadOfClock(b.timestamp, now, d.slotMs)}: #${b.height} ${b.hash}, taken once the clock reaches it`;
     const out: ImportOutcome =
       cut > 0 ? await importTimely(all.slice(0, cut), now) : { imported: 0, known: 0, head: d.view.head };
     return out.rejected ? out : { ...out, early };
