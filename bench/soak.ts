@@ -10,7 +10,7 @@
  * - Load: `--rate` hybrid transfers per second (default 300: 30 % of the 1,000 tx/s ceiling) from 300 development
  *   accounts, signed ahead on worker threads, posted round-robin to the live nodes.
  * - Faults: every `--kill-every` minutes node 1 is killed (SIGKILL) and restarted 30 s later with its command.
- * - Sampled every 10 s: each node's RSS and V8 heap (GET /metrics), its store's size on disk, its missed slots,
+ * - Sampled every 10 s: each node's RSS, V8 heap and external (Buffer) memory (GET /metrics), its store's size on disk, its missed slots,
  *   its CPU time (/proc/<pid>/stat) and the machine's (/proc/stat); node 0's head and finalized height (each height's
  *   finality: from when it was first seen to when it was seen final); error lines (pino level ≥ 50) in every log.
  * Per window: RSS and heap per node (max), disk growth per node, transactions included, disk per transaction,
@@ -108,6 +108,8 @@ interface Sample {
   t: number;
   rss: number[];
   heap: number[];
+  /** Buffers and other memory outside the V8 heap. */
+  external: number[];
   disk: number[];
   missed: number;
   txs: number;
@@ -282,6 +284,7 @@ async function main(): Promise<void> {
             return {
               rss: metric(m, 'process_resident_memory_bytes'),
               heap: metric(m, 'nodejs_heap_used_bytes'),
+              external: metric(m, 'nodejs_external_memory_bytes'),
               missed: metric(m, 'cairn_own_missed_slots_total'),
               disk: du(join(n.dataDir, 'chain')),
             };
@@ -292,6 +295,7 @@ async function main(): Promise<void> {
           t: Date.now(),
           rss: per.map((p) => p.rss),
           heap: per.map((p) => p.heap),
+          external: per.map((p) => p.external),
           disk: per.map((p) => p.disk),
           missed: per.reduce((a, p) => a + (Number.isNaN(p.missed) ? 0 : p.missed), 0),
           txs: Number((stats as { transactions?: number }).transactions ?? NaN),
@@ -335,6 +339,9 @@ async function main(): Promise<void> {
         maxOf((s) => s.heap)
           .map((b) => (b / 2 ** 20).toFixed(0))
           .join(' / '),
+        maxOf((s) => s.external)
+          .map((b) => (b / 2 ** 20).toFixed(0))
+          .join(' / '),
         grew.map((b) => (b / 1e6).toFixed(1)).join(' / '),
         String(txs),
         txs > 0 ? (grew[0] / txs).toFixed(0) : '–',
@@ -348,6 +355,7 @@ async function main(): Promise<void> {
       'window',
       'RSS MiB (nodes 0–3)',
       'heap MiB',
+      'external MiB',
       'disk growth MB (node 3 prunes)',
       'txs',
       'bytes/tx (node 0)',

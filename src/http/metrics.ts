@@ -219,6 +219,10 @@ export async function renderMetrics(src: MetricsSource, gateway: Gateway, p: Pro
   const mem = process.memoryUsage();
   gauge('process_resident_memory_bytes', 'Resident memory size in bytes.', mem.rss);
   gauge('nodejs_heap_used_bytes', 'V8 heap used in bytes.', mem.heapUsed);
+  gauge('nodejs_heap_total_bytes', 'V8 heap allocated in bytes.', mem.heapTotal);
+  // Memory outside the V8 heap: Buffers and ArrayBuffers (a leak there does not show in the heap figure).
+  gauge('nodejs_external_memory_bytes', 'Memory of C++ objects bound to JavaScript objects, in bytes.', mem.external);
+  gauge('nodejs_array_buffers_bytes', 'Memory of ArrayBuffers and Buffers, in bytes.', mem.arrayBuffers);
   gauge('cairn_uptime_seconds', 'Seconds since the HTTP server started.', Math.floor(gateway.uptimeMs() / 1000));
   return `${out.join('\n')}\n`;
 }
