@@ -11,6 +11,7 @@ import {
   MEMPOOL_SENDER_PENDING,
   SNAPSHOT_INTERVAL_BLOCKS,
   SNAPSHOTS_KEPT,
+  STATE_CACHE_MB_DEFAULT,
 } from '../protocol/params';
 import { CairnError } from '../errors/CairnError';
 import type { Hex } from '../primitives/hex';
@@ -33,6 +34,8 @@ export interface NodeConfig {
   idleBlockMs: number;
   /** Resident mempool cap (the interface states 5,000 and 50,000; 5,000 default, 50,000 ceiling). */
   mempoolCap: number;
+  /** The state trie's node cache, in MiB (state/trieNodes.ts). */
+  stateCacheMb: number;
   /** Pending transactions one sender may hold in the mempool. */
   mempoolSenderPending: number;
   /** Transactions one sender may hold beyond its next nonce ("gapped"; well under the 64-nonce gap). */
@@ -112,6 +115,7 @@ export const defaultNodeConfig: Readonly<NodeConfig> = Object.freeze({
   slotMs: 500,
   idleBlockMs: 5000,
   mempoolCap: MEMPOOL_CAP_DEFAULT,
+  stateCacheMb: STATE_CACHE_MB_DEFAULT,
   mempoolSenderPending: MEMPOOL_SENDER_PENDING,
   mempoolSenderGapped: MEMPOOL_SENDER_GAPPED,
   mempoolGappedLifetimeMs: MEMPOOL_GAPPED_LIFETIME_MS,
@@ -200,6 +204,17 @@ const OPTIONS: readonly OptionSpec[] = [
     min: 50,
     max: 3_600_000,
     help: 'ms between empty blocks while nothing is pending or awaiting finality (>= slot-ms)',
+  },
+  {
+    key: 'stateCacheMb',
+    flag: 'state-cache-mb',
+    env: 'STATE_CACHE_MB',
+    kind: 'int',
+    min: 8,
+    max: 65_536,
+    help:
+      `memory for the state trie's nodes, in MiB (default ${STATE_CACHE_MB_DEFAULT}): more makes blocks on a large ` +
+      'state faster, and is held once filled',
   },
   {
     key: 'mempoolCap',

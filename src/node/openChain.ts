@@ -8,6 +8,7 @@ import { VerifyPool } from '../crypto/verifyPool';
 import type { Network } from '../protocol/network';
 import type { KvStore } from '../state/kv';
 import { StateTrie } from '../state/stateTrie';
+import { sizeSharedNodes } from '../state/trieNodes';
 import { ChainStore, type Head } from '../storage/chainStore';
 import { dirError, openStore } from '../storage/rocks';
 import { SigningGuard } from '../storage/signingGuard';
@@ -49,6 +50,7 @@ export async function openChain(
   const rocks = await openStore(join(config.dataDir, 'chain'));
   closers.push('store', () => rocks.close());
   const kv = o.wrapKv ? o.wrapKv(rocks) : rocks;
+  sizeSharedNodes(kv, config.stateCacheMb * 2 ** 20);
   const store = new ChainStore(kv, { devUndo: config.dev });
   let head = await ensureGenesis(store, config, log, o.now);
   const network = await store.network();

@@ -18,6 +18,9 @@ export const MAX_CHAIN_ID = 4_294_967_295;
 export const TX_DOMAIN = 'CAIRN/TX/v1\n';
 export const BLOCK_DOMAIN = 'CAIRN/BLOCK/v1\n';
 
+/** The state trie's node cache, in MiB, unless `--state-cache-mb` says otherwise (state/trieNodes.ts). */
+export const STATE_CACHE_MB_DEFAULT = 128;
+
 export const MAX_TXS_PER_BLOCK = 500;
 export const MAX_DATA_BYTES = 65_536;
 export const MAX_FUTURE_NONCE_GAP = 64;
