@@ -35,6 +35,14 @@ export function aheadOfClock(timestamp: number, now: number, slotMs: number): st
   );
 }
 
+/**
+ * Whether a block made at `timestamp` reaches this node late: after its slot ended by this node's clock. A block is
+ * made at its slot's start and gossiped at once; one that comes after the next slot began was withheld (or came by a
+ * sync, from a node that was cut off). Fork choice gives an equal-height tie to the block that came in time.
+ */
+export const arrivedLate = (timestamp: number, now: number, slotMs: number): boolean =>
+  now >= (slotOf(timestamp, slotMs) + 1) * slotMs;
+
 /** Why a block at `timestamp` by `producer` does not fit the schedule after `parentTimestamp`, or undefined. */
 export function scheduleRefusal(
   b: { timestamp: number; producer: Address },

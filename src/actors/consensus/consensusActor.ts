@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { epochStep, voteAt } from '../../consensus/checkpoints';
 import { countingMembers } from '../../consensus/finality';
 import { branchChoice } from '../../consensus/forkChoice';
-import { aheadOfClock, idleTurn, ownsSlot, scheduleRefusal, slotOf } from '../../consensus/slots';
+import { aheadOfClock, arrivedLate, idleTurn, ownsSlot, scheduleRefusal, slotOf } from '../../consensus/slots';
 import { headerRefusal } from '../../consensus/blockRules';
 import { verifyHeader } from '../../chain/block';
 import type { VerifyPool } from '../../crypto/verifyPool';
@@ -102,6 +102,9 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
   const modes = d.modes ?? standaloneModes();
   // The blocks this process signed, by height (the latest OWN_BLOCKS_KEPT).
   const ownBlocks = new Map<number, string>();
+  // The head, when its block came in its slot (made here, or imported before its slot ended): fork choice gives it an
+  // equal-height tie against a block that comes late. Unknown after a restart or a rewind: counted as late.
+  let headInTime: string | undefined;
 
   async function produce(pending: SignedTx[][], now: number): Promise<number> {
     const parent = d.view.head;
@@ -117,6 +120,7 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
     // The stored chain remembers the rest; these cover blocks of ours a reorganization took away.
     if (ownBlocks.size > OWN_BLOCKS_KEPT) ownBlocks.delete(ownBlocks.keys().next().value!);
     await commitBlock(built);
+    headInTime = block.header.hash;
     // An abstaining block records its height and slot, and no vote.
     const signed = block.header.abstain
       ? undefined
@@ -277,7 +281,11 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
         }
         const tip = blocks[blocks.length - 1].header;
         const justifiedHeight = await branchJustified(forkAt, blocks.slice(i));
-        const choice = branchChoice({ ...tip, justifiedHeight }, forkAt, head);
+        const choice = branchChoice(
+          { ...tip, justifiedHeight, late: arrivedLate(tip.timestamp, now, d.slotMs) },
+          forkAt,
+          { ...head, late: head.hash !== headInTime },
+        );
         if (typeof choice === 'object') {
           rejectedBranch(h, choice.refused);
           return { ...out, rejected: choice.refused, head };
@@ -320,6 +328,7 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
         return { ...out, rejected: r.refused, head: d.view.head };
       }
       const committed = await commitBlock(r.executed);
+      headInTime = arrivedLate(h.timestamp, now, d.slotMs) ? undefined : h.hash;
       d.log.debug({ height: h.height, finalizedHeight: committed.finalizedHeight }, 'block imported');
       out.imported++;
     }

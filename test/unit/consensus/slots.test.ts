@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { branchChoice, prefers } from '../../../src/consensus/forkChoice';
 import type { Address } from '../../../src/protocol/types';
 import {
+  arrivedLate,
   CLOCK_TOLERANCE_MS,
   clockToleranceMs,
   idleTurn,
@@ -70,6 +71,19 @@ describe('slot schedule', () => {
     expect(prefers({ height: 5, hash: '0x01' }, { height: 5, hash: '0x02' })).toBe(true);
     expect(prefers({ height: 5, hash: '0x02' }, { height: 5, hash: '0x01' })).toBe(false);
     expect(prefers({ height: 5, hash: '0x01' }, { height: 5, hash: '0x01' })).toBe(false);
+  });
+
+  it('fork choice: at equal heights a block that came in its slot beats one that came late, whatever the hashes', () => {
+    // A withheld block published after the next producer filled its place (seed 6089) loses, even with the lower hash.
+    expect(prefers({ height: 5, hash: '0x01', late: true }, { height: 5, hash: '0x02', late: false })).toBe(false);
+    expect(prefers({ height: 5, hash: '0x02', late: false }, { height: 5, hash: '0x01', late: true })).toBe(true);
+    // Both late, or both in time: the hash, as on every node.
+    expect(prefers({ height: 5, hash: '0x01', late: true }, { height: 5, hash: '0x02', late: true })).toBe(true);
+    // Height and the justified checkpoint come first: a late block that is higher wins.
+    expect(prefers({ height: 6, hash: '0x09', late: true }, { height: 5, hash: '0x01', late: false })).toBe(true);
+    expect(arrivedLate(1_499, 1_499, 500)).toBe(false);
+    expect(arrivedLate(1_000, 1_499, 500)).toBe(false);
+    expect(arrivedLate(1_000, 1_500, 500)).toBe(true);
   });
 
   it('fork choice weighs the justified checkpoint first: a shorter chain with a later one wins', () => {
