@@ -47,6 +47,8 @@ export interface MetricsSource {
   missedSlots?: () => number;
   ownMissedSlots?: () => number;
   node?: NodeMetrics;
+  /** The state trie's node cache: nodes and bytes held (its budget is `--state-cache-mb`). */
+  stateCache?: () => { nodes: number; bytes: number } | undefined;
   /** The on-chain machines' views: open instances by status, transitions seen (actors/machineViewActor.ts). */
   machines?: () => Promise<readonly { machine: string; open: Record<string, number>; transitions: number }[]>;
   /** The node-local lifecycles' actors (transactions, blocks): open instances by state, finished ones still held. */
@@ -216,6 +218,13 @@ export async function renderMetrics(src: MetricsSource, gateway: Gateway, p: Pro
     out.push(...src.node.verifySeconds.lines('cairn_verify_seconds'));
   }
 
+  const cache = src.stateCache?.();
+  gauge('cairn_state_cache_nodes', 'State trie nodes in the node cache.', cache?.nodes);
+  gauge(
+    'cairn_state_cache_bytes',
+    "Bytes the state trie's node cache holds, as it counts them (--state-cache-mb).",
+    cache?.bytes,
+  );
   const mem = process.memoryUsage();
   gauge('process_resident_memory_bytes', 'Resident memory size in bytes.', mem.rss);
   gauge('nodejs_heap_used_bytes', 'V8 heap used in bytes.', mem.heapUsed);

@@ -14,6 +14,7 @@ import type { NodeConfig } from '../config/config';
 import type { SolcCompiler } from '../contracts/compiler';
 import { HttpError } from '../web/httpError';
 import type { MetricsSource, NodeMetrics } from '../http/metrics';
+import { sharedNodesOf } from '../state/trieNodes';
 import type { HttpDeps } from '../http/server';
 import type { Network } from '../network/network';
 import { nodeReadiness } from '../network/readiness';
@@ -110,6 +111,7 @@ function metricsSource(p: NodeParts, node: NodeMetrics): MetricsSource {
     missedSlots: () => p.slots?.missed ?? 0,
     ownMissedSlots: () => p.slots?.ownMissed ?? 0,
     node,
+    stateCache: () => (p.store ? sharedNodesOf(p.store.kv).cache.size() : undefined),
     actors: () => p.supervisor?.status() ?? [],
     machines: async () => Promise.all((p.views ?? []).map((v) => v.ref.ask({ type: 'stats' }))),
     lifecycles: async () =>

@@ -351,6 +351,11 @@ describe('single-node chain over HTTP', () => {
     expect(count('cairn_verify_seconds')).toBeGreaterThan(0);
     expect(text).toMatch(/^cairn_height \d+/m);
     expect(text).toMatch(/^cairn_mempool_size \d+/m);
+    // The state trie's node cache holds the nodes of the blocks made, within its budget; the process's memory by kind.
+    expect(Number(/^cairn_state_cache_bytes (\d+)/m.exec(text)?.[1])).toBeGreaterThan(0);
+    expect(Number(/^cairn_state_cache_bytes (\d+)/m.exec(text)?.[1])).toBeLessThanOrEqual(128 * 2 ** 20);
+    for (const m of ['nodejs_heap_total_bytes', 'nodejs_external_memory_bytes', 'nodejs_array_buffers_bytes'])
+      expect(text).toMatch(new RegExp(`^${m} \\d+`, 'm'));
     // The supervised actors, each with its mailbox, drops and restarts.
     for (const actor of ['txLifecycle', 'blockLifecycle', 'mempool', 'producer', 'importer', 'consensus', 'sentinel']) {
       for (const m of ['cairn_actor_mailbox', 'cairn_actor_dropped_total', 'cairn_actor_restarts_total'])
