@@ -57,12 +57,24 @@ const post = (block: unknown) => requestFrom(ATTACKER, `${t.url}/blocks`, { body
 describe('forged blocks naming the validator', () => {
   it('a forged sibling of the head that fork choice would prefer is refused before anything is undone', async () => {
     await waitFor('a few blocks', async () => (await status()).height >= 3);
-    const s = await status();
+    // Right after a new head (blocks come every 400 ms here): the forged sibling must meet it before the next block
+    // makes its parent final.
+    const before = (await status()).height;
+    const s = await waitFor(
+      'a new head',
+      async () => {
+        const now = await status();
+        return now.height > before ? now : undefined;
+      },
+      30_000,
+      10,
+    );
     const head = await blockAt(s.height);
-    // Grind a timestamp in the head's slot or later so that the forged sibling's hash is the lower one.
+    // Grind a timestamp in the current slot (so it comes in time, as the head did: fork choice then weighs the hashes)
+    // for which the forged sibling's hash is the lower one.
     let sibling: ReturnType<typeof forge>;
-    for (let dt = 1; ; dt++) {
-      sibling = forge({ ...head.header, timestamp: head.header.timestamp + dt });
+    for (let dt = 0; ; dt++) {
+      sibling = forge({ ...head.header, timestamp: Math.max(head.header.timestamp + 1, Date.now()) + (dt % 50) });
       if (sibling.hash < head.header.hash) break;
     }
     const r = await post({ header: sibling, txs: head.txs, results: head.results });
