@@ -293,7 +293,16 @@ export function settleAdmitted(tx: HybridTx): void {
       return toHex(mldsa);
     },
   };
+  settledBytes.set(tx.signatures, { secp256k1: secp, mldsa44: mldsa });
 }
+
+const settledBytes = new WeakMap<HybridTx['signatures'], { secp256k1: Uint8Array; mldsa44: Uint8Array }>();
+
+/**
+ * The bytes behind an admitted transaction's signature getters (settleAdmitted), for writers that want bytes (the
+ * block codec): the same value as decoding the getters' hex, without making the hex. Undefined for any other object.
+ */
+export const signatureBytesOf = (sigs: HybridTx['signatures']) => settledBytes.get(sigs);
 
 const EMPTY = new Uint8Array(0);
 

@@ -40,7 +40,6 @@ export class StateTrie {
    * no walk. Kept exact on every write; dropped on revert, which moves the root back.
    */
   private readonly values = new Map<string, Uint8Array | null>();
-  private readonly secureKeys = new Map<string, SecureKey>();
 
   private constructor(
     private readonly mpt: Mpt,
@@ -66,7 +65,7 @@ export class StateTrie {
   }
 
   async getAccount(addr: Address): Promise<AccountState | undefined> {
-    const v = await this.read(addressKey(addr));
+    const v = await this.read(accountSecureKey(addr));
     return v === undefined ? undefined : decodeAccount(v);
   }
 
@@ -79,23 +78,22 @@ export class StateTrie {
   async prefetchAccounts(addrs: readonly Address[]): Promise<void> {
     const paths: Uint8Array[] = [];
     for (const a of new Set(addrs)) {
-      const key = addressKey(a);
-      const k = hexOf(key);
-      if (!this.values.has(k)) paths.push(this.secure(k, key).path);
+      const s = accountSecureKey(a);
+      if (!this.values.has(s.k)) paths.push(s.path);
     }
     await this.mpt.prefetch(paths);
   }
 
   async putAccount(addr: Address, a: AccountState): Promise<void> {
-    await this.write(addressKey(addr), encodeAccount(a));
+    await this.write(accountSecureKey(addr), encodeAccount(a));
   }
 
   async deleteAccount(addr: Address): Promise<void> {
-    await this.remove(addressKey(addr));
+    await this.remove(accountSecureKey(addr));
   }
 
   async getRecord<T>(key: string): Promise<T | undefined> {
-    const v = await this.read(recordKey(key));
+    const v = await this.read(secureKey(recordKey(key)));
     return v === undefined ? undefined : (JSON.parse(Buffer.from(v).toString('utf8')) as T);
   }
 
@@ -103,11 +101,11 @@ export class StateTrie {
   async putRecord(key: string, value: unknown): Promise<void> {
     this.assertWritable();
     assertPlainJson(value, key);
-    await this.write(recordKey(key), canonicalBytes(value));
+    await this.write(secureKey(recordKey(key)), canonicalBytes(value));
   }
 
   async deleteRecord(key: string): Promise<void> {
-    await this.remove(recordKey(key));
+    await this.remove(secureKey(recordKey(key)));
   }
 
   /** Opens a rollback point (one per transaction; nesting allowed). */
@@ -176,43 +174,25 @@ export class StateTrie {
     return nodes.map(toHex);
   }
 
-  private async read(key: Uint8Array): Promise<Uint8Array | undefined> {
-    const k = hexOf(key);
-    let v = this.values.get(k);
+  private async read(s: SecureKey): Promise<Uint8Array | undefined> {
+    let v = this.values.get(s.k);
     if (v === undefined) {
-      const s = this.secure(k, key);
       v = await this.mpt.get(s.key, s.path);
-      this.remember(k, v);
+      this.remember(s.k, v);
     }
     return v ?? undefined;
   }
 
-  private async write(key: Uint8Array, value: Uint8Array): Promise<void> {
+  private async write(s: SecureKey, value: Uint8Array): Promise<void> {
     this.assertWritable();
-    const k = hexOf(key);
-    const s = this.secure(k, key);
     await this.mpt.put(s.key, value, s.path);
-    this.remember(k, value);
+    this.remember(s.k, value);
   }
 
-  private async remove(key: Uint8Array): Promise<void> {
+  private async remove(s: SecureKey): Promise<void> {
     this.assertWritable();
-    const k = hexOf(key);
-    const s = this.secure(k, key);
     await this.mpt.del(s.key, s.path);
-    this.remember(k, null);
-  }
-
-  /** The secure key (keccak256 of the key) and its nibbles, computed once per key. */
-  private secure(k: string, key: Uint8Array): SecureKey {
-    let s = this.secureKeys.get(k);
-    if (s === undefined) {
-      const hashed = keccak256(key);
-      s = { key: hashed, path: nibblesOf(hashed) };
-      if (this.secureKeys.size >= MAX_CACHED_VALUES) this.secureKeys.clear();
-      this.secureKeys.set(k, s);
-    }
-    return s;
+    this.remember(s.k, null);
   }
 
   private remember(k: string, v: Uint8Array | null): void {
@@ -226,11 +206,44 @@ export class StateTrie {
 }
 
 interface SecureKey {
+  /** The plain key, hex: what `values` is keyed by. */
+  k: string;
   key: Uint8Array;
   path: Uint8Array;
 }
 
 const MAX_CACHED_VALUES = 100_000;
+
+/**
+ * Secure keys (keccak256 of the key, and its nibbles) by key, and accounts' by address: pure functions of the key,
+ * shared by every trie (one is opened per block) and computed once while they stay among the last KEYS_KEPT.
+ */
+const secureKeys = new Map<string, SecureKey>();
+const accountKeys = new Map<Address, SecureKey>();
+const KEYS_KEPT = 65_536;
+
+function secureKey(key: Uint8Array): SecureKey {
+  const k = hexOf(key);
+  let s = secureKeys.get(k);
+  if (s === undefined) {
+    const hashed = keccak256(key);
+    s = { k, key: hashed, path: nibblesOf(hashed) };
+    if (secureKeys.size >= KEYS_KEPT) secureKeys.clear();
+    secureKeys.set(k, s);
+  }
+  return s;
+}
+
+/** An account's secure key by its address, without converting the address to bytes and back on every access. */
+function accountSecureKey(addr: Address): SecureKey {
+  let s = accountKeys.get(addr);
+  if (s === undefined) {
+    s = secureKey(addressKey(addr));
+    if (accountKeys.size >= KEYS_KEPT) accountKeys.clear();
+    accountKeys.set(addr, s);
+  }
+  return s;
+}
 
 /** Only values that round-trip through JSON unchanged, so what is hashed is what is read back. */
 function assertPlainJson(v: unknown, key: string, depth = 0): void {

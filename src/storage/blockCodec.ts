@@ -1,4 +1,6 @@
 import { keccak256 } from '../crypto/hash';
+import { LRUCache } from 'lru-cache';
+import { signatureBytesOf } from '../chain/envelope';
 import { pqKeyHashOf } from '../crypto/txSigning';
 import { fromHex, toHex, type Hex } from '../primitives/hex';
 import { TX_TYPE_CATALOGUE, type TxType } from '../protocol/types';
@@ -84,8 +86,12 @@ const RESULT_FIXED = JSON_FIXED.result.length;
 
 /** One growing buffer, written field by field. */
 class Writer {
-  buf = Buffer.allocUnsafe(64 * 1024);
+  buf: Buffer;
   at = 0;
+
+  constructor(sizeHint: number) {
+    this.buf = Buffer.allocUnsafe(sizeHint);
+  }
 
   private room(n: number): void {
     if (this.at + n <= this.buf.length) return;
@@ -151,6 +157,12 @@ class Writer {
     this.buf.write(s, this.at, size, 'utf8');
     this.at += size;
     return size;
+  }
+
+  /** Bytes with their length: what hex() writes for their hex. */
+  bytes(b: Uint8Array): void {
+    this.uint(b.length);
+    this.raw(b);
   }
 
   raw(b: Uint8Array): void {
@@ -266,10 +278,7 @@ function hybrid(w: Writer, t: HybridTx, signers: Map<string, SignerRecord>): num
   if (hasUpper(secp256k1) || hasUpper(mldsa44) || secp256k1.length > 2 + 255 * 2) throw new NotCompact();
   const ref = signerRef(t);
   const refHex = toHex(ref);
-  if (!signers.has(refHex)) {
-    const secp = fromHex(secp256k1);
-    signers.set(refHex, { ref, value: Buffer.concat([Buffer.of(secp.length), secp, fromHex(mldsa44)]) });
-  }
+  if (!signers.has(refHex)) signers.set(refHex, { ref, value: signerValue(refHex, secp256k1, mldsa44) });
   w.u8(HYBRID);
   w.uint(t.chainId);
   w.uint(typeIndex);
@@ -286,8 +295,19 @@ function hybrid(w: Writer, t: HybridTx, signers: Map<string, SignerRecord>): num
   const data = w.text(t.data === null ? undefined : JSON.stringify(t.data));
   w.fixedHex(t.id, 32);
   w.raw(ref);
-  w.hex(t.signatures.secp256k1);
-  w.hex(t.signatures.mldsa44);
+  // An admitted transaction holds its signatures as bytes: written as they are, not through hex and back.
+  const sigBytes = signatureBytesOf(t.signatures);
+  let sigsJson: number;
+  if (sigBytes) {
+    w.bytes(sigBytes.secp256k1);
+    w.bytes(sigBytes.mldsa44);
+    sigsJson = 4 + 2 * (sigBytes.secp256k1.length + sigBytes.mldsa44.length);
+  } else {
+    const { secp256k1: s, mldsa44: m } = t.signatures;
+    w.hex(s);
+    w.hex(m);
+    sigsJson = s.length + m.length;
+  }
   return (
     HYBRID_FIXED +
     numLength(t.chainId) +
@@ -302,9 +322,23 @@ function hybrid(w: Writer, t: HybridTx, signers: Map<string, SignerRecord>): num
     66 +
     secp256k1.length +
     mldsa44.length +
-    t.signatures.secp256k1.length +
-    t.signatures.mldsa44.length
+    sigsJson
   );
+}
+
+/**
+ * A signer record's value (secp256k1 key length and bytes, ML-DSA key bytes) by its reference, which is a hash of
+ * those keys: senders recur from block to block, and their 1.3 KB key is converted from hex once, not per block.
+ */
+const signerValues = new LRUCache<string, Uint8Array>({ max: 4_096 });
+function signerValue(refHex: string, secp256k1: Hex, mldsa44: Hex): Uint8Array {
+  let v = signerValues.get(refHex);
+  if (!v) {
+    const secp = fromHex(secp256k1);
+    v = Buffer.concat([Buffer.of(secp.length), secp, fromHex(mldsa44)]);
+    signerValues.set(refHex, v);
+  }
+  return v;
 }
 
 function tx(w: Writer, t: SignedTx, signers: Map<string, SignerRecord>): number {
@@ -333,7 +367,8 @@ export function encodeStoredBlock(b: Block): EncodedBlock {
   try {
     const { header: h, txs, results, events, ...extra } = b;
     if (Object.keys(extra).length > 0 || b.events === null) throw new NotCompact();
-    const w = new Writer();
+    // Sized for what a block of hybrid transfers takes (~2.6 KB each): no regrowing and copying as it fills.
+    const w = new Writer(4096 + 2_800 * txs.length);
     w.u8(COMPACT);
     let size = JSON_FIXED.block + header(w, h);
     w.uint(txs.length);

@@ -1,7 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AccountState } from '../../../src/protocol/types';
-import { decodeAccount, encodeAccount, encodeAccountReference } from '../../../src/state/account';
+import {
+  decodeAccount,
+  decodeAccountReference,
+  encodeAccount,
+  encodeAccountReference,
+} from '../../../src/state/account';
 
 const hex32 = fc
   .uint8Array({ minLength: 32, maxLength: 32 })
@@ -33,4 +38,77 @@ describe('account encoding', () => {
       { numRuns: 500 },
     );
   });
+
+  /** Both decoders' verdict on some bytes: the account, or that it was refused. */
+  const verdict = (decode: (b: Uint8Array) => AccountState, b: Uint8Array) => {
+    try {
+      return decode(b);
+    } catch (e) {
+      expect((e as { code?: string }).code).toBe('BAD_ACCOUNT');
+      return 'refused';
+    }
+  };
+
+  it('the layout match accepts and refuses exactly what parse-and-re-encode does', () => {
+    // Edits that keep the text close to canonical: a character replaced, inserted or removed, a field's value swapped.
+    const nearMiss = fc.tuple(
+      account,
+      fc.nat(),
+      fc.constantFrom(...'0123456789abcdefxAF"{}:,-+. e\u00e9nul'.split('')),
+      fc.nat(2),
+    );
+    fc.assert(
+      fc.property(nearMiss, ([a, at, ch, how]) => {
+        const text = Buffer.from(encodeAccount(a)).toString('utf8');
+        const i = at % (text.length + 1);
+        const edited =
+          how === 0
+            ? text.slice(0, i) + ch + text.slice(i + 1)
+            : how === 1
+              ? text.slice(0, i) + ch + text.slice(i)
+              : text.slice(0, i) + text.slice(i + 1);
+        const b = Buffer.from(edited, 'utf8');
+        expect(verdict(decodeAccount, b)).toEqual(verdict(decodeAccountReference, b));
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('refuses what is JSON-equal but not canonical, and integers past 2^53 − 1', () => {
+    const plain = Buffer.from(encodeAccount(emptyLike())).toString();
+    for (const t of [
+      plain.replace('"nonce":0', '"nonce":1e0'),
+      plain.replace('"nonce":0', '"nonce":-0'),
+      plain.replace('"nonce":0', '"nonce":9007199254740993'),
+      plain.replace('"balance":"0"', '"balance":"00"'),
+      plain.replace('{', '{ '),
+      plain.replace('"staked":"0"', '"staked":"0","weiRemainder":"0"'),
+      plain.replace('"staked":"0"', '"staked":"0","staked":"0"'),
+      plain.replace('"mldsaKeyHash":null', `"mldsaKeyHash":"0x${'A'.repeat(64)}"`),
+    ]) {
+      expect(verdict(decodeAccount, Buffer.from(t)), t).toBe('refused');
+      expect(verdict(decodeAccountReference, Buffer.from(t)), t).toBe('refused');
+    }
+    expect(decodeAccount(Buffer.from(plain.replace('"nonce":0', '"nonce":9007199254740991'))).nonce).toBe(
+      Number.MAX_SAFE_INTEGER,
+    );
+  });
 });
+
+function emptyLike(): AccountState {
+  return {
+    balance: 0n,
+    staked: 0n,
+    nonce: 0,
+    energy: 0n,
+    energyHeight: 0,
+    feeExempt: false,
+    isValidator: false,
+    mldsaKeyHash: null,
+    codeHash: null,
+    weiRemainder: 0n,
+    delegatedOut: 0n,
+    delegatedIn: 0n,
+    permissioned: false,
+  };
+}

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ZERO_HASH } from '../../../src/chain/block';
 import { DEV_NETWORK } from '../../../src/chain/devnet';
-import { signTx } from '../../../src/chain/envelope';
+import { settleAdmitted, signatureBytesOf, signTx } from '../../../src/chain/envelope';
 import { deriveKeys, devSecret } from '../../../src/crypto/keys';
 import { toHex, type Hex } from '../../../src/primitives/hex';
 import { TX_TYPE_CATALOGUE, type Block, type SignedTx } from '../../../src/protocol/types';
@@ -82,6 +82,18 @@ describe('stored block codec', () => {
     const plain = Array.from({ length: 20 }, (_, i) => transfer(100 + i));
     const perTx = (roundTrip(blockOf(plain)).bytes - roundTrip(blockOf([])).bytes) / plain.length;
     expect(perTx).toBeLessThan(2_650);
+  });
+
+  it('an admitted transaction (signatures held as bytes) is stored exactly as the same transaction in hex', () => {
+    const hex = [transfer(1), transfer(2)];
+    const admitted = [transfer(1), transfer(2)];
+    for (const t of admitted) if (t.envelope !== 'eth') settleAdmitted(t);
+    expect(admitted.every((t) => t.envelope !== 'eth' && signatureBytesOf(t.signatures) !== undefined)).toBe(true);
+    expect(hex.every((t) => t.envelope !== 'eth' && signatureBytesOf(t.signatures) === undefined)).toBe(true);
+    const [a, b] = [encodeStoredBlock(blockOf(admitted)), encodeStoredBlock(blockOf(hex))];
+    expect(Buffer.from(a.bytes).equals(Buffer.from(b.bytes))).toBe(true);
+    expect(a.jsonSize).toBe(b.jsonSize);
+    expect(roundTrip(blockOf(admitted)).block).toEqual(blockOf(hex));
   });
 
   it('keeps a genesis header (no signatures), a transaction with no recipient and an Ethereum envelope', () => {
