@@ -20,6 +20,7 @@ import { isImplemented, nestedOf } from '../modules/registry';
  */
 
 const DEFAULT_FEE = '1000';
+const EMPTY = new Uint8Array(0);
 
 export { senderMatchesKey, signingBytes, txId, txIdAndSigningBytes };
 
@@ -175,22 +176,51 @@ const ENVELOPE_KEYS = new Set([
  * key) instead of each keeping the copy its JSON body was parsed into — most of a pending
  * transaction's memory after its signature. Same value either way.
  */
-const keyStrings = new LRUCache<Hex, Hex>({ max: 20_000 });
-function interned(key: Hex): Hex {
-  const known = keyStrings.get(key);
-  if (known !== undefined) return known;
-  keyStrings.set(key, key);
-  return key;
+const keyStrings = new Map<string, Hex>();
+const KEYS_KEPT = 20_000;
+/** What keys are filed under: their first 32 bytes (hashing the whole 2,626 characters costs more than a check). */
+const fingerprint = (hex: string) => hex.slice(2, 66);
+
+/**
+ * The interned lower-case hex of a key submitted exactly so before, if it was: only checked keys are entered, so a
+ * hit skips the check (a sender's keys arrive with each of its transactions); the length tells the two kinds apart.
+ */
+function knownKey(v: unknown, hexLengths: readonly number[]): Hex | undefined {
+  if (typeof v !== 'string' || !hexLengths.includes(v.length)) return undefined;
+  const known = keyStrings.get(fingerprint(v));
+  return known === v ? known : undefined;
 }
+
+function interned(submitted: string): Hex {
+  const lower = lowerHex(submitted);
+  const f = fingerprint(lower);
+  const known = keyStrings.get(f);
+  if (known === lower) return known;
+  if (keyStrings.size >= KEYS_KEPT) keyStrings.clear();
+  keyStrings.set(f, lower);
+  return lower;
+}
+
+const SECP_HEX = [2 + 33 * 2, 2 + 65 * 2];
+const MLDSA_HEX = [2 + MLDSA44_PUB_BYTES * 2];
 
 function publicKeysOf(v: unknown): HybridTx['publicKeys'] | string {
   if (!isRecord(v)) return 'missing field: publicKeys';
   for (const k of Object.keys(v)) if (k !== 'secp256k1' && k !== 'mldsa44') return `unknown field: publicKeys.${k}`;
   const { secp256k1, mldsa44 } = v;
-  if (!(isHex(secp256k1, 33) || isHex(secp256k1, 65)))
-    return 'publicKeys.secp256k1 must be 0x hex of a 33- or 65-byte key';
-  if (!isHex(mldsa44, MLDSA44_PUB_BYTES)) return `publicKeys.mldsa44 must be 0x hex of a ${MLDSA44_PUB_BYTES}-byte key`;
-  return { secp256k1: interned(lowerHex(secp256k1)), mldsa44: interned(lowerHex(mldsa44)) };
+  let secp = knownKey(secp256k1, SECP_HEX);
+  if (secp === undefined) {
+    if (!(isHex(secp256k1, 33) || isHex(secp256k1, 65)))
+      return 'publicKeys.secp256k1 must be 0x hex of a 33- or 65-byte key';
+    secp = interned(secp256k1);
+  }
+  let pq = knownKey(mldsa44, MLDSA_HEX);
+  if (pq === undefined) {
+    if (!isHex(mldsa44, MLDSA44_PUB_BYTES))
+      return `publicKeys.mldsa44 must be 0x hex of a ${MLDSA44_PUB_BYTES}-byte key`;
+    pq = interned(mldsa44);
+  }
+  return { secp256k1: secp, mldsa44: pq };
 }
 
 /**
@@ -199,10 +229,38 @@ function publicKeysOf(v: unknown): HybridTx['publicKeys'] | string {
  * one checked, with nothing dropped on the way.
  */
 function signaturesOf(v: unknown): HybridTx['signatures'] | string {
-  const pick = (s: unknown): Hex => (isHex(s) ? lowerHex(s) : '0x');
-  if (!isRecord(v)) return { secp256k1: '0x', mldsa44: '0x' };
+  if (!isRecord(v)) return heldAsBytes(EMPTY, EMPTY);
   for (const k of Object.keys(v)) if (k !== 'secp256k1' && k !== 'mldsa44') return `unknown field: signatures.${k}`;
-  return { secp256k1: pick(v.secp256k1), mldsa44: pick(v.mldsa44) };
+  return heldAsBytes(hexBytes(v.secp256k1), hexBytes(v.mldsa44));
+}
+
+/**
+ * 0x hex (either case) of whole bytes as bytes in an array of their own (a slice of Node's shared pool would keep
+ * 8 KB alive); anything else as no bytes ('0x'). Decoding is the check: Node's hex decoder stops at the first
+ * character that is not a hex digit.
+ */
+function hexBytes(s: unknown): Uint8Array {
+  if (typeof s !== 'string' || s.length % 2 !== 0 || s.charCodeAt(0) !== 48 || s.charCodeAt(1) !== 120) return EMPTY;
+  const out = new Uint8Array((s.length - 2) / 2);
+  return Buffer.from(out.buffer).write(s.slice(2), 'hex') === out.length ? out : EMPTY;
+}
+
+/**
+ * Signatures held as bytes behind getters that give their lower-case hex: JSON, the block encoding and every reader
+ * see the same fields, while a transaction holds its 2,420-byte ML-DSA signature once instead of 4,842 characters of
+ * hex (most of a pending transaction's memory), and the verifier and the block codec take the bytes as they are.
+ */
+function heldAsBytes(secp: Uint8Array, mldsa: Uint8Array): HybridTx['signatures'] {
+  const sigs = {
+    get secp256k1(): Hex {
+      return toHex(secp);
+    },
+    get mldsa44(): Hex {
+      return toHex(mldsa);
+    },
+  };
+  settledBytes.set(sigs, { secp256k1: secp, mldsa44: mldsa });
+  return sigs;
 }
 
 /**
@@ -268,43 +326,24 @@ export function decodeEnvelope(body: unknown, network: Network): DecodeResult {
   return { ok: true, tx };
 }
 
-/** Hex as bytes in an array of their own (a slice of Node's shared pool would keep 8 KB alive). */
-function ownBytes(h: Hex): Uint8Array {
-  const out = new Uint8Array((h.length - 2) / 2);
-  Buffer.from(out.buffer).write(h.slice(2), 'hex');
-  return out;
-}
-
 /**
- * An admitted transaction, as the mempool keeps it: its signatures as bytes behind getters that
- * give the same hex (JSON, block encoding and every reader see the same fields), so a pending
- * transaction holds its 2,420-byte ML-DSA signature once instead of 4,842 characters of hex —
- * the largest part of its memory; and its signing bytes are forgotten (verified already).
+ * An admitted transaction, as the mempool keeps it: its signatures as bytes (heldAsBytes; a decoded envelope's are
+ * already), and its signing bytes forgotten (verified already).
  */
 export function settleAdmitted(tx: HybridTx): void {
   signingBytesCache.delete(tx);
-  const secp = ownBytes(tx.signatures.secp256k1);
-  const mldsa = ownBytes(tx.signatures.mldsa44);
-  tx.signatures = {
-    get secp256k1(): Hex {
-      return toHex(secp);
-    },
-    get mldsa44(): Hex {
-      return toHex(mldsa);
-    },
-  };
-  settledBytes.set(tx.signatures, { secp256k1: secp, mldsa44: mldsa });
+  if (!settledBytes.has(tx.signatures))
+    tx.signatures = heldAsBytes(hexBytes(tx.signatures.secp256k1), hexBytes(tx.signatures.mldsa44));
 }
 
 const settledBytes = new WeakMap<HybridTx['signatures'], { secp256k1: Uint8Array; mldsa44: Uint8Array }>();
 
 /**
- * The bytes behind an admitted transaction's signature getters (settleAdmitted), for writers that want bytes (the
- * block codec): the same value as decoding the getters' hex, without making the hex. Undefined for any other object.
+ * The bytes behind signatures held as bytes (a decoded or admitted transaction's), for readers that want bytes (the
+ * verifier, the block codec): the same value as decoding the getters' hex, without making the hex. Undefined for
+ * signatures held as hex strings (a transaction signed here, or built by hand).
  */
 export const signatureBytesOf = (sigs: HybridTx['signatures']) => settledBytes.get(sigs);
-
-const EMPTY = new Uint8Array(0);
 
 /**
  * Bytes for the verifier or VerifyPool, for `network`. When `from` is not the key's address the job
@@ -313,14 +352,28 @@ const EMPTY = new Uint8Array(0);
  * and is checked by admission/execution, not here.
  */
 export function verifyJobOf(tx: HybridTx, network: Network): VerifyJob {
-  const pubs = { secp256k1: fromHex(tx.publicKeys.secp256k1), mldsa44: fromHex(tx.publicKeys.mldsa44) };
+  const pubs = { secp256k1: keyBytes(tx.publicKeys.secp256k1), mldsa44: keyBytes(tx.publicKeys.mldsa44) };
   if (!senderMatchesKey(tx))
     return { msg: signingBytesOf(tx, network), pubs, sigs: { secp256k1: EMPTY, mldsa44: EMPTY } };
   return {
     msg: signingBytesOf(tx, network),
     pubs,
-    sigs: { secp256k1: fromHex(tx.signatures.secp256k1), mldsa44: fromHex(tx.signatures.mldsa44) },
+    sigs: signatureBytesOf(tx.signatures) ?? {
+      secp256k1: fromHex(tx.signatures.secp256k1),
+      mldsa44: fromHex(tx.signatures.mldsa44),
+    },
   };
+}
+
+/** Public keys as bytes by their hex: a sender's keys come with each of its transactions (read only: shared). */
+const keyByteCache = new LRUCache<Hex, Uint8Array>({ max: 4_096 });
+function keyBytes(hex: Hex): Uint8Array {
+  let b = keyByteCache.get(hex);
+  if (b === undefined) {
+    b = fromHex(hex);
+    keyByteCache.set(hex, b);
+  }
+  return b;
 }
 
 /**
