@@ -2,7 +2,7 @@ import { canonicalBytes } from '../primitives/canonical';
 import { concatBytes, fromHex, isHex, utf8, type Hex } from '../primitives/hex';
 import type { Network } from '../protocol/network';
 import { TX_DOMAIN } from '../protocol/params';
-import type { HybridTx, TxPayload } from '../protocol/types';
+import type { Address, HybridTx, TxPayload } from '../protocol/types';
 import { addressFromPublicKey } from './address';
 import { keccakHex } from './hash';
 import { verifyHybridReference } from './hybrid';
@@ -59,11 +59,27 @@ export const txId = (p: TxPayload): Hex => keccakHex(concatBytes(TX_DOMAIN_BYTES
 
 /** The `from` address must be the one the secp256k1 key derives (Ethereum rule). */
 export function senderMatchesKey(tx: HybridTx): boolean {
-  try {
-    return addressFromPublicKey(fromHex(tx.publicKeys.secp256k1)) === tx.from;
-  } catch {
-    return false;
+  return keyAddress(tx.publicKeys.secp256k1) === tx.from;
+}
+
+/**
+ * The address of a secp256k1 key (null: not a key), by its hex: a sender's transactions carry the same key, and a
+ * compressed one costs a point decompression. Bounded; keyed by the (interned) hex, whose hash V8 keeps.
+ */
+const keyAddresses = new Map<string, Address | null>();
+const KEYS_KEPT = 20_000;
+function keyAddress(hex: Hex): Address | null {
+  let a = keyAddresses.get(hex);
+  if (a === undefined) {
+    try {
+      a = addressFromPublicKey(fromHex(hex));
+    } catch {
+      a = null;
+    }
+    if (keyAddresses.size >= KEYS_KEPT) keyAddresses.clear();
+    keyAddresses.set(hex, a);
   }
+  return a;
 }
 
 /**
@@ -94,6 +110,18 @@ const pqKeyHashes = new WeakMap<object, Hex>();
 export function pqKeyHashOf(tx: { envelope?: unknown; publicKeys?: { mldsa44: Hex } }): Hex | null {
   if (tx.envelope === 'eth' || !tx.publicKeys) return null;
   let h = pqKeyHashes.get(tx);
-  if (!h) pqKeyHashes.set(tx, (h = keccakHex(fromHex(tx.publicKeys.mldsa44))));
+  if (!h) pqKeyHashes.set(tx, (h = pqKeyHash(tx.publicKeys.mldsa44)));
+  return h;
+}
+
+/** …and by the key's hex across transactions: a sender's transactions carry the same key (bounded as keyAddress). */
+const keyHashes = new Map<string, Hex>();
+function pqKeyHash(hex: Hex): Hex {
+  let h = keyHashes.get(hex);
+  if (h === undefined) {
+    h = keccakHex(fromHex(hex));
+    if (keyHashes.size >= KEYS_KEPT) keyHashes.clear();
+    keyHashes.set(hex, h);
+  }
   return h;
 }
