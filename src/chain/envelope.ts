@@ -326,6 +326,53 @@ export function decodeEnvelope(body: unknown, network: Network): DecodeResult {
   return { ok: true, tx };
 }
 
+/** A transaction received in a block, decoded, and whether the decoded form is exactly the one received. */
+export interface ReceivedTx {
+  decoded: DecodeResult;
+  /**
+   * Every field of the decoded transaction equals the received one (lower-case hex, 0x addresses, `data` and `to`
+   * present): the decoded object — signatures as bytes, signing bytes known — can stand for it in the block.
+   */
+  same: boolean;
+}
+
+const received = new WeakMap<object, { network: Network; r: ReceivedTx }>();
+
+/**
+ * decodeEnvelope of a transaction received in a block, once per object: the sync's signature pre-check and the
+ * import's checks read the same decode.
+ */
+export function decodeReceived(raw: object, network: Network): ReceivedTx {
+  const known = received.get(raw);
+  if (known !== undefined && known.network === network) return known.r;
+  const decoded = decodeEnvelope(raw, network);
+  const r = { decoded, same: decoded.ok && sameAsReceived(raw as HybridTx, decoded.tx) };
+  received.set(raw, { network, r });
+  return r;
+}
+
+/** decodeEnvelope's fields, in its order (a block's JSON keeps its transactions' key order). */
+const DECODED_KEYS = 'chainId,type,from,to,amount,nonce,timestamp,fee,data,id,publicKeys,signatures';
+
+function sameAsReceived(raw: HybridTx, tx: HybridTx): boolean {
+  const sigs = signatureBytesOf(tx.signatures);
+  // The bytes came from this hex, whole (or it was '0x'): it is their hex if it is lower-case 0x hex of that length.
+  const lowerHexOf = (s: unknown, bytes: number) =>
+    typeof s === 'string' && s.length === 2 + 2 * bytes && s.startsWith('0x') && s === s.toLowerCase();
+  return (
+    sigs !== undefined &&
+    Object.keys(raw).join() === DECODED_KEYS &&
+    raw.id === tx.id &&
+    raw.from === tx.from &&
+    raw.to === tx.to &&
+    raw.data === tx.data &&
+    raw.publicKeys.secp256k1 === tx.publicKeys.secp256k1 &&
+    raw.publicKeys.mldsa44 === tx.publicKeys.mldsa44 &&
+    lowerHexOf(raw.signatures?.secp256k1, sigs.secp256k1.length) &&
+    lowerHexOf(raw.signatures?.mldsa44, sigs.mldsa44.length)
+  );
+}
+
 /**
  * An admitted transaction, as the mempool keeps it: its signatures as bytes (heldAsBytes; a decoded envelope's are
  * already), and its signing bytes forgotten (verified already).

@@ -1,6 +1,6 @@
 import { blockRefusal } from '../../consensus/blockRules';
 import { parentReads } from '../../chain/parentReads';
-import { decodeEnvelope, verifyGroups, verifyJobsOf } from '../../chain/envelope';
+import { decodeReceived, verifyGroups, verifyJobsOf } from '../../chain/envelope';
 import { decodeEthTx } from '../../chain/ethTx';
 import { getSchedule } from '../../modules/staking';
 import { applyBlock } from '../../chain/replay';
@@ -45,11 +45,14 @@ function txRefusal(block: Block, network: Network): string | undefined {
       if (canonicalJson(d.tx) !== canonicalJson(tx)) return `transaction ${i}: does not match its raw bytes`;
       continue;
     }
-    const d = decodeEnvelope(tx, network);
+    const { decoded: d, same } = decodeReceived(tx, network);
     if (!d.ok) return `transaction ${i}: ${d.error}`;
     if (d.tx.id !== tx.id) return `transaction ${i}: id does not match its payload`;
     const rule = handlerFor(tx.type)?.validate(d.tx);
     if (rule) return `transaction ${i}: ${rule}`;
+    // The decoded form, equal in every field, holds its signatures as bytes and knows its signing bytes: checking,
+    // executing and storing the block take them as they are.
+    if (same) block.txs[i] = d.tx;
   }
   return undefined;
 }
@@ -150,11 +153,17 @@ export function preverifyTxs(
   return blocks.map(async (b) => {
     const txs: HybridTx[] = [];
     const groups = [];
+    const decoded: (HybridTx | undefined)[] = [];
     for (const t of b.txs) {
       if ((t as { envelope?: unknown }).envelope === 'eth') continue;
       try {
-        groups.push(verifyJobsOf(t as HybridTx, network));
+        // Checked in the decoded form when it is exactly the received one (bytes at hand); the import puts it in
+        // the block (txRefusal), so both objects pass.
+        const r = decodeReceived(t, network);
+        const dec = r.same && r.decoded.ok ? r.decoded.tx : undefined;
+        groups.push(verifyJobsOf(dec ?? (t as HybridTx), network));
         txs.push(t as HybridTx);
+        decoded.push(dec);
       } catch {
         /* malformed: the import refuses it with its reason */
       }
@@ -162,7 +171,11 @@ export function preverifyTxs(
     const passed = new WeakSet<object>();
     if (groups.length === 0) return passed;
     const verdicts = await verifyGroups((jobs) => verifier.verifyMany(jobs), groups);
-    for (const [i, v] of verdicts.entries()) if (v) passed.add(txs[i]);
+    for (const [i, v] of verdicts.entries()) {
+      if (!v) continue;
+      passed.add(txs[i]);
+      if (decoded[i]) passed.add(decoded[i]);
+    }
     return passed;
   });
 }

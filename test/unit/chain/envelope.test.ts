@@ -4,9 +4,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   buildPayload,
   decodeEnvelope,
+  decodeReceived,
   MAX_DATA_DEPTH,
   encodeTx,
   senderMatchesKey,
+  signatureBytesOf,
   signingBytes,
   signTx,
   txId,
@@ -324,6 +326,53 @@ describe('decodeEnvelope', () => {
       });
       expect(decodeEnvelope(withData([1n]), DEV_NETWORK)).toEqual({ ok: false, error: 'data must be a JSON value' });
     });
+  });
+});
+
+describe('decodeReceived (a transaction in a received block)', () => {
+  /** A transaction as a block carries it: the JSON of the decoded object (its key order, lower-case hex). */
+  const inBlock = (): Record<string, unknown> => {
+    const d = decodeEnvelope(wire(), DEV_NETWORK);
+    if (!d.ok) throw new Error(d.error);
+    return JSON.parse(JSON.stringify(d.tx)) as Record<string, unknown>;
+  };
+
+  it('decodes once per object, to a form equal in every field that holds its signatures as bytes', () => {
+    const raw = inBlock();
+    const r = decodeReceived(raw, DEV_NETWORK);
+    expect(decodeReceived(raw, DEV_NETWORK)).toBe(r);
+    expect(r.same).toBe(true);
+    if (!r.decoded.ok) throw new Error('not decoded');
+    expect(JSON.stringify(r.decoded.tx)).toBe(JSON.stringify(raw));
+    const bytes = signatureBytesOf(r.decoded.tx.signatures)!;
+    expect(toHex(bytes.mldsa44)).toBe((raw.signatures as { mldsa44: string }).mldsa44);
+    const j = verifyJobOf(r.decoded.tx, DEV_NETWORK);
+    expect(verifyHybridReference(j.msg, j.pubs, j.sigs)).toBe(true);
+  });
+
+  it('is not the same when the received form differs from the decoded one, though it decodes', () => {
+    const edits: ((b: Record<string, unknown>) => void)[] = [
+      (b) => (b.from = toNative(k0.address)),
+      (b) => delete b.data,
+      (b) => (b.to = (b.to as string).toUpperCase().replace('0X', '0x')),
+      (b) => {
+        const s = b.signatures as { secp256k1: string; mldsa44: string };
+        b.signatures = { secp256k1: s.secp256k1, mldsa44: `0x${s.mldsa44.slice(2).toUpperCase()}` };
+      },
+      (b) => (b.signatures = { secp256k1: '0x', mldsa44: 'zz' }),
+      (b) => {
+        const { id, ...rest } = b;
+        for (const k of Object.keys(b)) delete b[k];
+        Object.assign(b, { id, ...rest }); // the id first: another key order
+      },
+    ];
+    for (const edit of edits) {
+      const raw = inBlock();
+      edit(raw);
+      const r = decodeReceived(raw, DEV_NETWORK);
+      expect(r.decoded.ok ? 'decoded' : r.decoded.error).toBe('decoded');
+      expect(r.same).toBe(false);
+    }
   });
 });
 
