@@ -1,4 +1,4 @@
-import { verifyHeader } from '../crypto/blockHeader';
+import { verifyHeader, verifyHeaderWith } from '../crypto/blockHeader';
 import { txRootOf } from '../crypto/merkle';
 import type { Hex } from '../primitives/hex';
 import type { Address, Block, SignedTx, SigningKeys } from '../protocol/types';
@@ -27,12 +27,13 @@ export async function headerRefusal(
   reads: Pick<ParentReads, 'producerKeys'>,
   h: Block['header'],
   parent: { height: number; hash: Hex },
+  verifier?: Parameters<typeof verifyHeaderWith>[0],
 ): Promise<string | undefined> {
   if (h.height !== parent.height + 1) return `height ${h.height} does not follow ${parent.height}`;
   if (h.parentHash !== parent.hash) return 'parent hash does not link';
   const keys = await reads.producerKeys(h.producer);
   if (!keys) return `producer ${h.producer} has no bound block-signing keys`;
-  return verifyHeader(h, keys);
+  return verifier ? verifyHeaderWith(verifier, h, keys) : verifyHeader(h, keys);
 }
 
 /**
@@ -46,6 +47,7 @@ export async function blockRefusal(
   reads: ParentReads,
   block: Block,
   parent: { height: number; hash: Hex },
+  verifier?: Parameters<typeof verifyHeaderWith>[0],
 ): Promise<string | undefined> {
   const h = block.header;
   if (
@@ -55,7 +57,7 @@ export async function blockRefusal(
     block.results.length !== h.txCount
   )
     return 'transaction count mismatch';
-  const header = await headerRefusal(reads, h, parent);
+  const header = await headerRefusal(reads, h, parent, verifier);
   if (header) return header;
   if (txRootOf(block.txs) !== h.txRoot) return 'tx root mismatch';
   // Its VM transactions fit in the block gas budget (BLOCK_GAS_LIMIT in the parent's state).

@@ -25,6 +25,7 @@ import { MemoryKv } from '../../src/state/kv';
 import { StateTrie } from '../../src/state/stateTrie';
 import { ChainStore } from '../../src/storage/chainStore';
 import { SigningGuard } from '../../src/storage/signingGuard';
+import { realVerifier } from './verifier';
 
 /**
  * Two validators of one genesis (3 funded accounts), each a real consensus actor and mempool over its own in-memory
@@ -92,8 +93,7 @@ export async function consensusNode(index: number, scratch: (prefix: string) => 
       slotMs: SLOT,
       guard,
       log,
-      // signatures are the verify pool's tests; these are about blocks and branches
-      verifier: { verifyMany: async (jobs) => jobs.map(() => true) },
+      verifier: realVerifier,
     }),
   );
   return { index, kv, store, view, pool, chain, mempool, clock };

@@ -208,7 +208,7 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
     const schedule = scheduleRefusal(first, fork.timestamp, active, d.slotMs, now);
     if (schedule) return schedule;
     for (const [j, b] of branch.entries()) {
-      const refused = await headerRefusal(reads, b.header, j === 0 ? fork : branch[j - 1].header);
+      const refused = await headerRefusal(reads, b.header, j === 0 ? fork : branch[j - 1].header, d.verifier);
       if (refused) return `block ${b.header.height} (${b.header.hash}): ${refused}`;
     }
     return undefined;

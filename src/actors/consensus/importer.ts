@@ -86,7 +86,7 @@ export function importerBehavior(d: ImporterDeps): Behavior<ImporterMsg, Importe
     const { active } = await getSchedule(state);
     const refused =
       scheduleRefusal(h, parent.timestamp, active, d.slotMs, now) ??
-      (await blockRefusal(parentReads(state), block, parent)) ??
+      (await blockRefusal(parentReads(state), block, parent, d.verifier)) ??
       txRefusal(block, d.network) ??
       (await signaturesRefusal(block, preverified));
     if (refused) return rejected(refused);

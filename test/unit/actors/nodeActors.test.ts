@@ -30,6 +30,7 @@ import { ChainStore } from '../../../src/storage/chainStore';
 import { SigningGuard } from '../../../src/storage/signingGuard';
 import { DEV_NETWORK } from '../../../src/chain/devnet';
 import { scratchDirs } from '../../helpers/scratch';
+import { realVerifier } from '../../helpers/verifier';
 
 const scratch = scratchDirs();
 
@@ -89,7 +90,7 @@ async function world() {
       network: DEV_NETWORK,
       idleBlockMs: IDLE_MS,
       slotMs: 1,
-      verifier: { verifyMany: async (j) => j.map(() => true) },
+      verifier: realVerifier,
       guard,
       log,
       lifecycles,

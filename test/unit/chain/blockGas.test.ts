@@ -11,6 +11,7 @@ import type { SignedTx } from '../../../src/protocol/types';
 import { MemoryKv } from '../../../src/state/kv';
 import { StateTrie } from '../../../src/state/stateTrie';
 import { commitState } from '../../helpers/memChain';
+import { realVerifier } from '../../helpers/verifier';
 
 /**
  * The dev chain at genesis (BLOCK_GAS_LIMIT at its default, VM_MAX_GAS) and looping deployments from two dev accounts.
@@ -60,7 +61,7 @@ describe('block gas budget (BLOCK_GAS_LIMIT)', () => {
       });
       const importer = importerBehavior({
         kv,
-        verifier: { verifyMany: async (jobs) => jobs.map(() => true) },
+        verifier: realVerifier,
         slotMs: 500,
         network: DEV_NETWORK,
       });
