@@ -1,7 +1,7 @@
-import { LRUCache } from 'lru-cache';
 import { CairnError } from '../errors/CairnError';
 import { parseAmount } from '../primitives/amount';
 import { canonicalJson } from '../primitives/canonical';
+import { boundedMemo } from '../primitives/memo';
 import { fromHex, isHex, toHex, type Hex } from '../primitives/hex';
 import { parseAddress } from '../crypto/address';
 import { senderMatchesKey, signingBytes, txId, txIdAndSigningBytes } from '../crypto/txSigning';
@@ -413,15 +413,7 @@ export function verifyJobOf(tx: HybridTx, network: Network): VerifyJob {
 }
 
 /** Public keys as bytes by their hex: a sender's keys come with each of its transactions (read only: shared). */
-const keyByteCache = new LRUCache<Hex, Uint8Array>({ max: 4_096 });
-function keyBytes(hex: Hex): Uint8Array {
-  let b = keyByteCache.get(hex);
-  if (b === undefined) {
-    b = fromHex(hex);
-    keyByteCache.set(hex, b);
-  }
-  return b;
-}
+const keyBytes = boundedMemo(4_096, (hex: Hex): Uint8Array => fromHex(hex));
 
 /**
  * Every signature check a (validated) hybrid transaction needs: its own, then those of the

@@ -1,4 +1,5 @@
 import { canonicalJson } from '../primitives/canonical';
+import { boundedMemo } from '../primitives/memo';
 import { concatBytes, fromHex, isHex, utf8, type Hex } from '../primitives/hex';
 import type { Network } from '../protocol/network';
 import { TX_DOMAIN } from '../protocol/params';
@@ -100,23 +101,16 @@ export function senderMatchesKey(tx: HybridTx): boolean {
 
 /**
  * The address of a secp256k1 key (null: not a key), by its hex: a sender's transactions carry the same key, and a
- * compressed one costs a point decompression. Bounded; keyed by the (interned) hex, whose hash V8 keeps.
+ * compressed one costs a point decompression. Keyed by the (interned) hex, whose hash V8 keeps.
  */
-const keyAddresses = new Map<string, Address | null>();
 const KEYS_KEPT = 20_000;
-function keyAddress(hex: Hex): Address | null {
-  let a = keyAddresses.get(hex);
-  if (a === undefined) {
-    try {
-      a = addressFromPublicKey(fromHex(hex));
-    } catch {
-      a = null;
-    }
-    if (keyAddresses.size >= KEYS_KEPT) keyAddresses.clear();
-    keyAddresses.set(hex, a);
+const keyAddress = boundedMemo(KEYS_KEPT, (hex: Hex): Address | null => {
+  try {
+    return addressFromPublicKey(fromHex(hex));
+  } catch {
+    return null;
   }
-  return a;
-}
+});
 
 /**
  * Both signatures of `tx` over its payload, by the reference verifier (noble), on the calling
@@ -150,14 +144,5 @@ export function pqKeyHashOf(tx: { envelope?: unknown; publicKeys?: { mldsa44: He
   return h;
 }
 
-/** …and by the key's hex across transactions: a sender's transactions carry the same key (bounded as keyAddress). */
-const keyHashes = new Map<string, Hex>();
-function pqKeyHash(hex: Hex): Hex {
-  let h = keyHashes.get(hex);
-  if (h === undefined) {
-    h = keccakHex(fromHex(hex));
-    if (keyHashes.size >= KEYS_KEPT) keyHashes.clear();
-    keyHashes.set(hex, h);
-  }
-  return h;
-}
+/** …and by the key's hex across transactions: a sender's transactions carry the same key. */
+const pqKeyHash = boundedMemo(KEYS_KEPT, (hex: Hex): Hex => keccakHex(fromHex(hex)));

@@ -8,6 +8,7 @@ import type { KvBatch, KvReader } from './kv';
 import { Mpt } from './mpt';
 import { EMPTY_TRIE_ROOT } from './mptCodec';
 import { type Child, hexOf, nibblesOf } from './mptNode';
+import { boundedMemo } from '../primitives/memo';
 import { addressKey, recordKey } from './trieKeys';
 import { NodeSource, nodeKey } from './trieNodes';
 
@@ -216,34 +217,17 @@ const MAX_CACHED_VALUES = 100_000;
 
 /**
  * Secure keys (keccak256 of the key, and its nibbles) by key, and accounts' by address: pure functions of the key,
- * shared by every trie (one is opened per block) and computed once while they stay among the last KEYS_KEPT.
+ * shared by every trie (one is opened per block) and computed once while they are among the last KEYS_KEPT.
  */
-const secureKeys = new Map<string, SecureKey>();
-const accountKeys = new Map<Address, SecureKey>();
 const KEYS_KEPT = 65_536;
-
-function secureKey(key: Uint8Array): SecureKey {
-  const k = hexOf(key);
-  let s = secureKeys.get(k);
-  if (s === undefined) {
-    const hashed = keccak256(key);
-    s = { k, key: hashed, path: nibblesOf(hashed) };
-    if (secureKeys.size >= KEYS_KEPT) secureKeys.clear();
-    secureKeys.set(k, s);
-  }
-  return s;
-}
+const secureKeyOfHex = boundedMemo(KEYS_KEPT, (k: string): SecureKey => {
+  const hashed = keccak256(fromHex(k));
+  return { k, key: hashed, path: nibblesOf(hashed) };
+});
+const secureKey = (key: Uint8Array): SecureKey => secureKeyOfHex(hexOf(key));
 
 /** An account's secure key by its address, without converting the address to bytes and back on every access. */
-function accountSecureKey(addr: Address): SecureKey {
-  let s = accountKeys.get(addr);
-  if (s === undefined) {
-    s = secureKey(addressKey(addr));
-    if (accountKeys.size >= KEYS_KEPT) accountKeys.clear();
-    accountKeys.set(addr, s);
-  }
-  return s;
-}
+const accountSecureKey = boundedMemo(KEYS_KEPT, (addr: Address): SecureKey => secureKey(addressKey(addr)));
 
 /** Only values that round-trip through JSON unchanged, so what is hashed is what is read back. */
 function assertPlainJson(v: unknown, key: string, depth = 0): void {

@@ -162,9 +162,18 @@ describe('account encoding', () => {
       ok.replace('"mldsaKeyHash":null', '"mldsaKeyHash":"0x12"'),
       ` ${ok}`,
       'null',
+      ok.replace('"nonce":0', '"nonce":1e0'),
+      ok.replace('"nonce":0', '"nonce":-0'),
+      ok.replace('"nonce":0', '"nonce":9007199254740993'),
+      ok.replace('"staked":"0"', '"staked":"0","weiRemainder":"0"'),
+      ok.replace('"staked":"0"', '"staked":"0","staked":"0"'),
+      ok.replace('"mldsaKeyHash":null', `"mldsaKeyHash":"0x${'A'.repeat(64)}"`),
     ]) {
       expect(() => decodeAccount(Buffer.from(text)), text).toThrow(/invalid stored account/);
     }
+    expect(decodeAccount(Buffer.from(ok.replace('"nonce":0', '"nonce":9007199254740991'))).nonce).toBe(
+      Number.MAX_SAFE_INTEGER,
+    );
   });
 });
 
