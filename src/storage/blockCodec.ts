@@ -1,8 +1,8 @@
 import { keccak256 } from '../crypto/hash';
-import { LRUCache } from 'lru-cache';
 import { signatureBytesOf } from '../chain/envelope';
 import { pqKeyHashOf } from '../crypto/txSigning';
 import { fromHex, toHex, type Hex } from '../primitives/hex';
+import { boundedMemo } from '../primitives/memo';
 import { TX_TYPE_CATALOGUE, type TxType } from '../protocol/types';
 import type { Block, HybridTx, SignedBlockHeader, SignedTx, TxResult } from '../protocol/types';
 
@@ -330,16 +330,10 @@ function hybrid(w: Writer, t: HybridTx, signers: Map<string, SignerRecord>): num
  * A signer record's value (secp256k1 key length and bytes, ML-DSA key bytes) by its reference, which is a hash of
  * those keys: senders recur from block to block, and their 1.3 KB key is converted from hex once, not per block.
  */
-const signerValues = new LRUCache<string, Uint8Array>({ max: 4_096 });
-function signerValue(refHex: string, secp256k1: Hex, mldsa44: Hex): Uint8Array {
-  let v = signerValues.get(refHex);
-  if (!v) {
-    const secp = fromHex(secp256k1);
-    v = Buffer.concat([Buffer.of(secp.length), secp, fromHex(mldsa44)]);
-    signerValues.set(refHex, v);
-  }
-  return v;
-}
+const signerValue = boundedMemo(4_096, (_refHex: string, secp256k1: Hex, mldsa44: Hex): Uint8Array => {
+  const secp = fromHex(secp256k1);
+  return Buffer.concat([Buffer.of(secp.length), secp, fromHex(mldsa44)]);
+});
 
 function tx(w: Writer, t: SignedTx, signers: Map<string, SignerRecord>): number {
   if (t.envelope !== 'eth') return hybrid(w, t, signers);
