@@ -53,8 +53,8 @@ export interface EncodedBlock {
 }
 
 const HEADER_KEYS = 'height,parentHash,timestamp,producer,txRoot,stateRoot,txCount,hash,signatures';
-const HYBRID_KEYS = 'chainId,type,from,to,amount,nonce,timestamp,fee,data,id,publicKeys,signatures';
-const SIG_KEYS = 'secp256k1,mldsa44';
+const HYBRID_KEYS = 'chainId,type,from,to,amount,nonce,timestamp,fee,data,id,publicKeys,signatures'.split(',');
+const SIG_KEYS = ['secp256k1', 'mldsa44'];
 const TYPE_INDEX = new Map<string, number>(TX_TYPE_CATALOGUE.map((t, i) => [t, i]));
 const CANONICAL_UINT = /^(0|[1-9][0-9]*)$/;
 /**
@@ -137,12 +137,22 @@ class Writer {
   /** A canonical decimal integer string as its big-endian bytes, with their length. */
   decimal(s: string): void {
     if (typeof s !== 'string' || !CANONICAL_UINT.test(s)) throw new NotCompact();
-    if (s === '0') {
-      this.uint(0);
+    if (s.length > 15) {
+      const h = BigInt(s).toString(16);
+      this.hex(h.length % 2 ? `0x0${h}` : `0x${h}`);
       return;
     }
-    const h = BigInt(s).toString(16);
-    this.hex(h.length % 2 ? `0x0${h}` : `0x${h}`);
+    // Below 10^15 (< 2^53): the number's bytes directly, most significant first — what the BigInt path writes.
+    let n = Number(s);
+    let size = 0;
+    for (let m = n; m > 0; m = Math.floor(m / 256)) size++;
+    this.uint(size);
+    this.room(size);
+    for (let i = size - 1; i >= 0; i--) {
+      this.buf[this.at + i] = n % 256;
+      n = Math.floor(n / 256);
+    }
+    this.at += size;
   }
 
   /** Text with its UTF-8 length (0: nothing); returns that length. */
@@ -228,21 +238,55 @@ class Reader {
 /** JSON length of a number (integers only here). */
 const numLength = (n: number): number => String(n).length;
 
-const signerRefs = new WeakMap<object, Uint8Array>();
+/** A sender's two keys as every one of its transactions' records refers to them. */
+interface Signer {
+  record: SignerRecord;
+  refHex: Hex;
+}
 
-/** The reference of a signer's two keys: keccak(keccak(ML-DSA key) ‖ secp256k1 key), 32 bytes (memoized per tx). */
-export function signerRef(tx: HybridTx): Uint8Array {
-  let ref = signerRefs.get(tx);
-  if (!ref) {
-    const pq = pqKeyHashOf(tx) as Hex;
-    ref = keccak256(Buffer.concat([fromHex(pq), fromHex(tx.publicKeys.secp256k1)]));
-    signerRefs.set(tx, ref);
+/**
+ * The signer of two keys (null: a key whose hex would not come back byte for byte), remembered by the ML-DSA key's
+ * hex then the secp256k1 key's: a sender's keys are one interned string each (chain/envelope.ts), so its
+ * transactions find their record without hashing, converting or scanning 1.3 KB of key per transaction.
+ */
+const signersByPq = boundedMemo(4_096, (): Map<string, Signer | null> => new Map());
+
+function signerOf(secp256k1: Hex, mldsa44: Hex): Signer | null {
+  const bySecp = signersByPq(mldsa44);
+  let s = bySecp.get(secp256k1);
+  if (s === undefined) {
+    s = null;
+    if (!hasUpper(secp256k1) && !hasUpper(mldsa44) && secp256k1.length <= 2 + 255 * 2) {
+      const secp = fromHex(secp256k1);
+      const ref = keccak256(Buffer.concat([keccak256(fromHex(mldsa44)), secp]));
+      s = {
+        record: { ref, value: Buffer.concat([Buffer.of(secp.length), secp, fromHex(mldsa44)]) },
+        refHex: toHex(ref),
+      };
+    }
+    // One ML-DSA key paired with ever more secp256k1 keys stays bounded too.
+    if (bySecp.size >= 16) bySecp.clear();
+    bySecp.set(secp256k1, s);
   }
-  return ref;
+  return s;
+}
+
+/** The reference of a signer's two keys: keccak(keccak(ML-DSA key) ‖ secp256k1 key), 32 bytes. */
+export function signerRef(tx: HybridTx): Uint8Array {
+  const s = signerOf(tx.publicKeys.secp256k1, tx.publicKeys.mldsa44);
+  if (s) return s.record.ref;
+  return keccak256(Buffer.concat([fromHex(pqKeyHashOf(tx) as Hex), fromHex(tx.publicKeys.secp256k1)]));
+}
+
+/** Whether `o`'s own keys are `keys`, in that order (Object.keys(o).join() without making the array and the string). */
+function keysAre(o: object, keys: readonly string[]): boolean {
+  let i = 0;
+  for (const k in o) if (!Object.hasOwn(o, k) || k !== keys[i++]) return false;
+  return i === keys.length;
 }
 
 function header(w: Writer, h: SignedBlockHeader): number {
-  if (Object.keys(h).join() !== HEADER_KEYS || Object.keys(h.signatures).join() !== SIG_KEYS) throw new NotCompact();
+  if (Object.keys(h).join() !== HEADER_KEYS || !keysAre(h.signatures, SIG_KEYS)) throw new NotCompact();
   w.uint(h.height);
   w.fixedHex(h.parentHash, 32);
   w.uint(h.timestamp);
@@ -266,19 +310,15 @@ function header(w: Writer, h: SignedBlockHeader): number {
 }
 
 function hybrid(w: Writer, t: HybridTx, signers: Map<string, SignerRecord>): number {
-  if (
-    Object.keys(t).join() !== HYBRID_KEYS ||
-    Object.keys(t.publicKeys).join() !== SIG_KEYS ||
-    Object.keys(t.signatures).join() !== SIG_KEYS
-  )
+  if (!keysAre(t, HYBRID_KEYS) || !keysAre(t.publicKeys, SIG_KEYS) || !keysAre(t.signatures, SIG_KEYS))
     throw new NotCompact();
   const typeIndex = TYPE_INDEX.get(t.type);
   if (typeIndex === undefined || t.data === undefined) throw new NotCompact();
   const { secp256k1, mldsa44 } = t.publicKeys;
-  if (hasUpper(secp256k1) || hasUpper(mldsa44) || secp256k1.length > 2 + 255 * 2) throw new NotCompact();
-  const ref = signerRef(t);
-  const refHex = toHex(ref);
-  if (!signers.has(refHex)) signers.set(refHex, { ref, value: signerValue(refHex, secp256k1, mldsa44) });
+  const signer = signerOf(secp256k1, mldsa44);
+  if (signer === null) throw new NotCompact();
+  const { ref } = signer.record;
+  if (!signers.has(signer.refHex)) signers.set(signer.refHex, signer.record);
   w.u8(HYBRID);
   w.uint(t.chainId);
   w.uint(typeIndex);
@@ -326,30 +366,28 @@ function hybrid(w: Writer, t: HybridTx, signers: Map<string, SignerRecord>): num
   );
 }
 
-/**
- * A signer record's value (secp256k1 key length and bytes, ML-DSA key bytes) by its reference, which is a hash of
- * those keys: senders recur from block to block, and their 1.3 KB key is converted from hex once, not per block.
- */
-const signerValue = boundedMemo(4_096, (_refHex: string, secp256k1: Hex, mldsa44: Hex): Uint8Array => {
-  const secp = fromHex(secp256k1);
-  return Buffer.concat([Buffer.of(secp.length), secp, fromHex(mldsa44)]);
-});
-
 function tx(w: Writer, t: SignedTx, signers: Map<string, SignerRecord>): number {
   if (t.envelope !== 'eth') return hybrid(w, t, signers);
   w.u8(JSON_TX);
   return w.text(JSON.stringify(t));
 }
 
+const PLAIN_RESULT_KEYS = ['status', 'energyUsed', 'burned'];
+
 function result(w: Writer, r: TxResult): number {
-  const { status, energyUsed, burned, ...rest } = r;
+  const { status, energyUsed, burned } = r;
   if (status !== 'success' && status !== 'failed') throw new NotCompact();
   w.u8(status === 'success' ? 1 : 0);
   w.decimal(energyUsed);
   w.decimal(burned);
-  // The other fields come back in the order TxResult declares them: the same result, the same JSON length.
-  const restJson = JSON.stringify(rest);
-  const more = restJson === '{}' ? undefined : restJson;
+  // The other fields come back in the order TxResult declares them: the same result, the same JSON length. A result
+  // with none (a transfer's) skips making them.
+  let more: string | undefined;
+  if (!keysAre(r, PLAIN_RESULT_KEYS)) {
+    const { status: _s, energyUsed: _e, burned: _b, ...rest } = r;
+    const restJson = JSON.stringify(rest);
+    more = restJson === '{}' ? undefined : restJson;
+  }
   const moreLength = w.text(more);
   // `more` is `{…}`: its inner text follows the fixed fields after a comma (its braces make up for the comma).
   return RESULT_FIXED + status.length + energyUsed.length + burned.length + (more === undefined ? 0 : moreLength - 1);

@@ -122,6 +122,26 @@ describe('stored block codec', () => {
     expect(roundTrip(b).block).toEqual(b);
   });
 
+  it('keeps any amount, fee and result integer, each in its minimal big-endian bytes (short ones without BigInt)', () => {
+    const minimal = (n: bigint) => (n === 0n ? 0 : Math.ceil(n.toString(16).length / 2));
+    const signed = transfer(4);
+    const withAmount = (amount: string, burned: string): Block => {
+      const t = { ...signed, amount, fee: amount } as SignedTx;
+      return { ...blockOf([t]), results: [{ status: 'failed', energyUsed: amount, burned }] };
+    };
+    const base = encodeStoredBlock(withAmount('0', '0')).bytes.length;
+    const edges = [0n, 1n, 255n, 256n, 65_535n, 10n ** 15n - 1n, 10n ** 15n, 2n ** 53n - 1n, 2n ** 53n + 1n, 2n ** 80n];
+    fc.assert(
+      fc.property(fc.oneof(fc.constantFrom(...edges), fc.bigInt({ min: 0n, max: 2n ** 96n })), (n) => {
+        const b = withAmount(n.toString(), (n / 3n).toString());
+        expect(roundTrip(b).block).toEqual(b);
+        // amount, fee and energyUsed take n's minimal bytes; burned n/3's: nothing more than a length byte each.
+        expect(encodeStoredBlock(b).bytes.length - base).toBe(3 * minimal(n) + minimal(n / 3n));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('a block the compact layout would not keep exactly is stored as its JSON line', () => {
     const odd = { ...transfer(1), amount: '007' } as SignedTx; // not canonical: the layout's integers would change it
     const extraField = { ...transfer(2), note: 'x' } as unknown as SignedTx;
