@@ -1,6 +1,7 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { ml_dsa44 } from '@noble/post-quantum/ml-dsa.js';
 import type { HybridKeys } from './keys';
+import { signMldsa44 } from './mldsaSign';
 
 export interface HybridPublicKeys {
   secp256k1: Uint8Array; // 33 or 65 bytes
@@ -27,12 +28,12 @@ export const MLDSA44_SIG_BYTES = 2420;
  * Signs the message with both schemes. secp256k1: ECDSA over SHA-256(msg) (noble's
  * prehash), RFC 6979 deterministic k, low-s, compact r‖s. ML-DSA-44: FIPS 204 pure
  * mode, empty context, deterministic variant (no extra randomness) so that test
- * vectors are reproducible.
+ * vectors are reproducible (signMldsa44: liboqs once enabled, noble otherwise; the same bytes).
  */
 export function signHybrid(keys: HybridKeys, msg: Uint8Array): HybridSignatures {
   return {
     secp256k1: secp256k1.sign(msg, keys.secp256k1.privateKey, { prehash: true, lowS: true, extraEntropy: false }),
-    mldsa44: ml_dsa44.sign(msg, keys.mldsa44.secretKey, { extraEntropy: false }),
+    mldsa44: signMldsa44(msg, keys.mldsa44.secretKey),
   };
 }
 
