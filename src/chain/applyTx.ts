@@ -51,6 +51,11 @@ const skip = (refusal: Refusal, permanent: boolean, gap = false): TxVerdict => (
   gap,
 });
 
+/** Only a staker can be exempt by stake: the parameter is read for stakers alone. */
+async function exemptByStake(state: ExecState, a: AccountState): Promise<boolean> {
+  return a.staked > 0n && isFeeExempt(a, await paramOf(state, 'FEE_EXEMPT_STAKE'));
+}
+
 /**
  * The one place where a transaction's fee is debited and burned, its energy spent and its
  * nonce advanced, for every type. Deterministic: no clock, no floats.
@@ -77,10 +82,7 @@ export async function applyTx(state: ExecState, tx: SignedTx, ctx: BlockContext)
     return skip(REFUSAL.signature, true);
   const feeLimit = BigInt(tx.fee);
   if (acc.balance < liquidCost(tx)) return skip(REFUSAL.balance, false);
-  // Only a staker can be exempt by stake: the parameter is read for stakers alone.
-  const exemptByStake = async (a: AccountState) =>
-    a.staked > 0n && isFeeExempt(a, await paramOf(state, 'FEE_EXEMPT_STAKE'));
-  const exempt = acc.feeExempt || (await exemptByStake(acc));
+  const exempt = acc.feeExempt || (await exemptByStake(state, acc));
   if (chargeFor(acc, handler.maxEnergy(tx), ctx.height, exempt).burn > feeLimit) return skip(TX.TX_FEE_LIMIT(), false);
 
   acc.nonce += 1;
@@ -119,7 +121,7 @@ export async function applyTx(state: ExecState, tx: SignedTx, ctx: BlockContext)
   }
 
   const payer = (await state.getAccount(sender))!;
-  const charge = chargeFor(payer, energy, ctx.height, payer.feeExempt || (await exemptByStake(payer)));
+  const charge = chargeFor(payer, energy, ctx.height, payer.feeExempt || (await exemptByStake(state, payer)));
   payer.balance -= charge.burn;
   payer.energy = charge.energyLeft;
   payer.energyHeight = ctx.height;

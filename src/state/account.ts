@@ -42,6 +42,9 @@ export const emptyAccount = (): AccountState => ({
   permissioned: false,
 });
 
+/** A JSON string of text that needs no escaping. Module-level: a closure made per call costs a defineProperty under tsx. */
+const q = (v: string): string => `"${v}"`;
+
 /**
  * RFC 8785 form of an account, written directly: keys in JCS (UTF-16) order, values that
  * never need escaping (digits, lower-case hex, booleans, null). Byte-identical to
@@ -49,7 +52,6 @@ export const emptyAccount = (): AccountState => ({
  * write of an account goes through here.
  */
 export function encodeAccount(a: AccountState): Uint8Array {
-  const q = (v: string) => `"${v}"`;
   let s = `{"balance":${q(a.balance.toString())}`;
   if (a.codeHash) s += `,"codeHash":${q(a.codeHash)}`;
   if (a.delegatedIn) s += `,"delegatedIn":${q(a.delegatedIn.toString())}`;

@@ -353,18 +353,20 @@ function insert(n: Child, path: Uint8Array, pos: number, value: Uint8Array): Nod
 
 /** Puts the new nodes under `n` (not `n` itself) that are referenced by hash into `out`, and marks them all stored. */
 function collect(n: Node, out: Map<string, Uint8Array>): void {
-  const visit = (c: Child | Uint8Array): void => {
-    if (c === null || isHashRef(c) || c.flushed) return;
-    collect(c, out);
-    const enc = encode(c);
-    if (enc.length >= 32) out.set(hexOf(hashOf(c)), enc);
-  };
   if (n instanceof Short) {
-    if (!n.isLeaf) visit(n.val);
+    if (!n.isLeaf) collectChild(n.val, out);
   } else {
-    for (const c of n.children) visit(c);
+    for (const c of n.children) collectChild(c, out);
   }
   n.flushed = true;
+}
+
+/** collect's step into a child (a function of its own: a closure per node cost a defineProperty each under tsx). */
+function collectChild(c: Child | Uint8Array, out: Map<string, Uint8Array>): void {
+  if (c === null || isHashRef(c) || c.flushed) return;
+  collect(c, out);
+  const enc = encode(c);
+  if (enc.length >= 32) out.set(hexOf(hashOf(c)), enc);
 }
 
 function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
