@@ -3,7 +3,8 @@
  * pruning, reported per window: what a validator running for months meets, compressed.
  *
  *   npm run soak -- [--minutes 120] [--rate 300] [--window-minutes 10] [--kill-every 5] [--history 2000]
- *                   [--results-dir DIR] [--keep]
+ *                   [--state-cache-mb 128] [--results-dir DIR] [--keep]
+ *   npm run soak -- --report DIR/soak-run.json [--results-dir DIR]     (a run reported again: what it recorded)
  *
  * - `cairn devnet --validators 4` (each node its own process), node 3 with `--history <n>` (it prunes history and
  *   collects state), 500 ms slots.
@@ -13,14 +14,16 @@
  * - Sampled every 10 s: each node's RSS, V8 heap and external (Buffer) memory (GET /metrics), its store's size on disk, its missed slots,
  *   its CPU time (/proc/<pid>/stat) and the machine's (/proc/stat); node 0's head and finalized height (each height's
  *   finality: from when it was first seen to when it was seen final); error lines (pino level ≥ 50) in every log.
- * Per window: RSS and heap per node (max), disk growth per node, transactions included, disk per transaction,
- * finality p50/p99 (s), missed slots, CPU (cores used by each node and by the load generator, and how busy the
- * machine was). At the end: whether RSS stayed within 10 % after warm-up (node 0's state cache has filled its first
- * generation; node 1, restarted every few minutes, left out) and finality never stopped, and
- * what the rate cost in CPU: the ceiling of this machine for the soak.
+ * Per window: RSS per node (median and max), heap, external memory and state cache (max), disk growth per node,
+ * transactions included, disk per transaction, finality p50/p99 (s), missed slots, CPU (cores used by each node and
+ * by the load generator, and how busy the machine was). At the end: whether RSS stayed flat after warm-up — each
+ * node's window medians within 10 % of each other (node 1, restarted every few minutes, left out), warm-up lasting
+ * until node 0's state cache first dropped a generation (it had filled its budget) — and finality never stopped,
+ * and what the rate cost in CPU: the ceiling of this machine for the soak. With --results-dir, what the run recorded
+ * (samples, finality) is kept there as soak-run.json, for --report.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,9 +44,15 @@ const { values } = parseArgs({
     history: { type: 'string', default: '2000' },
     'state-cache-mb': { type: 'string', default: String(STATE_CACHE_MB_DEFAULT) },
     'results-dir': { type: 'string' },
+    report: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
   },
 });
+if (values.help) {
+  console.log(readFileSync(new URL(import.meta.url), 'utf8').split('*/')[0]);
+  process.exit(0);
+}
 const MINUTES = Number(values.minutes);
 const RATE = Number(values.rate);
 const WINDOW_MS = Number(values['window-minutes']) * 60_000;
@@ -123,6 +132,166 @@ interface Sample {
   cpu: number[];
   loadCpu: number;
   machine: { busy: number; total: number };
+}
+
+/** What a soak recorded: enough to report it again (`--report FILE`) under a changed rule. */
+interface SoakRun {
+  options: { minutes: number; rate: number; windowMs: number; killEvery: string; cacheBytes: number };
+  started: number;
+  end: number;
+  samples: Sample[];
+  finality: { t: number; s: number }[];
+  longestStall: number;
+  errors: number[];
+  posted: number;
+  refused: number;
+}
+
+/**
+ * The end of the warm-up: when node 0 (never restarted) first dropped a generation of its state cache — it had
+ * filled its whole budget (two generations of half of it each, bench/../src/state/trieNodes.ts) and from then on
+ * holds between half and all of it. Before that the cache is meant to grow (~60 min at 20 tx/s with 128 MiB), and
+ * RSS with it. Undefined if it never did.
+ */
+function warmupEnd(samples: readonly Sample[], cacheBytes: number): number | undefined {
+  let peak = 0;
+  for (const s of samples) {
+    const c = s.cache[0];
+    if (!(c >= 0)) continue;
+    if (peak >= 0.75 * cacheBytes && c <= peak - 0.25 * cacheBytes) return s.t;
+    peak = Math.max(peak, c);
+  }
+  return undefined;
+}
+
+const median = (xs: number[]) => pct(xs, 50);
+
+/** The report of a run: the table per window, the verdict, and the row for bench/results.md. */
+function report(run: SoakRun): void {
+  const { options: o, started, end, samples, finality, longestStall, errors, posted, refused } = run;
+  const windows: string[][] = [];
+  // RSS per node after warm-up, per window: the median of its 10 s samples (the trend), and the highest (peaks:
+  // a major GC that has not run yet, a burst of sync pages served to the restarted node).
+  const medianAfterWarmup: number[][] = [];
+  const peakAfterWarmup: number[][] = [];
+  const warm = warmupEnd(samples, o.cacheBytes) ?? end;
+  const warmMin = (warm - started) / 60_000;
+  for (let w = 0; started + w * o.windowMs < end; w++) {
+    const from = started + w * o.windowMs;
+    const to = Math.min(end, from + o.windowMs);
+    const inW = samples.filter((s) => s.t >= from && s.t < to);
+    if (inW.length < 2) continue;
+    const first = inW[0];
+    const last = inW[inW.length - 1];
+    const maxOf = (f: (s: Sample) => number[]) => [0, 1, 2, 3].map((i) => Math.max(...inW.map((s) => f(s)[i] || 0)));
+    const rss = maxOf((s) => s.rss);
+    const rssMedian = [0, 1, 2, 3].map((i) => median(inW.map((s) => s.rss[i]).filter((v) => v > 0)));
+    if (from >= warm) {
+      medianAfterWarmup.push(rssMedian);
+      peakAfterWarmup.push(rss);
+    }
+    const txs = last.txs - first.txs;
+    const grew = last.disk.map((d, i) => d - first.disk[i]);
+    const f = finality.filter((x) => x.t >= from && x.t < to).map((x) => x.s);
+    const seconds = (last.t - first.t) / 1000;
+    const cores = last.cpu.map((c, i) => (c - first.cpu[i]) / seconds);
+    const busy = (last.machine.busy - first.machine.busy) / (last.machine.total - first.machine.total);
+    const mib = (xs: number[]) => xs.map((b) => (b / 2 ** 20).toFixed(0)).join(' / ');
+    windows.push([
+      `${w * (o.windowMs / 60_000)}–${+((to - started) / 60_000).toFixed(1)} min`,
+      mib(rssMedian),
+      mib(rss),
+      mib(maxOf((s) => s.heap)),
+      mib(maxOf((s) => s.external)),
+      mib(maxOf((s) => s.cache)),
+      grew.map((b) => (b / 1e6).toFixed(1)).join(' / '),
+      String(txs),
+      txs > 0 ? (grew[0] / txs).toFixed(0) : '–',
+      `${pct(f, 50).toFixed(1)} / ${pct(f, 99).toFixed(1)}`,
+      String(last.missed - first.missed),
+      `${cores.map((c) => c.toFixed(2)).join(' / ')} / ${((last.loadCpu - first.loadCpu) / seconds).toFixed(2)}`,
+      `${(100 * busy).toFixed(0)} %`,
+    ]);
+  }
+  const header = [
+    'window',
+    'RSS MiB median (nodes 0–3)',
+    'RSS MiB max',
+    'heap used MiB max',
+    'external MiB max',
+    'state cache MiB max',
+    'disk growth MB (node 3 prunes)',
+    'txs',
+    'bytes/tx (node 0)',
+    'finality p50/p99 s',
+    'missed slots',
+    'CPU cores (nodes 0–3 / load)',
+    'machine busy',
+  ];
+  const md = [
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...windows.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
+  console.log(md);
+  // Flat: each node's window medians after warm-up stay within a band of 10 % of the lowest (node 1, restarted every
+  // few minutes, left out); the peaks are reported beside it.
+  const band = (rows: number[][]) =>
+    Math.max(
+      ...[0, 2, 3].map((i) => {
+        const v = rows.map((r) => r[i]).filter((x) => x > 0);
+        return v.length ? (Math.max(...v) - Math.min(...v)) / Math.min(...v) : NaN;
+      }),
+    );
+  const drift = medianAfterWarmup.length >= 2 ? band(medianAfterWarmup) : NaN;
+  const peakDrift = peakAfterWarmup.length >= 2 ? band(peakAfterWarmup) : NaN;
+  const warmup =
+    warm < end
+      ? `warm-up ${warmMin.toFixed(0)} min (until node 0's state cache first dropped a generation, its ` +
+        `${(o.cacheBytes / 2 ** 20).toFixed(0)} MiB budget filled), RSS after it (window medians) within ` +
+        `${(100 * drift).toFixed(1)} % over ${medianAfterWarmup.length} windows (window peaks: ${(100 * peakDrift).toFixed(1)} %)`
+      : 'the state cache never filled its budget: no window after warm-up';
+  // What the rate cost: the four nodes' CPU per included transaction (idle work — empty blocks, polls — included),
+  // and the rate that cost would fill this machine's cores with.
+  const [s0, sN] = [samples[0], samples[samples.length - 1]];
+  const nodeSeconds = sN.cpu.reduce((a, c, i) => a + c - s0.cpu[i], 0);
+  const loadSeconds = sN.loadCpu - s0.loadCpu;
+  const included = sN.txs - s0.txs;
+  const msPerTx = (1000 * nodeSeconds) / included;
+  const machineBusy = (sN.machine.busy - s0.machine.busy) / (sN.machine.total - s0.machine.total);
+  const cores = availableParallelism();
+  const cost =
+    `the 4 nodes used ${(nodeSeconds / ((sN.t - s0.t) / 1000)).toFixed(2)} of ${cores} cores ` +
+    `(${msPerTx.toFixed(1)} CPU ms per included transaction, all 4 nodes), the load generator ` +
+    `${(loadSeconds / ((sN.t - s0.t) / 1000)).toFixed(2)}, the machine was ${(100 * machineBusy).toFixed(0)} % busy: ` +
+    `at that cost this machine's cores hold about ${Math.floor((cores * 1000) / msPerTx)} tx/s ` +
+    `(${o.rate} asked)`;
+  console.log(
+    `\nposted ${posted} (${refused} refused or lost), errors in logs ${errors.join(' / ')}, ` +
+      `longest finality stall ${(longestStall / 1000).toFixed(1)} s, ${warmup}; ` +
+      cost,
+  );
+  if (values['results-dir']) {
+    const fAll = finality.map((x) => x.s);
+    const rows: ResultRow[] = [
+      {
+        metric:
+          `soak: ${o.minutes} min, 4 validators at ${o.rate} tx/s, node 1 killed every ${o.killEvery} min, ` +
+          'node 3 pruning: finality p99 (s)',
+        unit: 's',
+        cairn: spread([pct(fAll, 99)]),
+        reference: null,
+        target: 'RSS flat within 10 % after warm-up; finality never stuck',
+        met: drift <= 0.1 && longestStall < 60_000,
+        note:
+          `finality p50 ${pct(fAll, 50).toFixed(1)} s, p99 ${pct(fAll, 99).toFixed(1)} s, longest stall ` +
+          `${(longestStall / 1000).toFixed(1)} s; ${warmup}; errors ${errors.join('/')}; ` +
+          `${posted} posted, ${refused} refused or lost; ${cost}; per window below`,
+        detail: md,
+      },
+    ];
+    writeResults('soak', rows, values['results-dir']);
+  }
 }
 
 async function main(): Promise<void> {
@@ -332,118 +501,25 @@ async function main(): Promise<void> {
     longestStall = Math.max(longestStall, Date.now() - lastFinalMove);
     stopping = true;
     await Promise.all([load, faults]);
-    const errors = nodes.map(errorsAt);
-
-    // --- the report, per window.
-    const windows: string[][] = [];
-    const rssAfterWarmup: number[][] = [];
-    // Warm-up: until node 0 (never restarted) has filled its state cache's first generation (half the budget); the
-    // cache is meant to grow until then, at a pace set by the rate (~35 min at 20 tx/s with 128 MiB).
-    const warm = samples.find((s) => s.cache[0] >= 0.45 * CACHE_BYTES)?.t ?? end;
-    const warmMin = (warm - started) / 60_000;
-    for (let w = 0; started + w * WINDOW_MS < end; w++) {
-      const from = started + w * WINDOW_MS;
-      const to = Math.min(end, from + WINDOW_MS);
-      const inW = samples.filter((s) => s.t >= from && s.t < to);
-      if (inW.length < 2) continue;
-      const first = inW[0];
-      const last = inW[inW.length - 1];
-      const maxOf = (f: (s: Sample) => number[]) => [0, 1, 2, 3].map((i) => Math.max(...inW.map((s) => f(s)[i] || 0)));
-      const rss = maxOf((s) => s.rss);
-      if (from >= warm) rssAfterWarmup.push(rss);
-      const txs = last.txs - first.txs;
-      const grew = last.disk.map((d, i) => d - first.disk[i]);
-      const f = finality.filter((x) => x.t >= from && x.t < to).map((x) => x.s);
-      const seconds = (last.t - first.t) / 1000;
-      const cores = last.cpu.map((c, i) => (c - first.cpu[i]) / seconds);
-      const busy = (last.machine.busy - first.machine.busy) / (last.machine.total - first.machine.total);
-      windows.push([
-        `${w * (WINDOW_MS / 60_000)}–${(to - started) / 60_000} min`,
-        rss.map((b) => (b / 2 ** 20).toFixed(0)).join(' / '),
-        maxOf((s) => s.heap)
-          .map((b) => (b / 2 ** 20).toFixed(0))
-          .join(' / '),
-        maxOf((s) => s.external)
-          .map((b) => (b / 2 ** 20).toFixed(0))
-          .join(' / '),
-        grew.map((b) => (b / 1e6).toFixed(1)).join(' / '),
-        String(txs),
-        txs > 0 ? (grew[0] / txs).toFixed(0) : '–',
-        `${pct(f, 50).toFixed(1)} / ${pct(f, 99).toFixed(1)}`,
-        String(last.missed - first.missed),
-        `${cores.map((c) => c.toFixed(2)).join(' / ')} / ${((last.loadCpu - first.loadCpu) / seconds).toFixed(2)}`,
-        `${(100 * busy).toFixed(0)} %`,
-      ]);
-    }
-    const header = [
-      'window',
-      'RSS MiB (nodes 0–3)',
-      'heap MiB',
-      'external MiB',
-      'disk growth MB (node 3 prunes)',
-      'txs',
-      'bytes/tx (node 0)',
-      'finality p50/p99 s',
-      'missed slots',
-      'CPU cores (nodes 0–3 / load)',
-      'machine busy',
-    ];
-    const md = [
-      `| ${header.join(' | ')} |`,
-      `|${header.map(() => '---').join('|')}|`,
-      ...windows.map((r) => `| ${r.join(' | ')} |`),
-    ].join('\n');
-    console.log(md);
-    const base = rssAfterWarmup[0] ?? [];
-    const drift = rssAfterWarmup.length
-      ? Math.max(...rssAfterWarmup.flatMap((r) => r.map((v, i) => (i === 1 ? 0 : (v - base[i]) / base[i]))))
-      : NaN;
-    const warmup =
-      warm < end
-        ? `warm-up ${warmMin.toFixed(0)} min (node 0's state cache held ${((0.45 * CACHE_BYTES) / 2 ** 20).toFixed(0)} MiB), ` +
-          `RSS drift after it ${(100 * drift).toFixed(1)} % over ${rssAfterWarmup.length} windows`
-        : 'the state cache never filled: no window after warm-up';
-    // What the rate cost: the four nodes' CPU per included transaction (idle work — empty blocks, polls — included),
-    // and the rate that cost would fill this machine's cores with.
-    const [s0, sN] = [samples[0], samples[samples.length - 1]];
-    const nodeSeconds = sN.cpu.reduce((a, c, i) => a + c - s0.cpu[i], 0);
-    const loadSeconds = sN.loadCpu - s0.loadCpu;
-    const included = sN.txs - s0.txs;
-    const msPerTx = (1000 * nodeSeconds) / included;
-    const machineBusy = (sN.machine.busy - s0.machine.busy) / (sN.machine.total - s0.machine.total);
-    const cores = availableParallelism();
-    const cost =
-      `the 4 nodes used ${(nodeSeconds / ((sN.t - s0.t) / 1000)).toFixed(2)} of ${cores} cores ` +
-      `(${msPerTx.toFixed(1)} CPU ms per included transaction, all 4 nodes), the load generator ` +
-      `${(loadSeconds / ((sN.t - s0.t) / 1000)).toFixed(2)}, the machine was ${(100 * machineBusy).toFixed(0)} % busy: ` +
-      `at that cost this machine's cores hold about ${Math.floor((cores * 1000) / msPerTx)} tx/s ` +
-      `(${RATE} asked)`;
-    console.log(
-      `\nposted ${posted} (${refused} refused or lost), errors in logs ${errors.join(' / ')}, ` +
-        `longest finality stall ${(longestStall / 1000).toFixed(1)} s, ${warmup}; ` +
-        cost,
-    );
-    if (values['results-dir']) {
-      const fAll = finality.map((x) => x.s);
-      const rows: ResultRow[] = [
-        {
-          metric:
-            `soak: ${MINUTES} min, 4 validators at ${RATE} tx/s, node 1 killed every ${values['kill-every']} min, ` +
-            'node 3 pruning: finality p99 (s)',
-          unit: 's',
-          cairn: spread([pct(fAll, 99)]),
-          reference: null,
-          target: 'RSS flat within 10 % after warm-up; finality never stuck',
-          met: drift <= 0.1 && longestStall < 60_000,
-          note:
-            `finality p50 ${pct(fAll, 50).toFixed(1)} s, p99 ${pct(fAll, 99).toFixed(1)} s, longest stall ` +
-            `${(longestStall / 1000).toFixed(1)} s; ${warmup}; errors ${errors.join('/')}; ` +
-            `${posted} posted, ${refused} refused or lost; ${cost}; per window below`,
-          detail: md,
-        },
-      ];
-      writeResults('soak', rows, values['results-dir']);
-    }
+    const run: SoakRun = {
+      options: {
+        minutes: MINUTES,
+        rate: RATE,
+        windowMs: WINDOW_MS,
+        killEvery: values['kill-every'],
+        cacheBytes: CACHE_BYTES,
+      },
+      started,
+      end,
+      samples,
+      finality,
+      longestStall,
+      errors: nodes.map(errorsAt),
+      posted,
+      refused,
+    };
+    if (values['results-dir']) writeFileSync(join(values['results-dir'], 'soak-run.json'), JSON.stringify(run));
+    report(run);
   } finally {
     stopping = true;
     for (const c of restarted.values()) c.kill('SIGKILL');
@@ -454,7 +530,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+(values.report ? Promise.resolve().then(() => report(JSON.parse(readFileSync(values.report!, 'utf8')))) : main()).catch(
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);
