@@ -34,6 +34,7 @@ import { STATE_CACHE_MB_DEFAULT } from '../src/protocol/params';
 import { freePort, ROOT, sleep, stopProcessGroup } from './lib/harness';
 import { spread, writeResults, type ResultRow } from './lib/results';
 import { signDevTxs, type DevTxItem } from './lib/sign';
+import { band, warmupEnd } from './lib/soakRules';
 
 const { values } = parseArgs({
   options: {
@@ -147,23 +148,6 @@ interface SoakRun {
   refused: number;
 }
 
-/**
- * The end of the warm-up: when node 0 (never restarted) first dropped a generation of its state cache — it had
- * filled its whole budget (two generations of half of it each, bench/../src/state/trieNodes.ts) and from then on
- * holds between half and all of it. Before that the cache is meant to grow (~60 min at 20 tx/s with 128 MiB), and
- * RSS with it. Undefined if it never did.
- */
-function warmupEnd(samples: readonly Sample[], cacheBytes: number): number | undefined {
-  let peak = 0;
-  for (const s of samples) {
-    const c = s.cache[0];
-    if (!(c >= 0)) continue;
-    if (peak >= 0.75 * cacheBytes && c <= peak - 0.25 * cacheBytes) return s.t;
-    peak = Math.max(peak, c);
-  }
-  return undefined;
-}
-
 const median = (xs: number[]) => pct(xs, 50);
 
 /** The report of a run: the table per window, the verdict, and the row for bench/results.md. */
@@ -236,15 +220,8 @@ function report(run: SoakRun): void {
   console.log(md);
   // Flat: each node's window medians after warm-up stay within a band of 10 % of the lowest (node 1, restarted every
   // few minutes, left out); the peaks are reported beside it.
-  const band = (rows: number[][]) =>
-    Math.max(
-      ...[0, 2, 3].map((i) => {
-        const v = rows.map((r) => r[i]).filter((x) => x > 0);
-        return v.length ? (Math.max(...v) - Math.min(...v)) / Math.min(...v) : NaN;
-      }),
-    );
-  const drift = medianAfterWarmup.length >= 2 ? band(medianAfterWarmup) : NaN;
-  const peakDrift = peakAfterWarmup.length >= 2 ? band(peakAfterWarmup) : NaN;
+  const drift = band(medianAfterWarmup, [0, 2, 3]);
+  const peakDrift = band(peakAfterWarmup, [0, 2, 3]);
   const warmup =
     warm < end
       ? `warm-up ${warmMin.toFixed(0)} min (until node 0's state cache first dropped a generation, its ` +
