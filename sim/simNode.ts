@@ -48,8 +48,7 @@ const logTo = LOG_LEVEL === 'silent' ? undefined : pino.destination(2);
  * with the reference verifier on every input: test/property/verify-agreement.test.ts).
  */
 const fast = await createFastVerifier();
-// Clients' transactions and every header are ML-DSA signed: liboqs, deterministic, the same bytes as noble (a fifth of
-// a run's time when noble signed).
+// Clients' transactions and every header are ML-DSA signed: liboqs, deterministic, the same bytes as noble.
 await enableFastMldsaSigning();
 const verified = new Map<string, boolean>();
 export const memoVerifier = {
