@@ -124,7 +124,7 @@ interface Sample {
   heap: number[];
   /** Buffers and other memory outside the V8 heap. */
   external: number[];
-  /** Bytes in each node's state trie cache: warm-up ends once node 0's first generation is full. */
+  /** Bytes in each node's state trie cache: warm-up ends when node 0's first drops a generation (soakRules.ts). */
   cache: number[];
   disk: number[];
   missed: number;
