@@ -312,6 +312,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
       verifier: chain.verifier,
       turn: () => blockWork.turn(),
       store,
+      readAccount,
       mempool,
       now,
       onAccepted: (tx) => network.relay(tx),

@@ -107,6 +107,13 @@ describe('single-node chain over HTTP', () => {
     expect(rec.result.status).toBe('success');
     const after = BigInt((await t.get(`/address/${dev[1].address}`)).body.balance);
     expect(after - before).toBe(1234567n);
+    // Sent again once in a block (no longer pending): already known, as the spec's retry advice expects.
+    expect((await t.post('/tx', envelope)).body).toEqual({
+      accepted: false,
+      id: envelope.id,
+      reason: 'transaction already known',
+      code: 'TX_KNOWN',
+    });
     for (const a of [dev[0].address, dev[1].native]) {
       const feed = (await t.get(`/address/${a}/txs?limit=5`)).body;
       expect(feed.txs.map((x: { id: string }) => x.id)).toContain(envelope.id);
