@@ -35,6 +35,10 @@ interface RocksDB {
 type RocksDBClass = new (path: string, opts: { readOnly: boolean; createIfMissing: boolean }) => RocksDB;
 const RocksDBCtor = createRequire(import.meta.url)('rocksdb-native') as RocksDBClass;
 
+/** Read batches a large multi-get is split into (libuv's thread pool has 4 threads), and the least keys per batch. */
+const READ_LANES = 4;
+const READ_LANE_MIN = 128;
+
 /** A Buffer returned by the binding, seen as a plain Uint8Array (no copy). */
 const view = (b: Buffer): Uint8Array => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 
@@ -67,12 +71,25 @@ export class RocksKv implements KvStore {
     return v === null ? undefined : view(v);
   }
 
-  /** Many keys in one read batch: ~13 µs per key instead of 30–80 µs for separate gets (trie prefetch). */
+  /**
+   * Many keys in read batches: ~6–13 µs per key instead of 30–80 µs for separate gets (trie prefetch). A large set is
+   * split into up to READ_LANES batches, each a MultiGet on its own thread-pool thread, so that cold reads (a large
+   * state, mostly outside the block cache) use every core.
+   */
   async getMany(keys: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
     if (keys.length === 0) return [];
-    const r = this.db.read({ capacity: keys.length, autoDestroy: true });
-    const ps = keys.map((k) => r.get(Buffer.from(k.buffer, k.byteOffset, k.byteLength)));
-    r.tryFlush();
+    const lanes = Math.min(READ_LANES, Math.ceil(keys.length / READ_LANE_MIN));
+    const per = Math.ceil(keys.length / lanes);
+    const ps: Promise<Buffer | null>[] = [];
+    for (let from = 0; from < keys.length; from += per) {
+      const to = Math.min(keys.length, from + per);
+      const r = this.db.read({ capacity: to - from, autoDestroy: true });
+      for (let i = from; i < to; i++) {
+        const k = keys[i];
+        ps.push(r.get(Buffer.from(k.buffer, k.byteOffset, k.byteLength)));
+      }
+      r.tryFlush();
+    }
     return (await Promise.all(ps)).map((v) => (v === null ? undefined : view(v)));
   }
 

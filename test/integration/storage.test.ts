@@ -149,6 +149,30 @@ describe('storage errors', () => {
   });
 });
 
+describe('multi-get', () => {
+  it('answers each key in order across the read batches a large set is split into (missing keys undefined)', async () => {
+    const dir = await tempDir('cairn-many-');
+    const kv = await openStore(join(dir, 'chain'));
+    try {
+      const key = (i: number) => Uint8Array.of(7, i >> 8, i & 0xff);
+      const batch = kv.batch();
+      for (let i = 0; i < 1_000; i += 2) batch.put(key(i), Uint8Array.of(i & 0xff, i >> 8));
+      await kv.write(batch);
+      for (const n of [1, 127, 129, 513, 1_000]) {
+        const got = await kv.getMany(Array.from({ length: n }, (_, i) => key(n - 1 - i)));
+        expect(got).toEqual(
+          Array.from({ length: n }, (_, i) =>
+            (n - 1 - i) % 2 ? undefined : Uint8Array.of((n - 1 - i) & 0xff, (n - 1 - i) >> 8),
+          ),
+        );
+      }
+    } finally {
+      await kv.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('read-only data directory', () => {
   it('exits non-zero with one line naming the directory, on an existing store and on an empty directory', async () => {
     const dir = await tempDir('cairn-ro-');
