@@ -350,16 +350,12 @@ export class ChainReader implements ChainQueries {
     let h = from;
     for (; h <= head && parts.length < limit; h++) {
       const summary = await this.d.store.summary(h);
-      const text = summary && (await this.d.store.blockJson(h));
-      if (!summary || !text) break;
-      if (parts.length > 0 && bytes + summary.size > maxBytes) break;
+      if (!summary || (parts.length > 0 && bytes + summary.size > maxBytes)) break;
+      // `height` and `hash` at the top level as /blocks/:ref has them (and `header` as stored, for peers that import it).
+      const item = await this.d.store.chainItemJson(h, summary.hash, summary.size);
+      if (!item) break;
       bytes += summary.size;
-      // A block line is one JSON object: `height` and `hash` go in first and `size` (its byte
-      // length) last, so an item has them at the top level as /blocks/:ref has (and `header`
-      // as stored, for peers that import it).
-      parts.push(
-        `{"height":${h},"hash":"${summary.hash}",${text.slice(1, text.lastIndexOf('}'))},"size":${summary.size}}`,
-      );
+      parts.push(item);
     }
     const note = capped === undefined ? '' : `,"capped":${JSON.stringify(capped)}`;
     return `{"from":${from},"limit":${limit}${note},"blocks":[${parts.join(',')}],"next":${h <= head ? h : null}}`;

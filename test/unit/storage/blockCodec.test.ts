@@ -16,6 +16,7 @@ import {
 } from '../../../src/storage/blockCodec';
 import { bucketEnd, bucketKey } from '../../../src/storage/buckets';
 import { ChainStore } from '../../../src/storage/chainStore';
+import { u64be } from '../../../src/primitives/height';
 import { blockSpec, commitSynthetic, materialize } from '../../helpers/syntheticBlocks';
 
 const alice = deriveKeys(devSecret(0));
@@ -185,7 +186,18 @@ describe('stored block codec', () => {
     const fresh = new ChainStore(store.kv); // no cached keys: they come from the records
     for (const b of blocks) {
       expect(await fresh.block(b.header.height)).toEqual(b);
-      expect(JSON.parse((await fresh.blockJson(b.header.height))!)).toEqual(b);
+      const size = Buffer.byteLength(JSON.stringify(b));
+      expect(await fresh.chainItemJson(b.header.height, b.header.hash, size)).toBe(
+        JSON.stringify({ height: b.header.height, hash: b.header.hash, ...b, size }),
+      );
     }
+    // A block stored as a JSON line (a store written before the binary encoding) makes the same item.
+    const [b] = blocks;
+    const batch = store.kv.batch();
+    batch.put(bucketKey('block', u64be(b.header.height)), Buffer.from(JSON.stringify(b)));
+    await store.kv.write(batch);
+    expect(await fresh.chainItemJson(b.header.height, b.header.hash, 7)).toBe(
+      JSON.stringify({ height: b.header.height, hash: b.header.hash, ...b, size: 7 }),
+    );
   });
 });
