@@ -10,8 +10,6 @@ export interface Tip {
   height: number;
   hash: Hex;
   late?: boolean;
-  /** Its block's timestamp (absent for a peer's status): at equal heights the earlier block wins. */
-  timestamp?: number;
 }
 
 /**
@@ -19,9 +17,8 @@ export interface Tip {
  * chain with the later justified checkpoint wins (consensus/checkpoints.ts) — an honest
  * validator never votes from an older source than it did, so a chain with an older one could
  * hold back every validator that saw the newer, and finality with them; then the higher chain;
- * at equal heights the tip whose block came in its slot over one that came late, then the earlier
- * block, then the lower hash, so two equal forks resolve the same way on every node without an
- * operator.
+ * at equal heights the tip whose block came in its slot over one that came late, then the lower
+ * hash, so two equal forks resolve the same way on every node without an operator.
  *
  * In time before hash: a producer that withholds its block and publishes it once the next
  * producer has filled its place won half of those ties by hash, and the blocks built on the one
@@ -30,12 +27,6 @@ export interface Tip {
  * held: keeping the head seen first left two halves of the set on equal forks for slots, each
  * extending its own (finality fell behind over 40 seeds), and the later block gives every tie to
  * a clock running ahead (`--scenario clock-skew`: nothing final).
- *
- * The earlier block before hash: a byzantine producer that builds on the block before its
- * predecessor's, in its own slot and in time, won half of those ties by hash and undid the
- * honest block (the simulator, seed 31090, 8 validators: final again 41 slots after the heal,
- * bound 39). Only a producer of an earlier slot could take the place of a block this way, and
- * its block, published in its own slot, would have been seen first.
  */
 export function prefers(a: Tip, b: Tip): boolean {
   const ja = a.justifiedHeight ?? 0;
@@ -43,8 +34,6 @@ export function prefers(a: Tip, b: Tip): boolean {
   if (ja !== jb) return ja > jb;
   if (a.height !== b.height) return a.height > b.height;
   if (Boolean(a.late) !== Boolean(b.late)) return !a.late;
-  if (a.timestamp !== undefined && b.timestamp !== undefined && a.timestamp !== b.timestamp)
-    return a.timestamp < b.timestamp;
   return a.hash.toLowerCase() < b.hash.toLowerCase();
 }
 

@@ -86,26 +86,6 @@ describe('slot schedule', () => {
     expect(arrivedLate(1_000, 1_500, 500)).toBe(true);
   });
 
-  it('fork choice: at equal heights and both in time, the earlier block wins, whatever the hashes', () => {
-    // A byzantine producer building on the block before its predecessor's, in its own slot (seed 31090), loses.
-    expect(prefers({ height: 5, hash: '0x01', timestamp: 2_000 }, { height: 5, hash: '0x02', timestamp: 1_000 })).toBe(
-      false,
-    );
-    expect(prefers({ height: 5, hash: '0x02', timestamp: 1_000 }, { height: 5, hash: '0x01', timestamp: 2_000 })).toBe(
-      true,
-    );
-    // In time comes first; the hash decides the same timestamp, or a tip that has none (a peer's status).
-    expect(
-      prefers({ height: 5, hash: '0x02', timestamp: 2_000 }, { height: 5, hash: '0x01', timestamp: 1_000, late: true }),
-    ).toBe(true);
-    expect(prefers({ height: 5, hash: '0x01', timestamp: 1_000 }, { height: 5, hash: '0x02', timestamp: 1_000 })).toBe(
-      true,
-    );
-    expect(prefers({ height: 5, hash: '0x01' }, { height: 5, hash: '0x02', timestamp: 1_000 })).toBe(true);
-    const head = { height: 10, hash: '0x01' as const, timestamp: 5_000, finalizedHeight: 8 };
-    expect(branchChoice({ height: 10, hash: '0x00', timestamp: 5_500 }, 9, head)).toBe('stale');
-  });
-
   it('fork choice weighs the justified checkpoint first: a shorter chain with a later one wins', () => {
     expect(
       prefers({ justifiedHeight: 9, height: 10, hash: '0x09' }, { justifiedHeight: 5, height: 14, hash: '0x01' }),
