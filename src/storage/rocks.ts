@@ -41,6 +41,8 @@ const READ_LANE_MIN = 128;
 
 /** A Buffer returned by the binding, seen as a plain Uint8Array (no copy). */
 const view = (b: Buffer): Uint8Array => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+/** A key as the binding takes it: a Buffer over the same bytes (no copy). */
+const asBuffer = (k: Uint8Array): Buffer => Buffer.from(k.buffer, k.byteOffset, k.byteLength);
 
 /**
  * The KV port over RocksDB. This folder is the only importer of the binding.
@@ -67,7 +69,7 @@ export class RocksKv implements KvStore {
   }
 
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
-    const v = await this.db.get(Buffer.from(key.buffer, key.byteOffset, key.byteLength));
+    const v = await this.db.get(asBuffer(key));
     return v === null ? undefined : view(v);
   }
 
@@ -84,10 +86,7 @@ export class RocksKv implements KvStore {
     for (let from = 0; from < keys.length; from += per) {
       const to = Math.min(keys.length, from + per);
       const r = this.db.read({ capacity: to - from, autoDestroy: true });
-      for (let i = from; i < to; i++) {
-        const k = keys[i];
-        ps.push(r.get(Buffer.from(k.buffer, k.byteOffset, k.byteLength)));
-      }
+      for (let i = from; i < to; i++) ps.push(r.get(asBuffer(keys[i])));
       r.tryFlush();
     }
     return (await Promise.all(ps)).map((v) => (v === null ? undefined : view(v)));

@@ -3,7 +3,7 @@ import { sealBlock } from '../../chain/block';
 import { buildBlock } from '../../chain/buildBlock';
 import { slotOf } from '../../consensus/slots';
 import type { HybridKeys } from '../../crypto/keys';
-import { orderedCandidates } from '../../mempool/senderHeap';
+import { likelyTxs, orderedCandidates } from '../../mempool/senderHeap';
 import { partiesOf } from '../../modules/registry';
 import { MAX_TXS_PER_BLOCK, TREASURY_ADDRESS } from '../../protocol/params';
 import type { KvStore } from '../../state/kv';
@@ -24,27 +24,6 @@ export interface ProducerDeps {
   log: Logger;
   /** The lifecycle actors: a block built here is reported `BUILT`. */
   lifecycles?: LifecycleReports;
-}
-
-/**
- * The transactions a block will likely take: the candidates go by nonce across senders (mempool/senderHeap.ts), so
- * every sender's first, then every sender's second, and so on. Taking each sender's first four in turn instead
- * prefetched a quarter of the senders of a block with one transaction from each, and the other three quarters' accounts
- * were read one trie node at a time while the block executed (bench/accounts.ts: recipients cold in a large state).
- */
-export function likelyTxs<T>(pending: readonly (readonly T[])[], max: number): T[] {
-  const out: T[] = [];
-  for (let depth = 0; out.length < max; depth++) {
-    let any = false;
-    for (const q of pending) {
-      if (depth >= q.length) continue;
-      any = true;
-      out.push(q[depth]);
-      if (out.length === max) return out;
-    }
-    if (!any) break;
-  }
-  return out;
 }
 
 /** Yield between slices of the block so HTTP and verify-worker replies are not held up. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { likelyTxs } from '../../../../src/actors/consensus/producerActor';
+import { likelyTxs } from '../../../src/mempool/senderHeap';
 
 describe('likelyTxs (what the producer prefetches)', () => {
   it("takes every sender's first, then every sender's second, up to the block's size", () => {
