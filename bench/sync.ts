@@ -31,7 +31,17 @@ import { StateTrie } from '../src/state/stateTrie';
 import { ChainStore } from '../src/storage/chainStore';
 import { MemoryKv } from '../src/state/kv';
 import { openStore } from '../src/storage/rocks';
-import { fmt, posInt, printTable, sleep, spawnNode, summarizeProfile } from './lib/harness';
+import {
+  fmt,
+  groupCpu,
+  posInt,
+  printTable,
+  sleep,
+  spawnNode,
+  summarizeProfile,
+  threadRows,
+  type CpuSample,
+} from './lib/harness';
 import { spread, writeResults } from './lib/results';
 import { bucketsPerTx, storeDisk } from './lib/disk';
 import { signDevTxs, type DevTxItem } from './lib/sign';
@@ -280,6 +290,9 @@ async function main() {
     await b.ready;
     // A state sync happens before B answers: its join is timed from B's start.
     const t0 = STATE ? spawned : performance.now();
+    // CPU of each node over the sync (all threads: the follower's verify workers count), a steadier measure than the
+    // wall time on a machine whose speed varies from run to run.
+    const cpu0 = [groupCpu(a.pgid, true), groupCpu(b.pgid, true)];
     let h = 0;
     let last = 0;
     while (h < head.height) {
@@ -293,6 +306,13 @@ async function main() {
       if (performance.now() - t0 > 1_800_000) throw new Error('sync did not finish in 30 min');
     }
     const secs = (performance.now() - t0) / 1000;
+    const cpu1 = [groupCpu(a.pgid, true), groupCpu(b.pgid, true)];
+    const mainOf = (c: CpuSample) => [...c.threads.values()].find((t) => t.name.endsWith('(main)'))?.s ?? 0;
+    const perBlock = (x: number) => `${fmt((1000 * x) / head.height, 0)} ms`;
+    const cpuRow =
+      `follower ${perBlock(cpu1[1].total - cpu0[1].total)} (main thread ${perBlock(mainOf(cpu1[1]) - mainOf(cpu0[1]))}), ` +
+      `serving peer ${perBlock(cpu1[0].total - cpu0[0].total)}`;
+    if (process.env.SYNC_DEBUG) for (const [k, v] of threadRows(cpu0[1], cpu1[1], secs * 1000, 10)) console.error(k, v);
     if (process.env.SYNC_DEBUG) console.error(b.blocks.slice(0, 5), b.problems.slice(-10));
     const [ra, rb] = await Promise.all(
       [a, b].map(
@@ -314,6 +334,7 @@ async function main() {
         ['wall', `${fmt(secs)} s`],
         ['blocks/s', fmt(head.height / secs, 2)],
         ['verified tx/s', fmt(txs / secs, 0)],
+        ['CPU per block', cpuRow],
         ['state root', `${rb.stateRoot} (same on both)`],
         ['follower store', `${fmt(disk.compacted / 1e6, 1)} MB compacted (${fmt(disk.asLeft / 1e6, 1)} MB as left)`],
         ['disk per transfer', `${fmt(perTx, 0)} B: ${bucketsPerTx(disk, txs)}`],

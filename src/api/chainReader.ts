@@ -42,6 +42,7 @@ import type {
   TxStatus,
   TxSummary,
 } from '../views';
+import { encodeChainPage } from '../chain/chainPage';
 import { AssetReader } from './assetReader';
 import { GovernanceReader } from './governanceReader';
 import { AiReader } from './aiReader';
@@ -61,6 +62,9 @@ const authOf = (tx: SignedTx) =>
   tx.envelope === 'eth' ? { raw: tx.raw } : { publicKeys: tx.publicKeys, signatures: tx.signatures };
 
 const WEI_PER_BASE = 10n ** 12n;
+
+/** A /chain page holds blocks past its first up to this much of their JSON (`size`), in either encoding. */
+const CHAIN_PAGE_BYTES = 16 * 1024 * 1024;
 
 /**
  * Read queries over the published head, the chain store and the mempool actor. It never
@@ -343,37 +347,54 @@ export class ChainReader implements ChainQueries {
   }
 
   /** Contiguous full blocks from `from` upwards (sync format), bounded by count and bytes. */
-  async chainJson(from: number, limit: number, capped?: string, maxBytes = 16 * 1024 * 1024): Promise<string> {
-    const head = this.d.view.head.height;
-    const parts: string[] = [];
-    let bytes = 0;
-    let h = from;
-    for (; h <= head && parts.length < limit; h++) {
-      const summary = await this.d.store.summary(h);
-      if (!summary || (parts.length > 0 && bytes + summary.size > maxBytes)) break;
-      // `height` and `hash` at the top level as /blocks/:ref has them (and `header` as stored, for peers that import it).
-      const item = await this.d.store.chainItemJson(h, summary.hash, summary.size);
-      if (!item) break;
-      bytes += summary.size;
-      parts.push(item);
-    }
+  async chainJson(from: number, limit: number, capped?: string, maxBytes = CHAIN_PAGE_BYTES): Promise<string> {
+    // `height` and `hash` at the top level as /blocks/:ref has them (and `header` as stored, for peers that import it).
+    const { items, next } = await this.chainItems(from, limit, maxBytes, (h, s) =>
+      this.d.store.chainItemJson(h, s.hash, s.size),
+    );
     const note = capped === undefined ? '' : `,"capped":${JSON.stringify(capped)}`;
-    return `{"from":${from},"limit":${limit}${note},"blocks":[${parts.join(',')}],"next":${h <= head ? h : null}}`;
+    return `{"from":${from},"limit":${limit}${note},"blocks":[${items.join(',')}],"next":${next}}`;
   }
 
-  async chain(from: number, limit: number, maxBytes = 16 * 1024 * 1024): Promise<ChainPage> {
+  /** The same page in binary, for a peer that asks for it (chain/chainPage.ts): the same blocks and `next`. */
+  async chainBinary(from: number, limit: number, maxBytes = CHAIN_PAGE_BYTES): Promise<Buffer> {
+    const records = new Map<Hex, Uint8Array>();
+    const { items, next } = await this.chainItems(from, limit, maxBytes, (h) => this.d.store.pageBlock(h, records));
+    return encodeChainPage({ next, records, blocks: items });
+  }
+
+  /**
+   * The items of a /chain page from `from`: at most `limit`, and past the first, no more than `maxBytes` of the blocks'
+   * JSON (their `size`, whatever the page's encoding); `next` is the height after the last, null at the head.
+   */
+  private async chainItems<T>(
+    from: number,
+    limit: number,
+    maxBytes: number,
+    item: (height: number, summary: BlockSummary) => Promise<T | undefined>,
+  ): Promise<{ items: T[]; next: number | null }> {
     const head = this.d.view.head.height;
-    const blocks: ChainPage['blocks'] = [];
+    const items: T[] = [];
     let bytes = 0;
     let h = from;
-    for (; h <= head && blocks.length < limit; h++) {
-      const b = await this.blockWithSize(h);
-      if (!b) break;
-      if (blocks.length > 0 && bytes + b.size > maxBytes) break;
-      bytes += b.size;
-      blocks.push({ height: b.block.header.height, hash: b.block.header.hash, ...b.block, size: b.size });
+    for (; h <= head && items.length < limit; h++) {
+      const summary = await this.d.store.summary(h);
+      if (!summary || (items.length > 0 && bytes + summary.size > maxBytes)) break;
+      const it = await item(h, summary);
+      if (it === undefined) break;
+      bytes += summary.size;
+      items.push(it);
     }
-    return { from, limit, blocks, next: h <= head ? h : null };
+    return { items, next: h <= head ? h : null };
+  }
+
+  /** The JSON page as objects (what chainJson serves as text). */
+  async chain(from: number, limit: number, maxBytes = CHAIN_PAGE_BYTES): Promise<ChainPage> {
+    const { items, next } = await this.chainItems(from, limit, maxBytes, async (h) => {
+      const b = await this.blockWithSize(h);
+      return b && { height: b.block.header.height, hash: b.block.header.hash, ...b.block, size: b.size };
+    });
+    return { from, limit, blocks: items, next };
   }
 
   /** The status word of a transaction in a block: final once the finalized height reaches it. */

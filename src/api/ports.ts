@@ -168,6 +168,8 @@ export interface ChainQueries {
    */
   /** `capped`: why `limit` is less than the client asked for (above MAX_CHAIN_PAGE), for the page to say so. */
   chainJson(from: number, limit: number, capped?: string): Promise<string>;
+  /** The same page in binary (chain/chainPage.ts), for a peer whose request accepts CHAIN_PAGE_MEDIA. */
+  chainBinary(from: number, limit: number): Promise<Buffer>;
   tx(id: Hex): Promise<TxRecord | undefined>;
   mempool(limit: number): Promise<MempoolView>;
   addressTxs(addr: Address, limit: number, before?: number): Promise<AddressTxsPage>;

@@ -230,6 +230,8 @@ function publicKeysOf(v: unknown): HybridTx['publicKeys'] | string {
  */
 function signaturesOf(v: unknown): HybridTx['signatures'] | string {
   if (!isRecord(v)) return heldAsBytes(EMPTY, EMPTY);
+  // Held as bytes already (a block read from a binary sync page or the store): the same object, no hex made.
+  if (settledBytes.has(v as HybridTx['signatures'])) return v as HybridTx['signatures'];
   for (const k of Object.keys(v)) if (k !== 'secp256k1' && k !== 'mldsa44') return `unknown field: signatures.${k}`;
   return heldAsBytes(hexBytes(v.secp256k1), hexBytes(v.mldsa44));
 }
@@ -250,7 +252,7 @@ function hexBytes(s: unknown): Uint8Array {
  * see the same fields, while a transaction holds its 2,420-byte ML-DSA signature once instead of 4,842 characters of
  * hex (most of a pending transaction's memory), and the verifier and the block codec take the bytes as they are.
  */
-function heldAsBytes(secp: Uint8Array, mldsa: Uint8Array): HybridTx['signatures'] {
+export function heldAsBytes(secp: Uint8Array, mldsa: Uint8Array): HybridTx['signatures'] {
   const sigs = {
     get secp256k1(): Hex {
       return toHex(secp);
@@ -368,8 +370,9 @@ function sameAsReceived(raw: HybridTx, tx: HybridTx): boolean {
     raw.data === tx.data &&
     raw.publicKeys.secp256k1 === tx.publicKeys.secp256k1 &&
     raw.publicKeys.mldsa44 === tx.publicKeys.mldsa44 &&
-    lowerHexOf(raw.signatures?.secp256k1, sigs.secp256k1.length) &&
-    lowerHexOf(raw.signatures?.mldsa44, sigs.mldsa44.length)
+    (raw.signatures === tx.signatures ||
+      (lowerHexOf(raw.signatures?.secp256k1, sigs.secp256k1.length) &&
+        lowerHexOf(raw.signatures?.mldsa44, sigs.mldsa44.length)))
   );
 }
 

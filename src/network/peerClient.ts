@@ -1,5 +1,7 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { parseBlock } from '../chain/blockShape';
+import { decodeChainPage } from '../chain/chainPage';
+import { CHAIN_PAGE_MEDIA } from '../protocol/peers';
 import { SIGNED_HEADER_SCHEMA } from '../crypto/blockHeader';
 import { fromHex, toHex, type Hex } from '../primitives/hex';
 import type { Block, SignedBlockHeader, SignedTx } from '../protocol/types';
@@ -62,10 +64,25 @@ export async function fetchStatus(peer: string): Promise<PeerStatus> {
   };
 }
 
-/** One page of full blocks from `from` (GET /chain), each shape-checked. */
+/**
+ * One page of full blocks from `from` (GET /chain), each shape-checked. Asked for in binary (chain/chainPage.ts); a
+ * peer that answers JSON (one from before the binary page) is read as JSON.
+ */
 export async function fetchChain(peer: string, from: number, limit: number): Promise<ChainPage> {
-  const r = await call(`${peer}/chain?from=${from}&limit=${limit}`, undefined, 30_000);
+  const r = await call(
+    `${peer}/chain?from=${from}&limit=${limit}`,
+    { headers: { accept: `${CHAIN_PAGE_MEDIA}, application/json;q=0.5` } },
+    30_000,
+  );
   if (!r.ok) throw new Error(`GET /chain answered ${r.status}`);
+  if ((r.headers.get('content-type') ?? '').startsWith(CHAIN_PAGE_MEDIA)) {
+    const bytes = new Uint8Array(await r.arrayBuffer());
+    try {
+      return decodeChainPage(bytes);
+    } catch (e) {
+      throw new Error(`GET /chain: malformed binary page: ${(e as Error).message}`);
+    }
+  }
   const page = (await r.json()) as { blocks?: unknown; next?: unknown };
   if (!Array.isArray(page.blocks)) throw new Error('GET /chain: no blocks array');
   const blocks: Block[] = [];

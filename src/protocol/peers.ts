@@ -24,3 +24,6 @@ export interface PeerInfo {
   /** Until when (ms) the peer is ignored after being dropped; 0: it is not. */
   droppedUntil: number;
 }
+
+/** The media type of a binary GET /chain page (chain/chainPage.ts): a peer asks for it with `Accept`. */
+export const CHAIN_PAGE_MEDIA = 'application/vnd.cairn.chain-page';

@@ -38,7 +38,7 @@ export const BUCKETS = {
   block: {
     prefix: 'h',
     kind: 'block',
-    layout: 'height → the block, compact binary (storage/blockCodec.ts) or a JSON line (older stores)',
+    layout: 'height → the block, compact binary (chain/blockCodec.ts) or a JSON line (older stores)',
     prune: true,
   },
   signer: {

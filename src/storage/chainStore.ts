@@ -20,9 +20,10 @@ import {
   parseStoredBlock,
   signerKeysOf,
   signerRefsOf,
+  storedSignerRefs,
   type EncodedBlock,
   type SignerKeys,
-} from './blockCodec';
+} from '../chain/blockCodec';
 
 /**
  * The chain database: blocks, their indexes and the head pointer. Every key is built from
@@ -93,8 +94,12 @@ const SIGNERS_CACHED = 4_096;
 const SEEN_CACHED = 262_144;
 
 export class ChainStore {
-  /** Signer keys by reference, each known to be on disk (read from it, or found there before a write). */
-  private readonly signers = new LRUCache<Hex, SignerKeys>({ max: SIGNERS_CACHED });
+  /**
+   * Signer records by reference, each known to be on disk (read from it, or found there before a write): the value as
+   * stored (a binary /chain page carries it) and, once a block was read with it, its keys as hex (one string each,
+   * shared by every transaction of the signer that is read).
+   */
+  private readonly signers = new LRUCache<Hex, { value: Uint8Array; keys?: SignerKeys }>({ max: SIGNERS_CACHED });
   /**
    * Addresses whose firstSeen record was found on disk: a block's ~1,000 parties are mostly known, and their multi-get
    * was ~6 ms of every block's commit. Only what was read is remembered (never what a batch not yet written holds),
@@ -138,11 +143,33 @@ export class ChainStore {
   /** A stored block, its signers' keys re-attached (from the cache, or in one multi-get). */
   private async decodeStored(stored: Uint8Array): Promise<Block> {
     const parsed = parseStoredBlock(stored);
-    const keys = new Map<Hex, SignerKeys>();
+    const records = await this.signerRecords(signerRefsOf(parsed));
+    return finishStoredBlock(parsed, (ref) => {
+      const r = records.get(ref) as { value: Uint8Array; keys?: SignerKeys };
+      r.keys ??= signerKeysOf(r.value);
+      return r.keys;
+    });
+  }
+
+  /**
+   * A block as a binary /chain page carries it (chain/chainPage.ts): its stored bytes, read as they are, and its
+   * signer records added to `records` (each once per page). Undefined when the height holds no block.
+   */
+  async pageBlock(height: number, records: Map<Hex, Uint8Array>): Promise<Uint8Array | undefined> {
+    const stored = await this.kv.get(bucketKey('block', u64be(height)));
+    if (!stored) return undefined;
+    const found = await this.signerRecords(storedSignerRefs(stored).filter((ref) => !records.has(ref)));
+    for (const [ref, r] of found) records.set(ref, r.value);
+    return stored;
+  }
+
+  /** Signer records by reference: from the cache, the rest in one multi-get. */
+  private async signerRecords(refs: Hex[]): Promise<Map<Hex, { value: Uint8Array; keys?: SignerKeys }>> {
+    const out = new Map<Hex, { value: Uint8Array; keys?: SignerKeys }>();
     const missing: Hex[] = [];
-    for (const ref of signerRefsOf(parsed)) {
-      const k = this.signers.get(ref);
-      if (k) keys.set(ref, k);
+    for (const ref of refs) {
+      const r = this.signers.get(ref);
+      if (r) out.set(ref, r);
       else missing.push(ref);
     }
     const found = await getMany(
@@ -150,13 +177,13 @@ export class ChainStore {
       missing.map((r) => signerKey(fromHex(r))),
     );
     missing.forEach((ref, i) => {
-      const v = found[i];
-      if (!v) throw new CairnError('BAD_RECORD', `the signer record ${ref} of a stored block is missing`);
-      const k = signerKeysOf(v);
-      keys.set(ref, k);
-      this.signers.set(ref, k);
+      const value = found[i];
+      if (!value) throw new CairnError('BAD_RECORD', `the signer record ${ref} of a stored block is missing`);
+      const r = { value };
+      out.set(ref, r);
+      this.signers.set(ref, r);
     });
-    return finishStoredBlock(parsed, (ref) => keys.get(ref) as SignerKeys);
+    return out;
   }
 
   async summary(height: number): Promise<BlockSummary | undefined> {
@@ -425,7 +452,7 @@ export class ChainStore {
     });
     signers.forEach((s, i) => {
       const onDisk = found[mutable.length + i];
-      if (onDisk) this.signers.set(toHex(s.ref), signerKeysOf(onDisk));
+      if (onDisk) this.signers.set(toHex(s.ref), { value: onDisk });
       else batch.put(signerKey(s.ref), s.value);
     });
     const h = block.header.height;

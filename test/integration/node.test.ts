@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeChainPage } from '../../src/chain/chainPage';
 import { signTx } from '../../src/chain/envelope';
+import { CHAIN_PAGE_MEDIA } from '../../src/protocol/peers';
 import type { HybridTx } from '../../src/protocol/types';
 import { runCli } from '../../src/cli/main';
 import { deriveKeys, generateSecret } from '../../src/crypto/keys';
@@ -323,6 +325,15 @@ describe('single-node chain over HTTP', () => {
     // Served from the stored lines as they are: the same page the parsed reader gives.
     expect(chain).toEqual(JSON.parse(JSON.stringify(await t.node.reader.chain(0, 3))));
     expect(chain.blocks[1].size).toBe((await t.get('/blocks/1')).body.size);
+    // A peer that asks for it gets the same page in binary (above genesis, as a sync asks): the same blocks and next.
+    const bin = await fetch(`${t.url}/chain?from=1&limit=2`, { headers: { accept: CHAIN_PAGE_MEDIA } });
+    expect(bin.headers.get('content-type')).toBe(CHAIN_PAGE_MEDIA);
+    const decoded = decodeChainPage(new Uint8Array(await bin.arrayBuffer()));
+    const page12 = (await t.get('/chain?from=1&limit=2')).body;
+    expect(JSON.parse(JSON.stringify(decoded.blocks))).toEqual(
+      page12.blocks.map(({ height: _h, hash: _x, size: _s, ...b }: Record<string, unknown>) => b),
+    );
+    expect(decoded.next).toBe(page12.next);
     // One block shape: height, hash and size at the top level, as /blocks/:ref has them.
     const b1 = (await t.get('/blocks/1')).body;
     expect(chain.blocks[1]).toMatchObject({ height: 1, hash: b1.hash, size: b1.size });

@@ -10,7 +10,7 @@ import { writeGenesis } from '../../../../src/node/genesisSource';
 import { StateTrie } from '../../../../src/state/stateTrie';
 import { MemoryKv } from '../../../../src/state/kv';
 import { ChainStore } from '../../../../src/storage/chainStore';
-import { encodeStoredBlock } from '../../../../src/storage/blockCodec';
+import { encodeStoredBlock } from '../../../../src/chain/blockCodec';
 
 /**
  * A validator that must not vote (it voted for another checkpoint of this epoch, on a branch that lost) makes its

@@ -13,7 +13,7 @@ import {
   parseStoredBlock,
   signerKeysOf,
   signerRefsOf,
-} from '../../../src/storage/blockCodec';
+} from '../../../src/chain/blockCodec';
 import { bucketEnd, bucketKey } from '../../../src/storage/buckets';
 import { ChainStore } from '../../../src/storage/chainStore';
 import { u64be } from '../../../src/primitives/height';
