@@ -54,6 +54,8 @@ export async function startNetwork(d: {
   now: () => number;
   /** How peers are reached; default: their HTTP API. */
   transport?: PeerTransport;
+  /** Starts the signature checks of a sync page as it arrives (P2pDeps.preverify). */
+  preverify?: P2pDeps['preverify'];
 }): Promise<Network> {
   const book = new Map<string, PeerInfo>();
   // Two mailboxes (p2pActor.ts): gossip never waits on a sync, and the relayed transactions never keep a tick out.
@@ -73,6 +75,7 @@ export async function startNetwork(d: {
     now: d.now,
     modes: d.modes,
     transport: d.transport ?? httpTransport,
+    preverify: d.preverify,
     onSync: (s) => {
       target = s.target;
       rate = s.blocksPerSec;

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { ActorRef } from '../actors/actorRef';
 import { consensusActors } from '../actors/consensus/consensusActors';
+import { preverifyTxs } from '../actors/consensus/importer';
 import { BlockWorkGate } from '../actors/consensus/blockWork';
 import { countMissedSlots, startConsensusClock } from '../actors/consensus/slotClock';
 import { lifecycleActors } from '../actors/lifecycleActors';
@@ -284,6 +285,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
       idleBlockMs: config.idleBlockMs,
       now,
       transport: hooks.transport,
+      preverify: (blocks) => void preverifyTxs(chain.verifier, blocks, chainNetwork),
     }));
     // Permanent: restarted after a crash; it only observes, so it can never halt production.
     await supervisor.startChild(sentinel.childSpec());

@@ -139,43 +139,63 @@ export function importerBehavior(d: ImporterDeps): Behavior<ImporterMsg, Importe
   }
 }
 
+/** The checks preverifyTxs started, by block object: a sync page checked as it arrived is not checked again. */
+const started = new WeakMap<Block, { network: Network; passed: Promise<WeakSet<object>> }>();
+
 /**
  * Starts checking the signatures of every hybrid transaction of a run of blocks at once, one
  * batch per block (the verify pool's workers stay busy while the main thread executes the
  * earlier blocks), and gives each block the set of its transactions that passed. A
  * transaction not in its set is checked again, and refused, when its block is imported.
+ * Once per block object: the sync starts the checks of the page it fetched ahead while the
+ * consensus actor imports the one before (network/p2pActor.ts), and the import then awaits
+ * the same checks.
  */
 export function preverifyTxs(
   verifier: Pick<VerifyPool, 'verifyMany'>,
   blocks: Block[],
   network: Network,
 ): Promise<WeakSet<object>>[] {
-  return blocks.map(async (b) => {
-    const txs: HybridTx[] = [];
-    const groups = [];
-    const decoded: (HybridTx | undefined)[] = [];
-    for (const t of b.txs) {
-      if ((t as { envelope?: unknown }).envelope === 'eth') continue;
-      try {
-        // Checked in the decoded form when it is exactly the received one (bytes at hand); the import puts it in
-        // the block (txRefusal), so both objects pass.
-        const r = decodeReceived(t, network);
-        const dec = r.same && r.decoded.ok ? r.decoded.tx : undefined;
-        groups.push(verifyJobsOf(dec ?? (t as HybridTx), network));
-        txs.push(t as HybridTx);
-        decoded.push(dec);
-      } catch {
-        /* malformed: the import refuses it with its reason */
-      }
-    }
-    const passed = new WeakSet<object>();
-    if (groups.length === 0) return passed;
-    const verdicts = await verifyGroups((jobs) => verifier.verifyMany(jobs), groups);
-    for (const [i, v] of verdicts.entries()) {
-      if (!v) continue;
-      passed.add(txs[i]);
-      if (decoded[i]) passed.add(decoded[i]);
-    }
+  return blocks.map((b) => {
+    const known = started.get(b);
+    if (known?.network === network) return known.passed;
+    const passed = checkBlock(verifier, b, network);
+    // A crashed verifier is seen where it is awaited, and the next import of the block checks it anew.
+    passed.catch(() => started.delete(b));
+    started.set(b, { network, passed });
     return passed;
   });
+}
+
+async function checkBlock(
+  verifier: Pick<VerifyPool, 'verifyMany'>,
+  b: Block,
+  network: Network,
+): Promise<WeakSet<object>> {
+  const txs: HybridTx[] = [];
+  const groups = [];
+  const decoded: (HybridTx | undefined)[] = [];
+  for (const t of b.txs) {
+    if ((t as { envelope?: unknown }).envelope === 'eth') continue;
+    try {
+      // Checked in the decoded form when it is exactly the received one (bytes at hand); the import puts it in
+      // the block (txRefusal), so both objects pass.
+      const r = decodeReceived(t, network);
+      const dec = r.same && r.decoded.ok ? r.decoded.tx : undefined;
+      groups.push(verifyJobsOf(dec ?? (t as HybridTx), network));
+      txs.push(t as HybridTx);
+      decoded.push(dec);
+    } catch {
+      /* malformed: the import refuses it with its reason */
+    }
+  }
+  const passed = new WeakSet<object>();
+  if (groups.length === 0) return passed;
+  const verdicts = await verifyGroups((jobs) => verifier.verifyMany(jobs), groups);
+  for (const [i, v] of verdicts.entries()) {
+    if (!v) continue;
+    passed.add(txs[i]);
+    if (decoded[i]) passed.add(decoded[i]);
+  }
+  return passed;
 }

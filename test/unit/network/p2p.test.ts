@@ -56,6 +56,30 @@ describe('the p2p actor over an injected transport and clock', () => {
     ]);
   });
 
+  it('starts the signature checks of each page fetched ahead as it arrives, not of the first', async () => {
+    // The first page may start with blocks we have (a fork's lookback), which the import skips; the pages after it
+    // are new, and their checks run while the page before them is imported.
+    const peer = fakePeer(450);
+    const view = { head: headAt(0) };
+    const checked: number[] = [];
+    const consensus = {
+      ask: async (m: ConsensusMsg) => {
+        if (m.type !== 'importBlocks') throw new Error(m.type);
+        view.head = headAt(m.blocks[m.blocks.length - 1].header.height);
+        return { imported: m.blocks.length, known: 0, head: view.head };
+      },
+    };
+    const p2p = testP2p({
+      consensus: consensus as never,
+      view,
+      transport: peer.transport,
+      preverify: (blocks) => checked.push(blocks[0].header.height),
+    });
+    await p2p.handle({ type: 'tick', now: 5_000 });
+    expect(view.head.height).toBe(450);
+    expect(checked).toEqual([201, 401]);
+  });
+
   it("blocks ahead of this node's clock wait for the next round, and never count against the peer", async () => {
     // A node whose clock runs late: the consensus actor takes the peer's blocks up to #10 and calls the rest early.
     const peer = fakePeer(30);
