@@ -42,8 +42,8 @@ export type VerifyPoolErrorCode =
 
 interface Pending {
   job: VerifyJob;
-  /** The job's VerifiedCache key: a pass is remembered under it. */
-  key: string;
+  /** The job's VerifiedCache key: a pass is remembered under it (absent: the job is not cached). */
+  key?: string;
   resolve: (ok: boolean) => void;
   reject: (e: Error) => void;
 }
@@ -156,13 +156,17 @@ export class VerifyPool {
     return this.pendingCount;
   }
 
-  /** Resolves true only if both signatures verify. Malformed jobs resolve false. */
-  verify(job: VerifyJob): Promise<boolean> {
+  /**
+   * Resolves true only if both signatures verify. Malformed jobs resolve false. `cached` false: neither looked up in
+   * nor added to the cache of passed checks — blocks a node syncs from far behind carry signatures it has never seen
+   * and will not see again, and hashing each job for the cache was ~5 ms of every full block's import.
+   */
+  verify(job: VerifyJob, cached = true): Promise<boolean> {
     if (this.closed)
       return Promise.reject(new CairnError<VerifyPoolErrorCode>('VERIFY_POOL_CLOSED', 'verify pool is closed'));
     if (!wellFormed(job)) return Promise.resolve(false);
-    const key = VerifiedCache.keyOf(job);
-    if (this.verified.has(key)) return Promise.resolve(true);
+    const key = cached ? VerifiedCache.keyOf(job) : undefined;
+    if (key !== undefined && this.verified.has(key)) return Promise.resolve(true);
     if (this.pendingCount >= this.maxPending) {
       return Promise.reject(
         new CairnError<VerifyPoolErrorCode>(
@@ -184,8 +188,8 @@ export class VerifyPool {
     });
   }
 
-  verifyMany(jobs: readonly VerifyJob[]): Promise<boolean[]> {
-    return Promise.all(jobs.map((j) => this.verify(j)));
+  verifyMany(jobs: readonly VerifyJob[], cached = true): Promise<boolean[]> {
+    return Promise.all(jobs.map((j) => this.verify(j, cached)));
   }
 
   stats(): VerifyPoolStats {
@@ -316,7 +320,7 @@ export class VerifyPool {
     this.counters.completed += batch.jobs.length;
     batch.jobs.forEach((p, i) => {
       this.pendingCount--;
-      if (results[i] === 1) this.verified.add(p.key);
+      if (results[i] === 1 && p.key !== undefined) this.verified.add(p.key);
       p.resolve(results[i] === 1);
     });
     if (this.queue.length > 0) this.flush();

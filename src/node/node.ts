@@ -285,7 +285,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
       idleBlockMs: config.idleBlockMs,
       now,
       transport: hooks.transport,
-      preverify: (blocks) => void preverifyTxs(chain.verifier, blocks, chainNetwork),
+      preverify: (blocks) => void preverifyTxs(chain.verifier, blocks, chainNetwork, false),
     }));
     // Permanent: restarted after a crash; it only observes, so it can never halt production.
     await supervisor.startChild(sentinel.childSpec());

@@ -155,11 +155,13 @@ export function preverifyTxs(
   verifier: Pick<VerifyPool, 'verifyMany'>,
   blocks: Block[],
   network: Network,
+  /** False for blocks a sync fetched ahead: signatures this node never saw, kept out of the pool's cache (VerifyPool.verify). */
+  cached = true,
 ): Promise<WeakSet<object>>[] {
   return blocks.map((b) => {
     const known = started.get(b);
     if (known?.network === network) return known.passed;
-    const passed = checkBlock(verifier, b, network);
+    const passed = checkBlock(verifier, b, network, cached);
     // A crashed verifier is seen where it is awaited, and the next import of the block checks it anew.
     passed.catch(() => started.delete(b));
     started.set(b, { network, passed });
@@ -171,6 +173,7 @@ async function checkBlock(
   verifier: Pick<VerifyPool, 'verifyMany'>,
   b: Block,
   network: Network,
+  cached: boolean,
 ): Promise<WeakSet<object>> {
   const txs: HybridTx[] = [];
   const groups = [];
@@ -191,7 +194,7 @@ async function checkBlock(
   }
   const passed = new WeakSet<object>();
   if (groups.length === 0) return passed;
-  const verdicts = await verifyGroups((jobs) => verifier.verifyMany(jobs), groups);
+  const verdicts = await verifyGroups((jobs) => verifier.verifyMany(jobs, cached), groups);
   for (const [i, v] of verdicts.entries()) {
     if (!v) continue;
     passed.add(txs[i]);

@@ -240,6 +240,17 @@ describe('VerifyPool', () => {
     expect(pool.stats().completed).toBe(before.completed + 2);
   });
 
+  it('a check asked uncached (blocks synced from far behind) is neither answered from memory nor remembered', async () => {
+    const msg = utf8('in a block fetched ahead by a sync');
+    const job = { msg, pubs: pubsOf(k), sigs: signHybrid(k, msg) };
+    const before = pool.stats();
+    expect(await pool.verifyMany([job], false)).toEqual([true]);
+    expect(await pool.verify(job)).toBe(true); // not remembered: checked again
+    expect(pool.stats()).toMatchObject({ cacheHits: before.cacheHits, completed: before.completed + 2 });
+    expect(await pool.verifyMany([job], false)).toEqual([true]); // now remembered, but not looked up
+    expect(pool.stats()).toMatchObject({ cacheHits: before.cacheHits, completed: before.completed + 3 });
+  });
+
   it('resolves false for malformed jobs without reaching a worker', async () => {
     expect(await pool.verify({ msg: utf8('x'), pubs: pubsOf(k), sigs: { secp256k1: 'zz' } } as never)).toBe(false);
   });
