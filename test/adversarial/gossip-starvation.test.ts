@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Supervisor } from '../../src/actors/supervisor';
-import { startNetwork } from '../../src/network/network';
 import type { PeerTransport } from '../../src/network/peerClient';
 import type { SignedTx } from '../../src/protocol/types';
-import { blockAt, GENESIS, hashOf, headAt, quietLog as log } from '../helpers/p2pFixtures';
+import { blockAt, hashOf, headAt, testNetwork } from '../helpers/p2pFixtures';
 
 /**
  * The node's network side (network/network.ts) as `cairn node` starts it, over an in-memory transport: gossip and
@@ -25,18 +23,8 @@ describe("a node's network side under a transaction flood and a silent peer", ()
       postBlock: async (peer, b) => (calls.push(`block ${peer} ${b.header.height}`), 200),
       postTx: async () => true,
     };
-    const supervisor = new Supervisor(log, () => {});
-    const net = await startNetwork({
-      peers: ['sim://a'],
-      consensus: { ask: async () => ({ imported: 0, known: 0, head: headAt(0) }) } as never,
-      view: { head: headAt(0) },
-      genesisHash: GENESIS,
-      chainId: 7,
-      supervisor,
-      log,
-      slotMs: 500,
-      idleBlockMs: 2_000,
-      now: () => 1_000,
+    const { net, supervisor } = await testNetwork({
+      consensus: { ask: async () => ({ imported: 0, known: 0, head: headAt(0) }) },
       transport,
     });
     return { net, calls, release, supervisor };

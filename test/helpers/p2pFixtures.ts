@@ -1,4 +1,7 @@
 import pino from 'pino';
+import { Supervisor } from '../../src/actors/supervisor';
+import { startNetwork } from '../../src/network/network';
+import type { PeerTransport } from '../../src/network/peerClient';
 import type { Behavior } from '../../src/actors/actorRef';
 import type { P2pMsg } from '../../src/actors/protocol';
 import { p2pBehavior, type P2pDeps } from '../../src/network/p2pActor';
@@ -39,4 +42,31 @@ export function testP2p(deps: Partial<P2pDeps> & Pick<P2pDeps, 'transport'>): Be
     now: () => 5_000,
     ...deps,
   });
+}
+
+/**
+ * The node's network side (network/network.ts) as `cairn node` starts it, with one peer `sim://a` over `transport`,
+ * GENESIS and chain id 7, 500 ms slots; stop its `supervisor` at the end.
+ */
+export async function testNetwork(d: {
+  consensus: { ask: (m: never) => Promise<unknown> };
+  transport: PeerTransport;
+  head?: Head;
+  now?: () => number;
+}) {
+  const supervisor = new Supervisor(quietLog, () => {});
+  const net = await startNetwork({
+    peers: ['sim://a'],
+    consensus: d.consensus as never,
+    view: { head: d.head ?? headAt(0) },
+    genesisHash: GENESIS,
+    chainId: 7,
+    supervisor,
+    log: quietLog,
+    slotMs: 500,
+    idleBlockMs: 2_000,
+    now: d.now ?? (() => 1_000),
+    transport: d.transport,
+  });
+  return { net, supervisor };
 }

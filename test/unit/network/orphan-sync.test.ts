@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { Supervisor } from '../../../src/actors/supervisor';
 import { sealBlock } from '../../../src/chain/block';
 import { devAccounts } from '../../../src/chain/devnet';
-import { startNetwork } from '../../../src/network/network';
 import type { PeerTransport } from '../../../src/network/peerClient';
-import { GENESIS, hashOf, headAt, quietLog as log } from '../../helpers/p2pFixtures';
+import { GENESIS, hashOf, headAt, testNetwork } from '../../helpers/p2pFixtures';
 
 /**
  * A gossiped block whose parent this node lacks (network/network.ts): the sync goes out at once, not at the next
@@ -33,21 +31,11 @@ describe('an orphan block from a peer', () => {
       postTx: async () => true,
     };
     const head = headAt(40);
-    const supervisor = new Supervisor(log, () => {});
-    const net = await startNetwork({
-      peers: ['sim://a'],
-      consensus: {
-        ask: async () => ({ imported: 0, known: 0, orphan: true, head }),
-      } as never,
-      view: { head },
-      genesisHash: GENESIS,
-      chainId: 7,
-      supervisor,
-      log,
-      slotMs: 500,
-      idleBlockMs: 2_000,
-      now: () => now,
+    const { net, supervisor } = await testNetwork({
+      consensus: { ask: async () => ({ imported: 0, known: 0, orphan: true, head }) },
       transport,
+      head,
+      now: () => now,
     });
     return { net, polls, supervisor, at: (t: number) => (now = t) };
   }
