@@ -7,9 +7,10 @@ import { TX_TYPE_CATALOGUE, type TxType } from '../protocol/types';
 import type { Block, HybridTx, SignedBlockHeader, SignedTx, TxResult } from '../protocol/types';
 
 /**
- * How a block is kept on disk. The wire and the API keep the JSON block; the store keeps the
- * same block in binary, and each transaction's two public keys (1,312 + 65 bytes, the same for
- * every transaction of a sender) as a 32-byte reference to a signer record stored once.
+ * How a block is kept on disk, and sent to a syncing peer that asks (chain/chainPage.ts). The
+ * API and gossip keep the JSON block; the store keeps the same block in binary, and each
+ * transaction's two public keys (1,312 + 65 bytes, the same for every transaction of a sender)
+ * as a 32-byte reference to a signer record stored once.
  * A block of 500 hybrid transfers: ~4.1 MB of JSON, ~1.32 MB stored.
  *
  * The first byte says the form: `{` is a JSON block line (stores written before this form, and
@@ -139,6 +140,8 @@ export class Writer {
     if (typeof s !== 'string' || !CANONICAL_UINT.test(s)) throw new NotCompact();
     if (s.length > 15) {
       const h = BigInt(s).toString(16);
+      // Larger than any amount (the reader refuses it): such a block is kept as its JSON line.
+      if (h.length > 2 * DECIMAL_BYTES) throw new NotCompact();
       this.hex(h.length % 2 ? `0x0${h}` : `0x${h}`);
       return;
     }
@@ -181,6 +184,9 @@ export class Writer {
     this.at += b.length;
   }
 }
+
+/** The bytes of the largest amount (parseAmount: at most 78 decimal digits, below 2^260). */
+const DECIMAL_BYTES = 33;
 
 /** Thrown when stored or received bytes are not a block of this layout (the message says where). */
 export class MalformedBlock extends Error {}
@@ -236,9 +242,11 @@ export class Reader {
     return this.fixedHex(this.uint());
   }
 
+  /** At most DECIMAL_BYTES: a BigInt's decimal text costs more than linear time, so a peer's page cannot ask for more. */
   decimal(): string {
     const size = this.uint();
     if (size === 0) return '0';
+    if (size > DECIMAL_BYTES) throw new MalformedBlock(`a ${size}-byte amount (at most ${DECIMAL_BYTES})`);
     this.need(size);
     const s = BigInt(`0x${this.buf.toString('hex', this.at, this.at + size)}`).toString();
     this.at += size;

@@ -60,7 +60,7 @@ export function encodeChainPage(p: ChainPageParts): Buffer {
  * from here only for the very bytes that were checked; its keys' hex strings are then shared by every page.
  */
 const checked = new Map<Hex, { value: Buffer; keys: SignerKeys }>();
-const CHECKED_KEPT = 8_192;
+const CHECKED_KEPT = 4_096;
 
 /** The blocks and `next` of a binary page; throws MalformedBlock saying what is wrong with it. */
 export function decodeChainPage(bytes: Uint8Array): { blocks: Block[]; next: number | null } {

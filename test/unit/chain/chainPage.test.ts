@@ -80,7 +80,7 @@ describe('a binary /chain page (chain/chainPage.ts)', () => {
   });
 
   it('a page cut anywhere, or claiming more than it holds, fails at once with the reason', async () => {
-    const { page } = await storedPage();
+    const { page, stored } = await storedPage();
     for (let cut = 0; cut < page.length; cut += 97)
       expect(() => decodeChainPage(page.subarray(0, cut)), `cut at ${cut}`).toThrow(MalformedBlock);
     // A trailing byte, a version from elsewhere, a count of 2^50 blocks: refused before anything is read or allocated.
@@ -88,6 +88,19 @@ describe('a binary /chain page (chain/chainPage.ts)', () => {
     expect(() => decodeChainPage(Buffer.of(2, 0, 0, 0))).toThrow('chain page version 2, not 1');
     const huge = Buffer.of(1, 0, 0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01);
     expect(() => decodeChainPage(huge)).toThrow(MalformedBlock);
+    // An amount of a million bytes (its decimal text would take a BigInt seconds): refused by its length.
+    const block = Buffer.from(stored[1]);
+    const bytesOf = (a: string) => Buffer.from(a.slice(2), 'hex');
+    // The first transfer's amount: after its sender (alice) and its recipient (carol, also the header's producer).
+    const amountAt = block.indexOf(bytesOf(carol.address), block.indexOf(bytesOf(alice.address))) + 20;
+    const bloated = Buffer.concat([
+      block.subarray(0, amountAt),
+      Buffer.of(0xc0, 0x84, 0x3d),
+      Buffer.alloc(1_000_000, 9),
+    ]);
+    expect(() => decodeChainPage(encodeChainPage({ next: null, records: new Map(), blocks: [bloated] }))).toThrow(
+      'a 1000000-byte amount (at most 33)',
+    );
     // LEB128 that never ends, or past 2^53: not read forever.
     expect(() => decodeChainPage(Buffer.of(1, ...Array(20).fill(0xff)))).toThrow('is not a safe integer');
   });
