@@ -144,6 +144,8 @@ export interface SimNodeHooks {
   undone(node: SimNode, blocks: number): void;
   /** A block or branch from a peer refused, and why. */
   rejected(node: SimNode, reason: string): void;
+  /** Its slot came and it did not sign, because of the double-sign protection (why). */
+  unsigned(node: SimNode, height: number, reason: string): void;
   /** An actor of the node crashed beyond what its supervisor restarts: a bug the run reports. */
   escalated(node: SimNode, reason: string): void;
 }
@@ -269,6 +271,7 @@ export class SimNode {
         now: clock,
         onUndone: (blocks) => this.opts.hooks.undone(this, blocks.length),
         onRejected: (reason) => this.opts.hooks.rejected(this, reason),
+        onUnsigned: (height, reason) => this.opts.hooks.unsigned(this, height, reason),
         onProduced: (block) => {
           this.opts.hooks.produced(this, block);
           this.net.produced(block);

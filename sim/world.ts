@@ -138,6 +138,11 @@ export interface SimResult {
     faults: number;
     /** Slots from the heal until every honest node's finality had moved (-1: it never did). */
     livenessSlots: number;
+    /**
+     * Slots after the heal whose producer did not sign, having signed at that height or above on a branch that lost
+     * (the double-sign protection): the chain adopted at the heal crawls through those heights.
+     */
+    unsignedAfterHeal: number;
   };
 }
 
@@ -196,6 +201,7 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
     transitions: 0,
     faults: 0,
     livenessSlots: -1,
+    unsignedAfterHeal: 0,
   };
 
   // The byzantine validator, if any: two nodes under its key, each heard by one side of the others.
@@ -217,6 +223,10 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
       trace.add(sched.now, `${n.name} undid ${count} block(s), back to #${n.view.head.height}`);
     },
     rejected: (n: SimNode, reason: string) => trace.add(sched.now, `${n.name} rejected: ${reason}`),
+    unsigned: (n: SimNode, height: number, reason: string) => {
+      if (sched.now >= t0 + o.slots * o.slotMs) stats.unsignedAfterHeal++; // the heal (healAt, below)
+      trace.add(sched.now, `${n.name} did not sign #${height}: ${reason}`);
+    },
     escalated: (n: SimNode, reason: string) => {
       escalations.push(`${n.name}: ${reason}`);
       trace.add(sched.now, `${n.name} ESCALATED: ${reason}`);

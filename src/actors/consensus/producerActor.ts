@@ -24,6 +24,8 @@ export interface ProducerDeps {
   log: Logger;
   /** The lifecycle actors: a block built here is reported `BUILT`. */
   lifecycles?: LifecycleReports;
+  /** A block this validator did not make in its slot because of the double-sign protection, and why (simulator). */
+  onUnsigned?: (height: number, reason: string) => void;
 }
 
 /** Yield between slices of the block so HTTP and verify-worker replies are not held up. */
@@ -46,6 +48,7 @@ export function producerBehavior(d: ProducerDeps): Behavior<ProducerMsg, Produce
     const refused = d.guard.refusal(height, slot);
     if (refused) {
       d.log.warn({ height, slot, reason: refused }, 'not signing: double-sign protection');
+      d.onUnsigned?.(height, refused);
       return null;
     }
     // A vote this validator must not cast (it voted for another checkpoint of this epoch, on a branch that lost):

@@ -18,7 +18,11 @@ import { encodeStoredBlock } from '../../../../src/chain/blockCodec';
  * no block for the rest of the epoch; the simulator's seed 5073 (19 validators) then finalized nothing in 180 slots.
  */
 describe('an abstaining block', () => {
-  async function produce(voteRefused: string | undefined) {
+  async function produce(
+    voteRefused: string | undefined,
+    refusal?: string,
+    onUnsigned?: (h: number, r: string) => void,
+  ) {
     const { spec, validators } = devNetworkGenesis(2, 4);
     const store = new ChainStore(new MemoryKv());
     const parent = await writeGenesis(store, spec);
@@ -30,12 +34,13 @@ describe('an abstaining block', () => {
       network,
       slotMs: 500,
       guard: {
-        refusal: () => undefined,
+        refusal: () => refusal,
         voteRefusal: () => voteRefused,
         record: async (...a) => void recorded.push(a),
         forgetAbove: async () => {},
       },
       log: pino({ level: 'silent' }),
+      onUnsigned,
     });
     // The first slot that is validator 0's after genesis.
     const before = await getSchedule(await StateTrie.open(store.kv, parent.stateRoot));
@@ -77,5 +82,14 @@ describe('an abstaining block', () => {
     const state = await StateTrie.open(store.kv, parent.stateRoot);
     expect(await applyBlock(state, built.block, network, { nestedVerified: true })).toBeUndefined();
     expect((await getSchedule(state)).epochs?.votes).toContain(keys.address);
+  });
+
+  it('is not made at all when the double-sign protection refuses the height, and the simulator is told why', async () => {
+    // After a heal, validators that signed higher on the branch that lost cannot sign on the adopted chain until it
+    // passes those heights: the simulator counts these slots (stats.unsignedAfterHeal; seed 31163: 22).
+    const told: [number, string][] = [];
+    const { built } = await produce(undefined, 'already signed a block at height 57', (h, r) => told.push([h, r]));
+    expect(built).toBeNull();
+    expect(told).toEqual([[1, 'already signed a block at height 57']]);
   });
 });
