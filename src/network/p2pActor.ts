@@ -222,12 +222,10 @@ export function syncBehavior(d: P2pDeps): Behavior<SyncMsg> {
       // The page after the last one: its signatures are checked as soon as it comes, while the page before it is
       // imported (its blocks are new; a first page may start with blocks we have, which the import skips). At most
       // one page ahead, and the import would check it anyway: a peer sending bad blocks costs no more than before.
-      if (next)
-        page.then(
-          (pg) => d.preverify?.(pg.blocks),
-          () => {},
-        );
-      page.catch(() => {});
+      page.then(
+        (pg) => next && d.preverify?.(pg.blocks),
+        () => {},
+      );
       return page;
     };
     // The next page is fetched while the consensus actor imports this one (bounded: one page ahead).

@@ -93,13 +93,19 @@ const SIGNERS_CACHED = 4_096;
 /** Addresses known to have a firstSeen record: ~100 B each, ~25 MB at most. */
 const SEEN_CACHED = 262_144;
 
+/** A signer record as the store caches it: its stored value, and its keys as hex once a block was read with it. */
+interface SignerEntry {
+  value: Uint8Array;
+  keys?: SignerKeys;
+}
+
 export class ChainStore {
   /**
    * Signer records by reference, each known to be on disk (read from it, or found there before a write): the value as
    * stored (a binary /chain page carries it) and, once a block was read with it, its keys as hex (one string each,
    * shared by every transaction of the signer that is read).
    */
-  private readonly signers = new LRUCache<Hex, { value: Uint8Array; keys?: SignerKeys }>({ max: SIGNERS_CACHED });
+  private readonly signers = new LRUCache<Hex, SignerEntry>({ max: SIGNERS_CACHED });
   /**
    * Addresses whose firstSeen record was found on disk: a block's ~1,000 parties are mostly known, and their multi-get
    * was ~6 ms of every block's commit. Only what was read is remembered (never what a batch not yet written holds),
@@ -145,7 +151,7 @@ export class ChainStore {
     const parsed = parseStoredBlock(stored);
     const records = await this.signerRecords(signerRefsOf(parsed));
     return finishStoredBlock(parsed, (ref) => {
-      const r = records.get(ref) as { value: Uint8Array; keys?: SignerKeys };
+      const r = records.get(ref) as SignerEntry;
       r.keys ??= signerKeysOf(r.value);
       return r.keys;
     });
@@ -164,8 +170,8 @@ export class ChainStore {
   }
 
   /** Signer records by reference: from the cache, the rest in one multi-get. */
-  private async signerRecords(refs: Hex[]): Promise<Map<Hex, { value: Uint8Array; keys?: SignerKeys }>> {
-    const out = new Map<Hex, { value: Uint8Array; keys?: SignerKeys }>();
+  private async signerRecords(refs: Hex[]): Promise<Map<Hex, SignerEntry>> {
+    const out = new Map<Hex, SignerEntry>();
     const missing: Hex[] = [];
     for (const ref of refs) {
       const r = this.signers.get(ref);
