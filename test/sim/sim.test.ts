@@ -83,6 +83,19 @@ describe('network simulation', () => {
     expect(r.stats.livenessSlots).toBeLessThanOrEqual(livenessBound(9));
   }, 180_000);
 
+  it('seed 31163, 9 validators: the chain adopted at the heal climbs through heights the others signed on a branch that lost', async () => {
+    // Fork choice took the lower chain with the later justified checkpoint; six validators had signed up to #59 on
+    // branches that lost, and a second block at a height is the spec's double sign, so they sat out 22 of their slots
+    // while the chain climbed from #50 (final again 61 slots after the heal, 42 + 22 allowed). The checker fails any
+    // honest validator that signs twice at one height (it did when the guard's height rule was taken out).
+    const r = await simulate({ ...DEFAULT_OPTIONS, seed: 31163, validators: 9 });
+    expect(r.failure, summary(r)).toBeNull();
+    expect(r.stats.unsignedAfterHeal).toBeGreaterThan(10);
+    expect(r.stats.livenessSlots).toBeGreaterThan(livenessBound(9));
+    expect(r.stats.livenessSlots).toBeLessThanOrEqual(livenessBound(9) + r.stats.unsignedAfterHeal);
+    expect(r.trace.some((l) => /did not sign #\d+: already signed a block at height \d+/.test(l))).toBe(true);
+  }, 180_000);
+
   it('scripted: a validator restarts across the election that removes another; the new set is in force everywhere', async () => {
     const r = await simulate(scenarioOptions('election-restart', 1));
     expect(r.failure, summary(r)).toBeNull();
