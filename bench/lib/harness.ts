@@ -130,6 +130,8 @@ export interface BlockLog {
   txs: number;
   dropped: number;
   ms: number;
+  /** Where the time went, as the node logs it (a produced block: prefetch, execute, finish, trie, index, write). */
+  phases?: Record<string, number>;
 }
 
 export interface SpawnedNode {
@@ -225,6 +227,7 @@ export async function spawnNode(opts: {
         txs?: number;
         dropped?: number;
         ms?: number;
+        phases?: Record<string, number>;
       };
       try {
         j = JSON.parse(line);
@@ -233,7 +236,14 @@ export async function spawnNode(opts: {
         continue;
       }
       if (j.msg === 'block committed')
-        blocks.push({ time: j.time!, height: j.height!, txs: j.txs!, dropped: j.dropped ?? 0, ms: j.ms! });
+        blocks.push({
+          time: j.time!,
+          height: j.height!,
+          txs: j.txs!,
+          dropped: j.dropped ?? 0,
+          ms: j.ms!,
+          ...(j.phases && { phases: j.phases }),
+        });
       else if ((j.level ?? 0) >= 40) note(line);
     }
   });
