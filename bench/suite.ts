@@ -22,7 +22,8 @@ import { RESULTS_DIR, showSpread, type ResultFile } from './lib/results';
 /** Where long-lived fixtures are kept between runs (the 5,000 × 500 sync chain takes ~45 min to build, 1.3 GB). */
 const CHAINS = process.env.CAIRN_BENCH_CHAINS ?? join(homedir(), '.cache', 'cairn-bench');
 
-/** The chain of 5,000 full blocks (500 hybrid transfers each, 1,000 senders) that the sync and join rows measure. */
+/** Chains of full blocks (500 hybrid transfers each, 1,000 senders) for the sync row and the join row. */
+const CHAIN_300 = join(CHAINS, 'chain-300x500x1000');
 const CHAIN_5000 = join(CHAINS, 'chain-5000x500x1000');
 
 /** `tiny`: flags kept with --tiny (the mode a benchmark is about). */
@@ -41,13 +42,14 @@ export const BENCHES: { name: string; script: string; args: string[]; tiny?: str
   {
     name: 'sync',
     script: 'bench/sync.ts',
-    args: ['--blocks', '5000', '--txs', '500', '--senders', '1000', '--chain-dir', CHAIN_5000],
+    // Three followers of 300 full blocks (the row); the 5,000-block chain's replay is the join row's reference.
+    args: ['--blocks', '300', '--txs', '500', '--senders', '1000', '--runs', '3', '--chain-dir', CHAIN_300],
   },
   { name: 'accounts', script: 'bench/accounts.ts', args: ['--accounts', '10000,100000,1000000', '--rounds', '3'] },
   {
     name: 'join',
     script: 'bench/sync.ts',
-    // The join and its reference, a replay from genesis, on the chain the sync row measures (built once: ~50 min).
+    // The join and its reference, a replay from genesis, on 5,000 full blocks (built once: ~50 min).
     args: ['--blocks', '5000', '--txs', '500', '--senders', '1000', '--state', '--replay', '--chain-dir', CHAIN_5000],
     tiny: ['--state', '--replay'],
   },
