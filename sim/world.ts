@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { parseBlock } from '../src/chain/blockShape';
+import { decodeChainPage, encodeChainPage } from '../src/chain/chainPage';
 import { devNetworkGenesis } from '../src/chain/devnet';
 import { decodeEnvelope, signTx } from '../src/chain/envelope';
 import { deriveKeys, type HybridKeys } from '../src/crypto/keys';
@@ -9,6 +9,7 @@ import { loadSupply } from '../src/protocol/execState';
 import type { Block, SignedTx } from '../src/protocol/types';
 import { StateTrie } from '../src/state/stateTrie';
 import type { ChainPage, PeerStatus, PeerTransport } from '../src/network/peerClient';
+import { CHAIN_PAGE_BYTES } from '../src/protocol/peers';
 import { buildTx, type TxInput } from '../src/sdk/assets';
 import type { Hex } from '../src/primitives/hex';
 import { Prng } from './prng';
@@ -124,8 +125,6 @@ export const livenessBound = (validators: number): number => 3 * validators + 15
 
 /** A request with no answer fails after this long (the HTTP client's timeout, peerClient.ts). */
 const TIMEOUT_MS = 5_000;
-/** The transactions a GET /chain page holds at most (its 16 MiB cap, at about 8 KB a transaction). */
-const PAGE_TXS = 2_000;
 
 export interface SimResult {
   options: SimOptions;
@@ -280,13 +279,6 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
   }
   const genesisSupply = (await loadSupply(await StateTrie.open(nodes[0].kv, nodes[0].view.head.stateRoot))).supply;
 
-  /** The wire: a block crosses as JSON, as between processes. */
-  const wire = (b: Block): Block => {
-    const p = parseBlock(JSON.parse(JSON.stringify(b)));
-    if (!p.ok) throw new Error(`a block did not survive the wire: ${p.error}`);
-    return p.block;
-  };
-
   /**
    * Each honest validator's signed block per height: a second is the spec's slashable double sign (SLASH_DOUBLE_SIGN:
    * same producer and height), which the signing guard must prevent across reorganizations, crashes and restarts.
@@ -355,18 +347,20 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
         }),
       chain: (url, fromHeight, limit) =>
         request(from, url, async (to): Promise<ChainPage> => {
-          // A page is capped in bytes as GET /chain's (16 MiB): here, PAGE_TXS transactions.
-          const blocks: Block[] = [];
-          let txs = 0;
+          // The binary page peers send each other (GET /chain, chain/chainPage.ts): the blocks as stored and each
+          // signer record once, capped as the node caps it, and read by the follower's strict decoder.
+          const records = new Map<Hex, Uint8Array>();
+          const stored: Uint8Array[] = [];
+          let bytes = 0;
           const head = to.view.head.height;
-          for (let h = Math.max(1, fromHeight); h <= head && blocks.length < limit; h++) {
-            const b = (await to.store.block(h))!;
-            if (blocks.length > 0 && txs + b.txs.length > PAGE_TXS) break;
-            blocks.push(wire(b));
-            txs += b.txs.length;
+          let h = Math.max(1, fromHeight);
+          for (; h <= head && stored.length < limit; h++) {
+            const size = (await to.store.summary(h))!.size;
+            if (stored.length > 0 && bytes + size > CHAIN_PAGE_BYTES) break;
+            stored.push((await to.store.pageBlock(h, records))!);
+            bytes += size;
           }
-          const last = blocks.at(-1)?.header.height ?? head;
-          return { blocks, next: last < head ? last + 1 : null };
+          return decodeChainPage(encodeChainPage({ next: h <= head ? h : null, records, blocks: stored }));
         }),
       postBlock: (url, block) =>
         request(

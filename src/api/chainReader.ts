@@ -51,6 +51,7 @@ import { SnapshotReader } from './snapshotReader';
 import { BlockCache } from './blockCache';
 import { actionsAtHead, type MachineActions } from './machineActions';
 import type { ChainQueries, ReadModel } from './ports';
+import { CHAIN_PAGE_BYTES } from '../protocol/peers';
 
 /** The read model with the explorer aggregates (api/chainView.ts). */
 export type StatsModel = ReadModel & {
@@ -62,9 +63,6 @@ const authOf = (tx: SignedTx) =>
   tx.envelope === 'eth' ? { raw: tx.raw } : { publicKeys: tx.publicKeys, signatures: tx.signatures };
 
 const WEI_PER_BASE = 10n ** 12n;
-
-/** A /chain page holds blocks past its first up to this much of their JSON (`size`), in either encoding. */
-const CHAIN_PAGE_BYTES = 16 * 1024 * 1024;
 
 /**
  * Read queries over the published head, the chain store and the mempool actor. It never

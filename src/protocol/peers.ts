@@ -27,3 +27,6 @@ export interface PeerInfo {
 
 /** The media type of a binary GET /chain page (chain/chainPage.ts): a peer asks for it with `Accept`. */
 export const CHAIN_PAGE_MEDIA = 'application/vnd.cairn.chain-page';
+
+/** A /chain page holds blocks past its first up to this much of their JSON (`size`), in either encoding. */
+export const CHAIN_PAGE_BYTES = 16 * 1024 * 1024;
