@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { replayCommand, summary } from '../../sim/run';
 import { DEFAULT_OPTIONS, livenessBound, scenarioOptions, simulate } from '../../sim/world';
 import { LifecycleFollower } from '../../sim/workload';
 import type { Block } from '../../src/protocol/types';
+import { SigningGuard } from '../../src/storage/signingGuard';
 
 /**
  * The network simulator (sim/): real validators on virtual time and a simulated network. CI runs
@@ -94,6 +95,25 @@ describe('network simulation', () => {
     expect(r.stats.livenessSlots).toBeGreaterThan(livenessBound(9));
     expect(r.stats.livenessSlots).toBeLessThanOrEqual(livenessBound(9) + r.stats.unsignedAfterHeal);
     expect(r.trace.some((l) => /did not sign #\d+: already signed a block at height \d+/.test(l))).toBe(true);
+  }, 180_000);
+
+  it('the checker fails an honest validator that signs a second block at a height (the guard without its height rule)', async () => {
+    // The same run with the guard keeping only its slot rule: the validators that sat out in the test above sign
+    // again at heights they signed on the branch that lost, which the spec's SLASH_DOUBLE_SIGN evidence slashes.
+    const slotOnly = vi.spyOn(SigningGuard.prototype, 'refusal').mockImplementation(function (
+      this: SigningGuard,
+      _height: number,
+      slot: number,
+    ) {
+      const last = this.lastSigned;
+      return slot <= last.slot ? `already signed in slot ${last.slot}` : undefined;
+    });
+    try {
+      const r = await simulate({ ...DEFAULT_OPTIONS, seed: 31163, validators: 9 });
+      expect(r.failure).toMatch(/^double sign: v\d+ signed two blocks at #\d+: 0x[0-9a-f]{64} and 0x[0-9a-f]{64}$/);
+    } finally {
+      slotOnly.mockRestore();
+    }
   }, 180_000);
 
   it('scripted: a validator restarts across the election that removes another; the new set is in force everywhere', async () => {
