@@ -85,7 +85,7 @@ describe('network simulation', () => {
   }, 180_000);
 
   it('seed 31163, 9 validators: the chain adopted at the heal climbs through heights the others signed on a branch that lost', async () => {
-    // Fork choice took the lower chain with the later justified checkpoint; six validators had signed up to #59 on
+    // Fork choice took the lower chain with the later justified checkpoint; seven validators had signed up to #59 on
     // branches that lost, and a second block at a height is the spec's double sign, so they sat out 22 of their slots
     // while the chain climbed from #50 (final again 61 slots after the heal, 42 + 22 allowed). The checker fails any
     // honest validator that signs twice at one height (it did when the guard's height rule was taken out).
