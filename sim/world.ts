@@ -119,7 +119,7 @@ const signedLoad = new Map<string, SignedTx>();
  * justified checkpoint (consensus/forkChoice.ts), which can be the lower one, and a second block at a height is a
  * double sign by the spec's evidence (SLASH_DOUBLE_SIGN: same producer and height), so those validators sit out
  * until the chain climbs past the heights they signed: a cost of the longest branch that lost, not of the set's size
- * (seed 31163, 9 validators: 22 such slots, final again 62 slots after the heal).
+ * (seed 31163, 9 validators: 22 such slots, final again 61 slots after the heal).
  */
 export const livenessBound = (validators: number): number => 3 * validators + 15;
 
