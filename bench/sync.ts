@@ -296,18 +296,13 @@ async function main() {
         [
           ['wall', `${fmt(r.secs)} s`],
           // A state sync executes only the blocks above the snapshot: per-block figures would mean nothing.
-          ...(STATE
-            ? [
-                ['CPU', `follower ${fmt(r.cpu.follower, 1)} s, serving peer ${fmt(r.cpu.peer, 1)} s`] as [
-                  string,
-                  string,
-                ],
-              ]
+          ...((STATE
+            ? [['CPU', `follower ${fmt(r.cpu.follower, 1)} s, serving peer ${fmt(r.cpu.peer, 1)} s`]]
             : [
-                ['blocks/s', fmt(head.height / r.secs, 2)] as [string, string],
-                ['verified tx/s', fmt(txs / r.secs, 0)] as [string, string],
-                ['CPU per block', cpuText(r.cpu, head.height)] as [string, string],
-              ]),
+                ['blocks/s', fmt(head.height / r.secs, 2)],
+                ['verified tx/s', fmt(txs / r.secs, 0)],
+                ['CPU per block', cpuText(r.cpu, head.height)],
+              ]) as [string, string][]),
           ['state root', `${r.stateRoot} (same on both)`],
           [
             'follower store',

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { decodeChainPage, encodeChainPage } from '../src/chain/chainPage';
+import { decodeChainPage } from '../src/chain/chainPage';
 import { devNetworkGenesis } from '../src/chain/devnet';
 import { decodeEnvelope, signTx } from '../src/chain/envelope';
 import { deriveKeys, type HybridKeys } from '../src/crypto/keys';
@@ -9,7 +9,6 @@ import { loadSupply } from '../src/protocol/execState';
 import type { Block, SignedTx } from '../src/protocol/types';
 import { StateTrie } from '../src/state/stateTrie';
 import type { ChainPage, PeerStatus, PeerTransport } from '../src/network/peerClient';
-import { CHAIN_PAGE_BYTES } from '../src/protocol/peers';
 import { buildTx, type TxInput } from '../src/sdk/assets';
 import type { Hex } from '../src/primitives/hex';
 import { Prng } from './prng';
@@ -347,20 +346,10 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
         }),
       chain: (url, fromHeight, limit) =>
         request(from, url, async (to): Promise<ChainPage> => {
-          // The binary page peers send each other (GET /chain, chain/chainPage.ts): the blocks as stored and each
-          // signer record once, capped as the node caps it, and read by the follower's strict decoder.
-          const records = new Map<Hex, Uint8Array>();
-          const stored: Uint8Array[] = [];
-          let bytes = 0;
-          const head = to.view.head.height;
-          let h = Math.max(1, fromHeight);
-          for (; h <= head && stored.length < limit; h++) {
-            const size = (await to.store.summary(h))!.size;
-            if (stored.length > 0 && bytes + size > CHAIN_PAGE_BYTES) break;
-            stored.push((await to.store.pageBlock(h, records))!);
-            bytes += size;
-          }
-          return decodeChainPage(encodeChainPage({ next: h <= head ? h : null, records, blocks: stored }));
+          // The binary page peers send each other (GET /chain): the blocks as stored and each signer record once,
+          // capped as the node caps it, and read by the follower's strict decoder.
+          const page = await to.store.binaryPage(Math.max(1, fromHeight), to.view.head.height, limit);
+          return decodeChainPage(page);
         }),
       postBlock: (url, block) =>
         request(

@@ -42,7 +42,6 @@ import type {
   TxStatus,
   TxSummary,
 } from '../views';
-import { encodeChainPage } from '../chain/chainPage';
 import { AssetReader } from './assetReader';
 import { GovernanceReader } from './governanceReader';
 import { AiReader } from './aiReader';
@@ -355,35 +354,18 @@ export class ChainReader implements ChainQueries {
   }
 
   /** The same page in binary, for a peer that asks for it (chain/chainPage.ts): the same blocks and `next`. */
-  async chainBinary(from: number, limit: number, maxBytes = CHAIN_PAGE_BYTES): Promise<Buffer> {
-    const records = new Map<Hex, Uint8Array>();
-    const { items, next } = await this.chainItems(from, limit, maxBytes, (h) => this.d.store.pageBlock(h, records));
-    return encodeChainPage({ next, records, blocks: items });
+  chainBinary(from: number, limit: number, maxBytes = CHAIN_PAGE_BYTES): Promise<Buffer> {
+    return this.d.store.binaryPage(from, this.d.view.head.height, limit, maxBytes);
   }
 
-  /**
-   * The items of a /chain page from `from`: at most `limit`, and past the first, no more than `maxBytes` of the blocks'
-   * JSON (their `size`, whatever the page's encoding); `next` is the height after the last, null at the head.
-   */
-  private async chainItems<T>(
+  /** The items of a /chain page from `from` to the head (ChainStore.pageItems). */
+  private chainItems<T>(
     from: number,
     limit: number,
     maxBytes: number,
     item: (height: number, summary: BlockSummary) => Promise<T | undefined>,
   ): Promise<{ items: T[]; next: number | null }> {
-    const head = this.d.view.head.height;
-    const items: T[] = [];
-    let bytes = 0;
-    let h = from;
-    for (; h <= head && items.length < limit; h++) {
-      const summary = await this.d.store.summary(h);
-      if (!summary || (items.length > 0 && bytes + summary.size > maxBytes)) break;
-      const it = await item(h, summary);
-      if (it === undefined) break;
-      bytes += summary.size;
-      items.push(it);
-    }
-    return { items, next: h <= head ? h : null };
+    return this.d.store.pageItems(from, this.d.view.head.height, limit, maxBytes, item);
   }
 
   /** The JSON page as objects (what chainJson serves as text). */

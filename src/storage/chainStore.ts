@@ -1,6 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import { partiesOf } from '../modules/registry';
 import type { GenesisSpec } from '../chain/genesis';
+import { encodeChainPage } from '../chain/chainPage';
+import { CHAIN_PAGE_BYTES } from '../protocol/peers';
 import type { BlockSummary, Head } from '../protocol/chain';
 import type { Network } from '../protocol/network';
 import type { Address, Block } from '../protocol/types';
@@ -158,8 +160,41 @@ export class ChainStore {
   }
 
   /**
-   * A block as a binary /chain page carries it (chain/chainPage.ts): its stored bytes, read as they are, and its
-   * signer records added to `records` (each once per page). Undefined when the height holds no block.
+   * The items of a /chain page from `from` up to `head`: at most `limit`, and past the first, no more than `maxBytes`
+   * of the blocks' JSON (their `size`, whatever the page's encoding); `next` is the height after the last, null at
+   * the head.
+   */
+  async pageItems<T>(
+    from: number,
+    head: number,
+    limit: number,
+    maxBytes: number,
+    item: (height: number, summary: BlockSummary) => Promise<T | undefined>,
+  ): Promise<{ items: T[]; next: number | null }> {
+    const items: T[] = [];
+    let bytes = 0;
+    let h = from;
+    for (; h <= head && items.length < limit; h++) {
+      const summary = await this.summary(h);
+      if (!summary || (items.length > 0 && bytes + summary.size > maxBytes)) break;
+      const it = await item(h, summary);
+      if (it === undefined) break;
+      bytes += summary.size;
+      items.push(it);
+    }
+    return { items, next: h <= head ? h : null };
+  }
+
+  /** A binary /chain page (chain/chainPage.ts): the stored blocks of pageItems and their signer records, each once. */
+  async binaryPage(from: number, head: number, limit: number, maxBytes = CHAIN_PAGE_BYTES): Promise<Buffer> {
+    const records = new Map<Hex, Uint8Array>();
+    const { items, next } = await this.pageItems(from, head, limit, maxBytes, (h) => this.pageBlock(h, records));
+    return encodeChainPage({ next, records, blocks: items });
+  }
+
+  /**
+   * A block as a binary /chain page carries it: its stored bytes, read as they are, and its signer records added to
+   * `records` (each once per page). Undefined when the height holds no block.
    */
   async pageBlock(height: number, records: Map<Hex, Uint8Array>): Promise<Uint8Array | undefined> {
     const stored = await this.kv.get(bucketKey('block', u64be(height)));
