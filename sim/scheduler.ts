@@ -62,14 +62,17 @@ export class Scheduler {
     return top;
   }
 
-  /** Runs events up to `until` (virtual ms); `step` is called after each. */
-  async runUntil(until: number, step: () => Promise<void> | void): Promise<void> {
+  /** Runs events up to `until` (virtual ms), or until `stop()` holds; `step` is called after each. */
+  async runUntil(until: number, step: () => Promise<void> | void, stop?: () => boolean): Promise<void> {
     while (this.heap.length > 0 && this.heap[0].at <= until) {
+      if (stop?.()) return;
       const e = this.pop();
       this.now = e.at;
       await e.run();
       // What the event set off without awaiting (an actor's reply to a delivered answer) runs now, before the next.
-      await new Promise<void>((r) => setImmediate(r));
+      // A tick runs once the promise jobs queued before it, and those they queue, have all run, without a turn of
+      // the event loop: a run spent ~15 % of its time idle in a turn per event with setImmediate (same traces).
+      await new Promise<void>((r) => process.nextTick(r));
       await step();
     }
     this.now = until;

@@ -33,4 +33,31 @@ describe('the simulator’s virtual time', () => {
       { numRuns: 200 },
     );
   });
+
+  it('runs what an event set off without awaiting before the next event, and stops when asked', async () => {
+    const s = new Scheduler(0);
+    const seen: string[] = [];
+    let chained = 0;
+    const chain = async (depth: number): Promise<void> => {
+      for (let i = 0; i < depth; i++) await Promise.resolve(); // an actor's mailbox, several replies deep
+      chained++;
+    };
+    for (const at of [10, 20, 30])
+      s.at(at, () => {
+        void chain(100);
+        void chain(3).then(() => chain(7)); // a reply that sets off another
+      });
+    let stopAt = Number.POSITIVE_INFINITY;
+    await s.runUntil(
+      100,
+      () => {
+        seen.push(`${s.now}:${chained}`);
+        if (s.now === 20) stopAt = 20;
+      },
+      () => s.now >= stopAt,
+    );
+    // After each event all three chains it set off had finished; the run stopped after the event at 20.
+    expect(seen).toEqual(['10:3', '20:6']);
+    expect(s.now).toBe(20);
+  });
 });

@@ -34,6 +34,11 @@ describe('network simulation', () => {
       expect(r.stats.finalized).toBeGreaterThan(10);
       expect(r.stats.protocolTxs).toBeGreaterThan(20);
       expect(r.stats.transitions).toBeGreaterThan(5); // proposals, AI tasks, bridge transfers created and expired
+      // It ended an epoch after finality moved again on every honest node, before the end of the heal window.
+      const o = r.options;
+      const lastMs = Number(r.trace.at(-1)!.trim().split(' ')[0]);
+      expect(lastMs).toBeLessThanOrEqual((o.slots + r.stats.livenessSlots + o.validators + 1) * o.slotMs);
+      expect(r.stats.livenessSlots + o.validators + 1).toBeLessThan(o.healSlots);
     },
     120_000,
   );
