@@ -43,6 +43,29 @@ describe('network simulation', () => {
     120_000,
   );
 
+  // One seed per few set sizes up to the largest (seeds of the long run of 2026-12-02, each as `--validators 4-21`
+  // gives it): the byzantine twins from 4, a withholder from 7, the liveness bound growing with n.
+  it.each([
+    [33015, 7],
+    [33036, 10],
+    [33003, 13],
+    [33024, 16],
+    [33009, 19],
+    [33011, 21],
+  ])(
+    'seed %i, %i validators: faults everywhere, safe; healed, final again within the bound',
+    async (seed, validators) => {
+      const r = await simulate({ ...DEFAULT_OPTIONS, seed, validators });
+      if (r.failure) console.log(`${r.trace.slice(-40).join('\n')}\nreplay: ${replayCommand(r.options)}`);
+      expect(r.failure, summary(r)).toBeNull();
+      expect(r.stats.faults).toBeGreaterThan(0);
+      expect(r.stats.reorganizations).toBeGreaterThan(0);
+      expect(r.stats.livenessSlots).toBeGreaterThanOrEqual(0);
+      expect(r.stats.livenessSlots).toBeLessThanOrEqual(livenessBound(validators) + r.stats.unsignedAfterHeal);
+    },
+    120_000,
+  );
+
   it('seed 7 without the byzantine validator: the run that found two blocks final at #77 under the old rule', async () => {
     // The rule before checkpoints (final once ⌊2n/3⌋+1 producers built above a block, no vote rules) fails this run;
     // test/property/finalitySafety.test.ts and test/unit/consensus/checkpoints.test.ts test the rule that replaced it.
