@@ -14,7 +14,8 @@
  * A run is N real validators (sim/simNode.ts) in this process on virtual time and a simulated
  * network; the seed decides every delay, loss, partition, crash, skew and transaction. The
  * checker (sim/world.ts) stops a run at the first final block that disagrees, and judges
- * liveness once the faults heal. Exit status 1 if any run failed.
+ * liveness once the faults heal; a run without a scenario ends an epoch after finality moved again on every honest
+ * node (at most at the end of the heal window). Exit status 1 if any run failed.
  */
 import { fork } from 'node:child_process';
 import { createInterface } from 'node:readline';
