@@ -642,8 +642,9 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
       checked[n.id] = f;
     }
     movedAgain = honest.every((n) => Number.isFinite(advancedAt[n.id]));
-    if (movedAgain && doneAt === Number.POSITIVE_INFINITY && !scenario) doneAt = sched.now + o.validators * o.slotMs;
   }
+  /** When the last honest node's finality moved past the heal (infinite until it has on every one). */
+  const movedAgainAt = () => Math.max(...honest.map((n) => advancedAt[n.id]));
 
   /**
    * Once finality has moved again on every honest node, the run goes on for one epoch (n slots: another checkpoint
@@ -651,10 +652,10 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
    * and the window (bound + 5 slots, at least `healSlots`) is three to four times the mean (~23 slots over 1,083
    * seeds). A scenario runs to the end of the window: what it checks at the end may take that long.
    */
-  let doneAt = Number.POSITIVE_INFINITY;
+  const done = () => !scenario && movedAgain && sched.now >= movedAgainAt() + o.validators * o.slotMs;
   let failure: string | null = null;
   try {
-    await sched.runUntil(end, check, () => sched.now >= doneAt);
+    await sched.runUntil(end, check, done);
     // The bound grows by the slots the double-sign protection left empty (see livenessBound): the run goes on while
     // that allowance does, up to four bounds past the heal.
     const allowed = () => livenessBound(o.validators) + stats.unsignedAfterHeal;
@@ -667,7 +668,7 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
     }
     await check();
     // Liveness in slots: how long after the heal the last node's finality moved.
-    const latest = Math.max(...honest.map((n) => advancedAt[n.id]));
+    const latest = movedAgainAt();
     stats.livenessSlots = Number.isFinite(latest) ? Math.ceil((latest - healAt) / o.slotMs) : -1;
     const bound = allowed();
     failure =

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { replayCommand, summary } from '../../sim/run';
-import { DEFAULT_OPTIONS, livenessBound, scenarioOptions, simulate } from '../../sim/world';
+import { DEFAULT_OPTIONS, livenessBound, type SimResult, scenarioOptions, simulate } from '../../sim/world';
 import { LifecycleFollower } from '../../sim/workload';
 import type { Block } from '../../src/protocol/types';
 import { SigningGuard } from '../../src/storage/signingGuard';
@@ -11,6 +11,12 @@ import { SigningGuard } from '../../src/storage/signingGuard';
  * pinned here with the rule that broke.
  */
 const SEEDS = (process.env.SIM_SEEDS ?? '1').split(',').map(Number);
+
+/** A random seed's run passed; if not, its trace's last lines and the command that replays it are printed. */
+function expectPassed(r: SimResult): void {
+  if (r.failure) console.log(`${r.trace.slice(-40).join('\n')}\n${summary(r)}\nreplay: ${replayCommand(r.options)}`);
+  expect(r.failure, summary(r)).toBeNull();
+}
 
 describe('network simulation', () => {
   it('the same seed gives the same run, event for event', async () => {
@@ -26,9 +32,7 @@ describe('network simulation', () => {
     'seed %i: faults everywhere, no two final blocks differ; healed, finality resumes',
     async (seed) => {
       const r = await simulate({ ...DEFAULT_OPTIONS, seed });
-      if (r.failure)
-        console.log(`${r.trace.slice(-40).join('\n')}\n${summary(r)}\nreplay: ${replayCommand(r.options)}`);
-      expect(r.failure, summary(r)).toBeNull();
+      expectPassed(r);
       // The runs exercise what they claim: faults happened, blocks were reorganized, and finality moved.
       expect(r.stats.faults).toBeGreaterThan(0);
       expect(r.stats.finalized).toBeGreaterThan(10);
@@ -56,8 +60,7 @@ describe('network simulation', () => {
     'seed %i, %i validators: faults everywhere, safe; healed, final again within the bound',
     async (seed, validators) => {
       const r = await simulate({ ...DEFAULT_OPTIONS, seed, validators });
-      if (r.failure) console.log(`${r.trace.slice(-40).join('\n')}\nreplay: ${replayCommand(r.options)}`);
-      expect(r.failure, summary(r)).toBeNull();
+      expectPassed(r);
       expect(r.stats.faults).toBeGreaterThan(0);
       expect(r.stats.reorganizations).toBeGreaterThan(0);
       expect(r.stats.livenessSlots).toBeGreaterThanOrEqual(0);
