@@ -64,7 +64,7 @@ export function summary(r: SimResult): string {
     `${r.options.validators} validators, ${s.blocks} blocks, final #${s.finalized}, ${s.reorganizations} ` +
     `reorganized, ${s.faults} faults, ${s.txs} txs (${s.protocolTxs} protocol), ${s.transitions} machine ` +
     `transitions final, final again ${s.livenessSlots} slots after the heal, ${s.unsignedAfterHeal} slots unsigned ` +
-    'after it (double-sign protection)';
+    `after it (double-sign protection), ${s.withheldAfterHeal} withheld`;
   return `seed ${r.options.seed}: ${r.failure ? `FAILED: ${r.failure}` : 'ok'} (${what}; trace ${r.traceHash.slice(0, 12)})`;
 }
 

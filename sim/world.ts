@@ -114,13 +114,24 @@ const signedLoad = new Map<string, SignedTx>();
  * an epoch. Measured over 4–21 validators (the note of issue 28): the worst seen, with room.
  *
  * A run is allowed this bound plus the slots after the heal whose producer did not sign because it had signed at that
- * height or above on a branch that lost (`unsignedAfterHeal`). Fork choice must adopt the chain with the later
+ * height or above on a branch that lost (`unsignedAfterHeal`), and the withholder's (`livenessAllowance`). Fork choice must adopt the chain with the later
  * justified checkpoint (consensus/forkChoice.ts), which can be the lower one, and a second block at a height is a
  * double sign by the spec's evidence (SLASH_DOUBLE_SIGN: same producer and height), so those validators sit out
  * until the chain climbs past the heights they signed: a cost of the longest branch that lost, not of the set's size
  * (seed 31163, 9 validators: 22 such slots, final again 61 slots after the heal).
  */
 export const livenessBound = (validators: number): number => 3 * validators + 15;
+
+/**
+ * What a run is allowed: the bound, plus each slot after the heal that a validator left empty by its own doing — the
+ * slots the double-sign protection left unsigned, and the withholder's: its block comes 2–6 slots late, after the
+ * next producer has made that height again (seed 35447, 9 validators: 13 unsigned and 6 withheld, final again 58
+ * slots after the heal). The byzantine validators do not heal with the faults; their slots are lost every epoch.
+ */
+export const livenessAllowance = (
+  validators: number,
+  s: Pick<SimResult['stats'], 'unsignedAfterHeal' | 'withheldAfterHeal'>,
+): number => livenessBound(validators) + s.unsignedAfterHeal + s.withheldAfterHeal;
 
 /** A request with no answer fails after this long (the HTTP client's timeout, peerClient.ts). */
 const TIMEOUT_MS = 5_000;
@@ -148,6 +159,8 @@ export interface SimResult {
      * (the double-sign protection): the chain adopted at the heal crawls through those heights.
      */
     unsignedAfterHeal: number;
+    /** Blocks the withholder made after the heal: each published 2–6 slots late, its slot's height is made again. */
+    withheldAfterHeal: number;
   };
 }
 
@@ -207,9 +220,13 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
     faults: 0,
     livenessSlots: -1,
     unsignedAfterHeal: 0,
+    withheldAfterHeal: 0,
   };
   /** Every honest node's finality moved past what was final at the heal. */
   let movedAgain = false;
+  const healAt = t0 + o.slots * o.slotMs;
+  /** Slots left empty by a validator's own doing count from the heal until liveness is judged (livenessAllowance). */
+  const untilJudged = () => sched.now >= healAt && !movedAgain;
 
   // The byzantine validator, if any: two nodes under its key, each heard by one side of the others.
   const twin = o.byzantine ? rng.int(validators.length) : -1;
@@ -231,7 +248,7 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
     },
     rejected: (n: SimNode, reason: string) => trace.add(sched.now, `${n.name} rejected: ${reason}`),
     unsigned: (n: SimNode, height: number, reason: string) => {
-      if (sched.now >= t0 + o.slots * o.slotMs && !movedAgain) stats.unsignedAfterHeal++; // the heal (healAt, below)
+      if (untilJudged()) stats.unsignedAfterHeal++;
       trace.add(sched.now, `${n.name} did not sign #${height}: ${reason}`);
     },
     escalated: (n: SimNode, reason: string) => {
@@ -286,6 +303,7 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
   let doubleSigned: string | undefined;
   function produced(from: SimNode, block: Block): void {
     stats.blocks++;
+    if (from.index === withholder && untilJudged()) stats.withheldAfterHeal++;
     const h = block.header;
     if (!from.byzantine) {
       const key = `${h.producer}:${h.height}`;
@@ -573,7 +591,6 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
     }
 
   // The heal phase: everyone up, one network, delays within a slot.
-  const healAt = t0 + o.slots * o.slotMs;
   let healedFinal = 0;
   let healed = false;
   // When each node's finality first moved past what was final at the heal.
@@ -656,9 +673,9 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
   let failure: string | null = null;
   try {
     await sched.runUntil(end, check, done);
-    // The bound grows by the slots the double-sign protection left empty (see livenessBound): the run goes on while
-    // that allowance does, up to four bounds past the heal.
-    const allowed = () => livenessBound(o.validators) + stats.unsignedAfterHeal;
+    // The bound grows by the slots left empty after the heal (livenessAllowance): the run goes on while that
+    // allowance does, up to four bounds past the heal.
+    const allowed = () => livenessAllowance(o.validators, stats);
     const cap = healAt + 4 * livenessBound(o.validators) * o.slotMs;
     for (let until = end; !movedAgain && until < Math.min(cap, healAt + (allowed() + 5) * o.slotMs); ) {
       const next = Math.min(cap, healAt + (allowed() + 5) * o.slotMs);
@@ -674,7 +691,7 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
     failure =
       stats.livenessSlots > bound
         ? `liveness: finality moved ${stats.livenessSlots} slots after the faults healed (bound ${bound}: ` +
-          `${livenessBound(o.validators)} + ${stats.unsignedAfterHeal} unsigned)`
+          `${livenessBound(o.validators)} + ${stats.unsignedAfterHeal} unsigned + ${stats.withheldAfterHeal} withheld)`
         : ((await endChecks(honest, healedFinal, genesisSupply)) ??
           (await scenario?.end?.({ ...scripted, slot: -1 })) ??
           (await ext?.end?.(honest)) ??

@@ -1,6 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import { replayCommand, summary } from '../../sim/run';
-import { DEFAULT_OPTIONS, livenessBound, type SimResult, scenarioOptions, simulate } from '../../sim/world';
+import {
+  DEFAULT_OPTIONS,
+  livenessAllowance,
+  livenessBound,
+  type SimResult,
+  scenarioOptions,
+  simulate,
+} from '../../sim/world';
 import { LifecycleFollower } from '../../sim/workload';
 import type { Block } from '../../src/protocol/types';
 import { SigningGuard } from '../../src/storage/signingGuard';
@@ -64,7 +71,7 @@ describe('network simulation', () => {
       expect(r.stats.faults).toBeGreaterThan(0);
       expect(r.stats.reorganizations).toBeGreaterThan(0);
       expect(r.stats.livenessSlots).toBeGreaterThanOrEqual(0);
-      expect(r.stats.livenessSlots).toBeLessThanOrEqual(livenessBound(validators) + r.stats.unsignedAfterHeal);
+      expect(r.stats.livenessSlots).toBeLessThanOrEqual(livenessAllowance(validators, r.stats));
     },
     120_000,
   );
@@ -124,8 +131,20 @@ describe('network simulation', () => {
     expect(r.failure, summary(r)).toBeNull();
     expect(r.stats.unsignedAfterHeal).toBeGreaterThan(10);
     expect(r.stats.livenessSlots).toBeGreaterThan(livenessBound(9));
-    expect(r.stats.livenessSlots).toBeLessThanOrEqual(livenessBound(9) + r.stats.unsignedAfterHeal);
+    expect(r.stats.livenessSlots).toBeLessThanOrEqual(livenessAllowance(9, r.stats));
     expect(r.trace.some((l) => /did not sign #\d+: already signed a block at height \d+/.test(l))).toBe(true);
+  }, 180_000);
+
+  it("seed 35447, 9 validators: the withholder's slots after the heal are lost like the unsigned ones", async () => {
+    // v1 runs twins and v3 withholds, so all seven honest validators must be on top of a checkpoint. The chain adopted
+    // at the heal climbed through heights five of them had signed (13 slots unsigned) while each of v3's slots came
+    // 2–6 slots late and was made again by the next producer (6 slots): final again 58 slots after the heal, past
+    // 42 + 13 — the run that failed before the withholder's empty slots were allowed for like the unsigned ones.
+    const r = await simulate({ ...DEFAULT_OPTIONS, seed: 35447, validators: 9 });
+    expectPassed(r);
+    expect(r.stats.withheldAfterHeal).toBeGreaterThan(0);
+    expect(r.stats.livenessSlots).toBeGreaterThan(livenessBound(9) + r.stats.unsignedAfterHeal);
+    expect(r.stats.livenessSlots).toBeLessThanOrEqual(livenessAllowance(9, r.stats));
   }, 180_000);
 
   it('the checker fails an honest validator that signs a second block at a height (the guard without its height rule)', async () => {
