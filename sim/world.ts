@@ -113,20 +113,18 @@ const signedLoad = new Map<string, SignedTx>();
  * epochs of n blocks justify a checkpoint and the next, with a validator that voted on a losing branch sitting out
  * an epoch. Measured over 4–21 validators (the note of issue 28): the worst seen, with room.
  *
- * A run is allowed this bound plus the slots after the heal whose producer did not sign because it had signed at that
- * height or above on a branch that lost (`unsignedAfterHeal`), and the withholder's (`livenessAllowance`). Fork choice must adopt the chain with the later
- * justified checkpoint (consensus/forkChoice.ts), which can be the lower one, and a second block at a height is a
- * double sign by the spec's evidence (SLASH_DOUBLE_SIGN: same producer and height), so those validators sit out
- * until the chain climbs past the heights they signed: a cost of the longest branch that lost, not of the set's size
- * (seed 31163, 9 validators: 22 such slots, final again 61 slots after the heal).
+ * A run is allowed this bound plus the slots after the heal left empty by a validator's own doing (livenessAllowance).
  */
 export const livenessBound = (validators: number): number => 3 * validators + 15;
 
 /**
- * What a run is allowed: the bound, plus each slot after the heal that a validator left empty by its own doing — the
- * slots the double-sign protection left unsigned, and the withholder's: its block comes 2–6 slots late, after the
- * next producer has made that height again (seed 35447, 9 validators: 13 unsigned and 6 withheld, final again 58
- * slots after the heal). The byzantine validators do not heal with the faults; their slots are lost every epoch.
+ * What a run is allowed: the bound, plus each slot after the heal that a validator left empty by its own doing.
+ * - Unsigned: fork choice adopts the chain with the later justified checkpoint (consensus/forkChoice.ts), which can be
+ *   the lower one, and a validator whose slot falls at a height it signed on a branch that lost makes no block there
+ *   (a second block at a height is the spec's double sign: SLASH_DOUBLE_SIGN, same producer and height).
+ * - Withheld: the withholder's block comes 2–6 slots late, after the next producer has made that height again (seed
+ *   35447, 9 validators: 5 withheld, final again 44 slots after the heal, bound 42). The byzantine validators do not
+ *   heal with the faults.
  */
 export const livenessAllowance = (
   validators: number,
@@ -154,10 +152,7 @@ export interface SimResult {
     faults: number;
     /** Slots from the heal until every honest node's finality had moved (-1: it never did). */
     livenessSlots: number;
-    /**
-     * Slots after the heal whose producer did not sign, having signed at that height or above on a branch that lost
-     * (the double-sign protection): the chain adopted at the heal crawls through those heights.
-     */
+    /** Slots after the heal whose producer did not sign, having signed at that height on a branch that lost. */
     unsignedAfterHeal: number;
     /** Blocks the withholder made after the heal: each published 2–6 slots late, its slot's height is made again. */
     withheldAfterHeal: number;

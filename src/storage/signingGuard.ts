@@ -4,22 +4,38 @@ import { signedVote, voteRefusal, type NextVote, type SignedVote } from '../cons
 import { writeFailure } from './rocks';
 
 /**
- * Double-sign protection, on by default: the height and slot of the last block this
- * validator signed, persisted (written and fsynced, then renamed into place) after the block
- * is committed and before it leaves the node (a block whose commit failed was seen by nobody). The producer never signs
- * at or below either again — across restarts, and
- * after a reorganization took its block away (a second header at one height is slashable).
+ * Double-sign protection, on by default: the heights and the slot of the blocks this validator
+ * signed, persisted (written and fsynced, then renamed into place) after the block is committed
+ * and before it leaves the node (a block whose commit failed was seen by nobody). The producer
+ * never signs again in or before a slot it signed, nor at a height it signed — across restarts,
+ * and after a reorganization took its block away (a second header at one height is slashable:
+ * SLASH_DOUBLE_SIGN's evidence is one producer and one height).
+ *
+ * Heights it did not sign stay open, below the last one too. A chain adopted after a partition
+ * can be lower than the branch a validator signed on; refusing every height up to its last one
+ * sat most of the set out until the chain climbed past them (the simulator's seed 35657,
+ * 21 validators: 89 slots unsigned, final again 148 slots after the heal). The last
+ * SIGNED_HEIGHTS_KEPT heights are kept; at or below the lowest of those (`floor`) it never signs.
  *
  * It also keeps the last finality vote (consensus/checkpoints.ts): every block votes for its
  * epoch's checkpoint from a justified source, and finality is safe only because an honest
  * validator never votes for two checkpoints of one epoch, nor from a source older than one it
- * already used (after a vote from epoch s, one from an older source would surround it).
+ * already used (after a vote from epoch s, one from an older source would surround it). A block
+ * at a lower height than the last vote's abstains (producerActor.ts).
  */
 export interface LastSigned {
+  /** The highest height signed (a file from before `signed` holds only this, and refuses at or below it). */
   height: number;
   slot: number;
+  /** Never signs at or below this height (default: `height`). */
+  floor?: number;
+  /** The heights signed above `floor`, ascending. */
+  signed?: number[];
   vote?: SignedVote;
 }
+
+/** Heights remembered one by one: 64 of this validator's blocks span ~64 rounds of the set, far past any branch. */
+export const SIGNED_HEIGHTS_KEPT = 64;
 
 export class SigningGuard {
   private constructor(
@@ -52,6 +68,8 @@ export class SigningGuard {
       if (
         !Number.isSafeInteger(v.height) ||
         !Number.isSafeInteger(v.slot) ||
+        (v.floor !== undefined && !Number.isSafeInteger(v.floor)) ||
+        (v.signed !== undefined && !(Array.isArray(v.signed) && v.signed.every((h) => Number.isSafeInteger(h)))) ||
         (vote !== undefined &&
           !(
             Number.isSafeInteger(vote?.target?.epoch) &&
@@ -64,7 +82,13 @@ export class SigningGuard {
           `${file} is damaged: remove it only if this validator key signs nowhere else`,
           { dir: file },
         );
-      last = { height: v.height!, slot: v.slot!, ...(vote && { vote }) };
+      last = {
+        height: v.height!,
+        slot: v.slot!,
+        ...(v.floor !== undefined && { floor: v.floor }),
+        ...(v.signed && { signed: v.signed }),
+        ...(vote && { vote }),
+      };
     }
     return new SigningGuard(file, last);
   }
@@ -75,7 +99,9 @@ export class SigningGuard {
 
   /** Why this validator must not sign a block at `height` in `slot`, or undefined. */
   refusal(height: number, slot: number): string | undefined {
-    if (height <= this.last.height) return `already signed a block at height ${this.last.height}`;
+    const floor = this.last.floor ?? this.last.height;
+    if (height <= floor) return `already signed a block at height ${floor}`;
+    if (this.last.signed?.includes(height)) return `already signed a block at height ${height}`;
     if (slot <= this.last.slot) return `already signed in slot ${this.last.slot}`;
     return undefined;
   }
@@ -92,13 +118,19 @@ export class SigningGuard {
    */
   async forgetAbove(height: number, slot: number): Promise<void> {
     // Its votes go too: the chain it votes on again is the reverted one, numbered from there.
-    if (height < this.last.height) await this.write({ height, slot: Math.min(slot, this.last.slot) });
+    if (height >= this.last.height) return;
+    const floor = Math.min(this.last.floor ?? this.last.height, height);
+    const signed = (this.last.signed ?? []).filter((h) => h <= height);
+    await this.write({ height, slot: Math.min(slot, this.last.slot), floor, signed });
   }
 
   /** Records the signature (and its vote) durably; throws (nothing signed leaves) when it cannot. */
   async record(height: number, slot: number, vote?: SignedVote): Promise<void> {
     const v = vote ? signedVote(this.last.vote, vote, vote.target.hash) : this.last.vote;
-    await this.write({ height, slot, ...(v && { vote: v }) });
+    let floor = this.last.floor ?? this.last.height;
+    const signed = [...(this.last.signed ?? []), height].sort((a, b) => a - b);
+    while (signed.length > SIGNED_HEIGHTS_KEPT) floor = signed.shift()!;
+    await this.write({ height: Math.max(height, this.last.height), slot, floor, signed, ...(v && { vote: v }) });
   }
 
   private async write(next: LastSigned): Promise<void> {

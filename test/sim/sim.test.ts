@@ -55,14 +55,13 @@ describe('network simulation', () => {
   );
 
   // One seed per few set sizes up to the largest (seeds of the long run of 2026-12-02, each as `--validators 4-21`
-  // gives it): the byzantine twins from 4, a withholder from 7, the liveness bound growing with n.
+  // gives it): the byzantine twins from 4, a withholder from 7, the liveness bound growing with n. 21: seed 35657 below.
   it.each([
     [33015, 7],
     [33036, 10],
     [33003, 13],
     [33024, 16],
     [33009, 19],
-    [33011, 21],
   ])(
     'seed %i, %i validators: faults everywhere, safe; healed, final again within the bound',
     async (seed, validators) => {
@@ -122,24 +121,29 @@ describe('network simulation', () => {
     expect(r.stats.livenessSlots).toBeLessThanOrEqual(livenessBound(9));
   }, 180_000);
 
-  it('seed 31163, 9 validators: the chain adopted at the heal climbs through heights the others signed on a branch that lost', async () => {
-    // Fork choice took the lower chain with the later justified checkpoint; seven validators had signed up to #59 on
-    // branches that lost, and a second block at a height is the spec's double sign, so they sat out 22 of their slots
-    // while the chain climbed from #50 (final again 61 slots after the heal, 42 + 22 allowed). The checker fails any
-    // honest validator that signs twice at one height (it did when the guard's height rule was taken out).
-    const r = await simulate({ ...DEFAULT_OPTIONS, seed: 31163, validators: 9 });
-    expect(r.failure, summary(r)).toBeNull();
-    expect(r.stats.unsignedAfterHeal).toBeGreaterThan(10);
-    expect(r.stats.livenessSlots).toBeGreaterThan(livenessBound(9));
-    expect(r.stats.livenessSlots).toBeLessThanOrEqual(livenessAllowance(9, r.stats));
-    expect(r.trace.some((l) => /did not sign #\d+: already signed a block at height \d+/.test(l))).toBe(true);
-  }, 180_000);
+  // The chain adopted at the heal was lower than heights most validators had signed on branches that lost (fork choice
+  // takes the later justified checkpoint). The guard refused every height up to a validator's last, so they sat out
+  // while the chain climbed: seed 31163 (9 validators, from #50, signed up to #59), 22 slots unsigned and final again
+  // 61 slots after the heal (bound 42); seed 35657 (21, nothing final, from #21, signed up to #36), only two could
+  // sign, 89 unsigned, 148 slots (bound 78). They now sign the heights they did not sign there.
+  it.each([
+    [31163, 9],
+    [35657, 21],
+  ])(
+    'seed %i, %i validators: the chain adopted at the heal is lower than the heights the others signed',
+    async (seed, validators) => {
+      const r = await simulate({ ...DEFAULT_OPTIONS, seed, validators });
+      expectPassed(r);
+      expect(r.stats.unsignedAfterHeal).toBeLessThan(10);
+      expect(r.stats.livenessSlots).toBeLessThanOrEqual(livenessBound(validators));
+    },
+    180_000,
+  );
 
-  it("seed 35447, 9 validators: the withholder's slots after the heal are lost like the unsigned ones", async () => {
-    // v1 runs twins and v3 withholds, so all seven honest validators must be on top of a checkpoint. The chain adopted
-    // at the heal climbed through heights five of them had signed (13 slots unsigned) while each of v3's slots came
-    // 2–6 slots late and was made again by the next producer (6 slots): final again 58 slots after the heal, past
-    // 42 + 13 — the run that failed before the withholder's empty slots were allowed for like the unsigned ones.
+  it("seed 35447, 9 validators: the withholder's slots after the heal are allowed for like the unsigned ones", async () => {
+    // v1 runs twins and v3 withholds, so all seven honest validators must be on top of a checkpoint; each of v3's
+    // slots comes 2–6 slots late and is made again by the next producer. Final again 44 slots after the heal, past the
+    // bound of 42 by less than its 5 withheld slots (before the guard's change above: 58 slots, 13 unsigned).
     const r = await simulate({ ...DEFAULT_OPTIONS, seed: 35447, validators: 9 });
     expectPassed(r);
     expect(r.stats.withheldAfterHeal).toBeGreaterThan(0);
@@ -148,8 +152,8 @@ describe('network simulation', () => {
   }, 180_000);
 
   it('the checker fails an honest validator that signs a second block at a height (the guard without its height rule)', async () => {
-    // The same run with the guard keeping only its slot rule: the validators that sat out in the test above sign
-    // again at heights they signed on the branch that lost, which the spec's SLASH_DOUBLE_SIGN evidence slashes.
+    // Seed 31163 with the guard keeping only its slot rule: validators sign again at heights they signed on the
+    // branch that lost, which the spec's SLASH_DOUBLE_SIGN evidence slashes.
     const slotOnly = vi.spyOn(SigningGuard.prototype, 'refusal').mockImplementation(function (
       this: SigningGuard,
       _height: number,

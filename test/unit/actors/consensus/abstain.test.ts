@@ -85,8 +85,8 @@ describe('an abstaining block', () => {
   });
 
   it('is not made at all when the double-sign protection refuses the height, and the simulator is told why', async () => {
-    // After a heal, validators that signed higher on the branch that lost cannot sign on the adopted chain until it
-    // passes those heights: the simulator counts these slots (stats.unsignedAfterHeal; seed 31163: 22).
+    // After a heal, a validator whose slot on the adopted chain falls at a height it signed on the branch that lost
+    // makes no block there: the simulator counts these slots (stats.unsignedAfterHeal).
     const told: [number, string][] = [];
     const { built } = await produce(undefined, 'already signed a block at height 57', (h, r) => told.push([h, r]));
     expect(built).toBeNull();
