@@ -97,10 +97,14 @@ export class SigningGuard {
     return this.last;
   }
 
+  /** At or below this height nothing is signed (a file from before `floor` has only its `height`). */
+  private get floor(): number {
+    return this.last.floor ?? this.last.height;
+  }
+
   /** Why this validator must not sign a block at `height` in `slot`, or undefined. */
   refusal(height: number, slot: number): string | undefined {
-    const floor = this.last.floor ?? this.last.height;
-    if (height <= floor) return `already signed a block at height ${floor}`;
+    if (height <= this.floor) return `already signed a block at height ${this.floor}`;
     if (this.last.signed?.includes(height)) return `already signed a block at height ${height}`;
     if (slot <= this.last.slot) return `already signed in slot ${this.last.slot}`;
     return undefined;
@@ -119,7 +123,7 @@ export class SigningGuard {
   async forgetAbove(height: number, slot: number): Promise<void> {
     // Its votes go too: the chain it votes on again is the reverted one, numbered from there.
     if (height >= this.last.height) return;
-    const floor = Math.min(this.last.floor ?? this.last.height, height);
+    const floor = Math.min(this.floor, height);
     const signed = (this.last.signed ?? []).filter((h) => h <= height);
     await this.write({ height, slot: Math.min(slot, this.last.slot), floor, signed });
   }
@@ -127,7 +131,7 @@ export class SigningGuard {
   /** Records the signature (and its vote) durably; throws (nothing signed leaves) when it cannot. */
   async record(height: number, slot: number, vote?: SignedVote): Promise<void> {
     const v = vote ? signedVote(this.last.vote, vote, vote.target.hash) : this.last.vote;
-    let floor = this.last.floor ?? this.last.height;
+    let { floor } = this;
     const signed = [...(this.last.signed ?? []), height].sort((a, b) => a - b);
     while (signed.length > SIGNED_HEIGHTS_KEPT) floor = signed.shift()!;
     await this.write({ height: Math.max(height, this.last.height), slot, floor, signed, ...(v && { vote: v }) });
