@@ -11,7 +11,7 @@ describe('the simulator command line', () => {
       { timeoutMs: 150_000 },
     );
     // A child given its share must run it, not fork children of its own (that recursed without end).
-    const seeds = [...stdout.matchAll(/^seed (\d+): ok/gm)].map((m) => Number(m[1])).sort();
+    const seeds = [...stdout.matchAll(/^seed (\d+): ok/gm)].map((m) => Number(m[1])).sort((a, b) => a - b);
     expect(seeds).toEqual([11, 12, 13]);
     const jobs = Math.min(availableParallelism(), 64);
     expect(stdout).toMatch(
