@@ -272,7 +272,7 @@ async function main() {
     joinFlags.push('--sync', 'state', '--checkpoint', snaps.snapshots[0].hash);
   }
   const keyFile = join(mkdtempSync(join(tmpdir(), 'cairn-sync-key-')), 'follower.json');
-  writeFileSync(keyFile, JSON.stringify({ secret: '7'.repeat(64) }));
+  writeFileSync(keyFile, JSON.stringify({ secret: '7'.repeat(64) }), { mode: 0o600 });
   // B starts from the chain specification A's store was created from: a kept chain may have
   // been built under an older development genesis (its parameters grew since), and a node
   // never follows a chain of another genesis.

@@ -8,8 +8,9 @@
  * one snapshot, reused for every run (a
  * --dev snapshot survives its revert), so runs are independent and shrinking replays them.
  *
- *   cairn node --dev --admin-token T --dev-accounts 4 &
- *   npx tsx examples/fuzzer.ts --node http://127.0.0.1:6070 --admin-token T --data-dir ./data [--runs 20]
+ *   export ADMIN_TOKEN=$(openssl rand -hex 32)
+ *   cairn node --dev --dev-accounts 4 &
+ *   npx tsx examples/fuzzer.ts --node http://127.0.0.1:6070 --data-dir ./data [--runs 20]
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -144,7 +145,7 @@ if (process.argv[1]?.endsWith('fuzzer.ts')) {
   const dataDir = arg('data-dir') ?? './data';
   if (!token || process.argv.includes('--help')) {
     console.error(
-      'usage: npx tsx examples/fuzzer.ts --admin-token <token> [--node <url>] ' +
+      'usage: ADMIN_TOKEN=<token> npx tsx examples/fuzzer.ts [--node <url>] ' +
         '[--data-dir <dir with dev-accounts.json>] [--runs <n>] [--seed <n>]',
     );
     process.exit(token ? 0 : 2);

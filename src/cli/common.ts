@@ -20,6 +20,11 @@ export interface CliIo {
   out(s: string): void;
   err(s: string): void;
   env: NodeJS.ProcessEnv;
+  /**
+   * Makes standard output, where it is a regular file (`cairn keygen > key.json`), readable by its owner only;
+   * absent where output is not the process's own (tests).
+   */
+  protectOut?(): void;
 }
 
 /**

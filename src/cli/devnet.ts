@@ -43,7 +43,7 @@ then stops every node cleanly. $ADMIN_TOKEN applies to every node. Restarting on
   --snapshot-interval <n> every Nth final block's state is served to joining nodes (cairn node --snapshot-interval)
 
 Example:
-  ADMIN_TOKEN=secret cairn devnet --validators 4 --dir ./devnet`;
+  ADMIN_TOKEN=$(openssl rand -hex 32) cairn devnet --validators 4 --dir ./devnet`;
 
 const OPTIONS = {
   validators: { type: 'string' },

@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { fchmodSync, fstatSync, realpathSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { TxType } from '../protocol/types';
 import { TX_TYPES } from '../modules/registry';
@@ -101,7 +101,7 @@ const HELP: Record<string, string> = {
   ...GROUP_HELP,
   ...GENESIS_HELP,
   devnet: DEVNET_HELP,
-  keygen: `Usage: cairn keygen
+  keygen: `Usage: cairn keygen [--out <file>]
 
 Generates a random 32-byte master secret and prints JSON:
   {secret, address, native, secp256k1PrivateKey}
@@ -109,7 +109,14 @@ secret is 64 hex without 0x; back it up, it derives both the secp256k1 and the
 ML-DSA-44 key. secp256k1PrivateKey (0x…) imports into an Ethereum wallet that
 controls the same account on the VM surface.
 
-Example:
+  --out <file>   write that JSON to a new file (mode 0600; an existing file is
+                 never overwritten) and print only {address, native, file}
+
+Standard output redirected to a file is made readable by its owner only (0600):
+"cairn node" refuses a --validator-key file that other users can read.
+
+Examples:
+  cairn keygen --out v1.json
   cairn keygen > wallet.json`,
 
   address: `Usage: cairn address [--secret <hex>]
@@ -262,17 +269,29 @@ export function parseTxFields(values: Flags): TxFields {
 // Commands
 
 async function cmdKeygen(args: string[], io: CliIo): Promise<number> {
-  const { values } = parse('keygen', args, {}, 0);
+  const { values } = parse('keygen', args, { out: { type: 'string' } }, 0);
   if (values.help) return help(io, 'keygen');
   const keys = deriveKeys(generateSecret());
-  io.out(
-    json({
-      secret: toHex(keys.secret).slice(2),
-      address: keys.address,
-      native: toNative(keys.address),
-      secp256k1PrivateKey: toHex(keys.secp256k1.privateKey),
-    }),
-  );
+  const pub = { address: keys.address, native: toNative(keys.address) };
+  const file = json({
+    secret: toHex(keys.secret).slice(2),
+    ...pub,
+    secp256k1PrivateKey: toHex(keys.secp256k1.privateKey),
+  });
+  const out = str(values.out);
+  if (out === undefined) {
+    // A secret redirected to a file must not be readable by the machine's other users (umask 022 makes it 0644).
+    io.protectOut?.();
+    io.out(file);
+    return EXIT.OK;
+  }
+  try {
+    writeFileSync(out, `${file}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    usage(code === 'EEXIST' ? `--out ${out} exists: keygen never overwrites a key` : `--out ${out}: ${String(e)}`);
+  }
+  io.out(json({ ...pub, file: out }));
   return EXIT.OK;
 }
 
@@ -501,6 +520,9 @@ export async function main(): Promise<void> {
     out: (s) => process.stdout.write(s + '\n'),
     err: (s) => process.stderr.write(s + '\n'),
     env: process.env,
+    protectOut: () => {
+      if (fstatSync(1).isFile()) fchmodSync(1, 0o600);
+    },
   });
   // A stopped node may leave unref'd-but-open handles behind; wallet commands end naturally.
   if (process.argv[2] === 'node') process.exit(code);

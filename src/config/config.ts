@@ -15,6 +15,10 @@ import {
 } from '../protocol/params';
 import { CairnError } from '../errors/CairnError';
 import type { Hex } from '../primitives/hex';
+import { readSecretFile } from './secretFile';
+
+/** The shortest admin token accepted: 32 characters (`openssl rand -hex 32` gives 64). */
+export const ADMIN_TOKEN_MIN_LENGTH = 32;
 
 /**
  * Node configuration. This module is the only reader of process.env and of the
@@ -26,8 +30,15 @@ export interface NodeConfig {
   host: string;
   httpPort: number;
   rpcPort: number;
-  /** Value of the `x-admin-token` header for admin endpoints; null disables them. */
+  /**
+   * Value of the `x-admin-token` header for admin endpoints (at least ADMIN_TOKEN_MIN_LENGTH characters); null
+   * disables them. Read from $ADMIN_TOKEN, the config file or --admin-token-file, never from the command line.
+   */
   adminToken: string | null;
+  /** The file the admin token was read from (owner-only, like a key file), if any. */
+  adminTokenFile: string | null;
+  /** Start with a key or token file that other users of the machine may read (the operator's explicit choice). */
+  allowInsecureKeyFile: boolean;
   /** Slot length: how often the producer may build a block. */
   slotMs: number;
   /** Pace of empty blocks while nothing is pending or awaiting finality. */
@@ -110,6 +121,8 @@ export const defaultNodeConfig: Readonly<NodeConfig> = Object.freeze({
   httpPort: 6070,
   rpcPort: 7070,
   adminToken: null,
+  adminTokenFile: null,
+  allowInsecureKeyFile: false,
   corsOrigins: ['*'],
   dev: false,
   slotMs: 500,
@@ -185,7 +198,23 @@ const OPTIONS: readonly OptionSpec[] = [
     flag: 'admin-token',
     env: 'ADMIN_TOKEN',
     kind: 'token',
-    help: 'x-admin-token for /peers and /security/alerts (unset = admin endpoints refuse)',
+    help:
+      `x-admin-token for the admin endpoints, at least ${ADMIN_TOKEN_MIN_LENGTH} characters (unset = admin endpoints ` +
+      'refuse); from the environment or the config file only: the command line is visible to every user (ps)',
+  },
+  {
+    key: 'adminTokenFile',
+    flag: 'admin-token-file',
+    env: 'ADMIN_TOKEN_FILE',
+    kind: 'string',
+    help: 'file holding the admin token (owner-only, e.g. mode 0600); instead of $ADMIN_TOKEN',
+  },
+  {
+    key: 'allowInsecureKeyFile',
+    flag: 'allow-insecure-key-file',
+    env: 'CAIRN_ALLOW_INSECURE_KEY_FILE',
+    kind: 'bool',
+    help: 'start even when --validator-key or --admin-token-file can be read by other users (refused by default)',
   },
   {
     key: 'slotMs',
@@ -314,7 +343,7 @@ const OPTIONS: readonly OptionSpec[] = [
     kind: 'bool',
     help:
       'development controls for fuzzers: mine blocks now, reusable snapshots and reverts ' +
-      '(development network only; needs --admin-token)',
+      '(development network only; needs an admin token)',
   },
   {
     key: 'corsOrigins',
@@ -415,6 +444,18 @@ const fail = (message: string, meta: Record<string, unknown> = {}): never => {
   throw new CairnError('CONFIG', message, meta);
 };
 
+/** The admin token as given, if it is long enough to resist guessing (the guard slows guesses; length stops them). */
+function adminToken(raw: string, name: string): string {
+  if (/\s/.test(raw)) return fail(`${name} must not contain whitespace`, { option: 'adminToken' });
+  if (raw.length < ADMIN_TOKEN_MIN_LENGTH)
+    return fail(
+      `${name} must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters, got ${raw.length}: make one with ` +
+        '"openssl rand -hex 32"',
+      { option: 'adminToken' },
+    );
+  return raw;
+}
+
 const describeOpt = (o: OptionSpec, source: string): string =>
   source === 'flag'
     ? `--${o.flag}`
@@ -446,8 +487,7 @@ function coerce(o: OptionSpec, raw: unknown, source: 'flag' | 'env' | 'file'): N
     case 'token':
       if (raw === null && source === 'file') return null;
       if (typeof raw !== 'string' || raw === '') return fail(`${name} must be a non-empty string`, { option: o.key });
-      if (/\s/.test(raw)) return fail(`${name} must not contain whitespace`, { option: o.key });
-      return raw;
+      return adminToken(raw, name);
     case 'list': {
       // Flags and variables: comma-separated; the config file: an array of strings (or the same string).
       const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : undefined;
@@ -561,6 +601,12 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig {
   const cfg: Record<string, unknown> = { ...defaultNodeConfig, configFile };
   for (const o of OPTIONS) {
     const flag = values[o.flag];
+    if (o.kind === 'token' && flag !== undefined)
+      fail(
+        `--${o.flag} puts the secret on the command line, where every user of the machine reads it (ps): use ` +
+          `--${o.flag}-file <file> (mode 0600) or $${o.env}`,
+        { option: o.key },
+      );
     const envValue = env[o.env];
     if (typeof flag === 'string' || typeof flag === 'boolean') cfg[o.key] = coerce(o, flag, 'flag');
     // An empty variable (VAR= in compose files) means "not set", not "set to empty".
@@ -568,13 +614,27 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig {
     else if (Object.hasOwn(file, o.key)) cfg[o.key] = coerce(o, file[o.key], 'file');
   }
   const config = cfg as unknown as NodeConfig;
+  if (config.adminTokenFile !== null) {
+    if (config.adminToken !== null)
+      fail(`give the admin token once: $ADMIN_TOKEN (or "adminToken" in the config file) or --admin-token-file`, {
+        option: 'adminTokenFile',
+      });
+    const file = config.adminTokenFile;
+    const text = readSecretFile('--admin-token-file', file, config.allowInsecureKeyFile);
+    config.adminToken = adminToken(text.trim(), `--admin-token-file ${file}`);
+  }
 
   if (config.httpPort !== 0 && config.httpPort === config.rpcPort)
     fail(`http-port and rpc-port must differ (both are ${config.httpPort})`, { option: 'rpcPort' });
   if (config.dev && config.genesisFile !== null)
     fail('--dev runs on the development network only (without --genesis)', { option: 'dev' });
   if (config.dev && !config.adminToken)
-    fail('--dev needs --admin-token: the development controls are admin endpoints', { option: 'dev' });
+    fail(
+      '--dev needs an admin token ($ADMIN_TOKEN or --admin-token-file): the development controls are admin endpoints',
+      {
+        option: 'dev',
+      },
+    );
   if (!(LOG_FORMATS as readonly string[]).includes(config.logFormat))
     fail(`log-format must be one of ${LOG_FORMATS.join(', ')}, got ${JSON.stringify(config.logFormat)}`, {
       option: 'logFormat',
@@ -611,7 +671,9 @@ export function configHelp(): string {
           : o.kind === 'list' || o.kind === 'urls' || o.kind === 'origins'
             ? 'a,b'
             : 'value';
-    return [o.kind === 'bool' ? `--${o.flag}` : `--${o.flag} <${value}>`, `$${o.env}`, shown, o.help];
+    // A secret has no flag: the command line is visible to every user of the machine.
+    const flag = o.kind === 'token' ? '(no flag)' : o.kind === 'bool' ? `--${o.flag}` : `--${o.flag} <${value}>`;
+    return [flag, `$${o.env}`, shown, o.help];
   });
   rows.push([
     '--config <file.json>',
@@ -635,6 +697,6 @@ export function configHelp(): string {
     'Examples:',
     '  cairn node',
     '  cairn node --data-dir /var/lib/cairn --http-port 8080 --slot-ms 500',
-    '  MEMPOOL_CAP=20000 ADMIN_TOKEN=s3cret cairn node --config cairn.json',
+    '  MEMPOOL_CAP=20000 cairn node --admin-token-file /etc/cairn/admin-token --config cairn.json',
   ].join('\n');
 }

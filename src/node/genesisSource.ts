@@ -18,6 +18,7 @@ import { getCandidate } from '../modules/staking';
 import type { ExecState } from '../protocol/execState';
 import type { Address } from '../protocol/types';
 import type { NodeConfig } from '../config/config';
+import { readSecretFile } from '../config/secretFile';
 
 /**
  * Where a node's chain comes from: the chain specification of --genesis, or the development
@@ -103,7 +104,7 @@ export function checkSameGenesis(source: GenesisSource, stored: GenesisSpec | un
 export async function validatorKeys(config: NodeConfig): Promise<HybridKeys> {
   if (config.validatorKey === null) return devGenesis(0).validator;
   const file = config.validatorKey;
-  const text = (await readText('--validator-key', file)).trim();
+  const text = readSecretFile('--validator-key', file, config.allowInsecureKeyFile).trim();
   let secret: unknown = text;
   if (text.startsWith('{') || text.startsWith('[')) {
     try {

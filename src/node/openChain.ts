@@ -74,6 +74,11 @@ export async function openChain(
   const headState = await StateTrie.open(kv, head.stateRoot);
   const view = await loadChainView(store, head, headState, o.now());
   const keys = await validatorKeys(config);
+  if (config.allowInsecureKeyFile && (config.validatorKey !== null || config.adminTokenFile !== null))
+    log.warn(
+      { validatorKey: config.validatorKey, adminTokenFile: config.adminTokenFile },
+      '--allow-insecure-key-file: key and token files are used even where other users of this machine can read them',
+    );
   await checkValidatorKey(headState, view.validators, keys, config, log);
   const signingGuard = await SigningGuard.open(join(config.dataDir, 'signing-guard.json'));
   const verifier = await VerifyPool.start({ workers: config.verifyWorkers });

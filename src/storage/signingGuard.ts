@@ -37,6 +37,25 @@ export interface LastSigned {
 /** Heights remembered one by one: 64 of this validator's blocks span ~64 rounds of the set, far past any branch. */
 export const SIGNED_HEIGHTS_KEPT = 64;
 
+/**
+ * What a damaged guard file says: removing it is safe only where no other node holds the key, and a
+ * node started without it signs again from its chain's head, which a block it signed may be above.
+ */
+const damaged = (file: string) =>
+  `${file} is damaged: remove it only if this validator key signs nowhere else and no block it signed can be ` +
+  'above the chain this node holds, or restore it from a backup (it records the heights and slots this validator ' +
+  'signed, so that it never signs two blocks at one height)';
+
+/** The file's JSON object, or an empty one where it is empty, not JSON or not an object (then every check fails). */
+function parseObject(text: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
 export class SigningGuard {
   private constructor(
     private readonly file: string | null,
@@ -63,7 +82,7 @@ export class SigningGuard {
     }
     let last: LastSigned = { height: 0, slot: -1 };
     if (text !== undefined) {
-      const v = JSON.parse(text) as Partial<LastSigned>;
+      const v = parseObject(text) as Partial<LastSigned>;
       const vote = v.vote;
       if (
         !Number.isSafeInteger(v.height) ||
@@ -77,11 +96,7 @@ export class SigningGuard {
             Number.isSafeInteger(vote.source)
           ))
       )
-        throw new CairnError(
-          'STORAGE_OPEN',
-          `${file} is damaged: remove it only if this validator key signs nowhere else`,
-          { dir: file },
-        );
+        throw new CairnError('STORAGE_OPEN', damaged(file), { dir: file });
       last = {
         height: v.height!,
         slot: v.slot!,

@@ -40,7 +40,7 @@ const start = async (extra: string[], dev: boolean): Promise<Target> => {
 let dev: Target; // the development network (chain id 72020), shared by both cases
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'cairn-cross-'));
-  await writeFile(join(dir, 'validator.json'), JSON.stringify({ secret: VALIDATOR_SECRET }));
+  await writeFile(join(dir, 'validator.json'), JSON.stringify({ secret: VALIDATOR_SECRET }), { mode: 0o600 });
   dev = await start([], true);
 }, 120_000);
 afterAll(async () => {

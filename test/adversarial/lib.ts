@@ -6,7 +6,7 @@
  * latency, how late blocks come).
  */
 import http from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Hex } from '../../src/primitives/hex';
@@ -39,10 +39,13 @@ export async function spawnTarget(extra: string[] = [], opts: { dev?: boolean } 
   const dataDir = await mkdtemp(join(tmpdir(), 'cairn-adv-'));
   const rpcPort = await freePort();
   try {
+    // The token from an owner-only file: a secret on the command line is refused (every user reads it with ps).
+    const tokenFile = join(dataDir, 'admin-token');
+    await writeFile(tokenFile, `${ADMIN_TOKEN}\n`, { mode: 0o600 });
     const node = await spawnNode(dataDir, [
       ...(opts.dev === false ? [] : ['--dev']),
-      '--admin-token',
-      ADMIN_TOKEN,
+      '--admin-token-file',
+      tokenFile,
       '--rpc-port',
       String(rpcPort),
       '--rate-limit-exempt',

@@ -43,7 +43,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'cairn-genesis-'));
   await writeFile(file('genesis.json'), JSON.stringify(spec({ GOV_VOTING_BLOCKS: '7', EPOCH_BLOCKS: '5' })));
   await writeFile(file('other.json'), JSON.stringify(spec({ GOV_VOTING_BLOCKS: '8', EPOCH_BLOCKS: '5' })));
-  await writeFile(file('validator.json'), JSON.stringify([{ secret: SECRET }]));
+  await writeFile(file('validator.json'), JSON.stringify([{ secret: SECRET }]), { mode: 0o600 });
 });
 afterAll(async () => {
   await node?.kill('SIGKILL');

@@ -54,7 +54,7 @@ beforeAll(async () => {
   for (let i = 0; i < N; i++) {
     const d = join(dir, `node${i}`);
     await mkdir(d, { recursive: true });
-    await writeFile(join(d, 'key.json'), JSON.stringify([devAccountFile(validators[i])]));
+    await writeFile(join(d, 'key.json'), JSON.stringify([devAccountFile(validators[i])]), { mode: 0o600 });
     const peers = links[i].flatMap((l, j) => (j === i || !l ? [] : [`http://127.0.0.1:${l.port}`])).join(',');
     nodes.push(
       await spawnNode(
