@@ -77,15 +77,22 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolRep
       }
     },
     async readmit({ txs }) {
+      // In chain order (each sender's nonces ascending): every one finds its predecessor already back.
       for (const tx of txs) {
         const acc = await d.readAccount(tx.from);
         const now = d.now();
-        const refused = d.pool.admit(tx, acc, pqKeyHashOf(tx), now);
+        const refused = d.pool.admit(tx, acc, pqKeyHashOf(tx), now, true);
         dropped(d.pool.takeEvicted(), now);
         if (!refused) admitted(tx.id);
+        // Still pending, or included again by the branch that replaced its block: not dropped.
+        const kept =
+          refused === undefined ||
+          refused.code === REFUSAL.known.code ||
+          (refused.code === REFUSAL.nonceUsed.code && (await d.inChain(tx.id)));
+        if (!kept) remember(tx, now, refused.reason, refused.code);
         d.log.info(
           { id: tx.id, readmitted: refused === undefined, reason: refused?.reason, code: refused?.code },
-          'tx of an undone block',
+          kept ? 'tx of an undone block' : 'tx of an undone block dropped: no longer valid on the new chain',
         );
       }
     },

@@ -24,7 +24,7 @@ export type MempoolMsg =
       dropped: BuildResult['dropped'];
       nonces?: [Address, number][];
     }
-  | { type: 'readmit'; txs: SignedTx[] } // transactions of undone blocks: back in the pool if still valid
+  | { type: 'readmit'; txs: SignedTx[] } // transactions of undone blocks, in chain order: back in the pool if still valid
   | { type: 'expire'; now: number }
   | { type: 'nextNonce'; address: Address; accountNonce: number }
   | { type: 'lookup'; id: Hex }

@@ -131,9 +131,18 @@ export class TxPool {
   /**
    * Applies the admission rules; on success the transaction is in the pool (and it may have
    * evicted a gapped one: `takeEvicted`). `keyHash`: the ML-DSA key a hybrid transaction would
-   * bind; null for Ethereum-born ones.
+   * bind; null for Ethereum-born ones. `readmitted`: a transaction of a block a reorganization
+   * undid, accepted once already: it is exempt from the per-sender caps and from the pool's cap
+   * (which it may exceed by what the undone blocks held), so that nothing accepted is lost to a
+   * reorganization; the validity rules (nonce, balance, key) still apply.
    */
-  admit(tx: SignedTx, sender: SenderView | undefined, keyHash: Hex | null, now: number): Refusal | undefined {
+  admit(
+    tx: SignedTx,
+    sender: SenderView | undefined,
+    keyHash: Hex | null,
+    now: number,
+    readmitted = false,
+  ): Refusal | undefined {
     if (this.byId.has(tx.id)) return REFUSAL.known;
     const accountNonce = sender?.nonce ?? 0;
     const q = this.bySender.get(tx.from);
@@ -144,15 +153,15 @@ export class TxPool {
     if (tx.nonce - next > this.opts.maxNonceGap) return REFUSAL.nonceAhead;
     // Same word as the gap rule, same remedy: send the intermediate transactions first.
     const gapped = tx.nonce > next;
-    if (gapped && (q?.gapped ?? 0) >= this.gappedPerSender) return REFUSAL.nonceAhead;
+    if (gapped && !readmitted && (q?.gapped ?? 0) >= this.gappedPerSender) return REFUSAL.nonceAhead;
     if (keyHash && sender?.mldsaKeyHash && sender.mldsaKeyHash !== keyHash) return REFUSAL.signature;
     const cost = liquidCost(tx);
     if (!sender || (q?.committed ?? 0n) + cost > sender.balance) return REFUSAL.balance;
-    if ((q?.byNonce.size ?? 0) >= this.perSender) return REFUSAL.full;
+    if (!readmitted && (q?.byNonce.size ?? 0) >= this.perSender) return REFUSAL.full;
     if (this.byId.size >= this.opts.cap) {
       const victim = gapped ? undefined : this.oldestGappedNotOf(tx.from);
-      if (!victim) return REFUSAL.full;
-      this.evicted.push(this.drop(victim, DROP.evicted, now));
+      if (victim) this.evicted.push(this.drop(victim, DROP.evicted, now));
+      else if (!readmitted) return REFUSAL.full;
     }
     this.version++;
     this.insert(

@@ -10,6 +10,7 @@ import type {
   MempoolLookup,
   MempoolMsg,
   MempoolReplies,
+  TxLifecycleMsg,
 } from '../../src/actors/protocol';
 import { ChainView } from '../../src/api/chainView';
 import { HeadAccounts } from '../../src/api/headAccounts';
@@ -45,6 +46,8 @@ export interface ConsensusNode {
   chain: ActorRef<ConsensusMsg, ConsensusReplies>;
   mempool: ActorRef<MempoolMsg, MempoolReplies>;
   clock: { now: number };
+  /** What the mempool told the transaction lifecycle actor (admitted, dropped with the reason), in order. */
+  txReports: TxLifecycleMsg[];
 }
 
 async function genesisStore(): Promise<{ kv: MemoryKv; store: ChainStore; head: Head }> {
@@ -69,6 +72,7 @@ export async function consensusNode(index: number, scratch: (prefix: string) => 
   const pool = new TxPool({ cap: 1_000, lifetimeMs: 3_600_000, maxNonceGap: 64 });
   const clock = { now: head.timestamp + SLOT };
   const mempool = new ActorRef<MempoolMsg, MempoolReplies>(`mempool${index}`);
+  const txReports: TxLifecycleMsg[] = [];
   mempool.attach(
     mempoolBehavior({
       pool,
@@ -77,6 +81,7 @@ export async function consensusNode(index: number, scratch: (prefix: string) => 
       inChain: async (id) => (await store.txLocation(id)) !== undefined,
       now: () => clock.now,
       log,
+      lifecycles: { txs: { send: (m) => txReports.push(m) } },
     }),
   );
   const chain = new ActorRef<ConsensusMsg, ConsensusReplies>(`chain${index}`);
@@ -96,7 +101,7 @@ export async function consensusNode(index: number, scratch: (prefix: string) => 
       verifier: realVerifier,
     }),
   );
-  return { index, kv, store, view, pool, chain, mempool, clock };
+  return { index, kv, store, view, pool, chain, mempool, clock, txReports };
 }
 
 /** The node's canonical blocks, 1..head. */

@@ -140,7 +140,6 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
     let head = d.view.head;
     // This node's final height never goes back, even if the restored blocks' state says less.
     const finalizedHeight = dev ? Math.min(head.finalizedHeight, height) : head.finalizedHeight;
-    const undone: SignedTx[] = [];
     const undoneBlocks: Block[] = [];
     while (head.height > height) {
       if (head.height <= finalizedHeight) throw new Error(`cannot undo final block ${head.height}`);
@@ -148,7 +147,6 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
       const batch = d.kv.batch();
       const restored = await d.store.undoBlock(batch, head.height);
       await d.kv.write(batch);
-      undone.push(...(block?.txs ?? []));
       if (block) undoneBlocks.push(block);
       d.lifecycles?.blocks.send({ type: 'step', hash: head.hash, height: head.height, event: { type: 'UNDONE' } });
       d.log.warn(
@@ -158,6 +156,9 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
       head = { ...restored, finalizedHeight: Math.max(restored.finalizedHeight, finalizedHeight) };
     }
     d.view.rewind(head, (await getSchedule(await StateTrie.open(d.kv, head.stateRoot))).active);
+    // Chain order, oldest block first: each sender's nonces come back ascending (newest first, the higher ones
+    // were refused as gapped and the lower ones left a hole nothing filled).
+    const undone: SignedTx[] = [...undoneBlocks].reverse().flatMap((b) => b.txs);
     if (undone.length) d.lifecycles?.txs.send({ type: 'undone', ids: undone.map((t) => t.id) });
     if (undone.length && !dev) d.mempool.send({ type: 'readmit', txs: undone });
     if (undoneBlocks.length) d.onUndone?.(undoneBlocks, head);

@@ -209,6 +209,26 @@ describe('a full pool: ready transactions evict gapped ones of other senders', (
   });
 });
 
+describe('transactions of undone blocks (readmitted): accepted once, never lost to a cap', () => {
+  it('pass the per-sender gapped and pending caps and the pool cap; the validity rules still apply', () => {
+    const p = new TxPool({ cap: 10, lifetimeMs: 1000, maxNonceGap: 64, perSender: 5, gappedPerSender: 2 });
+    // Three gapped and five pending were the caps' limits for a fresh admission.
+    for (const n of [2, 3]) expect(p.admit(tx(A, n), rich, KEY, 0)).toBeUndefined();
+    expect(p.admit(tx(A, 4), rich, KEY, 0)).toBe(REFUSAL.nonceAhead);
+    expect(p.admit(tx(A, 4), rich, KEY, 0, true)).toBeUndefined();
+    expect(p.admit(tx(A, 0), rich, KEY, 0)).toBeUndefined();
+    expect(p.admit(tx(A, 1), rich, KEY, 0)).toBeUndefined();
+    expect(p.admit(tx(A, 5), rich, KEY, 0)).toBe(REFUSAL.full);
+    for (let n = 5; n < 12; n++) expect(p.admit(tx(A, n), rich, KEY, 0, true)).toBeUndefined();
+    expect(p.size).toBe(12); // above the cap of 10 by what the undone blocks held
+    expect(p.admit(tx(B, 0), rich, KEY, 0)).toBe(REFUSAL.full);
+    // Still refused: a used nonce, a nonce beyond the protocol's gap, more than the balance.
+    expect(p.admit(tx(A, 3), rich, KEY, 0, true)).toBe(REFUSAL.nonceUsed);
+    expect(p.admit(tx(A, 12 + 65), rich, KEY, 0, true)).toBe(REFUSAL.nonceAhead);
+    expect(p.admit(tx(B, 0), { ...rich, balance: 1n }, KEY, 0, true)).toBe(REFUSAL.balance);
+  });
+});
+
 describe('gapped transactions expire far sooner than ready ones', () => {
   it('drops a transaction gapped for gappedLifetimeMs, keeps ready ones until the lifetime', () => {
     const p = bounded({ gappedLifetimeMs: 100 });
