@@ -17,11 +17,17 @@
  *
  * Classes: plain looping jumps; the dearest opcodes per gas (SHA3 of a word and of 32 KB,
  * EXP with a 32-byte exponent, cold BALANCE / EXTCODEHASH of existing accounts, cold SLOAD of
- * existing slots, SSTORE of new
- * slots, kept and flushed); every precompile with the input
- * shape that is slowest per gas (ecrecover, sha256, ripemd160, identity, modexp in three
- * shapes, bn254 add / mul / pairing, blake2f, the BLS12-381 ones); calldata (32 KB of
- * non-zero input to an account without code, the largest a hybrid transaction carries).
+ * existing slots, SSTORE of new slots, kept and flushed); warm state (SLOAD, BALANCE, a dirty
+ * SSTORE, TSTORE, BLOCKHASH, MLOAD); every call opcode on itself (issue 49's attack,
+ * 0x5b6000600060006000305afa50600056, verbatim as init code and as a contract's code that
+ * recurses), on a contract, on an empty account, cold on accounts and on contracts with code of
+ * their own, with value to itself and to new accounts; CREATE / CREATE2; LOG0..LOG4 of no data
+ * and of 4 KB; memory (a frame grown word by word, a fresh 32 KB in every call frame, MCOPY,
+ * CALLDATACOPY and RETURNDATACOPY of 32 KB); EXTCODECOPY (warm 24 KB, cold contracts) and cold
+ * EXTCODESIZE; every precompile with the input shape that is slowest per gas (ecrecover,
+ * sha256, ripemd160, identity of 4 KB and of nothing, modexp in three shapes, bn254 add / mul /
+ * pairing, blake2f, the BLS12-381 ones); calldata (32 KB of non-zero input to an account
+ * without code, the largest a hybrid transaction carries).
  *
  * Measured: wall ms of buildBlock + flush + tx root, per class, the median of --runs (a fresh
  * block each run, on the state the previous runs left). gas/ms = the block's gas used ÷ ms.
@@ -32,27 +38,15 @@
  * --tiny: one 300,000-gas transaction per class, one run (numbers mean nothing; the suite
  * runs it so the script does not rot).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { bn254 } from '@noble/curves/bn254.js';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
-import { txRootOf } from '../src/chain/block';
-import { buildBlock } from '../src/chain/buildBlock';
-import { applyGenesis } from '../src/chain/genesis';
-import { orderedCandidates } from '../src/mempool/senderHeap';
-import { fromHex, toHex, type Hex } from '../src/primitives/hex';
+import { toHex, type Hex } from '../src/primitives/hex';
 import { PARAMS } from '../src/protocol/governable';
-import { CHAIN_ID, VM_MAX_GAS } from '../src/protocol/params';
-import { DEV_NETWORK } from '../src/chain/devnet';
-import type { Address, SignedTx } from '../src/protocol/types';
-import type { KvStore } from '../src/state/kv';
-import { StateTrie } from '../src/state/stateTrie';
-import { openStore } from '../src/storage/rocks';
-import { codeKey, slotKey } from '../src/vm/stateAdapter';
-import { keccakHex } from '../src/crypto/hash';
+import { VM_MAX_GAS } from '../src/protocol/params';
+import type { Address } from '../src/protocol/types';
 import {
   OP,
   word,
@@ -61,17 +55,21 @@ import {
   blake2fInput,
   blsG1,
   blsG2,
+  callBody,
   cat,
   ecrecoverInput,
   fp,
+  initCodeOf,
   looping,
   modexpInput,
   precompileLoop,
   push,
   scalar,
+  selfCallLoop,
 } from '../test/adversarial/attacks/evmCode';
 import { fmt, posInt, printTable } from './lib/harness';
 import { spread, writeResults, type ResultRow } from './lib/results';
+import { ACCOUNT_BASE, addr, type BlockTx, type GenesisContract, openWorstChain } from './lib/worstBlockChain';
 
 const { values } = parseArgs({
   options: {
@@ -99,15 +97,11 @@ const TXS = Math.ceil(BLOCK_GAS / TX_GAS);
 
 // ---- the classes ----------------------------------------------------------------------------
 
-/** The genesis accounts read by the cold-account classes are addr(ACCOUNT_BASE + i). */
-const ACCOUNT_BASE = 0x100000;
-const addr = (n: number | bigint): Address => `0x${BigInt(n).toString(16).padStart(40, '0')}`;
-
 interface Klass {
   name: string;
   what: string;
   /** The transaction's code: init code of a VM_DEPLOY, or calldata of a VM_CALL to `to`. */
-  tx(i: number, run: number): { input: Hex; to?: Address };
+  tx(i: number, run: number): BlockTx;
 }
 
 /** A contract whose code SLOADs its slots from the one calldata names on (slots 0..ACCOUNTS-1 exist). */
@@ -116,8 +110,78 @@ const STORE_CODE = looping([OP.DUP1, OP.SLOAD, OP.POP, ...push(1), OP.ADD], 30_0
   setup: [...push(0), OP.CALLDATALOAD],
 });
 
+/** The issue-49 loop as contract code, for each call opcode: every call recurses into the same loop. */
+const SELF = {
+  STATICCALL: addr(0x7001),
+  CALL: addr(0x7002),
+  DELEGATECALL: addr(0x7003),
+  CALLCODE: addr(0x7004),
+} as const;
+/** A contract of one STOP. */
+const STOP_CONTRACT = addr(0x7010);
+/** Calls itself with 1 wei in a loop; a call carrying value stops at once. */
+const VALUE_SELF = addr(0x7011);
+const VALUE_SELF_CODE = looping(callBody('CALL', [OP.ADDRESS], { value: push(1) }), 30_000, {
+  setup: [OP.CALLVALUE, OP.ISZERO, ...push(7, 2), OP.JUMPI, OP.STOP], // 7 bytes: the loop starts right after
+});
+/** Sends 1 wei to addr(n), addr(n + 1), … (new accounts), n from calldata. */
+const VALUE_NEW = addr(0x7012);
+const VALUE_NEW_CODE = looping(
+  [...callBody('CALL', [OP.DUP1 + 5], { value: push(1) }), ...push(1), OP.ADD], // DUP6: n under the 5 arguments
+  60_000,
+  { setup: [...push(0), OP.CALLDATALOAD] },
+);
+/** Returns 32 KB of zeros (its memory). */
+const RETURNER = addr(0x7013);
+/** 24,000 bytes of code (a STOP, then JUMPDESTs). */
+const BIG_CODE = addr(0x7014);
+/** Grows a fresh frame's memory to 32 KB (MSTORE8 at 32,767) and stops. */
+const MEM_32K = addr(0x7015);
+/** CALLDATACOPYs its whole calldata to memory 0 in a loop. */
+const CD_COPIER = addr(0x7016);
+/** Contracts with distinct 1 KB codes (cold code reads): addr(CODE_BASE + i), i < CODES. */
+const CODE_BASE = 0x200000;
+const CODES = TINY ? 600 : 12_000;
+const codeOf = (i: number) => toHex(Uint8Array.from([...push(i, 4), OP.POP, OP.STOP, ...new Array(1_018).fill(0x5b)]));
+/** Where value-new's new accounts start. */
+const NEW_BASE = 0x400000;
+
+function genesisContracts(): GenesisContract[] {
+  const big = '1000000000000000';
+  return [
+    {
+      address: STORE_CONTRACT,
+      code: STORE_CODE,
+      slots: Array.from({ length: ACCOUNTS }, (_, i): [Hex, Hex] => [
+        toHex(word(BigInt(i))),
+        `0x${(i + 1).toString(16)}`,
+      ]),
+    },
+    ...Object.entries(SELF).map(([name, address]) => ({
+      address,
+      code: selfCallLoop(name as keyof typeof SELF),
+      balance: big,
+    })),
+    { address: STOP_CONTRACT, code: '0x00' },
+    { address: VALUE_SELF, code: VALUE_SELF_CODE, balance: big },
+    { address: VALUE_NEW, code: VALUE_NEW_CODE, balance: big },
+    { address: RETURNER, code: toHex(Uint8Array.from([...push(32_768, 2), ...push(0), OP.RETURN])) },
+    { address: BIG_CODE, code: toHex(Uint8Array.from([OP.STOP, ...new Array(23_999).fill(0x5b)])) },
+    { address: MEM_32K, code: toHex(Uint8Array.from([...push(1), ...push(32_767, 2), OP.MSTORE8, OP.STOP])) },
+    {
+      address: CD_COPIER,
+      code: looping([OP.CALLDATASIZE, ...push(0), ...push(0), OP.CALLDATACOPY], 30_000),
+    },
+    ...Array.from({ length: CODES }, (_, i) => ({ address: addr(CODE_BASE + i), code: codeOf(i) })),
+  ];
+}
+
 /** Distinct starting points so no two transactions (in any run) touch the same cold items. */
 const startOf = (i: number, run: number, per: number) => (run * TXS + i) * per;
+
+/** A loop over consecutive addresses from `first`: `op` finds the address on top and leaves the stack as it was. */
+const overAddresses = (first: number, op: number[], reserve = 30_000): Hex =>
+  looping([...op, ...push(1), OP.ADD], reserve, { setup: push(first, 4) });
 
 function classes(): Klass[] {
   const fixed =
@@ -186,6 +250,236 @@ function classes(): Klass[] {
       name: 'sstore-new',
       what: 'SSTORE of a new slot (init code; the contract keeps them)',
       tx: fixed(looping([...push(1), OP.DUP2, OP.SSTORE, ...push(1), OP.ADD], 40_000, { setup: push(1) })),
+    },
+    // ---- warm state and cheap async opcodes ----
+    {
+      name: 'sload-warm',
+      what: 'SLOAD of a warm slot',
+      tx: fixed(looping([...push(0), OP.SLOAD, OP.POP], 30_000)),
+    },
+    {
+      name: 'balance-warm',
+      what: 'BALANCE of a warm account (the contract itself)',
+      tx: fixed(looping([OP.ADDRESS, OP.BALANCE, OP.POP], 30_000)),
+    },
+    {
+      name: 'sstore-dirty',
+      what: 'SSTORE of a changing value to one dirty slot',
+      tx: fixed(looping([OP.GAS, ...push(0), OP.SSTORE], 30_000, { setup: [...push(1), ...push(0), OP.SSTORE] })),
+    },
+    {
+      name: 'tstore',
+      what: 'TSTORE of a changing value to one slot',
+      tx: fixed(looping([OP.GAS, ...push(0), OP.TSTORE], 30_000)),
+    },
+    {
+      name: 'blockhash',
+      what: 'BLOCKHASH of the parent',
+      tx: fixed(looping([...push(1), OP.NUMBER, OP.SUB, OP.BLOCKHASH, OP.POP], 30_000)),
+    },
+    {
+      name: 'mload',
+      what: 'MLOAD of paid memory',
+      tx: fixed(looping([...push(0), OP.MLOAD, OP.POP], 30_000)),
+    },
+    // ---- calls (issue 49) ----
+    {
+      name: 'self-staticcall',
+      what: 'a contract of 0x5b6000600060006000305afa50600056: STATICCALL to itself, recursing (issue 49)',
+      tx: () => ({ to: SELF.STATICCALL, input: '0x' }),
+    },
+    {
+      name: 'self-staticcall-init',
+      what: '0x5b6000600060006000305afa50600056 verbatim as init code (its address has no code yet)',
+      tx: fixed(selfCallLoop('STATICCALL')),
+    },
+    {
+      name: 'self-call',
+      what: 'the same loop with CALL (value 0), recursing',
+      tx: () => ({ to: SELF.CALL, input: '0x' }),
+    },
+    {
+      name: 'self-delegatecall',
+      what: 'the same loop with DELEGATECALL, recursing',
+      tx: () => ({ to: SELF.DELEGATECALL, input: '0x' }),
+    },
+    {
+      name: 'self-callcode',
+      what: 'the same loop with CALLCODE (value 0), recursing',
+      tx: () => ({ to: SELF.CALLCODE, input: '0x' }),
+    },
+    {
+      name: 'call-contract-warm',
+      what: 'CALL of a warm contract (a STOP)',
+      tx: fixed(looping(callBody('CALL', push(BigInt(STOP_CONTRACT), 20)), 30_000)),
+    },
+    {
+      name: 'staticcall-contract-warm',
+      what: 'STATICCALL of a warm contract (a STOP)',
+      tx: fixed(looping(callBody('STATICCALL', push(BigInt(STOP_CONTRACT), 20)), 30_000)),
+    },
+    {
+      name: 'delegatecall-contract-warm',
+      what: 'DELEGATECALL of a warm contract (a STOP)',
+      tx: fixed(looping(callBody('DELEGATECALL', push(BigInt(STOP_CONTRACT), 20)), 30_000)),
+    },
+    {
+      name: 'callcode-contract-warm',
+      what: 'CALLCODE of a warm contract (a STOP)',
+      tx: fixed(looping(callBody('CALLCODE', push(BigInt(STOP_CONTRACT), 20)), 30_000)),
+    },
+    {
+      name: 'call-empty-warm',
+      what: 'CALL of a warm existing account without code',
+      tx: fixed(looping(callBody('CALL', push(ACCOUNT_BASE, 20)), 30_000)),
+    },
+    {
+      name: 'identity-empty',
+      what: 'STATICCALL of precompile 0x04 with no input',
+      tx: fixed(looping(callBody('STATICCALL', push(4)), 30_000)),
+    },
+    {
+      name: 'call-cold',
+      what: 'CALL of a cold existing account without code',
+      tx: (i, run) => ({
+        input: overAddresses(
+          ACCOUNT_BASE + ((startOf(i, run, 1_000) + 14_000) % ACCOUNTS),
+          callBody('CALL', [OP.DUP1 + 5]),
+        ),
+      }),
+    },
+    {
+      name: 'call-cold-code',
+      what: 'CALL of a cold contract with a code of its own (1 KB)',
+      tx: (i, run) => ({
+        input: overAddresses(CODE_BASE + (startOf(i, run, 1_000) % CODES), callBody('CALL', [OP.DUP1 + 5])),
+      }),
+    },
+    {
+      name: 'staticcall-cold-code',
+      what: 'STATICCALL of a cold contract with a code of its own (1 KB)',
+      tx: (i, run) => ({
+        input: overAddresses(
+          CODE_BASE + ((startOf(i, run, 1_000) + 3_000) % CODES),
+          callBody('STATICCALL', [OP.DUP1 + 4]),
+        ),
+      }),
+    },
+    {
+      name: 'call-value-self',
+      what: 'CALL with 1 wei to itself (the callee stops)',
+      tx: () => ({ to: VALUE_SELF, input: '0x' }),
+    },
+    {
+      name: 'call-value-new',
+      what: 'CALL with 1 wei to a new account',
+      tx: (i, run) => ({ to: VALUE_NEW, input: toHex(word(BigInt(NEW_BASE + startOf(i, run, 1_000)))) }),
+    },
+    // ---- creation ----
+    {
+      name: 'create-empty',
+      what: 'CREATE of empty init code (a new account)',
+      tx: fixed(looping([...push(0), ...push(0), ...push(0), OP.CREATE, OP.POP], 40_000)),
+    },
+    {
+      name: 'create2-empty',
+      what: 'CREATE2 of empty init code, a new salt each',
+      tx: fixed(
+        looping([OP.DUP1, ...push(0), ...push(0), ...push(0), OP.CREATE2, OP.POP, ...push(1), OP.ADD], 40_000, {
+          setup: push(0),
+        }),
+      ),
+    },
+    {
+      name: 'create-code',
+      what: 'CREATE of a contract of one byte',
+      tx: (() => {
+        const init = initCodeOf(Uint8Array.of(OP.STOP));
+        return fixed(
+          looping([...push(init.length), ...push(0), ...push(0), OP.CREATE, OP.POP], 40_000, { data: init }),
+        );
+      })(),
+    },
+    // ---- logs ----
+    ...[0, 4].flatMap((topics) =>
+      [0, 4_096].map(
+        (bytes): Klass => ({
+          name: `log${topics}-${bytes ? '4k' : 'empty'}`,
+          what: `LOG${topics} of ${bytes ? '4 KB' : 'no data'}`,
+          tx: fixed(
+            looping(
+              [
+                ...Array.from({ length: topics }, (_, t) => push(t + 1)).flat(),
+                ...push(bytes, 2),
+                ...push(0),
+                OP.LOG0 + topics,
+              ],
+              60_000,
+            ),
+          ),
+        }),
+      ),
+    ),
+    // ---- memory and copies ----
+    {
+      name: 'mstore-grow',
+      what: 'MSTORE a word further each time (one frame growing to ~1.4 MB)',
+      tx: fixed(looping([OP.DUP1, OP.DUP1, OP.MSTORE, ...push(32), OP.ADD], 60_000, { setup: push(0) })),
+    },
+    {
+      name: 'mem-frames',
+      what: 'STATICCALL of a contract growing its fresh memory to 32 KB',
+      tx: fixed(looping(callBody('STATICCALL', push(BigInt(MEM_32K), 20)), 30_000)),
+    },
+    {
+      name: 'mcopy-32k',
+      what: 'MCOPY of 32 KB within paid memory',
+      tx: fixed(
+        looping([...push(32_768, 2), ...push(0), ...push(32_768, 2), OP.MCOPY], 30_000, {
+          setup: [...push(1), ...push(65_535, 2), OP.MSTORE8],
+        }),
+      ),
+    },
+    {
+      name: 'calldatacopy-32k',
+      what: 'CALLDATACOPY of 32 KB (zero) calldata',
+      tx: () => ({ to: CD_COPIER, input: toHex(new Uint8Array(32_768)) }),
+    },
+    {
+      name: 'returndatacopy-32k',
+      what: 'RETURNDATACOPY of 32 KB',
+      tx: fixed(
+        looping([...push(32_768, 2), ...push(0), ...push(0), OP.RETURNDATACOPY], 30_000, {
+          setup: callBody('STATICCALL', push(BigInt(RETURNER), 20)),
+        }),
+      ),
+    },
+    {
+      name: 'extcodecopy-warm',
+      what: 'EXTCODECOPY of a warm 24 KB contract',
+      tx: fixed(
+        looping([...push(24_000, 2), ...push(0), ...push(0), ...push(BigInt(BIG_CODE), 20), OP.EXTCODECOPY], 30_000),
+      ),
+    },
+    {
+      name: 'extcodecopy-cold',
+      what: 'EXTCODECOPY of a cold contract with a code of its own (1 KB)',
+      tx: (i, run) => ({
+        input: overAddresses(CODE_BASE + ((startOf(i, run, 1_000) + 6_000) % CODES), [
+          ...push(1_024, 2),
+          ...push(0),
+          ...push(0),
+          OP.DUP1 + 3,
+          OP.EXTCODECOPY,
+        ]),
+      }),
+    },
+    {
+      name: 'extcodesize-cold',
+      what: 'EXTCODESIZE of a cold contract with a code of its own (1 KB)',
+      tx: (i, run) => ({
+        input: overAddresses(CODE_BASE + ((startOf(i, run, 1_000) + 9_000) % CODES), [OP.DUP1, OP.EXTCODESIZE, OP.POP]),
+      }),
     },
     {
       name: 'calldata',
@@ -313,143 +607,43 @@ function classes(): Klass[] {
 
 // ---- running blocks -------------------------------------------------------------------------
 
-const PRODUCER = addr(0x99);
-const senderOf = (i: number) => addr(0x5000 + i);
-
-interface Chain {
-  kv: KvStore;
-  root: Hex;
-  height: number;
-  nonce: number;
-}
-
-function vmTx(
-  from: Address,
-  nonce: number,
-  to: Address | undefined,
-  input: Hex,
-  gasLimit: number,
-  n: number,
-): SignedTx {
-  return {
-    chainId: CHAIN_ID,
-    type: to ? 'VM_CALL' : 'VM_DEPLOY',
-    from,
-    to: to ?? null,
-    amount: '0',
-    nonce,
-    timestamp: n + 1,
-    fee: '100000000',
-    data: { input, gasLimit },
-    id: `0x${n.toString(16).padStart(64, '0')}`,
-    publicKeys: { secp256k1: '0x', mldsa44: '0x00' },
-    signatures: { secp256k1: '0x', mldsa44: '0x' },
-  } as SignedTx;
-}
-
-let txCounter = 0;
-
-/** Builds and flushes one block of `txs` (one per sender); returns its ms and gas used. */
-async function runBlock(
-  chain: Chain,
-  make: (i: number) => { input: Hex; to?: Address; gas?: number },
-  count: number,
-): Promise<{ ms: number; cpu: number; gas: number; failed: string[] }> {
-  const state = await StateTrie.open(chain.kv, chain.root);
-  const txs = Array.from({ length: count }, (_, i) => {
-    const t = make(i);
-    return vmTx(senderOf(i), chain.nonce, t.to, t.input, t.gas ?? TX_GAS, ++txCounter);
-  });
-  const t0 = performance.now();
-  // CPU time: what the block costs the main thread, less the other engineers' load on a shared machine
-  const c0 = process.cpuUsage();
-  const built = await buildBlock(state, orderedCandidates(txs.map((t) => [t])), {
-    height: chain.height + 1,
-    timestamp: (chain.height + 1) * 1000,
-    producer: PRODUCER,
-    network: DEV_NETWORK,
-    maxTxs: 500,
-  }); // execution only: no signature is checked here
-  const batch = chain.kv.batch();
-  const root = await state.flush(batch);
-  txRootOf(built.txs);
-  const ms = performance.now() - t0;
-  const c1 = process.cpuUsage(c0);
-  const cpu = (c1.user + c1.system) / 1000;
-  await chain.kv.write(batch);
-  state.settle();
-  if (built.txs.length !== count)
-    throw new Error(`only ${built.txs.length} of ${count} included: ${built.dropped[0]?.reason ?? 'skipped'}`);
-  chain.root = root;
-  chain.height++;
-  chain.nonce++;
-  let gas = 0;
-  const failed: string[] = [];
-  for (const r of built.results) {
-    gas += Number(r.vm?.gasUsed ?? 0);
-    if (r.status !== 'success') failed.push(r.error ?? 'failed');
-  }
-  return { ms, cpu, gas, failed };
-}
+type Row = { name: string; what: string; cpu: number[]; wall: number[]; gas: number; failed: string[] };
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'cairn-worstblock-'));
-  const kv = await openStore(dir);
+  const chain = await openWorstChain({ accounts: ACCOUNTS, senders: Math.max(TXS, 4), contracts: genesisContracts() });
   try {
-    const state = await StateTrie.open(kv, null);
-    const senders = Array.from({ length: Math.max(TXS, 4) }, (_, i) => senderOf(i));
-    await applyGenesis(state, {
-      chainId: CHAIN_ID,
-      timestamp: 1,
-      accounts: [
-        ...senders.map((address) => ({ address, balance: '1000000000000000' })),
-        ...Array.from({ length: ACCOUNTS }, (_, i) => ({ address: addr(ACCOUNT_BASE + i), balance: String(1 + i) })),
-        { address: PRODUCER, balance: '0', staked: '2000000000', isValidator: true },
-        { address: STORE_CONTRACT, balance: '1' },
-      ],
-    });
-    // sload-cold's contract: its code and one non-zero slot per account, written as the VM stores them.
-    const codeHash = keccakHex(fromHex(STORE_CODE));
-    await state.putRecord(codeKey(codeHash), STORE_CODE);
-    await state.putAccount(STORE_CONTRACT, { ...(await state.getAccount(STORE_CONTRACT))!, codeHash });
-    for (let i = 0; i < ACCOUNTS; i++)
-      await state.putRecord(slotKey(STORE_CONTRACT, 0, toHex(word(BigInt(i)))), `0x${(i + 1).toString(16)}`);
-    const b = kv.batch();
-    const root = await state.flush(b);
-    await kv.write(b);
-    state.settle();
-    const chain: Chain = { kv, root, height: 0, nonce: 0 };
-
     console.error(`worstblock: ${ACCOUNTS} accounts, ${TXS} × ${TX_GAS} gas per block, ${RUNS} runs`);
-
     const only = values.only?.split(',');
-    const rows: { name: string; what: string; cpu: number[]; wall: number[]; gas: number }[] = [];
+    const rows: Row[] = [];
     for (const k of classes().filter((c) => !only || only.includes(c.name))) {
       const cpu: number[] = [];
       const wall: number[] = [];
       let gas = 0;
+      let failed: string[] = [];
       for (let run = 0; run < RUNS; run++) {
-        const r = await runBlock(chain, (i) => k.tx(i, run), TXS);
+        const r = await chain.runBlock((i) => k.tx(i, run), TXS, TX_GAS);
         cpu.push(r.cpu);
         wall.push(r.ms);
         gas = r.gas;
+        failed = r.failed;
       }
-      rows.push({ name: k.name, what: k.what, cpu, wall, gas });
+      rows.push({ name: k.name, what: k.what, cpu, wall, gas, failed });
       const m = spread(cpu).median;
       console.error(
-        `${k.name.padEnd(18)} cpu ${fmt(m, 1).padStart(8)} ms ` +
-          `(wall ${fmt(spread(wall).median, 0)})  ${fmt(gas / m, 0).padStart(7)} gas/ms`,
+        `${k.name.padEnd(26)} cpu ${fmt(m, 1).padStart(8)} ms ` +
+          `(wall ${fmt(spread(wall).median, 0)})  ${fmt(gas / m, 0).padStart(7)} gas/ms` +
+          `  ${fmt((m * Number(PARAMS.BLOCK_GAS_LIMIT.default)) / gas, 0).padStart(5)} ms at the limit` +
+          (failed.length ? `  (${failed[0]})` : ''),
       );
     }
     report(rows);
   } finally {
-    await kv.close();
-    rmSync(dir, { recursive: true, force: true });
+    await chain.close();
   }
 }
 
 /** Prints the table and the chosen limit, and records the rows (bench/results/worstblock.json). */
-function report(rows: { name: string; what: string; cpu: number[]; wall: number[]; gas: number }[]): void {
+function report(rows: Row[]): void {
   const rate = (r: (typeof rows)[number]) => r.gas / spread(r.cpu).median; // gas per CPU ms
   // a class refused outright (--tiny: calldata over its gas) measures nothing
   const sorted = rows.filter((r) => r.gas > 0).sort((a, b) => rate(a) - rate(b));
@@ -485,7 +679,7 @@ function report(rows: { name: string; what: string; cpu: number[]; wall: number[
       note: `${fmt(rate(jump), 0)} gas/ms; wall ${fmt(spread(jump.wall).median, 0)} ms for ${jump.gas} gas`,
     });
   }
-  for (const r of sorted.slice(0, 8)) {
+  for (const r of sorted) {
     const ms = msAt(r, PARAMS.BLOCK_GAS_LIMIT.default);
     out.push({
       metric: `worst block, ${r.name}, CPU ms at BLOCK_GAS_LIMIT`,

@@ -12,24 +12,106 @@ import { PRECOMPILE_PRICE_FACTOR } from '../../../src/vm/precompiles';
 export const OP = {
   STOP: 0x00,
   ADD: 0x01,
+  SUB: 0x03,
   EXP: 0x0a,
+  LT: 0x10,
   GT: 0x11,
+  ISZERO: 0x15,
   SHA3: 0x20,
+  ADDRESS: 0x30,
   BALANCE: 0x31,
+  CALLVALUE: 0x34,
   CALLDATALOAD: 0x35,
+  CALLDATASIZE: 0x36,
+  CALLDATACOPY: 0x37,
   CODECOPY: 0x39,
+  EXTCODESIZE: 0x3b,
+  EXTCODECOPY: 0x3c,
+  RETURNDATASIZE: 0x3d,
+  RETURNDATACOPY: 0x3e,
   EXTCODEHASH: 0x3f,
+  BLOCKHASH: 0x40,
+  NUMBER: 0x43,
+  SELFBALANCE: 0x47,
   POP: 0x50,
+  MLOAD: 0x51,
+  MSTORE: 0x52,
+  MSTORE8: 0x53,
   SLOAD: 0x54,
   SSTORE: 0x55,
   JUMP: 0x56,
   JUMPI: 0x57,
   GAS: 0x5a,
   JUMPDEST: 0x5b,
+  TLOAD: 0x5c,
+  TSTORE: 0x5d,
+  MCOPY: 0x5e,
   DUP1: 0x80,
   DUP2: 0x81,
+  DUP3: 0x82,
+  SWAP1: 0x90,
+  LOG0: 0xa0,
+  CREATE: 0xf0,
+  CALL: 0xf1,
+  CALLCODE: 0xf2,
+  RETURN: 0xf3,
+  DELEGATECALL: 0xf4,
+  CREATE2: 0xf5,
   STATICCALL: 0xfa,
+  REVERT: 0xfd,
 } as const;
+
+/** The call opcodes by name, and whether each takes a value argument. */
+export const CALLS = {
+  CALL: { op: OP.CALL, value: true },
+  CALLCODE: { op: OP.CALLCODE, value: true },
+  DELEGATECALL: { op: OP.DELEGATECALL, value: false },
+  STATICCALL: { op: OP.STATICCALL, value: false },
+} as const;
+export type CallName = keyof typeof CALLS;
+
+/**
+ * The issue-49 attack's loop for any call opcode: JUMPDEST, then `call(GAS, ADDRESS, [0,] 0, 0, 0, 0)`,
+ * POP, JUMP to 0 — a warm call to itself until out of gas. For STATICCALL it is
+ * 0x5b6000600060006000305afa50600056 verbatim: as a contract's code every call recurses into the same
+ * loop (each frame runs out of gas and is undone); as init code it calls its own, still codeless, address.
+ */
+export function selfCallLoop(name: CallName): Hex {
+  const { op, value } = CALLS[name];
+  const args = [...push(0), ...push(0), ...push(0), ...push(0), ...(value ? push(0) : [])];
+  return toHex(Uint8Array.from([OP.JUMPDEST, ...args, OP.ADDRESS, OP.GAS, op, OP.POP, ...push(0), OP.JUMP]));
+}
+
+/**
+ * One call in a loop body: `name(GAS, target, value, in 0..inLen, out 0..outLen)`, the result popped.
+ * `target` is code that pushes the address (e.g. push(a, 20), or [OP.ADDRESS]).
+ */
+export function callBody(
+  name: CallName,
+  target: number[],
+  opts: { value?: number[]; inLen?: number; outLen?: number } = {},
+): number[] {
+  const { op, value } = CALLS[name];
+  return [
+    ...push(opts.outLen ?? 0, 2),
+    ...push(0),
+    ...push(opts.inLen ?? 0, 2),
+    ...push(0),
+    ...(value ? (opts.value ?? push(0)) : []),
+    ...target,
+    OP.GAS,
+    op,
+    OP.POP,
+  ];
+}
+
+/** Code that returns `runtime` as the created contract's code (init code for CREATE and deploys). */
+export function initCodeOf(runtime: Uint8Array): Uint8Array {
+  const HEAD = 14; // the 14 bytes below: CODECOPY(0, HEAD, len), RETURN(0, len)
+  const len = push(runtime.length, 2);
+  const head = [...len, ...push(HEAD), ...push(0), OP.CODECOPY, ...len, ...push(0), OP.RETURN];
+  return Uint8Array.from([...head, ...runtime]);
+}
 
 /** PUSHn of `v` in its fewest bytes (at least `min`). */
 export function push(v: bigint | number, min = 1): number[] {
