@@ -1,7 +1,7 @@
 /**
  * Issue 23: what each flood a stranger can send costs an honest client, against a real node.
  *
- *   npx tsx bench/attack.ts [--only calls,deploys,metatx,squat] [--seconds 8] [--runs 1] [--tiny] [--results-dir DIR]
+ *   npx tsx bench/attack.ts [--only calls,deploys,metatx,squat,reads] [--seconds 8] [--runs 1] [--tiny] [--results-dir DIR]
  *
  * Each flood runs on a fresh `cairn node` process (500 ms slots, an empty block every slot or two), the
  * attackers on their own loopback addresses (test/adversarial/attacks/*), and an honest client
@@ -12,6 +12,10 @@
  * - metatx: 500 META_TXs, each relaying a transfer (row 4);
  * - squat: 80 accounts with 100 base units each send nonces 1–64, fee 0 (row 7), then honest
  *   fee-paying transfers.
+ * - reads (issue 49 part 2): over a chain of 8 blocks of 500 hybrid transfers, one client NOT
+ *   exempt, honouring Retry-After, reads JSON `/chain?limit=2000` pages and sends batches of 50
+ *   `eth_getBlockByNumber(…, true)`, 8 in flight, for three rate-limit windows; before it, the
+ *   serving thread's CPU per kind of request (what the limit's weights are derived from).
  * Targets: the honest client's /status p99 ≤ 100 ms and blocks keep their slots (largest gap
  * between consecutive blocks ≤ 2 slots); deploys: no block over 200 ms to produce; metatx: the
  * slowest META_TX block within 1.5 × a block of as many transfers; squat: honest transfers
@@ -36,7 +40,16 @@ import { prepareSquat } from '../test/adversarial/attacks/mempoolSquat';
 import { metaTxFlood, postAll, transferBlock } from '../test/adversarial/attacks/metaTx';
 import { fastHybridSigner } from './lib/sign';
 import type { HybridTx } from '../src/protocol/types';
-import { spread, writeResults, type ResultRow } from './lib/results';
+import { RESULTS_DIR, spread, writeResults, type ResultRow } from './lib/results';
+import {
+  blockBatch,
+  buildHeavyChain,
+  startHeavyReadFlood,
+  type HeavyChain,
+} from '../test/adversarial/attacks/heavyReads';
+import { CHAIN_PAGE_MEDIA } from '../src/protocol/peers';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const { values } = parseArgs({
   options: {
@@ -101,6 +114,64 @@ async function withNode<T>(extra: string[], f: (t: Target) => Promise<T>): Promi
   } finally {
     await t.cleanup();
   }
+}
+
+/** The node process's CPU time so far (ms: user + system, every thread), from /proc. */
+function cpuMsOf(t: Target): number {
+  const f = readFileSync(`/proc/${t.proc.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10; // clock ticks of 10 ms
+}
+
+/**
+ * The node's CPU per request of each heavy kind, sent one after another from the exempt observer (net of the idle
+ * node's own, measured just before): what web/rateLimit.ts COST derives the weights from.
+ */
+async function readCosts(t: Target, chain: HeavyChain): Promise<string> {
+  const idle0 = cpuMsOf(t);
+  await sleep(2_000);
+  const idlePerMs = (cpuMsOf(t) - idle0) / 2_000;
+  const h = (i: number) => chain.heavy[i % chain.heavy.length];
+  const kinds: [string, number, (i: number) => Promise<number>][] = [
+    ['GET /status', 200, async () => (await requestFrom(OBSERVER, `${t.url}/status`)).text.length],
+    ['GET /blocks/:full', 20, async (i) => (await requestFrom(OBSERVER, `${t.url}/blocks/${h(i)}`)).text.length],
+    [
+      'JSON /chain?limit=2000',
+      10,
+      async (i) => (await requestFrom(OBSERVER, `${t.url}/chain?from=${h(i)}&limit=2000`)).text.length,
+    ],
+    [
+      'binary /chain?limit=2000',
+      10,
+      async (i) =>
+        (
+          await requestFrom(OBSERVER, `${t.url}/chain?from=${h(i)}&limit=2000`, {
+            headers: { accept: CHAIN_PAGE_MEDIA },
+          })
+        ).text.length,
+    ],
+    [
+      'eth_blockNumber',
+      200,
+      async () =>
+        (await requestFrom(OBSERVER, t.rpcUrl, { body: { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber' } })).text
+          .length,
+    ],
+    [
+      '50 × eth_getBlockByNumber(full)',
+      6,
+      async (i) => (await requestFrom(OBSERVER, t.rpcUrl, { body: blockBatch(chain.heavy, i) })).text.length,
+    ],
+  ];
+  const out: string[] = [];
+  for (const [name, n, f] of kinds) {
+    const c0 = cpuMsOf(t);
+    const w0 = performance.now();
+    let chars = 0;
+    for (let i = 0; i < n; i++) chars += await f(i);
+    const cpu = Math.max(0, cpuMsOf(t) - c0 - idlePerMs * (performance.now() - w0)) / n;
+    out.push(`${name} ${cpu.toFixed(2)} ms CPU, ${(chars / n / 1e6).toFixed(3)} MB`);
+  }
+  return out.join('; ');
 }
 
 const SCENARIOS: Record<string, { title: string; run(): Promise<Measured> }> = {
@@ -264,6 +335,42 @@ const SCENARIOS: Record<string, { title: string; run(): Promise<Measured> }> = {
         };
       }),
   },
+  reads: {
+    title: 'one client at the limit reading JSON /chain pages and 50-call full-block batches',
+    run: () =>
+      // Only the observer is exempt: the reader is limited like any client.
+      withNode(['--dev-accounts', '500'], async (t) => {
+        const chain = await buildHeavyChain(t, { blocks: tiny ? 2 : 8, from: OBSERVER });
+        const costs = await readCosts(t, chain);
+        console.error(`  CPU per request: ${costs}`);
+        const floodMs = tiny ? 3_000 : Math.max(seconds * 1000, 30_000); // three windows of the limit
+        const c0 = cpuMsOf(t);
+        const quiet = await honestFor(t, floodMs);
+        const c1 = cpuMsOf(t);
+        const w1 = performance.now();
+        const attack = startHeavyReadFlood(t, chain, { pagesInFlight: 1, batchesInFlight: 8 });
+        const flood = await honestFor(t, floodMs);
+        const hits = await attack.stop();
+        const cpuQuiet = (c1 - c0) / (floodMs / 1000);
+        const cpuFlood = (cpuMsOf(t) - c1) / ((performance.now() - w1) / 1000);
+        return {
+          quiet,
+          flood,
+          extra: {
+            metric: "heavy reads: the node's CPU while one client reads at the limit",
+            unit: 'ms per s',
+            value: cpuFlood,
+            reference: { name: 'the honest load alone', value: cpuQuiet },
+            target: '≤ quiet + 100 ms per s (a tenth of a core)',
+            met: cpuFlood <= cpuQuiet + 100,
+            note:
+              `the reader got ${hits.pages} JSON pages (${hits.pageBlocks} blocks, ${(hits.pageBytes / 1e6).toFixed(1)} MB) ` +
+              `and ${hits.batches} batches (${(hits.batchBytes / 1e6).toFixed(1)} MB) in ${floodMs / 1000} s, ` +
+              `${hits.refused} 429s, errors ${JSON.stringify(hits.errors)}; CPU per request: ${costs}`,
+          },
+        };
+      }),
+  },
 };
 
 const chosen = Object.keys(SCENARIOS).filter((k) => !values.only || values.only.split(',').includes(k));
@@ -322,4 +429,11 @@ for (const name of chosen) {
         `target ${r.target}: ${r.met ? 'met' : 'NOT met'}`,
     );
 }
-writeResults('attack', rows, values['results-dir']);
+// A run of some floods keeps the other floods' rows of the file (this run's rows replace those of the same metric).
+const previous = join(values['results-dir'] ?? RESULTS_DIR, 'attack.json');
+const ran = new Set(rows.map((r) => r.metric));
+const kept: ResultRow[] =
+  values.only && existsSync(previous)
+    ? (JSON.parse(readFileSync(previous, 'utf8')).rows as ResultRow[]).filter((r) => !ran.has(r.metric))
+    : [];
+writeResults('attack', [...kept, ...rows], values['results-dir']);

@@ -6,12 +6,12 @@ import type { Logger } from 'pino';
 import type { Admission, AlertSource, BlockIntake, ChainQueries, PeerInfo } from '../api/ports';
 import type { SolcCompiler } from '../contracts/compiler';
 import type { ContractMetadata } from '../contracts/verify';
-import { requestLog, UNAVAILABLE_RETRY_AFTER_S, type Gate } from '../web/request';
+import { chargeAnswer, requestLog, UNAVAILABLE_RETRY_AFTER_S, type Gate } from '../web/request';
 import type { GuardOptions } from '../web/guard';
 import { HttpError } from '../web/httpError';
 import { ParamError } from '../views/routes/define';
 import type { MetricsSource } from './metrics';
-import type { RateLimitOptions } from '../web/rateLimit';
+import { jsonAnswerUnits, type RateLimitOptions } from '../web/rateLimit';
 
 /** What the HTTP server and its routes are given (routes/ import it from here, not from server.ts). */
 export interface HttpDeps {
@@ -80,8 +80,10 @@ export function route<V>(
   const answer = (req: Request, res: Response, body: unknown): void => {
     if (res.completed || body === undefined) return;
     try {
-      if (body instanceof JsonText) res.header('content-type', 'application/json', true).send(body.bytes ?? body.text);
-      else res.json(body);
+      // A long answer weighs its length against the client's rate limit (web/rateLimit.ts COST).
+      const text = body instanceof JsonText ? body.text : JSON.stringify(body);
+      chargeAnswer(req, jsonAnswerUnits(text.length));
+      res.header('content-type', 'application/json', true).send(body instanceof JsonText ? (body.bytes ?? text) : text);
     } catch (e) {
       fail(req, res, e);
     }

@@ -19,7 +19,8 @@ import type { MaybePromise } from '../primitives/maybe';
  *
  * - A single request object gets a single response object.
  * - An array (batch) of 1..MAX_RPC_BATCH (50) elements gets an array of responses in the same
- *   order; the calls run concurrently and each element is validated on its own. An empty
+ *   order; the calls run concurrently (each asynchronous one starting a turn of the event loop
+ *   after the previous) and each element is validated on its own. An empty
  *   array or one with more than 50 elements gets a single -32600 error object.
  * - Envelope rules follow the interface (docs/PROTOCOL.md "JSON-RPC (port 7070)"): `jsonrpc` must be "2.0", `method` a
  *   string and `id` present
@@ -128,7 +129,21 @@ export function createDispatcher(backend: RpcBackend, opts: DispatcherOptions = 
         ),
       );
     }
-    const answers = body.map((req) => one(req, caller));
-    return answers.some((a) => a instanceof Promise) ? Promise.all(answers) : (answers as JsonRpcResponse[]);
+    // Calls answered at hand run in one go; once one goes asynchronous (a block, a state, a worker), each next call
+    // starts a turn of the event loop later: they still run together, but 50 full blocks are no longer formatted in
+    // one stretch of the thread that serves everyone (~160 ms; bench/attack.ts --only reads).
+    const answers: MaybePromise<JsonRpcResponse>[] = [];
+    let i = 0;
+    while (i < body.length && !(answers[answers.length - 1] instanceof Promise)) answers.push(one(body[i++], caller));
+    if (i === body.length && !answers.some((a) => a instanceof Promise)) return answers as JsonRpcResponse[];
+    return (async () => {
+      for (; i < body.length; i++) {
+        await nextTurn();
+        answers.push(one(body[i], caller));
+      }
+      return Promise.all(answers);
+    })();
   };
 }
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));

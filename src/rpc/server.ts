@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import type { RpcBackend } from '../api/ports';
 import { createDispatcher, errorResponse, parseRpcBody, type Dispatch } from './dispatcher';
 import { invalidRequest, RpcError, internalError, limitExceeded, RPC_CODES } from './errors';
-import { RPC_MAX_BODY_BYTES } from './limits';
+import { RPC_MAX_BODY_BYTES, rpcWeight } from './limits';
+import { jsonAnswerUnits } from '../web/rateLimit';
 
 /**
  * The VM JSON-RPC HTTP server (docs/PROTOCOL.md "JSON-RPC (port 7070)"): POST on `/` only, JSON-RPC 2.0,
@@ -21,8 +22,11 @@ import { RPC_MAX_BODY_BYTES } from './limits';
  * - With a `gate` (the node passes the HTTP API's: web/ingress.ts createClientGate), every
  *   request but a preflight counts against the client's rate limit and guard, exactly as on
  *   the HTTP API (same settings, exemptions and counters): a refused one is HTTP 429 with
- *   Retry-After and a JSON-RPC error (-32000) saying why. A body that is not JSON or is over
- *   the size limit is an offence for the guard.
+ *   Retry-After and a JSON-RPC error (-32000) saying why. A request is admitted with one unit
+ *   before its body is read, then weighed by its calls (limits.ts rpcWeight: a batch of 50
+ *   counts at least 50) before any runs, and its answer's length is charged once sent
+ *   (web/rateLimit.ts COST). A body that is not JSON or is over the size limit is an offence
+ *   for the guard.
  */
 
 /** Who may be served, under which client key (its fair share of VM calls), and the guard's scoring of bad requests. */
@@ -30,8 +34,17 @@ export interface RpcClientGate {
   enter(
     socketIp: string,
     forwardedFor: string | undefined,
-  ): { refused: { retryAfterS: number; error: string } } | { malformed: string } | { client: string; exempt: boolean };
+  ): { refused: Refusal } | { malformed: string } | { client: string; exempt: boolean };
+  /** Counts `units` more for an admitted request before it is served: the refusal, if any. */
+  weigh(client: string, units: number): Refusal | undefined;
+  /** Charges `units` a served request weighed beyond what it was admitted with. */
+  charge(client: string, units: number): void;
   offence(client: string, kind: 'malformed_body'): void;
+}
+
+interface Refusal {
+  retryAfterS: number;
+  error: string;
 }
 
 interface Caller {
@@ -53,12 +66,15 @@ export interface RpcServer {
   close(): Promise<void>;
 }
 
-function sendJson(res: Response, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  if (res.completed) return;
+/** Sends `body` as JSON; the length of the text sent (0 when the client had gone). */
+function sendJson(res: Response, status: number, body: unknown, headers: Record<string, string> = {}): number {
+  if (res.completed) return 0;
   res.status(status);
   for (const k in headers) res.header(k, headers[k], true);
   res.header('content-type', 'application/json', true);
-  res.send(JSON.stringify(body));
+  const text = JSON.stringify(body);
+  res.send(text);
+  return text.length;
 }
 
 export function createRpcServer(backend: RpcBackend, opts: RpcServerOptions): RpcServer {
@@ -80,11 +96,11 @@ export function createRpcServer(backend: RpcBackend, opts: RpcServerOptions): Rp
       send(req, res, 400, errorResponse(null, invalidRequest(r.malformed)));
       return undefined;
     }
-    send(req, res, 429, errorResponse(null, limitExceeded(r.refused.error)), {
-      'retry-after': String(r.refused.retryAfterS),
-    });
+    tooMany(req, res, r.refused);
     return undefined;
   };
+  const tooMany = (req: Request, res: Response, r: Refusal) =>
+    send(req, res, 429, errorResponse(null, limitExceeded(r.error)), { 'retry-after': String(r.retryAfterS) });
 
   app.set_error_handler((req: Request, res: Response, err: Error) => {
     log.error({ err, path: req.path }, 'unhandled JSON-RPC request error');
@@ -117,21 +133,29 @@ export function createRpcServer(backend: RpcBackend, opts: RpcServerOptions): Rp
   // Not an async function: an answer at hand (dispatch returns no promise) is sent in the same
   // turn as the body arrives, with no further microtask (bench/hardhat.ts).
   const offence = (c: Caller) => !c.exempt && gate?.offence(c.client, 'malformed_body');
+  // The answer's length, charged to a client that is not exempt once it is sent (its request was admitted with one
+  // unit and weighed by its calls).
+  const sent = (caller: Caller, length: number) => {
+    if (gate && !caller.exempt) gate.charge(caller.client, jsonAnswerUnits(length));
+  };
   const answer = (req: Request, res: Response, text: string, caller: Caller): void | Promise<void> => {
     let out: ReturnType<Dispatch>;
     try {
-      out = dispatch(parseRpcBody(text), caller.client);
+      const body = parseRpcBody(text);
+      const refused = gate && !caller.exempt ? gate.weigh(caller.client, rpcWeight(body) - 1) : undefined;
+      if (refused) return void tooMany(req, res, refused);
+      out = dispatch(body, caller.client);
     } catch (e) {
       if (e instanceof RpcError) {
         if (e.rpcCode === RPC_CODES.PARSE_ERROR) offence(caller);
-        return send(req, res, 200, errorResponse(null, e));
+        return void send(req, res, 200, errorResponse(null, e));
       }
       log.error({ err: e }, 'JSON-RPC request failed');
-      return send(req, res, 200, errorResponse(null, internalError()));
+      return void send(req, res, 200, errorResponse(null, internalError()));
     }
-    if (!(out instanceof Promise)) return send(req, res, 200, out);
+    if (!(out instanceof Promise)) return sent(caller, send(req, res, 200, out));
     return out.then(
-      (o) => send(req, res, 200, o),
+      (o) => sent(caller, send(req, res, 200, o)),
       (err) => {
         log.error({ err }, 'JSON-RPC request failed');
         send(req, res, 200, errorResponse(null, internalError()));

@@ -10,7 +10,7 @@ import { offenceOf } from './guard';
 import type { RateLimiter, RateLimitOptions } from './rateLimit';
 import { retryAfterSeconds } from './rateLimit';
 import type { Cors } from './cors';
-import { FORWARDED_ID, nextRequestId, UNAVAILABLE_RETRY_AFTER_S, type Gate } from './request';
+import { extraUnitsOf, FORWARDED_ID, nextRequestId, UNAVAILABLE_RETRY_AFTER_S, type Gate } from './request';
 
 const SYNCING_RETRY_AFTER_S = 5;
 
@@ -100,14 +100,15 @@ export interface ClientRefusal {
 }
 
 /**
- * The guard block and the rate limit for one request of client `key` (not exempt): the
- * refusal, or undefined when it may be served. Shared by the HTTP API and the JSON-RPC port
+ * The guard block and the rate limit for one request of client `key` (not exempt) weighing
+ * `weight` units: the refusal, or undefined when it may be served. Shared by the HTTP API and the JSON-RPC port
  * (createClientGate), so both count against the same per-client budget and block.
  */
 export function admitClient(
   d: Pick<IngressDeps, 'guard' | 'limiter' | 'rateLimit'>,
   key: string,
   now: number,
+  weight = 1,
 ): ClientRefusal | undefined {
   const blockedMs = d.guard.check(key, now);
   if (blockedMs > 0) {
@@ -117,7 +118,7 @@ export function admitClient(
       error: `temporarily blocked for abusive behaviour: retry after ${s} s (a request before then extends the block)`,
     };
   }
-  const r = d.limiter.hit(key, now);
+  const r = d.limiter.hit(key, now, weight);
   if (r.ok) return undefined;
   const guardMs = d.guard.offence(key, 'rate_limited', now);
   const s = retryAfterSeconds(Math.max(r.retryAfterMs, guardMs));
@@ -149,6 +150,17 @@ export function createClientGate(
       if (d.exempt.has(ip)) return { client: key, exempt: true };
       const no = admitClient(d, key, d.now());
       return no ? { refused: no } : { client: key, exempt: false };
+    },
+    /**
+     * Counts `units` more for a request already admitted with one, before it is served (a JSON-RPC batch weighs
+     * its calls): the refusal, or undefined when the client may be served.
+     */
+    weigh(client: string, units: number): ClientRefusal | undefined {
+      return units > 0 ? admitClient(d, client, d.now(), units) : undefined;
+    },
+    /** Charges `units` a served request weighed beyond what it was admitted with (a long answer). */
+    charge(client: string, units: number): void {
+      if (units > 0) d.limiter.charge(client, d.now(), units);
     },
     /** Scores an offence of a client that is not exempt. */
     offence(client: string, kind: Offence): void {
@@ -219,6 +231,9 @@ export function createIngress(d: IngressDeps): Gate<Visit> {
     if (!v.exempt) {
       const offence = offenceOf(req) ?? (status === 413 ? 'malformed_body' : undefined);
       if (offence) d.guard.offence(v.key, offence, d.now());
+      // What the answer weighed beyond its first unit (a long page): the client's next request may be refused.
+      const extra = extraUnitsOf(req);
+      if (extra > 0) d.limiter.charge(v.key, d.now(), extra);
     }
     // 500s are logged with their error where they happen (route, error handler); 503s are expected back-pressure
     if (status === 502) d.log.warn({ reqId: v.id, route: label, status, ms }, 'upstream service failed');

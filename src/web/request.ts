@@ -25,6 +25,17 @@ export const nextRequestId = () => `${ID_PREFIX}-${(++idSeq).toString(36)}`;
 /** An x-request-id a trusted proxy may pass on (anything else is replaced by our own). */
 export const FORWARDED_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
+/**
+ * Units the request weighs beyond the one it was admitted with, known from its answer (a page's
+ * blocks and bytes: web/rateLimit.ts COST); the gate charges them to the client as it leaves.
+ */
+export function chargeAnswer(req: Request, units: number): void {
+  if (units > 0) req.locals.extraUnits = ((req.locals.extraUnits as number | undefined) ?? 0) + units;
+}
+
+/** What chargeAnswer noted for the request (0: nothing beyond its first unit). */
+export const extraUnitsOf = (req: Request): number => (req.locals.extraUnits as number | undefined) ?? 0;
+
 export const requestIdOf = (req: Request): string | undefined => req.locals.requestId as string | undefined;
 
 /** The logger for a failed request: the server's, with the request id and route. */

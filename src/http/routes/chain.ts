@@ -3,6 +3,9 @@ import { CHAIN_PAGE_MEDIA } from '../../protocol/peers';
 import type { Hex } from '../../primitives/hex';
 import type { BlockLifecycleView } from '../../views';
 import { notFound } from '../../web/httpError';
+import { chainPageUnits } from '../../web/rateLimit';
+import { chargeAnswer } from '../../web/request';
+import { Reader } from '../../chain/blockCodec';
 import { sized } from '../params';
 import type { HttpDeps } from '../route';
 import type { RouteHandlers } from './bind';
@@ -30,17 +33,23 @@ export function chainHandlers(
         : undefined;
       throw notFound(`block not found: ${ref}${life ? ` (${fateOf(life)})` : ''}`);
     },
-    // Full blocks for sync; capped at MAX_CHAIN_PAGE blocks and 16 MiB, `next` says where to go on.
+    // Full blocks for sync; capped at MAX_CHAIN_PAGE blocks and in bytes (16 MiB binary, 2 MiB JSON), `next` says
+    // where to go on. A page weighs its blocks and bytes against the client's rate limit (web/rateLimit.ts COST).
     chain: async ({ query: q }, req, res) => {
       const pruned = d.reader.historyNote(q.from);
       if (pruned) throw notFound(`blocks from ${q.from} are pruned: ${pruned}`);
+      const served = (next: number | null) => (next ?? d.reader.head.height + 1) - q.from;
       // A peer that asks for it gets the page in binary: the blocks as stored, a third of the JSON, built with no
       // decoding (chain/chainPage.ts). Everyone else gets the JSON page (shape: ChainPage).
       if ((req.headers.accept ?? '').includes(CHAIN_PAGE_MEDIA)) {
-        res.type(CHAIN_PAGE_MEDIA).send(await d.reader.chainBinary(q.from, q.limit.limit));
+        const page = await d.reader.chainBinary(q.from, q.limit.limit);
+        chargeAnswer(req, chainPageUnits(served(binaryPageNext(page)), page.byteLength, true));
+        res.type(CHAIN_PAGE_MEDIA).send(page);
         return undefined;
       }
-      res.type('application/json').send(await d.reader.chainJson(q.from, q.limit.limit, q.limit.capped));
+      const page = await d.reader.chainJson(q.from, q.limit.limit, q.limit.capped);
+      chargeAnswer(req, chainPageUnits(served(jsonPageNext(page)), page.length, false));
+      res.type('application/json').send(page);
       return undefined;
     },
     stats: () => d.reader.stats(d.now()),
@@ -49,6 +58,20 @@ export function chainHandlers(
       return { q, results: q.trim() ? await d.reader.search(q) : [] };
     },
   };
+}
+
+/** `next` of a binary page: its version byte, then next + 1 (0: none) as the codec's uint (chain/chainPage.ts). */
+function binaryPageNext(page: Buffer): number | null {
+  const r = new Reader(page);
+  r.u8();
+  const n = r.uint();
+  return n === 0 ? null : n - 1;
+}
+
+/** `next` of a JSON page, its last member (api/chainReader.ts chainJson). */
+function jsonPageNext(page: string): number | null {
+  const m = /"next":(\d+|null)\}$/.exec(page.slice(-40));
+  return !m || m[1] === 'null' ? null : Number(m[1]);
 }
 
 /** What became of a block met here that the chain does not hold. */
