@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveKeys, devSecret } from '../../src/crypto/keys';
 import { VM_MAX_GAS } from '../../src/protocol/params';
 import { toHex } from '../../src/primitives/hex';
-import { OP, push } from './attacks/evmCode';
+import { OP, callBody, push } from './attacks/evmCode';
 import { ATTACKER, rpcFrom, spawnTarget, type Target } from './lib';
 
 const BUDGET_US = 200_000; // 40 % of a 500 ms slot
@@ -57,6 +57,82 @@ const cases: { what: string; us: number; code: string; overhead: number }[] = [
   },
   // A cold slot read: 125 µs (17,100 gas/ms at 2,133 gas a turn).
   { what: 'SLOAD of a cold slot', us: 125, code: gasOf([...push(7), OP.SLOAD, OP.POP]), overhead: 3 + 2 },
+  // Issue 49: a message frame. A warm call to itself in a loop (0x5b6000600060006000305afa50600056) ran 245 µs a
+  // call recursing and 292 µs a STATICCALL of a warm contract (606 gas/ms at 177 gas a loop turn); CALL 273 µs,
+  // DELEGATECALL 227 µs, CALLCODE 228 µs. Here each calls the creating code's own address (warm, no code yet).
+  ...(
+    [
+      ['STATICCALL', 292],
+      ['CALL', 273],
+      ['DELEGATECALL', 227],
+      ['CALLCODE', 228],
+    ] as const
+  ).map(([name, us]) => ({
+    what: `${name} of a warm address (issue 49)`,
+    us,
+    code: gasOf(callBody(name, [OP.ADDRESS])),
+    overhead: 4 * 3 + 2 + 2 + 2 + (name === 'CALL' || name === 'CALLCODE' ? 3 : 0), // the arguments, ADDRESS, GAS, POP
+  })),
+  // A warm slot read: 10.2 µs a loop turn (12,500 gas/ms at 127 gas).
+  {
+    what: 'SLOAD of a warm slot',
+    us: 10.2,
+    code: gasOf([...push(7), OP.SLOAD, OP.POP], [...push(7), OP.SLOAD, OP.POP]),
+    overhead: 3 + 2,
+  },
+  // A dirty slot written again: 25 µs a loop turn (5,100 gas/ms at 127 gas).
+  {
+    what: 'SSTORE to a dirty slot',
+    us: 25,
+    code: gasOf([...push(2), ...push(7), OP.SSTORE], [...push(1), ...push(7), OP.SSTORE]),
+    overhead: 3 + 3,
+  },
+  // TSTORE: 6 µs a loop turn (21,300 gas/ms at 127 gas).
+  { what: 'TSTORE', us: 6, code: gasOf([...push(2), ...push(7), OP.TSTORE]), overhead: 3 + 3 },
+  // BLOCKHASH of the parent: 1.5 µs a loop turn (35,300 gas/ms at 52 gas, 32 of them the loop).
+  {
+    what: 'BLOCKHASH (its loop turn)',
+    us: 1.5,
+    code: gasOf([...push(1), OP.NUMBER, OP.SUB, OP.BLOCKHASH, OP.POP]),
+    overhead: 3 + 2 + 3 + 2 - 32,
+  },
+  // The rest of issue 49's classes, priced within the budget already (bench/worstblock.ts): a new contract (CREATE of
+  // empty init code, 629 µs), a log (LOG0, 3 µs), memory grown by 32 KB (106 µs at 48,300 gas/ms), RETURNDATACOPY of
+  // 32 KB (9.2 µs), EXTCODECOPY of a cold account (100 µs).
+  {
+    what: 'CREATE of empty init code',
+    us: 629,
+    code: gasOf([...push(0), ...push(0), ...push(0), OP.CREATE, OP.POP]),
+    overhead: 3 * 3 + 2,
+  },
+  { what: 'LOG0 of no data', us: 3, code: gasOf([...push(0), ...push(0), OP.LOG0]), overhead: 3 + 3 },
+  {
+    what: 'memory grown to 32 KB (MSTORE8 at 32,767)',
+    us: 106,
+    code: gasOf([...push(1), ...push(32_767, 2), OP.MSTORE8]),
+    overhead: 3 + 3 + 3,
+  },
+  {
+    what: 'RETURNDATACOPY of 32 KB',
+    us: 9.2,
+    code: gasOf(
+      [...push(32_768, 2), ...push(0), ...push(0), OP.RETURNDATACOPY],
+      [
+        // memory paid first; the return data: 32 KB from the identity precompile
+        ...push(1),
+        ...push(32_767, 2),
+        OP.MSTORE8,
+        ...callBody('STATICCALL', push(4), { inLen: 32_768 }),
+      ],
+    ),
+    overhead: 3 + 3 + 3,
+  },
+  {
+    what: 'EXTCODECOPY of a cold account',
+    us: 100,
+    code: gasOf([...push(32), ...push(0), ...push(0), ...push(BigInt(COLD), 20), OP.EXTCODECOPY]),
+    overhead: 3 * 4,
+  },
 ];
 
 describe('opcode prices: a VM_MAX_GAS transaction of the dearest opcodes fits the block budget', () => {
