@@ -2,30 +2,43 @@ import type { ParamsDict } from '@ethereumjs/common';
 import { paramsEVM } from '@ethereumjs/evm';
 
 /**
- * Cairn's opcode prices: Prague's gas table with five parameters raised.
+ * Cairn's opcode prices: Prague's gas table with these parameters raised. A protocol constant:
+ * changing a price changes execution (a fork).
  *
  * Gas is the block's execution budget (BLOCK_GAS_LIMIT = VM_MAX_GAS, docs/PROTOCOL.md), so a
  * million gas must buy about the same time whatever it is spent on. Ethereum's table prices
  * opcodes by their time in native clients; here the interpreter is JavaScript and state lives
- * in a trie on RocksDB, and a few operations cost far more time per gas than the rest.
+ * in a trie on RocksDB, and some operations cost far more time per gas than the rest.
  * Measured by bench/worstblock.ts on the reference machine (2-core EPYC, Node 20: a block of one
- * VM_MAX_GAS transaction looping on one operation, executed, flushed and hashed; the slowest of
- * two 5-run medians) at Ethereum's prices, with Cairn's faster EXP and SHA3 handlers
- * (src/vm/speedups.ts) and WebAssembly Keccak:
+ * VM_MAX_GAS transaction looping on one operation, executed, flushed and hashed; CPU ms, the
+ * median of 3 runs), with Cairn's faster EXP, SHA3 and memory-opcode handlers (src/vm/speedups.ts):
  *
- *   SHA3 of one word           12,900 gas/ms  (its fixed cost: 66 gas a loop turn, ~5 µs)
- *   SLOAD, cold slot           17,100 gas/ms  (a state-trie read through RocksDB, ~125 µs)
- *   BALANCE / EXTCODEHASH, cold account  20,500 gas/ms  (the same read, ~128 µs)
- *   EXP, 32-byte exponent      23,100 gas/ms  (~70 µs of BigInt arithmetic)
- *   SHA3 of 32 KB              26,900 gas/ms  (its cost per word)
- *   the jump loop (no change)  35,000–90,000 gas/ms (a Node process's JIT settles fast or slow)
+ *   class (issue 23)                            Ethereum's prices    Cairn's
+ *   SHA3 of one word                            12,900 gas/ms        ~55,000
+ *   SLOAD, cold slot                            17,100               ~59,000
+ *   BALANCE / EXTCODEHASH, cold account         20,500               ~59,000
+ *   EXP, 32-byte exponent                       23,100               ~80,000
+ *   class (issue 49, measured at issue 23's prices → now)
+ *   a message frame: STATICCALL of a warm contract   606 gas/ms → see bench/results.md
+ *     (a call to itself recursing, 0x5b6000600060006000305afa50600056: 530; CALL 659;
+ *     DELEGATECALL 780; CALLCODE 789; a codeless account 3,660; precompile 0x04 empty 5,780)
+ *   SSTORE to a dirty slot                      5,100 gas/ms (a trie write, ~25 µs)
+ *   SLOAD of a warm slot                        12,500 (~10 µs a loop turn)
+ *   TSTORE                                      21,300
+ *   MLOAD of paid memory                        23,100 (the library's async gas handler: now sync)
+ *   BALANCE of a warm account                   33,400
+ *   BLOCKHASH                                   35,300
+ *   CREATE 51,000–61,000; LOG ≥ 103,000; memory growth ≥ 48,000; RETURNDATACOPY, CALLDATACOPY,
+ *   MCOPY, EXTCODECOPY ≥ 54,000: unchanged.
  *
- * so one such transaction ran 0.2–0.4 s against the 200 ms budget. Each price below is raised
- * so that its class runs at least PRICE_TARGET_GAS_PER_MS (40,000, as for the precompiles:
- * src/vm/precompiles.ts). A cold slot and a cold account are the same trie read (a slot is a
- * record in the state trie: src/vm/stateAdapter.ts), so both cost the same. Warm accesses,
- * memory, calls and storage writes keep Ethereum's prices. A protocol constant: changing a
- * price changes execution (a fork).
+ * A message frame costs ~230–290 µs of CPU here (the library builds an interpreter, a journal
+ * checkpoint, a Message and an EVMResult per call, and the allocation keeps the garbage
+ * collector busy), against 100 gas at Ethereum's price for a warm call: one VM_MAX_GAS
+ * transaction of them ran 1.5–10 s. Each price below is raised so that its class runs at least
+ * ~40,000 gas/ms (PRICE_TARGET_GAS_PER_MS, as for the precompiles: src/vm/precompiles.ts), so a
+ * block of VM_MAX_GAS executes within the 200 ms budget. A cold slot and a cold account are the
+ * same trie read (a slot is a record in the state trie: src/vm/stateAdapter.ts), so both cost
+ * the same.
  */
 export const OPCODE_PRICES = {
   /** SHA3's fixed cost: 66 → 216 gas a loop turn of one word, ~55,000 gas/ms. */
@@ -38,6 +51,28 @@ export const OPCODE_PRICES = {
   coldaccountaccessGas: { eip: 2929, ethereum: 2600, cairn: 5200 },
   /** First read of a storage slot in a transaction (SLOAD, SSTORE): the same read, the same price: ~42,000 gas/ms. */
   coldsloadGas: { eip: 2929, ethereum: 2100, cairn: 5200 },
+  /**
+   * Every later access (SLOAD, BALANCE, EXTCODE*, the CALL family's access charge, a no-op SSTORE): a warm SLOAD
+   * loop turn is ~10 µs (async handlers, slot keys as strings), 127 gas at Ethereum's price.
+   */
+  warmstoragereadGas: { eip: 2929, ethereum: 100, cairn: 500 },
+  /** A message frame (issue 49): ~290 µs a call at worst, so 12,000 on top of the access charge, for each opcode. */
+  callGas: { eip: 2929, ethereum: 0, cairn: 12_000 },
+  staticcallGas: { eip: 2929, ethereum: 0, cairn: 12_000 },
+  delegatecallGas: { eip: 2929, ethereum: 0, cairn: 12_000 },
+  callcodeGas: { eip: 2929, ethereum: 0, cairn: 12_000 },
+  /** SSTORE of a slot already written in the transaction: a trie write, ~25 µs a loop turn. */
+  sstoreDirtyEIP2200Gas: { eip: 2929, ethereum: 100, cairn: 1_200 },
+  /**
+   * Used under Prague only for the refund of restoring a slot's original non-zero value (EIP-2929: reset − cold read −
+   * warm read). Ethereum's 5,000 − 2,100 − 100 = 2,800 is the clean write (2,900) less a warm read; with Cairn's
+   * 5,200 cold read it went negative. 8,100 − 5,200 − 500 = 2,400: the clean write less Cairn's warm read again.
+   */
+  sstoreResetGas: { eip: 1, ethereum: 5000, cairn: 8_100 },
+  /** TSTORE: ~6 µs a loop turn (a journaled map write). */
+  tstoreGas: { eip: 1153, ethereum: 100, cairn: 300 },
+  /** BLOCKHASH: an async opcode, ~1.5 µs a loop turn of 52 gas. */
+  blockhashGas: { eip: 1, ethereum: 20, cairn: 40 },
 } as const;
 
 /** The library's EVM parameter table with Cairn's prices: what every Cairn EVM and Common is created with. */

@@ -318,6 +318,12 @@ const pricesOf = (common: Common): Prices => {
  * runs both opcodes against the library's loop.
  */
 function syncDynamicGas(op: number, rs: InterpreterThis['_runState'], fee: number, p: Prices): number | undefined {
+  if (op === 0x51 || op === 0x52 || op === 0x53) {
+    // MLOAD, MSTORE, MSTORE8 within paid memory: the handler's memory charge is 0, the price its fee.
+    if (rs.stack.length < (op === 0x51 ? 1 : 2)) return undefined;
+    const [offset] = rs.stack.peek(1);
+    return (offset + (op === 0x53 ? 1n : 32n) + 31n) / 32n <= rs.memoryWordCount ? fee : undefined;
+  }
   if ((op !== 0x20 && op !== 0x0a) || rs.stack.length < 2) return undefined;
   const [a, b] = rs.stack.peek(2);
   if (op === 0x0a) return b === 0n ? fee : fee + p.expByte * Math.ceil(b.toString(16).length / 2);
@@ -377,9 +383,10 @@ function installFastLoop(proto: InterpreterProto): void {
         const e = entry ?? table[opCode];
         const info = e.opcodeInfo;
         if (info.dynamicGas || info.isAsync || info.isInvalid || rs.eip7928PostTargetCallOog !== undefined) {
-          // SHA3 within paid memory and EXP: their whole price is known without the library's async handler.
+          // SHA3 and MLOAD / MSTORE / MSTORE8 within paid memory, and EXP: their whole price is known without the
+          // library's async gas handler.
           const dynamic =
-            (opCode === 0x20 || opCode === 0x0a) &&
+            (opCode === 0x20 || opCode === 0x0a || opCode === 0x51 || opCode === 0x52 || opCode === 0x53) &&
             info.dynamicGas &&
             !info.isAsync &&
             rs.eip7928PostTargetCallOog === undefined
