@@ -1,0 +1,156 @@
+import './nodeCompat';
+import { noise } from '@chainsafe/libp2p-noise';
+import { yamux } from '@chainsafe/libp2p-yamux';
+import { gossipsub, StrictNoSign, TopicValidatorResult, type GossipSub } from '@libp2p/gossipsub';
+import { createPeerScoreParams, createTopicScoreParams } from '@libp2p/gossipsub/score';
+import { identify } from '@libp2p/identify';
+import type { PeerId, PrivateKey } from '@libp2p/interface';
+import { ping } from '@libp2p/ping';
+import { tcp } from '@libp2p/tcp';
+import { multiaddr } from '@multiformats/multiaddr';
+import { createLibp2p, type Libp2p } from 'libp2p';
+import type { Logger } from 'pino';
+import type { Hex } from '../../primitives/hex';
+import { gossipTopics, messageId, type GossipTopics } from './topics';
+
+/**
+ * One node's libp2p host: TCP links authenticated and encrypted by Noise (the peer key), multiplexed by yamux,
+ * identify and ping, and gossipsub v1.1 on the network's topics (topics.ts).
+ *
+ * Gossip validation is the handler: a message reaches the node's code once (its id is the hash of its bytes, so a
+ * copy from another peer is dropped before it is decoded), the handler does the work and answers a verdict, and
+ * gossipsub forwards only what was accepted. The verdicts are used as designed, so that honest peers never score
+ * each other down:
+ * - `reject`: invalid for everyone (a bad signature, malformed bytes): the sender's score falls (P4), and gossipsub
+ *   stops talking to it below the graylist threshold;
+ * - `ignore`: merely stale or known here (a nonce already used, a block below the final height): dropped, not
+ *   forwarded, no penalty.
+ */
+export type GossipVerdict = 'accept' | 'reject' | 'ignore';
+export type GossipTopic = keyof GossipTopics;
+export type GossipHandler = (data: Uint8Array, from: string) => GossipVerdict | Promise<GossipVerdict>;
+
+export interface P2pHostOptions {
+  privateKey: PrivateKey;
+  /** Multiaddrs to listen on (`/ip4/127.0.0.1/tcp/30333`). */
+  listen: readonly string[];
+  genesisHash: Hex;
+  log: Logger;
+  /** The largest gossip message read (a block as stored, a transaction batch); larger ones are not decoded. */
+  maxMessageBytes?: number;
+}
+
+export interface PeerView {
+  id: string;
+  addrs: string[];
+  /** gossipsub's score of the peer (below -80 nothing it sends is read). */
+  score: number;
+  /** The network's topics it subscribes to. */
+  topics: string[];
+}
+
+export interface P2pHost {
+  readonly peerId: string;
+  /** This host's addresses, each ending in /p2p/<peer id>. */
+  addresses(): string[];
+  dial(addr: string): Promise<void>;
+  /** Subscribes to one of the network's topics; every message of it goes through `handler` once. */
+  subscribe(topic: GossipTopic, handler: GossipHandler): void;
+  /** Publishes to the topic's peers; resolves to how many it went to. */
+  publish(topic: GossipTopic, data: Uint8Array): Promise<number>;
+  peers(): PeerView[];
+  score(peerId: string): number;
+  stop(): Promise<void>;
+}
+
+/** A block as stored is at most a few MiB; a gossip message above this is dropped unread. */
+export const MAX_GOSSIP_BYTES = 8 << 20;
+
+const VERDICT: Record<GossipVerdict, TopicValidatorResult> = {
+  accept: TopicValidatorResult.Accept,
+  reject: TopicValidatorResult.Reject,
+  ignore: TopicValidatorResult.Ignore,
+};
+
+export async function startP2pHost(o: P2pHostOptions): Promise<P2pHost> {
+  const topics = gossipTopics(o.genesisHash);
+  // P4 (invalid messages) counts only on topics with parameters: each topic weighs the same, and a rejected message
+  // costs its sender -10 (squared per count: three invalid messages put a peer under the graylist threshold of -80).
+  const topicParams = createTopicScoreParams({
+    topicWeight: 1,
+    timeInMeshWeight: 0,
+    firstMessageDeliveriesWeight: 0,
+    meshMessageDeliveriesWeight: 0,
+    meshFailurePenaltyWeight: 0,
+    invalidMessageDeliveriesWeight: -10,
+    invalidMessageDeliveriesDecay: 0.99,
+  });
+  const node: Libp2p<{ pubsub: GossipSub }> = await createLibp2p({
+    privateKey: o.privateKey,
+    addresses: { listen: [...o.listen] },
+    transports: [tcp()],
+    connectionEncrypters: [noise()],
+    streamMuxers: [yamux()],
+    services: {
+      identify: identify(),
+      ping: ping(),
+      pubsub: gossipsub({
+        globalSignaturePolicy: StrictNoSign,
+        msgIdFn: (m) => messageId(m.data),
+        emitSelf: false,
+        allowPublishToZeroTopicPeers: true,
+        ignoreDuplicatePublishError: true,
+        allowedTopics: Object.values(topics),
+        maxInboundDataLength: o.maxMessageBytes ?? MAX_GOSSIP_BYTES,
+        scoreParams: createPeerScoreParams({
+          topics: Object.fromEntries(Object.values(topics).map((t) => [t, topicParams])),
+        }),
+      }),
+    },
+  });
+  // The router's instance scores peers; the interface the package exports leaves the method out.
+  const pubsub = node.services.pubsub as GossipSub & { getScore(peerId: string): number };
+  const log = o.log.child({ module: 'libp2p' });
+  node.addEventListener('peer:connect', (e) => log.info({ peer: e.detail.toString() }, 'peer connected'));
+  node.addEventListener('peer:disconnect', (e) => log.info({ peer: e.detail.toString() }, 'peer disconnected'));
+
+  return {
+    peerId: node.peerId.toString(),
+    addresses: () => node.getMultiaddrs().map(String),
+    async dial(addr) {
+      await node.dial(multiaddr(addr));
+    },
+    subscribe(topic, handler) {
+      const name = topics[topic];
+      pubsub.topicValidators.set(name, async (from: PeerId, msg) => {
+        try {
+          return VERDICT[await handler(msg.data, from.toString())];
+        } catch (err) {
+          // A handler that throws has a bug here, not a peer that lied: nobody is penalized for it.
+          log.error({ err, topic }, 'gossip handler failed');
+          return TopicValidatorResult.Ignore;
+        }
+      });
+      pubsub.subscribe(name);
+    },
+    async publish(topic, data) {
+      return (await pubsub.publish(topics[topic], data)).recipients.length;
+    },
+    peers: () => {
+      const subscribed = Object.values(topics).map((t) => ({ t, ids: new Set(pubsub.getSubscribers(t).map(String)) }));
+      return node.getPeers().map((id) => {
+        const key = id.toString();
+        return {
+          id: key,
+          addrs: node.getConnections(id).map((c) => c.remoteAddr.toString()),
+          score: pubsub.getScore(key),
+          topics: subscribed.filter((s) => s.ids.has(key)).map((s) => s.t),
+        };
+      });
+    },
+    score: (peerId) => pubsub.getScore(peerId),
+    async stop() {
+      await node.stop();
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import type { Hex } from '../../primitives/hex';
+
+/**
+ * The gossip topics of one network, named by its genesis hash: a node of another chain subscribes to other names, so
+ * its messages never reach this one's validation (gossipsub drops messages of topics a node is not subscribed to).
+ * Versioned, so that a change of encoding is a new topic and not a fork of the old one.
+ */
+export interface GossipTopics {
+  /** Batches of transaction envelopes (txBatch.ts). */
+  txs: string;
+  /** Blocks as the chain store keeps them. */
+  blocks: string;
+  /** Finality votes (room for the issue "Final in three slots"). */
+  votes: string;
+}
+
+export function gossipTopics(genesisHash: Hex): GossipTopics {
+  const net = genesisHash.toLowerCase();
+  return { txs: `/cairn/${net}/txs/1`, blocks: `/cairn/${net}/blocks/1`, votes: `/cairn/${net}/votes/1` };
+}
+
+/** Bytes of a message id: enough of SHA-256 that two different messages never share one. */
+const ID_BYTES = 20;
+
+/**
+ * A message's id is the hash of its bytes (messages carry no libp2p author: StrictNoSign), so the same transaction
+ * batch or block arriving from several peers is recognised as a duplicate before it is decoded, and a peer cannot
+ * make one message look new by re-sending it.
+ */
+export function messageId(data: Uint8Array): Uint8Array {
+  return sha256(data).subarray(0, ID_BYTES);
+}
