@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hex } from '../../src/primitives/hex';
-import { startP2pHost, type GossipVerdict, type P2pHost } from '../../src/network/libp2p/host';
+import { PeerRequestError, startP2pHost, type GossipVerdict, type P2pHost } from '../../src/network/libp2p/host';
 import { loadOrCreatePeerKey } from '../../src/network/libp2p/peerKey';
 import { decodeTxBatch, encodeTxBatch } from '../../src/network/libp2p/txBatch';
 import { scratchDirs } from '../helpers/scratch';
@@ -98,5 +98,31 @@ describe('libp2p host', () => {
     // Three invalid messages: -10 × 3² = -90, under gossipsub's graylist threshold (-80).
     await waitFor('A scored down by B', () => b.host.score(a.host.peerId) < -80, 15_000);
     expect(b.host.peers().find((p) => p.id === a.host.peerId)?.score).toBeLessThan(-80);
+  });
+
+  it('answers a request; an answer over its bound, a stalled one and an oversized request are cut', async () => {
+    await b.host.handle('status', async (req) => Uint8Array.from([...req].reverse()), { maxRequestBytes: 16 });
+    await b.host.handle('chain', async () => new Uint8Array(2 << 20).fill(9), { maxRequestBytes: 16 });
+    // A peer that never answers (or drips): the asker's deadline ends it.
+    await b.host.handle('trie', () => new Promise<Uint8Array>(() => {}), { maxRequestBytes: 16 });
+    const ask = (p: 'status' | 'chain' | 'trie', req: Uint8Array, max = 1 << 20, timeoutMs = 2_000) =>
+      a.host.request(b.host.peerId, p, req, { maxResponseBytes: max, timeoutMs });
+    const failure = (p: Promise<unknown>) =>
+      p.then(
+        () => undefined,
+        (e: unknown) => e as PeerRequestError,
+      );
+
+    expect([...(await ask('status', Uint8Array.from([1, 2, 3])))]).toEqual([3, 2, 1]);
+    expect((await ask('chain', new Uint8Array(1), 3 << 20)).length).toBe(2 << 20);
+    expect(await failure(ask('chain', new Uint8Array(1)))).toMatchObject({
+      name: 'PeerRequestError',
+      kind: 'oversize',
+    });
+    expect(await failure(ask('trie', new Uint8Array(1), 1 << 20, 500))).toMatchObject({ kind: 'timeout' });
+    // The asker's request over the server's bound: the server cuts the stream, the asker gets no answer.
+    expect(await failure(ask('status', new Uint8Array(17)))).toBeInstanceOf(PeerRequestError);
+    // The link survives all of it.
+    expect([...(await ask('status', Uint8Array.from([4, 5])))]).toEqual([5, 4]);
   });
 });

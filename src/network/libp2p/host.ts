@@ -4,14 +4,15 @@ import { yamux } from '@chainsafe/libp2p-yamux';
 import { gossipsub, StrictNoSign, TopicValidatorResult, type GossipSub } from '@libp2p/gossipsub';
 import { createPeerScoreParams, createTopicScoreParams } from '@libp2p/gossipsub/score';
 import { identify } from '@libp2p/identify';
-import type { PeerId, PrivateKey } from '@libp2p/interface';
+import type { PeerId, PrivateKey, Stream } from '@libp2p/interface';
+import { peerIdFromString } from '@libp2p/peer-id';
 import { ping } from '@libp2p/ping';
 import { tcp } from '@libp2p/tcp';
 import { multiaddr } from '@multiformats/multiaddr';
 import { createLibp2p, type Libp2p } from 'libp2p';
 import type { Logger } from 'pino';
 import type { Hex } from '../../primitives/hex';
-import { gossipTopics, messageId, type GossipTopics } from './topics';
+import { gossipTopics, messageId, requestProtocols, type GossipTopics, type RequestProtocols } from './topics';
 
 /**
  * One node's libp2p host: TCP links authenticated and encrypted by Noise (the peer key), multiplexed by yamux,
@@ -29,6 +30,27 @@ import { gossipTopics, messageId, type GossipTopics } from './topics';
 export type GossipVerdict = 'accept' | 'reject' | 'ignore';
 export type GossipTopic = keyof GossipTopics;
 export type GossipHandler = (data: Uint8Array, from: string) => GossipVerdict | Promise<GossipVerdict>;
+export type RequestProtocol = keyof RequestProtocols;
+/** Answers one request; what it throws reaches the asker as a closed stream (no answer), and is logged here. */
+export type RequestHandler = (request: Uint8Array, from: string) => Promise<Uint8Array>;
+
+/** Why a request to a peer gave no answer: the peer's fault (`oversize`, `timeout`) or the link's (`failed`). */
+export class PeerRequestError extends Error {
+  override readonly name = 'PeerRequestError';
+  constructor(
+    readonly kind: 'oversize' | 'timeout' | 'failed',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export interface RequestLimits {
+  /** The answer is read up to this many bytes; one byte more and the stream is cut (the peer is to blame). */
+  maxResponseBytes: number;
+  timeoutMs?: number;
+}
 
 export interface P2pHostOptions {
   privateKey: PrivateKey;
@@ -58,9 +80,48 @@ export interface P2pHost {
   subscribe(topic: GossipTopic, handler: GossipHandler): void;
   /** Publishes to the topic's peers; resolves to how many it went to. */
   publish(topic: GossipTopic, data: Uint8Array): Promise<number>;
+  /** Serves one of the network's request protocols; a request over `maxRequestBytes` is cut unread. */
+  handle(protocol: RequestProtocol, handler: RequestHandler, opts: { maxRequestBytes: number }): Promise<void>;
+  /** Asks a connected peer; the answer is bounded by `limits` before it is read whole. */
+  request(peerId: string, protocol: RequestProtocol, request: Uint8Array, limits: RequestLimits): Promise<Uint8Array>;
   peers(): PeerView[];
   score(peerId: string): number;
   stop(): Promise<void>;
+}
+
+/** A request that takes longer than this gets no answer (a peer that drips its bytes is cut here). */
+export const REQUEST_TIMEOUT_MS = 5_000;
+
+/**
+ * Reads a stream to its end, at most `max` bytes: one more and the stream is aborted and the read fails, so a peer's
+ * huge or endless answer costs this node `max` bytes and no more (an HTTP answer of 800 MiB was once read whole).
+ */
+async function readBounded(stream: Stream, max: number, signal: AbortSignal): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  const onAbort = () => stream.abort(new Error('timed out'));
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    for await (const chunk of stream) {
+      const bytes = chunk instanceof Uint8Array ? chunk : chunk.subarray();
+      size += bytes.length;
+      if (size > max) {
+        stream.abort(new Error(`over ${max} bytes`));
+        throw new PeerRequestError('oversize', `more than ${max} bytes`);
+      }
+      parts.push(bytes);
+    }
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+  if (signal.aborted) throw new PeerRequestError('timeout', 'timed out');
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
 
 /** A block as stored is at most a few MiB; a gossip message above this is dropped unread. */
@@ -74,6 +135,7 @@ const VERDICT: Record<GossipVerdict, TopicValidatorResult> = {
 
 export async function startP2pHost(o: P2pHostOptions): Promise<P2pHost> {
   const topics = gossipTopics(o.genesisHash);
+  const protocols = requestProtocols(o.genesisHash);
   // P4 (invalid messages) counts only on topics with parameters: each topic weighs the same, and a rejected message
   // costs its sender -10 (squared per count: three invalid messages put a peer under the graylist threshold of -80).
   const topicParams = createTopicScoreParams({
@@ -135,6 +197,41 @@ export async function startP2pHost(o: P2pHostOptions): Promise<P2pHost> {
     },
     async publish(topic, data) {
       return (await pubsub.publish(topics[topic], data)).recipients.length;
+    },
+    async handle(protocol, handler, { maxRequestBytes }) {
+      await node.handle(protocols[protocol], async (stream, connection) => {
+        const from = connection.remotePeer.toString();
+        const signal = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+        try {
+          const request = await readBounded(stream, maxRequestBytes, signal);
+          stream.send(await handler(request, from));
+          await stream.close({ signal });
+        } catch (err) {
+          log.debug({ err, protocol, peer: from }, 'request not answered');
+          stream.abort(err instanceof Error ? err : new Error(String(err)));
+        }
+      });
+    },
+    async request(peerId, protocol, request, { maxResponseBytes, timeoutMs = REQUEST_TIMEOUT_MS }) {
+      const signal = AbortSignal.timeout(timeoutMs);
+      let stream: Stream;
+      try {
+        stream = await node.dialProtocol(peerIdFromString(peerId), protocols[protocol], { signal });
+        stream.send(request);
+        await stream.close({ signal });
+      } catch (err) {
+        throw new PeerRequestError(signal.aborted ? 'timeout' : 'failed', `${protocol} request to ${peerId}`, {
+          cause: err,
+        });
+      }
+      try {
+        return await readBounded(stream, maxResponseBytes, signal);
+      } catch (err) {
+        if (err instanceof PeerRequestError) throw err;
+        throw new PeerRequestError(signal.aborted ? 'timeout' : 'failed', `${protocol} answer from ${peerId}`, {
+          cause: err,
+        });
+      }
     },
     peers: () => {
       const subscribed = Object.values(topics).map((t) => ({ t, ids: new Set(pubsub.getSubscribers(t).map(String)) }));

@@ -31,3 +31,21 @@ const ID_BYTES = 20;
 export function messageId(data: Uint8Array): Uint8Array {
   return sha256(data).subarray(0, ID_BYTES);
 }
+
+/** The request/response protocols of one network: one request and one answer per stream, each bounded in bytes. */
+export interface RequestProtocols {
+  /** The peer's head, finalized and justified heights. */
+  status: string;
+  /** A range of blocks as a binary chain page (chain/chainPage.ts). */
+  chain: string;
+  /** Transactions by id (a compact block's receiver asks for the ones its mempool lacks). */
+  txs: string;
+  /** State trie nodes by hash (state sync). */
+  trie: string;
+}
+
+export function requestProtocols(genesisHash: Hex): RequestProtocols {
+  const net = genesisHash.toLowerCase();
+  const p = (name: string) => `/cairn/${net}/${name}/1`;
+  return { status: p('status'), chain: p('chain'), txs: p('txs-by-id'), trie: p('trie') };
+}
