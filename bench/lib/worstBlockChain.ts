@@ -50,6 +50,8 @@ export interface BlockRun {
   cpu: number;
   gas: number;
   failed: string[];
+  /** Each transaction's created contract (a VM_DEPLOY that succeeded). */
+  created: (Address | undefined)[];
 }
 
 export interface WorstChain {
@@ -145,7 +147,7 @@ export async function openWorstChain(opts: {
         gas += Number(r.vm?.gasUsed ?? 0);
         if (r.status !== 'success') failed.push(r.error ?? 'failed');
       }
-      return { ms, cpu, gas, failed };
+      return { ms, cpu, gas, failed, created: built.results.map((r) => r.vm?.contractAddress) };
     },
     async close() {
       await kv.close();

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Common } from '@ethereumjs/common';
 import { type EVM, EVMError } from '@ethereumjs/evm';
+import { type Address as EthAddress, createAddressFromBigInt } from '@ethereumjs/util';
 
 const EVMErrorTypeString = 'EVMError'; // what the library marks its errors with (errors.js, not exported)
 import { word32 } from '../primitives/hex';
@@ -24,7 +25,7 @@ import { keccak256Word } from '../crypto/keccak';
  *    executed opcode. A Cairn EVM's Common never changes hardfork or EIPs after creation; the
  *    replacement still rebuilds its Set if the library ever swaps the underlying array.
  *
- * 3. MSTORE, EXP and SHA3 (below).
+ * 3. MSTORE, EXP, SHA3 and the code and calldata copies (below).
  *
  * The interpreter class is internal to the package (not exported), so it is reached by file
  * next to the package's ESM entry — the same module instance the EVM uses. If a library
@@ -163,6 +164,54 @@ export function sha3(runState: {
 }
 const EMPTY = new Uint8Array(0);
 
+/**
+ * The library's getDataSlice (CALLDATACOPY, CODECOPY, EXTCODECOPY): `length` bytes of `data` from `offset`, zeros
+ * past its end. The library pads with `new Uint8Array([...bytes, ...zeros])`, through iterators: ~5 ms for 32 KB
+ * (a CODECOPY of 32 KB from a short contract ran ~600 gas/ms, found by bench/worstblockSearch.ts). Same bytes from a
+ * zeroed array; the gas is the library handler's, unchanged. The inline loop's property test compares them.
+ */
+export function dataSlice(data: Uint8Array, offset: bigint, length: bigint): Uint8Array {
+  const size = BigInt(data.length);
+  const start = offset > size ? size : offset;
+  const end = start + length > size ? size : start + length;
+  const part = data.subarray(Number(start), Number(end));
+  const n = Number(length);
+  if (part.length === n) return part;
+  const out = new Uint8Array(n);
+  out.set(part);
+  return out;
+}
+
+interface CopyState {
+  stack: { popN(n: number): bigint[] };
+  memory: { write(offset: number, size: number, value: Uint8Array): void };
+  interpreter: { getCallData(): Uint8Array; getCode(): Uint8Array };
+  stateManager: { getCode(address: EthAddress): Promise<Uint8Array> };
+}
+const MASK_160 = (1n << 160n) - 1n;
+
+function calldatacopy(rs: CopyState): void {
+  const [memOffset, dataOffset, length] = rs.stack.popN(3);
+  if (length !== 0n)
+    rs.memory.write(Number(memOffset), Number(length), dataSlice(rs.interpreter.getCallData(), dataOffset, length));
+}
+
+function codecopy(rs: CopyState): void {
+  const [memOffset, codeOffset, length] = rs.stack.popN(3);
+  if (length !== 0n)
+    rs.memory.write(Number(memOffset), Number(length), dataSlice(rs.interpreter.getCode(), codeOffset, length));
+}
+
+/** EXTCODECOPY for a Common without EIP-7928 (its access list is the only other thing the library's handler does). */
+async function extcodecopy(rs: CopyState): Promise<void> {
+  const [address, memOffset, codeOffset, length] = rs.stack.popN(4);
+  if (length === 0n) return;
+  let code = await rs.stateManager.getCode(createAddressFromBigInt(address & MASK_160));
+  if (code.length >= 2 && code[0] === 0xef && code[1] === 0x00) code = EOF_BYTES; // legacy code sees EOF as 0xEF00
+  rs.memory.write(Number(memOffset), Number(length), dataSlice(code, codeOffset, length));
+}
+const EOF_BYTES = Uint8Array.of(0xef, 0x00);
+
 interface FlowState {
   stack: { pop(): bigint; popN(n: number): bigint[]; push(v: bigint): void };
   programCounter: number;
@@ -227,6 +276,16 @@ export function fastOpcodes(evm: EVM): void {
     table[0x20].opHandler = sha3 as unknown as OpcodeEntry['opHandler'];
   if (table[0x0a]?.opcodeInfo.name === 'EXP' && !table[0x0a].opcodeInfo.isAsync)
     table[0x0a].opHandler = exp as unknown as OpcodeEntry['opHandler'];
+  if (table[0x37]?.opcodeInfo.name === 'CALLDATACOPY' && !table[0x37].opcodeInfo.isAsync)
+    table[0x37].opHandler = calldatacopy as unknown as OpcodeEntry['opHandler'];
+  if (table[0x39]?.opcodeInfo.name === 'CODECOPY' && !table[0x39].opcodeInfo.isAsync)
+    table[0x39].opHandler = codecopy as unknown as OpcodeEntry['opHandler'];
+  if (
+    table[0x3c]?.opcodeInfo.name === 'EXTCODECOPY' &&
+    table[0x3c].opcodeInfo.isAsync &&
+    !evm.common.isActivatedEIP(7928)
+  )
+    table[0x3c].opHandler = extcodecopy as unknown as OpcodeEntry['opHandler'];
   if (evm.common.isActivatedEIP(6800) || evm.common.isActivatedEIP(7864)) return;
   const names: Record<number, string> = { 0x56: 'JUMP', 0x57: 'JUMPI' };
   for (let op = 0x60; op <= 0x7f; op++) names[op] = 'PUSH';

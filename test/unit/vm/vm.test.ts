@@ -204,6 +204,18 @@ describe('opcode speedups (src/vm/speedups.ts)', () => {
       '5b60ff60030a50600056',
       `5b7f${'ff'.repeat(32)}60030a50600056`,
       '5b60005a0a50600056',
+      // MLOAD, MSTORE, MSTORE8 within and beyond paid memory (priced without the library's handler)
+      '5b60005150600056',
+      '5b5a61fff0165150600056',
+      '5b5a5a61fff01652600056',
+      '5b5a5a610fff1653600056',
+      // CALLDATACOPY, CODECOPY, EXTCODECOPY past the data's end (padded with zeros), looping and returned
+      '5b60406000600037600056',
+      '5b6110006000600039600056',
+      '5b61200060006000303c600056',
+      '6064600260003760646000f3',
+      '6064600260003960646000f3',
+      '606460026000303c60646000f3',
     );
     await fc.assert(
       fc.asyncProperty(
