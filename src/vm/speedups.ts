@@ -276,7 +276,8 @@ export function fastOpcodes(evm: EVM): void {
     table[0x20].opHandler = sha3 as unknown as OpcodeEntry['opHandler'];
   if (table[0x0a]?.opcodeInfo.name === 'EXP' && !table[0x0a].opcodeInfo.isAsync)
     table[0x0a].opHandler = exp as unknown as OpcodeEntry['opHandler'];
-  if (table[0x37]?.opcodeInfo.name === 'CALLDATACOPY' && !table[0x37].opcodeInfo.isAsync)
+  // (The library marks CALLDATACOPY async, its handler is not: runStep awaits what it returns either way.)
+  if (table[0x37]?.opcodeInfo.name === 'CALLDATACOPY')
     table[0x37].opHandler = calldatacopy as unknown as OpcodeEntry['opHandler'];
   if (table[0x39]?.opcodeInfo.name === 'CODECOPY' && !table[0x39].opcodeInfo.isAsync)
     table[0x39].opHandler = codecopy as unknown as OpcodeEntry['opHandler'];
@@ -355,6 +356,7 @@ interface InterpreterThis {
 interface Prices {
   sha3Word: number;
   expByte: number;
+  copyWord: number;
 }
 const pricesByCommon = new WeakMap<object, Prices>();
 const pricesOf = (common: Common): Prices => {
@@ -362,7 +364,11 @@ const pricesOf = (common: Common): Prices => {
   if (!p)
     pricesByCommon.set(
       common,
-      (p = { sha3Word: Number(common.param('keccak256WordGas')), expByte: Number(common.param('expByteGas')) }),
+      (p = {
+        sha3Word: Number(common.param('keccak256WordGas')),
+        expByte: Number(common.param('expByteGas')),
+        copyWord: Number(common.param('copyGas')),
+      }),
     );
   return p;
 };
@@ -383,6 +389,14 @@ function syncDynamicGas(op: number, rs: InterpreterThis['_runState'], fee: numbe
     const [offset] = rs.stack.peek(1);
     return (offset + (op === 0x53 ? 1n : 32n) + 31n) / 32n <= rs.memoryWordCount ? fee : undefined;
   }
+  if (op === 0x37 || op === 0x39) {
+    // CALLDATACOPY, CODECOPY into paid memory: fee + copy price × words.
+    if (rs.stack.length < 3) return undefined;
+    const [memOffset, , length] = rs.stack.peek(3);
+    if (length === 0n) return fee;
+    if ((memOffset + length + 31n) / 32n > rs.memoryWordCount) return undefined;
+    return fee + p.copyWord * Number((length + 31n) / 32n);
+  }
   if ((op !== 0x20 && op !== 0x0a) || rs.stack.length < 2) return undefined;
   const [a, b] = rs.stack.peek(2);
   if (op === 0x0a) return b === 0n ? fee : fee + p.expByte * Math.ceil(b.toString(16).length / 2);
@@ -390,6 +404,10 @@ function syncDynamicGas(op: number, rs: InterpreterThis['_runState'], fee: numbe
   if ((a + b + 31n) / 32n > rs.memoryWordCount) return undefined;
   return fee + p.sha3Word * Number((b + 31n) / 32n);
 }
+
+/** The opcodes syncDynamicGas may price: SHA3, EXP, MLOAD, MSTORE, MSTORE8, CALLDATACOPY, CODECOPY. */
+const SYNC_PRICED = new Uint8Array(256);
+for (const op of [0x20, 0x0a, 0x51, 0x52, 0x53, 0x37, 0x39]) SYNC_PRICED[op] = 1;
 
 function installFastLoop(proto: InterpreterProto): void {
   const original = proto.run;
@@ -442,12 +460,12 @@ function installFastLoop(proto: InterpreterProto): void {
         const e = entry ?? table[opCode];
         const info = e.opcodeInfo;
         if (info.dynamicGas || info.isAsync || info.isInvalid || rs.eip7928PostTargetCallOog !== undefined) {
-          // SHA3 and MLOAD / MSTORE / MSTORE8 within paid memory, and EXP: their whole price is known without the
-          // library's async gas handler.
+          // SHA3, MLOAD / MSTORE / MSTORE8, CALLDATACOPY and CODECOPY within paid memory, and EXP: their whole price is
+          // known without the library's async gas handler.
           const dynamic =
-            (opCode === 0x20 || opCode === 0x0a || opCode === 0x51 || opCode === 0x52 || opCode === 0x53) &&
+            SYNC_PRICED[opCode] === 1 &&
             info.dynamicGas &&
-            !info.isAsync &&
+            (!info.isAsync || opCode === 0x37) && // the library marks CALLDATACOPY async; its handler is not
             rs.eip7928PostTargetCallOog === undefined
               ? syncDynamicGas(opCode, rs, info.fee, prices)
               : undefined;
