@@ -70,15 +70,14 @@ async function main(): Promise<void> {
     const received = hosts.map(() => new Map<string, number>());
     let batchBytes = 0;
     let batchTxs = 0;
-    hosts.forEach((h, i) =>
+    for (const [i, h] of hosts.entries())
       h.subscribe('txs', (data) => {
         for (const tx of decodeTxBatch(data)) {
           const key = Buffer.from(tx.subarray(0, 16)).toString('hex');
           received[i].set(key, (received[i].get(key) ?? 0) + 1);
         }
         return 'accept';
-      }),
-    );
+      });
     for (let i = 0; i < HOSTS; i++) for (let j = i + 1; j < HOSTS; j++) await hosts[i].dial(hosts[j].addresses()[0]);
     const meshed = Date.now() + 20_000;
     while (hosts.some((h) => h.peers().filter((p) => p.topics.length > 0).length < HOSTS - 1)) {
@@ -125,9 +124,22 @@ async function main(): Promise<void> {
     const perTxNode = (busy - idle * (wallS / SECONDS)) / total / HOSTS;
 
     printTable(`gossip: ${HOSTS} libp2p hosts, ${RATE} tx/s for ${SECONDS} s, ${TX_BYTES}-byte envelopes`, [
-      ['CPU per transaction per node', `${fmt(perTxNode, 3)} ms (process CPU ${fmt(busy, 0)} ms, idle ${fmt(idle, 0)} ms)`],
+      [
+        'CPU per transaction per node',
+        `${fmt(perTxNode, 3)} ms (process CPU ${fmt(busy, 0)} ms, idle ${fmt(idle, 0)} ms)`,
+      ],
       ['bytes per transaction per link', `${fmt(batchBytes / batchTxs, 0)} (envelope ${TX_BYTES})`],
-      ['transactions per batch', fmt(batchTxs / Math.max(1, batchers.reduce((n, b) => n + b.batches, 0)), 1)],
+      [
+        'transactions per batch',
+        fmt(
+          batchTxs /
+            Math.max(
+              1,
+              batchers.reduce((n, b) => n + b.batches, 0),
+            ),
+          1,
+        ),
+      ],
       ['missing / delivered twice', `${missing} / ${twice}`],
     ]);
     if (missing > 0 || twice > 0) throw new Error(`${missing} transactions missing, ${twice} delivered twice`);
@@ -143,7 +155,14 @@ async function main(): Promise<void> {
             target: 'a small share of the ≤ 1.5 ms per transaction per node of issue 50 (HTTP gossip: ~4 ms)',
             met: perTxNode <= 0.5,
             note:
-              `batches of ${fmt(batchTxs / Math.max(1, batchers.reduce((n, b) => n + b.batches, 0)), 1)} on average; ` +
+              `batches of ${fmt(
+                batchTxs /
+                  Math.max(
+                    1,
+                    batchers.reduce((n, b) => n + b.batches, 0),
+                  ),
+                1,
+              )} on average; ` +
               `${fmt(batchBytes / batchTxs, 0)} bytes per transaction on a link; all ${HOSTS} hosts in one process ` +
               '(the CPU is the sum over them); every transaction received once by every other host',
           },

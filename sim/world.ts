@@ -361,7 +361,7 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
         request(from, url, async (to): Promise<ChainPage> => {
           // The binary page peers send each other (GET /chain): the blocks as stored and each signer record once,
           // capped as the node caps it, and read by the follower's strict decoder.
-          const page = await to.store.binaryPage(Math.max(1, fromHeight), to.view.head.height, limit);
+          const { page } = await to.store.binaryPage(Math.max(1, fromHeight), to.view.head.height, limit);
           return decodeChainPage(page);
         }),
       postBlock: (url, block) =>

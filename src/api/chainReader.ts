@@ -49,7 +49,7 @@ import { BridgeReader } from './bridgeReader';
 import { SnapshotReader } from './snapshotReader';
 import { BlockCache } from './blockCache';
 import { actionsAtHead, type MachineActions } from './machineActions';
-import type { ChainQueries, ReadModel } from './ports';
+import type { ChainBytes, ChainQueries, ChainText, ReadModel } from './ports';
 import { CHAIN_PAGE_BYTES } from '../protocol/peers';
 
 /**
@@ -353,18 +353,20 @@ export class ChainReader implements ChainQueries {
    * Contiguous full blocks from `from` upwards, bounded by count and bytes: CHAIN_JSON_PAGE_BYTES, an eighth of the
    * binary page's bound, as each block is decoded and serialized for the client (~17 ms per MB on this machine).
    */
-  async chainJson(from: number, limit: number, capped?: string, maxBytes = CHAIN_JSON_PAGE_BYTES): Promise<string> {
+  async chainJson(from: number, limit: number, capped?: string, maxBytes = CHAIN_JSON_PAGE_BYTES): Promise<ChainText> {
     // `height` and `hash` at the top level as /blocks/:ref has them (and `header` as stored, for peers that import it).
     const { items, next } = await this.chainItems(from, limit, maxBytes, (h, s) =>
       this.d.store.chainItemJson(h, s.hash, s.size),
     );
     const note = capped === undefined ? '' : `,"capped":${JSON.stringify(capped)}`;
-    return `{"from":${from},"limit":${limit}${note},"blocks":[${items.join(',')}],"next":${next}}`;
+    const text = `{"from":${from},"limit":${limit}${note},"blocks":[${items.join(',')}],"next":${next}}`;
+    return { text, blocks: items.length };
   }
 
   /** The same page in binary, for a peer that asks for it (chain/chainPage.ts): the same blocks and `next`. */
-  chainBinary(from: number, limit: number, maxBytes = CHAIN_PAGE_BYTES): Promise<Buffer> {
-    return this.d.store.binaryPage(from, this.d.view.head.height, limit, maxBytes);
+  async chainBinary(from: number, limit: number, maxBytes = CHAIN_PAGE_BYTES): Promise<ChainBytes> {
+    const { page, blocks } = await this.d.store.binaryPage(from, this.d.view.head.height, limit, maxBytes);
+    return { bytes: page, blocks };
   }
 
   /** The items of a /chain page from `from` to the head (ChainStore.pageItems). */

@@ -135,6 +135,18 @@ export interface SnapshotQueries {
 }
 
 /** Everything the HTTP routes read; implemented by api/chainReader.ts. */
+/** A JSON /chain page as sent, and how many blocks it holds (what it weighs against the client's rate limit). */
+export interface ChainText {
+  text: string;
+  blocks: number;
+}
+
+/** A binary /chain page as sent, and how many blocks it holds. */
+export interface ChainBytes {
+  bytes: Buffer;
+  blocks: number;
+}
+
 export interface ChainQueries {
   readonly head: Readonly<Head>;
   readonly assets: AssetQueries;
@@ -167,9 +179,9 @@ export interface ChainQueries {
    * MiB).
    */
   /** `capped`: why `limit` is less than the client asked for (above MAX_CHAIN_PAGE), for the page to say so. */
-  chainJson(from: number, limit: number, capped?: string): Promise<string>;
+  chainJson(from: number, limit: number, capped?: string): Promise<ChainText>;
   /** The same page in binary (chain/chainPage.ts), for a peer whose request accepts CHAIN_PAGE_MEDIA. */
-  chainBinary(from: number, limit: number): Promise<Buffer>;
+  chainBinary(from: number, limit: number): Promise<ChainBytes>;
   tx(id: Hex): Promise<TxRecord | undefined>;
   mempool(limit: number): Promise<MempoolView>;
   addressTxs(addr: Address, limit: number, before?: number): Promise<AddressTxsPage>;

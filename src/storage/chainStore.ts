@@ -185,11 +185,19 @@ export class ChainStore {
     return { items, next: h <= head ? h : null };
   }
 
-  /** A binary /chain page (chain/chainPage.ts): the stored blocks of pageItems and their signer records, each once. */
-  async binaryPage(from: number, head: number, limit: number, maxBytes = CHAIN_PAGE_BYTES): Promise<Buffer> {
+  /**
+   * A binary /chain page (chain/chainPage.ts): the stored blocks of pageItems and their signer records, each once;
+   * with `next` and the count of its blocks (what the page weighs against a client's rate limit).
+   */
+  async binaryPage(
+    from: number,
+    head: number,
+    limit: number,
+    maxBytes = CHAIN_PAGE_BYTES,
+  ): Promise<{ page: Buffer; next: number | null; blocks: number }> {
     const records = new Map<Hex, Uint8Array>();
     const { items, next } = await this.pageItems(from, head, limit, maxBytes, (h) => this.pageBlock(h, records));
-    return encodeChainPage({ next, records, blocks: items });
+    return { page: encodeChainPage({ next, records, blocks: items }), next, blocks: items.length };
   }
 
   /**

@@ -5,7 +5,6 @@ import type { BlockLifecycleView } from '../../views';
 import { notFound } from '../../web/httpError';
 import { chainPageUnits } from '../../web/rateLimit';
 import { chargeAnswer } from '../../web/request';
-import { Reader } from '../../chain/blockCodec';
 import { sized } from '../params';
 import type { HttpDeps } from '../route';
 import type { RouteHandlers } from './bind';
@@ -38,18 +37,17 @@ export function chainHandlers(
     chain: async ({ query: q }, req, res) => {
       const pruned = d.reader.historyNote(q.from);
       if (pruned) throw notFound(`blocks from ${q.from} are pruned: ${pruned}`);
-      const served = (next: number | null) => (next ?? d.reader.head.height + 1) - q.from;
       // A peer that asks for it gets the page in binary: the blocks as stored, a third of the JSON, built with no
       // decoding (chain/chainPage.ts). Everyone else gets the JSON page (shape: ChainPage).
       if ((req.headers.accept ?? '').includes(CHAIN_PAGE_MEDIA)) {
-        const page = await d.reader.chainBinary(q.from, q.limit.limit);
-        chargeAnswer(req, chainPageUnits(served(binaryPageNext(page)), page.byteLength, true));
-        res.type(CHAIN_PAGE_MEDIA).send(page);
+        const { bytes, blocks } = await d.reader.chainBinary(q.from, q.limit.limit);
+        chargeAnswer(req, chainPageUnits(blocks, bytes.byteLength, true));
+        res.type(CHAIN_PAGE_MEDIA).send(bytes);
         return undefined;
       }
-      const page = await d.reader.chainJson(q.from, q.limit.limit, q.limit.capped);
-      chargeAnswer(req, chainPageUnits(served(jsonPageNext(page)), page.length, false));
-      res.type('application/json').send(page);
+      const { text, blocks } = await d.reader.chainJson(q.from, q.limit.limit, q.limit.capped);
+      chargeAnswer(req, chainPageUnits(blocks, text.length, false));
+      res.type('application/json').send(text);
       return undefined;
     },
     stats: () => d.reader.stats(d.now()),
@@ -58,20 +56,6 @@ export function chainHandlers(
       return { q, results: q.trim() ? await d.reader.search(q) : [] };
     },
   };
-}
-
-/** `next` of a binary page: its version byte, then next + 1 (0: none) as the codec's uint (chain/chainPage.ts). */
-function binaryPageNext(page: Buffer): number | null {
-  const r = new Reader(page);
-  r.u8();
-  const n = r.uint();
-  return n === 0 ? null : n - 1;
-}
-
-/** `next` of a JSON page, its last member (api/chainReader.ts chainJson). */
-function jsonPageNext(page: string): number | null {
-  const m = /"next":(\d+|null)\}$/.exec(page.slice(-40));
-  return !m || m[1] === 'null' ? null : Number(m[1]);
 }
 
 /** What became of a block met here that the chain does not hold. */
