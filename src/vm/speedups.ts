@@ -212,6 +212,36 @@ async function extcodecopy(rs: CopyState): Promise<void> {
 }
 const EOF_BYTES = Uint8Array.of(0xef, 0x00);
 
+/**
+ * ADDRESS, ORIGIN, CALLER, COINBASE and PREVRANDAO push a 20- or 32-byte value as a word: the library converts the
+ * bytes through hex every time (~1 µs, 2 gas: ~20,000 gas/ms in a loop of them, found by bench/worstblockSearch.ts).
+ * The word is kept per byte array (an address's bytes, the block's randao: never written once made), so it is the
+ * same number, converted once.
+ */
+const words = new WeakMap<Uint8Array, bigint>();
+function wordOf(bytes: Uint8Array): bigint {
+  let w = words.get(bytes);
+  if (w === undefined)
+    words.set(bytes, (w = bytes.length === 0 ? 0n : BigInt(`0x${Buffer.from(bytes).toString('hex')}`)));
+  return w;
+}
+interface EnvState {
+  stack: { push(v: bigint): void };
+  env: {
+    address: { bytes: Uint8Array };
+    caller: { bytes: Uint8Array };
+    origin: { bytes: Uint8Array };
+    block: { header: { coinbase: { bytes: Uint8Array }; prevRandao: Uint8Array } };
+  };
+}
+const envHandlers: [op: number, name: string, handler: (rs: EnvState) => void][] = [
+  [0x30, 'ADDRESS', (rs) => rs.stack.push(wordOf(rs.env.address.bytes))],
+  [0x32, 'ORIGIN', (rs) => rs.stack.push(wordOf(rs.env.origin.bytes))],
+  [0x33, 'CALLER', (rs) => rs.stack.push(wordOf(rs.env.caller.bytes))],
+  [0x41, 'COINBASE', (rs) => rs.stack.push(wordOf(rs.env.block.header.coinbase.bytes))],
+  [0x44, 'PREVRANDAO', (rs) => rs.stack.push(wordOf(rs.env.block.header.prevRandao))],
+];
+
 interface FlowState {
   stack: { pop(): bigint; popN(n: number): bigint[]; push(v: bigint): void };
   programCounter: number;
@@ -276,8 +306,7 @@ export function fastOpcodes(evm: EVM): void {
     table[0x20].opHandler = sha3 as unknown as OpcodeEntry['opHandler'];
   if (table[0x0a]?.opcodeInfo.name === 'EXP' && !table[0x0a].opcodeInfo.isAsync)
     table[0x0a].opHandler = exp as unknown as OpcodeEntry['opHandler'];
-  // (The library marks CALLDATACOPY async, its handler is not: runStep awaits what it returns either way.)
-  if (table[0x37]?.opcodeInfo.name === 'CALLDATACOPY')
+  if (table[0x37]?.opcodeInfo.name === 'CALLDATACOPY' && table[0x37].opHandler.constructor.name === 'Function')
     table[0x37].opHandler = calldatacopy as unknown as OpcodeEntry['opHandler'];
   if (table[0x39]?.opcodeInfo.name === 'CODECOPY' && !table[0x39].opcodeInfo.isAsync)
     table[0x39].opHandler = codecopy as unknown as OpcodeEntry['opHandler'];
@@ -287,6 +316,23 @@ export function fastOpcodes(evm: EVM): void {
     !evm.common.isActivatedEIP(7928)
   )
     table[0x3c].opHandler = extcodecopy as unknown as OpcodeEntry['opHandler'];
+  // COINBASE is the header's unless the chain is Clique; PREVRANDAO the header's once EIP-4399 is in (Prague: it is).
+  for (const [op, name, handler] of envHandlers) {
+    if (op === 0x41 && evm.common.consensusAlgorithm() === 'clique') continue;
+    if (op === 0x44 && !evm.common.isActivatedEIP(4399)) continue;
+    const entry = table[op];
+    if (entry?.opcodeInfo.name === name && entry.opHandler.constructor.name === 'Function')
+      entry.opHandler = handler as unknown as OpcodeEntry['opHandler'];
+  }
+  // The library marks some synchronous handlers async (ADDRESS, ORIGIN, CALLER, CALLVALUE, CALLDATALOAD, the
+  // CALLDATA/RETURNDATA sizes and copies, COINBASE, TIMESTAMP, NUMBER, PREVRANDAO, GASLIMIT): the interpreter then
+  // awaits each in its async runStep, ~1 µs for a 2-gas opcode (~20,000 gas/ms in a loop). Awaiting a function that
+  // returns nothing changes nothing, so this EVM's table says what they are and the inline loop runs them.
+  for (const e of table)
+    if (e?.opcodeInfo.isAsync && e.opHandler.constructor.name === 'Function')
+      e.opcodeInfo = Object.assign(Object.create(Object.getPrototypeOf(e.opcodeInfo) as object), e.opcodeInfo, {
+        isAsync: false,
+      });
   if (evm.common.isActivatedEIP(6800) || evm.common.isActivatedEIP(7864)) return;
   const names: Record<number, string> = { 0x56: 'JUMP', 0x57: 'JUMPI' };
   for (let op = 0x60; op <= 0x7f; op++) names[op] = 'PUSH';
@@ -463,10 +509,7 @@ function installFastLoop(proto: InterpreterProto): void {
           // SHA3, MLOAD / MSTORE / MSTORE8, CALLDATACOPY and CODECOPY within paid memory, and EXP: their whole price is
           // known without the library's async gas handler.
           const dynamic =
-            SYNC_PRICED[opCode] === 1 &&
-            info.dynamicGas &&
-            (!info.isAsync || opCode === 0x37) && // the library marks CALLDATACOPY async; its handler is not
-            rs.eip7928PostTargetCallOog === undefined
+            SYNC_PRICED[opCode] === 1 && info.dynamicGas && !info.isAsync && rs.eip7928PostTargetCallOog === undefined
               ? syncDynamicGas(opCode, rs, info.fee, prices)
               : undefined;
           if (dynamic !== undefined && gas >= dynamic) {
