@@ -377,6 +377,7 @@ interface InterpreterThis {
     cachedPushes: Record<number, bigint>;
     stack: { length: number; peek(n: number): bigint[] };
     memoryWordCount: bigint;
+    returnBytes: Uint8Array;
     shouldDoJumpAnalysis: boolean;
     eip7928PostTargetCallOog?: unknown;
     eip8037BurnLeftoverAfterCreateHaltOntoAlive?: boolean;
@@ -443,6 +444,23 @@ function syncDynamicGas(op: number, rs: InterpreterThis['_runState'], fee: numbe
     if ((memOffset + length + 31n) / 32n > rs.memoryWordCount) return undefined;
     return fee + p.copyWord * Number((length + 31n) / 32n);
   }
+  if (op === 0x5e) {
+    // MCOPY within paid memory: fee + 3 × words (the library's constant).
+    if (rs.stack.length < 3) return undefined;
+    const [dst, src, length] = rs.stack.peek(3);
+    if (length === 0n) return fee;
+    if (((dst > src ? dst : src) + length + 31n) / 32n > rs.memoryWordCount) return undefined;
+    return fee + 3 * Number((length + 31n) / 32n);
+  }
+  if (op === 0x3e) {
+    // RETURNDATACOPY within the return data (else the library traps) into paid memory.
+    if (rs.stack.length < 3) return undefined;
+    const [memOffset, offset, length] = rs.stack.peek(3);
+    if (offset + length > BigInt(rs.returnBytes.length)) return undefined;
+    if (length === 0n) return fee;
+    if ((memOffset + length + 31n) / 32n > rs.memoryWordCount) return undefined;
+    return fee + p.copyWord * Number((length + 31n) / 32n);
+  }
   if ((op !== 0x20 && op !== 0x0a) || rs.stack.length < 2) return undefined;
   const [a, b] = rs.stack.peek(2);
   if (op === 0x0a) return b === 0n ? fee : fee + p.expByte * Math.ceil(b.toString(16).length / 2);
@@ -451,9 +469,9 @@ function syncDynamicGas(op: number, rs: InterpreterThis['_runState'], fee: numbe
   return fee + p.sha3Word * Number((b + 31n) / 32n);
 }
 
-/** The opcodes syncDynamicGas may price: SHA3, EXP, MLOAD, MSTORE, MSTORE8, CALLDATACOPY, CODECOPY. */
+/** The opcodes syncDynamicGas may price: SHA3, EXP, MLOAD, MSTORE, MSTORE8, CALLDATACOPY, CODECOPY, RETURNDATACOPY, MCOPY. */
 const SYNC_PRICED = new Uint8Array(256);
-for (const op of [0x20, 0x0a, 0x51, 0x52, 0x53, 0x37, 0x39]) SYNC_PRICED[op] = 1;
+for (const op of [0x20, 0x0a, 0x51, 0x52, 0x53, 0x37, 0x39, 0x3e, 0x5e]) SYNC_PRICED[op] = 1;
 
 function installFastLoop(proto: InterpreterProto): void {
   const original = proto.run;
@@ -506,8 +524,8 @@ function installFastLoop(proto: InterpreterProto): void {
         const e = entry ?? table[opCode];
         const info = e.opcodeInfo;
         if (info.dynamicGas || info.isAsync || info.isInvalid || rs.eip7928PostTargetCallOog !== undefined) {
-          // SHA3, MLOAD / MSTORE / MSTORE8, CALLDATACOPY and CODECOPY within paid memory, and EXP: their whole price is
-          // known without the library's async gas handler.
+          // SHA3, MLOAD / MSTORE / MSTORE8 and the copies within paid memory, and EXP: their whole price is known
+          // without the library's async gas handler.
           const dynamic =
             SYNC_PRICED[opCode] === 1 && info.dynamicGas && !info.isAsync && rs.eip7928PostTargetCallOog === undefined
               ? syncDynamicGas(opCode, rs, info.fee, prices)

@@ -219,6 +219,10 @@ describe('opcode speedups (src/vm/speedups.ts)', () => {
       // ADDRESS, CALLER, ORIGIN, COINBASE, PREVRANDAO (words kept per byte array), looping and returned
       '5b30333241445050505050600056',
       '306000523360205232604052416060524460805260a06000f3',
+      // MCOPY and RETURNDATACOPY (of identity's output) within and beyond paid memory and the return data
+      '5b61002060006100005e617fe051505a61002052600056',
+      '5b5a61fff01660206000 5e600056'.replace(' ', ''),
+      '6040600060406000600060045afa505b6020601060003e5a61fff0166020 60003e600056'.replace(' ', ''),
     );
     await fc.assert(
       fc.asyncProperty(
