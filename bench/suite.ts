@@ -33,6 +33,7 @@ export const BENCHES: { name: string; script: string; args: string[]; tiny?: str
   { name: 'inclusion', script: 'bench/inclusion.ts', args: ['--runs', '3'] },
   { name: 'block', script: 'bench/block.ts', args: [] },
   { name: 'worstblock', script: 'bench/worstblock.ts', args: ['--runs', '3'] },
+  { name: 'worstblock-search', script: 'bench/worstblockSearch.ts', args: ['--loops', '300', '--runs', '3'] },
   { name: 'metaTx', script: 'bench/metaTx.ts', args: ['--rounds', '5'] },
   { name: 'memory', script: 'bench/memory.ts', args: ['--runs', '3'] },
   { name: 'hardhat', script: 'bench/hardhat.ts', args: ['--seconds', '5', '--runs', '3'] },

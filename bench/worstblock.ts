@@ -17,8 +17,8 @@
  *
  * Classes: plain looping jumps; the dearest opcodes per gas (SHA3 of a word and of 32 KB,
  * EXP with a 32-byte exponent, cold BALANCE / EXTCODEHASH of existing accounts, cold SLOAD of
- * existing slots, SSTORE of new slots, kept and flushed); warm state (SLOAD, BALANCE, a dirty
- * SSTORE, TSTORE, BLOCKHASH, MLOAD); every call opcode on itself (issue 49's attack,
+ * existing slots, SSTORE of new slots, kept and flushed); warm state (SLOAD, BALANCE, a dirty and a
+ * no-op SSTORE, TSTORE, BLOCKHASH, MLOAD, CALLER); every call opcode on itself (issue 49's attack,
  * 0x5b6000600060006000305afa50600056, verbatim as init code and as a contract's code that
  * recurses), on a contract, on an empty account, cold on accounts and on contracts with code of
  * their own, with value to itself and to new accounts; CREATE / CREATE2; LOG0..LOG4 of no data
@@ -46,7 +46,6 @@ import { bls12_381 } from '@noble/curves/bls12-381.js';
 import { toHex, type Hex } from '../src/primitives/hex';
 import { PARAMS } from '../src/protocol/governable';
 import { VM_MAX_GAS } from '../src/protocol/params';
-import type { Address } from '../src/protocol/types';
 import {
   OP,
   word,
@@ -266,6 +265,16 @@ function classes(): Klass[] {
       name: 'sstore-dirty',
       what: 'SSTORE of a changing value to one dirty slot',
       tx: fixed(looping([OP.GAS, ...push(0), OP.SSTORE], 30_000, { setup: [...push(1), ...push(0), OP.SSTORE] })),
+    },
+    {
+      name: 'sstore-noop',
+      what: 'SSTORE of the value a slot holds (zero)',
+      tx: fixed(looping([...push(0), ...push(0), OP.SSTORE], 30_000)),
+    },
+    {
+      name: 'caller',
+      what: 'CALLER (a 20-byte word; the library converts it through hex)',
+      tx: fixed(looping([0x33, OP.POP], 30_000)),
     },
     {
       name: 'tstore',
