@@ -216,6 +216,8 @@ describe('opcode speedups (src/vm/speedups.ts)', () => {
       '6064600260003760646000f3',
       '6064600260003960646000f3',
       '606460026000303c60646000f3',
+      // MSTORE then MLOAD of a word across 64-bit boundaries, returned
+      `7f${'0123456789abcdef'.repeat(4)}601052601151605052608060 00f3`.replace(' ', ''),
       // ADDRESS, CALLER, ORIGIN, COINBASE, PREVRANDAO (words kept per byte array), looping and returned
       '5b30333241445050505050600056',
       '306000523360205232604052416060524460805260a06000f3',
