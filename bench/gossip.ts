@@ -3,7 +3,7 @@
  * loopback in one process, each linked to every other, gossip transaction batches (TxBatcher: 64 envelopes or
  * 20 ms) of envelope-sized random bytes at a steady rate, and every host decodes every batch it receives once.
  *
- *   npx tsx bench/gossip.ts [--hosts 4] [--rate 300] [--seconds 20] [--tx-bytes 4700] [--tiny] [--results-dir DIR]
+ *   npm run bench -- --only gossip     (or: npx tsx bench/gossip.ts [--hosts 4] [--rate 300] [--seconds 20] [--tx-bytes 4700] [--tiny] [--results-dir DIR])
  *
  * Measured: the process's CPU over the window, less the same hosts idle for as long (heartbeats, pings), divided by
  * the transactions and the hosts: the transport's CPU per transaction per node (the HTTP gossip it replaces spent

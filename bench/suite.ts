@@ -39,6 +39,7 @@ export const BENCHES: { name: string; script: string; args: string[]; tiny?: str
   { name: 'hardhat', script: 'bench/hardhat.ts', args: ['--seconds', '5', '--runs', '3'] },
   { name: 'finality', script: 'bench/finality.ts', args: ['--blocks', '60', '--runs', '3'] },
   { name: 'attack', script: 'bench/attack.ts', args: ['--runs', '3'] },
+  { name: 'gossip', script: 'bench/gossip.ts', args: ['--rate', '300', '--seconds', '30'] },
   { name: 'disk', script: 'bench/sync.ts', args: ['--blocks', '40', '--txs', '500', '--as', 'disk'] },
   {
     name: 'sync',
