@@ -55,12 +55,12 @@ export const OPCODE_PRICES = {
    * Every later access (SLOAD, BALANCE, EXTCODE*, the CALL family's access charge, a no-op SSTORE): a warm SLOAD
    * loop turn is ~10 µs (async handlers, slot keys as strings), 127 gas at Ethereum's price.
    */
-  warmstoragereadGas: { eip: 2929, ethereum: 100, cairn: 500 },
-  /** A message frame (issue 49): ~290 µs a call at worst, so 12,000 on top of the access charge, for each opcode. */
-  callGas: { eip: 2929, ethereum: 0, cairn: 12_000 },
-  staticcallGas: { eip: 2929, ethereum: 0, cairn: 12_000 },
-  delegatecallGas: { eip: 2929, ethereum: 0, cairn: 12_000 },
-  callcodeGas: { eip: 2929, ethereum: 0, cairn: 12_000 },
+  warmstoragereadGas: { eip: 2929, ethereum: 100, cairn: 600 },
+  /** A message frame (issue 49): ~290 µs a call at worst, so 14,000 on top of the access charge, for each opcode. */
+  callGas: { eip: 2929, ethereum: 0, cairn: 14_000 },
+  staticcallGas: { eip: 2929, ethereum: 0, cairn: 14_000 },
+  delegatecallGas: { eip: 2929, ethereum: 0, cairn: 14_000 },
+  callcodeGas: { eip: 2929, ethereum: 0, cairn: 14_000 },
   /**
    * SSTORE's own fee, on top of its EIP-2200 price: every SSTORE reads the slot twice and writes it through the
    * adapter, ~20 µs even when it changes nothing (a no-op is priced as a warm read).
@@ -71,9 +71,11 @@ export const OPCODE_PRICES = {
   /**
    * Used under Prague only for the refund of restoring a slot's original non-zero value (EIP-2929: reset − cold read −
    * warm read). Ethereum's 5,000 − 2,100 − 100 = 2,800 is the clean write (2,900) less a warm read; with Cairn's
-   * 5,200 cold read it went negative. 8,100 − 5,200 − 500 = 2,400: the clean write less Cairn's warm read again.
+   * 5,200 cold read it went negative. 8,200 − 5,200 − 600 = 2,400: the clean write less Cairn's warm read again.
    */
-  sstoreResetGas: { eip: 1, ethereum: 5000, cairn: 8_100 },
+  sstoreResetGas: { eip: 1, ethereum: 5000, cairn: 8_200 },
+  /** CREATE / CREATE2's fixed cost: a new account, its frame and its trie writes, ~0.6–1.2 ms (27,700–74,000 gas/ms). */
+  createGas: { eip: 1, ethereum: 32_000, cairn: 40_000 },
   /** TSTORE: ~6 µs a loop turn (a journaled map write). */
   tstoreGas: { eip: 1153, ethereum: 100, cairn: 300 },
   /** BLOCKHASH: an async opcode, ~1.5 µs a loop turn of 52 gas. */
