@@ -282,6 +282,11 @@ function classes(): Klass[] {
       tx: fixed(looping([OP.GAS, ...push(0), OP.TSTORE], 30_000)),
     },
     {
+      name: 'tload',
+      what: 'TLOAD of one slot (found by bench/worstblockSearch.ts)',
+      tx: fixed(looping([...push(7), OP.TLOAD, OP.POP], 30_000)),
+    },
+    {
       name: 'blockhash',
       what: 'BLOCKHASH of the parent',
       tx: fixed(looping([...push(1), OP.NUMBER, OP.SUB, OP.BLOCKHASH, OP.POP], 30_000)),
