@@ -94,6 +94,8 @@ const cases: { what: string; us: number; code: string; overhead: number }[] = [
     code: gasOf([...push(0), ...push(7), OP.SSTORE], [...push(7), OP.SLOAD, OP.POP]),
     overhead: 3 + 3,
   },
+  // TLOAD: 4.7 µs a loop turn (24,800 gas/ms at 117 gas: the worst loop bench/worstblockSearch.ts found).
+  { what: 'TLOAD', us: 4.7, code: gasOf([...push(7), OP.TLOAD, OP.POP]), overhead: 3 + 2 },
   // TSTORE: 6 µs a loop turn (21,300 gas/ms at 127 gas).
   { what: 'TSTORE', us: 6, code: gasOf([...push(2), ...push(7), OP.TSTORE]), overhead: 3 + 3 },
   // BLOCKHASH of the parent: 1.5 µs a loop turn (35,300 gas/ms at 52 gas, 32 of them the loop).
