@@ -183,7 +183,7 @@ const loop: fc.Arbitrary<Loop> = fc.array(fragment, { minLength: 1, maxLength: 4
 
 // ---- running them ---------------------------------------------------------------------------
 
-/** Deploys `l` as a contract (one block) and calls it with `gas` (the next): CPU ms and gas used of the call's block. */
+/** Deploys `l` as a contract (one block), calls it with `gas` (the next): CPU ms and gas used of the call's block. */
 async function runLoop(chain: WorstChain, l: Loop, gas: number): Promise<{ cpu: number; gas: number }> {
   const deployed = await chain.runBlock(
     () => ({ input: toHex(initCodeOf(Buffer.from(l.code.slice(2), 'hex'))) }),
@@ -229,7 +229,8 @@ async function main(): Promise<void> {
       finals.push({ l, cpu, gas });
       const m = spread(cpu).median;
       console.error(
-        `${fmt(gas / m, 0).padStart(8)} gas/ms (search ${fmt(rate, 0)}), ${fmt((m * LIMIT) / gas, 0)} ms at the limit: ` +
+        `${fmt(gas / m, 0).padStart(8)} gas/ms (search ${fmt(rate, 0)}), ` +
+          `${fmt((m * LIMIT) / gas, 0)} ms at the limit: ` +
           `${l.name} ${l.code}`,
       );
     }

@@ -495,7 +495,7 @@ function syncDynamicGas(op: number, rs: InterpreterThis['_runState'], fee: numbe
   return fee + p.sha3Word * Number((b + 31n) / 32n);
 }
 
-/** The opcodes syncDynamicGas may price: SHA3, EXP, MLOAD, MSTORE, MSTORE8, CALLDATACOPY, CODECOPY, RETURNDATACOPY, MCOPY. */
+/** What syncDynamicGas may price: SHA3, EXP, MLOAD, MSTORE, MSTORE8, CALLDATACOPY, CODECOPY, RETURNDATACOPY, MCOPY. */
 const SYNC_PRICED = new Uint8Array(256);
 for (const op of [0x20, 0x0a, 0x51, 0x52, 0x53, 0x37, 0x39, 0x3e, 0x5e]) SYNC_PRICED[op] = 1;
 

@@ -87,7 +87,7 @@ const cases: { what: string; us: number; code: string; overhead: number }[] = [
     code: gasOf([...push(2), ...push(7), OP.SSTORE], [...push(1), ...push(7), OP.SSTORE]),
     overhead: 3 + 3,
   },
-  // A no-op SSTORE (the value the slot holds, warm): ~21 µs a loop turn (24,400 gas/ms at 518 gas), priced as a warm read.
+  // A no-op SSTORE (the value a warm slot holds): ~21 µs a loop turn (24,400 gas/ms at 518 gas), priced as a warm read.
   {
     what: 'SSTORE of the value a warm slot holds',
     us: 21,
