@@ -23,7 +23,7 @@
  * (samples, finality) is kept there as soak-run.json, for --report.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -343,6 +343,10 @@ async function main(): Promise<void> {
     };
     let posted = 0;
     let refused = 0;
+    // Posts in flight at most: past it the generator waits (the offered rate falls, and `posted` says so) instead of
+    // opening sockets without end while the nodes are slow (a 200 tx/s run died of EMFILE at 20,000 descriptors).
+    const MAX_IN_FLIGHT = 1_000;
+    let inFlight = 0;
     const load = (async () => {
       let ready = chunk();
       while (!stopping) {
@@ -352,6 +356,7 @@ async function main(): Promise<void> {
         for (let i = 0; i < batch.length && !stopping; i++) {
           const wait = t0 + (i * 1000) / RATE - Date.now();
           if (wait > 0) await sleep(wait);
+          while (inFlight >= MAX_IN_FLIGHT && !stopping) await sleep(5);
           const live = [...alive];
           const body = batch[i].body;
           const post = (url: string) =>
@@ -362,9 +367,11 @@ async function main(): Promise<void> {
               signal: AbortSignal.timeout(10_000),
             }).then(async (r) => ((await r.json()) as { accepted?: boolean }).accepted || refused++);
           // A post to the node being killed goes to node 0 instead: a lost nonce would stall its sender for good.
+          inFlight++;
           post(nodes![live[i % live.length]].http)
             .catch(() => post(nodes![0].http))
-            .catch(() => refused++);
+            .catch(() => refused++)
+            .finally(() => inFlight--);
           posted++;
         }
       }
@@ -495,7 +502,11 @@ async function main(): Promise<void> {
       posted,
       refused,
     };
-    if (values['results-dir']) writeFileSync(join(values['results-dir'], 'soak-run.json'), JSON.stringify(run));
+    if (values['results-dir']) {
+      // A run is 2 hours of the machine: its record must not be lost to a folder not made yet.
+      mkdirSync(values['results-dir'], { recursive: true });
+      writeFileSync(join(values['results-dir'], 'soak-run.json'), JSON.stringify(run));
+    }
     report(run);
   } finally {
     stopping = true;
