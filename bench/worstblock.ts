@@ -322,26 +322,12 @@ function classes(): Klass[] {
       what: 'the same loop with CALLCODE (value 0), recursing',
       tx: () => ({ to: SELF.CALLCODE, input: '0x' }),
     },
-    {
-      name: 'call-contract-warm',
-      what: 'CALL of a warm contract (a STOP)',
-      tx: fixed(looping(callBody('CALL', push(BigInt(STOP_CONTRACT), 20)), 30_000)),
-    },
-    {
-      name: 'staticcall-contract-warm',
-      what: 'STATICCALL of a warm contract (a STOP)',
-      tx: fixed(looping(callBody('STATICCALL', push(BigInt(STOP_CONTRACT), 20)), 30_000)),
-    },
-    {
-      name: 'delegatecall-contract-warm',
-      what: 'DELEGATECALL of a warm contract (a STOP)',
-      tx: fixed(looping(callBody('DELEGATECALL', push(BigInt(STOP_CONTRACT), 20)), 30_000)),
-    },
-    {
-      name: 'callcode-contract-warm',
-      what: 'CALLCODE of a warm contract (a STOP)',
-      tx: fixed(looping(callBody('CALLCODE', push(BigInt(STOP_CONTRACT), 20)), 30_000)),
-    },
+    // Each call opcode on a warm contract that only stops: the message frame alone.
+    ...(['CALL', 'STATICCALL', 'DELEGATECALL', 'CALLCODE'] as const).map((op) => ({
+      name: `${op.toLowerCase()}-contract-warm`,
+      what: `${op} of a warm contract (a STOP)`,
+      tx: fixed(looping(callBody(op, push(BigInt(STOP_CONTRACT), 20)), 30_000)),
+    })),
     {
       name: 'call-empty-warm',
       what: 'CALL of a warm existing account without code',
