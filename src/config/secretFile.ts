@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { CairnError } from '../errors/CairnError';
 
 /** Permission bits for anyone but the file's owner: a secret file with any of them set is refused. */
@@ -14,8 +14,14 @@ export function readSecretFile(flag: string, file: string, allowInsecure: boolea
   let mode: number;
   let text: string;
   try {
-    mode = statSync(file).mode;
-    text = readFileSync(file, 'utf8');
+    // The mode and the bytes of one open file: a file swapped between a stat and a read cannot pass the check.
+    const fd = openSync(file, 'r');
+    try {
+      mode = fstatSync(fd).mode;
+      text = readFileSync(fd, 'utf8');
+    } finally {
+      closeSync(fd);
+    }
   } catch (e) {
     throw new CairnError('CONFIG', `${flag}: cannot read ${file}: ${(e as Error).message}`, { file }, { cause: e });
   }
