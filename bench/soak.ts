@@ -276,11 +276,14 @@ async function main(): Promise<void> {
   const httpBase = await freePort();
   let rpcBase = await freePort();
   while (Math.abs(rpcBase - httpBase) < 8) rpcBase = await freePort();
+  let p2pBase = await freePort();
+  while (Math.abs(p2pBase - httpBase) < 8 || Math.abs(p2pBase - rpcBase) < 8) p2pBase = await freePort();
   const devnet = spawn(
     process.execPath,
     [
       ...['--import', 'tsx', 'src/cli/main.ts', 'devnet', '--validators', '4', '--dir', dir],
-      ...['--http-base-port', String(httpBase), '--rpc-base-port', String(rpcBase), '--slot-ms', '500'],
+      ...['--http-base-port', String(httpBase), '--rpc-base-port', String(rpcBase), '--p2p-base-port', String(p2pBase)],
+      ...['--slot-ms', '500'],
       ...['--idle-block-ms', '2000', '--dev-accounts', String(DEV_ACCOUNTS), '--log-level', 'info'],
       ...['--history', values.history, '--history-nodes', '3'],
     ],

@@ -24,7 +24,7 @@ import { pqKeyHashOf } from '../src/crypto/txSigning';
 import { TxPool } from '../src/mempool/pool';
 import type { BlockIntakeOutcome } from '../src/network/blockIntake';
 import { startNetwork, type Network as P2pNetwork } from '../src/network/network';
-import type { PeerTransport } from '../src/network/peerClient';
+import type { PostTransport } from '../src/network/peerClient';
 import { writeGenesis } from '../src/node/genesisSource';
 import type { Hex } from '../src/primitives/hex';
 import type { Network } from '../src/protocol/network';
@@ -154,7 +154,7 @@ export interface SimNodeHooks {
 export interface SimWiring {
   time: () => number;
   peers: string[];
-  transport: (node: SimNode) => PeerTransport;
+  transport: (node: SimNode) => PostTransport;
 }
 
 /**

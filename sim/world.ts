@@ -8,7 +8,7 @@ import { fromHex } from '../src/primitives/hex';
 import { loadSupply } from '../src/protocol/execState';
 import type { Block, SignedTx } from '../src/protocol/types';
 import { StateTrie } from '../src/state/stateTrie';
-import type { ChainPage, PeerStatus, PeerTransport } from '../src/network/peerClient';
+import type { ChainPage, PeerStatus, PostTransport } from '../src/network/peerClient';
 import { buildTx, type TxInput } from '../src/sdk/assets';
 import type { Hex } from '../src/primitives/hex';
 import { Prng } from './prng';
@@ -342,8 +342,8 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
     });
   }
 
-  /** A node's peer transport (network/peerClient.ts PeerTransport) over the simulated network. */
-  function transportFor(from: SimNode): PeerTransport {
+  /** A node's peer transport (network/peerClient.ts PostTransport) over the simulated network. */
+  function transportFor(from: SimNode): PostTransport {
     return {
       status: (url) =>
         request(from, url, async (to): Promise<PeerStatus> => {

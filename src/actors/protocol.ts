@@ -152,6 +152,11 @@ export interface ImportOutcome {
   /** The reason a block was refused (the blocks before it stay imported). */
   rejected?: string;
   /**
+   * The refusal holds only here: the branch forks below this node's finalized height (a peer that has not finalized
+   * as far is not lying). Gossip ignores such a block rather than scoring its sender down.
+   */
+  belowFinal?: boolean;
+  /**
    * A block ahead of this node's clock by more than half a slot: it and those after it are not taken yet (the blocks
    * before it are). Not the sender's fault: this node's clock may be the one that is off.
    */

@@ -16,10 +16,19 @@ import { ActorStoppedError, MailboxFullError, type ActorRef } from '../actors/ac
 import type { AdmitVerdict, MempoolMsg, MempoolReplies } from '../actors/protocol';
 
 export type SubmitOutcome =
-  /** `badSignature`: refused for an invalid signature (the guard counts it as an invalid submission). */
-  | { kind: 'verdict'; verdict: AdmitVerdict; tx?: SignedTx; badSignature: boolean }
+  /**
+   * `badSignature`: refused for an invalid signature (the guard counts it as an invalid submission). `invalid`: refused
+   * for what no node would accept (its signatures do not verify), not for this node's state: gossip penalizes only
+   * these.
+   */
+  | { kind: 'verdict'; verdict: AdmitVerdict; tx?: SignedTx; badSignature: boolean; invalid?: true }
   | { kind: 'malformed'; error: string; code: string }
   | { kind: 'unavailable'; error: string };
+
+export interface SubmitOptions {
+  /** false: a transaction a peer gossiped, which its topic forwards by itself (not handed to `onAccepted`). */
+  relay?: boolean;
+}
 
 /**
  * The admission pipeline in front of the mempool actor, for both envelopes: cheap
@@ -59,6 +68,13 @@ export function createAdmission(d: {
     verdict: { accepted: false, id, reason: r.reason, code: r.code },
     badSignature: r.code === REFUSAL.signature.code,
   });
+  /** Signatures that do not verify: `invalid signature` on every node, whatever its state. */
+  const forged = (id: Hex): SubmitOutcome => ({
+    kind: 'verdict',
+    verdict: { accepted: false, id, reason: REFUSAL.signature.reason, code: REFUSAL.signature.code },
+    badSignature: true,
+    invalid: true,
+  });
   const malformed = (error: string, code: string = TX.TX_MALFORMED({ error }).code): SubmitOutcome => ({
     kind: 'malformed',
     error,
@@ -75,7 +91,12 @@ export function createAdmission(d: {
     return tx.nonce < nonce && (await d.store.txLocation(tx.id)) !== undefined;
   }
 
-  async function admit(tx: SignedTx, keyHash: Hex | null, verify?: () => Promise<boolean>): Promise<SubmitOutcome> {
+  async function admit(
+    tx: SignedTx,
+    keyHash: Hex | null,
+    o: SubmitOptions,
+    verify?: () => Promise<boolean>,
+  ): Promise<SubmitOutcome> {
     const handler = handlerFor(tx.type);
     if (!handler) return malformed(TX.TX_UNKNOWN_TYPE({ type: String(tx.type) }).reason, 'TX_UNKNOWN_TYPE');
     const typeError = handler.validate(tx);
@@ -89,7 +110,7 @@ export function createAdmission(d: {
         // A crashed verifier is not a verdict on the transaction: the client should retry.
         return { kind: 'unavailable', error: `signature verification unavailable, retry: ${(e as Error).message}` };
       }
-      if (!valid) return refuse(tx.id, REFUSAL.signature);
+      if (!valid) return forged(tx.id);
     }
     if (d.governed) {
       for (const t of [tx, ...nestedOf(tx)]) {
@@ -117,7 +138,7 @@ export function createAdmission(d: {
     if (tx.envelope !== 'eth') settleAdmitted(tx);
     try {
       const verdict = await d.mempool.ask({ type: 'admit', tx, keyHash });
-      if (verdict.accepted) d.onAccepted?.(tx);
+      if (verdict.accepted && o.relay !== false) d.onAccepted?.(tx);
       return {
         kind: 'verdict',
         verdict,
@@ -134,15 +155,15 @@ export function createAdmission(d: {
 
   return {
     /** POST /tx: a hybrid envelope (JSON). */
-    async submit(body: unknown): Promise<SubmitOutcome> {
+    async submit(body: unknown, o: SubmitOptions = {}): Promise<SubmitOutcome> {
       await d.turn?.();
       const decoded = decodeEnvelope(body, d.network);
       // A payload changed after signing that keeps its original id: `invalid signature`, decided by the body alone.
-      if (!decoded.ok) return decoded.signature ? refuse(decoded.id, REFUSAL.signature) : malformed(decoded.error);
+      if (!decoded.ok) return decoded.signature ? forged(decoded.id) : malformed(decoded.error);
       const tx = decoded.tx;
       // A key/from mismatch yields a verify job that fails: `invalid signature`; so does a bad nested (META_TX inner)
       // signature.
-      return admit(tx, pqKeyHashOf(tx), async () => {
+      return admit(tx, pqKeyHashOf(tx), o, async () => {
         const t0 = performance.now();
         try {
           const [ok] = await verifyGroups((jobs) => d.verifier.verifyMany(jobs), [verifyJobsOf(tx, d.network)]);
@@ -153,18 +174,15 @@ export function createAdmission(d: {
       });
     },
     /** POST /vm/tx and eth_sendRawTransaction: a signed Ethereum transaction. */
-    async submitRaw(raw: unknown): Promise<SubmitOutcome> {
+    async submitRaw(raw: unknown, o: SubmitOptions = {}): Promise<SubmitOutcome> {
       await d.turn?.();
       const decoded = decodeEthTx(raw, d.now(), d.network.chainId);
       if (!decoded.ok) {
         if (decoded.signature)
-          return refuse(
-            typeof raw === 'string' && /^0x[0-9a-fA-F]*$/.test(raw) ? keccakHex(fromHex(raw)) : '0x',
-            REFUSAL.signature,
-          );
+          return forged(typeof raw === 'string' && /^0x[0-9a-fA-F]*$/.test(raw) ? keccakHex(fromHex(raw)) : '0x');
         return malformed(decoded.error);
       }
-      return admit(decoded.tx, null);
+      return admit(decoded.tx, null, o);
     },
   };
 }

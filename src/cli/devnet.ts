@@ -13,17 +13,18 @@ import { EXIT, json, parse, parseNonNegInt, str, usage, type CliIo } from './com
  */
 export const DEVNET_HELP =
   `Usage: cairn devnet [--validators <n>] [--dir <path>] ` +
-  `[--http-base-port <p>] [--rpc-base-port <p>]
+  `[--http-base-port <p>] [--rpc-base-port <p>] [--p2p-base-port <p>]
                     [--slot-ms <ms>] [--idle-block-ms <ms>] [--dev-accounts <n>] [--log-level <l>]
                     [--params NAME=VALUE,...] [--history <n|archive>] [--history-nodes <i,j,...>]
                     [--snapshot-interval <n>]
 
-Starts a local network of validator nodes: node i listens on HTTP base+i and RPC base+i,
+Starts a local network of validator nodes: node i listens on HTTP base+i, RPC base+i and
+peer-to-peer (libp2p) base+i,
 keeps its data in <dir>/node<i> (log: <dir>/node<i>/node.log) and peers with every other
 node. All share <dir>/genesis.json, whose validators are the N nodes' keys (derived from
 the published development seed: never use them on a real network), with the development
 accounts (<dir>/dev-accounts.json) and short windows. Writes <dir>/devnet.json:
-  {nodes: [{index, pid, http, rpc, dataDir, validator, command}], accounts}
+  {nodes: [{index, pid, http, rpc, p2p, dataDir, validator, command}], accounts}
 ("command" restarts a node the same way). Prints the URLs; runs until SIGINT or SIGTERM,
 then stops every node cleanly. $ADMIN_TOKEN applies to every node. Restarting on the same
 --dir resumes the same chain.
@@ -32,6 +33,7 @@ then stops every node cleanly. $ADMIN_TOKEN applies to every node. Restarting on
   --dir <path>          default ./devnet
   --http-base-port <p>  default 6170
   --rpc-base-port <p>   default 7170
+  --p2p-base-port <p>   default 30333
   --slot-ms <ms>        default 500 (every node the same)
   --idle-block-ms <ms>  default 2000
   --dev-accounts <n>    default 10
@@ -50,6 +52,7 @@ const OPTIONS = {
   dir: { type: 'string' },
   'http-base-port': { type: 'string' },
   'rpc-base-port': { type: 'string' },
+  'p2p-base-port': { type: 'string' },
   'slot-ms': { type: 'string' },
   'idle-block-ms': { type: 'string' },
   'dev-accounts': { type: 'string' },
@@ -75,11 +78,14 @@ export async function cmdDevnet(args: string[], io: CliIo): Promise<number> {
   const dir = resolve(str(values.dir) ?? './devnet');
   const httpBase = intFlag(values, 'http-base-port', 6170, 1, 65535 - n);
   const rpcBase = intFlag(values, 'rpc-base-port', 7170, 1, 65535 - n);
+  const p2pBase = intFlag(values, 'p2p-base-port', 30333, 1, 65535 - n);
   const slotMs = intFlag(values, 'slot-ms', 500, 50, 1000);
   const idleMs = intFlag(values, 'idle-block-ms', 2000, slotMs, 3_600_000);
   const accounts = intFlag(values, 'dev-accounts', 10, 0, 1000);
   const logLevel = str(values['log-level']) ?? 'info';
-  if (httpBase + n > rpcBase && rpcBase + n > httpBase) usage('the HTTP and RPC port ranges overlap');
+  const overlap = (a: number, b: number) => a + n > b && b + n > a;
+  if (overlap(httpBase, rpcBase) || overlap(httpBase, p2pBase) || overlap(rpcBase, p2pBase))
+    usage('the HTTP, RPC and peer-to-peer port ranges overlap');
   const history = str(values.history);
   if (history !== undefined && history !== 'archive' && !/^\d+$/.test(history))
     usage(`--history takes a number of blocks or archive, got "${history}"`);
@@ -132,6 +138,7 @@ export async function cmdDevnet(args: string[], io: CliIo): Promise<number> {
     pid: number;
     http: string;
     rpc: string;
+    p2p: string;
     dataDir: string;
     validator: string;
     command: string[];
@@ -152,6 +159,8 @@ export async function cmdDevnet(args: string[], io: CliIo): Promise<number> {
       String(httpBase + i),
       '--rpc-port',
       String(rpcBase + i),
+      '--listen',
+      `/ip4/127.0.0.1/tcp/${p2pBase + i}`,
       '--genesis',
       genesisFile,
       '--allow-dev-validator',
@@ -179,6 +188,7 @@ export async function cmdDevnet(args: string[], io: CliIo): Promise<number> {
       pid: child.pid!,
       http: urls[i],
       rpc: `http://127.0.0.1:${rpcBase + i}`,
+      p2p: `/ip4/127.0.0.1/tcp/${p2pBase + i}`,
       dataDir,
       validator: validators[i].address,
       command,

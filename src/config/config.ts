@@ -77,8 +77,13 @@ export interface NodeConfig {
   validatorKey: string | null;
   /** A --genesis chain may have the published development validator key among its validators (a local test network). */
   allowDevValidator: boolean;
-  /** Peers' native API base URLs (http://host:port): gossip, status polls and sync go only to these. */
+  /**
+   * Peers to dial on the libp2p network: multiaddrs (/ip4/…/tcp/…/p2p/<id>), or their native API's URLs
+   * (http://host:port), whose node is asked for its libp2p addresses. More are found through them (peer exchange).
+   */
   peers: string[];
+  /** Multiaddrs the libp2p host listens on; empty: a port the system picks on --host. */
+  listen: string[];
   /** Origins whose web pages may read the native API and call JSON-RPC ("*": any; empty: no CORS headers). */
   corsOrigins: string[];
   /**
@@ -143,6 +148,7 @@ export const defaultNodeConfig: Readonly<NodeConfig> = Object.freeze({
   validatorKey: null,
   allowDevValidator: false,
   peers: [],
+  listen: [],
   rateLimitExempt: [],
   trustedProxies: [],
   history: null,
@@ -152,8 +158,14 @@ export const defaultNodeConfig: Readonly<NodeConfig> = Object.freeze({
   configFile: null,
 });
 
+/** A TCP listen address: /ip4/<address>/tcp/<port> or /ip6/<address>/tcp/<port>. */
+const LISTEN_ADDR = /^\/(ip4\/(\d{1,3}\.){3}\d{1,3}|ip6\/[0-9a-fA-F:]+|dns[46]?\/[A-Za-z0-9.-]+)\/tcp\/\d{1,5}$/;
+/** A peer to dial: a TCP address and the peer id its Noise handshake must prove. */
+const PEER_ADDR =
+  /^\/(ip4\/(\d{1,3}\.){3}\d{1,3}|ip6\/[0-9a-fA-F:]+|dns[46]?\/[A-Za-z0-9.-]+)\/tcp\/\d{1,5}\/p2p\/[1-9A-HJ-NP-Za-km-z]{46,59}$/;
+
 type Key = Exclude<keyof NodeConfig, 'configFile'>;
-type Kind = 'string' | 'int' | 'token' | 'level' | 'list' | 'urls' | 'origins' | 'bool' | 'history';
+type Kind = 'string' | 'int' | 'token' | 'level' | 'list' | 'peers' | 'multiaddrs' | 'origins' | 'bool' | 'history';
 
 interface OptionSpec {
   key: Key;
@@ -372,8 +384,19 @@ const OPTIONS: readonly OptionSpec[] = [
     key: 'peers',
     flag: 'peers',
     env: 'CAIRN_PEERS',
-    kind: 'urls',
-    help: "comma-separated peers' HTTP API URLs (http://host:port); none: a single node",
+    kind: 'peers',
+    help:
+      'comma-separated peers to dial: libp2p multiaddrs (/ip4/10.0.0.2/tcp/30333/p2p/<id>) or their HTTP API URLs ' +
+      '(http://host:port, asked for the addresses); more are found through them. None: a single node',
+  },
+  {
+    key: 'listen',
+    flag: 'listen',
+    env: 'CAIRN_LISTEN',
+    kind: 'multiaddrs',
+    help:
+      'comma-separated multiaddrs the peer-to-peer network listens on (e.g. /ip4/0.0.0.0/tcp/30333); default: a ' +
+      'port the system picks on --host (a validator others dial should set one)',
   },
   {
     key: 'genesisFile',
@@ -498,14 +521,33 @@ function coerce(o: OptionSpec, raw: unknown, source: 'flag' | 'env' | 'file'): N
       if (bad !== undefined) return fail(`${name}: "${bad}" is not an IP address or CIDR block`, { option: o.key });
       return list;
     }
-    case 'urls': {
+    case 'multiaddrs': {
       const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : undefined;
       if (!items || items.some((x) => typeof x !== 'string'))
-        return fail(`${name} must be a comma-separated list of URLs (or an array of strings in the file)`, {
+        return fail(`${name} must be a comma-separated list of multiaddrs (or an array of strings in the file)`, {
+          option: o.key,
+        });
+      const list = (items as string[]).map((x) => x.trim()).filter((x) => x !== '');
+      for (const a of list)
+        if (!LISTEN_ADDR.test(a))
+          return fail(`${name}: "${a}" is not a listen address like /ip4/0.0.0.0/tcp/30333`, { option: o.key });
+      return [...new Set(list)];
+    }
+    case 'peers': {
+      const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : undefined;
+      if (!items || items.some((x) => typeof x !== 'string'))
+        return fail(`${name} must be a comma-separated list of peers (or an array of strings in the file)`, {
           option: o.key,
         });
       const list = (items as string[]).map((x) => x.trim().replace(/\/+$/, '')).filter((x) => x !== '');
       for (const u of list) {
+        if (u.startsWith('/')) {
+          if (!PEER_ADDR.test(u))
+            return fail(`${name}: "${u}" is not a peer multiaddr like /ip4/10.0.0.2/tcp/30333/p2p/<peer id>`, {
+              option: o.key,
+            });
+          continue;
+        }
         let url: URL | undefined;
         try {
           url = new URL(u);
@@ -519,7 +561,9 @@ function coerce(o: OptionSpec, raw: unknown, source: 'flag' | 'env' | 'file'): N
           url.search ||
           url.hash
         )
-          return fail(`${name}: "${u}" is not a peer URL like http://host:port`, { option: o.key });
+          return fail(`${name}: "${u}" is not a peer multiaddr or a peer URL like http://host:port`, {
+            option: o.key,
+          });
       }
       return [...new Set(list)];
     }
@@ -668,7 +712,7 @@ export function configHelp(): string {
         ? 'n'
         : o.kind === 'history'
           ? 'n|archive'
-          : o.kind === 'list' || o.kind === 'urls' || o.kind === 'origins'
+          : o.kind === 'list' || o.kind === 'peers' || o.kind === 'multiaddrs' || o.kind === 'origins'
             ? 'a,b'
             : 'value';
     // A secret has no flag: the command line is visible to every user of the machine.

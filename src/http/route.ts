@@ -39,6 +39,8 @@ export interface HttpDeps {
   alerts?: AlertSource;
   /** Peers for /peers, /gateway and cairn_peers; none: a single node, []. */
   peers?: () => PeerInfo[];
+  /** This node on the peer-to-peer network (GET /p2p); undefined until its host runs. */
+  p2p?: () => { peerId: string; addresses(): string[] } | undefined;
   /** Per-client request limit; defaults: defaultRateLimitOptions (240 per 10 000 ms, nobody exempt). */
   rateLimit?: Partial<RateLimitOptions>;
   /** Auto-mitigation; defaults: defaultGuardOptions (enabled). */

@@ -29,7 +29,7 @@ export type { HttpDeps } from './route';
 
 /** Sync (GET /chain, POST /blocks, /status), health, metrics and admin stay up while the node syncs. */
 const SERVED_WHILE_SYNCING =
-  /^\/(status|chain|blocks|snapshots(\/nodes)?|health\/(live|ready)|metrics|gateway|peers|security\/alerts)?$/;
+  /^\/(status|chain|blocks|snapshots(\/nodes)?|health\/(live|ready)|metrics|gateway|peers|p2p|security\/alerts)?$/;
 
 export function createHttpServer(d: HttpDeps) {
   const rl: RateLimitOptions = { ...defaultRateLimitOptions, ...d.rateLimit };

@@ -7,17 +7,41 @@ import { createBlockIntake, type BlockIntake } from './blockIntake';
 import { gossipBehavior, syncBehavior, type GossipMsg, type P2pDeps, type SyncMsg } from './p2pActor';
 import type { Hex } from '../primitives/hex';
 import type { Block, SignedTx } from '../protocol/types';
-import { httpTransport, type PeerTransport } from './peerClient';
+import type { PeerTransport, PostTransport } from './peerClient';
 import { readinessOf, syncingBehind, type Readiness } from './readiness';
+import type { P2pHost } from './libp2p/host';
+import { startDiscovery } from './libp2p/discovery';
+import { bookKeyOf, hostTransport, peerIdOf, serveRequests, type RequestServer } from './libp2p/requests';
+import { startTopicGossip, type TxJudgement } from './libp2p/topicGossip';
+import type { WireTx } from './libp2p/wire';
 
 /**
- * The node's side of the network: the p2p actor under the supervisor, its peer book
+ * The node's side of the network: the p2p actors under the supervisor, its peer book
  * (/peers, /gateway, metrics), POST /blocks, relaying accepted transactions, the peer polls,
  * and what readiness and the syncing 503 read (readiness.ts).
+ *
+ * Peers are reached one of two ways, behind the same sync actor:
+ * - a libp2p host (`libp2p`: what `cairn node` runs): blocks and transaction batches on gossipsub topics
+ *   (libp2p/topicGossip.ts), status and block pages by request/response (libp2p/requests.ts), peers found from the
+ *   configured ones and by peer exchange (libp2p/discovery.ts);
+ * - a post transport (`transport`: the simulator's network, tools): gossip posted to each configured peer by the
+ *   gossip actor (p2pActor.ts), status and pages asked of it.
  */
+
+/** What a node on libp2p adds: its host, how a peer's transaction is admitted, and what it serves its peers. */
+export interface Libp2pSide {
+  host: P2pHost;
+  /** Admission of a transaction a peer gossiped (not relayed again: gossipsub forwards what was accepted). */
+  admitTx: (tx: WireTx) => Promise<TxJudgement>;
+  serve: Omit<RequestServer, 'peerAddresses'>;
+  /** Peers linked at most through peer exchange (configured peers are always dialled). */
+  targetPeers?: number;
+}
 
 export interface Network {
   book: Map<string, PeerInfo>;
+  /** The peers as GET /peers shows them: the book, with each libp2p peer's links, gossip score and topics. */
+  peers(): PeerInfo[];
   blocks: BlockIntake;
   /** Gossip a block this node produced. */
   produced(block: Block): void;
@@ -35,7 +59,12 @@ export interface Network {
   poll(): () => void;
   /** Blocks/s of the last sync page (metrics). */
   syncRate(): number;
+  /** Stops the network's timers and sends what is gathered (the host itself is closed by its owner). */
+  stop(): void;
 }
+
+/** Peers a node links to through peer exchange by default: every validator of a small network, and some. */
+export const TARGET_PEERS = 24;
 
 export async function startNetwork(d: {
   peers: readonly string[];
@@ -52,20 +81,25 @@ export async function startNetwork(d: {
   idleBlockMs: number;
   /** The clock (ms since 1970). */
   now: () => number;
-  /** How peers are reached; default: their HTTP API. */
-  transport?: PeerTransport;
+  /** Peers reached over libp2p (a node). */
+  libp2p?: Libp2pSide;
+  /** Or peers reached by posting to them (the simulator, tools); one of the two is given. */
+  transport?: PostTransport;
   /** Starts the signature checks of a sync page as it arrives (P2pDeps.preverify). */
   preverify?: P2pDeps['preverify'];
 }): Promise<Network> {
   const book = new Map<string, PeerInfo>();
-  // Two mailboxes (p2pActor.ts): gossip never waits on a sync, and the relayed transactions never keep a tick out.
-  const p2p = new ActorRef<GossipMsg>('p2p', 256);
+  const lp = d.libp2p;
+  if (!lp && !d.transport) throw new Error('startNetwork: a libp2p host or a post transport');
   const sync = new ActorRef<SyncMsg>('sync', 4);
   const staleMs = Math.max(10_000, 3 * d.idleBlockMs);
   let target = 0;
   let rate = 0;
+  // On libp2p the book holds the peers linked now that take this network's topics; else the configured URLs.
+  const networkPeers = () => (lp ? lp.host.peers().filter((p) => p.topics.length > 0) : []);
+  const transport: PeerTransport = lp ? hostTransport(lp.host) : d.transport!;
   const deps: P2pDeps = {
-    peers: d.peers,
+    peers: lp ? () => networkPeers().map((p) => bookKeyOf(p.id)) : () => d.peers,
     consensus: d.consensus,
     view: d.view,
     genesisHash: d.genesisHash,
@@ -74,20 +108,14 @@ export async function startNetwork(d: {
     log: d.log,
     now: d.now,
     modes: d.modes,
-    transport: d.transport ?? httpTransport,
+    transport,
     preverify: d.preverify,
     onSync: (s) => {
       target = s.target;
       rate = s.blocksPerSec;
     },
   };
-  await d.supervisor.startChild({ ref: p2p, start: async () => gossipBehavior(deps) });
   await d.supervisor.startChild({ ref: sync, start: async () => syncBehavior(deps) });
-  // Gossip is best effort: a full mailbox drops it and the sync catches up. Transactions give way first, so a burst
-  // of them never crowds out a block.
-  const send = (m: GossipMsg) => {
-    if (p2p.queued < (m.type === 'relayTx' ? 128 : 224)) p2p.send(m);
-  };
   const behindBy = () => Math.max(0, Math.max(target, ...[...book.values()].map((p) => p.height)) - d.view.head.height);
   const tick = (now: number) => {
     if (d.peers.length > 0 && sync.queued === 0) sync.send({ type: 'tick', now });
@@ -98,23 +126,34 @@ export async function startNetwork(d: {
   // simulator, seed 31219). What it costs a stranger who sends orphans: one status poll of the peers per
   // quarter slot; nothing is believed before the pulled blocks' signatures are checked.
   let orphanSyncAt = Number.NEGATIVE_INFINITY;
+  const onOrphan = () => {
+    const now = d.now();
+    if (now - orphanSyncAt < d.slotMs / 4) return;
+    orphanSyncAt = now;
+    tick(now);
+  };
+  const gossip = lp ? await libp2pGossip(lp, d, onOrphan) : await postGossip(d.transport!, deps, d.supervisor);
   const blocks = createBlockIntake({
     consensus: d.consensus,
     now: d.now,
-    onImported: (b) => send({ type: 'gossipBlock', block: b }),
-    onOrphan: () => {
-      const now = d.now();
-      if (now - orphanSyncAt < d.slotMs / 4) return;
-      orphanSyncAt = now;
-      tick(now);
-    },
+    onImported: (b) => gossip.imported(b),
+    onOrphan,
   });
 
   return {
     book,
+    peers() {
+      const linked = new Map(networkPeers().map((p) => [bookKeyOf(p.id), p]));
+      return [...book.values()].map((p) => {
+        const l = linked.get(p.url);
+        return l
+          ? { ...p, libp2p: { peerId: peerIdOf(p.url), addrs: l.addrs, gossipScore: l.score, topics: l.topics } }
+          : p;
+      });
+    },
     blocks,
-    produced: (block) => send({ type: 'gossipBlock', block }),
-    relay: (tx) => send({ type: 'relayTx', tx }),
+    produced: (block) => gossip.produced(block),
+    relay: (tx) => gossip.relay(tx),
     behind: () => syncingBehind(d.peers.length, behindBy()),
     readiness: () =>
       readinessOf({
@@ -131,5 +170,72 @@ export async function startNetwork(d: {
       return () => clearInterval(timer);
     },
     syncRate: () => rate,
+    stop: () => gossip.stop(),
+  };
+}
+
+/** How a node's own blocks and accepted transactions leave it, and what becomes of a block it imported from a peer. */
+interface Gossip {
+  produced(block: Block): void;
+  /** A block imported by POST /blocks (gossipsub forwards what its topic accepted by itself). */
+  imported(block: Block): void;
+  relay(tx: SignedTx): void;
+  stop(): void;
+}
+
+async function libp2pGossip(
+  lp: Libp2pSide,
+  d: { consensus: ActorRef<ConsensusMsg, ConsensusReplies>; now: () => number; log: Logger; peers: readonly string[] },
+  onOrphan: () => void,
+): Promise<Gossip> {
+  const topics = startTopicGossip({
+    host: lp.host,
+    consensus: d.consensus,
+    admitTx: lp.admitTx,
+    now: d.now,
+    log: d.log,
+    onOrphan,
+  });
+  await serveRequests(lp.host, {
+    ...lp.serve,
+    peerAddresses: () =>
+      lp.host
+        .peers()
+        .filter((p) => p.topics.length > 0)
+        .flatMap((p) => p.addrs.slice(0, 1).map((a) => `${a}/p2p/${p.id}`)),
+  });
+  const discovery = startDiscovery({
+    host: lp.host,
+    bootstrap: d.peers,
+    targetPeers: lp.targetPeers ?? TARGET_PEERS,
+    log: d.log,
+  });
+  return {
+    produced: (block) => topics.publishBlock(block),
+    imported: (block) => topics.publishBlock(block),
+    relay: (tx) => topics.relayTx(tx),
+    stop() {
+      discovery.stop();
+      topics.flush();
+    },
+  };
+}
+
+/**
+ * Gossip posted to each peer by the gossip actor (p2pActor.ts): its own mailbox, so gossip never waits on a sync and
+ * relayed transactions never keep a tick out. Best effort: a full mailbox drops it and the sync catches up.
+ * Transactions give way first, so a burst of them never crowds out a block.
+ */
+async function postGossip(transport: PostTransport, deps: P2pDeps, supervisor: Supervisor): Promise<Gossip> {
+  const p2p = new ActorRef<GossipMsg>('p2p', 256);
+  await supervisor.startChild({ ref: p2p, start: async () => gossipBehavior({ ...deps, transport }) });
+  const send = (m: GossipMsg) => {
+    if (p2p.queued < (m.type === 'relayTx' ? 128 : 224)) p2p.send(m);
+  };
+  return {
+    produced: (block) => send({ type: 'gossipBlock', block }),
+    imported: (block) => send({ type: 'gossipBlock', block }),
+    relay: (tx) => send({ type: 'relayTx', tx }),
+    stop() {},
   };
 }

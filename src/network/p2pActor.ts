@@ -6,7 +6,7 @@ import type { ConsensusMsg, ConsensusReplies, HeadSink } from '../actors/protoco
 import type { ModesMsg, ModesReplies, P2pMsg } from '../actors/protocol';
 import type { Hex } from '../primitives/hex';
 import type { Block } from '../protocol/types';
-import type { ChainPage, PeerTransport } from './peerClient';
+import type { ChainPage, PeerTransport, PostTransport } from './peerClient';
 
 /**
  * The p2p actors: the configured peers, their heads, gossip and sync — two mailboxes, so that
@@ -26,7 +26,11 @@ import type { ChainPage, PeerTransport } from './peerClient';
  * Peers are reached through `transport` (peerClient.ts: their HTTP API, in a node).
  */
 export interface P2pDeps {
-  peers: readonly string[];
+  /**
+   * The peers to poll and sync from, asked at each round: the configured URLs (HTTP), or the libp2p peers linked now
+   * (`/p2p/<id>`). A peer no longer listed leaves the book.
+   */
+  peers: () => readonly string[];
   consensus: Pick<ActorRef<ConsensusMsg, ConsensusReplies>, 'ask'>;
   view: Pick<HeadSink, 'head'>;
   genesisHash: Hex;
@@ -35,7 +39,7 @@ export interface P2pDeps {
   book: Map<string, PeerInfo>;
   log: Logger;
   now: () => number;
-  /** How peers are reached (peerClient.ts httpTransport in a node). */
+  /** How peers are asked for status and blocks (libp2p requests, or their HTTP API). */
   transport: PeerTransport;
   /** Sync progress for the logs and readiness: the best height seen among peers. */
   onSync?: (s: { target: number; height: number; blocksPerSec: number }) => void;
@@ -84,8 +88,16 @@ export function newPeer(url: string): PeerInfo {
 
 /** The peer book's bookkeeping, shared by the gossip and the sync actor (one book, updated in place). */
 function peerBook(d: Pick<P2pDeps, 'peers' | 'book' | 'log' | 'now'>) {
-  for (const url of d.peers) if (!d.book.has(url)) d.book.set(url, newPeer(url));
-  const active = (now: number) => [...d.book.values()].filter((p) => p.droppedUntil <= now);
+  const refresh = () => {
+    const listed = new Set(d.peers());
+    for (const url of listed) if (!d.book.has(url)) d.book.set(url, newPeer(url));
+    for (const url of d.book.keys()) if (!listed.has(url)) d.book.delete(url);
+  };
+  refresh();
+  const active = (now: number) => {
+    refresh();
+    return [...d.book.values()].filter((p) => p.droppedUntil <= now);
+  };
   let turn = 0;
   return {
     active,
@@ -123,7 +135,7 @@ export type GossipMsg = Exclude<P2pMsg, { type: 'tick' }>;
 export type SyncMsg = Extract<P2pMsg, { type: 'tick' }>;
 
 /** Gossip: blocks and transactions to the best-scored peers, each once; nothing here waits on a peer. */
-export function gossipBehavior(d: P2pDeps): Behavior<GossipMsg> {
+export function gossipBehavior(d: P2pDeps & { transport: PostTransport }): Behavior<GossipMsg> {
   const book = peerBook(d);
   const sent = new Set<string>();
   const remember = (key: string): boolean => {
@@ -351,7 +363,7 @@ export function syncBehavior(d: P2pDeps): Behavior<SyncMsg> {
 }
 
 /** Both in one behaviour (tests, tools): the node runs them as two actors (network.ts). */
-export function p2pBehavior(d: P2pDeps): Behavior<P2pMsg> {
+export function p2pBehavior(d: P2pDeps & { transport: PostTransport }): Behavior<P2pMsg> {
   const gossip = gossipBehavior(d);
   const sync = syncBehavior(d);
   return behaviorOf<P2pMsg, NoReplies<P2pMsg>>({

@@ -19,6 +19,10 @@ import type { Block, SignedBlockHeader, SignedTx } from '../protocol/types';
 export interface PeerTransport {
   status(peer: string): Promise<PeerStatus>;
   chain(peer: string, from: number, limit: number): Promise<ChainPage>;
+}
+
+/** Gossip by posting to each peer (the HTTP API's POST /blocks and POST /tx): the simulator's, and tools'. */
+export interface PostTransport extends PeerTransport {
   /** Resolves to the peer's HTTP status (a refusal is the peer's business, not an error). */
   postBlock(peer: string, block: Block): Promise<number>;
   /** Resolves to whether the peer accepted it. */
@@ -126,7 +130,7 @@ export async function postTx(peer: string, tx: SignedTx): Promise<boolean> {
 }
 
 /** The peers' native HTTP API. */
-export const httpTransport: PeerTransport = { status: fetchStatus, chain: fetchChain, postBlock, postTx };
+export const httpTransport: PostTransport = { status: fetchStatus, chain: fetchChain, postBlock, postTx };
 
 /** What a node joining by state sync asks of a peer (node/stateSync.ts). */
 export interface SnapshotTransport {

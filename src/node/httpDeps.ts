@@ -38,6 +38,8 @@ export interface NodeParts {
   supervisor?: Supervisor;
   lifecycles?: LifecycleActors;
   slots?: Readonly<SlotStats>;
+  /** This node on the peer-to-peer network, once its host runs. */
+  p2p?: { peerId: string; addresses(): string[] };
 }
 
 const starting = () => new HttpError(503, 'node is starting: retry shortly');
@@ -78,7 +80,8 @@ export function nodeHttpDeps(
     get dev() {
       return p.dev;
     },
-    peers: () => (p.network ? [...p.network.book.values()] : []),
+    peers: () => p.network?.peers() ?? [],
+    p2p: () => p.p2p,
     syncing: () => p.network?.behind() ?? null,
     readiness: () => nodeReadiness(p.network, o.modes),
     get blocks() {

@@ -39,7 +39,6 @@ import { TxPool } from '../mempool/pool';
 import { ON_CHAIN } from '../modules/machines';
 import { producerKeysOf } from '../modules/staking';
 import { startNetwork } from '../network/network';
-import type { PeerTransport } from '../network/peerClient';
 import type { Hex } from '../primitives/hex';
 import { getCommittee } from '../protocol/bridge';
 import { MAX_FUTURE_NONCE_GAP, MEMPOOL_LIFETIME_MS } from '../protocol/params';
@@ -53,6 +52,7 @@ import { nodeHttpDeps, type NodeParts } from './httpDeps';
 import { createLogger } from './logger';
 import { openChain, type OpenChain } from './openChain';
 import { escalation, nodeShutdown } from './shutdown';
+import { nodeLibp2p, startNodeHost } from './p2p';
 
 const CLIENT_VERSION = '0.1.0';
 /** How often the sentinel runs its periodic checks (stalls, mempool pressure). */
@@ -94,8 +94,6 @@ export interface StartHooks {
    * default Date.now.
    */
   now?: () => number;
-  /** How the p2p actor reaches its peers; default: their HTTP API (network/peerClient.ts httpTransport). */
-  transport?: PeerTransport;
 }
 
 /** uWebSockets reports a busy port or a bad host as a bare string. */
@@ -272,8 +270,19 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     for (const child of chainParts.children) await supervisor.startChild(child as ChildSpec<{ type: string }>);
     // Consensus and persistence: a crash halts the node rather than papering over a broken invariant.
     await supervisor.startChild({ ref: consensus, critical: true, start: async () => chainParts.consensus() });
+    // The peer-to-peer host: closed after the actors stop (closers run after the supervisor), so no late message
+    // reaches a stopped actor unanswered.
+    const host = await startNodeHost(config, chainNetwork, log);
+    closers.push('libp2p', () => host.stop());
     const network = (parts.network = await startNetwork({
       peers: config.peers,
+      libp2p: nodeLibp2p({
+        host,
+        network: chainNetwork,
+        view,
+        admission: () => parts.admission,
+        reader: () => parts.reader,
+      }),
       consensus,
       view,
       genesisHash: chainNetwork.genesisHash,
@@ -284,7 +293,6 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
       slotMs: config.slotMs,
       idleBlockMs: config.idleBlockMs,
       now,
-      transport: hooks.transport,
       preverify: (blocks) => void preverifyTxs(chain.verifier, blocks, chainNetwork, false),
     }));
     // Permanent: restarted after a crash; it only observes, so it can never halt production.
@@ -354,7 +362,9 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
       startConsensusClock(consensus, config.slotMs, shutdown.stopping, log, now).stop,
       startExpiry(mempool, config.mempoolGappedLifetimeMs, now),
       network.poll(),
+      () => network.stop(),
     );
+    parts.p2p = { peerId: host.peerId, addresses: () => host.addresses() };
   } catch (e) {
     await shutdown.stop(`start failed: ${(e as Error).message}`);
     throw e;
@@ -371,6 +381,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
       mempoolCap: config.mempoolCap,
       slotMs: config.slotMs,
       peers: config.peers,
+      p2p: parts.p2p.addresses(),
     },
     'node started',
   );

@@ -5,6 +5,7 @@ import type { Hex } from '../primitives/hex';
  * Here, below both, so the actors that keep it and the API views that show it share one shape.
  */
 export interface PeerInfo {
+  /** The peer's HTTP API URL, or on libp2p `/p2p/<peer id>`. */
   url: string;
   /** Its head's height as last seen. */
   height: number;
@@ -23,6 +24,8 @@ export interface PeerInfo {
   lastSeen: number;
   /** Until when (ms) the peer is ignored after being dropped; 0: it is not. */
   droppedUntil: number;
+  /** On libp2p: the addresses of its links, gossipsub's score of it and the network's topics it subscribes to. */
+  libp2p?: { peerId: string; addrs: string[]; gossipScore: number; topics: string[] };
 }
 
 /** The media type of a binary GET /chain page (chain/chainPage.ts): a peer asks for it with `Accept`. */

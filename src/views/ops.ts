@@ -128,6 +128,14 @@ export interface GuardView extends CappedPage {
 }
 
 /** GET /health/live. */
+/** GET /p2p: how peers reach this node on the peer-to-peer network (what `--peers <its URL>` resolves to). */
+export interface P2pView {
+  /** The node's libp2p peer id (its `p2p-key`). */
+  peerId: string;
+  /** Its listen addresses, each ending in /p2p/<peerId>. */
+  addresses: string[];
+}
+
 export interface LiveView {
   live: true;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PeerTransport } from '../../src/network/peerClient';
+import type { PostTransport } from '../../src/network/peerClient';
 import type { SignedTx } from '../../src/protocol/types';
 import { blockAt, hashOf, headAt, testNetwork } from '../helpers/p2pFixtures';
 
@@ -13,7 +13,7 @@ describe("a node's network side under a transaction flood and a silent peer", ()
     const calls: string[] = [];
     let release: () => void = () => {};
     const answered = new Promise<void>((r) => (release = r));
-    const transport: PeerTransport = {
+    const transport: PostTransport = {
       status: async (peer) => {
         calls.push(`status ${peer}`);
         await answered;

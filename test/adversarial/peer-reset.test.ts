@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ConsensusMsg } from '../../src/actors/protocol';
-import type { ChainPage, PeerTransport } from '../../src/network/peerClient';
+import type { ChainPage, PostTransport } from '../../src/network/peerClient';
 import { blockAt, GENESIS, hashOf, headAt, testP2p } from '../helpers/p2pFixtures';
 
 /**
@@ -14,7 +14,7 @@ describe('a peer resetting its connection during a sync', () => {
     const onUnhandled = (e: unknown) => unhandled.push(e);
     process.on('unhandledRejection', onUnhandled);
     try {
-      const transport: PeerTransport = {
+      const transport: PostTransport = {
         status: async () => ({
           height: 250,
           hash: hashOf(250),

@@ -73,6 +73,7 @@ export async function startDevnet(
   const dir = await tempDir('cairn-devnet-');
   const httpBase = await freePortRun(n);
   const rpcBase = await freePortRun(n);
+  const p2pBase = await freePortRun(n);
   const proc = spawnOwned(
     process.execPath,
     [
@@ -88,6 +89,8 @@ export async function startDevnet(
       String(httpBase),
       '--rpc-base-port',
       String(rpcBase),
+      '--p2p-base-port',
+      String(p2pBase),
       '--slot-ms',
       String(opts.slotMs ?? 200),
       '--idle-block-ms',

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { Supervisor } from '../../src/actors/supervisor';
 import { startNetwork } from '../../src/network/network';
-import type { PeerTransport } from '../../src/network/peerClient';
+import type { PostTransport } from '../../src/network/peerClient';
 import type { Behavior } from '../../src/actors/actorRef';
 import type { P2pMsg } from '../../src/actors/protocol';
 import { p2pBehavior, type P2pDeps } from '../../src/network/p2pActor';
@@ -26,9 +26,9 @@ export const blockAt = (height: number) => ({ header: { height, hash: hashOf(hei
  * The p2p actor under test: one peer `sim://a`, GENESIS and chain id 7, a clock at 5 s, a consensus actor that must
  * not be asked; `deps` replaces any of it (the transport always).
  */
-export function testP2p(deps: Partial<P2pDeps> & Pick<P2pDeps, 'transport'>): Behavior<P2pMsg> {
+export function testP2p(deps: Partial<P2pDeps> & { transport: PostTransport }): Behavior<P2pMsg> {
   return p2pBehavior({
-    peers: ['sim://a'],
+    peers: () => ['sim://a'],
     consensus: {
       ask: async () => {
         throw new Error('not asked');
@@ -50,7 +50,7 @@ export function testP2p(deps: Partial<P2pDeps> & Pick<P2pDeps, 'transport'>): Be
  */
 export async function testNetwork(d: {
   consensus: { ask: (m: never) => Promise<unknown> };
-  transport: PeerTransport;
+  transport: PostTransport;
   head?: Head;
   now?: () => number;
 }) {

@@ -289,7 +289,7 @@ export function consensusBehavior(d: ConsensusDeps): Behavior<ConsensusMsg, Cons
         );
         if (typeof choice === 'object') {
           rejectedBranch(h, choice.refused);
-          return { ...out, rejected: choice.refused, head };
+          return { ...out, rejected: choice.refused, belowFinal: true, head };
         }
         if (choice === 'stale') return { ...out, stale: true, head };
         // Nothing is undone for a branch before its headers verify: a forged sibling must not move the head.

@@ -36,7 +36,7 @@ export function authorize(admin: AdminAuth, req: Request): void {
 export function opsHandlers(
   d: HttpDeps,
   o: OpsDeps,
-): RouteHandlers<'gateway' | 'guard' | 'live' | 'ready' | 'metrics' | 'peers' | 'alerts'> {
+): RouteHandlers<'gateway' | 'guard' | 'live' | 'ready' | 'metrics' | 'peers' | 'p2p' | 'alerts'> {
   const limits = (now: number): RateLimitView => ({
     max: o.rateLimit.max,
     windowMs: o.rateLimit.windowMs,
@@ -113,6 +113,11 @@ export function opsHandlers(
     peers: (_in, req) => {
       authorize(o.admin, req);
       return { peers: o.peers() };
+    },
+    p2p: () => {
+      const p = d.p2p?.();
+      if (!p) throw new HttpError(503, 'node is starting: retry shortly');
+      return { peerId: p.peerId, addresses: p.addresses() };
     },
     alerts: ({ query: q }, req) => {
       authorize(o.admin, req);

@@ -42,10 +42,12 @@ export interface RequestProtocols {
   txs: string;
   /** State trie nodes by hash (state sync). */
   trie: string;
+  /** Peer exchange: the addresses of the peers the asked node is linked to. */
+  peers: string;
 }
 
 export function requestProtocols(genesisHash: Hex): RequestProtocols {
   const net = genesisHash.toLowerCase();
   const p = (name: string) => `/cairn/${net}/${name}/1`;
-  return { status: p('status'), chain: p('chain'), txs: p('txs-by-id'), trie: p('trie') };
+  return { status: p('status'), chain: p('chain'), txs: p('txs-by-id'), trie: p('trie'), peers: p('peers') };
 }

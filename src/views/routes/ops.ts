@@ -5,6 +5,7 @@ import type {
   IndexView,
   LiveView,
   OpenApiDocumentView,
+  P2pView,
   PeersView,
   ReadinessView,
 } from '..';
@@ -78,6 +79,13 @@ export const OPS_ROUTES = {
     summary: 'Connected peers (admin: x-admin-token)',
     admin: 'required',
     errors: ADMIN_ERRORS,
+  }),
+  p2p: defineRoute({
+    method: 'GET',
+    path: '/p2p',
+    ok: view<P2pView>('P2pView'),
+    summary: "This node's peer id and libp2p listen addresses (what a peer given its HTTP URL dials)",
+    errors: { 503: 'the node is starting' },
   }),
   alerts: defineRoute({
     method: 'GET',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sealBlock } from '../../../src/chain/block';
 import { devAccounts } from '../../../src/chain/devnet';
-import type { PeerTransport } from '../../../src/network/peerClient';
+import type { PostTransport } from '../../../src/network/peerClient';
 import { GENESIS, hashOf, headAt, testNetwork } from '../../helpers/p2pFixtures';
 
 /**
@@ -24,7 +24,7 @@ describe('an orphan block from a peer', () => {
   async function network() {
     const polls: number[] = [];
     let now = 21_000;
-    const transport: PeerTransport = {
+    const transport: PostTransport = {
       status: async () => (polls.push(now), { height: 0, hash: hashOf(0), finalizedHeight: 0, justifiedHeight: 0 }),
       chain: async () => ({ blocks: [], next: null }),
       postBlock: async () => 200,

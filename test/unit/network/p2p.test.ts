@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ConsensusMsg } from '../../../src/actors/protocol';
 import { FANOUT } from '../../../src/network/p2pActor';
-import type { ChainPage, PeerStatus, PeerTransport } from '../../../src/network/peerClient';
+import type { ChainPage, PeerStatus, PostTransport } from '../../../src/network/peerClient';
 import { readinessOf, SYNC_LAG_BLOCKS, syncingBehind } from '../../../src/network/readiness';
 import type { PeerInfo } from '../../../src/protocol/peers';
 import type { Block, SignedTx } from '../../../src/protocol/types';
@@ -10,7 +10,7 @@ import { blockAt, GENESIS, hashOf, headAt, testP2p } from '../../helpers/p2pFixt
 /** A peer at `height` reached through an in-memory transport (what a simulator passes): every call is recorded. */
 function fakePeer(height: number) {
   const calls: string[] = [];
-  const transport: PeerTransport = {
+  const transport: PostTransport = {
     status: async (peer): Promise<PeerStatus> => (
       calls.push(`status ${peer}`),
       { height, hash: hashOf(height), finalizedHeight: 0, justifiedHeight: 0, genesisHash: GENESIS, chainId: 7 }
@@ -160,7 +160,7 @@ function forkedPeers(forkAt: number, ourTip: number, peerTip: number, perPage: n
   };
   const view = { head: head() };
   const pagesAsked: number[] = [];
-  const transport: PeerTransport = {
+  const transport: PostTransport = {
     status: async () => ({
       height: peerTip,
       hash: theirs(peerTip),
@@ -219,7 +219,7 @@ describe('gossip fanout', () => {
     const peers = Array.from({ length: 20 }, (_, i) => `sim://p${String(i).padStart(2, '0')}`);
     const book = new Map<string, PeerInfo>();
     const p2p = testP2p({
-      peers,
+      peers: () => peers,
       book,
       now: () => 0,
       transport: { ...fakePeer(0).transport, postBlock: async (peer) => (sent[message].push(peer), 200) },
@@ -267,7 +267,7 @@ describe('a poll round and a peer that does not answer', () => {
     // off by a partition, so after the heal a node took ten slots to see that the others were ahead.
     const ahead = fakePeer(30);
     let asked = 0;
-    const transport: PeerTransport = {
+    const transport: PostTransport = {
       ...ahead.transport,
       status: (peer) => {
         if (peer === 'sim://b') return ahead.transport.status(peer);
@@ -285,7 +285,7 @@ describe('a poll round and a peer that does not answer', () => {
       },
     };
     const book = new Map<string, PeerInfo>();
-    const sync = testP2p({ peers: ['sim://a', 'sim://b'], consensus: consensus as never, view, book, transport });
+    const sync = testP2p({ peers: () => ['sim://a', 'sim://b'], consensus: consensus as never, view, book, transport });
     await sync.handle({ type: 'tick', now: 5_000 });
     expect(view.head.height).toBe(30);
     ahead.transport.status = async () => ({ height: 60, hash: hashOf(60), finalizedHeight: 0, justifiedHeight: 0 });

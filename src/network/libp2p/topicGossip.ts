@@ -1,0 +1,135 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import type { Logger } from 'pino';
+import { ActorStoppedError, MailboxFullError, type ActorRef } from '../../actors/actorRef';
+import type { ConsensusMsg, ConsensusReplies } from '../../actors/protocol';
+import type { Block, SignedTx } from '../../protocol/types';
+import type { GossipVerdict, P2pHost } from './host';
+import { BatchDecodeError, decodeTxBatch, TxBatcher } from './txBatch';
+import { decodeBlockWire, decodeTxWire, encodeBlockWire, encodeTxWire, type WireTx } from './wire';
+
+/**
+ * Blocks and transactions on the network's gossipsub topics. What this node makes (its blocks, the transactions its
+ * clients submit) is published; what arrives is handled once (gossipsub drops a copy by its id before this code
+ * sees it) and judged, and the verdict is gossipsub's validation result, so it forwards only what was accepted:
+ * - a transaction batch: each envelope not seen here before goes to admission as a client's would; the batch is
+ *   rejected if one is malformed or forged (invalid on every node), accepted if one was admitted, else ignored
+ *   (known, stale or refused for this node's state: no honest peer is scored down for it);
+ * - a block: imported by the consensus actor; rejected when it is invalid (a bad signature, a wrong state root:
+ *   for everyone), accepted when imported, ignored when known, stale, early, below this node's final height, or an
+ *   orphan (whose branch the sync then pulls from the peers: `onOrphan`).
+ * Gossip under overload sheds load: past MAX_PENDING_BATCHES or MAX_PENDING_BLOCKS messages in work, more are
+ * ignored unread (gossipsub's own queues are bounded too), so a flood on one topic never queues ahead of a block.
+ */
+
+/** What admission made of a transaction from a peer (network.ts maps the node's SubmitOutcome to it). */
+export type TxJudgement = 'accepted' | 'invalid' | 'refused' | 'busy';
+
+export interface TopicGossipDeps {
+  host: P2pHost;
+  consensus: Pick<ActorRef<ConsensusMsg, ConsensusReplies>, 'ask'>;
+  /** Admission of one transaction from a peer (not relayed again: gossipsub forwards the accepted batch). */
+  admitTx: (tx: WireTx) => Promise<TxJudgement>;
+  now: () => number;
+  log: Logger;
+  /** A block whose parent is unknown here came: its branch is to be pulled now. */
+  onOrphan?: () => void;
+  /** Transactions are gathered for this long before a batch is published (txBatch.ts BATCH_DELAY_MS). */
+  batchMs?: number;
+}
+
+export const MAX_PENDING_BATCHES = 64;
+export const MAX_PENDING_BLOCKS = 8;
+/** Envelopes remembered by content hash, so a transaction in several peers' batches is admitted once. */
+const SEEN_TXS = 16_384;
+
+export interface TopicGossip {
+  publishBlock(block: Block): void;
+  relayTx(tx: SignedTx): void;
+  /** Sends the transactions gathered so far (on stop). */
+  flush(): void;
+  stats(): { batchesOut: number; txsOut: number; batchesIn: number; txsIn: number; shed: number };
+}
+
+export function startTopicGossip(d: TopicGossipDeps): TopicGossip {
+  const log = d.log;
+  const seen = new Set<string>();
+  const firstTime = (bytes: Uint8Array): boolean => {
+    const key = Buffer.from(sha256(bytes).subarray(0, 16)).toString('base64');
+    if (seen.has(key)) return false;
+    seen.add(key);
+    if (seen.size > SEEN_TXS) seen.delete(seen.values().next().value!);
+    return true;
+  };
+  const publish = (topic: 'txs' | 'blocks', data: Uint8Array) =>
+    void d.host.publish(topic, data).catch((err) => log.debug({ err, topic }, 'publish failed'));
+  const batcher = new TxBatcher((batch) => publish('txs', batch), { delayMs: d.batchMs });
+  let pendingBatches = 0;
+  let pendingBlocks = 0;
+  const stats = { batchesIn: 0, txsIn: 0, shed: 0 };
+
+  d.host.subscribe('txs', async (data): Promise<GossipVerdict> => {
+    if (pendingBatches >= MAX_PENDING_BATCHES) {
+      stats.shed++;
+      return 'ignore';
+    }
+    let envelopes: Uint8Array[];
+    try {
+      envelopes = decodeTxBatch(data);
+    } catch (e) {
+      if (e instanceof BatchDecodeError) return 'reject';
+      throw e;
+    }
+    stats.batchesIn++;
+    pendingBatches++;
+    try {
+      const judged = await Promise.all(
+        envelopes.filter(firstTime).map((bytes) => {
+          const tx = decodeTxWire(bytes);
+          return tx.kind === 'malformed' ? ('invalid' as const) : d.admitTx(tx);
+        }),
+      );
+      stats.txsIn += judged.length;
+      if (judged.includes('invalid')) return 'reject';
+      return judged.includes('accepted') ? 'accept' : 'ignore';
+    } finally {
+      pendingBatches--;
+    }
+  });
+
+  d.host.subscribe('blocks', async (data): Promise<GossipVerdict> => {
+    if (pendingBlocks >= MAX_PENDING_BLOCKS) {
+      stats.shed++;
+      return 'ignore';
+    }
+    let block: Block;
+    try {
+      block = decodeBlockWire(data);
+    } catch {
+      return 'reject';
+    }
+    pendingBlocks++;
+    try {
+      const r = await d.consensus.ask({ type: 'importBlocks', blocks: [block], now: d.now() });
+      if (r.rejected) return r.belowFinal ? 'ignore' : 'reject';
+      if (r.imported > 0) return 'accept';
+      if (r.orphan) d.onOrphan?.();
+      return 'ignore';
+    } catch (e) {
+      if (e instanceof MailboxFullError || e instanceof ActorStoppedError) return 'ignore';
+      throw e;
+    } finally {
+      pendingBlocks--;
+    }
+  });
+
+  return {
+    publishBlock: (block) => publish('blocks', encodeBlockWire(block)),
+    relayTx(tx) {
+      const bytes = encodeTxWire(tx);
+      firstTime(bytes);
+      batcher.add(bytes);
+    },
+    flush: () => batcher.flush(),
+    stats: () => ({ batchesOut: batcher.batches, txsOut: batcher.txs, ...stats }),
+  };
+}
