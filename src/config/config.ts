@@ -84,6 +84,8 @@ export interface NodeConfig {
   peers: string[];
   /** Multiaddrs the libp2p host listens on; empty: a port the system picks on --host. */
   listen: string[];
+  /** Dial only `peers` and tell no peer whom this node is linked to (no peer exchange): a validator behind sentries. */
+  peersOnly: boolean;
   /** Origins whose web pages may read the native API and call JSON-RPC ("*": any; empty: no CORS headers). */
   corsOrigins: string[];
   /**
@@ -149,6 +151,7 @@ export const defaultNodeConfig: Readonly<NodeConfig> = Object.freeze({
   allowDevValidator: false,
   peers: [],
   listen: [],
+  peersOnly: false,
   rateLimitExempt: [],
   trustedProxies: [],
   history: null,
@@ -397,6 +400,14 @@ const OPTIONS: readonly OptionSpec[] = [
     help:
       'comma-separated multiaddrs the peer-to-peer network listens on (e.g. /ip4/0.0.0.0/tcp/30333); default: a ' +
       'port the system picks on --host (a validator others dial should set one)',
+  },
+  {
+    key: 'peersOnly',
+    flag: 'peers-only',
+    env: 'CAIRN_PEERS_ONLY',
+    kind: 'bool',
+    help:
+      'dial only --peers and do not exchange peer addresses: a validator reached only through its own sentry nodes',
   },
   {
     key: 'genesisFile',
@@ -695,8 +706,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): NodeConfig {
         '(GET /snapshots on a node you run lists them)',
       { option: 'checkpoint' },
     );
-  if (config.sync === 'state' && config.peers.length === 0)
-    fail('--sync state needs --peers: the nodes to fetch the snapshot from', { option: 'peers' });
+  if (config.sync === 'state' && !config.peers.some((p) => !p.startsWith('/')))
+    fail("--sync state needs --peers with a node's HTTP URL (http://host:port): the nodes to fetch the snapshot from", {
+      option: 'peers',
+    });
   if (config.idleBlockMs < config.slotMs)
     fail(`idle-block-ms (${config.idleBlockMs}) must be >= slot-ms (${config.slotMs})`, { option: 'idleBlockMs' });
   return config;

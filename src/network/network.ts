@@ -11,7 +11,7 @@ import type { PeerTransport, PostTransport } from './peerClient';
 import { readinessOf, syncingBehind, type Readiness } from './readiness';
 import type { P2pHost } from './libp2p/host';
 import { startDiscovery } from './libp2p/discovery';
-import { bookKeyOf, hostTransport, peerIdOf, serveRequests, type RequestServer } from './libp2p/requests';
+import { bookKeyOf, hostTransport, peerIdOf, PX_PEERS, serveRequests, type RequestServer } from './libp2p/requests';
 import { startTopicGossip, type TxJudgement } from './libp2p/topicGossip';
 import type { WireTx } from './libp2p/wire';
 
@@ -34,7 +34,7 @@ export interface Libp2pSide {
   /** Admission of a transaction a peer gossiped (not relayed again: gossipsub forwards what was accepted). */
   admitTx: (tx: WireTx) => Promise<TxJudgement>;
   serve: Omit<RequestServer, 'peerAddresses'>;
-  /** Peers linked at most through peer exchange (configured peers are always dialled). */
+  /** Peers linked at most through peer exchange (configured peers are always dialled); 0: no peer exchange. */
   targetPeers?: number;
 }
 
@@ -118,7 +118,8 @@ export async function startNetwork(d: {
   await d.supervisor.startChild({ ref: sync, start: async () => syncBehavior(deps) });
   const behindBy = () => Math.max(0, Math.max(target, ...[...book.values()].map((p) => p.height)) - d.view.head.height);
   const tick = (now: number) => {
-    if (d.peers.length > 0 && sync.queued === 0) sync.send({ type: 'tick', now });
+    // On libp2p a node with no configured peer still polls those that dialled it (a bootstrap node).
+    if ((lp || d.peers.length > 0) && sync.queued === 0) sync.send({ type: 'tick', now });
   };
   // An orphan (a gossiped block on a parent we lack) starts a sync at once, no more often than every quarter slot:
   // waiting for the next poll (up to two slots) let this node build its own block on the branch the orphan's
@@ -154,7 +155,7 @@ export async function startNetwork(d: {
     blocks,
     produced: (block) => gossip.produced(block),
     relay: (tx) => gossip.relay(tx),
-    behind: () => syncingBehind(d.peers.length, behindBy()),
+    behind: () => syncingBehind(Math.max(d.peers.length, book.size), behindBy()),
     readiness: () =>
       readinessOf({
         configuredPeers: d.peers.length,
@@ -196,13 +197,15 @@ async function libp2pGossip(
     log: d.log,
     onOrphan,
   });
+  const exchange = (lp.targetPeers ?? TARGET_PEERS) > 0;
   await serveRequests(lp.host, {
     ...lp.serve,
-    peerAddresses: () =>
-      lp.host
-        .peers()
-        .filter((p) => p.topics.length > 0)
-        .flatMap((p) => p.addrs.slice(0, 1).map((a) => `${a}/p2p/${p.id}`)),
+    // A node that does not exchange peers does not tell its own either (a validator behind sentries stays hidden).
+    peerAddresses: async () => {
+      if (!exchange) return [];
+      const linked = lp.host.peers().filter((p) => p.topics.length > 0).slice(0, PX_PEERS);
+      return (await Promise.all(linked.map((p) => lp.host.listenAddrsOf(p.id)))).flatMap((a) => a.slice(0, 2));
+    },
   });
   const discovery = startDiscovery({
     host: lp.host,

@@ -282,6 +282,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
         view,
         admission: () => parts.admission,
         reader: () => parts.reader,
+        peersOnly: config.peersOnly,
       }),
       consensus,
       view,

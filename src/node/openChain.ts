@@ -65,7 +65,8 @@ export async function openChain(
       head = await syncState({
         kv,
         store,
-        peers: config.peers,
+        // State sync reads snapshots over the peers' HTTP API (their URLs among --peers).
+        peers: config.peers.filter((p) => !p.startsWith('/')),
         checkpoint: config.checkpoint,
         genesisHash: network.genesisHash,
         log,

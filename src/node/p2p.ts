@@ -63,9 +63,11 @@ export function nodeLibp2p(d: {
   view: ChainView;
   admission: () => Admission | undefined;
   reader: () => ChainReader | undefined;
+  peersOnly: boolean;
 }): Libp2pSide {
   return {
     host: d.host,
+    ...(d.peersOnly && { targetPeers: 0 }),
     async admitTx(tx: WireTx): Promise<TxJudgement> {
       const admission = d.admission();
       if (!admission || tx.kind === 'malformed') return admission ? 'invalid' : 'busy';

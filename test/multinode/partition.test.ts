@@ -6,6 +6,9 @@ import { signTx } from '../../src/chain/envelope';
 import { COIN } from '../../src/primitives/amount';
 import { fromHex, type Hex } from '../../src/primitives/hex';
 import { deriveKeys } from '../../src/crypto/keys';
+import { loadOrCreatePeerKey } from '../../src/network/libp2p/peerKey';
+import { PEER_KEY_FILE } from '../../src/node/p2p';
+import { peerIdFromPrivateKey } from '@libp2p/peer-id';
 import { spawnNode, type ChildNode } from '../helpers/childNode';
 import { linkTo, type Link } from '../helpers/linkProxy';
 import { freePort, tempDir } from '../helpers/testNode';
@@ -13,7 +16,8 @@ import { nodeGet, until } from '../helpers/devnet';
 
 /**
  * A 2 | 2 partition of four validators (separate processes). Every node reaches every peer
- * through its own TCP link, so the test can cut the links between the halves: each half
+ * through its own TCP link to the peer's libp2p port (`--peers` multiaddrs through the link, `--peers-only`: no
+ * peer exchange, which would hand out the direct addresses), so the test can cut the links between the halves: each half
  * keeps producing in its own slots but cannot finalize (2 of 4 < ⌊2n/3⌋+1 = 3); healed,
  * every node converges on one chain by fork choice, finality resumes, the losing half's
  * transaction is re-included, and no two conflicting blocks are ever final.
@@ -47,15 +51,24 @@ beforeAll(async () => {
   dir = await tempDir('cairn-partition-');
   await writeFile(join(dir, 'genesis.json'), JSON.stringify(spec));
   const http = await Promise.all(Array.from({ length: N }, () => freePort()));
-  for (let i = 0; i < N; i++) {
-    links[i] = [];
-    for (let j = 0; j < N; j++) if (i !== j) links[i][j] = await linkTo(http[j], await freePort());
-  }
+  const p2p = await Promise.all(Array.from({ length: N }, () => freePort()));
+  // Each node's peer identity made ahead, so the others can be given its multiaddr through their link.
+  const ids: string[] = [];
   for (let i = 0; i < N; i++) {
     const d = join(dir, `node${i}`);
     await mkdir(d, { recursive: true });
+    ids.push(peerIdFromPrivateKey(await loadOrCreatePeerKey(join(d, PEER_KEY_FILE))).toString());
+  }
+  for (let i = 0; i < N; i++) {
+    links[i] = [];
+    for (let j = 0; j < N; j++) if (i !== j) links[i][j] = await linkTo(p2p[j], await freePort());
+  }
+  for (let i = 0; i < N; i++) {
+    const d = join(dir, `node${i}`);
     await writeFile(join(d, 'key.json'), JSON.stringify([devAccountFile(validators[i])]), { mode: 0o600 });
-    const peers = links[i].flatMap((l, j) => (j === i || !l ? [] : [`http://127.0.0.1:${l.port}`])).join(',');
+    const peers = links[i]
+      .flatMap((l, j) => (j === i || !l ? [] : [`/ip4/127.0.0.1/tcp/${l.port}/p2p/${ids[j]}`]))
+      .join(',');
     nodes.push(
       await spawnNode(
         d,
@@ -67,6 +80,9 @@ beforeAll(async () => {
           join(d, 'key.json'),
           '--peers',
           peers,
+          '--peers-only',
+          '--listen',
+          `/ip4/127.0.0.1/tcp/${p2p[i]}`,
           '--slot-ms',
           '200',
           '--idle-block-ms',

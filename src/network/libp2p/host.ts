@@ -85,6 +85,8 @@ export interface P2pHost {
   /** Asks a connected peer; the answer is bounded by `limits` before it is read whole. */
   request(peerId: string, protocol: RequestProtocol, request: Uint8Array, limits: RequestLimits): Promise<Uint8Array>;
   peers(): PeerView[];
+  /** The addresses a linked peer listens on, as it announced them (identify), each ending in /p2p/<id>. */
+  listenAddrsOf(peerId: string): Promise<string[]>;
   score(peerId: string): number;
   stop(): Promise<void>;
 }
@@ -244,6 +246,14 @@ export async function startP2pHost(o: P2pHostOptions): Promise<P2pHost> {
           topics: subscribed.filter((s) => s.ids.has(key)).map((s) => s.t),
         };
       });
+    },
+    async listenAddrsOf(peerId) {
+      try {
+        const p = await node.peerStore.get(peerIdFromString(peerId));
+        return p.addresses.map((a) => `${a.multiaddr.toString()}/p2p/${peerId}`);
+      } catch {
+        return [];
+      }
     },
     score: (peerId) => pubsub.getScore(peerId),
     async stop() {

@@ -33,7 +33,7 @@ export interface RequestServer {
   /** A binary chain page (ChainReader.chainBinary) from `from`, at most `limit` blocks. */
   chainPage(from: number, limit: number): Promise<Uint8Array>;
   /** Multiaddrs (each ending in /p2p/<id>) of peers this node is linked to. */
-  peerAddresses(): string[];
+  peerAddresses(): Promise<string[]>;
 }
 
 export async function serveRequests(host: P2pHost, s: RequestServer): Promise<void> {
@@ -51,7 +51,7 @@ export async function serveRequests(host: P2pHost, s: RequestServer): Promise<vo
     },
     opts,
   );
-  await host.handle('peers', async () => json({ peers: s.peerAddresses().slice(0, PX_PEERS) }), opts);
+  await host.handle('peers', async () => json({ peers: (await s.peerAddresses()).slice(0, PX_PEERS) }), opts);
 }
 
 /** The peer id a book key names: the book keeps libp2p peers as `/p2p/<id>`. */
