@@ -406,8 +406,7 @@ const OPTIONS: readonly OptionSpec[] = [
     flag: 'peers-only',
     env: 'CAIRN_PEERS_ONLY',
     kind: 'bool',
-    help:
-      'dial only --peers and do not exchange peer addresses: a validator reached only through its own sentry nodes',
+    help: 'dial only --peers and do not exchange peer addresses: a validator reached only through its own sentry nodes',
   },
   {
     key: 'genesisFile',

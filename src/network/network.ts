@@ -203,7 +203,10 @@ async function libp2pGossip(
     // A node that does not exchange peers does not tell its own either (a validator behind sentries stays hidden).
     peerAddresses: async () => {
       if (!exchange) return [];
-      const linked = lp.host.peers().filter((p) => p.topics.length > 0).slice(0, PX_PEERS);
+      const linked = lp.host
+        .peers()
+        .filter((p) => p.topics.length > 0)
+        .slice(0, PX_PEERS);
       return (await Promise.all(linked.map((p) => lp.host.listenAddrsOf(p.id)))).flatMap((a) => a.slice(0, 2));
     },
   });
