@@ -4,7 +4,7 @@ import type { PeerInfo } from '../protocol/peers';
 import type { ConsensusMsg, ConsensusReplies, HeadSink } from '../actors/protocol';
 import type { Supervisor } from '../actors/supervisor';
 import { createBlockIntake, type BlockIntake } from './blockIntake';
-import { gossipBehavior, syncBehavior, type GossipMsg, type P2pDeps, type SyncMsg } from './p2pActor';
+import { gossipBehavior, inGoodStanding, syncBehavior, type GossipMsg, type P2pDeps, type SyncMsg } from './p2pActor';
 import type { Hex } from '../primitives/hex';
 import type { Block, SignedTx } from '../protocol/types';
 import type { PeerTransport, PostTransport } from './peerClient';
@@ -93,7 +93,6 @@ export async function startNetwork(d: {
   if (!lp && !d.transport) throw new Error('startNetwork: a libp2p host or a post transport');
   const sync = new ActorRef<SyncMsg>('sync', 4);
   const staleMs = Math.max(10_000, 3 * d.idleBlockMs);
-  let target = 0;
   let rate = 0;
   // On libp2p the book holds the peers linked now that take this network's topics; else the configured URLs.
   const networkPeers = () => (lp ? lp.host.peers().filter((p) => p.topics.length > 0) : []);
@@ -111,12 +110,15 @@ export async function startNetwork(d: {
     transport,
     preverify: d.preverify,
     onSync: (s) => {
-      target = s.target;
       rate = s.blocksPerSec;
     },
   };
   await d.supervisor.startChild({ ref: sync, start: async () => syncBehavior(deps) });
-  const behindBy = () => Math.max(0, Math.max(target, ...[...book.values()].map((p) => p.height)) - d.view.head.height);
+  const behindBy = () => {
+    const now = d.now();
+    const claims = [...book.values()].filter((p) => inGoodStanding(p, now)).map((p) => p.height);
+    return Math.max(0, Math.max(0, ...claims) - d.view.head.height);
+  };
   const tick = (now: number) => {
     // On libp2p a node with no configured peer still polls those that dialled it (a bootstrap node).
     if ((lp || d.peers.length > 0) && sync.queued === 0) sync.send({ type: 'tick', now });

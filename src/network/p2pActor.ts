@@ -57,6 +57,15 @@ const PAGE = 200;
 /** How far back an equal-height fork is first looked for (deeper forks step back a page at a time). */
 const FORK_LOOKBACK = 32;
 const DROP_SCORE = -100;
+/** What a sync source that yields nothing costs: three times and it is dropped. */
+const UNBACKED_CLAIM = 34;
+/**
+ * A peer's claims (its height: how far behind this node is, and whether it answers 503 `syncing`) count only while
+ * it is in good standing: not dropped, and not scored this far down (two syncs that yielded nothing). A peer claiming
+ * an absurd height once made every read answer 503, even after it was dropped.
+ */
+export const GOOD_STANDING = DROP_SCORE / 2;
+export const inGoodStanding = (p: PeerInfo, now: number): boolean => p.droppedUntil <= now && p.score > GOOD_STANDING;
 const DROP_MS = 60_000;
 /** How often the sync may warn that peers' blocks are ahead of this node's clock. */
 const EARLY_WARN_MS = 60_000;
@@ -245,7 +254,13 @@ export function syncBehavior(d: P2pDeps): Behavior<SyncMsg> {
     for (let pages = 0; pages < 10_000 && ahead; pages++) {
       if (!(p.head && prefers(tipOf(p), d.view.head))) break;
       const page: ChainPage = await ahead;
-      if (page.blocks.length === 0) break;
+      if (page.blocks.length === 0) {
+        // Its head was ahead of ours and it has no block past it: a claim it does not back. Scored down, so that the
+        // next round tries another peer (a peer claiming a later head and serving empty pages was once the sync
+        // source of every round, and froze a follower).
+        if (imported === 0) book.penalize(p, UNBACKED_CLAIM, `claimed head #${p.height} but served no block`);
+        break;
+      }
       const nextFrom = page.blocks[page.blocks.length - 1].header.height + 1;
       ahead = page.next === null ? null : pageFrom(nextFrom, true);
       const blocks = held.length > 0 ? [...held, ...page.blocks] : page.blocks;
@@ -354,7 +369,8 @@ export function syncBehavior(d: P2pDeps): Behavior<SyncMsg> {
       try {
         await syncFrom(best);
       } catch (e) {
-        book.penalize(best, 10, `sync: ${(e as Error).message}`, true);
+        // It answered the status poll just now: a page that fails or times out (one dripped byte by byte) is its doing.
+        book.penalize(best, UNBACKED_CLAIM, `sync: ${(e as Error).message}`);
       } finally {
         d.modes?.send({ type: 'SYNC_DONE' });
       }

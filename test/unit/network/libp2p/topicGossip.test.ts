@@ -1,0 +1,133 @@
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { sealBlock, ZERO_HASH } from '../../../../src/chain/block';
+import { DEV_NETWORK } from '../../../../src/chain/devnet';
+import { signTx } from '../../../../src/chain/envelope';
+import { deriveKeys, devSecret } from '../../../../src/crypto/keys';
+import type { ImportOutcome } from '../../../../src/actors/protocol';
+import type { GossipHandler, GossipTopic, P2pHost } from '../../../../src/network/libp2p/host';
+import { startTopicGossip, type TxJudgement } from '../../../../src/network/libp2p/topicGossip';
+import { decodeTxBatch, encodeTxBatch } from '../../../../src/network/libp2p/txBatch';
+import { decodeBlockWire, decodeTxWire, encodeBlockWire, encodeTxWire } from '../../../../src/network/libp2p/wire';
+import type { Block } from '../../../../src/protocol/types';
+import { headAt } from '../../../helpers/p2pFixtures';
+
+const [alice, carol] = [0, 2].map((i) => deriveKeys(devSecret(i)));
+const transfer = (nonce: number) =>
+  signTx(alice, { type: 'TRANSFER', to: carol.address, amount: '5', nonce, timestamp: 1_700_000_000_000 }, DEV_NETWORK);
+const block = (txs = [transfer(0), transfer(1)]): Block =>
+  sealBlock(carol, {
+    parent: { height: 0, hash: ZERO_HASH },
+    timestamp: 1_000,
+    producer: carol.address,
+    stateRoot: ZERO_HASH,
+    txs,
+    results: txs.map(() => ({ status: 'success', energyUsed: '0', burned: '1' })),
+    events: [],
+  });
+
+/** A host that records what is published and hands a test the handlers of its topics. */
+function fakeHost() {
+  const handlers = new Map<GossipTopic, GossipHandler>();
+  const published: { topic: GossipTopic; data: Uint8Array }[] = [];
+  const host = {
+    subscribe: (topic: GossipTopic, h: GossipHandler) => void handlers.set(topic, h),
+    publish: async (topic: GossipTopic, data: Uint8Array) => (published.push({ topic, data }), 1),
+  } as unknown as P2pHost;
+  return { host, published, deliver: (topic: GossipTopic, data: Uint8Array) => handlers.get(topic)!(data, 'peer') };
+}
+
+const outcome = (o: Partial<ImportOutcome>): ImportOutcome => ({ imported: 0, known: 0, head: headAt(0), ...o });
+
+function gossip(o: { judge?: (n: number) => TxJudgement; imports?: ImportOutcome } = {}) {
+  const f = fakeHost();
+  const admitted: number[] = [];
+  let orphans = 0;
+  const g = startTopicGossip({
+    host: f.host,
+    consensus: { ask: async () => o.imports ?? outcome({ imported: 1 }) } as never,
+    admitTx: async (tx) => {
+      const nonce = tx.kind === 'hybrid' ? (tx.body as { nonce: number }).nonce : -1;
+      admitted.push(nonce);
+      return o.judge?.(nonce) ?? 'accepted';
+    },
+    now: () => 0,
+    log: pino({ level: 'silent' }),
+    onOrphan: () => orphans++,
+    batchMs: 1,
+  });
+  return { ...f, g, admitted, orphans: () => orphans };
+}
+
+describe('the wire (network/libp2p/wire.ts)', () => {
+  it('a hybrid transaction crosses as its canonical envelope, and comes back the same', () => {
+    const tx = transfer(3);
+    const w = decodeTxWire(encodeTxWire(tx));
+    expect(w.kind).toBe('hybrid');
+    expect(JSON.parse(JSON.stringify((w as { body: unknown }).body))).toEqual(JSON.parse(JSON.stringify(tx)));
+  });
+
+  it('a block crosses as a one-block binary page, and comes back the same', () => {
+    const b = block();
+    expect(JSON.parse(JSON.stringify(decodeBlockWire(encodeBlockWire(b))))).toEqual(JSON.parse(JSON.stringify(b)));
+  });
+
+  it('refuses what is not one transaction or one block', () => {
+    expect(decodeTxWire(Uint8Array.of(9, 1, 2)).kind).toBe('malformed');
+    expect(decodeTxWire(Uint8Array.of(0, 0x7b)).kind).toBe('malformed');
+    expect(() => decodeBlockWire(Uint8Array.of(1, 2, 3))).toThrow();
+  });
+});
+
+describe('gossip verdicts (network/libp2p/topicGossip.ts)', () => {
+  it('accepts a batch with an admitted transaction; each envelope is admitted once across batches', async () => {
+    const t = gossip();
+    const batch = encodeTxBatch([encodeTxWire(transfer(0)), encodeTxWire(transfer(1))]);
+    expect(await t.deliver('txs', batch)).toBe('accept');
+    // Another peer's batch holding one of them and a new one: only the new one reaches admission.
+    expect(await t.deliver('txs', encodeTxBatch([encodeTxWire(transfer(1)), encodeTxWire(transfer(2))]))).toBe(
+      'accept',
+    );
+    expect(t.admitted).toEqual([0, 1, 2]);
+  });
+
+  it("rejects a batch with a forged or malformed transaction; ignores one refused for this node's state", async () => {
+    const forged = gossip({ judge: (n) => (n === 1 ? 'invalid' : 'accepted') });
+    expect(await forged.deliver('txs', encodeTxBatch([encodeTxWire(transfer(0)), encodeTxWire(transfer(1))]))).toBe(
+      'reject',
+    );
+    expect(await gossip().deliver('txs', encodeTxBatch([Uint8Array.of(7, 7, 7)]))).toBe('reject');
+    expect(await gossip().deliver('txs', Uint8Array.of(0, 5))).toBe('reject');
+    // A nonce used here already, a full mempool: stale or local, no penalty for whoever relayed it.
+    const stale = gossip({ judge: () => 'refused' });
+    expect(await stale.deliver('txs', encodeTxBatch([encodeTxWire(transfer(0))]))).toBe('ignore');
+    const busy = gossip({ judge: () => 'busy' });
+    expect(await busy.deliver('txs', encodeTxBatch([encodeTxWire(transfer(0))]))).toBe('ignore');
+  });
+
+  it('judges blocks: invalid rejected, below the final height ignored, orphans ignored and pulled', async () => {
+    const wire = encodeBlockWire(block());
+    expect(await gossip().deliver('blocks', wire)).toBe('accept');
+    expect(await gossip({ imports: outcome({ rejected: 'bad signature' }) }).deliver('blocks', wire)).toBe('reject');
+    expect(
+      await gossip({ imports: outcome({ rejected: 'forks below', belowFinal: true }) }).deliver('blocks', wire),
+    ).toBe('ignore');
+    expect(await gossip({ imports: outcome({ known: 1 }) }).deliver('blocks', wire)).toBe('ignore');
+    const orphan = gossip({ imports: outcome({ orphan: true }) });
+    expect(await orphan.deliver('blocks', wire)).toBe('ignore');
+    expect(orphan.orphans()).toBe(1);
+    expect(await gossip().deliver('blocks', Uint8Array.of(1, 0, 0, 0))).toBe('reject');
+  });
+
+  it("publishes the node's transactions in batches and its blocks whole", async () => {
+    const t = gossip();
+    for (let n = 0; n < 3; n++) t.g.relayTx(transfer(n));
+    t.g.flush();
+    t.g.publishBlock(block([]));
+    const [txs, blocks] = [t.published.filter((p) => p.topic === 'txs'), t.published.filter((p) => p.topic === 'blocks')];
+    expect(txs).toHaveLength(1);
+    expect(decodeTxBatch(txs[0].data)).toHaveLength(3);
+    expect(blocks).toHaveLength(1);
+    expect(decodeBlockWire(blocks[0].data).header.height).toBe(1);
+  });
+});
