@@ -3,13 +3,14 @@
  * pruning, reported per window: what a validator running for months meets, compressed.
  *
  *   npm run soak -- [--minutes 120] [--rate 300] [--window-minutes 10] [--kill-every 5] [--history 2000]
- *                   [--state-cache-mb 128] [--results-dir DIR] [--keep]
+ *                   [--state-cache-mb 128] [--results-dir DIR] [--keep] [--sign-during]
  *   npm run soak -- --report DIR/soak-run.json [--results-dir DIR]     (a run reported again: what it recorded)
  *
  * - `cairn devnet --validators 4` (each node its own process), node 3 with `--history <n>` (it prunes history and
  *   collects state), 500 ms slots.
  * - Load: `--rate` hybrid transfers per second (default 300: 30 % of the 1,000 tx/s ceiling) from 300 development
- *   accounts, signed ahead on worker threads, posted round-robin to the live nodes.
+ *   accounts, all signed on worker threads before the measured window (--sign-during: 20 s ahead, during it),
+ *   posted round-robin to the live nodes; one refused for capacity (mempool full, 503) is posted again 1 s later.
  * - Faults: every `--kill-every` minutes node 1 is killed (SIGKILL) and restarted 30 s later with its command.
  * - Sampled every 10 s: each node's RSS, V8 heap and external (Buffer) memory (GET /metrics), its store's size on disk, its missed slots,
  *   its CPU time (/proc/<pid>/stat) and the machine's (/proc/stat); node 0's head and finalized height (each height's
@@ -47,6 +48,7 @@ const { values } = parseArgs({
     'results-dir': { type: 'string' },
     report: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    'sign-during': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -63,6 +65,8 @@ const SENDERS = 300;
 const DEV_ACCOUNTS = SENDERS;
 const SAMPLE_MS = 10_000;
 const SIGN_AHEAD_S = 20;
+/** The whole load is signed before the measured window (--sign-during: 20 s ahead, on the same cores as the nodes). */
+const PRESIGN = !values['sign-during'];
 
 interface DevnetNode {
   index: number;
@@ -146,13 +150,15 @@ interface SoakRun {
   errors: number[];
   posted: number;
   refused: number;
+  /** Posts made again after a refusal for capacity (mempool full, 503, no answer). */
+  retried?: number;
 }
 
 const median = (xs: number[]) => pct(xs, 50);
 
 /** The report of a run: the table per window, the verdict, and the row for bench/results.md. */
 function report(run: SoakRun): void {
-  const { options: o, started, end, samples, finality, longestStall, errors, posted, refused } = run;
+  const { options: o, started, end, samples, finality, longestStall, errors, posted, refused, retried = 0 } = run;
   const windows: string[][] = [];
   // RSS per node after warm-up, per window: the median of its 10 s samples (the trend), and the highest (peaks:
   // a major GC that has not run yet, a burst of sync pages served to the restarted node).
@@ -244,7 +250,7 @@ function report(run: SoakRun): void {
     `at that cost this machine's cores hold about ${Math.floor((cores * 1000) / msPerTx)} tx/s ` +
     `(${o.rate} asked)`;
   console.log(
-    `\nposted ${posted} (${refused} refused or lost), errors in logs ${errors.join(' / ')}, ` +
+    `\nposted ${posted} (${refused} refused at first, ${retried} posts again), errors in logs ${errors.join(' / ')}, ` +
       `longest finality stall ${(longestStall / 1000).toFixed(1)} s, ${warmup}; ` +
       cost,
   );
@@ -263,7 +269,7 @@ function report(run: SoakRun): void {
         note:
           `finality p50 ${pct(fAll, 50).toFixed(1)} s, p99 ${pct(fAll, 99).toFixed(1)} s, longest stall ` +
           `${(longestStall / 1000).toFixed(1)} s; ${warmup}; errors ${errors.join('/')}; ` +
-          `${posted} posted, ${refused} refused or lost; ${cost}; per window below`,
+          `${posted} posted, ${refused} refused at first, ${retried} posted again; ${cost}; per window below`,
         detail: md,
       },
     ];
@@ -295,7 +301,7 @@ async function main(): Promise<void> {
     },
   );
   const restarted = new Map<number, ChildProcess>();
-  const started = Date.now();
+  let started = Date.now();
   let stopping = false;
   try {
     let nodes: DevnetNode[] | undefined;
@@ -323,13 +329,16 @@ async function main(): Promise<void> {
     const status0 = await get(`${nodes[0].http}/status`);
     const network = { chainId: status0.chainId as number, genesisHash: status0.genesisHash as `0x${string}` };
 
-    // --- load: signed ahead in chunks, posted at RATE round-robin to the live nodes.
+    // --- load: signed before the measured window (all of it: signing is not the nodes' cost, and on this machine it
+    // took a core from them), posted at RATE round-robin to the live nodes. A transaction refused for capacity
+    // (`mempool full`, a 503, no answer) is posted again a second later, as a client does: dropped, its sender's later
+    // nonces would wait for ever and the refusals would feed on themselves.
     const nonces = new Array<number>(SENDERS).fill(0);
     const addresses = Array.from({ length: SENDERS }, (_, i) => deriveKeys(devSecret(i)).address);
     let next = 0;
-    const chunk = async () => {
+    const chunk = async (count: number) => {
       const items: DevTxItem[] = [];
-      for (let k = 0; k < RATE * SIGN_AHEAD_S; k++) {
+      for (let k = 0; k < count; k++) {
         const s = next++ % SENDERS;
         items.push({
           dev: s,
@@ -344,39 +353,66 @@ async function main(): Promise<void> {
       }
       return signDevTxs(items, { cache: false, label: 'soak', network });
     };
+    const signStarted = Date.now();
+    const presigned = PRESIGN ? await chunk(RATE * MINUTES * 60) : [];
+    if (PRESIGN)
+      console.error(`signed ${presigned.length} transactions in ${Math.round((Date.now() - signStarted) / 1000)} s`);
+    started = Date.now();
     let posted = 0;
     let refused = 0;
+    let retried = 0;
     // Posts in flight at most: past it the generator waits (the offered rate falls, and `posted` says so) instead of
     // opening sockets without end while the nodes are slow (a 200 tx/s run died of EMFILE at 20,000 descriptors).
     const MAX_IN_FLIGHT = 1_000;
+    const RETRY_MS = 1_000;
+    const MAX_TRIES = 30;
     let inFlight = 0;
+    const retries: { at: number; body: string; tries: number }[] = [];
+    const capacity = (reason: unknown) => typeof reason === 'string' && /mempool full|retry/.test(reason);
+    const send = (body: string, tries: number, k: number) => {
+      const live = [...alive];
+      const post = async (url: string) => {
+        const r = await fetch(`${url}/tx`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+          signal: AbortSignal.timeout(10_000),
+        });
+        const v = (await r.json().catch(() => ({}))) as { accepted?: boolean; reason?: string; error?: string };
+        if (v.accepted) return;
+        if (r.status === 503 || capacity(v.reason ?? v.error)) throw new Error('capacity');
+        refused++; // refused for good (e.g. a nonce a restarted node's chain already has)
+      };
+      inFlight++;
+      post(nodes![live[k % live.length]].http)
+        .catch(() => {
+          if (tries === 0) refused++;
+          if (tries + 1 < MAX_TRIES) {
+            retried++;
+            retries.push({ at: Date.now() + RETRY_MS, body, tries: tries + 1 });
+          }
+        })
+        .finally(() => inFlight--);
+    };
     const load = (async () => {
-      let ready = chunk();
+      let ready = PRESIGN ? Promise.resolve(presigned) : chunk(RATE * SIGN_AHEAD_S);
+      let k = 0;
+      const t0 = Date.now();
       while (!stopping) {
         const batch = await ready;
-        ready = chunk();
-        const t0 = Date.now();
-        for (let i = 0; i < batch.length && !stopping; i++) {
-          const wait = t0 + (i * 1000) / RATE - Date.now();
+        if (!PRESIGN) ready = chunk(RATE * SIGN_AHEAD_S);
+        for (let i = 0; i < batch.length && !stopping; i++, k++) {
+          const wait = t0 + (k * 1000) / RATE - Date.now();
           if (wait > 0) await sleep(wait);
           while (inFlight >= MAX_IN_FLIGHT && !stopping) await sleep(5);
-          const live = [...alive];
-          const body = batch[i].body;
-          const post = (url: string) =>
-            fetch(`${url}/tx`, {
-              method: 'POST',
-              headers: { 'content-type': 'application/json' },
-              body,
-              signal: AbortSignal.timeout(10_000),
-            }).then(async (r) => ((await r.json()) as { accepted?: boolean }).accepted || refused++);
-          // A post to the node being killed goes to node 0 instead: a lost nonce would stall its sender for good.
-          inFlight++;
-          post(nodes![live[i % live.length]].http)
-            .catch(() => post(nodes![0].http))
-            .catch(() => refused++)
-            .finally(() => inFlight--);
+          while (retries.length > 0 && retries[0].at <= Date.now()) {
+            const r = retries.shift()!;
+            send(r.body, r.tries, k);
+          }
+          send(batch[i].body, 0, k);
           posted++;
         }
+        if (PRESIGN) break;
       }
     })();
 
@@ -504,6 +540,7 @@ async function main(): Promise<void> {
       errors: nodes.map(errorsAt),
       posted,
       refused,
+      retried,
     };
     if (values['results-dir']) {
       // A run is 2 hours of the machine: its record must not be lost to a folder not made yet.

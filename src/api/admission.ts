@@ -62,6 +62,13 @@ export function createAdmission(d: {
   turn?: () => Promise<void>;
   /** A transaction the mempool accepted: the network relays it to the peers (network/network.ts). */
   onAccepted?: (tx: SignedTx) => void;
+  /**
+   * Whether the pool would refuse this transaction `mempool full` (TxPool.fullOfReady, and it is not the pool's
+   * already: that one is `known`): refused before its signatures
+   * are checked, so that a node under more load than it can include spends nothing on what it cannot take (an
+   * overloaded network verified every refused transaction first, and its blocks came late).
+   */
+  full?: (id: Hex) => boolean;
 }) {
   const refuse = (id: Hex, r: Refusal): SubmitOutcome => ({
     kind: 'verdict',
@@ -102,6 +109,7 @@ export function createAdmission(d: {
     const typeError = handler.validate(tx);
     if (typeError) return malformed(typeError);
     if (await inBlock(tx)) return refuse(tx.id, REFUSAL.known);
+    if (d.full?.(tx.id)) return refuse(tx.id, REFUSAL.full);
     if (verify) {
       let valid: boolean;
       try {

@@ -97,6 +97,14 @@ export class TxPool {
   }
 
   /** Transactions that cannot run until a lower nonce of their sender arrives. */
+  /**
+   * Full of transactions no newcomer can evict (none is gapped): every transaction would be refused `mempool full`,
+   * so admission answers it before paying for its signatures (most of admission's cost).
+   */
+  get fullOfReady(): boolean {
+    return this.byId.size >= this.opts.cap && this.gapped === 0;
+  }
+
   get gappedCount(): number {
     return this.gapped;
   }

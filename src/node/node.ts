@@ -3,6 +3,7 @@ import { ActorRef } from '../actors/actorRef';
 import { consensusActors } from '../actors/consensus/consensusActors';
 import { preverifyTxs } from '../actors/consensus/importer';
 import { BlockWorkGate } from '../actors/consensus/blockWork';
+import { BlockSizer, BUILD_SHARE } from '../actors/consensus/blockSizer';
 import { countMissedSlots, startConsensusClock } from '../actors/consensus/slotClock';
 import { lifecycleActors } from '../actors/lifecycleActors';
 import { machineViewActors } from '../actors/machineViewActor';
@@ -226,6 +227,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     dev: config.dev,
     history: historyOf(config),
     snapshotInterval: config.snapshotInterval,
+    sizer: new BlockSizer(config.slotMs * BUILD_SHARE),
     now,
     log: log.child({ actor: 'consensus' }),
     lifecycles,
@@ -327,6 +329,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
       mempool,
       now,
       onAccepted: (tx) => network.relay(tx),
+      full: (id) => pool.fullOfReady && !pool.has(id),
       onVerified: (s) => metrics.verifySeconds.observe(s),
       committee: async () => getCommittee(await StateTrie.open(kv, view.head.stateRoot)),
       // Only a permissioned account (the cached head account says) costs a state read.

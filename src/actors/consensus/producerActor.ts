@@ -11,6 +11,7 @@ import { StateTrie } from '../../state/stateTrie';
 import type { SigningGuard } from '../../storage/signingGuard';
 import type { Network } from '../../protocol/network';
 import { behaviorOf, type Behavior } from '../actorRef';
+import type { BlockSizer } from './blockSizer';
 import type { ProducerMsg, ProducerReplies, LifecycleReports } from '../protocol';
 
 export interface ProducerDeps {
@@ -26,6 +27,8 @@ export interface ProducerDeps {
   lifecycles?: LifecycleReports;
   /** A block this validator did not make in its slot because of the double-sign protection, and why (simulator). */
   onUnsigned?: (height: number, reason: string) => void;
+  /** How many transactions a block takes, from what blocks cost here (a node); none: MAX_TXS_PER_BLOCK. */
+  sizer?: BlockSizer;
 }
 
 /** Yield between slices of the block so HTTP and verify-worker replies are not held up. */
@@ -59,7 +62,8 @@ export function producerBehavior(d: ProducerDeps): Behavior<ProducerMsg, Produce
     if (voteRefused) d.log.info({ height, slot, reason: voteRefused }, 'block abstains: no finality vote');
     const state = await StateTrie.open(d.kv, parent.stateRoot);
     // Load the block's likely accounts level by level in batched reads before executing.
-    const likely = likelyTxs(pending, MAX_TXS_PER_BLOCK);
+    const maxTxs = d.sizer?.maxTxs() ?? MAX_TXS_PER_BLOCK;
+    const likely = likelyTxs(pending, maxTxs);
     // parties: a META_TX's user and recipient too
     await state.prefetchAccounts([producer, TREASURY_ADDRESS, ...likely.flatMap(partiesOf)]);
     const tPrefetched = performance.now();
@@ -70,7 +74,7 @@ export function producerBehavior(d: ProducerDeps): Behavior<ProducerMsg, Produce
       timestamp,
       producer,
       network: d.network,
-      maxTxs: MAX_TXS_PER_BLOCK,
+      maxTxs,
       nestedVerified: true,
       admitted: true,
       pause,
@@ -78,6 +82,7 @@ export function producerBehavior(d: ProducerDeps): Behavior<ProducerMsg, Produce
       abstain: voteRefused !== undefined,
     });
     const tBuilt = performance.now();
+    d.sizer?.observe(built.txs.length, tTxs - tPrefetched);
     const batch = d.kv.batch();
     const stateRoot = await state.flush(batch);
     const tFlushed = performance.now();

@@ -124,7 +124,10 @@ describe('gossip verdicts (network/libp2p/topicGossip.ts)', () => {
     for (let n = 0; n < 3; n++) t.g.relayTx(transfer(n));
     t.g.flush();
     t.g.publishBlock(block([]));
-    const [txs, blocks] = [t.published.filter((p) => p.topic === 'txs'), t.published.filter((p) => p.topic === 'blocks')];
+    const [txs, blocks] = [
+      t.published.filter((p) => p.topic === 'txs'),
+      t.published.filter((p) => p.topic === 'blocks'),
+    ];
     expect(txs).toHaveLength(1);
     expect(decodeTxBatch(txs[0].data)).toHaveLength(3);
     expect(blocks).toHaveLength(1);
