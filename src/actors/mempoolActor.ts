@@ -30,13 +30,19 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolRep
   let admissions = 0; // accepted since this behaviour started (the sentinel reads the rate)
   /** Evicted or expired: `/tx/:id` answers `dropped` with the reason, as for a transaction the producer dropped. */
   const dropped = (out: DroppedEntry[], at: number) => {
+    if (out.length === 0) return;
+    const reasons: Record<string, number> = {};
     for (const e of out) {
       remember(e.tx, e.receivedAt, e.reason, e.code);
-      d.log.info(
+      reasons[e.reason] = (reasons[e.reason] ?? 0) + 1;
+      d.log.debug(
         { id: e.tx.id, from: e.tx.from, nonce: e.tx.nonce, reason: e.reason, pendingMs: at - e.receivedAt },
         'tx dropped',
       );
     }
+    // One line per batch at info: under overload a line per transaction was thousands a minute (each one still at
+    // debug, and in its lifecycle: GET /tx/:id answers `dropped` with the reason).
+    d.log.info({ count: out.length, reasons }, 'transactions dropped from the mempool');
   };
 
   return behaviorOf<MempoolMsg, MempoolReplies>({
@@ -77,6 +83,7 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolRep
       }
     },
     async readmit({ txs }) {
+      const summary = { back: 0, included: 0, dropped: 0 };
       // In chain order (each sender's nonces ascending): every one finds its predecessor already back.
       for (const tx of txs) {
         const acc = await d.readAccount(tx.from);
@@ -90,11 +97,17 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolRep
           refused.code === REFUSAL.known.code ||
           (refused.code === REFUSAL.nonceUsed.code && (await d.inChain(tx.id)));
         if (!kept) remember(tx, now, refused.reason, refused.code);
-        d.log.info(
+        summary[refused === undefined ? 'back' : kept ? 'included' : 'dropped']++;
+        d.log.debug(
           { id: tx.id, readmitted: refused === undefined, reason: refused?.reason, code: refused?.code },
           kept ? 'tx of an undone block' : 'tx of an undone block dropped: no longer valid on the new chain',
         );
       }
+      if (txs.length > 0)
+        d.log.info(
+          summary,
+          'transactions of undone blocks: back in the mempool, in the new chain already, or dropped (no longer valid)',
+        );
     },
     async expire(msg) {
       // A nonce used outside this pool's view (a relayed inner transaction) may make a sender

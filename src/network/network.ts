@@ -34,6 +34,8 @@ export interface Libp2pSide {
   /** Admission of a transaction a peer gossiped (not relayed again: gossipsub forwards what was accepted). */
   admitTx: (tx: WireTx) => Promise<TxJudgement>;
   serve: Omit<RequestServer, 'peerAddresses'>;
+  /** Whether this node has a block (a gossiped orphan is refused for this lookup). */
+  knownBlock?: (hash: Hex) => Promise<boolean>;
   /** Peers linked at most through peer exchange (configured peers are always dialled); 0: no peer exchange. */
   targetPeers?: number;
 }
@@ -188,7 +190,13 @@ interface Gossip {
 
 async function libp2pGossip(
   lp: Libp2pSide,
-  d: { consensus: ActorRef<ConsensusMsg, ConsensusReplies>; now: () => number; log: Logger; peers: readonly string[] },
+  d: {
+    consensus: ActorRef<ConsensusMsg, ConsensusReplies>;
+    now: () => number;
+    log: Logger;
+    peers: readonly string[];
+    slotMs: number;
+  },
   onOrphan: () => void,
 ): Promise<Gossip> {
   const topics = startTopicGossip({
@@ -198,6 +206,8 @@ async function libp2pGossip(
     now: d.now,
     log: d.log,
     onOrphan,
+    knownBlock: lp.knownBlock,
+    slotMs: d.slotMs,
   });
   const exchange = (lp.targetPeers ?? TARGET_PEERS) > 0;
   await serveRequests(lp.host, {

@@ -284,6 +284,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
         view,
         admission: () => parts.admission,
         reader: () => parts.reader,
+        store,
         peersOnly: config.peersOnly,
       }),
       consensus,

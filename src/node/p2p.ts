@@ -11,6 +11,7 @@ import type { TxJudgement } from '../network/libp2p/topicGossip';
 import type { WireTx } from '../network/libp2p/wire';
 import type { Libp2pSide } from '../network/network';
 import type { Network } from '../protocol/network';
+import type { ChainStore } from '../storage/chainStore';
 
 /**
  * The node's libp2p side: its host (the peer key in the data directory, the listen addresses), and what the network
@@ -63,10 +64,12 @@ export function nodeLibp2p(d: {
   view: ChainView;
   admission: () => Admission | undefined;
   reader: () => ChainReader | undefined;
+  store: Pick<ChainStore, 'heightOfHash'>;
   peersOnly: boolean;
 }): Libp2pSide {
   return {
     host: d.host,
+    knownBlock: async (hash) => (await d.store.heightOfHash(hash)) !== undefined,
     ...(d.peersOnly && { targetPeers: 0 }),
     async admitTx(tx: WireTx): Promise<TxJudgement> {
       const admission = d.admission();

@@ -5,7 +5,8 @@ import type { ConsensusMsg, ConsensusReplies } from '../../actors/protocol';
 import type { Block, SignedTx } from '../../protocol/types';
 import type { GossipVerdict, P2pHost } from './host';
 import { BatchDecodeError, decodeTxBatch, TxBatcher } from './txBatch';
-import { decodeBlockWire, decodeTxWire, encodeBlockWire, encodeTxWire, type WireTx } from './wire';
+import { decodeBlockWire, decodeTxWire, encodeBlockWire, encodeTxWire, peekBlockWire, type WireTx } from './wire';
+import type { Hex } from '../../primitives/hex';
 
 /**
  * Blocks and transactions on the network's gossipsub topics. What this node makes (its blocks, the transactions its
@@ -33,11 +34,24 @@ export interface TopicGossipDeps {
   log: Logger;
   /** A block whose parent is unknown here came: its branch is to be pulled now. */
   onOrphan?: () => void;
+  /** Whether this node has the block (its parent, for a gossiped block): an orphan is refused before it is decoded. */
+  knownBlock?: (hash: Hex) => Promise<boolean>;
+  /** The slot length: an honest peer forwards about one block a slot, so orphans beyond that are its doing. */
+  slotMs?: number;
   /** Transactions are gathered for this long before a batch is published (txBatch.ts BATCH_DELAY_MS). */
   batchMs?: number;
 }
 
 export const MAX_PENDING_BATCHES = 64;
+/**
+ * Orphans a peer may send before they cost it: a bucket of ORPHAN_BURST refilled by ORPHANS_PER_SLOT each slot. An
+ * honest peer forwards only blocks it imported, about one a slot (two in a fork race), and a node that is behind sees
+ * each of them as an orphan; tens of thousands of orphans (which once cost a node ~75 ms of CPU each, and filled its
+ * consensus mailbox) are a peer's doing, and past the bucket each is rejected: gossipsub scores the peer down and
+ * stops reading it.
+ */
+export const ORPHAN_BURST = 32;
+export const ORPHANS_PER_SLOT = 2;
 export const MAX_PENDING_BLOCKS = 8;
 /** Envelopes remembered by content hash, so a transaction in several peers' batches is admitted once. */
 const SEEN_TXS = 16_384;
@@ -96,9 +110,37 @@ export function startTopicGossip(d: TopicGossipDeps): TopicGossip {
     }
   });
 
-  d.host.subscribe('blocks', async (data): Promise<GossipVerdict> => {
+  // Orphan buckets per peer (bounded: the least recently topped-up are forgotten first).
+  const buckets = new Map<string, { tokens: number; at: number }>();
+  const orphanAllowed = (from: string): boolean => {
+    const now = d.now();
+    const slot = d.slotMs ?? 500;
+    const b = buckets.get(from) ?? { tokens: ORPHAN_BURST, at: now };
+    b.tokens = Math.min(ORPHAN_BURST, b.tokens + ((now - b.at) / slot) * ORPHANS_PER_SLOT);
+    b.at = now;
+    buckets.delete(from);
+    buckets.set(from, b);
+    if (buckets.size > 1_024) buckets.delete(buckets.keys().next().value!);
+    if (b.tokens < 1) return false;
+    b.tokens--;
+    return true;
+  };
+
+  d.host.subscribe('blocks', async (data, from): Promise<GossipVerdict> => {
     if (pendingBlocks >= MAX_PENDING_BLOCKS) {
       stats.shed++;
+      return 'ignore';
+    }
+    // An orphan is refused for a lookup: its parent is read from the message's first bytes, before any decoding.
+    let head: ReturnType<typeof peekBlockWire>;
+    try {
+      head = peekBlockWire(data);
+    } catch {
+      return 'reject';
+    }
+    if (head && d.knownBlock && !(await d.knownBlock(head.parentHash))) {
+      if (!orphanAllowed(from)) return 'reject';
+      d.onOrphan?.();
       return 'ignore';
     }
     let block: Block;

@@ -1,5 +1,5 @@
 import { decodeChainPage, encodeChainPage } from '../../chain/chainPage';
-import { encodeStoredBlock, MalformedBlock } from '../../chain/blockCodec';
+import { encodeStoredBlock, MalformedBlock, Reader } from '../../chain/blockCodec';
 import { encodeTx } from '../../chain/envelope';
 import { fromHex, toHex, type Hex } from '../../primitives/hex';
 import type { Block, SignedTx } from '../../protocol/types';
@@ -55,3 +55,26 @@ export function decodeBlockWire(bytes: Uint8Array): Block {
   if (blocks.length !== 1 || next !== null) throw new MalformedBlock(`a block message holds ${blocks.length} blocks`);
   return blocks[0];
 }
+
+/**
+ * A block message's height and parent, read without decoding the block (its signer records are skipped, not hashed):
+ * what the receiver needs to refuse an orphan for the cost of a lookup. Throws MalformedBlock when the bytes do not
+ * even hold that much; the full decode checks the rest.
+ */
+export function peekBlockWire(bytes: Uint8Array): { height: number; parentHash: Hex } | undefined {
+  const r = new Reader(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  r.u8(); // version: decodeChainPage checks it
+  r.uint(); // next
+  for (let n = r.count(); n > 0; n--) {
+    r.skip(32);
+    r.skip(r.uint());
+  }
+  if (r.count() !== 1) throw new MalformedBlock('a block message holds one block');
+  r.uint(); // the block's length
+  // A block the compact layout does not keep exactly is stored as its JSON line: only the full decode reads it.
+  if (r.u8() !== STORED_COMPACT) return undefined;
+  return { height: r.uint(), parentHash: r.fixedHex(32) };
+}
+
+/** The first byte of a stored block in the compact layout (chain/blockCodec.ts). */
+const STORED_COMPACT = 0x01;
