@@ -36,6 +36,8 @@ export interface Libp2pSide {
   serve: Omit<RequestServer, 'peerAddresses'>;
   /** Whether this node has a block (a gossiped orphan is refused for this lookup). */
   knownBlock?: (hash: Hex) => Promise<boolean>;
+  /** A transaction of this node's mempool: blocks then travel compact and are rebuilt from it (topicGossip.ts). */
+  lookupTx?: (id: Hex) => SignedTx | undefined;
   /** Peers linked at most through peer exchange (configured peers are always dialled); 0: no peer exchange. */
   targetPeers?: number;
 }
@@ -207,6 +209,7 @@ async function libp2pGossip(
     log: d.log,
     onOrphan,
     knownBlock: lp.knownBlock,
+    lookupTx: lp.lookupTx,
     slotMs: d.slotMs,
   });
   const exchange = (lp.targetPeers ?? TARGET_PEERS) > 0;

@@ -285,6 +285,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
         admission: () => parts.admission,
         reader: () => parts.reader,
         store,
+        pending: (id) => pool.get(id)?.tx,
         peersOnly: config.peersOnly,
       }),
       consensus,

@@ -12,6 +12,8 @@ import type { WireTx } from '../network/libp2p/wire';
 import type { Libp2pSide } from '../network/network';
 import type { Network } from '../protocol/network';
 import type { ChainStore } from '../storage/chainStore';
+import type { Hex } from '../primitives/hex';
+import type { SignedTx } from '../protocol/types';
 
 /**
  * The node's libp2p side: its host (the peer key in the data directory, the listen addresses), and what the network
@@ -65,10 +67,13 @@ export function nodeLibp2p(d: {
   admission: () => Admission | undefined;
   reader: () => ChainReader | undefined;
   store: Pick<ChainStore, 'heightOfHash'>;
+  /** The mempool's transactions by id (blocks travel compact, rebuilt from it). */
+  pending: (id: Hex) => SignedTx | undefined;
   peersOnly: boolean;
 }): Libp2pSide {
   return {
     host: d.host,
+    lookupTx: d.pending,
     knownBlock: async (hash) => (await d.store.heightOfHash(hash)) !== undefined,
     ...(d.peersOnly && { targetPeers: 0 }),
     async admitTx(tx: WireTx): Promise<TxJudgement> {

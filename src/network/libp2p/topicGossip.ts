@@ -1,11 +1,24 @@
-import { sha256 } from '@noble/hashes/sha2.js';
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ActorStoppedError, MailboxFullError, type ActorRef } from '../../actors/actorRef';
 import type { ConsensusMsg, ConsensusReplies } from '../../actors/protocol';
 import type { Block, SignedTx } from '../../protocol/types';
 import type { GossipVerdict, P2pHost } from './host';
 import { BatchDecodeError, decodeTxBatch, TxBatcher } from './txBatch';
-import { decodeBlockWire, decodeTxWire, encodeBlockWire, encodeTxWire, peekBlockWire, type WireTx } from './wire';
+import {
+  decodeBlockWire,
+  decodeCompactBlock,
+  decodeTxWire,
+  encodeBlockWire,
+  encodeCompactBlock,
+  encodeTxWire,
+  isCompactBlock,
+  peekBlockWire,
+  type CompactBlock,
+  type WireTx,
+} from './wire';
+import { parseBlock } from '../../chain/blockShape';
+import { MAX_TXS_PER_BLOCK } from '../../protocol/params';
 import type { Hex } from '../../primitives/hex';
 
 /**
@@ -38,6 +51,11 @@ export interface TopicGossipDeps {
   knownBlock?: (hash: Hex) => Promise<boolean>;
   /** The slot length: an honest peer forwards about one block a slot, so orphans beyond that are its doing. */
   slotMs?: number;
+  /**
+   * A transaction this node's mempool holds, by id: with it, blocks travel compact (their header and transaction ids)
+   * and are rebuilt here from the mempool; without it (tools), whole.
+   */
+  lookupTx?: (id: Hex) => SignedTx | undefined;
   /** Transactions are gathered for this long before a batch is published (txBatch.ts BATCH_DELAY_MS). */
   batchMs?: number;
 }
@@ -53,6 +71,10 @@ export const MAX_PENDING_BATCHES = 64;
 export const ORPHAN_BURST = 32;
 export const ORPHANS_PER_SLOT = 2;
 export const MAX_PENDING_BLOCKS = 8;
+/** Transactions of recent blocks kept to serve peers rebuilding them (a few blocks' worth). */
+const RECENT_TXS = 4 * MAX_TXS_PER_BLOCK;
+/** The most a `txs` answer may hold: a whole block's transactions as JSON, each up to ~10 KB, and some. */
+const MAX_FETCH_BYTES = 16 << 20;
 /** Envelopes remembered by content hash, so a transaction in several peers' batches is admitted once. */
 const SEEN_TXS = 16_384;
 
@@ -61,14 +83,14 @@ export interface TopicGossip {
   relayTx(tx: SignedTx): void;
   /** Sends the transactions gathered so far (on stop). */
   flush(): void;
-  stats(): { batchesOut: number; txsOut: number; batchesIn: number; txsIn: number; shed: number };
+  stats(): { batchesOut: number; txsOut: number; batchesIn: number; txsIn: number; shed: number; fetched: number };
 }
 
 export function startTopicGossip(d: TopicGossipDeps): TopicGossip {
   const log = d.log;
   const seen = new Set<string>();
   const firstTime = (bytes: Uint8Array): boolean => {
-    const key = Buffer.from(sha256(bytes).subarray(0, 16)).toString('base64');
+    const key = createHash('sha256').update(bytes).digest('base64');
     if (seen.has(key)) return false;
     seen.add(key);
     if (seen.size > SEEN_TXS) seen.delete(seen.values().next().value!);
@@ -79,7 +101,7 @@ export function startTopicGossip(d: TopicGossipDeps): TopicGossip {
   const batcher = new TxBatcher((batch) => publish('txs', batch), { delayMs: d.batchMs });
   let pendingBatches = 0;
   let pendingBlocks = 0;
-  const stats = { batchesIn: 0, txsIn: 0, shed: 0 };
+  const stats = { batchesIn: 0, txsIn: 0, shed: 0, fetched: 0 };
 
   d.host.subscribe('txs', async (data): Promise<GossipVerdict> => {
     if (pendingBatches >= MAX_PENDING_BATCHES) {
@@ -126,34 +148,116 @@ export function startTopicGossip(d: TopicGossipDeps): TopicGossip {
     return true;
   };
 
+  /**
+   * The transactions of the blocks this node published or rebuilt lately, by id: a peer rebuilding one of them asks
+   * this node for what its mempool lacks, and the mempool no longer holds a transaction once its block is committed.
+   */
+  const recentTxs = new Map<Hex, SignedTx>();
+  const remember = (txs: readonly SignedTx[]) => {
+    for (const t of txs) recentTxs.set(t.id, t);
+    while (recentTxs.size > RECENT_TXS) recentTxs.delete(recentTxs.keys().next().value!);
+  };
+  if (d.lookupTx)
+    void d.host
+      .handle(
+        'txs',
+        async (request) => {
+          const ids = JSON.parse(new TextDecoder().decode(request)) as unknown;
+          if (!Array.isArray(ids) || ids.length > MAX_TXS_PER_BLOCK) throw new Error('a txs request is a list of ids');
+          const txs = ids.map((id) =>
+            typeof id === 'string' ? (recentTxs.get(id as Hex) ?? d.lookupTx!(id as Hex)) : undefined,
+          );
+          return new TextEncoder().encode(JSON.stringify(txs.map((t) => t ?? null)));
+        },
+        { maxRequestBytes: 80 * MAX_TXS_PER_BLOCK },
+      )
+      .catch((err) => log.error({ err }, 'cannot serve transactions by id'));
+
+  /** The block of a compact message: the mempool's transactions, and those it lacks asked of `from`. */
+  async function rebuild(c: CompactBlock, from: string): Promise<Block | undefined> {
+    const txs: (SignedTx | undefined)[] = c.ids.map((id) => recentTxs.get(id) ?? d.lookupTx!(id));
+    const missing = c.ids.filter((_, i) => txs[i] === undefined);
+    if (missing.length > 0) {
+      stats.fetched += missing.length;
+      let answer: unknown;
+      try {
+        const bytes = await d.host.request(from, 'txs', new TextEncoder().encode(JSON.stringify(missing)), {
+          maxResponseBytes: MAX_FETCH_BYTES,
+        });
+        answer = JSON.parse(new TextDecoder().decode(bytes));
+      } catch (err) {
+        log.debug({ err, peer: from, missing: missing.length }, 'compact block: missing transactions not served');
+        return undefined;
+      }
+      if (!Array.isArray(answer) || answer.length !== missing.length) return undefined;
+      const got = new Map<Hex, SignedTx>();
+      for (const [i, t] of answer.entries())
+        if (typeof t === 'object' && t !== null && (t as { id?: unknown }).id === missing[i])
+          got.set(missing[i], t as SignedTx);
+      for (const [i, id] of c.ids.entries()) txs[i] ??= got.get(id);
+      if (txs.some((t) => t === undefined)) return undefined;
+    }
+    const parsed = parseBlock({
+      header: c.header,
+      txs,
+      results: c.results,
+      ...(c.events !== undefined && { events: c.events }),
+    });
+    return parsed.ok ? parsed.block : undefined;
+  }
+
   d.host.subscribe('blocks', async (data, from): Promise<GossipVerdict> => {
     if (pendingBlocks >= MAX_PENDING_BLOCKS) {
       stats.shed++;
       return 'ignore';
     }
-    // An orphan is refused for a lookup: its parent is read from the message's first bytes, before any decoding.
-    let head: ReturnType<typeof peekBlockWire>;
+    // An orphan is refused for a lookup: its parent is read before the block is decoded (a compact block's header
+    // comes first; a full one's is read past its signer records, skipped unhashed).
+    let compact: CompactBlock | undefined;
+    let head: { parentHash: Hex } | undefined;
     try {
-      head = peekBlockWire(data);
+      if (isCompactBlock(data)) {
+        compact = decodeCompactBlock(data, MAX_TXS_PER_BLOCK);
+        head = { parentHash: compact.header.parentHash };
+      } else head = peekBlockWire(data);
     } catch {
       return 'reject';
     }
-    if (head && d.knownBlock && !(await d.knownBlock(head.parentHash))) {
+    const parentHash = head?.parentHash;
+    if (typeof parentHash === 'string' && d.knownBlock && !(await d.knownBlock(parentHash))) {
       if (!orphanAllowed(from)) return 'reject';
       d.onOrphan?.();
       return 'ignore';
     }
-    let block: Block;
-    try {
-      block = decodeBlockWire(data);
-    } catch {
-      return 'reject';
-    }
+    let block: Block | undefined;
+    if (compact) {
+      // Known already (the sync took it first): nothing to rebuild.
+      if (!d.lookupTx || (d.knownBlock && (await d.knownBlock(compact.header.hash)))) return 'ignore';
+      pendingBlocks++;
+      try {
+        block = await rebuild(compact, from);
+      } finally {
+        pendingBlocks--;
+      }
+      // Not rebuilt (the sender did not serve what this mempool lacks): the sync brings the whole block.
+      if (!block) {
+        d.onOrphan?.();
+        return 'ignore';
+      }
+    } else
+      try {
+        block = decodeBlockWire(data);
+      } catch {
+        return 'reject';
+      }
     pendingBlocks++;
     try {
       const r = await d.consensus.ask({ type: 'importBlocks', blocks: [block], now: d.now() });
       if (r.rejected) return r.belowFinal ? 'ignore' : 'reject';
-      if (r.imported > 0) return 'accept';
+      if (r.imported > 0) {
+        if (compact) remember(block.txs);
+        return 'accept';
+      }
       if (r.orphan) d.onOrphan?.();
       return 'ignore';
     } catch (e) {
@@ -165,7 +269,11 @@ export function startTopicGossip(d: TopicGossipDeps): TopicGossip {
   });
 
   return {
-    publishBlock: (block) => publish('blocks', encodeBlockWire(block)),
+    publishBlock(block) {
+      if (!d.lookupTx) return publish('blocks', encodeBlockWire(block));
+      remember(block.txs);
+      publish('blocks', encodeCompactBlock(block));
+    },
     relayTx(tx) {
       const bytes = encodeTxWire(tx);
       firstTime(bytes);

@@ -1,4 +1,4 @@
-import { sha256 } from '@noble/hashes/sha2.js';
+import { createHash } from 'node:crypto';
 import type { Hex } from '../../primitives/hex';
 
 /**
@@ -29,7 +29,9 @@ const ID_BYTES = 20;
  * make one message look new by re-sending it.
  */
 export function messageId(data: Uint8Array): Uint8Array {
-  return sha256(data).subarray(0, ID_BYTES);
+  // Node's native SHA-256: noble's (pure JS) was 5.8 % of a validator's main thread at 100 tx/s, hashing every copy of
+  // every block and batch.
+  return createHash('sha256').update(data).digest().subarray(0, ID_BYTES);
 }
 
 /** The request/response protocols of one network: one request and one answer per stream, each bounded in bytes. */

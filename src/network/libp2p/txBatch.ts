@@ -11,7 +11,7 @@
 export const MAX_BATCH_TXS = 64;
 /** A batch's bytes at most: 64 envelopes of the largest hybrid transaction a node admits would not fit; fewer do. */
 export const MAX_BATCH_BYTES = 1 << 20;
-export const BATCH_DELAY_MS = 20;
+export const BATCH_DELAY_MS = 50;
 
 export class BatchDecodeError extends Error {
   override readonly name = 'BatchDecodeError';

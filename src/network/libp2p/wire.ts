@@ -1,5 +1,5 @@
 import { decodeChainPage, encodeChainPage } from '../../chain/chainPage';
-import { encodeStoredBlock, MalformedBlock, Reader } from '../../chain/blockCodec';
+import { encodeStoredBlock, MalformedBlock, parseStoredBlock, Reader } from '../../chain/blockCodec';
 import { encodeTx } from '../../chain/envelope';
 import { fromHex, toHex, type Hex } from '../../primitives/hex';
 import type { Block, SignedTx } from '../../protocol/types';
@@ -78,3 +78,51 @@ export function peekBlockWire(bytes: Uint8Array): { height: number; parentHash: 
 
 /** The first byte of a stored block in the compact layout (chain/blockCodec.ts). */
 const STORED_COMPACT = 0x01;
+
+/**
+ * A compact block: the signed header, its transactions' ids, and what execution recorded (results and end-of-block
+ * events, which the importer checks against its own execution). A receiver rebuilds the block from its mempool and
+ * asks the sender for the transactions it lacks (the `txs` request); the transactions, nearly all of a block's bytes,
+ * crossed every link once already in their batches.
+ *
+ *   COMPACT_BLOCK, the id count (u16), the ids (32 bytes each), then the block without its transactions as the store
+ *   keeps it (chain/blockCodec.ts: the header in binary, the results, the events)
+ */
+export const COMPACT_BLOCK = 0xc0;
+
+export interface CompactBlock {
+  header: Block['header'];
+  ids: Hex[];
+  results: Block['results'];
+  events?: Block['events'];
+}
+
+export function encodeCompactBlock(block: Block): Uint8Array {
+  const rest = encodeStoredBlock({ ...block, txs: [] }).bytes;
+  const out = new Uint8Array(3 + 32 * block.txs.length + rest.length);
+  out[0] = COMPACT_BLOCK;
+  new DataView(out.buffer).setUint16(1, block.txs.length);
+  for (const [i, t] of block.txs.entries()) out.set(fromHex(t.id), 3 + 32 * i);
+  out.set(rest, 3 + 32 * block.txs.length);
+  return out;
+}
+
+/** A compact block's parts, shape-checked (the rebuilt block is checked again by parseBlock, and imported). */
+export function decodeCompactBlock(bytes: Uint8Array, maxTxs: number): CompactBlock {
+  if (bytes.length < 3 || bytes[0] !== COMPACT_BLOCK) throw new MalformedBlock('not a compact block');
+  const count = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint16(1);
+  if (count > maxTxs) throw new MalformedBlock(`compact block of ${count} transactions`);
+  const at = 3 + 32 * count;
+  if (bytes.length <= at) throw new MalformedBlock('compact block cut short');
+  const ids = Array.from({ length: count }, (_, i) => toHex(bytes.subarray(3 + 32 * i, 3 + 32 * (i + 1))));
+  const parsed = parseStoredBlock(bytes.subarray(at));
+  const { header, txs, results, events } = parsed.block;
+  if (txs.length !== 0 || (parsed.kind === 'compact' && parsed.pending.length !== 0))
+    throw new MalformedBlock('a compact block carries ids, not transactions');
+  if (!Array.isArray(results) || results.length !== count)
+    throw new MalformedBlock('compact block results do not match its ids');
+  return { header, ids, results, ...(events !== undefined && { events }) };
+}
+
+/** A block message's kind: a full one-block page, or a compact block. */
+export const isCompactBlock = (bytes: Uint8Array): boolean => bytes[0] === COMPACT_BLOCK;

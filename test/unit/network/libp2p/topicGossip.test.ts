@@ -8,7 +8,15 @@ import type { ImportOutcome } from '../../../../src/actors/protocol';
 import type { GossipHandler, GossipTopic, P2pHost } from '../../../../src/network/libp2p/host';
 import { startTopicGossip, type TxJudgement } from '../../../../src/network/libp2p/topicGossip';
 import { decodeTxBatch, encodeTxBatch } from '../../../../src/network/libp2p/txBatch';
-import { decodeBlockWire, decodeTxWire, encodeBlockWire, encodeTxWire } from '../../../../src/network/libp2p/wire';
+import {
+  decodeBlockWire,
+  decodeTxWire,
+  encodeBlockWire,
+  encodeCompactBlock,
+  encodeTxWire,
+  isCompactBlock,
+} from '../../../../src/network/libp2p/wire';
+import type { SignedTx } from '../../../../src/protocol/types';
 import type { Block } from '../../../../src/protocol/types';
 import { headAt } from '../../../helpers/p2pFixtures';
 
@@ -132,5 +140,69 @@ describe('gossip verdicts (network/libp2p/topicGossip.ts)', () => {
     expect(decodeTxBatch(txs[0].data)).toHaveLength(3);
     expect(blocks).toHaveLength(1);
     expect(decodeBlockWire(blocks[0].data).header.height).toBe(1);
+  });
+});
+
+describe('compact blocks (header and ids; rebuilt from the mempool)', () => {
+  it('rebuilds a block from the mempool, asks the sender only for what it lacks, and publishes compact', async () => {
+    const [t0, t1] = [transfer(0), transfer(1)];
+    const b = block([t0, t1]);
+    const handlers = new Map<string, GossipHandler>();
+    const asked: unknown[] = [];
+    const published: Uint8Array[] = [];
+    const host = {
+      subscribe: (topic: string, h: GossipHandler) => void handlers.set(topic, h),
+      publish: async (_t: string, data: Uint8Array) => (published.push(data), 1),
+      handle: async () => {},
+      request: async (_peer: string, _protocol: string, req: Uint8Array) => {
+        asked.push(JSON.parse(new TextDecoder().decode(req)));
+        return new TextEncoder().encode(JSON.stringify([JSON.parse(JSON.stringify(t1))]));
+      },
+    } as unknown as P2pHost;
+    let imported: Block | undefined;
+    const g = startTopicGossip({
+      host,
+      consensus: {
+        ask: async (m: { blocks: Block[] }) => ((imported = m.blocks[0]), outcome({ imported: 1 })),
+      } as never,
+      admitTx: async () => 'accepted',
+      now: () => 0,
+      log: pino({ level: 'silent' }),
+      knownBlock: async (hash) => hash === b.header.parentHash,
+      lookupTx: (id) => (id === t0.id ? (t0 as SignedTx) : undefined),
+    });
+    expect(await handlers.get('blocks')!(encodeCompactBlock(b), 'producer')).toBe('accept');
+    expect(asked).toEqual([[t1.id]]);
+    expect(imported!.txs.map((t) => t.id)).toEqual([t0.id, t1.id]);
+    expect(imported!.header).toEqual(b.header);
+    g.publishBlock(b);
+    expect(isCompactBlock(published[0])).toBe(true);
+    expect(published[0].length).toBeLessThan(encodeBlockWire(b).length / 2);
+  });
+
+  it('a compact block whose missing transactions the sender does not serve is left to the sync, unpenalized', async () => {
+    const b = block([transfer(5)]);
+    const handlers = new Map<string, GossipHandler>();
+    let pulls = 0;
+    const host = {
+      subscribe: (topic: string, h: GossipHandler) => void handlers.set(topic, h),
+      publish: async () => 1,
+      handle: async () => {},
+      request: async () => {
+        throw new Error('no answer');
+      },
+    } as unknown as P2pHost;
+    startTopicGossip({
+      host,
+      consensus: { ask: async () => outcome({ imported: 1 }) } as never,
+      admitTx: async () => 'accepted',
+      now: () => 0,
+      log: pino({ level: 'silent' }),
+      knownBlock: async (hash) => hash === b.header.parentHash,
+      lookupTx: () => undefined,
+      onOrphan: () => pulls++,
+    });
+    expect(await handlers.get('blocks')!(encodeCompactBlock(b), 'producer')).toBe('ignore');
+    expect(pulls).toBe(1);
   });
 });
