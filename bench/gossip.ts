@@ -1,7 +1,7 @@
 /**
  * What the libp2p layer (src/network/libp2p) costs to carry transactions, before it carries the node's: N hosts on
  * loopback in one process, each linked to every other, gossip transaction batches (TxBatcher: 64 envelopes or
- * 20 ms) of envelope-sized random bytes at a steady rate, and every host decodes every batch it receives once.
+ * 50 ms) of envelope-sized random bytes at a steady rate, and every host decodes every batch it receives once.
  *
  *   npm run bench -- --only gossip     (or: npx tsx bench/gossip.ts [--hosts 4] [--rate 300] [--seconds 20] [--tx-bytes 4700] [--tiny] [--results-dir DIR])
  *
