@@ -527,6 +527,8 @@ describe('docs/openapi.json against a running node', () => {
     expect([200, 503]).toContain(ready.status);
 
     expect(await ok('GET /peers', '/peers', { admin: TOKEN })).toEqual({ peers: [] });
+    const p2p = await ok('GET /p2p', '/p2p');
+    expect(p2p.addresses.every((a: string) => a.endsWith(`/p2p/${p2p.peerId}`))).toBe(true);
     await expectStatus('GET /peers', '/peers', 401);
     await expectStatus('GET /peers', '/peers', 403, { admin: 'wrong-token' });
     await ok('GET /security/alerts', '/security/alerts?limit=10', { admin: TOKEN });
