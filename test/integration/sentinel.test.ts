@@ -35,7 +35,7 @@ describe('sentinel in the node', () => {
       'producer',
       'importer',
       'consensus',
-      'p2p',
+      // On libp2p no gossip actor: gossipsub publishes (network/libp2p/topicGossip.ts).
       'sync',
       'sentinel',
     ]);
