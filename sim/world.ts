@@ -8,7 +8,7 @@ import { fromHex } from '../src/primitives/hex';
 import { loadSupply } from '../src/protocol/execState';
 import type { Block, SignedTx } from '../src/protocol/types';
 import { StateTrie } from '../src/state/stateTrie';
-import type { ChainPage, PeerStatus, PostTransport } from '../src/network/peerClient';
+import { peerStatusOf, type ChainPage, type PeerStatus, type PostTransport } from '../src/network/peerClient';
 import { buildTx, type TxInput } from '../src/sdk/assets';
 import type { Hex } from '../src/primitives/hex';
 import { Prng } from './prng';
@@ -345,18 +345,7 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
   /** A node's peer transport (network/peerClient.ts PostTransport) over the simulated network. */
   function transportFor(from: SimNode): PostTransport {
     return {
-      status: (url) =>
-        request(from, url, async (to): Promise<PeerStatus> => {
-          const h = to.view.head;
-          return {
-            height: h.height,
-            hash: h.hash,
-            finalizedHeight: h.finalizedHeight,
-            justifiedHeight: h.justifiedHeight ?? h.finalizedHeight,
-            genesisHash: to.network.genesisHash,
-            chainId: to.network.chainId,
-          };
-        }),
+      status: (url) => request(from, url, async (to): Promise<PeerStatus> => peerStatusOf(to.view.head, to.network)),
       chain: (url, fromHeight, limit) =>
         request(from, url, async (to): Promise<ChainPage> => {
           // The binary page peers send each other (GET /chain): the blocks as stored and each signer record once,

@@ -5,6 +5,8 @@ import { CHAIN_PAGE_MEDIA } from '../protocol/peers';
 import { SIGNED_HEADER_SCHEMA } from '../crypto/blockHeader';
 import { fromHex, toHex, type Hex } from '../primitives/hex';
 import type { Block, SignedBlockHeader, SignedTx } from '../protocol/types';
+import type { Head } from '../protocol/chain';
+import type { Network } from '../protocol/network';
 
 /**
  * HTTP calls to a configured peer (its native API): status, chain pages, gossip. Only the
@@ -43,6 +45,16 @@ export interface PeerStatus {
   genesisHash?: Hex;
   chainId?: number;
 }
+
+/** A node's status as its peers are told it (the libp2p status request, the simulator's). */
+export const peerStatusOf = (h: Head, network: Network): PeerStatus => ({
+  height: h.height,
+  hash: h.hash,
+  finalizedHeight: h.finalizedHeight,
+  justifiedHeight: h.justifiedHeight ?? h.finalizedHeight,
+  genesisHash: network.genesisHash,
+  chainId: network.chainId,
+});
 
 const TIMEOUT_MS = 5_000;
 

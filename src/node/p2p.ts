@@ -10,6 +10,7 @@ import { loadOrCreatePeerKey } from '../network/libp2p/peerKey';
 import type { TxJudgement } from '../network/libp2p/topicGossip';
 import type { WireTx } from '../network/libp2p/wire';
 import type { Libp2pSide } from '../network/network';
+import { peerStatusOf } from '../network/peerClient';
 import type { Network } from '../protocol/network';
 import type { ChainStore } from '../storage/chainStore';
 import type { Hex } from '../primitives/hex';
@@ -86,17 +87,7 @@ export function nodeLibp2p(d: {
       return judged(out);
     },
     serve: {
-      status: () => {
-        const h = d.view.head;
-        return {
-          height: h.height,
-          hash: h.hash,
-          finalizedHeight: h.finalizedHeight,
-          justifiedHeight: h.justifiedHeight ?? h.finalizedHeight,
-          genesisHash: d.network.genesisHash,
-          chainId: d.network.chainId,
-        };
-      },
+      status: () => peerStatusOf(d.view.head, d.network),
       async chainPage(from, limit) {
         const reader = d.reader();
         if (!reader) throw new Error('starting');
