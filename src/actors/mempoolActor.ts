@@ -29,7 +29,11 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolRep
   const admitted = (id: Hex) => d.lifecycles?.txs.send({ type: 'admitted', ids: [id] });
   let admissions = 0; // accepted since this behaviour started (the sentinel reads the rate)
   /** Evicted or expired: `/tx/:id` answers `dropped` with the reason, as for a transaction the producer dropped. */
-  const dropped = (out: DroppedEntry[], at: number) => {
+  /**
+   * `quiet`: an eviction admission made room with (one at a time, as often as transactions come under overload): each
+   * at debug only. Every drop is in its lifecycle either way (GET /tx/:id answers `dropped` with the reason).
+   */
+  const dropped = (out: DroppedEntry[], at: number, quiet = false) => {
     if (out.length === 0) return;
     const reasons: Record<string, number> = {};
     for (const e of out) {
@@ -42,7 +46,7 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolRep
     }
     // One line per batch at info: under overload a line per transaction was thousands a minute (each one still at
     // debug, and in its lifecycle: GET /tx/:id answers `dropped` with the reason).
-    d.log.info({ count: out.length, reasons }, 'transactions dropped from the mempool');
+    if (!quiet) d.log.info({ count: out.length, reasons }, 'transactions dropped from the mempool');
   };
 
   return behaviorOf<MempoolMsg, MempoolReplies>({
@@ -50,7 +54,7 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolRep
       const acc = await d.readAccount(tx.from);
       const now = d.now();
       let refused = d.pool.admit(tx, acc, keyHash, now);
-      dropped(d.pool.takeEvicted(), now);
+      dropped(d.pool.takeEvicted(), now, true);
       // A resubmission racing its own inclusion: the block took it after admission's check.
       if (refused?.code === REFUSAL.nonceUsed.code && (await d.inChain(tx.id))) refused = REFUSAL.known;
       const verdict: AdmitVerdict = refused
@@ -89,7 +93,7 @@ export function mempoolBehavior(d: MempoolDeps): Behavior<MempoolMsg, MempoolRep
         const acc = await d.readAccount(tx.from);
         const now = d.now();
         const refused = d.pool.admit(tx, acc, pqKeyHashOf(tx), now, true);
-        dropped(d.pool.takeEvicted(), now);
+        dropped(d.pool.takeEvicted(), now, true);
         if (!refused) admitted(tx.id);
         // Still pending, or included again by the branch that replaced its block: not dropped.
         const kept =
