@@ -11,6 +11,7 @@ import { MAX_DATA_BYTES } from '../protocol/params';
 import type { Network } from '../protocol/network';
 import type { Address, HybridTx, TxPayload, TxType } from '../protocol/types';
 import { isImplemented, nestedOf } from '../modules/registry';
+import { isRecord } from '../primitives/record';
 
 /**
  * The hybrid transaction envelope (docs/PROTOCOL.md, "Transaction envelope").
@@ -31,7 +32,6 @@ function signingBytesOf(tx: HybridTx, network: Network): Uint8Array {
   return c !== undefined && c.genesisHash === network.genesisHash ? c.msg : signingBytes(tx, network);
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const lowerHex = (s: string): Hex => `0x${s.slice(2).toLowerCase()}`;
 
 /**

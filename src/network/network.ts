@@ -67,6 +67,9 @@ export interface Network {
   stop(): void;
 }
 
+/** The linked peers that take this network's topics (a peer of another network subscribes to none of them). */
+const networkPeersOf = (host: P2pHost) => host.peers().filter((p) => p.topics.length > 0);
+
 /** Peers a node links to through peer exchange by default: every validator of a small network, and some. */
 export const TARGET_PEERS = 24;
 
@@ -99,7 +102,7 @@ export async function startNetwork(d: {
   const staleMs = Math.max(10_000, 3 * d.idleBlockMs);
   let rate = 0;
   // On libp2p the book holds the peers linked now that take this network's topics; else the configured URLs.
-  const networkPeers = () => (lp ? lp.host.peers().filter((p) => p.topics.length > 0) : []);
+  const networkPeers = () => (lp ? networkPeersOf(lp.host) : []);
   const transport: PeerTransport = lp ? hostTransport(lp.host) : d.transport!;
   const deps: P2pDeps = {
     peers: lp ? () => networkPeers().map((p) => bookKeyOf(p.id)) : () => d.peers,
@@ -212,23 +215,21 @@ async function libp2pGossip(
     lookupTx: lp.lookupTx,
     slotMs: d.slotMs,
   });
-  const exchange = (lp.targetPeers ?? TARGET_PEERS) > 0;
+  const targetPeers = lp.targetPeers ?? TARGET_PEERS;
+  const exchange = targetPeers > 0;
   await serveRequests(lp.host, {
     ...lp.serve,
     // A node that does not exchange peers does not tell its own either (a validator behind sentries stays hidden).
     peerAddresses: async () => {
       if (!exchange) return [];
-      const linked = lp.host
-        .peers()
-        .filter((p) => p.topics.length > 0)
-        .slice(0, PX_PEERS);
+      const linked = networkPeersOf(lp.host).slice(0, PX_PEERS);
       return (await Promise.all(linked.map((p) => lp.host.listenAddrsOf(p.id)))).flatMap((a) => a.slice(0, 2));
     },
   });
   const discovery = startDiscovery({
     host: lp.host,
     bootstrap: d.peers,
-    targetPeers: lp.targetPeers ?? TARGET_PEERS,
+    targetPeers,
     log: d.log,
   });
   return {

@@ -5,6 +5,7 @@ import type { Address, Block, HybridTx, LogEntry, SignedTx, TxResult } from '../
 import { decodeEthFields } from '../api/ethFields';
 import type { RpcLog } from '../api/ports';
 import { BLOCK_GAS_LIMIT, NATIVE_TX_GAS } from './limits';
+import { isRecord } from '../primitives/record';
 
 /**
  * Ethereum JSON shapes (blocks, transactions, receipts, logs) that ethers v6 and viem 2
@@ -81,8 +82,6 @@ export function bloomMayContain(bloomHex: Hex, item: Uint8Array): boolean {
 
 // ---------------------------------------------------------------------------------------------
 // Hybrid transactions born on the native API.
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The VM view of a hybrid VM_CALL / VM_DEPLOY: `data.gasLimit` (decimal string, safe integer

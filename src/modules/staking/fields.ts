@@ -5,6 +5,7 @@ import type { Address, SignedBlockHeader } from '../../protocol/types';
 import type { Hex } from '../../primitives/hex';
 import { addressKeys, check, integerField } from '../tx/fields';
 import type { Field, OptionalField } from '../tx/entry';
+import { isRecord } from '../../primitives/record';
 
 /** Field kinds of the staking types. */
 
@@ -109,8 +110,6 @@ export interface DoubleSignEvidence {
   a: SignedBlockHeader;
   b: SignedBlockHeader;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * The evidence in what an operator has at hand: `{a, b}` itself; the node's `double_sign`

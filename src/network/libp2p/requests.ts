@@ -1,12 +1,15 @@
 import { decodeChainPage } from '../../chain/chainPage';
 import { CHAIN_PAGE_BYTES } from '../../protocol/peers';
 import type { Hex } from '../../primitives/hex';
+import { MAX_TXS_PER_BLOCK } from '../../protocol/params';
+import type { SignedTx } from '../../protocol/types';
 import type { ChainPage, PeerStatus, PeerTransport } from '../peerClient';
 import type { P2pHost } from './host';
+import { isRecord } from '../../primitives/record';
 
 /**
  * The request/response protocols one node serves another over libp2p (topics.ts requestProtocols): its status, a
- * range of its blocks as a binary chain page, and the addresses of its peers (peer exchange). Each request and each
+ * range of its blocks as a binary chain page, transactions by id, and the addresses of its peers (peer exchange). Each request and each
  * answer is bounded in bytes before it is read (host.ts), and each answer is shape-checked before it is used.
  */
 
@@ -18,6 +21,8 @@ const PEERS_BYTES = 64 << 10;
 const PAGE_ANSWER_BYTES = 2 * CHAIN_PAGE_BYTES;
 /** Peers named in one peer-exchange answer at most. */
 export const PX_PEERS = 32;
+/** A `txs` answer: a whole block's transactions as JSON, each up to ~10 KB, and some. */
+const TXS_ANSWER_BYTES = 16 << 20;
 /** A page may take a while to read from disk and to send; a status must come fast. */
 const PAGE_TIMEOUT_MS = 30_000;
 
@@ -25,7 +30,6 @@ const utf8 = new TextEncoder();
 const text = new TextDecoder('utf-8', { fatal: true });
 const json = (v: unknown) => utf8.encode(JSON.stringify(v));
 const parse = (bytes: Uint8Array): unknown => JSON.parse(text.decode(bytes));
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** What a node answers: its status, its pages, and the addresses of its peers. */
 export interface RequestServer {
@@ -100,4 +104,29 @@ export async function askPeers(host: P2pHost, peerId: string): Promise<string[]>
   const v = parse(await host.request(peerId, 'peers', new Uint8Array(0), { maxResponseBytes: PEERS_BYTES }));
   if (!isRecord(v) || !Array.isArray(v.peers)) throw new Error('peers: not a peer list');
   return v.peers.filter((a): a is string => typeof a === 'string' && a.includes('/p2p/')).slice(0, PX_PEERS);
+}
+
+/**
+ * Transactions by id (`txs`): a compact block's receiver asks its sender for those its mempool lacks. The answer is
+ * the transactions' JSON (as a block carries them), in the order asked, null for one the server does not have.
+ */
+export async function serveTxsById(host: P2pHost, find: (id: Hex) => SignedTx | undefined): Promise<void> {
+  await host.handle(
+    'txs',
+    async (request) => {
+      const ids = parse(request);
+      if (!Array.isArray(ids) || ids.length > MAX_TXS_PER_BLOCK) throw new Error('a txs request is a list of ids');
+      return json(ids.map((id) => (typeof id === 'string' ? (find(id as Hex) ?? null) : null)));
+    },
+    { maxRequestBytes: 80 * MAX_TXS_PER_BLOCK },
+  );
+}
+
+/** The transactions of `ids` a peer served, by id: only those whose id is the one asked (each is verified on import). */
+export async function askTxsById(host: P2pHost, peerId: string, ids: readonly Hex[]): Promise<Map<Hex, SignedTx>> {
+  const answer = parse(await host.request(peerId, 'txs', json(ids), { maxResponseBytes: TXS_ANSWER_BYTES }));
+  if (!Array.isArray(answer) || answer.length !== ids.length) throw new Error('txs: not one answer per id');
+  const got = new Map<Hex, SignedTx>();
+  for (const [i, t] of answer.entries()) if (isRecord(t) && t.id === ids[i]) got.set(ids[i], t as unknown as SignedTx);
+  return got;
 }

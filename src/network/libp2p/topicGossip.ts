@@ -4,6 +4,7 @@ import { ActorStoppedError, MailboxFullError, type ActorRef } from '../../actors
 import type { ConsensusMsg, ConsensusReplies } from '../../actors/protocol';
 import type { Block, SignedTx } from '../../protocol/types';
 import type { GossipVerdict, P2pHost } from './host';
+import { askTxsById, serveTxsById } from './requests';
 import { BatchDecodeError, decodeTxBatch, TxBatcher } from './txBatch';
 import {
   decodeBlockWire,
@@ -73,8 +74,6 @@ export const ORPHANS_PER_SLOT = 2;
 export const MAX_PENDING_BLOCKS = 8;
 /** Transactions of recent blocks kept to serve peers rebuilding them (a few blocks' worth). */
 const RECENT_TXS = 4 * MAX_TXS_PER_BLOCK;
-/** The most a `txs` answer may hold: a whole block's transactions as JSON, each up to ~10 KB, and some. */
-const MAX_FETCH_BYTES = 16 << 20;
 /** Envelopes remembered by content hash, so a transaction in several peers' batches is admitted once. */
 const SEEN_TXS = 16_384;
 
@@ -157,43 +156,22 @@ export function startTopicGossip(d: TopicGossipDeps): TopicGossip {
     for (const t of txs) recentTxs.set(t.id, t);
     while (recentTxs.size > RECENT_TXS) recentTxs.delete(recentTxs.keys().next().value!);
   };
-  if (d.lookupTx)
-    void d.host
-      .handle(
-        'txs',
-        async (request) => {
-          const ids = JSON.parse(new TextDecoder().decode(request)) as unknown;
-          if (!Array.isArray(ids) || ids.length > MAX_TXS_PER_BLOCK) throw new Error('a txs request is a list of ids');
-          const txs = ids.map((id) =>
-            typeof id === 'string' ? (recentTxs.get(id as Hex) ?? d.lookupTx!(id as Hex)) : undefined,
-          );
-          return new TextEncoder().encode(JSON.stringify(txs.map((t) => t ?? null)));
-        },
-        { maxRequestBytes: 80 * MAX_TXS_PER_BLOCK },
-      )
-      .catch((err) => log.error({ err }, 'cannot serve transactions by id'));
+  const find = (id: Hex) => recentTxs.get(id) ?? d.lookupTx?.(id);
+  if (d.lookupTx) serveTxsById(d.host, find).catch((err) => log.error({ err }, 'cannot serve transactions by id'));
 
   /** The block of a compact message: the mempool's transactions, and those it lacks asked of `from`. */
   async function rebuild(c: CompactBlock, from: string): Promise<Block | undefined> {
-    const txs: (SignedTx | undefined)[] = c.ids.map((id) => recentTxs.get(id) ?? d.lookupTx!(id));
+    const txs: (SignedTx | undefined)[] = c.ids.map(find);
     const missing = c.ids.filter((_, i) => txs[i] === undefined);
     if (missing.length > 0) {
       stats.fetched += missing.length;
-      let answer: unknown;
+      let got: Map<Hex, SignedTx>;
       try {
-        const bytes = await d.host.request(from, 'txs', new TextEncoder().encode(JSON.stringify(missing)), {
-          maxResponseBytes: MAX_FETCH_BYTES,
-        });
-        answer = JSON.parse(new TextDecoder().decode(bytes));
+        got = await askTxsById(d.host, from, missing);
       } catch (err) {
         log.debug({ err, peer: from, missing: missing.length }, 'compact block: missing transactions not served');
         return undefined;
       }
-      if (!Array.isArray(answer) || answer.length !== missing.length) return undefined;
-      const got = new Map<Hex, SignedTx>();
-      for (const [i, t] of answer.entries())
-        if (typeof t === 'object' && t !== null && (t as { id?: unknown }).id === missing[i])
-          got.set(missing[i], t as SignedTx);
       for (const [i, id] of c.ids.entries()) txs[i] ??= got.get(id);
       if (txs.some((t) => t === undefined)) return undefined;
     }
