@@ -137,6 +137,9 @@ interface Sample {
   cpu: number[];
   loadCpu: number;
   machine: { busy: number; total: number };
+  /** Each node's event-loop lag (s, mean of its last second) and its transactions shed for load so far. */
+  lag?: number[];
+  shed?: number[];
 }
 
 /** What a soak recorded: enough to report it again (`--report FILE`) under a changed rule. */
@@ -148,6 +151,8 @@ interface SoakRun {
   finality: { t: number; s: number }[];
   longestStall: number;
   errors: number[];
+  /** Each reorganization any node logged: when, and how many blocks it undid. */
+  reorgs?: { t: number; depth: number }[];
   posted: number;
   refused: number;
   /** Posts made again after a refusal for capacity (mempool full, 503, no answer). */
@@ -159,6 +164,7 @@ const median = (xs: number[]) => pct(xs, 50);
 /** The report of a run: the table per window, the verdict, and the row for bench/results.md. */
 function report(run: SoakRun): void {
   const { options: o, started, end, samples, finality, longestStall, errors, posted, refused, retried = 0 } = run;
+  const reorgs = run.reorgs ?? [];
   const windows: string[][] = [];
   // RSS per node after warm-up, per window: the median of its 10 s samples (the trend), and the highest (peaks:
   // a major GC that has not run yet, a burst of sync pages served to the restarted node).
@@ -187,6 +193,8 @@ function report(run: SoakRun): void {
     const cores = last.cpu.map((c, i) => (c - first.cpu[i]) / seconds);
     const busy = (last.machine.busy - first.machine.busy) / (last.machine.total - first.machine.total);
     const mib = (xs: number[]) => xs.map((b) => (b / 2 ** 20).toFixed(0)).join(' / ');
+    const undone = reorgs.filter((r) => r.t >= from && r.t < to).map((r) => r.depth);
+    const shed = (last.shed ?? []).reduce((a, v, i) => a + Math.max(0, v - (first.shed?.[i] ?? 0)), 0);
     windows.push([
       `${w * (o.windowMs / 60_000)}–${+((to - started) / 60_000).toFixed(1)} min`,
       mib(rssMedian),
@@ -201,6 +209,11 @@ function report(run: SoakRun): void {
       String(last.missed - first.missed),
       `${cores.map((c) => c.toFixed(2)).join(' / ')} / ${((last.loadCpu - first.loadCpu) / seconds).toFixed(2)}`,
       `${(100 * busy).toFixed(0)} %`,
+      `${undone.length} / ${undone.length > 0 ? Math.max(...undone) : 0}`,
+      maxOf((s) => s.lag ?? [])
+        .map((l) => (1000 * l).toFixed(0))
+        .join(' / '),
+      String(shed),
     ]);
   }
   const header = [
@@ -217,6 +230,9 @@ function report(run: SoakRun): void {
     'missed slots',
     'CPU cores (nodes 0–3 / load)',
     'machine busy',
+    'reorgs / deepest (all nodes)',
+    'event-loop lag ms max (nodes 0–3)',
+    'shed for load',
   ];
   const md = [
     `| ${header.join(' | ')} |`,
@@ -466,6 +482,13 @@ async function main(): Promise<void> {
       readFileSync(join(n.dataDir, 'node.log'), 'utf8')
         .split('\n')
         .filter((l) => /"level":(5\d|6\d)/.test(l)).length;
+    // Reorganizations a node logged (consensusActor.ts: from the head's height back to the fork point).
+    const reorgsAt = (n: DevnetNode) =>
+      readFileSync(join(n.dataDir, 'node.log'), 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('"reorganization: switching'))
+        .map((l) => JSON.parse(l) as { time: number; from: number; fork: number })
+        .map((r) => ({ t: r.time, depth: r.from - r.fork }));
     const end = started + MINUTES * 60_000;
     let nextSample = Date.now();
     while (Date.now() < end) {
@@ -497,6 +520,8 @@ async function main(): Promise<void> {
               external: metric(m, 'nodejs_external_memory_bytes'),
               cache: metric(m, 'cairn_state_cache_bytes'),
               missed: metric(m, 'cairn_own_missed_slots_total'),
+              lag: metric(m, 'cairn_event_loop_lag_seconds'),
+              shed: metric(m, 'cairn_admission_shed_total'),
               disk: du(join(n.dataDir, 'chain')),
             };
           }),
@@ -517,6 +542,8 @@ async function main(): Promise<void> {
             return (u.user + u.system) / 1e6;
           })(),
           machine: machineCpu(),
+          lag: per.map((p) => (Number.isNaN(p.lag) ? 0 : p.lag)),
+          shed: per.map((p) => (Number.isNaN(p.shed) ? 0 : p.shed)),
         });
       }
       await sleep(500);
@@ -538,6 +565,7 @@ async function main(): Promise<void> {
       finality,
       longestStall,
       errors: nodes.map(errorsAt),
+      reorgs: nodes.flatMap(reorgsAt),
       posted,
       refused,
       retried,

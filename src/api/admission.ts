@@ -25,6 +25,10 @@ export type SubmitOutcome =
   | { kind: 'malformed'; error: string; code: string }
   | { kind: 'unavailable'; error: string };
 
+/** A client's transaction turned away while the node cannot keep up (503 with Retry-After; JSON-RPC TX_UNAVAILABLE). */
+export const OVERLOADED =
+  'node overloaded: it cannot take more transactions now, retry shortly or submit to another node';
+
 export interface SubmitOptions {
   /** false: a transaction a peer gossiped, which its topic forwards by itself (not handed to `onAccepted`). */
   relay?: boolean;
@@ -69,6 +73,12 @@ export function createAdmission(d: {
    * overloaded network verified every refused transaction first, and its blocks came late).
    */
   full?: (id: Hex) => boolean;
+  /**
+   * Whether to turn a client's transaction away now because the node cannot keep up (node/loadGauge.ts): answered
+   * `unavailable` (503 with Retry-After) before it is even decoded. A peer's (`relay: false`) is not asked about: it
+   * was judged by the node it came in at.
+   */
+  shed?: () => boolean;
 }) {
   const refuse = (id: Hex, r: Refusal): SubmitOutcome => ({
     kind: 'verdict',
@@ -82,6 +92,8 @@ export function createAdmission(d: {
     badSignature: true,
     invalid: true,
   });
+  const overloaded = (o: SubmitOptions): SubmitOutcome | undefined =>
+    o.relay !== false && d.shed?.() ? { kind: 'unavailable', error: OVERLOADED } : undefined;
   const malformed = (error: string, code: string = TX.TX_MALFORMED({ error }).code): SubmitOutcome => ({
     kind: 'malformed',
     error,
@@ -164,6 +176,8 @@ export function createAdmission(d: {
   return {
     /** POST /tx: a hybrid envelope (JSON). */
     async submit(body: unknown, o: SubmitOptions = {}): Promise<SubmitOutcome> {
+      const busy = overloaded(o);
+      if (busy) return busy;
       await d.turn?.();
       const decoded = decodeEnvelope(body, d.network);
       // A payload changed after signing that keeps its original id: `invalid signature`, decided by the body alone.
@@ -183,6 +197,8 @@ export function createAdmission(d: {
     },
     /** POST /vm/tx and eth_sendRawTransaction: a signed Ethereum transaction. */
     async submitRaw(raw: unknown, o: SubmitOptions = {}): Promise<SubmitOutcome> {
+      const busy = overloaded(o);
+      if (busy) return busy;
       await d.turn?.();
       const decoded = decodeEthTx(raw, d.now(), d.network.chainId);
       if (!decoded.ok) {

@@ -53,6 +53,8 @@ export interface MetricsSource {
   machines?: () => Promise<readonly { machine: string; open: Record<string, number>; transitions: number }[]>;
   /** The node-local lifecycles' actors (transactions, blocks): open instances by state, finished ones still held. */
   lifecycles?: () => Promise<readonly { machine: string; open: Record<string, number>; finished: number }[]>;
+  /** The main thread's load and the admission's shedding for it (node/loadGauge.ts). */
+  load?: () => { utilization: number; lagMs: number; shedShare: number; shed: number } | undefined;
   /** The supervised actors: mailbox length, drops, restarts (actors/supervisor.ts status()). */
   actors?: () => readonly {
     name: string;
@@ -120,6 +122,26 @@ export async function renderMetrics(src: MetricsSource, gateway: Gateway, p: Pro
       "Slots of this node's validator without its block since this node started.",
       own,
     );
+
+  const load = src.load?.();
+  if (load) {
+    gauge(
+      'cairn_event_loop_utilization',
+      "Share of the last second the node's main thread was busy.",
+      load.utilization,
+    );
+    gauge(
+      'cairn_event_loop_lag_seconds',
+      "Mean lateness of the main thread's timers over the last second.",
+      load.lagMs / 1000,
+    );
+    gauge(
+      'cairn_admission_shed_share',
+      "Share of clients' new transactions turned away (503) because the node is overloaded.",
+      load.shedShare,
+    );
+    counter('cairn_admission_shed_total', 'Transactions turned away (503) for load since the node started.', load.shed);
+  }
 
   const actors = src.actors?.() ?? [];
   if (actors.length > 0) {

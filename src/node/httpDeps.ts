@@ -20,6 +20,7 @@ import type { Network } from '../network/network';
 import { nodeReadiness } from '../network/readiness';
 import type { Address } from '../protocol/types';
 import type { ChainStore } from '../storage/chainStore';
+import type { LoadGauge } from './loadGauge';
 
 /**
  * The parts of a node the HTTP API reads, filled in as the node starts them. The API listens
@@ -38,6 +39,8 @@ export interface NodeParts {
   supervisor?: Supervisor;
   lifecycles?: LifecycleActors;
   slots?: Readonly<SlotStats>;
+  /** The main thread's load gauge (admission sheds by it). */
+  load?: LoadGauge;
   /** This node on the peer-to-peer network, once its host runs. */
   p2p?: { peerId: string; addresses(): string[] };
 }
@@ -116,6 +119,7 @@ function metricsSource(p: NodeParts, node: NodeMetrics): MetricsSource {
     node,
     stateCache: () => (p.store ? sharedNodesOf(p.store.kv).cache.size() : undefined),
     actors: () => p.supervisor?.status() ?? [],
+    load: () => p.load?.reading(),
     machines: async () => Promise.all((p.views ?? []).map((v) => v.ref.ask({ type: 'stats' }))),
     lifecycles: async () =>
       p.lifecycles

@@ -54,6 +54,7 @@ import { createLogger } from './logger';
 import { openChain, type OpenChain } from './openChain';
 import { escalation, nodeShutdown } from './shutdown';
 import { nodeLibp2p, startNodeHost } from './p2p';
+import { startLoadGauge } from './loadGauge';
 
 const CLIENT_VERSION = '0.1.0';
 /** How often the sentinel runs its periodic checks (stalls, mempool pressure). */
@@ -125,6 +126,8 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
   const compiler = new SolcCompiler();
   closers.push('compiler', () => compiler.close());
   const metrics = createNodeMetrics();
+  const load = (parts.load = startLoadGauge({ slotMs: config.slotMs, log: log.child({ module: 'load' }) }));
+  closers.push('load gauge', async () => load.stop());
   let http: ReturnType<typeof createHttpServer>;
   try {
     http = createHttpServer(nodeHttpDeps(parts, { config, log, now, modes, metrics, compiler, http: hooks.http }));
@@ -332,6 +335,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
       now,
       onAccepted: (tx) => network.relay(tx),
       full: (id) => pool.fullOfReady && !pool.has(id),
+      shed: () => load.shedNow(),
       onVerified: (s) => metrics.verifySeconds.observe(s),
       committee: async () => getCommittee(await StateTrie.open(kv, view.head.stateRoot)),
       // Only a permissioned account (the cached head account says) costs a state read.

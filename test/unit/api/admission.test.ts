@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAdmission } from '../../../src/api/admission';
+import { createAdmission, OVERLOADED } from '../../../src/api/admission';
 import { signTx } from '../../../src/chain/envelope';
 import { DEV_NETWORK } from '../../../src/chain/devnet';
 import { deriveKeys, devSecret } from '../../../src/crypto/keys';
@@ -17,7 +17,11 @@ const to = deriveKeys(devSecret(1)).address;
  * Admission over counted stand-ins: the head account says the sender's nonce, the store holds `inBlocks`, the
  * signature check and the mempool accept everything (their own rules are tested with them).
  */
-function admissionWith(accountNonce: number, inBlocks: Set<Hex>) {
+function admissionWith(
+  accountNonce: number,
+  inBlocks: Set<Hex>,
+  extra: Partial<Parameters<typeof createAdmission>[0]> = {},
+) {
   const n = { txLocation: 0, verified: 0, mempool: 0 };
   const store = {
     txLocation: async (id: Hex) => {
@@ -45,6 +49,7 @@ function admissionWith(accountNonce: number, inBlocks: Set<Hex>) {
     readAccount: async () => account,
     mempool,
     now: () => 0,
+    ...extra,
   });
   return { admission, n };
 }
@@ -72,5 +77,18 @@ describe('admission: the already-known check', () => {
     // Below the nonce but in no block (a rival of the included one): the mempool says why.
     await admission.submit(tx(3));
     expect(n).toEqual({ txLocation: 2, verified: 1, mempool: 1 });
+  });
+});
+
+describe('admission under load (the `shed` hook: node/loadGauge.ts)', () => {
+  const tx = (nonce: number) => signTx(sender, { type: 'TRANSFER', to, amount: '1', nonce }, DEV_NETWORK);
+
+  it("turns clients' transactions away unread (503) while shedding, and takes a peer's (relay: false)", async () => {
+    const { admission, n } = admissionWith(0, new Set(), { shed: () => true });
+    expect(await admission.submit(tx(0))).toEqual({ kind: 'unavailable', error: OVERLOADED });
+    expect(await admission.submitRaw('0x00')).toEqual({ kind: 'unavailable', error: OVERLOADED });
+    expect(n).toEqual({ txLocation: 0, verified: 0, mempool: 0 });
+    expect(await admission.submit(tx(0), { relay: false })).toMatchObject({ verdict: { accepted: true } });
+    expect(n).toEqual({ txLocation: 0, verified: 1, mempool: 1 });
   });
 });
