@@ -32,6 +32,11 @@ import type { Hex } from '../../primitives/hex';
  * - a block: imported by the consensus actor; rejected when it is invalid (a bad signature, a wrong state root:
  *   for everyone), accepted when imported, ignored when known, stale, early, below this node's final height, or an
  *   orphan (whose branch the sync then pulls from the peers: `onOrphan`).
+ * A block fork choice does not prefer yet (a sibling of the head) is held, not dropped: the next block on its branch
+ * then links here and the two go to the consensus together, which takes the branch once it outweighs the head. When
+ * each stale sibling was dropped, every later block of its branch came as an orphan that only a sync could bring in:
+ * under load (syncs of 6–12 s) four validators each extended a branch of their own for 20 blocks, and finality
+ * stalled for minutes.
  * Gossip under overload sheds load: past MAX_PENDING_BATCHES or MAX_PENDING_BLOCKS messages in work, more are
  * ignored unread (gossipsub's own queues are bounded too), so a flood on one topic never queues ahead of a block.
  */
@@ -72,6 +77,9 @@ export const MAX_PENDING_BATCHES = 64;
 export const ORPHAN_BURST = 32;
 export const ORPHANS_PER_SLOT = 2;
 export const MAX_PENDING_BLOCKS = 8;
+/** Stale blocks held (a few slots of a rival branch), and their bytes at most: the least recently added go first. */
+export const SIDE_BLOCKS = 64;
+const SIDE_BYTES = 64 << 20;
 /** Transactions of recent blocks kept to serve peers rebuilding them (a few blocks' worth). */
 const RECENT_TXS = 4 * MAX_TXS_PER_BLOCK;
 /** Envelopes remembered by content hash, so a transaction in several peers' batches is admitted once. */
@@ -82,7 +90,50 @@ export interface TopicGossip {
   relayTx(tx: SignedTx): void;
   /** Sends the transactions gathered so far (on stop). */
   flush(): void;
-  stats(): { batchesOut: number; txsOut: number; batchesIn: number; txsIn: number; shed: number; fetched: number };
+  stats(): {
+    batchesOut: number;
+    txsOut: number;
+    batchesIn: number;
+    txsIn: number;
+    shed: number;
+    fetched: number;
+    /** Blocks that linked through held stale blocks (a rival branch taken or weighed by gossip, not by a sync). */
+    linked: number;
+  };
+}
+
+/** Blocks of rival branches fork choice did not prefer when they came, by hash (bounded in count and bytes). */
+class SideBlocks {
+  private readonly held = new Map<Hex, { block: Block; bytes: number }>();
+  private bytes = 0;
+
+  add(block: Block, bytes: number): void {
+    if (this.held.has(block.header.hash) || bytes > SIDE_BYTES) return;
+    this.held.set(block.header.hash, { block, bytes });
+    this.bytes += bytes;
+    while (this.held.size > SIDE_BLOCKS || this.bytes > SIDE_BYTES) {
+      const [hash, oldest] = this.held.entries().next().value!;
+      this.held.delete(hash);
+      this.bytes -= oldest.bytes;
+    }
+  }
+
+  /** The held blocks ending at `hash`, oldest first (empty when it is not held). */
+  branchTo(hash: Hex): Block[] {
+    const out: Block[] = [];
+    for (let at = this.held.get(hash); at && out.length < SIDE_BLOCKS; at = this.held.get(at.block.header.parentHash))
+      out.push(at.block);
+    return out.reverse();
+  }
+
+  drop(blocks: readonly Block[]): void {
+    for (const b of blocks) {
+      const at = this.held.get(b.header.hash);
+      if (!at) continue;
+      this.held.delete(b.header.hash);
+      this.bytes -= at.bytes;
+    }
+  }
 }
 
 export function startTopicGossip(d: TopicGossipDeps): TopicGossip {
@@ -100,7 +151,8 @@ export function startTopicGossip(d: TopicGossipDeps): TopicGossip {
   const batcher = new TxBatcher((batch) => publish('txs', batch), { delayMs: d.batchMs });
   let pendingBatches = 0;
   let pendingBlocks = 0;
-  const stats = { batchesIn: 0, txsIn: 0, shed: 0, fetched: 0 };
+  const stats = { batchesIn: 0, txsIn: 0, shed: 0, fetched: 0, linked: 0 };
+  const side = new SideBlocks();
 
   d.host.subscribe('txs', async (data): Promise<GossipVerdict> => {
     if (pendingBatches >= MAX_PENDING_BATCHES) {
@@ -202,10 +254,16 @@ export function startTopicGossip(d: TopicGossipDeps): TopicGossip {
       return 'reject';
     }
     const parentHash = head?.parentHash;
+    // The held blocks of the branch it extends, when its parent is one of them (and the branch links here).
+    let branch: Block[] = [];
     if (typeof parentHash === 'string' && d.knownBlock && !(await d.knownBlock(parentHash))) {
-      if (!orphanAllowed(from)) return 'reject';
-      d.onOrphan?.();
-      return 'ignore';
+      branch = side.branchTo(parentHash);
+      if (branch.length === 0 || !(await d.knownBlock(branch[0].header.parentHash))) {
+        if (!orphanAllowed(from)) return 'reject';
+        d.onOrphan?.();
+        return 'ignore';
+      }
+      stats.linked++;
     }
     let block: Block | undefined;
     if (compact) {
@@ -230,13 +288,24 @@ export function startTopicGossip(d: TopicGossipDeps): TopicGossip {
       }
     pendingBlocks++;
     try {
-      const r = await d.consensus.ask({ type: 'importBlocks', blocks: [block], now: d.now() });
-      if (r.rejected) return r.belowFinal ? 'ignore' : 'reject';
+      const r = await d.consensus.ask({ type: 'importBlocks', blocks: [...branch, block], now: d.now() });
+      if (r.rejected) {
+        // Refused with held blocks before it: one of those may be the invalid one (sent by another peer), so the
+        // sender of this one is not blamed, and the sync brings the branch whole if it is worth having.
+        if (branch.length > 0) {
+          side.drop(branch);
+          d.onOrphan?.();
+          return 'ignore';
+        }
+        return r.belowFinal ? 'ignore' : 'reject';
+      }
       if (r.imported > 0) {
+        side.drop(branch);
         if (compact) remember(block.txs);
         return 'accept';
       }
-      if (r.orphan) d.onOrphan?.();
+      if (r.stale) side.add(block, data.length);
+      else if (r.orphan) d.onOrphan?.();
       return 'ignore';
     } catch (e) {
       if (e instanceof MailboxFullError || e instanceof ActorStoppedError) return 'ignore';

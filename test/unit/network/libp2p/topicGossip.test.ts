@@ -206,3 +206,72 @@ describe('compact blocks (header and ids; rebuilt from the mempool)', () => {
     expect(pulls).toBe(1);
   });
 });
+
+describe('rival branches by gossip (held stale blocks)', () => {
+  const keys = deriveKeys(devSecret(3));
+  const child = (parent: Block, t: number): Block =>
+    sealBlock(keys, {
+      parent: { height: parent.header.height, hash: parent.header.hash },
+      timestamp: t,
+      producer: keys.address,
+      stateRoot: ZERO_HASH,
+      txs: [],
+      results: [],
+      events: [],
+    });
+  const root = child(block(), 1_000); // the fork point: known here
+  const sibling = child(root, 1_500); // a rival of this node's head, stale when it came
+  const next = child(sibling, 2_000);
+
+  function node(outcomes: (blocks: Block[]) => ImportOutcome) {
+    const f = fakeHost();
+    const asked: string[][] = [];
+    let orphans = 0;
+    const g = startTopicGossip({
+      host: f.host,
+      consensus: {
+        ask: async (m: { blocks: Block[] }) => {
+          asked.push(m.blocks.map((b) => b.header.hash));
+          return outcomes(m.blocks);
+        },
+      } as never,
+      admitTx: async () => 'accepted',
+      now: () => 0,
+      log: pino({ level: 'silent' }),
+      onOrphan: () => orphans++,
+      knownBlock: async (hash) => hash === root.header.hash || hash === block().header.hash,
+    });
+    return { ...f, g, asked, orphans: () => orphans };
+  }
+
+  it('a block on a held stale sibling goes to the consensus with it, and is not an orphan', async () => {
+    const n = node((blocks) =>
+      blocks.length === 1 ? outcome({ stale: true }) : outcome({ imported: 2, reorganized: 1 }),
+    );
+    expect(await n.deliver('blocks', encodeBlockWire(sibling))).toBe('ignore');
+    expect(await n.deliver('blocks', encodeBlockWire(next))).toBe('accept');
+    expect(n.asked).toEqual([[sibling.header.hash], [sibling.header.hash, next.header.hash]]);
+    expect(n.orphans()).toBe(0);
+    expect(n.g.stats().linked).toBe(1);
+  });
+
+  it('without the sibling held, the next block is an orphan left to the sync (as before)', async () => {
+    const n = node(() => outcome({ imported: 1 }));
+    expect(await n.deliver('blocks', encodeBlockWire(next))).toBe('ignore');
+    expect(n.asked).toEqual([]);
+    expect(n.orphans()).toBe(1);
+  });
+
+  it('a branch refused with held blocks in it blames no one, drops them, and asks the sync', async () => {
+    const n = node((blocks) =>
+      blocks.length === 1 ? outcome({ stale: true }) : outcome({ rejected: 'bad signature' }),
+    );
+    await n.deliver('blocks', encodeBlockWire(sibling));
+    expect(await n.deliver('blocks', encodeBlockWire(next))).toBe('ignore');
+    expect(n.orphans()).toBe(1);
+    // Dropped: the same block again is an orphan now.
+    expect(await n.deliver('blocks', encodeBlockWire(child(sibling, 2_100)))).toBe('ignore');
+    expect(n.asked).toHaveLength(2);
+    expect(n.orphans()).toBe(2);
+  });
+});
