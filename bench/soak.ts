@@ -151,6 +151,8 @@ interface SoakRun {
   finality: { t: number; s: number }[];
   longestStall: number;
   errors: number[];
+  /** What became of the accepted transactions, by status (and reason when dropped), read from node 0 at the end. */
+  fates?: Record<string, number>;
   /** Each reorganization any node logged: when, and how many blocks it undid. */
   reorgs?: { t: number; depth: number }[];
   posted: number;
@@ -265,6 +267,15 @@ function report(run: SoakRun): void {
     `${(loadSeconds / ((sN.t - s0.t) / 1000)).toFixed(2)}, the machine was ${(100 * machineBusy).toFixed(0)} % busy: ` +
     `at that cost this machine's cores hold about ${Math.floor((cores * 1000) / msPerTx)} tx/s ` +
     `(${o.rate} asked)`;
+  const fates = Object.entries(run.fates ?? {})
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${v} ${k}`)
+    .join(', ');
+  const deepest = reorgs.reduce((m, r) => Math.max(m, r.depth), 0);
+  console.log(
+    `\naccepted transactions at the end (node 0): ${fates || 'not recorded'}; ${reorgs.length} reorganizations, ` +
+      `deepest ${deepest} blocks`,
+  );
   console.log(
     `\nposted ${posted} (${refused} refused at first, ${retried} posts again), errors in logs ${errors.join(' / ')}, ` +
       `longest finality stall ${(longestStall / 1000).toFixed(1)} s, ${warmup}; ` +
@@ -291,6 +302,32 @@ function report(run: SoakRun): void {
     ];
     writeResults('soak', rows, values['results-dir']);
   }
+}
+
+/**
+ * What became of each accepted transaction: node 0's lifecycle of it once the chain has settled (its finalized height
+ * caught up with its head, 60 s at most). `unknown` and `pending` after that are what the soak calls lost.
+ */
+async function fatesOf(ids: string[], url: string): Promise<Record<string, number>> {
+  const settleBy = Date.now() + 60_000;
+  for (;;) {
+    const s = await get(`${url}/status`).catch(() => undefined);
+    if ((s && s.finalizedHeight >= s.height - 2) || Date.now() > settleBy) break;
+    await sleep(1_000);
+  }
+  const fates: Record<string, number> = {};
+  let at = 0;
+  const worker = async () => {
+    while (at < ids.length) {
+      const id = ids[at++];
+      const r = await fetch(`${url}/tx/${id}`, { signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
+      const v = r?.ok ? ((await r.json()) as { status?: string; reason?: string }) : undefined;
+      const fate = !v ? 'unknown' : v.status === 'dropped' ? `dropped (${v.reason ?? 'no reason'})` : String(v.status);
+      fates[fate] = (fates[fate] ?? 0) + 1;
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  return fates;
 }
 
 async function main(): Promise<void> {
@@ -377,6 +414,8 @@ async function main(): Promise<void> {
     let posted = 0;
     let refused = 0;
     let retried = 0;
+    /** Every transaction a node answered `accepted`: at the end, each must be final or dropped with its reason. */
+    const accepted = new Set<string>();
     // Posts in flight at most: past it the generator waits (the offered rate falls, and `posted` says so) instead of
     // opening sockets without end while the nodes are slow (a 200 tx/s run died of EMFILE at 20,000 descriptors).
     const MAX_IN_FLIGHT = 1_000;
@@ -394,8 +433,16 @@ async function main(): Promise<void> {
           body,
           signal: AbortSignal.timeout(10_000),
         });
-        const v = (await r.json().catch(() => ({}))) as { accepted?: boolean; reason?: string; error?: string };
-        if (v.accepted) return;
+        const v = (await r.json().catch(() => ({}))) as {
+          accepted?: boolean;
+          id?: string;
+          reason?: string;
+          error?: string;
+        };
+        if (v.accepted) {
+          if (v.id) accepted.add(v.id);
+          return;
+        }
         if (r.status === 503 || capacity(v.reason ?? v.error)) throw new Error('capacity');
         refused++; // refused for good (e.g. a nonce a restarted node's chain already has)
       };
@@ -551,6 +598,7 @@ async function main(): Promise<void> {
     longestStall = Math.max(longestStall, Date.now() - lastFinalMove);
     stopping = true;
     await Promise.all([load, faults]);
+    const fates = await fatesOf([...accepted], nodes[0].http);
     const run: SoakRun = {
       options: {
         minutes: MINUTES,
@@ -566,6 +614,7 @@ async function main(): Promise<void> {
       longestStall,
       errors: nodes.map(errorsAt),
       reorgs: nodes.flatMap(reorgsAt),
+      fates,
       posted,
       refused,
       retried,
