@@ -23,8 +23,12 @@ import type { HybridKeys } from '../src/crypto/keys';
 import { pqKeyHashOf } from '../src/crypto/txSigning';
 import { TxPool } from '../src/mempool/pool';
 import type { BlockIntakeOutcome } from '../src/network/blockIntake';
+import type { TxJudgement } from '../src/network/libp2p/topicGossip';
+import type { WireTx } from '../src/network/libp2p/wire';
 import { startNetwork, type Network as P2pNetwork } from '../src/network/network';
-import type { PostTransport } from '../src/network/peerClient';
+import { peerStatusOf, type PostTransport } from '../src/network/peerClient';
+import { decodeEnvelope } from '../src/chain/envelope';
+import type { SimHost } from './simHost';
 import { writeGenesis } from '../src/node/genesisSource';
 import type { Hex } from '../src/primitives/hex';
 import type { Network } from '../src/protocol/network';
@@ -155,6 +159,8 @@ export interface SimWiring {
   time: () => number;
   peers: string[];
   transport: (node: SimNode) => PostTransport;
+  /** The node's host on the simulated libp2p network (simHost.ts); when given, it is used instead of `transport`. */
+  host?: (node: SimNode) => SimHost;
 }
 
 /**
@@ -178,6 +184,8 @@ export class SimNode {
   /** Counts starts: an answer meant for an earlier life of the node is never delivered. */
   incarnation = 0;
   net!: P2pNetwork;
+  /** Its host on the simulated libp2p network, when the world runs one. */
+  host?: SimHost;
   private supervisor?: Supervisor;
   /** What the guard file holds: survives crashes. */
   private guardSaved: LastSigned = { height: 0, slot: -1 };
@@ -293,7 +301,9 @@ export class SimNode {
       slotMs: this.opts.slotMs,
       idleBlockMs: this.opts.slotMs * 4,
       now: clock,
-      transport: this.opts.wiring.transport(this),
+      ...(this.opts.wiring.host
+        ? { libp2p: this.libp2pSide((this.host = this.opts.wiring.host(this))) }
+        : { transport: this.opts.wiring.transport(this) }),
     });
     this.up = true;
   }
@@ -327,10 +337,33 @@ export class SimNode {
     return this.live(() => this.chain.ask({ type: 'importBlocks', blocks, now: this.clock(now) }));
   }
 
+  /** What the network layer asks of this node on the simulated libp2p network (node/p2p.ts nodeLibp2p's part). */
+  private libp2pSide(host: SimHost) {
+    return {
+      host,
+      targetPeers: 0,
+      batchMs: 0,
+      admitTx: async (w: WireTx): Promise<TxJudgement> => {
+        if (w.kind !== 'hybrid') return w.kind === 'malformed' ? 'invalid' : 'refused';
+        if (this.pool.has((w.body as { id?: Hex }).id ?? '0x')) return 'refused';
+        const d = decodeEnvelope(w.body, this.network);
+        if (!d.ok) return 'invalid';
+        return (await this.admit(d.tx as SignedTx, false)) ? 'accepted' : 'refused';
+      },
+      serve: {
+        status: () => peerStatusOf(this.view.head, this.network),
+        chainPage: async (from: number, limit: number) =>
+          (await this.store.binaryPage(Math.max(1, from), this.view.head.height, limit)).page,
+      },
+      knownBlock: async (hash: Hex) => (await this.store.heightOfHash(hash)) !== undefined,
+      lookupTx: (id: Hex) => this.pool.get(id)?.tx,
+    };
+  }
+
   /** Admission as POST /tx: an accepted transaction is relayed to the peers. */
-  async admit(tx: SignedTx): Promise<boolean> {
+  async admit(tx: SignedTx, relay = true): Promise<boolean> {
     const v = await this.live(() => this.mempool.ask({ type: 'admit', tx, keyHash: pqKeyHashOf(tx) }));
-    if (v?.accepted) this.net.relay(tx);
+    if (v?.accepted && relay) this.net.relay(tx);
     return v?.accepted ?? false;
   }
 

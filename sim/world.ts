@@ -9,12 +9,13 @@ import { loadSupply } from '../src/protocol/execState';
 import type { Block, SignedTx } from '../src/protocol/types';
 import { StateTrie } from '../src/state/stateTrie';
 import { peerStatusOf, type ChainPage, type PeerStatus, type PostTransport } from '../src/network/peerClient';
+import { SimHost, type SimLinks } from './simHost';
 import { buildTx, type TxInput } from '../src/sdk/assets';
 import type { Hex } from '../src/primitives/hex';
 import { Prng } from './prng';
 import { LifecycleFollower, protocolInput } from './workload';
 import { Scheduler } from './scheduler';
-import { SimNode } from './simNode';
+import { SimNode, type SimWiring } from './simNode';
 import { scenarioNamed, type ScenarioWorld } from './scenarios';
 
 /** A run's options: with the seed, all a failure needs to be replayed. */
@@ -252,10 +253,14 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
     },
   };
   const escalations: string[] = [];
-  const wiring = {
+  // WIP (issue 50): CAIRN_SIM_HOST=1 runs the nodes' network on the simulated libp2p host (simHost.ts).
+  const wiring: SimWiring = {
     time: () => sched.now,
     peers: [] as string[],
     transport: (n: SimNode) => transportFor(n),
+    ...(process.env.CAIRN_SIM_HOST === '1' && {
+      host: (n: SimNode) => new SimHost(n, () => nodes, hostLinks, n.network.genesisHash),
+    }),
   };
   for (const [i, keys] of validators.entries())
     for (const byzantine of i === twin ? (['a', 'b'] as const) : [undefined]) {
@@ -284,6 +289,16 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
     faulty && net.chance(150) ? net.between(o.slotMs, 3 * o.slotMs) : net.between(2, Math.floor(o.slotMs / 5));
   const lost = () => faulty && net.chance(50);
 
+  const hostLinks: SimLinks = {
+    sched,
+    reachable: (a, b) => reachable(a as SimNode, b as SimNode),
+    delay,
+    lost,
+    timeoutMs: TIMEOUT_MS,
+    // A withholder's blocks leave it late.
+    extraDelay: (from, topic) =>
+      topic === 'blocks' && (from as SimNode).index === withholder ? withholding.between(2, 6) * o.slotMs : 0,
+  };
   for (const n of nodes) {
     await n.init(spec);
     await n.start(t0);

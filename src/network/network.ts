@@ -40,6 +40,8 @@ export interface Libp2pSide {
   lookupTx?: (id: Hex) => SignedTx | undefined;
   /** Peers linked at most through peer exchange (configured peers are always dialled); 0: no peer exchange. */
   targetPeers?: number;
+  /** How long transactions are gathered into a batch (txBatch.ts; 0: each sent at once, as the simulator does). */
+  batchMs?: number;
 }
 
 export interface Network {
@@ -214,6 +216,7 @@ async function libp2pGossip(
     knownBlock: lp.knownBlock,
     lookupTx: lp.lookupTx,
     slotMs: d.slotMs,
+    batchMs: lp.batchMs,
   });
   const targetPeers = lp.targetPeers ?? TARGET_PEERS;
   const exchange = targetPeers > 0;
@@ -226,12 +229,11 @@ async function libp2pGossip(
       return (await Promise.all(linked.map((p) => lp.host.listenAddrsOf(p.id)))).flatMap((a) => a.slice(0, 2));
     },
   });
-  const discovery = startDiscovery({
-    host: lp.host,
-    bootstrap: d.peers,
-    targetPeers,
-    log: d.log,
-  });
+  // Nothing to dial and no exchange (the simulator: every peer is linked by the world): no discovery timer.
+  const discovery =
+    d.peers.length === 0 && !exchange
+      ? { stop() {} }
+      : startDiscovery({ host: lp.host, bootstrap: d.peers, targetPeers, log: d.log });
   return {
     produced: (block) => topics.publishBlock(block),
     imported: (block) => topics.publishBlock(block),

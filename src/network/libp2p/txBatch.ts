@@ -92,7 +92,8 @@ export class TxBatcher {
     if (this.bytes + 4 + envelope.length > this.maxBytes) this.flush();
     this.items.push(envelope);
     this.bytes += 4 + envelope.length;
-    if (this.items.length >= this.maxTxs) this.flush();
+    // A delay of 0 sends each at once (the simulator: no timer of the machine's clock in a seeded run).
+    if (this.items.length >= this.maxTxs || this.delayMs <= 0) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), this.delayMs);
   }
 

@@ -1,0 +1,186 @@
+import type {
+  GossipHandler,
+  GossipTopic,
+  P2pHost,
+  PeerView,
+  RequestHandler,
+  RequestLimits,
+  RequestProtocol,
+} from '../src/network/libp2p/host';
+import { PeerRequestError } from '../src/network/libp2p/host';
+import { gossipTopics, messageId } from '../src/network/libp2p/topics';
+import { toHex, type Hex } from '../src/primitives/hex';
+import type { Scheduler } from './scheduler';
+
+/**
+ * The simulator's network behind the node's libp2p seam (network/libp2p/host.ts P2pHost): the same topics and
+ * request/response semantics as a node's host, carried by the world's scheduler with its seeded delays, losses and
+ * partitions. Gossipsub's own mesh is not simulated: a message goes to every reachable peer, and a peer that accepts
+ * it forwards it to its own (a full mesh, which is what a small network of validators has); duplicates are dropped
+ * by message id before the handler, as gossipsub drops them. Scores are not simulated either (every peer scores 0).
+ *
+ * WIP (issue 50): not wired into the world yet.
+ */
+
+/** What a simulated host needs of the world. */
+export interface SimLinks {
+  sched: Scheduler;
+  /** Whether a message from `a` can reach `b` now (partitions, the byzantine twins' sides). */
+  reachable(a: SimPeer, b: SimPeer): boolean;
+  /** One link's delay (seeded). */
+  delay(): number;
+  /** Whether the network loses this message (seeded). */
+  lost(): boolean;
+  /** A request that gets no answer fails after this long. */
+  timeoutMs: number;
+  /** Extra time before a message leaves `from` (a withholder's own blocks) or is handled (work per transaction). */
+  extraDelay?(from: SimPeer, topic: GossipTopic, data: Uint8Array): number;
+}
+
+/** A node as its host sees it: its name, whether it runs, its current life, and its host. */
+export interface SimPeer {
+  readonly name: string;
+  readonly up: boolean;
+  readonly incarnation: number;
+  host?: SimHost;
+}
+
+const SEEN_MAX = 20_000;
+
+export class SimHost implements P2pHost {
+  private readonly subs = new Map<GossipTopic, GossipHandler>();
+  private readonly handlers = new Map<RequestProtocol, RequestHandler>();
+  private readonly seen = new Set<string>();
+  private readonly life: number;
+  private readonly topicNames: Record<GossipTopic, string>;
+
+  constructor(
+    private readonly self: SimPeer,
+    private readonly world: () => readonly SimPeer[],
+    private readonly links: SimLinks,
+    genesisHash: Hex,
+  ) {
+    this.life = self.incarnation;
+    this.topicNames = gossipTopics(genesisHash);
+  }
+
+  get peerId(): string {
+    return this.self.name;
+  }
+
+  private get alive(): boolean {
+    return this.self.up && this.self.incarnation === this.life && this.self.host === this;
+  }
+
+  private others(): SimPeer[] {
+    return this.world().filter((p) => p !== this.self && p.up && p.host !== undefined);
+  }
+
+  addresses(): string[] {
+    return [];
+  }
+
+  async dial(): Promise<void> {}
+
+  async listenAddrsOf(): Promise<string[]> {
+    return [];
+  }
+
+  subscribe(topic: GossipTopic, handler: GossipHandler): void {
+    this.subs.set(topic, handler);
+  }
+
+  private remember(id: string): boolean {
+    if (this.seen.has(id)) return false;
+    this.seen.add(id);
+    if (this.seen.size > SEEN_MAX) this.seen.delete(this.seen.values().next().value!);
+    return true;
+  }
+
+  async publish(topic: GossipTopic, data: Uint8Array): Promise<number> {
+    const id = toHex(messageId(data));
+    this.remember(id);
+    return this.send(topic, data, id, undefined);
+  }
+
+  /** To every reachable peer but `except`, each after its own delay; returns how many it went to. */
+  private send(topic: GossipTopic, data: Uint8Array, id: string, except: SimPeer | undefined): number {
+    const extra = this.links.extraDelay?.(this.self, topic, data) ?? 0;
+    let n = 0;
+    for (const to of this.others()) {
+      if (to === except || !this.links.reachable(this.self, to) || this.links.lost()) continue;
+      n++;
+      const host = to.host!;
+      // Not awaited by the scheduler: handling may wait on later events (a compact block's missing transactions).
+      this.links.sched.after(this.links.delay() + extra, () => void host.deliver(topic, data, id, this.self));
+    }
+    return n;
+  }
+
+  /** A message from `from`: once per id, through the topic's handler; forwarded only if accepted. */
+  async deliver(topic: GossipTopic, data: Uint8Array, id: string, from: SimPeer): Promise<void> {
+    if (!this.alive || !this.links.reachable(from, this.self) || !this.remember(id)) return;
+    const handler = this.subs.get(topic);
+    if (!handler) return;
+    let verdict: Awaited<ReturnType<GossipHandler>>;
+    try {
+      verdict = await handler(data, from.name);
+    } catch {
+      return; // as the node's host does: a handler that throws (here: a node dying in a write) is an ignore
+    }
+    if (verdict === 'accept' && this.alive) this.send(topic, data, id, from);
+  }
+
+  async handle(protocol: RequestProtocol, handler: RequestHandler): Promise<void> {
+    this.handlers.set(protocol, handler);
+  }
+
+  request(peerId: string, protocol: RequestProtocol, request: Uint8Array, limits: RequestLimits): Promise<Uint8Array> {
+    const { sched, timeoutMs } = this.links;
+    const to = this.world().find((p) => p.name === peerId);
+    const sent = sched.now;
+    const life = this.life;
+    const alive = () => this.self.up && this.self.incarnation === life;
+    return new Promise<Uint8Array>((resolve, reject) => {
+      const noAnswer = () =>
+        sched.at(sent + (limits.timeoutMs ?? timeoutMs), () => {
+          if (alive()) reject(new PeerRequestError('timeout', `${protocol} request to ${peerId}`));
+        });
+      if (!to || !this.links.reachable(this.self, to) || this.links.lost()) return noAnswer();
+      sched.after(this.links.delay(), () => void serve());
+      const serve = async () => {
+        const handler = to.up ? to.host?.handlers.get(protocol) : undefined;
+        if (!handler || !this.links.reachable(this.self, to)) return noAnswer();
+        let answer: Uint8Array;
+        try {
+          answer = await handler(request, this.self.name);
+        } catch {
+          return noAnswer();
+        }
+        if (!this.links.reachable(to, this.self) || this.links.lost()) return noAnswer();
+        sched.after(this.links.delay(), () => {
+          if (!alive()) return;
+          if (answer.length > limits.maxResponseBytes)
+            reject(new PeerRequestError('oversize', `more than ${limits.maxResponseBytes} bytes`));
+          else resolve(answer);
+        });
+      };
+    });
+  }
+
+  peers(): PeerView[] {
+    const topics = Object.values(this.topicNames);
+    return this.others()
+      .filter((p) => this.links.reachable(this.self, p) && this.links.reachable(p, this.self))
+      .map((p) => ({ id: p.name, addrs: [], score: 0, topics }));
+  }
+
+  score(): number {
+    return 0;
+  }
+
+  async stop(): Promise<void> {
+    this.subs.clear();
+    this.handlers.clear();
+  }
+}
