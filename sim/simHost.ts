@@ -7,7 +7,7 @@ import type {
   RequestLimits,
   RequestProtocol,
 } from '../src/network/libp2p/host';
-import { PeerRequestError } from '../src/network/libp2p/host';
+import { PeerRequestError, REQUEST_SILENCE_MS, REQUEST_TIMEOUT_MS } from '../src/network/libp2p/host';
 import { gossipTopics, messageId } from '../src/network/libp2p/topics';
 import { toHex, type Hex } from '../src/primitives/hex';
 import type { Scheduler } from './scheduler';
@@ -31,8 +31,6 @@ export interface SimLinks {
   delay(): number;
   /** Whether the network loses this message (seeded). */
   lost(): boolean;
-  /** A request that gets no answer fails after this long. */
-  timeoutMs: number;
   /** Extra time before a message leaves `from` (a withholder's own blocks) or is handled (work per transaction). */
   extraDelay?(from: SimPeer, topic: GossipTopic, data: Uint8Array): number;
 }
@@ -136,14 +134,16 @@ export class SimHost implements P2pHost {
   }
 
   request(peerId: string, protocol: RequestProtocol, request: Uint8Array, limits: RequestLimits): Promise<Uint8Array> {
-    const { sched, timeoutMs } = this.links;
+    const { sched } = this.links;
     const to = this.world().find((p) => p.name === peerId);
     const sent = sched.now;
     const life = this.life;
     const alive = () => this.self.up && this.self.incarnation === life;
+    // An answer comes whole here: one that has not come when the peer's silence is cut (host.ts) never will.
+    const deadline = sent + Math.min(limits.timeoutMs ?? REQUEST_TIMEOUT_MS, REQUEST_SILENCE_MS);
     return new Promise<Uint8Array>((resolve, reject) => {
       const noAnswer = () =>
-        sched.at(sent + (limits.timeoutMs ?? timeoutMs), () => {
+        sched.at(deadline, () => {
           if (alive()) reject(new PeerRequestError('timeout', `${protocol} request to ${peerId}`));
         });
       if (!to || !this.links.reachable(this.self, to) || this.links.lost()) return noAnswer();

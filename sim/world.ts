@@ -294,7 +294,6 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
     reachable: (a, b) => reachable(a as SimNode, b as SimNode),
     delay,
     lost,
-    timeoutMs: TIMEOUT_MS,
     // A withholder's blocks leave it late.
     extraDelay: (from, topic) =>
       topic === 'blocks' && (from as SimNode).index === withholder ? withholding.between(2, 6) * o.slotMs : 0,

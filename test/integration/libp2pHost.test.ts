@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hex } from '../../src/primitives/hex';
-import { PeerRequestError, startP2pHost, type GossipVerdict, type P2pHost } from '../../src/network/libp2p/host';
+import {
+  PeerRequestError,
+  REQUEST_SILENCE_MS,
+  startP2pHost,
+  type GossipVerdict,
+  type P2pHost,
+} from '../../src/network/libp2p/host';
 import { loadOrCreatePeerKey } from '../../src/network/libp2p/peerKey';
 import { decodeTxBatch, encodeTxBatch } from '../../src/network/libp2p/txBatch';
 import { scratchDirs } from '../helpers/scratch';
@@ -120,6 +126,10 @@ describe('libp2p host', () => {
       kind: 'oversize',
     });
     expect(await failure(ask('trie', new Uint8Array(1), 1 << 20, 500))).toMatchObject({ kind: 'timeout' });
+    // A long deadline (a chain page's) does not keep the asker on a silent peer: its silence is cut first.
+    const asked = performance.now();
+    expect(await failure(ask('trie', new Uint8Array(1), 1 << 20, 60_000))).toMatchObject({ kind: 'timeout' });
+    expect(performance.now() - asked).toBeLessThan(REQUEST_SILENCE_MS + 2_000);
     // The asker's request over the server's bound: the server cuts the stream, the asker gets no answer.
     expect(await failure(ask('status', new Uint8Array(17)))).toBeInstanceOf(PeerRequestError);
     // The link survives all of it.

@@ -49,6 +49,7 @@ export class PeerRequestError extends Error {
 export interface RequestLimits {
   /** The answer is read up to this many bytes; one byte more and the stream is cut (the peer is to blame). */
   maxResponseBytes: number;
+  /** The whole exchange's deadline (REQUEST_TIMEOUT_MS unless given); a peer silent for REQUEST_SILENCE_MS is cut first. */
   timeoutMs?: number;
 }
 
@@ -93,12 +94,36 @@ export interface P2pHost {
 
 /** A request that takes longer than this gets no answer (a peer that drips its bytes is cut here). */
 export const REQUEST_TIMEOUT_MS = 5_000;
+/**
+ * A peer that sends nothing for this long is cut, whatever the request's deadline (a chain page has 30 s): a server
+ * gives itself REQUEST_TIMEOUT_MS to answer, and a second more covers the link, so past it the peer is gone (cut off,
+ * down, stalled). The sync asks one page at a time: it once waited out a page's 30 s on a peer a partition had just
+ * cut off, on no other peer's chain meanwhile (the simulator on this seam, seed 2: final again 52 slots after the
+ * heal, bound 27).
+ */
+export const REQUEST_SILENCE_MS = REQUEST_TIMEOUT_MS + 1_000;
+
+/** A request's deadlines: `signal` aborts at the exchange's end or after REQUEST_SILENCE_MS without `heard`. */
+function requestDeadlines(timeoutMs: number): { signal: AbortSignal; heard(): void; done(): void } {
+  const silence = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const heard = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => silence.abort(), REQUEST_SILENCE_MS);
+  };
+  heard();
+  return {
+    signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), silence.signal]),
+    heard,
+    done: () => clearTimeout(timer),
+  };
+}
 
 /**
  * Reads a stream to its end, at most `max` bytes: one more and the stream is aborted and the read fails, so a peer's
  * huge or endless answer costs this node `max` bytes and no more (an HTTP answer of 800 MiB was once read whole).
  */
-async function readBounded(stream: Stream, max: number, signal: AbortSignal): Promise<Uint8Array> {
+async function readBounded(stream: Stream, max: number, signal: AbortSignal, heard?: () => void): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
   let size = 0;
   const onAbort = () => stream.abort(new Error('timed out'));
@@ -106,6 +131,7 @@ async function readBounded(stream: Stream, max: number, signal: AbortSignal): Pr
   try {
     for await (const chunk of stream) {
       const bytes = chunk instanceof Uint8Array ? chunk : chunk.subarray();
+      heard?.();
       size += bytes.length;
       if (size > max) {
         stream.abort(new Error(`over ${max} bytes`));
@@ -215,24 +241,30 @@ export async function startP2pHost(o: P2pHostOptions): Promise<P2pHost> {
       });
     },
     async request(peerId, protocol, request, { maxResponseBytes, timeoutMs = REQUEST_TIMEOUT_MS }) {
-      const signal = AbortSignal.timeout(timeoutMs);
-      let stream: Stream;
+      const deadline = requestDeadlines(timeoutMs);
+      const { signal } = deadline;
       try {
-        stream = await node.dialProtocol(peerIdFromString(peerId), protocols[protocol], { signal });
-        stream.send(request);
-        await stream.close({ signal });
-      } catch (err) {
-        throw new PeerRequestError(signal.aborted ? 'timeout' : 'failed', `${protocol} request to ${peerId}`, {
-          cause: err,
-        });
-      }
-      try {
-        return await readBounded(stream, maxResponseBytes, signal);
-      } catch (err) {
-        if (err instanceof PeerRequestError) throw err;
-        throw new PeerRequestError(signal.aborted ? 'timeout' : 'failed', `${protocol} answer from ${peerId}`, {
-          cause: err,
-        });
+        let stream: Stream;
+        try {
+          stream = await node.dialProtocol(peerIdFromString(peerId), protocols[protocol], { signal });
+          stream.send(request);
+          await stream.close({ signal });
+          deadline.heard(); // the server's time to answer starts now
+        } catch (err) {
+          throw new PeerRequestError(signal.aborted ? 'timeout' : 'failed', `${protocol} request to ${peerId}`, {
+            cause: err,
+          });
+        }
+        try {
+          return await readBounded(stream, maxResponseBytes, signal, deadline.heard);
+        } catch (err) {
+          if (err instanceof PeerRequestError) throw err;
+          throw new PeerRequestError(signal.aborted ? 'timeout' : 'failed', `${protocol} answer from ${peerId}`, {
+            cause: err,
+          });
+        }
+      } finally {
+        deadline.done();
       }
     },
     peers: () => {

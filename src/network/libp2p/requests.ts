@@ -23,7 +23,7 @@ const PAGE_ANSWER_BYTES = 2 * CHAIN_PAGE_BYTES;
 export const PX_PEERS = 32;
 /** A `txs` answer: a whole block's transactions as JSON, each up to ~10 KB, and some. */
 const TXS_ANSWER_BYTES = 16 << 20;
-/** A page may take a while to read from disk and to send; a status must come fast. */
+/** A page may take a while to read from disk and to send; a status must come fast. A silent peer is cut sooner (host.ts). */
 const PAGE_TIMEOUT_MS = 30_000;
 
 const utf8 = new TextEncoder();
