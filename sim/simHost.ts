@@ -1,6 +1,7 @@
 import type {
   GossipHandler,
   GossipTopic,
+  GossipVerdict,
   P2pHost,
   PeerView,
   RequestHandler,
@@ -18,8 +19,8 @@ import type { Scheduler } from './scheduler';
  * partitions. Gossipsub's own mesh is not simulated: a message goes to every reachable peer, and a peer that accepts
  * it forwards it to its own (a full mesh, which is what a small network of validators has); duplicates are dropped
  * by message id before the handler, as gossipsub drops them. Scores are not simulated either (every peer scores 0).
- *
- * WIP (issue 50): not wired into the world yet.
+ * A partition or a peer down is a link gone: the peer leaves `peers()`, and what was sent to it is not delivered. A
+ * request unanswered (lost, or its peer cut off) fails when the node's host would give up on the peer's silence.
  */
 
 /** What a simulated host needs of the world. */
@@ -31,8 +32,12 @@ export interface SimLinks {
   delay(): number;
   /** Whether the network loses this message (seeded). */
   lost(): boolean;
-  /** Extra time before a message leaves `from` (a withholder's own blocks) or is handled (work per transaction). */
-  extraDelay?(from: SimPeer, topic: GossipTopic, data: Uint8Array): number;
+  /** How long `from`'s own message waits before it leaves (a withholder's blocks); forwarded ones do not wait. */
+  holdMs?(from: SimPeer, topic: GossipTopic): number;
+  /** How long a receiver spends on a message before its handler has it (the work per transaction of a block). */
+  workMs?(topic: GossipTopic, data: Uint8Array): number;
+  /** A message `to`'s handler judged (the trace). */
+  handled?(to: SimPeer, from: SimPeer, topic: GossipTopic, data: Uint8Array, verdict: GossipVerdict): void;
 }
 
 /** A node as its host sees it: its name, whether it runs, its current life, and its host. */
@@ -98,12 +103,12 @@ export class SimHost implements P2pHost {
   async publish(topic: GossipTopic, data: Uint8Array): Promise<number> {
     const id = toHex(messageId(data));
     this.remember(id);
-    return this.send(topic, data, id, undefined);
+    return this.send(topic, data, id, undefined, this.links.holdMs?.(this.self, topic) ?? 0);
   }
 
-  /** To every reachable peer but `except`, each after its own delay; returns how many it went to. */
-  private send(topic: GossipTopic, data: Uint8Array, id: string, except: SimPeer | undefined): number {
-    const extra = this.links.extraDelay?.(this.self, topic, data) ?? 0;
+  /** To every reachable peer but `except`, each after its own delay (and `holdMs`); returns how many it went to. */
+  private send(topic: GossipTopic, data: Uint8Array, id: string, except: SimPeer | undefined, holdMs = 0): number {
+    const extra = holdMs + (this.links.workMs?.(topic, data) ?? 0);
     let n = 0;
     for (const to of this.others()) {
       if (to === except || !this.links.reachable(this.self, to) || this.links.lost()) continue;
@@ -120,13 +125,15 @@ export class SimHost implements P2pHost {
     if (!this.alive || !this.links.reachable(from, this.self) || !this.remember(id)) return;
     const handler = this.subs.get(topic);
     if (!handler) return;
-    let verdict: Awaited<ReturnType<GossipHandler>>;
+    let verdict: GossipVerdict;
     try {
       verdict = await handler(data, from.name);
     } catch {
       return; // as the node's host does: a handler that throws (here: a node dying in a write) is an ignore
     }
-    if (verdict === 'accept' && this.alive) this.send(topic, data, id, from);
+    if (!this.alive) return;
+    this.links.handled?.(this.self, from, topic, data, verdict);
+    if (verdict === 'accept') this.send(topic, data, id, from);
   }
 
   async handle(protocol: RequestProtocol, handler: RequestHandler): Promise<void> {

@@ -22,11 +22,10 @@ import { VerifiedCache } from '../src/crypto/verifiedCache';
 import type { HybridKeys } from '../src/crypto/keys';
 import { pqKeyHashOf } from '../src/crypto/txSigning';
 import { TxPool } from '../src/mempool/pool';
-import type { BlockIntakeOutcome } from '../src/network/blockIntake';
 import type { TxJudgement } from '../src/network/libp2p/topicGossip';
 import type { WireTx } from '../src/network/libp2p/wire';
-import { startNetwork, type Network as P2pNetwork } from '../src/network/network';
-import { peerStatusOf, type PostTransport } from '../src/network/peerClient';
+import { startNetwork, type Libp2pSide, type Network as P2pNetwork } from '../src/network/network';
+import { peerStatusOf } from '../src/network/peerClient';
 import { decodeEnvelope } from '../src/chain/envelope';
 import type { SimHost } from './simHost';
 import { writeGenesis } from '../src/node/genesisSource';
@@ -154,19 +153,17 @@ export interface SimNodeHooks {
   escalated(node: SimNode, reason: string): void;
 }
 
-/** How a node reaches the world: the virtual time, its peers' URLs and the simulated network to them. */
+/** How a node reaches the world: the virtual time, and its host on the simulated libp2p network (simHost.ts). */
 export interface SimWiring {
   time: () => number;
-  peers: string[];
-  transport: (node: SimNode) => PostTransport;
-  /** The node's host on the simulated libp2p network (simHost.ts); when given, it is used instead of `transport`. */
-  host?: (node: SimNode) => SimHost;
+  /** A new host for each start: what the last life of the node subscribed and served dies with it. */
+  host: (node: SimNode) => SimHost;
 }
 
 /**
  * One validator of the simulation: the real consensus actors (consensus, producer, importer),
- * the real mempool actor and the real p2p actors (gossip and sync, network/) over an
- * in-memory store and a simulated transport, driven by the world's virtual clock — every slot
+ * the real mempool actor and the node's network side (network/: topic gossip and the sync actor)
+ * over an in-memory store and a simulated libp2p host, driven by the world's virtual clock — every slot
  * tick, import and peer poll carries its `now`. A crash drops the actors and the pool and
  * keeps the store and the signing guard (what a disk keeps); a restart rebuilds the actors
  * from them, as `cairn node` does from its data directory.
@@ -184,7 +181,7 @@ export class SimNode {
   /** Counts starts: an answer meant for an earlier life of the node is never delivered. */
   incarnation = 0;
   net!: P2pNetwork;
-  /** Its host on the simulated libp2p network, when the world runs one. */
+  /** Its host on the simulated libp2p network (the current life's). */
   host?: SimHost;
   private supervisor?: Supervisor;
   /** What the guard file holds: survives crashes. */
@@ -208,11 +205,6 @@ export class SimNode {
       this.crash();
       this.opts.hooks.crashed(this);
     };
-  }
-
-  /** This node's address on the simulated network. */
-  get url(): string {
-    return `sim://${this.name}`;
   }
 
   get byzantine(): boolean {
@@ -287,11 +279,13 @@ export class SimNode {
         ...byzantine,
       }),
     );
-    // The node's network side as `cairn node` runs it (network/network.ts), its peers reached through the world.
+    // The node's network side as `cairn node` runs it (network/network.ts), on a host the world links to every peer:
+    // no peer to dial, none to exchange.
     const supervisor = new Supervisor(silent, (reason) => this.opts.hooks.escalated(this, reason));
     this.supervisor = supervisor;
+    this.host = this.opts.wiring.host(this);
     this.net = await startNetwork({
-      peers: this.opts.wiring.peers.filter((u) => u !== this.url),
+      peers: [],
       consensus: this.chain,
       view: this.view,
       genesisHash: this.network.genesisHash,
@@ -301,9 +295,7 @@ export class SimNode {
       slotMs: this.opts.slotMs,
       idleBlockMs: this.opts.slotMs * 4,
       now: clock,
-      ...(this.opts.wiring.host
-        ? { libp2p: this.libp2pSide((this.host = this.opts.wiring.host(this))) }
-        : { transport: this.opts.wiring.transport(this) }),
+      libp2p: this.libp2pSide(this.host),
     });
     this.up = true;
   }
@@ -338,7 +330,7 @@ export class SimNode {
   }
 
   /** What the network layer asks of this node on the simulated libp2p network (node/p2p.ts nodeLibp2p's part). */
-  private libp2pSide(host: SimHost) {
+  private libp2pSide(host: SimHost): Libp2pSide {
     return {
       host,
       targetPeers: 0,
@@ -365,11 +357,6 @@ export class SimNode {
     const v = await this.live(() => this.mempool.ask({ type: 'admit', tx, keyHash: pqKeyHashOf(tx) }));
     if (v?.accepted && relay) this.net.relay(tx);
     return v?.accepted ?? false;
-  }
-
-  /** POST /blocks: a gossiped block, through the node's block intake (it relays what it imports). */
-  receiveBlock(body: unknown): Promise<BlockIntakeOutcome | null> {
-    return this.live(() => this.net.blocks(body));
   }
 
   /** The canonical blocks from `from` to the head. */

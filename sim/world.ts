@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
-import { decodeChainPage } from '../src/chain/chainPage';
 import { devNetworkGenesis } from '../src/chain/devnet';
-import { decodeEnvelope, signTx } from '../src/chain/envelope';
+import { signTx } from '../src/chain/envelope';
 import { deriveKeys, type HybridKeys } from '../src/crypto/keys';
 import { COIN } from '../src/primitives/amount';
 import { fromHex } from '../src/primitives/hex';
 import { loadSupply } from '../src/protocol/execState';
 import type { Block, SignedTx } from '../src/protocol/types';
 import { StateTrie } from '../src/state/stateTrie';
-import { peerStatusOf, type ChainPage, type PeerStatus, type PostTransport } from '../src/network/peerClient';
-import { SimHost, type SimLinks } from './simHost';
+import { decodeCompactBlock, isCompactBlock } from '../src/network/libp2p/wire';
+import { MAX_TXS_PER_BLOCK } from '../src/protocol/params';
+import { SimHost, type SimLinks, type SimPeer } from './simHost';
 import { buildTx, type TxInput } from '../src/sdk/assets';
 import type { Hex } from '../src/primitives/hex';
 import { Prng } from './prng';
@@ -95,17 +95,6 @@ export interface SimSlot {
   send(u: number, input: TxInput): Promise<Hex>;
 }
 
-/** A block's or transaction's wire form, made once per object (gossip sends one object to many peers). */
-const wireJson = new WeakMap<object, string>();
-function jsonOf(x: object): string {
-  let j = wireJson.get(x);
-  if (j === undefined) {
-    j = JSON.stringify(x);
-    wireJson.set(x, j);
-  }
-  return j;
-}
-
 /** The steady load's signed transfers, kept across the runs of one process (see the workload). */
 const signedLoad = new Map<string, SignedTx>();
 
@@ -131,9 +120,6 @@ export const livenessAllowance = (
   validators: number,
   s: Pick<SimResult['stats'], 'unsignedAfterHeal' | 'withheldAfterHeal'>,
 ): number => livenessBound(validators) + s.unsignedAfterHeal + s.withheldAfterHeal;
-
-/** A request with no answer fails after this long (the HTTP client's timeout, peerClient.ts). */
-const TIMEOUT_MS = 5_000;
 
 export interface SimResult {
   options: SimOptions;
@@ -253,14 +239,10 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
     },
   };
   const escalations: string[] = [];
-  // WIP (issue 50): CAIRN_SIM_HOST=1 runs the nodes' network on the simulated libp2p host (simHost.ts).
+  // Each node's network on the simulated libp2p host (simHost.ts): a new host for each life of the node.
   const wiring: SimWiring = {
     time: () => sched.now,
-    peers: [] as string[],
-    transport: (n: SimNode) => transportFor(n),
-    ...(process.env.CAIRN_SIM_HOST === '1' && {
-      host: (n: SimNode) => new SimHost(n, () => nodes, hostLinks, n.network.genesisHash),
-    }),
+    host: (n: SimNode) => new SimHost(n, () => nodes, links, n.network.genesisHash),
   };
   for (const [i, keys] of validators.entries())
     for (const byzantine of i === twin ? (['a', 'b'] as const) : [undefined]) {
@@ -271,10 +253,8 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
       n.id = nodes.length;
       nodes.push(n);
     }
-  wiring.peers = nodes.map((n) => n.url);
   if (twin >= 0)
     trace.add(t0, `byzantine: v${twin} runs twins${withholder >= 0 ? `; v${withholder} withholds its blocks` : ''}`);
-  const byUrl = new Map(nodes.map((n) => [n.url, n]));
   const honest = nodes.filter((n) => !n.byzantine);
   /** A twin talks to the honest nodes of its side only, never to the other twin. */
   const hears = (twinNode: SimNode, other: SimNode) =>
@@ -289,14 +269,27 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
     faulty && net.chance(150) ? net.between(o.slotMs, 3 * o.slotMs) : net.between(2, Math.floor(o.slotMs / 5));
   const lost = () => faulty && net.chance(50);
 
-  const hostLinks: SimLinks = {
+  // The hosts see the nodes they carry (SimHost's SimPeer is a SimNode here).
+  const node = (p: SimPeer) => p as SimNode;
+  /** The transactions a block message holds (the simulator's blocks travel compact: every node has a mempool). */
+  const txsOf = (data: Uint8Array) =>
+    isCompactBlock(data) ? decodeCompactBlock(data, MAX_TXS_PER_BLOCK).ids.length : 0;
+  const links: SimLinks = {
     sched,
-    reachable: (a, b) => reachable(a as SimNode, b as SimNode),
+    reachable: (a, b) => reachable(node(a), node(b)),
     delay,
     lost,
-    // A withholder's blocks leave it late.
-    extraDelay: (from, topic) =>
-      topic === 'blocks' && (from as SimNode).index === withholder ? withholding.between(2, 6) * o.slotMs : 0,
+    // A withholder's own blocks leave it late.
+    holdMs: (from, topic) =>
+      topic === 'blocks' && node(from).index === withholder ? withholding.between(2, 6) * o.slotMs : 0,
+    workMs: (topic, data) => (topic === 'blocks' && o.txMs > 0 ? txsOf(data) * o.txMs : 0),
+    // A block that changed the receiver's chain, or that it refused; known, stale and orphan ones are not traced.
+    handled: (to, from, topic, data, verdict) => {
+      if (topic !== 'blocks' || verdict === 'ignore' || !isCompactBlock(data)) return;
+      const { header } = decodeCompactBlock(data, MAX_TXS_PER_BLOCK);
+      const what = verdict === 'accept' ? 'imported' : 'rejected';
+      trace.add(sched.now, `${from.name} → ${to.name} #${header.height} ${short(header.hash)}: ${what}`);
+    },
   };
   for (const n of nodes) {
     await n.init(spec);
@@ -327,78 +320,6 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
     );
   }
 
-  /**
-   * A request from `from` to the node at `url` over the simulated network: it arrives after a delay (plus
-   * `workMs`, the time the receiver spends on it) if the two can reach each other and the network does not lose
-   * it, is served by the live receiver, and its answer comes back the same way. A request that gets no answer
-   * fails after TIMEOUT_MS, as the HTTP client's does. An answer meant for an earlier life of `from` (it crashed
-   * since) is never delivered.
-   */
-  function request<T>(from: SimNode, url: string, serve: (to: SimNode) => Promise<T>, workMs = 0): Promise<T> {
-    const to = byUrl.get(url);
-    const life = from.incarnation;
-    const sent = sched.now;
-    const alive = () => from.up && from.incarnation === life;
-    return new Promise<T>((resolve, reject) => {
-      const noAnswer = () =>
-        sched.at(sent + TIMEOUT_MS, () => {
-          if (alive()) reject(new Error(`${url}: no answer in ${TIMEOUT_MS} ms`));
-        });
-      if (!to || !reachable(from, to) || lost()) return noAnswer();
-      sched.after(delay() + workMs, async () => {
-        if (!to.up || !reachable(from, to)) return noAnswer();
-        const answer = await serve(to);
-        if (answer === null || !reachable(from, to) || lost()) return noAnswer();
-        sched.after(delay(), () => {
-          if (alive()) resolve(answer);
-        });
-      });
-    });
-  }
-
-  /** A node's peer transport (network/peerClient.ts PostTransport) over the simulated network. */
-  function transportFor(from: SimNode): PostTransport {
-    return {
-      status: (url) => request(from, url, async (to): Promise<PeerStatus> => peerStatusOf(to.view.head, to.network)),
-      chain: (url, fromHeight, limit) =>
-        request(from, url, async (to): Promise<ChainPage> => {
-          // The binary page peers send each other (GET /chain): the blocks as stored and each signer record once,
-          // capped as the node caps it, and read by the follower's strict decoder.
-          const { page } = await to.store.binaryPage(Math.max(1, fromHeight), to.view.head.height, limit);
-          return decodeChainPage(page);
-        }),
-      postBlock: (url, block) =>
-        request(
-          from,
-          url,
-          async (to) => {
-            // A block the receiver has is `known` without its body being read (most gossip is: each node sends on
-            // what it imports); the rest cross as JSON, serialized once per block however many peers it goes to.
-            if (to.up && (await to.store.heightOfHash(block.header.hash)) !== undefined) return 200;
-            const r = await to.receiveBlock(JSON.parse(jsonOf(block)));
-            // A delivery that changed (or could not change) the receiver's chain; known and stale ones are not traced.
-            const what = r && 'status' in r.body ? r.body.status : r && 'error' in r.body ? r.body.error : 'down';
-            if (what !== 'known' && what !== 'stale')
-              trace.add(
-                sched.now,
-                `${from.name} → ${to.name} #${block.header.height} ${short(block.header.hash)}: ${what}`,
-              );
-            return r?.status ?? 503;
-          },
-          block.txs.length * o.txMs +
-            (from.index === withholder && block.header.producer === from.keys.address
-              ? withholding.between(2, 6) * o.slotMs
-              : 0),
-        ),
-      postTx: (url, tx) =>
-        request(from, url, async (to) => {
-          if (to.up && to.pool.has(tx.id)) return false; // TX_KNOWN, without decoding it again
-          const d = decodeEnvelope(JSON.parse(jsonOf(tx)), to.network);
-          return d.ok && (await to.admit(d.tx as SignedTx));
-        }),
-    };
-  }
-
   // Slot ticks: each node at the start of each slot by its own (skewed) clock.
   // The heal phase lasts at least the liveness bound (and a little): a large set is judged by the bound, not by
   // the window (seed 6226, 20 validators: final again 62 slots after the heal, bound 75, window 60).
@@ -418,7 +339,7 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
   }
   clockwork(t0, end);
 
-  // Workload: transfers from the dev accounts, each sent to one node, which relays it (its gossip actor). `load`
+  // Workload: transfers from the dev accounts, each sent to one node, which relays it (its transaction topic). `load`
   // transfers a slot, or (0) one in most slots.
   const nonces = users.map(() => 0);
   // Sent and not yet seen in a chain (see the wallets below).
