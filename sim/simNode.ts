@@ -147,6 +147,8 @@ export interface SimNodeHooks {
   undone(node: SimNode, blocks: number): void;
   /** A block or branch from a peer refused, and why. */
   rejected(node: SimNode, reason: string): void;
+  /** A block from a peer not taken yet: it is ahead of the node's clock (why). */
+  early(node: SimNode, reason: string): void;
   /** Its slot came and it did not sign, because of the double-sign protection (why). */
   unsigned(node: SimNode, height: number, reason: string): void;
   /** An actor of the node crashed beyond what its supervisor restarts: a bug the run reports. */
@@ -286,7 +288,7 @@ export class SimNode {
     this.host = this.opts.wiring.host(this);
     this.net = await startNetwork({
       peers: [],
-      consensus: this.chain,
+      consensus: this.watchedConsensus(),
       view: this.view,
       genesisHash: this.network.genesisHash,
       chainId: this.network.chainId,
@@ -327,6 +329,19 @@ export class SimNode {
 
   importBlocks(blocks: Block[], now: number): Promise<ImportOutcome | null> {
     return this.live(() => this.chain.ask({ type: 'importBlocks', blocks, now: this.clock(now) }));
+  }
+
+  /** The consensus actor as the network side asks it: a peer's block it does not take yet, being early, is reported. */
+  private watchedConsensus(): Pick<ActorRef<ConsensusMsg, ConsensusReplies>, 'ask'> {
+    const chain = this.chain;
+    return {
+      ask: async <T extends ConsensusMsg>(msg: T) => {
+        const r = await chain.ask(msg);
+        const early = msg.type === 'importBlocks' ? (r as ImportOutcome).early : undefined;
+        if (early) this.opts.hooks.early(this, early);
+        return r;
+      },
+    };
   }
 
   /** What the network layer asks of this node on the simulated libp2p network (node/p2p.ts nodeLibp2p's part). */

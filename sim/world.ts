@@ -229,6 +229,7 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
       trace.add(sched.now, `${n.name} undid ${count} block(s), back to #${n.view.head.height}`);
     },
     rejected: (n: SimNode, reason: string) => trace.add(sched.now, `${n.name} rejected: ${reason}`),
+    early: (n: SimNode, reason: string) => trace.add(sched.now, `${n.name} not yet: ${reason}`),
     unsigned: (n: SimNode, height: number, reason: string) => {
       if (untilJudged()) stats.unsignedAfterHeal++;
       trace.add(sched.now, `${n.name} did not sign #${height}: ${reason}`);

@@ -21,11 +21,11 @@ import type { WireTx } from './libp2p/wire';
  * and what readiness and the syncing 503 read (readiness.ts).
  *
  * Peers are reached one of two ways, behind the same sync actor:
- * - a libp2p host (`libp2p`: what `cairn node` runs): blocks and transaction batches on gossipsub topics
- *   (libp2p/topicGossip.ts), status and block pages by request/response (libp2p/requests.ts), peers found from the
- *   configured ones and by peer exchange (libp2p/discovery.ts);
- * - a post transport (`transport`: the simulator's network, tools): gossip posted to each configured peer by the
- *   gossip actor (p2pActor.ts), status and pages asked of it.
+ * - a libp2p host (`libp2p`: what `cairn node` runs, and the simulator on sim/simHost.ts): blocks and transaction
+ *   batches on gossipsub topics (libp2p/topicGossip.ts), status and block pages by request/response
+ *   (libp2p/requests.ts), peers found from the configured ones and by peer exchange (libp2p/discovery.ts);
+ * - a post transport (`transport`: tests): gossip posted to each configured peer by the gossip actor (p2pActor.ts),
+ *   status and pages asked of it.
  */
 
 /** What a node on libp2p adds: its host, how a peer's transaction is admitted, and what it serves its peers. */
@@ -77,7 +77,7 @@ export const TARGET_PEERS = 24;
 
 export async function startNetwork(d: {
   peers: readonly string[];
-  consensus: ActorRef<ConsensusMsg, ConsensusReplies>;
+  consensus: Pick<ActorRef<ConsensusMsg, ConsensusReplies>, 'ask'>;
   view: Pick<HeadSink, 'head'>;
   genesisHash: Hex;
   chainId: number;
@@ -92,7 +92,7 @@ export async function startNetwork(d: {
   now: () => number;
   /** Peers reached over libp2p (a node). */
   libp2p?: Libp2pSide;
-  /** Or peers reached by posting to them (the simulator, tools); one of the two is given. */
+  /** Or peers reached by posting to them (tests); one of the two is given. */
   transport?: PostTransport;
   /** Starts the signature checks of a sync page as it arrives (P2pDeps.preverify). */
   preverify?: P2pDeps['preverify'];
@@ -198,7 +198,7 @@ interface Gossip {
 async function libp2pGossip(
   lp: Libp2pSide,
   d: {
-    consensus: ActorRef<ConsensusMsg, ConsensusReplies>;
+    consensus: Pick<ActorRef<ConsensusMsg, ConsensusReplies>, 'ask'>;
     now: () => number;
     log: Logger;
     peers: readonly string[];

@@ -23,7 +23,7 @@ export interface PeerTransport {
   chain(peer: string, from: number, limit: number): Promise<ChainPage>;
 }
 
-/** Gossip by posting to each peer (the HTTP API's POST /blocks and POST /tx): the simulator's, and tools'. */
+/** Gossip by posting to each peer (the HTTP API's POST /blocks and POST /tx): tests' (the gossip actor's). */
 export interface PostTransport extends PeerTransport {
   /** Resolves to the peer's HTTP status (a refusal is the peer's business, not an error). */
   postBlock(peer: string, block: Block): Promise<number>;
@@ -46,7 +46,7 @@ export interface PeerStatus {
   chainId?: number;
 }
 
-/** A node's status as its peers are told it (the libp2p status request, the simulator's). */
+/** A node's status as its peers are told it (the libp2p status request; the simulator's host serves it too). */
 export const peerStatusOf = (h: Head, network: Network): PeerStatus => ({
   height: h.height,
   hash: h.hash,

@@ -80,7 +80,9 @@ describe('network simulation', () => {
     // test/property/finalitySafety.test.ts and test/unit/consensus/checkpoints.test.ts test the rule that replaced it.
     const r = await simulate({ ...DEFAULT_OPTIONS, seed: 7, byzantine: false, crashInWrites: false });
     expect(r.failure, summary(r)).toBeNull();
-    expect(r.stats.finalized).toBeGreaterThan(77);
+    // #77 final on every node: the checker compared it (on the libp2p seam the run ends there; it went further on the
+    // post transport the seed was found on).
+    expect(r.stats.finalized).toBeGreaterThanOrEqual(77);
   }, 120_000);
 
   it('seed 3: nodes die inside a write and restart from the batches that landed', async () => {
@@ -99,6 +101,15 @@ describe('network simulation', () => {
     // ahead ten slots late (31 slots to finality, bound 27); test/unit/network/p2p.test.ts tests the rule.
     const r = await simulate({ ...DEFAULT_OPTIONS, seed: 2, slots: 30, healSlots: 40 });
     expect(r.failure, summary(r)).toBeNull();
+    expect(r.stats.livenessSlots).toBeLessThanOrEqual(livenessBound(4));
+  }, 120_000);
+
+  it('seed 2: a chain page asked of a peer a partition had just cut off held the sync for the 30 s of its deadline', async () => {
+    // On the libp2p seam v3's sync waited out a page whose answer was lost, then v0's one asked across a fresh
+    // partition: final again 52 slots after the heal (bound 27). A peer silent for REQUEST_SILENCE_MS is now cut
+    // whatever the request's deadline (network/libp2p/host.ts; test/integration/libp2pHost.test.ts).
+    const r = await simulate({ ...DEFAULT_OPTIONS, seed: 2 });
+    expectPassed(r);
     expect(r.stats.livenessSlots).toBeLessThanOrEqual(livenessBound(4));
   }, 120_000);
 
@@ -142,18 +153,19 @@ describe('network simulation', () => {
 
   it("seed 35447, 9 validators: the withholder's slots after the heal are allowed for like the unsigned ones", async () => {
     // v1 runs twins and v3 withholds, so all seven honest validators must be on top of a checkpoint; each of v3's
-    // slots comes 2–6 slots late and is made again by the next producer. Final again 44 slots after the heal, past the
-    // bound of 42 by less than its 5 withheld slots (before the guard's change above: 58 slots, 13 unsigned).
+    // slots comes 2–6 slots late and is made again by the next producer. On the post transport it was final again 44
+    // slots after the heal, past the bound of 42 by less than its 5 withheld slots (before the guard's change above:
+    // 58 slots, 13 unsigned). On the libp2p seam the nodes reconverge sooner (26 slots, 3 withheld): the withheld
+    // slots are still counted, and no seed of a scan of 38 around it needed them (29 slots at most).
     const r = await simulate({ ...DEFAULT_OPTIONS, seed: 35447, validators: 9 });
     expectPassed(r);
     expect(r.stats.withheldAfterHeal).toBeGreaterThan(0);
-    expect(r.stats.livenessSlots).toBeGreaterThan(livenessBound(9) + r.stats.unsignedAfterHeal);
     expect(r.stats.livenessSlots).toBeLessThanOrEqual(livenessAllowance(9, r.stats));
   }, 180_000);
 
   it('the checker fails an honest validator that signs a second block at a height (the guard without its height rule)', async () => {
-    // Seed 31163 with the guard keeping only its slot rule: validators sign again at heights they signed on the
-    // branch that lost, which the spec's SLASH_DOUBLE_SIGN evidence slashes.
+    // Seed 31161 (31163 on the post transport) with the guard keeping only its slot rule: validators sign again at
+    // heights they signed on the branch that lost, which the spec's SLASH_DOUBLE_SIGN evidence slashes.
     const slotOnly = vi.spyOn(SigningGuard.prototype, 'refusal').mockImplementation(function (
       this: SigningGuard,
       _height: number,
@@ -163,7 +175,7 @@ describe('network simulation', () => {
       return slot <= last.slot ? `already signed in slot ${last.slot}` : undefined;
     });
     try {
-      const r = await simulate({ ...DEFAULT_OPTIONS, seed: 31163, validators: 9 });
+      const r = await simulate({ ...DEFAULT_OPTIONS, seed: 31161, validators: 9 });
       expect(r.failure).toMatch(/^double sign: v\d+ signed two blocks at #\d+: 0x[0-9a-f]{64} and 0x[0-9a-f]{64}$/);
     } finally {
       slotOnly.mockRestore();
