@@ -9,7 +9,7 @@
  *            --no-crash-in-writes --load 0 (transfers a slot) --no-protocol (no staking, governance, AI, bridge
  *            transactions) --tx-ms 0 (virtual ms a node spends per transaction)
  *            --scenario NAME: a scripted schedule of sim/scenarios.ts (election-restart, jail-partition,
- *            clock-skew) with its own options, beside the seed's
+ *            clock-skew, overload) with its own options, beside the seed's
  *
  * A run is N real validators (sim/simNode.ts) in this process on virtual time and a simulated
  * network; the seed decides every delay, loss, partition, crash, skew and transaction. The

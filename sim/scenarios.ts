@@ -5,8 +5,10 @@ import { getCandidate, getSchedule, getValidatorSet } from '../src/modules/staki
 import type { Address } from '../src/protocol/types';
 import type { TxInput } from '../src/sdk/assets';
 import { StateTrie } from '../src/state/stateTrie';
+import type { AdmitVerdict } from '../src/actors/protocol';
+import { REFUSAL } from '../src/protocol/txRefusals';
 import type { SimOptions } from './world';
-import type { SimNode } from './simNode';
+import type { SimCapacity, SimNode } from './simNode';
 
 /**
  * Scripted schedules: the faults the seeded ones reach only by chance, aimed at one rule. A scenario drives the run
@@ -22,6 +24,10 @@ export interface Scenario {
   params?: Record<string, string>;
   /** Clock skew (ms) of validators by index, instead of the seed's. */
   skewMs?: Record<number, number>;
+  /** Funded accounts of its own (`ScenarioWorld.own`): no other client signs with them. */
+  accounts?: number;
+  /** What every node's blocks and mempool hold, instead of the node's defaults. */
+  capacity?: SimCapacity;
   /** Each slot of the faulty phase (none: the options and skews are the whole scenario). */
   slot?(w: ScenarioWorld): Promise<void>;
   /** After the heal phase, on the honest nodes: why it did not happen as scripted or came out wrong, or undefined. */
@@ -34,6 +40,8 @@ export interface ScenarioWorld {
   nodes: readonly SimNode[];
   validators: readonly HybridKeys[];
   users: readonly HybridKeys[];
+  /** The scenario's own accounts (`Scenario.accounts`). */
+  own: readonly HybridKeys[];
   trace(line: string): void;
   /** Each node's side (by validator index) until `heal`. */
   partition(sides: readonly number[]): void;
@@ -43,6 +51,8 @@ export interface ScenarioWorld {
   restart(n: SimNode): Promise<void>;
   /** `input` signed by `keys` with its account's next nonce at `via`'s head, admitted by `via`: the id, or null. */
   sendAs(keys: HybridKeys, input: TxInput, via: SimNode): Promise<Hex | null>;
+  /** `input` signed by `keys` with `nonce`, offered to `via` as POST /tx: admission's verdict (null: `via` is down). */
+  offer(keys: HybridKeys, input: TxInput, nonce: number, via: SimNode): Promise<AdmitVerdict | null>;
 }
 
 /** The state at a node's head. */
@@ -197,6 +207,93 @@ function clockSkew(): Scenario {
   };
 }
 
+/**
+ * Offered load well above what blocks hold: blocks of BLOCK_TXS transactions (one a slot), mempools of POOL_TXS, and
+ * the scenario's own clients offering RATE transfers a slot (three blocks' worth) for the slots [FROM, TO), each
+ * account to one node, as a wallet does: a refused nonce is offered again the next slot before any later one. Then:
+ * - the excess was refused at admission, and for capacity only (`mempool full`);
+ * - finality moved on all along: never more than two epochs (2n slots) without moving, on any node;
+ * - every transaction a node accepted is in the final chain, or dropped with a reason in that node's lifecycle;
+ * - blocks were full while it lasted, and never fuller than BLOCK_TXS.
+ */
+function overload(): Scenario {
+  const BLOCK_TXS = 20;
+  // The nodes' pools fill with different transactions once full (each refuses its peers' relays): together they hold
+  // 4 × POOL_TXS, which the excess (2 × BLOCK_TXS a slot) fills in 10 slots; the load lasts 24.
+  const POOL_TXS = 100;
+  const RATE = 3 * BLOCK_TXS;
+  const ACCOUNTS = 12;
+  const [FROM, TO] = [4, 28];
+  const next = new Map<number, number>();
+  /** Each accepted transaction and the node that accepted it. */
+  const accepted = new Map<Hex, SimNode>();
+  const refused = new Map<string, number>();
+  /** The lowest final height of the nodes, each slot. */
+  const finalBySlot: number[] = [];
+  return {
+    about: `${RATE} transfers a slot offered for ${TO - FROM} slots to blocks of ${BLOCK_TXS} and mempools of ${POOL_TXS}`,
+    options: { validators: 4, faults: false, byzantine: false, slots: 40 },
+    accounts: ACCOUNTS,
+    capacity: { blockTxs: BLOCK_TXS, poolTxs: POOL_TXS },
+    async slot(w) {
+      finalBySlot[w.slot] = Math.min(...w.nodes.map((n) => n.view.head.finalizedHeight));
+      if (w.slot < FROM || w.slot >= TO) return;
+      const waiting = new Set<number>(); // accounts whose offer was refused this slot: they try again next slot
+      for (let k = 0; k < RATE; k++) {
+        const a = k % ACCOUNTS;
+        if (waiting.has(a)) continue;
+        const nonce = next.get(a) ?? 0;
+        const via = w.nodes[a % w.nodes.length];
+        const input = { type: 'TRANSFER', to: w.users[a % w.users.length].address, amount: COIN } as TxInput;
+        const v = await w.offer(w.own[a], input, nonce, via);
+        if (v?.accepted) {
+          next.set(a, nonce + 1);
+          accepted.set(v.id, via);
+          continue;
+        }
+        waiting.add(a);
+        const why = v?.reason ?? 'node down';
+        refused.set(why, (refused.get(why) ?? 0) + 1);
+      }
+      if (w.slot === TO - 1)
+        w.trace(
+          `scenario: ${accepted.size} accepted, refused ${JSON.stringify(Object.fromEntries(refused))} ` +
+            `(final #${finalBySlot[w.slot]})`,
+        );
+    },
+    async end(w) {
+      if (refused.size === 0) return 'scenario: nothing was refused: the load was not above capacity';
+      if ([...refused.keys()].some((r) => r !== REFUSAL.full.reason))
+        return `scenario: refusals other than capacity: ${JSON.stringify(Object.fromEntries(refused))}`;
+      let stall = 0;
+      let longest = 0;
+      for (let s = FROM + 1; s < finalBySlot.length; s++) {
+        stall = finalBySlot[s] > finalBySlot[s - 1] ? 0 : stall + 1;
+        longest = Math.max(longest, stall);
+      }
+      if (longest > 2 * w.nodes.length) return `scenario: finality stood still for ${longest} slots under the load`;
+      const judge = w.nodes[0];
+      const final = judge.view.head.finalizedHeight;
+      let dropped = 0;
+      for (const [id, via] of accepted) {
+        const at = await judge.store.txLocation(id);
+        if (at !== undefined && at.height <= final) continue;
+        if (!via.drops.has(id))
+          return `scenario: ${id} accepted by ${via.name}, neither final (${at ? `#${at.height}` : 'in no block'}) nor dropped`;
+        dropped++;
+      }
+      const sizes = (await judge.blocksFrom(1)).map((b) => b.txs.length);
+      if (Math.max(...sizes) > BLOCK_TXS) return `scenario: a block of ${Math.max(...sizes)} transactions`;
+      if (!sizes.includes(BLOCK_TXS)) return `scenario: no block was full (${BLOCK_TXS} transactions)`;
+      w.trace(
+        `scenario: finality stood still ${longest} slots at most; of ${accepted.size} accepted, ` +
+          `${accepted.size - dropped} final and ${dropped} dropped with a reason`,
+      );
+      return undefined;
+    },
+  };
+}
+
 /** A fresh instance of scenario `name` (each keeps its own state), or an error naming those there are. */
 export function scenarioNamed(name: string): Scenario {
   const make = SCENARIOS[name];
@@ -208,4 +305,5 @@ export const SCENARIOS: Record<string, () => Scenario> = {
   'election-restart': electionRestart,
   'jail-partition': jailPartition,
   'clock-skew': clockSkew,
+  overload,
 };

@@ -1,13 +1,16 @@
 import pino from 'pino';
 import { ActorRef } from '../src/actors/actorRef';
+import { BlockSizer } from '../src/actors/consensus/blockSizer';
 import { standaloneConsensus } from '../src/actors/consensus/consensusActors';
 import { mempoolBehavior } from '../src/actors/mempoolActor';
 import { standaloneModes, type ModesActor } from '../src/actors/modesActor';
 import { Supervisor } from '../src/actors/supervisor';
 import type {
+  AdmitVerdict,
   ConsensusMsg,
   ConsensusReplies,
   ImportOutcome,
+  LifecycleReports,
   MempoolLookup,
   MempoolMsg,
   MempoolReplies,
@@ -155,6 +158,23 @@ export interface SimNodeHooks {
   escalated(node: SimNode, reason: string): void;
 }
 
+/** What a node holds at most: transactions a block takes, and its mempool (a scenario's; else the node's own). */
+export interface SimCapacity {
+  blockTxs?: number;
+  poolTxs?: number;
+}
+
+/** A block size fixed by the run, not measured: the node's sizer times execution on the machine's clock. */
+class FixedBlockSizer extends BlockSizer {
+  constructor(private readonly txs: number) {
+    super(0);
+  }
+  override maxTxs(): number {
+    return this.txs;
+  }
+  override observe(): void {}
+}
+
 /** How a node reaches the world: the virtual time, and its host on the simulated libp2p network (simHost.ts). */
 export interface SimWiring {
   time: () => number;
@@ -185,6 +205,8 @@ export class SimNode {
   net!: P2pNetwork;
   /** Its host on the simulated libp2p network (the current life's). */
   host?: SimHost;
+  /** Why each transaction its mempool dropped was dropped, as its lifecycle has it (kept across crashes: a record). */
+  readonly drops = new Map<Hex, string>();
   private supervisor?: Supervisor;
   /** What the guard file holds: survives crashes. */
   private guardSaved: LastSigned = { height: 0, slot: -1 };
@@ -200,6 +222,7 @@ export class SimNode {
       wiring: SimWiring;
       skewMs: number;
       byzantine?: 'a' | 'b';
+      capacity?: SimCapacity;
     },
   ) {
     this.kv.onCrash = () => {
@@ -242,7 +265,8 @@ export class SimNode {
       },
       logTo,
     );
-    this.pool = new TxPool({ cap: 5_000, lifetimeMs: 3_600_000, maxNonceGap: 64 });
+    const capacity = this.opts.capacity ?? {};
+    this.pool = new TxPool({ cap: capacity.poolTxs ?? 5_000, lifetimeMs: 3_600_000, maxNonceGap: 64 });
     this.mempool = new ActorRef<MempoolMsg, MempoolReplies>(`${this.name}.mempool`);
     this.mempool.attach(
       mempoolBehavior({
@@ -252,6 +276,7 @@ export class SimNode {
         inChain: async (id) => (await this.store.txLocation(id)) !== undefined,
         now: clock,
         log: silent,
+        lifecycles: this.dropRecord(),
       }),
     );
     this.guard = SigningGuard.inMemory(this.guardSaved);
@@ -274,6 +299,7 @@ export class SimNode {
         onUndone: (blocks) => this.opts.hooks.undone(this, blocks.length),
         onRejected: (reason) => this.opts.hooks.rejected(this, reason),
         onUnsigned: (height, reason) => this.opts.hooks.unsigned(this, height, reason),
+        ...(capacity.blockTxs !== undefined && { sizer: new FixedBlockSizer(capacity.blockTxs) }),
         onProduced: (block) => {
           this.opts.hooks.produced(this, block);
           this.net.produced(block);
@@ -367,11 +393,27 @@ export class SimNode {
     };
   }
 
-  /** Admission as POST /tx: an accepted transaction is relayed to the peers. */
-  async admit(tx: SignedTx, relay = true): Promise<boolean> {
+  /** The mempool's reports of its transactions' lifecycles, as far as the simulator reads them: the drops. */
+  private dropRecord(): Pick<LifecycleReports, 'txs'> {
+    return {
+      txs: {
+        send: (m) => {
+          if (m.type === 'dropped') for (const d of m.drops) this.drops.set(d.id, d.reason);
+        },
+      },
+    };
+  }
+
+  /** Admission as POST /tx: its verdict (null: the node is down); an accepted transaction is relayed to the peers. */
+  async submit(tx: SignedTx, relay = true): Promise<AdmitVerdict | null> {
     const v = await this.live(() => this.mempool.ask({ type: 'admit', tx, keyHash: pqKeyHashOf(tx) }));
     if (v?.accepted && relay) this.net.relay(tx);
-    return v?.accepted ?? false;
+    return v;
+  }
+
+  /** Admission as POST /tx: whether it was accepted. */
+  async admit(tx: SignedTx, relay = true): Promise<boolean> {
+    return (await this.submit(tx, relay))?.accepted ?? false;
   }
 
   /** The canonical blocks from `from` to the head. */

@@ -182,13 +182,17 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
   const load = rng.fork();
   const writes = rng.fork();
   const scenario = o.scenario === undefined ? undefined : scenarioNamed(o.scenario);
+  // The clients' accounts, then the scenario's own (no other client signs with those).
+  const userCount = Math.max(8, 2 * o.load);
   const { spec, validators, accounts } = devNetworkGenesis(
-    Math.max(8, 2 * o.load),
+    userCount + (scenario?.accounts ?? 0),
     o.validators,
     undefined,
     scenario?.params,
   );
-  const users: HybridKeys[] = accounts.map((a) => deriveKeys(fromHex(a.secret)));
+  const funded: HybridKeys[] = accounts.map((a) => deriveKeys(fromHex(a.secret)));
+  const users = funded.slice(0, userCount);
+  const own = funded.slice(userCount);
   const t0 = spec.timestamp + o.slotMs;
   const sched = new Scheduler(t0);
   const trace = new Trace(t0, o.slotMs);
@@ -250,7 +254,14 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
       // Clocks within a fifth of a slot of each other (faults) or exact.
       const drawn = o.faults ? faults.between(-Math.floor(o.slotMs / 5), Math.floor(o.slotMs / 5)) : 0;
       const skewMs = scenario?.skewMs?.[i] ?? drawn;
-      const n = new SimNode(i, keys, { slotMs: o.slotMs, hooks, wiring, skewMs, byzantine });
+      const n = new SimNode(i, keys, {
+        slotMs: o.slotMs,
+        hooks,
+        wiring,
+        skewMs,
+        byzantine,
+        capacity: scenario?.capacity,
+      });
       n.id = nodes.length;
       nodes.push(n);
     }
@@ -377,13 +388,13 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
       }
     });
 
+  /** `input` signed by `keys` with `nonce`, a fee of 1 coin, now. */
+  const sign = (keys: HybridKeys, input: TxInput, nonce: number) =>
+    signTx(keys, { ...buildTx(input), nonce, fee: String(COIN), timestamp: sched.now }, nodes[0].network);
+
   /** A simulated client's POST /tx: `input` signed as user `u` with its next nonce, handed to one node (`rng`'s pick). */
   async function send(rng: Prng, u: number, input: TxInput, protocolTx: boolean): Promise<Hex> {
-    const tx = signTx(
-      users[u],
-      { ...buildTx(input), nonce: nonces[u]++, fee: String(COIN), timestamp: sched.now },
-      nodes[0].network,
-    );
+    const tx = sign(users[u], input, nonces[u]++);
     stats.txs++;
     if (protocolTx) stats.protocolTxs++;
     pending.set(tx.id, tx);
@@ -476,6 +487,7 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
     nodes: validators.map((_, i) => honest.find((n) => n.index === i)!),
     validators,
     users,
+    own,
     trace: (line) => trace.add(sched.now, line),
     partition: (sides) => {
       group = nodes.map((n) => sides[n.index] ?? 0);
@@ -492,16 +504,17 @@ export async function simulate(options: SimOptions, ext?: SimExtension): Promise
     restart: (n) => n.start(sched.now),
     sendAs: async (keys, input, via) => {
       const acc = await (await StateTrie.open(via.kv, via.view.head.stateRoot)).getAccount(keys.address);
-      const tx = signTx(
-        keys,
-        { ...buildTx(input), nonce: acc?.nonce ?? 0, fee: String(COIN), timestamp: sched.now },
-        nodes[0].network,
-      );
+      const tx = sign(keys, input, acc?.nonce ?? 0);
       if (!(await via.admit(tx))) return null;
       stats.txs++;
       stats.protocolTxs++;
       pending.set(tx.id, tx);
       return tx.id;
+    },
+    offer: async (keys, input, nonce, via) => {
+      const verdict = await via.submit(sign(keys, input, nonce));
+      if (verdict?.accepted) stats.txs++;
+      return verdict;
     },
   };
   if (scenario?.slot)

@@ -214,6 +214,14 @@ describe('network simulation', () => {
     expect(r.trace.some((l) => l.includes('block from a future slot'))).toBe(true);
   }, 120_000);
 
+  it('scenario overload: three blocks a slot offered; the excess refused at admission, final, nothing accepted lost', async () => {
+    const r = await simulate(scenarioOptions('overload', 1));
+    expect(r.failure, summary(r)).toBeNull();
+    // It happened as scripted: refusals for capacity during the load, and its end checks ran.
+    expect(r.trace.some((l) => /scenario: \d+ accepted, refused \{"mempool full":\d+\}/.test(l))).toBe(true);
+    expect(r.trace.some((l) => /of \d+ accepted, \d+ final and \d+ dropped with a reason/.test(l))).toBe(true);
+  }, 120_000);
+
   it('a quiet network finalizes every few blocks and never reorganizes', async () => {
     const r = await simulate({
       ...DEFAULT_OPTIONS,
