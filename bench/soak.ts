@@ -330,6 +330,7 @@ async function fatesOf(accepted: Map<string, string>): Promise<Record<string, nu
       const v = r?.ok ? ((await r.json()) as { status?: string; reason?: string }) : undefined;
       const fate = !v ? 'unknown' : v.status === 'dropped' ? `dropped (${v.reason ?? 'no reason'})` : String(v.status);
       fates[fate] = (fates[fate] ?? 0) + 1;
+      if (fates[fate] === 1 && fate !== 'finalized') console.error(`first ${fate}: ${accepted.get(id)}/tx/${id}`);
     }
   };
   await Promise.all(Array.from({ length: 16 }, worker));

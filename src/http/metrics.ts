@@ -54,7 +54,9 @@ export interface MetricsSource {
   /** The node-local lifecycles' actors (transactions, blocks): open instances by state, finished ones still held. */
   lifecycles?: () => Promise<readonly { machine: string; open: Record<string, number>; finished: number }[]>;
   /** The main thread's load and the admission's shedding for it (node/loadGauge.ts). */
-  load?: () => { utilization: number; lagMs: number; shedShare: number; shed: number } | undefined;
+  load?: () =>
+    | { utilization: number; lagMs: number; commitLateMs: number; shedShare: number; shed: number }
+    | undefined;
   /** The supervised actors: mailbox length, drops, restarts (actors/supervisor.ts status()). */
   actors?: () => readonly {
     name: string;
@@ -134,6 +136,11 @@ export async function renderMetrics(src: MetricsSource, gateway: Gateway, p: Pro
       'cairn_event_loop_lag_seconds',
       "Mean lateness of the main thread's timers over the last second.",
       load.lagMs / 1000,
+    );
+    gauge(
+      'cairn_block_commit_late_seconds',
+      'How far into their slots the blocks committed in the last second were, on average (0: none).',
+      load.commitLateMs / 1000,
     );
     gauge(
       'cairn_admission_shed_share',

@@ -4,12 +4,14 @@ import type { Logger } from 'pino';
 /**
  * How hard the node's main thread works, and how much of its clients' new load it sheds because of it.
  *
- * A node that cannot keep up shows it first in its event loop: its timers run late (the slot tick, a gossip
- * validation, a block import all wait behind one another). A network of such nodes builds its blocks late, takes
- * its peers' blocks late and forks, and its finality stalls (issue 50: four validators offered 200 tx/s on two
- * cores stalled 168 s). So each window the gauge reads the event-loop delay, and while it is above `highLagMs` the
- * share of clients' new transactions turned away (503 with Retry-After, before they are even decoded: a refusal
- * costs next to nothing) grows by SHED_STEP_UP; below `lowLagMs` it falls by SHED_STEP_DOWN. A node sheds at its own
+ * A node that cannot keep up shows it in two places: its event loop's timers run late (the slot tick, a gossip
+ * validation, a block import all wait behind one another), and its blocks are committed late in their slots (made
+ * or taken late: on a machine whose cores are all busy the loop may be idle yet wait for a core). A network of such
+ * nodes builds its blocks late, takes its peers' blocks late and forks, and its finality stalls (issue 50: four
+ * validators offered 200 tx/s on two cores stalled 168 s). So each window the gauge reads both, and while either is
+ * above its high mark the share of clients' new transactions turned away (503 with Retry-After, before they are
+ * even decoded: a refusal costs next to nothing) grows by SHED_STEP_UP; once both are below their low marks it
+ * falls by SHED_STEP_DOWN. A node sheds at its own
  * doors only: transactions its peers gossip were admitted by a node that judged its own load, and refusing them
  * here would only make this node fetch them when their block comes.
  *
@@ -21,6 +23,8 @@ export interface LoadReading {
   utilization: number;
   /** The mean lateness of the event loop's timers over the last window, in ms. */
   lagMs: number;
+  /** How far into their slots the blocks committed in the last window were, on average, in ms (0: none). */
+  commitLateMs: number;
   /** The share of clients' new transactions refused now (0 to MAX_SHED). */
   shedShare: number;
   /** Transactions refused for load since the node started. */
@@ -28,6 +32,8 @@ export interface LoadReading {
 }
 
 export interface LoadGauge {
+  /** A block was committed `lateMs` after its slot began (its timestamp); one far behind (a sync) is not counted. */
+  observeCommit(lateMs: number): void;
   /** Whether to refuse this client transaction for load (counts it). */
   shedNow(): boolean;
   reading(): LoadReading;
@@ -42,28 +48,44 @@ const SHED_STEP_DOWN = 0.1;
 /** The delay histogram's resolution; the lag read is beyond it. */
 const RESOLUTION_MS = 10;
 
-/** The controller alone (one window at a time), for tests and the simulator. */
-export function nextShedShare(share: number, lagMs: number, o: { highLagMs: number; lowLagMs: number }): number {
-  if (lagMs >= o.highLagMs) return Math.min(MAX_SHED, share + SHED_STEP_UP);
-  if (lagMs < o.lowLagMs) return Math.max(0, Number((share - SHED_STEP_DOWN).toFixed(2)));
+export interface LoadThresholds {
+  highLagMs: number;
+  lowLagMs: number;
+  highCommitLateMs: number;
+  lowCommitLateMs: number;
+}
+
+/** The controller alone (one window at a time), for tests. */
+export function nextShedShare(share: number, w: { lagMs: number; commitLateMs: number }, o: LoadThresholds): number {
+  if (w.lagMs >= o.highLagMs || w.commitLateMs >= o.highCommitLateMs) return Math.min(MAX_SHED, share + SHED_STEP_UP);
+  if (w.lagMs < o.lowLagMs && w.commitLateMs < o.lowCommitLateMs)
+    return Math.max(0, Number((share - SHED_STEP_DOWN).toFixed(2)));
   return share;
 }
 
 /**
- * Lag thresholds by slot length: a loop running a tenth of a slot late on average has no room left for a block's
- * work in its slot (a 500 ms slot: shed above 50 ms, stop below 25 ms).
+ * Thresholds by slot length. A loop running a twentieth of a slot late on average is short of CPU (four validators on
+ * two cores, 500 ms slots: 2–6 ms at 100 tx/s, which they hold; 40–90 ms at 200 tx/s, where they forked); blocks
+ * committed on average after their slot ended came late to every node (fork choice ranks a late block below one in
+ * time, and the next producer builds beside it). A 500 ms slot: shed above 25 ms of lag or 500 ms into the slot, stop
+ * below 10 ms and 350 ms (a block is built in its slot's first 40 %, then gossiped and imported).
  */
-export const lagThresholds = (slotMs: number) => ({
-  highLagMs: Math.max(20, slotMs / 10),
-  lowLagMs: Math.max(10, slotMs / 20),
+export const loadThresholds = (slotMs: number): LoadThresholds => ({
+  highLagMs: Math.max(10, slotMs / 20),
+  lowLagMs: Math.max(5, slotMs / 50),
+  highCommitLateMs: slotMs,
+  lowCommitLateMs: 0.7 * slotMs,
 });
 
 export function startLoadGauge(o: { slotMs: number; log: Logger; windowMs?: number }): LoadGauge {
-  const thresholds = lagThresholds(o.slotMs);
+  const thresholds = loadThresholds(o.slotMs);
+  // Commits of the window: a block more than a few slots behind came by a sync, not late from its producer.
+  const commits = { sum: 0, count: 0 };
+  const SYNCED_MS = 8 * o.slotMs;
   const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   delay.enable();
   let elu = performance.eventLoopUtilization();
-  let last: LoadReading = { utilization: 0, lagMs: 0, shedShare: 0, shed: 0 };
+  let last: LoadReading = { utilization: 0, lagMs: 0, commitLateMs: 0, shedShare: 0, shed: 0 };
   // Refusals spread evenly: each transaction adds the share, and one is refused each time the sum passes 1.
   let owed = 0;
   const timer = setInterval(() => {
@@ -72,18 +94,30 @@ export function startLoadGauge(o: { slotMs: number; log: Logger; windowMs?: numb
     elu = now;
     const lagMs = Number.isNaN(delay.mean) ? 0 : Math.max(0, delay.mean / 1e6 - RESOLUTION_MS);
     delay.reset();
-    const shedShare = nextShedShare(last.shedShare, lagMs, thresholds);
+    const commitLateMs = commits.count > 0 ? commits.sum / commits.count : 0;
+    commits.sum = commits.count = 0;
+    const shedShare = nextShedShare(last.shedShare, { lagMs, commitLateMs }, thresholds);
     if (shedShare > 0 !== last.shedShare > 0)
       o.log.warn(
-        { lagMs: Math.round(lagMs), utilization: Number(window.utilization.toFixed(2)), shed: last.shed },
+        {
+          lagMs: Math.round(lagMs),
+          commitLateMs: Math.round(commitLateMs),
+          utilization: Number(window.utilization.toFixed(2)),
+          shed: last.shed,
+        },
         shedShare > 0
-          ? "overloaded: the event loop runs late; turning away a share of clients' new transactions (503)"
+          ? "overloaded: the event loop or the blocks run late; turning away a share of clients' new transactions (503)"
           : "keeping up again: clients' transactions admitted as before",
       );
-    last = { utilization: window.utilization, lagMs, shedShare, shed: last.shed };
+    last = { utilization: window.utilization, lagMs, commitLateMs, shedShare, shed: last.shed };
   }, o.windowMs ?? LOAD_WINDOW_MS);
   timer.unref();
   return {
+    observeCommit(lateMs) {
+      if (lateMs < 0 || lateMs > SYNCED_MS) return;
+      commits.sum += lateMs;
+      commits.count++;
+    },
     shedNow() {
       if (last.shedShare === 0) return false;
       owed += last.shedShare;

@@ -239,6 +239,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
     onProduced: (b) => parts.network?.produced(b),
     onHeaderSeen: (h) => sentinel.observeHeader(h),
     onCommitted: (b, s) => {
+      load.observeCommit(now() - b.header.timestamp);
       blocks.remember(b, s.size);
       for (const v of parts.views ?? []) v.ref.send({ type: 'committed', block: b });
     },

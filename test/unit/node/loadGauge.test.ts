@@ -1,29 +1,35 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lagThresholds, MAX_SHED, nextShedShare, startLoadGauge, type LoadGauge } from '../../../src/node/loadGauge';
+import { loadThresholds, MAX_SHED, nextShedShare, startLoadGauge, type LoadGauge } from '../../../src/node/loadGauge';
 import { waitFor } from '../../helpers/wait';
 
 const quiet = pino({ level: 'silent' });
 
 describe('the shedding controller (node/loadGauge.ts nextShedShare)', () => {
-  const t = lagThresholds(500);
+  const t = loadThresholds(500);
 
-  it('takes a 500 ms slot to shed above 50 ms of lag and stop below 25 ms', () => {
-    expect(t).toEqual({ highLagMs: 50, lowLagMs: 25 });
-    expect(lagThresholds(100)).toEqual({ highLagMs: 20, lowLagMs: 10 });
+  it('takes a 500 ms slot to shed above 25 ms of lag or blocks committed 500 ms into their slot', () => {
+    expect(t).toEqual({ highLagMs: 25, lowLagMs: 10, highCommitLateMs: 500, lowCommitLateMs: 350 });
+    expect(loadThresholds(100)).toMatchObject({ highLagMs: 10, lowLagMs: 5 });
   });
 
   it('sheds more each late window up to MAX_SHED, holds between the thresholds, and sheds less each quiet one', () => {
     let share = 0;
     const path: number[] = [];
-    for (const lag of [60, 60, 60, 60, 60, 60, 30, 30, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5]) {
-      share = nextShedShare(share, lag, t);
+    for (const lag of [30, 30, 30, 30, 30, 30, 20, 20, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5]) {
+      share = nextShedShare(share, { lagMs: lag, commitLateMs: 100 }, t);
       path.push(share);
     }
     expect(path.slice(0, 6)).toEqual([0.2, 0.4, 0.6000000000000001, 0.8, MAX_SHED, MAX_SHED]);
     expect(path.slice(6, 8)).toEqual([MAX_SHED, MAX_SHED]);
     expect(path.slice(8, 11)).toEqual([0.85, 0.75, 0.65]);
     expect(path.at(-1)).toBe(0);
+  });
+
+  it('sheds for blocks committed late in their slots while the loop itself is not late (cores all busy)', () => {
+    expect(nextShedShare(0, { lagMs: 2, commitLateMs: 600 }, t)).toBe(0.2);
+    expect(nextShedShare(0.4, { lagMs: 2, commitLateMs: 400 }, t)).toBe(0.4); // between the marks: held
+    expect(nextShedShare(0.4, { lagMs: 2, commitLateMs: 200 }, t)).toBe(0.3);
   });
 });
 
@@ -32,7 +38,7 @@ describe('the load gauge on a real event loop', () => {
   afterEach(() => gauge?.stop());
 
   it('sheds a share of transactions while the loop is held up, and none once it runs free again', async () => {
-    gauge = startLoadGauge({ slotMs: 500, log: quiet, windowMs: 100 });
+    gauge = startLoadGauge({ slotMs: 1_000, log: quiet, windowMs: 100 }); // shed above 50 ms of lag, stop below 20
     expect(gauge.shedNow()).toBe(false);
     // Hold the loop 80 ms in every 100: its timers run late by far more than 50 ms on average.
     const hold = setInterval(() => {
