@@ -10,7 +10,9 @@
  *   collects state), 500 ms slots.
  * - Load: `--rate` hybrid transfers per second (default 300: 30 % of the 1,000 tx/s ceiling) from 300 development
  *   accounts, all signed on worker threads before the measured window (--sign-during: 20 s ahead, during it),
- *   posted round-robin to the live nodes; one refused for capacity (mempool full, 503) is posted again 1 s later.
+ *   posted round-robin to the live nodes; one refused for capacity (mempool full, 503) or `nonce too far ahead` (an
+ *   earlier nonce of its sender waits to be posted again) is posted again as a client honouring Retry-After does
+ *   (after 1, 2, 4, 8, 16 s).
  * - Faults: every `--kill-every` minutes node 1 is killed (SIGKILL) and restarted 30 s later with its command.
  * - Sampled every 10 s: each node's RSS, V8 heap and external (Buffer) memory (GET /metrics), its store's size on disk, its missed slots,
  *   its CPU time (/proc/<pid>/stat) and the machine's (/proc/stat); node 0's head and finalized height (each height's
@@ -433,7 +435,10 @@ async function main(): Promise<void> {
     const MAX_TRIES = 30;
     let inFlight = 0;
     const retries: { at: number; body: string; tries: number }[] = [];
-    const capacity = (reason: unknown) => typeof reason === 'string' && /mempool full|retry/.test(reason);
+    // Refusals a wallet offers again: capacity (`mempool full`, a 503), and `nonce too far ahead`, which a sender's
+    // later nonces meet while an earlier one waits to be offered again (presigned nonces cannot be renumbered).
+    const capacity = (reason: unknown) =>
+      typeof reason === 'string' && /mempool full|retry|nonce too far ahead/.test(reason);
     const send = (body: string, tries: number, k: number) => {
       const live = [...alive];
       const post = async (url: string) => {
