@@ -10,9 +10,9 @@
  *   collects state), 500 ms slots.
  * - Load: `--rate` hybrid transfers per second (default 300: 30 % of the 1,000 tx/s ceiling) from 300 development
  *   accounts, all signed on worker threads before the measured window (--sign-during: 20 s ahead, during it),
- *   posted round-robin to the live nodes; one refused for capacity (mempool full, 503) or `nonce too far ahead` (an
- *   earlier nonce of its sender waits to be posted again) is posted again as a client honouring Retry-After does
- *   (after 1, 2, 4, 8, 16 s).
+ *   posted round-robin to the live nodes; one refused for capacity (mempool full, 503) is posted again as a client
+ *   honouring Retry-After does (after 1, 2, 4, 8, 16 s), one refused `nonce too far ahead` once its sender's
+ *   previous nonce is accepted (each sender a wallet).
  * - Faults: every `--kill-every` minutes node 1 is killed (SIGKILL) and restarted 30 s later with its command.
  * - Sampled every 10 s: each node's RSS, V8 heap and external (Buffer) memory (GET /metrics), its store's size on disk, its missed slots,
  *   its CPU time (/proc/<pid>/stat) and the machine's (/proc/stat); node 0's head and finalized height (each height's
@@ -434,14 +434,29 @@ async function main(): Promise<void> {
     const MAX_RETRY_MS = 16_000;
     const MAX_TRIES = 30;
     let inFlight = 0;
-    const retries: { at: number; body: string; tries: number }[] = [];
-    // Refusals a wallet offers again: capacity (`mempool full`, a 503), and `nonce too far ahead`, which a sender's
-    // later nonces meet while an earlier one waits to be offered again (presigned nonces cannot be renumbered).
-    const capacity = (reason: unknown) =>
-      typeof reason === 'string' && /mempool full|retry|nonce too far ahead/.test(reason);
-    const send = (body: string, tries: number, k: number) => {
+    const retries: { at: number; body: string; tries: number; item: number }[] = [];
+    // Each sender is a wallet with presigned nonces (item k: sender k % SENDERS, nonce ⌊k / SENDERS⌋). One refused
+    // `nonce too far ahead` waits for its predecessor's acceptance and is then posted again (retried on a clock, its
+    // sender's later nonces bounced by the thousand and the generator took a core); one refused for capacity
+    // (`mempool full`, a 503, no answer) is retried as above.
+    const parked = new Map<number, Map<number, { body: string; tries: number; item: number }>>();
+    const acceptedNonces = new Map<number, Set<number>>();
+    const senderOf = (item: number) => item % SENDERS;
+    const nonceOf = (item: number) => Math.floor(item / SENDERS);
+    const capacity = (reason: unknown) => typeof reason === 'string' && /mempool full|retry/.test(reason);
+    let rr = 0; // nodes in turn
+    const retry = (body: string, tries: number, item: number) => {
+      if (tries + 1 >= MAX_TRIES) return;
+      retried++;
+      const at = Date.now() + Math.min(MAX_RETRY_MS, RETRY_MS * 2 ** tries);
+      let i = retries.length;
+      while (i > 0 && retries[i - 1].at > at) i--;
+      retries.splice(i, 0, { at, body, tries: tries + 1, item });
+    };
+    const send = (body: string, tries: number, item: number) => {
       const live = [...alive];
-      const post = async (url: string) => {
+      const url = nodes![live[rr++ % live.length]].http;
+      const post = async (): Promise<'accepted' | 'capacity' | 'ahead' | 'refused'> => {
         const r = await fetch(`${url}/tx`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
@@ -456,21 +471,38 @@ async function main(): Promise<void> {
         };
         if (v.accepted) {
           if (v.id) accepted.set(v.id, url);
-          return;
+          return 'accepted';
         }
-        if (r.status === 503 || capacity(v.reason ?? v.error)) throw new Error('capacity');
-        refused++; // refused for good (e.g. a nonce a restarted node's chain already has)
+        if (r.status === 503 || capacity(v.reason ?? v.error)) return 'capacity';
+        return v.reason === 'nonce too far ahead' ? 'ahead' : 'refused';
       };
       inFlight++;
-      post(nodes![live[k % live.length]].http)
-        .catch(() => {
+      const [sender, nonce] = [senderOf(item), nonceOf(item)];
+      post()
+        .catch(() => 'capacity' as const)
+        .then((out) => {
+          if (out === 'accepted') {
+            let done = acceptedNonces.get(sender);
+            if (!done) acceptedNonces.set(sender, (done = new Set()));
+            done.add(nonce);
+            const next = parked.get(sender)?.get(nonce + 1);
+            if (next) {
+              parked.get(sender)!.delete(nonce + 1);
+              retried++;
+              send(next.body, next.tries + 1, next.item);
+            }
+            return;
+          }
           if (tries === 0) refused++;
-          if (tries + 1 < MAX_TRIES) {
-            retried++;
-            const at = Date.now() + Math.min(MAX_RETRY_MS, RETRY_MS * 2 ** tries);
-            let i = retries.length;
-            while (i > 0 && retries[i - 1].at > at) i--;
-            retries.splice(i, 0, { at, body, tries: tries + 1 });
+          if (out === 'capacity') retry(body, tries, item);
+          else if (out === 'ahead') {
+            // Its predecessor accepted meanwhile (the refusal crossed it): offered again on the clock.
+            if (acceptedNonces.get(sender)?.has(nonce - 1)) retry(body, tries, item);
+            else {
+              let waiting = parked.get(sender);
+              if (!waiting) parked.set(sender, (waiting = new Map()));
+              waiting.set(nonce, { body, tries, item });
+            }
           }
         })
         .finally(() => inFlight--);
@@ -488,7 +520,7 @@ async function main(): Promise<void> {
           while (inFlight >= MAX_IN_FLIGHT && !stopping) await sleep(5);
           while (retries.length > 0 && retries[0].at <= Date.now()) {
             const r = retries.shift()!;
-            send(r.body, r.tries, k);
+            send(r.body, r.tries, r.item);
           }
           send(batch[i].body, 0, k);
           posted++;
@@ -500,7 +532,7 @@ async function main(): Promise<void> {
       while (retries.length > 0 && Date.now() < drainBy) {
         while (retries.length > 0 && retries[0].at <= Date.now()) {
           const r = retries.shift()!;
-          send(r.body, r.tries, k++);
+          send(r.body, r.tries, r.item);
         }
         await sleep(100);
       }
