@@ -117,6 +117,23 @@ describe('transaction lifecycle actor', () => {
     expect(s?.context).toMatchObject({ reason: 'invalid signature', code: 'TX_BAD_SIGNATURE' });
     expect(await w.a.txs.ask({ type: 'get', id: id(4) })).toBeUndefined();
   });
+
+  it("a transaction this node's mempool dropped that a peer's block includes anyway is included, then final", async () => {
+    const w = world();
+    w.a.txs.send({ type: 'admitted', ids: [id(5)] });
+    w.a.txs.send({
+      type: 'dropped',
+      drops: [{ id: id(5), reason: 'evicted from the full mempool', code: 'TX_EVICTED' }],
+    });
+    expect(await w.tx(id(5))).toBe('dropped');
+    w.a.txs.send({ type: 'included', height: 9, hash: id(109), ids: [id(5)] });
+    const s = await w.a.txs.ask({ type: 'get', id: id(5) });
+    expect(s?.value).toBe('included');
+    expect(s?.context).toMatchObject({ blockHeight: 9, reason: null });
+    w.a.txs.send({ type: 'finalized', height: 9 });
+    w.head.finalizedHeight = 9;
+    expect(await w.tx(id(5))).not.toBe('dropped');
+  });
 });
 
 describe('block lifecycle actor', () => {
