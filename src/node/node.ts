@@ -336,7 +336,7 @@ export async function startNode(config: NodeConfig, hooks: StartHooks = {}): Pro
       now,
       onAccepted: (tx) => network.relay(tx),
       full: (id) => pool.fullOfReady && !pool.has(id),
-      shed: () => load.shedNow(),
+      shed: () => load.shedNow(pool.size),
       onVerified: (s) => metrics.verifySeconds.observe(s),
       committee: async () => getCommittee(await StateTrie.open(kv, view.head.stateRoot)),
       // Only a permissioned account (the cached head account says) costs a state read.
